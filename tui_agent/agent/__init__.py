@@ -1,0 +1,1 @@
+"""The chat turn built from commander jobs and handlers."""

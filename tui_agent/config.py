@@ -1,0 +1,66 @@
+"""Provides `Settings`, the typed configuration: defaults < TOML file < environment < command-line flags.
+
+API keys are never stored here from a file write; they are read from the environment (the variable
+named by `api_key_env`) when a client is built.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Settings(BaseModel):
+    """Everything a run of tui-agent can be configured with."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    base_url: str | None = None
+    """OpenAI-compatible endpoint; None means the built-in offline model."""
+    model: str | None = None
+    """Model name sent to the endpoint."""
+    api_key_env: str = "OPENAI_API_KEY"
+    """Name of the environment variable that holds the API key (the key itself is never stored)."""
+    offline: bool = False
+    """Force the built-in offline model even when an endpoint is configured."""
+    theme: str = "tui-agent-dark"
+    """Name of the Textual theme to use."""
+    db: Path | None = None
+    """History database path; None means the platformdirs default."""
+    plugin_dirs: list[Path] = Field(default_factory=list)
+    """Extra plugin folders, searched after the shipped and user folders."""
+
+
+ENV_VARS: Mapping[str, str] = {
+    "OPENAI_BASE_URL": "base_url",
+    "TUI_AGENT_MODEL": "model",
+    "TUI_AGENT_THEME": "theme",
+    "TUI_AGENT_DB": "db",
+}
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """Read a TOML config file; a missing file is an empty config."""
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+
+
+def load_settings(
+    file_values: Mapping[str, Any],
+    environ: Mapping[str, str] | None = None,
+    flags: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Merge the sources by precedence: flags > environment > file > defaults."""
+    environ = os.environ if environ is None else environ
+    merged: dict[str, Any] = dict(file_values)
+    merged.update({field: environ[var] for var, field in ENV_VARS.items() if environ.get(var)})
+    merged.update({key: value for key, value in (flags or {}).items() if value is not None})
+    return Settings.model_validate(merged)

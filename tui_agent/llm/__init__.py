@@ -1,0 +1,1 @@
+"""The OpenAI-compatible client and the stream dispatcher."""

@@ -1,0 +1,1 @@
+"""The built-in offline model and its OpenAI-protocol HTTP server."""

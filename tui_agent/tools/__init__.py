@@ -1,0 +1,1 @@
+"""Tool definitions, plugin discovery and the tool runner."""
