@@ -39,4 +39,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("tui-agent: the chat screen is not available in this build yet.", file=sys.stderr)
         return 2
     parser.error(f"unknown command {args.command!r}")
-    return 2  # pragma: no cover - parser.error exits
