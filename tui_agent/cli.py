@@ -1,16 +1,21 @@
 """Provides the `tui-agent` command: argument parsing and dispatch to subcommands.
 
-Heavy imports (textual, openai) happen inside the subcommand that needs them, never at import time,
-so `tui-agent --help` and `--version` stay instant.
+Each subcommand lives beside the code it drives, in a module exposing `add_parser(subparsers)` (which
+registers the parser and sets `func` to a `run(args) -> int`). Heavy imports (textual, openai) happen
+inside `run`, never at import time, so `tui-agent --help` and `--version` stay instant.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 
 from tui_agent import __version__
+
+SUBCOMMAND_MODULES: tuple[str, ...] = ()
+"""Modules that each register one subcommand via `add_parser(subparsers)`."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,15 +32,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--db", help="history database file (default: in the user data dir)")
     parser.add_argument("--plugins", action="append", metavar="DIR", help="extra plugin folder (repeatable)")
     parser.add_argument("--theme", help="theme name")
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMAND_MODULES:
+        importlib.import_module(name).add_parser(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     if args.command is None:
         print("tui-agent: the chat screen is not available in this build yet.", file=sys.stderr)
         return 2
-    parser.error(f"unknown command {args.command!r}")
+    status: int = args.func(args)
+    return status
