@@ -1,0 +1,122 @@
+"""Provides the typed events a chat turn emits and the UI renders.
+
+The UI never reaches into the agent: it consumes these events (from `Agent.send(...)`'s event stream)
+and sends intents back (send, cancel, approve). Every event is a frozen dataclass; text inside is
+untrusted (model output, tool arguments and results) and must be sanitised before display.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class MessageStatus(StrEnum):
+    """Lifecycle of an assistant message, as stored in history."""
+
+    STREAMING = "streaming"
+    COMPLETE = "complete"
+    INTERRUPTED = "interrupted"
+    FAILED = "failed"
+
+
+class ToolStatus(StrEnum):
+    """Lifecycle of one tool call, as stored in history and shown on its panel."""
+
+    PENDING = "pending"
+    AWAITING_APPROVAL = "awaiting_approval"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    DENIED = "denied"
+    INTERRUPTED = "interrupted"
+
+
+class TurnEndReason(StrEnum):
+    """Why a turn ended; anything but DONE is shown to the user."""
+
+    DONE = "done"
+    CANCELLED = "cancelled"
+    BUDGET = "budget"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    """A user prompt was persisted and a turn begins."""
+
+    session_id: str
+    user_message_id: str
+    prompt: str
+
+
+@dataclass(frozen=True)
+class AssistantMessageStarted:
+    """A new assistant message (one per model response in the turn) was persisted as `streaming`."""
+
+    message_id: str
+
+
+@dataclass(frozen=True)
+class AssistantTextDelta:
+    """More user-facing text: content deltas and `to_user` text decoded from tool arguments."""
+
+    message_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class AssistantMessageFinished:
+    """An assistant message reached its final status; `error` says what went wrong when FAILED."""
+
+    message_id: str
+    status: MessageStatus
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolCallUpdated:
+    """A tool call appeared or changed: arguments streaming in, status, timing or result.
+
+    Each update carries the full current state of the call, so a renderer never needs the history.
+    """
+
+    call_id: str
+    message_id: str
+    name: str
+    arguments: str
+    """Raw argument text as streamed so far (complete once status leaves PENDING)."""
+    status: ToolStatus
+    started_at: float | None = None
+    """Monotonic-clock seconds when the tool started running."""
+    finished_at: float | None = None
+    result: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class UsageUpdated:
+    """Token usage for the session so far."""
+
+    prompt_tokens: int
+    completion_tokens: int
+
+
+@dataclass(frozen=True)
+class TurnFinished:
+    """The whole turn (all responses and tool rounds) ended."""
+
+    reason: TurnEndReason
+    error: str | None = None
+
+
+AgentEvent = (
+    TurnStarted
+    | AssistantMessageStarted
+    | AssistantTextDelta
+    | AssistantMessageFinished
+    | ToolCallUpdated
+    | UsageUpdated
+    | TurnFinished
+)
+"""Everything a turn can emit, in the order it happens."""
