@@ -120,9 +120,12 @@ class CommanderAsync(TaskNode, Generic[T]):
         self._closing = True
         for child in list(self._children.values()):
             child.cancel()
-        await self._drain()
+        assert self._wakeup is not None
+        self._wakeup.set()
+        await asyncio.wait((dispatcher,), timeout=self.shutdown_grace)
         dispatcher.cancel()
         await asyncio.gather(dispatcher, return_exceptions=True)
+        await self._drain()
         self._queue.clear()
         for node in self._commander_end_nodes:
             await node._fire("at_commander_end")
@@ -187,16 +190,23 @@ class CommanderAsync(TaskNode, Generic[T]):
         return task
 
     async def _dispatch(self) -> None:
-        assert self._wakeup is not None
-        while True:
+        """Run queued job bodies one at a time, inline in this task.
+
+        Inline rather than one task per job: most bodies never suspend, so many run per loop iteration.
+        While a body runs, the job's `_task` is this task, so cancelling the job cancels just its body.
+        """
+        wakeup, dispatcher = self._wakeup, asyncio.current_task()
+        assert wakeup is not None and dispatcher is not None
+        while not self._closing:
             while self._queue:
                 job = self._queue.popleft()
                 if job._cancel_requested or job._body_done:
                     continue  # cancelled while waiting: _finish_unstarted ends it
-                job._task = self._spawn(job._run())
-                await asyncio.wait((job._task,))
-            self._wakeup.clear()
-            await self._wakeup.wait()
+                job._task = dispatcher
+                await job._run()
+            wakeup.clear()
+            if not self._closing:
+                await wakeup.wait()
 
     # -- tree bookkeeping -----------------------------------------------------------------------
     async def _maybe_end(self) -> None:

@@ -196,13 +196,21 @@ class TaskNode:
         self._started = True
         self._state = NodeState.ACTIVE
         self.started_at = time.monotonic()
-        self.commander._node_started(self)
+        commander = self._commander
+        assert commander is not None
+        if commander._observers:
+            commander._node_started(self)
         token = current_node.set(self)
         try:
-            await self._fire("at_job_start" if self.kind is NodeKind.JOB else "at_handler_start")
+            if self._callback is not None:
+                await self._fire("at_job_start" if self.kind is NodeKind.JOB else "at_handler_start")
             self.result = await self._body()
+            if self._cancel_requested:
+                await asyncio.sleep(0)  # the body cancelled itself and returned: take the pending cancel here
         except asyncio.CancelledError:
             self._body_cancelled = True
+            if self._cancel_requested and (task := asyncio.current_task()) is not None:
+                task.uncancel()  # this cancel was ours and ends here; keep timeouts in this task working
         except Exception as exc:
             self.exception = exc
             log.warning("%r failed: %s", self, exc, exc_info=exc)
@@ -220,10 +228,10 @@ class TaskNode:
         else:
             self._state = NodeState.COMPLETED
         self.finished_at = time.monotonic()
-        commander = self.commander
+        commander = self._commander
+        assert commander is not None
         commander._node_ended(self)
-        hook = END_HOOKS[self.kind].get(self._state)
-        if hook is not None:
+        if self._callback is not None and (hook := END_HOOKS[self.kind].get(self._state)) is not None:
             await self._fire(hook)
         if self._done is not None and not self._done.done():
             self._done.set_result(self._state)
