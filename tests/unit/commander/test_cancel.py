@@ -151,3 +151,56 @@ async def test_commander_cancel_cancels_everything_but_keeps_running() -> None:
     await commander.put_job(FuncJob(after))
     assert await asyncio.wait_for(running, 5) == "done"
     assert log == ["x start", "x finally", "new job ran"]
+
+
+async def test_job_that_cancels_itself_and_returns_does_not_leak_the_cancel() -> None:
+    log: list[str] = []
+
+    async def self_cancel(job: FuncJob) -> None:
+        job.cancel()
+        log.append("returned")
+
+    async def next_body(job: FuncJob) -> None:
+        await asyncio.sleep(0.001)
+        async with asyncio.timeout(0.005):  # a stale cancel in the dispatcher would break this
+            await asyncio.sleep(0)
+        log.append("next ran")
+
+    first, second = FuncJob(self_cancel), FuncJob(next_body)
+    await Commander().run_async([first, second], auto_exit=True)
+    assert first.state is NodeState.CANCELLED
+    assert second.state is NodeState.COMPLETED and log == ["returned", "next ran"]
+
+
+async def test_timeouts_still_work_in_jobs_after_a_job_was_cancelled() -> None:
+    outcome: list[str] = []
+
+    async def victim(job: FuncJob) -> None:
+        await asyncio.sleep(10)
+
+    victim_job = FuncJob(victim)
+
+    async def canceller(job: FuncJob) -> HandlerCoroutine:
+        return cancel_soon(victim_job)
+
+    @as_handler
+    async def cancel_soon(node: HandlerCoroutine, target: FuncJob) -> None:
+        await asyncio.sleep(0.01)
+        target.cancel()
+
+    async def timed(job: FuncJob) -> None:
+        try:
+            async with asyncio.timeout(0.01):
+                await asyncio.sleep(1)
+        except TimeoutError:
+            outcome.append("timeout")
+
+    commander: CommanderAsync[Any] = Commander()
+
+    async def root(job: FuncJob) -> None:
+        await job.put_job(FuncJob(canceller), parent=commander)
+        await job.put_job(victim_job, parent=commander)
+        await job.put_job(FuncJob(timed), parent=commander)
+
+    await commander.run_async(FuncJob(root), auto_exit=True)
+    assert victim_job.state is NodeState.CANCELLED and outcome == ["timeout"]
