@@ -10,26 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-
-class MessageStatus(StrEnum):
-    """Lifecycle of an assistant message, as stored in history."""
-
-    STREAMING = "streaming"
-    COMPLETE = "complete"
-    INTERRUPTED = "interrupted"
-    FAILED = "failed"
-
-
-class ToolStatus(StrEnum):
-    """Lifecycle of one tool call, as stored in history and shown on its panel."""
-
-    PENDING = "pending"
-    AWAITING_APPROVAL = "awaiting_approval"
-    RUNNING = "running"
-    DONE = "done"
-    FAILED = "failed"
-    DENIED = "denied"
-    INTERRUPTED = "interrupted"
+# Re-exported: the UI reads statuses from the events it renders.
+from tui_agent.status import MessageStatus as MessageStatus
+from tui_agent.status import ToolStatus as ToolStatus
 
 
 class TurnEndReason(StrEnum):

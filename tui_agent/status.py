@@ -1,0 +1,47 @@
+"""Provides the status vocabularies every layer shares: message lifecycle, tool-call lifecycle, roles.
+
+They live here, below every domain package, so history stores, the tool runner reports, the agent emits
+and the UI renders exactly the same values.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Role(StrEnum):
+    """Who wrote a message."""
+
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+
+
+class MessageStatus(StrEnum):
+    """Lifecycle of an assistant message, as stored in history."""
+
+    STREAMING = "streaming"
+    COMPLETE = "complete"
+    INTERRUPTED = "interrupted"
+    FAILED = "failed"
+
+
+class ToolStatus(StrEnum):
+    """Lifecycle of one tool call, as stored in history and shown on its panel."""
+
+    PENDING = "pending"
+    AWAITING_APPROVAL = "awaiting_approval"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    DENIED = "denied"
+    INTERRUPTED = "interrupted"
+
+    @property
+    def is_final(self) -> bool:
+        """True once the call can change no more."""
+        return self in _FINAL_TOOL_STATUSES
+
+
+_FINAL_TOOL_STATUSES = frozenset({ToolStatus.DONE, ToolStatus.FAILED, ToolStatus.DENIED, ToolStatus.INTERRUPTED})
