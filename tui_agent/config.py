@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
 class Settings(BaseModel):
@@ -34,6 +34,12 @@ class Settings(BaseModel):
     """History database path; None means the platformdirs default."""
     plugin_dirs: list[Path] = Field(default_factory=list)
     """Extra plugin folders, searched after the shipped and user folders."""
+    system_prompt: str | None = None
+    """Sent first in every new session."""
+    max_tool_rounds: int = Field(default=10, ge=1)
+    """How many times one turn may call tools and ask the model again."""
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Completion tokens one turn may use (None: no limit)."""
 
 
 ENV_VARS: Mapping[str, str] = {
@@ -44,6 +50,10 @@ ENV_VARS: Mapping[str, str] = {
 }
 
 
+class ConfigFileError(ValueError):
+    """The config file cannot be used; the message names the file and, for syntax errors, the line."""
+
+
 def read_config_file(path: Path) -> dict[str, Any]:
     """Read a TOML config file; a missing file is an empty config."""
     try:
@@ -51,6 +61,10 @@ def read_config_file(path: Path) -> dict[str, Any]:
             return tomllib.load(handle)
     except FileNotFoundError:
         return {}
+    except tomllib.TOMLDecodeError as error:  # its message carries "(at line N, column M)"
+        raise ConfigFileError(f"{path}: {error}; using the defaults instead") from error
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigFileError(f"{path}: cannot be read ({error}); using the defaults instead") from error
 
 
 def load_settings(
@@ -64,3 +78,23 @@ def load_settings(
     merged.update({field: environ[var] for var, field in ENV_VARS.items() if environ.get(var)})
     merged.update({key: value for key, value in (flags or {}).items() if value is not None})
     return Settings.model_validate(merged)
+
+
+def resolve_settings(
+    flags: Mapping[str, Any], path: Path, environ: Mapping[str, str] | None = None
+) -> tuple[Settings, list[str]]:
+    """Settings for this run and the problems met; a bad file never stops the app, its values are skipped."""
+    problems: list[str] = []
+    try:
+        file_values = read_config_file(path)
+    except ConfigFileError as error:
+        problems.append(str(error))
+        file_values = {}
+    try:
+        return load_settings(file_values, environ, flags), problems
+    except ValidationError as error:
+        if not file_values:
+            raise
+        where = ", ".join(".".join(str(part) for part in issue["loc"]) for issue in error.errors())
+        problems.append(f"{path}: invalid value for {where}; using the defaults for the file's settings")
+        return load_settings({}, environ, flags), problems
