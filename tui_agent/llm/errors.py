@@ -1,0 +1,65 @@
+"""Provides the typed errors a model request can end with, each carrying a sentence a person can act on.
+
+`user_message` is what the UI shows. It never contains the API key: messages are built from our own
+words plus the endpoint and model names, and `redact` scrubs any server text we quote.
+"""
+
+from __future__ import annotations
+
+
+class LLMError(Exception):
+    """A model request failed; `user_message` says what happened and what to do."""
+
+    def __init__(self, user_message: str) -> None:
+        super().__init__(user_message)
+        self.user_message = user_message
+
+
+class AuthenticationFailedError(LLMError):
+    """The server rejected the API key (401/403)."""
+
+
+class ModelNotFoundError(LLMError):
+    """The server does not know the model or the endpoint path (404)."""
+
+
+class RateLimitedError(LLMError):
+    """The server kept answering 429; `retry_after` is its last suggested wait in seconds, if any."""
+
+    def __init__(self, user_message: str, retry_after: float | None = None) -> None:
+        super().__init__(user_message)
+        self.retry_after = retry_after
+
+
+class ServerError(LLMError):
+    """The server failed (5xx, or an error sent inside the stream)."""
+
+
+class ConnectionFailedError(LLMError):
+    """The server could not be reached (refused, DNS, TLS, timeout before any reply)."""
+
+
+class StreamStalledError(LLMError):
+    """The stream sent nothing new for longer than the stall timeout."""
+
+
+class StreamTruncatedError(LLMError):
+    """The stream ended (or the connection closed) before the server said the reply was finished."""
+
+
+class MalformedResponseError(LLMError):
+    """The server answered with something that is not a chat-completions reply (HTML, bad JSON, bad bytes)."""
+
+
+def redact(text: str, secret: str | None) -> str:
+    """Return `text` with `secret` (and its long prefixes) replaced, so quoted server text cannot leak a key."""
+    if not secret:
+        return text
+    text = text.replace(secret, "[redacted]")
+    if len(secret) >= 12:
+        # Servers often echo a shortened key ("sk-abc...xyz"); hide any 8-character slice of it too.
+        for start in range(len(secret) - 7):
+            piece = secret[start : start + 8]
+            if piece in text:
+                text = text.replace(piece, "[redacted]")
+    return text

@@ -1,0 +1,93 @@
+"""Provides the typed events `ChatClient.stream_chat` yields while a reply streams in.
+
+Frozen, slotted dataclasses: cheap to create (one per chunk) and safe to hand to other layers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of reply text addressed to the user."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToUserDelta:
+    """A piece of the `to_user` argument of tool call `index`, decoded (escapes resolved) as it streams."""
+
+    text: str
+    index: int
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    """The model began tool call `index` (its id and function name are known)."""
+
+    index: int
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallArgumentsDelta:
+    """Raw argument text of tool call `index`, exactly as it streamed (partial JSON)."""
+
+    index: int
+    id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallReady:
+    """A complete tool call: `arguments` is the parsed JSON object without `to_user`; `raw` is the full text."""
+
+    index: int
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    raw: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallInvalid:
+    """A tool call that cannot run; `reason` is a sentence saying why (cut off, not JSON, ...)."""
+
+    index: int
+    id: str
+    name: str
+    raw: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts the server reported for the request."""
+
+    prompt_tokens: int
+    completion_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class StreamEnd:
+    """The reply finished normally; `finish_reason` as the server sent it (stop, tool_calls, length, ...)."""
+
+    finish_reason: str
+
+
+StreamEvent = (
+    TextDelta
+    | ToUserDelta
+    | ToolCallStarted
+    | ToolCallArgumentsDelta
+    | ToolCallReady
+    | ToolCallInvalid
+    | Usage
+    | StreamEnd
+)
+"""Everything a stream can yield."""

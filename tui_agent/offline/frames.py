@@ -1,0 +1,126 @@
+"""Provides the wire format of a scripted reply: SSE chunk payloads for streaming, one JSON body otherwise.
+
+Chunks follow the OpenAI chat-completions stream: a role delta, content pieces, tool-call deltas keyed
+by index (id and name in the first delta of each call, then argument pieces), a finish chunk, an
+optional usage chunk, then `[DONE]`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tui_agent.offline.scenario import Reply, ToolCallSpec
+
+Delta = dict[str, Any]
+
+
+def call_id(spec: ToolCallSpec, index: int) -> str:
+    """The id of a scripted call: its own, or `call_<index>`."""
+    return spec.id or f"call_{index}"
+
+
+def raw_arguments(spec: ToolCallSpec) -> str:
+    """The argument text exactly as the model sends it."""
+    return spec.arguments if isinstance(spec.arguments, str) else json.dumps(spec.arguments)
+
+
+def finish_reason(reply: Reply) -> str:
+    """The finish reason to send: the scripted one, or what the content implies."""
+    if reply.finish_reason is not None:
+        return reply.finish_reason
+    return "tool_calls" if reply.tool_calls else "stop"
+
+
+def pieces(text: str, size: int) -> list[str]:
+    """Split `text` into pieces of `size` characters (at least one piece, possibly empty)."""
+    size = max(size, 1)
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def _call_start(spec: ToolCallSpec, index: int, arguments: str) -> Delta:
+    function = {"name": spec.name, "arguments": arguments}
+    return {"index": index, "id": call_id(spec, index), "type": "function", "function": function}
+
+
+def _argument_deltas(reply: Reply, index: int, raw: str) -> list[Delta]:
+    return [
+        {"tool_calls": [{"index": index, "function": {"arguments": piece}}]} for piece in pieces(raw, reply.chunk_size)
+    ]
+
+
+def _tool_call_deltas(reply: Reply) -> list[Delta]:
+    raws = [raw_arguments(spec) for spec in reply.tool_calls]
+    first_args = raws if reply.arguments_whole else ["" for _ in raws]
+    starts = [_call_start(spec, i, first_args[i]) for i, spec in enumerate(reply.tool_calls)]
+    deltas: list[Delta] = []
+    if reply.calls_start_together and starts:
+        deltas.append({"tool_calls": starts})
+    for i, start in enumerate(starts):
+        if not reply.calls_start_together:
+            deltas.append({"tool_calls": [start]})
+        if not reply.arguments_whole and raws[i]:
+            deltas.extend(_argument_deltas(reply, i, raws[i]))
+    return deltas
+
+
+def reply_deltas(reply: Reply) -> list[tuple[Delta, str | None]]:
+    """The (delta, finish_reason) pairs of a reply, in order."""
+    deltas: list[Delta] = [{"role": "assistant", "content": ""}]
+    if reply.text:
+        deltas.extend({"content": piece} for piece in pieces(reply.text, reply.chunk_size))
+    deltas.extend(_tool_call_deltas(reply))
+    pairs: list[tuple[Delta, str | None]] = [(delta, None) for delta in deltas]
+    if reply.missing_finish_reason:
+        return pairs
+    reason = finish_reason(reply)
+    if reply.finish_with_last_delta and len(pairs) > 1:
+        pairs[-1] = (pairs[-1][0], reason)
+    else:
+        pairs.append(({}, reason))
+    return pairs
+
+
+class ChunkWriter:
+    """Turns deltas into `data:` payloads for one response (shared id, model and timestamp)."""
+
+    def __init__(self, model: str, created: int, completion_id: str) -> None:
+        self.prefix = json.dumps({"id": completion_id, "object": "chat.completion.chunk", "created": created,
+                                  "model": model})[:-1]
+
+    def chunk(self, delta: Delta, reason: str | None) -> str:
+        choice = {"index": 0, "delta": delta, "finish_reason": reason}
+        return f'{self.prefix}, "choices": [{json.dumps(choice)}]}}'
+
+    def usage(self, prompt_tokens: int, completion_tokens: int) -> str:
+        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                 "total_tokens": prompt_tokens + completion_tokens}
+        return f'{self.prefix}, "choices": [], "usage": {json.dumps(usage)}}}'
+
+
+def completion_body(
+    reply: Reply, model: str, created: int, completion_id: str, usage: tuple[int, int]
+) -> dict[str, Any]:
+    """The non-streaming `chat.completion` object for a reply."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {
+                "id": call_id(spec, i),
+                "type": "function",
+                "function": {"name": spec.name, "arguments": raw_arguments(spec)},
+            }
+            for i, spec in enumerate(reply.tool_calls)
+        ]
+    return {
+        "id": completion_id, "object": "chat.completion", "created": created, "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason(reply)}],
+        "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
+    }
+
+
+def error_body(status: int, message: str | None) -> dict[str, Any]:
+    """An OpenAI-style error object for a status code."""
+    kinds = {401: "invalid_api_key", 404: "model_not_found", 429: "rate_limit_exceeded"}
+    text = message or f"The offline server was scripted to answer {status}."
+    return {"error": {"message": text, "type": "offline_scripted_error", "code": kinds.get(status)}}

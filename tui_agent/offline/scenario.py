@@ -1,0 +1,132 @@
+"""Provides the scenario model: scripted replies and faults for the offline server, loaded from JSON or TOML.
+
+A scenario is a list of replies served in order, one per chat-completions request; when the list is used
+up the server falls back to its default behaviour (or repeats the last reply). Example (TOML)::
+
+    [[replies]]
+    status = 429
+    retry_after = 1
+
+    [[replies]]
+    text = "Hello **world**"
+    chunk_size = 4
+    chunk_delay = 0.01
+
+    [[replies]]
+    text = ""
+    [[replies.tool_calls]]
+    name = "get_current_weather"
+    arguments = { location = "Paris", to_user = "Let me check." }
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ToolCallSpec(BaseModel):
+    """One tool call the model makes. `arguments` as an object is sent as JSON; as a string, verbatim."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    arguments: dict[str, Any] | str = Field(default_factory=dict)
+    id: str | None = None
+    """Call id; default `call_<n>`."""
+
+
+class UsageSpec(BaseModel):
+    """Token counts to report; by default they are counted from the words of the request and reply."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class Reply(BaseModel):
+    """One scripted response, its chunking and its faults."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = ""
+    """Content streamed as text deltas."""
+    tool_calls: list[ToolCallSpec] = Field(default_factory=list)
+    finish_reason: str | None = None
+    """Default: `tool_calls` when there are tool calls, else `stop`."""
+    usage: UsageSpec | None = None
+    chunk_size: int = 16
+    """Characters of text (and of tool arguments) per chunk."""
+    arguments_whole: bool = False
+    """Send each call's arguments complete in its first delta."""
+    calls_start_together: bool = False
+    """Send the first delta of every tool call in one chunk."""
+    finish_with_last_delta: bool = False
+    """Put `finish_reason` on the chunk carrying the last delta instead of a chunk of its own."""
+    chunk_delay: float = 0.0
+    """Seconds between chunks."""
+    first_token_delay: float = 0.0
+    """Seconds between the response headers and the first chunk."""
+    raw_events: list[str] | None = None
+    """SSE `data:` payloads sent verbatim instead of chunks built from the fields above."""
+    # Faults.
+    status: int = 200
+    """A non-200 status answers with an OpenAI-style error body instead of a reply."""
+    retry_after: float | None = None
+    """Value of the `Retry-After` header sent with an error status."""
+    error_message: str | None = None
+    stall_after: int | None = None
+    """Stop sending (keeping the connection open) after this many chunks."""
+    cut_after: int | None = None
+    """Close the connection abruptly after this many chunks."""
+    malformed_after: int | None = None
+    """Send a chunk that is not JSON after this many chunks."""
+    non_utf8_after: int | None = None
+    """Send bytes that are not UTF-8 after this many chunks."""
+    missing_finish_reason: bool = False
+    """Never send a finish reason (nor `[DONE]`)."""
+    html: bool = False
+    """Answer 200 with an HTML page instead of an event stream."""
+
+
+class Scenario(BaseModel):
+    """Replies served in order, then `then` decides: the default behaviour or the last reply again."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    replies: list[Reply] = Field(default_factory=list)
+    then: Literal["default", "repeat_last"] = "default"
+    models: list[str] = Field(default_factory=lambda: ["offline"])
+    """Model ids listed by `/v1/models` (any model name is accepted regardless)."""
+    default_chunk_delay: float = 0.0
+    """Seconds between chunks of default-behaviour replies (a typing effect for demos)."""
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read a scenario from a `.json` or `.toml` file; raises ValueError with a readable message."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
+    except (OSError, ValueError) as error:
+        raise ValueError(f"Cannot read scenario file {path}: {error}") from error
+    try:
+        return Scenario.model_validate(data)
+    except ValueError as error:
+        raise ValueError(f"Scenario file {path} is not valid: {error}") from error
+
+
+def as_scenario(value: Scenario | dict[str, Any] | str | Path | None) -> Scenario:
+    """Accept a Scenario, a plain dict, or a file path (None: the default behaviour only)."""
+    if value is None:
+        return Scenario()
+    if isinstance(value, Scenario):
+        return value
+    if isinstance(value, dict):
+        return Scenario.model_validate(value)
+    return load_scenario(value)

@@ -1,0 +1,277 @@
+"""Provides the offline model's HTTP server (`OfflineServer`) and a thread-hosted wrapper (`BackgroundServer`).
+
+Speaks the OpenAI chat-completions API on 127.0.0.1: `POST /v1/chat/completions` (SSE streaming or one
+JSON body) and `GET /v1/models`. Any model name and any API key are accepted. Replies come from the
+scenario in order, then from the default behaviour. Every request is recorded in `requests` (without
+its headers, so no API key is kept) with how it ended, for tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+from tui_agent.offline import frames
+from tui_agent.offline.behaviour import default_reply, text_of
+from tui_agent.offline.http import ChunkedStream, Request, read_request, send, send_json
+from tui_agent.offline.scenario import Reply, Scenario, as_scenario
+
+HTML_PAGE = b"<!DOCTYPE html><html><head><title>Welcome</title></head><body><h1>It works!</h1></body></html>\n"
+MALFORMED = b'data: {"id": "chatcmpl-broken", "choices": [{"delta": {"content": "oops"\n\n'
+NON_UTF8 = b'data: {"choices": [{"index": 0, "delta": {"content": "\xff\xfe\xc3("}}]}\n\n'
+
+
+@dataclass
+class RequestRecord:
+    """What the server saw and how the response ended."""
+
+    method: str
+    path: str
+    body: dict[str, Any] | None
+    outcome: str = "pending"
+    """pending, ok, status <n>, html, stalled, cut, client_closed."""
+    events: int = field(default=0)
+    """SSE events written."""
+
+
+class OfflineServer:
+    """The asyncio server; `await start()` returns the base URL (`http://127.0.0.1:PORT/v1`)."""
+
+    def __init__(self, scenario: Any = None, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.scenario: Scenario = as_scenario(scenario)
+        self.host, self.port = host, port
+        self.requests: list[RequestRecord] = []
+        self._replies = list(self.scenario.replies)
+        self._last: Reply | None = None
+        self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._ids = itertools.count(1)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    async def start(self) -> str:
+        self._server = await asyncio.start_server(self._on_connection, self.host, self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self.base_url
+
+    async def stop(self) -> None:
+        if self._server is None:
+            return
+        self._server.close()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._server.wait_closed()
+        self._server = None
+
+    async def _on_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        try:
+            while (request := await read_request(reader)) is not None:
+                if not await self._dispatch(request, reader, writer) or not request.keep_alive:
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+            pass  # a client that goes away or speaks nonsense just loses its connection
+        except asyncio.CancelledError:
+            pass  # `stop()` cancels open connections; this task is the connection's top level
+        finally:
+            self._tasks.discard(task)
+            writer.close()
+
+    async def _dispatch(self, request: Request, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        path = request.path.rstrip("/")
+        if request.method == "GET" and path in ("/v1/models", "/models"):
+            self.requests.append(RequestRecord(request.method, path, None, "ok"))
+            data = [{"id": m, "object": "model", "created": 0, "owned_by": "offline"} for m in self.scenario.models]
+            await send_json(writer, 200, {"object": "list", "data": data})
+            return True
+        if request.method == "POST" and path in ("/v1/chat/completions", "/chat/completions"):
+            return await self._chat(request, reader, writer)
+        self.requests.append(RequestRecord(request.method, path, None, "status 404"))
+        await send_json(writer, 404, frames.error_body(404, f"No route {request.method} {path} on the offline model."))
+        return True
+
+    def _next_reply(self, body: dict[str, Any]) -> Reply:
+        if self._replies:
+            self._last = self._replies.pop(0)
+            return self._last
+        if self.scenario.then == "repeat_last" and self._last is not None:
+            return self._last
+        reply = default_reply(body)
+        return reply.model_copy(update={"chunk_delay": self.scenario.default_chunk_delay})
+
+    async def _chat(self, request: Request, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        try:
+            body = json.loads(request.body)
+            assert isinstance(body, dict)
+        except (ValueError, AssertionError):
+            self.requests.append(RequestRecord(request.method, request.path, None, "status 400"))
+            await send_json(writer, 400, frames.error_body(400, "The request body is not a JSON object."))
+            return True
+        record = RequestRecord(request.method, request.path, body)
+        self.requests.append(record)
+        reply = self._next_reply(body)
+        if reply.status != 200:
+            record.outcome = f"status {reply.status}"
+            extra = {"Retry-After": f"{reply.retry_after:g}"} if reply.retry_after is not None else {}
+            await send_json(writer, reply.status, frames.error_body(reply.status, reply.error_message), extra)
+            return True
+        if reply.html:
+            record.outcome = "html"
+            await send(writer, 200, HTML_PAGE, "text/html; charset=utf-8")
+            return True
+        if body.get("stream"):
+            return await self._stream(reply, body, record, reader, writer)
+        record.outcome = "ok"
+        ids = self._identity(body)
+        await send_json(writer, 200, frames.completion_body(reply, ids[0], ids[1], ids[2], _usage(body, reply)))
+        return True
+
+    def _identity(self, body: dict[str, Any]) -> tuple[str, int, str]:
+        return str(body.get("model") or "offline"), int(time.time()), f"chatcmpl-offline-{next(self._ids)}"
+
+    def _payloads(self, reply: Reply, body: dict[str, Any]) -> list[str]:
+        if reply.raw_events is not None:
+            return list(reply.raw_events)
+        chunks = frames.ChunkWriter(*self._identity(body))
+        payloads = [chunks.chunk(delta, reason) for delta, reason in frames.reply_deltas(reply)]
+        if reply.missing_finish_reason:
+            return payloads
+        if (body.get("stream_options") or {}).get("include_usage"):
+            usage = reply.usage
+            counts = (usage.prompt_tokens, usage.completion_tokens) if usage else _usage(body, reply)
+            payloads.append(chunks.usage(*counts))
+        return [*payloads, "[DONE]"]
+
+    async def _stream(self, reply: Reply, body: dict[str, Any], record: RequestRecord,
+                      reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        stream = ChunkedStream(writer)
+        try:
+            await stream.open(200, {"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache"})
+            if reply.first_token_delay:
+                await asyncio.sleep(reply.first_token_delay)
+            for number, payload in enumerate(self._payloads(reply, body)):
+                if not await self._fault(reply, number, stream, record, reader, writer):
+                    return False
+                await stream.write(b"data: %s\n\n" % payload.encode())
+                record.events += 1
+                if reply.chunk_delay:
+                    await stream.flush()
+                    await asyncio.sleep(reply.chunk_delay)
+            await stream.close()
+        except ConnectionError:
+            record.outcome = "client_closed"
+            return False
+        record.outcome = "ok"
+        return True
+
+    async def _fault(self, reply: Reply, number: int, stream: ChunkedStream, record: RequestRecord,
+                     reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        """Apply the reply's fault due before chunk `number`; False when the response must end here."""
+        if number == reply.malformed_after:
+            await stream.write(MALFORMED)
+        if number == reply.non_utf8_after:
+            await stream.write(NON_UTF8)
+        if number == reply.stall_after:
+            await stream.flush()
+            record.outcome = "stalled"
+            with contextlib.suppress(ConnectionError):
+                while await reader.read(65536):
+                    pass  # hold the connection open until the client gives up
+            record.outcome = "client_closed"
+            return False
+        if number == reply.cut_after:
+            await stream.flush()
+            record.outcome = "cut"
+            writer.transport.abort()
+            return False
+        return True
+
+
+def _usage(body: dict[str, Any], reply: Reply) -> tuple[int, int]:
+    """Deterministic token counts: words in, words (and argument words) out."""
+    if reply.usage is not None:
+        return reply.usage.prompt_tokens, reply.usage.completion_tokens
+    prompt = sum(len(text_of(m.get("content")).split()) for m in body.get("messages") or [] if isinstance(m, dict))
+    completion = len(reply.text.split()) + sum(len(frames.raw_arguments(c).split()) for c in reply.tool_calls)
+    return prompt, completion
+
+
+class BackgroundServer:
+    """An `OfflineServer` on its own thread and event loop, usable from sync or async code.
+
+    `start()` returns the base URL; `stop()` shuts it down; `with BackgroundServer() as server:` does both.
+    """
+
+    def __init__(self, scenario: Any = None, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.server = OfflineServer(scenario, host, port)
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+
+    @property
+    def base_url(self) -> str:
+        return self.server.base_url
+
+    @property
+    def requests(self) -> list[RequestRecord]:
+        return self.server.requests
+
+    def start(self) -> str:
+        """Start the server thread; returns the base URL once the socket listens."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="offline-model", daemon=True)
+            self._thread.start()
+            self._ready.wait()
+        if self._error is not None:
+            raise RuntimeError(f"The offline model could not start: {self._error}") from self._error
+        return self.base_url
+
+    def stop(self) -> None:
+        """Stop the server and join its thread (idempotent)."""
+        if self._thread is None:
+            return
+        if self._loop is not None and self._stopping is not None:
+            with contextlib.suppress(RuntimeError):  # loop already closed
+                self._loop.call_soon_threadsafe(self._stopping.set)
+        self._thread.join(timeout=10)
+        self._thread = None
+
+    def _run(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        try:
+            self._loop.run_until_complete(self._main())
+        finally:
+            self._ready.set()
+            self._loop.close()
+
+    async def _main(self) -> None:
+        self._stopping = asyncio.Event()
+        try:
+            await self.server.start()
+        except OSError as error:
+            self._error = error
+            return
+        self._ready.set()
+        await self._stopping.wait()
+        await self.server.stop()
+
+    def __enter__(self) -> BackgroundServer:
+        self.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        self.stop()
