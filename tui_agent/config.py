@@ -10,9 +10,28 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class ToolsSettings(BaseModel):
+    """The `[tools]` table: which plugins and tools are off, approval overrides, limits."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    disabled_plugins: list[str] = Field(default_factory=list)
+    """Plugin names (file stem, package folder or entry-point name) that are not loaded."""
+    disabled_tools: list[str] = Field(default_factory=list)
+    """Tool names that are loaded but never offered to the model."""
+    approval: dict[str, Literal["never", "ask", "deny"]] = Field(default_factory=dict)
+    """Per-tool approval policy, overriding the tool's own."""
+    timeout: float = Field(default=30.0, gt=0)
+    """Seconds a tool call may run (a tool may declare its own)."""
+    output_cap: int = Field(default=32768, ge=256)
+    """Bytes of a tool's output the model sees; the rest is cut with a "[truncated N bytes]" marker."""
+    import_timeout: float = Field(default=3.0, gt=0)
+    """Seconds all plugins together may take to import; slower ones are reported and skipped."""
 
 
 class Settings(BaseModel):
@@ -40,6 +59,8 @@ class Settings(BaseModel):
     """How many times one turn may call tools and ask the model again."""
     max_tokens: int | None = Field(default=None, ge=1)
     """Completion tokens one turn may use (None: no limit)."""
+    tools: ToolsSettings = Field(default_factory=ToolsSettings)
+    """Tool and plugin settings (the `[tools]` table)."""
 
 
 ENV_VARS: Mapping[str, str] = {

@@ -1,1 +1,9 @@
-"""Tool definitions, plugin discovery and the tool runner."""
+"""Tool definitions, plugin discovery and the tool runner.
+
+A plugin module needs only `from tui_agent.tools import tool`; the registry, runner and subprocess helper
+live in their own modules (`registry`, `runner`, `process`).
+"""
+
+from tui_agent.tools.spec import tool
+
+__all__ = ["tool"]

@@ -1,0 +1,136 @@
+"""Files plugin: list a directory, read a text file, search files for a string — read-only.
+
+Everything is confined to the working directory: a path is resolved (symlinks included) and refused when
+it lands outside. Reads and searches are size-capped so a huge tree or file cannot flood the model.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from tui_agent.tools import tool
+
+MAX_LISTED = 500
+MAX_READ_BYTES = 64 * 1024
+MAX_SEARCHED_FILES = 5000
+MAX_SEARCH_FILE_BYTES = 1024 * 1024
+MAX_MATCHES = 100
+SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache"})
+
+
+def confined(path: str) -> Path:
+    """Resolve `path` against the working directory; refuse anything that ends up outside it."""
+    root = Path.cwd().resolve()
+    target = (root / path).resolve()
+    if not target.is_relative_to(root):
+        raise ValueError(f"{path!r} is outside the working directory ({root}); only paths inside it can be read")
+    return target
+
+
+def _shown(path: Path) -> str:
+    relative = path.relative_to(Path.cwd().resolve()).as_posix()
+    return relative or "."
+
+
+@tool(approval="never")
+def list_directory(path: str = ".") -> str:
+    """List the files and folders in a directory inside the working directory.
+
+    Args:
+        path: Directory to list, relative to the working directory.
+    """
+    folder = confined(path)
+    if not folder.is_dir():
+        raise ValueError(f"{path!r} is not a directory")
+    entries = sorted(folder.iterdir(), key=lambda entry: (not entry.is_dir(), entry.name.lower()))
+    lines = [_entry_line(entry) for entry in entries[:MAX_LISTED]]
+    if len(entries) > MAX_LISTED:
+        lines.append(f"… and {len(entries) - MAX_LISTED} more entries")
+    return f"{_shown(folder)}/ ({len(entries)} entries)\n" + "\n".join(lines)
+
+
+def _entry_line(entry: Path) -> str:
+    if entry.is_symlink():
+        return f"{entry.name} -> (symlink)"
+    if entry.is_dir():
+        return f"{entry.name}/"
+    try:
+        return f"{entry.name}  ({entry.stat().st_size} bytes)"
+    except OSError:
+        return entry.name
+
+
+@tool(approval="never")
+def read_file(path: str) -> str:
+    """Read a text file inside the working directory (the first 64 KiB of it).
+
+    Args:
+        path: File to read, relative to the working directory.
+    """
+    target = confined(path)
+    if not target.is_file():
+        raise ValueError(f"{path!r} is not a file")
+    with target.open("rb") as handle:
+        data = handle.read(MAX_READ_BYTES + 1)
+    if b"\0" in data[:8192]:
+        raise ValueError(f"{path!r} looks like a binary file; only text files can be read")
+    text = data[:MAX_READ_BYTES].decode("utf-8", errors="replace")
+    if len(data) > MAX_READ_BYTES:
+        size = target.stat().st_size
+        text += f"\n[file is {size} bytes; only the first {MAX_READ_BYTES} are shown]"
+    return text
+
+
+@tool(approval="never")
+def search_files(text: str, path: str = ".") -> str:
+    """Search the text files under a directory for lines containing a string (case-sensitive).
+
+    Args:
+        text: The exact string to look for.
+        path: Directory to search, relative to the working directory.
+    """
+    if not text:
+        raise ValueError("the search text must not be empty")
+    folder = confined(path)
+    if not folder.is_dir():
+        raise ValueError(f"{path!r} is not a directory")
+    matches: list[str] = []
+    for file in _text_files(folder):
+        matches.extend(_matches_in(file, text, MAX_MATCHES - len(matches)))
+        if len(matches) >= MAX_MATCHES:
+            matches.append(f"[stopped after {MAX_MATCHES} matches]")
+            break
+    return "\n".join(matches) if matches else f"no lines containing {text!r} under {_shown(folder)}"
+
+
+def _text_files(folder: Path) -> Iterator[Path]:
+    root = Path.cwd().resolve()
+    seen = 0
+    for current, dirs, files in os.walk(folder):
+        dirs[:] = sorted(name for name in dirs if name not in SKIPPED_DIRS)
+        for name in sorted(files):
+            file = Path(current) / name
+            if file.is_symlink() and not file.resolve().is_relative_to(root):
+                continue
+            seen += 1
+            if seen > MAX_SEARCHED_FILES:
+                return
+            yield file
+
+
+def _matches_in(file: Path, text: str, room: int) -> list[str]:
+    try:
+        if file.stat().st_size > MAX_SEARCH_FILE_BYTES:
+            return []
+        data = file.read_bytes()
+    except OSError:
+        return []
+    if b"\0" in data[:8192]:
+        return []
+    found = []
+    for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
+        if text in line and len(found) < room:
+            found.append(f"{_shown(file)}:{number}: {line.strip()[:200]}")
+    return found

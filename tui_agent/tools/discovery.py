@@ -1,0 +1,70 @@
+"""Provides `plugin_sources`: where plugins come from, in the order that decides duplicate names.
+
+Order: the shipped `plugins/` folder, the user's plugin folder, each extra folder (`--plugins DIR`, then
+`plugin_dirs` from config), then installed packages in the `tui_agent.plugins` entry-point group. Inside a
+folder, files are taken in name order. A later source wins a name clash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
+
+from tui_agent import paths
+from tui_agent.tools.loader import PluginSource, file_source
+from tui_agent.tools.problems import LoadProblem
+
+ENTRY_POINT_GROUP = "tui_agent.plugins"
+
+
+def shipped_plugins_dir() -> Path | None:
+    """The shipped plugins: bundled in the wheel as `tui_agent/_shipped/plugins`, or the repo's `plugins/`."""
+    folder = paths.shipped_dir("plugins")  # tries the bundled copy first, then the repository folder
+    return folder if folder.is_dir() else None
+
+
+def folder_sources(folder: Path) -> list[PluginSource]:
+    """Plugin modules (`name.py`) and packages (`name/__init__.py`) in a folder, by name."""
+    found = []
+    for entry in sorted(folder.iterdir(), key=lambda path: path.name):
+        if entry.name.startswith(("_", ".")):
+            continue
+        if (entry.is_file() and entry.suffix == ".py") or (entry.is_dir() and (entry / "__init__.py").is_file()):
+            found.append(file_source(entry))
+    return found
+
+
+def entry_point_sources() -> list[PluginSource]:
+    """Installed packages that declare plugins in the `tui_agent.plugins` entry-point group."""
+    return [_entry_point_source(point) for point in sorted(entry_points(group=ENTRY_POINT_GROUP),
+                                                           key=lambda point: point.name)]
+
+
+def _entry_point_source(point: EntryPoint) -> PluginSource:
+    package = point.dist.name if point.dist is not None else "an installed package"
+    return PluginSource(point.name, f"{package}: {point.value}", point.load)
+
+
+def plugin_sources(
+    extra_dirs: Iterable[Path], *, include_shipped: bool = True, include_user_dir: bool = True,
+    include_entry_points: bool = True,
+) -> tuple[list[PluginSource], list[LoadProblem]]:
+    """Every plugin source in precedence order, and the folders that could not be read."""
+    folders: list[Path] = []
+    shipped = shipped_plugins_dir() if include_shipped else None
+    if shipped is not None:
+        folders.append(shipped)
+    user = paths.user_plugins_dir() if include_user_dir else None
+    if user is not None and user.is_dir():
+        folders.append(user)
+    sources: list[PluginSource] = []
+    problems: list[LoadProblem] = []
+    for folder in [*folders, *extra_dirs]:
+        try:
+            sources.extend(folder_sources(Path(folder)))
+        except OSError as exc:
+            problems.append(LoadProblem(str(folder), f"plugin folder cannot be read ({exc.strerror or exc})"))
+    if include_entry_points:
+        sources.extend(entry_point_sources())
+    return sources, problems

@@ -1,0 +1,180 @@
+"""Provides `load_guarded`: import plugin code so that nothing it does at import can take the app down.
+
+Each plugin is imported in its own daemon thread, all at once, with one shared deadline (a few seconds).
+A thread is used rather than a subprocess because the tools must live in this process to be called, and
+a subprocess probe would double every plugin's import cost at startup. The price: a plugin that hangs
+cannot be killed — its thread is abandoned (daemon, so it never blocks exit) and the plugin is skipped.
+
+While loading, `sys.stdout` is replaced by a router that sends each plugin thread's writes to its own
+buffer (a plugin that prints at import is reported and skipped) and everyone else's to the real stream.
+If a thread was abandoned, the router stays installed so the hung plugin can never write to the terminal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, TextIO, cast
+
+from tui_agent.tools.problems import LoadProblem
+
+MODULE_PREFIX = "tui_agent_plugin_"
+_OWN_CODE = str(Path(__file__).resolve().parent.parent)
+
+
+@dataclass(frozen=True)
+class PluginSource:
+    """Something to import: a file, a package folder or an entry point."""
+
+    name: str
+    """The plugin's name (file stem or entry-point name)."""
+    location: str
+    """What a person would look for: the file path or `distribution: module:object`."""
+    load: Callable[[], object]
+
+
+@dataclass
+class _Attempt:
+    source: PluginSource
+    stdout: list[str] = field(default_factory=list)
+    value: object = None
+    problem: str | None = None
+    interrupted: bool = False
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A plugin that imported cleanly, and what its load returned (usually a module)."""
+
+    source: PluginSource
+    value: object
+
+
+class _StdoutRouter:
+    """A stand-in for `sys.stdout` that gives each plugin thread its own buffer."""
+
+    def __init__(self, fallback: TextIO) -> None:
+        self.fallback = fallback
+        self.buffers: dict[int, list[str]] = {}
+
+    def write(self, text: str) -> int:
+        buffer = self.buffers.get(threading.get_ident())
+        if buffer is None:
+            return self.fallback.write(text)
+        buffer.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        if threading.get_ident() not in self.buffers:
+            self.fallback.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.fallback, name)
+
+
+def file_source(path: Path) -> PluginSource:
+    """A plugin module file, or a package folder (its `__init__.py`)."""
+    return PluginSource(path.stem if path.suffix == ".py" else path.name, str(path), lambda: import_path(path))
+
+
+def import_path(path: Path) -> ModuleType:
+    """Import a plugin file or package under a private, collision-free module name."""
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:10]
+    module_name = f"{MODULE_PREFIX}{path.stem}_{digest}"
+    if path.is_dir():
+        spec = importlib.util.spec_from_file_location(
+            module_name, path / "__init__.py", submodule_search_locations=[str(path)])
+    else:
+        spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # pydantic and dataclasses look their module up while it executes
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+    return module
+
+
+def load_guarded(sources: Sequence[PluginSource], timeout: float) -> tuple[list[Loaded], list[LoadProblem]]:
+    """Load every source concurrently; return those that loaded (in source order) and the problems."""
+    router = _StdoutRouter(sys.stdout)
+    installed = cast(TextIO, router)
+    sys.stdout = installed
+    attempts = [_Attempt(source) for source in sources]
+    try:
+        threads = [_start(attempt, router) for attempt in attempts]
+        deadline = time.monotonic() + timeout
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+    finally:
+        if all(attempt.done.is_set() for attempt in attempts) and sys.stdout is installed:
+            sys.stdout = router.fallback
+    if any(attempt.interrupted for attempt in attempts):
+        raise KeyboardInterrupt
+    return _outcomes(attempts, timeout)
+
+
+def _start(attempt: _Attempt, router: _StdoutRouter) -> threading.Thread:
+    thread = threading.Thread(target=_run, args=(attempt, router), daemon=True,
+                              name=f"plugin-import:{attempt.source.name}")
+    thread.start()
+    return thread
+
+
+def _run(attempt: _Attempt, router: _StdoutRouter) -> None:
+    router.buffers[threading.get_ident()] = attempt.stdout
+    try:
+        attempt.value = attempt.source.load()
+    except KeyboardInterrupt:
+        attempt.interrupted = True
+    except SystemExit as exc:
+        attempt.problem = f"called sys.exit({exc.code!r}) while being imported"
+    except BaseException as exc:  # a plugin may raise anything; none of it may escape
+        attempt.problem = f"raised {_describe(exc)} while being imported{_where(exc)}"
+    finally:
+        attempt.done.set()
+
+
+def _outcomes(attempts: list[_Attempt], timeout: float) -> tuple[list[Loaded], list[LoadProblem]]:
+    loaded: list[Loaded] = []
+    problems: list[LoadProblem] = []
+    for attempt in attempts:
+        location = attempt.source.location
+        if not attempt.done.is_set():
+            problems.append(LoadProblem(location, f"took more than {timeout:g} s to import; skipped"))
+        elif attempt.problem is not None:
+            problems.append(LoadProblem(location, f"{attempt.problem}; skipped"))
+        elif printed := "".join(attempt.stdout).strip():
+            problems.append(LoadProblem(location, f"printed to stdout while being imported "
+                                                  f"({_shorten(printed)!r}); plugins must not print; skipped"))
+        else:
+            loaded.append(Loaded(attempt.source, attempt.value))
+    return loaded, problems
+
+
+def _describe(exc: BaseException) -> str:
+    message = str(exc)
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+def _where(exc: BaseException) -> str:
+    """The plugin line that raised, when the traceback reaches plugin code."""
+    frames = [frame for frame in traceback.extract_tb(exc.__traceback__)
+              if frame.filename.endswith(".py") and not frame.filename.startswith(_OWN_CODE)]
+    return f" (line {frames[-1].lineno} of {Path(frames[-1].filename).name})" if frames else ""
+
+
+def _shorten(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,107 @@
+"""Provides `run_program`: run an external program for a tool, safely.
+
+No stdin, output captured (stdout and stderr together, capped), an environment scrubbed of anything named
+like a secret, its own process group — killed whole when the calling task is cancelled (which is how a
+timeout reaches it: wrap the call in `asyncio.timeout`, as the tool runner does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+READ_CHUNK = 65536
+PIPE_GRACE = 0.5
+
+
+@dataclass(frozen=True)
+class ProgramResult:
+    """How the program ended and what it wrote."""
+
+    returncode: int
+    output: str
+    truncated_bytes: int = 0
+
+
+def scrubbed_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment minus every variable whose name looks like it holds a secret."""
+    source = os.environ if environ is None else environ
+    return {name: value for name, value in source.items() if not SECRET_NAME.search(name)}
+
+
+async def run_program(
+    command: str | Sequence[str], *, cwd: Path | None = None,
+    output_cap: int = 32768, shell: bool = False,
+) -> ProgramResult:
+    """Run `command` (a shell string with `shell=True`, else an argv list) and collect its output."""
+    common = {"stdin": asyncio.subprocess.DEVNULL, "stdout": asyncio.subprocess.PIPE,
+              "stderr": asyncio.subprocess.STDOUT, "cwd": cwd, "env": scrubbed_env(), "start_new_session": True}
+    if shell:
+        if not isinstance(command, str):
+            raise TypeError("shell=True needs the command as one string")
+        process = await asyncio.create_subprocess_shell(command, **common)  # type: ignore[arg-type]
+    else:
+        argv = [command] if isinstance(command, str) else list(command)
+        process = await asyncio.create_subprocess_exec(*argv, **common)  # type: ignore[arg-type]
+    collected = bytearray()
+    reader = asyncio.ensure_future(_read_capped(process, collected, output_cap))
+    try:
+        returncode = await process.wait()
+        await _finish_reading(process, reader)
+    except BaseException:
+        await _stop(process, reader)
+        raise
+    await _stop(process, reader)  # children left in the background must not outlive the call
+    return ProgramResult(returncode, _decode(collected), _dropped(reader))
+
+
+async def _finish_reading(process: asyncio.subprocess.Process, reader: asyncio.Future[int]) -> None:
+    """Collect the rest of the output; a background child holding the pipe open gets a short grace."""
+    try:
+        await asyncio.wait_for(asyncio.shield(reader), PIPE_GRACE)
+    except TimeoutError:
+        await _kill_group(process)
+        await asyncio.wait({reader}, timeout=PIPE_GRACE)
+
+
+async def _stop(process: asyncio.subprocess.Process, reader: asyncio.Future[int]) -> None:
+    await _kill_group(process)
+    if not reader.done():
+        await asyncio.wait({reader}, timeout=PIPE_GRACE)
+        reader.cancel()
+
+
+def _dropped(reader: asyncio.Future[int]) -> int:
+    return reader.result() if reader.done() and not reader.cancelled() and reader.exception() is None else 0
+
+
+async def _read_capped(process: asyncio.subprocess.Process, collected: bytearray, cap: int) -> int:
+    """Read until EOF, keeping `cap` bytes; return how many more were read and dropped."""
+    assert process.stdout is not None
+    dropped = 0
+    while chunk := await process.stdout.read(READ_CHUNK):
+        room = max(0, cap - len(collected))
+        collected.extend(chunk[:room])
+        dropped += len(chunk) - min(room, len(chunk))
+    return dropped
+
+
+async def _kill_group(process: asyncio.subprocess.Process) -> None:
+    """Kill the program and everything it started in its process group, then reap it."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        await asyncio.shield(process.wait())
+
+
+def _decode(data: bytes | bytearray) -> str:
+    return bytes(data).decode("utf-8", errors="replace")

@@ -1,0 +1,145 @@
+"""Provides `ToolRegistry`: every tool found, which ones are offered to the model, and what went wrong.
+
+Duplicate names: the later source wins (see `discovery` for the order) and the clash is reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from tui_agent.config import ToolsSettings
+from tui_agent.tools.discovery import plugin_sources
+from tui_agent.tools.loader import Loaded, load_guarded
+from tui_agent.tools.problems import LoadProblem
+from tui_agent.tools.spec import Approval, ToolDefinitionError, ToolSpec, build_spec, tool_options
+
+ENABLED = "enabled"
+DISABLED = "disabled in config"
+
+
+@dataclass
+class ToolEntry:
+    """A tool that was found, and whether it is offered (`status` is "enabled" or why not)."""
+
+    spec: ToolSpec
+    status: str = ENABLED
+
+
+class ToolRegistry:
+    """The tools of one run, by name."""
+
+    def __init__(self, settings: ToolsSettings | None = None) -> None:
+        self.settings = settings or ToolsSettings()
+        self.entries: list[ToolEntry] = []
+        self.problems: list[LoadProblem] = []
+        self._active: dict[str, ToolEntry] = {}
+
+    @classmethod
+    def from_plugins(
+        cls, extra_dirs: Iterable[Path] = (), settings: ToolsSettings | None = None, include_user_dir: bool = True,
+        include_entry_points: bool = True, *, include_shipped: bool = True,
+    ) -> ToolRegistry:
+        """Find, import and register every plugin; problems are collected, never raised."""
+        registry = cls(settings)
+        sources, registry.problems = plugin_sources(
+            extra_dirs, include_shipped=include_shipped, include_user_dir=include_user_dir,
+            include_entry_points=include_entry_points)
+        disabled = set(registry.settings.disabled_plugins)
+        wanted = [source for source in sources if source.name not in disabled]
+        loaded, problems = load_guarded(wanted, registry.settings.import_timeout)
+        registry.problems.extend(problems)
+        for plugin in loaded:
+            registry.add_plugin(plugin)
+        return registry
+
+    @classmethod
+    def from_functions(cls, functions: Sequence[Callable[..., Any]], settings: ToolsSettings | None = None,
+                       source: str = "<code>") -> ToolRegistry:
+        """A registry of `@tool` functions given directly (embedding, tests)."""
+        registry = cls(settings)
+        registry.add_tools(functions, source=source, plugin=source)
+        return registry
+
+    def add_plugin(self, plugin: Loaded) -> None:
+        """Register the tools of one loaded plugin."""
+        location = plugin.source.location
+        candidates = _tool_candidates(plugin.value)
+        if candidates is None:
+            self.problems.append(LoadProblem(location, "gave neither a module nor @tool functions; skipped"))
+        elif not candidates:
+            self.problems.append(LoadProblem(location, "defines no @tool functions"))
+        else:
+            self.add_tools(candidates, source=location, plugin=plugin.source.name)
+
+    def add_tools(self, functions: Iterable[Callable[..., Any]], *, source: str, plugin: str) -> None:
+        """Register marked functions; one that cannot become a tool is reported and left out."""
+        for func in functions:
+            options = tool_options(func)
+            if options is None:
+                self.problems.append(LoadProblem(source, f"{func!r} is not decorated with @tool; skipped"))
+                continue
+            try:
+                self.add(build_spec(func, options, source=source, plugin=plugin))
+            except ToolDefinitionError as exc:
+                self.problems.append(LoadProblem(source, f"{exc}; skipped"))
+            except Exception as exc:  # anything else a strange signature can raise
+                name = getattr(func, "__name__", repr(func))
+                self.problems.append(LoadProblem(source, f"tool {name!r} cannot be described ({exc}); skipped"))
+
+    def add(self, spec: ToolSpec) -> None:
+        """Register one spec; a later one with the same name replaces the earlier (reported)."""
+        entry = ToolEntry(spec)
+        if spec.name in self.settings.disabled_tools:
+            entry.status = DISABLED
+        elif (previous := self._active.get(spec.name)) is not None:
+            previous.status = f"replaced by {spec.source}"
+            self.problems.append(LoadProblem(spec.source, f"tool {spec.name!r} is also defined in "
+                                                          f"{previous.spec.source}; the later one wins"))
+        if entry.status == ENABLED:
+            self._active[spec.name] = entry
+        self.entries.append(entry)
+
+    def get(self, name: str) -> ToolSpec | None:
+        """The enabled tool called `name`, if any."""
+        entry = self._active.get(name)
+        return entry.spec if entry is not None else None
+
+    def names(self) -> list[str]:
+        """Names of the enabled tools, in registration order."""
+        return list(self._active)
+
+    def approval_for(self, name: str) -> Approval:
+        """The tool's approval policy after config overrides; unknown tools are denied."""
+        override = self.settings.approval.get(name)
+        if override is not None:
+            return override
+        spec = self.get(name)
+        return spec.approval if spec is not None else "deny"
+
+    def timeout_for(self, name: str) -> float:
+        """Seconds a call of `name` may run: the tool's own timeout, else the configured one."""
+        spec = self.get(name)
+        return spec.timeout if spec is not None and spec.timeout is not None else self.settings.timeout
+
+    def openai_tools(self) -> list[dict[str, Any]]:
+        """The `tools` list for a chat request: every enabled tool."""
+        return [entry.spec.openai_tool() for entry in self._active.values()]
+
+
+def _tool_candidates(value: object) -> list[Callable[..., Any]] | None:
+    """The @tool functions a plugin provides: a module's, a single function, or a list."""
+    if isinstance(value, ModuleType):
+        found: dict[int, Callable[..., Any]] = {}
+        for obj in list(vars(value).values()):
+            if tool_options(obj) is not None:
+                found.setdefault(id(obj), obj)
+        return list(found.values())
+    if tool_options(value) is not None:
+        return [value]  # type: ignore[list-item]
+    if isinstance(value, list | tuple) and all(callable(item) for item in value):
+        return list(value)
+    return None

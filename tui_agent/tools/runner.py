@@ -1,0 +1,167 @@
+"""Provides `ToolRunner`: runs the tool calls of one model turn concurrently, each to a text result.
+
+Per call: validate the arguments, apply the approval policy (asking the user for `ask` tools), run with
+a timeout, cap the output. Every outcome — unknown tool, bad arguments, denial, exception, timeout — is a
+text result for the model, never an exception for the caller. Sync tools run in a worker thread (which
+cannot be killed: on timeout or cancel its result is discarded); async tools are cancelled for real.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from pydantic import ValidationError
+
+from tui_agent.status import ToolStatus
+from tui_agent.tools.calls import ApprovalRequest, Decision, ToolCallRequest, ToolCallState, ToolResult
+from tui_agent.tools.output import cap_output, to_text
+from tui_agent.tools.registry import ToolRegistry
+from tui_agent.tools.spec import ToolSpec, describe_validation_error
+
+Approver = Callable[[ApprovalRequest], Awaitable[Decision]]
+UpdateCallback = Callable[[ToolCallState], None]
+log = logging.getLogger(__name__)
+
+
+class _Finished(Exception):
+    """Ends a call early with its final state (denied, invalid, unknown)."""
+
+    def __init__(self, status: ToolStatus, text: str) -> None:
+        super().__init__(text)
+        self.status, self.text = status, text
+
+
+class ToolRunner:
+    """Runs tool calls against a registry; remembers "allow always" answers for its lifetime (a session).
+
+    `timeout` and `output_cap` default to the registry's settings (30 s and 32 KiB unless configured);
+    a tool's own `timeout` wins over both.
+    """
+
+    def __init__(self, registry: ToolRegistry, approval: Approver | None = None, *,
+                 timeout: float | None = None, output_cap: int | None = None) -> None:
+        self.registry = registry
+        self.approval = approval
+        """Asks the user; None means nobody can answer, so `ask` tools are denied."""
+        self.timeout = timeout
+        self.output_cap = output_cap if output_cap is not None else registry.settings.output_cap
+        self.allowed_always: set[str] = set()
+
+    async def run(self, requests: Sequence[ToolCallRequest], on_update: UpdateCallback) -> list[ToolResult]:
+        """Run every request concurrently; one result per request, in request order.
+
+        Cancelling this coroutine cancels the calls (each reports `interrupted`) and re-raises.
+        """
+        tasks = [asyncio.create_task(self._run_one(request, on_update), name=f"tool:{request.name}")
+                 for request in requests]
+        try:
+            return list(await asyncio.gather(*tasks))
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+
+    async def _run_one(self, request: ToolCallRequest, on_update: UpdateCallback) -> ToolResult:
+        state = ToolCallState(request.call_id, request.name, dict(request.arguments), ToolStatus.PENDING)
+        report = _Reporter(state, on_update)
+        report.change(status=ToolStatus.PENDING)
+        try:
+            spec, arguments = self._prepare(request)
+            await self._approve(spec, request, report)
+            text = await self._execute(spec, arguments, report)
+        except _Finished as end:
+            return report.finish(end.status, end.text)
+        except asyncio.CancelledError:
+            report.finish(ToolStatus.INTERRUPTED, f"The call to {request.name} was cancelled.")
+            raise
+        return report.finish(ToolStatus.DONE, text)
+
+    def _prepare(self, request: ToolCallRequest) -> tuple[ToolSpec, dict[str, Any]]:
+        spec = self.registry.get(request.name)
+        if spec is None:
+            known = ", ".join(self.registry.names()) or "none"
+            raise _Finished(ToolStatus.FAILED, f"no tool named {request.name} (available tools: {known})")
+        try:
+            return spec, spec.validate(request.arguments)
+        except ValidationError as error:
+            raise _Finished(ToolStatus.FAILED, describe_validation_error(spec.name, error)) from error
+
+    async def _approve(self, spec: ToolSpec, request: ToolCallRequest, report: _Reporter) -> None:
+        policy = self.registry.approval_for(spec.name)
+        if policy == "never" or spec.name in self.allowed_always:
+            return
+        if policy == "deny":
+            raise _Finished(ToolStatus.DENIED, f"The tool {spec.name} is not allowed to run (its approval "
+                                               "policy is 'deny'). Do not call it again.")
+        if self.approval is None:
+            raise _Finished(ToolStatus.DENIED, f"The tool {spec.name} needs the user's approval, and nobody can "
+                                               "give it in this non-interactive run, so it was not run.")
+        report.change(status=ToolStatus.AWAITING_APPROVAL)
+        decision = await self._ask(ApprovalRequest(request.call_id, spec.name, dict(request.arguments)))
+        if decision == Decision.DENY:
+            raise _Finished(ToolStatus.DENIED, f"The user denied the call to {spec.name}.")
+        if decision == Decision.ALLOW_ALWAYS:
+            self.allowed_always.add(spec.name)
+
+    async def _ask(self, request: ApprovalRequest) -> Decision:
+        assert self.approval is not None
+        try:
+            return Decision(await self.approval(request))
+        except Exception as exc:  # a broken approval callback must not run the tool
+            log.warning("approval for %s failed: %s", request.tool_name, exc)
+            raise _Finished(ToolStatus.DENIED, f"Approval for {request.tool_name} could not be obtained "
+                                               f"({exc}), so it was not run.") from exc
+
+    async def _execute(self, spec: ToolSpec, arguments: dict[str, Any], report: _Reporter) -> str:
+        report.change(status=ToolStatus.RUNNING, started_at=time.monotonic())
+        timeout = spec.timeout if spec.timeout is not None else self.timeout or self.registry.settings.timeout
+        try:
+            async with asyncio.timeout(timeout):
+                value = await _call(spec, arguments)
+        except TimeoutError as exc:
+            raise _Finished(ToolStatus.FAILED, f"{spec.name} timed out after {timeout:g} s and was stopped.") from exc
+        except (_Finished, asyncio.CancelledError, KeyboardInterrupt):
+            raise
+        except BaseException as exc:  # SystemExit from a tool is a failed call, not the app's exit
+            raise _Finished(ToolStatus.FAILED, f"{spec.name} failed: {_describe(exc)}") from exc
+        return cap_output(to_text(value), self.output_cap)
+
+
+async def _call(spec: ToolSpec, arguments: Mapping[str, Any]) -> Any:
+    if spec.is_async:
+        return await spec.func(**arguments)
+    value = await asyncio.to_thread(spec.func, **arguments)
+    return await value if asyncio.iscoroutine(value) else value
+
+
+def _describe(exc: BaseException) -> str:
+    message = str(exc)
+    if not message:
+        return type(exc).__name__
+    return message if isinstance(exc, ValueError) else f"{type(exc).__name__}: {message}"
+
+
+class _Reporter:
+    """Holds one call's state and tells `on_update` about each change (a failing callback is only logged)."""
+
+    def __init__(self, state: ToolCallState, on_update: UpdateCallback) -> None:
+        self.state, self._on_update = state, on_update
+
+    def change(self, **changes: Any) -> None:
+        self.state = replace(self.state, **changes)
+        try:
+            self._on_update(self.state)
+        except Exception:
+            log.exception("on_update failed for tool call %s", self.state.call_id)
+
+    def finish(self, status: ToolStatus, text: str) -> ToolResult:
+        failed = status in (ToolStatus.FAILED, ToolStatus.DENIED, ToolStatus.INTERRUPTED)
+        self.change(status=status, finished_at=time.monotonic(), result=None if failed else text,
+                    error=text if failed else None)
+        return ToolResult(self.state.call_id, text, status)

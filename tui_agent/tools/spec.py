@@ -1,0 +1,178 @@
+"""Provides `@tool` and `ToolSpec`: a typed, documented function described for the model.
+
+`@tool` only marks the function (it stays a plain callable, and nothing can fail at the plugin's import);
+`build_spec` turns a marked function into a `ToolSpec` when the registry loads it, so a tool whose schema
+cannot be generated is reported and left out without affecting the rest of its plugin.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar, overload
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from tui_agent.tools.docstrings import parse_docstring
+
+Approval = Literal["never", "ask", "deny"]
+APPROVALS: tuple[Approval, ...] = ("never", "ask", "deny")
+DEFAULT_APPROVAL: Approval = "ask"
+TO_USER = "to_user"
+TO_USER_SCHEMA = {
+    "type": "string",
+    "description": "Optional words for the user, shown to them while the tool runs (e.g. what you are doing and why).",
+}
+MARKER = "__tui_agent_tool__"
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class ToolDefinitionError(Exception):
+    """A marked function cannot become a tool (bad options, missing or unusable type hints)."""
+
+
+@dataclass(frozen=True)
+class ToolOptions:
+    """What `@tool(...)` was given."""
+
+    name: str | None = None
+    description: str | None = None
+    approval: Approval = DEFAULT_APPROVAL
+    timeout: float | None = None
+    to_user: bool = False
+
+
+@overload
+def tool(func: F, /) -> F: ...
+@overload
+def tool(
+    *, name: str | None = None, description: str | None = None, approval: Approval = DEFAULT_APPROVAL,
+    timeout: float | None = None, to_user: bool = False,
+) -> Callable[[F], F]: ...
+def tool(
+    func: Callable[..., Any] | None = None, /, *, name: str | None = None, description: str | None = None,
+    approval: Approval = DEFAULT_APPROVAL, timeout: float | None = None, to_user: bool = False,
+) -> Any:
+    """Mark a sync or async function as a tool the model may call; usable bare (`@tool`) or with options.
+
+    `approval` is `"never"` (runs at once), `"ask"` (the user is asked first; the default) or `"deny"`.
+    `timeout` overrides the runner's default in seconds. `to_user=True` adds an optional `to_user` string
+    to the schema (words the model addresses to the user); it is stripped before the function is called.
+    """
+    options = ToolOptions(name, description, approval, timeout, to_user)
+
+    def mark(target: F) -> F:
+        setattr(target, MARKER, options)
+        return target
+
+    return mark(func) if func is not None else mark
+
+
+def tool_options(obj: object) -> ToolOptions | None:
+    """The options `@tool` attached to `obj`, or None when it is not a tool."""
+    options = getattr(obj, MARKER, None) if callable(obj) else None
+    return options if isinstance(options, ToolOptions) else None
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool ready to describe to the model and to call."""
+
+    name: str
+    description: str
+    approval: Approval
+    func: Callable[..., Any]
+    arguments_model: type[BaseModel]
+    is_async: bool
+    source: str
+    """The plugin file or package that defined it."""
+    plugin: str
+    """The plugin's name (file stem or entry-point name), as used by `disabled_plugins`."""
+    timeout: float | None = None
+    to_user: bool = False
+
+    def parameters_schema(self) -> dict[str, Any]:
+        """The JSON schema of the arguments, as the model sees it."""
+        schema = self.arguments_model.model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        if self.to_user:
+            schema.setdefault("properties", {})[TO_USER] = dict(TO_USER_SCHEMA)
+        return schema
+
+    def openai_tool(self) -> dict[str, Any]:
+        """The entry for the `tools` list of an OpenAI chat request."""
+        function = {"name": self.name, "description": self.description, "parameters": self.parameters_schema()}
+        return {"type": "function", "function": function}
+
+    def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """Check `arguments` against the signature; return the keyword arguments to call with.
+
+        Raises `ValidationError`; `describe_validation_error` turns it into the sentence for the model.
+        """
+        given = {key: value for key, value in arguments.items() if key != TO_USER or not self.to_user}
+        validated = self.arguments_model.model_validate(given)
+        return {field: getattr(validated, field) for field in type(validated).model_fields}
+
+
+def describe_validation_error(tool_name: str, error: ValidationError) -> str:
+    """One readable line per problem, so the model can correct its call."""
+    problems = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        given = "" if item["type"] == "missing" else f" (got {json.dumps(item.get('input'), default=repr)})"
+        problems.append(f"- {where}: {item['msg']}{given}")
+    return f"Invalid arguments for {tool_name}:\n" + "\n".join(problems)
+
+
+def build_spec(func: Callable[..., Any], options: ToolOptions, *, source: str, plugin: str) -> ToolSpec:
+    """Build the spec of a marked function; raises `ToolDefinitionError` with a readable reason."""
+    name: str = options.name or str(getattr(func, "__name__", ""))
+    if not _NAME.fullmatch(name):
+        raise ToolDefinitionError(f"{name!r} is not a valid tool name (letters, digits, _ and - only)")
+    if options.approval not in APPROVALS:
+        raise ToolDefinitionError(f"approval must be one of {', '.join(APPROVALS)}, not {options.approval!r}")
+    doc = parse_docstring(func.__doc__)
+    description = options.description or doc.summary
+    if not description:
+        raise ToolDefinitionError(f"tool {name!r} has no description: add a docstring or description=...")
+    model = arguments_model(func, name, doc.params, reserve_to_user=options.to_user)
+    spec = ToolSpec(name, description, options.approval, func, model, inspect.iscoroutinefunction(func),
+                    source, plugin, options.timeout, options.to_user)
+    try:
+        spec.parameters_schema()
+    except Exception as exc:  # pydantic raises several types for unsupported annotations
+        raise ToolDefinitionError(f"tool {name!r}: cannot describe its arguments as JSON schema: {exc}") from exc
+    return spec
+
+
+def arguments_model(
+    func: Callable[..., Any], name: str, descriptions: Mapping[str, str], *, reserve_to_user: bool = False,
+) -> type[BaseModel]:
+    """A pydantic model of the function's parameters (types, defaults, docstring descriptions)."""
+    try:
+        hints = typing.get_type_hints(func, include_extras=True)
+    except Exception as exc:  # NameError, TypeError, SyntaxError from string annotations
+        raise ToolDefinitionError(f"tool {name!r}: its type hints cannot be resolved: {exc}") from exc
+    fields: dict[str, Any] = {}
+    for param in inspect.signature(func).parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
+            raise ToolDefinitionError(f"tool {name!r}: parameter {param.name!r} must be a named parameter")
+        if param.name not in hints:
+            raise ToolDefinitionError(f"tool {name!r}: parameter {param.name!r} has no type hint")
+        if reserve_to_user and param.name == TO_USER:
+            raise ToolDefinitionError(f"tool {name!r}: to_user=True reserves the parameter name 'to_user'")
+        default = ... if param.default is param.empty else param.default
+        fields[param.name] = (hints[param.name], Field(default, description=descriptions.get(param.name)))
+    try:
+        config = ConfigDict(extra="forbid", arbitrary_types_allowed=False)
+        return create_model(f"{name}_arguments", __config__=config, **fields)
+    except Exception as exc:
+        raise ToolDefinitionError(f"tool {name!r}: unsupported parameter type: {exc}") from exc
