@@ -1,0 +1,72 @@
+"""Provides `TuiAgentApp`: the Textual application around a `ChatBackend`, with tui-agent's themes.
+
+Services are built elsewhere (`cli.py`) and passed in; the app registers the shipped and user themes,
+reports theme files it skipped and the backend's notices in notifications, and runs the chat screen.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from textual.app import App
+from textual.binding import Binding
+
+from tui_agent.ui.backend import ChatBackend
+from tui_agent.ui.screens.chat import ChatScreen
+from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, problems_notice, theme_folders
+from tui_agent.ui.widgets.tool_panel import Clock
+
+
+class TuiAgentApp(App[None]):
+    """tui-agent's terminal UI."""
+
+    TITLE = "tui-agent"
+    CSS_PATH = "app.tcss"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+
+    def __init__(
+        self, backend: ChatBackend, *, theme: str | None = None, theme_dirs: Iterable[Path] = (),
+        clock: Clock = time.monotonic, cursor_blink: bool = True,
+    ) -> None:
+        super().__init__()
+        self.backend = backend
+        self._clock = clock
+        self._cursor_blink = cursor_blink
+        self._closed = False
+        self._startup_notices: list[str] = []
+        self._apply_themes(theme or DEFAULT_THEME, theme_dirs)
+
+    def _apply_themes(self, wanted: str, extra_dirs: Iterable[Path]) -> None:
+        loaded = load_themes(theme_folders(extra_dirs))
+        for theme in loaded.themes.values():
+            self.register_theme(theme)
+        if loaded.problems:
+            self._startup_notices.append(problems_notice(loaded.problems))
+        if wanted not in self.available_themes:
+            self._startup_notices.append(f"There is no theme called {wanted!r}; using {DEFAULT_THEME}.")
+            wanted = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+        self.theme = wanted
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return dict(APP_VARIABLE_DEFAULTS)
+
+    def on_mount(self) -> None:
+        self.push_screen(ChatScreen(self.backend, clock=self._clock, cursor_blink=self._cursor_blink))
+        for notice in self._startup_notices:
+            self.notify(notice, severity="warning", timeout=10)
+        for notice in self.backend.notices:
+            self.notify(notice, timeout=8)
+        self.call_after_refresh(self.backend.start)
+
+    async def action_quit(self) -> None:
+        await self.close_backend()
+        self.exit()
+
+    async def close_backend(self) -> None:
+        """Close the backend once (quit, or the caller after `run`)."""
+        if not self._closed:
+            self._closed = True
+            await self.backend.close()

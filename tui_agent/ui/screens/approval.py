@@ -1,0 +1,53 @@
+"""Provides `ApprovalScreen`: the modal asking whether a tool may run, with its full (sanitised) arguments.
+
+Keys: `a` or `y` allow once, `s` always this session, `d`, `n` or Esc deny.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from tui_agent.agent.events import ToolCallUpdated
+from tui_agent.sanitize import sanitize
+from tui_agent.ui.backend import ApprovalDecision
+from tui_agent.ui.widgets.tool_panel import pretty_arguments
+
+
+class ApprovalScreen(ModalScreen[ApprovalDecision]):
+    """Asks about one tool call; dismisses with the person's decision."""
+
+    BINDINGS = [
+        Binding("a,y", "decide('allow_once')", "Allow once"),
+        Binding("s", "decide('allow_always')", "Always this session"),
+        Binding("d,n,escape", "decide('deny')", "Deny"),
+    ]
+
+    def __init__(self, update: ToolCallUpdated) -> None:
+        super().__init__()
+        self.update = update
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="approval-dialog") as dialog:
+            dialog.border_title = Content("Allow this tool to run?")
+            yield Static(Content.assemble("Tool: ", (sanitize(self.update.name), "bold")), id="approval-tool")
+            with VerticalScroll(id="approval-arguments"):
+                yield Static(Content(sanitize(pretty_arguments(self.update.arguments)) or "(no arguments)"))
+            with Horizontal(id="approval-buttons"):
+                yield Button(Content("Allow once (a)"), id="allow_once", variant="success")
+                yield Button(Content("Always this session (s)"), id="allow_always", variant="primary")
+                yield Button(Content("Deny (d)"), id="deny", variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one("#allow_once", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_decide(event.button.id or "deny")
+
+    def action_decide(self, decision: str) -> None:
+        self.dismiss(ApprovalDecision(decision))

@@ -1,0 +1,164 @@
+"""Provides `ChatScreen`: the conversation (left), tool panels (right), prompt and status line (bottom).
+
+It sends intents to a `ChatBackend` (send, cancel, approve) and renders the `AgentEvent`s that
+`send` yields, in a worker; it knows nothing of the agent beyond those events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+
+from tui_agent.agent.events import (
+    AgentEvent,
+    AssistantMessageFinished,
+    AssistantMessageStarted,
+    AssistantTextDelta,
+    ToolCallUpdated,
+    TurnEndReason,
+    TurnFinished,
+    TurnStarted,
+    UsageUpdated,
+)
+from tui_agent.ui.backend import ApprovalDecision, ChatBackend
+from tui_agent.ui.screens.approval import ApprovalScreen
+from tui_agent.ui.widgets.chat_log import ChatLog
+from tui_agent.ui.widgets.prompt import PromptInput
+from tui_agent.ui.widgets.status_bar import StatusBar
+from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
+
+TURN_END_TITLES = {TurnEndReason.BUDGET: "Stopped: budget reached", TurnEndReason.ERROR: "Error"}
+
+
+class ChatScreen(Screen[None]):
+    """The main screen."""
+
+    BINDINGS = [Binding("escape", "cancel_turn", "Stop reply", show=True)]
+
+    def __init__(self, backend: ChatBackend, *, clock: Clock = time.monotonic, cursor_blink: bool = True) -> None:
+        super().__init__()
+        self.backend = backend
+        self._clock = clock
+        self._cursor_blink = cursor_blink
+        self._turn_lock = asyncio.Lock()
+        self.busy = False
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            yield ChatLog(id="chat-log")
+            yield ToolPanels(clock=self._clock, id="tool-panels")
+        yield PromptInput(id="prompt", cursor_blink=self._cursor_blink)
+        yield StatusBar(id="status")
+
+    @property
+    def chat_log(self) -> ChatLog:
+        return self.query_one(ChatLog)
+
+    @property
+    def tool_panels(self) -> ToolPanels:
+        return self.query_one(ToolPanels)
+
+    @property
+    def prompt_input(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    @property
+    def status_bar(self) -> StatusBar:
+        return self.query_one(StatusBar)
+
+    def on_mount(self) -> None:
+        self.backend.set_approver(self.ask_approval)
+        self._show_status()
+        self.prompt_input.focus()
+
+    def _show_status(self) -> None:
+        backend = self.backend
+        self.status_bar.show(model=backend.model, endpoint=backend.endpoint, title=backend.session_title)
+
+    def _set_busy(self, busy: bool) -> None:
+        self.busy = busy
+        self.status_bar.set_busy(busy)
+
+    # -- intents ------------------------------------------------------------------------------------
+    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        event.stop()
+        self.chat_log.add_user(event.text)
+        self._set_busy(True)
+        self.run_worker(self._run_turn(event.text), group="turn", exit_on_error=False, description="chat turn")
+
+    def action_cancel_turn(self) -> None:
+        """Esc: stop the reply now; the backend's closing events arrive after and change nothing visible."""
+        if not self.busy:
+            return
+        self.backend.cancel()
+        self.chat_log.interrupt_streaming()
+        self.tool_panels.interrupt_open()
+        self._set_busy(False)
+
+    async def ask_approval(self, update: ToolCallUpdated) -> ApprovalDecision:
+        """The backend's approver: show the modal and wait for the decision (deny if the turn is cancelled)."""
+        self.tool_panels.update_call(update)
+        decided: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+        answered = False
+
+        def done(decision: ApprovalDecision | None) -> None:
+            nonlocal answered
+            answered = True
+            if not decided.done():
+                decided.set_result(decision or ApprovalDecision.DENY)
+
+        modal = ApprovalScreen(update)
+        self.app.push_screen(modal, callback=done)
+        try:
+            return await decided
+        finally:
+            if not answered and self.app.screen is modal:  # the turn was cancelled while asking
+                self.app.pop_screen()
+
+    # -- the turn -----------------------------------------------------------------------------------
+    async def _run_turn(self, prompt: str) -> None:
+        async with self._turn_lock:  # a cancelled turn may still be draining its last events
+            self._set_busy(True)
+            try:
+                async for event in self.backend.send(prompt):
+                    self.render_event(event)
+            except Exception as error:  # the backend reports failures as events; anything else lands here
+                message = getattr(error, "user_message", None) or str(error) or type(error).__name__
+                self.chat_log.interrupt_streaming()
+                self.chat_log.add_error(message)
+            finally:
+                for message in self.chat_log.assistant_messages:
+                    if message.streaming:
+                        message.flush()
+                self._set_busy(False)
+                self._show_status()
+
+    def render_event(self, event: AgentEvent) -> None:
+        """Show one event from the turn."""
+        log = self.chat_log
+        if isinstance(event, AssistantTextDelta):
+            log.append(event.message_id, event.text)
+        elif isinstance(event, ToolCallUpdated):
+            self.tool_panels.update_call(event)
+        elif isinstance(event, AssistantMessageStarted):
+            log.start_assistant(event.message_id)
+        elif isinstance(event, AssistantMessageFinished):
+            log.finish(event.message_id, event.status, event.error)
+        elif isinstance(event, UsageUpdated):
+            self.status_bar.set_usage(event.prompt_tokens, event.completion_tokens)
+        elif isinstance(event, TurnStarted):
+            self._show_status()
+        elif isinstance(event, TurnFinished):
+            self._turn_finished(event)
+
+    def _turn_finished(self, event: TurnFinished) -> None:
+        self.chat_log.interrupt_streaming()  # a message the backend never closed is not left "streaming"
+        if event.reason in TURN_END_TITLES:
+            reason = "The reply stopped at the turn's budget." if event.reason is TurnEndReason.BUDGET else ""
+            self.chat_log.add_error(event.error or reason or "The reply failed.", title=TURN_END_TITLES[event.reason])
+        self._show_status()

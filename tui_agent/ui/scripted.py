@@ -1,0 +1,187 @@
+"""Provides `ScriptedBackend`: a `ChatBackend` that replays scripted turns, for UI tests and benchmarks.
+
+Each `send` plays the next script: `AgentEvent`s are yielded in order, a float pauses (seconds), and
+`AskApproval` asks the plugged-in approver and continues with the branch for its answer. `cancel()`
+ends the turn the way the agent does (message and open tool calls interrupted, then `TurnFinished`).
+It records prompts, cancels and decisions so tests can assert on the intents the UI sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from tui_agent.agent.events import (
+    AgentEvent,
+    AssistantMessageFinished,
+    AssistantMessageStarted,
+    AssistantTextDelta,
+    MessageStatus,
+    ToolCallUpdated,
+    ToolStatus,
+    TurnEndReason,
+    TurnFinished,
+    TurnStarted,
+    UsageUpdated,
+)
+from tui_agent.ui.backend import ApprovalDecision, Approver
+
+
+@dataclass(frozen=True)
+class AskApproval:
+    """Ask the approver about `update`; play `allowed` or `denied` next depending on the answer."""
+
+    update: ToolCallUpdated
+    allowed: Sequence[ScriptItem] = ()
+    denied: Sequence[ScriptItem] = ()
+
+
+ScriptItem = AgentEvent | float | AskApproval
+Script = Sequence[ScriptItem]
+
+
+def reply_script(
+    chunks: Iterable[str], *, message_id: str = "m1", delay: float = 0.0, usage: tuple[int, int] | None = None
+) -> list[ScriptItem]:
+    """A plain streamed reply: message started, one delta per chunk (pausing `delay` between), finished."""
+    items: list[ScriptItem] = [AssistantMessageStarted(message_id)]
+    for chunk in chunks:
+        items.append(AssistantTextDelta(message_id, chunk))
+        if delay:
+            items.append(delay)
+    items.append(AssistantMessageFinished(message_id, MessageStatus.COMPLETE))
+    if usage is not None:
+        items.append(UsageUpdated(*usage))
+    return items
+
+
+@dataclass
+class _Turn:
+    """What the current turn has open, so a cancel can close it like the agent does."""
+
+    message_id: str | None = None
+    calls: dict[str, ToolCallUpdated] = field(default_factory=dict)
+
+    def track(self, event: AgentEvent) -> None:
+        if isinstance(event, AssistantMessageStarted):
+            self.message_id = event.message_id
+        elif isinstance(event, AssistantMessageFinished):
+            self.message_id = None
+        elif isinstance(event, ToolCallUpdated):
+            self.calls[event.call_id] = event
+
+    def interrupted(self) -> list[AgentEvent]:
+        events: list[AgentEvent] = [
+            replace(call, status=ToolStatus.INTERRUPTED) for call in self.calls.values() if not call.status.is_final
+        ]
+        if self.message_id is not None:
+            events.append(AssistantMessageFinished(self.message_id, MessageStatus.INTERRUPTED))
+        return [*events, TurnFinished(TurnEndReason.CANCELLED)]
+
+
+class ScriptedBackend:
+    """Replays one script per `send`; records what the UI asked for."""
+
+    def __init__(
+        self, scripts: Iterable[Script] = (), *, model: str = "scripted-model", endpoint: str = "offline model",
+        session_title: str = "New session", notices: Iterable[str] = (),
+    ) -> None:
+        self._scripts = list(scripts)
+        self._model, self._endpoint, self._title = model, endpoint, session_title
+        self._notices = list(notices)
+        self._cancelled = asyncio.Event()
+        self._approver: Approver | None = None
+        self.prompts: list[str] = []
+        self.decisions: list[ApprovalDecision] = []
+        self.cancel_count = 0
+        self.started = False
+        self.closed = False
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    @property
+    def endpoint(self) -> str:
+        return self._endpoint
+
+    @property
+    def session_title(self) -> str:
+        return self._title
+
+    @property
+    def notices(self) -> list[str]:
+        return self._notices
+
+    def add_script(self, script: Script) -> None:
+        """Queue one more turn."""
+        self._scripts.append(script)
+
+    def start(self) -> None:
+        self.started = True
+
+    def set_approver(self, approver: Approver | None) -> None:
+        self._approver = approver
+
+    def cancel(self) -> None:
+        self.cancel_count += 1
+        self._cancelled.set()
+
+    async def close(self) -> None:
+        self.closed = True
+
+    async def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
+        self.prompts.append(prompt)
+        self._cancelled.clear()
+        script = self._scripts.pop(0) if self._scripts else reply_script([f"You said: {prompt}"])
+        turn = _Turn()
+        yield TurnStarted("scripted-session", f"user-{len(self.prompts)}", prompt)
+        async for event in self._play(script, turn):
+            turn.track(event)
+            yield event
+        if self._cancelled.is_set():
+            for event in turn.interrupted():
+                yield event
+        elif not script or not isinstance(script[-1], TurnFinished):
+            yield TurnFinished(TurnEndReason.DONE)
+
+    async def _play(self, script: Script, turn: _Turn) -> AsyncIterator[AgentEvent]:
+        for item in script:
+            if self._cancelled.is_set():
+                return
+            if isinstance(item, float | int):
+                await self._sleep(float(item))
+            elif isinstance(item, AskApproval):
+                turn.track(item.update)
+                yield item.update
+                decision = await self._ask(item.update)
+                if decision is None:
+                    return
+                self.decisions.append(decision)
+                branch = item.denied if decision is ApprovalDecision.DENY else item.allowed
+                async for event in self._play(branch, turn):
+                    yield event
+            else:
+                await asyncio.sleep(0)  # like a real stream: let the loop breathe between events
+                yield item
+
+    async def _sleep(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._cancelled.wait(), seconds)
+
+    async def _ask(self, update: ToolCallUpdated) -> ApprovalDecision | None:
+        """The approver's answer, DENY without one, None when the turn is cancelled while asking."""
+        if self._approver is None:
+            return ApprovalDecision.DENY
+        asking = asyncio.ensure_future(self._approver(update))
+        cancelled = asyncio.ensure_future(self._cancelled.wait())
+        await asyncio.wait({asking, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+        cancelled.cancel()
+        if not asking.done():
+            asking.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asking
+            return None
+        return ApprovalDecision(asking.result())

@@ -1,0 +1,1 @@
+"""The chat screen's widgets: messages, chat log, tool panels, prompt and status bar."""

@@ -1,0 +1,98 @@
+"""Provides the chat log's entries: user and assistant messages, status markers and inline errors.
+
+Untrusted text is sanitised and shown through `Content`/`Text` objects, never as markup. An assistant
+message streams through `MarkdownView` with writes coalesced: the first chunk shows at once, later ones
+at most every `FLUSH_INTERVAL` seconds, so a fast stream cannot saturate the event loop.
+"""
+
+from __future__ import annotations
+
+import time
+
+from textual.content import Content
+from textual.timer import Timer
+from textual.widgets import Static
+
+from tui_agent.sanitize import StreamSanitizer, sanitize
+from tui_agent.status import MessageStatus
+from tui_agent.ui.widgets.markdown_view import MarkdownView
+
+FLUSH_INTERVAL = 0.05
+
+
+class UserMessage(Static):
+    """What the person sent, shown literally."""
+
+    def __init__(self, prompt: str) -> None:
+        super().__init__(Content(sanitize(prompt)))
+
+
+class AssistantMessage(MarkdownView):
+    """One assistant reply: streams as markdown, then settles into a single rendered block."""
+
+    def __init__(self, message_id: str) -> None:
+        super().__init__()
+        self.message_id = message_id
+        self.status = MessageStatus.STREAMING
+        self._sanitizer = StreamSanitizer()
+        self._pending: list[str] = []
+        self._last_flush = 0.0
+        self._timer: Timer | None = None
+
+    @property
+    def streaming(self) -> bool:
+        return self.status is MessageStatus.STREAMING
+
+    def append(self, chunk: str) -> None:
+        """Add streamed text; it is drawn now if nothing was drawn in the last interval, else soon."""
+        if not self.streaming:
+            return  # late text after an interrupt stays hidden, like the stream it belonged to
+        self._pending.append(self._sanitizer.feed(chunk))
+        if self._timer is not None:
+            return
+        wait = self._last_flush + FLUSH_INTERVAL - time.monotonic()
+        if wait <= 0:
+            self.flush()
+        else:
+            self._timer = self.set_timer(wait, self.flush, name="stream-flush")
+
+    def flush(self) -> None:
+        """Draw everything received so far."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._last_flush = time.monotonic()
+        if self._pending:
+            self.set_text(self.text + "".join(self._pending))
+            self._pending.clear()
+
+    def finish(self, status: MessageStatus) -> None:
+        """The reply reached its final status: draw what remains and render it as one document."""
+        if not self.streaming:
+            return
+        self._pending.append(self._sanitizer.flush())
+        self.flush()
+        self.status = status
+        self.add_class(f"-{status.value}")
+        self.freeze()
+
+
+MARKER_TEXT = {
+    MessageStatus.INTERRUPTED: "⏹ interrupted — the reply above was stopped before it finished",
+    MessageStatus.FAILED: "✗ failed — the reply above is incomplete",
+}
+
+
+class MessageMarker(Static):
+    """A one-line note under a reply that did not finish normally."""
+
+    def __init__(self, status: MessageStatus) -> None:
+        super().__init__(Content(MARKER_TEXT.get(status, status.value)), classes=f"-{status.value}")
+
+
+class ErrorNotice(Static):
+    """An error shown in the conversation, saying what happened and what to do."""
+
+    def __init__(self, message: str, *, title: str = "Error") -> None:
+        super().__init__(Content(sanitize(message)))
+        self.border_title = Content(title)

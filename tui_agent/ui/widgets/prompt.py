@@ -1,0 +1,85 @@
+"""Provides `PromptInput`: the multi-line prompt. Enter sends; Shift+Enter or Ctrl+J adds a newline;
+Up on the first line and Down on the last line walk through earlier prompts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import events
+from textual.message import Message
+from textual.widgets import TextArea
+
+NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j", "newline"})
+
+
+class PromptInput(TextArea):
+    """The prompt at the bottom of the chat screen."""
+
+    @dataclass
+    class Submitted(Message):
+        """The person pressed Enter on a non-empty prompt."""
+
+        prompt_input: PromptInput
+        text: str
+
+    def __init__(self, *, id: str | None = None, cursor_blink: bool = True) -> None:  # noqa: A002
+        super().__init__(id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
+                         compact=True, highlight_cursor_line=False)
+        self.cursor_blink = cursor_blink
+        self.placeholder = "Ask anything — Enter sends, Shift+Enter or Ctrl+J for a new line, Esc stops a reply"
+        self.prompt_history: list[str] = []
+        self._recall_index: int | None = None
+        self._draft = ""
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            self._consume(event)
+            self.submit()
+        elif event.key in NEWLINE_KEYS:
+            self._consume(event)
+            self.insert("\n")
+        elif event.key == "up" and self.cursor_location[0] == 0 and self._recall(-1):
+            self._consume(event)
+        elif event.key == "down" and self.cursor_location[0] == self.document.line_count - 1 and self._recall(+1):
+            self._consume(event)
+        else:
+            await super()._on_key(event)
+
+    @staticmethod
+    def _consume(event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+
+    def submit(self) -> None:
+        """Send the prompt (if it has any text), remember it and clear the input."""
+        text = self.text
+        if not text.strip():
+            return
+        if not self.prompt_history or self.prompt_history[-1] != text:
+            self.prompt_history.append(text)
+        self._recall_index = None
+        self.clear()
+        self.post_message(self.Submitted(self, text))
+
+    def _recall(self, step: int) -> bool:
+        """Show the previous (-1) or next (+1) prompt from history; False when there is none to move to."""
+        if not self.prompt_history or (self._recall_index is None and step > 0):
+            return False
+        if self._recall_index is None:
+            self._draft = self.text
+            index = len(self.prompt_history) - 1
+        else:
+            index = self._recall_index + step
+        if index < 0:
+            return True  # at the oldest prompt: stay there
+        if index >= len(self.prompt_history):
+            self._recall_index = None
+            self._show(self._draft)
+            return True
+        self._recall_index = index
+        self._show(self.prompt_history[index])
+        return True
+
+    def _show(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)

@@ -1,0 +1,169 @@
+"""Provides `ToolPanel` (one tool call, live) and `ToolPanels` (the column of them, keyed by call id).
+
+A panel shows the tool's name, its arguments as pretty JSON (raw text while they are still streaming),
+its status with a distinct colour and symbol each, the elapsed time (ticking while running) and the
+result, collapsed when long (Enter or a click expands it). Everything shown is sanitised `Content`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.events import Click
+from textual.widgets import Static
+
+from tui_agent.agent.events import ToolCallUpdated
+from tui_agent.sanitize import sanitize
+from tui_agent.status import ToolStatus
+
+Clock = Callable[[], float]
+COLLAPSED_LINES = 8
+COLLAPSED_CHARS = 600
+
+STATUS_LABEL = {
+    ToolStatus.PENDING: "○ pending",
+    ToolStatus.AWAITING_APPROVAL: "? awaiting approval",
+    ToolStatus.RUNNING: "◐ running",
+    ToolStatus.DONE: "✓ done",
+    ToolStatus.FAILED: "✗ failed",
+    ToolStatus.DENIED: "⊘ denied",
+    ToolStatus.INTERRUPTED: "■ interrupted",
+}
+
+
+def pretty_arguments(raw: str) -> str:
+    """Arguments as indented JSON when they parse, else the raw text (still streaming)."""
+    try:
+        return json.dumps(json.loads(raw), indent=2, ensure_ascii=False)
+    except ValueError:
+        return raw
+
+
+def format_elapsed(seconds: float) -> str:
+    """Short elapsed time: 0.4s, 12.3s, 2m 05s."""
+    seconds = max(seconds, 0.0)
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes}m {rest:02d}s"
+
+
+def collapse(text: str) -> tuple[str, int]:
+    """The first lines of a long text and how many lines were left out (0 when it fits)."""
+    lines = text.splitlines()
+    if len(lines) <= COLLAPSED_LINES and len(text) <= COLLAPSED_CHARS:
+        return text, 0
+    shown = "\n".join(lines[:COLLAPSED_LINES])[:COLLAPSED_CHARS]
+    return shown, max(len(lines) - shown.count("\n") - 1, 1)
+
+
+class ToolPanel(Static, can_focus=True):
+    """One tool call."""
+
+    BINDINGS = [Binding("enter", "toggle_result", "Expand/collapse result", show=False)]
+
+    def __init__(self, update: ToolCallUpdated, clock: Clock) -> None:
+        super().__init__(classes="tool-panel")
+        self._clock = clock
+        self.expanded = False
+        self.call = update
+        self.apply(update)
+
+    @property
+    def status(self) -> ToolStatus:
+        return self.call.status
+
+    def apply(self, update: ToolCallUpdated) -> None:
+        """Show the call's latest state."""
+        self.set_class(False, f"-{self.call.status.value}")
+        self.call = update
+        self.add_class(f"-{update.status.value}")
+        self.border_title = Content(sanitize(update.name))
+        self.refresh_view()
+
+    def elapsed(self) -> float | None:
+        started = self.call.started_at
+        if started is None:
+            return None
+        end = self.call.finished_at if self.call.finished_at is not None else self._clock()
+        return end - started
+
+    def refresh_view(self) -> None:
+        """Redraw the status line and body (the elapsed time changes while running)."""
+        elapsed = self.elapsed()
+        label = STATUS_LABEL[self.call.status]
+        self.border_subtitle = Content(f"{label} · {format_elapsed(elapsed)}" if elapsed is not None else label)
+        self.update(self._body())
+
+    def _body(self) -> Content:
+        parts = [Content(sanitize(pretty_arguments(self.call.arguments)) or "(no arguments)")]
+        if self.call.error:
+            parts.append(Content.styled(f"error: {sanitize(self.call.error)}", "$text-error"))
+        if self.call.result is not None:
+            result = sanitize(self.call.result)
+            shown, hidden = (result, 0) if self.expanded else collapse(result)
+            parts.append(Content.styled("── result ──", "dim"))
+            parts.append(Content(shown))
+            if hidden:
+                parts.append(Content.styled(f"… {hidden} more lines (Enter or click to expand)", "dim italic"))
+        return Content("\n").join(parts)
+
+    def action_toggle_result(self) -> None:
+        self.expanded = not self.expanded
+        self.refresh_view()
+
+    def on_click(self, event: Click) -> None:
+        self.action_toggle_result()
+
+
+class ToolPanels(VerticalScroll):
+    """The right-hand column: one panel per tool call, in the order they appeared."""
+
+    def __init__(self, *, clock: Clock = time.monotonic, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self._clock = clock
+        self._panels: dict[str, ToolPanel] = {}
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield Static(Content("Tool calls appear here."), id="no-tools")
+
+    def on_mount(self) -> None:
+        self.anchor()
+        self.set_interval(0.5, self._tick, name="tool-elapsed")
+
+    def update_call(self, update: ToolCallUpdated) -> ToolPanel:
+        panel = self._panels.get(update.call_id)
+        if panel is None:
+            panel = self._panels[update.call_id] = ToolPanel(update, self._clock)
+            self.mount(panel)
+            self.query("#no-tools").remove()
+        else:
+            panel.apply(update)
+        return panel
+
+    def interrupt_open(self) -> None:
+        """Esc: every call not yet final is shown interrupted at once (the backend confirms later)."""
+        now = self._clock()
+        for panel in self._panels.values():
+            if not panel.status.is_final:
+                call = panel.call
+                finished = now if call.started_at is not None else None
+                panel.apply(ToolCallUpdated(call.call_id, call.message_id, call.name, call.arguments,
+                                            ToolStatus.INTERRUPTED, call.started_at, finished, call.result, call.error))
+
+    def panel(self, call_id: str) -> ToolPanel | None:
+        return self._panels.get(call_id)
+
+    @property
+    def panels(self) -> list[ToolPanel]:
+        return list(self._panels.values())
+
+    def _tick(self) -> None:
+        for panel in self._panels.values():
+            if panel.status is ToolStatus.RUNNING:
+                panel.refresh_view()
