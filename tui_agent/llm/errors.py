@@ -63,3 +63,7 @@ def redact(text: str, secret: str | None) -> str:
             if piece in text:
                 text = text.replace(piece, "[redacted]")
     return text
+
+
+class RequestRejectedError(LLMError):
+    """The server refused the request itself (400, 413, 422: too long a context, a bad parameter)."""

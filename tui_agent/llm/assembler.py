@@ -1,0 +1,145 @@
+"""Provides `StreamAssembler`: turns chat-completion chunks into stream events.
+
+Text deltas pass straight through. Tool calls are assembled by index: the id and name usually come in
+a call's first delta and the arguments in pieces (or whole); several calls may interleave or start in
+one chunk; a server that reuses an index for a new call id gets a fresh slot. `to_user` text inside the
+arguments is decoded incrementally. Calls complete when a finish reason arrives (or the stream ends):
+`json.loads` of the whole raw text, `to_user` removed, or `ToolCallInvalid` with the reason.
+Works on openai chunk objects (attribute access), so the client and the Agere adapters share it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tui_agent.llm.events import (
+    StreamEvent,
+    TextDelta,
+    ToolCallArgumentsDelta,
+    ToolCallInvalid,
+    ToolCallReady,
+    ToolCallStarted,
+    ToUserDelta,
+    Usage,
+)
+from tui_agent.llm.to_user import ToUserDecoder
+
+
+class _Call:
+    """A tool call being assembled."""
+
+    __slots__ = ("index", "id", "name", "parts", "decoder", "started")
+
+    def __init__(self, index: int, call_id: str | None, decode: bool) -> None:
+        self.index = index
+        self.id = call_id or f"call_{index}"
+        self.name = ""
+        self.parts: list[str] = []
+        self.decoder = ToUserDecoder() if decode else None
+        self.started = False
+
+
+class StreamAssembler:
+    """Feed chunks with `feed`; call `complete` when the stream ends. `finish_reason` and `usage` are kept."""
+
+    def __init__(self, decode_to_user: bool = True) -> None:
+        self.decode_to_user = decode_to_user
+        self.finish_reason: str | None = None
+        self.usage: Usage | None = None
+        self.received_content = False
+        self._slots: dict[int, _Call] = {}
+        self._open: list[_Call] = []
+        self._next_index = 0
+
+    def feed(self, chunk: Any) -> list[StreamEvent]:
+        """The events one chunk produces (possibly none)."""
+        events: list[StreamEvent] = []
+        usage = chunk.usage
+        if usage is not None:
+            self.usage = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0)
+        choices = chunk.choices
+        if not choices:
+            return events
+        choice = choices[0]
+        delta = choice.delta
+        if delta is not None:
+            content = delta.content
+            if content:
+                self.received_content = True
+                events.append(TextDelta(content))
+            tool_calls = delta.tool_calls
+            if tool_calls:
+                self.received_content = True
+                for tool_call in tool_calls:
+                    self._tool_delta(tool_call, events)
+        reason = choice.finish_reason
+        if reason:
+            self.finish_reason = reason
+            self._complete_open(events)
+        return events
+
+    def complete(self) -> list[StreamEvent]:
+        """Events for calls still open when the stream ended (finish reason known or not)."""
+        events: list[StreamEvent] = []
+        self._complete_open(events)
+        return events
+
+    def _slot(self, server_index: int | None, call_id: str | None) -> _Call:
+        key = server_index if server_index is not None else len(self._slots)
+        call = self._slots.get(key)
+        if call is not None and not (call_id and call.started and call_id != call.id):
+            return call
+        # A new call: its events keep the server's index unless that index was already used.
+        index = key if key >= self._next_index else self._next_index
+        self._next_index = max(self._next_index, index + 1)
+        call = _Call(index, call_id, self.decode_to_user)
+        self._slots[key] = call
+        self._open.append(call)
+        return call
+
+    def _tool_delta(self, tool_call: Any, events: list[StreamEvent]) -> None:
+        call = self._slot(tool_call.index, tool_call.id)
+        function = tool_call.function
+        if function is None:
+            return
+        if function.name and not call.started:
+            call.name = function.name
+            call.started = True
+            events.append(ToolCallStarted(call.index, call.id, call.name))
+        arguments = function.arguments
+        if not arguments:
+            return
+        call.parts.append(arguments)
+        events.append(ToolCallArgumentsDelta(call.index, call.id, arguments))
+        decoder = call.decoder
+        if decoder is not None and not decoder.finished:
+            text = decoder.feed(arguments)
+            if text:
+                events.append(ToUserDelta(text, call.index, call.id))
+
+    def _complete_open(self, events: list[StreamEvent]) -> None:
+        for call in sorted(self._open, key=lambda c: c.index):
+            events.append(self._finish_call(call))
+        self._open.clear()
+        self._slots.clear()
+
+    def _finish_call(self, call: _Call) -> ToolCallReady | ToolCallInvalid:
+        raw = "".join(call.parts)
+        name = call.name or "(unnamed)"
+        if not call.name:
+            reason = "The model sent a tool call without a function name."
+            return ToolCallInvalid(call.index, call.id, name, raw, reason)
+        if self.finish_reason == "length":
+            reason = f"The reply hit the token limit while the model was writing the call to {name}; it may be cut off."
+            return ToolCallInvalid(call.index, call.id, name, raw, reason)
+        try:
+            arguments = json.loads(raw) if raw.strip() else {}
+        except ValueError as error:
+            reason = f"The arguments for {name} are not valid JSON ({getattr(error, 'msg', error)})."
+            return ToolCallInvalid(call.index, call.id, name, raw, reason)
+        if not isinstance(arguments, dict):
+            reason = f"The arguments for {name} must be a JSON object, not {type(arguments).__name__}."
+            return ToolCallInvalid(call.index, call.id, name, raw, reason)
+        arguments.pop("to_user", None)
+        return ToolCallReady(call.index, call.id, call.name, arguments, raw)

@@ -1,0 +1,296 @@
+"""Provides `ChatClient`: one OpenAI-compatible endpoint, streamed replies as typed events, typed errors.
+
+`stream_chat` yields `StreamEvent`s (see events.py) and raises only `LLMError` subclasses, each with a
+sentence a person can act on and never the API key. 429 (honouring Retry-After) and 502/503/504 are
+retried, but only before the first chunk — once text has streamed, a retry would repeat it. A stall
+watchdog ends a stream that goes quiet; a stream that ends without a finish reason is reported as
+truncated. Closing or cancelling the consumer closes the HTTP response.
+
+This is the only module that imports `openai`; nothing imports it at package import time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import time
+from collections.abc import AsyncIterator, Iterable, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import openai
+
+from tui_agent.llm.assembler import StreamAssembler
+from tui_agent.llm.errors import (
+    AuthenticationFailedError,
+    ConnectionFailedError,
+    LLMError,
+    MalformedResponseError,
+    ModelNotFoundError,
+    RateLimitedError,
+    RequestRejectedError,
+    ServerError,
+    StreamStalledError,
+    StreamTruncatedError,
+    redact,
+)
+from tui_agent.llm.events import StreamEnd, StreamEvent
+from tui_agent.llm.watchdog import StallWatchdog
+
+MAX_RETRY_WAIT = 60.0
+"""A Retry-After longer than this is not waited out: the user is told instead."""
+RETRY_STATUSES = (429, 502, 503, 504)
+NO_KEY = "no-key-set"
+"""Sent when no API key is configured (the openai client insists on one; local servers ignore it)."""
+
+
+class ChatClient:
+    """A chat-completions endpoint. `stream_chat` streams a reply; `list_models`; `aclose` when done."""
+
+    def __init__(self, base_url: str, model: str, api_key: str | None = None, *, timeout: float = 60,
+                 max_retries: int = 2, stall_timeout: float = 30) -> None:
+        self.base_url = base_url
+        self.model = model
+        self.max_retries = max_retries
+        self.stall_timeout = stall_timeout
+        self._api_key = api_key
+        self._usage_supported = True
+        # Our own retry loop (not openai's) so retries stay before the first token and Retry-After is honoured.
+        self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key or NO_KEY, timeout=timeout,
+                                          max_retries=0)
+
+    @property
+    def host(self) -> str:
+        """The endpoint as people name it: host and port."""
+        return urlsplit(self.base_url).netloc or self.base_url
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._client.close()
+
+    async def list_models(self) -> list[str]:
+        """Model ids the endpoint offers."""
+        try:
+            page = await self._client.models.list()
+        except Exception as error:  # every failure becomes a sentence
+            raise self._request_error(error) from error
+        return [model.id for model in page.data]
+
+    async def stream_chat(self, messages: Iterable[Mapping[str, Any]], tools: list[dict[str, Any]] | None = None,
+                          **options: Any) -> AsyncIterator[StreamEvent]:
+        """Stream one reply to `messages`; extra keyword `options` go to the request (temperature, ...)."""
+        watchdog = StallWatchdog(self.stall_timeout)
+        watchdog.arm()
+        stream: Any = None
+        assembler = StreamAssembler(decode_to_user=tools is None or _offers_to_user(tools))
+        try:
+            stream = await self._open(list(messages), tools, options, watchdog)
+            self._check_content_type(stream)
+            async for chunk in stream:
+                watchdog.count += 1
+                events = assembler.feed(chunk)
+                if events:
+                    watchdog.paused = True
+                    for event in events:
+                        yield event
+                    watchdog.paused = False
+            for event in self._ending(assembler):
+                yield event
+        except asyncio.CancelledError:
+            if not watchdog.fired:
+                raise
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            raise StreamStalledError(self._stalled_message(assembler)) from None
+        except LLMError:
+            raise
+        except Exception as error:  # every failure becomes a sentence
+            raise self._stream_error(error, assembler.received_content) from error
+        finally:
+            watchdog.disarm()
+            if stream is not None:
+                await stream.close()
+
+    def _ending(self, assembler: StreamAssembler) -> list[StreamEvent]:
+        if assembler.finish_reason is None:
+            what = "partway through" if assembler.received_content else "before any of it arrived"
+            raise StreamTruncatedError(
+                f"The reply from {self.host} ended {what}: the stream stopped without saying it was finished. "
+                "Try again; if it keeps happening, the server or a proxy in between is cutting responses."
+            )
+        events = assembler.complete()
+        if assembler.usage is not None:
+            events.append(assembler.usage)
+        events.append(StreamEnd(assembler.finish_reason))
+        return events
+
+    def _stalled_message(self, assembler: StreamAssembler) -> str:
+        what = "in the middle of the reply" if assembler.received_content else "before the first token"
+        return (f"The model at {self.host} stopped sending {what} and nothing arrived for "
+                f"{self.stall_timeout:g} seconds, so the reply was abandoned. Try again.")
+
+    async def _open(self, messages: list[Mapping[str, Any]], tools: list[dict[str, Any]] | None,
+                    options: dict[str, Any], watchdog: StallWatchdog) -> Any:
+        """Send the request, retrying rate limits and busy servers; returns the openai AsyncStream."""
+        attempt = 0
+        while True:
+            params = self._params(messages, tools, options)
+            try:
+                return await self._client.chat.completions.create(**params)
+            except openai.BadRequestError as error:
+                if self._usage_supported and "stream_options" in str(error.message):
+                    self._usage_supported = False  # an older server: ask again without the usage request
+                    continue
+                raise self._request_error(error) from error
+            except openai.APIStatusError as error:
+                wait = self._retry_wait(error, attempt)
+                if wait is None:
+                    raise self._request_error(error) from error
+            attempt += 1
+            watchdog.paused = True  # waiting out Retry-After is not a stall
+            await asyncio.sleep(wait)
+            watchdog.paused = False
+
+    def _params(self, messages: list[Mapping[str, Any]], tools: list[dict[str, Any]] | None,
+                options: dict[str, Any]) -> dict[str, Any]:
+        params: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True, **options}
+        if tools:
+            params["tools"] = tools
+        if self._usage_supported:
+            params["stream_options"] = {"include_usage": True}
+        return params
+
+    def _retry_wait(self, error: openai.APIStatusError, attempt: int) -> float | None:
+        """Seconds to wait before retrying, or None when this error is final."""
+        if error.status_code not in RETRY_STATUSES or attempt >= self.max_retries:
+            return None
+        wait = retry_after(error.response.headers)
+        if wait is None:
+            return 0.5 * float(1 << attempt)
+        return wait if wait <= MAX_RETRY_WAIT else None
+
+    def _check_content_type(self, stream: Any) -> None:
+        content_type = stream.response.headers.get("content-type", "").lower()
+        if "html" in content_type:
+            raise MalformedResponseError(
+                f"The server at {self.base_url} answered with a web page instead of a model reply. "
+                "Check the base URL: for OpenAI-compatible servers it usually ends in /v1."
+            )
+        if content_type.startswith("application/json"):
+            raise MalformedResponseError(
+                f"The server at {self.host} answered with one JSON document instead of a stream; "
+                "it does not seem to support streaming chat completions."
+            )
+
+    def _request_error(self, error: Exception) -> LLMError:
+        """The typed error for a failure before any reply arrived."""
+        if isinstance(error, LLMError):
+            return error
+        if isinstance(error, openai.APIStatusError):
+            return self._status_error(error)
+        if isinstance(error, openai.APITimeoutError):
+            return ConnectionFailedError(f"The server at {self.host} did not answer in time. "
+                                         "Check that it is running and reachable, then try again.")
+        if isinstance(error, openai.APIConnectionError):
+            cause = _root_cause(error)
+            return ConnectionFailedError(f"Cannot connect to {self.base_url} ({cause}). "
+                                         "Check that the server is running and the base URL is right.")
+        return self._stream_error(error, received=False)
+
+    def _status_error(self, error: openai.APIStatusError) -> LLMError:
+        status, detail = error.status_code, self._detail(error)
+        if status in (401, 403):
+            problem = "needs an API key and none is set" if self._api_key is None else "rejected the API key"
+            return AuthenticationFailedError(
+                f"{self.host} {problem} ({status}{detail}). Set a valid key in OPENAI_API_KEY or in the config file."
+            )
+        if status == 404:
+            return ModelNotFoundError(
+                f"{self.host} does not know the model '{self.model}' or this endpoint (404{detail}). "
+                "Pick one of the server's models, and check the base URL (it usually ends in /v1)."
+            )
+        if status == 429:
+            wait = retry_after(error.response.headers)
+            when = f"in {wait:g} seconds" if wait is not None else "in a little while"
+            return RateLimitedError(
+                f"{self.host} is rate limiting requests (429{detail}) and still was after "
+                f"{self.max_retries} retr{'y' if self.max_retries == 1 else 'ies'}. Try again {when}.",
+                retry_after=wait,
+            )
+        if status >= 500:
+            return ServerError(f"The server at {self.host} failed ({status}{detail}). Try again in a moment.")
+        return RequestRejectedError(f"The server at {self.host} rejected the request ({status}{detail}).")
+
+    def _detail(self, error: openai.APIError) -> str:
+        body = error.body
+        message = body.get("message") if isinstance(body, dict) else None
+        if not isinstance(message, str) or not message:
+            return ""
+        return ": " + redact(message.strip().rstrip(".")[:300], self._api_key)
+
+    def _stream_error(self, error: Exception, received: bool) -> LLMError:
+        """The typed error for a failure while reading the stream."""
+        where = "in the middle of the reply" if received else "before the reply started"
+        if isinstance(error, UnicodeDecodeError):
+            return MalformedResponseError(f"The server at {self.host} sent bytes that are not UTF-8 text {where}; "
+                                          "it may not be an OpenAI-compatible endpoint.")
+        if isinstance(error, json.JSONDecodeError | AttributeError | TypeError | KeyError):
+            return MalformedResponseError(f"The server at {self.host} sent a chunk that is not a valid "
+                                          f"chat-completions event {where}; it may not be an OpenAI-compatible "
+                                          "endpoint.")
+        if isinstance(error, openai.APITimeoutError):
+            return StreamStalledError(f"The model at {self.host} stopped sending {where}. Try again.")
+        if isinstance(error, openai.APIConnectionError) or type(error).__module__.startswith(("httpx", "httpcore")):
+            if not received:
+                return self._request_error(error) if isinstance(error, openai.APIError) else ConnectionFailedError(
+                    f"The connection to {self.host} failed before the reply started ({_root_cause(error)}). "
+                    "Try again.")
+            return StreamTruncatedError(f"The connection to {self.host} closed {where}. Try again.")
+        if isinstance(error, openai.APIError):
+            return ServerError(f"The server at {self.host} reported an error {where}{self._detail(error)}. "
+                               "Try again in a moment.")
+        return LLMError(f"Talking to {self.host} failed unexpectedly ({type(error).__name__}: "
+                        f"{redact(str(error)[:200], self._api_key)}).")
+
+
+def retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds from `retry-after-ms` or `Retry-After` (seconds or an HTTP date); None when absent or bad."""
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(float(millis) / 1000, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(parsed.timestamp() - time.time(), 0.0)
+
+
+def _offers_to_user(tools: list[dict[str, Any]]) -> bool:
+    """Whether any tool schema has a `to_user` parameter (only then is argument text decoded for it)."""
+    for tool in tools:
+        parameters = (tool.get("function") or {}).get("parameters") or {}
+        if "to_user" in (parameters.get("properties") or {}):
+            return True
+    return False
+
+
+def _root_cause(error: BaseException) -> str:
+    """The innermost cause as a short phrase ("connection refused")."""
+    while error.__cause__ is not None:
+        error = error.__cause__
+    text = str(error).strip() or type(error).__name__
+    if "refused" in text.lower():
+        return "connection refused"
+    return text[:200]
