@@ -1,0 +1,148 @@
+"""Provides `tui-agent sessions ...`: list, show, export, search and delete saved sessions from the shell."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from tui_agent.history.errors import HistoryError
+from tui_agent.history.models import SearchHit, Session
+from tui_agent.history.store import HistoryStore
+
+Action = Callable[[HistoryStore, argparse.Namespace], Awaitable[int]]
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register `sessions` and its subcommands."""
+    parser = subparsers.add_parser("sessions", help="list, show, export, search or delete saved sessions")
+    actions = parser.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", help="recent sessions, newest first")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    listing.add_argument("-n", "--limit", type=int, default=50)
+    listing.set_defaults(action=list_sessions)
+    show = actions.add_parser("show", help="print a session as Markdown")
+    show.add_argument("id")
+    show.set_defaults(action=show_session)
+    export = actions.add_parser("export", help="export a session with its tool calls")
+    which = export.add_mutually_exclusive_group(required=True)
+    which.add_argument("id", nargs="?")
+    which.add_argument("--last", action="store_true", help="the most recent session")
+    export.add_argument("--format", choices=["md", "json"], default="md")
+    export.add_argument("-o", "--output", type=Path, help="write to FILE instead of stdout")
+    export.set_defaults(action=export_session)
+    search = actions.add_parser("search", help="full-text search over every session")
+    search.add_argument("query")
+    search.set_defaults(action=search_sessions)
+    delete = actions.add_parser("delete", help="delete a session and its messages")
+    delete.add_argument("id")
+    delete.add_argument("-y", "--yes", action="store_true", help="do not ask for confirmation")
+    delete.set_defaults(action=delete_session)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Open the history database and run the chosen action."""
+    return asyncio.run(_with_store(args, args.action))
+
+
+async def _with_store(args: argparse.Namespace, action: Action) -> int:
+    try:
+        store = await HistoryStore.open(Path(args.db) if args.db else None)
+    except HistoryError as error:
+        print(f"tui-agent: {error.user_message}", file=sys.stderr)
+        return 1
+    try:
+        for notice in store.report.notices():
+            print(f"tui-agent: {notice}", file=sys.stderr)
+        return await action(store, args)
+    except HistoryError as error:
+        print(f"tui-agent: {error.user_message}", file=sys.stderr)
+        return 1
+    finally:
+        await store.close()
+
+
+def _session_row(session: Session) -> dict[str, Any]:
+    return {"id": session.id, "title": session.title, "updated_at": session.updated_at.isoformat(),
+            "created_at": session.created_at.isoformat(), "model": session.model, "messages": session.message_count}
+
+
+async def list_sessions(store: HistoryStore, args: argparse.Namespace) -> int:
+    sessions = await store.list_recent(args.limit)
+    if args.json:
+        print(json.dumps([_session_row(s) for s in sessions], indent=2, ensure_ascii=False))
+        return 0
+    if not sessions:
+        print("No sessions yet. Run `tui-agent` to start one.")
+    for session in sessions:
+        when = session.updated_at.astimezone().strftime("%Y-%m-%d %H:%M")
+        print(f"{session.id}  {when}  {session.message_count:>4} msgs  {session.model or '-':<16} {session.title}")
+    return 0
+
+
+async def _find(store: HistoryStore, session_id: str) -> Session | None:
+    session = await store.get_session(session_id)
+    if session is None:
+        print(f"tui-agent: there is no session {session_id!r} (see `tui-agent sessions list`).", file=sys.stderr)
+    return session
+
+
+async def show_session(store: HistoryStore, args: argparse.Namespace) -> int:
+    if await _find(store, args.id) is None:
+        return 1
+    print(await store.export_markdown(args.id))
+    return 0
+
+
+async def export_session(store: HistoryStore, args: argparse.Namespace) -> int:
+    session_id = args.id
+    if args.last:
+        recent = await store.list_recent(1)
+        if not recent:
+            print("tui-agent: there are no sessions to export.", file=sys.stderr)
+            return 1
+        session_id = recent[0].id
+    if await _find(store, session_id) is None:
+        return 1
+    text = await (store.export_json(session_id) if args.format == "json" else store.export_markdown(session_id))
+    if args.output is None:
+        print(text)
+    else:
+        args.output.write_text(text + "\n", encoding="utf-8")
+        print(f"Exported session {session_id} to {args.output}", file=sys.stderr)
+    return 0
+
+
+async def search_sessions(store: HistoryStore, args: argparse.Namespace) -> int:
+    hits = await store.search(args.query)
+    if not hits:
+        print(f"No messages match {args.query!r}.")
+    by_session: dict[str, list[SearchHit]] = {}
+    for hit in hits:
+        by_session.setdefault(hit.session_id, []).append(hit)
+    for session_id, session_hits in by_session.items():
+        print(f"{session_id}  {session_hits[0].session_title}")
+        for hit in session_hits:
+            print(f"    #{hit.position} {hit.role.value}: {' '.join(hit.snippet.split())}")
+    return 0
+
+
+async def delete_session(store: HistoryStore, args: argparse.Namespace) -> int:
+    session = await _find(store, args.id)
+    if session is None:
+        return 1
+    if not args.yes and sys.stdin.isatty():
+        question = f"Delete session {session.id} ({session.title!r}, {session.message_count} messages)? [y/N] "
+        answer = await asyncio.to_thread(input, question)
+        if answer.strip().lower() not in {"y", "yes"}:
+            print("Nothing deleted.")
+            return 1
+    await store.delete_session(session.id)
+    print(f"Deleted session {session.id} ({session.title}).")
+    return 0
+

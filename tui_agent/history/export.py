@@ -1,0 +1,77 @@
+"""Provides Markdown and JSON exports of a session, tool calls and their results included."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any
+
+from tui_agent.history.models import Message, Session, ToolCall
+from tui_agent.status import MessageStatus
+
+
+def to_markdown(session: Session, messages: list[Message]) -> str:
+    lines = [f"# {session.title}", "", f"- Session: `{session.id}`", f"- Created: {_when(session.created_at)}"]
+    if session.model:
+        lines.append(f"- Model: {session.model}")
+    if session.parent_session_id:
+        lines.append(f"- Forked from: `{session.parent_session_id}` at message `{session.parent_message_id}`")
+    if session.system_prompt:
+        lines += ["", "## System prompt", "", session.system_prompt]
+    for message in messages:
+        lines += ["", *_message_markdown(message)]
+    return "\n".join(lines) + "\n"
+
+
+def _message_markdown(message: Message) -> list[str]:
+    status = "" if message.status is MessageStatus.COMPLETE else f" ({message.status.value})"
+    lines = [f"## {message.role.value.capitalize()}{status}", "", message.content or "_(no text)_"]
+    if message.error:
+        lines += ["", f"> Error: {message.error}"]
+    for call in message.tool_calls:
+        lines += ["", *_tool_markdown(call)]
+    return lines
+
+
+def _tool_markdown(call: ToolCall) -> list[str]:
+    lines = [f"### Tool call `{call.name}` ({call.status.value})", "", "Arguments:", "", _fence(call.raw_arguments)]
+    if call.result is not None:
+        lines += ["", "Result:", "", _fence(call.result)]
+    if call.error:
+        lines += ["", f"> Error: {call.error}"]
+    return lines
+
+
+def _fence(text: str) -> str:
+    # A fence longer than any backtick run inside, so tool output can't close it early.
+    ticks = "`" * max(3, _longest_backticks(text) + 1)
+    return f"{ticks}\n{text}\n{ticks}"
+
+
+def _longest_backticks(text: str) -> int:
+    best = run = 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        best = max(best, run)
+    return best
+
+
+def _when(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds")
+
+
+def to_json(session: Session, messages: list[Message]) -> str:
+    payload = {"format": "tui-agent-session", "version": 1, "session": _plain(asdict(session)),
+               "messages": [_plain(asdict(m)) for m in messages]}
+    return json.dumps(payload, indent=2, ensure_ascii=False)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value

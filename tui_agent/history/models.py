@@ -1,0 +1,92 @@
+"""Provides the history records: sessions, messages, tool calls, token usage and search hits.
+
+Timestamps are timezone-aware `datetime`s in UTC (stored as float epoch seconds in SQLite). Plain
+dataclasses: rows are converted to and from them in `rows.py` only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from tui_agent.status import MessageStatus, Role, ToolStatus
+
+
+def utc_from_epoch(seconds: float) -> datetime:
+    """Convert stored epoch seconds to an aware UTC datetime."""
+    return datetime.fromtimestamp(seconds, UTC)
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token usage reported by the endpoint for one reply."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass
+class ToolCall:
+    """One tool call the model asked for, with its outcome."""
+
+    message_id: str
+    call_id: str
+    name: str
+    raw_arguments: str
+    arguments: dict[str, Any] | None
+    status: ToolStatus
+    result: str | None = None
+    error: str | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+@dataclass
+class Message:
+    """One message of a session; `position` orders messages within it (0, 1, 2...)."""
+
+    id: str
+    session_id: str
+    position: int
+    role: Role
+    content: str
+    status: MessageStatus
+    error: str | None
+    model: str | None
+    usage: Usage | None
+    created_at: datetime
+    updated_at: datetime
+    tool_calls: list[ToolCall] = field(default_factory=list)
+
+
+@dataclass
+class Session:
+    """A conversation; forks remember the session and message they branched from."""
+
+    id: str
+    title: str
+    created_at: datetime
+    updated_at: datetime
+    model: str | None = None
+    endpoint: str | None = None
+    system_prompt: str | None = None
+    parent_session_id: str | None = None
+    parent_message_id: str | None = None
+    message_count: int = 0
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A message matching a full-text search; `snippet` marks matches with [brackets]."""
+
+    session_id: str
+    session_title: str
+    message_id: str
+    snippet: str
+    role: Role = Role.USER
+    position: int = 0

@@ -1,0 +1,204 @@
+"""Provides the steps of opening the database: pick a mode, check it, migrate it, recover it.
+
+The functions here are blocking; the store runs them on its connection thread (or `to_thread`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import time
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from urllib.parse import quote
+
+from tui_agent.history import owners
+from tui_agent.history.errors import HistoryError
+from tui_agent.history.report import OpenReport
+from tui_agent.history.schema import LATEST_VERSION, check_not_newer, migrate
+
+CORRUPT_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
+SIDE_FILES = ("-wal", "-shm", "-journal")
+INTERRUPTED_REPLY = "The reply was cut off when tui-agent stopped; this is the text saved before that."
+INTERRUPTED_TOOL = "tui-agent stopped before this tool call finished; it was not run again."
+OPEN_TOOL_STATUSES = ("pending", "awaiting_approval", "running")
+
+
+class Mode(StrEnum):
+    """How the database file is opened."""
+
+    READ_WRITE = "rw"
+    READ_ONLY = "ro"
+    IMMUTABLE = "immutable"
+    MEMORY = "memory"
+
+
+class CorruptDatabaseError(Exception):
+    """The file is not a usable SQLite database (caught by the store, which moves it aside)."""
+
+
+def is_corruption(error: BaseException) -> bool:
+    """True for the errors that mean the file itself is damaged."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return isinstance(error, sqlite3.DatabaseError) and code is not None and (code & 0xFF) in CORRUPT_CODES
+
+
+def uri_for(path: Path, mode: Mode) -> str:
+    """Return the sqlite URI that opens `path` in `mode`."""
+    if mode is Mode.MEMORY:
+        return "file::memory:"
+    base = f"file:{quote(str(path.resolve()))}"
+    if mode is Mode.READ_WRITE:
+        return base + "?mode=rwc"
+    return base + ("?mode=ro&immutable=1" if mode is Mode.IMMUTABLE else "?mode=ro")
+
+
+def choose_mode(path: Path) -> Mode:
+    """Decide how to open `path`: read-write if we may write it, read-only if not, memory if it can't exist."""
+    if path.is_dir():
+        raise HistoryError(f"{path} is a folder; the history database must be a file path (see --db).")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        if not path.exists():
+            return Mode.MEMORY
+    if not path.exists():
+        return Mode.READ_WRITE if os.access(path.parent, os.W_OK) else Mode.MEMORY
+    if os.access(path, os.W_OK) and os.access(path.parent, os.W_OK):
+        return Mode.READ_WRITE
+    return _read_only_mode(path)
+
+
+def _read_only_mode(path: Path) -> Mode:
+    # A WAL database without its -shm file can't be opened with mode=ro in a read-only folder;
+    # `immutable` can, and is only safe when there is no -wal holding newer pages.
+    try:
+        probe = sqlite3.connect(uri_for(path, Mode.READ_ONLY), uri=True)
+        try:
+            probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        finally:
+            probe.close()
+        return Mode.READ_ONLY
+    except sqlite3.DatabaseError as error:
+        if is_corruption(error):
+            raise HistoryError(_damaged_read_only(path)) from error
+        return Mode.IMMUTABLE
+
+
+def _damaged_read_only(path: Path) -> str:
+    return (f"The history database {path} is damaged and read-only, so it can't be moved aside; "
+            "use --db to choose another file.")
+
+
+def move_aside(path: Path) -> Path:
+    """Rename a damaged database and its side files to `<name>.corrupt-<UTC time>`; never delete."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+    try:
+        os.replace(path, target)
+        for suffix in SIDE_FILES:
+            side = Path(f"{path}{suffix}")
+            if side.exists():
+                os.replace(side, Path(f"{target}{suffix}"))
+    except OSError as error:
+        raise HistoryError(f"The history database {path} is damaged and could not be moved aside "
+                           f"({error.strerror}); use --db to choose another file.") from error
+    return target
+
+
+def prepare(conn: sqlite3.Connection, path: Path, mode: Mode, report: OpenReport, busy_ms: int) -> None:
+    """Configure, check, migrate and recover a freshly opened connection (runs on its thread)."""
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    try:
+        version = check_not_newer(conn, str(path))
+        if mode is not Mode.MEMORY and version > 0:
+            row = conn.execute("PRAGMA quick_check").fetchone()
+            if row is None or row[0] != "ok":
+                raise CorruptDatabaseError(str(row[0] if row else "quick_check returned nothing"))
+    except sqlite3.DatabaseError as error:
+        if is_corruption(error):
+            raise CorruptDatabaseError(str(error)) from error
+        raise
+    if mode in (Mode.READ_ONLY, Mode.IMMUTABLE):
+        _check_readable_version(version, path)
+        return
+    if mode is Mode.READ_WRITE:
+        _set_durable(conn, path)
+        if 0 < version < LATEST_VERSION:
+            report.backup = backup_copy(conn, path, version)
+            report.migrated_from = version
+    _migrate(conn, path)
+    if mode is Mode.READ_WRITE:
+        recover(conn, report)
+
+
+def _check_readable_version(version: int, path: Path) -> None:
+    if version < LATEST_VERSION:
+        raise HistoryError(f"The history database {path} uses an older format and is read-only, so it can't "
+                           "be upgraded; make it writable or use --db to choose another file.")
+
+
+def _set_durable(conn: sqlite3.Connection, path: Path) -> None:
+    try:
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    except sqlite3.OperationalError as error:
+        raise HistoryError(f"The history database {path} is in use and could not be opened ({error}); "
+                           "try again in a moment.") from error
+    if str(mode).lower() != "wal":
+        raise HistoryError(f"The history database {path} could not be switched to WAL mode (got {mode}).")
+    # FULL: a commit survives power loss, not only a crash; commits are rare (grouped, ~300 ms apart).
+    conn.execute("PRAGMA synchronous = FULL")
+
+
+def _migrate(conn: sqlite3.Connection, path: Path) -> None:
+    try:
+        migrate(conn)
+    except sqlite3.OperationalError as error:
+        raise HistoryError(f"The history database {path} could not be upgraded ({error}); nothing was "
+                           "changed. Close other tui-agent windows and try again.") from error
+
+
+def backup_copy(conn: sqlite3.Connection, path: Path, version: int) -> Path:
+    """Copy the whole database (WAL included) next to it before migrating; return the copy's path."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    target = path.with_name(f"{path.name}.v{version}-backup-{stamp}")
+    tmp = target.with_name(target.name + ".partial")
+    copy = sqlite3.connect(tmp)
+    try:
+        conn.backup(copy)
+    finally:
+        copy.close()
+    shutil.move(tmp, target)
+    return target
+
+
+def recover(conn: sqlite3.Connection, report: OpenReport) -> None:
+    """Mark replies and tool calls left unfinished by a store that is gone as interrupted."""
+    now = time.time()
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        rows = conn.execute("SELECT seq, owner FROM messages WHERE status = 'streaming'").fetchall()
+        dead = [(now, seq) for seq, owner in rows if not owners.is_alive(owner)]
+        conn.executemany("UPDATE messages SET status = 'interrupted', error = COALESCE(error, ?), "
+                         "updated_at = ?, owner = NULL WHERE seq = ?",
+                         [(INTERRUPTED_REPLY, *row) for row in dead])
+        calls = conn.execute("SELECT seq, owner FROM tool_calls WHERE status IN "
+                             "('pending', 'awaiting_approval', 'running')").fetchall()
+        dead_calls = [(now, seq) for seq, owner in calls if not owners.is_alive(owner)]
+        conn.executemany("UPDATE tool_calls SET status = 'interrupted', error = COALESCE(error, ?), "
+                         "finished_at = ?, owner = NULL WHERE seq = ?",
+                         [(INTERRUPTED_TOOL, *row) for row in dead_calls])
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    report.interrupted_messages += len(dead)
+    report.interrupted_tool_calls += len(dead_calls)

@@ -1,0 +1,58 @@
+"""Provides `Redactor`: keeps API keys and other secrets out of everything the history stores.
+
+Secrets are the values of environment variables whose names look secret (KEY, TOKEN, SECRET, PASSWORD)
+plus any the caller adds; URLs also lose their user:password part and query string.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from urllib.parse import urlsplit, urlunsplit
+
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+MIN_SECRET_LENGTH = 8
+REDACTED = "[redacted]"
+
+
+class Redactor:
+    """Replaces known secret values with `[redacted]`."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self._secrets: set[str] = set()
+        for secret in secrets:
+            self.add(secret)
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> Redactor:
+        env = os.environ if environ is None else environ
+        return cls(value for name, value in env.items() if SECRET_NAME.search(name))
+
+    def add(self, secret: str | None) -> None:
+        """Also redact `secret` (ignored when too short to be a real key)."""
+        if secret and len(secret.strip()) >= MIN_SECRET_LENGTH:
+            self._secrets.add(secret.strip())
+
+    def text(self, value: str) -> str:
+        # Longest first, so a secret containing another is removed whole.
+        for secret in sorted(self._secrets, key=len, reverse=True):
+            if secret in value:
+                value = value.replace(secret, REDACTED)
+        return value
+
+    def maybe(self, value: str | None) -> str | None:
+        return None if value is None else self.text(value)
+
+    def endpoint(self, url: str | None) -> str | None:
+        """A URL without credentials or query string (where keys hide), then redacted."""
+        if url is None:
+            return None
+        try:
+            parts = urlsplit(url)
+            host = parts.hostname or ""
+            netloc = f"{host}:{parts.port}" if parts.port else host
+            url = urlunsplit((parts.scheme, netloc, parts.path, "", "")) if parts.scheme else url
+        except ValueError:
+            pass
+        return self.text(url)

@@ -1,0 +1,56 @@
+"""Provides `OpenReport`: what happened while opening the history (and since), as sentences for the user."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class OpenReport:
+    """Facts about opening the database; `notices()` turns them into sentences."""
+
+    path: Path | None
+    read_only: bool = False
+    in_memory: bool = False
+    moved_aside: Path | None = None
+    backup: Path | None = None
+    migrated_from: int | None = None
+    interrupted_messages: int = 0
+    interrupted_tool_calls: int = 0
+    runtime: list[str] = field(default_factory=list)
+    """Sentences added after opening (disk full, writes saved again...)."""
+
+    def add(self, notice: str) -> None:
+        """Record a notice that happened after opening."""
+        self.runtime.append(notice)
+
+    def notices(self) -> list[str]:
+        """Everything the user should be told, oldest first."""
+        out: list[str] = []
+        if self.moved_aside is not None:
+            out.append(f"The history database was damaged; it was moved aside to {self.moved_aside} "
+                       f"(with its -wal/-shm files) and a fresh one was started at {self.path}.")
+        if self.in_memory:
+            out.append(f"History could not be created at {self.path}; sessions from this run are kept in memory "
+                       "only and will be lost when tui-agent exits.")
+        if self.read_only:
+            out.append(f"The history database {self.path} is read-only: past sessions can be read, but "
+                       "changes in this run are kept in memory only and will not be saved.")
+        if self.migrated_from is not None:
+            where = f" (backup at {self.backup})" if self.backup else ""
+            out.append(f"The history database was upgraded from schema version {self.migrated_from}{where}.")
+        if self.interrupted_messages:
+            out.append(f"{_count(self.interrupted_messages, 'reply')} cut off by an earlier exit "
+                       "marked interrupted.")
+        if self.interrupted_tool_calls:
+            out.append(f"{_count(self.interrupted_tool_calls, 'tool call')} left unfinished by an earlier exit "
+                       "marked interrupted; they will not be run again.")
+        return out + self.runtime
+
+
+def _count(n: int, noun: str) -> str:
+    if n == 1:
+        return f"1 {noun} was"
+    plural = "replies" if noun == "reply" else f"{noun}s"
+    return f"{n} {plural} were"

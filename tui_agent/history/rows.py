@@ -1,0 +1,102 @@
+"""Provides the reads: SQL rows turned into model objects, in one place (runs on the connection thread)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from tui_agent.history.models import Message, SearchHit, Session, ToolCall, Usage, utc_from_epoch
+from tui_agent.status import MessageStatus, Role, ToolStatus
+
+SESSION_COLUMNS = ("id, title, created_at, updated_at, model, endpoint, system_prompt, parent_session_id, "
+                   "parent_message_id, message_count")
+MESSAGE_COLUMNS = ("id, session_id, position, role, content, status, error, model, prompt_tokens, "
+                   "completion_tokens, created_at, updated_at")
+TOOL_COLUMNS = ("message_id, call_id, name, raw_arguments, arguments, status, result, error, started_at, "
+                "finished_at")
+IN_CHUNK = 500
+
+
+def session_from_row(row: Sequence[Any]) -> Session:
+    return Session(id=row[0], title=row[1], created_at=utc_from_epoch(row[2]), updated_at=utc_from_epoch(row[3]),
+                   model=row[4], endpoint=row[5], system_prompt=row[6], parent_session_id=row[7],
+                   parent_message_id=row[8], message_count=row[9])
+
+
+def message_from_row(row: Sequence[Any]) -> Message:
+    usage = None if row[8] is None and row[9] is None else Usage(row[8] or 0, row[9] or 0)
+    return Message(id=row[0], session_id=row[1], position=row[2], role=Role(row[3]), content=row[4],
+                   status=MessageStatus(row[5]), error=row[6], model=row[7], usage=usage,
+                   created_at=utc_from_epoch(row[10]), updated_at=utc_from_epoch(row[11]))
+
+
+def tool_call_from_row(row: Sequence[Any]) -> ToolCall:
+    return ToolCall(message_id=row[0], call_id=row[1], name=row[2], raw_arguments=row[3],
+                    arguments=None if row[4] is None else json.loads(row[4]), status=ToolStatus(row[5]),
+                    result=row[6], error=row[7], started_at=_maybe_time(row[8]), finished_at=_maybe_time(row[9]))
+
+
+def _maybe_time(value: float | None) -> Any:
+    return None if value is None else utc_from_epoch(value)
+
+
+def get_session(conn: sqlite3.Connection, id_or_prefix: str) -> Session | None:
+    """The session with this id, or the only one whose id starts with it."""
+    row = conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?", (id_or_prefix,)).fetchone()
+    if row is None and id_or_prefix:
+        rows = conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id >= ? AND id < ? LIMIT 2",
+                            (id_or_prefix, id_or_prefix + "\U0010ffff")).fetchall()
+        row = rows[0] if len(rows) == 1 else None
+    return None if row is None else session_from_row(row)
+
+
+def list_recent(conn: sqlite3.Connection, limit: int) -> list[Session]:
+    rows = conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC LIMIT ?", (limit,))
+    return [session_from_row(row) for row in rows]
+
+
+def attach_tool_calls(conn: sqlite3.Connection, messages: list[Message]) -> list[Message]:
+    """Fill each message's `tool_calls` (in the order they were recorded)."""
+    by_id = {m.id: m for m in messages if m.role is Role.ASSISTANT}
+    ids = list(by_id)
+    for start in range(0, len(ids), IN_CHUNK):
+        chunk = ids[start:start + IN_CHUNK]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(f"SELECT {TOOL_COLUMNS} FROM tool_calls WHERE message_id IN ({marks}) ORDER BY seq",
+                            chunk)
+        for row in rows:
+            by_id[row[0]].tool_calls.append(tool_call_from_row(row))
+    return messages
+
+
+def load_tail(conn: sqlite3.Connection, session_id: str, before: int | None, limit: int) -> list[Message]:
+    """Up to `limit` messages before `position` (all the way to the end when None), oldest first."""
+    bound = before if before is not None else 2**62
+    rows = conn.execute(f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND position < ? "
+                        "ORDER BY position DESC LIMIT ?", (session_id, bound, limit)).fetchall()
+    return attach_tool_calls(conn, [message_from_row(row) for row in reversed(rows)])
+
+
+def load_all(conn: sqlite3.Connection, session_id: str) -> list[Message]:
+    rows = conn.execute(f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY position",
+                        (session_id,)).fetchall()
+    return attach_tool_calls(conn, [message_from_row(row) for row in rows])
+
+
+def fts_query(text: str) -> str:
+    """Turn what a person typed into an FTS5 query: every word must appear (no query syntax errors)."""
+    words = [word.replace('"', '""') for word in text.split()]
+    return " ".join(f'"{word}"' for word in words)
+
+
+def search(conn: sqlite3.Connection, text: str, limit: int) -> list[SearchHit]:
+    query = fts_query(text)
+    if not query:
+        return []
+    rows = conn.execute(
+        "SELECT m.session_id, s.title, m.id, snippet(messages_fts, 0, '[', ']', '…', 12), m.role, m.position "
+        "FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid JOIN sessions s ON s.id = m.session_id "
+        "WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?", (query, limit))
+    return [SearchHit(row[0], row[1], row[2], row[3], Role(row[4]), row[5]) for row in rows]

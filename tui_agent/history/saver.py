@@ -1,0 +1,76 @@
+"""Provides `StreamingSaver`: saves a streaming reply's text at most every `interval` seconds.
+
+`push()` is synchronous and cheap (called per token); one background write carries everything pushed
+since the last one, so a reply costs a handful of writes however many tokens it has. `finish()` writes
+the full text with the final status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
+from tui_agent.history.models import Usage
+from tui_agent.status import MessageStatus
+
+if TYPE_CHECKING:
+    from tui_agent.history.store import HistoryStore
+
+
+class StreamingSaver:
+    """Coalesces streamed text into at most one save per `interval` for one message."""
+
+    def __init__(self, store: HistoryStore, message_id: str, interval: float = 0.3) -> None:
+        self._store = store
+        self._message_id = message_id
+        self._interval = interval
+        self._parts: list[str] = []
+        self._saved_length = 0
+        self._last_save = time.monotonic()
+        self._timer: asyncio.Task[None] | None = None
+        self._finished = False
+
+    @property
+    def text(self) -> str:
+        """Everything pushed so far."""
+        if len(self._parts) > 1:
+            self._parts = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    def push(self, text: str) -> None:
+        """Append streamed text; a save is scheduled if none is pending."""
+        if self._finished or not text:
+            return
+        self._parts.append(text)
+        if self._timer is None:
+            delay = max(0.0, self._last_save + self._interval - time.monotonic())
+            self._timer = asyncio.get_running_loop().create_task(self._save_after(delay), name="history-save")
+
+    async def _save_after(self, delay: float) -> None:
+        await asyncio.sleep(delay)
+        text = self.text
+        self._last_save = time.monotonic()
+        try:
+            await self._store.update_streaming_text(self._message_id, text)
+            self._saved_length = len(text)
+        finally:
+            self._timer = None
+        if len(self.text) > self._saved_length and not self._finished:
+            self._timer = asyncio.get_running_loop().create_task(self._save_after(self._interval), name="history-save")
+
+    @property
+    def saved_length(self) -> int:
+        """How many characters the last completed save wrote."""
+        return self._saved_length
+
+    async def finish(self, status: MessageStatus, error: str | None = None, usage: Usage | None = None) -> None:
+        """Stop saving and write the full text with its final status, error and usage."""
+        self._finished = True
+        timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+            # A save already on its way to the database is allowed to land first (it is superseded anyway).
+            await asyncio.gather(timer, return_exceptions=True)
+        await self._store.finish_message(self._message_id, status, content=self.text, error=error, usage=usage)
+        self._saved_length = len(self.text)

@@ -1,0 +1,139 @@
+"""Provides the schema as append-only migrations keyed by `PRAGMA user_version`.
+
+Each step and its version bump run in one `BEGIN IMMEDIATE` transaction, so a crash mid-migration
+leaves the previous version intact. Never edit a released step: append a new one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from tui_agent.history.errors import SchemaTooNewError
+
+_STATUSES = "'streaming', 'complete', 'interrupted', 'failed'"
+_TOOL_STATUSES = "'pending', 'awaiting_approval', 'running', 'done', 'failed', 'denied', 'interrupted'"
+
+V1_TABLES: tuple[str, ...] = (
+    """CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        model TEXT,
+        endpoint TEXT,
+        system_prompt TEXT,
+        parent_session_id TEXT REFERENCES sessions(id) ON DELETE SET NULL,
+        parent_message_id TEXT,
+        message_count INTEGER NOT NULL DEFAULT 0
+    )""",
+    "CREATE INDEX sessions_recent ON sessions(updated_at DESC)",
+    # `seq` is an explicit rowid so VACUUM cannot renumber rows behind the full-text index.
+    f"""CREATE TABLE messages (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+        content TEXT NOT NULL DEFAULT '',
+        status TEXT NOT NULL CHECK (status IN ({_STATUSES})),
+        error TEXT,
+        model TEXT,
+        prompt_tokens INTEGER,
+        completion_tokens INTEGER,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        owner TEXT,
+        UNIQUE (session_id, position)
+    )""",
+    "CREATE INDEX messages_streaming ON messages(status) WHERE status = 'streaming'",
+    f"""CREATE TABLE tool_calls (
+        seq INTEGER PRIMARY KEY,
+        message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+        call_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        raw_arguments TEXT NOT NULL,
+        arguments TEXT,
+        status TEXT NOT NULL CHECK (status IN ({_TOOL_STATUSES})),
+        result TEXT,
+        error TEXT,
+        started_at REAL,
+        finished_at REAL,
+        owner TEXT,
+        UNIQUE (message_id, call_id)
+    )""",
+    "CREATE INDEX tool_calls_open ON tool_calls(status) "
+    "WHERE status IN ('pending', 'awaiting_approval', 'running')",
+)
+
+# Only settled text is indexed: a streaming reply is rewritten every ~300 ms and would be re-tokenised
+# each time; it is indexed once it completes or is marked interrupted.
+V2_SEARCH: tuple[str, ...] = (
+    "CREATE VIRTUAL TABLE messages_fts USING fts5(content, content='messages', content_rowid='seq', "
+    "tokenize='unicode61 remove_diacritics 2')",
+    """CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.status != 'streaming' BEGIN
+        INSERT INTO messages_fts(rowid, content) VALUES (new.seq, new.content);
+    END""",
+    """CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages WHEN old.status != 'streaming' BEGIN
+        INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+    END""",
+    """CREATE TRIGGER messages_fts_update_old AFTER UPDATE OF content, status ON messages
+        WHEN old.status != 'streaming' BEGIN
+        INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+    END""",
+    """CREATE TRIGGER messages_fts_update_new AFTER UPDATE OF content, status ON messages
+        WHEN new.status != 'streaming' BEGIN
+        INSERT INTO messages_fts(rowid, content) VALUES (new.seq, new.content);
+    END""",
+    "INSERT INTO messages_fts(rowid, content) SELECT seq, content FROM messages WHERE status != 'streaming'",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1_TABLES, V2_SEARCH)
+"""Step N (1-based) brings the database from version N-1 to N."""
+
+LATEST_VERSION = len(MIGRATIONS)
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    """Read the schema version stored in the database header."""
+    row = conn.execute("PRAGMA user_version").fetchone()
+    return int(row[0])
+
+
+def check_not_newer(conn: sqlite3.Connection, where: str, latest: int = LATEST_VERSION) -> int:
+    """Return the version, refusing (without writing) a database from a newer tui-agent."""
+    version = user_version(conn)
+    if version > latest:
+        raise SchemaTooNewError(
+            f"The history database {where} was written by a newer tui-agent (schema version {version}; "
+            f"this one understands up to {latest}). It was left untouched: upgrade tui-agent, or use "
+            "--db to choose another file."
+        )
+    return version
+
+
+def migrate(conn: sqlite3.Connection, migrations: Sequence[Sequence[str]] = MIGRATIONS,
+            target: int | None = None) -> int:
+    """Apply every missing step up to `target` (default: all); return the number of steps applied.
+
+    `conn` must be in autocommit mode (isolation_level=None) so the transactions here are explicit.
+    """
+    goal = len(migrations) if target is None else target
+    applied = 0
+    for version in range(user_version(conn) + 1, goal + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Re-read inside the write lock: another instance may have migrated meanwhile.
+            if user_version(conn) >= version:
+                conn.execute("ROLLBACK")
+                continue
+            for statement in migrations[version - 1]:
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {int(version)}")
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        applied += 1
+    return applied

@@ -1,0 +1,278 @@
+"""Provides `HistoryStore`: the async API over the history database (one connection, one writer).
+
+Reads and grouped writes run on aiosqlite's connection thread, one hop each, so the event loop never
+waits on the disk. Writes that the disk refuses (full, locked, read-only) are kept in memory and retried;
+`report.notices()` says what happened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+
+from tui_agent import paths
+from tui_agent.history import export, owners, rows, writes
+from tui_agent.history.errors import HistoryError, SessionNotFoundError
+from tui_agent.history.models import Message, SearchHit, Session, Usage
+from tui_agent.history.opening import CorruptDatabaseError, Mode, choose_mode, move_aside, prepare, uri_for
+from tui_agent.history.redact import Redactor
+from tui_agent.history.report import OpenReport
+from tui_agent.history.writer import DEFERRED, Writer
+from tui_agent.status import MessageStatus, Role, ToolStatus
+
+T = TypeVar("T")
+DEFAULT_BUSY_TIMEOUT = 5.0
+
+
+class HistoryStore:
+    """Sessions, messages and tool calls in one SQLite file. Create with `await HistoryStore.open(path)`."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: Path, mode: Mode, report: OpenReport,
+                 redactor: Redactor, retry_delay: float) -> None:
+        self._conn = conn
+        self.path = path
+        self.mode = mode
+        self.report = report
+        self.redactor = redactor
+        self.owner = owners.new_owner()
+        self.on_notice: Callable[[str], None] | None = None
+        """Called with each notice raised after opening (disk full, saving again...)."""
+        self._writer = Writer(self._call, enabled=mode is not Mode.READ_ONLY and mode is not Mode.IMMUTABLE,
+                              notify=self._notify, where=str(path), retry_delay=retry_delay)
+        self._next_position: dict[str, int] = {}
+        self._closed = False
+
+    @classmethod
+    async def open(cls, path: Path | None = None, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+                   retry_delay: float = 1.0, redactor: Redactor | None = None) -> HistoryStore:
+        """Open (creating, migrating, recovering or moving aside as needed) the database at `path`."""
+        db, mode = await asyncio.to_thread(_resolve, path)
+        report = OpenReport(db)
+        try:
+            conn = await _connect(db, mode, report, int(busy_timeout * 1000))
+        except CorruptDatabaseError:
+            report.moved_aside = await asyncio.to_thread(move_aside, db)
+            conn = await _connect(db, mode, report, int(busy_timeout * 1000))
+        report.read_only = mode in (Mode.READ_ONLY, Mode.IMMUTABLE)
+        report.in_memory = mode is Mode.MEMORY
+        return cls(conn, db, mode, report, redactor or Redactor.from_environment(), retry_delay)
+
+    @property
+    def read_only(self) -> bool:
+        """True when the file could only be opened for reading (changes are kept in memory)."""
+        return self.report.read_only
+
+    @property
+    def pending_writes(self) -> int:
+        """Writes kept in memory because the disk refused them (0 when everything is saved)."""
+        return self._writer.pending
+
+    def _notify(self, notice: str) -> None:
+        self.report.add(notice)
+        if self.on_notice is not None:
+            self.on_notice(notice)
+
+    async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        if self._closed:
+            raise HistoryError("The history store is closed.")
+        raw = self._conn._conn  # the sqlite3 connection, used only on aiosqlite's thread
+        try:
+            result: T = await self._conn._execute(fn, raw)  # type: ignore[no-untyped-call]
+        except sqlite3.DatabaseError as error:
+            raise _readable(error, self.path) from error
+        return result
+
+    async def _write(self, fn: Callable[[sqlite3.Connection], Any], key: object | None = None) -> Any:
+        return await self._writer.submit(fn, key)
+
+    # sessions
+
+    async def create_session(self, title: str, model: str | None = None, endpoint: str | None = None,
+                             system_prompt: str | None = None) -> Session:
+        now = datetime.now(UTC)
+        r = self.redactor
+        session = Session(writes.new_id(), r.text(title), now, now, model, r.endpoint(endpoint),
+                          r.maybe(system_prompt))
+        await self._write(writes.insert_session(session))
+        self._next_position[session.id] = 0
+        return session
+
+    async def rename_session(self, session_id: str, title: str) -> None:
+        await self._write(writes.rename_session(session_id, self.redactor.text(title)))
+
+    async def delete_session(self, session_id: str) -> None:
+        await self._write(writes.delete_session(session_id))
+        self._next_position.pop(session_id, None)
+
+    async def fork_session(self, session_id: str, message_id: str) -> Session:
+        """A new session with copies of `session_id`'s messages up to and including `message_id`."""
+        source = await self._require_session(session_id)
+        now = datetime.now(UTC)
+        fork = Session(writes.new_id(), f"{source.title} (fork)", now, now, source.model, source.endpoint,
+                       source.system_prompt, source.id, message_id)
+        count = await self._write(writes.fork_session(fork, source.id, message_id))
+        fork.message_count = 0 if count is DEFERRED else int(count)
+        self._next_position[fork.id] = fork.message_count
+        return fork
+
+    async def get_session(self, id_or_unique_prefix: str) -> Session | None:
+        """The session with this id, or the only one whose id starts with it; None if none (or several)."""
+        return await self._call(lambda conn: rows.get_session(conn, id_or_unique_prefix))
+
+    async def _require_session(self, id_or_prefix: str) -> Session:
+        session = await self.get_session(id_or_prefix)
+        if session is None:
+            raise SessionNotFoundError(f"There is no session {id_or_prefix!r} in the history "
+                                       "(see `tui-agent sessions list`).")
+        return session
+
+    async def list_recent(self, limit: int = 50) -> list[Session]:
+        """Sessions, most recently updated first."""
+        return await self._call(lambda conn: rows.list_recent(conn, limit))
+
+    async def search(self, query: str, limit: int = 50) -> list[SearchHit]:
+        """Messages (in every session) containing all the words of `query`, best matches first."""
+        return await self._call(lambda conn: rows.search(conn, query, limit))
+
+    # messages
+
+    async def begin_turn(self, session_id: str, prompt: str, model: str | None = None) -> tuple[Message, Message]:
+        """Commit the user's prompt and a `streaming` assistant placeholder in one transaction."""
+        user = self._new_message(session_id, Role.USER, prompt, MessageStatus.COMPLETE, None)
+        reply = self._new_message(session_id, Role.ASSISTANT, "", MessageStatus.STREAMING, model)
+        await self._add_messages([user, reply])
+        return user, reply
+
+    async def append_message(self, session_id: str, role: Role, content: str, status: MessageStatus,
+                             model: str | None = None) -> Message:
+        message = self._new_message(session_id, role, content, status, model)
+        await self._add_messages([message])
+        return message
+
+    def _new_message(self, session_id: str, role: Role, content: str, status: MessageStatus,
+                     model: str | None) -> Message:
+        now = datetime.now(UTC)
+        return Message(writes.new_id(), session_id, -1, role, self.redactor.text(content), status, None, model,
+                       None, now, now)
+
+    async def _add_messages(self, messages: list[Message]) -> None:
+        session_id = messages[0].session_id
+        if session_id not in self._next_position:
+            self._next_position[session_id] = (await self._require_session(session_id)).message_count
+        first = await self._write(writes.add_messages(messages, self.owner))
+        if first is DEFERRED:
+            first = self._next_position[session_id]
+        for offset, message in enumerate(messages):
+            message.position = int(first) + offset
+        self._next_position[session_id] = int(first) + len(messages)
+
+    async def update_streaming_text(self, message_id: str, text: str) -> None:
+        """Save the text streamed so far (call at most every ~300 ms; see `StreamingSaver`)."""
+        await self._write(writes.update_text(message_id, self.redactor.text(text)), key=("text", message_id))
+
+    async def finish_message(self, message_id: str, status: MessageStatus, content: str | None = None,
+                             error: str | None = None, usage: Usage | None = None) -> None:
+        r = self.redactor
+        await self._write(writes.finish_message(message_id, status, r.maybe(content), r.maybe(error), usage))
+
+    async def record_tool_call(self, message_id: str, call_id: str, name: str, raw_arguments: str,
+                               arguments: dict[str, Any] | None, status: ToolStatus = ToolStatus.PENDING) -> None:
+        """Record a tool call before it runs (recording the same call again updates it)."""
+        raw = self.redactor.text(raw_arguments)
+        parsed = None if arguments is None else _redact_json(arguments, self.redactor)
+        await self._write(writes.record_tool_call(message_id, call_id, name, raw, parsed, status, self.owner))
+
+    async def update_tool_call(self, message_id: str, call_id: str, status: ToolStatus, result: str | None = None,
+                               error: str | None = None) -> None:
+        """Move a call on: `running` stamps started_at, a final status stamps finished_at."""
+        r = self.redactor
+        await self._write(writes.update_tool_call(message_id, call_id, status, r.maybe(result), r.maybe(error),
+                                                  self.owner))
+
+    async def load_tail(self, session_id: str, limit: int) -> list[Message]:
+        """The last `limit` messages of a session, oldest first, tool calls included."""
+        return await self._call(lambda conn: rows.load_tail(conn, session_id, None, limit))
+
+    async def load_before(self, session_id: str, position: int, limit: int) -> list[Message]:
+        """Up to `limit` messages just before `position`, oldest first (to page backwards)."""
+        return await self._call(lambda conn: rows.load_tail(conn, session_id, position, limit))
+
+    async def count_messages(self, session_id: str) -> int:
+        session = await self.get_session(session_id)
+        return 0 if session is None else session.message_count
+
+    # export
+
+    async def export_markdown(self, session_id: str) -> str:
+        session, messages = await self._whole(session_id)
+        return export.to_markdown(session, messages)
+
+    async def export_json(self, session_id: str) -> str:
+        session, messages = await self._whole(session_id)
+        return export.to_json(session, messages)
+
+    async def _whole(self, session_id: str) -> tuple[Session, list[Message]]:
+        session = await self._require_session(session_id)
+        return session, await self._call(lambda conn: rows.load_all(conn, session.id))
+
+    # lifecycle
+
+    async def flush(self) -> bool:
+        """Try to save everything kept in memory now; True when nothing is left unsaved."""
+        return await self._writer.flush()
+
+    async def close(self) -> None:
+        """Save what can be saved, mark this store's unfinished replies interrupted, close the file."""
+        if self._closed:
+            return
+        if self._writer.pending == 0 and self.mode in (Mode.READ_WRITE, Mode.MEMORY):
+            await self._write(writes.interrupt_owned(self.owner))
+        saved = await self._writer.flush()
+        await self._writer.close()
+        if not saved:
+            self._notify(f"{self._writer.pending} change(s) to the history could not be saved to {self.path} "
+                         f"({self._writer.failing or 'it is read-only'}).")
+        self._closed = True
+        owners.release(self.owner)
+        await self._conn.close()
+
+
+def _resolve(path: Path | None) -> tuple[Path, Mode]:
+    resolved = Path(path).expanduser() if path is not None else paths.db_path()
+    return resolved, choose_mode(resolved)
+
+
+async def _connect(path: Path, mode: Mode, report: OpenReport, busy_ms: int) -> aiosqlite.Connection:
+    conn = await aiosqlite.connect(uri_for(path, mode), uri=True, isolation_level=None)
+    try:
+        await conn._execute(prepare, conn._conn, path, mode, report, busy_ms)  # type: ignore[no-untyped-call]
+    except BaseException:
+        await conn.close()
+        raise
+    return conn
+
+
+def _readable(error: sqlite3.DatabaseError, path: Path) -> HistoryError:
+    code = (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF
+    if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+        return HistoryError(f"The history database {path} is damaged ({error}); restart tui-agent to move it "
+                            "aside and start a fresh one.")
+    return HistoryError(f"The history database {path} could not be read ({error}).")
+
+
+def _redact_json(value: Any, redactor: Redactor) -> Any:
+    if isinstance(value, str):
+        return redactor.text(value)
+    if isinstance(value, dict):
+        return {k: _redact_json(v, redactor) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_json(v, redactor) for v in value]
+    return value
+
+

@@ -1,0 +1,228 @@
+"""Provides `Writer`: the single writer that groups queued writes into one transaction per thread hop.
+
+Each write is a function of the sqlite3 connection. Writes queued while a transaction is in flight are
+committed together in the next one (each inside its own savepoint, so one bad write fails alone).
+When the disk is full, the file is locked for longer than `busy_timeout`, or it turns read-only, the
+writes stay queued in memory, callers get their in-memory result, a notice is raised and the writer
+retries with backoff; `flush()` tries once more at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import sqlite3
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+TRANSIENT_CODES = frozenset({
+    sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR,
+    sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PROTOCOL,
+})
+MAX_BATCH = 500
+WriteFn = Callable[[sqlite3.Connection], Any]
+Call = Callable[[Callable[[sqlite3.Connection], Any]], Awaitable[Any]]
+
+
+class Deferred:
+    """Marker result: the write is kept in memory and will be retried."""
+
+
+DEFERRED = Deferred()
+
+
+def is_transient(error: BaseException) -> bool:
+    """True for failures that may pass (disk full, locked, I/O, read-only) - worth keeping and retrying."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return isinstance(error, sqlite3.OperationalError) and code is not None and (code & 0xFF) in TRANSIENT_CODES
+
+
+def describe(error: BaseException) -> str:
+    """A short human reason for a transient failure."""
+    code = (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF
+    return {
+        sqlite3.SQLITE_FULL: "the disk is full",
+        sqlite3.SQLITE_BUSY: "another program kept the database locked",
+        sqlite3.SQLITE_LOCKED: "another program kept the database locked",
+        sqlite3.SQLITE_READONLY: "the file became read-only",
+    }.get(code, f"the disk reported an error ({error})")
+
+
+@dataclass
+class _Op:
+    fn: WriteFn
+    key: object | None
+    future: asyncio.Future[Any]
+    followers: list[asyncio.Future[Any]] = field(default_factory=list)
+
+    def resolve(self, value: Any, error: BaseException | None = None) -> None:
+        for future in (self.future, *self.followers):
+            if future.done():
+                continue
+            if error is None:
+                future.set_result(value)
+            else:
+                future.set_exception(error)
+
+
+def run_batch(conn: sqlite3.Connection, fns: list[WriteFn]) -> list[tuple[bool, Any]]:
+    """Run writes in one BEGIN IMMEDIATE transaction; return (ok, value-or-error) per write.
+
+    A transient error aborts the whole transaction (raised); any other error fails only its write.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        results = [_run_one(conn, fn, savepoint=len(fns) > 1) for fn in fns]
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return results
+
+
+def _run_batch_of(fns: list[WriteFn], conn: sqlite3.Connection) -> list[tuple[bool, Any]]:
+    return run_batch(conn, fns)
+
+
+def _run_one(conn: sqlite3.Connection, fn: WriteFn, *, savepoint: bool) -> tuple[bool, Any]:
+    if savepoint:
+        conn.execute("SAVEPOINT op")
+    try:
+        value = fn(conn)
+    except Exception as error:
+        if is_transient(error) or not savepoint:
+            raise
+        conn.execute("ROLLBACK TO op")
+        conn.execute("RELEASE op")
+        return False, error
+    if savepoint:
+        conn.execute("RELEASE op")
+    return True, value
+
+
+class Writer:
+    """Queue of writes, drained by one task; keeps writes in memory while the disk refuses them."""
+
+    def __init__(self, call: Call, *, enabled: bool, notify: Callable[[str], None], where: str,
+                 retry_delay: float = 1.0, max_retry_delay: float = 30.0) -> None:
+        self._call = call
+        self._enabled = enabled
+        self._notify = notify
+        self._where = where
+        self._queue: list[_Op] = []
+        self._in_flight = 0
+        self._drainer: asyncio.Task[None] | None = None
+        self._retry: asyncio.TimerHandle | None = None
+        self._failing: str | None = None
+        self._base_delay = retry_delay
+        self._delay = retry_delay
+        self._max_delay = max_retry_delay
+
+    @property
+    def pending(self) -> int:
+        """Writes kept in memory, not yet committed."""
+        return len(self._queue)
+
+    @property
+    def failing(self) -> str | None:
+        """Why writes are being kept in memory, or None when they are being saved."""
+        return self._failing
+
+    async def submit(self, fn: WriteFn, key: object | None = None) -> Any:
+        """Queue a write and wait for its commit; returns its value, or `DEFERRED` if kept in memory."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        op = _Op(fn, key, future)
+        if key is not None:
+            self._supersede(op)
+        self._queue.append(op)
+        if not self._enabled or (self._failing and self._retry is not None):
+            op.resolve(DEFERRED)
+        else:
+            self._start()
+        return await future
+
+    def _supersede(self, op: _Op) -> None:
+        # An older write with the same key (the same streaming text) is replaced by the newer one.
+        for index in range(self._in_flight, len(self._queue)):
+            old = self._queue[index]
+            if old.key == op.key:
+                del self._queue[index]
+                op.followers.append(old.future)
+                op.followers.extend(old.followers)
+                return
+
+    def _start(self) -> None:
+        if self._drainer is None or self._drainer.done():
+            self._drainer = asyncio.get_running_loop().create_task(self._drain(), name="history-writer")
+
+    async def flush(self) -> bool:
+        """Try to commit everything queued now; True when nothing is left in memory."""
+        if not self._enabled:
+            return not self._queue
+        self._cancel_retry()
+        if self._drainer is not None and not self._drainer.done():
+            await asyncio.shield(self._drainer)
+        if self._queue:
+            self._start()
+            assert self._drainer is not None
+            await asyncio.shield(self._drainer)
+        return not self._queue
+
+    async def _drain(self) -> None:
+        while self._queue:
+            batch = self._queue[:MAX_BATCH]
+            self._in_flight = len(batch)
+            try:
+                results = await self._call(functools.partial(_run_batch_of, [op.fn for op in batch]))
+            except Exception as error:
+                self._in_flight = 0
+                if not is_transient(error):
+                    self._fail_batch(batch, error)
+                    continue
+                self._keep_in_memory(batch, error)
+                return
+            self._in_flight = 0
+            del self._queue[: len(batch)]
+            for op, (ok, value) in zip(batch, results, strict=True):
+                op.resolve(value if ok else None, None if ok else value)
+            self._recovered()
+
+    def _fail_batch(self, batch: list[_Op], error: BaseException) -> None:
+        # Not a disk condition: the write itself is wrong; its caller gets the error.
+        del self._queue[: len(batch)]
+        for op in batch:
+            op.resolve(None, error)
+
+    def _keep_in_memory(self, batch: list[_Op], error: BaseException) -> None:
+        for op in batch:
+            op.resolve(DEFERRED)
+        if self._failing is None:
+            self._notify(f"Could not save history to {self._where}: {describe(error)}. Keeping this session "
+                         "in memory and retrying.")
+        self._failing = describe(error)
+        loop = asyncio.get_running_loop()
+        self._retry = loop.call_later(self._delay, self._retry_now)
+        self._delay = min(self._delay * 2, self._max_delay)
+
+    def _retry_now(self) -> None:
+        self._retry = None
+        self._start()
+
+    def _cancel_retry(self) -> None:
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+
+    def _recovered(self) -> None:
+        if self._failing is not None:
+            self._failing = None
+            self._notify(f"History is being saved to {self._where} again; nothing was lost.")
+        self._delay = self._base_delay
+
+    async def close(self) -> None:
+        """Stop retrying (after the caller's last flush)."""
+        self._cancel_retry()
+        if self._drainer is not None and not self._drainer.done():
+            await asyncio.shield(self._drainer)

@@ -1,0 +1,179 @@
+"""Provides the writes: each builds a function of the sqlite3 connection that the `Writer` runs in a transaction."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from tui_agent.history.errors import MessageNotFoundError, SessionNotFoundError
+from tui_agent.history.models import Message, Session, Usage
+from tui_agent.history.writer import WriteFn
+from tui_agent.status import MessageStatus, ToolStatus
+
+OPEN_TOOL = (ToolStatus.PENDING, ToolStatus.AWAITING_APPROVAL, ToolStatus.RUNNING)
+
+
+def new_id() -> str:
+    """A fresh id: uuid4 as 32 hex digits."""
+    return uuid.uuid4().hex
+
+
+def insert_session(session: Session) -> WriteFn:
+    row = (session.id, session.title, session.created_at.timestamp(), session.updated_at.timestamp(), session.model,
+           session.endpoint, session.system_prompt, session.parent_session_id, session.parent_message_id)
+
+    def run(conn: sqlite3.Connection) -> None:
+        conn.execute("INSERT INTO sessions (id, title, created_at, updated_at, model, endpoint, system_prompt, "
+                     "parent_session_id, parent_message_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+    return run
+
+
+def rename_session(session_id: str, title: str) -> WriteFn:
+    def run(conn: sqlite3.Connection) -> None:
+        cur = conn.execute("UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?",
+                           (title, time.time(), session_id))
+        _require(cur.rowcount, session_id)
+    return run
+
+
+def delete_session(session_id: str) -> WriteFn:
+    def run(conn: sqlite3.Connection) -> None:
+        _require(conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount, session_id)
+    return run
+
+
+def _require(rowcount: int, session_id: str) -> None:
+    if rowcount == 0:
+        raise SessionNotFoundError(f"There is no session {session_id!r} in the history.")
+
+
+def add_messages(messages: Sequence[Message], owner: str) -> WriteFn:
+    """Insert messages at the end of their session; returns the position of the first (decided in-transaction)."""
+    session_id = messages[0].session_id
+
+    def run(conn: sqlite3.Connection) -> int:
+        now = time.time()
+        row = conn.execute("UPDATE sessions SET message_count = message_count + ?, updated_at = ? WHERE id = ? "
+                           "RETURNING message_count", (len(messages), now, session_id)).fetchone()
+        if row is None:
+            raise SessionNotFoundError(f"There is no session {session_id!r} in the history.")
+        first = int(row[0]) - len(messages)
+        conn.executemany(
+            "INSERT INTO messages (id, session_id, position, role, content, status, model, created_at, updated_at, "
+            "owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(m.id, session_id, first + i, m.role.value, m.content, m.status.value, m.model, now, now,
+              owner if m.status is MessageStatus.STREAMING else None) for i, m in enumerate(messages)])
+        return first
+    return run
+
+
+def update_text(message_id: str, text: str) -> WriteFn:
+    def run(conn: sqlite3.Connection) -> None:
+        conn.execute("UPDATE messages SET content = ?, updated_at = ? WHERE id = ?", (text, time.time(), message_id))
+    return run
+
+
+def finish_message(message_id: str, status: MessageStatus, content: str | None, error: str | None,
+                   usage: Usage | None) -> WriteFn:
+    tokens = (None, None) if usage is None else (usage.prompt_tokens, usage.completion_tokens)
+
+    def run(conn: sqlite3.Connection) -> None:
+        now = time.time()
+        row = conn.execute(
+            "UPDATE messages SET status = ?, content = COALESCE(?, content), error = ?, "
+            "prompt_tokens = COALESCE(?, prompt_tokens), completion_tokens = COALESCE(?, completion_tokens), "
+            "updated_at = ?, owner = NULL WHERE id = ? RETURNING session_id",
+            (status.value, content, error, *tokens, now, message_id)).fetchone()
+        if row is None:
+            raise MessageNotFoundError(f"There is no message {message_id!r} in the history.")
+        conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, row[0]))
+    return run
+
+
+def record_tool_call(message_id: str, call_id: str, name: str, raw_arguments: str,
+                     arguments: dict[str, Any] | None, status: ToolStatus, owner: str) -> WriteFn:
+    row = (message_id, call_id, name, raw_arguments, None if arguments is None else json.dumps(arguments),
+           status.value, owner if status in OPEN_TOOL else None)
+
+    def run(conn: sqlite3.Connection) -> None:
+        now = time.time()
+        try:
+            conn.execute(
+                "INSERT INTO tool_calls (message_id, call_id, name, raw_arguments, arguments, status, owner, "
+                "started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (message_id, call_id) DO UPDATE SET name = excluded.name, "
+                "raw_arguments = excluded.raw_arguments, arguments = excluded.arguments, status = excluded.status, "
+                "owner = excluded.owner",
+                (*row, now if status is ToolStatus.RUNNING else None, now if status.is_final else None))
+        except sqlite3.IntegrityError as error:
+            raise MessageNotFoundError(f"There is no message {message_id!r} to attach tool call "
+                                       f"{call_id!r} to.") from error
+    return run
+
+
+def update_tool_call(message_id: str, call_id: str, status: ToolStatus, result: str | None, error: str | None,
+                     owner: str) -> WriteFn:
+    def run(conn: sqlite3.Connection) -> None:
+        now = time.time()
+        cur = conn.execute(
+            "UPDATE tool_calls SET status = ?, result = COALESCE(?, result), error = COALESCE(?, error), "
+            "started_at = CASE WHEN ? THEN COALESCE(started_at, ?) ELSE started_at END, "
+            "finished_at = CASE WHEN ? THEN ? ELSE finished_at END, owner = ? WHERE message_id = ? AND call_id = ?",
+            (status.value, result, error, status is ToolStatus.RUNNING, now, status.is_final, now,
+             owner if status in OPEN_TOOL else None, message_id, call_id))
+        if cur.rowcount == 0:
+            raise MessageNotFoundError(f"There is no tool call {call_id!r} on message {message_id!r}.")
+    return run
+
+
+def fork_session(fork: Session, source_id: str, message_id: str) -> WriteFn:
+    """Create `fork` holding copies of the source's messages up to and including `message_id`."""
+    def run(conn: sqlite3.Connection) -> int:
+        row = conn.execute("SELECT position FROM messages WHERE id = ? AND session_id = ?",
+                           (message_id, source_id)).fetchone()
+        if row is None:
+            raise MessageNotFoundError(f"Session {source_id!r} has no message {message_id!r} to fork from.")
+        insert_session(fork)(conn)
+        count = _copy_messages(conn, source_id, fork.id, int(row[0]))
+        conn.execute("UPDATE sessions SET message_count = ? WHERE id = ?", (count, fork.id))
+        return count
+    return run
+
+
+def _copy_messages(conn: sqlite3.Connection, source_id: str, fork_id: str, last: int) -> int:
+    rows = conn.execute("SELECT id FROM messages WHERE session_id = ? AND position <= ? ORDER BY position",
+                        (source_id, last)).fetchall()
+    mapping = [(new_id(), old) for (old,) in rows]
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS fork_map (new TEXT, old TEXT)")
+    conn.execute("DELETE FROM fork_map")
+    conn.executemany("INSERT INTO fork_map VALUES (?, ?)", mapping)
+    # A copied reply that was still streaming is not streaming in the fork.
+    conn.execute(
+        "INSERT INTO messages (id, session_id, position, role, content, status, error, model, prompt_tokens, "
+        "completion_tokens, created_at, updated_at) SELECT f.new, ?, m.position, m.role, m.content, "
+        "CASE m.status WHEN 'streaming' THEN 'interrupted' ELSE m.status END, m.error, m.model, m.prompt_tokens, "
+        "m.completion_tokens, m.created_at, m.updated_at FROM fork_map f JOIN messages m ON m.id = f.old "
+        "ORDER BY m.position", (fork_id,))
+    conn.execute(
+        "INSERT INTO tool_calls (message_id, call_id, name, raw_arguments, arguments, status, result, error, "
+        "started_at, finished_at) SELECT f.new, t.call_id, t.name, t.raw_arguments, t.arguments, "
+        "CASE WHEN t.status IN ('pending', 'awaiting_approval', 'running') THEN 'interrupted' ELSE t.status END, "
+        "t.result, t.error, t.started_at, t.finished_at FROM fork_map f JOIN tool_calls t ON t.message_id = f.old "
+        "ORDER BY t.seq")
+    conn.execute("DELETE FROM fork_map")
+    return len(mapping)
+
+
+def interrupt_owned(owner: str) -> WriteFn:
+    """On close: this store's replies still streaming and calls still open become interrupted."""
+    def run(conn: sqlite3.Connection) -> None:
+        now = time.time()
+        conn.execute("UPDATE messages SET status = 'interrupted', updated_at = ?, owner = NULL "
+                     "WHERE status = 'streaming' AND owner = ?", (now, owner))
+        conn.execute("UPDATE tool_calls SET status = 'interrupted', finished_at = ?, owner = NULL "
+                     "WHERE status IN ('pending', 'awaiting_approval', 'running') AND owner = ?", (now, owner))
+    return run
