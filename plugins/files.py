@@ -9,11 +9,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from tui_agent.tools import tool
 
 MAX_LISTED = 500
-MAX_READ_BYTES = 64 * 1024
+MAX_READ_BYTES = 24 * 1024
+"""Below the runner's default output cap, so a read is never cut mid-way."""
 MAX_SEARCHED_FILES = 5000
 MAX_SEARCH_FILE_BYTES = 1024 * 1024
 MAX_MATCHES = 100
@@ -63,24 +65,43 @@ def _entry_line(entry: Path) -> str:
 
 
 @tool(approval="never")
-def read_file(path: str) -> str:
-    """Read a text file inside the working directory (the first 64 KiB of it).
+def read_file(path: str, start_line: int = 1) -> str:
+    """Read a text file inside the working directory, up to 24 KiB from a given line.
 
     Args:
         path: File to read, relative to the working directory.
+        start_line: First line to show (1-based); use it to read a long file piece by piece.
     """
     target = confined(path)
     if not target.is_file():
         raise ValueError(f"{path!r} is not a file")
+    if start_line < 1:
+        raise ValueError("start_line counts from 1")
     with target.open("rb") as handle:
-        data = handle.read(MAX_READ_BYTES + 1)
-    if b"\0" in data[:8192]:
-        raise ValueError(f"{path!r} looks like a binary file; only text files can be read")
-    text = data[:MAX_READ_BYTES].decode("utf-8", errors="replace")
-    if len(data) > MAX_READ_BYTES:
-        size = target.stat().st_size
-        text += f"\n[file is {size} bytes; only the first {MAX_READ_BYTES} are shown]"
-    return text
+        if b"\0" in handle.read(8192):
+            raise ValueError(f"{path!r} looks like a binary file; only text files can be read")
+        handle.seek(0)
+        return _lines_from(handle, start_line)
+
+
+def _lines_from(handle: BinaryIO, start_line: int) -> str:
+    kept: list[bytes] = []
+    size = 0
+    for number, line in enumerate(handle, start=1):
+        if number < start_line:
+            continue
+        if not kept and len(line) > MAX_READ_BYTES:
+            start = line[:MAX_READ_BYTES].decode("utf-8", errors="ignore")
+            return f"{start}\n[line {number} is longer than {MAX_READ_BYTES} bytes; only its start is shown]"
+        if size + len(line) > MAX_READ_BYTES:
+            text = b"".join(kept).decode("utf-8", errors="replace")
+            separator = "" if text.endswith("\n") else "\n"
+            return f"{text}{separator}[stopped at {MAX_READ_BYTES} bytes; continue with start_line={number}]"
+        kept.append(line)
+        size += len(line)
+    if not kept and start_line > 1:
+        return f"[the file has fewer than {start_line} lines]"
+    return b"".join(kept).decode("utf-8", errors="replace")
 
 
 @tool(approval="never")

@@ -1,0 +1,3 @@
+"""Imports fine but defines no tools."""
+
+VALUE = 1

@@ -1,0 +1,3 @@
+"""Broken on purpose: raises at import."""
+
+raise RuntimeError("this plugin is broken on purpose")

@@ -1,0 +1,53 @@
+"""`tui-agent plugins`: lists tools and load problems, exits 0 even when plugins failed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.unit.tools.helpers import BROKEN
+from tui_agent.cli import main
+
+
+@pytest.fixture
+def fast_imports(isolated_home: Path) -> None:
+    config = isolated_home / "config"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text("[tools]\nimport_timeout = 1.0\napproval = { calculate = \"deny\" }\n")
+
+
+def test_json_lists_tools_and_problems(fast_imports: None, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plugins", "--plugins", str(BROKEN), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    tools = {tool["name"]: tool for tool in report["tools"] if tool["status"] == "enabled"}
+    assert {"get_current_weather", "calculate", "run_shell", "healthy", "survivor"} <= set(tools)
+    assert tools["run_shell"]["approval"] == "ask"
+    assert tools["calculate"]["approval"] == "deny"
+    assert tools["healthy"]["source"] == str(BROKEN / "good.py")
+    failed = {Path(problem["file"]).name for problem in report["problems"]}
+    assert {"raises.py", "exits.py", "hangs.py", "prints.py", "bad_hints.py", "dup_b.py"} <= failed
+
+
+def test_table_output(fast_imports: None, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plugins", "--plugins", str(BROKEN)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split() == ["TOOL", "APPROVAL", "STATUS", "SOURCE"]
+    assert "get_current_weather" in out
+    assert "problem(s) while loading plugins:" in out
+    assert f"- {BROKEN / 'raises.py'}: raised RuntimeError" in out
+
+
+def test_no_problems_with_shipped_plugins(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plugins"]) == 0
+    out = capsys.readouterr().out
+    assert "problem" not in out and "run_shell" in out
+
+
+def test_top_level_plugins_flag_is_honoured(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "extra.py").write_text(
+        "from tui_agent.tools import tool\n\n@tool\ndef extra_tool() -> str:\n    '''Extra.'''\n    return 'x'\n")
+    assert main(["--plugins", str(tmp_path), "plugins", "--json"]) == 0
+    names = [tool["name"] for tool in json.loads(capsys.readouterr().out)["tools"]]
+    assert "extra_tool" in names

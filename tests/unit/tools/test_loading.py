@@ -1,0 +1,177 @@
+"""Plugin discovery and guarded loading: broken plugins are reported and skipped, the rest load."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.unit.tools.helpers import BROKEN, only_from, shipped
+from tui_agent.config import ToolsSettings
+from tui_agent.tools.registry import ToolRegistry
+from tui_agent.tools.spec import tool
+
+
+@pytest.fixture(scope="module")
+def broken() -> ToolRegistry:
+    return only_from(BROKEN)
+
+
+def problem_for(registry: ToolRegistry, filename: str) -> str:
+    found = [problem.message for problem in registry.problems if Path(problem.file).name == filename]
+    assert found, f"no problem reported for {filename}: {registry.problems}"
+    return " | ".join(found)
+
+
+def test_healthy_tools_load_next_to_broken_ones(broken: ToolRegistry) -> None:
+    assert sorted(broken.names()) == ["duplicate_tool", "healthy", "survivor"]
+
+
+def test_raise_at_import_is_reported(broken: ToolRegistry) -> None:
+    message = problem_for(broken, "raises.py")
+    assert "RuntimeError: this plugin is broken on purpose" in message and "line 3" in message
+    assert message.endswith("skipped")
+
+
+def test_sys_exit_at_import_is_reported(broken: ToolRegistry) -> None:
+    assert "called sys.exit(3)" in problem_for(broken, "exits.py")
+
+
+def test_hang_at_import_is_reported(broken: ToolRegistry) -> None:
+    assert "took more than 1 s to import" in problem_for(broken, "hangs.py")
+
+
+def test_print_at_import_is_reported_and_captured(broken: ToolRegistry, capsys: pytest.CaptureFixture[str]) -> None:
+    assert "printed to stdout" in problem_for(broken, "prints.py")
+    assert "hello from a noisy plugin" in problem_for(broken, "prints.py")
+    assert "noisy_tool" not in broken.names()
+
+
+def test_bad_type_hints_are_reported_per_tool(broken: ToolRegistry) -> None:
+    message = problem_for(broken, "bad_hints.py")
+    assert "'unresolvable'" in message and "NoSuchType" in message
+    assert "'unsupported'" in message and "'missing_hint'" in message
+    assert broken.get("survivor") is not None
+
+
+def test_duplicate_name_later_file_wins_and_is_reported(broken: ToolRegistry) -> None:
+    spec = broken.get("duplicate_tool")
+    assert spec is not None and spec.source.endswith("dup_b.py")
+    assert "also defined in" in problem_for(broken, "dup_b.py")
+    statuses = {entry.spec.source: entry.status for entry in broken.entries if entry.spec.name == "duplicate_tool"}
+    assert statuses[str(BROKEN / "dup_a.py")].startswith("replaced by")
+
+
+def test_module_without_tools_and_private_files(broken: ToolRegistry) -> None:
+    assert "defines no @tool functions" in problem_for(broken, "no_tools.py")
+    assert not [problem for problem in broken.problems if "_private" in problem.file]
+
+
+def test_stdout_is_restored_when_nothing_hangs(tmp_path: Path) -> None:
+    before = sys.stdout
+    (tmp_path / "quiet.py").write_text("from tui_agent.tools import tool\n")
+    only_from(tmp_path)
+    assert sys.stdout is before
+
+
+def test_shipped_plugins_load_without_problems() -> None:
+    registry = shipped()
+    assert registry.problems == []
+    assert set(registry.names()) == {"get_current_weather", "calculate", "current_time", "list_directory",
+                                     "read_file", "search_files", "run_shell"}
+    assert registry.approval_for("run_shell") == "ask"
+    assert registry.approval_for("get_current_weather") == "never"
+
+
+def test_openai_tools_cover_every_enabled_tool() -> None:
+    names = [entry["function"]["name"] for entry in shipped().openai_tools()]
+    assert sorted(names) == sorted(shipped().names())
+
+
+def test_config_disables_plugins_and_tools_and_overrides_approval() -> None:
+    settings = ToolsSettings(disabled_plugins=["shell"], disabled_tools=["read_file"],
+                             approval={"calculate": "deny", "nonexistent": "never"})
+    registry = ToolRegistry.from_plugins((), settings, include_user_dir=False, include_entry_points=False)
+    assert "run_shell" not in registry.names()
+    assert "read_file" not in registry.names()
+    assert [entry.status for entry in registry.entries if entry.spec.name == "read_file"] == ["disabled in config"]
+    assert registry.approval_for("calculate") == "deny"
+    assert registry.approval_for("nonexistent") == "never"
+    assert registry.approval_for("unknown_tool") == "deny"
+
+
+def test_user_plugin_folder_is_searched_and_wins_over_shipped(isolated_home: Path) -> None:
+    folder = isolated_home / "config" / "plugins"
+    folder.mkdir(parents=True)
+    (folder / "my_weather.py").write_text(textwrap.dedent('''
+        from tui_agent.tools import tool
+
+        @tool(approval="never")
+        def get_current_weather(location: str) -> str:
+            """Always sunny."""
+            return "sunny"
+    '''))
+    registry = ToolRegistry.from_plugins((), ToolsSettings(), include_entry_points=False)
+    spec = registry.get("get_current_weather")
+    assert spec is not None and spec.source.endswith("my_weather.py")
+    assert any("the later one wins" in problem.message for problem in registry.problems)
+
+
+def test_missing_extra_folder_is_reported(tmp_path: Path) -> None:
+    registry = only_from(tmp_path / "nope")
+    assert [problem.file for problem in registry.problems] == [str(tmp_path / "nope")]
+    assert "cannot be read" in registry.problems[0].message
+
+
+def test_package_plugin_folder(tmp_path: Path) -> None:
+    package = tmp_path / "pkg_plugin"
+    package.mkdir()
+    (package / "helpers.py").write_text("WORD = 'from a submodule'\n")
+    (package / "__init__.py").write_text(textwrap.dedent('''
+        from tui_agent.tools import tool
+        from .helpers import WORD
+
+        @tool(approval="never")
+        def packaged() -> str:
+            """From a package."""
+            return WORD
+    '''))
+    registry = only_from(tmp_path)
+    assert registry.problems == [] and registry.names() == ["packaged"]
+
+
+def test_entry_point_plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "ep_tools.py").write_text(textwrap.dedent('''
+        from tui_agent.tools import tool
+
+        @tool(approval="never")
+        def from_entry_point() -> str:
+            """Provided by an installed package."""
+            return "ep"
+    '''))
+    dist = tmp_path / "ep_tools_pkg-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: ep-tools-pkg\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[tui_agent.plugins]\nep = ep_tools\nbroken = ep_missing_module\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry = ToolRegistry.from_plugins((), ToolsSettings(), include_user_dir=False, include_shipped=False)
+    spec = registry.get("from_entry_point")
+    assert spec is not None and spec.source == "ep-tools-pkg: ep_tools"
+    assert [problem.file for problem in registry.problems] == ["ep-tools-pkg: ep_missing_module"]
+    assert "ModuleNotFoundError" in registry.problems[0].message
+
+
+def test_from_functions_reports_undecorated() -> None:
+    @tool(approval="never")
+    def fine() -> str:
+        """Fine."""
+        return "fine"
+
+    def plain() -> str:
+        return "plain"
+
+    registry = ToolRegistry.from_functions([fine, plain])
+    assert registry.names() == ["fine"]
+    assert "not decorated with @tool" in registry.problems[0].message

@@ -1,0 +1,111 @@
+"""External programs: scrubbed environment, no stdin, capped output, process group killed on timeout/cancel."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.unit.tools.helpers import shipped
+from tui_agent.status import ToolStatus
+from tui_agent.tools.calls import ToolCallRequest, ToolCallState
+from tui_agent.tools.process import run_program, scrubbed_env
+from tui_agent.tools.runner import ToolRunner
+
+
+def alive(pid: int) -> bool:
+    """True while the process exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+async def wait_until_gone(pid: int) -> bool:
+    for _ in range(500):  # the kill is immediate; reaping an orphan by init can take a moment
+        if not alive(pid):
+            return True
+        await asyncio.sleep(0.01)
+    return False
+
+
+def read_pid(path: Path) -> int | None:
+    text = path.read_text().strip() if path.exists() else ""
+    return int(text) if text else None
+
+
+async def wait_for_file(path: Path) -> int:
+    while (pid := read_pid(path)) is None:
+        await asyncio.sleep(0.01)
+    return pid
+
+
+def test_scrubbed_env_drops_secret_names() -> None:
+    env = scrubbed_env({"PATH": "/bin", "OPENAI_API_KEY": "k", "GH_TOKEN": "t", "my_secret": "s",
+                        "DB_PASSWORD": "p", "HOME": "/h", "KEYBOARD": "dropped too (contains KEY)"})
+    assert env == {"PATH": "/bin", "HOME": "/h"}
+
+
+async def test_secret_canary_is_not_visible_to_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CANARY_API_KEY", "canary-7f3a")
+    monkeypatch.setenv("CANARY_TOKEN", "canary-7f3a")
+    monkeypatch.setenv("VISIBLE_SETTING", "plain-value")
+    runner = ToolRunner(shipped())
+    runner.allowed_always.add("run_shell")
+    [result] = await runner.run([ToolCallRequest("c", "run_shell", {"command": "env"})], lambda state: None)
+    assert result.status == ToolStatus.DONE
+    assert "plain-value" in result.content
+    assert "canary-7f3a" not in result.content
+
+
+async def test_no_stdin_and_exit_status() -> None:
+    result = await run_program("cat; echo done; exit 4", shell=True)
+    assert result.returncode == 4
+    assert result.output == "done\n"
+
+
+async def test_stdout_and_stderr_are_captured_and_capped() -> None:
+    result = await run_program(["sh", "-c", "echo out; echo err >&2; head -c 5000 /dev/zero | tr '\\0' y"],
+                               output_cap=100)
+    assert result.output.startswith("out\nerr\n") and len(result.output) == 100
+    assert result.truncated_bytes == 5008 - 100
+
+
+async def test_background_child_does_not_outlive_the_call(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    result = await run_program(f"sleep 60 & echo $! > {pid_file}; echo started", shell=True)
+    assert result.output == "started\n"
+    assert await wait_until_gone(int(pid_file.read_text()))
+
+
+async def test_timeout_kills_the_process_group(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    registry = shipped()
+    runner = ToolRunner(registry, timeout=1.0)
+    runner.allowed_always.add("run_shell")
+    command = "sleep 60 & echo $! > child.pid; echo $$ > shell.pid; wait"
+    [result] = await runner.run([ToolCallRequest("c", "run_shell", {"command": command})], lambda state: None)
+    assert result.status == ToolStatus.FAILED and "timed out after 1 s" in result.content
+    for name in ("child.pid", "shell.pid"):
+        assert await wait_until_gone(int((tmp_path / name).read_text()))
+
+
+async def test_cancel_kills_the_subprocess(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    runner = ToolRunner(shipped())
+    runner.allowed_always.add("run_shell")
+    states: list[ToolCallState] = []
+    command = "sleep 60 & echo $! > child.pid; echo $$ > shell.pid; wait"
+    task = asyncio.create_task(runner.run([ToolCallRequest("c", "run_shell", {"command": command})], states.append))
+    shell_pid = await wait_for_file(tmp_path / "shell.pid")
+    child_pid = await wait_for_file(tmp_path / "child.pid")
+    assert alive(shell_pid) and alive(child_pid)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await wait_until_gone(shell_pid) and await wait_until_gone(child_pid)
+    assert states[-1].status == ToolStatus.INTERRUPTED
+    assert os.getpgid(os.getpid()) != shell_pid  # the shell had its own group, never ours

@@ -1,0 +1,295 @@
+"""The runner: concurrency, timeout, cancel, output cap, failures, unknown tools and approval paths."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from tui_agent.config import ToolsSettings
+from tui_agent.status import ToolStatus
+from tui_agent.tools import tool
+from tui_agent.tools.calls import ApprovalRequest, Decision, ToolCallRequest, ToolCallState, ToolResult
+from tui_agent.tools.registry import ToolRegistry
+from tui_agent.tools.runner import ToolRunner
+
+
+@tool(approval="never")
+def shout(word: str) -> str:
+    """Upper-case a word (sync: runs in a thread)."""
+    return word.upper()
+
+
+@tool(approval="never")
+async def whisper(word: str) -> str:
+    """Lower-case a word (async)."""
+    return word.lower()
+
+
+@tool(approval="never")
+def explode() -> str:
+    """Always raises."""
+    raise RuntimeError("kaboom")
+
+
+@tool(approval="never")
+def bad_value() -> str:
+    """Raises a ValueError with a sentence."""
+    raise ValueError("the file is empty")
+
+
+@tool(approval="never")
+async def leave() -> str:
+    """Calls sys.exit."""
+    raise SystemExit(1)
+
+
+@tool(approval="never", timeout=0.2)
+async def sleepy() -> str:
+    """Sleeps far longer than its timeout."""
+    await asyncio.sleep(60)
+    return "never"
+
+
+@tool(approval="never")
+async def forever() -> str:
+    """Waits until cancelled."""
+    await asyncio.Event().wait()
+    return "never"
+
+
+@tool(approval="never")
+def flood(size: int) -> str:
+    """Returns `size` bytes."""
+    return "x" * size
+
+
+@tool(approval="never")
+def structured() -> dict[str, Any]:
+    """Returns a dict."""
+    return {"a": 1, "b": [1, 2]}
+
+
+@tool(approval="ask")
+def guarded(word: str) -> str:
+    """Needs approval."""
+    return f"ran with {word}"
+
+
+@tool(approval="deny")
+def forbidden() -> str:
+    """Never allowed."""
+    return "never"
+
+
+@tool(approval="never", to_user=True)
+def speaks(city: str) -> str:
+    """Has a to_user parameter."""
+    return city
+
+
+BARRIER: dict[str, asyncio.Barrier] = {}
+
+
+@tool(approval="never")
+async def meet(side: str) -> str:
+    """Waits until the other call is running too: only passes if calls really overlap."""
+    async with asyncio.timeout(10):
+        await BARRIER["meet"].wait()
+    return side
+
+
+TOOLS = [shout, whisper, explode, bad_value, leave, sleepy, forever, flood, structured, guarded, forbidden,
+         speaks, meet]
+
+
+def make_runner(**kwargs: Any) -> ToolRunner:
+    registry = ToolRegistry.from_functions(TOOLS, ToolsSettings(output_cap=1024))
+    assert registry.problems == []
+    return ToolRunner(registry, **kwargs)
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.states: list[ToolCallState] = []
+
+    def __call__(self, state: ToolCallState) -> None:
+        self.states.append(state)
+
+    def statuses(self, call_id: str) -> list[ToolStatus]:
+        return [state.status for state in self.states if state.call_id == call_id]
+
+
+async def run_one(runner: ToolRunner, name: str, arguments: dict[str, Any] | None = None,
+                  recorder: Recorder | None = None) -> ToolResult:
+    [result] = await runner.run([ToolCallRequest("c1", name, arguments or {})], recorder or Recorder())
+    return result
+
+
+async def test_sync_and_async_tools_in_request_order() -> None:
+    recorder = Recorder()
+    results = await make_runner().run(
+        [ToolCallRequest("a", "shout", {"word": "Hi"}), ToolCallRequest("b", "whisper", {"word": "Hi"})], recorder)
+    assert [(r.call_id, r.content, r.status) for r in results] == [("a", "HI", ToolStatus.DONE),
+                                                                   ("b", "hi", ToolStatus.DONE)]
+    assert recorder.statuses("a") == [ToolStatus.PENDING, ToolStatus.RUNNING, ToolStatus.DONE]
+    final = recorder.states[-1]
+    assert final.started_at is not None and final.finished_at is not None and final.finished_at >= final.started_at
+
+
+async def test_calls_really_overlap() -> None:
+    BARRIER["meet"] = asyncio.Barrier(2)
+    results = await make_runner().run(
+        [ToolCallRequest("a", "meet", {"side": "left"}), ToolCallRequest("b", "meet", {"side": "right"})],
+        Recorder())
+    assert [r.content for r in results] == ["left", "right"]
+
+
+async def test_unknown_tool() -> None:
+    result = await run_one(make_runner(), "nope")
+    assert result.status == ToolStatus.FAILED
+    assert result.content.startswith("no tool named nope")
+
+
+async def test_invalid_arguments_go_back_as_the_result() -> None:
+    recorder = Recorder()
+    result = await run_one(make_runner(), "shout", {"word": 3, "loud": True}, recorder)
+    assert result.status == ToolStatus.FAILED
+    assert "Invalid arguments for shout" in result.content
+    assert "- word: Input should be a valid string (got 3)" in result.content
+    assert "- loud: Extra inputs are not permitted" in result.content
+    assert ToolStatus.RUNNING not in recorder.statuses("c1")
+
+
+async def test_to_user_is_stripped() -> None:
+    result = await run_one(make_runner(), "speaks", {"city": "Oslo", "to_user": "Looking it up"})
+    assert (result.status, result.content) == (ToolStatus.DONE, "Oslo")
+
+
+async def test_exception_becomes_an_error_result() -> None:
+    recorder = Recorder()
+    result = await run_one(make_runner(), "explode", recorder=recorder)
+    assert (result.status, result.content) == (ToolStatus.FAILED, "explode failed: RuntimeError: kaboom")
+    assert recorder.states[-1].error == result.content and recorder.states[-1].result is None
+
+
+async def test_value_error_message_is_passed_as_a_sentence() -> None:
+    result = await run_one(make_runner(), "bad_value")
+    assert result.content == "bad_value failed: the file is empty"
+
+
+async def test_system_exit_from_a_tool_is_only_a_failed_call() -> None:
+    result = await run_one(make_runner(), "leave")
+    assert result.status == ToolStatus.FAILED and "SystemExit" in result.content
+
+
+async def test_timeout() -> None:
+    result = await run_one(make_runner(), "sleepy")
+    assert result.status == ToolStatus.FAILED
+    assert result.content == "sleepy timed out after 0.2 s and was stopped."
+
+
+async def test_runner_default_timeout_applies() -> None:
+    result = await run_one(make_runner(timeout=0.1), "forever")
+    assert result.content == "forever timed out after 0.1 s and was stopped."
+
+
+async def test_output_cap_marks_truncation() -> None:
+    result = await run_one(make_runner(), "flood", {"size": 5000})
+    assert result.content == "x" * 1024 + "\n[truncated 3976 bytes]"
+    small = await run_one(make_runner(), "flood", {"size": 1024})
+    assert small.content == "x" * 1024
+
+
+async def test_structured_results_are_json() -> None:
+    result = await run_one(make_runner(), "structured")
+    assert result.content == '{"a": 1, "b": [1, 2]}'
+
+
+async def test_cancel_interrupts_running_calls() -> None:
+    recorder = Recorder()
+    runner = make_runner()
+    task = asyncio.create_task(runner.run([ToolCallRequest("a", "forever", {}), ToolCallRequest("b", "shout",
+                                                                                                {"word": "x"})],
+                                          recorder))
+    while ToolStatus.RUNNING not in recorder.statuses("a"):
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert recorder.statuses("a")[-1] == ToolStatus.INTERRUPTED
+
+
+async def test_deny_policy() -> None:
+    recorder = Recorder()
+    result = await run_one(make_runner(), "forbidden", recorder=recorder)
+    assert result.status == ToolStatus.DENIED and "not allowed to run" in result.content
+    assert recorder.statuses("c1") == [ToolStatus.PENDING, ToolStatus.DENIED]
+
+
+async def test_ask_without_an_approver_is_denied() -> None:
+    result = await run_one(make_runner(), "guarded", {"word": "w"})
+    assert result.status == ToolStatus.DENIED and "non-interactive" in result.content
+
+
+async def test_ask_allow_once_asks_every_time() -> None:
+    asked: list[ApprovalRequest] = []
+
+    async def approve(request: ApprovalRequest) -> Decision:
+        asked.append(request)
+        return Decision.ALLOW_ONCE
+
+    runner, recorder = make_runner(approval=approve), Recorder()
+    first = await run_one(runner, "guarded", {"word": "a"}, recorder)
+    await run_one(runner, "guarded", {"word": "b"})
+    assert first.content == "ran with a"
+    assert [request.arguments for request in asked] == [{"word": "a"}, {"word": "b"}]
+    assert asked[0].tool_name == "guarded" and asked[0].call_id == "c1"
+    assert recorder.statuses("c1") == [ToolStatus.PENDING, ToolStatus.AWAITING_APPROVAL, ToolStatus.RUNNING,
+                                       ToolStatus.DONE]
+
+
+async def test_allow_always_is_remembered_for_the_runner() -> None:
+    asked: list[str] = []
+
+    async def approve(request: ApprovalRequest) -> Decision:
+        asked.append(request.tool_name)
+        return Decision.ALLOW_ALWAYS
+
+    runner = make_runner(approval=approve)
+    assert (await run_one(runner, "guarded", {"word": "a"})).status == ToolStatus.DONE
+    assert (await run_one(runner, "guarded", {"word": "b"})).status == ToolStatus.DONE
+    assert asked == ["guarded"]
+    assert (await run_one(make_runner(approval=approve), "guarded", {"word": "c"})).status == ToolStatus.DONE
+    assert asked == ["guarded", "guarded"]
+
+
+async def test_user_denial() -> None:
+    async def refuse(request: ApprovalRequest) -> Decision:
+        return Decision.DENY
+
+    result = await run_one(make_runner(approval=refuse), "guarded", {"word": "a"})
+    assert (result.status, result.content) == (ToolStatus.DENIED, "The user denied the call to guarded.")
+
+
+async def test_broken_approver_denies() -> None:
+    async def broken(request: ApprovalRequest) -> Decision:
+        raise RuntimeError("modal went away")
+
+    result = await run_one(make_runner(approval=broken), "guarded", {"word": "a"})
+    assert result.status == ToolStatus.DENIED and "modal went away" in result.content
+
+
+async def test_config_override_turns_ask_into_never() -> None:
+    registry = ToolRegistry.from_functions(TOOLS, ToolsSettings(approval={"guarded": "never"}))
+    result = await run_one(ToolRunner(registry), "guarded", {"word": "a"})
+    assert result.status == ToolStatus.DONE
+
+
+async def test_failing_update_callback_does_not_break_the_call() -> None:
+    def broken(state: ToolCallState) -> None:
+        raise RuntimeError("ui gone")
+
+    result = await make_runner().run([ToolCallRequest("c", "shout", {"word": "a"})], broken)
+    assert result[0].content == "A"

@@ -1,0 +1,132 @@
+"""The shipped plugins, called through the runner as the model would call them."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from pathlib import Path
+from typing import Any, Literal, get_type_hints
+
+import pytest
+
+from tests.unit.tools.helpers import shipped
+from tui_agent.status import ToolStatus
+from tui_agent.tools.calls import ToolCallRequest, ToolResult
+from tui_agent.tools.registry import ToolRegistry
+from tui_agent.tools.runner import ToolRunner
+
+
+@pytest.fixture(scope="module")
+def registry() -> ToolRegistry:
+    return shipped()
+
+
+async def call(registry: ToolRegistry, name: str, **arguments: Any) -> ToolResult:
+    [result] = await ToolRunner(registry).run([ToolCallRequest("c", name, arguments)], lambda state: None)
+    return result
+
+
+def test_weather_signature_matches_the_tutorial(registry: ToolRegistry) -> None:
+    spec = registry.get("get_current_weather")
+    assert spec is not None and spec.to_user
+    parameters = inspect.signature(spec.func).parameters
+    assert list(parameters) == ["location", "unit"]
+    assert get_type_hints(spec.func)["unit"] == Literal["celsius", "fahrenheit"]
+    assert parameters["unit"].default == "celsius"
+    schema = spec.parameters_schema()
+    assert schema["required"] == ["location"]
+    assert schema["properties"]["unit"]["enum"] == ["celsius", "fahrenheit"]
+    assert "to_user" in schema["properties"]
+
+
+async def test_weather_is_deterministic_and_converts_units(registry: ToolRegistry) -> None:
+    first = json.loads((await call(registry, "get_current_weather", location="Boston, MA")).content)
+    again = json.loads((await call(registry, "get_current_weather", location="boston, ma ")).content)
+    fahrenheit = json.loads((await call(registry, "get_current_weather", location="Boston, MA",
+                                        unit="fahrenheit", to_user="Checking Boston")).content)
+    assert first["temperature"] == again["temperature"] and first["forecast"] == again["forecast"]
+    assert fahrenheit["unit"] == "fahrenheit"
+    assert fahrenheit["temperature"] == round(first["temperature"] * 9 / 5 + 32)
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [("0.1 + 0.2", "0.3"), ("1/3 + 1/6", "0.5"), ("2^10", "1024"), ("(2 + 3) * 1.5 ** 2", "11.25"),
+     ("1/3", "1/3 (≈ 0.3333333333333333333333333)"), ("-7 // 2", "-4"), ("7 % 3", "1"), ("2 ** -2", "0.25"),
+     ("1e3", "1000")],
+)
+async def test_calculator_is_exact(registry: ToolRegistry, expression: str, expected: str) -> None:
+    result = await call(registry, "calculate", expression=expression)
+    assert (result.status, result.content) == (ToolStatus.DONE, expected)
+
+
+@pytest.mark.parametrize(
+    ("expression", "reason"),
+    [("__import__('os').system('true')", "is not allowed"), ("1/0", "division by zero"),
+     ("9 ** 99999999", "exponents are limited"), ("2 ** 0.5", "whole-number exponents"),
+     ("10 ** 9000", "too large"), ("1 +", "not a valid arithmetic expression"), ("x + 1", "is not allowed"),
+     ("1" + "+1" * 150, "more than 200 parts")],
+)
+async def test_calculator_refuses_unsafe_or_huge(registry: ToolRegistry, expression: str, reason: str) -> None:
+    result = await call(registry, "calculate", expression=expression)
+    assert result.status == ToolStatus.FAILED and reason in result.content
+
+
+async def test_clock(registry: ToolRegistry) -> None:
+    result = await call(registry, "current_time", timezone="Asia/Tokyo")
+    assert result.status == ToolStatus.DONE and "Asia/Tokyo" in result.content and "UTC+0900" in result.content
+    bad = await call(registry, "current_time", timezone="Mars/Olympus")
+    assert bad.status == ToolStatus.FAILED and "unknown time zone 'Mars/Olympus'" in bad.content
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "work"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("print('needle here')\nother line\n")
+    (root / "notes.txt").write_text("a needle\n")
+    (root / "blob.bin").write_bytes(b"\0needle\0")
+    (root / "big.txt").write_text("".join(f"line {number}\n" for number in range(1, 5001)))
+    (tmp_path / "outside.txt").write_text("secret needle outside\n")
+    (root / "escape").symlink_to(tmp_path / "outside.txt")
+    monkeypatch.chdir(root)
+    return root
+
+
+async def test_files_list_and_read(registry: ToolRegistry, workdir: Path) -> None:
+    listing = (await call(registry, "list_directory")).content
+    assert "src/" in listing and "notes.txt" in listing
+    assert (await call(registry, "read_file", path="notes.txt")).content == "a needle\n"
+    big = (await call(registry, "read_file", path="big.txt")).content
+    stop = re.search(r"line (\d+)\n\[stopped at 24576 bytes; continue with start_line=(\d+)\]$", big)
+    assert big.startswith("line 1\n") and stop is not None and int(stop[2]) == int(stop[1]) + 1
+    rest = (await call(registry, "read_file", path="big.txt", start_line=int(stop[2]))).content
+    assert rest.startswith(f"line {stop[2]}\n") and rest.endswith("line 5000\n")
+    binary = await call(registry, "read_file", path="blob.bin")
+    assert binary.status == ToolStatus.FAILED and "binary" in binary.content
+
+
+@pytest.mark.parametrize("path", ["../outside.txt", "/etc/passwd", "escape", "src/../../outside.txt"])
+async def test_files_refuse_paths_outside_the_working_directory(
+    registry: ToolRegistry, workdir: Path, path: str,
+) -> None:
+    result = await call(registry, "read_file", path=path)
+    assert result.status == ToolStatus.FAILED and "outside the working directory" in result.content
+
+
+async def test_files_search_stays_inside(registry: ToolRegistry, workdir: Path) -> None:
+    result = (await call(registry, "search_files", text="needle")).content
+    assert "notes.txt:1: a needle" in result and "src/app.py:1: print('needle here')" in result
+    assert "outside" not in result and "blob.bin" not in result
+    refused = await call(registry, "search_files", text="needle", path="..")
+    assert refused.status == ToolStatus.FAILED
+
+
+async def test_shell_runs_in_the_working_directory(registry: ToolRegistry, workdir: Path) -> None:
+    runner = ToolRunner(registry, approval=None)
+    [denied] = await runner.run([ToolCallRequest("c", "run_shell", {"command": "pwd"})], lambda state: None)
+    assert denied.status == ToolStatus.DENIED
+    runner.allowed_always.add("run_shell")
+    [result] = await runner.run([ToolCallRequest("c", "run_shell", {"command": "pwd; exit 2"})], lambda state: None)
+    assert result.content == f"exit status 2\n{workdir}\n"
