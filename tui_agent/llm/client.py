@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import socket
 import time
 from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
@@ -288,9 +289,14 @@ def _offers_to_user(tools: list[dict[str, Any]]) -> bool:
 
 def _root_cause(error: BaseException) -> str:
     """The innermost cause as a short phrase ("connection refused")."""
-    while error.__cause__ is not None:
-        error = error.__cause__
-    text = str(error).strip() or type(error).__name__
-    if "refused" in text.lower():
+    chain: list[BaseException] = []
+    link: BaseException | None = error
+    while link is not None and link not in chain:
+        chain.append(link)
+        link = link.__cause__ or link.__context__
+    if any(isinstance(link, ConnectionRefusedError) for link in chain):
         return "connection refused"
+    if any(isinstance(link, socket.gaierror) for link in chain):
+        return "the host name could not be resolved"
+    text = str(chain[-1]).strip() or type(chain[-1]).__name__
     return text[:200]

@@ -156,6 +156,8 @@ class ToUserDecoder:
         while pos < end:
             if self.escape:
                 pos = self._continue_escape(text, pos, out)
+                if self.state != TO_USER:
+                    return end  # an invalid escape: the rest is not JSON
                 continue
             found = STRING_SPECIAL.search(text, pos)
             stop = end if found is None else found.start()

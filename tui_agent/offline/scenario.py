@@ -26,7 +26,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
 class ToolCallSpec(BaseModel):
@@ -117,8 +117,9 @@ def load_scenario(path: str | Path) -> Scenario:
         raise ValueError(f"Cannot read scenario file {path}: {error}") from error
     try:
         return Scenario.model_validate(data)
-    except ValueError as error:
-        raise ValueError(f"Scenario file {path} is not valid: {error}") from error
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+        raise ValueError(f"Scenario file {path} is not valid: {problems}") from error
 
 
 def as_scenario(value: Scenario | dict[str, Any] | str | Path | None) -> Scenario:
