@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from tui_agent.agent.events import (
     AgentEvent,
@@ -38,7 +39,22 @@ class AskApproval:
     denied: Sequence[ScriptItem] = ()
 
 
-ScriptItem = AgentEvent | float | AskApproval
+class Gate:
+    """Pause the script until `open()` is called (or the turn is cancelled): lets a test look mid-turn."""
+
+    def __init__(self) -> None:
+        self._event = asyncio.Event()
+        self.reached = False
+
+    def open(self) -> None:
+        self._event.set()
+
+    async def wait(self) -> None:
+        self.reached = True
+        await self._event.wait()
+
+
+ScriptItem = AgentEvent | float | AskApproval | Gate
 Script = Sequence[ScriptItem]
 
 
@@ -152,7 +168,9 @@ class ScriptedBackend:
             if self._cancelled.is_set():
                 return
             if isinstance(item, float | int):
-                await self._sleep(float(item))
+                await self._until_cancelled(asyncio.sleep(float(item)))
+            elif isinstance(item, Gate):
+                await self._until_cancelled(item.wait())
             elif isinstance(item, AskApproval):
                 turn.track(item.update)
                 yield item.update
@@ -167,9 +185,15 @@ class ScriptedBackend:
                 await asyncio.sleep(0)  # like a real stream: let the loop breathe between events
                 yield item
 
-    async def _sleep(self, seconds: float) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._cancelled.wait(), seconds)
+    async def _until_cancelled(self, waiting: Coroutine[Any, Any, None]) -> None:
+        """Wait for `waiting`, or stop waiting as soon as the turn is cancelled."""
+        task = asyncio.ensure_future(waiting)
+        cancelled = asyncio.ensure_future(self._cancelled.wait())
+        await asyncio.wait({task, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+        for pending in (task, cancelled):
+            pending.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
     async def _ask(self, update: ToolCallUpdated) -> ApprovalDecision | None:
         """The approver's answer, DENY without one, None when the turn is cancelled while asking."""

@@ -56,6 +56,11 @@ class ChatScreen(Screen[None]):
         yield StatusBar(id="status")
 
     @property
+    def idle(self) -> bool:
+        """No turn is running or still draining its closing events."""
+        return not self.busy and not self._turn_lock.locked()
+
+    @property
     def chat_log(self) -> ChatLog:
         return self.query_one(ChatLog)
 

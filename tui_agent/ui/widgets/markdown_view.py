@@ -135,6 +135,11 @@ class MarkdownView(Widget):
             return self._render_markdown(source, width)
         return self._render_markdown(f"x\n\n{source}", width)[1:]
 
+    def shown_text(self) -> str:
+        """Plain text of every rendered line at the current width (what a person sees, scrolled or not)."""
+        self._update_lines(self.size.width)
+        return "\n".join(line.text.rstrip() for line in [*self._rendered.lines, *self._tail])
+
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._update_lines(width)
         return len(self._rendered.lines) + len(self._tail)

@@ -20,11 +20,24 @@ from tui_agent.ui.widgets.markdown_view import MarkdownView
 FLUSH_INTERVAL = 0.05
 
 
+USER_PREVIEW_LINES = 40
+USER_PREVIEW_CHARS = 4000
+
+
+def preview(text: str) -> str:
+    """A very long prompt (a big paste) is shown by its beginning and its size; all of it is still sent."""
+    lines = text.splitlines()
+    if len(lines) <= USER_PREVIEW_LINES and len(text) <= USER_PREVIEW_CHARS:
+        return text
+    shown = "\n".join(lines[:USER_PREVIEW_LINES])[:USER_PREVIEW_CHARS]
+    return f"{shown}\n… ({len(lines):,} lines, {len(text):,} characters in all)"
+
+
 class UserMessage(Static):
     """What the person sent, shown literally."""
 
     def __init__(self, prompt: str) -> None:
-        super().__init__(Content(sanitize(prompt)))
+        super().__init__(Content(preview(sanitize(prompt))))
 
 
 class AssistantMessage(MarkdownView):

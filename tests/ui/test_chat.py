@@ -1,0 +1,183 @@
+"""Pilot tests of the chat screen driven by a scripted backend: streaming, errors, Esc, injection, prompt."""
+
+from __future__ import annotations
+
+from textual import events
+
+from tests.ui.helpers import chat, make_app, send, shown, wait_until
+from tui_agent.agent.events import (
+    AssistantMessageFinished,
+    AssistantMessageStarted,
+    AssistantTextDelta,
+    MessageStatus,
+    TurnEndReason,
+    TurnFinished,
+)
+from tui_agent.ui.scripted import Gate, reply_script
+from tui_agent.ui.widgets.messages import ErrorNotice, MessageMarker, UserMessage
+
+REPLY = "# Plan\n\nFirst **bold** step.\n\n```python\nprint('hi')\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+
+
+def chunks(text: str, size: int = 5) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+async def test_send_streams_reply_as_markdown() -> None:
+    app, backend = make_app([reply_script(chunks(REPLY), usage=(11, 22))])
+    async with app.run_test() as pilot:
+        await send(pilot, "make a plan")
+        screen = chat(pilot)
+        assert backend.prompts == ["make a plan"]
+        assert [str(w.render()) for w in screen.query(UserMessage)] == ["make a plan"]
+        [message] = screen.chat_log.assistant_messages
+        assert message.text == REPLY
+        assert message.status is MessageStatus.COMPLETE
+        text = shown(message)
+        assert "print('hi')" in text and "**" not in text and "Plan" in text
+        assert screen.status_bar.tokens_in == 11 and screen.status_bar.tokens_out == 22
+        assert screen.prompt_input.text == ""
+
+
+async def test_streamed_render_equals_whole_render() -> None:
+    app, _ = make_app([reply_script(chunks(REPLY, 3))])
+    async with app.run_test() as pilot:
+        await send(pilot, "go")
+        message = chat(pilot).chat_log.assistant_messages[0]
+        streamed = shown(message)
+        message.set_text(message.text)  # re-render the finished text in one piece
+        assert shown(message) == streamed
+
+
+async def test_failed_message_shows_marker_and_one_inline_error() -> None:
+    error = "No API key: set OPENAI_API_KEY or run with --offline."
+    script = [AssistantMessageStarted("m1"), AssistantTextDelta("m1", "partial"),
+              AssistantMessageFinished("m1", MessageStatus.FAILED, error), TurnFinished(TurnEndReason.ERROR, error)]
+    app, _ = make_app([script])
+    async with app.run_test() as pilot:
+        await send(pilot, "hello")
+        screen = chat(pilot)
+        [notice] = screen.query(ErrorNotice)
+        assert str(notice.render()) == error
+        assert [marker.has_class("-failed") for marker in screen.query(MessageMarker)] == [True]
+        assert screen.chat_log.assistant_messages[0].text == "partial"
+
+
+async def test_budget_end_is_shown() -> None:
+    app, _ = make_app([[TurnFinished(TurnEndReason.BUDGET, "Stopped after 10 tool rounds.")]])
+    async with app.run_test() as pilot:
+        await send(pilot, "loop")
+        [notice] = chat(pilot).query(ErrorNotice)
+        assert "10 tool rounds" in str(notice.render())
+
+
+async def test_backend_exception_is_inline_and_app_stays_usable() -> None:
+    class Broken(Exception):
+        user_message = "The endpoint refused the connection: is the server running?"
+
+    app, backend = make_app()
+
+    async def broken_send(prompt: str):  # type: ignore[no-untyped-def]
+        raise Broken("raw")
+        yield  # pragma: no cover
+
+    original = backend.send
+    backend.send = broken_send  # type: ignore[method-assign]
+    async with app.run_test() as pilot:
+        await send(pilot, "hi")
+        screen = chat(pilot)
+        assert Broken.user_message in [str(n.render()) for n in screen.query(ErrorNotice)]
+        backend.send = original  # type: ignore[method-assign]
+        await send(pilot, "again")
+        assert backend.prompts == ["again"]
+        assert screen.chat_log.assistant_messages[-1].text == "You said: again"
+
+
+async def test_escape_mid_stream_interrupts_at_once_and_next_prompt_works() -> None:
+    gate = Gate()
+    first = [AssistantMessageStarted("m1"), AssistantTextDelta("m1", "Half a rep"), gate,
+             AssistantTextDelta("m1", "ly never shown"), AssistantMessageFinished("m1", MessageStatus.COMPLETE)]
+    app, backend = make_app([first, reply_script(["second answer"], message_id="m2")])
+    async with app.run_test() as pilot:
+        await send(pilot, "long one", wait=False)
+        screen = chat(pilot)
+        await wait_until(pilot, lambda: gate.reached, "stream paused mid-reply")
+        await pilot.press("escape")
+        assert backend.cancel_count == 1
+        assert not screen.busy
+        message = screen.chat_log.assistant("m1")
+        assert message is not None and message.status is MessageStatus.INTERRUPTED
+        assert message.text == "Half a rep"
+        await wait_until(pilot, lambda: screen.idle, "cancelled turn drained")
+        assert len(screen.query(MessageMarker)) == 1
+        await send(pilot, "next")
+        second = screen.chat_log.assistant("m2")
+        assert second is not None and second.text == "second answer"
+        assert message.text == "Half a rep"
+
+
+async def test_escape_when_idle_does_nothing() -> None:
+    app, backend = make_app()
+    async with app.run_test() as pilot:
+        await pilot.press("escape")
+        assert backend.cancel_count == 0
+
+
+async def test_markup_and_escape_injection_is_shown_literally() -> None:
+    evil = ("[bold]x[/bold] [/INST] [link=http://e]y[/link] "
+            "\x1b]52;c;ZXZpbA==\x07\x1b[31mred\x1b[0m \x1b]0;title\x1b\\done")
+    app, _ = make_app([reply_script([evil[:25], evil[25:40], evil[40:]])])
+    async with app.run_test() as pilot:
+        await send(pilot, "[red]user[/red] \x1b[2J")
+        screen = chat(pilot)
+        text = shown(screen.chat_log.assistant_messages[0])
+        assert "[bold]x[/bold] [/INST]" in text and "red done" in text
+        assert "\x1b" not in text and "ZXZpbA" not in text and "title" not in text
+        assert str(screen.query_one(UserMessage).render()) == "[red]user[/red] "
+        assert "\x1b" not in app.export_screenshot()
+
+
+async def test_newline_keys_insert_and_enter_sends() -> None:
+    app, backend = make_app()
+    async with app.run_test() as pilot:
+        await pilot.press("a", "ctrl+j", "b", "shift+enter", "c")
+        assert chat(pilot).prompt_input.text == "a\nb\nc"
+        assert backend.prompts == []
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: chat(pilot).idle)
+        assert backend.prompts == ["a\nb\nc"]
+
+
+async def test_up_and_down_recall_earlier_prompts() -> None:
+    app, _ = make_app()
+    async with app.run_test() as pilot:
+        await send(pilot, "one")
+        await send(pilot, "two")
+        prompt = chat(pilot).prompt_input
+        await pilot.press("d", "r", "a", "f", "t")
+        recalled = []
+        for key in ["up", "up", "up", "down", "down"]:
+            await pilot.press(key)
+            recalled.append(prompt.text)
+        assert recalled == ["two", "one", "one", "two", "draft"]
+
+
+async def test_megabyte_paste_is_sent_whole() -> None:
+    big = ("x" * 99 + "\n") * 10_486  # a little over 1 MB, many lines
+    app, backend = make_app([reply_script(["ok"])])
+    async with app.run_test() as pilot:
+        prompt = chat(pilot).prompt_input
+        app.post_message(events.Paste(big))  # a terminal paste reaches the app first
+        await wait_until(pilot, lambda: len(prompt.text) == len(big), "paste inserted")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: chat(pilot).idle)
+        assert backend.prompts == [big]
+
+
+async def test_notices_shown_and_backend_started_and_quit_closes() -> None:
+    app, backend = make_app(notices=["History was recovered from a damaged file."])
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: backend.started, "backend started")
+        assert [n.message for n in app._notifications] == ["History was recovered from a damaged file."]
+        await pilot.press("ctrl+q")
+    assert backend.closed

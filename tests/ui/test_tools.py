@@ -1,0 +1,145 @@
+"""Pilot tests of tool panels and the approval modal, driven by a scripted backend."""
+
+from __future__ import annotations
+
+from tests.ui.helpers import call, chat, make_app, send, wait_until
+from tui_agent.agent.events import ToolStatus
+from tui_agent.ui.backend import ApprovalDecision
+from tui_agent.ui.screens.approval import ApprovalScreen
+from tui_agent.ui.scripted import AskApproval, Gate, reply_script
+from tui_agent.ui.widgets.tool_panel import ToolPanel
+
+STATUS_CLASSES = {f"-{status.value}" for status in ToolStatus}
+
+
+def status_classes(panel: ToolPanel) -> set[str]:
+    return set(panel.classes) & STATUS_CLASSES
+
+
+async def test_panel_goes_through_every_status_with_a_distinct_look() -> None:
+    gates = [Gate() for _ in range(4)]
+    script = [
+        call("c1", ToolStatus.PENDING, arguments='{"loca'), gates[0],
+        call("c1", ToolStatus.AWAITING_APPROVAL), gates[1],
+        call("c1", ToolStatus.RUNNING, started=100.0), gates[2],
+        call("c1", ToolStatus.DONE, started=100.0, finished=101.5, result="Sunny, 21 °C"), gates[3],
+        call("c2", ToolStatus.FAILED, name="shell", started=100.0, finished=100.2, error="exit status 2"),
+        call("c3", ToolStatus.DENIED, name="write_file"),
+        call("c4", ToolStatus.INTERRUPTED, name="fetch", started=100.0, finished=102.0),
+    ]
+    app, _ = make_app([script])
+    async with app.run_test() as pilot:
+        await send(pilot, "weather?", wait=False)
+        panels = chat(pilot).tool_panels
+        seen = []
+        for gate in gates:
+            await wait_until(pilot, lambda gate=gate: gate.reached)
+            panel = panels.panel("c1")
+            assert panel is not None
+            seen.append((status_classes(panel), panel.border_subtitle))
+            gate.open()
+        await wait_until(pilot, lambda: chat(pilot).idle)
+        assert [classes for classes, _ in seen] == [
+            {"-pending"}, {"-awaiting_approval"}, {"-running"}, {"-done"}]
+        assert [subtitle for _, subtitle in seen] == [
+            "○ pending", "? awaiting approval", "◐ running · 3.2s", "✓ done · 1.5s"]
+        final = {p.call.call_id: status_classes(p) for p in panels.panels}
+        assert final == {"c1": {"-done"}, "c2": {"-failed"}, "c3": {"-denied"}, "c4": {"-interrupted"}}
+        looks = {str(p.styles.border_top) for p in panels.panels}
+        assert len(looks) == 4, "every final status has its own border"
+
+
+async def test_arguments_pretty_printed_and_long_result_expands() -> None:
+    result = "\n".join(f"line {n}" for n in range(30))
+    app, _ = make_app([[call("c1", ToolStatus.DONE, arguments='{"a":1,"b":[1,2]}', started=1.0, finished=2.0,
+                             result=result)]])
+    async with app.run_test() as pilot:
+        await send(pilot, "go")
+        panel = chat(pilot).tool_panels.panel("c1")
+        assert panel is not None
+        collapsed = str(panel.render())
+        assert '"a": 1,\n  "b": [' in collapsed
+        assert "line 7" in collapsed and "line 8" not in collapsed and "22 more lines" in collapsed
+        await pilot.click(panel)
+        assert "line 29" in str(panel.render())
+        panel.focus()
+        await pilot.press("enter")
+        assert "line 29" not in str(panel.render())
+
+
+async def test_parallel_calls_run_together() -> None:
+    gate = Gate()
+    script = [call("c1", ToolStatus.RUNNING, started=100.0), call("c2", ToolStatus.RUNNING, name="get_time",
+              started=100.5), gate, call("c1", ToolStatus.DONE, started=100.0, finished=102.0, result="ok"),
+              call("c2", ToolStatus.DONE, name="get_time", started=100.5, finished=101.0, result="noon")]
+    app, _ = make_app([script])
+    async with app.run_test() as pilot:
+        await send(pilot, "both", wait=False)
+        await wait_until(pilot, lambda: gate.reached)
+        panels = chat(pilot).tool_panels.panels
+        assert [(p.call.name, p.status) for p in panels] == [("get_weather", "running"), ("get_time", "running")]
+        gate.open()
+        await wait_until(pilot, lambda: chat(pilot).idle)
+        assert [p.status for p in panels] == [ToolStatus.DONE, ToolStatus.DONE]
+
+
+def approval_script() -> list:  # type: ignore[type-arg]
+    ask = call("c1", ToolStatus.AWAITING_APPROVAL, name="shell", arguments='{"command": "rm -rf [bold]/tmp/x"}')
+    allowed = [call("c1", ToolStatus.DONE, name="shell", started=1.0, finished=2.0, result="removed"),
+               *reply_script(["Done."], message_id="m2")]
+    denied = [call("c1", ToolStatus.DENIED, name="shell"), *reply_script(["I did not run it."], message_id="m2")]
+    return [AskApproval(ask, allowed, denied)]
+
+
+async def test_approval_allow_once() -> None:
+    app, backend = make_app([approval_script()])
+    async with app.run_test() as pilot:
+        await send(pilot, "clean up", wait=False)
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")
+        assert "rm -rf [bold]/tmp/x" in app.export_screenshot().replace("&#160;", " ")
+        await pilot.press("a")
+        await wait_until(pilot, lambda: chat(pilot).idle)
+        assert backend.decisions == [ApprovalDecision.ALLOW_ONCE]
+        panel = chat(pilot).tool_panels.panel("c1")
+        assert panel is not None and panel.status is ToolStatus.DONE
+
+
+async def test_approval_always_by_button() -> None:
+    app, backend = make_app([approval_script()])
+    async with app.run_test() as pilot:
+        await send(pilot, "clean up", wait=False)
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")
+        await pilot.click("#allow_always")
+        await wait_until(pilot, lambda: chat(pilot).idle)
+        assert backend.decisions == [ApprovalDecision.ALLOW_ALWAYS]
+
+
+async def test_approval_deny() -> None:
+    app, backend = make_app([approval_script()])
+    async with app.run_test() as pilot:
+        await send(pilot, "clean up", wait=False)
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")
+        await pilot.press("d")
+        await wait_until(pilot, lambda: chat(pilot).idle)
+        assert backend.decisions == [ApprovalDecision.DENY]
+        screen = chat(pilot)
+        panel = screen.tool_panels.panel("c1")
+        assert panel is not None and panel.status is ToolStatus.DENIED
+        reply = screen.chat_log.assistant("m2")
+        assert reply is not None and reply.text == "I did not run it."
+
+
+async def test_escape_mid_tool_interrupts_running_calls() -> None:
+    gate = Gate()
+    app, backend = make_app([[call("c1", ToolStatus.RUNNING, started=100.0), gate,
+                              call("c1", ToolStatus.DONE, started=100.0, finished=150.0, result="late")]])
+    async with app.run_test() as pilot:
+        await send(pilot, "slow tool", wait=False)
+        await wait_until(pilot, lambda: gate.reached)
+        await pilot.press("escape")
+        screen = chat(pilot)
+        panel = screen.tool_panels.panel("c1")
+        assert panel is not None and panel.status is ToolStatus.INTERRUPTED
+        assert not screen.busy and backend.cancel_count == 1
+        await wait_until(pilot, lambda: screen.idle)
+        assert panel.status is ToolStatus.INTERRUPTED and panel.call.result is None
