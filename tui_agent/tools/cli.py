@@ -39,7 +39,8 @@ def describe(registry: ToolRegistry, notices: list[str] | None = None) -> dict[s
     """The registry as plain data (the `--json` output)."""
     tools = [{"name": entry.spec.name, "source": entry.spec.source, "plugin": entry.spec.plugin,
               "approval": registry.approval_for(entry.spec.name) if entry.status == "enabled" else entry.spec.approval,
-              "status": entry.status, "description": entry.spec.description} for entry in registry.entries]
+              "status": entry.status, "replaced_by": entry.replaced_by, "description": entry.spec.description}
+             for entry in registry.entries]
     problems = [{"file": problem.file, "message": problem.message} for problem in registry.problems]
     return {"tools": tools, "problems": problems, "notices": list(notices or [])}
 

@@ -19,6 +19,7 @@ from tui_agent.tools.spec import Approval, ToolDefinitionError, ToolSpec, build_
 
 ENABLED = "enabled"
 DISABLED = "disabled in config"
+REPLACED = "replaced"
 
 
 @dataclass
@@ -27,6 +28,8 @@ class ToolEntry:
 
     spec: ToolSpec
     status: str = ENABLED
+    replaced_by: str | None = None
+    """For status "replaced": the source of the tool that won the name."""
 
 
 class ToolRegistry:
@@ -96,7 +99,7 @@ class ToolRegistry:
         if spec.name in self.settings.disabled_tools:
             entry.status = DISABLED
         elif (previous := self._active.get(spec.name)) is not None:
-            previous.status = f"replaced by {spec.source}"
+            previous.status, previous.replaced_by = REPLACED, spec.source
             self.problems.append(LoadProblem(spec.source, f"tool {spec.name!r} is also defined in "
                                                           f"{previous.spec.source}; the later one wins"))
         if entry.status == ENABLED:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, overload
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
 from tui_agent.tools.docstrings import parse_docstring
 
@@ -149,7 +149,9 @@ def build_spec(func: Callable[..., Any], options: ToolOptions, *, source: str, p
     try:
         spec.parameters_schema()
     except Exception as exc:  # pydantic raises several types for unsupported annotations
-        raise ToolDefinitionError(f"tool {name!r}: cannot describe its arguments as JSON schema: {exc}") from exc
+        first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ToolDefinitionError(f"tool {name!r}: its arguments cannot be described as JSON schema "
+                                  f"({first_line})") from exc
     return spec
 
 
@@ -175,4 +177,16 @@ def arguments_model(
         config = ConfigDict(extra="forbid", arbitrary_types_allowed=False)
         return create_model(f"{name}_arguments", __config__=config, **fields)
     except Exception as exc:
-        raise ToolDefinitionError(f"tool {name!r}: unsupported parameter type: {exc}") from exc
+        raise ToolDefinitionError(f"tool {name!r}: {_unsupported(fields, exc)}") from exc
+
+
+def _unsupported(fields: Mapping[str, tuple[Any, Any]], error: Exception) -> str:
+    """Name the parameter whose type pydantic cannot handle (its own message is long and generic)."""
+    for param, (hint, _field) in fields.items():
+        try:
+            TypeAdapter(hint)
+        except Exception:
+            shown = getattr(hint, "__name__", repr(hint))
+            return (f"parameter {param!r} has a type that cannot be described as JSON schema ({shown}); use str, "
+                    "int, float, bool, Literal, lists, dicts or pydantic models")
+    return f"its parameters cannot be described as JSON schema ({str(error).splitlines()[0]})"

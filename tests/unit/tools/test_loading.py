@@ -52,7 +52,8 @@ def test_print_at_import_is_reported_and_captured(broken: ToolRegistry, capsys: 
 def test_bad_type_hints_are_reported_per_tool(broken: ToolRegistry) -> None:
     message = problem_for(broken, "bad_hints.py")
     assert "'unresolvable'" in message and "NoSuchType" in message
-    assert "'unsupported'" in message and "'missing_hint'" in message
+    assert "tool 'unsupported': parameter 'x' has a type that cannot be described as JSON schema (Opaque)" in message
+    assert "tool 'missing_hint': parameter 'x' has no type hint" in message
     assert broken.get("survivor") is not None
 
 
@@ -61,7 +62,9 @@ def test_duplicate_name_later_file_wins_and_is_reported(broken: ToolRegistry) ->
     assert spec is not None and spec.source.endswith("dup_b.py")
     assert "also defined in" in problem_for(broken, "dup_b.py")
     statuses = {entry.spec.source: entry.status for entry in broken.entries if entry.spec.name == "duplicate_tool"}
-    assert statuses[str(BROKEN / "dup_a.py")].startswith("replaced by")
+    assert statuses[str(BROKEN / "dup_a.py")] == "replaced"
+    loser = next(entry for entry in broken.entries if entry.spec.source == str(BROKEN / "dup_a.py"))
+    assert loser.replaced_by == str(BROKEN / "dup_b.py")
 
 
 def test_module_without_tools_and_private_files(broken: ToolRegistry) -> None:
