@@ -92,6 +92,24 @@ def _damaged_read_only(path: Path) -> str:
             "use --db to choose another file.")
 
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def has_bad_header(path: Path) -> bool:
+    """True when `path` exists, is not empty and is not an SQLite file.
+
+    Checked before SQLite opens it, so SQLite never rewrites or drops the side files of a damaged database.
+    """
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(SQLITE_MAGIC))
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return False  # unreadable: opening it will say so
+    return bool(head) and head != SQLITE_MAGIC
+
+
 def move_aside(path: Path) -> Path:
     """Rename a damaged database and its side files to `<name>.corrupt-<UTC time>`; never delete."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")

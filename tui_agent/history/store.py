@@ -20,7 +20,15 @@ from tui_agent import paths
 from tui_agent.history import export, owners, rows, writes
 from tui_agent.history.errors import HistoryError, SessionNotFoundError
 from tui_agent.history.models import Message, SearchHit, Session, Usage
-from tui_agent.history.opening import CorruptDatabaseError, Mode, choose_mode, move_aside, prepare, uri_for
+from tui_agent.history.opening import (
+    CorruptDatabaseError,
+    Mode,
+    choose_mode,
+    has_bad_header,
+    move_aside,
+    prepare,
+    uri_for,
+)
 from tui_agent.history.redact import Redactor
 from tui_agent.history.report import OpenReport
 from tui_agent.history.writer import DEFERRED, Writer
@@ -43,7 +51,7 @@ class HistoryStore:
         self.owner = owners.new_owner()
         self.on_notice: Callable[[str], None] | None = None
         """Called with each notice raised after opening (disk full, saving again...)."""
-        self._writer = Writer(self._call, enabled=mode is not Mode.READ_ONLY and mode is not Mode.IMMUTABLE,
+        self._writer = Writer(self._raw_call, enabled=mode is not Mode.READ_ONLY and mode is not Mode.IMMUTABLE,
                               notify=self._notify, where=str(path), retry_delay=retry_delay)
         self._next_position: dict[str, int] = {}
         self._closed = False
@@ -54,6 +62,8 @@ class HistoryStore:
         """Open (creating, migrating, recovering or moving aside as needed) the database at `path`."""
         db, mode = await asyncio.to_thread(_resolve, path)
         report = OpenReport(db)
+        if mode is Mode.READ_WRITE and await asyncio.to_thread(has_bad_header, db):
+            report.moved_aside = await asyncio.to_thread(move_aside, db)
         try:
             conn = await _connect(db, mode, report, int(busy_timeout * 1000))
         except CorruptDatabaseError:
@@ -78,15 +88,19 @@ class HistoryStore:
         if self.on_notice is not None:
             self.on_notice(notice)
 
-    async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+    async def _raw_call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `fn` with the sqlite3 connection on aiosqlite's thread (one hop); sqlite errors pass through."""
         if self._closed:
             raise HistoryError("The history store is closed.")
         raw = self._conn._conn  # the sqlite3 connection, used only on aiosqlite's thread
+        result: T = await self._conn._execute(fn, raw)  # type: ignore[no-untyped-call]
+        return result
+
+    async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         try:
-            result: T = await self._conn._execute(fn, raw)  # type: ignore[no-untyped-call]
+            return await self._raw_call(fn)
         except sqlite3.DatabaseError as error:
             raise _readable(error, self.path) from error
-        return result
 
     async def _write(self, fn: Callable[[sqlite3.Connection], Any], key: object | None = None) -> Any:
         return await self._writer.submit(fn, key)

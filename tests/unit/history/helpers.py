@@ -1,0 +1,59 @@
+"""Helpers for history tests: raw looks at the database file, and making files truly read-only."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+
+def raw_rows(path: Path, sql: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    """Run a query with plain sqlite3 (a second, independent reader of the file)."""
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+def integrity(path: Path) -> str:
+    return str(raw_rows(path, "PRAGMA integrity_check")[0][0])
+
+
+@contextmanager
+def read_only(*targets: Path) -> Iterator[None]:
+    """Make files/folders read-only for this process, even as root (then via `chattr +i`)."""
+    modes = {t: t.stat().st_mode for t in targets}
+    immutable: list[Path] = []
+    try:
+        for target in targets:
+            target.chmod(0o555 if target.is_dir() else 0o444)
+        if os.geteuid() == 0:
+            if shutil.which("chattr") is None:
+                pytest.skip("running as root without chattr: cannot make a file read-only")
+            for target in targets:
+                done = subprocess.run(["chattr", "+i", str(target)], capture_output=True)
+                if done.returncode != 0:
+                    pytest.skip(f"chattr +i is not permitted here: {done.stderr.decode().strip()}")
+                immutable.append(target)
+        yield
+    finally:
+        for target in immutable:
+            subprocess.run(["chattr", "-i", str(target)], check=False)
+        for target, mode in modes.items():
+            target.chmod(mode)
+
+
+def file_bytes(path: Path | str) -> bytes:
+    """The file's bytes (a sync helper: reading a small file in a test needs no thread)."""
+    return Path(path).read_bytes()
+
+
+def put_bytes(path: Path | str, data: bytes) -> None:
+    Path(path).write_bytes(data)
