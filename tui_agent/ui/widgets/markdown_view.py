@@ -9,6 +9,7 @@ for the exact final layout.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from rich.markdown import Markdown
@@ -17,14 +18,35 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+_LIST_ITEM = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+
+
+def _starts_block(line: str, closing_list: bool) -> bool:
+    """Can an unindented `line` after a blank line start a new, independent block?"""
+    if not line or line[0] in " \t":
+        return False  # indented: continues a list item or is code belonging to what came before
+    return not (closing_list and _LIST_ITEM.match(line))  # same list, made loose by the blank line
+
+
+_RULE = re.compile(r" {0,3}([-*_])(?: *\1){2,} *")
+
+
+def ends_with_rule(chunk: str) -> bool:
+    """Does `chunk` end with a thematic break (which Rich follows with no blank line)?"""
+    lines = chunk.rstrip("\n").split("\n")
+    if not _RULE.fullmatch(lines[-1]):
+        return False
+    return len(lines) == 1 or not lines[-2].strip() or lines[-1].strip()[0] != "-"  # else a setext heading
+
 
 def settled_boundary(text: str) -> int:
     """Index where the last settled block of `text` ends (0 if none); text before it never re-flows.
 
-    A boundary is the start of an unindented, non-blank line that follows a blank line outside a fenced
-    code block. Only complete lines are looked at, so a half-streamed line never moves a boundary.
+    A boundary is the start of an unindented line that follows a blank line outside a fenced code block
+    and cannot continue the block before it. Only complete lines decide, so a half-streamed line never
+    moves a boundary, except that a new block's first characters settle what is before them.
     """
-    boundary, fence, previous_blank = 0, "", False
+    boundary, fence, previous_blank, block_is_list = 0, "", False, False
     position = 0
     while (end := text.find("\n", position)) != -1:
         line = text[position:end]
@@ -33,15 +55,17 @@ def settled_boundary(text: str) -> int:
         if fence:
             if indent <= 3 and stripped.startswith(fence) and not stripped.strip(fence[0]).strip():
                 fence = ""
-        elif indent <= 3 and stripped[:3] in ("```", "~~~"):
-            fence = stripped[: len(stripped) - len(stripped.lstrip(stripped[0]))]
-            boundary = position if previous_blank else boundary
         elif line.strip():
-            if previous_blank and indent == 0 and not line.startswith("\t"):
-                boundary = position
+            if previous_blank and _starts_block(line, block_is_list):
+                boundary, block_is_list = position, bool(_LIST_ITEM.match(line))
+            elif position == 0:
+                block_is_list = bool(_LIST_ITEM.match(line))
+            if indent <= 3 and stripped[:3] in ("```", "~~~"):
+                fence = stripped[: len(stripped) - len(stripped.lstrip(stripped[0]))]
         previous_blank = not line.strip() and not fence
         position = end + 1
-    if previous_blank and position < len(text) and text[position] not in " \t\n":
+    rest = text[position:]
+    if previous_blank and rest.strip() and rest[0] not in "-+*0123456789" and _starts_block(rest, block_is_list):
         boundary = position  # the next block has begun on a line still streaming
     return boundary
 
@@ -53,6 +77,7 @@ class _Rendered:
     width: int = -1
     chunks: list[str] = field(default_factory=list)
     lines: list[Strip] = field(default_factory=list)
+    last_chunk: str = ""
 
 
 class MarkdownView(Widget):
@@ -106,7 +131,7 @@ class MarkdownView(Widget):
         width = max(width, 1)
         rendered = self._rendered
         if rendered.width != width:
-            self._rendered = rendered = _Rendered(width, rendered.chunks)
+            self._rendered = rendered = _Rendered(width, rendered.chunks)  # same blocks, new width
             for chunk in rendered.chunks:
                 self._add_chunk(chunk, width)
             self._tail_dirty = True
@@ -119,14 +144,19 @@ class MarkdownView(Widget):
             self._tail_dirty = True
         if self._tail_dirty:
             tail = self._text[self._settled :]
-            self._tail = self._render_block(tail, width, follows=bool(rendered.lines)) if tail.strip() else []
+            self._tail = self._render_block(tail, width, follows=self._follows()) if tail.strip() else []
             self._tail_dirty = False
+
+    def _follows(self) -> bool:
+        """Does the next block get Rich's separator line? Not at the top, nor after a horizontal rule."""
+        rendered = self._rendered
+        return bool(rendered.lines) and not ends_with_rule(rendered.last_chunk)
 
     def _add_chunk(self, chunk: str, width: int) -> None:
         if not chunk.strip():
             return
-        lines = self._rendered.lines
-        lines.extend(self._render_block(chunk, width, follows=bool(lines)))
+        self._rendered.lines.extend(self._render_block(chunk, width, follows=self._follows()))
+        self._rendered.last_chunk = chunk
 
     def _render_block(self, source: str, width: int, *, follows: bool) -> list[Strip]:
         """Render blocks as they would look after earlier blocks: Rich puts the separator line before a

@@ -1,0 +1,106 @@
+"""Snapshots of the chat screen (fixed size, fixed clock, no cursor blink): regenerate with --snapshot-update."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.pilot import Pilot
+
+from tests.ui.helpers import SIZE, call, chat, make_app, wait_until
+from tui_agent.agent.events import (
+    AssistantMessageFinished,
+    AssistantMessageStarted,
+    AssistantTextDelta,
+    MessageStatus,
+    ToolStatus,
+    TurnEndReason,
+    TurnFinished,
+)
+from tui_agent.ui.screens.approval import ApprovalScreen
+from tui_agent.ui.scripted import AskApproval, Gate, Script, reply_script
+
+SnapCompare = Callable[..., bool]
+
+REPLY = """## Weather report
+
+Paris is **sunny** today. Here is how to fetch it yourself:
+
+```python
+import httpx
+print(httpx.get("https://wttr.in/Paris?format=3").text)
+```
+
+| City  | °C | Sky    |
+|-------|----|--------|
+| Paris | 21 | sunny  |
+| Oslo  | 9  | cloudy |
+"""
+
+
+def after_sending(prompt: str, until: Callable[[Pilot[None]], bool] | None = None) -> Callable[..., Any]:
+    async def run_before(pilot: Pilot[None]) -> None:
+        screen = chat(pilot)
+        screen.prompt_input.insert(prompt)
+        await pilot.press("enter")
+        await wait_until(pilot, (lambda: until(pilot)) if until else (lambda: screen.idle))
+        await pilot.pause()
+
+    return run_before
+
+
+def snapshot(snap_compare: SnapCompare, scripts: list[Script], run_before: Callable[..., Any] | None) -> bool:
+    app, _ = make_app(scripts)
+    return snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_empty_chat(snap_compare: SnapCompare) -> None:
+    assert snapshot(snap_compare, [], None)
+
+
+def test_finished_reply_with_code_and_table(snap_compare: SnapCompare) -> None:
+    chunks = [REPLY[i : i + 9] for i in range(0, len(REPLY), 9)]
+    assert snapshot(snap_compare, [reply_script(chunks, usage=(1234, 567))], after_sending("Weather in Paris?"))
+
+
+def test_tool_panels_mid_run(snap_compare: SnapCompare) -> None:
+    gate = Gate()
+    script: Script = [
+        AssistantMessageStarted("m1"), AssistantTextDelta("m1", "Checking two cities at once…"),
+        call("c1", ToolStatus.DONE, started=100.0, finished=101.4, result="Paris: sunny, 21 °C"),
+        call("c2", ToolStatus.RUNNING, arguments='{"location": "Oslo", "unit": "celsius"}', started=101.0),
+        call("c3", ToolStatus.PENDING, name="search", arguments='{"query": "Oslo forec'),
+        gate,
+    ]
+    assert snapshot(snap_compare, [script], after_sending("Weather in Paris and Oslo?", lambda _: gate.reached))
+
+
+def test_tool_panels_done(snap_compare: SnapCompare) -> None:
+    long_result = "\n".join(f"{hour:02d}:00  {15 + hour % 7} °C" for hour in range(24))
+    script: Script = [
+        call("c1", ToolStatus.DONE, started=100.0, finished=101.4, result=long_result),
+        call("c2", ToolStatus.FAILED, name="shell", arguments='{"command": "false"}', started=100.0,
+             finished=100.1, error="The command exited with status 1."),
+        call("c3", ToolStatus.DENIED, name="write_file", arguments='{"path": "/etc/hosts"}'),
+        call("c4", ToolStatus.INTERRUPTED, name="fetch", arguments='{"url": "https://example.com"}',
+             started=100.0, finished=102.0),
+        *reply_script(["Paris will stay warm all day."]),
+    ]
+    assert snapshot(snap_compare, [script], after_sending("Hourly weather?"))
+
+
+def test_inline_error(snap_compare: SnapCompare) -> None:
+    error = "No API key: set OPENAI_API_KEY or run with --offline."
+    script: Script = [
+        AssistantMessageStarted("m1"), AssistantTextDelta("m1", "Let me"),
+        AssistantMessageFinished("m1", MessageStatus.FAILED, error), TurnFinished(TurnEndReason.ERROR, error),
+    ]
+    assert snapshot(snap_compare, [script], after_sending("Hello?"))
+
+
+def test_approval_modal(snap_compare: SnapCompare) -> None:
+    ask = call("c1", ToolStatus.AWAITING_APPROVAL, name="shell",
+               arguments='{"command": "rm -rf build/ [bold]dist[/bold]", "cwd": "/home/me/project"}')
+    script: Script = [AskApproval(ask)]
+    run_before = after_sending("Clean the build", lambda pilot: isinstance(pilot.app.screen, ApprovalScreen))
+    assert snapshot(snap_compare, [script], run_before)

@@ -1,0 +1,80 @@
+"""MarkdownView renders a streamed text exactly as the whole text, settling blocks as they complete."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.segment import Segment
+
+from tui_agent.ui.widgets.markdown_view import ends_with_rule, settled_boundary
+
+DOC = """# Title
+
+Some *para* text that
+continues.
+
+- a
+- b
+
+```python
+x = 1
+
+y = 2
+```
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+1. one
+2. two
+
+> quote
+
+    indented code
+
+---
+
+Done.
+"""
+BLOCKS = st.sampled_from(DOC.split("\n\n")) | st.text(alphabet="ab `#-|>\n*", max_size=30)
+CONSOLE = Console(width=50, color_system=None)
+
+
+def render(source: str) -> list[str]:
+    segments = CONSOLE.render(Markdown(source), CONSOLE.options.update_width(50))
+    return ["".join(s.text for s in line) for line in Segment.split_and_crop_lines(segments, 50)]
+
+
+def render_incrementally(text: str, cuts: list[int]) -> list[str]:
+    """Mirror MarkdownView: settle blocks at each cut, render settled chunks once, then the tail."""
+    settled, chunks = 0, []
+    for cut in sorted(cuts):
+        boundary = settled + settled_boundary(text[settled:cut])
+        if boundary > settled:
+            chunks.append(text[settled:boundary])
+            settled = boundary
+    chunks.append(text[settled:])
+    lines: list[str] = []
+    previous = ""
+    for chunk in filter(str.strip, chunks):
+        follows = bool(lines) and not ends_with_rule(previous)
+        lines.extend(render(f"x\n\n{chunk}")[1:] if follows else render(chunk))
+        previous = chunk
+    return lines
+
+
+def test_boundaries_of_a_document() -> None:
+    assert settled_boundary("para\n\nnext") == len("para\n\n")
+    assert settled_boundary("para\n\n") == 0, "no block has begun after the blank line yet"
+    assert settled_boundary("```\na\n\nb\n") == 0, "blank line inside an open fence"
+    assert settled_boundary("- a\n\n  continued\n") == 0, "indented continuation belongs to the list"
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.lists(BLOCKS, min_size=1, max_size=8).map("\n\n".join), st.lists(st.integers(0, 400), max_size=12))
+def test_incremental_render_equals_whole_render(text: str, cuts: list[int]) -> None:
+    lines = render_incrementally(text, [cut % (len(text) + 1) for cut in cuts])
+    assert lines == render(text)

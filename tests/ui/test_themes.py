@@ -1,0 +1,83 @@
+"""Shipped and user themes load as Textual themes with the app's variables; bad files are reported once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.ui.helpers import make_app, wait_until
+from tui_agent import paths
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.scripted import ScriptedBackend
+from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_folders
+
+SHIPPED = paths.shipped_dir("themes")
+
+
+def test_shipped_themes_are_valid_and_complete() -> None:
+    loaded = load_themes([SHIPPED])
+    assert loaded.problems == []
+    themes = loaded.themes
+    assert len(themes) >= 8 and DEFAULT_THEME in themes and "tui-agent-high-contrast" in themes
+    assert {True, False} <= {theme.dark for theme in themes.values()}
+    for theme in themes.values():
+        assert set(APP_VARIABLE_DEFAULTS) <= set(theme.variables), f"{theme.name} lacks app variables"
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ('name = "x"\nprimary = ', "not valid TOML"),
+        ('name = "x"', "primary"),
+        ('name = "x"\nprimary = "#123456"\ncolour = "red"', "colour"),
+        ('name = "x"\nprimary = "not-a-colour"', "not a colour"),
+        ('name = "x"\nprimary = "#123456"\n[variables]\n"tool-done" = "nope"', "variables.tool-done"),
+    ],
+)
+def test_invalid_theme_files_are_reported_and_skipped(tmp_path: Path, content: str, reason: str) -> None:
+    (tmp_path / "bad.toml").write_text(content)
+    (tmp_path / "good.toml").write_text('name = "good"\nprimary = "#123456"\ndark = false\n')
+    loaded = load_themes([tmp_path])
+    assert list(loaded.themes) == ["good"]
+    [problem] = loaded.problems
+    assert "bad.toml" in problem and reason in problem
+
+
+def test_user_folder_is_searched() -> None:
+    assert paths.user_themes_dir() in theme_folders()
+
+
+async def test_app_uses_default_theme_and_reports_bad_user_themes_in_one_notification() -> None:
+    user = paths.user_themes_dir()
+    user.mkdir(parents=True, exist_ok=True)
+    (user / "broken.toml").write_text("name = ")
+    (user / "wrong.toml").write_text('name = "w"')
+    (user / "mine.toml").write_text('name = "mine"\nprimary = "#ff0000"\n')
+    app, _ = make_app()
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: bool(app._notifications))
+        assert app.theme == DEFAULT_THEME
+        assert "mine" in app.available_themes
+        [notice] = [n.message for n in app._notifications]
+        assert "broken.toml" in notice and "wrong.toml" in notice
+        assert app.theme_variables["tool-running"] == "#e0af68"
+
+
+async def test_requested_theme_and_unknown_theme(tmp_path: Path) -> None:
+    (tmp_path / "extra.toml").write_text('name = "extra"\nprimary = "#00ff00"\ndark = false\n')
+    app = TuiAgentApp(ScriptedBackend(), theme="extra", theme_dirs=[tmp_path])
+    async with app.run_test():
+        assert app.theme == "extra" and not app.current_theme.dark
+    app = TuiAgentApp(ScriptedBackend(), theme="no-such-theme")
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: bool(app._notifications))
+        assert app.theme == DEFAULT_THEME
+        assert "no-such-theme" in next(iter(app._notifications)).message
+
+
+async def test_builtin_theme_works_with_app_variables() -> None:
+    app = TuiAgentApp(ScriptedBackend(), theme="nord")
+    async with app.run_test():
+        assert app.theme == "nord"
+        assert app.theme_variables["tool-failed"] == APP_VARIABLE_DEFAULTS["tool-failed"]
