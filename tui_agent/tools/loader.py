@@ -5,9 +5,11 @@ A thread is used rather than a subprocess because the tools must live in this pr
 a subprocess probe would double every plugin's import cost at startup. The price: a plugin that hangs
 cannot be killed — its thread is abandoned (daemon, so it never blocks exit) and the plugin is skipped.
 
-While loading, `sys.stdout` is replaced by a router that sends each plugin thread's writes to its own
-buffer (a plugin that prints at import is reported and skipped) and everyone else's to the real stream.
-If a thread was abandoned, the router stays installed so the hung plugin can never write to the terminal.
+While loading, `sys.stdout` and `sys.stderr` are replaced by routers that send each plugin thread's
+writes to its own buffers and everyone else's to the real streams. A plugin that prints to stdout at
+import is reported and skipped; one that writes to stderr (warnings, usually) is loaded and the text is
+reported. If a thread was abandoned, the routers stay installed so the hung plugin can never write to
+the terminal.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ class PluginSource:
 class _Attempt:
     source: PluginSource
     stdout: list[str] = field(default_factory=list)
+    stderr: list[str] = field(default_factory=list)
     value: object = None
     problem: str | None = None
     interrupted: bool = False
@@ -59,8 +62,8 @@ class Loaded:
     value: object
 
 
-class _StdoutRouter:
-    """A stand-in for `sys.stdout` that gives each plugin thread its own buffer."""
+class _StreamRouter:
+    """A stand-in for `sys.stdout` or `sys.stderr` that gives each plugin thread its own buffer."""
 
     def __init__(self, fallback: TextIO) -> None:
         self.fallback = fallback
@@ -109,32 +112,36 @@ def import_path(path: Path) -> ModuleType:
 
 def load_guarded(sources: Sequence[PluginSource], timeout: float) -> tuple[list[Loaded], list[LoadProblem]]:
     """Load every source concurrently; return those that loaded (in source order) and the problems."""
-    router = _StdoutRouter(sys.stdout)
-    installed = cast(TextIO, router)
-    sys.stdout = installed
+    out, err = _StreamRouter(sys.stdout), _StreamRouter(sys.stderr)
+    installed_out, installed_err = cast(TextIO, out), cast(TextIO, err)
+    sys.stdout, sys.stderr = installed_out, installed_err
     attempts = [_Attempt(source) for source in sources]
     try:
-        threads = [_start(attempt, router) for attempt in attempts]
+        threads = [_start(attempt, out, err) for attempt in attempts]
         deadline = time.monotonic() + timeout
         for thread in threads:
             thread.join(max(0.0, deadline - time.monotonic()))
     finally:
-        if all(attempt.done.is_set() for attempt in attempts) and sys.stdout is installed:
-            sys.stdout = router.fallback
+        if all(attempt.done.is_set() for attempt in attempts):
+            if sys.stdout is installed_out:
+                sys.stdout = out.fallback
+            if sys.stderr is installed_err:
+                sys.stderr = err.fallback
     if any(attempt.interrupted for attempt in attempts):
         raise KeyboardInterrupt
     return _outcomes(attempts, timeout)
 
 
-def _start(attempt: _Attempt, router: _StdoutRouter) -> threading.Thread:
-    thread = threading.Thread(target=_run, args=(attempt, router), daemon=True,
+def _start(attempt: _Attempt, out: _StreamRouter, err: _StreamRouter) -> threading.Thread:
+    thread = threading.Thread(target=_run, args=(attempt, out, err), daemon=True,
                               name=f"plugin-import:{attempt.source.name}")
     thread.start()
     return thread
 
 
-def _run(attempt: _Attempt, router: _StdoutRouter) -> None:
-    router.buffers[threading.get_ident()] = attempt.stdout
+def _run(attempt: _Attempt, out: _StreamRouter, err: _StreamRouter) -> None:
+    out.buffers[threading.get_ident()] = attempt.stdout
+    err.buffers[threading.get_ident()] = attempt.stderr
     try:
         attempt.value = attempt.source.load()
     except KeyboardInterrupt:
@@ -161,6 +168,8 @@ def _outcomes(attempts: list[_Attempt], timeout: float) -> tuple[list[Loaded], l
                                                   f"({_shorten(printed)!r}); plugins must not print; skipped"))
         else:
             loaded.append(Loaded(attempt.source, attempt.value))
+            if warned := "".join(attempt.stderr).strip():
+                problems.append(LoadProblem(location, f"wrote to stderr while being imported: {_shorten(warned)!r}"))
     return loaded, problems
 
 

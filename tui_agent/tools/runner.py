@@ -2,14 +2,16 @@
 
 Per call: validate the arguments, apply the approval policy (asking the user for `ask` tools), run with
 a timeout, cap the output. Every outcome — unknown tool, bad arguments, denial, exception, timeout — is a
-text result for the model, never an exception for the caller. Sync tools run in a worker thread (which
-cannot be killed: on timeout or cancel its result is discarded); async tools are cancelled for real.
+text result for the model, never an exception for the caller. Sync tools run in a daemon thread of their
+own (which cannot be killed: on timeout or cancel it is abandoned and its result discarded); async tools
+are cancelled for real.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
@@ -136,8 +138,41 @@ class ToolRunner:
 async def _call(spec: ToolSpec, arguments: Mapping[str, Any]) -> Any:
     if spec.is_async:
         return await spec.func(**arguments)
-    value = await asyncio.to_thread(spec.func, **arguments)
+    value = await _in_daemon_thread(spec.func, arguments)
     return await value if asyncio.iscoroutine(value) else value
+
+
+def _in_daemon_thread(func: Callable[..., Any], arguments: Mapping[str, Any]) -> asyncio.Future[Any]:
+    """Run a sync tool in its own daemon thread.
+
+    Not the loop's default executor: a sync tool that never returns would hold one of its few workers
+    forever, and `asyncio.run` waits for those workers at exit. A daemon thread is abandoned instead.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(outcome: Callable[[], None]) -> None:
+        if not future.done():
+            outcome()
+
+    def work() -> None:
+        try:
+            value = func(**arguments)
+        except BaseException as exc:  # handed to the awaiting task, which turns it into a failed result
+            error = exc
+            _call_soon(loop, lambda: settle(lambda: future.set_exception(error)))
+        else:
+            _call_soon(loop, lambda: settle(lambda: future.set_result(value)))
+
+    threading.Thread(target=work, name=f"tool:{getattr(func, '__name__', 'tool')}", daemon=True).start()
+    return future
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> None:
+    try:
+        loop.call_soon_threadsafe(callback)
+    except RuntimeError:  # the loop closed while the tool was still running: nobody is waiting any more
+        pass
 
 
 def _describe(exc: BaseException) -> str:

@@ -26,7 +26,7 @@ def problem_for(registry: ToolRegistry, filename: str) -> str:
 
 
 def test_healthy_tools_load_next_to_broken_ones(broken: ToolRegistry) -> None:
-    assert sorted(broken.names()) == ["duplicate_tool", "healthy", "survivor"]
+    assert sorted(broken.names()) == ["duplicate_tool", "healthy", "survivor", "warned_tool"]
 
 
 def test_raise_at_import_is_reported(broken: ToolRegistry) -> None:
@@ -47,6 +47,11 @@ def test_print_at_import_is_reported_and_captured(broken: ToolRegistry, capsys: 
     assert "printed to stdout" in problem_for(broken, "prints.py")
     assert "hello from a noisy plugin" in problem_for(broken, "prints.py")
     assert "noisy_tool" not in broken.names()
+
+
+def test_stderr_at_import_is_reported_but_loaded(broken: ToolRegistry) -> None:
+    assert "wrote to stderr while being imported: 'deprecated: something'" == problem_for(broken, "warns.py")
+    assert broken.get("warned_tool") is not None
 
 
 def test_bad_type_hints_are_reported_per_tool(broken: ToolRegistry) -> None:
@@ -72,11 +77,11 @@ def test_module_without_tools_and_private_files(broken: ToolRegistry) -> None:
     assert not [problem for problem in broken.problems if "_private" in problem.file]
 
 
-def test_stdout_is_restored_when_nothing_hangs(tmp_path: Path) -> None:
-    before = sys.stdout
+def test_streams_are_restored_when_nothing_hangs(tmp_path: Path) -> None:
+    before = sys.stdout, sys.stderr
     (tmp_path / "quiet.py").write_text("from tui_agent.tools import tool\n")
     only_from(tmp_path)
-    assert sys.stdout is before
+    assert (sys.stdout, sys.stderr) == before
 
 
 def test_shipped_plugins_load_without_problems() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 import pytest
@@ -89,6 +90,22 @@ def speaks(city: str) -> str:
     return city
 
 
+RELEASE = threading.Event()
+
+
+@tool(approval="never", timeout=0.2)
+def stuck() -> str:
+    """A sync tool that blocks past its timeout (released at the end of the test)."""
+    RELEASE.wait(30)
+    return "late"
+
+
+@tool(approval="never")
+def quit_sync() -> str:
+    """A sync tool calling sys.exit in its thread."""
+    raise SystemExit(2)
+
+
 BARRIER: dict[str, asyncio.Barrier] = {}
 
 
@@ -101,7 +118,7 @@ async def meet(side: str) -> str:
 
 
 TOOLS = [shout, whisper, explode, bad_value, leave, sleepy, forever, flood, structured, guarded, forbidden,
-         speaks, meet]
+         speaks, meet, stuck, quit_sync]
 
 
 def make_runner(**kwargs: Any) -> ToolRunner:
@@ -293,3 +310,17 @@ async def test_failing_update_callback_does_not_break_the_call() -> None:
 
     result = await make_runner().run([ToolCallRequest("c", "shout", {"word": "a"})], broken)
     assert result[0].content == "A"
+
+
+async def test_sync_tool_past_its_timeout_is_abandoned() -> None:
+    try:
+        result = await run_one(make_runner(), "stuck")
+        assert (result.status, result.content) == (ToolStatus.FAILED, "stuck timed out after 0.2 s and was stopped.")
+        assert (await run_one(make_runner(), "shout", {"word": "still works"})).content == "STILL WORKS"
+    finally:
+        RELEASE.set()
+
+
+async def test_sys_exit_in_a_sync_tool_is_only_a_failed_call() -> None:
+    result = await run_one(make_runner(), "quit_sync")
+    assert result.status == ToolStatus.FAILED and "SystemExit: 2" in result.content
