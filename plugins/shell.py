@@ -12,7 +12,8 @@ from pathlib import Path
 from tui_agent.tools import tool
 from tui_agent.tools.process import run_program
 
-OUTPUT_CAP = 32768
+OUTPUT_CAP = 30000
+"""A little under the runner's default cap, leaving room for the exit status line."""
 
 
 @tool(approval="ask")

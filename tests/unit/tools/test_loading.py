@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -183,3 +186,18 @@ def test_from_functions_reports_undecorated() -> None:
     registry = ToolRegistry.from_functions([fine, plain])
     assert registry.names() == ["fine"]
     assert "not decorated with @tool" in registry.problems[0].message
+
+
+def test_shipped_plugins_are_found_in_a_wheel_layout(tmp_path: Path) -> None:
+    """A non-editable install has no repo folder: the plugins are bundled as tui_agent/_shipped/plugins."""
+    repo = Path(__file__).resolve().parents[3]
+    site = tmp_path / "site"
+    shutil.copytree(repo / "tui_agent", site / "tui_agent", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(repo / "plugins", site / "tui_agent" / "_shipped" / "plugins")
+    code = ("from tui_agent.tools.registry import ToolRegistry\n"
+            "r = ToolRegistry.from_plugins(include_user_dir=False, include_entry_points=False)\n"
+            "print(r.get('calculate').source); print(len(r.problems))")
+    env = {**os.environ, "PYTHONPATH": str(site), "TUI_AGENT_HOME": str(tmp_path / "home")}
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         check=True, timeout=60)
+    assert out.stdout.split() == [str(site / "tui_agent" / "_shipped" / "plugins" / "calculator.py"), "0"]
