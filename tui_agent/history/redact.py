@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+import tomllib
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
@@ -28,6 +31,15 @@ class Redactor:
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Redactor:
         env = os.environ if environ is None else environ
         return cls(value for name, value in env.items() if SECRET_NAME.search(name))
+
+    @classmethod
+    def default(cls, config_file: Path | None = None) -> Redactor:
+        """Secrets from the environment and from secret-looking keys of the config file."""
+        redactor = cls.from_environment()
+        if config_file is not None:
+            for secret in _config_secrets(config_file):
+                redactor.add(secret)
+        return redactor
 
     def add(self, secret: str | None) -> None:
         """Also redact `secret` (ignored when too short to be a real key)."""
@@ -56,3 +68,24 @@ class Redactor:
         except ValueError:
             pass
         return self.text(url)
+
+
+def _config_secrets(path: Path) -> Iterator[str]:
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError):
+        return
+    yield from _secret_values(data)
+
+
+def _secret_values(data: Any) -> Iterator[str]:
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if isinstance(value, str) and SECRET_NAME.search(str(key)):
+                yield value
+            else:
+                yield from _secret_values(value)
+    elif isinstance(data, list):
+        for item in data:
+            yield from _secret_values(item)

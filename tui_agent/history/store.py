@@ -71,7 +71,9 @@ class HistoryStore:
             conn = await _connect(db, mode, report, int(busy_timeout * 1000))
         report.read_only = mode in (Mode.READ_ONLY, Mode.IMMUTABLE)
         report.in_memory = mode is Mode.MEMORY
-        return cls(conn, db, mode, report, redactor or Redactor.from_environment(), retry_delay)
+        if redactor is None:
+            redactor = await asyncio.to_thread(Redactor.default, paths.config_file())
+        return cls(conn, db, mode, report, redactor, retry_delay)
 
     @property
     def read_only(self) -> bool:

@@ -1,0 +1,91 @@
+"""StreamingSaver: many tokens become few writes; finish writes the whole text."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from tests.unit.history.helpers import raw_rows
+from tui_agent.history.models import Usage
+from tui_agent.history.saver import StreamingSaver
+from tui_agent.history.store import HistoryStore
+from tui_agent.status import MessageStatus
+
+
+class CountingStore(HistoryStore):
+    """The real store, counting the streaming-text writes it is asked for."""
+
+    saves: list[str]
+
+    async def update_streaming_text(self, message_id: str, text: str) -> None:
+        self.saves.append(text)
+        await super().update_streaming_text(message_id, text)
+
+
+async def _open(db_path: Path) -> CountingStore:
+    store = await CountingStore.open(db_path)
+    assert isinstance(store, CountingStore)
+    store.saves = []
+    return store
+
+
+async def _wait_for(condition, what: str) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(500):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def test_a_burst_of_tokens_is_one_write(db_path: Path) -> None:
+    store = await _open(db_path)
+    try:
+        session = await store.create_session("s")
+        _, reply = await store.begin_turn(session.id, "q")
+        saver = StreamingSaver(store, reply.id, interval=0.05)
+        tokens = [f"t{i} " for i in range(1000)]
+        for token in tokens:
+            saver.push(token)
+        await _wait_for(lambda: saver.saved_length > 0, "the first save")
+        assert store.saves == ["".join(tokens)]
+        assert raw_rows(db_path, "SELECT content, status FROM messages WHERE id = ?", (reply.id,)) == [
+            ("".join(tokens), "streaming")]
+    finally:
+        await store.close()
+
+
+async def test_text_pushed_after_a_save_is_saved_later_and_finish_writes_all(db_path: Path) -> None:
+    store = await _open(db_path)
+    try:
+        session = await store.create_session("s")
+        _, reply = await store.begin_turn(session.id, "q")
+        saver = StreamingSaver(store, reply.id, interval=0.02)
+        saver.push("Hello")
+        await _wait_for(lambda: saver.saved_length == 5, "the first save")
+        saver.push(", world")
+        await _wait_for(lambda: saver.saved_length == 12, "the second save")
+        saver.push(" and the rest")  # still waiting for its save when the reply ends
+        await saver.finish(MessageStatus.COMPLETE, usage=Usage(3, 4))
+        saver.push(" ignored")
+        assert store.saves[:2] == ["Hello", "Hello, world"]
+        [message] = await store.load_tail(session.id, 1)
+        assert message.content == "Hello, world and the rest" and message.status is MessageStatus.COMPLETE
+        assert message.usage == Usage(3, 4)
+    finally:
+        await store.close()
+
+
+async def test_finish_with_an_error_keeps_the_partial_text(db_path: Path) -> None:
+    store = await _open(db_path)
+    try:
+        session = await store.create_session("s")
+        _, reply = await store.begin_turn(session.id, "q")
+        saver = StreamingSaver(store, reply.id)
+        saver.push("partial ")
+        await saver.finish(MessageStatus.FAILED, error="The connection dropped.")
+        [message] = await store.load_tail(session.id, 1)
+        assert (message.content, message.status, message.error) == (
+            "partial ", MessageStatus.FAILED, "The connection dropped.")
+        assert store.saves == []  # the pending periodic save was replaced by the final write
+    finally:
+        await store.close()
