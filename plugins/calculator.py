@@ -8,6 +8,7 @@ results are kept to a bounded size, so no expression can eat the machine.
 from __future__ import annotations
 
 import ast
+import math
 import operator
 from collections.abc import Callable
 from decimal import Decimal, localcontext
@@ -44,8 +45,12 @@ def evaluate(expression: str) -> Fraction:
 
 
 def _value(node: ast.expr) -> Fraction:
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return Fraction(Decimal(repr(node.value))) if isinstance(node.value, float) else Fraction(node.value)
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return _checked(Fraction(node.value))
+    if isinstance(node, ast.Constant) and type(node.value) is float:
+        if not math.isfinite(node.value):
+            raise CalculationError(f"{ast.unparse(node)} is too large a number")
+        return _checked(Fraction(Decimal(repr(node.value))))  # the literal as written: 0.1 is exactly 1/10
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
         operand = _value(node.operand)
         return -operand if isinstance(node.op, ast.USub) else operand

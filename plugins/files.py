@@ -150,7 +150,7 @@ def _matches_in(file: Path, text: str, room: int) -> list[str]:
         return []
     if b"\0" in data[:8192]:
         return []
-    found = []
+    found: list[str] = []
     for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
         if text in line and len(found) < room:
             found.append(f"{_shown(file)}:{number}: {line.strip()[:200]}")

@@ -66,7 +66,7 @@ async def test_calculator_is_exact(registry: ToolRegistry, expression: str, expe
     [("__import__('os').system('true')", "is not allowed"), ("1/0", "division by zero"),
      ("9 ** 99999999", "exponents are limited"), ("2 ** 0.5", "whole-number exponents"),
      ("10 ** 9000", "too large"), ("1 +", "not a valid arithmetic expression"), ("x + 1", "is not allowed"),
-     ("1" + "+1" * 150, "more than 200 parts")],
+     ("1" + "+1" * 150, "more than 200 parts"), ("1e400", "too large a number")],
 )
 async def test_calculator_refuses_unsafe_or_huge(registry: ToolRegistry, expression: str, reason: str) -> None:
     result = await call(registry, "calculate", expression=expression)
