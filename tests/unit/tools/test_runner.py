@@ -324,3 +324,25 @@ async def test_sync_tool_past_its_timeout_is_abandoned() -> None:
 async def test_sys_exit_in_a_sync_tool_is_only_a_failed_call() -> None:
     result = await run_one(make_runner(), "quit_sync")
     assert result.status == ToolStatus.FAILED and "SystemExit: 2" in result.content
+
+
+async def test_cancel_while_awaiting_approval_is_interrupted_and_never_runs() -> None:
+    asked = asyncio.Event()
+
+    async def slow_user(request: ApprovalRequest) -> Decision:
+        asked.set()
+        await asyncio.Event().wait()
+        return Decision.ALLOW_ONCE
+
+    recorder = Recorder()
+    task = asyncio.create_task(make_runner(approval=slow_user).run([ToolCallRequest("c", "guarded", {"word": "a"})],
+                                                                   recorder))
+    await asyncio.wait_for(asked.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert recorder.statuses("c") == [ToolStatus.PENDING, ToolStatus.AWAITING_APPROVAL, ToolStatus.INTERRUPTED]
+
+
+async def test_no_requests_no_results() -> None:
+    assert await make_runner().run([], Recorder()) == []

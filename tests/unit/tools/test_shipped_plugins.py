@@ -5,10 +5,13 @@ from __future__ import annotations
 import inspect
 import json
 import re
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal, get_type_hints
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.unit.tools.helpers import shipped
 from tui_agent.status import ToolStatus
@@ -130,3 +133,23 @@ async def test_shell_runs_in_the_working_directory(registry: ToolRegistry, workd
     runner.allowed_always.add("run_shell")
     [result] = await runner.run([ToolCallRequest("c", "run_shell", {"command": "pwd; exit 2"})], lambda state: None)
     assert result.content == f"exit status 2\n{workdir}\n"
+
+
+@given(a=st.integers(-10**6, 10**6), b=st.integers(1, 10**6), c=st.integers(-10**6, 10**6), d=st.integers(1, 999))
+@settings(max_examples=60, deadline=None)
+def test_calculator_matches_fraction_arithmetic(a: int, b: int, c: int, d: int) -> None:
+    spec = shipped_registry().get("calculate")
+    assert spec is not None
+    evaluate = spec.func.__globals__["evaluate"]
+    assert evaluate(f"{a}/{b} - ({c}) * {d} / 7") == Fraction(a, b) - Fraction(c * d, 7)
+    assert evaluate(f"({a}) ^ 3 % {b}") == Fraction(a) ** 3 % b
+
+
+_SHIPPED: list[ToolRegistry] = []
+
+
+def shipped_registry() -> ToolRegistry:
+    """One shipped registry for the property test (fixtures do not mix with @given)."""
+    if not _SHIPPED:
+        _SHIPPED.append(shipped())
+    return _SHIPPED[0]
