@@ -88,7 +88,8 @@ async def list_sessions(store: HistoryStore, args: argparse.Namespace) -> int:
 async def _find(store: HistoryStore, session_id: str) -> Session | None:
     session = await store.get_session(session_id)
     if session is None:
-        print(f"tui-agent: there is no session {session_id!r} (see `tui-agent sessions list`).", file=sys.stderr)
+        print(f"tui-agent: there is no session {session_id!r}, or several start with it "
+              "(see `tui-agent sessions list`).", file=sys.stderr)
     return session
 
 
