@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import sys
 from collections.abc import Sequence
 
 from tui_agent import __version__
@@ -32,6 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--db", help="history database file (default: in the user data dir)")
     parser.add_argument("--plugins", action="append", metavar="DIR", help="extra plugin folder (repeatable)")
     parser.add_argument("--theme", help="theme name")
+    parser.add_argument("-p", "--print", metavar="PROMPT",
+                        help="answer one prompt without the full-screen app ('-' reads it from stdin)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMAND_MODULES:
         importlib.import_module(name).add_parser(subparsers)
@@ -42,7 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
     args = build_parser().parse_args(argv)
     if args.command is None:
-        print("tui-agent: the chat screen is not available in this build yet.", file=sys.stderr)
-        return 2
+        from tui_agent import launch
+
+        return launch.run_print(args) if args.print is not None else launch.run_app(args)
     status: int = args.func(args)
     return status

@@ -59,6 +59,10 @@ class Settings(BaseModel):
     """How many times one turn may call tools and ask the model again."""
     max_tokens: int | None = Field(default=None, ge=1)
     """Completion tokens one turn may use (None: no limit)."""
+    stall_timeout: float = Field(default=30.0, gt=0)
+    """Seconds without new content before a streaming reply is given up as stalled."""
+    request_timeout: float = Field(default=60.0, gt=0)
+    """Seconds to wait for the endpoint to answer a request."""
     tools: ToolsSettings = Field(default_factory=ToolsSettings)
     """Tool and plugin settings (the `[tools]` table)."""
 

@@ -1,0 +1,46 @@
+"""`tui-agent -p`: one turn with the real engine, reply on stdout, tool calls on stderr, saved in history."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tui_agent.history.store import HistoryStore
+from tui_agent.status import MessageStatus, ToolStatus
+
+
+def run(args: list[str], home: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "TUI_AGENT_HOME": str(home)}
+    return subprocess.run([sys.executable, "-m", "tui_agent", *args], input=stdin, capture_output=True, text=True,
+                          env=env, timeout=120)
+
+
+async def test_weather_prompt_prints_the_answer_and_summarises_the_tool(isolated_home: Path) -> None:
+    done = run(["--offline", "-p", "What's the weather in Paris?"], isolated_home)
+    assert done.returncode == 0, done.stderr
+    assert "Paris" in done.stdout
+    assert "[tool] get_current_weather(" in done.stderr and " done: " in done.stderr
+    store = await HistoryStore.open(isolated_home / "data" / "history.db")  # saved like any other session
+    try:
+        (session,) = await store.list_recent()
+        messages = await store.load_tail(session.id, 10)
+    finally:
+        await store.close()
+    assert session.title == "What's the weather in Paris?"
+    assert [m.status for m in messages] == [MessageStatus.COMPLETE] * 3
+    assert messages[1].tool_calls[0].status is ToolStatus.DONE
+
+
+def test_prompt_from_stdin(isolated_home: Path) -> None:
+    done = run(["--offline", "-p", "-"], isolated_home, stdin="Say hello\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip()
+
+
+def test_unreachable_endpoint_exits_non_zero_with_a_sentence(isolated_home: Path) -> None:
+    done = run(["--base-url", "http://127.0.0.1:9/v1", "-p", "hi"], isolated_home)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("tui-agent: ")

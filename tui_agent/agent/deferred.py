@@ -1,0 +1,106 @@
+"""Provides `DeferredAgent`: stands in for the `Agent` while it is being built, so the UI paints at once.
+
+Building an agent imports the openai client (~650 ms), opens history, loads plugins and may start the
+offline model. The UI gets this object immediately; `start()` builds the real agent in the
+background, `send()` waits for it, and a failure to build becomes an error shown inline, never a crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import Any, Protocol
+
+from tui_agent.agent.agent import Agent, Approver
+from tui_agent.agent.events import AgentEvent, TurnEndReason, TurnFinished
+
+
+class BuiltAgent(Protocol):
+    """What the builder returns: the agent, notices for the user, and how to shut it all down."""
+
+    agent: Agent
+    notices: list[str]
+
+    async def close(self) -> None: ...
+
+
+class DeferredAgent:
+    """A `ChatBackend` that builds the real agent after start-up and forwards to it."""
+
+    def __init__(
+        self, build: Callable[[], Coroutine[Any, Any, BuiltAgent]], *, model: str, endpoint: str,
+        notices: list[str] | None = None,
+    ) -> None:
+        self._build = build
+        self._model, self._endpoint = model, endpoint
+        self._early_notices = list(notices or [])
+        self._task: asyncio.Task[BuiltAgent] | None = None
+        self._built: BuiltAgent | None = None
+        self._approver: Approver | None = None
+        self.failure: str | None = None
+        """Why the agent could not be built, if it could not."""
+
+    @property
+    def agent(self) -> Agent | None:
+        return self._built.agent if self._built else None
+
+    @property
+    def model(self) -> str:
+        return self.agent.model if self.agent else self._model
+
+    @property
+    def endpoint(self) -> str:
+        return self.agent.endpoint if self.agent else self._endpoint
+
+    @property
+    def session_title(self) -> str:
+        return self.agent.session_title if self.agent else "New session"
+
+    @property
+    def notices(self) -> list[str]:
+        """Things the user should know about start-up (recovered history, plugin problems...)."""
+        return self._early_notices + (self._built.notices if self._built else [])
+
+    def start(self) -> None:
+        """Begin building in the background (idempotent); the UI calls it once it has painted."""
+        self._building()
+
+    def _building(self) -> asyncio.Task[BuiltAgent]:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._build(), name="build-agent")
+        return self._task
+
+    async def ready(self) -> Agent | None:
+        """Wait for the agent; None (with `failure` set) if it could not be built."""
+        if self._built is None and self.failure is None:
+            try:
+                self._built = await self._building()
+            except Exception as error:
+                self.failure = f"tui-agent could not start its engine: {error}"
+                return None
+            self._built.agent.set_approver(self._approver)
+        return self.agent
+
+    async def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
+        agent = await self.ready()
+        if agent is None:
+            yield TurnFinished(TurnEndReason.ERROR, self.failure)
+            return
+        async for event in agent.send(prompt):
+            yield event
+
+    def cancel(self) -> None:
+        if self.agent is not None:
+            self.agent.cancel()
+
+    def set_approver(self, approver: Any) -> None:
+        self._approver = approver
+        if self.agent is not None:
+            self.agent.set_approver(approver)
+
+    async def close(self) -> None:
+        """Shut down whatever was built (waiting for a build in progress)."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        if self._built is not None:
+            await self._built.close()

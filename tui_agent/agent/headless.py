@@ -1,0 +1,43 @@
+"""Provides `print_turn`: one turn without the UI, for `tui-agent -p PROMPT`.
+
+The reply streams to stdout as plain text (terminal escapes removed), tool calls are summarised on
+stderr, and the exit status says how the turn ended: 0 done, 1 error, 3 stopped by a budget,
+130 cancelled.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from tui_agent.agent.events import AssistantTextDelta, ToolCallUpdated, TurnEndReason, TurnFinished
+from tui_agent.sanitize import StreamSanitizer, sanitize
+
+EXIT_STATUS = {TurnEndReason.DONE: 0, TurnEndReason.ERROR: 1, TurnEndReason.BUDGET: 3, TurnEndReason.CANCELLED: 130}
+RESULT_PREVIEW = 200
+
+
+def tool_summary(update: ToolCallUpdated) -> str:
+    """One line for stderr: the call, its status and the start of its result."""
+    outcome = update.result if update.result is not None else (update.error or "")
+    preview = sanitize(" ".join(outcome.split()))[:RESULT_PREVIEW]
+    arguments = sanitize(" ".join(update.arguments.split()))
+    return f"[tool] {sanitize(update.name)}({arguments}) {update.status.value}: {preview}"
+
+
+async def print_turn(agent: Any, prompt: str, out: TextIO, err: TextIO) -> int:
+    """Run one turn of `agent`, writing as described in the module docstring; returns the exit status."""
+    clean = StreamSanitizer()
+    reported: set[str] = set()
+    async for event in agent.send(prompt):
+        if isinstance(event, AssistantTextDelta):
+            out.write(clean.feed(event.text))
+            out.flush()
+        elif isinstance(event, ToolCallUpdated) and event.status.is_final and event.call_id not in reported:
+            reported.add(event.call_id)
+            err.write(tool_summary(event) + "\n")
+        elif isinstance(event, TurnFinished):
+            out.write("\n")
+            if event.error:
+                err.write(f"tui-agent: {sanitize(event.error)}\n")
+            return EXIT_STATUS[event.reason]
+    return 1

@@ -1,0 +1,94 @@
+"""Provides `build_agent`: assembles everything a chat needs — model client, history, tools — into an `Agent`.
+
+This is the one place services are constructed (no module-level singletons). It is slow by nature
+(the openai import, plugin imports, maybe starting the offline model), so the UI calls it after its
+first paint, through `DeferredAgent`. What the user should know about start-up comes back as notices.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+
+from tui_agent.agent.agent import Agent
+from tui_agent.agent.endpoint import EndpointChoice
+from tui_agent.agent.turn import TurnBudget
+from tui_agent.config import Settings
+
+OFFLINE_NOTICE = "No endpoint configured: using the built-in offline model (set OPENAI_BASE_URL or --base-url)."
+OFFLINE_API_KEY = "offline"  # the offline model accepts any key; the openai client insists on one
+
+
+@dataclass
+class BuiltAgent:
+    """An agent plus what it owns, so closing it stops the offline model and flushes history."""
+
+    agent: Agent
+    notices: list[str] = field(default_factory=list)
+    _resources: AsyncExitStack = field(default_factory=AsyncExitStack)
+    closed: bool = False
+
+    async def close(self) -> None:
+        """Stop the turn, flush and close history, stop servers (once; later calls do nothing)."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            await self.agent.close()
+        finally:
+            await self._resources.aclose()
+
+
+def missing_key_message(choice: EndpointChoice) -> str | None:
+    """What to say on a 401 when no key was set at all (None when a key was given or none is needed)."""
+    if choice.offline or choice.api_key:
+        return None
+    return f"No API key: set {choice.api_key_env} or run with --offline."
+
+
+async def build_agent(settings: Settings, choice: EndpointChoice) -> BuiltAgent:
+    """Start (or connect to) the model, open history and load plugins."""
+    resources = AsyncExitStack()
+    try:
+        return await _build(settings, choice, resources)
+    except BaseException:
+        await resources.aclose()
+        raise
+
+
+async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExitStack) -> BuiltAgent:
+    from tui_agent.history.store import HistoryStore
+    from tui_agent.llm.client import ChatClient
+    from tui_agent.tools.registry import ToolRegistry
+    from tui_agent.tools.runner import ToolRunner
+
+    notices: list[str] = []
+    base_url, api_key = choice.base_url, choice.api_key
+    if base_url is None:
+        base_url, api_key = await _start_offline_model(resources), OFFLINE_API_KEY
+        notices.append(OFFLINE_NOTICE)
+    client = ChatClient(base_url, choice.model, api_key, timeout=settings.request_timeout,
+                        stall_timeout=settings.stall_timeout)
+    resources.push_async_callback(client.aclose)
+    store = await HistoryStore.open(settings.db)
+    resources.push_async_callback(store.close)
+    notices.extend(store.report.notices())
+    registry = await asyncio.to_thread(ToolRegistry.from_plugins, settings.plugin_dirs, settings.tools)
+    notices.extend(f"Plugin problem: {problem.file}: {problem.message}" for problem in registry.problems)
+    runner = ToolRunner(registry, timeout=settings.tools.timeout, output_cap=settings.tools.output_cap)
+    agent = Agent(
+        client=client, registry=registry, runner=runner, store=store, endpoint_label=choice.label,
+        budget=TurnBudget(settings.max_tool_rounds, settings.max_tokens), system_prompt=settings.system_prompt,
+        missing_key_message=missing_key_message(choice),
+    )
+    return BuiltAgent(agent, notices, resources)
+
+
+async def _start_offline_model(resources: AsyncExitStack) -> str:
+    from tui_agent.offline.server import BackgroundServer
+
+    server = BackgroundServer()
+    base_url = await asyncio.to_thread(server.start)
+    resources.push_async_callback(asyncio.to_thread, server.stop)
+    return base_url

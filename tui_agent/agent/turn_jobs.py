@@ -1,0 +1,139 @@
+"""Provides the jobs and handlers of a chat turn, built on the commander as the Agere tutorial does.
+
+    ChatJob ──> ResponseJob ──> respond ─┬─> show_reply   (text to the user, saved as it streams)
+                     ^                   └─> run_tools    (collect calls, run them, loop)
+                     └────────────────────────────┘  puts the next ResponseJob after a tool round
+
+The ChatJob completes only when its whole subtree has; its end callbacks (`at_job_end`,
+`at_terminate`, `at_exception`) close the turn in history and announce `TurnFinished`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui_agent.agent.channel import Channel
+from tui_agent.agent.events import MessageStatus, ToolStatus, TurnEndReason
+from tui_agent.agent.tool_calls import ToolCallCollector, ToolStreamEvent
+from tui_agent.agent.turn import Turn
+from tui_agent.commander import HandlerCoroutine, Job, as_handler
+from tui_agent.llm.errors import LLMError
+from tui_agent.llm.events import StreamEnd, TextDelta, ToUserDelta, Usage
+
+
+class ChatJob(Job):
+    """One turn: starts the first response and closes the turn when everything under it has ended."""
+
+    def __init__(self, turn: Turn) -> None:
+        super().__init__()
+        self.turn = turn
+        self.add_callback_functions("at_job_end", {"function": self._ended})
+        self.add_callback_functions("at_terminate", {"function": self._cancelled})
+        self.add_callback_functions("at_exception", {"function": self._crashed, "inject_exception": True})
+
+    async def run(self) -> None:
+        await self.put_job(ResponseJob(self.turn))
+
+    async def _ended(self) -> None:
+        await self.turn.end(TurnEndReason.BUDGET if self.turn.budget_note else TurnEndReason.DONE)
+
+    async def _cancelled(self) -> None:
+        await self.turn.end(TurnEndReason.CANCELLED)
+
+    async def _crashed(self, exception: BaseException | None) -> None:
+        self.turn.fail(f"The turn failed unexpectedly: {exception}")
+        await self.turn.end(TurnEndReason.ERROR)
+
+
+class ResponseJob(Job):
+    """Asks the model for one response and hands it to the response handler."""
+
+    def __init__(self, turn: Turn) -> None:
+        super().__init__()
+        self.turn = turn
+
+    async def run(self) -> HandlerCoroutine:
+        return respond(self.turn)
+
+
+@as_handler
+async def respond(node: HandlerCoroutine, turn: Turn) -> None:
+    """Stream one response, forking text to `show_reply` and tool calls to `run_tools`."""
+    text: Channel[str] = Channel()
+    calls: Channel[ToolStreamEvent] = Channel()
+    reply = node.call_handler(show_reply(turn, text))
+    node.call_handler(run_tools(turn, calls, reply))
+    try:
+        async for event in turn.stream():
+            if isinstance(event, TextDelta | ToUserDelta):
+                text.put(event.text)
+            elif isinstance(event, Usage):
+                turn.add_usage(event)
+            elif not isinstance(event, StreamEnd):
+                calls.put(event)
+    except LLMError as error:
+        turn.fail(turn.explain(error))
+    except Exception as error:  # a bug must end the turn with a message, not hang it
+        turn.fail(f"Reading the reply failed: {error}")
+    finally:
+        text.close()
+        calls.close()
+
+
+@as_handler
+async def show_reply(node: HandlerCoroutine, turn: Turn, text: Channel[str]) -> None:
+    """The user handler: show and save the reply text as it arrives."""
+    try:
+        async for piece in text:
+            turn.show_text(piece)
+    except Exception as error:  # never leave the turn without a reason
+        turn.fail(f"Showing the reply failed: {error}")
+        raise
+
+
+@as_handler
+async def run_tools(node: HandlerCoroutine, turn: Turn, events: Channel[ToolStreamEvent], reply: Any) -> None:
+    """The tool handler: collect this response's calls, run them, and loop with the next ResponseJob."""
+    try:
+        await _tool_round(node, turn, events, reply)
+    except Exception as error:  # never leave the turn without a reason
+        turn.fail(f"Running tools failed: {error}")
+        raise
+
+
+async def _tool_round(node: HandlerCoroutine, turn: Turn, events: Channel[ToolStreamEvent], reply: Any) -> None:
+    collector = ToolCallCollector(turn.message_id, turn.show_call)
+    async for event in events:
+        collector.feed(event)
+    await reply.wait()  # every piece of this response's text is shown before we move on
+    calls = collector.ordered()
+    if turn.error is not None or not calls:
+        return
+    await turn.record_calls(calls)
+    answers = await _answer(turn, collector)
+    turn.conclude_round(answers)
+    if turn.budget_note is not None:
+        return
+    await turn.finish_message(MessageStatus.COMPLETE)
+    if turn.over_token_budget():
+        turn.budget_note = f"Stopped: this turn used its budget of {turn.budget.max_tokens} tokens."
+        return
+    await turn.start_message()
+    await node.put_job(ResponseJob(turn))
+
+
+async def _answer(turn: Turn, collector: ToolCallCollector) -> dict[str, str]:
+    answers: dict[str, str] = {}
+    for call in collector.invalid():
+        reason = call.invalid_reason or "The tool call was cut off before its arguments were complete."
+        answers[call.call_id] = await turn.answer_without_running(call, ToolStatus.FAILED, reason)
+    valid = collector.valid()
+    if turn.rounds >= turn.budget.max_tool_rounds:
+        turn.budget_note = f"Stopped: this turn reached its limit of {turn.budget.max_tool_rounds} tool rounds."
+        for call in valid:
+            text = f"Not run: {turn.budget_note}"
+            answers[call.call_id] = await turn.answer_without_running(call, ToolStatus.DENIED, text)
+        return answers
+    turn.rounds += 1
+    answers.update(await turn.runner_run(valid))
+    return answers

@@ -1,0 +1,82 @@
+"""Provides the two ways `tui-agent` runs a chat: the full-screen app and `-p` (one turn, plain text).
+
+Both build settings from the command line the same way and use the same agent; only the front end
+differs. The app paints first and builds the agent in the background (`DeferredAgent`), so start-up
+does not wait for the openai import, plugins or the offline model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from typing import Any
+
+from tui_agent import paths
+from tui_agent.agent.deferred import DeferredAgent
+from tui_agent.agent.endpoint import EndpointChoice, choose_endpoint
+from tui_agent.agent.headless import print_turn
+from tui_agent.agent.services import build_agent
+from tui_agent.config import Settings, resolve_settings
+
+STDIN_PROMPT = "-"
+
+
+def settings_from_args(args: argparse.Namespace) -> tuple[Settings, list[str]]:
+    """Settings for this run (flags > environment > config file) and any problem with the config file."""
+    flags: dict[str, Any] = {
+        "base_url": args.base_url, "model": args.model, "offline": args.offline, "db": args.db,
+        "plugin_dirs": args.plugins, "theme": args.theme,
+    }
+    return resolve_settings(flags, paths.config_file())
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """Run the full-screen chat until the user quits (or SIGTERM/SIGHUP arrives)."""
+    settings, problems = settings_from_args(args)
+    choice = choose_endpoint(settings)
+    backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
+                            notices=problems)
+    from tui_agent.ui.app import TuiAgentApp
+
+    app = TuiAgentApp(backend, theme=settings.theme, theme_dirs=(paths.user_themes_dir(),))
+    asyncio.run(_run_until_exit(app, backend))
+    return app.return_code or 0
+
+
+async def _run_until_exit(app: Any, backend: DeferredAgent) -> None:
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(signum, app.exit)  # a normal exit: terminal restored, history flushed below
+    try:
+        await app.run_async()
+    finally:
+        await backend.close()
+
+
+def run_print(args: argparse.Namespace) -> int:
+    """Run one turn for `-p PROMPT` (`-p -` reads stdin) and print the reply; returns the exit status."""
+    prompt = sys.stdin.read() if args.print == STDIN_PROMPT else args.print
+    if not prompt.strip():
+        print("tui-agent: the prompt is empty.", file=sys.stderr)
+        return 2
+    settings, problems = settings_from_args(args)
+    for problem in problems:
+        print(f"tui-agent: {problem}", file=sys.stderr)
+    return asyncio.run(_print_one_turn(settings, choose_endpoint(settings), prompt))
+
+
+async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: str) -> int:
+    try:
+        built = await build_agent(settings, choice)
+    except Exception as error:
+        print(f"tui-agent: could not start: {error}", file=sys.stderr)
+        return 1
+    for notice in built.notices:
+        print(f"tui-agent: {notice}", file=sys.stderr)
+    try:
+        built.agent.set_approver(None)  # non-interactive: tools that ask are denied
+        return await print_turn(built.agent, prompt, sys.stdout, sys.stderr)
+    finally:
+        await built.close()
