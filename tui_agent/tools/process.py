@@ -41,15 +41,7 @@ async def run_program(
     output_cap: int = 32768, shell: bool = False,
 ) -> ProgramResult:
     """Run `command` (a shell string with `shell=True`, else an argv list) and collect its output."""
-    common = {"stdin": asyncio.subprocess.DEVNULL, "stdout": asyncio.subprocess.PIPE,
-              "stderr": asyncio.subprocess.STDOUT, "cwd": cwd, "env": scrubbed_env(), "start_new_session": True}
-    if shell:
-        if not isinstance(command, str):
-            raise TypeError("shell=True needs the command as one string")
-        process = await asyncio.create_subprocess_shell(command, **common)  # type: ignore[arg-type]
-    else:
-        argv = [command] if isinstance(command, str) else list(command)
-        process = await asyncio.create_subprocess_exec(*argv, **common)  # type: ignore[arg-type]
+    process = await _start(command, cwd, shell)
     collected = bytearray()
     reader = asyncio.ensure_future(_read_capped(process, collected, output_cap))
     try:
@@ -60,6 +52,19 @@ async def run_program(
         raise
     await _stop(process, reader)  # children left in the background must not outlive the call
     return ProgramResult(returncode, _decode(collected), _dropped(reader))
+
+
+async def _start(command: str | Sequence[str], cwd: Path | None, shell: bool) -> asyncio.subprocess.Process:
+    """Start with no stdin, stdout+stderr in one pipe, scrubbed environment, in a new process group."""
+    pipe, stdout, devnull = asyncio.subprocess.PIPE, asyncio.subprocess.STDOUT, asyncio.subprocess.DEVNULL
+    if shell:
+        if not isinstance(command, str):
+            raise TypeError("shell=True needs the command as one string")
+        return await asyncio.create_subprocess_shell(command, stdin=devnull, stdout=pipe, stderr=stdout, cwd=cwd,
+                                                     env=scrubbed_env(), start_new_session=True)
+    argv = [command] if isinstance(command, str) else list(command)
+    return await asyncio.create_subprocess_exec(*argv, stdin=devnull, stdout=pipe, stderr=stdout, cwd=cwd,
+                                                env=scrubbed_env(), start_new_session=True)
 
 
 async def _finish_reading(process: asyncio.subprocess.Process, reader: asyncio.Future[int]) -> None:

@@ -141,8 +141,8 @@ def _tool_candidates(value: object) -> list[Callable[..., Any]] | None:
             if tool_options(obj) is not None:
                 found.setdefault(id(obj), obj)
         return list(found.values())
-    if tool_options(value) is not None:
-        return [value]  # type: ignore[list-item]
+    if callable(value) and tool_options(value) is not None:
+        return [value]
     if isinstance(value, list | tuple) and all(callable(item) for item in value):
         return list(value)
     return None
