@@ -6,10 +6,11 @@ import json
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
 
 
 def to_text(value: Any) -> str:
-    """Strings as they are; models, dicts and lists as JSON; None as an empty result; the rest via str."""
+    """Strings as they are; models, dicts and lists as JSON; None as an empty result."""
     if isinstance(value, str):
         return value
     if value is None:
@@ -19,8 +20,16 @@ def to_text(value: Any) -> str:
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
     try:
-        return json.dumps(value, ensure_ascii=False, default=str)
+        return json.dumps(value, ensure_ascii=False, default=_jsonable)
     except (TypeError, ValueError):
+        return str(value)
+
+
+def _jsonable(value: Any) -> Any:
+    """Models, dataclasses, dates, paths… inside lists and dicts; anything else as its str."""
+    try:
+        return to_jsonable_python(value)
+    except Exception:
         return str(value)
 
 
