@@ -53,6 +53,7 @@ class ToolRunner:
         self.timeout = timeout
         self.output_cap = output_cap if output_cap is not None else registry.settings.output_cap
         self.allowed_always: set[str] = set()
+        self._asking = asyncio.Lock()
 
     async def run(self, requests: Sequence[ToolCallRequest], on_update: UpdateCallback) -> list[ToolResult]:
         """Run every request concurrently; one result per request, in request order.
@@ -105,7 +106,10 @@ class ToolRunner:
             raise _Finished(ToolStatus.DENIED, f"The tool {spec.name} needs the user's approval, and nobody can "
                                                "give it in this non-interactive run, so it was not run.")
         report.change(status=ToolStatus.AWAITING_APPROVAL)
-        decision = await self._ask(ApprovalRequest(request.call_id, spec.name, dict(request.arguments)))
+        async with self._asking:  # one question at a time; an "always" answer covers the calls queued behind it
+            if spec.name in self.allowed_always:
+                return
+            decision = await self._ask(ApprovalRequest(request.call_id, spec.name, dict(request.arguments)))
         if decision == Decision.DENY:
             raise _Finished(ToolStatus.DENIED, f"The user denied the call to {spec.name}.")
         if decision == Decision.ALLOW_ALWAYS:

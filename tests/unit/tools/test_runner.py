@@ -346,3 +346,20 @@ async def test_cancel_while_awaiting_approval_is_interrupted_and_never_runs() ->
 
 async def test_no_requests_no_results() -> None:
     assert await make_runner().run([], Recorder()) == []
+
+
+async def test_parallel_asks_are_put_one_at_a_time_and_always_covers_the_queue() -> None:
+    open_questions: list[str] = []
+    overlapping: list[bool] = []
+
+    async def approve(request: ApprovalRequest) -> Decision:
+        overlapping.append(bool(open_questions))
+        open_questions.append(request.call_id)
+        await asyncio.sleep(0)
+        open_questions.remove(request.call_id)
+        return Decision.ALLOW_ALWAYS
+
+    requests = [ToolCallRequest(f"c{n}", "guarded", {"word": str(n)}) for n in range(3)]
+    results = await make_runner(approval=approve).run(requests, Recorder())
+    assert [result.content for result in results] == ["ran with 0", "ran with 1", "ran with 2"]
+    assert overlapping == [False]
