@@ -5,7 +5,8 @@ a call's first delta and the arguments in pieces (or whole); several calls may i
 one chunk; a server that reuses an index for a new call id gets a fresh slot. `to_user` text inside the
 arguments is decoded incrementally. Calls complete when a finish reason arrives (or the stream ends):
 `json.loads` of the whole raw text, `to_user` removed, or `ToolCallInvalid` with the reason.
-Works on openai chunk objects (attribute access), so the client and the Agere adapters share it.
+Works on chunks as decoded JSON (dicts): the client parses the SSE stream itself, which is several times
+cheaper per chunk than building openai's models; the Agere adapters convert openai objects with `to_dict`.
 """
 
 from __future__ import annotations
@@ -52,28 +53,28 @@ class StreamAssembler:
         self._open: list[_Call] = []
         self._next_index = 0
 
-    def feed(self, chunk: Any) -> list[StreamEvent]:
-        """The events one chunk produces (possibly none)."""
+    def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
+        """The events one chunk (a decoded `chat.completion.chunk` object) produces, possibly none."""
         events: list[StreamEvent] = []
-        usage = chunk.usage
-        if usage is not None:
-            self.usage = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0)
-        choices = chunk.choices
+        usage = chunk.get("usage")
+        if usage:
+            self.usage = Usage(usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0)
+        choices = chunk.get("choices")
         if not choices:
             return events
         choice = choices[0]
-        delta = choice.delta
-        if delta is not None:
-            content = delta.content
+        delta = choice.get("delta")
+        if delta:
+            content = delta.get("content")
             if content:
                 self.received_content = True
                 events.append(TextDelta(content))
-            tool_calls = delta.tool_calls
+            tool_calls = delta.get("tool_calls")
             if tool_calls:
                 self.received_content = True
                 for tool_call in tool_calls:
                     self._tool_delta(tool_call, events)
-        reason = choice.finish_reason
+        reason = choice.get("finish_reason")
         if reason:
             self.finish_reason = reason
             self._complete_open(events)
@@ -98,16 +99,17 @@ class StreamAssembler:
         self._open.append(call)
         return call
 
-    def _tool_delta(self, tool_call: Any, events: list[StreamEvent]) -> None:
-        call = self._slot(tool_call.index, tool_call.id)
-        function = tool_call.function
-        if function is None:
+    def _tool_delta(self, tool_call: dict[str, Any], events: list[StreamEvent]) -> None:
+        call = self._slot(tool_call.get("index"), tool_call.get("id"))
+        function = tool_call.get("function")
+        if not function:
             return
-        if function.name and not call.started:
-            call.name = function.name
+        name = function.get("name")
+        if name and not call.started:
+            call.name = name
             call.started = True
-            events.append(ToolCallStarted(call.index, call.id, call.name))
-        arguments = function.arguments
+            events.append(ToolCallStarted(call.index, call.id, name))
+        arguments = function.get("arguments")
         if not arguments:
             return
         call.parts.append(arguments)

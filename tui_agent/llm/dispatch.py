@@ -64,7 +64,7 @@ class _Fork:
         except Exception as error:  # every failure reaches both consumers as a typed error
             self.done, self.error = True, _failure(error)
             return
-        self._file(self.assembler.feed(chunk))
+        self._file(self.assembler.feed(_as_dict(chunk)))
 
     def _file(self, events: list[StreamEvent]) -> None:
         self.events.extend(events)
@@ -102,6 +102,14 @@ class _Fork:
             self.open_consumers -= 1
             if self.open_consumers == 0 and not self.done:
                 await _close(self.source)
+
+
+def _as_dict(chunk: Any) -> dict[str, Any]:
+    """An openai chunk object as the plain dict the assembler reads (dicts pass through)."""
+    if isinstance(chunk, dict):
+        return chunk
+    as_dict: dict[str, Any] = chunk.to_dict() if hasattr(chunk, "to_dict") else chunk.model_dump()
+    return as_dict
 
 
 async def _close(source: Any) -> None:

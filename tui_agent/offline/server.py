@@ -53,6 +53,8 @@ class OfflineServer:
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._ids = itertools.count(1)
+        self._rendered: dict[tuple[int, str, tuple[int, int] | None], list[str]] = {}
+        """Payloads of scripted replies, rendered once (benchmarks repeat one huge reply)."""
 
     @property
     def base_url(self) -> str:
@@ -144,14 +146,22 @@ class OfflineServer:
     def _payloads(self, reply: Reply, body: dict[str, Any]) -> list[str]:
         if reply.raw_events is not None:
             return list(reply.raw_events)
+        wants_usage = (body.get("stream_options") or {}).get("include_usage")
+        usage = _usage(body, reply) if wants_usage else None
+        key = (id(reply), str(body.get("model")), usage)
+        if not any(reply is scripted for scripted in self.scenario.replies):
+            return self._render(reply, body, usage)
+        if key not in self._rendered:
+            self._rendered[key] = self._render(reply, body, usage)
+        return self._rendered[key]
+
+    def _render(self, reply: Reply, body: dict[str, Any], usage: tuple[int, int] | None) -> list[str]:
         chunks = frames.ChunkWriter(*self._identity(body))
         payloads = [chunks.chunk(delta, reason) for delta, reason in frames.reply_deltas(reply)]
         if reply.missing_finish_reason:
             return payloads
-        if (body.get("stream_options") or {}).get("include_usage"):
-            usage = reply.usage
-            counts = (usage.prompt_tokens, usage.completion_tokens) if usage else _usage(body, reply)
-            payloads.append(chunks.usage(*counts))
+        if usage is not None:
+            payloads.append(chunks.usage(*usage))
         return [*payloads, "[DONE]"]
 
     async def _stream(self, reply: Reply, body: dict[str, Any], record: RequestRecord,

@@ -60,16 +60,16 @@ json_values = st.recursive(
 tricky_text = st.text(alphabet=st.sampled_from(list('ab "\\/\n\t\u00e9\u2603\U0001f600{}[],:') + ["\x00", "\x1f"]))
 
 
-def chunk(index: int, arguments: str, call_id: str | None = None, finish: str | None = None) -> ChatCompletionChunk:
+def chunk(index: int, arguments: str, call_id: str | None = None, finish: str | None = None) -> dict[str, Any]:
     function: dict[str, Any] = {"arguments": arguments}
     delta: dict[str, Any] = {"index": index, "function": function}
     if call_id is not None:
         delta.update(id=call_id, type="function")
         function["name"] = "f"
     choice = {"index": 0, "delta": {"tool_calls": [delta]}, "finish_reason": finish}
-    return ChatCompletionChunk.model_validate(
-        {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": [choice]}
-    )
+    # Validated by openai's own model so the shape is the real one, then handed over as the wire dict.
+    wire = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": [choice]}
+    return ChatCompletionChunk.model_validate(wire).to_dict()
 
 
 @settings(max_examples=300, deadline=None)
