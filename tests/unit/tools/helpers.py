@@ -8,7 +8,7 @@ from tui_agent.config import ToolsSettings
 from tui_agent.tools.registry import ToolRegistry
 
 BROKEN = Path(__file__).parent / "broken_plugins"
-FAST_IMPORT = 1.0
+FAST_IMPORT = 2.0
 """Import deadline for the broken folder: long enough for the healthy plugins, short for `hangs.py`."""
 
 

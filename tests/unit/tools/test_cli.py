@@ -15,7 +15,7 @@ from tui_agent.cli import main
 def fast_imports(isolated_home: Path) -> None:
     config = isolated_home / "config"
     config.mkdir(parents=True, exist_ok=True)
-    (config / "config.toml").write_text("[tools]\nimport_timeout = 1.0\napproval = { calculate = \"deny\" }\n")
+    (config / "config.toml").write_text("[tools]\nimport_timeout = 2.0\napproval = { calculate = \"deny\" }\n")
 
 
 def test_json_lists_tools_and_problems(fast_imports: None, capsys: pytest.CaptureFixture[str]) -> None:
