@@ -85,6 +85,11 @@ class HistoryStore:
         """Writes kept in memory because the disk refused them (0 when everything is saved)."""
         return self._writer.pending
 
+    @property
+    def transactions(self) -> int:
+        """Write transactions committed by this store (writes queued together share one)."""
+        return self._writer.transactions
+
     def _notify(self, notice: str) -> None:
         self.report.add(notice)
         if self.on_notice is not None:

@@ -119,6 +119,8 @@ class Writer:
         self._base_delay = retry_delay
         self._delay = retry_delay
         self._max_delay = max_retry_delay
+        self.transactions = 0
+        """Transactions committed so far (several writes may share one)."""
 
     @property
     def pending(self) -> int:
@@ -184,6 +186,7 @@ class Writer:
                 self._keep_in_memory(batch, error)
                 return
             self._in_flight = 0
+            self.transactions += 1
             del self._queue[: len(batch)]
             for op, (ok, value) in zip(batch, results, strict=True):
                 op.resolve(value if ok else None, None if ok else value)
