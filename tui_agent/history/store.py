@@ -110,7 +110,10 @@ class HistoryStore:
             raise _readable(error, self.path) from error
 
     async def _write(self, fn: Callable[[sqlite3.Connection], Any], key: object | None = None) -> Any:
-        return await self._writer.submit(fn, key)
+        try:
+            return await self._writer.submit(fn, key)
+        except sqlite3.DatabaseError as error:
+            raise _readable(error, self.path) from error
 
     # sessions
 
@@ -284,7 +287,7 @@ def _readable(error: sqlite3.DatabaseError, path: Path) -> HistoryError:
     if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
         return HistoryError(f"The history database {path} is damaged ({error}); restart tui-agent to move it "
                             "aside and start a fresh one.")
-    return HistoryError(f"The history database {path} could not be read ({error}).")
+    return HistoryError(f"The history database {path} could not be used ({error}).")
 
 
 def _redact_json(value: Any, redactor: Redactor) -> Any:

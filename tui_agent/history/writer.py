@@ -183,7 +183,7 @@ class Writer:
                 if not is_transient(error):
                     self._fail_batch(batch, error)
                     continue
-                self._keep_in_memory(batch, error)
+                self._keep_in_memory(error)
                 return
             self._in_flight = 0
             self.transactions += 1
@@ -198,8 +198,9 @@ class Writer:
         for op in batch:
             op.resolve(None, error)
 
-    def _keep_in_memory(self, batch: list[_Op], error: BaseException) -> None:
-        for op in batch:
+    def _keep_in_memory(self, error: BaseException) -> None:
+        # Everything queued, including writes that arrived while this attempt was in flight, waits in memory.
+        for op in self._queue:
             op.resolve(DEFERRED)
         if self._failing is None:
             self._notify(f"Could not save history to {self._where}: {describe(error)}. Keeping this session "

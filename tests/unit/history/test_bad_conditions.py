@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 from pathlib import Path
@@ -50,6 +51,24 @@ async def test_a_long_lock_keeps_writes_in_memory_then_saves_them(db_path: Path)
         assert await store.flush() is True
         assert "again" in seen[-1]
         assert raw_rows(db_path, "SELECT content FROM messages ORDER BY position") == [("kept",), ("kept too",)]
+    finally:
+        await store.close()
+
+
+async def test_writes_queued_behind_a_failing_one_are_not_left_waiting(db_path: Path) -> None:
+    store = await HistoryStore.open(db_path, busy_timeout=0.3, retry_delay=60)
+    try:
+        session = await store.create_session("s")
+        other = _hold_write_lock(db_path)
+        first = asyncio.ensure_future(store.append_message(session.id, Role.USER, "one", MessageStatus.COMPLETE))
+        await asyncio.sleep(0.05)  # the first attempt is now waiting for the lock
+        second = store.append_message(session.id, Role.USER, "two", MessageStatus.COMPLETE)
+        done = await asyncio.wait_for(asyncio.gather(first, second), timeout=10)  # not the 60 s retry
+        assert [m.position for m in done] == [0, 1] and store.pending_writes == 2
+        other.commit()
+        other.close()
+        assert await store.flush() is True
+        assert raw_rows(db_path, "SELECT content FROM messages ORDER BY position") == [("one",), ("two",)]
     finally:
         await store.close()
 
