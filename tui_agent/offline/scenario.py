@@ -103,8 +103,9 @@ class Scenario(BaseModel):
     then: Literal["default", "repeat_last"] = "default"
     models: list[str] = Field(default_factory=lambda: ["offline"])
     """Model ids listed by `/v1/models` (any model name is accepted regardless)."""
-    default_chunk_delay: float = 0.0
-    """Seconds between chunks of default-behaviour replies (a typing effect for demos)."""
+    default_chunk_delay: float = 0.01
+    """Seconds between chunks of default-behaviour replies: a visible typing effect in the app, still quick in
+    tests (a default answer is a few dozen chunks)."""
 
 
 def load_scenario(path: str | Path) -> Scenario:

@@ -171,19 +171,23 @@ class OfflineServer:
             await stream.open(200, {"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache"})
             if reply.first_token_delay:
                 await asyncio.sleep(reply.first_token_delay)
-            for number, payload in enumerate(self._payloads(reply, body)):
+            payloads = self._payloads(reply, body)
+            for number, payload in enumerate(payloads):
                 if not await self._fault(reply, number, stream, record, reader, writer):
                     return False
+                if number == len(payloads) - 1:
+                    record.outcome = "ok"  # before the last event, so a client that has read it sees it recorded
                 await stream.write(b"data: %s\n\n" % payload.encode())
                 record.events += 1
-                if reply.chunk_delay:
+                if reply.chunk_delay and number < len(payloads) - 1:
                     await stream.flush()
                     await asyncio.sleep(reply.chunk_delay)
+            record.outcome = "ok"
             await stream.close()
         except ConnectionError:
-            record.outcome = "client_closed"
+            if record.outcome != "ok":  # a client may hang up after [DONE] without reading the last bytes
+                record.outcome = "client_closed"
             return False
-        record.outcome = "ok"
         return True
 
     async def _fault(self, reply: Reply, number: int, stream: ChunkedStream, record: RequestRecord,
