@@ -41,16 +41,18 @@ class OpenReport:
             where = f" (backup at {self.backup})" if self.backup else ""
             out.append(f"The history database was upgraded from schema version {self.migrated_from}{where}.")
         if self.interrupted_messages:
-            out.append(f"{_count(self.interrupted_messages, 'reply')} cut off by an earlier exit "
-                       "marked interrupted.")
+            out.append(f"{_count(self.interrupted_messages, 'reply', 'replies')} cut off by an earlier exit "
+                       f"{_was(self.interrupted_messages)} marked interrupted; the text saved before it is kept.")
         if self.interrupted_tool_calls:
-            out.append(f"{_count(self.interrupted_tool_calls, 'tool call')} left unfinished by an earlier exit "
-                       "marked interrupted; they will not be run again.")
+            out.append(f"{_count(self.interrupted_tool_calls, 'tool call', 'tool calls')} left unfinished by an "
+                       f"earlier exit {_was(self.interrupted_tool_calls)} marked interrupted; "
+                       "they will not be run again.")
         return out + self.runtime
 
 
-def _count(n: int, noun: str) -> str:
-    if n == 1:
-        return f"1 {noun} was"
-    plural = "replies" if noun == "reply" else f"{noun}s"
-    return f"{n} {plural} were"
+def _count(n: int, one: str, many: str) -> str:
+    return f"1 {one}" if n == 1 else f"{n} {many}"
+
+
+def _was(n: int) -> str:
+    return "was" if n == 1 else "were"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from tui_agent.history.models import Message, SearchHit, Session, ToolCall, Usage, utc_from_epoch
@@ -38,7 +39,7 @@ def tool_call_from_row(row: Sequence[Any]) -> ToolCall:
                     result=row[6], error=row[7], started_at=_maybe_time(row[8]), finished_at=_maybe_time(row[9]))
 
 
-def _maybe_time(value: float | None) -> Any:
+def _maybe_time(value: float | None) -> datetime | None:
     return None if value is None else utc_from_epoch(value)
 
 

@@ -11,6 +11,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING
 
+from tui_agent.history.errors import HistoryError
 from tui_agent.history.models import Usage
 from tui_agent.status import MessageStatus
 
@@ -30,6 +31,8 @@ class StreamingSaver:
         self._last_save = time.monotonic()
         self._timer: asyncio.Task[None] | None = None
         self._finished = False
+        self.error: HistoryError | None = None
+        """The last background save's failure, if one failed."""
 
     @property
     def text(self) -> str:
@@ -54,6 +57,9 @@ class StreamingSaver:
         try:
             await self._store.update_streaming_text(self._message_id, text)
             self._saved_length = len(text)
+        except HistoryError as error:
+            # A background save has no caller to raise to; `finish()` writes the whole text anyway.
+            self.error = error
         finally:
             self._timer = None
         if len(self.text) > self._saved_length and not self._finished:

@@ -106,8 +106,10 @@ def record_tool_call(message_id: str, call_id: str, name: str, raw_arguments: st
                 "INSERT INTO tool_calls (message_id, call_id, name, raw_arguments, arguments, status, owner, "
                 "started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (message_id, call_id) DO UPDATE SET name = excluded.name, "
-                "raw_arguments = excluded.raw_arguments, arguments = excluded.arguments, status = excluded.status, "
-                "owner = excluded.owner",
+                "raw_arguments = excluded.raw_arguments, arguments = COALESCE(excluded.arguments, arguments), "
+                "status = excluded.status, owner = excluded.owner, "
+                "started_at = COALESCE(started_at, excluded.started_at), "
+                "finished_at = COALESCE(excluded.finished_at, finished_at)",
                 (*row, now if status is ToolStatus.RUNNING else None, now if status.is_final else None))
         except sqlite3.IntegrityError as error:
             raise MessageNotFoundError(f"There is no message {message_id!r} to attach tool call "

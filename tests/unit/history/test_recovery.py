@@ -30,7 +30,8 @@ async def test_leftovers_of_a_dead_store_are_interrupted(db_path: Path) -> None:
     try:
         assert reopened.report.interrupted_messages == 1 and reopened.report.interrupted_tool_calls == 3
         notices = " ".join(reopened.report.notices())
-        assert "1 reply was cut off" in notices and "3 tool calls were" in notices
+        assert "1 reply cut off by an earlier exit was marked interrupted" in notices
+        assert "3 tool calls left unfinished by an earlier exit were marked interrupted" in notices
         [message] = await reopened.load_tail(session.id, 1)
         assert message.status is MessageStatus.INTERRUPTED and message.content == "half an ans"
         assert {c.call_id: c.status for c in message.tool_calls} == {

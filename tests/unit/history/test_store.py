@@ -206,3 +206,14 @@ async def test_one_bad_write_in_a_group_fails_alone(store: HistoryStore) -> None
         return_exceptions=True)
     assert isinstance(results[1], MessageNotFoundError)
     assert [m.content for m in await store.load_tail(session.id, 5)] == ["good", "also good"]
+
+
+async def test_recording_a_call_again_updates_it_without_losing_its_arguments(store: HistoryStore) -> None:
+    session = await store.create_session("s")
+    _, reply = await store.begin_turn(session.id, "q")
+    await store.record_tool_call(reply.id, "c1", "t", '{"a": 1}', {"a": 1}, status=ToolStatus.RUNNING)
+    await store.record_tool_call(reply.id, "c1", "t", '{"a": 1}', None, status=ToolStatus.INTERRUPTED)
+    [message] = await store.load_tail(session.id, 1)
+    [call] = message.tool_calls
+    assert call.status is ToolStatus.INTERRUPTED and call.arguments == {"a": 1}
+    assert call.started_at is not None and call.finished_at is not None
