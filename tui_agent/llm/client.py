@@ -16,10 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
 import json
-import socket
-import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -42,6 +39,8 @@ from tui_agent.llm.errors import (
 )
 from tui_agent.llm.events import StreamEnd, StreamEvent
 from tui_agent.llm.sse import SSEParser
+from tui_agent.llm.to_user import schema_has_to_user
+from tui_agent.llm.transport import retry_after, root_cause
 from tui_agent.llm.watchdog import StallWatchdog
 
 MAX_RETRY_WAIT = 60.0
@@ -89,7 +88,7 @@ class ChatClient:
         watchdog = StallWatchdog(self.stall_timeout)
         watchdog.arm()
         response: Any = None
-        assembler = StreamAssembler(decode_to_user=tools is None or _offers_to_user(tools))
+        assembler = StreamAssembler(decode_to_user=tools is None or schema_has_to_user(tools))
         try:
             response = await self._open(list(messages), tools, options, watchdog)
             self._check_content_type(response)
@@ -226,7 +225,7 @@ class ChatClient:
             return ConnectionFailedError(f"The server at {self.host} did not answer in time. "
                                          "Check that it is running and reachable, then try again.")
         if isinstance(error, openai.APIConnectionError):
-            cause = _root_cause(error)
+            cause = root_cause(error)
             return ConnectionFailedError(f"Cannot connect to {self.base_url} ({cause}). "
                                          "Check that the server is running and the base URL is right.")
         return self._stream_error(error, received=False)
@@ -277,7 +276,7 @@ class ChatClient:
         if isinstance(error, openai.APIConnectionError) or type(error).__module__.startswith(("httpx", "httpcore")):
             if not received:
                 return self._request_error(error) if isinstance(error, openai.APIError) else ConnectionFailedError(
-                    f"The connection to {self.host} failed before the reply started ({_root_cause(error)}). "
+                    f"The connection to {self.host} failed before the reply started ({root_cause(error)}). "
                     "Try again.")
             return StreamTruncatedError(f"The connection to {self.host} closed {where}. Try again.")
         if isinstance(error, openai.APIError):
@@ -285,49 +284,3 @@ class ChatClient:
                                "Try again in a moment.")
         return LLMError(f"Talking to {self.host} failed unexpectedly ({type(error).__name__}: "
                         f"{redact(str(error)[:200], self._api_key)}).")
-
-
-def retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds from `retry-after-ms` or `Retry-After` (seconds or an HTTP date); None when absent or bad."""
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(float(millis) / 1000, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        parsed = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(parsed.timestamp() - time.time(), 0.0)
-
-
-def _offers_to_user(tools: list[dict[str, Any]]) -> bool:
-    """Whether any tool schema has a `to_user` parameter (only then is argument text decoded for it)."""
-    for tool in tools:
-        parameters = (tool.get("function") or {}).get("parameters") or {}
-        if "to_user" in (parameters.get("properties") or {}):
-            return True
-    return False
-
-
-def _root_cause(error: BaseException) -> str:
-    """The innermost cause as a short phrase ("connection refused")."""
-    chain: list[BaseException] = []
-    link: BaseException | None = error
-    while link is not None and link not in chain:
-        chain.append(link)
-        link = link.__cause__ or link.__context__
-    if any(isinstance(link, ConnectionRefusedError) for link in chain):
-        return "connection refused"
-    if any(isinstance(link, socket.gaierror) for link in chain):
-        return "the host name could not be resolved"
-    text = str(chain[-1]).strip() or type(chain[-1]).__name__
-    return text[:200]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 START, KEY_OR_END, KEY, COLON, VALUE, TO_USER, SKIP, AFTER_VALUE, DONE = range(9)
 SPACE = " \t\r\n"
@@ -218,3 +219,12 @@ class ToUserDecoder:
         if self.high:
             out.append(self.high)
             self.high = ""
+
+
+def schema_has_to_user(tools: list[dict[str, Any]]) -> bool:
+    """Whether any tool schema has a `to_user` parameter (only then is argument text decoded for it)."""
+    for tool in tools:
+        parameters = (tool.get("function") or {}).get("parameters") or {}
+        if "to_user" in (parameters.get("properties") or {}):
+            return True
+    return False

@@ -83,7 +83,7 @@ class OfflineServer:
             while (request := await read_request(reader)) is not None:
                 if not await self._dispatch(request, reader, writer) or not request.keep_alive:
                     break
-        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
             pass  # a client that goes away or speaks nonsense just loses its connection
         except asyncio.CancelledError:
             pass  # `stop()` cancels open connections; this task is the connection's top level
