@@ -56,6 +56,16 @@ class Redactor:
     def maybe(self, value: str | None) -> str | None:
         return None if value is None else self.text(value)
 
+    def json(self, value: Any) -> Any:
+        """A JSON-like value (dicts, lists, strings) with secrets redacted in every string."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {k: self.json(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.json(v) for v in value]
+        return value
+
     def endpoint(self, url: str | None) -> str | None:
         """A URL without credentials or query string (where keys hide), then redacted."""
         if url is None:

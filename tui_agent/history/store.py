@@ -209,7 +209,7 @@ class HistoryStore:
                                arguments: dict[str, Any] | None, status: ToolStatus = ToolStatus.PENDING) -> None:
         """Record a tool call before it runs (recording the same call again updates it)."""
         raw = self.redactor.text(raw_arguments)
-        parsed = None if arguments is None else _redact_json(arguments, self.redactor)
+        parsed = None if arguments is None else self.redactor.json(arguments)
         await self._write(writes.record_tool_call(message_id, call_id, name, raw, parsed, status, self.owner))
 
     async def update_tool_call(self, message_id: str, call_id: str, status: ToolStatus, result: str | None = None,
@@ -288,15 +288,3 @@ def _readable(error: sqlite3.DatabaseError, path: Path) -> HistoryError:
         return HistoryError(f"The history database {path} is damaged ({error}); restart tui-agent to move it "
                             "aside and start a fresh one.")
     return HistoryError(f"The history database {path} could not be used ({error}).")
-
-
-def _redact_json(value: Any, redactor: Redactor) -> Any:
-    if isinstance(value, str):
-        return redactor.text(value)
-    if isinstance(value, dict):
-        return {k: _redact_json(v, redactor) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redact_json(v, redactor) for v in value]
-    return value
-
-

@@ -134,13 +134,14 @@ async def test_damaged_pages_are_detected_and_moved_aside(db_path: Path) -> None
         await reopened.close()
 
 
-async def test_read_only_file_opens_read_only_and_says_so(db_path: Path) -> None:
+@pytest.mark.parametrize("folder_too", [False, True], ids=["file", "file-and-folder"])
+async def test_read_only_file_opens_read_only_and_says_so(db_path: Path, folder_too: bool) -> None:
     store = await HistoryStore.open(db_path)
     session = await store.create_session("keep me")
     await store.append_message(session.id, Role.USER, "old words", MessageStatus.COMPLETE)
     await store.close()
     before = file_bytes(db_path)
-    with read_only(db_path, db_path.parent):
+    with read_only(*([db_path, db_path.parent] if folder_too else [db_path])):
         ro = await HistoryStore.open(db_path)
         try:
             assert ro.read_only is True
