@@ -1,6 +1,6 @@
 """Provides `Redactor`: keeps API keys and other secrets out of everything the history stores.
 
-Secrets are the values of environment variables whose names look secret (KEY, TOKEN, SECRET, PASSWORD)
+Secrets are the values of environment variables whose names end in KEY, TOKEN, SECRET or PASSWORD
 plus any the caller adds; URLs also lose their user:password part and query string.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+SECRET_NAME = re.compile(r"(^|_)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
 MIN_SECRET_LENGTH = 8
 REDACTED = "[redacted]"
 
@@ -87,6 +87,9 @@ def _config_secrets(path: Path) -> Iterator[str]:
     except (OSError, tomllib.TOMLDecodeError):
         return
     yield from _secret_values(data)
+    named = data.get("api_key_env")
+    if isinstance(named, str) and os.environ.get(named):
+        yield os.environ[named]  # the key's variable may have any name
 
 
 def _secret_values(data: Any) -> Iterator[str]:
