@@ -84,6 +84,15 @@ async def test_rate_limit_is_retried_after_retry_after(offline_server: Backgroun
 
 
 @pytest.mark.parametrize(
+    "offline_server", [replies({"status": 503, "retry_after": 0.01}, {"text": "back again"})], indirect=True
+)
+async def test_a_busy_server_is_retried_before_the_first_token(offline_server: BackgroundServer) -> None:
+    events = await collect(offline_server.base_url)
+    assert of_type(events, TextDelta) == [TextDelta("back again")]
+    assert outcomes(offline_server) == ["status 503", "ok"]
+
+
+@pytest.mark.parametrize(
     "offline_server", [replies({"status": 429, "retry_after": 0.01}, then="repeat_last")], indirect=True
 )
 async def test_rate_limit_gives_up_clearly_after_max_retries(offline_server: BackgroundServer) -> None:
