@@ -175,3 +175,12 @@ async def test_a_folder_as_database_path_is_a_clear_error(tmp_path: Path) -> Non
     with pytest.raises(HistoryError) as caught:
         await HistoryStore.open(tmp_path)
     assert "is a folder" in caught.value.user_message
+
+
+async def test_a_damaged_file_that_cannot_be_moved_is_a_clear_error(db_path: Path) -> None:
+    db_path.parent.mkdir(parents=True)
+    put_bytes(db_path, b"garbage " * 100)
+    with read_only(db_path, db_path.parent), pytest.raises(HistoryError) as caught:
+        await HistoryStore.open(db_path)
+    assert "damaged" in caught.value.user_message and "--db" in caught.value.user_message
+    assert file_bytes(db_path) == b"garbage " * 100

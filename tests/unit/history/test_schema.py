@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.history.helpers import file_bytes, raw_rows
-from tui_agent.history.errors import SchemaTooNewError
+from tests.unit.history.helpers import file_bytes, raw_rows, read_only
+from tui_agent.history.errors import HistoryError, SchemaTooNewError
 from tui_agent.history.schema import LATEST_VERSION, MIGRATIONS, migrate, user_version
 from tui_agent.history.store import HistoryStore
 
@@ -67,3 +67,11 @@ async def test_newer_schema_is_refused_and_left_untouched(db_path: Path) -> None
     assert "newer tui-agent" in caught.value.user_message and str(db_path) in caught.value.user_message
     assert file_bytes(db_path) == before
     assert sorted(p.name for p in db_path.parent.iterdir()) == ["history.db"]  # no backup, no move
+
+
+async def test_an_old_read_only_database_is_not_upgraded(db_path: Path) -> None:
+    _v1_database(db_path)
+    with read_only(db_path, db_path.parent), pytest.raises(HistoryError) as caught:
+        await HistoryStore.open(db_path)
+    assert "older format and is read-only" in caught.value.user_message
+    assert raw_rows(db_path, "PRAGMA user_version") == [(1,)]
