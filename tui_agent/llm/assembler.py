@@ -87,7 +87,13 @@ class StreamAssembler:
         return events
 
     def _slot(self, server_index: int | None, call_id: str | None) -> _Call:
-        key = server_index if server_index is not None else len(self._slots)
+        if server_index is None:
+            # Some servers omit the index: a delta continues the latest call unless it brings a new id.
+            latest = self._open[-1] if self._open else None
+            if latest is not None and (not call_id or call_id == latest.id):
+                return latest
+            server_index = max(self._slots, default=-1) + 1
+        key = server_index
         call = self._slots.get(key)
         if call is not None and not (call_id and call.started and call_id != call.id):
             return call

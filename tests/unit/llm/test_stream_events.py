@@ -124,6 +124,22 @@ REUSED_INDEX = [
 ]
 
 
+NO_INDEX = [
+    chunk({"tool_calls": [{"id": "a", "type": "function", "function": {"name": "f", "arguments": '{"x"'}}]}),
+    chunk({"tool_calls": [{"function": {"arguments": ": 1}"}}]}),
+    chunk({"tool_calls": [{"id": "b", "type": "function", "function": {"name": "g", "arguments": "{}"}}]}),
+    chunk(finish="tool_calls"),
+    "[DONE]",
+]
+
+
+@pytest.mark.parametrize("offline_server", [replies({"raw_events": NO_INDEX})], indirect=True)
+async def test_deltas_without_an_index_continue_the_latest_call(offline_server: BackgroundServer) -> None:
+    events = await collect(offline_server.base_url)
+    ready = of_type(events, ToolCallReady)
+    assert [(r.index, r.id, r.name, r.arguments) for r in ready] == [(0, "a", "f", {"x": 1}), (1, "b", "g", {})]
+
+
 @pytest.mark.parametrize("offline_server", [replies({"raw_events": INTERLEAVED})], indirect=True)
 async def test_interleaved_argument_pieces_and_last_delta_with_finish(offline_server: BackgroundServer) -> None:
     events = await collect(offline_server.base_url)
