@@ -365,7 +365,9 @@ async def main(args: argparse.Namespace) -> None:
         noise = await idle_lag(2.0)
         plain_block = replies["plain"] / (args.replies * per)
         print(f"max event-loop lag while the store works: {worst_lag * 1000:.2f} ms "
-              f"(idle loop on this machine: {noise * 1000:.2f} ms; plain sqlite3 on the loop blocks it "
+              f"(appends {appends['lag'] * 1000:.2f}, tail/search {big['lag'] * 1000:.2f}, replies "
+              f"{replies['lag'] * 1000:.2f}; idle loop on this machine: {noise * 1000:.2f} ms; "
+              "plain sqlite3 on the loop blocks it "
               f"~{plain_block * 1000:.2f} ms per transaction)")
         result("tail_load_ms_100k", big["tail"] * 1000, big["plain_tail"] * 1000, "<=50")
         result("reply_save_s", replies["store"], replies["plain"], "ratio<=1.2")
