@@ -1,21 +1,21 @@
 """Provides the offline model's default, deterministic behaviour when no scripted reply is left.
 
 Ordinary prompts get a short markdown answer (heading, list, code block). When the request offers
-tools and the user's words match one (weather in a city, or a tool named in the prompt), the reply is
-a tool call with sensible arguments — one call per city, plus a `to_user` sentence when the schema has
-that parameter. When the last message is a tool result, the reply answers from the results.
+tools and the user's words match one (see intents.py: weather in a city, arithmetic, the time, files,
+a quoted shell command, or a tool named in the prompt), the reply is a tool call with sensible arguments
+— one call per city, plus a `to_user` sentence when the schema has that parameter. When the last message
+is a tool result, the reply answers from the results.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-from tui_agent.offline.scenario import Reply, ToolCallSpec
+from tui_agent.offline.intents import match_tools
+from tui_agent.offline.scenario import Reply
 
 Message = dict[str, Any]
-LOCATION_KEYS = ("location", "city", "place", "where")
 UNIT_SYMBOLS = {"celsius": "°C", "fahrenheit": "°F"}
 
 
@@ -43,85 +43,6 @@ def default_reply(body: dict[str, Any]) -> Reply:
     return Reply(text=markdown_answer(prompt), chunk_size=12)
 
 
-def _parameters(tool: dict[str, Any]) -> tuple[str, dict[str, Any], list[str]]:
-    function = tool.get("function") or {}
-    schema = function.get("parameters") or {}
-    return str(function.get("name", "")), schema.get("properties") or {}, list(schema.get("required") or [])
-
-
-def places_in(prompt: str) -> list[str]:
-    """Places named after "in"/"for"/"at": "weather in Paris and Tokyo?" → ["Paris", "Tokyo"]."""
-    found = re.search(r"\b(?:in|for|at)\s+([^?.!;]+)", prompt, flags=re.IGNORECASE)
-    if not found:
-        return []
-    places: list[str] = []
-    for part in re.split(r"\s*(?:,|\band\b|&)\s*", found.group(1).strip()):
-        part = re.sub(r"^(?:the)\s+", "", part.strip(), flags=re.IGNORECASE)
-        if not part:
-            continue
-        if places and len(part) <= 2:  # "San Francisco, CA" stays one place
-            places[-1] = f"{places[-1]}, {part}"
-        else:
-            places.append(part)
-    return places
-
-
-def match_tools(prompt: str, tools: list[dict[str, Any]]) -> list[ToolCallSpec]:
-    """Tool calls the prompt asks for, or an empty list."""
-    lowered = prompt.lower()
-    for tool in tools:
-        name, properties, required = _parameters(tool)
-        if "weather" in name.lower() and re.search(r"weather|temperature|forecast", lowered):
-            calls = _weather_calls(prompt, name, properties, required)
-            if calls:
-                return calls
-    for tool in tools:
-        name, properties, required = _parameters(tool)
-        if name and (name.lower() in lowered or name.lower().replace("_", " ") in lowered):
-            arguments = _fill_arguments(prompt, name, properties, required)
-            if arguments is not None:
-                return [ToolCallSpec(name=name, arguments=_with_to_user(arguments, properties, f"I'll use {name}."))]
-    return []
-
-
-def _weather_calls(prompt: str, name: str, properties: dict[str, Any], required: list[str]) -> list[ToolCallSpec]:
-    key = next((k for k in LOCATION_KEYS if k in properties), None) or next(iter(required), None)
-    places = places_in(prompt)
-    if key is None or not places:
-        return []
-    sentence = f"Let me check the weather in {' and '.join(places)} for you."
-    calls = []
-    for index, place in enumerate(places):
-        arguments: dict[str, Any] = {key: place}
-        if index == 0:
-            arguments = _with_to_user(arguments, properties, sentence)
-        calls.append(ToolCallSpec(name=name, arguments=arguments))
-    return calls
-
-
-def _with_to_user(arguments: dict[str, Any], properties: dict[str, Any], sentence: str) -> dict[str, Any]:
-    # The model speaks first, as a real one tends to: to_user leads the object.
-    return {"to_user": sentence, **arguments} if "to_user" in properties else arguments
-
-
-def _fill_arguments(prompt: str, name: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any] | None:
-    quoted = re.findall(r"`([^`]+)`|\"([^\"]+)\"|'([^']+)'", prompt)
-    texts = [next(group for group in match if group) for match in quoted]
-    rest = re.split(re.escape(name.replace("_", " ")) + "|" + re.escape(name), prompt, flags=re.IGNORECASE)[-1]
-    texts.append(rest.strip(" :,.?!") or prompt)
-    numbers = [int(n) for n in re.findall(r"\b\d+\b", prompt)]
-    arguments: dict[str, Any] = {}
-    for key in required:
-        kind = (properties.get(key) or {}).get("type", "string")
-        if kind == "string" and texts:
-            arguments[key] = texts.pop(0)
-        elif kind in ("integer", "number") and numbers:
-            arguments[key] = numbers.pop(0)
-        else:
-            return None
-    return arguments
-
-
 def _trailing_tool_results(messages: list[Message]) -> list[Message]:
     results: list[Message] = []
     for message in reversed(messages):
@@ -131,27 +52,55 @@ def _trailing_tool_results(messages: list[Message]) -> list[Message]:
     return results[::-1]
 
 
-def _describe_result(message: Message) -> str:
-    content = text_of(message.get("content"))
+def _tool_names(messages: list[Message]) -> dict[str, str]:
+    """Tool call id → function name, from the assistant messages that made the calls."""
+    names: dict[str, str] = {}
+    for message in messages:
+        for call in message.get("tool_calls") or []:
+            if isinstance(call, dict):
+                names[str(call.get("id"))] = str((call.get("function") or {}).get("name", ""))
+    return names
+
+
+def _weather(content: str) -> tuple[str, str] | None:
+    """(place, "22 °C and sunny") when a result reads like a weather report."""
     try:
         data = json.loads(content)
     except ValueError:
-        data = None
-    if isinstance(data, dict) and "temperature" in data:
-        unit = UNIT_SYMBOLS.get(str(data.get("unit", "")).lower(), "")
-        place = data.get("location", "there")
-        return f"**{place}**: {data['temperature']} {unit}".rstrip()
-    name = message.get("name") or "the tool"
-    return f"`{name}` returned: {content[:200]}"
+        return None
+    if not isinstance(data, dict) or "temperature" not in data:
+        return None
+    unit = UNIT_SYMBOLS.get(str(data.get("unit", "")).lower(), "")
+    forecast = f" and {data['forecast']}" if data.get("forecast") else ""
+    return str(data.get("location", "there")), f"{data['temperature']} {unit}".rstrip() + forecast
+
+
+def _describe(name: str, content: str) -> str:
+    content = content.strip()
+    if "\n" not in content and len(content) <= 120:
+        return f"`{name}` returned **{content}**" if content else f"`{name}` returned nothing"
+    shown = content if len(content) <= 600 else content[:600] + "\n..."
+    return f"`{name}` returned:\n\n```\n{shown}\n```"
 
 
 def answer_from_tool_results(messages: list[Message]) -> str:
     """A markdown answer built from the tool results at the end of the conversation."""
-    lines = [_describe_result(message) for message in _trailing_tool_results(messages)]
-    if len(lines) == 1 and lines[0].startswith("**"):
-        place, value = lines[0].split(": ", 1)
-        return f"The weather in {place.strip('*')} is {value} right now."
-    return "Here is what I found:\n\n" + "\n".join(f"- {line}" for line in lines) + "\n"
+    results = _trailing_tool_results(messages)
+    contents = [text_of(message.get("content")) for message in results]
+    reports = [_weather(content) for content in contents]
+    if all(report is not None for report in reports):
+        found = [report for report in reports if report is not None]
+        if len(found) == 1:
+            return f"The weather in {found[0][0]} is {found[0][1]} right now."
+        return "Here is the weather:\n\n" + "".join(f"- **{place}**: {value}\n" for place, value in found)
+    names = _tool_names(messages)
+    parts = [
+        _describe(str(message.get("name") or names.get(str(message.get("tool_call_id"))) or "the tool"), content)
+        for message, content in zip(results, contents, strict=True)
+    ]
+    if len(parts) == 1:
+        return parts[0] + ".\n" if not parts[0].endswith("```") else parts[0] + "\n"
+    return "Here is what I found:\n\n" + "\n".join(f"- {part}" for part in parts) + "\n"
 
 
 def markdown_answer(prompt: str) -> str:
