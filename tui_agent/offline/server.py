@@ -247,6 +247,7 @@ class BackgroundServer:
     def start(self) -> str:
         """Start the server thread; returns the base URL once the socket listens."""
         if self._thread is None:
+            self._ready = threading.Event()
             self._thread = threading.Thread(target=self._run, name="offline-model", daemon=True)
             self._thread.start()
             self._ready.wait()

@@ -174,3 +174,5 @@ def test_background_server_stops_and_frees_its_thread() -> None:
     assert server._thread is None
     with pytest.raises(openai.APIConnectionError):
         openai.OpenAI(base_url=server.base_url, api_key="k", max_retries=0).models.list()
+    with server:  # and starts again
+        assert [m.id for m in openai.OpenAI(base_url=server.base_url, api_key="k").models.list().data] == ["offline"]
