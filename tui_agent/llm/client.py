@@ -119,6 +119,12 @@ class ChatClient:
     async def _read(self, response: Any, assembler: StreamAssembler,
                     watchdog: StallWatchdog) -> AsyncGenerator[list[StreamEvent], None]:
         """The events of each SSE payload in the body, up to `[DONE]` or the end of the body."""
+        if response.headers.get("content-type", "").lower().startswith("application/json"):
+            # A server that ignores `stream`: its one completion is replayed as a single chunk.
+            body = json.loads((await response.aread()).decode("utf-8"))
+            watchdog.count += 1
+            yield self._events(assembler, self._completion_as_chunk(body))
+            return
         parser = SSEParser()
         async for block in response.aiter_bytes():
             payloads = parser.feed(block)
@@ -127,13 +133,25 @@ class ChatClient:
             for payload in payloads:
                 if payload.startswith("[DONE]"):
                     return
-                yield self._events(assembler, payload)
+                yield self._events(assembler, json.loads(payload))
         for payload in parser.close():
             if not payload.startswith("[DONE]"):
-                yield self._events(assembler, payload)
+                yield self._events(assembler, json.loads(payload))
 
-    def _events(self, assembler: StreamAssembler, payload: str) -> list[StreamEvent]:
-        chunk = json.loads(payload)
+    def _completion_as_chunk(self, body: Any) -> dict[str, Any]:
+        """A non-streamed `chat.completion` as one chunk carrying the whole message (errors pass through)."""
+        if not isinstance(body, dict) or not (body.get("choices") or body.get("error")):
+            raise MalformedResponseError(f"The server at {self.host} answered with JSON that is not a chat "
+                                         "completion; it may not be an OpenAI-compatible endpoint.")
+        if body.get("error"):
+            return body
+        choice = body["choices"][0]
+        message = choice.get("message") or {}
+        calls = [{**call, "index": i} for i, call in enumerate(message.get("tool_calls") or [])]
+        delta = {"content": message.get("content"), "tool_calls": calls}
+        return {"usage": body.get("usage"), "choices": [{"delta": delta, "finish_reason": choice.get("finish_reason")}]}
+
+    def _events(self, assembler: StreamAssembler, chunk: dict[str, Any]) -> list[StreamEvent]:
         error = chunk.get("error")
         if error:
             message = error.get("message") if isinstance(error, dict) else str(error)
@@ -208,11 +226,6 @@ class ChatClient:
             raise MalformedResponseError(
                 f"The server at {self.base_url} answered with a web page instead of a model reply. "
                 "Check the base URL: for OpenAI-compatible servers it usually ends in /v1."
-            )
-        if content_type.startswith("application/json"):
-            raise MalformedResponseError(
-                f"The server at {self.host} answered with one JSON document instead of a stream; "
-                "it does not seem to support streaming chat completions."
             )
 
     def _request_error(self, error: Exception) -> LLMError:

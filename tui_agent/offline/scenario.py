@@ -92,6 +92,8 @@ class Reply(BaseModel):
     """Never send a finish reason (nor `[DONE]`)."""
     html: bool = False
     """Answer 200 with an HTML page instead of an event stream."""
+    ignore_stream: bool = False
+    """Answer a streaming request with one JSON completion, as some servers do."""
 
 
 class Scenario(BaseModel):

@@ -133,7 +133,7 @@ class OfflineServer:
             record.outcome = "html"
             await send(writer, 200, HTML_PAGE, "text/html; charset=utf-8")
             return True
-        if body.get("stream"):
+        if body.get("stream") and not reply.ignore_stream:
             return await self._stream(reply, body, record, reader, writer)
         record.outcome = "ok"
         ids = self._identity(body)

@@ -250,3 +250,15 @@ async def test_default_weather_turn_end_to_end(offline_server: BackgroundServer)
     ]
     second = await collect(offline_server.base_url, follow_up, [WEATHER_TOOL])
     assert "22" in "".join(e.text for e in of_type(second, TextDelta))
+
+
+@pytest.mark.parametrize(
+    "offline_server", [replies({"text": "All at once.", "tool_calls": [CALL], "ignore_stream": True})], indirect=True
+)
+async def test_a_server_that_ignores_stream_still_gives_every_event(offline_server: BackgroundServer) -> None:
+    events = await collect(offline_server.base_url, tools=[WEATHER_TOOL])
+    assert of_type(events, TextDelta) == [TextDelta("All at once.")]
+    assert of_type(events, ToolCallStarted) == [ToolCallStarted(0, "call_0", "get_current_weather")]
+    assert "".join(e.text for e in of_type(events, ToUserDelta)) == 'Checking "Paris" ☀️.'
+    assert of_type(events, ToolCallReady)[0].arguments == {"location": "Paris"}
+    assert isinstance(events[-2], Usage) and events[-1] == StreamEnd("tool_calls")
