@@ -196,7 +196,7 @@ class ChatClient:
             except openai.APIStatusError as error:
                 wait = self._retry_wait(error, attempt)
                 if wait is None:
-                    raise self._request_error(error) from error
+                    raise self._status_error(error, retries=attempt) from error
             attempt += 1
             watchdog.paused = True  # waiting out Retry-After is not a stall
             await asyncio.sleep(wait)
@@ -243,7 +243,7 @@ class ChatClient:
                                          "Check that the server is running and the base URL is right.")
         return self._stream_error(error, received=False)
 
-    def _status_error(self, error: openai.APIStatusError) -> LLMError:
+    def _status_error(self, error: openai.APIStatusError, retries: int = 0) -> LLMError:
         status, detail = error.status_code, self._detail(error)
         if status in (401, 403):
             problem = "needs an API key and none is set" if self._api_key is None else "rejected the API key"
@@ -258,10 +258,9 @@ class ChatClient:
         if status == 429:
             wait = retry_after(error.response.headers)
             when = f"in {wait:g} seconds" if wait is not None else "in a little while"
+            after = f" and still was after {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""
             return RateLimitedError(
-                f"{self.host} is rate limiting requests (429{detail}) and still was after "
-                f"{self.max_retries} retr{'y' if self.max_retries == 1 else 'ies'}. Try again {when}.",
-                retry_after=wait,
+                f"{self.host} is rate limiting requests (429{detail}){after}. Try again {when}.", retry_after=wait
             )
         if status >= 500:
             return ServerError(f"The server at {self.host} failed ({status}{detail}). Try again in a moment.")
