@@ -13,7 +13,8 @@ from tui_agent.agent.events import (
     TurnEndReason,
     TurnFinished,
 )
-from tui_agent.ui.scripted import Gate, reply_script
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.scripted import Gate, ScriptedBackend, reply_script
 from tui_agent.ui.widgets.messages import ErrorNotice, MessageMarker, UserMessage
 
 REPLY = "# Plan\n\nFirst **bold** step.\n\n```python\nprint('hi')\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
@@ -181,3 +182,48 @@ async def test_notices_shown_and_backend_started_and_quit_closes() -> None:
         assert [n.message for n in app._notifications] == ["History was recovered from a damaged file."]
         await pilot.press("ctrl+q")
     assert backend.closed
+
+
+class SlowToCancel(ScriptedBackend):
+    """A backend whose cancel takes effect only after what it already produced has been delivered."""
+
+    def cancel(self) -> None:
+        self.cancel_count += 1
+
+
+async def test_text_produced_before_cancel_took_effect_still_lands() -> None:
+    gate = Gate()
+    script = [AssistantMessageStarted("m1"), AssistantTextDelta("m1", "before "), gate,
+              AssistantTextDelta("m1", "in flight"), AssistantMessageFinished("m1", MessageStatus.INTERRUPTED),
+              TurnFinished(TurnEndReason.CANCELLED)]
+    backend = SlowToCancel([script])
+    app = TuiAgentApp(backend, cursor_blink=False)
+    async with app.run_test() as pilot:
+        await send(pilot, "go", wait=False)
+        screen = chat(pilot)
+        await wait_until(pilot, lambda: gate.reached)
+        await pilot.press("escape")
+        message = screen.chat_log.assistant("m1")
+        assert message is not None and message.status is MessageStatus.INTERRUPTED and message.text == "before "
+        gate.open()
+        await wait_until(pilot, lambda: screen.idle)
+        assert message.text == "before in flight"
+        assert len(screen.query(MessageMarker)) == 1
+
+
+async def test_reply_that_completed_before_cancel_loses_its_marker() -> None:
+    gate = Gate()
+    script = [AssistantMessageStarted("m1"), AssistantTextDelta("m1", "all "), gate,
+              AssistantTextDelta("m1", "done"), AssistantMessageFinished("m1", MessageStatus.COMPLETE)]
+    app = TuiAgentApp(SlowToCancel([script]), cursor_blink=False)
+    async with app.run_test() as pilot:
+        await send(pilot, "go", wait=False)
+        screen = chat(pilot)
+        await wait_until(pilot, lambda: gate.reached)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: len(screen.query(MessageMarker)) == 1)
+        gate.open()
+        await wait_until(pilot, lambda: screen.idle)
+        message = screen.chat_log.assistant("m1")
+        assert message is not None and message.status is MessageStatus.COMPLETE and message.text == "all done"
+        assert len(screen.query(MessageMarker)) == 0

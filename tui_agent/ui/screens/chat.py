@@ -134,12 +134,9 @@ class ChatScreen(Screen[None]):
                     self.render_event(event)
             except Exception as error:  # the backend reports failures as events; anything else lands here
                 message = getattr(error, "user_message", None) or str(error) or type(error).__name__
-                self.chat_log.interrupt_streaming()
                 self.chat_log.add_error(message)
             finally:
-                for message in self.chat_log.assistant_messages:
-                    if message.streaming:
-                        message.flush()
+                self.chat_log.close_open()
                 self._set_busy(False)
                 self._show_status()
 
@@ -162,7 +159,7 @@ class ChatScreen(Screen[None]):
             self._turn_finished(event)
 
     def _turn_finished(self, event: TurnFinished) -> None:
-        self.chat_log.interrupt_streaming()  # a message the backend never closed is not left "streaming"
+        self.chat_log.close_open()  # a message the backend never closed is not left "streaming"
         if event.reason in TURN_END_TITLES:
             reason = "The reply stopped at the turn's budget." if event.reason is TurnEndReason.BUDGET else ""
             self.chat_log.add_error(event.error or reason or "The reply failed.", title=TURN_END_TITLES[event.reason])

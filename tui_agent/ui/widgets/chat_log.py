@@ -19,6 +19,7 @@ class ChatLog(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self._assistant: dict[str, AssistantMessage] = {}
+        self._markers: dict[str, MessageMarker] = {}
         self.last_error: str | None = None
 
     def on_mount(self) -> None:
@@ -44,20 +45,40 @@ class ChatLog(VerticalScroll):
     def append(self, message_id: str, text: str) -> None:
         self.start_assistant(message_id).append(text)
 
-    def finish(self, message_id: str, status: MessageStatus, error: str | None = None) -> None:
+    def finish(self, message_id: str, status: MessageStatus, error: str | None = None, *,
+               closed: bool = True) -> None:
+        """Show a reply's final status; `closed=False` when the UI finishes it first (Esc)."""
         message = self._assistant.get(message_id)
-        if message is not None and message.streaming:
-            message.finish(status)
-            if status in (MessageStatus.INTERRUPTED, MessageStatus.FAILED):
-                self._add(MessageMarker(status))
+        if message is not None and not message.closed:
+            before = message.status
+            message.finish(status, closed=closed)
+            self._update_marker(message, before)
         if error:
             self.add_error(error)
+
+    def _update_marker(self, message: AssistantMessage, before: MessageStatus) -> None:
+        """One marker under a reply that did not finish normally, matching its latest status."""
+        if message.status is before:
+            return
+        marker = self._markers.pop(message.message_id, None)
+        if marker is not None:
+            marker.remove()
+        if message.status in (MessageStatus.INTERRUPTED, MessageStatus.FAILED):
+            marker = self._markers[message.message_id] = MessageMarker(message.status)
+            self.mount(marker, after=message)
 
     def interrupt_streaming(self) -> None:
         """Stop every streaming reply now (Esc): what arrived stays, marked interrupted."""
         for message_id, message in self._assistant.items():
             if message.streaming:
-                self.finish(message_id, MessageStatus.INTERRUPTED)
+                self.finish(message_id, MessageStatus.INTERRUPTED, closed=False)
+
+    def close_open(self) -> None:
+        """The turn is over: every reply the backend did not close is closed as it stands."""
+        for message_id, message in self._assistant.items():
+            if not message.closed:
+                status = MessageStatus.INTERRUPTED if message.streaming else message.status
+                self.finish(message_id, status)
 
     def add_error(self, message: str, *, title: str = "Error") -> None:
         if message == self.last_error:

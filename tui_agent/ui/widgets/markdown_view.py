@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 from rich.markdown import Markdown
 from rich.segment import Segment
-from textual.geometry import Size
+from rich.style import Style
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -95,6 +96,9 @@ class MarkdownView(Widget):
         self._rendered = _Rendered()
         self._tail: list[Strip] = []
         self._tail_dirty = True
+        self._line_style = Style()
+        self._styled: dict[int | str, Strip | Style] = {}
+        """Settled lines with the widget's style applied, by line number (plus the style they used)."""
 
     @property
     def text(self) -> str:
@@ -116,6 +120,7 @@ class MarkdownView(Widget):
         self.refresh(layout=True)
 
     def _reset(self) -> None:
+        self._styled.clear()
         self._settled = 0
         self._rendered = _Rendered()
         self._tail_dirty = True
@@ -132,6 +137,7 @@ class MarkdownView(Widget):
         rendered = self._rendered
         if rendered.width != width:
             self._rendered = rendered = _Rendered(width, rendered.chunks)  # same blocks, new width
+            self._styled.clear()
             for chunk in rendered.chunks:
                 self._add_chunk(chunk, width)
             self._tail_dirty = True
@@ -174,15 +180,24 @@ class MarkdownView(Widget):
         self._update_lines(width)
         return len(self._rendered.lines) + len(self._tail)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._line_style = self.rich_style  # computing it is not cheap: once per pass, not per line
+        return super().render_lines(crop)
+
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         self._update_lines(width)
+        style = self._line_style
         settled = self._rendered.lines
-        if y < len(settled):
-            line = settled[y]
-        elif y - len(settled) < len(self._tail):
-            line = self._tail[y - len(settled)]
-        else:
-            line = Strip.blank(0)
-        style = self.rich_style
-        return line.apply_style(style).extend_cell_length(width, style)
+        if y >= len(settled):
+            tail_y = y - len(settled)
+            line = self._tail[tail_y] if tail_y < len(self._tail) else Strip.blank(0)
+            return line.apply_style(style).extend_cell_length(width, style)
+        cache = self._styled
+        if cache.get("style") != style:  # the theme or the background changed
+            cache.clear()
+            cache["style"] = style
+        strip = cache.get(y)
+        if not isinstance(strip, Strip):
+            strip = cache[y] = settled[y].apply_style(style).extend_cell_length(width, style)
+        return strip

@@ -41,12 +41,19 @@ class UserMessage(Static):
 
 
 class AssistantMessage(MarkdownView):
-    """One assistant reply: streams as markdown, then settles into a single rendered block."""
+    """One assistant reply: streams as markdown, then settles into a single rendered block.
+
+    Esc finishes it locally at once (`finish(..., closed=False)`); text the backend had already produced
+    before the cancel took effect still lands until the backend closes the message, so the screen shows
+    exactly what history keeps.
+    """
 
     def __init__(self, message_id: str) -> None:
         super().__init__()
         self.message_id = message_id
         self.status = MessageStatus.STREAMING
+        self.closed = False
+        """The backend has sent the message's final status; nothing more will be added."""
         self._sanitizer = StreamSanitizer()
         self._pending: list[str] = []
         self._last_flush = 0.0
@@ -58,16 +65,17 @@ class AssistantMessage(MarkdownView):
 
     def append(self, chunk: str) -> None:
         """Add streamed text; it is drawn now if nothing was drawn in the last interval, else soon."""
-        if not self.streaming:
-            return  # late text after an interrupt stays hidden, like the stream it belonged to
-        self._pending.append(self._sanitizer.feed(chunk))
-        if self._timer is not None:
+        if self.closed:
             return
-        wait = self._last_flush + FLUSH_INTERVAL - time.monotonic()
-        if wait <= 0:
-            self.flush()
-        else:
-            self._timer = self.set_timer(wait, self.flush, name="stream-flush")
+        self._pending.append(self._sanitizer.feed(chunk))
+        if not self.streaming:
+            self.flush()  # a late chunk after Esc: rare, drawn at once
+        elif self._timer is None:
+            wait = self._last_flush + FLUSH_INTERVAL - time.monotonic()
+            if wait <= 0:
+                self.flush()
+            else:
+                self._timer = self.set_timer(wait, self.flush, name="stream-flush")
 
     def flush(self) -> None:
         """Draw everything received so far."""
@@ -75,19 +83,23 @@ class AssistantMessage(MarkdownView):
             self._timer.stop()
             self._timer = None
         self._last_flush = time.monotonic()
-        if self._pending:
+        if any(self._pending):
             self.set_text(self.text + "".join(self._pending))
-            self._pending.clear()
+        self._pending.clear()
 
-    def finish(self, status: MessageStatus) -> None:
-        """The reply reached its final status: draw what remains and render it as one document."""
-        if not self.streaming:
+    def finish(self, status: MessageStatus, *, closed: bool = True) -> None:
+        """The reply reached its final status (`closed=False`: shown as such before the backend confirms)."""
+        if self.closed:
             return
-        self._pending.append(self._sanitizer.flush())
+        self.closed = closed
+        if closed:
+            self._pending.append(self._sanitizer.flush())
         self.flush()
-        self.status = status
-        self.add_class(f"-{status.value}")
-        self.freeze()
+        if status is not self.status:
+            self.remove_class(f"-{self.status.value}")
+            self.status = status
+            self.add_class(f"-{status.value}")
+            self.freeze()
 
 
 MARKER_TEXT = {
