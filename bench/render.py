@@ -100,7 +100,7 @@ def document(tokens: int) -> list[str]:
 async def settle(pilot: Any, since: float) -> float:
     """Wait for the first frame that ends after `since` (everything up to then is on screen)."""
     while not FRAMES or FRAMES[-1][0] <= since:
-        await pilot.pause(0.002)
+        await asyncio.sleep(0.002)  # not pilot.pause(): it forces frames of its own
     return FRAMES[-1][0]
 
 
@@ -116,7 +116,7 @@ async def ours(chunks: list[str]) -> float:
         start = time.perf_counter()
         await pilot.press("enter")
         while not screen.idle:
-            await pilot.pause(0.005)
+            await asyncio.sleep(0.005)
         end = await settle(pilot, time.perf_counter())
         [message] = screen.chat_log.assistant_messages
         check(message.text == source, "chat screen text differs from the source")
@@ -201,7 +201,7 @@ async def paced(prior: int, seconds: float, rate: float = 100.0) -> dict[str, fl
         latencies = []
         while not screen.idle:
             latencies.append(await keypress_to_echo(pilot, lambda: len(prompt.text), app))
-            await pilot.pause(0.1)
+            await asyncio.sleep(0.1)
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         frames = sorted(duration for _, duration in FRAMES)
         message = screen.chat_log.assistant("paced")

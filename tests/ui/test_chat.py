@@ -15,7 +15,8 @@ from tui_agent.agent.events import (
 )
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.scripted import Gate, ScriptedBackend, reply_script
-from tui_agent.ui.widgets.messages import ErrorNotice, MessageMarker, UserMessage
+from tui_agent.ui.widgets.chat_log import TRIM_AT
+from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
 
 REPLY = "# Plan\n\nFirst **bold** step.\n\n```python\nprint('hi')\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
 
@@ -227,3 +228,24 @@ async def test_reply_that_completed_before_cancel_loses_its_marker() -> None:
         message = screen.chat_log.assistant("m1")
         assert message is not None and message.status is MessageStatus.COMPLETE and message.text == "all done"
         assert len(screen.query(MessageMarker)) == 0
+
+
+async def test_long_log_keeps_few_widgets_mounted_and_loads_earlier_on_scroll_to_top() -> None:
+    scripts = [reply_script([f"Answer {n}.\n\n- item"], message_id=f"a{n}") for n in range(40)]
+    app, _ = make_app(scripts)
+    async with app.run_test() as pilot:
+        screen = chat(pilot)
+        for n in range(40):
+            await send(pilot, f"question {n}")
+        log = screen.chat_log
+        assert len(log.entries) <= TRIM_AT and log.hidden_count == 80 - len(log.entries)
+        assert log.entries[-1].text == "Answer 39.\n\n- item"  # type: ignore[union-attr]
+        while log.hidden_count:
+            before = log.hidden_count
+            log.scroll_home(animate=False)
+            await wait_until(pilot, lambda before=before: log.hidden_count < before, "earlier page loaded")
+            await pilot.pause()
+        prompts = [entry.prompt for entry in log.entries if isinstance(entry, UserMessage)]
+        assert prompts == [f"question {n}" for n in range(40)]
+        answers = [entry.text for entry in log.entries if isinstance(entry, AssistantMessage)]
+        assert answers == [f"Answer {n}.\n\n- item" for n in range(40)]

@@ -1,16 +1,27 @@
 """Provides `ChatLog`: the scrolling conversation on the left, addressed by message id.
 
-It keeps one widget per finished message (frame cost must not grow with history) and stays scrolled to
-the newest entry until the person scrolls away.
+Frame cost must not grow with history: every finished message is one widget, and only the newest
+entries stay mounted (Textual lays out every mounted widget on every frame). Older entries are let go
+and mounted again, a page at a time, when the person scrolls to the top. The log stays scrolled to the
+newest entry until the person scrolls away.
 """
 
 from __future__ import annotations
 
 from textual.containers import VerticalScroll
-from textual.widget import Widget
+from textual.content import Content
+from textual.widgets import Static
 
 from tui_agent.status import MessageStatus
-from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
+from tui_agent.ui.widgets.messages import AssistantMessage, Entry, ErrorNotice, MessageMarker, UserMessage
+
+ENTRY_TYPES = (UserMessage, AssistantMessage, MessageMarker, ErrorNotice)
+KEEP_MOUNTED = 30
+"""Entries left mounted after trimming."""
+TRIM_AT = 45
+"""Trim once this many entries are mounted (the gap keeps trimming rare)."""
+PAGE = 20
+"""Entries mounted again per scroll to the top."""
 
 
 class ChatLog(VerticalScroll):
@@ -20,13 +31,66 @@ class ChatLog(VerticalScroll):
         super().__init__(id=id)
         self._assistant: dict[str, AssistantMessage] = {}
         self._markers: dict[str, MessageMarker] = {}
+        self._hidden: list[Entry] = []
+        """Entries let go, oldest first (their widgets are never mounted again; copies are)."""
         self.last_error: str | None = None
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield Static(id="earlier")
 
     def on_mount(self) -> None:
         self.anchor()
+        self._show_hidden_count()
 
-    def _add(self, widget: Widget) -> None:
+    @property
+    def entries(self) -> list[Entry]:
+        return [child for child in self.children if isinstance(child, ENTRY_TYPES)]
+
+    @property
+    def hidden_count(self) -> int:
+        return len(self._hidden)
+
+    def _add(self, widget: Entry) -> None:
         self.mount(widget)
+        self._trim()
+
+    def _trim(self) -> None:
+        """Let the oldest settled entries go when too many are mounted and the person is at the bottom."""
+        entries = self.entries
+        if len(entries) <= TRIM_AT or self.scroll_y < self.max_scroll_y - 1:
+            return
+        drop: list[Entry] = []
+        for entry in entries[: len(entries) - KEEP_MOUNTED]:
+            if not entry.settled:
+                break
+            drop.append(entry)
+            if isinstance(entry, AssistantMessage):
+                self._assistant.pop(entry.message_id, None)
+                self._markers.pop(entry.message_id, None)
+        self._hidden.extend(drop)
+        self.remove_children(drop)
+        self._show_hidden_count()
+
+    def _show_hidden_count(self) -> None:
+        hint = self.query_one("#earlier", Static)
+        hint.display = bool(self._hidden)
+        hint.update(Content(f"↑ {len(self._hidden)} earlier entries — scroll up to load them"))
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value <= 0 and self._hidden:
+            self.call_after_refresh(self.load_earlier)
+
+    def load_earlier(self) -> None:
+        """Mount the previous page of entries above the current ones, keeping the view where it was."""
+        if not self._hidden:
+            return
+        page, self._hidden = self._hidden[-PAGE:], self._hidden[:-PAGE]
+        copies = [entry.recreate() for entry in page]
+        height_before = self.virtual_size.height
+        self.mount_all(copies, after=self.query_one("#earlier"))
+        self._show_hidden_count()
+        self.call_after_refresh(lambda: self.scroll_to(y=self.virtual_size.height - height_before, animate=False))
 
     def add_user(self, prompt: str) -> UserMessage:
         message = UserMessage(prompt)

@@ -111,7 +111,17 @@ class MarkdownView(Widget):
             self._reset()
         self._text = text
         self._tail_dirty = True
-        self.refresh(layout=True)
+        width = self._rendered.width
+        if width <= 0 or not self.is_attached:
+            self.refresh(layout=True)
+            return
+        height = self._height()
+        self._update_lines(width)
+        # A new layout costs every widget on the screen; most appends only change the last line.
+        self.refresh(layout=self._height() != height)
+
+    def _height(self) -> int:
+        return len(self._rendered.lines) + len(self._tail)
 
     def freeze(self) -> None:
         """The text is final: render it as one document from now on."""
@@ -178,7 +188,7 @@ class MarkdownView(Widget):
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._update_lines(width)
-        return len(self._rendered.lines) + len(self._tail)
+        return self._height()
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._line_style = self.rich_style  # computing it is not cheap: once per pass, not per line

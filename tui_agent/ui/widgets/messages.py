@@ -38,6 +38,15 @@ class UserMessage(Static):
 
     def __init__(self, prompt: str) -> None:
         super().__init__(Content(preview(sanitize(prompt))))
+        self.prompt = prompt
+
+    @property
+    def settled(self) -> bool:
+        return True
+
+    def recreate(self) -> UserMessage:
+        """A fresh copy, for mounting again after the log let this one go."""
+        return UserMessage(self.prompt)
 
 
 class AssistantMessage(MarkdownView):
@@ -62,6 +71,18 @@ class AssistantMessage(MarkdownView):
     @property
     def streaming(self) -> bool:
         return self.status is MessageStatus.STREAMING
+
+    @property
+    def settled(self) -> bool:
+        """Nothing will change any more."""
+        return self.closed
+
+    def recreate(self) -> AssistantMessage:
+        """A fresh, finished copy, for mounting again after the log let this one go."""
+        copy = AssistantMessage(self.message_id)
+        copy.set_text(self.text)
+        copy.finish(self.status)
+        return copy
 
     def append(self, chunk: str) -> None:
         """Add streamed text; it is drawn now if nothing was drawn in the last interval, else soon."""
@@ -113,6 +134,14 @@ class MessageMarker(Static):
 
     def __init__(self, status: MessageStatus) -> None:
         super().__init__(Content(MARKER_TEXT.get(status, status.value)), classes=f"-{status.value}")
+        self.status = status
+
+    @property
+    def settled(self) -> bool:
+        return True
+
+    def recreate(self) -> MessageMarker:
+        return MessageMarker(self.status)
 
 
 class ErrorNotice(Static):
@@ -120,4 +149,16 @@ class ErrorNotice(Static):
 
     def __init__(self, message: str, *, title: str = "Error") -> None:
         super().__init__(Content(sanitize(message)))
+        self.message, self.title = message, title
         self.border_title = Content(title)
+
+    @property
+    def settled(self) -> bool:
+        return True
+
+    def recreate(self) -> ErrorNotice:
+        return ErrorNotice(self.message, title=self.title)
+
+
+Entry = UserMessage | AssistantMessage | MessageMarker | ErrorNotice
+"""Everything the chat log holds."""
