@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import signal
 import sys
 from typing import Any
 
 from tui_agent import paths
-from tui_agent.agent.deferred import DeferredAgent
+from tui_agent.agent.deferred import BuiltAgent, DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice, choose_endpoint
-from tui_agent.agent.headless import print_turn
-from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings, resolve_settings
 
 STDIN_PROMPT = "-"
@@ -36,13 +35,21 @@ def run_app(args: argparse.Namespace) -> int:
     """Run the full-screen chat until the user quits (or SIGTERM/SIGHUP arrives)."""
     settings, problems = settings_from_args(args)
     choice = choose_endpoint(settings)
-    backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
-                            notices=problems)
+    backend = DeferredAgent(lambda: _build_in_background(settings, choice), model=choice.model,
+                            endpoint=choice.label, notices=problems)
     from tui_agent.ui.app import TuiAgentApp
 
     app = TuiAgentApp(backend, theme=settings.theme, theme_dirs=(paths.user_themes_dir(),))
+    backend.on_notice = lambda notice: app.notify(notice, timeout=8)
     asyncio.run(_run_until_exit(app, backend))
     return app.return_code or 0
+
+
+async def _build_in_background(settings: Settings, choice: EndpointChoice) -> BuiltAgent:
+    # Importing the engine (openai alone is ~650 ms) in a thread keeps the fresh screen responsive meanwhile.
+    services = await asyncio.to_thread(importlib.import_module, "tui_agent.agent.services")
+    built: BuiltAgent = await services.build_agent(settings, choice)
+    return built
 
 
 async def _run_until_exit(app: Any, backend: DeferredAgent) -> None:
@@ -68,6 +75,9 @@ def run_print(args: argparse.Namespace) -> int:
 
 
 async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: str) -> int:
+    from tui_agent.agent.headless import print_turn
+    from tui_agent.agent.services import build_agent
+
     try:
         built = await build_agent(settings, choice)
     except Exception as error:

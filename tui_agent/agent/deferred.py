@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from tui_agent.agent.agent import Agent, Approver
 from tui_agent.agent.events import AgentEvent, TurnEndReason, TurnFinished
+
+if TYPE_CHECKING:  # the agent (and what it imports) loads after the first paint, with the build
+    from tui_agent.agent.agent import Agent, Approver
 
 
 class BuiltAgent(Protocol):
@@ -39,6 +41,8 @@ class DeferredAgent:
         self._approver: Approver | None = None
         self.failure: str | None = None
         """Why the agent could not be built, if it could not."""
+        self.on_notice: Callable[[str], None] | None = None
+        """Told each start-up notice that arrives after the first paint (the app shows a notification)."""
 
     @property
     def agent(self) -> Agent | None:
@@ -67,18 +71,33 @@ class DeferredAgent:
 
     def _building(self) -> asyncio.Task[BuiltAgent]:
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._build(), name="build-agent")
+            self._task = asyncio.get_running_loop().create_task(self._build_and_announce(), name="build-agent")
         return self._task
+
+    async def _build_and_announce(self) -> BuiltAgent:
+        try:
+            built = await self._build()
+        except Exception as error:
+            self.failure = f"tui-agent could not start its engine: {error}"
+            self._announce([self.failure])
+            raise
+        built.agent.set_approver(self._approver)
+        self._built = built
+        self._announce(built.notices)
+        return built
+
+    def _announce(self, notices: list[str]) -> None:
+        if self.on_notice is not None:
+            for notice in notices:
+                self.on_notice(notice)
 
     async def ready(self) -> Agent | None:
         """Wait for the agent; None (with `failure` set) if it could not be built."""
         if self._built is None and self.failure is None:
             try:
-                self._built = await self._building()
-            except Exception as error:
-                self.failure = f"tui-agent could not start its engine: {error}"
+                await self._building()
+            except Exception:
                 return None
-            self._built.agent.set_approver(self._approver)
         return self.agent
 
     async def send(self, prompt: str) -> AsyncIterator[AgentEvent]:

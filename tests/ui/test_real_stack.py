@@ -1,0 +1,123 @@
+"""The chat screen on the real engine: offline model over HTTP, real agent and commander, real SQLite file.
+
+What the person sees and what history holds must agree, for good turns, server faults and Esc.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.ui.helpers import FIXED_NOW, chat, send, wait_until
+from tui_agent.agent.deferred import DeferredAgent
+from tui_agent.agent.endpoint import EndpointChoice
+from tui_agent.agent.services import OFFLINE_NOTICE, build_agent
+from tui_agent.config import Settings
+from tui_agent.history.models import Message
+from tui_agent.history.store import HistoryStore
+from tui_agent.offline.server import BackgroundServer
+from tui_agent.status import MessageStatus, ToolStatus
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.screens.approval import ApprovalScreen
+from tui_agent.ui.widgets.messages import ErrorNotice, MessageMarker
+
+PLUGINS = Path(__file__).parents[1] / "unit" / "agent" / "plugins"
+MakeApp = Callable[..., tuple[TuiAgentApp, DeferredAgent]]
+
+
+@pytest.fixture
+async def real_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
+    """`real_app(scenario=None, **settings)`: the app on a real agent; offline model when no scenario."""
+    servers: list[BackgroundServer] = []
+
+    def make(scenario: dict[str, Any] | None = None, **values: Any) -> tuple[TuiAgentApp, DeferredAgent]:
+        settings = Settings(db=tmp_path / "history.db", **values)
+        if scenario is None:
+            choice = EndpointChoice(None, "offline")
+        else:
+            server = BackgroundServer(scenario)
+            server.start()
+            servers.append(server)
+            choice = EndpointChoice(server.base_url, "scripted", "test-key")
+        backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
+        app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
+        backend.on_notice = app.notify
+        return app, backend
+
+    yield make
+    for server in servers:
+        server.stop()
+
+
+async def history(path: Path) -> list[Message]:
+    store = await HistoryStore.open(path)
+    try:
+        (session,) = await store.list_recent()
+        return await store.load_tail(session.id, 100)
+    finally:
+        await store.close()
+
+
+async def test_weather_turn_shows_panel_and_answer_and_is_saved(real_app: MakeApp, tmp_path: Path) -> None:
+    app, _ = real_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: any(OFFLINE_NOTICE in n.message for n in app._notifications), "notice")
+        await send(pilot, "What's the weather in Paris?")
+        screen = chat(pilot)
+        (panel,) = screen.tool_panels.panels
+        assert panel.status is ToolStatus.DONE and panel.call.name == "get_current_weather"
+        answer = screen.chat_log.assistant_messages[-1].shown_text()
+        assert "Paris" in answer
+    messages = await history(tmp_path / "history.db")
+    assert [m.status for m in messages] == [MessageStatus.COMPLETE] * 3
+    assert messages[2].content == answer
+
+
+async def test_server_error_is_inline_and_the_next_prompt_works(real_app: MakeApp, tmp_path: Path) -> None:
+    app, _ = real_app({"replies": [{"text": "Partial answer. " * 3, "chunk_size": 6, "cut_after": 3}]})
+    async with app.run_test(size=(140, 40)) as pilot:
+        await send(pilot, "first")
+        screen = chat(pilot)
+        (notice,) = screen.query(ErrorNotice)
+        assert "Traceback" not in str(notice.render())
+        assert [marker.has_class("-failed") for marker in screen.query(MessageMarker)] == [True]
+        partial = screen.chat_log.assistant_messages[0].shown_text()
+        await send(pilot, "second")
+        assert screen.chat_log.assistant_messages[-1].shown_text().strip()
+    first_reply = (await history(tmp_path / "history.db"))[1]
+    assert first_reply.status is MessageStatus.FAILED and first_reply.content == partial
+
+
+async def test_escape_mid_stream_keeps_the_partial_reply(real_app: MakeApp, tmp_path: Path) -> None:
+    app, _ = real_app({"replies": [{"text": "word " * 400, "chunk_size": 5, "chunk_delay": 0.01}]})
+    async with app.run_test(size=(140, 40)) as pilot:
+        await send(pilot, "talk a lot", wait=False)
+        screen = chat(pilot)
+        await wait_until(pilot, lambda: bool(screen.chat_log.assistant_messages)
+                         and len(screen.chat_log.assistant_messages[0].shown_text()) > 20, "some text")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen.idle, "idle after Esc")
+        shown = screen.chat_log.assistant_messages[0].shown_text()
+        assert [marker.has_class("-interrupted") for marker in screen.query(MessageMarker)] == [True]
+    reply = (await history(tmp_path / "history.db"))[1]
+    assert reply.status is MessageStatus.INTERRUPTED
+    # Everything shown is kept; text already in flight when Esc was pressed may be saved too.
+    assert " ".join(reply.content.split()).startswith(" ".join(shown.split()))  # shown_text wraps lines
+    assert 0 < len(reply.content) < len("word " * 400)
+
+
+async def test_approval_modal_on_the_real_runner(real_app: MakeApp, tmp_path: Path) -> None:
+    app, _ = real_app({"replies": [{"tool_calls": [{"name": "careful_echo", "arguments": {"text": "hi"}}]}]},
+                      plugin_dirs=[PLUGINS])
+    async with app.run_test(size=(140, 40)) as pilot:
+        await send(pilot, "echo carefully", wait=False)
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")
+        await pilot.press("a")
+        await wait_until(pilot, lambda: chat(pilot).idle, "turn finished")
+        (panel,) = chat(pilot).tool_panels.panels
+        assert panel.status is ToolStatus.DONE and panel.call.result == "echo: hi"
+    (call,) = (await history(tmp_path / "history.db"))[1].tool_calls
+    assert call.status is ToolStatus.DONE and call.result == "echo: hi"
