@@ -97,8 +97,13 @@ def document(tokens: int) -> list[str]:
     return chunks[:tokens]
 
 
-async def settle(pilot: Any, since: float) -> float:
-    """Wait for the first frame that ends after `since` (everything up to then is on screen)."""
+async def settle(pilot: Any, since: float, *, request: bool = False) -> float:
+    """Wait for the first frame that ends after `since` (everything up to then is on screen).
+
+    `request`: ask for a frame, for when nothing else may change (a finished stream).
+    """
+    if request:
+        pilot.app.screen.refresh()
     while not FRAMES or FRAMES[-1][0] <= since:
         await asyncio.sleep(0.002)  # not pilot.pause(): it forces frames of its own
     return FRAMES[-1][0]
@@ -117,7 +122,7 @@ async def ours(chunks: list[str]) -> float:
         await pilot.press("enter")
         while not screen.idle:
             await asyncio.sleep(0.005)
-        end = await settle(pilot, time.perf_counter())
+        end = await settle(pilot, time.perf_counter(), request=True)
         [message] = screen.chat_log.assistant_messages
         check(message.text == source, "chat screen text differs from the source")
         check(message.shown_text() == plain_render(source, message.size.width), "rendered text differs")
@@ -149,7 +154,7 @@ async def baseline(chunks: list[str]) -> float:
         for chunk in chunks:
             await stream.write(chunk)
         await stream.stop()
-        end = await settle(pilot, time.perf_counter())
+        end = await settle(pilot, time.perf_counter(), request=True)
         check(markdown.source == source, "Markdown widget text differs from the source")
     return end - start
 
@@ -190,7 +195,7 @@ async def paced(prior: int, seconds: float, rate: float = 100.0) -> dict[str, fl
         screen = app.screen
         assert isinstance(screen, ChatScreen)
         add_history(screen, prior)
-        await settle(pilot, time.perf_counter())
+        await settle(pilot, time.perf_counter(), request=True)
         await pilot.pause(0.3)
         prompt = screen.prompt_input
         prompt.insert("stream")
