@@ -249,3 +249,22 @@ async def test_long_log_keeps_few_widgets_mounted_and_loads_earlier_on_scroll_to
         assert prompts == [f"question {n}" for n in range(40)]
         answers = [entry.text for entry in log.entries if isinstance(entry, AssistantMessage)]
         assert answers == [f"Answer {n}.\n\n- item" for n in range(40)]
+
+
+async def test_text_appended_on_the_same_line_is_painted() -> None:
+    gates = [Gate(), Gate()]
+    script = [AssistantMessageStarted("m1"), AssistantTextDelta("m1", "Hello"), gates[0],
+              AssistantTextDelta("m1", " wide world"), gates[1]]
+    app, _ = make_app([script])
+    async with app.run_test() as pilot:
+        await send(pilot, "hi", wait=False)
+        await wait_until(pilot, lambda: gates[0].reached)
+        await wait_until(pilot, lambda: "Hello" in screen_text(app), "first chunk painted")
+        gates[0].open()
+        await wait_until(pilot, lambda: gates[1].reached)
+        await wait_until(pilot, lambda: "Hello wide world" in screen_text(app), "same-line append painted")
+        gates[1].open()
+
+
+def screen_text(app: TuiAgentApp) -> str:
+    return app.export_screenshot().replace("&#160;", " ")

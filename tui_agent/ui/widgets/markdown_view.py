@@ -22,6 +22,10 @@ from textual.widget import Widget
 _LIST_ITEM = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 
 
+GROWTH_STEP = 4
+"""Lines a streaming view grows by at a time."""
+
+
 def _starts_block(line: str, closing_list: bool) -> bool:
     """Can an unindented `line` after a blank line start a new, independent block?"""
     if not line or line[0] in " \t":
@@ -115,13 +119,21 @@ class MarkdownView(Widget):
         if width <= 0 or not self.is_attached:
             self.refresh(layout=True)
             return
-        height = self._height()
+        height, unchanged = self._height(), len(self._rendered.lines)
         self._update_lines(width)
-        # A new layout costs every widget on the screen; most appends only change the last line.
-        self.refresh(layout=self._height() != height)
+        if self._height() != height:
+            self.refresh(layout=True)
+        else:  # repaint only from the first line that can have changed: no layout, a small region
+            width, height = self.size  # regions are in content coordinates
+            self.refresh(Region(0, unchanged, width, max(height - unchanged, 1)))
 
     def _height(self) -> int:
-        return len(self._rendered.lines) + len(self._tail)
+        lines = len(self._rendered.lines) + len(self._tail)
+        if self._frozen:
+            return lines
+        # While streaming, grow in steps of a few lines: each step is a layout of the whole screen,
+        # so a reply gaining a line at a time would pay for one on almost every flush.
+        return -(-(lines + 1) // GROWTH_STEP) * GROWTH_STEP
 
     def freeze(self) -> None:
         """The text is final: render it as one document from now on."""
