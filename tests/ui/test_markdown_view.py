@@ -60,7 +60,7 @@ def render_incrementally(text: str, cuts: list[int]) -> list[str]:
     lines: list[str] = []
     previous = ""
     for chunk in filter(str.strip, chunks):
-        follows = bool(lines) and not ends_with_rule(previous)
+        follows = bool(previous) and not ends_with_rule(previous)
         lines.extend(render(f"x\n\n{chunk}")[1:] if follows else render(chunk))
         previous = chunk
     return lines
@@ -78,3 +78,35 @@ def test_boundaries_of_a_document() -> None:
 def test_incremental_render_equals_whole_render(text: str, cuts: list[int]) -> None:
     lines = render_incrementally(text, [cut % (len(text) + 1) for cut in cuts])
     assert lines == render(text)
+
+
+async def test_widget_streamed_lines_equal_its_frozen_lines() -> None:
+    """The real widget: text set piece by piece (random cuts) shows what the whole text shows."""
+    import random
+
+    from textual.app import App, ComposeResult
+
+    from tui_agent.ui.widgets.markdown_view import MarkdownView
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield MarkdownView()
+
+    source = DOC + "\n" + DOC.replace("# Title", "---\n\n>\n\n# Again")
+    app = Host()
+    async with app.run_test(size=(70, 30)) as pilot:
+        view = app.query_one(MarkdownView)
+        shuffle = random.Random(7)
+        for _ in range(5):
+            view.set_text("")
+            cuts = sorted(shuffle.sample(range(len(source)), 40))
+            for cut in [*cuts, len(source)]:
+                view.set_text(source[:cut])
+                await pilot.pause()
+                whole = MarkdownView(source[:cut])
+                await app.mount(whole)
+                whole.freeze()
+                await pilot.pause()
+                assert whole.size.width == view.size.width
+                assert view.shown_text() == whole.shown_text(), f"differs after {cut} characters"
+                await whole.remove()

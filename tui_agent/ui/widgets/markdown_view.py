@@ -38,7 +38,7 @@ _RULE = re.compile(r" {0,3}([-*_])(?: *\1){2,} *")
 
 def ends_with_rule(chunk: str) -> bool:
     """Does `chunk` end with a thematic break (which Rich follows with no blank line)?"""
-    lines = chunk.rstrip("\n").split("\n")
+    lines = chunk.rstrip().split("\n")
     if not _RULE.fullmatch(lines[-1]):
         return False
     return len(lines) == 1 or not lines[-2].strip() or lines[-1].strip()[0] != "-"  # else a setext heading
@@ -178,7 +178,7 @@ class MarkdownView(Widget):
     def _follows(self) -> bool:
         """Does the next block get Rich's separator line? Not at the top, nor after a horizontal rule."""
         rendered = self._rendered
-        return bool(rendered.lines) and not ends_with_rule(rendered.last_chunk)
+        return bool(rendered.last_chunk) and not ends_with_rule(rendered.last_chunk)
 
     def _add_chunk(self, chunk: str, width: int) -> None:
         if not chunk.strip():
