@@ -58,7 +58,7 @@ class PromptInput(TextArea):
         if not self.prompt_history or self.prompt_history[-1] != text:
             self.prompt_history.append(text)
         self._recall_index = None
-        self.clear()
+        self.load_text("")  # much cheaper than an undoable delete when a huge paste was sent
         self.post_message(self.Submitted(self, text))
 
     def _recall(self, step: int) -> bool:
