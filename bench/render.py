@@ -50,14 +50,21 @@ TOKEN = re.compile(r"\s*\S{1,5}|\s+")
 # -- frame timing: every screen update (layout + compositing + write) -----------------------------------
 FRAMES: list[tuple[float, float]] = []
 """(end time, duration) of every frame."""
+PROBE: list[Callable[[], int]] = []
+"""What the prompt holds (its length) when a frame starts: that frame paints it."""
+PAINTED: list[tuple[float, int]] = []
+"""(end time, probe value at the frame's start) of every frame while a probe is set."""
 _original_update = Screen._on_timer_update
 
 
 def _timed_update(self: Screen[Any]) -> None:
     start = time.perf_counter()
+    probed = PROBE[0]() if PROBE else 0
     _original_update(self)
     end = time.perf_counter()
     FRAMES.append((end, end - start))
+    if PROBE:
+        PAINTED.append((end, probed))
 
 
 Screen._on_timer_update = _timed_update  # type: ignore[method-assign]
@@ -217,14 +224,16 @@ async def paced(prior: int, seconds: float, rate: float = 100.0) -> dict[str, fl
 
 
 async def keypress_to_echo(pilot: Any, length: Callable[[], int], app: App[Any]) -> float:
-    """Seconds from a key arriving at the app to the first frame painted after the prompt shows it."""
+    """Seconds from a key arriving at the app to the end of the first frame that paints it."""
+    PROBE[:] = [length]
+    PAINTED.clear()
     before = length()
     start = time.perf_counter()
     app.post_message(events.Key("x", "x"))
-    while length() == before:
-        await asyncio.sleep(0.0005)
-    echoed = await settle(pilot, time.perf_counter())
-    return echoed - start
+    while not any(probed > before for _, probed in PAINTED):
+        await asyncio.sleep(0.001)
+    PROBE.clear()
+    return next(end for end, probed in PAINTED if probed > before) - start
 
 
 def percentile(values: list[float], pct: float) -> float:
