@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 from tui_agent import __version__
 
-SUBCOMMAND_MODULES: tuple[str, ...] = ("tui_agent.tools.cli", "tui_agent.offline.cli", "tui_agent.history.cli")
+SUBCOMMAND_MODULES: tuple[str, ...] = ("tui_agent.tools.cli", "tui_agent.offline.cli", "tui_agent.history.cli",
+                                      "tui_agent.ui.cli")
 """Modules that each register one subcommand via `add_parser(subparsers)`."""
 
 
@@ -31,6 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--db", help="history database file (default: in the user data dir)")
     parser.add_argument("--plugins", action="append", metavar="DIR", help="extra plugin folder (repeatable)")
     parser.add_argument("--theme", help="theme name")
+    parser.add_argument("--continue", dest="continue_session", action="store_true",
+                        help="continue the most recent session")
+    parser.add_argument("--resume", metavar="ID", help="continue the session with this id (or unique id prefix)")
     parser.add_argument("-p", "--print", metavar="PROMPT",
                         help="answer one prompt without the full-screen app ('-' reads it from stdin)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -81,3 +81,19 @@ async def test_builtin_theme_works_with_app_variables() -> None:
     async with app.run_test():
         assert app.theme == "nord"
         assert app.theme_variables["tool-failed"] == APP_VARIABLE_DEFAULTS["tool-failed"]
+
+
+def test_themes_command_lists_all_and_reports_bad_files(capsys: pytest.CaptureFixture[str]) -> None:
+    from tui_agent.cli import main
+
+    user = paths.user_themes_dir()
+    user.mkdir(parents=True, exist_ok=True)
+    (user / "mine.toml").write_text('name = "mine"\nprimary = "#ff0000"\ndark = false\n')
+    (user / "bad.toml").write_text("name = ")
+    assert main(["themes"]) == 0
+    out, err = capsys.readouterr()
+    lines = {line[2:].split()[0]: line for line in out.splitlines()}
+    assert lines["tui-agent-dark"].startswith("*") and "shipped" in lines["tui-agent-dark"]
+    assert "light" in lines["mine"] and "user" in lines["mine"]
+    assert "textual" in lines["nord"]
+    assert "bad.toml" in err

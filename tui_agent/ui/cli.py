@@ -1,0 +1,41 @@
+"""Provides `tui-agent themes`: list the themes the app can use (shipped, user, Textual's), and bad theme files.
+
+Textual is imported inside `run` only, so registering the subcommand keeps `tui-agent --help` instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register the `themes` subcommand."""
+    parser = subparsers.add_parser(
+        "themes", help="list the available themes",
+        description="List every theme: the ones shipped with tui-agent, yours (TOML files in the user themes "
+        "folder) and Textual's built-in ones. Pick one with --theme NAME or from the command palette (Ctrl+P).",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print one theme per line: name, dark/light, where it comes from; skipped files go to stderr."""
+    from textual.theme import BUILTIN_THEMES
+
+    from tui_agent import paths
+    from tui_agent.ui.themes import DEFAULT_THEME, load_themes
+
+    shipped = load_themes([paths.shipped_dir("themes")])
+    user_dir = paths.user_themes_dir()
+    user = load_themes([user_dir])
+    rows: dict[str, tuple[bool, str]] = {name: (theme.dark, "textual") for name, theme in BUILTIN_THEMES.items()}
+    rows.update({name: (theme.dark, "shipped") for name, theme in shipped.themes.items()})
+    rows.update({name: (theme.dark, f"user ({user_dir})") for name, theme in user.themes.items()})
+    for name, (dark, source) in sorted(rows.items()):
+        marker = "*" if name == DEFAULT_THEME else " "
+        print(f"{marker} {name:<28} {'dark' if dark else 'light':<6} {source}")
+    for problem in shipped.problems + user.problems:
+        print(f"tui-agent themes: skipped {problem}", file=sys.stderr)
+    return 0
