@@ -17,6 +17,7 @@ from typing import Any
 from tui_agent import paths
 from tui_agent.agent.deferred import BuiltAgent, DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice, choose_endpoint
+from tui_agent.agent.resume import ResumeFailedError, ResumeRequest, apply_resume
 from tui_agent.config import Settings, resolve_settings
 
 STDIN_PROMPT = "-"
@@ -35,7 +36,8 @@ def run_app(args: argparse.Namespace) -> int:
     """Run the full-screen chat until the user quits (or SIGTERM/SIGHUP arrives)."""
     settings, problems = settings_from_args(args)
     choice = choose_endpoint(settings)
-    backend = DeferredAgent(lambda: _build_in_background(settings, choice), model=choice.model,
+    request = ResumeRequest.from_args(args)
+    backend = DeferredAgent(lambda: _build_in_background(settings, choice, request, backend), model=choice.model,
                             endpoint=choice.label, notices=problems)
     from tui_agent.ui.app import TuiAgentApp
 
@@ -45,10 +47,17 @@ def run_app(args: argparse.Namespace) -> int:
     return app.return_code or 0
 
 
-async def _build_in_background(settings: Settings, choice: EndpointChoice) -> BuiltAgent:
+async def _build_in_background(settings: Settings, choice: EndpointChoice, request: ResumeRequest | None = None,
+                               backend: DeferredAgent | None = None) -> BuiltAgent:
     # Importing the engine (openai alone is ~650 ms) in a thread keeps the fresh screen responsive meanwhile.
     services = await asyncio.to_thread(importlib.import_module, "tui_agent.agent.services")
     built: BuiltAgent = await services.build_agent(settings, choice)
+    try:
+        _, notice = await apply_resume(built.agent, request)
+    except ResumeFailedError as error:  # the app carries on in a fresh session and says why, inline
+        notice = f"{error} Starting a new session."
+    if notice and backend is not None:
+        backend.resume_failure = notice
     return built
 
 
@@ -71,10 +80,11 @@ def run_print(args: argparse.Namespace) -> int:
     settings, problems = settings_from_args(args)
     for problem in problems:
         print(f"tui-agent: {problem}", file=sys.stderr)
-    return asyncio.run(_print_one_turn(settings, choose_endpoint(settings), prompt))
+    return asyncio.run(_print_one_turn(settings, choose_endpoint(settings), prompt, ResumeRequest.from_args(args)))
 
 
-async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: str) -> int:
+async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: str,
+                          request: ResumeRequest | None = None) -> int:
     from tui_agent.agent.headless import print_turn
     from tui_agent.agent.services import build_agent
 
@@ -86,6 +96,13 @@ async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: st
     for notice in built.notices:
         print(f"tui-agent: {notice}", file=sys.stderr)
     try:
+        try:
+            _, resume_notice = await apply_resume(built.agent, request)
+        except ResumeFailedError as error:
+            print(f"tui-agent: {error}", file=sys.stderr)
+            return 1
+        if resume_notice:
+            print(f"tui-agent: {resume_notice}", file=sys.stderr)
         built.agent.set_approver(None)  # non-interactive: tools that ask are denied
         return await print_turn(built.agent, prompt, sys.stdout, sys.stderr)
     finally:

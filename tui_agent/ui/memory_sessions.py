@@ -1,0 +1,112 @@
+"""Provides `MemorySessions`: the session actions of `ScriptedBackend`, kept in memory for UI tests.
+
+Same behaviour as the agent's (most recent first, search over message text, fork up to a message,
+deleting the current session starts a new one), without SQLite; `add_session` seeds a stored session.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+from tui_agent.history.models import Message, SearchHit, Session
+
+
+@dataclass
+class _Memory:
+    sessions: dict[str, Session] = field(default_factory=dict)
+    messages: dict[str, list[Message]] = field(default_factory=dict)
+    current: str | None = None
+
+
+class SessionNotFound(LookupError):
+    """No session in memory has that id."""
+
+
+class MemorySessions:
+    """In-memory sessions for a scripted backend."""
+
+    @property
+    def _memory(self) -> _Memory:
+        memory = self.__dict__.get("_memory_sessions")
+        if memory is None:
+            memory = self.__dict__["_memory_sessions"] = _Memory()
+        assert isinstance(memory, _Memory)
+        return memory
+
+    def add_session(self, title: str, messages: list[Message] | None = None, *, model: str | None = None,
+                    updated_at: datetime | None = None) -> Session:
+        """Store a session (its messages are renumbered into it); returns it."""
+        when = updated_at or datetime.now(UTC)
+        session = Session(uuid.uuid4().hex, title, when, when, model)
+        stored = [replace(m, session_id=session.id, position=i) for i, m in enumerate(messages or [])]
+        session.message_count = len(stored)
+        self._memory.sessions[session.id] = session
+        self._memory.messages[session.id] = stored
+        return session
+
+    def _session(self, session_id: str) -> Session:
+        matches = [s for key, s in self._memory.sessions.items() if key.startswith(session_id)]
+        if len(matches) != 1:
+            raise SessionNotFound(f"There is no session {session_id!r}.")
+        return matches[0]
+
+    @property
+    def current_session_id(self) -> str | None:
+        return self._memory.current
+
+    async def load_history(self, before_position: int | None = None, limit: int = 50) -> list[Message]:
+        current = self._memory.current
+        if current is None:
+            return []
+        messages = self._memory.messages.get(current, [])
+        end = len(messages) if before_position is None else max(before_position, 0)
+        return messages[max(end - limit, 0):end]
+
+    async def list_sessions(self, limit: int = 200) -> list[Session]:
+        return sorted(self._memory.sessions.values(), key=lambda s: s.updated_at, reverse=True)[:limit]
+
+    async def search_sessions(self, query: str, limit: int = 50) -> list[SearchHit]:
+        words = query.lower().split()
+        hits = [SearchHit(s.id, s.title, m.id, m.content[:80], m.role, m.position)
+                for s in await self.list_sessions() for m in self._memory.messages[s.id]
+                if words and all(word in m.content.lower() for word in words)]
+        return hits[:limit]
+
+    async def session_messages(self, session_id: str, limit: int = 500) -> list[Message]:
+        return self._memory.messages[self._session(session_id).id][-limit:]
+
+    async def rename_session(self, session_id: str, title: str) -> None:
+        self._session(session_id).title = title
+
+    async def fork_session(self, session_id: str, message_id: str) -> Session:
+        source = self._session(session_id)
+        messages = self._memory.messages[source.id]
+        upto = next(i for i, m in enumerate(messages) if m.id == message_id)
+        fork = self.add_session(f"{source.title} (fork)", messages[: upto + 1], model=source.model)
+        fork.parent_session_id, fork.parent_message_id = source.id, message_id
+        return fork
+
+    async def delete_session(self, session_id: str) -> None:
+        session = self._session(session_id)
+        if self._memory.current == session.id:
+            self._memory.current = None
+        del self._memory.sessions[session.id], self._memory.messages[session.id]
+
+    async def open_session(self, session_id: str) -> Session:
+        session = self._session(session_id)
+        self._memory.current = session.id
+        return session
+
+    async def new_session(self) -> None:
+        self._memory.current = None
+
+    async def export_session(self) -> tuple[str, str] | None:
+        current = self._memory.current
+        if current is None:
+            return None
+        session = self._memory.sessions[current]
+        lines = [f"# {session.title}", ""]
+        lines += [f"**{m.role.value}**: {m.content}\n" for m in self._memory.messages[current]]
+        return session.title, "\n".join(lines)
