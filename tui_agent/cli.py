@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from tui_agent import __version__
 
 SUBCOMMAND_MODULES: tuple[str, ...] = ("tui_agent.tools.cli", "tui_agent.offline.cli", "tui_agent.history.cli",
-                                      "tui_agent.ui.cli")
+                                      "tui_agent.ui.cli", "tui_agent.config_cli")
 """Modules that each register one subcommand via `add_parser(subparsers)`."""
 
 

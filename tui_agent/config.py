@@ -65,6 +65,8 @@ class Settings(BaseModel):
     """Seconds to wait for the endpoint to answer a request."""
     tools: ToolsSettings = Field(default_factory=ToolsSettings)
     """Tool and plugin settings (the `[tools]` table)."""
+    keys: dict[str, str] = Field(default_factory=dict)
+    """Key binding overrides (the `[keys]` table): action name -> key, e.g. `cancel_turn = "ctrl+c"`."""
 
 
 ENV_VARS: Mapping[str, str] = {

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from tui_agent.agent.conversation import Conversation
 from tui_agent.agent.events import AgentEvent, ToolCallUpdated, ToolStatus, TurnFinished, TurnStarted
+from tui_agent.agent.sessions import SessionActions
+from tui_agent.agent.tree import TreeFeed, TreeObserver, Unsubscribe
 from tui_agent.agent.turn import Turn, TurnBudget, TurnServices
 from tui_agent.agent.turn_jobs import ChatJob
 from tui_agent.commander import CommanderAsync
@@ -46,7 +48,7 @@ class SessionNotFoundError(LookupError):
     """No stored session has the given id (or id prefix)."""
 
 
-class Agent:
+class Agent(SessionActions):
     """One chat session: its conversation, history, tools and the commander running its turns."""
 
     def __init__(
@@ -62,6 +64,7 @@ class Agent:
         self._services = TurnServices(client, self.runner, store, registry.openai_tools(), client.model,
                                       missing_key_message=missing_key_message)
         self._commander: CommanderAsync[Any] = CommanderAsync()
+        self._tree = TreeFeed(self._commander)
         self._commander_task: asyncio.Task[Any] | None = None
         self._conversation = Conversation(system_prompt)
         self._session: Session | None = None
@@ -122,6 +125,14 @@ class Agent:
         if self._job is not None:
             self._job.cancel()
 
+    def subscribe_tree(self, observer: TreeObserver) -> Unsubscribe:
+        """Follow the turns' task tree (node events and tool-call updates); returns how to stop."""
+        return self._tree.subscribe(observer)
+
+    def cancel_node(self, node_id: int | str) -> bool:
+        """Cancel one running node of the tree and its subtree; the turn carries on with what is left."""
+        return self._tree.cancel(node_id)
+
     async def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
         """Run one turn for `prompt`, yielding its events; closing the iterator early cancels the turn."""
         if self._job is not None:
@@ -130,7 +141,7 @@ class Agent:
         user, reply = await self.store.begin_turn(session.id, prompt, model=self.model)
         self._conversation.add_user(prompt)
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
-        turn = Turn(self._services, session.id, self._conversation, self.budget, events.put_nowait)
+        turn = Turn(self._services, session.id, self._conversation, self.budget, self._tree.tee(events.put_nowait))
         yield TurnStarted(session.id, user.id, prompt)
         turn.attach_message(reply.id)
         self._job = ChatJob(turn)

@@ -11,7 +11,9 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tui_agent.agent.deferred_sessions import DeferredSessions
 from tui_agent.agent.events import AgentEvent, TurnEndReason, TurnFinished
+from tui_agent.agent.tree import PendingTreeObservers, TreeObserver, Unsubscribe
 
 if TYPE_CHECKING:  # the agent (and what it imports) loads after the first paint, with the build
     from tui_agent.agent.agent import Agent, Approver
@@ -26,7 +28,7 @@ class BuiltAgent(Protocol):
     async def close(self) -> None: ...
 
 
-class DeferredAgent:
+class DeferredAgent(DeferredSessions):
     """A `ChatBackend` that builds the real agent after start-up and forwards to it."""
 
     def __init__(
@@ -39,6 +41,7 @@ class DeferredAgent:
         self._task: asyncio.Task[BuiltAgent] | None = None
         self._built: BuiltAgent | None = None
         self._approver: Approver | None = None
+        self._tree_observers = PendingTreeObservers()
         self.failure: str | None = None
         """Why the agent could not be built, if it could not."""
         self.on_notice: Callable[[str], None] | None = None
@@ -82,6 +85,7 @@ class DeferredAgent:
             self._announce([self.failure])
             raise
         built.agent.set_approver(self._approver)
+        self._tree_observers.attach(built.agent.subscribe_tree)
         self._built = built
         self._announce(built.notices)
         return built
@@ -111,6 +115,13 @@ class DeferredAgent:
     def cancel(self) -> None:
         if self.agent is not None:
             self.agent.cancel()
+
+    def subscribe_tree(self, observer: TreeObserver) -> Unsubscribe:
+        """Follow the agent's task tree; works before the agent is built (the subscription waits for it)."""
+        return self._tree_observers.subscribe(observer)
+
+    def cancel_node(self, node_id: int | str) -> bool:
+        return self.agent.cancel_node(node_id) if self.agent is not None else False
 
     def set_approver(self, approver: Any) -> None:
         self._approver = approver

@@ -16,7 +16,8 @@ from textual.binding import Binding
 from tui_agent.ui.backend import ChatBackend
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, problems_notice, theme_folders
-from tui_agent.ui.widgets.tool_panel import Clock
+from tui_agent.ui.widgets.task_tree import TaskTree
+from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
 
 
 class TuiAgentApp(App[None]):
@@ -26,6 +27,10 @@ class TuiAgentApp(App[None]):
     CSS_PATH = "app.tcss"
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    BINDINGS += [
+        Binding("ctrl+t", "toggle_task_tree", "Task tree", priority=True),
+        Binding("ctrl+b", "toggle_tool_panel", "Tool panel", priority=True),
+    ]
 
     def __init__(
         self, backend: ChatBackend, *, theme: str | None = None, theme_dirs: Iterable[Path] = (),
@@ -60,6 +65,36 @@ class TuiAgentApp(App[None]):
         for notice in self.backend.notices:
             self.notify(notice, timeout=8)
         self.call_after_refresh(self.backend.start)
+
+    def action_toggle_task_tree(self) -> None:
+        """Show or hide the current turn's task tree (Ctrl+T); hiding it gives the prompt back its focus."""
+        for tree in self.screen.query(TaskTree):
+            tree.toggle()
+            if not tree.display:
+                self.screen.query("#prompt").focus()
+
+    def action_toggle_tool_panel(self) -> None:
+        """Show or hide the tool panel on the right (Ctrl+B)."""
+        for panels in self.screen.query(ToolPanels):
+            panels.display = not panels.display
+
+    def action_sessions(self) -> None:
+        """Open the session screen (Ctrl+S): list, filter, open, rename, fork, delete."""
+        from tui_agent.ui.session_actions import open_sessions
+
+        open_sessions(self)
+
+    async def action_new_session(self) -> None:
+        """Start a new, empty session in a fresh chat screen."""
+        from tui_agent.ui.session_actions import start_new_session
+
+        await start_new_session(self)
+
+    async def action_export_session(self) -> None:
+        """Write the current session as Markdown to a file and say where."""
+        from tui_agent.ui.session_actions import export_current
+
+        await export_current(self)
 
     async def action_quit(self) -> None:
         await self.close_backend()

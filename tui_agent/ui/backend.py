@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from enum import StrEnum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from tui_agent.agent.events import AgentEvent, ToolCallUpdated
+from tui_agent.agent.tree import TreeObserver, Unsubscribe
+
+if TYPE_CHECKING:
+    from tui_agent.history.models import Message, SearchHit, Session
 
 
 class ApprovalDecision(StrEnum):
@@ -60,6 +64,59 @@ class ChatBackend(Protocol):
 
     def set_approver(self, approver: Approver | None) -> None:
         """Plug in the function that asks the person about `ask` tools (None: deny them)."""
+
+    def subscribe_tree(self, observer: TreeObserver) -> Unsubscribe:
+        """Follow the live task tree (commander node events and tool-call updates); returns how to stop.
+
+        May be called before the engine exists; the subscription then starts when it does.
+        """
+        ...
+
+    def cancel_node(self, node_id: int | str) -> bool:
+        """Cancel one running node of the task tree and its subtree; False if it is not running."""
+        ...
+
+    # -- sessions (the session screen, resume, export) --------------------------------------------
+    @property
+    def current_session_id(self) -> str | None:
+        """The session being continued; None until a new one gets its first prompt."""
+        ...
+
+    async def load_history(self, before_position: int | None = None, limit: int = 50) -> list[Message]:
+        """A page of the current session oldest first: the newest `limit`, or those before a position."""
+        ...
+
+    async def list_sessions(self, limit: int = 200) -> list[Session]:
+        """Stored sessions, most recently active first."""
+        ...
+
+    async def search_sessions(self, query: str, limit: int = 50) -> list[SearchHit]:
+        """Full-text search over every session's messages."""
+        ...
+
+    async def session_messages(self, session_id: str, limit: int = 500) -> list[Message]:
+        """The last messages of any session, oldest first (to choose where to fork)."""
+        ...
+
+    async def rename_session(self, session_id: str, title: str) -> None: ...
+
+    async def fork_session(self, session_id: str, message_id: str) -> Session:
+        """A new session holding the messages up to and including `message_id` (not opened)."""
+        ...
+
+    async def delete_session(self, session_id: str) -> None:
+        """Delete a session; deleting the current one starts a new one."""
+
+    async def open_session(self, session_id: str) -> Session:
+        """Make a stored session current: the next prompt continues it with its whole history."""
+        ...
+
+    async def new_session(self) -> None:
+        """Start afresh: the next prompt creates a new session."""
+
+    async def export_session(self) -> tuple[str, str] | None:
+        """(title, Markdown) of the current session, or None before its first prompt."""
+        ...
 
     async def close(self) -> None:
         """Cancel what runs and release resources; called when the app exits."""

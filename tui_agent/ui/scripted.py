@@ -27,7 +27,10 @@ from tui_agent.agent.events import (
     TurnStarted,
     UsageUpdated,
 )
+from tui_agent.agent.tree import TreeObserver, Unsubscribe
 from tui_agent.ui.backend import ApprovalDecision, Approver
+from tui_agent.ui.memory_sessions import MemorySessions
+from tui_agent.ui.scripted_tree import ScriptedTree
 
 
 @dataclass(frozen=True)
@@ -97,7 +100,7 @@ class _Turn:
         return [*events, TurnFinished(TurnEndReason.CANCELLED)]
 
 
-class ScriptedBackend:
+class ScriptedBackend(MemorySessions):
     """Replays one script per `send`; records what the UI asked for."""
 
     def __init__(
@@ -109,6 +112,7 @@ class ScriptedBackend:
         self._notices = list(notices)
         self._cancelled = asyncio.Event()
         self._approver: Approver | None = None
+        self.tree = ScriptedTree()
         self.prompts: list[str] = []
         self.decisions: list[ApprovalDecision] = []
         self.cancel_count = 0
@@ -145,6 +149,16 @@ class ScriptedBackend:
         self.cancel_count += 1
         self._cancelled.set()
 
+    def subscribe_tree(self, observer: TreeObserver) -> Unsubscribe:
+        return self.tree.subscribe(observer)
+
+    def cancel_node(self, node_id: int | str) -> bool:
+        """Any node of the scripted turn cancels the whole turn (the script has no finer structure)."""
+        if not self.tree.is_open(node_id):
+            return False
+        self.cancel()
+        return True
+
     async def close(self) -> None:
         self.closed = True
 
@@ -154,9 +168,12 @@ class ScriptedBackend:
         script = self._scripts.pop(0) if self._scripts else reply_script([f"You said: {prompt}"])
         turn = _Turn()
         yield TurnStarted("scripted-session", f"user-{len(self.prompts)}", prompt)
+        self.tree.begin_turn()
         async for event in self._play(script, turn):
             turn.track(event)
+            self.tree.follow(event)
             yield event
+        self.tree.end_turn(cancelled=self._cancelled.is_set())
         if self._cancelled.is_set():
             for event in turn.interrupted():
                 yield event

@@ -27,10 +27,12 @@ from tui_agent.agent.events import (
     UsageUpdated,
 )
 from tui_agent.ui.backend import ApprovalDecision, ChatBackend
+from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.prompt import PromptInput
 from tui_agent.ui.widgets.status_bar import StatusBar
+from tui_agent.ui.widgets.task_tree import TaskTree
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
 
 TURN_END_TITLES = {TurnEndReason.BUDGET: "Stopped: budget reached", TurnEndReason.ERROR: "Error"}
@@ -40,6 +42,7 @@ class ChatScreen(Screen[None]):
     """The main screen."""
 
     BINDINGS = [Binding("escape", "cancel_turn", "Stop reply", show=True)]
+    BINDINGS += [Binding("ctrl+s", "app.sessions", "Sessions")]
 
     def __init__(self, backend: ChatBackend, *, clock: Clock = time.monotonic, cursor_blink: bool = True) -> None:
         super().__init__()
@@ -52,6 +55,7 @@ class ChatScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
             yield ChatLog(id="chat-log")
+            yield TaskTree(self.backend, clock=self._clock, id="task-tree")
             yield ToolPanels(clock=self._clock, id="tool-panels")
         yield PromptInput(id="prompt", cursor_blink=self._cursor_blink)
         yield StatusBar(id="status")
@@ -81,6 +85,7 @@ class ChatScreen(Screen[None]):
         self.backend.set_approver(self.ask_approval)
         self._show_status()
         self.prompt_input.focus()
+        self.history: HistoryView = attach_history(self, self.backend, self.chat_log, self.tool_panels)
 
     def _show_status(self) -> None:
         backend = self.backend

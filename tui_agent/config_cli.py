@@ -1,0 +1,118 @@
+"""Provides `tui-agent config path|show`: where the config file is, and the settings a run would use.
+
+`show` prints the effective settings as TOML, each value followed by where it came from (flag,
+environment, file or default). API keys are never printed: only the name of the variable that holds one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from tui_agent import paths
+from tui_agent.config import ENV_VARS, Settings, read_config_file, resolve_settings
+
+FLAG_FIELDS: Mapping[str, tuple[str, str]] = {
+    "base_url": ("base_url", "--base-url"), "model": ("model", "--model"), "offline": ("offline", "--offline"),
+    "db": ("db", "--db"), "plugin_dirs": ("plugins", "--plugins"), "theme": ("theme", "--theme"),
+}
+"""Settings field -> (argparse attribute, flag) for the top-level flags that set it."""
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register `config path` and `config show`."""
+    parser = subparsers.add_parser("config", help="show the config file's path or the effective settings")
+    actions = parser.add_subparsers(dest="config_command", metavar="ACTION", required=True)
+    actions.add_parser("path", help="print the config file's path").set_defaults(func=run_path)
+    actions.add_parser("show", help="print the effective settings and where each comes from").set_defaults(
+        func=run_show)
+
+
+def run_path(args: argparse.Namespace) -> int:
+    """Print the config file's path (and say so on stderr when it does not exist yet)."""
+    path = paths.config_file()
+    print(path)
+    if not path.exists():
+        print("tui-agent: the file does not exist yet; create it to change the defaults.", file=sys.stderr)
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    """Print the settings a run with these flags would use, as TOML with a source comment per value."""
+    path = paths.config_file()
+    flags = flag_values(args)
+    settings, problems = resolve_settings(flags, path)
+    for problem in problems:
+        print(f"tui-agent: {problem}", file=sys.stderr)
+    file_values = {} if problems else _file_values(path)
+    print(render_settings(settings, sources(flags, os.environ, file_values), path))
+    return 0
+
+
+def flag_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings given as top-level flags (e.g. `tui-agent --model X config show`)."""
+    return {field: getattr(args, attr, None) for field, (attr, _) in FLAG_FIELDS.items()}
+
+
+def _file_values(path: Path) -> dict[str, Any]:
+    try:
+        return read_config_file(path)
+    except ValueError:
+        return {}
+
+
+def sources(flags: Mapping[str, Any], environ: Mapping[str, str], file_values: Mapping[str, Any]) -> dict[str, str]:
+    """Where each settings field's value comes from, by the precedence flags > environment > file > default."""
+    env_for = {field: var for var, field in ENV_VARS.items()}
+    found: dict[str, str] = {}
+    for field in Settings.model_fields:
+        if flags.get(field) is not None:
+            found[field] = f"flag {FLAG_FIELDS[field][1]}"
+        elif field in env_for and environ.get(env_for[field]):
+            found[field] = f"environment ${env_for[field]}"
+        elif field in file_values:
+            found[field] = "config file"
+        else:
+            found[field] = "default"
+    return found
+
+
+def render_settings(settings: Settings, origin: Mapping[str, str], path: Path) -> str:
+    """The settings as TOML text; unset values are comments, tables come last."""
+    lines = [f"# Effective settings (config file: {path})"]
+    key_var = settings.api_key_env
+    state = "is set" if os.environ.get(key_var) else "is not set"
+    lines.append(f"# The API key is read from ${key_var}, which {state}; it is never shown or stored.")
+    values = settings.model_dump(mode="json")
+    tables = {name: value for name, value in values.items() if isinstance(value, dict)}
+    for name, value in values.items():
+        if name in tables:
+            continue
+        text = f"# {name} is not set" if value is None else f"{name} = {_toml(value)}"
+        lines.append(f"{text}  # {origin[name]}")
+    for name, table in tables.items():
+        lines.append(f"\n[{name}]  # {origin[name]}")
+        lines.extend(f"{_toml_key(key)} = {_toml(value)}" for key, value in table.items())
+    return "\n".join(lines)
+
+
+def _toml(value: Any) -> str:
+    import tomlkit
+
+    if isinstance(value, dict):  # a nested table is written inline so each line stays one setting
+        table = tomlkit.inline_table()
+        table.update(value)
+        return table.as_string()
+    rendered: str = tomlkit.item(value).as_string()
+    return rendered
+
+
+def _toml_key(key: str) -> str:
+    import tomlkit
+
+    rendered: str = tomlkit.key(key).as_string()
+    return rendered

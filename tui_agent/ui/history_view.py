@@ -1,0 +1,137 @@
+"""Provides `HistoryView`: shows the current session's stored messages in the chat screen, newest page first.
+
+A resumed session looks as it was left: user and assistant messages (each one finished widget), markers
+under interrupted and failed replies, their errors, and a tool panel per stored call with its arguments,
+result, status and duration. Older pages are fetched from the backend when the person scrolls to the top
+(after the chat log has put back any entries it let go), so opening a long session costs one page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual.widget import Widget
+
+from tui_agent.agent.events import ToolCallUpdated
+from tui_agent.history.models import Message, ToolCall
+from tui_agent.status import MessageStatus, Role
+from tui_agent.ui.backend import ChatBackend
+from tui_agent.ui.widgets.chat_log import ChatLog
+from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
+from tui_agent.ui.widgets.tool_panel import ToolPanel, ToolPanels
+
+HISTORY_PAGE = 30
+"""Messages fetched per page (the first one and each older one)."""
+
+
+def tool_update(call: ToolCall) -> ToolCallUpdated:
+    """A stored call as the panel's event; epoch times give the right duration (a call never finished has none)."""
+    started = call.started_at.timestamp() if call.started_at and call.finished_at else None
+    finished = call.finished_at.timestamp() if started is not None and call.finished_at else None
+    return ToolCallUpdated(call.call_id, call.message_id, call.name, call.raw_arguments, call.status,
+                           started, finished, call.result, call.error)
+
+
+def message_widgets(message: Message) -> list[Widget]:
+    """The chat-log entries one stored message becomes (nothing for system and tool rows)."""
+    if message.role is Role.USER:
+        return [UserMessage(message.content)]
+    if message.role is not Role.ASSISTANT:
+        return []
+    reply = AssistantMessage(message.id)
+    reply.set_text(message.content)
+    reply.finish(message.status)
+    widgets: list[Widget] = [reply]
+    if message.status in (MessageStatus.INTERRUPTED, MessageStatus.FAILED):
+        widgets.append(MessageMarker(message.status))
+    if message.error:
+        widgets.append(ErrorNotice(message.error))
+    return widgets
+
+
+class HistoryView:
+    """Loads the current session into one chat screen's log and tool panels."""
+
+    def __init__(self, backend: ChatBackend, log: ChatLog, panels: ToolPanels, *, page: int = HISTORY_PAGE) -> None:
+        self.backend, self.log, self.panels, self.page = backend, log, panels, page
+        self.oldest_position: int | None = None
+        """Position of the oldest message shown; None before anything was loaded."""
+        self.loading = False
+        self.loaded_messages = 0
+
+    @property
+    def exhausted(self) -> bool:
+        """Everything stored is shown (or there was nothing to show)."""
+        return self.oldest_position is None or self.oldest_position <= 0
+
+    async def show_latest(self) -> int:
+        """Show the newest page of the current session; returns how many messages it had."""
+        self.loading = True
+        try:
+            messages = await self.backend.load_history(None, self.page)
+            if messages:
+                self.oldest_position = messages[0].position
+                self.loaded_messages += len(messages)
+                await self.log.mount_all(self._entries(messages), before=None)
+                self._add_panels(messages, older=False)
+                self.log.scroll_end(animate=False)
+            return len(messages)
+        finally:
+            self.loading = False
+
+    def on_scroll(self, scroll_y: float) -> None:
+        """The log scrolled: at the top, with nothing of its own left to put back, fetch the previous page."""
+        if scroll_y <= 0 and not self.loading and not self.exhausted and self.log.hidden_count == 0:
+            self.loading = True
+            self.log.run_worker(self.load_older(), group="history", exclusive=True)
+
+    async def load_older(self) -> int:
+        """Mount the page before the oldest shown, keeping the view where it was; returns its size."""
+        self.loading = True
+        try:
+            if self.exhausted or self.oldest_position is None:
+                return 0
+            messages = await self.backend.load_history(self.oldest_position, self.page)
+            if not messages:
+                self.oldest_position = 0
+                return 0
+            self.oldest_position = messages[0].position
+            self.loaded_messages += len(messages)
+            height_before = self.log.virtual_size.height
+            await self.log.mount_all(self._entries(messages), after=self.log.query_one("#earlier"))
+            self._add_panels(messages, older=True)
+            self.log.call_after_refresh(
+                lambda: self.log.scroll_to(y=self.log.virtual_size.height - height_before, animate=False))
+            return len(messages)
+        finally:
+            self.loading = False
+
+    def _entries(self, messages: Iterable[Message]) -> list[Widget]:
+        return [widget for message in messages for widget in message_widgets(message)]
+
+    def _add_panels(self, messages: Iterable[Message], *, older: bool) -> None:
+        first = next(iter(self.panels.query(ToolPanel)), None) if older else None
+        for message in messages:
+            for call in message.tool_calls:
+                panel = self.panels.update_call(tool_update(call))
+                if first is not None and panel is not first:
+                    self.panels.move_child(panel, before=first)
+
+
+def attach_history(screen: Widget, backend: ChatBackend, log: ChatLog, panels: ToolPanels) -> HistoryView:
+    """Give a chat screen its history: the newest page now, older pages on scroll to the top.
+
+    A session that `--resume`/`--continue` could not open is said inline, once, above the fresh one.
+    """
+    view = HistoryView(backend, log, panels)
+    screen.watch(log, "scroll_y", view.on_scroll, init=False)
+
+    async def first_page() -> None:
+        await view.show_latest()
+        failure = getattr(backend, "resume_failure", None)
+        if failure:
+            backend.resume_failure = None  # type: ignore[attr-defined]
+            log.add_error(failure, title="Resume")
+
+    screen.run_worker(first_page(), group="history", exit_on_error=False, description="load history")
+    return view

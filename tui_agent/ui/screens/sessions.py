@@ -1,0 +1,249 @@
+"""Provides `SessionsScreen`: every stored session, filtered as you type, to open, rename, fork or delete.
+
+Typing filters by title and by full-text search over message content (hits show a snippet). Enter opens
+the highlighted session in the chat screen (resumed, history shown); Ctrl+R renames, Ctrl+F forks from a
+chosen message and opens the fork, Ctrl+D deletes after a confirmation, Ctrl+N starts a new session.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui_agent.history.models import SearchHit, Session
+from tui_agent.ui.backend import ChatBackend
+from tui_agent.ui.screens.chat import ChatScreen
+from tui_agent.ui.screens.session_dialogs import ConfirmDeleteScreen, ForkScreen, RenameScreen, one_line
+
+HELP = "Enter open · Ctrl+R rename · Ctrl+F fork · Ctrl+D delete · Ctrl+N new session · Esc back"
+
+
+def last_activity(when: datetime) -> str:
+    return when.strftime("%Y-%m-%d %H:%M")
+
+
+def session_row(session: Session, snippet: str | None = None, *, current: bool = False) -> Content:
+    """Title, then last activity, model and message count; a search snippet under it when there is one."""
+    count = f"{session.message_count} message{'s' if session.message_count != 1 else ''}"
+    meta = " · ".join(part for part in (last_activity(session.updated_at), session.model or "", count) if part)
+    title = Content.assemble(("● " if current else "  ", "bold"), (one_line(session.title or "Untitled"), "bold"))
+    lines = [title, Content.styled(f"  {meta}", "dim")]
+    if snippet:
+        lines.append(Content.styled(f"  {one_line(snippet, 100)}", "italic"))
+    return Content("\n").join(lines)
+
+
+def show_fresh_chat(app: App[Any]) -> None:
+    """Close everything above the chat screen and replace it with a new one showing the current session.
+
+    Runs as an app worker: the screen asking for it (this one, usually) is closed on the way.
+    """
+    app.run_worker(_replace_chat(app), group="fresh-chat", exclusive=True, exit_on_error=False)
+
+
+async def _replace_chat(app: App[Any]) -> None:
+    while len(app.screen_stack) > 1 and not isinstance(app.screen, ChatScreen):
+        await app.pop_screen()
+    old = app.screen
+    if isinstance(old, ChatScreen):
+        await app.switch_screen(ChatScreen(old.backend, clock=old._clock, cursor_blink=old._cursor_blink))
+
+
+class SessionsScreen(Screen[None]):
+    """The session list."""
+
+    DEFAULT_CSS = """
+    SessionsScreen { layout: vertical; }
+    #sessions-title { height: 1; padding: 0 1; text-style: bold; background: $panel; }
+    #session-filter { margin: 0 1; }
+    #session-list { height: 1fr; margin: 0 1; }
+    #sessions-help { height: 1; padding: 0 1; color: $text-muted; }
+    """
+    BINDINGS = [
+        Binding("escape", "back", "Back", priority=True),
+        Binding("down", "move(1)", "Next", show=False, priority=True),
+        Binding("up", "move(-1)", "Previous", show=False, priority=True),
+        Binding("ctrl+r", "rename", "Rename", priority=True),
+        Binding("ctrl+f", "fork", "Fork", priority=True),
+        Binding("ctrl+d", "delete", "Delete", priority=True),
+        Binding("ctrl+n", "new", "New session", priority=True),
+    ]
+
+    def __init__(self, backend: ChatBackend) -> None:
+        super().__init__()
+        self.backend = backend
+        self.sessions: dict[str, Session] = {}
+        """The sessions listed now, by id, in list order."""
+        self.chat_stale = False
+        """The chat screen shows a session that no longer exists (deleted here)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content("Sessions"), id="sessions-title")
+        yield Input(placeholder="Filter: words in titles or messages…", id="session-filter")
+        yield OptionList(id="session-list")
+        yield Static(Content(HELP), id="sessions-help")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+        self.refresh_list()
+
+    @property
+    def option_list(self) -> OptionList:
+        return self.query_one(OptionList)
+
+    @property
+    def query_text(self) -> str:
+        return self.query_one(Input).value.strip()
+
+    @property
+    def highlighted(self) -> Session | None:
+        options = self.option_list
+        if options.highlighted is None:
+            return None
+        return self.sessions.get(options.get_option_at_index(options.highlighted).id or "")
+
+    # -- the list -----------------------------------------------------------------------------------
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.refresh_list()
+
+    @work(group="session-list", exclusive=True, exit_on_error=False)
+    async def refresh_list(self) -> None:
+        """List the sessions matching the filter (all of them when it is empty)."""
+        query = self.query_text
+        everything = await self.backend.list_sessions()
+        if not query:
+            self._show([(session, None) for session in everything])
+            return
+        words = query.lower().split()
+        rows: dict[str, tuple[Session, str | None]] = {
+            s.id: (s, None) for s in everything if all(word in s.title.lower() for word in words)}
+        by_id = {session.id: session for session in everything}
+        try:
+            hits: list[SearchHit] = await self.backend.search_sessions(query)
+        except Exception as error:  # a query the search can't parse still filters by title
+            self.notify(str(error), severity="warning")
+            hits = []
+        for hit in hits:
+            if hit.session_id in by_id and hit.session_id not in rows:
+                rows[hit.session_id] = (by_id[hit.session_id], hit.snippet)
+        ordered = [rows[s.id] for s in everything if s.id in rows]
+        self._show(ordered)
+
+    def _show(self, rows: list[tuple[Session, str | None]]) -> None:
+        options = self.option_list
+        keep = self.highlighted.id if self.highlighted else None
+        current = self.backend.current_session_id
+        self.sessions = {session.id: session for session, _ in rows}
+        options.clear_options()
+        options.add_options([Option(session_row(s, snippet, current=s.id == current), id=s.id) for s, snippet in rows])
+        if rows:
+            ids = list(self.sessions)
+            options.highlighted = ids.index(keep) if keep in self.sessions else 0
+        if not rows:
+            text = "No session matches." if self.query_text else "No sessions yet: your first prompt starts one."
+            options.add_option(Option(Content.styled(text, "dim"), disabled=True))
+
+    def action_move(self, step: int) -> None:
+        options = self.option_list
+        if self.sessions:
+            now = options.highlighted if options.highlighted is not None else -step
+            options.highlighted = max(0, min(len(self.sessions) - 1, now + step))
+
+    # -- open ---------------------------------------------------------------------------------------
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if (session := self.highlighted) is not None:
+            self.open(session.id)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id in self.sessions:
+            self.open(event.option.id)
+
+    @work(group="session-action", exclusive=True, exit_on_error=False)
+    async def open(self, session_id: str) -> None:
+        """Resume the session and show it in a fresh chat screen."""
+        try:
+            await self.backend.open_session(session_id)
+        except Exception as error:
+            self.notify(getattr(error, "user_message", None) or str(error), severity="error")
+            return
+        show_fresh_chat(self.app)
+
+    def action_back(self) -> None:
+        self.leave()
+
+    @work(group="session-action", exclusive=True, exit_on_error=False)
+    async def leave(self) -> None:
+        if self.chat_stale:
+            show_fresh_chat(self.app)
+        else:
+            self.dismiss()
+
+    @work(group="session-action", exclusive=True, exit_on_error=False)
+    async def action_new(self) -> None:
+        try:
+            await self.backend.new_session()
+        except Exception as error:
+            self.notify(str(error), severity="error")
+            return
+        show_fresh_chat(self.app)
+
+    # -- rename, fork, delete -----------------------------------------------------------------------
+    @work(group="session-action", exclusive=True, exit_on_error=False)
+    async def action_rename(self) -> None:
+        session = self.highlighted
+        if session is None:
+            return
+        title = await self.app.push_screen_wait(RenameScreen(session.title))
+        if title:
+            await self.backend.rename_session(session.id, title)
+            self.notify(f"Renamed to {one_line(title)}.")
+            self.refresh_list()
+
+    @work(group="session-action", exclusive=True, exit_on_error=False)
+    async def action_fork(self) -> None:
+        session = self.highlighted
+        if session is None:
+            return
+        messages = await self.backend.session_messages(session.id)
+        if not messages:
+            self.notify("This session has no messages to fork from.", severity="warning")
+            return
+        message_id = await self.app.push_screen_wait(ForkScreen(session.title, messages))
+        if not message_id:
+            return
+        try:
+            fork = await self.backend.fork_session(session.id, message_id)
+            await self.backend.open_session(fork.id)
+        except Exception as error:
+            self.notify(getattr(error, "user_message", None) or str(error), severity="error")
+            return
+        self.app.notify(f"Forked into {one_line(fork.title)}.")
+        show_fresh_chat(self.app)
+
+    @work(group="session-action", exclusive=True, exit_on_error=False)
+    async def action_delete(self) -> None:
+        session = self.highlighted
+        if session is None:
+            return
+        if not await self.app.push_screen_wait(ConfirmDeleteScreen(session.title)):
+            return
+        was_current = session.id == self.backend.current_session_id
+        try:
+            await self.backend.delete_session(session.id)
+        except Exception as error:
+            self.notify(getattr(error, "user_message", None) or str(error), severity="error")
+            return
+        self.chat_stale = self.chat_stale or was_current
+        self.notify(f"Deleted {one_line(session.title)}.")
+        self.refresh_list()

@@ -1,0 +1,241 @@
+"""Provides `TaskTree`: the live task tree of the current turn — jobs, handlers, tool calls — with cancel.
+
+It follows `ChatBackend.subscribe_tree`: commander node events build the tree, `ToolCallUpdated` events
+hang tool calls under the `run_tools` handler that runs them (the runner's calls are not commander nodes).
+A node created under no known node starts a new turn and replaces the tree. While hidden the panel only
+keeps its model up to date (a dict write per event) and touches no widget; showing it rebuilds the tree.
+One timer ticks the elapsed time of running nodes, and only while the panel is shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.timer import Timer
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from tui_agent.agent.events import ToolCallUpdated, ToolStatus
+from tui_agent.agent.tree import TreeEvent, Unsubscribe
+from tui_agent.commander.events import (
+    NodeCancelled,
+    NodeCreated,
+    NodeEnded,
+    NodeEvent,
+    NodeFailed,
+    NodeKind,
+    NodeStarted,
+    NodeState,
+)
+from tui_agent.ui.backend import ChatBackend
+
+Clock = Callable[[], float]
+TICK_SECONDS = 0.5
+RUN_TOOLS = "run_tools"
+NODE_GLYPHS = {
+    NodeState.PENDING: "○", NodeState.ACTIVE: "◐", NodeState.COMPLETED: "✓",
+    NodeState.FAILED: "✗", NodeState.CANCELLED: "⊘",
+}
+TOOL_GLYPHS = {
+    ToolStatus.PENDING: "○", ToolStatus.AWAITING_APPROVAL: "?", ToolStatus.RUNNING: "◐", ToolStatus.DONE: "✓",
+    ToolStatus.FAILED: "✗", ToolStatus.DENIED: "⊘", ToolStatus.INTERRUPTED: "⊘",
+}
+STATE_STYLES = {"✗": "bold red", "⊘": "yellow", "◐": "bold", "?": "bold"}
+
+
+def elapsed_text(seconds: float) -> str:
+    """`3.2s`, or `2m05s` past a minute."""
+    seconds = max(0.0, seconds)
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes}m{rest:02d}s"
+
+
+@dataclass
+class TreeItem:
+    """What the panel knows of one node or tool call; the widget is drawn from these."""
+
+    key: str
+    parent: str | None
+    name: str
+    kind: str
+    """A `NodeKind` value, or "tool"."""
+    glyph: str
+    active: bool
+    started_at: float | None = None
+    ended_at: float | None = None
+    node_id: int | str | None = None
+    """The commander node's id (None for a tool call)."""
+
+    def label(self, now: float) -> Text:
+        text = Text.assemble((self.glyph, STATE_STYLES.get(self.glyph, "")), " ", self.name)
+        if self.kind == "tool":
+            text.append(" (tool)", style="dim")
+        if self.started_at is not None:
+            end = self.ended_at if self.ended_at is not None else now
+            text.append(f"  {elapsed_text(end - self.started_at)}", style="dim")
+        return text
+
+
+class TaskTree(Tree[str]):
+    """The current turn's commander tree; select a running node and press Delete or x to cancel it."""
+
+    BINDINGS = [Binding("delete,x", "cancel_node", "Cancel node", show=True)]
+
+    def __init__(self, backend: ChatBackend, *, clock: Clock, **options: Any) -> None:
+        super().__init__("turn", **options)
+        self.show_root = False
+        self.guide_depth = 2
+        self._backend = backend
+        self._clock = clock
+        self.items: dict[str, TreeItem] = {}
+        """The model, in creation order (parents before children)."""
+        self._shown_nodes: dict[str, TreeNode[str]] = {}
+        self._latest_run_tools: str | None = None
+        self._unsubscribe: Unsubscribe | None = None
+        self._timer: Timer | None = None
+
+    # -- life -----------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        self._timer = self.set_interval(TICK_SECONDS, self._tick, pause=True)
+        self._unsubscribe = self._backend.subscribe_tree(self.follow)
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    @property
+    def shown(self) -> bool:
+        return self.display
+
+    def toggle(self) -> None:
+        """Show (rebuilt from the model, focused) or hide the panel."""
+        self.show() if not self.display else self.hide()
+
+    def show(self) -> None:
+        self.display = True
+        self._rebuild()
+        self.focus()
+
+    def hide(self) -> None:
+        had_focus = self.has_focus
+        self.display = False
+        if self._timer is not None:
+            self._timer.pause()
+        self._shown_nodes.clear()
+        if had_focus:
+            self.screen.focus_next()
+
+    # -- events ---------------------------------------------------------------------------------
+    def follow(self, event: TreeEvent) -> None:
+        """Take one tree event: update the model, and the widget only while it is shown."""
+        if isinstance(event, ToolCallUpdated):
+            item = self._follow_tool(event)
+        else:
+            item = self._follow_node(event)
+        if item is not None and self.display:
+            self._show_item(item)
+
+    def _follow_node(self, event: NodeEvent) -> TreeItem | None:
+        key = f"n{event.node_id}"
+        item = self.items.get(key)
+        if isinstance(event, NodeCreated):
+            parent = f"n{event.parent_id}"
+            if parent not in self.items:  # a node under the commander: a new turn replaces the tree
+                self._reset()
+                parent = ""
+            item = TreeItem(key, parent or None, event.name, str(event.kind), NODE_GLYPHS[NodeState.PENDING],
+                            active=True, node_id=event.node_id)
+            self.items[key] = item
+            if event.name == RUN_TOOLS and event.kind is NodeKind.HANDLER:
+                self._latest_run_tools = key
+            return item
+        if item is None:
+            return None
+        if isinstance(event, NodeStarted):
+            item.glyph, item.started_at = NODE_GLYPHS[NodeState.ACTIVE], event.at
+        elif isinstance(event, NodeEnded):
+            item.glyph, item.active, item.ended_at = NODE_GLYPHS[_final_state(event)], False, event.at
+            item.started_at = event.started_at
+        return item
+
+    def _follow_tool(self, event: ToolCallUpdated) -> TreeItem | None:
+        key = f"t{event.call_id}"
+        item = self.items.get(key)
+        if item is None:
+            if self._latest_run_tools is None:
+                return None  # no turn is being followed (subscribed mid-turn)
+            item = TreeItem(key, self._latest_run_tools, event.name, "tool", "", active=True)
+            self.items[key] = item
+        item.glyph, item.active = TOOL_GLYPHS[event.status], not event.status.is_final
+        item.started_at, item.ended_at = event.started_at, event.finished_at
+        return item
+
+    def _reset(self) -> None:
+        self.items.clear()
+        self._latest_run_tools = None
+        if self.display:
+            self.clear()
+            self._shown_nodes.clear()
+
+    # -- the widget (only while shown) ------------------------------------------------------------
+    def _rebuild(self) -> None:
+        self.clear()
+        self._shown_nodes.clear()
+        for item in self.items.values():
+            self._show_item(item)
+
+    def _show_item(self, item: TreeItem) -> None:
+        label = item.label(self._clock())
+        node = self._shown_nodes.get(item.key)
+        if node is None:
+            parent = self._shown_nodes.get(item.parent, self.root) if item.parent else self.root
+            parent.allow_expand = True
+            node = parent.add(label, data=item.key, expand=True, allow_expand=False)
+            self._shown_nodes[item.key] = node
+        elif node.label != label:
+            node.set_label(label)
+        if item.active and item.started_at is not None and self._timer is not None:
+            self._timer.resume()
+
+    def _tick(self) -> None:
+        """Advance the elapsed time of running nodes; stop ticking when none is left."""
+        running = [item for item in self.items.values() if item.active and item.key in self._shown_nodes]
+        if not running or not self.display:
+            if self._timer is not None:
+                self._timer.pause()
+            return
+        now = self._clock()
+        for item in running:
+            self._shown_nodes[item.key].set_label(item.label(now))
+
+    # -- cancel ---------------------------------------------------------------------------------
+    def selected_item(self) -> TreeItem | None:
+        node = self.cursor_node
+        return self.items.get(node.data) if node is not None and node.data is not None else None
+
+    def action_cancel_node(self) -> None:
+        """Cancel the selected running node and its subtree."""
+        item = self.selected_item()
+        if item is None:
+            return
+        if item.node_id is None:
+            self.notify(f"{RUN_TOOLS} runs the tool calls together: select it to cancel them.", severity="warning")
+        elif not item.active:
+            self.notify(f"{item.name} has already ended.", severity="warning")
+        elif not self._backend.cancel_node(item.node_id):
+            self.notify(f"{item.name} could not be cancelled: it is no longer running.", severity="warning")
+
+
+def _final_state(event: NodeEnded) -> NodeState:
+    if isinstance(event, NodeFailed):
+        return NodeState.FAILED
+    if isinstance(event, NodeCancelled):
+        return NodeState.CANCELLED
+    return NodeState.COMPLETED
