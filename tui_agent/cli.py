@@ -9,17 +9,28 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import sys
 from collections.abc import Sequence
 
 from tui_agent import __version__
 
-SUBCOMMAND_MODULES: tuple[str, ...] = ("tui_agent.tools.cli", "tui_agent.offline.cli", "tui_agent.history.cli",
-                                      "tui_agent.ui.cli", "tui_agent.config_cli")
-"""Modules that each register one subcommand via `add_parser(subparsers)`."""
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "plugins": ("tui_agent.tools.cli", "list tools and plugin load problems"),
+    "serve": ("tui_agent.offline.cli", "run the built-in offline model as an OpenAI-compatible server"),
+    "sessions": ("tui_agent.history.cli", "list, show, export, search or delete saved sessions"),
+    "themes": ("tui_agent.ui.cli", "list the available themes"),
+    "config": ("tui_agent.config_cli", "show the config file's path or the effective settings"),
+}
+"""Subcommand name -> (module registering it via `add_parser(subparsers)`, one-line help).
+
+Only the module of the subcommand on the command line is imported (with --help, all of them): the chat
+app starts without loading what the subcommands need (pydantic, sqlite, the offline server...).
+"""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Build the top-level parser with every subcommand."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """Build the top-level parser; subcommands named in `argv` (all of them for None or --help) in full."""
     parser = argparse.ArgumentParser(
         prog="tui-agent",
         description="Chat with an LLM agent in your terminal. Tool calls run live beside the reply; "
@@ -38,17 +49,27 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-p", "--print", metavar="PROMPT",
                         help="answer one prompt without the full-screen app ('-' reads it from stdin)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in SUBCOMMAND_MODULES:
-        importlib.import_module(name).add_parser(subparsers)
+    words = set(argv or ())
+    everything = argv is None or not words.isdisjoint({"-h", "--help"})
+    for name, (module, summary) in SUBCOMMANDS.items():
+        if everything or name in words:
+            importlib.import_module(module).add_parser(subparsers)
+        else:  # listed, so a mistyped command still gets "invalid choice" with every choice named
+            subparsers.add_parser(name, help=summary)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(argv).parse_args(argv)
     if args.command is None:
         from tui_agent import launch
 
         return launch.run_print(args) if args.print is not None else launch.run_app(args)
-    status: int = args.func(args)
+    try:
+        status: int = args.func(args)
+    except BrokenPipeError:  # piped into `head`, which stopped reading: not an error (as the docs advise)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     return status

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region, Size
@@ -150,6 +149,8 @@ class MarkdownView(Widget):
     def _render_markdown(self, source: str, width: int) -> list[Strip]:
         console = self.app.console
         options = self.app.console_options.update(highlight=False, width=width, height=None).update_width(width)
+        from rich.markdown import Markdown  # markdown-it and Rich's renderers load at the first reply, not at start-up
+
         segments = console.render(Markdown(source), options)
         return [Strip(line) for line in Segment.split_and_crop_lines(segments, width, include_new_lines=False)]
 
