@@ -19,6 +19,8 @@ from pathlib import Path
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 READ_CHUNK = 65536
 PIPE_GRACE = 0.5
+EXIT_POLL = 0.02
+"""Seconds between looks at whether the program has exited."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ async def run_program(
     collected = bytearray()
     reader = asyncio.ensure_future(_read_capped(process, collected, output_cap))
     try:
-        returncode = await process.wait()
+        returncode = await _exit_status(process)
         await _finish_reading(process, reader)
     except BaseException:
         await _stop(process, reader)
@@ -65,6 +67,17 @@ async def _start(command: str | Sequence[str], cwd: Path | None, shell: bool) ->
     argv = [command] if isinstance(command, str) else list(command)
     return await asyncio.create_subprocess_exec(*argv, stdin=devnull, stdout=pipe, stderr=stdout, cwd=cwd,
                                                 env=scrubbed_env(), start_new_session=True)
+
+
+async def _exit_status(process: asyncio.subprocess.Process) -> int:
+    """The program's exit status as soon as it exits.
+
+    Not `process.wait()`: on Python 3.11 that also waits for the output pipe to close, which a background
+    child (`server &`) holds open — the call would hang until the tool's timeout.
+    """
+    while process.returncode is None:  # noqa: ASYNC110 - asyncio signals the exit only through wait()
+        await asyncio.sleep(EXIT_POLL)
+    return process.returncode
 
 
 async def _finish_reading(process: asyncio.subprocess.Process, reader: asyncio.Future[int]) -> None:

@@ -76,7 +76,8 @@ async def test_stdout_and_stderr_are_captured_and_capped() -> None:
 
 async def test_background_child_does_not_outlive_the_call(tmp_path: Path) -> None:
     pid_file = tmp_path / "child.pid"
-    result = await run_program(f"sleep 60 & echo $! > {pid_file}; echo started", shell=True)
+    # The guard is no budget: without the fix the call waits for the child (600 s) to close the pipe.
+    result = await asyncio.wait_for(run_program(f"sleep 600 & echo $! > {pid_file}; echo started", shell=True), 60)
     assert result.output == "started\n"
     assert await wait_until_gone(int(pid_file.read_text()))
 
