@@ -41,7 +41,7 @@ def run_app(args: argparse.Namespace) -> int:
                             endpoint=choice.label, notices=problems)
     from tui_agent.ui.app import TuiAgentApp
 
-    app = TuiAgentApp(backend, theme=settings.theme, theme_dirs=(paths.user_themes_dir(),))
+    app = TuiAgentApp(backend, theme=settings.theme, theme_dirs=(paths.user_themes_dir(),), keys=settings.keys)
     backend.on_notice = lambda notice: app.notify(notice, timeout=8)
     asyncio.run(_run_until_exit(app, backend))
     return app.return_code or 0

@@ -133,6 +133,15 @@ class Agent(SessionActions):
         """Cancel one running node of the tree and its subtree; the turn carries on with what is left."""
         return self._tree.cancel(node_id)
 
+    async def list_models(self) -> list[str]:
+        """Model ids the endpoint offers (an `LLMError` with a sentence when it cannot say)."""
+        return await self.client.list_models()
+
+    def switch_model(self, name: str) -> None:
+        """Ask `name` from the next request on; the conversation (the context) is kept as it is."""
+        self.client.model = name
+        self._services.model = name  # the model recorded with each new reply
+
     async def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
         """Run one turn for `prompt`, yielding its events; closing the iterator early cancels the turn."""
         if self._job is not None:

@@ -41,6 +41,7 @@ class DeferredAgent(DeferredSessions):
         self._task: asyncio.Task[BuiltAgent] | None = None
         self._built: BuiltAgent | None = None
         self._approver: Approver | None = None
+        self._picked_model: str | None = None
         self._tree_observers = PendingTreeObservers()
         self.failure: str | None = None
         """Why the agent could not be built, if it could not."""
@@ -85,6 +86,8 @@ class DeferredAgent(DeferredSessions):
             self._announce([self.failure])
             raise
         built.agent.set_approver(self._approver)
+        if self._picked_model is not None:  # a model picked while the agent was being built
+            built.agent.switch_model(self._picked_model)
         self._tree_observers.attach(built.agent.subscribe_tree)
         self._built = built
         self._announce(built.notices)
@@ -122,6 +125,19 @@ class DeferredAgent(DeferredSessions):
 
     def cancel_node(self, node_id: int | str) -> bool:
         return self.agent.cancel_node(node_id) if self.agent is not None else False
+
+    async def list_models(self) -> list[str]:
+        """The endpoint's models (waits for the agent); a failed build is raised as its sentence."""
+        agent = await self.ready()
+        if agent is None:
+            raise RuntimeError(self.failure or "tui-agent could not start its engine.")
+        return await agent.list_models()
+
+    def switch_model(self, name: str) -> None:
+        """Use `name` from the next request on (remembered until the agent is built)."""
+        self._model = self._picked_model = name
+        if self.agent is not None:
+            self.agent.switch_model(name)
 
     def set_approver(self, approver: Any) -> None:
         self._approver = approver

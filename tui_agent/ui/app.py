@@ -7,11 +7,13 @@ reports theme files it skipped and the backend's notices in notifications, and r
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.screen import Screen
 
 from tui_agent.ui.backend import ChatBackend
 from tui_agent.ui.screens.chat import ChatScreen
@@ -31,10 +33,14 @@ class TuiAgentApp(App[None]):
         Binding("ctrl+t", "toggle_task_tree", "Task tree", priority=True),
         Binding("ctrl+b", "toggle_tool_panel", "Tool panel", priority=True),
     ]
+    BINDINGS += [
+        Binding("f1", "help", "Help", priority=True),
+        Binding(App.COMMAND_PALETTE_BINDING, "command_palette", "Command palette", show=False, priority=True),
+    ]
 
     def __init__(
         self, backend: ChatBackend, *, theme: str | None = None, theme_dirs: Iterable[Path] = (),
-        clock: Clock = time.monotonic, cursor_blink: bool = True,
+        clock: Clock = time.monotonic, cursor_blink: bool = True, keys: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__()
         self.backend = backend
@@ -43,6 +49,14 @@ class TuiAgentApp(App[None]):
         self._closed = False
         self._startup_notices: list[str] = []
         self._apply_themes(theme or DEFAULT_THEME, theme_dirs)
+        self._apply_keys(keys or {})
+
+    def _apply_keys(self, keys: Mapping[str, str]) -> None:
+        """The config's `[keys]` overrides become the keymap; unknown action names are reported once."""
+        from tui_agent.ui.keys import apply_key_overrides
+
+        if (problem := apply_key_overrides(self, keys)) is not None:
+            self._startup_notices.append(problem)
 
     def _apply_themes(self, wanted: str, extra_dirs: Iterable[Path]) -> None:
         loaded = load_themes(theme_folders(extra_dirs))
@@ -95,6 +109,46 @@ class TuiAgentApp(App[None]):
         from tui_agent.ui.session_actions import export_current
 
         await export_current(self)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The command palette (Ctrl+P): tui-agent's commands, then Textual's."""
+        from tui_agent.ui.commands import palette_commands
+
+        yield from palette_commands(self, super().get_system_commands(screen))
+
+    async def action_switch_model(self) -> None:
+        """Pick another of the endpoint's models; the conversation is kept."""
+        from tui_agent.ui.commands import switch_model
+
+        await switch_model(self)
+
+    def action_pick_theme(self) -> None:
+        """Pick a theme; the choice is saved in the config file."""
+        from tui_agent.ui.commands import pick_theme
+
+        pick_theme(self)
+
+    def action_change_theme(self) -> None:
+        self.action_pick_theme()  # Textual's theme action, but saving the choice
+
+    def action_copy_last_reply(self) -> None:
+        """Copy the last reply's markdown to the clipboard."""
+        from tui_agent.ui.commands import copy_last_reply
+
+        copy_last_reply(self)
+
+    def action_show_config_path(self) -> None:
+        """Say where the config file is."""
+        from tui_agent.ui.commands import show_config_path
+
+        show_config_path(self)
+
+    def action_help(self) -> None:
+        """Show every key binding (F1); Esc closes."""
+        from tui_agent.ui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
 
     async def action_quit(self) -> None:
         await self.close_backend()

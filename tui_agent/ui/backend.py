@@ -118,5 +118,13 @@ class ChatBackend(Protocol):
         """(title, Markdown) of the current session, or None before its first prompt."""
         ...
 
+    # -- models (the palette's "Switch model") ----------------------------------------------------
+    async def list_models(self) -> list[str]:
+        """Model ids the endpoint offers; raises an error with a readable message when it cannot say."""
+        ...
+
+    def switch_model(self, name: str) -> None:
+        """Use `name` from the next request on; the conversation and the session are kept."""
+
     async def close(self) -> None:
         """Cancel what runs and release resources; called when the app exits."""

@@ -116,6 +116,8 @@ class ScriptedBackend(MemorySessions):
         self.prompts: list[str] = []
         self.decisions: list[ApprovalDecision] = []
         self.cancel_count = 0
+        self.models: list[str] = [model, "scripted-large"]
+        """What `list_models` answers (a test may change it)."""
         self.started = False
         self.closed = False
 
@@ -158,6 +160,12 @@ class ScriptedBackend(MemorySessions):
             return False
         self.cancel()
         return True
+
+    async def list_models(self) -> list[str]:
+        return list(self.models)
+
+    def switch_model(self, name: str) -> None:
+        self._model = name
 
     async def close(self) -> None:
         self.closed = True

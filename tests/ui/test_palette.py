@@ -1,0 +1,206 @@
+"""The command palette (Ctrl+P): every command does its thing, driven the way a person does (type, Enter).
+
+Switching model runs once against the real offline server over HTTP: its `/v1/models` is listed and the next
+chat request names the new model, with the earlier conversation still in it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.command import CommandInput, CommandList, CommandPalette
+from textual.pilot import Pilot
+
+from tests.ui.helpers import FIXED_NOW, SIZE, chat, make_app, send, wait_until
+from tui_agent import paths
+from tui_agent.agent.deferred import DeferredAgent
+from tui_agent.agent.endpoint import EndpointChoice
+from tui_agent.agent.services import build_agent
+from tui_agent.config import Settings
+from tui_agent.offline.server import BackgroundServer
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.screens.help import HelpScreen
+from tui_agent.ui.screens.sessions import SessionsScreen
+from tui_agent.ui.scripted import reply_script
+from tui_agent.ui.widgets.task_tree import TaskTree
+from tui_agent.ui.widgets.tool_panel import ToolPanels
+
+OUR_COMMANDS = ["New session", "Sessions", "Switch model", "Theme", "Export session", "Toggle tool panel",
+                "Toggle task tree", "Copy last reply", "Show config path", "Help"]
+
+
+async def run_command(pilot: Pilot[None], text: str) -> None:
+    """Open the palette if it is not open, type `text`, wait for it to be the highlighted match, press Enter."""
+    app = pilot.app
+    if not CommandPalette.is_open(app):
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "palette open")
+    palette = app.screen
+    palette.query_one(CommandInput).value = text
+    commands = palette.query_one(CommandList)
+
+    def highlighted() -> str:
+        option = commands.highlighted_option
+        return str(option.prompt).split("\n")[0] if option is not None else ""
+
+    await wait_until(pilot, lambda: highlighted().startswith(text), f"{text!r} highlighted")
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: app.screen is not palette, "palette closed")
+    await pilot.pause()
+
+
+def notices(app: TuiAgentApp) -> list[str]:
+    return [notification.message for notification in app._notifications]
+
+
+def exports(folder: Path) -> list[str]:
+    return [file.read_text() for file in folder.glob("tui-agent-trip-to-oslo-*.md")]
+
+
+async def test_palette_offers_our_commands_once_each() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE):
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert titles[: len(OUR_COMMANDS)] == OUR_COMMANDS
+        assert titles.count("Theme") == 1 and "Quit" in titles  # Textual's theme command is replaced, not doubled
+
+
+async def test_toggle_tool_panel_and_task_tree() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panels, tree = app.screen.query_one(ToolPanels), app.screen.query_one(TaskTree)
+        panels_shown, tree_shown = panels.display, tree.display
+        await run_command(pilot, "Toggle tool panel")
+        assert panels.display is not panels_shown
+        await run_command(pilot, "Toggle task tree")
+        assert tree.display is not tree_shown
+
+
+async def test_sessions_and_help_open_their_screens() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await run_command(pilot, "Sessions")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "session screen")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, SessionsScreen), "back to chat")
+        await run_command(pilot, "Help")
+        assert isinstance(app.screen, HelpScreen)
+
+
+async def test_new_session_clears_the_conversation() -> None:
+    app, backend = make_app([reply_script(["First answer."])])
+    session = backend.add_session("Earlier")
+    async with app.run_test(size=SIZE) as pilot:
+        await backend.open_session(session.id)
+        await send(pilot, "hello")
+        assert chat(pilot).chat_log.assistant_messages
+        await run_command(pilot, "New session")
+        await wait_until(pilot, lambda: not chat(pilot).chat_log.assistant_messages, "empty chat")
+        assert backend.current_session_id is None
+
+
+async def test_export_session_writes_markdown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    app, backend = make_app()
+    session = backend.add_session("Trip to Oslo")
+    async with app.run_test(size=SIZE) as pilot:
+        await backend.open_session(session.id)
+        await run_command(pilot, "Export session")
+        await wait_until(pilot, lambda: any("Exported to" in n for n in notices(app)), "export notice")
+    (exported,) = exports(tmp_path)
+    assert "Trip to Oslo" in exported
+
+
+async def test_copy_last_reply_puts_the_markdown_on_the_clipboard() -> None:
+    app, _ = make_app([reply_script(["**Bold** answer ", "in two parts."]), reply_script(["Newest."], message_id="m2")])
+    async with app.run_test(size=SIZE) as pilot:
+        await run_command(pilot, "Copy last reply")
+        assert any("no reply to copy" in n for n in notices(app))
+        await send(pilot, "one")
+        await send(pilot, "two")
+        await run_command(pilot, "Copy last reply")
+        assert app.clipboard == "Newest."
+        assert any("Copied the last reply" in n for n in notices(app))
+
+
+async def test_show_config_path_names_the_file() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await run_command(pilot, "Show config path")
+        assert any(str(paths.config_file()) in n and "does not exist yet" in n for n in notices(app))
+
+
+async def test_theme_is_switched_and_saved_keeping_the_file_comments() -> None:
+    config = paths.config_file()
+    config.write_text('# my settings\nmodel = "m1"  # the usual one\n')
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await run_command(pilot, "Theme")
+        await run_command(pilot, "paper")
+        assert app.theme == "paper"
+        await pilot.press("ctrl+p")
+        await run_command(pilot, "Theme")  # the second palette says which one is in use
+        palette = app.screen
+        await run_command(pilot, "nord")
+        assert palette is not app.screen and app.theme == "nord"
+    text = config.read_text()
+    assert text.startswith('# my settings\nmodel = "m1"  # the usual one\n')
+    assert 'theme = "nord"' in text
+
+
+async def test_theme_not_saved_when_the_file_is_broken_says_so() -> None:
+    config = paths.config_file()
+    config.write_text("model = \n")
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await run_command(pilot, "Theme")
+        await run_command(pilot, "forest")
+        assert app.theme == "forest"
+        assert any("not saved" in n and "line 1" in n for n in notices(app))
+    assert config.read_text() == "model = \n"
+
+
+async def test_switch_model_on_the_scripted_backend_updates_the_status_bar() -> None:
+    app, backend = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await run_command(pilot, "Switch model")
+        await run_command(pilot, "scripted-large")
+        assert backend.model == "scripted-large"
+        assert chat(pilot).status_bar.model == "scripted-large"
+
+
+async def test_switch_model_against_the_offline_server_keeps_the_conversation(tmp_path: Path) -> None:
+    server = BackgroundServer({"models": ["offline", "offline-large"]})
+    server.start()
+    try:
+        settings = Settings(db=tmp_path / "history.db")
+        choice = EndpointChoice(server.base_url, "offline", "test-key")
+        backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
+        app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await send(pilot, "Remember the word pelican.")
+            await run_command(pilot, "Switch model")
+            palette = app.screen
+            shown = [str(palette.query_one(CommandList).get_option_at_index(i).prompt).split("\n")[0]
+                     for i in range(palette.query_one(CommandList).option_count)]
+            assert shown == ["offline", "offline-large"]
+            await run_command(pilot, "offline-large")
+            assert chat(pilot).status_bar.model == "offline-large"
+            await send(pilot, "Which word?")
+        chats = [r.body for r in server.requests if r.body is not None]
+        assert [body["model"] for body in chats] == ["offline", "offline-large"]
+        sent = [message.get("content") for message in chats[1]["messages"]]
+        assert "Remember the word pelican." in sent and "Which word?" in sent
+        assert any(r.method == "GET" and r.path.endswith("/models") for r in server.requests)
+    finally:
+        server.stop()
+
+
+async def test_switch_model_failure_is_a_sentence() -> None:
+    app, backend = make_app()
+    backend.models = []
+    async with app.run_test(size=SIZE) as pilot:
+        await run_command(pilot, "Switch model")
+        assert any("lists no models" in n for n in notices(app))
+        assert backend.model == "scripted-model"

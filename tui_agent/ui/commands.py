@@ -1,0 +1,125 @@
+"""Provides the command palette's commands (Ctrl+P) and the app actions behind the ones that are new here:
+switch model, pick a theme (saved to the config file), copy the last reply, show the config file's path.
+
+Each command is also an app action (`app.action_switch_model` ...), so keys and other screens reach the same
+code. Failures end in a notification sentence, never an exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.app import SystemCommand
+from textual.command import SimpleCommand
+from textual.theme import BUILTIN_THEMES
+
+from tui_agent import paths
+from tui_agent.config import ConfigFileError
+from tui_agent.config_write import set_config_value
+from tui_agent.ui.screens.chat import ChatScreen
+
+if TYPE_CHECKING:
+    from tui_agent.ui.app import TuiAgentApp
+
+REPLACED_TEXTUAL_COMMANDS = {"Theme"}
+"""Textual's own commands that ours replace ("Theme" does not save the choice)."""
+
+
+def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]) -> Iterator[SystemCommand]:
+    """tui-agent's commands first, then Textual's (quit, keys, screenshot...) minus the ones we replace."""
+    yield SystemCommand("New session", "Start a new, empty conversation", app.action_new_session)
+    yield SystemCommand("Sessions", "List, search, open, rename, fork or delete sessions", app.action_sessions)
+    yield SystemCommand("Switch model", "Pick one of the endpoint's models; the conversation is kept",
+                        app.action_switch_model)
+    yield SystemCommand("Theme", "Change the theme (saved in the config file)", app.action_pick_theme)
+    yield SystemCommand("Export session", "Write the current session as Markdown", app.action_export_session)
+    yield SystemCommand("Toggle tool panel", "Show or hide the tool calls on the right", app.action_toggle_tool_panel)
+    yield SystemCommand("Toggle task tree", "Show or hide the current turn's task tree", app.action_toggle_task_tree)
+    yield SystemCommand("Copy last reply", "Copy the latest answer to the clipboard", app.action_copy_last_reply)
+    yield SystemCommand("Show config path", "Where the config file is", app.action_show_config_path)
+    yield SystemCommand("Help", "Every key binding (F1)", app.action_help)
+    yield from (command for command in textual_commands if command.title not in REPLACED_TEXTUAL_COMMANDS)
+
+
+def chat_screen(app: TuiAgentApp) -> ChatScreen | None:
+    """The chat screen under whatever is open on top of it."""
+    return next((screen for screen in reversed(app.screen_stack) if isinstance(screen, ChatScreen)), None)
+
+
+# -- switch model -------------------------------------------------------------------------------------
+async def switch_model(app: TuiAgentApp) -> None:
+    """Ask the endpoint for its models and offer them in a second palette."""
+    try:
+        models = await app.backend.list_models()
+    except Exception as error:  # the client's errors carry a sentence a person can act on
+        message = getattr(error, "user_message", None) or str(error) or type(error).__name__
+        app.notify(f"Could not list the models: {message}", severity="error")
+        return
+    if not models:
+        app.notify("The endpoint lists no models.", severity="warning")
+        return
+    current = app.backend.model
+    commands = [SimpleCommand(name, partial(use_model, app, name), "in use" if name == current else None)
+                for name in sorted(models)]
+    app.search_commands(commands, placeholder="Switch to model…")
+
+
+def use_model(app: TuiAgentApp, name: str) -> None:
+    """Make `name` the model for the next request and show it in the status bar."""
+    app.backend.switch_model(name)
+    screen = chat_screen(app)
+    if screen is not None:
+        backend = app.backend
+        screen.status_bar.show(model=backend.model, endpoint=backend.endpoint, title=backend.session_title)
+    app.notify(f"The next reply comes from {name}; the conversation is kept.")
+
+
+# -- themes -------------------------------------------------------------------------------------------
+def pick_theme(app: TuiAgentApp) -> None:
+    """Offer every registered theme (shipped, yours, Textual's) in a second palette."""
+    commands = []
+    for name, theme in sorted(app.available_themes.items()):
+        origin = "Textual" if name in BUILTIN_THEMES else "tui-agent"
+        marker = ", in use" if name == app.theme else ""
+        help_text = f"{'dark' if theme.dark else 'light'} · {origin}{marker}"
+        commands.append(SimpleCommand(name, partial(use_theme, app, name), help_text))
+    app.search_commands(commands, placeholder="Theme…")
+
+
+def use_theme(app: TuiAgentApp, name: str) -> None:
+    """Switch to theme `name` and save it as `theme` in the config file."""
+    app.theme = name
+    path = paths.config_file()
+    try:
+        set_config_value(path, "theme", name)
+    except ConfigFileError as error:
+        app.notify(f"Theme {name} is on for now, but it was not saved: {error}", severity="warning", timeout=10)
+        return
+    app.notify(f"Theme {name}, saved in {path}.")
+
+
+# -- copy, config path --------------------------------------------------------------------------------
+def last_reply(app: TuiAgentApp) -> str | None:
+    """The markdown of the newest assistant message that has text, if any."""
+    screen = chat_screen(app)
+    messages = screen.chat_log.assistant_messages if screen is not None else []
+    return next((message.text for message in reversed(messages) if message.text.strip()), None)
+
+
+def copy_last_reply(app: TuiAgentApp) -> None:
+    """Put the last reply's markdown on the clipboard and say so."""
+    text = last_reply(app)
+    if text is None:
+        app.notify("There is no reply to copy yet.", severity="warning")
+        return
+    app.copy_to_clipboard(text)
+    app.notify(f"Copied the last reply ({len(text):,} characters).")
+
+
+def show_config_path(app: TuiAgentApp) -> None:
+    """Say where the config file is (and whether it exists yet)."""
+    path = paths.config_file()
+    state = "" if path.exists() else " (it does not exist yet; create it to change the defaults)"
+    app.notify(f"Config file: {path}{state}", timeout=15)

@@ -1,0 +1,106 @@
+"""Provides the app's key bindings as data: who owns which binding, the overrides from the `[keys]` table, and
+the keys in force (for the help screen).
+
+Textual overrides a binding through the app's keymap, by binding id. Every binding of the parts listed in
+`binding_owners` gets its action name as id (`app.sessions` -> `sessions`), so the config file names actions:
+`[keys] cancel_turn = "ctrl+c"`. Names that match no binding are reported once; the app still starts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding, BindingsMap
+from textual.dom import DOMNode
+from textual.screen import Screen
+
+from tui_agent.ui.screens.chat import ChatScreen
+from tui_agent.ui.screens.sessions import SessionsScreen
+from tui_agent.ui.widgets.task_tree import TaskTree
+
+NAMESPACES = ("app.", "screen.")
+
+
+@dataclass(frozen=True)
+class KeyRow:
+    """One line of the help screen: the key(s) in force, what they do, and the name to override them by."""
+
+    keys: str
+    description: str
+    action: str
+
+
+def binding_owners(app: App[Any]) -> list[tuple[str, type[DOMNode]]]:
+    """The parts of the app whose bindings are listed and overridable, with a title for each."""
+    return [("Everywhere", type(app)), ("Chat screen", ChatScreen), ("Task tree", TaskTree),
+            ("Session screen", SessionsScreen)]
+
+
+def action_name(binding: Binding) -> str:
+    """The binding's action without its namespace: the name used in the `[keys]` table."""
+    action = binding.action
+    for prefix in NAMESPACES:
+        action = action.removeprefix(prefix)
+    return action
+
+
+def _class_bindings(owner: type[DOMNode]) -> BindingsMap:
+    # Textual keeps each class's merged BINDINGS here (textual is pinned, see pyproject.toml).
+    return owner._merged_bindings or BindingsMap()
+
+
+def ensure_binding_ids(owner: type[DOMNode]) -> None:
+    """Give every binding of `owner` without an id its action name as id, so the keymap can reach it."""
+    bindings = _class_bindings(owner)
+    for key, listed in bindings.key_to_bindings.items():
+        bindings.key_to_bindings[key] = [
+            binding if binding.id else dataclasses.replace(binding, id=action_name(binding)) for binding in listed
+        ]
+
+
+def overridable_actions(app: App[Any]) -> set[str]:
+    """Every action name the `[keys]` table may name."""
+    names: set[str] = set()
+    for _, owner in binding_owners(app):
+        ensure_binding_ids(owner)
+        names.update(binding.id or action_name(binding) for _, binding in _class_bindings(owner))
+    return names
+
+
+def apply_key_overrides(app: App[Any], overrides: Mapping[str, str]) -> str | None:
+    """Install the overrides as the app's keymap; returns one sentence naming unknown actions, if any."""
+    known = overridable_actions(app)
+    usable = {name: key for name, key in overrides.items() if name in known and key.strip()}
+    app.set_keymap(usable)
+    unknown = sorted(set(overrides) - set(usable))
+    if not unknown:
+        return None
+    return (f"The [keys] table names no key binding called {', '.join(repr(name) for name in unknown)}; "
+            f"those lines were skipped (F1 lists the action names).")
+
+
+def _textual_defaults() -> set[Binding]:
+    """Bindings every Textual screen and app has (focus moves, copy): left out of the help, not out of use."""
+    return set(Binding.make_bindings([*Screen.BINDINGS, *App.BINDINGS]))
+
+
+def key_rows(app: App[Any], owner: type[DOMNode]) -> list[KeyRow]:
+    """The bindings one part of the app declares, with the keys in force now (overrides applied)."""
+    ensure_binding_ids(owner)
+    defaults = _textual_defaults()
+    declared = {
+        key: kept for key, listed in _class_bindings(owner).key_to_bindings.items()
+        if (kept := [b for b in listed if not b.system and dataclasses.replace(b, id=None) not in defaults])
+    }
+    bindings = BindingsMap.from_keys(declared)
+    bindings.apply_keymap(app._keymap)  # the same overlay Textual applies when it looks a key up
+    grouped: dict[str, tuple[Binding, list[str]]] = {}
+    for _, binding in bindings:
+        name = binding.id or action_name(binding)
+        grouped.setdefault(name, (binding, []))[1].append(app.get_key_display(binding))
+    return [KeyRow(" ".join(keys), binding.description or name.replace("_", " "), name)
+            for name, (binding, keys) in grouped.items()]

@@ -1,0 +1,57 @@
+"""Provides `HelpScreen` (F1): every key binding of the app, chat screen, task tree and session screen, with the
+keys in force after the `[keys]` overrides and the action name to override each one by. Esc or F1 closes it.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from tui_agent.ui.keys import KeyRow, binding_owners, key_rows
+
+KEY_WIDTH = 16
+DESCRIPTION_WIDTH = 30
+
+
+def render_rows(rows: list[KeyRow]) -> Content:
+    """One aligned line per binding: keys, description, action name."""
+    lines = [
+        Content.assemble(
+            (row.keys.ljust(KEY_WIDTH), "bold $accent"), row.description.ljust(DESCRIPTION_WIDTH),
+            (row.action, "dim"),
+        )
+        for row in rows
+    ]
+    return Content("\n").join(lines)
+
+
+class HelpScreen(ModalScreen[None]):
+    """The key bindings, grouped by where they work."""
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll {
+        width: 80; max-width: 100%; height: auto; max-height: 90%;
+        background: $surface; border: round $primary; padding: 0 1;
+    }
+    HelpScreen .help-title { text-style: bold; color: $primary; margin-top: 1; }
+    HelpScreen #help-footer { color: $text-muted; margin-top: 1; }
+    """
+    BINDINGS = [Binding("escape,f1", "close", "Close", priority=True)]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            for title, owner in binding_owners(self.app):
+                rows = key_rows(self.app, owner)
+                if rows:
+                    yield Static(title, classes="help-title")
+                    yield Static(render_rows(rows), classes="help-keys")
+            yield Static("Change a key in the config file's [keys] table: action name = \"key\" "
+                         "(`tui-agent config path` shows where the file is). Esc closes.", id="help-footer")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
