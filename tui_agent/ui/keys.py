@@ -16,7 +16,6 @@ from typing import Any
 from textual.app import App
 from textual.binding import Binding, BindingsMap
 from textual.dom import DOMNode
-from textual.screen import Screen
 
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
@@ -83,15 +82,17 @@ def apply_key_overrides(app: App[Any], overrides: Mapping[str, str]) -> str | No
             f"those lines were skipped (F1 lists the action names).")
 
 
-def _textual_defaults() -> set[Binding]:
-    """Bindings every Textual screen and app has (focus moves, copy): left out of the help, not out of use."""
-    return set(Binding.make_bindings([*Screen.BINDINGS, *App.BINDINGS]))
+def _textual_defaults(owner: type[DOMNode]) -> set[Binding]:
+    """Bindings `owner` inherits from Textual (focus moves, copy, a tree's cursor keys): left out of the help,
+    not out of use."""
+    inherited = [cls.__dict__.get("BINDINGS", []) for cls in owner.__mro__ if cls.__module__.startswith("textual.")]
+    return {binding for listed in inherited for binding in Binding.make_bindings(listed)}
 
 
 def key_rows(app: App[Any], owner: type[DOMNode]) -> list[KeyRow]:
     """The bindings one part of the app declares, with the keys in force now (overrides applied)."""
     ensure_binding_ids(owner)
-    defaults = _textual_defaults()
+    defaults = _textual_defaults(owner)
     declared = {
         key: kept for key, listed in _class_bindings(owner).key_to_bindings.items()
         if (kept := [b for b in listed if not b.system and dataclasses.replace(b, id=None) not in defaults])
@@ -101,6 +102,6 @@ def key_rows(app: App[Any], owner: type[DOMNode]) -> list[KeyRow]:
     grouped: dict[str, tuple[Binding, list[str]]] = {}
     for _, binding in bindings:
         name = binding.id or action_name(binding)
-        grouped.setdefault(name, (binding, []))[1].append(app.get_key_display(binding))
+        grouped.setdefault(name, (binding, []))[1].append(binding.key)  # as the [keys] table spells it
     return [KeyRow(" ".join(keys), binding.description or name.replace("_", " "), name)
             for name, (binding, keys) in grouped.items()]

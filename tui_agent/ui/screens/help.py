@@ -50,8 +50,9 @@ class HelpScreen(ModalScreen[None]):
                 if rows:
                     yield Static(title, classes="help-title")
                     yield Static(render_rows(rows), classes="help-keys")
-            yield Static("Change a key in the config file's [keys] table: action name = \"key\" "
-                         "(`tui-agent config path` shows where the file is). Esc closes.", id="help-footer")
+            yield Static(Content("Change a key in the config file's [keys] table: action name = \"key\", "
+                                 "e.g. sessions = \"ctrl+o\" (`tui-agent config path` shows where the file is). "
+                                 "Esc closes."), id="help-footer")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -1,0 +1,78 @@
+"""Key bindings: the `[keys]` table overrides them (by action name), unknown names are reported once, and F1
+lists every binding with the key in force."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from tests.ui.helpers import FIXED_NOW, SIZE, chat, send, wait_until
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.keys import key_rows
+from tui_agent.ui.screens.chat import ChatScreen
+from tui_agent.ui.screens.help import HelpScreen
+from tui_agent.ui.screens.sessions import SessionsScreen
+from tui_agent.ui.scripted import Gate, ScriptedBackend, reply_script
+
+
+def app_with(keys: dict[str, str], backend: ScriptedBackend | None = None) -> TuiAgentApp:
+    return TuiAgentApp(backend or ScriptedBackend(), clock=lambda: FIXED_NOW, cursor_blink=False, keys=keys)
+
+
+def help_text(app: TuiAgentApp) -> str:
+    return "\n".join(str(static.render()) for static in app.screen.query(Static))
+
+
+async def test_sessions_key_moves_to_the_configured_one() -> None:
+    app = app_with({"sessions": "ctrl+o"})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ChatScreen)  # the old key no longer opens it
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "session screen")
+
+
+async def test_cancel_key_override_stops_the_reply() -> None:
+    gate = Gate()
+    backend = ScriptedBackend([[*reply_script(["Half"]), gate, *reply_script([" never"], message_id="m2")]])
+    app = app_with({"cancel_turn": "f2"}, backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "go", wait=False)
+        await wait_until(pilot, lambda: gate.reached, "mid-turn")
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: chat(pilot).idle, "turn stopped")
+        assert backend.cancel_count == 1
+
+
+async def test_unknown_action_names_are_reported_in_one_notification() -> None:
+    app = app_with({"sessions": "ctrl+o", "no_such_action": "f5", "launch_rockets": "f6"})
+    async with app.run_test(size=SIZE) as pilot:
+        messages = [n.message for n in app._notifications if "[keys]" in n.message]
+        assert len(messages) == 1
+        assert "'launch_rockets'" in messages[0] and "'no_such_action'" in messages[0]
+        assert "'sessions'" not in messages[0]
+        await send(pilot, "still works")
+        assert backend_prompts(app) == ["still works"]
+
+
+def backend_prompts(app: TuiAgentApp) -> list[str]:
+    assert isinstance(app.backend, ScriptedBackend)
+    return app.backend.prompts
+
+
+async def test_help_lists_every_part_with_the_keys_in_force_and_closes_on_escape() -> None:
+    app = app_with({"sessions": "ctrl+o", "toggle_task_tree": "f7"})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help open")
+        text = help_text(app)
+        for title in ("Everywhere", "Chat screen", "Task tree", "Session screen"):
+            assert title in text
+        assert "ctrl+o" in text and "f7" in text and "[keys]" in text
+        rows = {row.action: row for row in key_rows(app, ChatScreen)}
+        assert rows["sessions"].keys == "ctrl+o" and rows["cancel_turn"].keys == "escape"
+        rows = {row.action: row for row in key_rows(app, type(app))}
+        assert {"help", "command_palette", "quit", "toggle_tool_panel"} <= set(rows)
+        assert rows["toggle_task_tree"].keys == "f7"
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), "help closed")
