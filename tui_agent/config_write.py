@@ -20,6 +20,8 @@ from tui_agent.config import ConfigFileError
 
 SECRET_NAME = re.compile(r"(^|_)(api_?key|key|token|secret|password)$", re.IGNORECASE)
 """Key names tui-agent never writes (`api_key_env`, a variable *name*, is fine)."""
+SECRET_VALUE = re.compile(r"^(sk|pk|rk)-[A-Za-z0-9_-]{16,}$|^Bearer\s", re.IGNORECASE)
+"""Values shaped like an API key or an auth header, refused whatever the key is called."""
 
 ConfigValue = str | int | float | bool | list[str]
 
@@ -33,6 +35,8 @@ def set_config_value(path: Path, key: str, value: ConfigValue) -> None:
     *tables, name = key.split(".")
     if SECRET_NAME.search(name):
         raise ConfigFileError(f"tui-agent never writes {name!r} to {path}: keep secrets in the environment.")
+    if isinstance(value, str) and SECRET_VALUE.search(value):
+        raise ConfigFileError(f"The value for {key!r} looks like an API key; tui-agent never writes one to {path}.")
     document = _read_document(path)
     container: tomlkit.TOMLDocument | Table = document
     for table in tables:

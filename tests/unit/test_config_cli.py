@@ -1,0 +1,91 @@
+"""`tui-agent config path|show`: where the file is, the effective settings with the origin of each value
+(flag > environment > file > default), a broken file reported by line with defaults used, no API key ever shown."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tui_agent import paths
+from tui_agent.cli import main
+
+SECRET = "sk-test-0123456789abcdefSECRET"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[str, str]:
+    assert main(list(argv)) == 0
+    captured = capsys.readouterr()
+    return captured.out, captured.err
+
+
+def setting_lines(out: str) -> dict[str, str]:
+    """`name -> whole line` for each top-level setting shown (set or not)."""
+    lines: dict[str, str] = {}
+    for line in out.splitlines():
+        if " = " in line and not line.startswith("# "):
+            lines[line.split(" = ")[0]] = line
+        elif line.startswith("# ") and line.split()[2:4] == ["is", "not"]:
+            lines[line.split()[1]] = line
+    return lines
+
+
+def test_path_names_the_file_and_says_when_it_is_missing(capsys: pytest.CaptureFixture[str]) -> None:
+    out, err = run(capsys, "config", "path")
+    assert out.strip() == str(paths.config_file())
+    assert "does not exist yet" in err
+    paths.config_file().write_text("")
+    out, err = run(capsys, "config", "path")
+    assert out.strip() == str(paths.config_file()) and err == ""
+
+
+def test_show_gives_each_value_its_origin(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    paths.config_file().write_text(
+        'model = "file-model"\ntheme = "file-theme"\nmax_tool_rounds = 3\n[keys]\nsessions = "ctrl+o"\n')
+    monkeypatch.setenv("TUI_AGENT_MODEL", "env-model")
+    monkeypatch.setenv("TUI_AGENT_THEME", "env-theme")
+    out, err = run(capsys, "--theme", "flag-theme", "config", "show")
+    lines = setting_lines(out)
+    assert lines["theme"] == 'theme = "flag-theme"  # flag --theme'
+    assert lines["model"] == 'model = "env-model"  # environment $TUI_AGENT_MODEL'
+    assert lines["max_tool_rounds"] == "max_tool_rounds = 3  # config file"
+    assert lines["stall_timeout"] == "stall_timeout = 30.0  # default"
+    assert lines["base_url"].startswith("# base_url is not set") and lines["base_url"].endswith("# default")
+    assert "[keys]  # config file" in out and 'sessions = "ctrl+o"' in out
+    assert str(paths.config_file()) in out and err == ""
+
+
+def test_syntax_error_is_named_by_line_and_defaults_are_shown(capsys: pytest.CaptureFixture[str]) -> None:
+    paths.config_file().write_text('model = "ok"\ntheme = \n')
+    out, err = run(capsys, "config", "show")
+    assert str(paths.config_file()) in err and "line 2" in err and "using the defaults" in err
+    lines = setting_lines(out)
+    assert lines["theme"] == 'theme = "tui-agent-dark"  # default'
+    assert lines["model"].endswith("# default")
+
+
+def test_invalid_value_is_named_and_the_file_is_skipped(capsys: pytest.CaptureFixture[str]) -> None:
+    paths.config_file().write_text('model = "m"\nmax_tool_rounds = "many"\n')
+    out, err = run(capsys, "config", "show")
+    assert "max_tool_rounds" in err
+    assert setting_lines(out)["max_tool_rounds"] == "max_tool_rounds = 10  # default"
+
+
+def test_api_key_is_never_shown(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_KEY", SECRET)
+    paths.config_file().write_text(f'api_key_env = "MY_KEY"\napi_key = "{SECRET}"\n')
+    out, err = run(capsys, "config", "show")
+    assert SECRET not in out + err
+    assert "$MY_KEY, which is set" in out
+    assert setting_lines(out)["api_key_env"] == 'api_key_env = "MY_KEY"  # config file'
+
+
+def test_config_path_as_a_real_command(tmp_path: Path) -> None:
+    env = {**os.environ, "TUI_AGENT_HOME": str(tmp_path / "elsewhere")}
+    done = subprocess.run([sys.executable, "-m", "tui_agent", "config", "path"], capture_output=True, text=True,
+                          timeout=60, env=env)
+    assert done.returncode == 0
+    assert done.stdout.strip() == str(tmp_path / "elsewhere" / "config" / "config.toml")
