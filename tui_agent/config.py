@@ -122,6 +122,31 @@ def resolve_settings(
     except ValidationError as error:
         if not file_values:
             raise
-        where = ", ".join(".".join(str(part) for part in issue["loc"]) for issue in error.errors())
+        where = ", ".join(_located(path, issue["loc"]) for issue in error.errors())
         problems.append(f"{path}: invalid value for {where}; using the defaults for the file's settings")
         return load_settings({}, environ, flags), problems
+
+
+def _located(path: Path, loc: tuple[int | str, ...]) -> str:
+    """A setting's dotted name, with " (line N)" when the file's line that sets it can be found."""
+    name = ".".join(str(part) for part in loc)
+    try:
+        line = setting_line(path.read_text(encoding="utf-8", errors="replace"), [str(part) for part in loc])
+    except OSError:  # it was readable a moment ago; the name alone still says what to fix
+        return name
+    return f"{name} (line {line})" if line else name
+
+
+def setting_line(text: str, loc: list[str]) -> int | None:
+    """The 1-based line of `text` (TOML) that sets `loc` or the table or array holding it; None if not found."""
+    table: list[str] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if line.startswith("["):
+            table = [part.strip().strip("\"'") for part in line.strip("[]").split(".")]
+        elif "=" in line and not line.startswith("#"):
+            key = [part.strip().strip("\"'") for part in line.split("=", 1)[0].split(".")]
+            full = table + key
+            if loc[: len(full)] == full:
+                return number
+    return None

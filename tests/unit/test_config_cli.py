@@ -70,7 +70,7 @@ def test_syntax_error_is_named_by_line_and_defaults_are_shown(capsys: pytest.Cap
 def test_invalid_value_is_named_and_the_file_is_skipped(capsys: pytest.CaptureFixture[str]) -> None:
     paths.config_file().write_text('model = "m"\nmax_tool_rounds = "many"\n')
     out, err = run(capsys, "config", "show")
-    assert "max_tool_rounds" in err
+    assert "max_tool_rounds (line 2)" in err
     assert setting_lines(out)["max_tool_rounds"] == "max_tool_rounds = 10  # default"
 
 
@@ -89,3 +89,14 @@ def test_config_path_as_a_real_command(tmp_path: Path) -> None:
                           timeout=60, env=env)
     assert done.returncode == 0
     assert done.stdout.strip() == str(tmp_path / "elsewhere" / "config" / "config.toml")
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    ("[tools]\ntimeout = -1\n", "tools.timeout (line 2)"),
+    ('[keys]\nhelp = "f1"\nsessions = 5\n', "keys.sessions (line 3)"),
+    ('[tools]\napproval = {shell = "sometimes"}\n', "tools.approval.shell (line 2)"),
+])
+def test_invalid_values_in_tables_are_named_by_line(capsys: pytest.CaptureFixture[str], text: str, named: str) -> None:
+    paths.config_file().write_text(text)
+    _, err = run(capsys, "config", "show")
+    assert named in err and "using the defaults" in err
