@@ -76,3 +76,7 @@ async def test_help_lists_every_part_with_the_keys_in_force_and_closes_on_escape
         assert rows["toggle_task_tree"].keys == "f7"
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), "help closed")
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help open again")
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), "help closed by F1")

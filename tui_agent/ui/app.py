@@ -144,10 +144,12 @@ class TuiAgentApp(App[None]):
         show_config_path(self)
 
     def action_help(self) -> None:
-        """Show every key binding (F1); Esc closes."""
+        """Show every key binding (F1); Esc or F1 again closes it."""
         from tui_agent.ui.screens.help import HelpScreen
 
-        if not isinstance(self.screen, HelpScreen):
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss(None)
+        else:
             self.push_screen(HelpScreen())
 
     async def action_quit(self) -> None:

@@ -73,7 +73,7 @@ def overridable_actions(app: App[Any]) -> set[str]:
 def apply_key_overrides(app: App[Any], overrides: Mapping[str, str]) -> str | None:
     """Install the overrides as the app's keymap; returns one sentence naming unknown actions, if any."""
     known = overridable_actions(app)
-    usable = {name: key for name, key in overrides.items() if name in known and key.strip()}
+    usable = {name: key for name, key in overrides.items() if name in known}
     app.set_keymap(usable)
     unknown = sorted(set(overrides) - set(usable))
     if not unknown:

@@ -41,7 +41,7 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen .help-title { text-style: bold; color: $primary; margin-top: 1; }
     HelpScreen #help-footer { color: $text-muted; margin-top: 1; }
     """
-    BINDINGS = [Binding("escape,f1", "close", "Close", priority=True)]
+    BINDINGS = [Binding("escape", "close", "Close", priority=True)]  # F1 closes it too: the app's help key toggles
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
