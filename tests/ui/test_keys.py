@@ -12,6 +12,7 @@ from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.help import HelpScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
 from tui_agent.ui.scripted import Gate, ScriptedBackend, reply_script
+from tui_agent.ui.widgets.task_tree import TaskTree
 
 
 def app_with(keys: dict[str, str], backend: ScriptedBackend | None = None) -> TuiAgentApp:
@@ -30,6 +31,17 @@ async def test_sessions_key_moves_to_the_configured_one() -> None:
         assert isinstance(app.screen, ChatScreen)  # the old key no longer opens it
         await pilot.press("ctrl+o")
         await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "session screen")
+
+
+async def test_app_level_keys_can_be_moved_too() -> None:
+    app = app_with({"help": "f2", "toggle_task_tree": "f7"})
+    async with app.run_test(size=SIZE) as pilot:
+        tree = app.screen.query_one(TaskTree)
+        shown = tree.display
+        await pilot.press("f7")
+        assert tree.display is not shown
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help open")
 
 
 async def test_cancel_key_override_stops_the_reply() -> None:

@@ -54,11 +54,10 @@ def _class_bindings(owner: type[DOMNode]) -> BindingsMap:
 
 def ensure_binding_ids(owner: type[DOMNode]) -> None:
     """Give every binding of `owner` without an id its action name as id, so the keymap can reach it."""
-    bindings = _class_bindings(owner)
-    for key, listed in bindings.key_to_bindings.items():
-        bindings.key_to_bindings[key] = [
-            binding if binding.id else dataclasses.replace(binding, id=action_name(binding)) for binding in listed
-        ]
+    for listed in _class_bindings(owner).key_to_bindings.values():
+        # In place: instances made before this (the app itself) share these lists through their copy.
+        listed[:] = [binding if binding.id else dataclasses.replace(binding, id=action_name(binding))
+                     for binding in listed]
 
 
 def overridable_actions(app: App[Any]) -> set[str]:

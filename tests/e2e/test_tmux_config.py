@@ -1,0 +1,58 @@
+"""The real app in tmux with a config file: a `[keys]` override works, an unknown action name is reported and
+the app still starts, and a theme picked in the palette is saved back into the file (its comment kept)."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_tmux import tmux, wait_for
+from tui_agent.config import resolve_settings
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+CONFIG = '# mine\n[keys]\nhelp = "f2"\nlaunch_rockets = "f6"\n'
+
+
+@pytest.fixture
+def session(isolated_home: Path) -> Iterator[str]:
+    config = isolated_home / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(CONFIG)
+    name = f"tui-agent-test-{uuid.uuid4().hex[:8]}"
+    command = f"TUI_AGENT_HOME={shlex.quote(str(isolated_home))} {shlex.quote(sys.executable)} -m tui_agent --offline"
+    tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "45", command)
+    try:
+        yield name
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+def test_keys_override_and_theme_saved(session: str, isolated_home: Path) -> None:
+    wait_for(session, "launch_rockets")  # the one notification about the unknown name
+    tmux("send-keys", "-t", session, "F2")
+    screen = wait_for(session, "Session screen")
+    assert "f2" in screen and "Help" in screen
+    tmux("send-keys", "-t", session, "Escape")
+    tmux("send-keys", "-t", session, "C-p")
+    wait_for(session, "Switch model")
+    tmux("send-keys", "-t", session, "-l", "Theme")
+    wait_for(session, "saved in the config file")
+    tmux("send-keys", "-t", session, "Enter")
+    wait_for(session, "atom-one-dark")
+    tmux("send-keys", "-t", session, "-l", "paper")
+    wait_for(session, "light · tui-agent")
+    tmux("send-keys", "-t", session, "Enter")
+    wait_for(session, "Theme paper, saved")
+    path = isolated_home / "config" / "config.toml"
+    assert path.read_text() == '# mine\ntheme = "paper"\n\n[keys]\nhelp = "f2"\nlaunch_rockets = "f6"\n'
+    settings, problems = resolve_settings({}, path, environ={})
+    assert settings.theme == "paper" and settings.keys["help"] == "f2" and problems == []
+    tmux("send-keys", "-t", session, "C-q")
