@@ -1,0 +1,279 @@
+"""The session screen on the real stack: SQLite history file, real agent, scripted offline model over HTTP.
+
+Listing (title, last activity, model, message count), filter-as-you-type with full-text search, open,
+rename, fork from a chosen message, delete with confirmation, new session and export.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.content import Content
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList
+
+from tests.ui.helpers import chat, send, wait_until
+from tests.ui.sessions_stack import Call, RealStack, Turn, api_messages, seed, stored
+from tui_agent.agent.resume import ResumeRequest
+from tui_agent.offline.server import BackgroundServer
+from tui_agent.status import Role, ToolStatus
+from tui_agent.ui.screens.session_dialogs import ConfirmDeleteScreen, ForkScreen, RenameScreen
+from tui_agent.ui.screens.sessions import SessionsScreen
+from tui_agent.ui.widgets.messages import UserMessage
+
+SIZE = (130, 40)
+WEATHER = [
+    Turn("What's the weather in Oslo?", "Oslo is cloudy, 9 °C.",
+         calls=(Call("call_w1", "get_current_weather", {"location": "Oslo"}, ToolStatus.DONE,
+                     result="Oslo: cloudy, 9 °C"),)),
+    Turn("And tomorrow?", "Tomorrow looks like rain in Oslo."),
+]
+RECIPES = [Turn("How do I bake sourdough?", "Feed the starter, then knead and proof overnight.")]
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[RealStack]:
+    server = BackgroundServer({"replies": [{"text": "Noted."}], "then": "repeat_last"})
+    server.start()
+    try:
+        yield RealStack(tmp_path / "history.db", server)
+    finally:
+        server.stop()
+
+
+def plain(prompt: Any) -> str:
+    return prompt.plain if isinstance(prompt, Content) else str(prompt)
+
+
+def sessions_screen(pilot: Pilot[None]) -> SessionsScreen:
+    screen = pilot.app.screen
+    assert isinstance(screen, SessionsScreen), f"expected the session screen, got {screen!r}"
+    return screen
+
+
+def rows(pilot: Pilot[None]) -> list[str]:
+    options = pilot.app.screen.query_one("#session-list", OptionList)
+    return [plain(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+
+
+async def open_sessions(pilot: Pilot[None], expected_rows: int) -> SessionsScreen:
+    await wait_until(pilot, lambda: pilot.app.screen.is_active, "chat screen")
+    await pilot.press("ctrl+s")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, SessionsScreen)
+                     and len(sessions_screen(pilot).sessions) == expected_rows, f"{expected_rows} sessions listed")
+    return sessions_screen(pilot)
+
+
+async def type_filter(pilot: Pilot[None], text: str, until: Any) -> None:
+    screen = sessions_screen(pilot)
+    screen.query_one(Input).value = ""
+    await pilot.press(*text)
+    await wait_until(pilot, lambda: until(screen), f"filter {text!r} applied")
+    await pilot.pause()
+
+
+async def back_in_chat(pilot: Pilot[None], first_prompt: str | None) -> None:
+    def ready() -> bool:
+        try:
+            users = chat(pilot).query(UserMessage)
+        except AssertionError:
+            return False
+        shown = [user.prompt for user in users]
+        return (not shown) if first_prompt is None else first_prompt in shown
+
+    await wait_until(pilot, ready, f"chat showing {first_prompt!r}")
+
+
+async def test_list_shows_title_last_activity_model_and_count(stack: RealStack) -> None:
+    weather = await seed(stack.db, "Weather in Oslo", WEATHER, model="gpt-test")
+    recipes = await seed(stack.db, "Bread", RECIPES, model="other-model")
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_sessions(pilot, 2)
+        first, second = rows(pilot)
+    assert first.splitlines()[0].strip() == "Bread"  # most recent first
+    assert recipes.updated_at.strftime("%Y-%m-%d") in first and "other-model" in first and "2 messages" in first
+    assert second.splitlines()[0].strip() == "Weather in Oslo"
+    assert "gpt-test" in second and "4 messages" in second
+    assert weather.created_at.strftime("%Y-%m-%d %H:") in second
+
+
+async def test_typing_filters_by_title_and_by_message_text(stack: RealStack) -> None:
+    await seed(stack.db, "Weather in Oslo", WEATHER)
+    await seed(stack.db, "Bread", RECIPES)
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_sessions(pilot, 2)
+        # "sourdough" is only in a message of "Bread": found by full-text search, shown with a snippet.
+        await type_filter(pilot, "sourdough", lambda s: len(s.sessions) == 1)
+        (row,) = rows(pilot)
+        assert row.startswith("  Bread") and "sourdough" in row.splitlines()[-1].lower()
+        # Words of a title match too.
+        await type_filter(pilot, "oslo", lambda s: len(s.sessions) == 1)
+        assert rows(pilot)[0].splitlines()[0].strip() == "Weather in Oslo"
+        await type_filter(pilot, "submarine", lambda s: not s.sessions)
+        assert rows(pilot) == ["No session matches."]
+        await type_filter(pilot, "", lambda s: len(s.sessions) == 2)
+        assert screen.is_active
+
+
+async def test_open_shows_the_session_and_continues_it(stack: RealStack) -> None:
+    weather = await seed(stack.db, "Weather in Oslo", WEATHER)
+    await seed(stack.db, "Bread", RECIPES)
+    app, backend = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_sessions(pilot, 2)
+        await type_filter(pilot, "oslo", lambda s: len(s.sessions) == 1)
+        await pilot.press("enter")
+        await back_in_chat(pilot, "And tomorrow?")
+        screen = chat(pilot)
+        assert [p.call.call_id for p in screen.tool_panels.panels] == ["call_w1"]
+        assert "Weather in Oslo" in screen.status_bar.title
+        await send(pilot, "Thanks!")
+        assert backend.current_session_id == weather.id
+    (body,) = stack.chat_requests()
+    assert [m[0] for m in api_messages(body)] == ["user", "assistant", "tool", "user", "assistant", "user"]
+    assert api_messages(body)[1][2] == ["call_w1"] and api_messages(body)[2][1] == "call_w1"
+    _, messages = await stored(stack.db, weather.id)
+    assert [m.content for m in messages[-2:]] == ["Thanks!", "Noted."]
+
+
+async def test_rename(stack: RealStack) -> None:
+    weather = await seed(stack.db, "Weather in Oslo", WEATHER)
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_sessions(pilot, 1)
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, RenameScreen), "rename dialog")
+        app.screen.query_one(Input).value = ""
+        await pilot.press(*"Oslo forecast", "enter")
+        await wait_until(pilot, lambda: screen.is_active and rows(pilot)[0].startswith("  Oslo forecast"), "renamed")
+        # Esc in the dialog keeps the title.
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, RenameScreen), "rename dialog again")
+        await pilot.press(*" nope", "escape")
+        await wait_until(pilot, lambda: screen.is_active, "dialog closed")
+        await pilot.pause()
+        assert rows(pilot)[0].startswith("  Oslo forecast\n")
+    (session,), _ = await stored(stack.db)
+    assert (session.id, session.title) == (weather.id, "Oslo forecast")
+
+
+async def test_fork_from_a_chosen_message_opens_the_fork(stack: RealStack) -> None:
+    weather = await seed(stack.db, "Weather in Oslo", WEATHER)
+    app, backend = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_sessions(pilot, 1)
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: isinstance(app.screen, ForkScreen), "fork dialog")
+        fork_screen = app.screen
+        assert isinstance(fork_screen, ForkScreen)
+        assert [m.role for m in fork_screen.messages] == [Role.USER, Role.ASSISTANT] * 2
+        await pilot.press("up", "up", "enter")  # from the last message up to the first reply
+        await back_in_chat(pilot, "What's the weather in Oslo?")
+        screen = chat(pilot)
+        assert "And tomorrow?" not in [u.prompt for u in screen.query(UserMessage)]
+        assert [p.call.call_id for p in screen.tool_panels.panels] == ["call_w1"]
+        fork_id = backend.current_session_id
+        assert fork_id is not None and fork_id != weather.id
+        await send(pilot, "Is it windy?")
+    sessions, fork_messages = await stored(stack.db, fork_id)
+    fork = next(s for s in sessions if s.id == fork_id)
+    assert fork.parent_session_id == weather.id and fork.title == "Weather in Oslo (fork)"
+    assert [m.content for m in fork_messages] == [
+        "What's the weather in Oslo?", "Oslo is cloudy, 9 °C.", "Is it windy?", "Noted."]
+    assert fork_messages[1].tool_calls[0].result == "Oslo: cloudy, 9 °C"
+    _, original = await stored(stack.db, weather.id)
+    assert len(original) == 4  # the source is untouched
+    (body,) = stack.chat_requests()
+    assert [m[0] for m in api_messages(body)] == ["user", "assistant", "tool", "user"]
+
+
+async def test_delete_asks_first(stack: RealStack) -> None:
+    weather = await seed(stack.db, "Weather in Oslo", WEATHER)
+    await seed(stack.db, "Bread", RECIPES)
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_sessions(pilot, 2)
+        await pilot.press("down", "ctrl+d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteScreen), "confirmation")
+        assert "Weather in Oslo" in str(app.screen.query_one("Static").render())
+        await pilot.press("n")
+        await wait_until(pilot, lambda: screen.is_active, "kept")
+        await pilot.pause()
+        assert len(screen.sessions) == 2
+        await pilot.press("ctrl+d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteScreen), "confirmation again")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: screen.is_active and len(screen.sessions) == 1, "deleted")
+        assert rows(pilot)[0].startswith("  Bread")
+    sessions, _ = await stored(stack.db)
+    assert weather.id not in [s.id for s in sessions] and len(sessions) == 1
+
+
+async def test_deleting_the_open_session_leaves_a_fresh_chat(stack: RealStack) -> None:
+
+    weather = await seed(stack.db, "Weather in Oslo", WEATHER)
+    app, backend = stack.app(ResumeRequest(session_id=weather.id))
+    async with app.run_test(size=SIZE) as pilot:
+        await back_in_chat(pilot, "And tomorrow?")
+        screen = await open_sessions(pilot, 1)
+        assert rows(pilot)[0].startswith("● Weather in Oslo")  # the open one is marked
+        await pilot.press("ctrl+d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteScreen), "confirmation")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: screen.is_active and not screen.sessions, "deleted")
+        assert rows(pilot) == ["No sessions yet: your first prompt starts one."]
+        await pilot.press("escape")
+        await back_in_chat(pilot, None)
+        assert not chat(pilot).tool_panels.panels
+        await send(pilot, "Start over")
+        assert backend.current_session_id not in (None, weather.id)
+    sessions, messages = await stored(stack.db)
+    assert [s.title for s in sessions] == ["Start over"] and len(messages) == 2
+
+
+async def test_new_session_title_comes_from_the_first_prompt_without_a_model_request(stack: RealStack) -> None:
+    app, backend = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "\n  Plan a three-day trip to Lisbon with a focus on food, tiles and old trams please\nmore")
+        assert chat(pilot).status_bar.title == backend.session_title
+    assert len(stack.chat_requests()) == 1  # the reply only: no request to name the session
+    (session,), _ = await stored(stack.db)
+    assert session.title == "Plan a three-day trip to Lisbon with a focus on food, tiles…"
+
+
+async def test_new_session_and_export(stack: RealStack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui_agent.ui.session_actions import export_current
+
+    weather = await seed(stack.db, "Weather in Oslo", WEATHER)
+    monkeypatch.chdir(tmp_path)
+    app, backend = stack.app(ResumeRequest(latest=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await back_in_chat(pilot, "And tomorrow?")
+        target = await export_current(app)
+        assert target is not None and target.parent == tmp_path and weather.id[:8] in target.name
+        text = target.read_text(encoding="utf-8")
+        assert "get_current_weather" in text and "Oslo: cloudy, 9 °C" in text
+        await app.run_action("new_session")
+        await back_in_chat(pilot, None)
+        assert backend.current_session_id is None
+        assert await export_current(app) is None  # nothing to export yet: said in a notification
+        await pilot.pause()
+        assert any("Nothing to export" in n.message for n in app._notifications)
+
+
+async def test_session_screen_opens_once_and_esc_goes_back(stack: RealStack) -> None:
+    await seed(stack.db, "Bread", RECIPES)
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_sessions(pilot, 1)
+        await app.run_action("sessions")
+        await pilot.pause()
+        assert sum(isinstance(s, SessionsScreen) for s in app.screen_stack) == 1
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, SessionsScreen), "back in chat")
+        assert chat(pilot).is_active
