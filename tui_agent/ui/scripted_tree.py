@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 
 from tui_agent.agent.events import AgentEvent, ToolCallUpdated
 from tui_agent.agent.tree import TreeEvent, TreeObserver, Unsubscribe
@@ -26,7 +27,9 @@ TURN_SHAPE = (
 class ScriptedTree:
     """Observers of the scripted turns' fake tree, and the nodes of the turn now running."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        """When nodes start and end (a fixed clock makes snapshots repeatable)."""
         self._observers: list[TreeObserver] = []
         self._ids = itertools.count(1)
         self._open: list[tuple[int, int | None, str, NodeKind, float]] = []
@@ -42,7 +45,7 @@ class ScriptedTree:
     def begin_turn(self) -> None:
         ids: list[int] = []
         for name, kind, parent in TURN_SHAPE:
-            node_id, parent_id, now = next(self._ids), ids[parent] if parent is not None else 0, time.monotonic()
+            node_id, parent_id, now = next(self._ids), ids[parent] if parent is not None else 0, self._clock()
             ids.append(node_id)
             self._open.append((node_id, parent_id, name, kind, now))
             self._emit(NodeCreated(node_id, parent_id, kind, name, now))
@@ -56,7 +59,7 @@ class ScriptedTree:
         ended = NodeCancelled if cancelled else NodeFinished
         open_nodes, self._open = self._open, []
         for node_id, parent_id, name, kind, started in reversed(open_nodes):
-            self._emit(ended(node_id, parent_id, kind, name, time.monotonic(), started))
+            self._emit(ended(node_id, parent_id, kind, name, self._clock(), started))
 
     def _emit(self, event: TreeEvent) -> None:
         for observer in list(self._observers):

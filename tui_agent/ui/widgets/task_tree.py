@@ -73,9 +73,9 @@ class TreeItem:
     """The commander node's id (None for a tool call)."""
 
     def label(self, now: float) -> Text:
-        text = Text.assemble((self.glyph, STATE_STYLES.get(self.glyph, "")), " ", self.name)
-        if self.kind == "tool":
-            text.append(" (tool)", style="dim")
+        # A tool call is told apart by its italic name (a suffix would push the time out of a narrow panel).
+        name_style = "italic" if self.kind == "tool" else ""
+        text = Text.assemble((self.glyph, STATE_STYLES.get(self.glyph, "")), " ", (self.name, name_style))
         if self.started_at is not None:
             end = self.ended_at if self.ended_at is not None else now
             text.append(f"  {elapsed_text(end - self.started_at)}", style="dim")
@@ -99,6 +99,7 @@ class TaskTree(Tree[str]):
         self._latest_run_tools: str | None = None
         self._unsubscribe: Unsubscribe | None = None
         self._timer: Timer | None = None
+        self._hinted = False
 
     # -- life -----------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -122,12 +123,28 @@ class TaskTree(Tree[str]):
         self.display = True
         self._rebuild()
         self.focus()
+        if not self._hinted:
+            self._hinted = True
+            self.call_after_refresh(self._show_hint)
+
+    def _show_hint(self) -> None:
+        """Say once how to cancel, with the keys in force (the `[keys]` table may have changed them)."""
+        cancel = self._keys_for("cancel_node") or "the cancel key"
+        hide = self._keys_for("toggle_task_tree") or "Ctrl+T"
+        self.notify(f"Select a running node and press {cancel} to cancel it and everything under it; "
+                    f"{hide} hides the tree.", title="Task tree", timeout=6)
+
+    def _keys_for(self, action: str) -> str:
+        keys = [self.app.get_key_display(active.binding) for active in self.screen.active_bindings.values()
+                if active.binding.action in (action, f"app.{action}")]
+        return " or ".join(dict.fromkeys(keys))
 
     def hide(self) -> None:
         had_focus = self.has_focus
         self.display = False
         if self._timer is not None:
             self._timer.pause()
+        self.clear()  # nothing stale is kept while hidden; showing rebuilds from the model
         self._shown_nodes.clear()
         if had_focus:
             self.screen.focus_next()
@@ -231,6 +248,8 @@ class TaskTree(Tree[str]):
             self.notify(f"{item.name} has already ended.", severity="warning")
         elif not self._backend.cancel_node(item.node_id):
             self.notify(f"{item.name} could not be cancelled: it is no longer running.", severity="warning")
+        else:
+            self.notify(f"Cancelled {item.name} and everything under it.", title="Task tree")
 
 
 def _final_state(event: NodeEnded) -> NodeState:

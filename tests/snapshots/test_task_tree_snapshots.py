@@ -1,0 +1,37 @@
+"""Snapshot of the task tree (Ctrl+T) mid-turn on the scripted backend: fixed clocks, fixed size, no blink."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.pilot import Pilot
+
+from tests.ui.helpers import FIXED_NOW, SIZE, call, chat, make_app, wait_until
+from tui_agent.agent.events import AssistantMessageStarted, AssistantTextDelta, ToolStatus
+from tui_agent.ui.scripted import Gate, Script
+from tui_agent.ui.scripted_tree import ScriptedTree
+
+SnapCompare = Callable[..., bool]
+
+
+def test_task_tree_mid_turn_with_a_running_tool_selected(snap_compare: SnapCompare) -> None:
+    gate = Gate()
+    script: Script = [
+        AssistantMessageStarted("m1"), AssistantTextDelta("m1", "Checking two cities at once…"),
+        call("c1", ToolStatus.DONE, started=100.0, finished=101.4, result="Paris: sunny, 21 °C"),
+        call("c2", ToolStatus.RUNNING, arguments='{"location": "Oslo"}', started=101.0),
+        gate,
+    ]
+    app, backend = make_app([script])
+    backend.tree = ScriptedTree(clock=lambda: FIXED_NOW - 3.2)
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        screen = chat(pilot)
+        screen.prompt_input.insert("Weather in Paris and Oslo?")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: gate.reached, "mid-turn")
+        await pilot.press("ctrl+t")
+        await pilot.press(*["down"] * 5)  # the cursor on run_tools
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

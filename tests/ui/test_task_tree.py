@@ -1,0 +1,196 @@
+"""The task tree (Ctrl+T) during real turns: offline model over HTTP, real agent and commander, real SQLite.
+
+It shows the turn's jobs, handlers and tool calls with their state and elapsed time, cancels the subtree
+of a selected running node, and gives the prompt its focus back when hidden.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from tests.ui.helpers import FIXED_NOW, chat, make_app, send, wait_until
+from tui_agent.agent.deferred import DeferredAgent
+from tui_agent.agent.endpoint import EndpointChoice
+from tui_agent.agent.services import build_agent
+from tui_agent.config import Settings
+from tui_agent.history.store import HistoryStore
+from tui_agent.offline.server import BackgroundServer
+from tui_agent.status import MessageStatus, ToolStatus
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.scripted import Gate, Script
+from tui_agent.ui.scripted_tree import ScriptedTree
+from tui_agent.ui.widgets.task_tree import TaskTree
+
+PLUGINS = Path(__file__).parents[1] / "unit" / "agent" / "plugins"
+SLOW_TOOL = {"replies": [{"tool_calls": [{"name": "slow_echo", "arguments": {"text": "hi", "seconds": 30}}]}]}
+ELAPSED = re.compile(r"\d+\.\ds$|\d+m\d\ds$")
+MakeApp = Callable[..., TuiAgentApp]
+
+
+@pytest.fixture
+async def real_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
+    """`real_app(scenario=None, **settings)`: the app on a real agent with the real clock."""
+    servers: list[BackgroundServer] = []
+
+    def make(scenario: dict[str, Any] | None = None, **values: Any) -> TuiAgentApp:
+        settings = Settings(db=tmp_path / "history.db", **values)
+        choice = EndpointChoice(None, "offline")
+        if scenario is not None:
+            server = BackgroundServer(scenario)
+            servers.append(server)
+            choice = EndpointChoice(server.start(), "scripted", "test-key")
+        backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
+        return TuiAgentApp(backend, clock=time.monotonic, cursor_blink=False)
+
+    yield make
+    for server in servers:
+        server.stop()
+
+
+def task_tree(pilot: Pilot[None]) -> TaskTree:
+    return chat(pilot).query_one(TaskTree)
+
+
+def shown_lines(tree: TaskTree) -> list[str]:
+    """What the panel shows, one node per line, in tree order (depth first)."""
+    lines: list[str] = []
+    stack = list(reversed(tree.root.children))
+    while stack:
+        node = stack.pop()
+        lines.append(node.label.plain)
+        stack.extend(reversed(node.children))
+    return lines
+
+
+def line_for(tree: TaskTree, name: str) -> str:
+    return next(line for line in shown_lines(tree) if line.split("  ")[0].endswith(f" {name}"))
+
+
+async def select(pilot: Pilot[None], tree: TaskTree, name: str) -> None:
+    """Move the cursor down to the (first) node called `name`, as a person would."""
+    for _ in range(len(tree.items) + 1):
+        item = tree.selected_item()
+        if item is not None and item.name == name:
+            return
+        await pilot.press("down")
+    raise AssertionError(f"no node called {name!r} to select")
+
+
+async def test_ctrl_t_shows_the_turn_live_until_everything_completed(real_app: MakeApp) -> None:
+    app = real_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        tree = task_tree(pilot)
+        assert not tree.display
+        await pilot.press("ctrl+t")
+        assert tree.display and tree.has_focus
+        chat(pilot).prompt_input.focus()
+        await send(pilot, "weather in Paris")
+        names = [item.name for item in tree.items.values()]
+        assert names[:5] == ["ChatJob", "ResponseJob", "respond", "show_reply", "run_tools"]
+        assert "get_current_weather" in names and names.count("ResponseJob") == 2
+        tool = next(item for item in tree.items.values() if item.kind == "tool")
+        assert tool.parent is not None and tree.items[tool.parent].name == "run_tools"
+        lines = shown_lines(tree)
+        assert len(lines) == len(tree.items)  # drawn live, while shown
+        for line in lines:
+            assert line.startswith("✓ "), line
+            assert ELAPSED.search(line), f"no elapsed time in {line!r}"
+        assert line_for(tree, "ChatJob") == lines[0]
+
+
+@pytest.mark.parametrize("key", ["x", "delete"])
+async def test_cancelling_a_running_node_stops_its_subtree_and_says_so(
+    real_app: MakeApp, tmp_path: Path, key: str
+) -> None:
+    app = real_app(SLOW_TOOL, plugin_dirs=[PLUGINS])
+    async with app.run_test(size=(160, 45)) as pilot:
+        await send(pilot, "echo slowly", wait=False)
+        screen = chat(pilot)
+        await wait_until(pilot, lambda: any(p.status is ToolStatus.RUNNING for p in screen.tool_panels.panels),
+                         "the slow tool running")
+        await pilot.press("ctrl+t")
+        tree = task_tree(pilot)
+        assert tree.has_focus
+        assert line_for(tree, "run_tools").startswith("◐ ") and line_for(tree, "slow_echo").startswith("◐ ")
+        await select(pilot, tree, "run_tools")
+        await pilot.press(key)
+        await wait_until(pilot, lambda: screen.idle, "the turn ended")
+        assert any("Cancelled run_tools" in n.message for n in app._notifications)
+        assert line_for(tree, "run_tools").startswith("⊘ ") and line_for(tree, "slow_echo").startswith("⊘ ")
+        assert line_for(tree, "ChatJob").startswith("✓ ")  # the rest of the turn ended normally
+        (panel,) = screen.tool_panels.panels
+        assert panel.status is ToolStatus.INTERRUPTED
+        # Still responsive: the next turn runs and replaces the tree.
+        screen.prompt_input.focus()
+        await send(pilot, "weather in Paris")
+        assert all(line.startswith("✓ ") for line in shown_lines(tree))
+        assert "slow_echo" not in [item.name for item in tree.items.values()]
+    store = await HistoryStore.open(tmp_path / "history.db")
+    try:
+        (session,) = await store.list_recent()
+        messages = await store.load_tail(session.id, 100)
+    finally:
+        await store.close()
+    assert MessageStatus.STREAMING not in [m.status for m in messages]
+    assert [c.status for c in messages[1].tool_calls] == [ToolStatus.INTERRUPTED]
+
+
+async def test_cancel_key_on_a_tool_or_an_ended_node_explains_instead(real_app: MakeApp) -> None:
+    app = real_app(SLOW_TOOL, plugin_dirs=[PLUGINS])
+    async with app.run_test(size=(160, 45)) as pilot:
+        await send(pilot, "echo slowly", wait=False)
+        screen = chat(pilot)
+        await wait_until(pilot, lambda: any(p.status is ToolStatus.RUNNING for p in screen.tool_panels.panels),
+                         "the slow tool running")
+        await pilot.press("ctrl+t")
+        tree = task_tree(pilot)
+        await select(pilot, tree, "show_reply")
+        await pilot.press("x")
+        await select(pilot, tree, "slow_echo")
+        await pilot.press("x")
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+        assert any("show_reply has already ended" in m for m in messages)
+        assert any("select it to cancel them" in m for m in messages)
+        assert not screen.idle and line_for(tree, "slow_echo").startswith("◐ ")  # nothing was cancelled
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen.idle, "Esc ended the turn")
+        assert line_for(tree, "ChatJob").startswith("⊘ ")
+
+
+async def test_a_hidden_tree_draws_nothing_and_hiding_gives_the_prompt_its_focus() -> None:
+    gate = Gate()
+    script: Script = [gate]
+    app, backend = make_app([script])
+    backend.tree = ScriptedTree(clock=lambda: FIXED_NOW - 3.2)
+    async with app.run_test() as pilot:
+        screen = chat(pilot)
+        await send(pilot, "hello", wait=False)
+        await wait_until(pilot, lambda: gate.reached, "mid-turn")
+        tree = task_tree(pilot)
+        assert [item.name for item in tree.items.values()] == ["ChatJob", "ResponseJob", "respond", "show_reply",
+                                                               "run_tools"]
+        assert not tree.root.children  # the model follows the turn, the widget stays empty while hidden
+        await pilot.press("ctrl+t")
+        assert shown_lines(tree) == [f"◐ {item.name}  3.2s" for item in tree.items.values()]
+        assert tree.has_focus
+        await pilot.pause()
+        (hint,) = [n.message for n in app._notifications if "to cancel it" in n.message]
+        assert "del or x" in hint  # the keys in force, said once
+        await pilot.press("ctrl+t")
+        assert not tree.display and screen.prompt_input.has_focus
+        gate.open()
+        await wait_until(pilot, lambda: screen.idle, "turn finished")
+        assert not tree.root.children
+        assert all(item.glyph == "✓" for item in tree.items.values())
+        await pilot.press("ctrl+t")
+        assert all(line.startswith("✓ ") for line in shown_lines(tree))
+        await pilot.pause()
+        assert len([n for n in app._notifications if "to cancel it" in n.message]) == 1
