@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.ui.helpers import FIXED_NOW, chat, send, wait_until
+from tests.unit.agent.test_turn_faults import FAULTS
 from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import OFFLINE_NOTICE, build_agent
@@ -89,6 +90,42 @@ async def test_server_error_is_inline_and_the_next_prompt_works(real_app: MakeAp
         assert screen.chat_log.assistant_messages[-1].shown_text().strip()
     first_reply = (await history(tmp_path / "history.db"))[1]
     assert first_reply.status is MessageStatus.FAILED and first_reply.content == partial
+
+
+@pytest.mark.parametrize(("fault", "word"), FAULTS)
+async def test_every_server_fault_is_a_sentence_inline_and_the_app_carries_on(
+    real_app: MakeApp, tmp_path: Path, fault: dict[str, Any], word: str
+) -> None:
+    app, _ = real_app({"replies": [fault], "then": "repeat_last"}, stall_timeout=0.5)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = chat(pilot)
+        for prompt in ("first", "second"):  # the second turn shows the app is still usable after the first
+            await send(pilot, prompt)
+        notices = [str(notice.render()) for notice in screen.query(ErrorNotice)]
+        shown = [reply.shown_text() for reply in screen.chat_log.assistant_messages]
+        assert len(notices) == 2 and all(word in notice.lower() and "Traceback" not in notice for notice in notices)
+        assert [marker.has_class("-failed") for marker in screen.query(MessageMarker)] == [True, True]
+    messages = await history(tmp_path / "history.db")
+    replies = [message for message in messages if message.role.value == "assistant"]
+    assert [reply.status for reply in replies] == [MessageStatus.FAILED] * 2
+    assert [" ".join(reply.content.split()) for reply in replies] == [" ".join(text.split()) for text in shown]
+    assert all(reply.error and "test-key" not in reply.error for reply in replies)
+
+
+async def test_server_down_is_inline_and_the_app_carries_on(tmp_path: Path) -> None:
+    settings = Settings(db=tmp_path / "history.db")
+    choice = EndpointChoice("http://127.0.0.1:9/v1", "down", "test-key")
+    backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
+    app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await send(pilot, "anyone there?")
+        screen = chat(pilot)
+        (notice,) = screen.query(ErrorNotice)
+        assert "Traceback" not in str(notice.render()) and screen.idle
+        await pilot.press("h", "i")
+        assert screen.prompt_input.text == "hi"
+    (_, reply) = await history(tmp_path / "history.db")
+    assert reply.status is MessageStatus.FAILED and reply.error
 
 
 async def test_escape_mid_stream_keeps_the_partial_reply(real_app: MakeApp, tmp_path: Path) -> None:
