@@ -100,3 +100,17 @@ def test_invalid_values_in_tables_are_named_by_line(capsys: pytest.CaptureFixtur
     paths.config_file().write_text(text)
     _, err = run(capsys, "config", "show")
     assert named in err and "using the defaults" in err
+
+
+def test_themes_marks_the_theme_a_run_would_use(capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    def marked(*argv: str) -> list[str]:
+        out, _ = run(capsys, *argv, "themes")
+        return [line.split()[1] for line in out.splitlines() if line.startswith("*")]
+
+    assert marked() == ["tui-agent-dark"]
+    paths.config_file().write_text('theme = "nord"\n')
+    assert marked() == ["nord"]
+    monkeypatch.setenv("TUI_AGENT_THEME", "paper")
+    assert marked() == ["paper"]
+    assert marked("--theme", "forest") == ["forest"]

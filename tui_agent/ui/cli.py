@@ -21,11 +21,15 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print one theme per line: name, dark/light, where it comes from; skipped files go to stderr."""
+    """Print one theme per line: name, dark/light, where it comes from; `*` marks the one a run would use
+    (`--theme`, $TUI_AGENT_THEME, the config file, else the default); skipped files go to stderr."""
     from textual.theme import BUILTIN_THEMES
 
     from tui_agent import paths
-    from tui_agent.ui.themes import DEFAULT_THEME, load_themes
+    from tui_agent.config import resolve_settings
+    from tui_agent.ui.themes import load_themes
+
+    settings, _ = resolve_settings({"theme": getattr(args, "theme", None)}, paths.config_file())
 
     shipped = load_themes([paths.shipped_dir("themes")])
     user_dir = paths.user_themes_dir()
@@ -34,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     rows.update({name: (theme.dark, "shipped") for name, theme in shipped.themes.items()})
     rows.update({name: (theme.dark, f"user ({user_dir})") for name, theme in user.themes.items()})
     for name, (dark, source) in sorted(rows.items()):
-        marker = "*" if name == DEFAULT_THEME else " "
+        marker = "*" if name == settings.theme else " "
         print(f"{marker} {name:<28} {'dark' if dark else 'light':<6} {source}")
     for problem in shipped.problems + user.problems:
         print(f"tui-agent themes: skipped {problem}", file=sys.stderr)
