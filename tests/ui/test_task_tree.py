@@ -120,6 +120,10 @@ async def test_cancelling_a_running_node_stops_its_subtree_and_says_so(
         assert tree.has_focus
         assert line_for(tree, "run_tools").startswith("◐ ") and line_for(tree, "slow_echo").startswith("◐ ")
         await select(pilot, tree, "run_tools")
+        await pilot.press("ctrl+t", "ctrl+t")  # hidden and shown again: the selection is kept
+        await pilot.pause()
+        selected = tree.selected_item()
+        assert selected is not None and selected.name == "run_tools"
         await pilot.press(key)
         await wait_until(pilot, lambda: screen.idle, "the turn ended")
         assert any("Cancelled run_tools" in n.message for n in app._notifications)

@@ -100,6 +100,8 @@ class TaskTree(Tree[str]):
         self._unsubscribe: Unsubscribe | None = None
         self._timer: Timer | None = None
         self._hinted = False
+        self._cursor_key: str | None = None
+        """The selected item when the panel was hidden, selected again when it is shown."""
 
     # -- life -----------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -141,6 +143,8 @@ class TaskTree(Tree[str]):
 
     def hide(self) -> None:
         had_focus = self.has_focus
+        selected = self.selected_item()
+        self._cursor_key = selected.key if selected is not None else None
         self.display = False
         if self._timer is not None:
             self._timer.pause()
@@ -207,6 +211,8 @@ class TaskTree(Tree[str]):
         self._shown_nodes.clear()
         for item in self.items.values():
             self._show_item(item)
+        if (node := self._shown_nodes.get(self._cursor_key or "")) is not None:
+            self.call_after_refresh(self.move_cursor, node)  # where it was when hidden (lines exist after layout)
 
     def _show_item(self, item: TreeItem) -> None:
         label = item.label(self._clock())
