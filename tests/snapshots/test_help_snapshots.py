@@ -22,4 +22,4 @@ async def open_help(pilot: Pilot[None]) -> None:
 
 def test_help_screen(snap_compare: SnapCompare) -> None:
     app = TuiAgentApp(ScriptedBackend(), clock=lambda: FIXED_NOW, cursor_blink=False, keys={"sessions": "ctrl+o"})
-    assert snap_compare(app, terminal_size=SIZE, run_before=open_help)
+    assert snap_compare(app, terminal_size=(SIZE[0], 50), run_before=open_help)

@@ -17,9 +17,11 @@ from textual.app import App
 from textual.binding import Binding, BindingsMap
 from textual.dom import DOMNode
 
+from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
 from tui_agent.ui.widgets.task_tree import TaskTree
+from tui_agent.ui.widgets.tool_panel import ToolPanel
 
 NAMESPACES = ("app.", "screen.")
 
@@ -33,10 +35,19 @@ class KeyRow:
     action: str
 
 
+FIXED = "(fixed)"
+PROMPT_KEYS = [
+    KeyRow("enter", "Send the prompt", FIXED),
+    KeyRow("shift+enter ctrl+j", "New line", FIXED),
+    KeyRow("up down", "Recall earlier / later prompts", FIXED),
+]
+"""The prompt's own keys: handled by the prompt widget itself, so they are listed but not overridable."""
+
+
 def binding_owners(app: App[Any]) -> list[tuple[str, type[DOMNode]]]:
     """The parts of the app whose bindings are listed and overridable, with a title for each."""
-    return [("Everywhere", type(app)), ("Chat screen", ChatScreen), ("Task tree", TaskTree),
-            ("Session screen", SessionsScreen)]
+    return [("Everywhere", type(app)), ("Chat screen", ChatScreen), ("Tool panel", ToolPanel),
+            ("Task tree", TaskTree), ("Approval dialog", ApprovalScreen), ("Session screen", SessionsScreen)]
 
 
 def action_name(binding: Binding) -> str:

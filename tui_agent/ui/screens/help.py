@@ -1,5 +1,6 @@
-"""Provides `HelpScreen` (F1): every key binding of the app, chat screen, task tree and session screen, with the
-keys in force after the `[keys]` overrides and the action name to override each one by. Esc or F1 closes it.
+"""Provides `HelpScreen` (F1): every key binding (app, chat screen, prompt, tool panel, task tree, approval
+dialog, session screen) with the keys in force after the `[keys]` overrides and the action name to override
+each one by. Esc or F1 closes it.
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui_agent.ui.keys import KeyRow, binding_owners, key_rows
+from tui_agent.ui.keys import PROMPT_KEYS, KeyRow, binding_owners, key_rows
 
-KEY_WIDTH = 16
-DESCRIPTION_WIDTH = 30
+KEY_WIDTH = 20
+DESCRIPTION_WIDTH = 32
 
 
 def render_rows(rows: list[KeyRow]) -> Content:
@@ -35,7 +36,7 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
-        width: 80; max-width: 100%; height: auto; max-height: 90%;
+        width: 84; max-width: 100%; height: auto; max-height: 90%;
         background: $surface; border: round $primary; padding: 0 1;
     }
     HelpScreen .help-title { text-style: bold; color: $primary; margin-top: 1; }
@@ -45,8 +46,9 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            for title, owner in binding_owners(self.app):
-                rows = key_rows(self.app, owner)
+            sections = [(title, key_rows(self.app, owner)) for title, owner in binding_owners(self.app)]
+            sections.insert(2, ("Prompt", PROMPT_KEYS))
+            for title, rows in sections:
                 if rows:
                     yield Static(title, classes="help-title")
                     yield Static(render_rows(rows), classes="help-keys")
