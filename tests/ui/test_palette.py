@@ -173,10 +173,10 @@ async def test_switch_model_on_the_scripted_backend_updates_the_status_bar() -> 
 async def test_switch_model_against_the_offline_server_keeps_the_conversation(tmp_path: Path) -> None:
     server = BackgroundServer({"models": ["offline", "offline-large"]})
     server.start()
+    settings = Settings(db=tmp_path / "history.db")
+    choice = EndpointChoice(server.base_url, "offline", "test-key")
+    backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
     try:
-        settings = Settings(db=tmp_path / "history.db")
-        choice = EndpointChoice(server.base_url, "offline", "test-key")
-        backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
         app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
         async with app.run_test(size=SIZE) as pilot:
             await send(pilot, "Remember the word pelican.")
@@ -194,6 +194,7 @@ async def test_switch_model_against_the_offline_server_keeps_the_conversation(tm
         assert "Remember the word pelican." in sent and "Which word?" in sent
         assert any(r.method == "GET" and r.path.endswith("/models") for r in server.requests)
     finally:
+        await backend.close()
         server.stop()
 
 
