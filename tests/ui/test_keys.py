@@ -92,3 +92,12 @@ async def test_help_lists_every_part_with_the_keys_in_force_and_closes_on_escape
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help open again")
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), "help closed by F1")
+
+
+async def test_an_override_that_takes_a_used_key_is_reported() -> None:
+    app = app_with({"sessions": "escape"})
+    async with app.run_test(size=SIZE) as pilot:
+        (message,) = [n.message for n in app._notifications if "[keys]" in n.message]
+        assert "escape was 'cancel_turn' in chat screen; 'sessions' takes it" in message
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "escape now opens sessions")

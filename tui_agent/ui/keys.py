@@ -81,15 +81,36 @@ def overridable_actions(app: App[Any]) -> set[str]:
 
 
 def apply_key_overrides(app: App[Any], overrides: Mapping[str, str]) -> str | None:
-    """Install the overrides as the app's keymap; returns one sentence naming unknown actions, if any."""
+    """Install the overrides as the app's keymap; returns one notice about unknown names and taken keys, if any."""
     known = overridable_actions(app)
     usable = {name: key for name, key in overrides.items() if name in known}
     app.set_keymap(usable)
-    unknown = sorted(set(overrides) - set(usable))
-    if not unknown:
-        return None
-    return (f"The [keys] table names no key binding called {', '.join(repr(name) for name in unknown)}; "
-            f"those lines were skipped (F1 lists the action names).")
+    problems = []
+    if unknown := sorted(set(overrides) - set(usable)):
+        problems.append(f"The [keys] table names no key binding called {', '.join(repr(n) for n in unknown)}; "
+                        "those lines were skipped (F1 lists the action names).")
+    problems.extend(taken_keys(app, app._keymap))
+    return "\n".join(problems) or None
+
+
+def taken_keys(app: App[Any], keymap: Mapping[str, str]) -> list[str]:
+    """One sentence per default binding whose key an override takes in the same part of the app: Textual then
+    drops that binding (its own clash check misses bindings that have ids, so this one is ours)."""
+    found = []
+    for title, owner in binding_owners(app):
+        listed = list(_class_bindings(owner))
+        ids = {binding.id for _, binding in listed}
+        for name, keys in keymap.items():
+            if name not in ids:
+                continue
+            for key in keys.split(","):
+                found.extend(
+                    f"[keys]: {key} was {binding.id!r} in {title.lower()}; {name!r} takes it, so {binding.id!r} "
+                    "has no key there now."
+                    for bound, binding in listed
+                    if bound == key and binding.id != name and binding.id not in keymap and not binding.system
+                )
+    return found
 
 
 def _textual_defaults(owner: type[DOMNode]) -> set[Binding]:
