@@ -96,7 +96,7 @@ def apply_key_overrides(app: App[Any], overrides: Mapping[str, str]) -> str | No
 def taken_keys(app: App[Any], keymap: Mapping[str, str]) -> list[str]:
     """One sentence per default binding whose key an override takes in the same part of the app: Textual then
     drops that binding (its own clash check misses bindings that have ids, so this one is ours)."""
-    found = []
+    found: list[str] = []
     for title, owner in binding_owners(app):
         listed = list(_class_bindings(owner))
         ids = {binding.id for _, binding in listed}
