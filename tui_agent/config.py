@@ -6,13 +6,16 @@ named by `api_key_env`) when a client is built.
 
 from __future__ import annotations
 
-import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tui_agent.config_sources import ENV_VARS as ENV_VARS
+from tui_agent.config_sources import ConfigFileError as ConfigFileError
+from tui_agent.config_sources import merge_sources
+from tui_agent.config_sources import read_config_file as read_config_file
 
 
 class ToolsSettings(BaseModel):
@@ -69,42 +72,13 @@ class Settings(BaseModel):
     """Key binding overrides (the `[keys]` table): action name -> key, e.g. `cancel_turn = "ctrl+c"`."""
 
 
-ENV_VARS: Mapping[str, str] = {
-    "OPENAI_BASE_URL": "base_url",
-    "TUI_AGENT_MODEL": "model",
-    "TUI_AGENT_THEME": "theme",
-    "TUI_AGENT_DB": "db",
-}
-
-
-class ConfigFileError(ValueError):
-    """The config file cannot be used; the message names the file and, for syntax errors, the line."""
-
-
-def read_config_file(path: Path) -> dict[str, Any]:
-    """Read a TOML config file; a missing file is an empty config."""
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except FileNotFoundError:
-        return {}
-    except tomllib.TOMLDecodeError as error:  # its message carries "(at line N, column M)"
-        raise ConfigFileError(f"{path}: {error}; using the defaults instead") from error
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigFileError(f"{path}: cannot be read ({error}); using the defaults instead") from error
-
-
 def load_settings(
     file_values: Mapping[str, Any],
     environ: Mapping[str, str] | None = None,
     flags: Mapping[str, Any] | None = None,
 ) -> Settings:
     """Merge the sources by precedence: flags > environment > file > defaults."""
-    environ = os.environ if environ is None else environ
-    merged: dict[str, Any] = dict(file_values)
-    merged.update({field: environ[var] for var, field in ENV_VARS.items() if environ.get(var)})
-    merged.update({key: value for key, value in (flags or {}).items() if value is not None})
-    return Settings.model_validate(merged)
+    return Settings.model_validate(merge_sources(file_values, environ, flags))
 
 
 def resolve_settings(

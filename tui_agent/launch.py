@@ -12,46 +12,61 @@ import asyncio
 import importlib
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_agent import paths
 from tui_agent.agent.deferred import BuiltAgent, DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice, choose_endpoint
 from tui_agent.agent.resume import ResumeFailedError, ResumeRequest, apply_resume
-from tui_agent.config import Settings, resolve_settings
+from tui_agent.config_sources import first_paint_settings
+
+if TYPE_CHECKING:  # validated settings (pydantic) load after the first paint
+    from tui_agent.config import Settings
 
 STDIN_PROMPT = "-"
 
 
-def settings_from_args(args: argparse.Namespace) -> tuple[Settings, list[str]]:
-    """Settings for this run (flags > environment > config file) and any problem with the config file."""
-    flags: dict[str, Any] = {
+def flags_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings given on the command line (None: not given)."""
+    return {
         "base_url": args.base_url, "model": args.model, "offline": args.offline, "db": args.db,
         "plugin_dirs": args.plugins, "theme": args.theme,
     }
-    return resolve_settings(flags, paths.config_file())
+
+
+def settings_from_args(args: argparse.Namespace) -> tuple[Settings, list[str]]:
+    """Settings for this run (flags > environment > config file) and any problem with the config file."""
+    from tui_agent.config import resolve_settings
+
+    return resolve_settings(flags_from_args(args), paths.config_file())
 
 
 def run_app(args: argparse.Namespace) -> int:
-    """Run the full-screen chat until the user quits (or SIGTERM/SIGHUP arrives)."""
-    settings, problems = settings_from_args(args)
-    choice = choose_endpoint(settings)
+    """Run the full-screen chat until the user quits (or SIGTERM/SIGHUP arrives).
+
+    The first frame uses the few settings it needs read without validation; the settings are validated,
+    and their problems reported, with the rest of the engine after the paint.
+    """
+    first = first_paint_settings(flags_from_args(args), paths.config_file())
+    choice = choose_endpoint(first)
     request = ResumeRequest.from_args(args)
-    backend = DeferredAgent(lambda: _build_in_background(settings, choice, request, backend), model=choice.model,
-                            endpoint=choice.label, notices=problems)
+    backend = DeferredAgent(lambda: _build_in_background(args, request, backend), model=choice.model,
+                            endpoint=choice.label)
     from tui_agent.ui.app import TuiAgentApp
 
-    app = TuiAgentApp(backend, theme=settings.theme, theme_dirs=(paths.user_themes_dir(),), keys=settings.keys)
+    app = TuiAgentApp(backend, theme=first.theme, theme_dirs=(paths.user_themes_dir(),), keys=first.keys)
     backend.on_notice = lambda notice: app.notify(notice, timeout=8)
     asyncio.run(_run_until_exit(app, backend))
     return app.return_code or 0
 
 
-async def _build_in_background(settings: Settings, choice: EndpointChoice, request: ResumeRequest | None = None,
+async def _build_in_background(args: argparse.Namespace, request: ResumeRequest | None = None,
                                backend: DeferredAgent | None = None) -> BuiltAgent:
     # Importing the engine (openai alone is ~650 ms) in a thread keeps the fresh screen responsive meanwhile.
+    settings, problems = await asyncio.to_thread(settings_from_args, args)
     services = await asyncio.to_thread(importlib.import_module, "tui_agent.agent.services")
-    built: BuiltAgent = await services.build_agent(settings, choice)
+    built: BuiltAgent = await services.build_agent(settings, choose_endpoint(settings))
+    built.notices[:0] = problems
     try:
         _, notice = await apply_resume(built.agent, request)
     except ResumeFailedError as error:  # the app carries on in a fresh session and says why, inline

@@ -158,3 +158,15 @@ async def test_approval_modal_on_the_real_runner(real_app: MakeApp, tmp_path: Pa
         assert panel.status is ToolStatus.DONE and panel.call.result == "echo: hi"
     (call,) = (await history(tmp_path / "history.db"))[1].tool_calls
     assert call.status is ToolStatus.DONE and call.result == "echo: hi"
+
+
+async def test_status_bar_shows_the_built_engine_not_the_first_frames_guess(tmp_path: Path) -> None:
+    """The first frame's endpoint comes from unvalidated settings; once built, the agent's own is shown."""
+    settings = Settings(db=tmp_path / "history.db")
+    backend = DeferredAgent(lambda: build_agent(settings, EndpointChoice(None, "offline")), model="first-guess",
+                            endpoint="guessed.example")
+    app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        status = chat(pilot).status_bar
+        await wait_until(pilot, lambda: status.endpoint == "offline model", "the built engine's endpoint")
+        assert status.model == "offline"

@@ -32,3 +32,16 @@ def test_hygiene_check_detects_textual() -> None:
     code = "import sys, textual; print('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
+
+
+FIRST_PAINT_MODULES = "tui_agent.cli, tui_agent.launch, tui_agent.ui.app"
+"""What `tui-agent` imports before its first frame."""
+AFTER_PAINT_PACKAGES = ("pydantic", "openai", "aiosqlite", "markdown_it")
+"""Heavy packages the first frame must not wait for (the engine imports them after the paint)."""
+
+
+def test_first_frame_does_not_import_the_engine() -> None:
+    code = (f"import sys, {FIRST_PAINT_MODULES}; "
+            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({AFTER_PAINT_PACKAGES!r})))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", f"the first frame waits for {out.stdout.strip()}"

@@ -9,9 +9,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 from urllib.parse import urlsplit
-
-from tui_agent.config import Settings
 
 OPENAI_URL = "https://api.openai.com/v1"
 OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
@@ -41,7 +40,20 @@ class EndpointChoice:
         return parts.hostname or self.base_url
 
 
-def choose_endpoint(settings: Settings, environ: Mapping[str, str] | None = None) -> EndpointChoice:
+class EndpointSettings(Protocol):
+    """The settings the choice reads: `config.Settings`, or the first frame's before validation."""
+
+    @property
+    def base_url(self) -> str | None: ...
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def offline(self) -> bool: ...
+    @property
+    def api_key_env(self) -> str: ...
+
+
+def choose_endpoint(settings: EndpointSettings, environ: Mapping[str, str] | None = None) -> EndpointChoice:
     """Decide the endpoint, model and key for this run."""
     environ = os.environ if environ is None else environ
     key = environ.get(settings.api_key_env) or None

@@ -1,6 +1,6 @@
 """Provides theme loading: shipped and user TOML files become Textual `Theme`s; bad files become problems.
 
-A theme file is validated with pydantic; a file that fails is reported (one sentence) and skipped, so a
+A theme file is checked key by key; a file that fails is reported (one sentence) and skipped, so a
 broken user theme never stops the app. `APP_VARIABLE_DEFAULTS` are the app's own colour variables, used
 as fallbacks so Textual's built-in themes work with our stylesheet too.
 """
@@ -11,8 +11,8 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
@@ -34,31 +34,39 @@ APP_VARIABLE_DEFAULTS: dict[str, str] = {
 }
 
 
-class ThemeFile(BaseModel):
-    """The shape of one theme TOML file."""
+THEME_COLOURS = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel", "boost",
+                 "warning", "error", "success")
+"""Colour keys a theme file may set (`primary` it must)."""
+THEME_KEYS = {"name", "dark", "variables", *THEME_COLOURS}
 
-    model_config = ConfigDict(extra="forbid")
 
-    name: str
-    primary: str
-    dark: bool = True
-    secondary: str | None = None
-    accent: str | None = None
-    foreground: str | None = None
-    background: str | None = None
-    surface: str | None = None
-    panel: str | None = None
-    boost: str | None = None
-    warning: str | None = None
-    error: str | None = None
-    success: str | None = None
-    variables: dict[str, str] = {}
+def theme_spec(data: dict[str, Any]) -> dict[str, Any]:
+    """Check a theme file's values; returns `Theme` arguments, raises ValueError naming the bad key.
 
-    def colours(self) -> dict[str, str]:
-        """Every colour value in the file by key (Textual's own variables may hold other values), to check them."""
-        named = self.model_dump(exclude={"name", "dark", "variables"}, exclude_none=True)
-        ours = {f"variables.{key}": value for key, value in self.variables.items() if key in APP_VARIABLE_DEFAULTS}
-        return {**named, **ours}
+    Checked by hand rather than with pydantic: themes load before the first frame, pydantic after it.
+    """
+    unknown = sorted(set(data) - THEME_KEYS)
+    if unknown:
+        raise ValueError(f"{unknown[0]}: not a theme setting (known: {', '.join(sorted(THEME_KEYS))})")
+    for key in ("name", "primary"):
+        if key not in data:
+            raise ValueError(f"{key}: missing (every theme needs a name and a primary colour)")
+    for key in ("name", *THEME_COLOURS):
+        if key in data and not isinstance(data[key], str):
+            raise ValueError(f"{key}: should be a string")
+    if not isinstance(data.get("dark", True), bool):
+        raise ValueError("dark: should be true or false")
+    variables = data.get("variables", {})
+    if not isinstance(variables, dict) or not all(isinstance(value, str) for value in variables.values()):
+        raise ValueError("variables: should be a table of strings")
+    colours = {key: data[key] for key in THEME_COLOURS if key in data}
+    colours |= {f"variables.{key}": value for key, value in variables.items() if key in APP_VARIABLE_DEFAULTS}
+    for key, value in colours.items():
+        try:
+            Color.parse(value)
+        except ColorParseError as error:
+            raise ValueError(f"{key}: {value!r} is not a colour") from error
+    return data
 
 
 @dataclass
@@ -92,21 +100,11 @@ def load_theme_file(path: Path) -> Theme:
     """Parse one theme file; raises ValueError with a readable reason."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-        spec = ThemeFile.model_validate(data)
     except (OSError, UnicodeDecodeError) as error:
         raise ValueError(f"cannot be read ({error})") from error
     except tomllib.TOMLDecodeError as error:
         raise ValueError(f"is not valid TOML ({error})") from error
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "file"
-        raise ValueError(f"{where}: {first['msg']}") from error
-    for key, value in spec.colours().items():
-        try:
-            Color.parse(value)
-        except ColorParseError as error:
-            raise ValueError(f"{key}: {value!r} is not a colour") from error
-    return Theme(**spec.model_dump(exclude_none=True))
+    return Theme(**theme_spec(data))
 
 
 def problems_notice(problems: list[str]) -> str:

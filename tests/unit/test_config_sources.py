@@ -1,0 +1,44 @@
+"""The first frame's settings, read without validation, agree with the validated ones wherever the file is valid."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tui_agent.agent.endpoint import choose_endpoint
+from tui_agent.config import resolve_settings
+from tui_agent.config_sources import first_paint_settings
+
+CASES = [
+    pytest.param("", {}, {}, id="nothing: offline"),
+    pytest.param('base_url = "http://file:1/v1"\nmodel = "m"\ntheme = "paper"\n', {}, {}, id="file"),
+    pytest.param('base_url = "http://file:1/v1"\n', {"OPENAI_BASE_URL": "http://env:2/v1"}, {}, id="env over file"),
+    pytest.param('model = "file"\n', {"TUI_AGENT_MODEL": "env"}, {"model": "flag"}, id="flag over env"),
+    pytest.param('base_url = "http://file:1/v1"\noffline = true\n', {}, {}, id="offline in file"),
+    pytest.param('api_key_env = "MY_KEY"\n', {"MY_KEY": "k"}, {}, id="named key: OpenAI"),
+    pytest.param("[keys]\ncancel_turn = \"ctrl+c\"\n", {}, {"theme": "ember"}, id="keys and theme flag"),
+]
+
+
+@pytest.mark.parametrize(("text", "environ", "flags"), CASES)
+def test_first_frame_settings_match_the_validated_ones(
+    tmp_path: Path, text: str, environ: dict[str, str], flags: dict[str, Any]
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    first = first_paint_settings(flags, path, environ)
+    settings, problems = resolve_settings(flags, path, environ)
+    assert problems == []
+    assert choose_endpoint(first, environ) == choose_endpoint(settings, environ)
+    assert (first.theme or settings.theme, first.keys) == (settings.theme, settings.keys)
+
+
+def test_values_of_the_wrong_type_and_a_broken_file_are_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('base_url = 5\ntheme = ["x"]\noffline = "yes please"\n[keys]\nquit = 3\n')
+    first = first_paint_settings({}, path, {})
+    assert (first.base_url, first.theme, first.offline, first.keys) == (None, None, False, {})
+    path.write_text("base_url = \n")
+    assert first_paint_settings({"model": "m"}, path, {}).model == "m"
