@@ -15,11 +15,11 @@ from typing import Any
 from tests.ui.helpers import FIXED_NOW
 from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
-from tui_agent.agent.resume import ResumeRequest
+from tui_agent.agent.resume import ResumeFailedError, ResumeRequest, apply_resume
+from tui_agent.agent.services import BuiltAgent, build_agent
 from tui_agent.config import Settings
 from tui_agent.history.models import Message, Session
 from tui_agent.history.store import HistoryStore
-from tui_agent.launch import _build_in_background
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus, ToolStatus
 from tui_agent.ui.app import TuiAgentApp
@@ -100,7 +100,7 @@ class RealStack:
     def app(self, resume: ResumeRequest | None = None) -> tuple[TuiAgentApp, DeferredAgent]:
         settings = Settings(db=self.db)
         choice = EndpointChoice(self.server.base_url, "scripted", "test-key")
-        backend = DeferredAgent(lambda: _build_in_background(settings, choice, resume, backend),
+        backend = DeferredAgent(lambda: build_and_resume(settings, choice, resume, backend),
                                 model=choice.model, endpoint=choice.label)
         app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
         backend.on_notice = app.notify
@@ -110,6 +110,18 @@ class RealStack:
     def chat_requests(self) -> list[dict[str, Any]]:
         """Bodies of the chat-completion requests the model server received, in order."""
         return [r.body for r in self.server.requests if r.path.endswith("/chat/completions") and r.body]
+
+
+async def build_and_resume(settings: Settings, choice: EndpointChoice, resume: ResumeRequest | None,
+                           backend: DeferredAgent) -> BuiltAgent:
+    """What `tui-agent --resume/--continue` does after the first paint: build the agent, then resume."""
+    built = await build_agent(settings, choice)
+    try:
+        _, notice = await apply_resume(built.agent, resume)
+    except ResumeFailedError as error:  # the app carries on in a fresh session and says why, inline
+        notice = f"{error} Starting a new session."
+    backend.resume_failure = notice
+    return built
 
 
 def api_messages(body: dict[str, Any]) -> list[tuple[str, str | None, list[str]]]:

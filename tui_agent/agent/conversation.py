@@ -68,10 +68,16 @@ def _call_entry(call: AnsweredCall) -> dict[str, Any]:
 
 
 def _answered(call: Any) -> AnsweredCall:
-    if call.status is ToolStatus.INTERRUPTED or call.result is None:
-        result = INTERRUPTED_RESULT if call.status is not ToolStatus.DENIED else (call.error or "Denied.")
-    else:
+    # The same text the live turn sent: the result, or for a failed or denied call its error (the runner
+    # stores that as `error`, not `result`); calls that never finished get the interrupted answer.
+    if call.status is ToolStatus.INTERRUPTED or not call.status.is_final:
+        result = INTERRUPTED_RESULT
+    elif call.result is not None:
         result = call.result
+    elif call.status in (ToolStatus.FAILED, ToolStatus.DENIED):
+        result = call.error or ("Denied." if call.status is ToolStatus.DENIED else "The tool call failed.")
+    else:
+        result = INTERRUPTED_RESULT
     # The parsed arguments are what the live turn sent (without `to_user`); unparseable ones become {}.
     raw = json.dumps(call.arguments, ensure_ascii=False) if call.arguments is not None else "{}"
     return AnsweredCall(call.call_id, call.name, raw, result)

@@ -8,7 +8,7 @@ result, status and duration. Older pages are fetched from the backend when the p
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from textual.widget import Widget
 
@@ -118,10 +118,12 @@ class HistoryView:
                     self.panels.move_child(panel, before=first)
 
 
-def attach_history(screen: Widget, backend: ChatBackend, log: ChatLog, panels: ToolPanels) -> HistoryView:
+def attach_history(screen: Widget, backend: ChatBackend, log: ChatLog, panels: ToolPanels,
+                   on_loaded: Callable[[], None] | None = None) -> HistoryView:
     """Give a chat screen its history: the newest page now, older pages on scroll to the top.
 
     A session that `--resume`/`--continue` could not open is said inline, once, above the fresh one.
+    `on_loaded` runs once the first page is shown (the status bar then shows the resumed session's title).
     """
     view = HistoryView(backend, log, panels)
     screen.watch(log, "scroll_y", view.on_scroll, init=False)
@@ -132,6 +134,8 @@ def attach_history(screen: Widget, backend: ChatBackend, log: ChatLog, panels: T
         if failure:
             backend.resume_failure = None  # type: ignore[attr-defined]
             log.add_error(failure, title="Resume")
+        if on_loaded is not None:
+            on_loaded()
 
     screen.run_worker(first_page(), group="history", exit_on_error=False, description="load history")
     return view

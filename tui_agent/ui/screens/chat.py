@@ -85,7 +85,8 @@ class ChatScreen(Screen[None]):
         self.backend.set_approver(self.ask_approval)
         self._show_status()
         self.prompt_input.focus()
-        self.history: HistoryView = attach_history(self, self.backend, self.chat_log, self.tool_panels)
+        self.history: HistoryView = attach_history(self, self.backend, self.chat_log, self.tool_panels,
+                                                   on_loaded=self._show_status)
 
     def _show_status(self) -> None:
         backend = self.backend

@@ -1,0 +1,195 @@
+"""`--resume` / `--continue` on the real stack: a stored session looks as it was left and the model gets all of it.
+
+Real SQLite history in tmp_path, the real agent built as `tui-agent` builds it, a scripted offline model
+over HTTP whose recorded requests show exactly what context was sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from tests.ui.helpers import chat, send, wait_until
+from tests.ui.sessions_stack import Call, RealStack, Turn, add_turn, api_messages, seed, stored
+from tui_agent.agent.conversation import INTERRUPTED_RESULT
+from tui_agent.agent.resume import ResumeRequest
+from tui_agent.history.store import HistoryStore
+from tui_agent.offline.server import BackgroundServer
+from tui_agent.status import MessageStatus, Role, ToolStatus
+from tui_agent.ui.history_view import HISTORY_PAGE
+from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
+
+SIZE = (140, 50)
+FINISHED_CALLS = (
+    Call("c_done", "get_current_weather", {"location": "Paris"}, ToolStatus.DONE, result="Paris: sunny, 21 °C"),
+    Call("c_failed", "get_current_weather", {"location": "Atlantis"}, ToolStatus.FAILED,
+         error="get_current_weather failed: unknown city"),
+    Call("c_denied", "run_shell", {"command": "rm -rf /tmp/x"}, ToolStatus.DENIED,
+         error="The user denied the call to run_shell."),
+    Call("c_interrupted", "run_shell", {"command": "sleep 100"}, ToolStatus.INTERRUPTED,
+         error="The call to run_shell was cancelled."),
+)
+OPEN_CALLS = (
+    Call("c_pending", "calculator", {"expression": "2+2"}, ToolStatus.PENDING),
+    Call("c_awaiting", "run_shell", {"command": "ls"}, ToolStatus.AWAITING_APPROVAL),
+    Call("c_running", "get_current_weather", {"location": "Oslo"}, ToolStatus.RUNNING),
+)
+TURNS = [
+    Turn("Weather in Paris and Atlantis, then clean up", "Checking four things…", calls=FINISHED_CALLS),
+    Turn("Now Oslo, and 2+2", "Working on it", MessageStatus.INTERRUPTED, calls=OPEN_CALLS),
+    Turn("Try again", "Half an ans", MessageStatus.FAILED, error="The model server failed (HTTP 500)."),
+]
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[RealStack]:
+    server = BackgroundServer({"replies": [{"text": "Carrying on."}], "then": "repeat_last"})
+    server.start()
+    try:
+        yield RealStack(tmp_path / "history.db", server)
+    finally:
+        server.stop()
+
+
+async def shown_history(pilot: Pilot[None], prompt: str) -> None:
+    await wait_until(pilot, lambda: pilot.app.screen.is_active
+                     and prompt in [u.prompt for u in pilot.app.screen.query(UserMessage)], f"history with {prompt!r}")
+    await pilot.pause()
+
+
+async def seed_all_statuses(stack: RealStack) -> str:
+    """The session of TURNS, plus a second reply (the answer after the tool round) in the first turn."""
+    store = await HistoryStore.open(stack.db)
+    try:
+        session = await store.create_session("Every status", model="scripted")
+        await add_turn(store, session.id, TURNS[0])
+        await store.append_message(session.id, Role.ASSISTANT, "Paris is sunny; Atlantis is not a city.",
+                                   MessageStatus.COMPLETE, model="scripted")
+        for turn in TURNS[1:]:
+            await add_turn(store, session.id, turn)
+        return session.id
+    finally:
+        await store.close()
+
+
+async def test_resumed_session_shows_every_status_and_the_model_gets_all_of_it(stack: RealStack) -> None:
+    session_id = await seed_all_statuses(stack)  # closed: its open calls are now interrupted (an earlier exit)
+    app, backend = stack.app(ResumeRequest(session_id=session_id[:10]))
+    async with app.run_test(size=SIZE) as pilot:
+        await shown_history(pilot, "Try again")
+        screen = chat(pilot)
+        panels = {panel.call.call_id: panel for panel in screen.tool_panels.panels}
+        assert list(panels) == [c.call_id for c in FINISHED_CALLS + OPEN_CALLS]
+        assert {i: p.status for i, p in panels.items()} == {
+            **{c.call_id: c.status for c in FINISHED_CALLS}, **{c.call_id: ToolStatus.INTERRUPTED for c in OPEN_CALLS}}
+        done = panels["c_done"]
+        assert '"location": "Paris"' in str(done.render()) and "Paris: sunny, 21 °C" in str(done.render())
+        assert " · " in str(done.border_subtitle)  # status and duration
+        assert "unknown city" in str(panels["c_failed"].render())
+        assert "interrupted" in str(panels["c_running"].border_subtitle).lower()
+        markers = [m for m in screen.query(MessageMarker)]
+        assert [m.has_class("-interrupted") for m in markers] == [True, False]
+        assert [m.has_class("-failed") for m in markers] == [False, True]
+        assert any("HTTP 500" in str(n.render()) for n in screen.query(ErrorNotice))
+        replies = [m.shown_text().strip() for m in screen.query(AssistantMessage)]
+        assert replies == ["Checking four things…", "Paris is sunny; Atlantis is not a city.", "Working on it",
+                           "Half an ans"]
+        assert screen.status_bar.title == "Every status"
+        await send(pilot, "Continue please")
+        assert backend.current_session_id == session_id
+        assert screen.chat_log.assistant_messages[-1].shown_text().strip() == "Carrying on."
+    (body,) = stack.chat_requests()
+    sent = api_messages(body)
+    assert sent == [
+        ("user", "Weather in Paris and Atlantis, then clean up", []),
+        ("assistant", "Checking four things…", [c.call_id for c in FINISHED_CALLS]),
+        *[("tool", c.call_id, []) for c in FINISHED_CALLS],
+        ("assistant", "Paris is sunny; Atlantis is not a city.", []),
+        ("user", "Now Oslo, and 2+2", []),
+        ("assistant", "Working on it", [c.call_id for c in OPEN_CALLS]),
+        *[("tool", c.call_id, []) for c in OPEN_CALLS],
+        ("user", "Try again", []),
+        ("assistant", "Half an ans", []),
+        ("user", "Continue please", []),
+    ]
+    results = {m["tool_call_id"]: m["content"] for m in body["messages"] if m["role"] == "tool"}
+    assert results["c_done"] == "Paris: sunny, 21 °C"
+    assert results["c_failed"] == "get_current_weather failed: unknown city"  # what the live turn sent
+    assert results["c_denied"] == "The user denied the call to run_shell."
+    assert {results[c] for c in ("c_interrupted", "c_pending", "c_awaiting", "c_running")} == {INTERRUPTED_RESULT}
+    _, messages = await stored(stack.db, session_id)
+    assert [m.content for m in messages[-2:]] == ["Continue please", "Carrying on."]
+
+
+async def test_calls_still_open_in_another_running_instance_show_their_live_status(stack: RealStack) -> None:
+    """While the writer is still alive (another tui-agent on the same file), open calls are not interrupted."""
+    writer = await HistoryStore.open(stack.db)
+    try:
+        session = await writer.create_session("Still running elsewhere")
+        await add_turn(writer, session.id, TURNS[0])
+        await add_turn(writer, session.id, TURNS[1])
+        app, _ = stack.app(ResumeRequest(latest=True))
+        async with app.run_test(size=SIZE) as pilot:
+            await shown_history(pilot, "Now Oslo, and 2+2")
+            statuses = {p.call.call_id: p.status for p in chat(pilot).tool_panels.panels}
+            assert [statuses[c.call_id] for c in OPEN_CALLS] == [c.status for c in OPEN_CALLS]
+            assert {panel.has_class(f"-{panel.status.value}") for panel in chat(pilot).tool_panels.panels} == {True}
+    finally:
+        await writer.close()
+
+
+async def test_continue_picks_the_most_recent_session(stack: RealStack) -> None:
+    await seed(stack.db, "Older", [Turn("old question", "old answer")])
+    recent = await seed(stack.db, "Newer", [Turn("new question", "new answer")])
+    app, backend = stack.app(ResumeRequest(latest=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await shown_history(pilot, "new question")
+        assert "old question" not in [u.prompt for u in chat(pilot).query(UserMessage)]
+        assert backend.current_session_id == recent.id
+
+
+async def test_an_unknown_id_is_said_inline_and_a_new_session_starts(stack: RealStack) -> None:
+    await seed(stack.db, "Only", [Turn("q", "a")])
+    app, backend = stack.app(ResumeRequest(session_id="no-such-id"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bool(chat(pilot).query(ErrorNotice)), "inline notice")
+        (notice,) = chat(pilot).query(ErrorNotice)
+        assert "no-such-id" in str(notice.render()) and "Starting a new session" in str(notice.render())
+        assert not chat(pilot).query(UserMessage)
+        await send(pilot, "fresh start")
+        assert backend.current_session_id is not None
+    sessions, _ = await stored(stack.db)
+    assert [s.title for s in sessions] == ["fresh start", "Only"]
+
+
+async def test_continue_with_no_sessions_starts_fresh(stack: RealStack) -> None:
+    app, _ = stack.app(ResumeRequest(latest=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bool(chat(pilot).query(ErrorNotice)), "inline notice")
+        assert "no earlier session" in str(chat(pilot).query_one(ErrorNotice).render())
+
+
+async def test_scrolling_to_the_top_loads_older_pages_until_everything_is_shown(stack: RealStack) -> None:
+    turns = [Turn(f"question {i}", f"answer {i}") for i in range(80)]
+    session = await seed(stack.db, "Long", turns)
+    app, _ = stack.app(ResumeRequest(session_id=session.id))
+    async with app.run_test(size=SIZE) as pilot:
+        await shown_history(pilot, "question 79")
+        screen = chat(pilot)
+        view = screen.history
+        assert view.loaded_messages == HISTORY_PAGE < 160  # the newest page only
+        assert "question 0" not in [u.prompt for u in screen.query(UserMessage)]
+        pages = 1
+        while not view.exhausted and pages < 20:
+            loaded = view.loaded_messages
+            screen.chat_log.scroll_home(animate=False)
+            await wait_until(pilot, lambda n=loaded: view.loaded_messages > n or view.exhausted, "an older page")
+            # The view stays where it was (the new page is above it), not at the top.
+            await wait_until(pilot, lambda: screen.chat_log.scroll_y > 0 or view.exhausted, "view kept in place")
+            pages += 1
+        assert view.exhausted and view.loaded_messages == 160 and pages == -(-160 // HISTORY_PAGE)
+        prompts = [u.prompt for u in screen.query(UserMessage)]
+        assert prompts == [f"question {i}" for i in range(80)]
