@@ -16,7 +16,7 @@ from tui_agent.agent.conversation import Conversation
 from tui_agent.agent.events import AgentEvent, ToolCallUpdated, ToolStatus, TurnFinished, TurnStarted
 from tui_agent.agent.sessions import SessionActions
 from tui_agent.agent.tree import TreeFeed, TreeObserver, Unsubscribe
-from tui_agent.agent.turn import Turn, TurnBudget, TurnServices
+from tui_agent.agent.turn import SessionTotals, Turn, TurnBudget, TurnServices
 from tui_agent.agent.turn_jobs import ChatJob
 from tui_agent.commander import CommanderAsync
 from tui_agent.history.models import Session
@@ -85,6 +85,12 @@ class Agent(SessionActions):
         return self._session.title if self._session and self._session.title else "New session"
 
     @property
+    def session_usage(self) -> tuple[int, int]:
+        """Tokens (in, out) this session has used, turns of earlier runs included."""
+        totals = self._services.totals
+        return totals.prompt_tokens, totals.completion_tokens
+
+    @property
     def session(self) -> Session | None:
         return self._session
 
@@ -113,6 +119,7 @@ class Agent(SessionActions):
         stored = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
         self._session = session
         self._conversation = Conversation.from_history(stored, session.system_prompt)
+        self._services.totals = SessionTotals.of(stored)
         return session
 
     def set_approver(self, approver: Approver | None) -> None:

@@ -65,6 +65,10 @@ class DeferredAgent(DeferredSessions):
         return self.agent.session_title if self.agent else "New session"
 
     @property
+    def session_usage(self) -> tuple[int, int]:
+        return self.agent.session_usage if self.agent else (0, 0)
+
+    @property
     def notices(self) -> list[str]:
         """Things the user should know about start-up (recovered history, plugin problems...)."""
         return self._early_notices + (self._built.notices if self._built else [])

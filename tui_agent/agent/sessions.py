@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tui_agent.agent.conversation import Conversation
+from tui_agent.agent.turn import SessionTotals, TurnServices
 from tui_agent.history.models import Message, SearchHit, Session
 from tui_agent.history.store import HistoryStore
 
@@ -27,6 +28,7 @@ class SessionActions:
     system_prompt: str | None
     _session: Session | None
     _conversation: Conversation
+    _services: TurnServices
 
     if TYPE_CHECKING:  # Agent's own resume rebuilds the conversation
 
@@ -85,6 +87,7 @@ class SessionActions:
             raise SessionBusyError(BUSY_MESSAGE)
         self._session = None
         self._conversation = Conversation(self.system_prompt)
+        self._services.totals = SessionTotals()
 
     async def export_session(self) -> tuple[str, str] | None:
         """(title, Markdown) of the current session, tool calls included; None before the first prompt."""

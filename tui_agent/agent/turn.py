@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,7 @@ from tui_agent.agent.events import (
     UsageUpdated,
 )
 from tui_agent.agent.tool_calls import CollectedCall
+from tui_agent.history.models import Message
 from tui_agent.history.models import Usage as StoredUsage
 from tui_agent.history.saver import StreamingSaver
 from tui_agent.history.store import HistoryStore
@@ -57,6 +58,12 @@ class SessionTotals:
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
+
+    @classmethod
+    def of(cls, messages: Iterable[Message]) -> SessionTotals:
+        """The totals of stored messages (each reply keeps its own usage)."""
+        used = [message.usage for message in messages if message.usage is not None]
+        return cls(sum(usage.prompt_tokens for usage in used), sum(usage.completion_tokens for usage in used))
 
 
 @dataclass

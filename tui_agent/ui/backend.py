@@ -48,6 +48,11 @@ class ChatBackend(Protocol):
         ...
 
     @property
+    def session_usage(self) -> tuple[int, int]:
+        """Tokens (in, out) the current session has used, earlier runs included."""
+        ...
+
+    @property
     def notices(self) -> list[str]:
         """Sentences to show once at start (recovered database, skipped plugins, offline model…)."""
         ...

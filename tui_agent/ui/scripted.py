@@ -134,6 +134,11 @@ class ScriptedBackend(MemorySessions):
         return self._title
 
     @property
+    def session_usage(self) -> tuple[int, int]:
+        """Scripted sessions start with no tokens used; their scripts report usage as events."""
+        return (0, 0)
+
+    @property
     def notices(self) -> list[str]:
         return self._notices
 

@@ -61,3 +61,16 @@ async def test_second_turn_sends_the_whole_conversation(make_agent: MakeAgent) -
     assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
     roles = [message["role"] for message in built.agent.conversation.messages]
     assert roles == ["user", "assistant", "tool", "assistant", "user", "assistant"]
+
+
+async def test_session_usage_counts_earlier_runs_and_starts_at_zero_for_a_new_session(make_agent: MakeAgent) -> None:
+    first = await make_agent()
+    await collect(first.agent.send("What's the weather in Paris?"))
+    used, session = first.agent.session_usage, first.agent.session
+    assert session is not None and used[0] > 0 and used[1] > 0
+    await first.close()
+    second = await make_agent()
+    await second.agent.resume(session.id)
+    assert second.agent.session_usage == used
+    await second.agent.new_session()
+    assert second.agent.session_usage == (0, 0)

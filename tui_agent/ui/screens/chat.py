@@ -86,7 +86,12 @@ class ChatScreen(Screen[None]):
         self._show_status()
         self.prompt_input.focus()
         self.history: HistoryView = attach_history(self, self.backend, self.chat_log, self.tool_panels,
-                                                   on_loaded=self._show_status)
+                                                   on_loaded=self._show_loaded_session)
+
+    def _show_loaded_session(self) -> None:
+        """The session's history is shown: its title and the tokens it used before (it may be resumed)."""
+        self._show_status()
+        self.status_bar.set_usage(*self.backend.session_usage)
 
     def _show_status(self) -> None:
         backend = self.backend
