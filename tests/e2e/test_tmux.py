@@ -23,7 +23,9 @@ def tmux(*args: str) -> str:
 @pytest.fixture
 def session(isolated_home: Path) -> Iterator[str]:
     name = f"tui-agent-test-{uuid.uuid4().hex[:8]}"
-    command = f"TUI_AGENT_HOME={shlex.quote(str(isolated_home))} {shlex.quote(sys.executable)} -m tui_agent --offline"
+    # COLUMNS/LINES from the test process would pin the app to 80x24 inside the 160x45 window
+    command = (f"env -u COLUMNS -u LINES TUI_AGENT_HOME={shlex.quote(str(isolated_home))} "
+               f"{shlex.quote(sys.executable)} -m tui_agent --offline")
     tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "45", command)
     try:
         yield name

@@ -27,7 +27,9 @@ def session(isolated_home: Path) -> Iterator[str]:
     config.parent.mkdir(parents=True)
     config.write_text(CONFIG)
     name = f"tui-agent-test-{uuid.uuid4().hex[:8]}"
-    command = f"TUI_AGENT_HOME={shlex.quote(str(isolated_home))} {shlex.quote(sys.executable)} -m tui_agent --offline"
+    # COLUMNS/LINES from the test process would pin the app to 80x24 inside the 160x45 window
+    command = (f"env -u COLUMNS -u LINES TUI_AGENT_HOME={shlex.quote(str(isolated_home))} "
+               f"{shlex.quote(sys.executable)} -m tui_agent --offline")
     tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "45", command)
     try:
         yield name
@@ -38,7 +40,7 @@ def session(isolated_home: Path) -> Iterator[str]:
 def test_keys_override_and_theme_saved(session: str, isolated_home: Path) -> None:
     wait_for(session, "launch_rockets")  # the one notification about the unknown name
     tmux("send-keys", "-t", session, "F2")
-    screen = wait_for(session, "Session screen")
+    screen = wait_for(session, "Everywhere")  # the help's first group (a small terminal shows no more)
     assert "f2" in screen and "Help" in screen
     tmux("send-keys", "-t", session, "Escape")
     tmux("send-keys", "-t", session, "C-p")
