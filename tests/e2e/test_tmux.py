@@ -20,17 +20,22 @@ def tmux(*args: str) -> str:
     return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
 
 
-@pytest.fixture
-def session(isolated_home: Path) -> Iterator[str]:
+def app_session(home: Path) -> Iterator[str]:
+    """`tui-agent --offline` with `home` as TUI_AGENT_HOME in a 160x45 tmux window; killed afterwards."""
     name = f"tui-agent-test-{uuid.uuid4().hex[:8]}"
     # COLUMNS/LINES from the test process would pin the app to 80x24 inside the 160x45 window
-    command = (f"env -u COLUMNS -u LINES TUI_AGENT_HOME={shlex.quote(str(isolated_home))} "
+    command = (f"env -u COLUMNS -u LINES TUI_AGENT_HOME={shlex.quote(str(home))} "
                f"{shlex.quote(sys.executable)} -m tui_agent --offline")
     tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "45", command)
     try:
         yield name
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+@pytest.fixture
+def session(isolated_home: Path) -> Iterator[str]:
+    yield from app_session(isolated_home)
 
 
 def wait_for(name: str, text: str, timeout: float = 60) -> str:

@@ -3,17 +3,13 @@ the app still starts, and a theme picked in the palette is saved back into the f
 
 from __future__ import annotations
 
-import shlex
 import shutil
-import subprocess
-import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_tmux import tmux, wait_for
+from tests.e2e.test_tmux import app_session, tmux, wait_for
 from tui_agent.config import resolve_settings
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -26,15 +22,7 @@ def session(isolated_home: Path) -> Iterator[str]:
     config = isolated_home / "config" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text(CONFIG)
-    name = f"tui-agent-test-{uuid.uuid4().hex[:8]}"
-    # COLUMNS/LINES from the test process would pin the app to 80x24 inside the 160x45 window
-    command = (f"env -u COLUMNS -u LINES TUI_AGENT_HOME={shlex.quote(str(isolated_home))} "
-               f"{shlex.quote(sys.executable)} -m tui_agent --offline")
-    tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "45", command)
-    try:
-        yield name
-    finally:
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+    yield from app_session(isolated_home)
 
 
 def test_keys_override_and_theme_saved(session: str, isolated_home: Path) -> None:
