@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,3 +20,18 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "TUI_AGENT_MODEL"):
         monkeypatch.delenv(var, raising=False)
     return home
+
+
+def _lingering_threads() -> list[threading.Thread]:
+    return [thread for thread in threading.enumerate() if not thread.daemon and thread is not threading.main_thread()]
+
+
+@pytest.fixture(autouse=True)
+def no_lingering_threads() -> Iterator[None]:
+    """A test must not leave a non-daemon thread running (an unclosed database keeps the process from exiting)."""
+    before = set(_lingering_threads())
+    yield
+    deadline = time.monotonic() + 2.0
+    while (left := [t for t in _lingering_threads() if t not in before]) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not left, f"threads left running: {[thread.name for thread in left]}"

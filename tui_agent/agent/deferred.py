@@ -40,6 +40,7 @@ class DeferredAgent(DeferredSessions):
         self._early_notices = list(notices or [])
         self._task: asyncio.Task[BuiltAgent] | None = None
         self._built: BuiltAgent | None = None
+        self._closed = False
         self._approver: Approver | None = None
         self._picked_model: str | None = None
         self._tree_observers = PendingTreeObservers()
@@ -149,8 +150,14 @@ class DeferredAgent(DeferredSessions):
             self.agent.set_approver(approver)
 
     async def close(self) -> None:
-        """Shut down whatever was built (waiting for a build in progress)."""
+        """Shut down whatever was built, once; a build still running is cancelled and waited for.
+
+        Waiting matters: the history store runs a non-daemon thread until it is closed, and a process
+        with one left running never exits.
+        """
         if self._task is not None and not self._task.done():
             self._task.cancel()
-        if self._built is not None:
+            await asyncio.gather(self._task, return_exceptions=True)
+        if self._built is not None and not self._closed:
+            self._closed = True
             await self._built.close()

@@ -156,6 +156,10 @@ class TuiAgentApp(App[None]):
         await self.close_backend()
         self.exit()
 
+    async def on_unmount(self) -> None:
+        """However the app ends (quit, a signal, a test's `run_test` block), the backend is closed."""
+        await self.close_backend()
+
     async def close_backend(self) -> None:
         """Close the backend once (quit, or the caller after `run`)."""
         if not self._closed:
