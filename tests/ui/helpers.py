@@ -5,14 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from tui_agent.agent.events import ToolCallUpdated, ToolStatus
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.scripted import Script, ScriptedBackend
+from tui_agent.ui.widgets.chat_log import TRIM_AT
 from tui_agent.ui.widgets.markdown_view import MarkdownView
+from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
 
 FIXED_NOW = 103.2
+WINDOW_BOUND = 2 * TRIM_AT
+"""Entries a scrolled log may hold: a page plus whatever is on screen (small entries fill one with many)."""
 SIZE = (120, 36)
 
 
@@ -21,13 +26,14 @@ def make_app(scripts: Iterable[Script] = (), **backend_options: object) -> tuple
     return TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False), backend
 
 
-async def wait_until(pilot: Pilot[None], condition: Callable[[], bool], what: str = "condition") -> None:
-    """Let the app run until `condition` holds; fail (not hang) if it never does."""
+async def wait_until(pilot: Pilot[None], condition: Callable[[], bool],
+                     what: str | Callable[[], str] = "condition") -> None:
+    """Let the app run until `condition` holds; fail (not hang) if it never does (`what` may say how far it got)."""
     for _ in range(500):
         if condition():
             return
         await pilot.pause(0.01)
-    raise AssertionError(f"never reached: {what}")
+    raise AssertionError(f"never reached: {what() if callable(what) else what}")
 
 
 def chat(pilot: Pilot[None]) -> ChatScreen:
@@ -53,3 +59,50 @@ def call(call_id: str, status: ToolStatus, *, name: str = "get_weather", argumen
          started: float | None = None, finished: float | None = None, result: str | None = None,
          error: str | None = None) -> ToolCallUpdated:
     return ToolCallUpdated(call_id, "m1", name, arguments, status, started, finished, result, error)
+
+
+def conversation_keys(entries: Iterable[Widget]) -> list[str]:
+    """User prompts and assistant replies (by id and text) in the order given."""
+    keys = []
+    for entry in entries:
+        if isinstance(entry, UserMessage):
+            keys.append(f"user: {entry.prompt}")
+        elif isinstance(entry, AssistantMessage):
+            keys.append(f"assistant {entry.message_id}: {entry.text}")
+    return keys
+
+
+async def scroll_to_the_top(pilot: Pilot[None], screen: ChatScreen, *, most: int = 400) -> int:
+    """Scroll the log to the top until nothing is left above it (let-go entries, stored pages); returns steps."""
+    log, view = screen.chat_log, screen.history
+
+    def everything_above_shown() -> bool:
+        return log.hidden_count == 0 and view.exhausted
+
+    for step in range(most):
+        if everything_above_shown():
+            return step
+        log.scroll_home(animate=False)
+        await pilot.pause()
+        await wait_until(pilot, lambda: not view.loading and log.scroll_y > 0 or everything_above_shown(),
+                         lambda: f"a page above mounted and the view kept ({log.hidden_count} above, "
+                         f"loaded {view.loaded_messages}, y={log.scroll_y}, {len(log.entries)} mounted)")
+        assert len(log.entries) <= WINDOW_BOUND, f"scrolling up must let the newest entries go ({len(log.entries)})"
+    raise AssertionError(f"still more above after {most} scrolls")
+
+
+async def read_to_the_bottom(pilot: Pilot[None], screen: ChatScreen, *, most: int = 400) -> list[str]:
+    """Scroll the log down page by page to the newest entry; every prompt and reply seen, in order, once."""
+    log = screen.chat_log
+    seen: dict[str, None] = {}
+    for _ in range(most):
+        seen.update(dict.fromkeys(conversation_keys(log.entries)))
+        if log.later_count == 0:
+            return list(seen)
+        before = log.later_count
+        log.scroll_end(animate=False)
+        await wait_until(pilot, lambda before=before: log.later_count < before,  # type: ignore[misc]
+                         lambda: f"a page below mounted ({log.later_count} below, y={log.scroll_y})")
+        await wait_until(pilot, lambda: log.scroll_y < log.max_scroll_y or log.later_count == 0, "the view kept")
+        assert len(log.entries) <= WINDOW_BOUND, f"scrolling down must let the oldest entries go ({len(log.entries)})"
+    raise AssertionError(f"still more below after {most} scrolls")

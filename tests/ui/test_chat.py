@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from textual import events
 
-from tests.ui.helpers import chat, make_app, send, shown, wait_until
+from tests.ui.helpers import (
+    chat,
+    conversation_keys,
+    make_app,
+    read_to_the_bottom,
+    scroll_to_the_top,
+    send,
+    shown,
+    wait_until,
+)
 from tui_agent.agent.events import (
     AssistantMessageFinished,
     AssistantMessageStarted,
@@ -16,7 +25,7 @@ from tui_agent.agent.events import (
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.scripted import Gate, ScriptedBackend, reply_script
 from tui_agent.ui.widgets.chat_log import TRIM_AT
-from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
+from tui_agent.ui.widgets.messages import ErrorNotice, MessageMarker, UserMessage
 
 REPLY = "# Plan\n\nFirst **bold** step.\n\n```python\nprint('hi')\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
 
@@ -230,7 +239,7 @@ async def test_reply_that_completed_before_cancel_loses_its_marker() -> None:
         assert len(screen.query(MessageMarker)) == 0
 
 
-async def test_long_log_keeps_few_widgets_mounted_and_loads_earlier_on_scroll_to_top() -> None:
+async def test_long_log_keeps_a_window_mounted_while_scrolling_both_ways() -> None:
     scripts = [reply_script([f"Answer {n}.\n\n- item"], message_id=f"a{n}") for n in range(40)]
     app, _ = make_app(scripts)
     async with app.run_test() as pilot:
@@ -240,15 +249,30 @@ async def test_long_log_keeps_few_widgets_mounted_and_loads_earlier_on_scroll_to
         log = screen.chat_log
         assert len(log.entries) <= TRIM_AT and log.hidden_count == 80 - len(log.entries)
         assert log.entries[-1].text == "Answer 39.\n\n- item"  # type: ignore[union-attr]
-        while log.hidden_count:
-            before = log.hidden_count
-            log.scroll_home(animate=False)
-            await wait_until(pilot, lambda before=before: log.hidden_count < before, "earlier page loaded")
-            await pilot.pause()
-        prompts = [entry.prompt for entry in log.entries if isinstance(entry, UserMessage)]
-        assert prompts == [f"question {n}" for n in range(40)]
-        answers = [entry.text for entry in log.entries if isinstance(entry, AssistantMessage)]
-        assert answers == [f"Answer {n}.\n\n- item" for n in range(40)]
+        await scroll_to_the_top(pilot, screen)
+        assert conversation_keys(log.entries)[:2] == ["user: question 0", "assistant a0: Answer 0.\n\n- item"]
+        assert log.later_count > 0
+        expected = [key for n in range(40) for key in (f"user: question {n}", f"assistant a{n}: Answer {n}.\n\n- item")]
+        assert await read_to_the_bottom(pilot, screen) == expected
+
+
+async def test_a_new_prompt_while_far_up_brings_the_newest_entries_back() -> None:
+    scripts = [reply_script([f"Answer {n}."], message_id=f"a{n}") for n in range(41)]
+    app, _ = make_app(scripts)
+    async with app.run_test() as pilot:
+        screen = chat(pilot)
+        for n in range(40):
+            await send(pilot, f"question {n}")
+        await scroll_to_the_top(pilot, screen)
+        log = screen.chat_log
+        assert log.later_count > 0
+        await send(pilot, "question 40")
+        assert log.later_count == 0 and len(log.entries) <= TRIM_AT
+        keys = conversation_keys(log.entries)
+        assert keys[-4:] == ["user: question 39", "assistant a39: Answer 39.", "user: question 40",
+                             "assistant a40: Answer 40."]
+        await pilot.pause()
+        assert log.scroll_y == log.max_scroll_y  # the newest entry is in view
 
 
 async def test_text_appended_on_the_same_line_is_painted() -> None:

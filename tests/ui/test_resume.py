@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from tests.ui.helpers import chat, send, wait_until
+from tests.ui.helpers import chat, conversation_keys, read_to_the_bottom, scroll_to_the_top, send, wait_until
 from tests.ui.sessions_stack import Call, RealStack, Turn, add_turn, api_messages, seed, stored
 from tui_agent.agent.conversation import INTERRUPTED_RESULT
 from tui_agent.agent.resume import ResumeRequest
@@ -172,9 +172,12 @@ async def test_continue_with_no_sessions_starts_fresh(stack: RealStack) -> None:
         assert "no earlier session" in str(chat(pilot).query_one(ErrorNotice).render())
 
 
-async def test_scrolling_to_the_top_loads_older_pages_until_everything_is_shown(stack: RealStack) -> None:
-    turns = [Turn(f"question {i}", f"answer {i}") for i in range(80)]
-    session = await seed(stack.db, "Long", turns)
+async def test_scrolling_loads_older_pages_and_keeps_a_window_with_its_tool_calls(stack: RealStack) -> None:
+    def turn(i: int) -> Turn:
+        calls = (Call(f"call_{i}", "get_current_weather", {"location": f"City {i}"}, ToolStatus.DONE, "sunny"),)
+        return Turn(f"question {i}", f"answer {i}", calls=calls if i % 10 == 0 else ())
+
+    session = await seed(stack.db, "Long", [turn(i) for i in range(80)])
     app, _ = stack.app(ResumeRequest(session_id=session.id))
     async with app.run_test(size=SIZE) as pilot:
         await shown_history(pilot, "question 79")
@@ -182,14 +185,16 @@ async def test_scrolling_to_the_top_loads_older_pages_until_everything_is_shown(
         view = screen.history
         assert view.loaded_messages == HISTORY_PAGE < 160  # the newest page only
         assert "question 0" not in [u.prompt for u in screen.query(UserMessage)]
-        pages = 1
-        while not view.exhausted and pages < 20:
-            loaded = view.loaded_messages
-            screen.chat_log.scroll_home(animate=False)
-            await wait_until(pilot, lambda n=loaded: view.loaded_messages > n or view.exhausted, "an older page")
-            # The view stays where it was (the new page is above it), not at the top.
-            await wait_until(pilot, lambda: screen.chat_log.scroll_y > 0 or view.exhausted, "view kept in place")
-            pages += 1
-        assert view.exhausted and view.loaded_messages == 160 and pages == -(-160 // HISTORY_PAGE)
-        prompts = [u.prompt for u in screen.query(UserMessage)]
-        assert prompts == [f"question {i}" for i in range(80)]
+        assert [p.call.call_id for p in screen.tool_panels.panels] == ["call_70"]
+        steps = await scroll_to_the_top(pilot, screen)
+        assert view.exhausted and view.loaded_messages == 160 and steps == -(-160 // HISTORY_PAGE) - 1
+        # At the top: the oldest entries and only their calls are mounted; the newest were let go.
+        assert conversation_keys(screen.chat_log.entries)[0] == "user: question 0"
+        shown_calls = [p.call.call_id for p in screen.tool_panels.panels]
+        assert shown_calls[0] == "call_0" and "call_70" not in shown_calls
+        keys = await read_to_the_bottom(pilot, screen)
+        assert [key for key in keys if key.startswith("user: ")] == [f"user: question {i}" for i in range(80)]
+        assert [key.rsplit(": ", 1)[1] for key in keys if key.startswith("assistant")] == \
+            [f"answer {i}" for i in range(80)]
+        shown_calls = [p.call.call_id for p in screen.tool_panels.panels]
+        assert shown_calls[-1] == "call_70" and "call_0" not in shown_calls

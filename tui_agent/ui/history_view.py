@@ -3,7 +3,8 @@
 A resumed session looks as it was left: user and assistant messages (each one finished widget), markers
 under interrupted and failed replies, their errors, and a tool panel per stored call with its arguments,
 result, status and duration. Older pages are fetched from the backend when the person scrolls to the top
-(after the chat log has put back any entries it let go), so opening a long session costs one page.
+(after the chat log has put back any entries it let go above), so opening a long session costs one page;
+the log then lets the newest entries go, so a long scroll up costs no more per page than the first.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from tui_agent.status import MessageStatus, Role
 from tui_agent.ui.backend import ChatBackend
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
-from tui_agent.ui.widgets.tool_panel import ToolPanel, ToolPanels
+from tui_agent.ui.widgets.tool_panel import ToolPanels
 
 HISTORY_PAGE = 30
 """Messages fetched per page (the first one and each older one)."""
@@ -72,8 +73,8 @@ class HistoryView:
             if messages:
                 self.oldest_position = messages[0].position
                 self.loaded_messages += len(messages)
-                await self.log.mount_all(self._entries(messages), before=None)
                 self._add_panels(messages, older=False)
+                await self.log.append_settled(self._entries(messages))
                 self.log.scroll_end(animate=False)
             return len(messages)
         finally:
@@ -97,11 +98,8 @@ class HistoryView:
                 return 0
             self.oldest_position = messages[0].position
             self.loaded_messages += len(messages)
-            height_before = self.log.virtual_size.height
-            await self.log.mount_all(self._entries(messages), after=self.log.query_one("#earlier"))
             self._add_panels(messages, older=True)
-            self.log.call_after_refresh(
-                lambda: self.log.scroll_to(y=self.log.virtual_size.height - height_before, animate=False))
+            await self.log.prepend(self._entries(messages))
             return len(messages)
         finally:
             self.loading = False
@@ -110,12 +108,12 @@ class HistoryView:
         return [widget for message in messages for widget in message_widgets(message)]
 
     def _add_panels(self, messages: Iterable[Message], *, older: bool) -> None:
-        first = next(iter(self.panels.query(ToolPanel)), None) if older else None
-        for message in messages:
-            for call in message.tool_calls:
-                panel = self.panels.update_call(tool_update(call))
-                if first is not None and panel is not first:
-                    self.panels.move_child(panel, before=first)
+        updates = [tool_update(call) for message in messages for call in message.tool_calls]
+        if older:
+            self.panels.add_earlier(updates)
+        else:
+            for update in updates:
+                self.panels.update_call(update)
 
 
 def attach_history(screen: Widget, backend: ChatBackend, log: ChatLog, panels: ToolPanels,

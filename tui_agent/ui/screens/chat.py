@@ -88,6 +88,9 @@ class ChatScreen(Screen[None]):
         self.history: HistoryView = attach_history(self, self.backend, self.chat_log, self.tool_panels,
                                                    on_loaded=self._show_loaded_session)
 
+    def on_chat_log_window_moved(self, event: ChatLog.WindowMoved) -> None:
+        self.tool_panels.hide_calls_of(event.let_go)
+
     def _show_loaded_session(self) -> None:
         """The session's history is shown: its title and the tokens it used before (it may be resumed)."""
         self._show_status()

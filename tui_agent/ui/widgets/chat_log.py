@@ -1,15 +1,22 @@
 """Provides `ChatLog`: the scrolling conversation on the left, addressed by message id.
 
-Frame cost must not grow with history: every finished message is one widget, and only the newest
-entries stay mounted (Textual lays out every mounted widget on every frame). Older entries are let go
-and mounted again, a page at a time, when the person scrolls to the top. The log stays scrolled to the
-newest entry until the person scrolls away.
+Frame cost must not grow with history: every finished message is one widget, and only a window of
+entries stays mounted (Textual lays out every mounted widget on every frame). Entries outside the window
+are let go, above or below it, and mounted again (as copies) a page at a time when the person scrolls to
+that edge; the entries at the other edge are let go in turn, and what is on screen stays where it was.
+The log stays scrolled to the newest entry until the person scrolls away; anything new brings the
+newest entries back.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from itertools import chain
+
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.message import Message
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
 from tui_agent.status import MessageStatus
@@ -17,30 +24,41 @@ from tui_agent.ui.widgets.messages import AssistantMessage, Entry, ErrorNotice, 
 
 ENTRY_TYPES = (UserMessage, AssistantMessage, MessageMarker, ErrorNotice)
 KEEP_MOUNTED = 30
-"""Entries left mounted after trimming."""
+"""Entries left mounted after letting some go."""
 TRIM_AT = 45
-"""Trim once this many entries are mounted (the gap keeps trimming rare)."""
+"""Let entries go once this many are mounted (the gap keeps it rare)."""
 PAGE = 20
-"""Entries mounted again per scroll to the top."""
+"""Entries mounted again per scroll to an edge."""
 
 
 class ChatLog(VerticalScroll):
     """The conversation: user and assistant messages, markers and inline errors."""
 
+    class WindowMoved(Message):
+        """Assistant messages were let go or mounted again (the tool panels hide the calls of those let go)."""
+
+        def __init__(self, let_go: frozenset[str]) -> None:
+            super().__init__()
+            self.let_go = let_go
+
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self._assistant: dict[str, AssistantMessage] = {}
         self._markers: dict[str, MessageMarker] = {}
-        self._hidden: list[Entry] = []
-        """Entries let go, oldest first (their widgets are never mounted again; copies are)."""
+        self._above: list[Entry] = []
+        """Entries let go above the window, oldest first (never mounted again themselves; copies are)."""
+        self._below: list[Entry] = []
+        """Entries let go below the window, oldest first."""
+        self._let_go: frozenset[str] = frozenset()
         self.last_error: str | None = None
 
     def compose(self):  # type: ignore[no-untyped-def]
-        yield Static(id="earlier")
+        yield Static(id="earlier", classes="log-hint")
+        yield Static(id="later", classes="log-hint")
 
     def on_mount(self) -> None:
         self.anchor()
-        self._show_hidden_count()
+        self._show_counts()
 
     @property
     def entries(self) -> list[Entry]:
@@ -48,50 +66,161 @@ class ChatLog(VerticalScroll):
 
     @property
     def hidden_count(self) -> int:
-        return len(self._hidden)
+        """Entries let go above the window (scrolling to the top mounts them again)."""
+        return len(self._above)
 
+    @property
+    def later_count(self) -> int:
+        """Entries let go below the window (scrolling to the bottom mounts them again)."""
+        return len(self._below)
+
+    # -- the window ------------------------------------------------------------------------------------
     def _add(self, widget: Entry) -> None:
-        self.mount(widget)
-        self._trim()
+        if self._below:
+            self._back_to_newest()
+        in_view = self._in_view()
+        self.mount(widget, before=self._later_hint)
+        if self.scroll_y >= self.max_scroll_y - 1:
+            self._let_go_above(in_view)
+        self._window_moved()
 
-    def _trim(self) -> None:
-        """Let the oldest settled entries go when too many are mounted and the person is at the bottom."""
-        entries = self.entries
-        if len(entries) <= TRIM_AT or self.scroll_y < self.max_scroll_y - 1:
-            return
-        drop: list[Entry] = []
-        for entry in entries[: len(entries) - KEEP_MOUNTED]:
-            if not entry.settled:
-                break
-            drop.append(entry)
+    @property
+    def _later_hint(self) -> Static:
+        return self.query_one("#later", Static)
+
+    def _forget(self, entries: Sequence[Entry]) -> None:
+        for entry in entries:
             if isinstance(entry, AssistantMessage):
                 self._assistant.pop(entry.message_id, None)
                 self._markers.pop(entry.message_id, None)
-        self._hidden.extend(drop)
-        self.remove_children(drop)
-        self._show_hidden_count()
 
-    def _show_hidden_count(self) -> None:
-        hint = self.query_one("#earlier", Static)
-        hint.display = bool(self._hidden)
-        hint.update(Content(f"↑ {len(self._hidden)} earlier entries — scroll up to load them"))
+    def _in_view(self) -> list[Entry]:
+        """Mounted entries at least partly on screen (as last laid out)."""
+        top, bottom = self.scroll_y, self.scroll_y + self.scrollable_content_region.height
+        return [entry for entry in self.entries
+                if entry.virtual_region.bottom > top and entry.virtual_region.y < bottom]
+
+    def _let_go_above(self, in_view: Sequence[Entry]) -> None:
+        """Too many mounted: let the oldest settled ones go, none on screen (stopping at one still changing)."""
+        entries = self.entries
+        if len(entries) <= TRIM_AT:
+            return
+        first_in_view = min((entries.index(entry) for entry in in_view if entry in entries), default=len(entries))
+        drop: list[Entry] = []
+        for entry in entries[: min(len(entries) - KEEP_MOUNTED, first_in_view)]:
+            if not entry.settled:
+                break
+            drop.append(entry)
+        self._forget(drop)
+        self._above.extend(drop)
+        self.remove_children(drop)
+        self._show_counts()
+
+    def _let_go_below(self, in_view: Sequence[Entry]) -> None:
+        """Too many mounted: let the newest go, none on screen, only when nothing mounted still changes."""
+        entries = self.entries
+        if len(entries) <= TRIM_AT or not all(entry.settled for entry in entries):
+            return
+        last_in_view = max((entries.index(entry) for entry in in_view if entry in entries), default=-1)
+        drop = entries[max(KEEP_MOUNTED, last_in_view + 1):]
+        self._forget(drop)
+        self._below[:0] = drop
+        self.remove_children(drop)
+        self.anchor(False)  # the bottom of the window is not the newest entry: nothing to stay pinned to
+        self._show_counts()
+
+    def _back_to_newest(self) -> None:
+        """Something new arrives while the newest entries were let go: show them again, at the bottom."""
+        mounted = self.entries
+        self._forget(mounted)
+        self._above += mounted + self._below[:-KEEP_MOUNTED]
+        newest, self._below = self._below[-KEEP_MOUNTED:], []
+        self.remove_children(mounted)
+        self.mount_all([entry.recreate() for entry in newest], before=self._later_hint)
+        self._show_counts()
+        self.scroll_end(animate=False, immediate=False)
+        self.anchor()
+
+    def _show_counts(self) -> None:
+        earlier = self.query_one("#earlier", Static)
+        earlier.display = bool(self._above)
+        earlier.update(Content(f"↑ {len(self._above)} earlier entries — scroll up to load them"))
+        later = self._later_hint
+        later.display = bool(self._below)
+        later.update(Content(f"↓ {len(self._below)} later entries — scroll down to load them"))
+
+    def _window_moved(self) -> None:
+        let_go = frozenset(entry.message_id for entry in chain(self._above, self._below)
+                           if isinstance(entry, AssistantMessage))
+        if let_go != self._let_go:
+            self._let_go = let_go
+            self.post_message(self.WindowMoved(let_go))
+
+    def _keeping_view(self) -> Callable[[], None]:
+        """Call the result after the next refresh: the entry at the top of the view is put back where it was."""
+        top = self.scroll_y
+        anchor = next((entry for entry in self.entries if entry.virtual_region.bottom > top), None)
+        if anchor is None:
+            return lambda: None
+        offset = anchor.virtual_region.y - top
+
+        def restore() -> None:
+            if anchor.is_attached:
+                self.scroll_to(y=anchor.virtual_region.y - offset, animate=False, immediate=True)
+
+        return restore
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if new_value <= 0 and self._hidden:
+        if new_value <= 0 and self._above:
             self.call_after_refresh(self.load_earlier)
+        elif new_value >= self.max_scroll_y and new_value > old_value and self._below:
+            self.call_after_refresh(self.load_later)
+
+    def prepend(self, widgets: Sequence[Widget]) -> AwaitMount:
+        """Mount `widgets` above the window, letting the newest go if too many are mounted; the view stays."""
+        restore, in_view = self._keeping_view(), self._in_view()
+        mounted = self.mount_all(widgets, after=self.query_one("#earlier"))
+        self._let_go_below(in_view)
+        self._show_counts()
+        self._window_moved()
+        self.call_after_refresh(restore)
+        return mounted
+
+    def append_settled(self, widgets: Sequence[Widget]) -> AwaitMount:
+        """Mount finished entries at the bottom (a session's stored messages), then follow the newest."""
+        mounted = self.mount_all(widgets, before=self._later_hint)
+        self._window_moved()
+        return mounted
 
     def load_earlier(self) -> None:
-        """Mount the previous page of entries above the current ones, keeping the view where it was."""
-        if not self._hidden:
-            return
-        page, self._hidden = self._hidden[-PAGE:], self._hidden[:-PAGE]
-        copies = [entry.recreate() for entry in page]
-        height_before = self.virtual_size.height
-        self.mount_all(copies, after=self.query_one("#earlier"))
-        self._show_hidden_count()
-        self.call_after_refresh(lambda: self.scroll_to(y=self.virtual_size.height - height_before, animate=False))
+        """Mount the previous page of entries let go above the window."""
+        if self._above and self.scroll_y <= 0:
+            page, self._above = self._above[-PAGE:], self._above[:-PAGE]
+            self.prepend([entry.recreate() for entry in page])
 
+    def load_later(self) -> None:
+        """Mount the next page of entries let go below the window, letting the oldest go; the view stays."""
+        if not self._below or self.scroll_y < self.max_scroll_y:
+            return
+        page, self._below = self._below[:PAGE], self._below[PAGE:]
+        restore, in_view = self._keeping_view(), self._in_view()
+        self.mount_all([entry.recreate() for entry in page], before=self._later_hint)
+        self._let_go_above(in_view)
+        self._show_counts()
+        self._window_moved()
+        self.call_after_refresh(restore)
+        if not self._below:
+            self._rearm_anchor()
+
+    def _rearm_anchor(self) -> None:
+        """The newest entry is mounted again: stay pinned to it once the person scrolls down to it.
+
+        Textual's `anchor()` would also jump there now; its released state is what is wanted here.
+        """
+        self._anchored, self._anchor_released = True, True
+
+    # -- the conversation ------------------------------------------------------------------------------
     def add_user(self, prompt: str) -> UserMessage:
         message = UserMessage(prompt)
         self.last_error = None
@@ -139,7 +268,7 @@ class ChatLog(VerticalScroll):
 
     def close_open(self) -> None:
         """The turn is over: every reply the backend did not close is closed as it stands."""
-        for message_id, message in self._assistant.items():
+        for message_id, message in list(self._assistant.items()):
             if not message.closed:
                 status = MessageStatus.INTERRUPTED if message.streaming else message.status
                 self.finish(message_id, status)

@@ -122,12 +122,21 @@ class ToolPanel(Static, can_focus=True):
 
 
 class ToolPanels(VerticalScroll):
-    """The right-hand column: one panel per tool call, in the order they appeared."""
+    """The right-hand column: one panel per tool call, in the order they appeared.
+
+    It follows the chat log's window: calls of assistant messages the log has let go have no panel
+    (unless not yet final), so a session of thousands of calls costs a few dozen widgets.
+    """
 
     def __init__(self, *, clock: Clock = time.monotonic, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self._clock = clock
+        self._calls: dict[str, ToolCallUpdated] = {}
+        """The latest state of every call known, oldest first."""
         self._panels: dict[str, ToolPanel] = {}
+        """The mounted panels."""
+        self._let_go: frozenset[str] = frozenset()
+        """Ids of the messages whose calls are not shown (the chat log let them go)."""
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static(Content("Tool calls appear here."), id="no-tools")
@@ -136,32 +145,72 @@ class ToolPanels(VerticalScroll):
         self.anchor()
         self.set_interval(0.5, self._tick, name="tool-elapsed")
 
-    def update_call(self, update: ToolCallUpdated) -> ToolPanel:
-        panel = self._panels.get(update.call_id)
-        if panel is None:
-            panel = self._panels[update.call_id] = ToolPanel(update, self._clock)
-            self.mount(panel)
-            self.query("#no-tools").remove()
-        else:
+    def _shown(self, call: ToolCallUpdated) -> bool:
+        return call.message_id not in self._let_go or not call.status.is_final
+
+    def update_call(self, update: ToolCallUpdated) -> ToolPanel | None:
+        """Show a call's latest state; returns its panel, None while its message is outside the window."""
+        new = update.call_id not in self._calls
+        self._calls[update.call_id] = update
+        panel: ToolPanel | None = self._panels.get(update.call_id)
+        if panel is not None:
             panel.apply(update)
+        elif self._shown(update):
+            if new:
+                panel = self._panels[update.call_id] = ToolPanel(update, self._clock)
+                self.mount(panel)
+                self.query("#no-tools").remove()
+            else:
+                self._follow_window()
+                panel = self._panels.get(update.call_id)
         return panel
+
+    def add_earlier(self, updates: list[ToolCallUpdated]) -> None:
+        """Calls older than every one known (a session's earlier page), shown if in the window."""
+        earlier = {update.call_id: update for update in updates if update.call_id not in self._calls}
+        self._calls = {**earlier, **self._calls}
+        self._follow_window()
+
+    def hide_calls_of(self, message_ids: frozenset[str]) -> None:
+        """Show every call but those of these messages (the ones the chat log let go)."""
+        self._let_go = message_ids
+        self._follow_window()
+
+    def _follow_window(self) -> None:
+        wanted = [call_id for call_id, call in self._calls.items() if self._shown(call)]
+        keep = set(wanted)
+        gone = [panel for call_id, panel in self._panels.items() if call_id not in keep]
+        for panel in gone:
+            del self._panels[panel.call.call_id]
+        if gone:
+            self.remove_children(gone)
+        following: ToolPanel | None = None
+        for call_id in reversed(wanted):
+            shown = self._panels.get(call_id)
+            if shown is None:
+                shown = self._panels[call_id] = ToolPanel(self._calls[call_id], self._clock)
+                self.mount(shown, before=following) if following is not None else self.mount(shown)
+            following = shown
+        if wanted:
+            self.query("#no-tools").remove()
 
     def interrupt_open(self) -> None:
         """Esc: every call not yet final is shown interrupted at once (the backend confirms later)."""
         now = self._clock()
-        for panel in self._panels.values():
-            if not panel.status.is_final:
-                call = panel.call
+        for call in list(self._calls.values()):
+            if not call.status.is_final:
                 finished = now if call.started_at is not None else None
-                panel.apply(ToolCallUpdated(call.call_id, call.message_id, call.name, call.arguments,
-                                            ToolStatus.INTERRUPTED, call.started_at, finished, call.result, call.error))
+                self.update_call(ToolCallUpdated(call.call_id, call.message_id, call.name, call.arguments,
+                                                 ToolStatus.INTERRUPTED, call.started_at, finished, call.result,
+                                                 call.error))
 
     def panel(self, call_id: str) -> ToolPanel | None:
         return self._panels.get(call_id)
 
     @property
     def panels(self) -> list[ToolPanel]:
-        return list(self._panels.values())
+        """The mounted panels, top to bottom."""
+        return [child for child in self.children if isinstance(child, ToolPanel)]
 
     def _tick(self) -> None:
         for panel in self._panels.values():
