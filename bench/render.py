@@ -24,13 +24,13 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+from frames import FRAMES, PAINTED, PROBE
 from rich.console import Console
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Markdown
 
 from tui_agent.agent.deferred import DeferredAgent
@@ -55,29 +55,6 @@ from tui_agent.ui.scripted import ScriptedBackend, reply_script
 
 SIZE = (120, 40)
 TOKEN = re.compile(r"\s*\S{1,5}|\s+")
-
-# -- frame timing: every screen update (layout + compositing + write) -----------------------------------
-FRAMES: list[tuple[float, float]] = []
-"""(end time, duration) of every frame."""
-PROBE: list[Callable[[], int]] = []
-"""What the prompt holds (its length) when a frame starts: that frame paints it."""
-PAINTED: list[tuple[float, int]] = []
-"""(end time, probe value at the frame's start) of every frame while a probe is set."""
-_original_update = Screen._on_timer_update
-
-
-def _timed_update(self: Screen[Any]) -> None:
-    start = time.perf_counter()
-    probed = PROBE[0]() if PROBE else 0
-    _original_update(self)
-    end = time.perf_counter()
-    FRAMES.append((end, end - start))
-    if PROBE:
-        PAINTED.append((end, probed))
-
-
-Screen._on_timer_update = _timed_update  # type: ignore[method-assign]
-
 
 # -- the document -------------------------------------------------------------------------------------
 def section(n: int) -> str:

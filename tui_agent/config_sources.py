@@ -64,6 +64,8 @@ class FirstPaintSettings:
     theme: str | None = None
     keys: dict[str, str] = field(default_factory=dict)
     """Key binding overrides (the `[keys]` table)."""
+    db: Path | None = None
+    """The history file, when not the default one."""
 
 
 def first_paint_settings(
@@ -82,11 +84,18 @@ def first_paint_settings(
         api_key_env=_text(merged.get("api_key_env")) or DEFAULT_API_KEY_ENV,
         theme=_text(merged.get("theme")),
         keys=_text_table(merged.get("keys")),
+        db=_path(merged.get("db")),
     )
 
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def _path(value: Any) -> Path | None:
+    if isinstance(value, Path):
+        return value.expanduser()
+    return Path(value).expanduser() if isinstance(value, str) and value else None
 
 
 def _text_table(value: Any) -> dict[str, str]:

@@ -12,6 +12,8 @@ import asyncio
 import importlib
 import signal
 import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui_agent import paths
@@ -22,6 +24,7 @@ from tui_agent.config_sources import first_paint_settings
 
 if TYPE_CHECKING:  # validated settings (pydantic) load after the first paint
     from tui_agent.config import Settings
+    from tui_agent.history.peek import SessionPeek
 
 STDIN_PROMPT = "-"
 
@@ -52,6 +55,8 @@ def run_app(args: argparse.Namespace) -> int:
     request = ResumeRequest.from_args(args)
     backend = DeferredAgent(lambda: _build_in_background(args, request, backend), model=choice.model,
                             endpoint=choice.label)
+    if request is not None:
+        backend.peek = early_look(first.db or paths.db_path(), request)
     from tui_agent.ui.app import TuiAgentApp
 
     app = TuiAgentApp(backend, theme=first.theme, theme_dirs=(paths.user_themes_dir(),), keys=first.keys)
@@ -74,6 +79,18 @@ async def _build_in_background(args: argparse.Namespace, request: ResumeRequest 
     if notice and backend is not None:
         backend.resume_failure = notice
     return built
+
+
+def early_look(db: Path, request: ResumeRequest) -> Callable[[int], Awaitable[SessionPeek | None]]:
+    """Reads the resumed session's newest page straight from the file, in a thread (shown while the engine
+    is built, so a long session is on screen as soon as a short one)."""
+
+    async def look(limit: int) -> SessionPeek | None:
+        from tui_agent.history.peek import peek_session
+
+        return await asyncio.to_thread(peek_session, db, request.session_id, limit)
+
+    return look
 
 
 async def _run_until_exit(app: Any, backend: DeferredAgent) -> None:

@@ -7,6 +7,7 @@ does, `--resume`/`--continue` included.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from tui_agent.agent.services import BuiltAgent, build_agent
 from tui_agent.config import Settings
 from tui_agent.history.models import Message, Session
 from tui_agent.history.store import HistoryStore
+from tui_agent.launch import early_look
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus, ToolStatus
 from tui_agent.ui.app import TuiAgentApp
@@ -97,11 +99,20 @@ class RealStack:
     server: BackgroundServer
     apps: list[DeferredAgent] = field(default_factory=list)
 
-    def app(self, resume: ResumeRequest | None = None) -> tuple[TuiAgentApp, DeferredAgent]:
+    def app(self, resume: ResumeRequest | None = None, *,
+            build_after: asyncio.Event | None = None) -> tuple[TuiAgentApp, DeferredAgent]:
+        """The app as `tui-agent [--resume ID | --continue]` runs it (`build_after`: the engine waits for it)."""
         settings = Settings(db=self.db)
         choice = EndpointChoice(self.server.base_url, "scripted", "test-key")
-        backend = DeferredAgent(lambda: build_and_resume(settings, choice, resume, backend),
-                                model=choice.model, endpoint=choice.label)
+
+        async def build() -> BuiltAgent:
+            if build_after is not None:
+                await build_after.wait()
+            return await build_and_resume(settings, choice, resume, backend)
+
+        backend = DeferredAgent(build, model=choice.model, endpoint=choice.label)
+        if resume is not None:
+            backend.peek = early_look(self.db, resume)
         app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
         backend.on_notice = app.notify
         self.apps.append(backend)

@@ -6,6 +6,7 @@ over HTTP whose recorded requests show exactly what context was sent.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -198,3 +199,24 @@ async def test_scrolling_loads_older_pages_and_keeps_a_window_with_its_tool_call
             [f"answer {i}" for i in range(80)]
         shown_calls = [p.call.call_id for p in screen.tool_panels.panels]
         assert shown_calls[-1] == "call_70" and "call_0" not in shown_calls
+
+async def test_the_newest_page_is_on_screen_before_the_engine_is_built(stack: RealStack) -> None:
+    turns = [Turn(f"question {i}", f"answer {i}") for i in range(40)]
+    session = await seed(stack.db, "Shown early", turns)
+    engine_may_start = asyncio.Event()
+    app, backend = stack.app(ResumeRequest(session_id=session.id[:8]), build_after=engine_may_start)
+    async with app.run_test(size=SIZE) as pilot:
+        await shown_history(pilot, "question 39")
+        screen = chat(pilot)
+        assert backend.agent is None  # read from the file, not through the engine
+        assert screen.status_bar.title == "Shown early"
+        assert screen.history.loaded_messages == HISTORY_PAGE
+        engine_may_start.set()
+        await wait_until(pilot, lambda: backend.agent is not None, "the engine built")
+        await send(pilot, "and now?")  # the conversation goes on in the same session, with all of it
+        (body,) = stack.chat_requests()
+        prompts = [content for role, content, _ in api_messages(body) if role == "user"]
+        assert prompts[-2:] == ["question 39", "and now?"]
+        assert len(api_messages(body)) >= 80
+        sessions, _ = await stored(stack.db)
+        assert [s.id for s in sessions] == [session.id]

@@ -63,11 +63,16 @@ class DeferredAgent(DeferredSessions):
 
     @property
     def session_title(self) -> str:
-        return self.agent.session_title if self.agent else "New session"
+        if self.agent is not None:
+            return self.agent.session_title
+        return self.peeked.session.title if self.peeked is not None else "New session"
 
     @property
     def session_usage(self) -> tuple[int, int]:
-        return self.agent.session_usage if self.agent else (0, 0)
+        if self.agent is not None:
+            return self.agent.session_usage
+        usage = self.peeked.usage if self.peeked is not None else None
+        return (usage.prompt_tokens, usage.completion_tokens) if usage is not None else (0, 0)
 
     @property
     def notices(self) -> list[str]:

@@ -9,8 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from tui_agent.agent.agent import Agent
     from tui_agent.history.models import Message, SearchHit, Session
+    from tui_agent.history.peek import SessionPeek
 
 
 class EngineUnavailableError(RuntimeError):
@@ -23,6 +26,10 @@ class DeferredSessions:
     failure: str | None
     resume_failure: str | None = None
     """Why the session asked for on the command line could not be resumed (shown inline once)."""
+    peek: Callable[[int], Awaitable[SessionPeek | None]] | None = None
+    """Reads the resumed session's newest page before the engine is built (used once)."""
+    peeked: SessionPeek | None = None
+    """What that early look found."""
 
     if TYPE_CHECKING:
 
@@ -42,6 +49,12 @@ class DeferredSessions:
         return self.agent.current_session_id if self.agent is not None else None
 
     async def load_history(self, before_position: int | None = None, limit: int = 50) -> list[Message]:
+        """A page of the current session; the newest page of a resumed one may come from an early look."""
+        if before_position is None and self.agent is None and self.peek is not None:
+            peek, self.peek = self.peek, None
+            self.peeked = await peek(limit)
+            if self.peeked is not None:
+                return self.peeked.messages
         agent = await self.ready()
         return [] if agent is None else await agent.load_history(before_position, limit)
 

@@ -101,3 +101,10 @@ def search(conn: sqlite3.Connection, text: str, limit: int) -> list[SearchHit]:
         "FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid JOIN sessions s ON s.id = m.session_id "
         "WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?", (query, limit))
     return [SearchHit(row[0], row[1], row[2], row[3], Role(row[4]), row[5]) for row in rows]
+
+
+def session_usage(conn: sqlite3.Connection, session_id: str) -> Usage:
+    """Tokens the session's replies used, in all."""
+    prompt, completion = conn.execute("SELECT COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0) "
+                                      "FROM messages WHERE session_id = ?", (session_id,)).fetchone()
+    return Usage(prompt, completion)

@@ -9,6 +9,7 @@ the log then lets the newest entries go, so a long scroll up costs no more per p
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable
 
 from textual.widget import Widget
@@ -99,10 +100,23 @@ class HistoryView:
             self.oldest_position = messages[0].position
             self.loaded_messages += len(messages)
             self._add_panels(messages, older=True)
-            await self.log.prepend(self._entries(messages))
+            entries = self._entries(messages)
+            await self._prepare(entries)
+            await self.log.prepend(entries)
             return len(messages)
         finally:
             self.loading = False
+
+    async def _prepare(self, entries: list[Widget]) -> None:
+        """Render the replies' markdown before mounting, one at a time between frames (input stays live),
+        at the width the replies on screen have; the frame that shows the page then only arranges it."""
+        shown = next((entry for entry in self.log.entries if isinstance(entry, AssistantMessage)), None)
+        if shown is None or shown.size.width <= 0:
+            return
+        for entry in entries:
+            if isinstance(entry, AssistantMessage):
+                entry.prepare(shown.size.width)
+                await asyncio.sleep(0)
 
     def _entries(self, messages: Iterable[Message]) -> list[Widget]:
         return [widget for message in messages for widget in message_widgets(message)]
@@ -128,6 +142,11 @@ def attach_history(screen: Widget, backend: ChatBackend, log: ChatLog, panels: T
 
     async def first_page() -> None:
         await view.show_latest()
+        ready = getattr(backend, "ready", None)
+        if ready is not None:  # the page may have come from an early look at the file: show it as the
+            if on_loaded is not None:  # session's now, and again once the engine has resumed it
+                on_loaded()
+            await ready()
         failure = getattr(backend, "resume_failure", None)
         if failure:
             backend.resume_failure = None  # type: ignore[attr-defined]

@@ -82,6 +82,7 @@ class AssistantMessage(MarkdownView):
         copy = AssistantMessage(self.message_id)
         copy.set_text(self.text)
         copy.finish(self.status)
+        copy.share_rendering(self)
         return copy
 
     def append(self, chunk: str) -> None:

@@ -1,0 +1,58 @@
+"""Provides `peek_session`: a stored session's newest page, read straight from the history file.
+
+`--resume`/`--continue` show it before the engine is built: stdlib sqlite3, read-only, no aiosqlite,
+no migrations. Any problem (no file, a locked or damaged one, another schema version, no such session)
+gives None and the app waits for the engine, which opens the file properly and says what is wrong.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui_agent.history import rows
+from tui_agent.history.models import Message, Session, Usage
+from tui_agent.history.opening import Mode, uri_for
+from tui_agent.history.schema import LATEST_VERSION
+
+BUSY_MS = 200
+"""How long to wait for a writer's lock before giving up the early look."""
+
+
+@dataclass(frozen=True)
+class SessionPeek:
+    """What the first frames of a resumed session show: which session, its newest messages, its tokens."""
+
+    session: Session
+    messages: list[Message]
+    usage: Usage
+
+
+def peek_session(db: Path, session_id: str | None, limit: int) -> SessionPeek | None:
+    """The session `session_id` (an id or unique prefix; None: the most recent) with its newest `limit` messages."""
+    if not db.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(uri_for(db, Mode.READ_ONLY), uri=True, timeout=BUSY_MS / 1000)
+    except sqlite3.Error:
+        return None
+    try:
+        return _read(conn, session_id, limit)
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+
+
+def _read(conn: sqlite3.Connection, session_id: str | None, limit: int) -> SessionPeek | None:
+    if conn.execute("PRAGMA user_version").fetchone()[0] != LATEST_VERSION:
+        return None
+    if session_id is None:
+        recent = rows.list_recent(conn, 1)
+        session = recent[0] if recent else None
+    else:
+        session = rows.get_session(conn, session_id)
+    if session is None:
+        return None
+    return SessionPeek(session, rows.load_tail(conn, session.id, None, limit), rows.session_usage(conn, session.id))
