@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from frames import FRAMES
-from startup import first_frame_seconds
+from startup import compile_bytecode, first_frame_seconds
 from textual.pilot import Pilot
 
 from tui_agent.agent.deferred import DeferredAgent
@@ -155,6 +155,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
+    compile_bytecode()
     with tempfile.TemporaryDirectory() as home:
         db = Path(home) / "history.db"
         began = time.perf_counter()

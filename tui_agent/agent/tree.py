@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_agent.agent.events import AgentEvent, ToolCallUpdated
-from tui_agent.commander import CommanderAsync
 from tui_agent.commander.events import NodeEvent
+
+if TYPE_CHECKING:
+    from tui_agent.commander import CommanderAsync
 
 TreeEvent = NodeEvent | ToolCallUpdated
 """What a task-tree observer receives: a commander node event or a tool call's latest state."""

@@ -33,35 +33,89 @@ reported as a `CallbackFailed` event; a hook that cannot fire on a node kind is 
 `commander.subscribe(observer)` delivers typed node events.
 """
 
-from tui_agent.commander.callbacks import Callback, CallbackDict, CallbackType, Params
-from tui_agent.commander.commander import CommanderAsync
-from tui_agent.commander.decorators import PASS_WORD, as_handler, handler, tasker
-from tui_agent.commander.errors import (
-    CommanderAlreadyRunningError,
-    CommanderError,
-    InvalidCallbackError,
-    NodeEndedError,
-    NotHandlerError,
-    NotTaskerError,
-    RunInsideLoopError,
-    WrongPasswordError,
-)
-from tui_agent.commander.events import (
-    CallbackFailed,
-    NodeCancelled,
-    NodeCreated,
-    NodeEnded,
-    NodeEvent,
-    NodeFailed,
-    NodeFinished,
-    NodeKind,
-    NodeStarted,
-    NodeState,
-)
-from tui_agent.commander.node import HandlerCoroutine, Job, TaskNode, current_node
+import importlib
+from typing import TYPE_CHECKING, Any
 
-Commander = CommanderAsync
-"""The native name for the commander."""
+if TYPE_CHECKING:
+    from tui_agent.commander.callbacks import Callback, CallbackDict, CallbackType, Params
+    from tui_agent.commander.commander import CommanderAsync
+    from tui_agent.commander.decorators import PASS_WORD, as_handler, handler, tasker
+    from tui_agent.commander.errors import (
+        CommanderAlreadyRunningError,
+        CommanderError,
+        InvalidCallbackError,
+        NodeEndedError,
+        NotHandlerError,
+        NotTaskerError,
+        RunInsideLoopError,
+        WrongPasswordError,
+    )
+    from tui_agent.commander.events import (
+        CallbackFailed,
+        NodeCancelled,
+        NodeCreated,
+        NodeEnded,
+        NodeEvent,
+        NodeFailed,
+        NodeFinished,
+        NodeKind,
+        NodeStarted,
+        NodeState,
+    )
+    from tui_agent.commander.node import HandlerCoroutine, Job, TaskNode, current_node
+
+    Commander = CommanderAsync
+
+_HOMES = {
+    "Callback": "callbacks",
+    "CallbackDict": "callbacks",
+    "CallbackFailed": "events",
+    "CallbackType": "callbacks",
+    "CommanderAlreadyRunningError": "errors",
+    "CommanderAsync": "commander",
+    "CommanderError": "errors",
+    "HandlerCoroutine": "node",
+    "InvalidCallbackError": "errors",
+    "Job": "node",
+    "NodeCancelled": "events",
+    "NodeCreated": "events",
+    "NodeEnded": "events",
+    "NodeEndedError": "errors",
+    "NodeEvent": "events",
+    "NodeFailed": "events",
+    "NodeFinished": "events",
+    "NodeKind": "events",
+    "NodeStarted": "events",
+    "NodeState": "events",
+    "NotHandlerError": "errors",
+    "NotTaskerError": "errors",
+    "PASS_WORD": "decorators",
+    "Params": "callbacks",
+    "RunInsideLoopError": "errors",
+    "TaskNode": "node",
+    "WrongPasswordError": "errors",
+    "as_handler": "decorators",
+    "current_node": "node",
+    "handler": "decorators",
+    "tasker": "decorators",
+    "Commander": "commander",
+}
+"""Where each public name lives: they are imported on first use, so importing one module of the
+package (the UI imports `commander.events` before its first paint) does not load the engine."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), "CommanderAsync" if name == "Commander" else name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "PASS_WORD",
