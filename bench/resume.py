@@ -37,6 +37,7 @@ from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
 from tui_agent.history.store import HistoryStore
+from tui_agent.launch import tune_garbage_collector
 from tui_agent.status import MessageStatus, ToolStatus
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.chat import ChatScreen
@@ -119,8 +120,8 @@ async def scroll_frames(db: Path, session_id: str) -> Scrolled:
             start = time.perf_counter()
             screen.chat_log.scroll_home(animate=False)
             await pilot.pause()
-            while view.loading:
-                await pilot.pause()
+            while view.loading or (screen.chat_log.scroll_y <= 0 and not view.exhausted):
+                await pilot.pause()  # until the page is in and the view is back where it was, as a person waits
             steps.append(time.perf_counter() - start)
             if view.exhausted and screen.chat_log.hidden_count == 0:
                 break
@@ -128,7 +129,7 @@ async def scroll_frames(db: Path, session_id: str) -> Scrolled:
         return Scrolled(steps, frames, view.loaded_messages)
 
 
-async def repaint_frames(db: Path, session_id: str, count: int = 100) -> list[float]:
+async def repaint_frames(db: Path, session_id: str, count: int = 300) -> list[float]:
     """Durations of `count` full frames (layout, compositing, write) of the chat screen on `session_id`.
 
     The empty session's scrolling draws nothing, so its frames are forced: each one lays out and paints
@@ -156,6 +157,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     compile_bytecode()
+    tune_garbage_collector()  # as `tui-agent` does at start
     with tempfile.TemporaryDirectory() as home:
         db = Path(home) / "history.db"
         began = time.perf_counter()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import importlib
 import signal
 import sys
@@ -44,12 +45,25 @@ def settings_from_args(args: argparse.Namespace) -> tuple[Settings, list[str]]:
     return resolve_settings(flags_from_args(args), paths.config_file())
 
 
+YOUNG_COLLECTION_THRESHOLD = 10_000
+"""Allocations between young-generation collections (Python's default: 700)."""
+
+
+def tune_garbage_collector() -> None:
+    """Collect less often: Textual allocates many short-lived objects per frame, and at the default
+    threshold scrolling a 10,000-message session spent a sixth of its time in full collections, up to
+    260 ms each, landing in frames (bench/resume.py: frame p95 13.9 -> 11.9 ms, page p95 224 -> 153 ms)."""
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, middle, old)
+
+
 def run_app(args: argparse.Namespace) -> int:
     """Run the full-screen chat until the user quits (or SIGTERM/SIGHUP arrives).
 
     The first frame uses the few settings it needs read without validation; the settings are validated,
     and their problems reported, with the rest of the engine after the paint.
     """
+    tune_garbage_collector()
     first = first_paint_settings(flags_from_args(args), paths.config_file())
     choice = choose_endpoint(first)
     request = ResumeRequest.from_args(args)

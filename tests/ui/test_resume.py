@@ -191,14 +191,17 @@ async def test_scrolling_loads_older_pages_and_keeps_a_window_with_its_tool_call
         assert view.exhausted and view.loaded_messages == 160 and steps == -(-160 // HISTORY_PAGE) - 1
         # At the top: the oldest entries and only their calls are mounted; the newest were let go.
         assert conversation_keys(screen.chat_log.entries)[0] == "user: question 0"
-        shown_calls = [p.call.call_id for p in screen.tool_panels.panels]
-        assert shown_calls[0] == "call_0" and "call_70" not in shown_calls
+        def shown_calls() -> list[str]:
+            return [p.call.call_id for p in screen.tool_panels.panels]
+
+        await wait_until(pilot, lambda: shown_calls()[:1] == ["call_0"], "the panels follow the log")
+        assert "call_70" not in shown_calls()
         keys = await read_to_the_bottom(pilot, screen)
         assert [key for key in keys if key.startswith("user: ")] == [f"user: question {i}" for i in range(80)]
         assert [key.rsplit(": ", 1)[1] for key in keys if key.startswith("assistant")] == \
             [f"answer {i}" for i in range(80)]
-        shown_calls = [p.call.call_id for p in screen.tool_panels.panels]
-        assert shown_calls[-1] == "call_70" and "call_0" not in shown_calls
+        await wait_until(pilot, lambda: shown_calls()[-1:] == ["call_70"] and "call_0" not in shown_calls(),
+                         "the panels follow the log back down")
 
 async def test_the_newest_page_is_on_screen_before_the_engine_is_built(stack: RealStack) -> None:
     turns = [Turn(f"question {i}", f"answer {i}") for i in range(40)]

@@ -9,7 +9,7 @@ the log then lets the newest entries go, so a long scroll up costs no more per p
 
 from __future__ import annotations
 
-import asyncio
+import gc
 from collections.abc import Callable, Iterable
 
 from textual.widget import Widget
@@ -40,10 +40,7 @@ def message_widgets(message: Message) -> list[Widget]:
         return [UserMessage(message.content)]
     if message.role is not Role.ASSISTANT:
         return []
-    reply = AssistantMessage(message.id)
-    reply.set_text(message.content)
-    reply.finish(message.status)
-    widgets: list[Widget] = [reply]
+    widgets: list[Widget] = [AssistantMessage.finished(message.id, message.content, message.status)]
     if message.status in (MessageStatus.INTERRUPTED, MessageStatus.FAILED):
         widgets.append(MessageMarker(message.status))
     if message.error:
@@ -101,22 +98,11 @@ class HistoryView:
             self.loaded_messages += len(messages)
             self._add_panels(messages, older=True)
             entries = self._entries(messages)
-            await self._prepare(entries)
+            await self.log.prepared(entries)
             await self.log.prepend(entries)
             return len(messages)
         finally:
             self.loading = False
-
-    async def _prepare(self, entries: list[Widget]) -> None:
-        """Render the replies' markdown before mounting, one at a time between frames (input stays live),
-        at the width the replies on screen have; the frame that shows the page then only arranges it."""
-        shown = next((entry for entry in self.log.entries if isinstance(entry, AssistantMessage)), None)
-        if shown is None or shown.size.width <= 0:
-            return
-        for entry in entries:
-            if isinstance(entry, AssistantMessage):
-                entry.prepare(shown.size.width)
-                await asyncio.sleep(0)
 
     def _entries(self, messages: Iterable[Message]) -> list[Widget]:
         return [widget for message in messages for widget in message_widgets(message)]
@@ -147,6 +133,7 @@ def attach_history(screen: Widget, backend: ChatBackend, log: ChatLog, panels: T
             if on_loaded is not None:  # session's now, and again once the engine has resumed it
                 on_loaded()
             await ready()
+        gc.freeze()  # the engine and the session just loaded live as long as the app: out of full collections
         failure = getattr(backend, "resume_failure", None)
         if failure:
             backend.resume_failure = None  # type: ignore[attr-defined]

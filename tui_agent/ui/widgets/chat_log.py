@@ -10,6 +10,7 @@ newest entries back.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from itertools import chain
 
@@ -20,7 +21,7 @@ from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
 from tui_agent.status import MessageStatus
-from tui_agent.ui.widgets.messages import AssistantMessage, Entry, ErrorNotice, MessageMarker, UserMessage
+from tui_agent.ui.widgets.messages import AssistantMessage, Entry, ErrorNotice, LetGo, MessageMarker, UserMessage
 
 ENTRY_TYPES = (UserMessage, AssistantMessage, MessageMarker, ErrorNotice)
 KEEP_MOUNTED = 30
@@ -45,9 +46,9 @@ class ChatLog(VerticalScroll):
         super().__init__(id=id)
         self._assistant: dict[str, AssistantMessage] = {}
         self._markers: dict[str, MessageMarker] = {}
-        self._above: list[Entry] = []
-        """Entries let go above the window, oldest first (never mounted again themselves; copies are)."""
-        self._below: list[Entry] = []
+        self._above: list[LetGo] = []
+        """Entries let go above the window, oldest first (copies are mounted again)."""
+        self._below: list[LetGo] = []
         """Entries let go below the window, oldest first."""
         self._let_go: frozenset[str] = frozenset()
         self.last_error: str | None = None
@@ -112,7 +113,7 @@ class ChatLog(VerticalScroll):
                 break
             drop.append(entry)
         self._forget(drop)
-        self._above.extend(drop)
+        self._above.extend(entry.let_go() for entry in drop)
         self.remove_children(drop)
         self._show_counts()
 
@@ -124,7 +125,7 @@ class ChatLog(VerticalScroll):
         last_in_view = max((entries.index(entry) for entry in in_view if entry in entries), default=-1)
         drop = entries[max(KEEP_MOUNTED, last_in_view + 1):]
         self._forget(drop)
-        self._below[:0] = drop
+        self._below[:0] = [entry.let_go() for entry in drop]
         self.remove_children(drop)
         self.anchor(False)  # the bottom of the window is not the newest entry: nothing to stay pinned to
         self._show_counts()
@@ -133,10 +134,10 @@ class ChatLog(VerticalScroll):
         """Something new arrives while the newest entries were let go: show them again, at the bottom."""
         mounted = self.entries
         self._forget(mounted)
-        self._above += mounted + self._below[:-KEEP_MOUNTED]
+        self._above += [entry.let_go() for entry in mounted] + self._below[:-KEEP_MOUNTED]
         newest, self._below = self._below[-KEEP_MOUNTED:], []
         self.remove_children(mounted)
-        self.mount_all([entry.recreate() for entry in newest], before=self._later_hint)
+        self.mount_all([entry.make() for entry in newest], before=self._later_hint)
         self._show_counts()
         self.scroll_end(animate=False, immediate=False)
         self.anchor()
@@ -150,8 +151,7 @@ class ChatLog(VerticalScroll):
         later.update(Content(f"↓ {len(self._below)} later entries — scroll down to load them"))
 
     def _window_moved(self) -> None:
-        let_go = frozenset(entry.message_id for entry in chain(self._above, self._below)
-                           if isinstance(entry, AssistantMessage))
+        let_go = frozenset(entry.message_id for entry in chain(self._above, self._below) if entry.message_id)
         if let_go != self._let_go:
             self._let_go = let_go
             self.post_message(self.WindowMoved(let_go))
@@ -173,9 +173,9 @@ class ChatLog(VerticalScroll):
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         if new_value <= 0 and self._above:
-            self.call_after_refresh(self.load_earlier)
+            self.run_worker(self.load_earlier(), group="log-page", exclusive=True)
         elif new_value >= self.max_scroll_y and new_value > old_value and self._below:
-            self.call_after_refresh(self.load_later)
+            self.run_worker(self.load_later(), group="log-page", exclusive=True)
 
     def prepend(self, widgets: Sequence[Widget]) -> AwaitMount:
         """Mount `widgets` above the window, letting the newest go if too many are mounted; the view stays."""
@@ -193,19 +193,40 @@ class ChatLog(VerticalScroll):
         self._window_moved()
         return mounted
 
-    def load_earlier(self) -> None:
-        """Mount the previous page of entries let go above the window."""
-        if self._above and self.scroll_y <= 0:
-            page, self._above = self._above[-PAGE:], self._above[:-PAGE]
-            self.prepend([entry.recreate() for entry in page])
+    async def prepared(self, widgets: Sequence[Widget]) -> None:
+        """Render replies' markdown before they are mounted, one at a time between frames (input stays
+        live), at the width replies on screen have: the frame that shows them then only arranges them."""
+        shown = next((entry for entry in self.entries if isinstance(entry, AssistantMessage)), None)
+        width = shown.size.width if shown is not None else 0
+        for widget in widgets:
+            if width > 0 and isinstance(widget, AssistantMessage):
+                widget.prepare(width)
+                await asyncio.sleep(0)
 
-    def load_later(self) -> None:
-        """Mount the next page of entries let go below the window, letting the oldest go; the view stays."""
-        if not self._below or self.scroll_y < self.max_scroll_y:
+    async def load_earlier(self) -> None:
+        """Mount the previous page of entries let go above the window."""
+        page = self._above[-PAGE:]
+        if not page or self.scroll_y > 0:
             return
-        page, self._below = self._below[:PAGE], self._below[PAGE:]
+        copies = [entry.make() for entry in page]
+        await self.prepared(copies)
+        if self._above[-PAGE:] != page:
+            return  # the log moved on while the page was being prepared
+        del self._above[-PAGE:]
+        await self.prepend(copies)
+
+    async def load_later(self) -> None:
+        """Mount the next page of entries let go below the window, letting the oldest go; the view stays."""
+        page = self._below[:PAGE]
+        if not page or self.scroll_y < self.max_scroll_y:
+            return
+        copies = [entry.make() for entry in page]
+        await self.prepared(copies)
+        if self._below[:PAGE] != page:
+            return  # the log moved on while the page was being prepared
+        del self._below[:PAGE]
         restore, in_view = self._keeping_view(), self._in_view()
-        self.mount_all([entry.recreate() for entry in page], before=self._later_hint)
+        self.mount_all(copies, before=self._later_hint)
         self._let_go_above(in_view)
         self._show_counts()
         self._window_moved()

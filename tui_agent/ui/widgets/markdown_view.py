@@ -150,12 +150,6 @@ class MarkdownView(Widget):
         """Render now for `width` (content cells), so the frame that first lays this out only arranges it."""
         self._update_lines(width)
 
-    def share_rendering(self, other: MarkdownView) -> None:
-        """Use `other`'s rendered lines (a copy of the same, final text: mounted again without rendering)."""
-        if other._frozen and self._frozen and other._text == self._text:
-            self._rendered, self._settled, self._tail, self._tail_dirty = (
-                other._rendered, other._settled, other._tail, other._tail_dirty)
-
     def _render_markdown(self, source: str, width: int) -> list[Strip]:
         console = self.app.console
         options = self.app.console_options.update(highlight=False, width=width, height=None).update_width(width)

@@ -8,6 +8,9 @@ at most every `FLUSH_INTERVAL` seconds, so a fast stream cannot saturate the eve
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 
 from textual.content import Content
 from textual.timer import Timer
@@ -44,9 +47,8 @@ class UserMessage(Static):
     def settled(self) -> bool:
         return True
 
-    def recreate(self) -> UserMessage:
-        """A fresh copy, for mounting again after the log let this one go."""
-        return UserMessage(self.prompt)
+    def let_go(self) -> LetGo:
+        return LetGo(partial(UserMessage, self.prompt))
 
 
 class AssistantMessage(MarkdownView):
@@ -77,13 +79,16 @@ class AssistantMessage(MarkdownView):
         """Nothing will change any more."""
         return self.closed
 
-    def recreate(self) -> AssistantMessage:
-        """A fresh, finished copy, for mounting again after the log let this one go."""
-        copy = AssistantMessage(self.message_id)
-        copy.set_text(self.text)
-        copy.finish(self.status)
-        copy.share_rendering(self)
-        return copy
+    @classmethod
+    def finished(cls, message_id: str, text: str, status: MessageStatus) -> AssistantMessage:
+        """A reply as stored: its whole text, in its final status."""
+        reply = cls(message_id)
+        reply.set_text(text)
+        reply.finish(status)
+        return reply
+
+    def let_go(self) -> LetGo:
+        return LetGo(partial(AssistantMessage.finished, self.message_id, self.text, self.status), self.message_id)
 
     def append(self, chunk: str) -> None:
         """Add streamed text; it is drawn now if nothing was drawn in the last interval, else soon."""
@@ -141,8 +146,8 @@ class MessageMarker(Static):
     def settled(self) -> bool:
         return True
 
-    def recreate(self) -> MessageMarker:
-        return MessageMarker(self.status)
+    def let_go(self) -> LetGo:
+        return LetGo(partial(MessageMarker, self.status))
 
 
 class ErrorNotice(Static):
@@ -157,9 +162,19 @@ class ErrorNotice(Static):
     def settled(self) -> bool:
         return True
 
-    def recreate(self) -> ErrorNotice:
-        return ErrorNotice(self.message, title=self.title)
+    def let_go(self) -> LetGo:
+        return LetGo(partial(ErrorNotice, self.message, title=self.title))
 
 
 Entry = UserMessage | AssistantMessage | MessageMarker | ErrorNotice
 """Everything the chat log holds."""
+
+
+@dataclass(frozen=True)
+class LetGo:
+    """An entry the chat log unmounted, kept as what it takes to make it again (a widget is much heavier:
+    thousands of them kept alive make every full garbage collection a visible stall)."""
+
+    make: Callable[[], Entry]
+    message_id: str | None = None
+    """The reply's id, for an assistant message (its tool calls are hidden while it is let go)."""

@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.events import Click
+from textual.timer import Timer
 from textual.widgets import Static
 
 from tui_agent.agent.events import ToolCallUpdated
@@ -22,6 +23,8 @@ from tui_agent.sanitize import sanitize
 from tui_agent.status import ToolStatus
 
 Clock = Callable[[], float]
+FOLLOW_DELAY = 0.25
+"""Seconds the chat log must keep still before the column follows it."""
 COLLAPSED_LINES = 8
 COLLAPSED_CHARS = 600
 
@@ -137,6 +140,7 @@ class ToolPanels(VerticalScroll):
         """The mounted panels."""
         self._let_go: frozenset[str] = frozenset()
         """Ids of the messages whose calls are not shown (the chat log let them go)."""
+        self._follow_timer: Timer | None = None
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static(Content("Tool calls appear here."), id="no-tools")
@@ -169,14 +173,22 @@ class ToolPanels(VerticalScroll):
         """Calls older than every one known (a session's earlier page), shown if in the window."""
         earlier = {update.call_id: update for update in updates if update.call_id not in self._calls}
         self._calls = {**earlier, **self._calls}
-        self._follow_window()
+        self._follow_soon()
 
     def hide_calls_of(self, message_ids: frozenset[str]) -> None:
         """Show every call but those of these messages (the ones the chat log let go)."""
         self._let_go = message_ids
-        self._follow_window()
+        self._follow_soon()
+
+    def _follow_soon(self) -> None:
+        """Follow the log once it has kept still for a moment: while the person scrolls page after page,
+        redrawing this column for every page would double the cost of each frame."""
+        if self._follow_timer is not None:
+            self._follow_timer.stop()
+        self._follow_timer = self.set_timer(FOLLOW_DELAY, self._follow_window, name="follow-log")
 
     def _follow_window(self) -> None:
+        self._follow_timer = None
         wanted = [call_id for call_id, call in self._calls.items() if self._shown(call)]
         keep = set(wanted)
         gone = [panel for call_id, panel in self._panels.items() if call_id not in keep]
