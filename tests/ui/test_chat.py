@@ -292,3 +292,21 @@ async def test_text_appended_on_the_same_line_is_painted() -> None:
 
 def screen_text(app: TuiAgentApp) -> str:
     return app.export_screenshot().replace("&#160;", " ")
+
+
+async def test_page_up_and_down_scroll_the_conversation_from_the_prompt() -> None:
+    scripts = [reply_script([f"Answer {n}.\n\n- item\n- item"], message_id=f"a{n}") for n in range(12)]
+    app, _ = make_app(scripts)
+    async with app.run_test() as pilot:
+        screen = chat(pilot)
+        for n in range(12):
+            await send(pilot, f"question {n}")
+        log = screen.chat_log
+        bottom = log.scroll_y
+        assert bottom > 0
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert log.scroll_y < bottom and screen.prompt_input.has_focus
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert log.scroll_y == bottom

@@ -43,6 +43,10 @@ class ChatScreen(Screen[None]):
 
     BINDINGS = [Binding("escape", "cancel_turn", "Stop reply", show=True)]
     BINDINGS += [Binding("ctrl+s", "app.sessions", "Sessions")]
+    BINDINGS += [  # the prompt keeps the focus: these scroll the conversation from it
+        Binding("pageup", "page_up", "Scroll the conversation up", show=False, priority=True),
+        Binding("pagedown", "page_down", "Scroll the conversation down", show=False, priority=True),
+    ]
 
     def __init__(self, backend: ChatBackend, *, clock: Clock = time.monotonic, cursor_blink: bool = True) -> None:
         super().__init__()
@@ -90,6 +94,13 @@ class ChatScreen(Screen[None]):
 
     def on_chat_log_window_moved(self, event: ChatLog.WindowMoved) -> None:
         self.tool_panels.hide_calls_of(event.let_go)
+
+    def action_page_up(self) -> None:
+        """Page back through the conversation (older pages load at the top, as with the mouse wheel)."""
+        self.chat_log.scroll_page_up(animate=False)
+
+    def action_page_down(self) -> None:
+        self.chat_log.scroll_page_down(animate=False)
 
     def _show_loaded_session(self) -> None:
         """The session's history is shown: its title and the tokens it used before (it may be resumed)."""
