@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from textual import events
+from textual.pilot import Pilot
 
 from tests.ui.helpers import (
     chat,
@@ -23,6 +24,7 @@ from tui_agent.agent.events import (
     TurnFinished,
 )
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.scripted import Gate, ScriptedBackend, reply_script
 from tui_agent.ui.widgets.chat_log import TRIM_AT
 from tui_agent.ui.widgets.messages import ErrorNotice, MessageMarker, UserMessage
@@ -239,13 +241,22 @@ async def test_reply_that_completed_before_cancel_loses_its_marker() -> None:
         assert len(screen.query(MessageMarker)) == 0
 
 
+def answering_app(count: int, answer: str = "Answer {n}.\n\n- item") -> TuiAgentApp:
+    """An app whose backend answers prompt n with `answer` (formatted with n) as reply `a{n}`."""
+    app, _ = make_app([reply_script([answer.format(n=n)], message_id=f"a{n}") for n in range(count)])
+    return app
+
+
+async def ask(pilot: Pilot[None], count: int) -> ChatScreen:
+    """Send `question 0` .. `question {count - 1}`, each after the previous turn ended."""
+    for n in range(count):
+        await send(pilot, f"question {n}")
+    return chat(pilot)
+
+
 async def test_long_log_keeps_a_window_mounted_while_scrolling_both_ways() -> None:
-    scripts = [reply_script([f"Answer {n}.\n\n- item"], message_id=f"a{n}") for n in range(40)]
-    app, _ = make_app(scripts)
-    async with app.run_test() as pilot:
-        screen = chat(pilot)
-        for n in range(40):
-            await send(pilot, f"question {n}")
+    async with answering_app(40).run_test() as pilot:
+        screen = await ask(pilot, 40)
         log = screen.chat_log
         assert len(log.entries) <= TRIM_AT and log.hidden_count == 80 - len(log.entries)
         assert log.entries[-1].text == "Answer 39.\n\n- item"  # type: ignore[union-attr]
@@ -257,12 +268,8 @@ async def test_long_log_keeps_a_window_mounted_while_scrolling_both_ways() -> No
 
 
 async def test_a_new_prompt_while_far_up_brings_the_newest_entries_back() -> None:
-    scripts = [reply_script([f"Answer {n}."], message_id=f"a{n}") for n in range(41)]
-    app, _ = make_app(scripts)
-    async with app.run_test() as pilot:
-        screen = chat(pilot)
-        for n in range(40):
-            await send(pilot, f"question {n}")
+    async with answering_app(41, "Answer {n}.").run_test() as pilot:
+        screen = await ask(pilot, 40)
         await scroll_to_the_top(pilot, screen)
         log = screen.chat_log
         assert log.later_count > 0
@@ -295,12 +302,8 @@ def screen_text(app: TuiAgentApp) -> str:
 
 
 async def test_page_up_and_down_scroll_the_conversation_from_the_prompt() -> None:
-    scripts = [reply_script([f"Answer {n}.\n\n- item\n- item"], message_id=f"a{n}") for n in range(12)]
-    app, _ = make_app(scripts)
-    async with app.run_test() as pilot:
-        screen = chat(pilot)
-        for n in range(12):
-            await send(pilot, f"question {n}")
+    async with answering_app(12, "Answer {n}.\n\n- item\n- item").run_test() as pilot:
+        screen = await ask(pilot, 12)
         log = screen.chat_log
         bottom = log.scroll_y
         assert bottom > 0
