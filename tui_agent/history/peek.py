@@ -2,7 +2,8 @@
 
 `--resume`/`--continue` show it before the engine is built: stdlib sqlite3, read-only, no aiosqlite,
 no migrations. Any problem (no file, a locked or damaged one, another schema version, no such session)
-gives None and the app waits for the engine, which opens the file properly and says what is wrong.
+gives None and the app waits for the engine, which opens the file properly and says what is wrong; so does
+a page with a reply or tool call left unfinished, which only the engine's open can settle.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from tui_agent.history import rows
 from tui_agent.history.models import Message, Session, Usage
 from tui_agent.history.opening import Mode, uri_for
 from tui_agent.history.schema import LATEST_VERSION
+from tui_agent.status import MessageStatus
 
 BUSY_MS = 200
 """How long to wait for a writer's lock before giving up the early look."""
@@ -55,4 +57,12 @@ def _read(conn: sqlite3.Connection, session_id: str | None, limit: int) -> Sessi
         session = rows.get_session(conn, session_id)
     if session is None:
         return None
-    return SessionPeek(session, rows.load_tail(conn, session.id, None, limit), rows.session_usage(conn, session.id))
+    messages = rows.load_tail(conn, session.id, None, limit)
+    if any(unfinished(message) for message in messages):
+        return None  # the engine's open decides: interrupted by a run that is gone, or live in another one
+    return SessionPeek(session, messages, rows.session_usage(conn, session.id))
+
+
+def unfinished(message: Message) -> bool:
+    """A reply still streaming or a tool call not yet final, as stored."""
+    return message.status is MessageStatus.STREAMING or any(not call.status.is_final for call in message.tool_calls)

@@ -57,3 +57,16 @@ def test_a_damaged_file_or_another_schema_gives_none(tmp_path: Path) -> None:
     conn.execute("PRAGMA user_version = 999")
     conn.close()
     assert peek_session(other, None, 30) is None
+
+
+async def test_a_page_with_something_unfinished_is_left_to_the_engine(store: HistoryStore, db_path: Path) -> None:
+    session = await store.create_session("Cut off", model="m")
+    _, reply = await store.begin_turn(session.id, "weather?")
+    await store.record_tool_call(reply.id, "c1", "get_current_weather", "{}", {})
+    await store.update_tool_call(reply.id, "c1", ToolStatus.RUNNING)
+    assert peek_session(db_path, session.id, 30) is None  # the reply is still `streaming`, its call running
+    await store.finish_message(reply.id, MessageStatus.COMPLETE, content="done")
+    assert peek_session(db_path, session.id, 30) is None  # the call is still running
+    await store.update_tool_call(reply.id, "c1", ToolStatus.DONE, result="sunny")
+    peek = peek_session(db_path, session.id, 30)
+    assert peek is not None and [m.status for m in peek.messages] == [MessageStatus.COMPLETE] * 2

@@ -51,6 +51,7 @@ class ChatLog(VerticalScroll):
         self._below: list[LetGo] = []
         """Entries let go below the window, oldest first."""
         self._let_go: frozenset[str] = frozenset()
+        self._counts: tuple[int, int] | None = None
         self.last_error: str | None = None
 
     def compose(self):  # type: ignore[no-untyped-def]
@@ -59,7 +60,7 @@ class ChatLog(VerticalScroll):
 
     def on_mount(self) -> None:
         self.anchor()
-        self._show_counts()
+        self._window_changed()
 
     @property
     def entries(self) -> list[Entry]:
@@ -83,7 +84,7 @@ class ChatLog(VerticalScroll):
         self.mount(widget, before=self._later_hint)
         if self.scroll_y >= self.max_scroll_y - 1:
             self._let_go_above(in_view)
-        self._window_moved()
+        self._window_changed()
 
     @property
     def _later_hint(self) -> Static:
@@ -115,7 +116,6 @@ class ChatLog(VerticalScroll):
         self._forget(drop)
         self._above.extend(entry.let_go() for entry in drop)
         self.remove_children(drop)
-        self._show_counts()
 
     def _let_go_below(self, in_view: Sequence[Entry]) -> None:
         """Too many mounted: let the newest go, none on screen, only when nothing mounted still changes."""
@@ -128,7 +128,6 @@ class ChatLog(VerticalScroll):
         self._below[:0] = [entry.let_go() for entry in drop]
         self.remove_children(drop)
         self.anchor(False)  # the bottom of the window is not the newest entry: nothing to stay pinned to
-        self._show_counts()
 
     def _back_to_newest(self) -> None:
         """Something new arrives while the newest entries were let go: show them again, at the bottom."""
@@ -138,19 +137,22 @@ class ChatLog(VerticalScroll):
         newest, self._below = self._below[-KEEP_MOUNTED:], []
         self.remove_children(mounted)
         self.mount_all([entry.make() for entry in newest], before=self._later_hint)
-        self._show_counts()
         self.scroll_end(animate=False, immediate=False)
         self.anchor()
 
-    def _show_counts(self) -> None:
+    def _window_changed(self) -> None:
+        """Entries were let go or mounted again: update the hints, and tell the tool panels which replies
+        are let go (worked out only when the counts moved: this runs for every entry added)."""
+        counts = (len(self._above), len(self._below))
+        if counts == self._counts:
+            return
+        self._counts = counts
         earlier = self.query_one("#earlier", Static)
         earlier.display = bool(self._above)
         earlier.update(Content(f"↑ {len(self._above)} earlier entries — scroll up to load them"))
         later = self._later_hint
         later.display = bool(self._below)
         later.update(Content(f"↓ {len(self._below)} later entries — scroll down to load them"))
-
-    def _window_moved(self) -> None:
         let_go = frozenset(entry.message_id for entry in chain(self._above, self._below) if entry.message_id)
         if let_go != self._let_go:
             self._let_go = let_go
@@ -182,16 +184,13 @@ class ChatLog(VerticalScroll):
         restore, in_view = self._keeping_view(), self._in_view()
         mounted = self.mount_all(widgets, after=self.query_one("#earlier"))
         self._let_go_below(in_view)
-        self._show_counts()
-        self._window_moved()
+        self._window_changed()
         self.call_after_refresh(restore)
         return mounted
 
     def append_settled(self, widgets: Sequence[Widget]) -> AwaitMount:
         """Mount finished entries at the bottom (a session's stored messages), then follow the newest."""
-        mounted = self.mount_all(widgets, before=self._later_hint)
-        self._window_moved()
-        return mounted
+        return self.mount_all(widgets, before=self._later_hint)
 
     async def prepared(self, widgets: Sequence[Widget]) -> None:
         """Render replies' markdown before they are mounted, one at a time between frames (input stays
@@ -228,8 +227,7 @@ class ChatLog(VerticalScroll):
         restore, in_view = self._keeping_view(), self._in_view()
         self.mount_all(copies, before=self._later_hint)
         self._let_go_above(in_view)
-        self._show_counts()
-        self._window_moved()
+        self._window_changed()
         self.call_after_refresh(restore)
         if not self._below:
             self._rearm_anchor()
