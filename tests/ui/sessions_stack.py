@@ -8,7 +8,8 @@ does, `--resume`/`--continue` included.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,17 @@ async def stored(db: Path, session_id: str | None = None) -> tuple[list[Session]
         return sessions, messages
     finally:
         await store.close()
+
+
+@contextmanager
+def real_stack(tmp_path: Path, reply: str) -> Iterator[RealStack]:
+    """A history file in `tmp_path` and a model server that answers every prompt with `reply`."""
+    server = BackgroundServer({"replies": [{"text": reply}], "then": "repeat_last"})
+    server.start()
+    try:
+        yield RealStack(tmp_path / "history.db", server)
+    finally:
+        server.stop()
 
 
 @dataclass

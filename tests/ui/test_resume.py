@@ -14,11 +14,10 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.ui.helpers import chat, conversation_keys, read_to_the_bottom, scroll_to_the_top, send, wait_until
-from tests.ui.sessions_stack import Call, RealStack, Turn, add_turn, api_messages, seed, stored
+from tests.ui.sessions_stack import Call, RealStack, Turn, add_turn, api_messages, real_stack, seed, stored
 from tui_agent.agent.conversation import INTERRUPTED_RESULT
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.history.store import HistoryStore
-from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus, Role, ToolStatus
 from tui_agent.ui.history_view import HISTORY_PAGE
 from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
@@ -47,12 +46,8 @@ TURNS = [
 
 @pytest.fixture
 def stack(tmp_path: Path) -> Iterator[RealStack]:
-    server = BackgroundServer({"replies": [{"text": "Carrying on."}], "then": "repeat_last"})
-    server.start()
-    try:
-        yield RealStack(tmp_path / "history.db", server)
-    finally:
-        server.stop()
+    with real_stack(tmp_path, "Carrying on.") as running:
+        yield running
 
 
 async def shown_history(pilot: Pilot[None], prompt: str) -> None:

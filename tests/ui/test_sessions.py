@@ -16,9 +16,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 
 from tests.ui.helpers import chat, send, wait_until
-from tests.ui.sessions_stack import Call, RealStack, Turn, api_messages, seed, stored
+from tests.ui.sessions_stack import Call, RealStack, Turn, api_messages, real_stack, seed, stored
 from tui_agent.agent.resume import ResumeRequest
-from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import Role, ToolStatus
 from tui_agent.ui.screens.session_dialogs import ConfirmDeleteScreen, ForkScreen, RenameScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
@@ -36,12 +35,8 @@ RECIPES = [Turn("How do I bake sourdough?", "Feed the starter, then knead and pr
 
 @pytest.fixture
 def stack(tmp_path: Path) -> Iterator[RealStack]:
-    server = BackgroundServer({"replies": [{"text": "Noted."}], "then": "repeat_last"})
-    server.start()
-    try:
-        yield RealStack(tmp_path / "history.db", server)
-    finally:
-        server.stop()
+    with real_stack(tmp_path, "Noted.") as running:
+        yield running
 
 
 def plain(prompt: Any) -> str:
