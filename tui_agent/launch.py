@@ -63,13 +63,16 @@ def run_app(args: argparse.Namespace) -> int:
     The first frame uses the few settings it needs read without validation; the settings are validated,
     and their problems reported, with the rest of the engine after the paint.
     """
+    gc.disable()  # until the first frame is up (`_build_in_background`): start-up objects live on anyway
     tune_garbage_collector()
     first = first_paint_settings(flags_from_args(args), paths.config_file())
     choice = choose_endpoint(first)
     request = ResumeRequest.from_args(args)
     backend = DeferredAgent(lambda: _build_in_background(args, request, backend), model=choice.model,
                             endpoint=choice.label)
-    if request is not None:
+    if request is None:
+        backend.starts_empty = True
+    else:
         backend.peek = early_look(first.db or paths.db_path(), request)
     from tui_agent.ui.app import TuiAgentApp
 
@@ -82,6 +85,7 @@ def run_app(args: argparse.Namespace) -> int:
 async def _build_in_background(args: argparse.Namespace, request: ResumeRequest | None = None,
                                backend: DeferredAgent | None = None) -> BuiltAgent:
     # Importing the engine (openai alone is ~650 ms) in a thread keeps the fresh screen responsive meanwhile.
+    gc.enable()  # the app starts this once its first frame is up
     settings, problems = await asyncio.to_thread(settings_from_args, args)
     services = await asyncio.to_thread(importlib.import_module, "tui_agent.agent.services")
     built: BuiltAgent = await services.build_agent(settings, choose_endpoint(settings))

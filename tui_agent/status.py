@@ -1,4 +1,4 @@
-"""Provides the status vocabularies every layer shares: message lifecycle, tool-call lifecycle, roles.
+"""Provides the status vocabularies every layer shares: message and tool-call lifecycles, roles, turn ends.
 
 They live here, below every domain package, so history stores, the tool runner reports, the agent emits
 and the UI renders exactly the same values.
@@ -45,3 +45,12 @@ class ToolStatus(StrEnum):
 
 
 _FINAL_TOOL_STATUSES = frozenset({ToolStatus.DONE, ToolStatus.FAILED, ToolStatus.DENIED, ToolStatus.INTERRUPTED})
+
+
+class TurnEndReason(StrEnum):
+    """Why a turn ended; anything but DONE is shown to the user."""
+
+    DONE = "done"
+    CANCELLED = "cancelled"
+    BUDGET = "budget"
+    ERROR = "error"

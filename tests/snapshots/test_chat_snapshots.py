@@ -7,7 +7,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from tests.ui.helpers import SIZE, call, chat, make_app, wait_until
+from tests.ui.helpers import SIZE, call, chat_ready, make_app, wait_until
 from tui_agent.agent.events import (
     AssistantMessageFinished,
     AssistantMessageStarted,
@@ -40,7 +40,7 @@ print(httpx.get("https://wttr.in/Paris?format=3").text)
 
 def after_sending(prompt: str, until: Callable[[Pilot[None]], bool] | None = None) -> Callable[..., Any]:
     async def run_before(pilot: Pilot[None]) -> None:
-        screen = chat(pilot)
+        screen = await chat_ready(pilot)
         screen.prompt_input.insert(prompt)
         await pilot.press("enter")
         await wait_until(pilot, (lambda: until(pilot)) if until else (lambda: screen.idle))

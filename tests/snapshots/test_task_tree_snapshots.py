@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from textual.pilot import Pilot
 
-from tests.ui.helpers import FIXED_NOW, SIZE, call, chat, make_app, wait_until
+from tests.ui.helpers import FIXED_NOW, SIZE, call, chat_ready, make_app, wait_until
 from tui_agent.agent.events import AssistantMessageStarted, AssistantTextDelta, ToolStatus
 from tui_agent.ui.scripted import Gate, Script
 from tui_agent.ui.scripted_tree import ScriptedTree
@@ -26,7 +26,7 @@ def test_task_tree_mid_turn_with_a_running_tool_selected(snap_compare: SnapCompa
     backend.tree = ScriptedTree(clock=lambda: FIXED_NOW - 3.2)
 
     async def run_before(pilot: Pilot[None]) -> None:
-        screen = chat(pilot)
+        screen = await chat_ready(pilot)
         screen.prompt_input.insert("Weather in Paris and Oslo?")
         await pilot.press("enter")
         await wait_until(pilot, lambda: gate.reached, "mid-turn")

@@ -14,6 +14,8 @@ from tui_agent.ui.scripted import Script, ScriptedBackend
 from tui_agent.ui.widgets.chat_log import TRIM_AT
 from tui_agent.ui.widgets.markdown_view import MarkdownView
 from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
+from tui_agent.ui.widgets.prompt import PromptInput
+from tui_agent.ui.widgets.task_tree import TaskTree
 
 FIXED_NOW = 103.2
 WINDOW_BOUND = 2 * TRIM_AT
@@ -40,6 +42,18 @@ def chat(pilot: Pilot[None]) -> ChatScreen:
     screen = pilot.app.screen
     assert isinstance(screen, ChatScreen), f"expected the chat screen, got {screen!r}"
     return screen
+
+
+async def task_tree(pilot: Pilot[None]) -> TaskTree:
+    """The chat screen's task tree, which joins it after its first frame."""
+    await wait_until(pilot, lambda: bool(chat(pilot).query(TaskTree)), "the task tree mounted")
+    return chat(pilot).query_one(TaskTree)
+
+
+async def chat_ready(pilot: Pilot[None]) -> ChatScreen:
+    """The chat screen once its prompt takes keys (the snapshot plugin's pilot starts before it has mounted)."""
+    await wait_until(pilot, lambda: isinstance(pilot.app.focused, PromptInput), "the prompt focused")
+    return chat(pilot)
 
 
 async def send(pilot: Pilot[None], prompt: str, *, wait: bool = True) -> None:

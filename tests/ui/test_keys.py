@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from tests.ui.helpers import FIXED_NOW, SIZE, chat, send, wait_until
+from tests.ui.helpers import FIXED_NOW, SIZE, chat, send, task_tree, wait_until
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.keys import key_rows
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.help import HelpScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
 from tui_agent.ui.scripted import Gate, ScriptedBackend, reply_script
-from tui_agent.ui.widgets.task_tree import TaskTree
 
 
 def app_with(keys: dict[str, str], backend: ScriptedBackend | None = None) -> TuiAgentApp:
@@ -36,7 +35,7 @@ async def test_sessions_key_moves_to_the_configured_one() -> None:
 async def test_app_level_keys_can_be_moved_too() -> None:
     app = app_with({"help": "f2", "toggle_task_tree": "f7"})
     async with app.run_test(size=SIZE) as pilot:
-        tree = app.screen.query_one(TaskTree)
+        tree = await task_tree(pilot)
         shown = tree.display
         await pilot.press("f7")
         assert tree.display is not shown

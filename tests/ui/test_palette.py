@@ -12,7 +12,7 @@ import pytest
 from textual.command import CommandInput, CommandList, CommandPalette
 from textual.pilot import Pilot
 
-from tests.ui.helpers import FIXED_NOW, SIZE, chat, make_app, send, wait_until
+from tests.ui.helpers import FIXED_NOW, SIZE, chat, make_app, send, task_tree, wait_until
 from tui_agent import paths
 from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
@@ -23,7 +23,6 @@ from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.help import HelpScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
 from tui_agent.ui.scripted import reply_script
-from tui_agent.ui.widgets.task_tree import TaskTree
 from tui_agent.ui.widgets.tool_panel import ToolPanels
 
 OUR_COMMANDS = ["New session", "Sessions", "Switch model", "Theme", "Export session", "Toggle tool panel",
@@ -69,7 +68,7 @@ async def test_palette_offers_our_commands_once_each() -> None:
 async def test_toggle_tool_panel_and_task_tree() -> None:
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        panels, tree = app.screen.query_one(ToolPanels), app.screen.query_one(TaskTree)
+        panels, tree = app.screen.query_one(ToolPanels), await task_tree(pilot)
         panels_shown, tree_shown = panels.display, tree.display
         await run_command(pilot, "Toggle tool panel")
         assert panels.display is not panels_shown

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.ui.helpers import FIXED_NOW, chat, make_app, send, wait_until
+from tests.ui.helpers import FIXED_NOW, chat, make_app, send, task_tree, wait_until
 from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
@@ -54,10 +54,6 @@ async def real_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
         server.stop()
 
 
-def task_tree(pilot: Pilot[None]) -> TaskTree:
-    return chat(pilot).query_one(TaskTree)
-
-
 def shown_lines(tree: TaskTree) -> list[str]:
     """What the panel shows, one node per line, in tree order (depth first)."""
     lines: list[str] = []
@@ -86,7 +82,7 @@ async def select(pilot: Pilot[None], tree: TaskTree, name: str) -> None:
 async def test_ctrl_t_shows_the_turn_live_until_everything_completed(real_app: MakeApp) -> None:
     app = real_app()
     async with app.run_test(size=(160, 45)) as pilot:
-        tree = task_tree(pilot)
+        tree = await task_tree(pilot)
         assert not tree.display
         await pilot.press("ctrl+t")
         assert tree.display and tree.has_focus
@@ -116,7 +112,7 @@ async def test_cancelling_a_running_node_stops_its_subtree_and_says_so(
         await wait_until(pilot, lambda: any(p.status is ToolStatus.RUNNING for p in screen.tool_panels.panels),
                          "the slow tool running")
         await pilot.press("ctrl+t")
-        tree = task_tree(pilot)
+        tree = await task_tree(pilot)
         assert tree.has_focus
         assert line_for(tree, "run_tools").startswith("◐ ") and line_for(tree, "slow_echo").startswith("◐ ")
         await select(pilot, tree, "run_tools")
@@ -154,7 +150,7 @@ async def test_cancel_key_on_a_tool_or_an_ended_node_explains_instead(real_app: 
         await wait_until(pilot, lambda: any(p.status is ToolStatus.RUNNING for p in screen.tool_panels.panels),
                          "the slow tool running")
         await pilot.press("ctrl+t")
-        tree = task_tree(pilot)
+        tree = await task_tree(pilot)
         await select(pilot, tree, "show_reply")
         await pilot.press("x")
         await select(pilot, tree, "slow_echo")
@@ -178,7 +174,7 @@ async def test_a_hidden_tree_draws_nothing_and_hiding_gives_the_prompt_its_focus
         screen = chat(pilot)
         await send(pilot, "hello", wait=False)
         await wait_until(pilot, lambda: gate.reached, "mid-turn")
-        tree = task_tree(pilot)
+        tree = await task_tree(pilot)
         assert [item.name for item in tree.items.values()] == ["ChatJob", "ResponseJob", "respond", "show_reply",
                                                                "run_tools"]
         assert not tree.root.children  # the model follows the turn, the widget stays empty while hidden

@@ -12,11 +12,12 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tui_agent.agent.deferred_sessions import DeferredSessions
-from tui_agent.agent.events import AgentEvent, TurnEndReason, TurnFinished
-from tui_agent.agent.tree import PendingTreeObservers, TreeObserver, Unsubscribe
+from tui_agent.agent.tree import PendingTreeObservers
 
-if TYPE_CHECKING:  # the agent (and what it imports) loads after the first paint, with the build
+if TYPE_CHECKING:  # the agent (and what it imports, events too) loads after the first paint, with the build
     from tui_agent.agent.agent import Agent, Approver
+    from tui_agent.agent.events import AgentEvent
+    from tui_agent.agent.tree import TreeObserver, Unsubscribe
 
 
 class BuiltAgent(Protocol):
@@ -39,6 +40,7 @@ class DeferredAgent(DeferredSessions):
         self._model, self._endpoint = model, endpoint
         self._early_notices = list(notices or [])
         self._task: asyncio.Task[BuiltAgent] | None = None
+        self._started = asyncio.Event()
         self._built: BuiltAgent | None = None
         self._closed = False
         self._approver: Approver | None = None
@@ -86,6 +88,7 @@ class DeferredAgent(DeferredSessions):
     def _building(self) -> asyncio.Task[BuiltAgent]:
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._build_and_announce(), name="build-agent")
+            self._started.set()
         return self._task
 
     async def _build_and_announce(self) -> BuiltAgent:
@@ -117,9 +120,16 @@ class DeferredAgent(DeferredSessions):
                 return None
         return self.agent
 
+    async def built(self) -> Agent | None:
+        """Like `ready`, but never the one to begin the build: waits for `start` (or a request) to."""
+        await self._started.wait()
+        return await self.ready()
+
     async def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
         agent = await self.ready()
         if agent is None:
+            from tui_agent.agent.events import TurnEndReason, TurnFinished
+
             yield TurnFinished(TurnEndReason.ERROR, self.failure)
             return
         async for event in agent.send(prompt):

@@ -30,6 +30,8 @@ class DeferredSessions:
     """Reads the resumed session's newest page before the engine is built (used once)."""
     peeked: SessionPeek | None = None
     """What that early look found."""
+    starts_empty = False
+    """The engine will open a new session (nothing to resume), so its first page is known to be empty."""
 
     if TYPE_CHECKING:
 
@@ -50,11 +52,14 @@ class DeferredSessions:
 
     async def load_history(self, before_position: int | None = None, limit: int = 50) -> list[Message]:
         """A page of the current session; the newest page of a resumed one may come from an early look."""
-        if before_position is None and self.agent is None and self.peek is not None:
-            peek, self.peek = self.peek, None
-            self.peeked = await peek(limit)
-            if self.peeked is not None:
-                return self.peeked.messages
+        if before_position is None and self.agent is None:
+            if self.starts_empty:  # answered without asking for the engine, which is built after the paint
+                return []
+            if self.peek is not None:
+                peek, self.peek = self.peek, None
+                self.peeked = await peek(limit)
+                if self.peeked is not None:
+                    return self.peeked.messages
         agent = await self.ready()
         return [] if agent is None else await agent.load_history(before_position, limit)
 

@@ -8,20 +8,11 @@ untrusted (model output, tool arguments and results) and must be sanitised befor
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 # Re-exported: the UI reads statuses from the events it renders.
 from tui_agent.status import MessageStatus as MessageStatus
 from tui_agent.status import ToolStatus as ToolStatus
-
-
-class TurnEndReason(StrEnum):
-    """Why a turn ended; anything but DONE is shown to the user."""
-
-    DONE = "done"
-    CANCELLED = "cancelled"
-    BUDGET = "budget"
-    ERROR = "error"
+from tui_agent.status import TurnEndReason as TurnEndReason
 
 
 @dataclass(frozen=True)

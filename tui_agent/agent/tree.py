@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from tui_agent.agent.events import AgentEvent, ToolCallUpdated
-from tui_agent.commander.events import NodeEvent
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the event classes load with the engine, after the first paint (the UI imports this)
+    from tui_agent.agent.events import AgentEvent, ToolCallUpdated
     from tui_agent.commander import CommanderAsync
+    from tui_agent.commander.events import NodeEvent
 
-TreeEvent = NodeEvent | ToolCallUpdated
+TreeEvent: TypeAlias = "NodeEvent | ToolCallUpdated"
 """What a task-tree observer receives: a commander node event or a tool call's latest state."""
-TreeObserver = Callable[[TreeEvent], None]
-Unsubscribe = Callable[[], None]
+TreeObserver: TypeAlias = "Callable[[TreeEvent], None]"
+Unsubscribe: TypeAlias = "Callable[[], None]"
 log = logging.getLogger("tui_agent.agent.tree")
 
 
@@ -49,6 +48,7 @@ class TreeFeed:
 
     def tee(self, sink: Callable[[AgentEvent], None]) -> Callable[[AgentEvent], None]:
         """Wrap a turn's event sink so its tool-call updates also reach tree observers."""
+        from tui_agent.agent.events import ToolCallUpdated
 
         def emit(event: AgentEvent) -> None:
             sink(event)

@@ -18,8 +18,10 @@ from textual.screen import Screen
 from tui_agent.ui.backend import ChatBackend
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, problems_notice, theme_folders
-from tui_agent.ui.widgets.task_tree import TaskTree
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
+
+ENGINE_START_DELAY = 0.05
+"""Seconds after Ready before the backend starts building the engine: the first frame is out by then."""
 
 
 class TuiAgentApp(App[None]):
@@ -49,7 +51,8 @@ class TuiAgentApp(App[None]):
         self._closed = False
         self._startup_notices: list[str] = []
         self._apply_themes(theme or DEFAULT_THEME, theme_dirs)
-        self._apply_keys(keys or {})
+        if keys:  # without overrides Textual's own bindings stand (and the key module loads with F1)
+            self._apply_keys(keys)
 
     def _apply_keys(self, keys: Mapping[str, str]) -> None:
         """The config's `[keys]` overrides become the keymap; unknown action names are reported once."""
@@ -67,21 +70,46 @@ class TuiAgentApp(App[None]):
         if wanted not in self.available_themes:
             self._startup_notices.append(f"There is no theme called {wanted!r}; using {DEFAULT_THEME}.")
             wanted = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
-        self.theme = wanted
+        self._start_in_theme(wanted)
+
+    def _start_in_theme(self, name: str) -> None:
+        """Use theme `name` from the first frame on.
+
+        Setting `theme` makes Textual parse the stylesheet a second time, for the new colours, once the app
+        runs (~7 ms before the first frame). The app is built for a dark theme, so a dark one only needs
+        its colours in place before the first parse; a light one also changes how ANSI colours map.
+        """
+        if not self.available_themes[name].dark:
+            self.theme = name
+            return
+        self.set_reactive(App.theme, name)  # as Textual's docs show: no watcher, so no second parse
+        self.set_class(True, f"-theme-{name}", update=False)
+        self.stylesheet.set_variables(self.get_css_variables())
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(APP_VARIABLE_DEFAULTS)
 
+    def get_default_screen(self) -> Screen[Any]:
+        """The chat screen is the app's base screen, so the first frame draws it (a screen pushed over an
+        empty default one is drawn inside Textual's start-up batch, where the frame is dropped, and then
+        only a frame later: ~12 ms more to the first frame)."""
+        return ChatScreen(self.backend, clock=self._clock, cursor_blink=self._cursor_blink)
+
     def on_mount(self) -> None:
-        self.push_screen(ChatScreen(self.backend, clock=self._clock, cursor_blink=self._cursor_blink))
         for notice in self._startup_notices:
             self.notify(notice, severity="warning", timeout=10)
         for notice in self.backend.notices:
             self.notify(notice, timeout=8)
-        self.call_after_refresh(self.backend.start)
+
+    def on_ready(self) -> None:
+        # Ready comes just before the first frame reaches the terminal (the driver's size event draws it).
+        # The engine's build imports in a thread that would take the GIL from that frame, so it waits.
+        self.set_timer(ENGINE_START_DELAY, self.backend.start)
 
     def action_toggle_task_tree(self) -> None:
         """Show or hide the current turn's task tree (Ctrl+T); hiding it gives the prompt back its focus."""
+        from tui_agent.ui.widgets.task_tree import TaskTree
+
         for tree in self.screen.query(TaskTree):
             tree.toggle()
             if not tree.display:

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
-from tui_agent.agent.events import AgentEvent, ToolCallUpdated
-from tui_agent.agent.tree import TreeObserver, Unsubscribe
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # event and record classes load with the engine, after the first paint
+    from tui_agent.agent.events import AgentEvent, ToolCallUpdated
+    from tui_agent.agent.tree import TreeObserver, Unsubscribe
     from tui_agent.history.models import Message, SearchHit, Session
 
 
@@ -25,7 +24,7 @@ class ApprovalDecision(StrEnum):
     DENY = "deny"
 
 
-Approver = Callable[[ToolCallUpdated], Awaitable[ApprovalDecision]]
+Approver: TypeAlias = "Callable[[ToolCallUpdated], Awaitable[ApprovalDecision]]"
 """Asks the person about one tool call (status AWAITING_APPROVAL, full arguments) and returns the choice."""
 
 

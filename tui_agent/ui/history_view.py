@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from textual.widget import Widget
 
-from tui_agent.agent.events import ToolCallUpdated
-from tui_agent.history.models import Message, ToolCall
 from tui_agent.status import MessageStatus, Role
-from tui_agent.ui.backend import ChatBackend
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
 from tui_agent.ui.widgets.tool_panel import ToolPanels
+
+if TYPE_CHECKING:  # loaded with the first page or the engine, after the first paint
+    from tui_agent.agent.events import ToolCallUpdated
+    from tui_agent.history.models import Message, ToolCall
+    from tui_agent.ui.backend import ChatBackend
 
 HISTORY_PAGE = 30
 """Messages fetched per page (the first one and each older one)."""
@@ -28,6 +31,7 @@ HISTORY_PAGE = 30
 
 def tool_update(call: ToolCall) -> ToolCallUpdated:
     """A stored call as the panel's event; epoch times give the right duration (a call never finished has none)."""
+    from tui_agent.agent.events import ToolCallUpdated
     started = call.started_at.timestamp() if call.started_at and call.finished_at else None
     finished = call.finished_at.timestamp() if started is not None and call.finished_at else None
     return ToolCallUpdated(call.call_id, call.message_id, call.name, call.raw_arguments, call.status,
@@ -128,11 +132,11 @@ def attach_history(screen: Widget, backend: ChatBackend, log: ChatLog, panels: T
 
     async def first_page() -> None:
         await view.show_latest()
-        ready = getattr(backend, "ready", None)
-        if ready is not None:  # the page may have come from an early look at the file: show it as the
+        built = getattr(backend, "built", None)
+        if built is not None:  # the page may have come from an early look at the file: show it as the
             if on_loaded is not None:  # session's now, and again once the engine has resumed it
                 on_loaded()
-            await ready()
+            await built()
         gc.freeze()  # the engine and the session just loaded live as long as the app: out of full collections
         failure = getattr(backend, "resume_failure", None)
         if failure:

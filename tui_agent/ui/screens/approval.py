@@ -21,6 +21,35 @@ from tui_agent.ui.widgets.tool_panel import pretty_arguments
 class ApprovalScreen(ModalScreen[ApprovalDecision]):
     """Asks about one tool call; dismisses with the person's decision."""
 
+    DEFAULT_CSS = """
+    ApprovalScreen {
+        align: center middle;
+    }
+    #approval-dialog {
+        width: 80%;
+        max-width: 100;
+        height: auto;
+        max-height: 80%;
+        border: thick $tool-awaiting-approval;
+        background: $surface;
+        padding: 1 2;
+    }
+    #approval-arguments {
+        height: auto;
+        max-height: 20;
+        margin: 1 0;
+        background: $panel 40%;
+        padding: 0 1;
+    }
+    #approval-buttons {
+        height: auto;
+        align-horizontal: center;
+    }
+    #approval-buttons Button {
+        margin: 0 1;
+    }
+    """
+
     BINDINGS = [
         Binding("a,y", "decide('allow_once')", "Allow once"),
         Binding("s", "decide('allow_always')", "Always this session"),

@@ -9,37 +9,33 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
+from textual.widget import AwaitMount
 
-from tui_agent.agent.events import (
-    AgentEvent,
-    AssistantMessageFinished,
-    AssistantMessageStarted,
-    AssistantTextDelta,
-    ToolCallUpdated,
-    TurnEndReason,
-    TurnFinished,
-    TurnStarted,
-    UsageUpdated,
-)
-from tui_agent.ui.backend import ApprovalDecision, ChatBackend
+from tui_agent.status import TurnEndReason
+from tui_agent.ui.backend import ApprovalDecision
 from tui_agent.ui.history_view import HistoryView, attach_history
-from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.prompt import PromptInput
 from tui_agent.ui.widgets.status_bar import StatusBar
-from tui_agent.ui.widgets.task_tree import TaskTree
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
+
+if TYPE_CHECKING:  # the events load with the engine, after the first paint
+    from tui_agent.agent.events import AgentEvent, ToolCallUpdated, TurnFinished
+    from tui_agent.ui.backend import ChatBackend
 
 TURN_END_TITLES = {TurnEndReason.BUDGET: "Stopped: budget reached", TurnEndReason.ERROR: "Error"}
 
 
 class ChatScreen(Screen[None]):
     """The main screen."""
+
+    AUTO_FOCUS = "#prompt"  # focused as the screen mounts: no focus moves (and restyles) before the first frame
 
     BINDINGS = [Binding("escape", "cancel_turn", "Stop reply", show=True)]
     BINDINGS += [Binding("ctrl+s", "app.sessions", "Sessions")]
@@ -55,11 +51,11 @@ class ChatScreen(Screen[None]):
         self._cursor_blink = cursor_blink
         self._turn_lock = asyncio.Lock()
         self.busy = False
+        self._task_tree_mount: AwaitMount | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
             yield ChatLog(id="chat-log")
-            yield TaskTree(self.backend, clock=self._clock, id="task-tree")
             yield ToolPanels(clock=self._clock, id="tool-panels")
         yield PromptInput(id="prompt", cursor_blink=self._cursor_blink)
         yield StatusBar(id="status")
@@ -88,9 +84,25 @@ class ChatScreen(Screen[None]):
     def on_mount(self) -> None:
         self.backend.set_approver(self.ask_approval)
         self._show_status()
-        self.prompt_input.focus()
         self.history: HistoryView = attach_history(self, self.backend, self.chat_log, self.tool_panels,
                                                    on_loaded=self._show_loaded_session)
+        self.call_after_refresh(self._add_task_tree)
+
+    def _add_task_tree(self) -> AwaitMount:
+        """The task tree (Ctrl+T) starts hidden and follows no turn yet, so it joins after the first frame
+        (or as the first turn starts, if that is sooner: it must see the turn from its first node)."""
+        if self._task_tree_mount is None:
+            from tui_agent.ui.widgets.task_tree import TaskTree
+
+            tree = TaskTree(self.backend, clock=self._clock, id="task-tree")
+            self._task_tree_mount = self.query_one("#main").mount(tree, after=self.chat_log)
+        return self._task_tree_mount
+
+    async def retire(self) -> None:
+        """Stop and empty this screen for good (a fresh chat screen now covers it): no turn, no history
+        paging, no task-tree subscription, no widgets left."""
+        self.workers.cancel_node(self)
+        await self.remove_children()
 
     def on_chat_log_window_moved(self, event: ChatLog.WindowMoved) -> None:
         self.tool_panels.hide_calls_of(event.let_go)
@@ -143,6 +155,8 @@ class ChatScreen(Screen[None]):
             if not decided.done():
                 decided.set_result(decision or ApprovalDecision.DENY)
 
+        from tui_agent.ui.screens.approval import ApprovalScreen
+
         modal = ApprovalScreen(update)
         self.app.push_screen(modal, callback=done)
         try:
@@ -155,6 +169,7 @@ class ChatScreen(Screen[None]):
     async def _run_turn(self, prompt: str) -> None:
         async with self._turn_lock:  # a cancelled turn may still be draining its last events
             self._set_busy(True)
+            await self._add_task_tree()
             # Everything that exists now (the log, history, the app) is long-lived: take it out of the
             # collector's full passes, which otherwise stall a streaming frame by tens of milliseconds.
             gc.freeze()
@@ -171,20 +186,22 @@ class ChatScreen(Screen[None]):
 
     def render_event(self, event: AgentEvent) -> None:
         """Show one event from the turn."""
+        from tui_agent.agent import events  # loaded by the engine before any event exists
+
         log = self.chat_log
-        if isinstance(event, AssistantTextDelta):
+        if isinstance(event, events.AssistantTextDelta):
             log.append(event.message_id, event.text)
-        elif isinstance(event, ToolCallUpdated):
+        elif isinstance(event, events.ToolCallUpdated):
             self.tool_panels.update_call(event)
-        elif isinstance(event, AssistantMessageStarted):
+        elif isinstance(event, events.AssistantMessageStarted):
             log.start_assistant(event.message_id)
-        elif isinstance(event, AssistantMessageFinished):
+        elif isinstance(event, events.AssistantMessageFinished):
             log.finish(event.message_id, event.status, event.error)
-        elif isinstance(event, UsageUpdated):
+        elif isinstance(event, events.UsageUpdated):
             self.status_bar.set_usage(event.prompt_tokens, event.completion_tokens)
-        elif isinstance(event, TurnStarted):
+        elif isinstance(event, events.TurnStarted):
             self._show_status()
-        elif isinstance(event, TurnFinished):
+        elif isinstance(event, events.TurnFinished):
             self._turn_finished(event)
 
     def _turn_finished(self, event: TurnFinished) -> None:

@@ -53,8 +53,14 @@ async def _replace_chat(app: App[Any]) -> None:
     while len(app.screen_stack) > 1 and not isinstance(app.screen, ChatScreen):
         await app.pop_screen()
     old = app.screen
-    if isinstance(old, ChatScreen):
-        await app.switch_screen(ChatScreen(old.backend, clock=old._clock, cursor_blink=old._cursor_blink))
+    if not isinstance(old, ChatScreen):
+        return
+    fresh = ChatScreen(old.backend, clock=old._clock, cursor_blink=old._cursor_blink)
+    if len(app.screen_stack) > 1:
+        await app.switch_screen(fresh)
+    else:  # the app's base screen can't be switched out: the fresh one goes over it, which is left empty
+        await app.push_screen(fresh)
+        await old.retire()
 
 
 class SessionsScreen(Screen[None]):

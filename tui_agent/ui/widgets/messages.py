@@ -39,6 +39,16 @@ def preview(text: str) -> str:
 class UserMessage(Static):
     """What the person sent, shown literally."""
 
+    DEFAULT_CSS = """
+    UserMessage {
+        margin: 1 0 0 0;
+        padding: 0 1;
+        border-left: outer $role-user;
+        color: $role-user;
+        background: $boost;
+    }
+    """
+
     def __init__(self, prompt: str) -> None:
         super().__init__(Content(preview(sanitize(prompt))))
         self.prompt = prompt
@@ -57,6 +67,20 @@ class AssistantMessage(MarkdownView):
     Esc finishes it locally at once (`finish(..., closed=False)`); text the backend had already produced
     before the cancel took effect still lands until the backend closes the message, so the screen shows
     exactly what history keeps.
+    """
+
+    DEFAULT_CSS = """
+    AssistantMessage {
+        margin: 1 0 0 0;
+        padding: 0 1;
+        color: $role-assistant;
+    }
+    AssistantMessage.-interrupted {
+        border-left: outer $warning;
+    }
+    AssistantMessage.-failed {
+        border-left: outer $warning;
+    }
     """
 
     def __init__(self, message_id: str) -> None:
@@ -138,6 +162,17 @@ MARKER_TEXT = {
 class MessageMarker(Static):
     """A one-line note under a reply that did not finish normally."""
 
+    DEFAULT_CSS = """
+    MessageMarker {
+        padding: 0 1;
+        color: $text-warning;
+        text-style: italic;
+    }
+    MessageMarker.-failed {
+        color: $text-error;
+    }
+    """
+
     def __init__(self, status: MessageStatus) -> None:
         super().__init__(Content(MARKER_TEXT.get(status, status.value)), classes=f"-{status.value}")
         self.status = status
@@ -152,6 +187,16 @@ class MessageMarker(Static):
 
 class ErrorNotice(Static):
     """An error shown in the conversation, saying what happened and what to do."""
+
+    DEFAULT_CSS = """
+    ErrorNotice {
+        margin: 1 0 0 0;
+        padding: 0 1;
+        border: round $role-error;
+        border-title-color: $role-error;
+        color: $text;
+    }
+    """
 
     def __init__(self, message: str, *, title: str = "Error") -> None:
         super().__init__(Content(sanitize(message)))

@@ -85,6 +85,18 @@ class TreeItem:
 class TaskTree(Tree[str]):
     """The current turn's commander tree; select a running node and press Delete or x to cancel it."""
 
+    DEFAULT_CSS = """
+    TaskTree {  /* hidden until asked for; then between the conversation and the tool panels */
+        display: none;
+        width: 1fr;
+        min-width: 40;
+        max-width: 60;
+        border-left: vkey $panel;
+        padding: 0 1;
+        scrollbar-size-vertical: 1;
+    }
+    """
+
     BINDINGS = [Binding("delete,x", "cancel_node", "Cancel node", show=True)]
 
     def __init__(self, backend: ChatBackend, *, clock: Clock, **options: Any) -> None:

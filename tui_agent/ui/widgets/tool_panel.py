@@ -7,9 +7,10 @@ result, collapsed when long (Enter or a click expands it). Everything shown is s
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -18,9 +19,11 @@ from textual.events import Click
 from textual.timer import Timer
 from textual.widgets import Static
 
-from tui_agent.agent.events import ToolCallUpdated
 from tui_agent.sanitize import sanitize
 from tui_agent.status import ToolStatus
+
+if TYPE_CHECKING:  # the event classes load with the engine, after the first paint
+    from tui_agent.agent.events import ToolCallUpdated
 
 Clock = Callable[[], float]
 FOLLOW_DELAY = 0.25
@@ -41,6 +44,8 @@ STATUS_LABEL = {
 
 def pretty_arguments(raw: str) -> str:
     """Arguments as indented JSON when they parse, else the raw text (still streaming)."""
+    import json  # with the first tool call, not before the first paint
+
     try:
         return json.dumps(json.loads(raw), indent=2, ensure_ascii=False)
     except ValueError:
@@ -67,6 +72,28 @@ def collapse(text: str) -> tuple[str, int]:
 
 class ToolPanel(Static, can_focus=True):
     """One tool call."""
+
+    DEFAULT_CSS = """
+    ToolPanel {
+        margin: 1 0 0 0;
+        padding: 0 1;
+        height: auto;
+        border: round $tool-pending;
+        border-title-style: bold;
+        border-subtitle-color: $tool-pending;
+    }
+    ToolPanel:focus { background: $boost; }
+    ToolPanel.-pending { border: round $tool-pending; border-subtitle-color: $tool-pending; }
+    ToolPanel.-awaiting_approval {
+        border: double $tool-awaiting-approval;
+        border-subtitle-color: $tool-awaiting-approval;
+    }
+    ToolPanel.-running { border: heavy $tool-running; border-subtitle-color: $tool-running; }
+    ToolPanel.-done { border: round $tool-done; border-subtitle-color: $tool-done; }
+    ToolPanel.-failed { border: heavy $tool-failed; border-subtitle-color: $tool-failed; }
+    ToolPanel.-denied { border: dashed $tool-denied; border-subtitle-color: $tool-denied; }
+    ToolPanel.-interrupted { border: dashed $tool-interrupted; border-subtitle-color: $tool-interrupted; }
+    """
 
     BINDINGS = [Binding("enter", "toggle_result", "Expand/collapse result", show=False)]
 
@@ -212,9 +239,7 @@ class ToolPanels(VerticalScroll):
         for call in list(self._calls.values()):
             if not call.status.is_final:
                 finished = now if call.started_at is not None else None
-                self.update_call(ToolCallUpdated(call.call_id, call.message_id, call.name, call.arguments,
-                                                 ToolStatus.INTERRUPTED, call.started_at, finished, call.result,
-                                                 call.error))
+                self.update_call(dataclasses.replace(call, status=ToolStatus.INTERRUPTED, finished_at=finished))
 
     def panel(self, call_id: str) -> ToolPanel | None:
         return self._panels.get(call_id)
