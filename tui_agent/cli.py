@@ -51,6 +51,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     words = set(argv or ())
     everything = argv is None or not words.isdisjoint({"-h", "--help"})
+    if not everything and all(word.startswith("-") for word in words):
+        return parser  # only options (`tui-agent`, `--offline`...): no command to look up, no parsers to build
     for name, (module, summary) in SUBCOMMANDS.items():
         if everything or name in words:
             importlib.import_module(module).add_parser(subparsers)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 ENV_VARS: Mapping[str, str] = {
     "OPENAI_BASE_URL": "base_url",
@@ -53,16 +53,19 @@ def merge_sources(
     return merged
 
 
-@dataclass(frozen=True)
-class FirstPaintSettings:
-    """What the first frame needs; has the attributes `choose_endpoint` reads."""
+class FirstPaintSettings(NamedTuple):
+    """What the first frame needs; has the attributes `choose_endpoint` reads.
+
+    A NamedTuple rather than a frozen dataclass, as it is made before the first frame (~0.2 ms to create
+    the class against ~1.5 ms).
+    """
 
     base_url: str | None = None
     model: str | None = None
     offline: bool = False
     api_key_env: str = DEFAULT_API_KEY_ENV
     theme: str | None = None
-    keys: dict[str, str] = field(default_factory=dict)
+    keys: Mapping[str, str] = MappingProxyType({})
     """Key binding overrides (the `[keys]` table)."""
     db: Path | None = None
     """The history file, when not the default one."""

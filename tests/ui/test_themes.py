@@ -97,3 +97,23 @@ def test_themes_command_lists_all_and_reports_bad_files(capsys: pytest.CaptureFi
     assert "light" in lines["mine"] and "user" in lines["mine"]
     assert "textual" in lines["nord"]
     assert "bad.toml" in err
+
+
+async def test_a_theme_in_a_file_named_otherwise_is_found(tmp_path: Path) -> None:
+    (tmp_path / "my-colours.toml").write_text('name = "sunrise"\nprimary = "#ff8800"\n')
+    app = TuiAgentApp(ScriptedBackend(), theme="sunrise", theme_dirs=[tmp_path])
+    async with app.run_test():
+        assert app.theme == "sunrise" and app.current_theme.primary == "#ff8800"
+
+
+async def test_a_later_folder_redefining_the_theme_on_screen_wins_once_all_are_read(tmp_path: Path) -> None:
+    """The first frame reads only `<theme>.toml`; a differently named file in a later folder that redefines
+    the same theme still wins, as soon as every file has been read."""
+    (tmp_path / "override.toml").write_text(f'name = "{DEFAULT_THEME}"\nprimary = "#123456"\n')
+    shipped_primary = TuiAgentApp(ScriptedBackend()).get_css_variables()["primary"]
+    app = TuiAgentApp(ScriptedBackend(), theme_dirs=[tmp_path])
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: "tui-agent-light" in app.available_themes, "every theme read")
+        await wait_until(pilot, lambda: app.current_theme.primary == "#123456", "the override in force")
+        assert app.theme == DEFAULT_THEME
+        assert app.theme_variables["primary"] != shipped_primary  # the stylesheet's colours follow it

@@ -22,3 +22,18 @@ def test_help_lists_options() -> None:
     out = run_cli("--help")
     assert out.returncode == 0
     assert "--offline" in out.stdout and "--base-url" in out.stdout
+
+
+def test_a_mistyped_command_names_every_command() -> None:
+    out = run_cli("--offline", "sesions")
+    assert out.returncode == 2
+    assert "invalid choice: 'sesions'" in out.stderr
+    assert all(name in out.stderr for name in ("plugins", "serve", "sessions", "themes", "config"))
+
+
+def test_options_alone_parse_without_building_the_commands() -> None:
+    from tui_agent.cli import build_parser
+
+    args = build_parser(["--offline", "--continue"]).parse_args(["--offline", "--continue"])
+    assert args.command is None and args.offline and args.continue_session
+

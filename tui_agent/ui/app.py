@@ -17,7 +17,15 @@ from textual.screen import Screen
 
 from tui_agent.ui.backend import ChatBackend
 from tui_agent.ui.screens.chat import ChatScreen
-from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, problems_notice, theme_folders
+from tui_agent.ui.themes import (
+    APP_VARIABLE_DEFAULTS,
+    DEFAULT_THEME,
+    find_theme_file,
+    load_theme_file,
+    load_themes,
+    problems_notice,
+    theme_folders,
+)
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
 
 ENGINE_START_DELAY = 0.05
@@ -62,15 +70,43 @@ class TuiAgentApp(App[None]):
             self._startup_notices.append(problem)
 
     def _apply_themes(self, wanted: str, extra_dirs: Iterable[Path]) -> None:
-        loaded = load_themes(theme_folders(extra_dirs))
-        for theme in loaded.themes.values():
-            self.register_theme(theme)
-        if loaded.problems:
-            self._startup_notices.append(problems_notice(loaded.problems))
+        """Start in theme `wanted`. Only its file is read before the first frame when its file name gives it
+        away (the others load after the frame, ~6 ms); otherwise all of them are read now."""
+        self._theme_folders = theme_folders(extra_dirs)
+        self._all_themes_loaded = not self._register_theme_named(wanted)
+        if self._all_themes_loaded:
+            self._register_all_themes()
         if wanted not in self.available_themes:
             self._startup_notices.append(f"There is no theme called {wanted!r}; using {DEFAULT_THEME}.")
             wanted = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
         self._start_in_theme(wanted)
+
+    def _register_theme_named(self, name: str) -> bool:
+        """Register the theme called `name` from `<name>.toml`; False when that file has no such theme."""
+        if name in self.available_themes:  # one of Textual's
+            return True
+        path = find_theme_file(name, self._theme_folders)
+        try:
+            theme = load_theme_file(path) if path is not None else None
+        except ValueError:  # reported when all the files are loaded
+            return False
+        if theme is None or theme.name != name:
+            return False
+        self.register_theme(theme)
+        return True
+
+    def _register_all_themes(self) -> None:
+        """Every theme file, for the theme picker; skipped files are reported in one notification."""
+        shown = self.current_theme
+        loaded = load_themes(self._theme_folders)
+        for theme in loaded.themes.values():
+            self.register_theme(theme)
+        if loaded.problems and self.is_running:
+            self.notify(problems_notice(loaded.problems), severity="warning", timeout=10)
+        elif loaded.problems:
+            self._startup_notices.append(problems_notice(loaded.problems))
+        if self.get_theme(shown.name) != shown:  # a folder read later redefines the theme on screen
+            self.refresh_css(animate=False)
 
     def _start_in_theme(self, name: str) -> None:
         """Use theme `name` from the first frame on.
@@ -104,7 +140,13 @@ class TuiAgentApp(App[None]):
     def on_ready(self) -> None:
         # Ready comes just before the first frame reaches the terminal (the driver's size event draws it).
         # The engine's build imports in a thread that would take the GIL from that frame, so it waits.
-        self.set_timer(ENGINE_START_DELAY, self.backend.start)
+        self.set_timer(ENGINE_START_DELAY, self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        self.backend.start()
+        if not self._all_themes_loaded:
+            self._all_themes_loaded = True
+            self._register_all_themes()
 
     def action_toggle_task_tree(self) -> None:
         """Show or hide the current turn's task tree (Ctrl+T); hiding it gives the prompt back its focus."""

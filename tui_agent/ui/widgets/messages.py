@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
+from typing import NamedTuple
 
 from textual.content import Content
 from textual.timer import Timer
@@ -215,10 +215,10 @@ Entry = UserMessage | AssistantMessage | MessageMarker | ErrorNotice
 """Everything the chat log holds."""
 
 
-@dataclass(frozen=True)
-class LetGo:
+class LetGo(NamedTuple):
     """An entry the chat log unmounted, kept as what it takes to make it again (a widget is much heavier:
-    thousands of them kept alive make every full garbage collection a visible stall)."""
+    thousands of them kept alive make every full garbage collection a visible stall). A NamedTuple: its
+    class is made before the first frame, where a frozen dataclass costs ~0.6 ms more."""
 
     make: Callable[[], Entry]
     message_id: str | None = None
