@@ -6,6 +6,7 @@ from textual import events
 from textual.pilot import Pilot
 
 from tests.ui.helpers import (
+    SIZE,
     chat,
     conversation_keys,
     make_app,
@@ -185,6 +186,19 @@ async def test_megabyte_paste_is_sent_whole() -> None:
         await pilot.press("enter")
         await wait_until(pilot, lambda: chat(pilot).idle)
         assert backend.prompts == [big]
+
+
+async def test_a_prompt_taller_than_its_box_scrolls_to_the_cursor() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        prompt = chat(pilot).prompt_input
+        for line in range(30):
+            prompt.insert(f"line {line}")
+            await pilot.press("ctrl+j")
+        await pilot.pause()
+        row, _ = prompt.cursor_location
+        assert row == 30 and prompt.size.height < 30 and prompt.show_vertical_scrollbar
+        assert prompt.scroll_y <= row < prompt.scroll_y + prompt.scrollable_content_region.height
 
 
 async def test_notices_shown_and_backend_started_and_quit_closes() -> None:

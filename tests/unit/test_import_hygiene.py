@@ -39,7 +39,8 @@ FIRST_PAINT_MODULES = "tui_agent.cli, tui_agent.launch, tui_agent.ui.app"
 AFTER_PAINT_PACKAGES = ("pydantic", "openai", "aiosqlite", "markdown_it")
 """Heavy packages the first frame must not wait for (the engine imports them after the paint)."""
 AFTER_PAINT_MODULES = ("tui_agent.agent.events", "tui_agent.commander.events", "tui_agent.history.models",
-                       "tui_agent.ui.widgets.task_tree", "tui_agent.ui.screens.approval")
+                       "tui_agent.ui.widgets.task_tree", "tui_agent.ui.screens.approval",
+                       "tui_agent.ui.widgets.messages", "tui_agent.ui.widgets.markdown_view")
 """Ours, loaded when first used: each is a few milliseconds of dataclasses or widget classes."""
 
 

@@ -17,7 +17,6 @@ from textual.widget import Widget
 
 from tui_agent.status import MessageStatus, Role
 from tui_agent.ui.widgets.chat_log import ChatLog
-from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
 from tui_agent.ui.widgets.tool_panel import ToolPanels
 
 if TYPE_CHECKING:  # loaded with the first page or the engine, after the first paint
@@ -40,6 +39,7 @@ def tool_update(call: ToolCall) -> ToolCallUpdated:
 
 def message_widgets(message: Message) -> list[Widget]:
     """The chat-log entries one stored message becomes (nothing for system and tool rows)."""
+    from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
     if message.role is Role.USER:
         return [UserMessage(message.content)]
     if message.role is not Role.ASSISTANT:

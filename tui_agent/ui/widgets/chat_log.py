@@ -5,7 +5,8 @@ entries stays mounted (Textual lays out every mounted widget on every frame). En
 are let go, above or below it, and mounted again (as copies) a page at a time when the person scrolls to
 that edge; the entries at the other edge are let go in turn, and what is on screen stays where it was.
 The log stays scrolled to the newest entry until the person scrolls away; anything new brings the
-newest entries back.
+newest entries back. The entry widgets (and their markdown renderer) load with the first entry, so the
+empty log of the first frame does not wait for them.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from itertools import chain
+from typing import TYPE_CHECKING, cast
 
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -21,9 +23,12 @@ from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
 from tui_agent.status import MessageStatus
-from tui_agent.ui.widgets.messages import AssistantMessage, Entry, ErrorNotice, LetGo, MessageMarker, UserMessage
 
-ENTRY_TYPES = (UserMessage, AssistantMessage, MessageMarker, ErrorNotice)
+if TYPE_CHECKING:
+    from tui_agent.ui.widgets.messages import AssistantMessage, Entry, LetGo, MessageMarker, UserMessage
+
+HINT_IDS = frozenset({"earlier", "later"})
+"""The two lines saying how many entries are let go above and below; every other child is an entry."""
 KEEP_MOUNTED = 30
 """Entries left mounted after letting some go."""
 TRIM_AT = 45
@@ -64,7 +69,7 @@ class ChatLog(VerticalScroll):
 
     @property
     def entries(self) -> list[Entry]:
-        return [child for child in self.children if isinstance(child, ENTRY_TYPES)]
+        return cast("list[Entry]", [child for child in self.children if child.id not in HINT_IDS])
 
     @property
     def hidden_count(self) -> int:
@@ -91,6 +96,8 @@ class ChatLog(VerticalScroll):
         return self.query_one("#later", Static)
 
     def _forget(self, entries: Sequence[Entry]) -> None:
+        from tui_agent.ui.widgets.messages import AssistantMessage
+
         for entry in entries:
             if isinstance(entry, AssistantMessage):
                 self._assistant.pop(entry.message_id, None)
@@ -195,6 +202,8 @@ class ChatLog(VerticalScroll):
     async def prepared(self, widgets: Sequence[Widget]) -> None:
         """Render replies' markdown before they are mounted, one at a time between frames (input stays
         live), at the width replies on screen have: the frame that shows them then only arranges them."""
+        from tui_agent.ui.widgets.messages import AssistantMessage
+
         shown = next((entry for entry in self.entries if isinstance(entry, AssistantMessage)), None)
         width = shown.size.width if shown is not None else 0
         for widget in widgets:
@@ -241,6 +250,8 @@ class ChatLog(VerticalScroll):
 
     # -- the conversation ------------------------------------------------------------------------------
     def add_user(self, prompt: str) -> UserMessage:
+        from tui_agent.ui.widgets.messages import UserMessage
+
         message = UserMessage(prompt)
         self.last_error = None
         self._add(message)
@@ -250,6 +261,8 @@ class ChatLog(VerticalScroll):
     def start_assistant(self, message_id: str) -> AssistantMessage:
         message = self._assistant.get(message_id)
         if message is None:
+            from tui_agent.ui.widgets.messages import AssistantMessage
+
             message = self._assistant[message_id] = AssistantMessage(message_id)
             self._add(message)
         return message
@@ -276,6 +289,8 @@ class ChatLog(VerticalScroll):
         if marker is not None:
             marker.remove()
         if message.status in (MessageStatus.INTERRUPTED, MessageStatus.FAILED):
+            from tui_agent.ui.widgets.messages import MessageMarker
+
             marker = self._markers[message.message_id] = MessageMarker(message.status)
             self.mount(marker, after=message)
 
@@ -296,6 +311,8 @@ class ChatLog(VerticalScroll):
         if message == self.last_error:
             return  # the failed message and the failed turn often carry the same sentence
         self.last_error = message
+        from tui_agent.ui.widgets.messages import ErrorNotice
+
         self._add(ErrorNotice(message, title=title))
 
     def assistant(self, message_id: str) -> AssistantMessage | None:

@@ -3,8 +3,6 @@ Up on the first line and Down on the last line walk through earlier prompts."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
@@ -12,15 +10,45 @@ from textual.widgets import TextArea
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j", "newline"})
 
 
-class PromptInput(TextArea):
+class PromptInput(TextArea, inherit_css=False):
     """The prompt at the bottom of the chat screen."""
 
-    @dataclass
+    # TextArea's DEFAULT_CSS less what the prompt never shows (line numbers, the cursor line, read-only,
+    # its own border: `#prompt` draws one): half the CSS to parse before the first frame. Textual is
+    # pinned (pyproject.toml); compare with `TextArea.DEFAULT_CSS` when it moves.
+    COMPONENT_CLASSES = TextArea.COMPONENT_CLASSES  # not inherited along with the CSS
+    DEFAULT_CSS = """
+    PromptInput {
+        overflow-x: auto;  /* ScrollView's, which no other widget on screen brings along */
+        overflow-y: auto;
+        width: 1fr;
+        color: $foreground;
+        background: $surface;
+        pointer: text;
+        & .text-area--cursor { text-style: $input-cursor-text-style; }
+        & .text-area--selection { background: $input-selection-background; color: $input-selection-foreground; }
+        & .text-area--matching-bracket { background: $foreground 30%; }
+        & .text-area--suggestion { color: $text-muted; }
+        & .text-area--placeholder { color: $text 40%; }
+        &:ansi {
+            .text-area--cursor {
+                color: $input-cursor-foreground;
+                background: $input-cursor-background;
+                text-style: reverse;
+            }
+            & .text-area--selection { background: transparent; text-style: reverse; }
+        }
+        &:dark .text-area--cursor { color: $input-cursor-foreground; background: $input-cursor-background; }
+        &:light .text-area--cursor { color: $text 90%; background: $foreground 70%; }
+    }
+    """
+
     class Submitted(Message):
         """The person pressed Enter on a non-empty prompt."""
 
-        prompt_input: PromptInput
-        text: str
+        def __init__(self, prompt_input: PromptInput, text: str) -> None:
+            super().__init__()
+            self.prompt_input, self.text = prompt_input, text
 
     def __init__(self, *, id: str | None = None, cursor_blink: bool = True) -> None:  # noqa: A002
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
@@ -38,6 +66,9 @@ class PromptInput(TextArea):
         elif event.key in NEWLINE_KEYS:
             self._consume(event)
             self.insert("\n")
+            # TextArea scrolls to the cursor before the new line is laid out: at the bottom of a full
+            # prompt the cursor's line stayed hidden until the next key.
+            self.call_after_refresh(self.scroll_cursor_visible)
         elif event.key == "up" and self.cursor_location[0] == 0 and self._recall(-1):
             self._consume(event)
         elif event.key == "down" and self.cursor_location[0] == self.document.line_count - 1 and self._recall(+1):
