@@ -94,7 +94,7 @@ def interleaved_medians(programs: list[tuple[list[str], bytes]], env: dict[str, 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--runs", type=int, default=25)
     args = parser.parse_args()
     compile_bytecode()
     with tempfile.TemporaryDirectory() as home:

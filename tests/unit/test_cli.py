@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
+
+import pytest
 
 from tui_agent import __version__
 
@@ -37,3 +40,16 @@ def test_options_alone_parse_without_building_the_commands() -> None:
     args = build_parser(["--offline", "--continue"]).parse_args(["--offline", "--continue"])
     assert args.command is None and args.offline and args.continue_session
 
+
+
+def test_collections_are_back_on_after_any_command_but_the_app(capsys: pytest.CaptureFixture[str]) -> None:
+    """main() turns the collector off while it starts; only the app, which turns it on after its first
+    frame, keeps it off past parsing."""
+    from tui_agent.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert gc.isenabled()
+    assert main(["config", "path"]) == 0
+    assert gc.isenabled()
+    assert capsys.readouterr().out
