@@ -31,6 +31,7 @@ HISTORY_PAGE = 30
 def tool_update(call: ToolCall) -> ToolCallUpdated:
     """A stored call as the panel's event; epoch times give the right duration (a call never finished has none)."""
     from tui_agent.agent.events import ToolCallUpdated
+
     started = call.started_at.timestamp() if call.started_at and call.finished_at else None
     finished = call.finished_at.timestamp() if started is not None and call.finished_at else None
     return ToolCallUpdated(call.call_id, call.message_id, call.name, call.raw_arguments, call.status,
@@ -40,6 +41,7 @@ def tool_update(call: ToolCall) -> ToolCallUpdated:
 def message_widgets(message: Message) -> list[Widget]:
     """The chat-log entries one stored message becomes (nothing for system and tool rows)."""
     from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
+
     if message.role is Role.USER:
         return [UserMessage(message.content)]
     if message.role is not Role.ASSISTANT:
