@@ -63,7 +63,6 @@ def run_app(args: argparse.Namespace) -> int:
     The first frame uses the few settings it needs read without validation; the settings are validated,
     and their problems reported, with the rest of the engine after the paint.
     """
-    gc.disable()  # until the first frame is up (`_build_in_background`): start-up objects live on anyway
     tune_garbage_collector()
     first = first_paint_settings(flags_from_args(args), paths.config_file())
     choice = choose_endpoint(first)
@@ -85,7 +84,7 @@ def run_app(args: argparse.Namespace) -> int:
 async def _build_in_background(args: argparse.Namespace, request: ResumeRequest | None = None,
                                backend: DeferredAgent | None = None) -> BuiltAgent:
     # Importing the engine (openai alone is ~650 ms) in a thread keeps the fresh screen responsive meanwhile.
-    gc.enable()  # the app starts this once its first frame is up
+    gc.enable()  # off since `cli.main` began; the app starts this once its first frame is up
     settings, problems = await asyncio.to_thread(settings_from_args, args)
     services = await asyncio.to_thread(importlib.import_module, "tui_agent.agent.services")
     built: BuiltAgent = await services.build_agent(settings, choose_endpoint(settings))
