@@ -1,8 +1,8 @@
 """Provides `print_turn`: one turn without the UI, for `tui-agent -p PROMPT`.
 
-The reply streams to stdout as plain text (terminal escapes removed), tool calls are summarised on
-stderr, and the exit status says how the turn ended: 0 done, 1 error, 3 stopped by a budget,
-130 cancelled.
+The reply streams to stdout as plain text (terminal escapes and bidi overrides removed, a pipe
+included), tool calls and notices are summarised on stderr (sanitised alike), and the exit status says
+how the turn ended: 0 done, 1 error, 3 stopped by a budget, 130 cancelled.
 """
 
 from __future__ import annotations
@@ -14,6 +14,11 @@ from tui_agent.sanitize import StreamSanitizer, sanitize
 
 EXIT_STATUS = {TurnEndReason.DONE: 0, TurnEndReason.ERROR: 1, TurnEndReason.BUDGET: 3, TurnEndReason.CANCELLED: 130}
 RESULT_PREVIEW = 200
+
+
+def say(err: TextIO, text: str) -> None:
+    """One `tui-agent: ...` line on stderr; `text` may quote a server, a plugin or a file, so it is sanitised."""
+    err.write(f"tui-agent: {sanitize(text)}\n")
 
 
 def tool_summary(update: ToolCallUpdated) -> str:
@@ -38,6 +43,6 @@ async def print_turn(agent: Any, prompt: str, out: TextIO, err: TextIO) -> int:
         elif isinstance(event, TurnFinished):
             out.write("\n")
             if event.error:
-                err.write(f"tui-agent: {sanitize(event.error)}\n")
+                say(err, event.error)
             return EXIT_STATUS[event.reason]
     return 1
