@@ -116,3 +116,29 @@ async def test_approval_dialog_and_tool_panel_show_bidi_and_invisible_characters
         assert "⟨U+202E⟩fdp.exe⟨U+2066⟩" in body and RLO not in body and "\u2066" not in body
         reply = chat(pilot).chat_log.assistant_messages[-1].shown_text()
         assert "Done: txt.exe" in reply and RLO not in reply  # ordinary text: the override is removed
+
+
+def notices(app: TuiAgentApp) -> list[str]:
+    return [notification.message for notification in app._notifications]
+
+
+async def test_a_plain_http_endpoint_on_another_machine_is_noticed_once(tmp_path: Path) -> None:
+    settings = Settings(db=tmp_path / "history.db")
+    choice = EndpointChoice("http://192.0.2.10:8000/v1", "remote", "test-key")  # TEST-NET: never reached
+    backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
+    app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
+    backend.on_notice = app.notify
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: any("plain http" in notice for notice in notices(app)), "the warning")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, type(chat(pilot)))  # a notice, not a dialog
+        warnings = [notice for notice in notices(app) if "plain http" in notice]
+        assert len(warnings) == 1 and "http://192.0.2.10:8000" in warnings[0] and "test-key" not in warnings[0]
+
+
+async def test_a_loopback_endpoint_gets_no_warning(app_on: MakeApp) -> None:
+    app = app_on({"replies": [{"text": "hello"}]})
+    async with app.run_test(size=(140, 40)) as pilot:
+        await send(pilot, "hi")
+        assert chat(pilot).chat_log.assistant_messages[-1].shown_text().strip() == "hello"
+        assert not any("plain http" in notice for notice in notices(app))
