@@ -7,6 +7,8 @@ the real agent runs the turn, the app shows it and a real SQLite file keeps it.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus, ToolStatus
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
+from tui_agent.ui.session_actions import export_current
 
 PLUGINS = Path(__file__).parents[1] / "fixtures" / "content_plugins"
 MakeApp = Callable[..., TuiAgentApp]
@@ -142,3 +145,16 @@ async def test_a_loopback_endpoint_gets_no_warning(app_on: MakeApp) -> None:
         await send(pilot, "hi")
         assert chat(pilot).chat_log.assistant_messages[-1].shown_text().strip() == "hello"
         assert not any("plain http" in notice for notice in notices(app))
+
+
+async def test_the_apps_export_is_private(app_on: MakeApp, tmp_path: Path) -> None:
+    app = app_on({"replies": [{"text": "hello"}]})
+    previous = os.umask(0o022)
+    try:
+        async with app.run_test(size=(140, 40)) as pilot:
+            await send(pilot, "hi")
+            target = await export_current(app, folder=tmp_path)
+            assert target is not None and "hello" in target.read_text(encoding="utf-8")
+            assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    finally:
+        os.umask(previous)
