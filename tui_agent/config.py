@@ -68,6 +68,10 @@ class Settings(BaseModel):
     """Seconds to wait for the endpoint to answer a request."""
     tools: ToolsSettings = Field(default_factory=ToolsSettings)
     """Tool and plugin settings (the `[tools]` table)."""
+    redact_secrets: bool = True
+    """Replace text shaped like a credential (sk-..., AKIA..., ghp_..., PEM private keys, JWTs...) with
+    `[redacted]` before it is stored or exported; false keeps the raw text (API keys from the environment and
+    this file are redacted regardless). Read by the history from the file itself."""
     keys: dict[str, str] = Field(default_factory=dict)
     """Key binding overrides (the `[keys]` table): action name -> key, e.g. `cancel_turn = "ctrl+c"`."""
 

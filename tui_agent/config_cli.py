@@ -2,6 +2,7 @@
 
 `show` prints the effective settings as TOML, each value followed by where it came from (flag,
 environment, file or default). API keys are never printed: only the name of the variable that holds one.
+A plain-http endpoint on another machine is flagged with a warning line.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent import paths
+from tui_agent.agent.endpoint import cleartext_warning
 from tui_agent.config import ENV_VARS, Settings, read_config_file, resolve_settings
 
 FLAG_FIELDS: Mapping[str, tuple[str, str]] = {
@@ -87,6 +89,9 @@ def render_settings(settings: Settings, origin: Mapping[str, str], path: Path) -
     key_var = settings.api_key_env
     state = "is set" if os.environ.get(key_var) else "is not set"
     lines.append(f"# The API key is read from ${key_var}, which {state}; it is never shown or stored.")
+    warning = None if settings.offline else cleartext_warning(settings.base_url)
+    if warning is not None:
+        lines.append(f"# Warning: {warning}")
     values = settings.model_dump(mode="json")
     tables = {name: value for name, value in values.items() if isinstance(value, dict)}
     for name, value in values.items():

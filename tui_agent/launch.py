@@ -134,24 +134,24 @@ def run_print(args: argparse.Namespace) -> int:
 
 async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: str,
                           request: ResumeRequest | None = None) -> int:
-    from tui_agent.agent.headless import print_turn
+    from tui_agent.agent.headless import print_turn, say
     from tui_agent.agent.services import build_agent
 
     try:
         built = await build_agent(settings, choice)
     except Exception as error:
-        print(f"tui-agent: could not start: {error}", file=sys.stderr)
+        say(sys.stderr, f"could not start: {error}")
         return 1
     for notice in built.notices:
-        print(f"tui-agent: {notice}", file=sys.stderr)
+        say(sys.stderr, notice)
     try:
         try:
             _, resume_notice = await apply_resume(built.agent, request)
         except ResumeFailedError as error:
-            print(f"tui-agent: {error}", file=sys.stderr)
+            say(sys.stderr, str(error))
             return 1
         if resume_notice:
-            print(f"tui-agent: {resume_notice}", file=sys.stderr)
+            say(sys.stderr, resume_notice)
         built.agent.set_approver(None)  # non-interactive: tools that ask are denied
         return await print_turn(built.agent, prompt, sys.stdout, sys.stderr)
     finally:

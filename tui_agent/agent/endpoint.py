@@ -2,10 +2,12 @@
 
 Precedence is the settings' own (flags > environment > config file); an API key alone means OpenAI's
 own endpoint; with no endpoint at all, or with `--offline`, the built-in offline model is used.
+`cleartext_warning` says when requests (and the API key with them) would cross a network unencrypted.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,6 +18,7 @@ OPENAI_URL = "https://api.openai.com/v1"
 OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
 OFFLINE_MODEL = "offline"
 OFFLINE_LABEL = "offline model"
+LOOPBACK_NAMES = frozenset({"localhost", "localhost.", "ip6-localhost", "ip6-loopback"})
 
 
 @dataclass(frozen=True)
@@ -63,3 +66,28 @@ def choose_endpoint(settings: EndpointSettings, environ: Mapping[str, str] | Non
     if base_url is None:
         return EndpointChoice(None, settings.model or OFFLINE_MODEL)
     return EndpointChoice(base_url.rstrip("/"), settings.model or OPENAI_DEFAULT_MODEL, key, settings.api_key_env)
+
+
+def cleartext_warning(base_url: str | None) -> str | None:
+    """A warning when `base_url` is plain http:// to a host other than this machine (None otherwise, and for
+    the offline model): the API key and the whole conversation would travel unencrypted."""
+    if base_url is None:
+        return None
+    try:
+        parts = urlsplit(base_url)
+        host = parts.hostname or ""
+    except ValueError:  # not a URL the client could use either; it reports that itself
+        return None
+    if parts.scheme.lower() != "http" or _is_loopback(host):
+        return None
+    return (f"The endpoint {parts.scheme}://{parts.netloc.rpartition('@')[2]} is plain http to another machine: "
+            "the API key and the conversation travel unencrypted. Use https:// unless the network is yours.")
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() in LOOPBACK_NAMES or host.lower().endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False

@@ -1,8 +1,9 @@
 """Provides `print_turn`: one turn without the UI, for `tui-agent -p PROMPT`.
 
-The reply streams to stdout as plain text (terminal escapes removed), tool calls are summarised on
-stderr, and the exit status says how the turn ended: 0 done, 1 error, 3 stopped by a budget,
-130 cancelled.
+The reply streams to stdout as plain text (terminal escapes and bidi overrides removed, a pipe
+included); tool calls and notices are summarised on stderr, sanitised alike (a call's name and arguments
+are revealed: bidi and invisible characters show as `⟨U+202E⟩`); the exit status says how the turn
+ended: 0 done, 1 error, 3 stopped by a budget, 130 cancelled.
 """
 
 from __future__ import annotations
@@ -10,18 +11,23 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from tui_agent.agent.events import AssistantTextDelta, ToolCallUpdated, TurnEndReason, TurnFinished
-from tui_agent.sanitize import StreamSanitizer, sanitize
+from tui_agent.sanitize import StreamSanitizer, reveal, sanitize
 
 EXIT_STATUS = {TurnEndReason.DONE: 0, TurnEndReason.ERROR: 1, TurnEndReason.BUDGET: 3, TurnEndReason.CANCELLED: 130}
 RESULT_PREVIEW = 200
+
+
+def say(err: TextIO, text: str) -> None:
+    """One `tui-agent: ...` line on stderr; `text` may quote a server, a plugin or a file, so it is sanitised."""
+    err.write(f"tui-agent: {sanitize(text)}\n")
 
 
 def tool_summary(update: ToolCallUpdated) -> str:
     """One line for stderr: the call, its status and the start of its result."""
     outcome = update.result if update.result is not None else (update.error or "")
     preview = sanitize(" ".join(outcome.split()))[:RESULT_PREVIEW]
-    arguments = sanitize(" ".join(update.arguments.split()))
-    return f"[tool] {sanitize(update.name)}({arguments}) {update.status.value}: {preview}"
+    arguments = reveal(" ".join(update.arguments.split()))  # as in the approval dialog: nothing hidden
+    return f"[tool] {reveal(update.name)}({arguments}) {update.status.value}: {preview}"
 
 
 async def print_turn(agent: Any, prompt: str, out: TextIO, err: TextIO) -> int:
@@ -38,6 +44,6 @@ async def print_turn(agent: Any, prompt: str, out: TextIO, err: TextIO) -> int:
         elif isinstance(event, TurnFinished):
             out.write("\n")
             if event.error:
-                err.write(f"tui-agent: {sanitize(event.error)}\n")
+                say(err, event.error)
             return EXIT_STATUS[event.reason]
     return 1

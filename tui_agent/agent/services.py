@@ -12,7 +12,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 
 from tui_agent.agent.agent import Agent
-from tui_agent.agent.endpoint import EndpointChoice
+from tui_agent.agent.endpoint import EndpointChoice, cleartext_warning
 from tui_agent.agent.turn import TurnBudget
 from tui_agent.config import Settings
 
@@ -64,6 +64,8 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     from tui_agent.tools.runner import ToolRunner
 
     notices: list[str] = []
+    if (warning := cleartext_warning(choice.base_url)) is not None:
+        notices.append(warning)
     base_url, api_key = choice.base_url, choice.api_key
     if base_url is None:
         base_url, api_key = await _start_offline_model(resources), OFFLINE_API_KEY

@@ -1,4 +1,11 @@
-"""Provides `tui-agent sessions ...`: list, show, export, search and delete saved sessions from the shell."""
+"""Provides `tui-agent sessions ...`: list, show, export, search and delete saved sessions from the shell.
+
+Everything written to stdout or stderr is sanitised, a pipe included (`tui_agent.sanitize`: terminal
+escapes and bidi overrides removed; in JSON, every control and invisible character is written as a
+`\\uXXXX` escape instead, so the JSON stays exact). `export -o FILE` writes the text exactly as it was
+saved, to a file only its owner can read (0600). Unless `redact_secrets = false`, exports are redacted
+again on the way out, for sessions saved before redaction or while it was off.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.history.errors import HistoryError
+from tui_agent.history.export import write_private
 from tui_agent.history.models import SearchHit, Session
 from tui_agent.history.store import HistoryStore
+from tui_agent.sanitize import escape_for_terminal, sanitize
 
 Action = Callable[[HistoryStore, argparse.Namespace], Awaitable[int]]
 
@@ -54,17 +63,26 @@ async def _with_store(args: argparse.Namespace, action: Action) -> int:
     try:
         store = await HistoryStore.open(Path(args.db) if args.db else None)
     except HistoryError as error:
-        print(f"tui-agent: {error.user_message}", file=sys.stderr)
+        _complain(error.user_message)
         return 1
     try:
         for notice in store.report.notices():
-            print(f"tui-agent: {notice}", file=sys.stderr)
+            _complain(notice)
         return await action(store, args)
     except HistoryError as error:
-        print(f"tui-agent: {error.user_message}", file=sys.stderr)
+        _complain(error.user_message)
         return 1
     finally:
         await store.close()
+
+
+def _say(text: str) -> None:
+    """Print text that may hold saved content (titles, replies, tool output) to stdout, sanitised."""
+    print(sanitize(text))
+
+
+def _complain(text: str) -> None:
+    print(f"tui-agent: {sanitize(text)}", file=sys.stderr)
 
 
 def _session_row(session: Session) -> dict[str, Any]:
@@ -75,28 +93,27 @@ def _session_row(session: Session) -> dict[str, Any]:
 async def list_sessions(store: HistoryStore, args: argparse.Namespace) -> int:
     sessions = await store.list_recent(args.limit)
     if args.json:
-        print(json.dumps([_session_row(s) for s in sessions], indent=2, ensure_ascii=False))
+        print(escape_for_terminal(json.dumps([_session_row(s) for s in sessions], indent=2, ensure_ascii=False)))
         return 0
     if not sessions:
         print("No sessions yet. Run `tui-agent` to start one.")
     for session in sessions:
         when = session.updated_at.astimezone().strftime("%Y-%m-%d %H:%M")
-        print(f"{session.id}  {when}  {session.message_count:>4} msgs  {session.model or '-':<16} {session.title}")
+        _say(f"{session.id}  {when}  {session.message_count:>4} msgs  {session.model or '-':<16} {session.title}")
     return 0
 
 
 async def _find(store: HistoryStore, session_id: str) -> Session | None:
     session = await store.get_session(session_id)
     if session is None:
-        print(f"tui-agent: there is no session {session_id!r}, or several start with it "
-              "(see `tui-agent sessions list`).", file=sys.stderr)
+        _complain(f"there is no session {session_id!r}, or several start with it (see `tui-agent sessions list`).")
     return session
 
 
 async def show_session(store: HistoryStore, args: argparse.Namespace) -> int:
     if await _find(store, args.id) is None:
         return 1
-    print(await store.export_markdown(args.id))
+    _say(store.redactor.text(await store.export_markdown(args.id)))
     return 0
 
 
@@ -105,31 +122,38 @@ async def export_session(store: HistoryStore, args: argparse.Namespace) -> int:
     if args.last:
         recent = await store.list_recent(1)
         if not recent:
-            print("tui-agent: there are no sessions to export.", file=sys.stderr)
+            _complain("there are no sessions to export.")
             return 1
         session_id = recent[0].id
     if await _find(store, session_id) is None:
         return 1
     text = await (store.export_json(session_id) if args.format == "json" else store.export_markdown(session_id))
-    if args.output is None:
-        print(text)
+    text = store.redactor.text(text)  # token shapes never span a JSON escape, so the JSON stays valid
+    if args.output is not None:
+        try:
+            write_private(args.output, text + "\n")
+        except OSError as error:
+            _complain(f"cannot write {args.output}: {error.strerror or error}")
+            return 1
+        print(f"Exported session {session_id} to {sanitize(str(args.output))}", file=sys.stderr)
+    elif args.format == "json":
+        print(escape_for_terminal(text))
     else:
-        args.output.write_text(text + "\n", encoding="utf-8")
-        print(f"Exported session {session_id} to {args.output}", file=sys.stderr)
+        _say(text)
     return 0
 
 
 async def search_sessions(store: HistoryStore, args: argparse.Namespace) -> int:
     hits = await store.search(args.query)
     if not hits:
-        print(f"No messages match {args.query!r}.")
+        _say(f"No messages match {args.query!r}.")
     by_session: dict[str, list[SearchHit]] = {}
     for hit in hits:
         by_session.setdefault(hit.session_id, []).append(hit)
     for session_id, session_hits in by_session.items():
-        print(f"{session_id}  {session_hits[0].session_title}")
+        _say(f"{session_id}  {session_hits[0].session_title}")
         for hit in session_hits:
-            print(f"    #{hit.position} {hit.role.value}: {' '.join(hit.snippet.split())}")
+            _say(f"    #{hit.position} {hit.role.value}: {' '.join(hit.snippet.split())}")
     return 0
 
 
@@ -138,12 +162,13 @@ async def delete_session(store: HistoryStore, args: argparse.Namespace) -> int:
     if session is None:
         return 1
     if not args.yes and sys.stdin.isatty():
-        question = f"Delete session {session.id} ({session.title!r}, {session.message_count} messages)? [y/N] "
+        what = f"{session.id} ({session.title!r}, {session.message_count} messages)"
+        question = sanitize(f"Delete session {what}? [y/N] ")
         answer = await asyncio.to_thread(input, question)
         if answer.strip().lower() not in {"y", "yes"}:
             print("Nothing deleted.")
             return 1
     await store.delete_session(session.id)
-    print(f"Deleted session {session.id} ({session.title}).")
+    _say(f"Deleted session {session.id} ({session.title}).")
     return 0
 

@@ -1,14 +1,23 @@
-"""Provides Markdown and JSON exports of a session, tool calls and their results included."""
+"""Provides Markdown and JSON exports of a session, tool calls and their results included, and `write_private`.
+
+An export is text Python can always encode: a lone surrogate that reached an older database (tool
+arguments saved as JSON escapes) comes out as U+FFFD.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from tui_agent.history.models import Message, Session, ToolCall
+from tui_agent.sanitize import replace_surrogates, replace_surrogates_in
 from tui_agent.status import MessageStatus
+
+PRIVATE_FILE_MODE = 0o600
 
 
 def to_markdown(session: Session, messages: list[Message]) -> str:
@@ -21,7 +30,7 @@ def to_markdown(session: Session, messages: list[Message]) -> str:
         lines += ["", "## System prompt", "", session.system_prompt]
     for message in messages:
         lines += ["", *_message_markdown(message)]
-    return "\n".join(lines) + "\n"
+    return replace_surrogates("\n".join(lines) + "\n")
 
 
 def _message_markdown(message: Message) -> list[str]:
@@ -64,7 +73,7 @@ def _when(moment: datetime) -> str:
 def to_json(session: Session, messages: list[Message]) -> str:
     payload = {"format": "tui-agent-session", "version": 1, "session": _plain(asdict(session)),
                "messages": [_plain(asdict(m)) for m in messages]}
-    return json.dumps(payload, indent=2, ensure_ascii=False)
+    return json.dumps(replace_surrogates_in(payload), indent=2, ensure_ascii=False)
 
 
 def _plain(value: Any) -> Any:
@@ -75,3 +84,12 @@ def _plain(value: Any) -> Any:
     if isinstance(value, datetime):
         return value.isoformat()
     return value
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write `text` (UTF-8) to `path`, readable and writable by its owner only, whatever the umask: an
+    export holds the whole conversation. An existing file is truncated and made private too."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
+    with open(fd, "w", encoding="utf-8") as handle:
+        os.fchmod(fd, PRIVATE_FILE_MODE)
+        handle.write(text)

@@ -1,7 +1,12 @@
 """Provides `Redactor`: keeps API keys and other secrets out of everything the history stores.
 
 Secrets are the values of environment variables whose names end in KEY, TOKEN, SECRET or PASSWORD
-plus any the caller adds; URLs also lose their user:password part and query string.
+plus any the caller adds; URLs also lose their user:password part and query string. Unless the config
+file says `redact_secrets = false`, any text that has the shape of a well-known credential (see
+`token_shapes`) is redacted too, whoever wrote it: the model, a tool's arguments or its result.
+
+Every string passes through here on its way to the database, so it is also where lone surrogates
+(which SQLite cannot encode) become U+FFFD, whatever missed them where the text came in.
 """
 
 from __future__ import annotations
@@ -14,31 +19,37 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from tui_agent.history.token_shapes import REDACTED, redact_token_shapes
+from tui_agent.sanitize import replace_surrogates
+
 SECRET_NAME = re.compile(r"(^|_)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
 MIN_SECRET_LENGTH = 8
-REDACTED = "[redacted]"
+SWITCH = "redact_secrets"
+"""The config file's key that turns redaction of token shapes off (`redact_secrets = false`)."""
 
 
 class Redactor:
-    """Replaces known secret values with `[redacted]`."""
+    """Replaces known secret values (and, when `token_shapes`, anything shaped like a token) with `[redacted]`."""
 
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
+    def __init__(self, secrets: Iterable[str] = (), *, token_shapes: bool = True) -> None:
         self._secrets: set[str] = set()
+        self.token_shapes = token_shapes
         for secret in secrets:
             self.add(secret)
 
     @classmethod
-    def from_environment(cls, environ: Mapping[str, str] | None = None) -> Redactor:
+    def from_environment(cls, environ: Mapping[str, str] | None = None, *, token_shapes: bool = True) -> Redactor:
         env = os.environ if environ is None else environ
-        return cls(value for name, value in env.items() if SECRET_NAME.search(name))
+        return cls((value for name, value in env.items() if SECRET_NAME.search(name)), token_shapes=token_shapes)
 
     @classmethod
     def default(cls, config_file: Path | None = None) -> Redactor:
-        """Secrets from the environment and from secret-looking keys of the config file."""
-        redactor = cls.from_environment()
-        if config_file is not None:
-            for secret in _config_secrets(config_file):
-                redactor.add(secret)
+        """Secrets from the environment and from secret-looking keys of the config file; token shapes unless the
+        file turns them off."""
+        data = _read(config_file) if config_file is not None else {}
+        redactor = cls.from_environment(token_shapes=data.get(SWITCH) is not False)
+        for secret in _config_secrets(data):
+            redactor.add(secret)
         return redactor
 
     def add(self, secret: str | None) -> None:
@@ -47,11 +58,12 @@ class Redactor:
             self._secrets.add(secret.strip())
 
     def text(self, value: str) -> str:
+        value = replace_surrogates(value)
         # Longest first, so a secret containing another is removed whole.
         for secret in sorted(self._secrets, key=len, reverse=True):
             if secret in value:
                 value = value.replace(secret, REDACTED)
-        return value
+        return redact_token_shapes(value) if self.token_shapes else value
 
     def maybe(self, value: str | None) -> str | None:
         return None if value is None else self.text(value)
@@ -61,7 +73,7 @@ class Redactor:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {k: self.json(v) for k, v in value.items()}
+            return {self.text(str(k)): self.json(v) for k, v in value.items()}
         if isinstance(value, list):
             return [self.json(v) for v in value]
         return value
@@ -80,12 +92,15 @@ class Redactor:
         return self.text(url)
 
 
-def _config_secrets(path: Path) -> Iterator[str]:
+def _read(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError):
-        return
+            return tomllib.load(handle)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}  # the settings report a bad file; redaction keeps its safe defaults
+
+
+def _config_secrets(data: dict[str, Any]) -> Iterator[str]:
     yield from _secret_values(data)
     named = data.get("api_key_env")
     if isinstance(named, str) and os.environ.get(named):

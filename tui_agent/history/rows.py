@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from tui_agent.history.models import Message, SearchHit, Session, ToolCall, Usage, utc_from_epoch
+from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates_in
 from tui_agent.status import MessageStatus, Role, ToolStatus
 
 SESSION_COLUMNS = ("id, title, created_at, updated_at, model, endpoint, system_prompt, parent_session_id, "
@@ -18,6 +19,12 @@ MESSAGE_COLUMNS = ("id, session_id, position, role, content, status, error, mode
 TOOL_COLUMNS = ("message_id, call_id, name, raw_arguments, arguments, status, result, error, started_at, "
                 "finished_at")
 IN_CHUNK = 500
+
+
+def _arguments(text: str) -> Any:
+    """Saved arguments; older versions could save a lone surrogate as a JSON escape, read back as U+FFFD."""
+    value = json.loads(text)
+    return replace_surrogates_in(value) if may_decode_to_surrogate(text) else value
 
 
 def session_from_row(row: Sequence[Any]) -> Session:
@@ -35,7 +42,7 @@ def message_from_row(row: Sequence[Any]) -> Message:
 
 def tool_call_from_row(row: Sequence[Any]) -> ToolCall:
     return ToolCall(message_id=row[0], call_id=row[1], name=row[2], raw_arguments=row[3],
-                    arguments=None if row[4] is None else json.loads(row[4]), status=ToolStatus(row[5]),
+                    arguments=None if row[4] is None else _arguments(row[4]), status=ToolStatus(row[5]),
                     result=row[6], error=row[7], started_at=_maybe_time(row[8]), finished_at=_maybe_time(row[9]))
 
 

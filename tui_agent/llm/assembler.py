@@ -4,7 +4,9 @@ Text deltas pass straight through. Tool calls are assembled by index: the id and
 a call's first delta and the arguments in pieces (or whole); several calls may interleave or start in
 one chunk; a server that reuses an index for a new call id gets a fresh slot. `to_user` text inside the
 arguments is decoded incrementally. Calls complete when a finish reason arrives (or the stream ends):
-`json.loads` of the whole raw text, `to_user` removed, or `ToolCallInvalid` with the reason.
+`json.loads` of the whole raw text, `to_user` removed, or `ToolCallInvalid` with the reason. Arguments
+whose JSON escapes a lone surrogate (`"\\ud800"`) get U+FFFD instead, in the parsed object, the raw text
+(written again) and the `to_user` text alike.
 Works on chunks as decoded JSON (dicts): the client parses the SSE stream itself, which is several times
 cheaper per chunk than building openai's models; the Agere adapters convert openai objects with `to_dict`.
 """
@@ -25,6 +27,7 @@ from tui_agent.llm.events import (
     Usage,
 )
 from tui_agent.llm.to_user import ToUserDecoder
+from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates, replace_surrogates_in
 
 
 class _Call:
@@ -124,7 +127,7 @@ class StreamAssembler:
         if decoder is not None and not decoder.finished:
             text = decoder.feed(arguments)
             if text:
-                events.append(ToUserDelta(text, call.index, call.id))
+                events.append(ToUserDelta(replace_surrogates(text), call.index, call.id))
 
     def _complete_open(self, events: list[StreamEvent]) -> None:
         for call in sorted(self._open, key=lambda c: c.index):
@@ -149,5 +152,9 @@ class StreamAssembler:
         if not isinstance(arguments, dict):
             reason = f"The arguments for {name} must be a JSON object, not {type(arguments).__name__}."
             return ToolCallInvalid(call.index, call.id, name, raw, reason)
+        if may_decode_to_surrogate(raw):
+            cleaned = replace_surrogates_in(arguments)
+            if cleaned != arguments:
+                arguments, raw = cleaned, json.dumps(cleaned, ensure_ascii=False)
         arguments.pop("to_user", None)
         return ToolCallReady(call.index, call.id, call.name, arguments, raw)

@@ -8,6 +8,8 @@ truncated. Closing or cancelling the consumer closes the HTTP response.
 
 The request goes through `openai.AsyncOpenAI` (auth, headers, status errors); the SSE body is read
 here (strict UTF-8, `json.loads` to dicts), which costs a fraction of building openai's chunk models.
+A lone surrogate (`"\\ud800"` is legal JSON but cannot be encoded) becomes U+FFFD as each chunk is
+decoded, so no text that enters here can later break an encoder, a request or the database.
 
 This is the only module that imports `openai`; nothing imports it at package import time.
 """
@@ -42,6 +44,7 @@ from tui_agent.llm.sse import SSEParser
 from tui_agent.llm.to_user import schema_has_to_user
 from tui_agent.llm.transport import retry_after, root_cause
 from tui_agent.llm.watchdog import StallWatchdog
+from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates_in
 
 MAX_RETRY_WAIT = 60.0
 """A Retry-After longer than this is not waited out: the user is told instead."""
@@ -121,7 +124,7 @@ class ChatClient:
         """The events of each SSE payload in the body, up to `[DONE]` or the end of the body."""
         if response.headers.get("content-type", "").lower().startswith("application/json"):
             # A server that ignores `stream`: its one completion is replayed as a single chunk.
-            body = json.loads((await response.aread()).decode("utf-8"))
+            body = _decode((await response.aread()).decode("utf-8"))
             watchdog.count += 1
             yield self._events(assembler, self._completion_as_chunk(body))
             return
@@ -133,10 +136,10 @@ class ChatClient:
             for payload in payloads:
                 if payload.startswith("[DONE]"):
                     return
-                yield self._events(assembler, json.loads(payload))
+                yield self._events(assembler, _decode(payload))
         for payload in parser.close():
             if not payload.startswith("[DONE]"):
-                yield self._events(assembler, json.loads(payload))
+                yield self._events(assembler, _decode(payload))
 
     def _completion_as_chunk(self, body: Any) -> dict[str, Any]:
         """A non-streamed `chat.completion` as one chunk carrying the whole message (errors pass through)."""
@@ -296,3 +299,9 @@ class ChatClient:
                                "Try again in a moment.")
         return LLMError(f"Talking to {self.host} failed unexpectedly ({type(error).__name__}: "
                         f"{redact(str(error)[:200], self._api_key)}).")
+
+
+def _decode(payload: str) -> Any:
+    """One JSON payload, lone surrogates replaced by U+FFFD."""
+    value = json.loads(payload)
+    return replace_surrogates_in(value) if may_decode_to_surrogate(payload) else value

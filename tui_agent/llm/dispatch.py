@@ -19,6 +19,7 @@ from typing import Any
 from tui_agent.llm.assembler import StreamAssembler
 from tui_agent.llm.errors import LLMError, MalformedResponseError, ServerError, StreamTruncatedError
 from tui_agent.llm.events import StreamEvent, TextDelta, ToolCallInvalid, ToolCallReady, ToUserDelta
+from tui_agent.sanitize import replace_surrogates_in
 
 ROLES = {"to_user": "to_user", "function_call": "function_call", "tool_call": "function_call"}
 
@@ -105,10 +106,11 @@ class _Fork:
 
 
 def _as_dict(chunk: Any) -> dict[str, Any]:
-    """An openai chunk object as the plain dict the assembler reads (dicts pass through)."""
-    if isinstance(chunk, dict):
-        return chunk
-    as_dict: dict[str, Any] = chunk.to_dict() if hasattr(chunk, "to_dict") else chunk.model_dump()
+    """An openai chunk object as the plain dict the assembler reads, lone surrogates (legal in the JSON the
+    object was parsed from) replaced by U+FFFD."""
+    if not isinstance(chunk, dict):
+        chunk = chunk.to_dict() if hasattr(chunk, "to_dict") else chunk.model_dump()
+    as_dict: dict[str, Any] = replace_surrogates_in(chunk)
     return as_dict
 
 

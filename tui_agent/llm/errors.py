@@ -6,11 +6,14 @@ words plus the endpoint and model names, and `redact` scrubs any server text we 
 
 from __future__ import annotations
 
+from tui_agent.sanitize import replace_surrogates
+
 
 class LLMError(Exception):
     """A model request failed; `user_message` says what happened and what to do."""
 
     def __init__(self, user_message: str) -> None:
+        user_message = replace_surrogates(user_message)  # quoted server text may carry one (legal in JSON)
         super().__init__(user_message)
         self.user_message = user_message
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_agent import paths
+from tui_agent.history.export import write_private
 from tui_agent.ui.screens.sessions import SessionsScreen, show_fresh_chat
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ def export_file_name(title: str, session_id: str) -> str:
 
 
 async def export_current(app: TuiAgentApp, folder: Path | None = None) -> Path | None:
-    """Write the current session as Markdown (cwd, else the data dir) and say where; returns the file."""
+    """Write the current session as Markdown (cwd, else the data dir; mode 0600) and say where; returns the file."""
     exported = await app.backend.export_session()
     session_id = app.backend.current_session_id
     if exported is None or session_id is None:
@@ -50,7 +51,7 @@ async def export_current(app: TuiAgentApp, folder: Path | None = None) -> Path |
     for place in ([folder] if folder else [Path.cwd(), paths.data_dir()]):
         target = place / name
         try:
-            target.write_text(markdown, encoding="utf-8")
+            write_private(target, markdown)  # the whole conversation: for its owner's eyes only
         except OSError:
             continue
         app.notify(f"Exported to {target}", timeout=10)

@@ -1,4 +1,7 @@
-"""Provides `ApprovalScreen`: the modal asking whether a tool may run, with its full (sanitised) arguments.
+"""Provides `ApprovalScreen`: the modal asking whether a tool may run, with its full arguments.
+
+The name and arguments are shown through `reveal`: a bidi override or a zero-width character appears as
+`⟨U+202E⟩`, so a command cannot look other than it is.
 
 Keys: `a` or `y` allow once, `s` always this session, `d`, `n` or Esc deny.
 """
@@ -13,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from tui_agent.agent.events import ToolCallUpdated
-from tui_agent.sanitize import sanitize
+from tui_agent.sanitize import reveal
 from tui_agent.ui.backend import ApprovalDecision
 from tui_agent.ui.widgets.tool_panel import pretty_arguments
 
@@ -63,9 +66,9 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
     def compose(self) -> ComposeResult:
         with Vertical(id="approval-dialog") as dialog:
             dialog.border_title = Content("Allow this tool to run?")
-            yield Static(Content.assemble("Tool: ", (sanitize(self.update.name), "bold")), id="approval-tool")
+            yield Static(Content.assemble("Tool: ", (reveal(self.update.name), "bold")), id="approval-tool")
             with VerticalScroll(id="approval-arguments"):
-                yield Static(Content(sanitize(pretty_arguments(self.update.arguments)) or "(no arguments)"))
+                yield Static(Content(reveal(pretty_arguments(self.update.arguments)) or "(no arguments)"))
             with Horizontal(id="approval-buttons"):
                 yield Button(Content("Allow once (a)"), id="allow_once", variant="success")
                 yield Button(Content("Always this session (s)"), id="allow_always", variant="primary")

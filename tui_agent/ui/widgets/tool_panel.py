@@ -2,7 +2,8 @@
 
 A panel shows the tool's name, its arguments as pretty JSON (raw text while they are still streaming),
 its status with a distinct colour and symbol each, the elapsed time (ticking while running) and the
-result, collapsed when long (Enter or a click expands it). Everything shown is sanitised `Content`.
+result, collapsed when long (Enter or a click expands it). Everything shown is sanitised `Content`; the name
+and arguments through `reveal`, so bidi and invisible characters in them show as `⟨U+202E⟩`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from textual.events import Click
 from textual.timer import Timer
 from textual.widgets import Static
 
-from tui_agent.sanitize import sanitize
+from tui_agent.sanitize import reveal, sanitize
 from tui_agent.status import ToolStatus
 
 if TYPE_CHECKING:  # the event classes load with the engine, after the first paint
@@ -113,7 +114,7 @@ class ToolPanel(Static, can_focus=True):
         self.set_class(False, f"-{self.call.status.value}")
         self.call = update
         self.add_class(f"-{update.status.value}")
-        self.border_title = Content(sanitize(update.name))
+        self.border_title = Content(reveal(update.name))
         self.refresh_view()
 
     def elapsed(self) -> float | None:
@@ -131,7 +132,7 @@ class ToolPanel(Static, can_focus=True):
         self.update(self._body())
 
     def _body(self) -> Content:
-        parts = [Content(sanitize(pretty_arguments(self.call.arguments)) or "(no arguments)")]
+        parts = [Content(reveal(pretty_arguments(self.call.arguments)) or "(no arguments)")]
         if self.call.error:
             parts.append(Content.styled(f"error: {sanitize(self.call.error)}", "$text-error"))
         if self.call.result is not None:
