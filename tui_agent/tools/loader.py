@@ -50,7 +50,6 @@ class _Attempt:
     stderr: list[str] = field(default_factory=list)
     value: object = None
     problem: str | None = None
-    interrupted: bool = False
     done: threading.Event = field(default_factory=threading.Event)
 
 
@@ -127,8 +126,6 @@ def load_guarded(sources: Sequence[PluginSource], timeout: float) -> tuple[list[
                 sys.stdout = out.fallback
             if sys.stderr is installed_err:
                 sys.stderr = err.fallback
-    if any(attempt.interrupted for attempt in attempts):
-        raise KeyboardInterrupt
     return _outcomes(attempts, timeout)
 
 
@@ -144,11 +141,9 @@ def _run(attempt: _Attempt, out: _StreamRouter, err: _StreamRouter) -> None:
     err.buffers[threading.get_ident()] = attempt.stderr
     try:
         attempt.value = attempt.source.load()
-    except KeyboardInterrupt:
-        attempt.interrupted = True
     except SystemExit as exc:
         attempt.problem = f"called sys.exit({exc.code!r}) while being imported"
-    except BaseException as exc:  # a plugin may raise anything; none of it may escape
+    except BaseException as exc:  # KeyboardInterrupt, GeneratorExit...: a plugin may raise anything; none escapes
         attempt.problem = f"raised {_describe(exc)} while being imported{_where(exc)}"
     finally:
         attempt.done.set()

@@ -128,15 +128,19 @@ class ToolRunner:
         report.change(status=ToolStatus.RUNNING, started_at=time.monotonic())
         timeout = spec.timeout if spec.timeout is not None else self.timeout or self.registry.settings.timeout
         try:
-            async with asyncio.timeout(timeout):
+            async with asyncio.timeout(timeout) as deadline:
                 value = await _call(spec, arguments)
+            return cap_output(to_text(value), self.output_cap)  # a result's __str__ is tool code too
         except TimeoutError as exc:
+            if not deadline.expired():  # the tool's own TimeoutError is an ordinary failure
+                raise _Finished(ToolStatus.FAILED, f"{spec.name} failed: {_describe(exc)}") from exc
             raise _Finished(ToolStatus.FAILED, f"{spec.name} timed out after {timeout:g} s and was stopped.") from exc
-        except (_Finished, asyncio.CancelledError, KeyboardInterrupt):
-            raise
-        except BaseException as exc:  # SystemExit from a tool is a failed call, not the app's exit
+        except asyncio.CancelledError as exc:
+            if _cancelled_by_us():
+                raise
             raise _Finished(ToolStatus.FAILED, f"{spec.name} failed: {_describe(exc)}") from exc
-        return cap_output(to_text(value), self.output_cap)
+        except BaseException as exc:  # KeyboardInterrupt, SystemExit, GeneratorExit...: a failed call, never ours
+            raise _Finished(ToolStatus.FAILED, f"{spec.name} failed: {_describe(exc)}") from exc
 
 
 async def _call(spec: ToolSpec, arguments: Mapping[str, Any]) -> Any:
@@ -177,6 +181,13 @@ def _call_soon(loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) ->
         loop.call_soon_threadsafe(callback)
     except RuntimeError:  # the loop closed while the tool was still running: nobody is waiting any more
         pass
+
+
+def _cancelled_by_us() -> bool:
+    """Whether the running task was really cancelled (the turn, Esc, a timeout) rather than handed a
+    `CancelledError` a tool raised on its own, which must not pass for the turn being stopped."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def _describe(exc: BaseException) -> str:

@@ -1,0 +1,59 @@
+"""Plugins and tools that try to end the process: `-p` and `tui-agent plugins` as real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+INTERRUPTS_AT_IMPORT = "raise KeyboardInterrupt\n"
+INTERRUPTS_WHEN_CALLED = '''
+from tui_agent.tools import tool
+
+
+@tool(approval="never")
+def snap_tool(word: str) -> str:
+    """Raises KeyboardInterrupt when called.
+
+    Args:
+        word: Anything.
+    """
+    raise KeyboardInterrupt
+'''
+
+
+def run(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "TUI_AGENT_HOME": str(home)}
+    return subprocess.run([sys.executable, "-m", "tui_agent", *args], capture_output=True, text=True, env=env,
+                          timeout=120, stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture
+def faulty(tmp_path: Path) -> Path:
+    folder = tmp_path / "faulty"
+    folder.mkdir()
+    (folder / "interrupts.py").write_text(INTERRUPTS_AT_IMPORT)
+    (folder / "snaps.py").write_text(INTERRUPTS_WHEN_CALLED)
+    return folder
+
+
+def test_print_run_survives_keyboard_interrupt_at_import_and_at_call(isolated_home: Path, faulty: Path) -> None:
+    done = run(["--offline", "--plugins", str(faulty), "-p", "use snap_tool 'now'"], isolated_home)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "interrupts.py: raised KeyboardInterrupt while being imported" in done.stderr
+    assert "[tool] snap_tool(" in done.stderr and " failed: " in done.stderr and "KeyboardInterrupt" in done.stderr
+    assert done.stdout.strip()
+
+
+def test_plugins_command_reports_keyboard_interrupt_at_import(isolated_home: Path, faulty: Path) -> None:
+    done = run(["plugins", "--plugins", str(faulty), "--json"], isolated_home)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    problems = {Path(problem["file"]).name: problem["message"] for problem in report["problems"]}
+    assert problems["interrupts.py"].startswith("raised KeyboardInterrupt while being imported")
+    assert "snap_tool" in [tool["name"] for tool in report["tools"]]
