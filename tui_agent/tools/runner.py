@@ -1,10 +1,11 @@
 """Provides `ToolRunner`: runs the tool calls of one model turn concurrently, each to a text result.
 
-Per call: validate the arguments, apply the approval policy (asking the user for `ask` tools), run with
-a timeout, cap the output. Every outcome — unknown tool, bad arguments, denial, exception, timeout — is a
-text result for the model, never an exception for the caller. Sync tools run in a daemon thread of their
-own (which cannot be killed: on timeout or cancel it is abandoned and its result discarded); async tools
-are cancelled for real.
+Per call: validate the arguments, apply the approval policy (asking the user for `ask` tools unless
+`tui_agent.tools.approvals` says they may run unasked), run with a timeout, cap the output. Every
+outcome — unknown tool, bad arguments, denial, exception (any `BaseException`), timeout — is a text
+result for the model, never an exception for the caller; only a real cancellation propagates. Sync
+tools run in a daemon thread of their own (which cannot be killed: on timeout or cancel it is abandoned
+and its result discarded); async tools are cancelled for real.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tui_agent.status import ToolStatus
+from tui_agent.tools.approvals import Grants, pattern_allows
 from tui_agent.tools.calls import ApprovalRequest, Decision, ToolCallRequest, ToolCallState, ToolResult
 from tui_agent.tools.output import cap_output, to_text
 from tui_agent.tools.registry import ToolRegistry
@@ -39,7 +41,7 @@ class _Finished(Exception):
 
 
 class ToolRunner:
-    """Runs tool calls against a registry; remembers "allow always" answers for its lifetime (a session).
+    """Runs tool calls against a registry; remembers "allow always" answers for one session at a time.
 
     `timeout` and `output_cap` default to the registry's settings (30 s and 32 KiB unless configured);
     a tool's own `timeout` wins over both.
@@ -52,14 +54,20 @@ class ToolRunner:
         """Asks the user; None means nobody can answer, so `ask` tools are denied."""
         self.timeout = timeout
         self.output_cap = output_cap if output_cap is not None else registry.settings.output_cap
-        self.allowed_always: set[str] = set()
+        self.preapproved: frozenset[str] = frozenset()
+        """`ask` tools the command line allowed for the whole run (`-p --allow TOOL`)."""
+        self.grants = Grants("")
+        """The "always" answers of the session being run; another session starts with none."""
         self._asking = asyncio.Lock()
 
-    async def run(self, requests: Sequence[ToolCallRequest], on_update: UpdateCallback) -> list[ToolResult]:
-        """Run every request concurrently; one result per request, in request order.
+    async def run(self, requests: Sequence[ToolCallRequest], on_update: UpdateCallback,
+                  session_id: str = "") -> list[ToolResult]:
+        """Run every request of session `session_id` concurrently; one result per request, in request order.
 
         Cancelling this coroutine cancels the calls (each reports `interrupted`) and re-raises.
         """
+        if self.grants.session_id != session_id:  # "always this session" ends with the session
+            self.grants = Grants(session_id)
         tasks = [asyncio.create_task(self._run_one(request, on_update), name=f"tool:{request.name}")
                  for request in requests]
         try:
@@ -76,7 +84,7 @@ class ToolRunner:
         report.change(status=ToolStatus.PENDING)
         try:
             spec, arguments = self._prepare(request)
-            await self._approve(spec, request, report)
+            await self._approve(spec, request, spec.command_in(arguments), report)
             text = await self._execute(spec, arguments, report)
         except _Finished as end:
             return report.finish(end.status, end.text)
@@ -95,25 +103,34 @@ class ToolRunner:
         except ValidationError as error:
             raise _Finished(ToolStatus.FAILED, describe_validation_error(spec.name, error)) from error
 
-    async def _approve(self, spec: ToolSpec, request: ToolCallRequest, report: _Reporter) -> None:
+    async def _approve(self, spec: ToolSpec, request: ToolCallRequest, command: str | None,
+                       report: _Reporter) -> None:
         policy = self.registry.approval_for(spec.name)
-        if policy == "never" or spec.name in self.allowed_always:
-            return
         if policy == "deny":
             raise _Finished(ToolStatus.DENIED, f"The tool {spec.name} is not allowed to run (its approval "
                                                "policy is 'deny'). Do not call it again.")
+        if policy == "never" or self._allowed(spec.name, command):
+            return
         if self.approval is None:
             raise _Finished(ToolStatus.DENIED, f"The tool {spec.name} needs the user's approval, and nobody can "
-                                               "give it in this non-interactive run, so it was not run.")
+                                               "give it in this non-interactive run (where `--allow "
+                                               f"{spec.name}` would), so it was not run.")
         report.change(status=ToolStatus.AWAITING_APPROVAL)
         async with self._asking:  # one question at a time; an "always" answer covers the calls queued behind it
-            if spec.name in self.allowed_always:
+            if self.grants.covers(spec.name, command):
                 return
-            decision = await self._ask(ApprovalRequest(request.call_id, spec.name, dict(request.arguments)))
+            grants = self.grants  # the session asked for, even if another one starts while the user thinks
+            decision = await self._ask(ApprovalRequest(request.call_id, spec.name, dict(request.arguments), command))
         if decision == Decision.DENY:
             raise _Finished(ToolStatus.DENIED, f"The user denied the call to {spec.name}.")
         if decision == Decision.ALLOW_ALWAYS:
-            self.allowed_always.add(spec.name)
+            grants.add(spec.name, command)
+
+    def _allowed(self, tool: str, command: str | None) -> bool:
+        """Whether the call may run unasked: `--allow`, an "always" answer, or a configured pattern."""
+        if tool in self.preapproved or self.grants.covers(tool, command):
+            return True
+        return command is not None and pattern_allows(self.registry.settings.rules_for(tool).allow, command)
 
     async def _ask(self, request: ApprovalRequest) -> Decision:
         assert self.approval is not None

@@ -1,6 +1,8 @@
 """Provides `ApprovalScreen`: the modal asking whether a tool may run, with its full (sanitised) arguments.
 
-Keys: `a` or `y` allow once, `s` always this session, `d`, `n` or Esc deny.
+Keys: `a` or `y` allow once, `s` always this session, `d`, `n` or Esc deny. A line under the arguments
+says what "always" would allow: every call of the tool, or for a command-like tool (the shell) this exact
+command only.
 """
 
 from __future__ import annotations
@@ -16,6 +18,13 @@ from tui_agent.agent.events import ToolCallUpdated
 from tui_agent.sanitize import sanitize
 from tui_agent.ui.backend import ApprovalDecision
 from tui_agent.ui.widgets.tool_panel import pretty_arguments
+
+
+def always_covers(update: ToolCallUpdated) -> str:
+    """The sentence saying what answering "always" would allow."""
+    if update.command is None:
+        return f"Always: every call of {sanitize(update.name)} in this session, without asking."
+    return "Always: this exact command again in this session; any other command asks again."
 
 
 class ApprovalScreen(ModalScreen[ApprovalDecision]):
@@ -66,6 +75,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             yield Static(Content.assemble("Tool: ", (sanitize(self.update.name), "bold")), id="approval-tool")
             with VerticalScroll(id="approval-arguments"):
                 yield Static(Content(sanitize(pretty_arguments(self.update.arguments)) or "(no arguments)"))
+            yield Static(Content(always_covers(self.update)), id="approval-scope")
             with Horizontal(id="approval-buttons"):
                 yield Button(Content("Allow once (a)"), id="allow_once", variant="success")
                 yield Button(Content("Always this session (s)"), id="allow_always", variant="primary")
