@@ -41,6 +41,8 @@ class PluginSource:
     location: str
     """What a person would look for: the file path or `distribution: module:object`."""
     load: Callable[[], object]
+    path: Path | None = None
+    """The plugin file or package folder (None for an entry point)."""
 
 
 @dataclass
@@ -85,7 +87,7 @@ class _StreamRouter:
 
 def file_source(path: Path) -> PluginSource:
     """A plugin module file, or a package folder (its `__init__.py`)."""
-    return PluginSource(path.stem if path.suffix == ".py" else path.name, str(path), lambda: import_path(path))
+    return PluginSource(path.stem if path.suffix == ".py" else path.name, str(path), lambda: import_path(path), path)
 
 
 def import_path(path: Path) -> ModuleType:
