@@ -57,3 +57,40 @@ def test_plugins_command_reports_keyboard_interrupt_at_import(isolated_home: Pat
     problems = {Path(problem["file"]).name: problem["message"] for problem in report["problems"]}
     assert problems["interrupts.py"].startswith("raised KeyboardInterrupt while being imported")
     assert "snap_tool" in [tool["name"] for tool in report["tools"]]
+
+
+EXITS_AT_IMPORT = "import os\n\nos._exit(3)\n"
+HEALTHY = '''
+from tui_agent.tools import tool
+
+
+@tool(approval="never")
+def healthy_tool() -> str:
+    """Fine."""
+    return "fine"
+'''
+
+
+def test_a_plugin_that_ends_the_process_at_import_is_named_and_skipped_until_it_changes(
+        isolated_home: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "exits"
+    folder.mkdir()
+    (folder / "healthy.py").write_text(HEALTHY)
+    exits = folder / "exits.py"
+    exits.write_text(EXITS_AT_IMPORT)
+    first = run(["--offline", "--plugins", str(folder), "-p", "hi"], isolated_home)
+    assert first.returncode == 3  # nothing can catch os._exit
+    second = run(["--offline", "--plugins", str(folder), "-p", "hi"], isolated_home)
+    assert second.returncode == 0, second.stderr
+    assert f"{exits}: ended a run of tui-agent while being imported" in second.stderr
+    assert "skipped until the file changes" in second.stderr and second.stdout.strip()
+    listed = json.loads(run(["plugins", "--plugins", str(folder), "--json"], isolated_home).stdout)
+    problems = {Path(problem["file"]).name: problem["message"] for problem in listed["problems"]}
+    assert problems == {"exits.py": problems["exits.py"]} and "ended a run" in problems["exits.py"]
+    assert {"healthy_tool", "run_shell"} <= {tool["name"] for tool in listed["tools"]}
+    stat = exits.stat()
+    os.utime(exits, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # touched: tried again
+    assert run(["--offline", "--plugins", str(folder), "-p", "hi"], isolated_home).returncode == 3
+    exits.write_text("# fixed\n")
+    fixed = run(["plugins", "--plugins", str(folder), "--json"], isolated_home)
+    assert [problem["message"] for problem in json.loads(fixed.stdout)["problems"]] == ["defines no @tool functions"]

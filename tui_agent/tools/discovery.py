@@ -45,7 +45,8 @@ def entry_point_sources() -> list[PluginSource]:
 
 def _entry_point_source(point: EntryPoint) -> PluginSource:
     package = point.dist.name if point.dist is not None else "an installed package"
-    return PluginSource(point.name, f"{package}: {point.value}", point.load)
+    version = point.dist.version if point.dist is not None else ""
+    return PluginSource(point.name, f"{package}: {point.value}", point.load, version=version)
 
 
 def plugin_sources(
