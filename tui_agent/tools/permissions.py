@@ -32,7 +32,7 @@ def folder_problem(folder: Path) -> str | None:
     if sys.platform == "win32":
         return None
     real = folder.resolve()
-    return _strict(real) or _on_the_way(folder.absolute().parent, real.parent)
+    return _strict(real, folder) or _on_the_way(folder.absolute().parent, real.parent)
 
 
 def plugin_problem(path: Path, folder: Path) -> str | None:
@@ -40,20 +40,20 @@ def plugin_problem(path: Path, folder: Path) -> str | None:
     if sys.platform == "win32":
         return None
     real = path.resolve()
-    problem = _strict(real)
+    problem = _strict(real, path)
     if problem is None and real.is_dir():
-        problem = _strict(real / "__init__.py")
+        problem = _strict(real / "__init__.py", path)
     if problem is None and real.parent != folder.resolve():  # a symlink to somewhere else: that way too
         problem = _on_the_way(real.parent)
     return problem
 
 
-def _strict(path: Path) -> str | None:
-    """Owned by you or root, and not writable by others."""
+def _strict(path: Path, reported: Path) -> str | None:
+    """Owned by you or root, and not writable by others (`reported`: the name the problem is filed under)."""
     info = _stat(path)
     if info is None:
         return None  # gone since it was listed: the import will say so
-    return _foreign(path, info) or (_writable(path) if info.st_mode & stat.S_IWOTH else None)
+    return _foreign(path, info, reported) or (_writable(path, reported) if info.st_mode & stat.S_IWOTH else None)
 
 
 def _on_the_way(*starts: Path) -> str | None:
@@ -63,22 +63,29 @@ def _on_the_way(*starts: Path) -> str | None:
             info = _stat(folder)
             if info is None:
                 continue
-            if problem := _foreign(folder, info):
+            if problem := _foreign(folder, info, None):
                 return problem
             if info.st_mode & stat.S_IWOTH and not info.st_mode & stat.S_ISVTX:
-                return _writable(folder)
+                return _writable(folder, None)
     return None
 
 
-def _foreign(path: Path, info: os.stat_result) -> str | None:
+def _foreign(path: Path, info: os.stat_result, reported: Path | None) -> str | None:
     if info.st_uid in (0, os.geteuid()):
         return None
-    return (f"{path} is owned by {_user(info.st_uid)}, not by you or root, who could change code that runs as "
-            f"you; run `chown {_user(os.geteuid())} {path}` (as root) or move the plugin somewhere of your own")
+    return (f"{_subject(path, reported)}owned by {_user(info.st_uid)}, not by you or root, who could change code "
+            f"that runs as you; run `chown {_user(os.geteuid())} {path}` (as root) or move the plugin somewhere "
+            "of your own")
 
 
-def _writable(path: Path) -> str:
-    return f"{path} is writable by others, who could change code that runs as you; run `chmod o-w {path}`"
+def _writable(path: Path, reported: Path | None) -> str:
+    return (f"{_subject(path, reported)}writable by others, who could change code that runs as you; "
+            f"run `chmod o-w {path}`")
+
+
+def _subject(path: Path, reported: Path | None) -> str:
+    """Names `path` unless the problem is filed under that very name."""
+    return "" if reported is not None and path == reported.absolute() else f"{path} is "
 
 
 def _stat(path: Path) -> os.stat_result | None:
