@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.unit.tools.helpers import FAST_IMPORT
 from tui_agent.config import ToolsSettings
@@ -91,3 +94,29 @@ def test_the_fingerprint_of_a_package_follows_its_modules(tmp_path: Path) -> Non
     before = fingerprint(file_source(package))
     (package / "part.py").write_text("x = 22\n")
     assert fingerprint(file_source(package)) != before
+
+
+def test_an_entry_point_that_ended_a_run_is_skipped_until_its_package_version_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "ep_crash.py").write_text("import os\nos._exit(3)\n")
+    dist = tmp_path / "ep_crash_pkg-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: ep-crash-pkg\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[tui_agent.plugins]\ncrash = ep_crash\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    journal = ImportJournal(tmp_path / "data")
+    journal.markers.mkdir(parents=True)
+    pid = dead_pid()
+    (journal.markers / f"{pid}-x.json").write_text(json.dumps({"pid": pid, "location": "ep-crash-pkg: ep_crash"}))
+
+    def load_entry_points() -> ToolRegistry:
+        return ToolRegistry.from_plugins((), ToolsSettings(import_timeout=FAST_IMPORT), include_user_dir=False,
+                                         include_shipped=False, journal=journal)
+
+    assert [(p.file, p.message) for p in load_entry_points().problems] == [("ep-crash-pkg: ep_crash", CRASHED)]
+    assert json.loads(journal.crashes.read_text()) == {"ep-crash-pkg: ep_crash": "version 1.0"}
+    (tmp_path / "ep_crash.py").write_text(HEALTHY)
+    assert load_entry_points().problems != []  # same version: still skipped
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: ep-crash-pkg\nVersion: 1.1\n")
+    assert load_entry_points().names() == ["healthy_tool"]
