@@ -1,8 +1,9 @@
 """Shell plugin: run a shell command in the working directory.
 
-Asks for approval by default. The command has no stdin, its environment is scrubbed of variables named
-like secrets (`*KEY*`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`), and its whole process group is killed when the
-call times out or is cancelled.
+Asks for approval by default. It is command-like: "always" allows the exact command only, and config
+patterns (`[tools.run_shell] allow = ["git status", "ls *"]`) can allow commands by shape. The command has
+no stdin, its environment is scrubbed of variables named like secrets (`*KEY*`, `*TOKEN*`, `*SECRET*`,
+`*PASSWORD*`), and its whole process group is killed when the call times out or is cancelled.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ OUTPUT_CAP = 30000
 """A little under the runner's default cap, leaving room for the exit status line."""
 
 
-@tool(approval="ask")
+@tool(approval="ask", command="command")  # "always" allows one exact command; see [tools.run_shell] allow
 async def run_shell(command: str) -> str:
     """Run a shell command in the current working directory and return its exit status and output.
 

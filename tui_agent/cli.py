@@ -49,6 +49,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--resume", metavar="ID", help="continue the session with this id (or unique id prefix)")
     parser.add_argument("-p", "--print", metavar="PROMPT",
                         help="answer one prompt without the full-screen app ('-' reads it from stdin)")
+    parser.add_argument("--allow", action="append", metavar="TOOL", default=[],
+                        help="with -p: let this 'ask' tool run without asking (repeatable)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     words = set(argv or ())
     everything = argv is None or not words.isdisjoint({"-h", "--help"})
@@ -67,7 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     gc.disable()  # what start-up makes lives on: collecting it only costs time (~4 ms before the app runs)
     try:
-        args = build_parser(argv).parse_args(argv)
+        parser = build_parser(argv)
+        args = parser.parse_args(argv)
+        if args.allow and (args.print is None or args.command is not None):
+            parser.error("--allow is for -p runs (in the app, the approval dialog asks)")
         if args.command is None and args.print is None:
             from tui_agent import launch
 

@@ -10,18 +10,46 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from tui_agent.config_sources import ENV_VARS as ENV_VARS
 from tui_agent.config_sources import ConfigFileError as ConfigFileError
 from tui_agent.config_sources import merge_sources
 from tui_agent.config_sources import read_config_file as read_config_file
 
+UNSAFE_IN_PATTERNS = (";", "&", "|", "`", "$(", "${", ">", "<", "\n", "\r", "\0")
+"""Shell syntax that makes one command more than it looks: lists (`;`, `&&`, `||`, `&`), pipes, command
+substitution (backticks, `$(`), expansions with side effects (`${x:=...}`), redirections and process
+substitution (`>`, `<`), line breaks. A command containing any never matches an `allow` pattern, and a
+pattern containing any is refused (`tui_agent.tools.approvals` applies them)."""
 
-class ToolsSettings(BaseModel):
-    """The `[tools]` table: which plugins and tools are off, approval overrides, limits."""
+
+class ToolRules(BaseModel):
+    """A `[tools.NAME]` table: settings for the tool called NAME."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
+
+    allow: list[str] = Field(default_factory=list)
+    """For a command-like tool (the shell): commands that run without asking, as fnmatch patterns over the
+    whole command, e.g. `["git status", "ls *"]`. A command that chains, pipes, substitutes or redirects
+    never matches."""
+
+    @field_validator("allow")
+    @classmethod
+    def _no_shell_syntax(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            if any(token in pattern for token in UNSAFE_IN_PATTERNS):
+                raise ValueError(f"{pattern!r} contains shell syntax (; & | ` $( ${{ > < or a line break); "
+                                 "commands with it never match a pattern")
+        return patterns
+
+
+class ToolsSettings(BaseModel):
+    """The `[tools]` table: which plugins and tools are off, approval overrides, limits; and per tool, a
+    `[tools.NAME]` table (`ToolRules`)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    __pydantic_extra__: dict[str, ToolRules] = Field(init=False)  # the [tools.NAME] tables
 
     disabled_plugins: list[str] = Field(default_factory=list)
     """Plugin names (file stem, package folder or entry-point name) that are not loaded."""
@@ -35,6 +63,21 @@ class ToolsSettings(BaseModel):
     """Bytes of a tool's output the model sees; the rest is cut with a "[truncated N bytes]" marker."""
     import_timeout: float = Field(default=3.0, gt=0)
     """Seconds all plugins together may take to import; slower ones are reported and skipped."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _tables_only(cls, values: Any) -> Any:
+        """Unknown keys that are not tables are ignored, as everywhere else in the file."""
+        if not isinstance(values, Mapping):
+            return values
+        known = cls.model_fields
+        return {key: value for key, value in values.items() if key in known or isinstance(value, Mapping)}
+
+    def rules_for(self, tool: str) -> ToolRules:
+        """The `[tools.NAME]` table of `tool` (empty when there is none)."""
+        extra = self.model_extra or {}
+        rules = extra.get(tool)
+        return rules if isinstance(rules, ToolRules) else ToolRules()
 
 
 class Settings(BaseModel):

@@ -129,11 +129,12 @@ def run_print(args: argparse.Namespace) -> int:
     settings, problems = settings_from_args(args)
     for problem in problems:
         print(f"tui-agent: {problem}", file=sys.stderr)
-    return asyncio.run(_print_one_turn(settings, choose_endpoint(settings), prompt, ResumeRequest.from_args(args)))
+    return asyncio.run(_print_one_turn(settings, choose_endpoint(settings), prompt, ResumeRequest.from_args(args),
+                                       getattr(args, "allow", None) or []))
 
 
 async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: str,
-                          request: ResumeRequest | None = None) -> int:
+                          request: ResumeRequest | None = None, allowed: list[str] | None = None) -> int:
     from tui_agent.agent.headless import print_turn, say
     from tui_agent.agent.services import build_agent
 
@@ -152,7 +153,10 @@ async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: st
             return 1
         if resume_notice:
             say(sys.stderr, resume_notice)
-        built.agent.set_approver(None)  # non-interactive: tools that ask are denied
+        built.agent.set_approver(None)  # non-interactive: tools that ask are denied, unless --allow names them
+        built.agent.runner.preapproved = frozenset(allowed or [])
+        for name in sorted(set(allowed or []) - set(built.agent.registry.names())):
+            say(sys.stderr, f"--allow {name}: there is no tool called {name} (see `tui-agent plugins`)")
         return await print_turn(built.agent, prompt, sys.stdout, sys.stderr)
     finally:
         await built.close()

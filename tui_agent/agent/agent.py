@@ -193,7 +193,7 @@ class Agent(SessionActions):
         message_id = self._job.turn.message_id if self._job is not None else ""
         arguments = json.dumps(dict(request.arguments), ensure_ascii=False, indent=2)
         update = ToolCallUpdated(request.call_id, message_id, request.tool_name, arguments,
-                                 ToolStatus.AWAITING_APPROVAL)
+                                 ToolStatus.AWAITING_APPROVAL, command=request.command)
         return Decision(str(await self._approver(update)))
 
     async def close(self) -> None:

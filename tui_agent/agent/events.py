@@ -66,6 +66,8 @@ class ToolCallUpdated:
     finished_at: float | None = None
     result: str | None = None
     error: str | None = None
+    command: str | None = None
+    """While AWAITING_APPROVAL, for a command-like tool: the command, the only thing "always" would allow."""
 
 
 @dataclass(frozen=True)

@@ -206,7 +206,8 @@ class Turn:
 
     async def runner_run(self, calls: list[CollectedCall]) -> dict[str, str]:
         """Run valid calls concurrently; returns the answer text per call id."""
-        results = await self.services.runner.run([call.request() for call in calls], self.runner_update)
+        results = await self.services.runner.run([call.request() for call in calls], self.runner_update,
+                                                   self.session_id)
         return {result.call_id: result.content for result in results}
 
     def _save_in_order(self, write: Coroutine[Any, Any, None]) -> None:

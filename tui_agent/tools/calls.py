@@ -43,6 +43,8 @@ class ApprovalRequest:
     call_id: str
     tool_name: str
     arguments: Mapping[str, Any]
+    command: str | None = None
+    """For a command-like tool, the command: "always" would then allow this exact command only."""
 
 
 class Decision(StrEnum):
@@ -50,7 +52,7 @@ class Decision(StrEnum):
 
     ALLOW_ONCE = "allow_once"
     ALLOW_ALWAYS = "allow_always"
-    """Allow this tool for the rest of the session (the runner's lifetime)."""
+    """Allow this tool (a command-like tool: this exact command) for the rest of this session."""
     DENY = "deny"
 
 

@@ -2,7 +2,8 @@
 
 Order: the shipped `plugins/` folder, the user's plugin folder, each extra folder (`--plugins DIR`, then
 `plugin_dirs` from config), then installed packages in the `tui_agent.plugins` entry-point group. Inside a
-folder, files are taken in name order. A later source wins a name clash.
+folder, files are taken in name order. A later source wins a name clash. Folders and files that others
+could change are refused (`tui_agent.tools.permissions`), except the shipped ones.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from tui_agent import paths
 from tui_agent.tools.loader import PluginSource, file_source
+from tui_agent.tools.permissions import folder_problem, plugin_problem
 from tui_agent.tools.problems import LoadProblem
 
 ENTRY_POINT_GROUP = "tui_agent.plugins"
@@ -43,7 +45,8 @@ def entry_point_sources() -> list[PluginSource]:
 
 def _entry_point_source(point: EntryPoint) -> PluginSource:
     package = point.dist.name if point.dist is not None else "an installed package"
-    return PluginSource(point.name, f"{package}: {point.value}", point.load)
+    version = point.dist.version if point.dist is not None else ""
+    return PluginSource(point.name, f"{package}: {point.value}", point.load, version=version)
 
 
 def plugin_sources(
@@ -60,11 +63,27 @@ def plugin_sources(
         folders.append(user)
     sources: list[PluginSource] = []
     problems: list[LoadProblem] = []
-    for folder in [*folders, *extra_dirs]:
-        try:
-            sources.extend(folder_sources(Path(folder)))
+    for folder in [*folders, *(Path(extra) for extra in extra_dirs)]:
+        try:  # the shipped plugins are part of tui-agent's installation, like its code: not checked
+            sources.extend(folder_sources(folder) if folder == shipped else _safe_sources(folder, problems))
         except OSError as exc:
             problems.append(LoadProblem(str(folder), f"plugin folder cannot be read ({exc.strerror or exc})"))
     if include_entry_points:
         sources.extend(entry_point_sources())
     return sources, problems
+
+
+def _safe_sources(folder: Path, problems: list[LoadProblem]) -> list[PluginSource]:
+    """The plugins of a folder that only you (or root) can change; the others are reported."""
+    listed = folder_sources(folder)  # first, so that a missing folder is reported as unreadable
+    if problem := folder_problem(folder):
+        problems.append(LoadProblem(str(folder), f"{problem}; no plugin in it is loaded"))
+        return []
+    safe = []
+    for source in listed:
+        assert source.path is not None
+        if problem := plugin_problem(source.path, folder):
+            problems.append(LoadProblem(source.location, f"{problem}; not loaded"))
+        else:
+            safe.append(source)
+    return safe

@@ -9,7 +9,8 @@ While loading, `sys.stdout` and `sys.stderr` are replaced by routers that send e
 writes to its own buffers and everyone else's to the real streams. A plugin that prints to stdout at
 import is reported and skipped; one that writes to stderr (warnings, usually) is loaded and the text is
 reported. If a thread was abandoned, the routers stay installed so the hung plugin can never write to
-the terminal.
+the terminal. With a journal (`tui_agent.tools.journal`), each import is noted while it runs, so that a
+plugin that ends the whole process can be named and skipped at the next start.
 """
 
 from __future__ import annotations
@@ -24,9 +25,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from tui_agent.tools.problems import LoadProblem
+
+if TYPE_CHECKING:  # the journal imports this module
+    from tui_agent.tools.journal import ImportJournal
 
 MODULE_PREFIX = "tui_agent_plugin_"
 _OWN_CODE = str(Path(__file__).resolve().parent.parent)
@@ -41,6 +45,10 @@ class PluginSource:
     location: str
     """What a person would look for: the file path or `distribution: module:object`."""
     load: Callable[[], object]
+    path: Path | None = None
+    """The plugin file or package folder (None for an entry point)."""
+    version: str = ""
+    """For an entry point, the version of the package providing it."""
 
 
 @dataclass
@@ -50,7 +58,7 @@ class _Attempt:
     stderr: list[str] = field(default_factory=list)
     value: object = None
     problem: str | None = None
-    interrupted: bool = False
+    marker: Path | None = None
     done: threading.Event = field(default_factory=threading.Event)
 
 
@@ -86,7 +94,7 @@ class _StreamRouter:
 
 def file_source(path: Path) -> PluginSource:
     """A plugin module file, or a package folder (its `__init__.py`)."""
-    return PluginSource(path.stem if path.suffix == ".py" else path.name, str(path), lambda: import_path(path))
+    return PluginSource(path.stem if path.suffix == ".py" else path.name, str(path), lambda: import_path(path), path)
 
 
 def import_path(path: Path) -> ModuleType:
@@ -110,47 +118,52 @@ def import_path(path: Path) -> ModuleType:
     return module
 
 
-def load_guarded(sources: Sequence[PluginSource], timeout: float) -> tuple[list[Loaded], list[LoadProblem]]:
+def load_guarded(sources: Sequence[PluginSource], timeout: float,
+                 journal: ImportJournal | None = None) -> tuple[list[Loaded], list[LoadProblem]]:
     """Load every source concurrently; return those that loaded (in source order) and the problems."""
     out, err = _StreamRouter(sys.stdout), _StreamRouter(sys.stderr)
     installed_out, installed_err = cast(TextIO, out), cast(TextIO, err)
     sys.stdout, sys.stderr = installed_out, installed_err
     attempts = [_Attempt(source) for source in sources]
     try:
-        threads = [_start(attempt, out, err) for attempt in attempts]
+        threads = [_start(attempt, out, err, journal) for attempt in attempts]
         deadline = time.monotonic() + timeout
         for thread in threads:
             thread.join(max(0.0, deadline - time.monotonic()))
     finally:
+        if journal is not None:  # a hung import, given up, did not end the process: not to be blamed later
+            for attempt in attempts:
+                if not attempt.done.is_set():
+                    journal.end(attempt.marker)
         if all(attempt.done.is_set() for attempt in attempts):
             if sys.stdout is installed_out:
                 sys.stdout = out.fallback
             if sys.stderr is installed_err:
                 sys.stderr = err.fallback
-    if any(attempt.interrupted for attempt in attempts):
-        raise KeyboardInterrupt
     return _outcomes(attempts, timeout)
 
 
-def _start(attempt: _Attempt, out: _StreamRouter, err: _StreamRouter) -> threading.Thread:
-    thread = threading.Thread(target=_run, args=(attempt, out, err), daemon=True,
+def _start(attempt: _Attempt, out: _StreamRouter, err: _StreamRouter,
+           journal: ImportJournal | None) -> threading.Thread:
+    thread = threading.Thread(target=_run, args=(attempt, out, err, journal), daemon=True,
                               name=f"plugin-import:{attempt.source.name}")
     thread.start()
     return thread
 
 
-def _run(attempt: _Attempt, out: _StreamRouter, err: _StreamRouter) -> None:
+def _run(attempt: _Attempt, out: _StreamRouter, err: _StreamRouter, journal: ImportJournal | None) -> None:
     out.buffers[threading.get_ident()] = attempt.stdout
     err.buffers[threading.get_ident()] = attempt.stderr
+    attempt.marker = journal.begin(attempt.source) if journal is not None else None
     try:
         attempt.value = attempt.source.load()
-    except KeyboardInterrupt:
-        attempt.interrupted = True
     except SystemExit as exc:
         attempt.problem = f"called sys.exit({exc.code!r}) while being imported"
-    except BaseException as exc:  # a plugin may raise anything; none of it may escape
+    except BaseException as exc:  # KeyboardInterrupt, GeneratorExit...: a plugin may raise anything; none escapes
         attempt.problem = f"raised {_describe(exc)} while being imported{_where(exc)}"
     finally:
+        if journal is not None:
+            journal.end(attempt.marker)
         attempt.done.set()
 
 

@@ -11,8 +11,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from tui_agent import paths
 from tui_agent.config import ToolsSettings
 from tui_agent.tools.discovery import plugin_sources
+from tui_agent.tools.journal import ImportJournal
 from tui_agent.tools.loader import Loaded, load_guarded
 from tui_agent.tools.problems import LoadProblem
 from tui_agent.tools.spec import Approval, ToolDefinitionError, ToolSpec, build_spec, tool_options
@@ -44,17 +46,22 @@ class ToolRegistry:
     @classmethod
     def from_plugins(
         cls, extra_dirs: Iterable[Path] = (), settings: ToolsSettings | None = None, include_user_dir: bool = True,
-        include_entry_points: bool = True, *, include_shipped: bool = True,
+        include_entry_points: bool = True, *, include_shipped: bool = True, journal: ImportJournal | None = None,
     ) -> ToolRegistry:
-        """Find, import and register every plugin; problems are collected, never raised."""
+        """Find, import and register every plugin; problems are collected, never raised.
+
+        `journal` (by default in the data dir) guards against plugins that end the process at import.
+        """
         registry = cls(settings)
         sources, registry.problems = plugin_sources(
             extra_dirs, include_shipped=include_shipped, include_user_dir=include_user_dir,
             include_entry_points=include_entry_points)
         disabled = set(registry.settings.disabled_plugins)
         wanted = [source for source in sources if source.name not in disabled]
-        loaded, problems = load_guarded(wanted, registry.settings.import_timeout)
-        registry.problems.extend(problems)
+        journal = journal or ImportJournal(paths.data_dir())
+        wanted, skipped = journal.triage(wanted, registry.settings.import_timeout)
+        loaded, problems = load_guarded(wanted, registry.settings.import_timeout, journal)
+        registry.problems.extend([*skipped, *problems])
         for plugin in loaded:
             registry.add_plugin(plugin)
         return registry

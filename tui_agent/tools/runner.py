@@ -1,10 +1,11 @@
 """Provides `ToolRunner`: runs the tool calls of one model turn concurrently, each to a text result.
 
-Per call: validate the arguments, apply the approval policy (asking the user for `ask` tools), run with
-a timeout, cap the output. Every outcome — unknown tool, bad arguments, denial, exception, timeout — is a
-text result for the model, never an exception for the caller. Sync tools run in a daemon thread of their
-own (which cannot be killed: on timeout or cancel it is abandoned and its result discarded); async tools
-are cancelled for real.
+Per call: validate the arguments, apply the approval policy (asking the user for `ask` tools unless
+`tui_agent.tools.approvals` says they may run unasked), run with a timeout, cap the output. Every
+outcome — unknown tool, bad arguments, denial, exception (any `BaseException`), timeout — is a text
+result for the model, never an exception for the caller; only a real cancellation propagates. Sync
+tools run in a daemon thread of their own (which cannot be killed: on timeout or cancel it is abandoned
+and its result discarded); async tools are cancelled for real.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tui_agent.status import ToolStatus
+from tui_agent.tools.approvals import Grants, pattern_allows
 from tui_agent.tools.calls import ApprovalRequest, Decision, ToolCallRequest, ToolCallState, ToolResult
 from tui_agent.tools.output import cap_output, to_text
 from tui_agent.tools.registry import ToolRegistry
@@ -39,7 +41,7 @@ class _Finished(Exception):
 
 
 class ToolRunner:
-    """Runs tool calls against a registry; remembers "allow always" answers for its lifetime (a session).
+    """Runs tool calls against a registry; remembers "allow always" answers for one session at a time.
 
     `timeout` and `output_cap` default to the registry's settings (30 s and 32 KiB unless configured);
     a tool's own `timeout` wins over both.
@@ -52,14 +54,20 @@ class ToolRunner:
         """Asks the user; None means nobody can answer, so `ask` tools are denied."""
         self.timeout = timeout
         self.output_cap = output_cap if output_cap is not None else registry.settings.output_cap
-        self.allowed_always: set[str] = set()
+        self.preapproved: frozenset[str] = frozenset()
+        """`ask` tools the command line allowed for the whole run (`-p --allow TOOL`)."""
+        self.grants = Grants("")
+        """The "always" answers of the session being run; another session starts with none."""
         self._asking = asyncio.Lock()
 
-    async def run(self, requests: Sequence[ToolCallRequest], on_update: UpdateCallback) -> list[ToolResult]:
-        """Run every request concurrently; one result per request, in request order.
+    async def run(self, requests: Sequence[ToolCallRequest], on_update: UpdateCallback,
+                  session_id: str = "") -> list[ToolResult]:
+        """Run every request of session `session_id` concurrently; one result per request, in request order.
 
         Cancelling this coroutine cancels the calls (each reports `interrupted`) and re-raises.
         """
+        if self.grants.session_id != session_id:  # "always this session" ends with the session
+            self.grants = Grants(session_id)
         tasks = [asyncio.create_task(self._run_one(request, on_update), name=f"tool:{request.name}")
                  for request in requests]
         try:
@@ -76,7 +84,7 @@ class ToolRunner:
         report.change(status=ToolStatus.PENDING)
         try:
             spec, arguments = self._prepare(request)
-            await self._approve(spec, request, report)
+            await self._approve(spec, request, spec.command_in(arguments), report)
             text = await self._execute(spec, arguments, report)
         except _Finished as end:
             return report.finish(end.status, end.text)
@@ -95,25 +103,34 @@ class ToolRunner:
         except ValidationError as error:
             raise _Finished(ToolStatus.FAILED, describe_validation_error(spec.name, error)) from error
 
-    async def _approve(self, spec: ToolSpec, request: ToolCallRequest, report: _Reporter) -> None:
+    async def _approve(self, spec: ToolSpec, request: ToolCallRequest, command: str | None,
+                       report: _Reporter) -> None:
         policy = self.registry.approval_for(spec.name)
-        if policy == "never" or spec.name in self.allowed_always:
-            return
         if policy == "deny":
             raise _Finished(ToolStatus.DENIED, f"The tool {spec.name} is not allowed to run (its approval "
                                                "policy is 'deny'). Do not call it again.")
+        if policy == "never" or self._allowed(spec.name, command):
+            return
         if self.approval is None:
             raise _Finished(ToolStatus.DENIED, f"The tool {spec.name} needs the user's approval, and nobody can "
-                                               "give it in this non-interactive run, so it was not run.")
+                                               "give it in this non-interactive run (where `--allow "
+                                               f"{spec.name}` would), so it was not run.")
         report.change(status=ToolStatus.AWAITING_APPROVAL)
         async with self._asking:  # one question at a time; an "always" answer covers the calls queued behind it
-            if spec.name in self.allowed_always:
+            if self.grants.covers(spec.name, command):
                 return
-            decision = await self._ask(ApprovalRequest(request.call_id, spec.name, dict(request.arguments)))
+            grants = self.grants  # the session asked for, even if another one starts while the user thinks
+            decision = await self._ask(ApprovalRequest(request.call_id, spec.name, dict(request.arguments), command))
         if decision == Decision.DENY:
             raise _Finished(ToolStatus.DENIED, f"The user denied the call to {spec.name}.")
         if decision == Decision.ALLOW_ALWAYS:
-            self.allowed_always.add(spec.name)
+            grants.add(spec.name, command)
+
+    def _allowed(self, tool: str, command: str | None) -> bool:
+        """Whether the call may run unasked: `--allow`, an "always" answer, or a configured pattern."""
+        if tool in self.preapproved or self.grants.covers(tool, command):
+            return True
+        return command is not None and pattern_allows(self.registry.settings.rules_for(tool).allow, command)
 
     async def _ask(self, request: ApprovalRequest) -> Decision:
         assert self.approval is not None
@@ -128,15 +145,19 @@ class ToolRunner:
         report.change(status=ToolStatus.RUNNING, started_at=time.monotonic())
         timeout = spec.timeout if spec.timeout is not None else self.timeout or self.registry.settings.timeout
         try:
-            async with asyncio.timeout(timeout):
+            async with asyncio.timeout(timeout) as deadline:
                 value = await _call(spec, arguments)
+            return cap_output(to_text(value), self.output_cap)  # a result's __str__ is tool code too
         except TimeoutError as exc:
+            if not deadline.expired():  # the tool's own TimeoutError is an ordinary failure
+                raise _Finished(ToolStatus.FAILED, f"{spec.name} failed: {_describe(exc)}") from exc
             raise _Finished(ToolStatus.FAILED, f"{spec.name} timed out after {timeout:g} s and was stopped.") from exc
-        except (_Finished, asyncio.CancelledError, KeyboardInterrupt):
-            raise
-        except BaseException as exc:  # SystemExit from a tool is a failed call, not the app's exit
+        except asyncio.CancelledError as exc:
+            if _cancelled_by_us():
+                raise
             raise _Finished(ToolStatus.FAILED, f"{spec.name} failed: {_describe(exc)}") from exc
-        return cap_output(to_text(value), self.output_cap)
+        except BaseException as exc:  # KeyboardInterrupt, SystemExit, GeneratorExit...: a failed call, never ours
+            raise _Finished(ToolStatus.FAILED, f"{spec.name} failed: {_describe(exc)}") from exc
 
 
 async def _call(spec: ToolSpec, arguments: Mapping[str, Any]) -> Any:
@@ -177,6 +198,13 @@ def _call_soon(loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) ->
         loop.call_soon_threadsafe(callback)
     except RuntimeError:  # the loop closed while the tool was still running: nobody is waiting any more
         pass
+
+
+def _cancelled_by_us() -> bool:
+    """Whether the running task was really cancelled (the turn, Esc, a timeout) rather than handed a
+    `CancelledError` a tool raised on its own, which must not pass for the turn being stopped."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def _describe(exc: BaseException) -> str:

@@ -46,6 +46,7 @@ class ToolOptions:
     approval: Approval = DEFAULT_APPROVAL
     timeout: float | None = None
     to_user: bool = False
+    command: str | None = None
 
 
 @overload
@@ -53,19 +54,22 @@ def tool(func: F, /) -> F: ...
 @overload
 def tool(
     *, name: str | None = None, description: str | None = None, approval: Approval = DEFAULT_APPROVAL,
-    timeout: float | None = None, to_user: bool = False,
+    timeout: float | None = None, to_user: bool = False, command: str | None = None,
 ) -> Callable[[F], F]: ...
 def tool(
     func: Callable[..., Any] | None = None, /, *, name: str | None = None, description: str | None = None,
     approval: Approval = DEFAULT_APPROVAL, timeout: float | None = None, to_user: bool = False,
+    command: str | None = None,
 ) -> Any:
     """Mark a sync or async function as a tool the model may call; usable bare (`@tool`) or with options.
 
     `approval` is `"never"` (runs at once), `"ask"` (the user is asked first; the default) or `"deny"`.
     `timeout` overrides the runner's default in seconds. `to_user=True` adds an optional `to_user` string
     to the schema (words the model addresses to the user); it is stripped before the function is called.
+    `command` names the `str` parameter holding a command line: the tool is then command-like, and
+    "always" allows that exact command only, while config `allow` patterns can allow commands by shape.
     """
-    options = ToolOptions(name, description, approval, timeout, to_user)
+    options = ToolOptions(name, description, approval, timeout, to_user, command)
 
     def mark(target: F) -> F:
         setattr(target, MARKER, options)
@@ -96,6 +100,12 @@ class ToolSpec:
     """The plugin's name (file stem or entry-point name), as used by `disabled_plugins`."""
     timeout: float | None = None
     to_user: bool = False
+    command: str | None = None
+    """For a command-like tool, the parameter holding the command (see `tui_agent.tools.approvals`)."""
+
+    def command_in(self, arguments: Mapping[str, Any]) -> str | None:
+        """The command of a call of a command-like tool (validated arguments); None for other tools."""
+        return None if self.command is None else str(arguments[self.command])
 
     def parameters_schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments, as the model sees it."""
@@ -144,8 +154,11 @@ def build_spec(func: Callable[..., Any], options: ToolOptions, *, source: str, p
     if not description:
         raise ToolDefinitionError(f"tool {name!r} has no description: add a docstring or description=...")
     model = arguments_model(func, name, doc.params, reserve_to_user=options.to_user)
+    field = model.model_fields.get(options.command) if options.command is not None else None
+    if options.command is not None and (field is None or field.annotation is not str):
+        raise ToolDefinitionError(f"tool {name!r}: command={options.command!r} must name one of its str parameters")
     spec = ToolSpec(name, description, options.approval, func, model, inspect.iscoroutinefunction(func),
-                    source, plugin, options.timeout, options.to_user)
+                    source, plugin, options.timeout, options.to_user, options.command)
     try:
         spec.parameters_schema()
     except Exception as exc:  # pydantic raises several types for unsupported annotations

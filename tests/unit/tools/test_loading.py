@@ -201,3 +201,14 @@ def test_shipped_plugins_are_found_in_a_wheel_layout(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
                          check=True, timeout=60)
     assert out.stdout.split() == [str(site / "tui_agent" / "_shipped" / "plugins" / "calculator.py"), "0"]
+
+
+@pytest.mark.parametrize("raised", ["KeyboardInterrupt", "GeneratorExit", "BaseException('odd')"])
+def test_any_base_exception_at_import_is_reported(tmp_path: Path, raised: str) -> None:
+    (tmp_path / "interrupts.py").write_text(f"raise {raised}\n")
+    (tmp_path / "fine.py").write_text(
+        "from tui_agent.tools import tool\n\n@tool\ndef fine_tool() -> str:\n    '''Fine.'''\n    return 'x'\n")
+    registry = only_from(tmp_path)
+    assert registry.names() == ["fine_tool"]
+    message = problem_for(registry, "interrupts.py")
+    assert f"raised {raised.split('(')[0]}" in message and "line 1" in message and message.endswith("skipped")

@@ -54,7 +54,7 @@ async def test_secret_canary_is_not_visible_to_shell(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("CANARY_TOKEN", "canary-7f3a")
     monkeypatch.setenv("VISIBLE_SETTING", "plain-value")
     runner = ToolRunner(shipped())
-    runner.allowed_always.add("run_shell")
+    runner.preapproved = frozenset({"run_shell"})
     [result] = await runner.run([ToolCallRequest("c", "run_shell", {"command": "env"})], lambda state: None)
     assert result.status == ToolStatus.DONE
     assert "plain-value" in result.content
@@ -86,7 +86,7 @@ async def test_timeout_kills_the_process_group(tmp_path: Path, monkeypatch: pyte
     monkeypatch.chdir(tmp_path)
     registry = shipped()
     runner = ToolRunner(registry, timeout=1.0)
-    runner.allowed_always.add("run_shell")
+    runner.preapproved = frozenset({"run_shell"})
     command = "sleep 60 & echo $! > child.pid; echo $$ > shell.pid; wait"
     [result] = await runner.run([ToolCallRequest("c", "run_shell", {"command": command})], lambda state: None)
     assert result.status == ToolStatus.FAILED and "timed out after 1 s" in result.content
@@ -97,7 +97,7 @@ async def test_timeout_kills_the_process_group(tmp_path: Path, monkeypatch: pyte
 async def test_cancel_kills_the_subprocess(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     runner = ToolRunner(shipped())
-    runner.allowed_always.add("run_shell")
+    runner.preapproved = frozenset({"run_shell"})
     states: list[ToolCallState] = []
     command = "sleep 60 & echo $! > child.pid; echo $$ > shell.pid; wait"
     task = asyncio.create_task(runner.run([ToolCallRequest("c", "run_shell", {"command": command})], states.append))

@@ -363,3 +363,60 @@ async def test_parallel_asks_are_put_one_at_a_time_and_always_covers_the_queue()
     results = await make_runner(approval=approve).run(requests, Recorder())
     assert [result.content for result in results] == ["ran with 0", "ran with 1", "ran with 2"]
     assert overlapping == [False]
+
+
+@tool(approval="never")
+def interrupt_sync() -> str:
+    """A sync tool raising KeyboardInterrupt in its thread."""
+    raise KeyboardInterrupt
+
+
+@tool(approval="never")
+async def interrupt_async() -> str:
+    """An async tool raising KeyboardInterrupt."""
+    raise KeyboardInterrupt
+
+
+@tool(approval="never")
+async def generator_exit() -> str:
+    """An async tool raising GeneratorExit."""
+    raise GeneratorExit
+
+
+@tool(approval="never")
+async def cancels_itself() -> str:
+    """An async tool raising CancelledError although nobody cancelled it."""
+    raise asyncio.CancelledError
+
+
+@tool(approval="never")
+def cancels_itself_sync() -> str:
+    """A sync tool raising CancelledError in its thread."""
+    raise asyncio.CancelledError
+
+
+class Strange(BaseException):
+    """A BaseException subclass of a tool's own."""
+
+
+@tool(approval="never")
+def strange() -> str:
+    """Raises a custom BaseException."""
+    raise Strange("odd")
+
+
+BASE_EXCEPTION_TOOLS = [interrupt_sync, interrupt_async, generator_exit, cancels_itself, cancels_itself_sync, strange]
+
+
+@pytest.mark.parametrize(("name", "shown"), [
+    ("interrupt_sync", "KeyboardInterrupt"), ("interrupt_async", "KeyboardInterrupt"),
+    ("generator_exit", "GeneratorExit"), ("cancels_itself", "CancelledError"),
+    ("cancels_itself_sync", "CancelledError"), ("strange", "Strange: odd"),
+])
+async def test_any_base_exception_from_a_tool_is_only_a_failed_call(name: str, shown: str) -> None:
+    registry = ToolRegistry.from_functions([*TOOLS, *BASE_EXCEPTION_TOOLS], ToolsSettings())
+    recorder = Recorder()
+    result = await run_one(ToolRunner(registry), name, recorder=recorder)
+    assert result.status == ToolStatus.FAILED and shown in result.content
+    assert recorder.statuses("c1")[-1] == ToolStatus.FAILED
+    assert (await run_one(ToolRunner(registry), "shout", {"word": "after"})).content == "AFTER"

@@ -130,7 +130,7 @@ async def test_shell_runs_in_the_working_directory(registry: ToolRegistry, workd
     runner = ToolRunner(registry, approval=None)
     [denied] = await runner.run([ToolCallRequest("c", "run_shell", {"command": "pwd"})], lambda state: None)
     assert denied.status == ToolStatus.DENIED
-    runner.allowed_always.add("run_shell")
+    runner.preapproved = frozenset({"run_shell"})
     [result] = await runner.run([ToolCallRequest("c", "run_shell", {"command": "pwd; exit 2"})], lambda state: None)
     assert result.content == f"exit status 2\n{workdir}\n"
 

@@ -3,7 +3,9 @@
 The name and arguments are shown through `reveal`: a bidi override or a zero-width character appears as
 `⟨U+202E⟩`, so a command cannot look other than it is.
 
-Keys: `a` or `y` allow once, `s` always this session, `d`, `n` or Esc deny.
+Keys: `a` or `y` allow once, `s` always this session, `d`, `n` or Esc deny. A line under the arguments
+says what "always" would allow: every call of the tool, or for a command-like tool (the shell) this exact
+command only.
 """
 
 from __future__ import annotations
@@ -19,6 +21,13 @@ from tui_agent.agent.events import ToolCallUpdated
 from tui_agent.sanitize import reveal
 from tui_agent.ui.backend import ApprovalDecision
 from tui_agent.ui.widgets.tool_panel import pretty_arguments
+
+
+def always_covers(update: ToolCallUpdated) -> str:
+    """The sentence saying what answering "always" would allow."""
+    if update.command is None:
+        return f"Always: every call of {reveal(update.name)} in this session, without asking."
+    return "Always: this exact command again in this session; any other command asks again."
 
 
 class ApprovalScreen(ModalScreen[ApprovalDecision]):
@@ -69,6 +78,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             yield Static(Content.assemble("Tool: ", (reveal(self.update.name), "bold")), id="approval-tool")
             with VerticalScroll(id="approval-arguments"):
                 yield Static(Content(reveal(pretty_arguments(self.update.arguments)) or "(no arguments)"))
+            yield Static(Content(always_covers(self.update)), id="approval-scope")
             with Horizontal(id="approval-buttons"):
                 yield Button(Content("Allow once (a)"), id="allow_once", variant="success")
                 yield Button(Content("Always this session (s)"), id="allow_always", variant="primary")

@@ -1,0 +1,51 @@
+"""Provides `Grants` and `pattern_allows`: what may run without asking, beyond a tool's own policy.
+
+Three things let an `ask` tool run unasked: an "always" answer, which `Grants` holds for one session
+only (a new or another session starts empty); `--allow TOOL` on a `-p` command line; and, for
+command-like tools (`@tool(command="...")`, such as the shell), the `allow` patterns of the tool's
+config table. For a command-like tool an "always" answer covers that exact command, never the tool.
+
+Patterns are fnmatch globs over the whole command (`*` matches anything, spaces included). A command
+that chains, substitutes or redirects — it contains one of `UNSAFE` — never matches a pattern, so
+`ls *` cannot let `ls; rm -rf ~` or `ls > ~/.bashrc` through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+
+from tui_agent.config import UNSAFE_IN_PATTERNS as UNSAFE
+
+
+def unsafe_part(command: str) -> str | None:
+    """The first piece of shell syntax in `command` that keeps it from matching a pattern, if any."""
+    return next((token for token in UNSAFE if token in command), None)
+
+
+def pattern_allows(patterns: Iterable[str], command: str) -> bool:
+    """Whether a configured pattern allows `command` (never for commands with `UNSAFE` syntax)."""
+    if unsafe_part(command) is not None:
+        return False
+    return any(fnmatchcase(command, pattern) for pattern in patterns)
+
+
+@dataclass
+class Grants:
+    """The "always" answers of one session: whole tools, and exact commands of command-like tools."""
+
+    session_id: str
+    tools: set[str] = field(default_factory=set)
+    commands: set[tuple[str, str]] = field(default_factory=set)
+
+    def covers(self, tool: str, command: str | None) -> bool:
+        """Whether an earlier "always" answer covers this call."""
+        return (tool, command) in self.commands if command is not None else tool in self.tools
+
+    def add(self, tool: str, command: str | None) -> None:
+        """Remember an "always" answer: the exact command for command-like tools, else the tool."""
+        if command is not None:
+            self.commands.add((tool, command))
+        else:
+            self.tools.add(tool)

@@ -1,0 +1,166 @@
+"""Provides `ImportJournal`: survives a plugin that ends the process while it is imported.
+
+A plugin calling `os._exit` or crashing the interpreter at import cannot be caught in the process. So
+before each import the journal writes a marker naming the plugin (`plugin-imports/<pid>-<digest>.json`
+in the data dir) and removes it once the import returns. Markers are small files written without
+fsync: the page cache outlives the process, and only a kernel crash or a power cut, which no plugin is
+to blame for, could lose one.
+
+At the next start, markers left by a process that is gone name the plugins that were being imported
+when it ended. Imports run concurrently, so healthy plugins may have been in flight too (and a run
+killed from outside leaves markers as well): each of those suspects is imported once more in a probe
+process of its own (`tui_agent.tools.probe`), and the ones whose probe ends during the import are
+recorded in `plugin-crashes.json` with a fingerprint of their file (mtime and size; for an installed
+package, its version). A recorded plugin is reported and skipped until its fingerprint changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tui_agent.tools.loader import PluginSource
+from tui_agent.tools.probe import SURVIVED
+from tui_agent.tools.problems import LoadProblem
+
+CRASHED = ("ended a run of tui-agent while being imported (it exits or crashes the process); skipped until "
+           "the file changes")
+PROBE_GRACE = 5.0
+"""Seconds a probe may take beyond the import deadline (starting Python and tui-agent's tools)."""
+
+
+class ImportJournal:
+    """The markers of the imports in flight and the record of plugins that ended a run (in `folder`)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.markers = folder / "plugin-imports"
+        self.crashes = folder / "plugin-crashes.json"
+
+    def begin(self, source: PluginSource) -> Path | None:
+        """Note that `source` is being imported; returns the marker for `end` (None if it could not be written)."""
+        digest = hashlib.sha256(source.location.encode()).hexdigest()[:16]
+        marker = self.markers / f"{os.getpid()}-{digest}.json"
+        try:
+            self.markers.mkdir(parents=True, exist_ok=True)
+            marker.write_text(json.dumps({"pid": os.getpid(), "location": source.location}), encoding="utf-8")
+        except OSError:  # a read-only data dir: plugins load, unguarded
+            return None
+        return marker
+
+    def end(self, marker: Path | None) -> None:
+        """The import noted by `begin` is over (returned, raised or was given up)."""
+        if marker is not None:
+            marker.unlink(missing_ok=True)
+
+    def triage(self, sources: Sequence[PluginSource], timeout: float) -> tuple[list[PluginSource], list[LoadProblem]]:
+        """The sources to import now, and the problems of those skipped for ending an earlier run."""
+        crashed = self._read_crashes()
+        suspects = self._claim_leftovers()
+        before = dict(crashed)
+        for source in _probe_each([s for s in sources if s.location in suspects], timeout):
+            crashed[source.location] = fingerprint(source)
+        keep: list[PluginSource] = []
+        problems: list[LoadProblem] = []
+        for source in sources:
+            recorded = crashed.get(source.location)
+            if recorded is not None and recorded == fingerprint(source):
+                problems.append(LoadProblem(source.location, CRASHED))
+                continue
+            crashed.pop(source.location, None)  # changed since: tried again
+            keep.append(source)
+        if crashed != before:
+            self._write_crashes(crashed)
+        return keep, problems
+
+    def _claim_leftovers(self) -> set[str]:
+        """The plugins named by markers of processes that are gone; their markers are removed."""
+        try:
+            markers = list(self.markers.glob("*.json"))
+        except OSError:
+            return set()
+        found: set[str] = set()
+        for marker in markers:
+            note = _read_json(marker)
+            pid = note.get("pid")
+            if not isinstance(pid, int) or (pid != os.getpid() and _alive(pid)):
+                continue  # another tui-agent importing right now
+            try:
+                marker.unlink()  # claimed: a second process starting now does not probe it again
+            except OSError:
+                continue
+            if isinstance(location := note.get("location"), str):
+                found.add(location)
+        return found
+
+    def _read_crashes(self) -> dict[str, str]:
+        record = _read_json(self.crashes)
+        return {key: value for key, value in record.items() if isinstance(value, str)}
+
+    def _write_crashes(self, crashed: dict[str, str]) -> None:
+        temporary = self.crashes.with_name(f".{self.crashes.name}.{os.getpid()}")
+        try:
+            temporary.write_text(json.dumps(crashed, indent=1, sort_keys=True), encoding="utf-8")
+            os.replace(temporary, self.crashes)
+        except OSError:  # it is asked again next time: the suspects' markers are gone, so nothing is lost
+            temporary.unlink(missing_ok=True)
+
+
+def fingerprint(source: PluginSource) -> str:
+    """What must change for a recorded plugin to be tried again: its files' mtimes and sizes, or version."""
+    if source.path is None:
+        return f"version {source.version}"
+    files = sorted(source.path.rglob("*.py")) if source.path.is_dir() else [source.path]
+    stamps = []
+    for file in files:
+        try:
+            info = file.stat()
+        except OSError:
+            continue
+        stamps.append(f"{file.name}:{info.st_mtime_ns}:{info.st_size}")
+    return " ".join(stamps)
+
+
+def _probe_each(sources: Sequence[PluginSource], timeout: float) -> list[PluginSource]:
+    """Import each source in a process of its own, all at once; those whose process ended mid-import."""
+    running = [(source, _start_probe(source)) for source in sources]
+    return [source for source, probe in running if not _survived(probe, timeout + PROBE_GRACE)]
+
+
+def _start_probe(source: PluginSource) -> subprocess.Popen[bytes]:
+    target = ["file", str(source.path)] if source.path is not None else ["entry-point", source.name]
+    return subprocess.Popen([sys.executable, "-m", "tui_agent.tools.probe", *target], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def _survived(probe: subprocess.Popen[bytes], timeout: float) -> bool:
+    try:
+        out, _ = probe.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:  # hangs: not a crash (the import deadline deals with it in the app)
+        probe.kill()
+        probe.communicate()
+        return True
+    return out.decode(errors="replace").rstrip().endswith(SURVIVED)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
