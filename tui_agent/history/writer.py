@@ -127,7 +127,7 @@ class Writer:
     """Queue of writes, drained by one task; keeps writes in memory while the disk refuses them."""
 
     def __init__(self, call: Call, *, enabled: bool, notify: Callable[[str], None], where: str,
-                 retry_delay: float = 1.0, max_retry_delay: float = 30.0) -> None:
+                 retry_delay: float = 1.0, max_retry_delay: float = 5.0) -> None:
         self._call = call
         self._enabled = enabled
         self._notify = notify
