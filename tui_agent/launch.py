@@ -78,6 +78,8 @@ def run_app(args: argparse.Namespace) -> int:
     app = TuiAgentApp(backend, theme=first.theme, theme_dirs=(paths.user_themes_dir(),), keys=first.keys)
     backend.on_notice = lambda notice: app.notify(notice, timeout=8)
     asyncio.run(_run_until_exit(app, backend))
+    for alarm in backend.alarms:  # a notification is easily missed; this stays in the terminal
+        print(f"tui-agent: {alarm}", file=sys.stderr)
     return app.return_code or 0
 
 

@@ -83,6 +83,11 @@ class DeferredAgent(DeferredSessions):
         """Things the user should know about start-up (recovered history, plugin problems...)."""
         return self._early_notices + (self._built.notices if self._built else [])
 
+    @property
+    def alarms(self) -> list[str]:
+        """History's notices worth repeating after the app has gone (a file moved aside), once built."""
+        return self.agent.store.report.alarms() if self.agent is not None else []
+
     def start(self) -> None:
         """Begin building in the background (idempotent); the UI calls it once it has painted."""
         self._building()

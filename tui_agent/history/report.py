@@ -31,15 +31,19 @@ class OpenReport:
         """Record a notice that happened after opening."""
         self.runtime.append(notice)
 
+    def alarms(self) -> list[str]:
+        """The notices worth repeating on stderr once the full-screen app has gone: a file moved aside."""
+        if self.moved_aside is not None and self.not_ours is not None:
+            return [f"{self.path} was not a tui-agent history file ({self.not_ours}); it was moved aside to "
+                    f"{self.moved_aside} (with its -wal/-shm files), untouched, and a fresh one was started."]
+        if self.moved_aside is not None:
+            return [f"The history database was damaged; it was moved aside to {self.moved_aside} "
+                    f"(with its -wal/-shm files) and a fresh one was started at {self.path}."]
+        return []
+
     def notices(self) -> list[str]:
         """Everything the user should be told, oldest first."""
-        out: list[str] = []
-        if self.moved_aside is not None and self.not_ours is not None:
-            out.append(f"{self.path} was not a tui-agent history file ({self.not_ours}); it was moved aside to "
-                       f"{self.moved_aside} (with its -wal/-shm files), untouched, and a fresh one was started.")
-        elif self.moved_aside is not None:
-            out.append(f"The history database was damaged; it was moved aside to {self.moved_aside} "
-                       f"(with its -wal/-shm files) and a fresh one was started at {self.path}.")
+        out = self.alarms()
         if self.in_memory:
             out.append(f"History could not be created at {self.path}; sessions from this run are kept in memory "
                        "only and will be lost when tui-agent exits.")
