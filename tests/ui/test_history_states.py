@@ -23,6 +23,9 @@ from tui_agent.config import Settings
 from tui_agent.history.store import HistoryStore
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.screens.session_dialogs import RenameScreen
+from tui_agent.ui.screens.sessions import SessionsScreen
+from tui_agent.ui.widgets.messages import UserMessage
 
 MakeApp = Callable[..., tuple[TuiAgentApp, DeferredAgent]]
 SIZE = (160, 40)
@@ -91,6 +94,27 @@ async def test_a_newer_database_starts_read_only_chats_in_memory_and_is_never_wr
         assert [s.id for s in await backend.list_sessions()] == [old_id]  # the old sessions can be browsed
         assert [h.session_id for h in await backend.search_sessions("walrus")] == [old_id] * 2
         assert "pending)" in status_line(pilot)
+    assert _files(db.parent) == before
+
+
+async def test_a_newer_database_can_be_browsed_and_opened_but_not_renamed(real_app: MakeApp, tmp_path: Path) -> None:
+    db = db_file(tmp_path)
+    await newer_database(db)
+    before = _files(db.parent)
+    app, _ = real_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: notified(pilot, "opened read-only"), "notice")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, SessionsScreen) and len(app.screen.sessions) == 1, "listed")
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, RenameScreen), "rename dialog")
+        await pilot.press(*"new name", "enter")
+        await until(pilot, lambda: notified(pilot, "can't be renamed"), "the refusal")
+        await until(pilot, lambda: isinstance(app.screen, SessionsScreen), "back in the list")
+        await pilot.press("enter")
+        await until(pilot, lambda: any(u.prompt == "tell me about the walrus"
+                                       for u in pilot.app.screen.query(UserMessage)), "the old session shown")
+        await send(pilot, "and its weight?")
     assert _files(db.parent) == before
 
 
