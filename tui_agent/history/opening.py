@@ -20,7 +20,7 @@ from tui_agent.history import owners
 from tui_agent.history.errors import HistoryError
 from tui_agent.history.identity import inspect_file, not_ours, read_facts
 from tui_agent.history.report import OpenReport
-from tui_agent.history.schema import LATEST_VERSION, check_not_newer, migrate, user_version
+from tui_agent.history.schema import LATEST_VERSION, check_not_newer, migrate, migrate_within, user_version
 from tui_agent.history.writer import is_transient
 
 CORRUPT_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
@@ -224,8 +224,10 @@ def prepare(conn: sqlite3.Connection, path: Path, mode: Mode, report: OpenReport
         if 0 < version < LATEST_VERSION:
             report.backup = backup_copy(conn, path, version)
             report.migrated_from = version
-    _migrate(conn, path)
-    return _recover_unless_locked(conn, report, busy_ms) if mode is Mode.READ_WRITE else None
+    if mode is Mode.MEMORY:
+        _migrate(conn, path, deferrable=False)
+        return None
+    return _settle_unless_locked(conn, path, version, report, busy_ms)
 
 
 def _checked_version(conn: sqlite3.Connection, path: Path, mode: Mode) -> int:
@@ -257,10 +259,12 @@ def _set_durable(conn: sqlite3.Connection, path: Path) -> None:
     conn.execute("PRAGMA synchronous = FULL")
 
 
-def _migrate(conn: sqlite3.Connection, path: Path) -> None:
+def _migrate(conn: sqlite3.Connection, path: Path, *, deferrable: bool) -> None:
     try:
         migrate(conn)
     except sqlite3.OperationalError as error:
+        if deferrable and is_transient(error):
+            raise  # the reads work on this version: `settle` upgrades it first among the writes
         raise HistoryError(f"The history database {path} could not be upgraded ({error}); nothing was "
                            "changed. Close other tui-agent windows and try again.") from error
 
@@ -280,12 +284,13 @@ def backup_copy(conn: sqlite3.Connection, path: Path, version: int) -> Path:
     return target
 
 
-def _recover_unless_locked(conn: sqlite3.Connection, report: OpenReport,
-                           busy_ms: int) -> sqlite3.OperationalError | None:
+def _settle_unless_locked(conn: sqlite3.Connection, path: Path, version: int, report: OpenReport,
+                          busy_ms: int) -> sqlite3.OperationalError | None:
     # Another program holding the write lock must not stop tui-agent from starting (nor keep it waiting
-    # long): the session starts in memory and recovery is retried with the writes.
+    # long): the session starts in memory, and the store runs `settle` first among the writes.
     conn.execute(f"PRAGMA busy_timeout = {min(int(busy_ms), START_LOCK_WAIT_MS)}")
     try:
+        _migrate(conn, path, deferrable=version >= OLDEST_READABLE)
         recover(conn, report)
     except sqlite3.OperationalError as error:
         if not is_transient(error):
@@ -294,6 +299,13 @@ def _recover_unless_locked(conn: sqlite3.Connection, report: OpenReport,
     finally:
         conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
     return None
+
+
+def settle(conn: sqlite3.Connection) -> None:
+    """In the writer's transaction: what opening could not do under a lock - upgrade the schema, then mark
+    what stores that are gone left unfinished (not counted in the report: it was given long before)."""
+    migrate_within(conn)
+    mark_unfinished(conn)
 
 
 def recover(conn: sqlite3.Connection, report: OpenReport) -> None:

@@ -157,9 +157,7 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[Sequence[str]] = MIGR
             if user_version(conn) >= version:
                 conn.execute("ROLLBACK")
                 continue
-            for statement in migrations[version - 1]:
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {int(version)}")
+            _apply(conn, version, migrations)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -167,3 +165,17 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[Sequence[str]] = MIGR
             raise
         applied += 1
     return applied
+
+
+def migrate_within(conn: sqlite3.Connection, migrations: Sequence[Sequence[str]] = MIGRATIONS) -> int:
+    """Apply every missing step inside the caller's transaction (the writer's); return how many."""
+    start = user_version(conn)
+    for version in range(start + 1, len(migrations) + 1):
+        _apply(conn, version, migrations)
+    return max(0, len(migrations) - start)
+
+
+def _apply(conn: sqlite3.Connection, version: int, migrations: Sequence[Sequence[str]]) -> None:
+    for statement in migrations[version - 1]:
+        conn.execute(statement)
+    conn.execute(f"PRAGMA user_version = {int(version)}")

@@ -27,9 +27,9 @@ from tui_agent.history.opening import (
     check_file,
     choose_mode,
     make_private,
-    mark_unfinished,
     move_aside,
     prepare,
+    settle,
     uri_for,
 )
 from tui_agent.history.redact import Redactor
@@ -81,8 +81,8 @@ class HistoryStore:
         if redactor is None:
             redactor = await asyncio.to_thread(Redactor.default, paths.config_file())
         store = cls(conn, db, mode, report, redactor, retry_delay)
-        if locked is not None:  # the session starts in memory; recovery waits with the writes
-            store._writer.hold(mark_unfinished, locked)
+        if locked is not None:  # the session starts in memory; the upgrade and recovery wait with the writes
+            store._writer.hold(settle, locked)
         return store
 
     @property

@@ -11,6 +11,7 @@ import pytest
 
 from tests.unit.history.helpers import file_bytes, integrity, put_bytes, raw_rows, read_only
 from tui_agent.history.errors import HistoryError
+from tui_agent.history.schema import APPLICATION_ID, LATEST_VERSION, migrate
 from tui_agent.history.store import HistoryStore
 from tui_agent.status import MessageStatus, Role
 
@@ -235,3 +236,31 @@ async def test_disk_full_shows_as_unsaved_until_it_is_saved(db_path: Path) -> No
         assert await store.flush() is True and store.unsaved is None
     finally:
         await store.close()
+
+
+async def test_an_upgrade_blocked_by_a_lock_at_start_runs_first_once_it_is_released(db_path: Path) -> None:
+    db_path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db_path, isolation_level=None)
+    migrate(conn, target=2)  # the schema before the application id
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('s1', 'old', 1.0, 1.0)")
+    conn.close()
+    other = _hold_write_lock(db_path)
+    try:
+        store = await HistoryStore.open(db_path, busy_timeout=0.2, retry_delay=30)
+    except Exception:
+        other.close()
+        raise
+    try:
+        assert store.unsaved is not None and "locked" in store.unsaved
+        assert [s.title for s in await store.list_recent()] == ["old"]
+        await store.append_message("s1", Role.USER, "written while locked", MessageStatus.COMPLETE)
+        assert raw_rows(db_path, "PRAGMA user_version") == [(2,)]
+        other.commit()
+        other.close()
+        assert await store.flush() is True
+    finally:
+        await store.close()
+    assert raw_rows(db_path, "PRAGMA user_version") == [(LATEST_VERSION,)]
+    assert raw_rows(db_path, "PRAGMA application_id") == [(APPLICATION_ID,)]
+    assert raw_rows(db_path, "SELECT content FROM messages") == [("written while locked",)]
