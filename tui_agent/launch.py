@@ -146,6 +146,7 @@ async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: st
         return 1
     for notice in built.notices:
         print(f"tui-agent: {notice}", file=sys.stderr)
+    built.agent.store.on_notice = lambda notice: print(f"tui-agent: {notice}", file=sys.stderr)  # disk full...
     try:
         try:
             _, resume_notice = await apply_resume(built.agent, request)
