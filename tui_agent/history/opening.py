@@ -162,7 +162,11 @@ def make_private(path: Path) -> list[str]:
     """Create `path` 0600 if it is missing; take group and other permissions off it and its side files if they
     are ours. Returns `name 0644 -> 0600` for each file tightened."""
     try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE))
+        # O_EXCL: never open (and close) a file SQLite may hold; closing any descriptor of a file drops this
+        # process's POSIX locks on it.
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE))
+    except FileExistsError:
+        pass
     except OSError:
         return []  # opening it will say what is wrong
     tightened: list[str] = []
@@ -202,7 +206,8 @@ def prepare(conn: sqlite3.Connection, path: Path, mode: Mode, report: OpenReport
             busy_ms: int) -> sqlite3.OperationalError | None:
     """Configure, check, migrate and recover a freshly opened connection (runs on its thread).
 
-    Returns the lock that kept recovery from running (the store retries it with its other writes), or None.
+    Returns the lock that kept the upgrade or recovery from running (the store runs `settle` first among its
+    writes once the lock is gone), or None.
     """
     conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
     conn.execute("PRAGMA foreign_keys = ON")
@@ -231,8 +236,8 @@ def prepare(conn: sqlite3.Connection, path: Path, mode: Mode, report: OpenReport
 
 
 def _checked_version(conn: sqlite3.Connection, path: Path, mode: Mode) -> int:
-    # `check_file` looked through a connection of its own; this looks through the one that will write, in
-    # case the file changed in between (a checkpoint on close may then have read a foreign -wal: rare).
+    # `check_file` looked through a read-only connection; a verdict here means the file changed in between
+    # (rare). It is moved aside all the same, though closing this connection may checkpoint a -wal into it.
     reason = not_ours(read_facts(conn))
     if reason is not None:
         raise NotOursError(reason)
