@@ -24,6 +24,8 @@ class OpenReport:
     migrated_from: int | None = None
     interrupted_messages: int = 0
     interrupted_tool_calls: int = 0
+    not_saved: str | None = None
+    """What was still unsaved when the store closed (those changes are lost)."""
     runtime: list[str] = field(default_factory=list)
     """Sentences added after opening (disk full, writes saved again...)."""
 
@@ -32,18 +34,22 @@ class OpenReport:
         self.runtime.append(notice)
 
     def alarms(self) -> list[str]:
-        """The notices worth repeating on stderr once the full-screen app has gone: a file moved aside."""
-        if self.moved_aside is not None and self.not_ours is not None:
+        """The notices worth repeating on stderr once the full-screen app has gone: a file moved aside, changes
+        that could not be saved."""
+        return self._moved() + ([] if self.not_saved is None else [self.not_saved])
+
+    def _moved(self) -> list[str]:
+        if self.moved_aside is None:
+            return []
+        if self.not_ours is not None:
             return [f"{self.path} was not a tui-agent history file ({self.not_ours}); it was moved aside to "
                     f"{self.moved_aside} (with its -wal/-shm files), untouched, and a fresh one was started."]
-        if self.moved_aside is not None:
-            return [f"The history database was damaged; it was moved aside to {self.moved_aside} "
-                    f"(with its -wal/-shm files) and a fresh one was started at {self.path}."]
-        return []
+        return [f"The history database was damaged; it was moved aside to {self.moved_aside} "
+                f"(with its -wal/-shm files) and a fresh one was started at {self.path}."]
 
     def notices(self) -> list[str]:
         """Everything the user should be told, oldest first."""
-        out = self.alarms()
+        out = self._moved()
         if self.in_memory:
             out.append(f"History could not be created at {self.path}; sessions from this run are kept in memory "
                        "only and will be lost when tui-agent exits.")

@@ -295,8 +295,9 @@ class HistoryStore:
         saved = await self._writer.flush()
         await self._writer.close()
         if not saved:
-            self._notify(f"{self._writer.pending} change(s) to the history could not be saved to {self.path} "
-                         f"({self._writer.failing or 'it is read-only'}).")
+            self.report.not_saved = (f"{self._writer.pending} change(s) to the history could not be saved to "
+                                     f"{self.path} ({self._writer.failing or 'it is read-only'}).")
+            self._notify(self.report.not_saved)
         self._closed = True
         owners.release(self.owner)
         await self._conn.close()
