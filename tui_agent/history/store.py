@@ -310,7 +310,7 @@ def _resolve(path: Path | None) -> tuple[Path, Mode]:
 
 async def _connect(path: Path, mode: Mode, report: OpenReport,
                    busy_ms: int) -> tuple[aiosqlite.Connection, sqlite3.OperationalError | None]:
-    """The prepared connection, and the lock that kept recovery from running if one did."""
+    """The prepared connection, and the lock that kept the upgrade or recovery from running, if one did."""
     conn = await aiosqlite.connect(uri_for(path, mode), uri=True, isolation_level=None)
     try:
         locked = await conn._execute(prepare, conn._conn, path, mode, report, busy_ms)  # type: ignore[no-untyped-call]
