@@ -162,7 +162,12 @@ class ScriptedBackend(MemorySessions):
 
     def watch_unsaved(self, observer: Callable[[str | None], None]) -> Unsubscribe:
         self._unsaved_observers.append(observer)
-        return lambda: self._unsaved_observers.remove(observer)
+
+        def stop() -> None:
+            if observer in self._unsaved_observers:
+                self._unsaved_observers.remove(observer)
+
+        return stop
 
     def set_unsaved(self, unsaved: str | None) -> None:
         """Play a change of what history is not saving (as a store that is locked or full reports it)."""

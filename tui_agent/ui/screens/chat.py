@@ -92,7 +92,12 @@ class ChatScreen(Screen[None]):
         self._stop_watching_unsaved = self.backend.watch_unsaved(self.status_bar.set_unsaved)
 
     def on_unmount(self) -> None:
+        self._stop_watching_history()
+
+    def _stop_watching_history(self) -> None:
+        """The status bar no longer follows history's unsaved state (idempotent)."""
         self._stop_watching_unsaved()
+        self._stop_watching_unsaved = lambda: None
 
     def _add_task_tree(self) -> AwaitMount:
         """The task tree (Ctrl+T) starts hidden and follows no turn yet, so it joins after the first frame
@@ -108,7 +113,7 @@ class ChatScreen(Screen[None]):
         """Stop and empty this screen for good (a fresh chat screen now covers it): no turn, no history
         paging, no task-tree subscription, no widgets left."""
         self.workers.cancel_node(self)
-        self._stop_watching_unsaved()
+        self._stop_watching_history()
         await self.remove_children()
 
     def on_chat_log_window_moved(self, event: ChatLog.WindowMoved) -> None:
