@@ -78,6 +78,8 @@ def run_app(args: argparse.Namespace) -> int:
     app = TuiAgentApp(backend, theme=first.theme, theme_dirs=(paths.user_themes_dir(),), keys=first.keys)
     backend.on_notice = lambda notice: app.notify(notice, timeout=8)
     asyncio.run(_run_until_exit(app, backend))
+    for alarm in backend.alarms:  # a notification is easily missed; this stays in the terminal
+        print(f"tui-agent: {alarm}", file=sys.stderr)
     return app.return_code or 0
 
 
@@ -145,6 +147,7 @@ async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: st
         return 1
     for notice in built.notices:
         say(sys.stderr, notice)
+    built.agent.store.on_notice = lambda notice: say(sys.stderr, notice)  # disk full, a lock that outlasts the run
     try:
         try:
             _, resume_notice = await apply_resume(built.agent, request)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -44,3 +46,17 @@ def test_unreachable_endpoint_exits_non_zero_with_a_sentence(isolated_home: Path
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith("tui-agent: ")
+
+
+async def test_a_lock_held_throughout_is_said_on_stderr_not_a_crash(isolated_home: Path) -> None:
+    db = isolated_home / "data" / "history.db"
+    await (await HistoryStore.open(db)).close()
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another program keeps the write lock for the whole run
+    try:
+        done = await asyncio.to_thread(run, ["--offline", "-p", "What's the weather in Paris?"], isolated_home)
+    finally:
+        other.close()
+    assert done.returncode == 0, done.stderr
+    assert "Paris" in done.stdout
+    assert "locked" in done.stderr and "could not be saved" in done.stderr

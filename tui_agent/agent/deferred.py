@@ -49,7 +49,9 @@ class DeferredAgent(DeferredSessions):
         self.failure: str | None = None
         """Why the agent could not be built, if it could not."""
         self.on_notice: Callable[[str], None] | None = None
-        """Told each start-up notice that arrives after the first paint (the app shows a notification)."""
+        """Told each start-up notice that arrives after the first paint, and each notice of history's
+        afterwards (disk full, saved again...); the app shows a notification."""
+        self._unsaved_observers: list[Callable[[str | None], None]] = []
 
     @property
     def agent(self) -> Agent | None:
@@ -81,6 +83,11 @@ class DeferredAgent(DeferredSessions):
         """Things the user should know about start-up (recovered history, plugin problems...)."""
         return self._early_notices + (self._built.notices if self._built else [])
 
+    @property
+    def alarms(self) -> list[str]:
+        """History's notices worth repeating after the app has gone (a file moved aside), once built."""
+        return self.agent.store.report.alarms() if self.agent is not None else []
+
     def start(self) -> None:
         """Begin building in the background (idempotent); the UI calls it once it has painted."""
         self._building()
@@ -104,7 +111,31 @@ class DeferredAgent(DeferredSessions):
         self._tree_observers.attach(built.agent.subscribe_tree)
         self._built = built
         self._announce(built.notices)
+        self._follow_history(built.agent)
         return built
+
+    def _follow_history(self, agent: Agent) -> None:
+        """History's later notices become notifications; its unsaved state goes to the watchers."""
+        agent.store.on_notice = lambda notice: self._announce([notice])
+        agent.store.on_state = self._unsaved_changed
+        self._unsaved_changed()
+
+    def _unsaved_changed(self) -> None:
+        unsaved = self.agent.store.unsaved if self.agent is not None else None
+        for observer in list(self._unsaved_observers):
+            observer(unsaved)
+
+    def watch_unsaved(self, observer: Callable[[str | None], None]) -> Unsubscribe:
+        """Tell `observer` what history is not saving, now and on each change (from when the engine exists)."""
+        self._unsaved_observers.append(observer)
+        if self.agent is not None:
+            observer(self.agent.store.unsaved)
+
+        def stop() -> None:
+            if observer in self._unsaved_observers:
+                self._unsaved_observers.remove(observer)
+
+        return stop
 
     def _announce(self, notices: list[str]) -> None:
         if self.on_notice is not None:

@@ -1,7 +1,7 @@
 """Provides `peek_session`: a stored session's newest page, read straight from the history file.
 
 `--resume`/`--continue` show it before the engine is built: stdlib sqlite3, read-only, no aiosqlite,
-no migrations. Any problem (no file, a locked or damaged one, another schema version, no such session)
+no migrations. Any problem (no file, a locked or damaged one, not ours, another schema version, no such session)
 gives None and the app waits for the engine, which opens the file properly and says what is wrong; so does
 a page with a reply or tool call left unfinished, which only the engine's open can settle.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 from tui_agent.history import rows
 from tui_agent.history.models import Message, Session, Usage
 from tui_agent.history.opening import Mode, uri_for
-from tui_agent.history.schema import LATEST_VERSION
+from tui_agent.history.schema import APPLICATION_ID, LATEST_VERSION, application_id, user_version
 from tui_agent.status import MessageStatus
 
 BUSY_MS = 200
@@ -48,8 +48,8 @@ def peek_session(db: Path, session_id: str | None, limit: int) -> SessionPeek | 
 
 
 def _read(conn: sqlite3.Connection, session_id: str | None, limit: int) -> SessionPeek | None:
-    if conn.execute("PRAGMA user_version").fetchone()[0] != LATEST_VERSION:
-        return None
+    if user_version(conn) != LATEST_VERSION or application_id(conn) != APPLICATION_ID:
+        return None  # another schema, or not our file: the engine's open says what it is
     if session_id is None:
         recent = rows.list_recent(conn, 1)
         session = recent[0] if recent else None

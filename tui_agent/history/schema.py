@@ -6,6 +6,7 @@ leaves the previous version intact. Never edit a released step: append a new one
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Sequence
 
@@ -88,7 +89,13 @@ V2_SEARCH: tuple[str, ...] = (
     "INSERT INTO messages_fts(rowid, content) SELECT seq, content FROM messages WHERE status != 'streaming'",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1_TABLES, V2_SEARCH)
+APPLICATION_ID = 0x54554941
+"""Our mark in the database header (`PRAGMA application_id`, the bytes "TUIA"): a file without it is not ours."""
+
+# Stamped in a step of its own so databases made before it get the mark the first time they are opened.
+V3_STAMP: tuple[str, ...] = (f"PRAGMA application_id = {APPLICATION_ID}",)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1_TABLES, V2_SEARCH, V3_STAMP)
 """Step N (1-based) brings the database from version N-1 to N."""
 
 LATEST_VERSION = len(MIGRATIONS)
@@ -98,6 +105,29 @@ def user_version(conn: sqlite3.Connection) -> int:
     """Read the schema version stored in the database header."""
     row = conn.execute("PRAGMA user_version").fetchone()
     return int(row[0])
+
+
+def application_id(conn: sqlite3.Connection) -> int:
+    """Read the application id stored in the database header (0 when none was set)."""
+    row = conn.execute("PRAGMA application_id").fetchone()
+    return int(row[0])
+
+
+@functools.cache
+def tables_at(version: int) -> frozenset[str]:
+    """The tables (full-text shadow tables included) our migrations create up to `version`."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        migrate(conn, target=version)
+        return table_names(conn)
+    finally:
+        conn.close()
+
+
+def table_names(conn: sqlite3.Connection) -> frozenset[str]:
+    """The names of the tables in the database, SQLite's own left out."""
+    rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'")
+    return frozenset(name for (name,) in rows)
 
 
 def check_not_newer(conn: sqlite3.Connection, where: str, latest: int = LATEST_VERSION) -> int:
@@ -127,9 +157,7 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[Sequence[str]] = MIGR
             if user_version(conn) >= version:
                 conn.execute("ROLLBACK")
                 continue
-            for statement in migrations[version - 1]:
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {int(version)}")
+            _apply(conn, version, migrations)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -137,3 +165,17 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[Sequence[str]] = MIGR
             raise
         applied += 1
     return applied
+
+
+def migrate_within(conn: sqlite3.Connection, migrations: Sequence[Sequence[str]] = MIGRATIONS) -> int:
+    """Apply every missing step inside the caller's transaction (the writer's); return how many."""
+    start = user_version(conn)
+    for version in range(start + 1, len(migrations) + 1):
+        _apply(conn, version, migrations)
+    return max(0, len(migrations) - start)
+
+
+def _apply(conn: sqlite3.Connection, version: int, migrations: Sequence[Sequence[str]]) -> None:
+    for statement in migrations[version - 1]:
+        conn.execute(statement)
+    conn.execute(f"PRAGMA user_version = {int(version)}")

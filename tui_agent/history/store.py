@@ -2,7 +2,7 @@
 
 Reads and grouped writes run on aiosqlite's connection thread, one hop each, so the event loop never
 waits on the disk. Writes that the disk refuses (full, locked, read-only) are kept in memory and retried;
-`report.notices()` says what happened.
+`report.notices()` says what happened, `unsaved` says what is waiting (for an indicator).
 """
 
 from __future__ import annotations
@@ -23,10 +23,13 @@ from tui_agent.history.models import Message, SearchHit, Session, Usage
 from tui_agent.history.opening import (
     CorruptDatabaseError,
     Mode,
+    NotOursError,
+    check_file,
     choose_mode,
-    has_bad_header,
+    make_private,
     move_aside,
     prepare,
+    settle,
     uri_for,
 )
 from tui_agent.history.redact import Redactor
@@ -51,8 +54,11 @@ class HistoryStore:
         self.owner = owners.new_owner()
         self.on_notice: Callable[[str], None] | None = None
         """Called with each notice raised after opening (disk full, saving again...)."""
+        self.on_state: Callable[[], None] | None = None
+        """Called when `unsaved` may have changed."""
         self._writer = Writer(self._raw_call, enabled=mode is not Mode.READ_ONLY and mode is not Mode.IMMUTABLE,
                               notify=self._notify, where=str(path), retry_delay=retry_delay)
+        self._writer.on_change = self._state_changed
         self._next_position: dict[str, int] = {}
         self._closed = False
 
@@ -62,23 +68,42 @@ class HistoryStore:
         """Open (creating, migrating, recovering or moving aside as needed) the database at `path`."""
         db, mode = await asyncio.to_thread(_resolve, path)
         report = OpenReport(db)
-        if mode is Mode.READ_WRITE and await asyncio.to_thread(has_bad_header, db):
-            report.moved_aside = await asyncio.to_thread(move_aside, db)
+        mode = await asyncio.to_thread(check_file, db, mode, report)
         try:
-            conn = await _connect(db, mode, report, int(busy_timeout * 1000))
-        except CorruptDatabaseError:
+            conn, locked = await _connect(db, mode, report, int(busy_timeout * 1000))
+        except CorruptDatabaseError as error:
             report.moved_aside = await asyncio.to_thread(move_aside, db)
-            conn = await _connect(db, mode, report, int(busy_timeout * 1000))
+            report.not_ours = error.reason if isinstance(error, NotOursError) else None
+            await asyncio.to_thread(make_private, db)
+            conn, locked = await _connect(db, mode, report, int(busy_timeout * 1000))
         report.read_only = mode in (Mode.READ_ONLY, Mode.IMMUTABLE)
         report.in_memory = mode is Mode.MEMORY
         if redactor is None:
             redactor = await asyncio.to_thread(Redactor.default, paths.config_file())
-        return cls(conn, db, mode, report, redactor, retry_delay)
+        store = cls(conn, db, mode, report, redactor, retry_delay)
+        if locked is not None:  # the session starts in memory; the upgrade and recovery wait with the writes
+            store._writer.hold(settle, locked)
+        return store
 
     @property
     def read_only(self) -> bool:
         """True when the file could only be opened for reading (changes are kept in memory)."""
         return self.report.read_only
+
+    @property
+    def unsaved(self) -> str | None:
+        """What is not being saved and why, in a few words ("database locked (3 pending)"); None when all is."""
+        reason = self._writer.failing_briefly
+        if reason is None and self.read_only:
+            reason = "read-only, newer schema" if self.report.newer_schema is not None else "read-only"
+        if reason is None:
+            return None
+        pending = self._writer.pending
+        return f"{reason} ({pending} pending)" if pending else reason
+
+    def _state_changed(self) -> None:
+        if self.on_state is not None:
+            self.on_state()
 
     @property
     def pending_writes(self) -> int:
@@ -128,14 +153,17 @@ class HistoryStore:
         return session
 
     async def rename_session(self, session_id: str, title: str) -> None:
+        self._require_writable("renamed")
         await self._write(writes.rename_session(session_id, self.redactor.text(title)))
 
     async def delete_session(self, session_id: str) -> None:
+        self._require_writable("deleted")
         await self._write(writes.delete_session(session_id))
         self._next_position.pop(session_id, None)
 
     async def fork_session(self, session_id: str, message_id: str) -> Session:
         """A new session with copies of `session_id`'s messages up to and including `message_id`."""
+        self._require_writable("forked")
         source = await self._require_session(session_id)
         now = datetime.now(UTC)
         fork = Session(writes.new_id(), f"{source.title} (fork)", now, now, source.model, source.endpoint,
@@ -144,6 +172,13 @@ class HistoryStore:
         fork.message_count = 0 if count is DEFERRED else int(count)
         self._next_position[fork.id] = fork.message_count
         return fork
+
+    def _require_writable(self, done: str) -> None:
+        # A change to a stored session kept in memory would look done and be gone at exit: refuse it plainly.
+        if self.read_only:
+            why = " (it is from a newer tui-agent)" if self.report.newer_schema is not None else ""
+            raise HistoryError(f"The history database {self.path} is open read-only{why}; stored sessions "
+                               f"can't be {done}.")
 
     async def get_session(self, id_or_unique_prefix: str) -> Session | None:
         """The session with this id, or the only one whose id starts with it; None if none (or several)."""
@@ -260,8 +295,9 @@ class HistoryStore:
         saved = await self._writer.flush()
         await self._writer.close()
         if not saved:
-            self._notify(f"{self._writer.pending} change(s) to the history could not be saved to {self.path} "
-                         f"({self._writer.failing or 'it is read-only'}).")
+            self.report.not_saved = (f"{self._writer.pending} change(s) to the history could not be saved to "
+                                     f"{self.path} ({self._writer.failing or 'it is read-only'}).")
+            self._notify(self.report.not_saved)
         self._closed = True
         owners.release(self.owner)
         await self._conn.close()
@@ -272,14 +308,16 @@ def _resolve(path: Path | None) -> tuple[Path, Mode]:
     return resolved, choose_mode(resolved)
 
 
-async def _connect(path: Path, mode: Mode, report: OpenReport, busy_ms: int) -> aiosqlite.Connection:
+async def _connect(path: Path, mode: Mode, report: OpenReport,
+                   busy_ms: int) -> tuple[aiosqlite.Connection, sqlite3.OperationalError | None]:
+    """The prepared connection, and the lock that kept the upgrade or recovery from running, if one did."""
     conn = await aiosqlite.connect(uri_for(path, mode), uri=True, isolation_level=None)
     try:
-        await conn._execute(prepare, conn._conn, path, mode, report, busy_ms)  # type: ignore[no-untyped-call]
+        locked = await conn._execute(prepare, conn._conn, path, mode, report, busy_ms)  # type: ignore[no-untyped-call]
     except BaseException:
         await conn.close()
         raise
-    return conn
+    return conn, locked
 
 
 def _readable(error: sqlite3.DatabaseError, path: Path) -> HistoryError:

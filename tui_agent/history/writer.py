@@ -4,7 +4,9 @@ Each write is a function of the sqlite3 connection. Writes queued while a transa
 committed together in the next one (each inside its own savepoint, so one bad write fails alone).
 When the disk is full, the file is locked for longer than `busy_timeout`, or it turns read-only, the
 writes stay queued in memory, callers get their in-memory result, a notice is raised and the writer
-retries with backoff; `flush()` tries once more at once.
+retries with backoff; `flush()` tries once more at once. While it is failing, new writes join the queue
+without waiting, and a retry waits only `RETRY_BUSY_MS` for a lock (the connection's reads queue behind
+it); `on_change` is told whenever `pending` or `failing` may have changed, for an indicator.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ TRANSIENT_CODES = frozenset({
     sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PROTOCOL,
 })
 MAX_BATCH = 500
+RETRY_BUSY_MS = 100
 WriteFn = Callable[[sqlite3.Connection], Any]
 Call = Callable[[Callable[[sqlite3.Connection], Any]], Awaitable[Any]]
 
@@ -47,6 +50,17 @@ def describe(error: BaseException) -> str:
         sqlite3.SQLITE_LOCKED: "another program kept the database locked",
         sqlite3.SQLITE_READONLY: "the file became read-only",
     }.get(code, f"the disk reported an error ({error})")
+
+
+def brief(error: BaseException) -> str:
+    """The reason of `describe` in two or three words, for a status line."""
+    code = (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF
+    return {
+        sqlite3.SQLITE_FULL: "disk full",
+        sqlite3.SQLITE_BUSY: "database locked",
+        sqlite3.SQLITE_LOCKED: "database locked",
+        sqlite3.SQLITE_READONLY: "file read-only",
+    }.get(code, "disk error")
 
 
 @dataclass
@@ -82,8 +96,15 @@ def run_batch(conn: sqlite3.Connection, fns: list[WriteFn]) -> list[tuple[bool, 
     return results
 
 
-def _run_batch_of(fns: list[WriteFn], conn: sqlite3.Connection) -> list[tuple[bool, Any]]:
-    return run_batch(conn, fns)
+def _run_batch_of(fns: list[WriteFn], busy_ms: int | None, conn: sqlite3.Connection) -> list[tuple[bool, Any]]:
+    if busy_ms is None:
+        return run_batch(conn, fns)
+    usual = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+    try:
+        return run_batch(conn, fns)
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {int(usual)}")
 
 
 def _run_one(conn: sqlite3.Connection, fn: WriteFn, *, savepoint: bool) -> tuple[bool, Any]:
@@ -106,7 +127,7 @@ class Writer:
     """Queue of writes, drained by one task; keeps writes in memory while the disk refuses them."""
 
     def __init__(self, call: Call, *, enabled: bool, notify: Callable[[str], None], where: str,
-                 retry_delay: float = 1.0, max_retry_delay: float = 30.0) -> None:
+                 retry_delay: float = 1.0, max_retry_delay: float = 5.0) -> None:
         self._call = call
         self._enabled = enabled
         self._notify = notify
@@ -116,11 +137,14 @@ class Writer:
         self._drainer: asyncio.Task[None] | None = None
         self._retry: asyncio.TimerHandle | None = None
         self._failing: str | None = None
+        self._failing_briefly: str | None = None
         self._base_delay = retry_delay
         self._delay = retry_delay
         self._max_delay = max_retry_delay
         self.transactions = 0
         """Transactions committed so far (several writes may share one)."""
+        self.on_change: Callable[[], None] | None = None
+        """Told when `pending` or `failing` may have changed while writes are kept in memory."""
 
     @property
     def pending(self) -> int:
@@ -132,6 +156,17 @@ class Writer:
         """Why writes are being kept in memory, or None when they are being saved."""
         return self._failing
 
+    @property
+    def failing_briefly(self) -> str | None:
+        """`failing` in two or three words ("database locked", "disk full"), or None."""
+        return self._failing_briefly
+
+    def hold(self, fn: WriteFn, error: BaseException) -> None:
+        """Start failing with `error` (found before the writer ran), with `fn` queued first; retries as usual."""
+        op = _Op(fn, None, asyncio.get_running_loop().create_future())
+        self._queue.insert(0, op)
+        self._keep_in_memory(error)
+
     async def submit(self, fn: WriteFn, key: object | None = None) -> Any:
         """Queue a write and wait for its commit; returns its value, or `DEFERRED` if kept in memory."""
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -139,8 +174,10 @@ class Writer:
         if key is not None:
             self._supersede(op)
         self._queue.append(op)
-        if not self._enabled or (self._failing and self._retry is not None):
+        if not self._enabled or self._failing:
+            # Kept in memory at once: a retry in flight may wait for a lock, the caller must not.
             op.resolve(DEFERRED)
+            self._changed()
         else:
             self._start()
         return await future
@@ -176,8 +213,9 @@ class Writer:
         while self._queue:
             batch = self._queue[:MAX_BATCH]
             self._in_flight = len(batch)
+            busy_ms = RETRY_BUSY_MS if self._failing else None
             try:
-                results = await self._call(functools.partial(_run_batch_of, [op.fn for op in batch]))
+                results = await self._call(functools.partial(_run_batch_of, [op.fn for op in batch], busy_ms))
             except Exception as error:
                 self._in_flight = 0
                 if not is_transient(error):
@@ -205,7 +243,8 @@ class Writer:
         if self._failing is None:
             self._notify(f"Could not save history to {self._where}: {describe(error)}. Keeping this session "
                          "in memory and retrying.")
-        self._failing = describe(error)
+        self._failing, self._failing_briefly = describe(error), brief(error)
+        self._changed()
         loop = asyncio.get_running_loop()
         self._retry = loop.call_later(self._delay, self._retry_now)
         self._delay = min(self._delay * 2, self._max_delay)
@@ -221,9 +260,14 @@ class Writer:
 
     def _recovered(self) -> None:
         if self._failing is not None:
-            self._failing = None
+            self._failing = self._failing_briefly = None
             self._notify(f"History is being saved to {self._where} again; nothing was lost.")
+            self._changed()
         self._delay = self._base_delay
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
 
     async def close(self) -> None:
         """Stop retrying (after the caller's last flush)."""

@@ -59,6 +59,11 @@ class ChatBackend(Protocol):
     def start(self) -> None:
         """Begin any background preparation; called once the first frame is up. May do nothing."""
 
+    def watch_unsaved(self, observer: Callable[[str | None], None]) -> Unsubscribe:
+        """Tell `observer` what history is not saving and why ("database locked (3 pending)"; None: all is
+        saved) now and whenever that changes; returns how to stop. May be called before the engine exists."""
+        ...
+
     def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
         """Run one turn, yielding its events up to and including `TurnFinished`."""
         ...

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Coroutine, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -120,6 +120,7 @@ class ScriptedBackend(MemorySessions):
         """What `list_models` answers (a test may change it)."""
         self.started = False
         self.closed = False
+        self._unsaved_observers: list[Callable[[str | None], None]] = []
 
     @property
     def model(self) -> str:
@@ -158,6 +159,20 @@ class ScriptedBackend(MemorySessions):
 
     def subscribe_tree(self, observer: TreeObserver) -> Unsubscribe:
         return self.tree.subscribe(observer)
+
+    def watch_unsaved(self, observer: Callable[[str | None], None]) -> Unsubscribe:
+        self._unsaved_observers.append(observer)
+
+        def stop() -> None:
+            if observer in self._unsaved_observers:
+                self._unsaved_observers.remove(observer)
+
+        return stop
+
+    def set_unsaved(self, unsaved: str | None) -> None:
+        """Play a change of what history is not saving (as a store that is locked or full reports it)."""
+        for observer in list(self._unsaved_observers):
+            observer(unsaved)
 
     def cancel_node(self, node_id: int | str) -> bool:
         """Any node of the scripted turn cancels the whole turn (the script has no finer structure)."""

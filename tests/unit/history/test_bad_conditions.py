@@ -11,6 +11,7 @@ import pytest
 
 from tests.unit.history.helpers import file_bytes, integrity, put_bytes, raw_rows, read_only
 from tui_agent.history.errors import HistoryError
+from tui_agent.history.schema import APPLICATION_ID, LATEST_VERSION, migrate
 from tui_agent.history.store import HistoryStore
 from tui_agent.status import MessageStatus, Role
 
@@ -184,3 +185,82 @@ async def test_a_damaged_file_that_cannot_be_moved_is_a_clear_error(db_path: Pat
         await HistoryStore.open(db_path)
     assert "damaged" in caught.value.user_message and "--db" in caught.value.user_message
     assert file_bytes(db_path) == b"garbage " * 100
+
+
+async def test_a_lock_held_at_start_opens_anyway_and_saves_everything_once_it_is_released(db_path: Path) -> None:
+    first = await HistoryStore.open(db_path)
+    await first.close()
+    other = _hold_write_lock(db_path)  # another program, for longer than any busy timeout
+    states: list[str | None] = []
+    try:
+        store = await HistoryStore.open(db_path, busy_timeout=0.2, retry_delay=0.05)
+    except Exception:
+        other.close()
+        raise
+    store.on_state = lambda: states.append(store.unsaved)
+    try:
+        assert store.unsaved is not None and "locked" in store.unsaved
+        assert any("locked" in n and "in memory" in n for n in store.report.notices())
+        session = await store.create_session("made while locked")
+        _, reply = await store.begin_turn(session.id, "hello?")
+        await store.record_tool_call(reply.id, "c1", "t", "{}", {})
+        await store.finish_message(reply.id, MessageStatus.COMPLETE, content="answered")
+        assert store.pending_writes >= 4 and "pending" in (store.unsaved or "")
+        other.commit()
+        other.close()
+        for _ in range(500):
+            if store.pending_writes == 0:
+                break
+            await asyncio.sleep(0.02)
+        assert store.pending_writes == 0 and store.unsaved is None and states[-1] is None
+        assert any("again" in n for n in store.report.notices())
+    finally:
+        await store.close()
+    assert raw_rows(db_path, "SELECT title FROM sessions") == [("made while locked",)]
+    assert raw_rows(db_path, "SELECT content, status FROM messages ORDER BY position") == [
+        ("hello?", "complete"), ("answered", "complete")]
+    assert raw_rows(db_path, "SELECT call_id FROM tool_calls") == [("c1",)]
+
+
+async def test_disk_full_shows_as_unsaved_until_it_is_saved(db_path: Path) -> None:
+    store = await HistoryStore.open(db_path, retry_delay=0.05)
+    try:
+        session = await store.create_session("s")
+        _, reply = await store.begin_turn(session.id, "q")
+        assert store.unsaved is None
+        pages = await store._call(lambda c: c.execute("PRAGMA page_count").fetchone()[0])
+        await store._call(lambda c: c.execute(f"PRAGMA max_page_count = {pages}"))
+        await store.update_streaming_text(reply.id, "x" * 200_000)
+        assert store.unsaved == "disk full (1 pending)"
+        await store._call(lambda c: c.execute("PRAGMA max_page_count = 1073741823"))
+        assert await store.flush() is True and store.unsaved is None
+    finally:
+        await store.close()
+
+
+async def test_an_upgrade_blocked_by_a_lock_at_start_runs_first_once_it_is_released(db_path: Path) -> None:
+    db_path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db_path, isolation_level=None)
+    migrate(conn, target=2)  # the schema before the application id
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('s1', 'old', 1.0, 1.0)")
+    conn.close()
+    other = _hold_write_lock(db_path)
+    try:
+        store = await HistoryStore.open(db_path, busy_timeout=0.2, retry_delay=30)
+    except Exception:
+        other.close()
+        raise
+    try:
+        assert store.unsaved is not None and "locked" in store.unsaved
+        assert [s.title for s in await store.list_recent()] == ["old"]
+        await store.append_message("s1", Role.USER, "written while locked", MessageStatus.COMPLETE)
+        assert raw_rows(db_path, "PRAGMA user_version") == [(2,)]
+        other.commit()
+        other.close()
+        assert await store.flush() is True
+    finally:
+        await store.close()
+    assert raw_rows(db_path, "PRAGMA user_version") == [(LATEST_VERSION,)]
+    assert raw_rows(db_path, "PRAGMA application_id") == [(APPLICATION_ID,)]
+    assert raw_rows(db_path, "SELECT content FROM messages") == [("written while locked",)]

@@ -70,3 +70,13 @@ async def test_a_page_with_something_unfinished_is_left_to_the_engine(store: His
     await store.update_tool_call(reply.id, "c1", ToolStatus.DONE, result="sunny")
     peek = peek_session(db_path, session.id, 30)
     assert peek is not None and [m.status for m in peek.messages] == [MessageStatus.COMPLETE] * 2
+
+
+async def test_a_file_that_is_not_ours_gives_none(store: HistoryStore, db_path: Path) -> None:
+    older, _ = await write_two_sessions(store)
+    await store.close()
+    conn = sqlite3.connect(db_path)
+    conn.execute("PRAGMA application_id = 1234")  # our tables, another program's mark
+    conn.commit()
+    conn.close()
+    assert peek_session(db_path, older, 4) is None

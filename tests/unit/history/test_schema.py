@@ -1,4 +1,4 @@
-"""Migrations: version by version in one transaction each, with a backup; a newer schema is refused."""
+"""Migrations: version by version in one transaction each, with a backup; a newer schema is opened read-only."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.unit.history.helpers import file_bytes, raw_rows, read_only
-from tui_agent.history.errors import HistoryError, SchemaTooNewError
-from tui_agent.history.schema import LATEST_VERSION, MIGRATIONS, migrate, user_version
+from tui_agent.history.errors import HistoryError
+from tui_agent.history.schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS, migrate, user_version
 from tui_agent.history.store import HistoryStore
 
 
@@ -54,17 +54,18 @@ def test_a_failing_step_leaves_the_previous_version(tmp_path: Path) -> None:
     assert migrate(conn) == 0  # nothing left to do
 
 
-async def test_newer_schema_is_refused_and_left_untouched(db_path: Path) -> None:
+async def test_newer_schema_is_opened_read_only_and_left_untouched(db_path: Path) -> None:
     db_path.parent.mkdir(parents=True)
     conn = sqlite3.connect(db_path)
     conn.execute("CREATE TABLE future (x)")
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     conn.execute(f"PRAGMA user_version = {LATEST_VERSION + 3}")
     conn.commit()
     conn.close()
     before = file_bytes(db_path)
-    with pytest.raises(SchemaTooNewError) as caught:
-        await HistoryStore.open(db_path)
-    assert "newer tui-agent" in caught.value.user_message and str(db_path) in caught.value.user_message
+    store = await HistoryStore.open(db_path)
+    await store.close()
+    assert store.read_only and store.report.newer_schema == LATEST_VERSION + 3
     assert file_bytes(db_path) == before
     assert sorted(p.name for p in db_path.parent.iterdir()) == ["history.db"]  # no backup, no move
 

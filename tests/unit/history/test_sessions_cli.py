@@ -11,7 +11,7 @@ import pytest
 
 from tui_agent import paths
 from tui_agent.cli import main
-from tui_agent.history.schema import LATEST_VERSION
+from tui_agent.history.schema import APPLICATION_ID, LATEST_VERSION
 from tui_agent.history.store import HistoryStore
 from tui_agent.status import MessageStatus, ToolStatus
 
@@ -97,10 +97,14 @@ def test_default_database_lives_under_tui_agent_home(isolated_home: Path, capsys
     assert "Weather chat" in capsys.readouterr().out
 
 
-def test_a_newer_database_is_a_sentence_not_a_traceback(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_newer_database_is_read_with_a_sentence_not_a_traceback(db: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    asyncio.run(_fill(db))
     conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA application_id").fetchone() == (APPLICATION_ID,)
     conn.execute(f"PRAGMA user_version = {LATEST_VERSION + 1}")
     conn.close()
-    assert main(["--db", str(db), "sessions", "list"]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith("tui-agent: The history database") and "newer tui-agent" in err
+    assert main(["--db", str(db), "sessions", "list"]) == 0
+    out, err = capsys.readouterr()
+    assert "Weather chat" in out
+    assert err.startswith(f"tui-agent: {db} is from a newer tui-agent") and "read-only" in err

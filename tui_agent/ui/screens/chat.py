@@ -27,6 +27,7 @@ from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
 
 if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from tui_agent.agent.events import AgentEvent, ToolCallUpdated, TurnFinished
+    from tui_agent.agent.tree import Unsubscribe
     from tui_agent.ui.backend import ChatBackend
 
 TURN_END_TITLES = {TurnEndReason.BUDGET: "Stopped: budget reached", TurnEndReason.ERROR: "Error"}
@@ -52,6 +53,7 @@ class ChatScreen(Screen[None]):
         self._turn_lock = asyncio.Lock()
         self.busy = False
         self._task_tree_mount: AwaitMount | None = None
+        self._stop_watching_unsaved: Unsubscribe = lambda: None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -87,6 +89,15 @@ class ChatScreen(Screen[None]):
         self.history: HistoryView = attach_history(self, self.backend, self.chat_log, self.tool_panels,
                                                    on_loaded=self._show_loaded_session)
         self.call_after_refresh(self._add_task_tree)
+        self._stop_watching_unsaved = self.backend.watch_unsaved(self.status_bar.set_unsaved)
+
+    def on_unmount(self) -> None:
+        self._stop_watching_history()
+
+    def _stop_watching_history(self) -> None:
+        """The status bar no longer follows history's unsaved state (idempotent)."""
+        self._stop_watching_unsaved()
+        self._stop_watching_unsaved = lambda: None
 
     def _add_task_tree(self) -> AwaitMount:
         """The task tree (Ctrl+T) starts hidden and follows no turn yet, so it joins after the first frame
@@ -102,6 +113,7 @@ class ChatScreen(Screen[None]):
         """Stop and empty this screen for good (a fresh chat screen now covers it): no turn, no history
         paging, no task-tree subscription, no widgets left."""
         self.workers.cancel_node(self)
+        self._stop_watching_history()
         await self.remove_children()
 
     def on_chat_log_window_moved(self, event: ChatLog.WindowMoved) -> None:

@@ -211,10 +211,15 @@ class SessionsScreen(Screen[None]):
         if session is None:
             return
         title = await self.app.push_screen_wait(RenameScreen(session.title))
-        if title:
+        if not title:
+            return
+        try:
             await self.backend.rename_session(session.id, title)
-            self.notify(f"Renamed to {one_line(title)}.")
-            self.refresh_list()
+        except Exception as error:  # e.g. a history opened read-only
+            self.notify(getattr(error, "user_message", None) or str(error), severity="error")
+            return
+        self.notify(f"Renamed to {one_line(title)}.")
+        self.refresh_list()
 
     @work(group="session-action", exclusive=True, exit_on_error=False)
     async def action_fork(self) -> None:

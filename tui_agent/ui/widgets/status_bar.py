@@ -1,4 +1,5 @@
-"""Provides `StatusBar`: model, endpoint, session title and the session's tokens in/out, on one line."""
+"""Provides `StatusBar`: model, endpoint, session title and the session's tokens in/out, on one line; and a
+warning while history is not being saved (database locked, disk full, read-only)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ class StatusBar(Static):
         self.tokens_in = 0
         self.tokens_out = 0
         self.busy = False
+        self.unsaved: str | None = None
 
     def show(self, *, model: str, endpoint: str, title: str) -> None:
         self.model, self.endpoint, self.title = model, endpoint, title
@@ -32,10 +34,17 @@ class StatusBar(Static):
         self.busy = busy
         self._redraw()
 
+    def set_unsaved(self, unsaved: str | None) -> None:
+        """Show why history is not being saved (None: it is)."""
+        self.unsaved = unsaved
+        self._redraw()
+
     def _redraw(self) -> None:
         state = "● replying — Esc stops" if self.busy else "○ ready"
+        warning = [] if self.unsaved is None else [Content.styled(f"⚠ not saved: {self.unsaved}", "bold $warning")]
         parts = [
             Content(state),
+            *warning,
             Content.styled(sanitize(self.model), "bold"),
             Content(sanitize(self.endpoint)),
             Content(sanitize(self.title)),
