@@ -44,3 +44,11 @@ def test_unreachable_endpoint_exits_non_zero_with_a_sentence(isolated_home: Path
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith("tui-agent: ")
+
+
+def test_to_user_text_and_the_answer_are_separate_paragraphs(isolated_home: Path) -> None:
+    done = run(["--offline", "-p", "What's the weather in Paris?"], isolated_home)
+    assert done.returncode == 0, done.stderr
+    to_user, answer = done.stdout.split("\n\n")  # "Let me check… for you." then the answer from the result
+    assert to_user.startswith("Let me check the weather in Paris") and to_user.endswith("for you.")
+    assert answer.startswith("The weather in Paris is") and answer.endswith("\n")
