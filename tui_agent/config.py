@@ -2,15 +2,33 @@
 
 API keys are never stored here from a file write; they are read from the environment (the variable
 named by `api_key_env`) when a client is built.
+
+An invalid value in the file costs only itself (`resolve_config`): the rest of the file is used, and the bad
+value falls back to its default — unless it is a tool or approval setting, which fails closed: the tools
+it concerns are turned off until it is fixed (a `[tools.NAME]` table or `approval.NAME` value: that tool;
+`disabled_plugins`, `disabled_tools`, the `approval` table or `[tools]` as a whole: every tool, as a list
+that cannot be read could have named any of them; the limits `timeout`, `output_cap` and `import_timeout`
+just fall back).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    StrictBool,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from tui_agent.config_sources import ENV_VARS as ENV_VARS
 from tui_agent.config_sources import ConfigFileError as ConfigFileError
@@ -22,6 +40,10 @@ UNSAFE_IN_PATTERNS = (";", "&", "|", "`", "$(", "${", ">", "<", "\n", "\r", "\0"
 substitution (backticks, `$(`), expansions with side effects (`${x:=...}`), redirections and process
 substitution (`>`, `<`), line breaks. A command containing any never matches an `allow` pattern, and a
 pattern containing any is refused (`tui_agent.tools.approvals` applies them)."""
+EVERY_TOOL = "*"
+"""In `ToolsSettings.turned_off`: an invalid setting concerns every tool."""
+LIMITS = ("timeout", "output_cap", "import_timeout")
+"""`[tools]` values that fall back to their default when invalid: they never widen what a tool may do."""
 
 
 class ToolRules(BaseModel):
@@ -63,6 +85,8 @@ class ToolsSettings(BaseModel):
     """Bytes of a tool's output the model sees; the rest is cut with a "[truncated N bytes]" marker."""
     import_timeout: float = Field(default=3.0, gt=0)
     """Seconds all plugins together may take to import; slower ones are reported and skipped."""
+    _off: dict[str, str] = PrivateAttr(default_factory=dict)
+    """See `turned_off`; a private attribute, so no file can set it."""
 
     @model_validator(mode="before")
     @classmethod
@@ -72,6 +96,22 @@ class ToolsSettings(BaseModel):
             return values
         known = cls.model_fields
         return {key: value for key, value in values.items() if key in known or isinstance(value, Mapping)}
+
+    @property
+    def turned_off(self) -> Mapping[str, str]:
+        """Tools turned off because a setting about them is invalid (fail closed): tool name, or "*" for every
+        tool -> that setting, as "tools.approval.run_shell (line 4)". Set by `resolve_config` only."""
+        return MappingProxyType(self._off)
+
+    def turning_off(self, off: Mapping[str, str]) -> ToolsSettings:
+        """A copy with these tools turned off too (see `turned_off`)."""
+        copy = self.model_copy()
+        copy._off = {**self._off, **off}
+        return copy
+
+    def off_because(self, tool: str) -> str | None:
+        """The invalid setting that turns `tool` off, None when none does."""
+        return self._off.get(tool) or self._off.get(EVERY_TOOL)
 
     def rules_for(self, tool: str) -> ToolRules:
         """The `[tools.NAME]` table of `tool` (empty when there is none)."""
@@ -111,10 +151,11 @@ class Settings(BaseModel):
     """Seconds to wait for the endpoint to answer a request."""
     tools: ToolsSettings = Field(default_factory=ToolsSettings)
     """Tool and plugin settings (the `[tools]` table)."""
-    redact_secrets: bool = True
+    redact_secrets: StrictBool = True
     """Replace text shaped like a credential (sk-..., AKIA..., ghp_..., PEM private keys, JWTs...) with
     `[redacted]` before it is stored or exported; false keeps the raw text (API keys from the environment and
-    this file are redacted regardless). Read by the history from the file itself."""
+    this file are redacted regardless). Strict: only a TOML `false` turns it off, as `Redactor.default`,
+    which reads the file itself where no settings are at hand (`sessions` commands), also requires."""
     keys: dict[str, str] = Field(default_factory=dict)
     """Key binding overrides (the `[keys]` table): action name -> key, e.g. `cancel_turn = "ctrl+c"`."""
 
@@ -131,31 +172,127 @@ def load_settings(
 def resolve_settings(
     flags: Mapping[str, Any], path: Path, environ: Mapping[str, str] | None = None
 ) -> tuple[Settings, list[str]]:
-    """Settings for this run and the problems met; a bad file never stops the app, its values are skipped."""
+    """Settings for this run and the problems met; a bad file never stops the app (see `resolve_config`)."""
+    resolved = resolve_config(flags, path, environ)
+    return resolved.settings, resolved.problems
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """A value of the config file that is not used because it is invalid."""
+
+    name: str
+    """Its dotted name, e.g. "tools.approval.run_shell"."""
+    line: int | None
+    """The file's line that sets it (None when it cannot be found)."""
+    reason: str
+    """What is wrong with it (pydantic's message)."""
+    tools_off: str | None
+    """The tool it turns off ("*": every tool), None when its default applies instead."""
+
+    @property
+    def where(self) -> str:
+        """The name with its line, as "tools.approval.run_shell (line 4)"."""
+        return f"{self.name} (line {self.line})" if self.line else self.name
+
+    @property
+    def consequence(self) -> str:
+        if self.tools_off == EVERY_TOOL:
+            then = "every tool is disabled until it is fixed"
+        elif self.tools_off is not None:
+            then = f"the tool {self.tools_off} is disabled until it is fixed"
+        else:
+            then = "using the default for it"
+        return then
+
+    def notice(self, path: Path) -> str:
+        return f"{path}: invalid value for {self.where} ({self.reason}); {self.consequence}"
+
+
+@dataclass(frozen=True)
+class ResolvedConfig:
+    """Settings for a run, how they came about and what went wrong on the way."""
+
+    settings: Settings
+    problems: list[str] = field(default_factory=list)
+    """Sentences for the user: the file's syntax error, or one per invalid value."""
+    fallbacks: list[Fallback] = field(default_factory=list)
+    file_values: dict[str, Any] = field(default_factory=dict)
+    """The file's values that were used (the invalid ones removed)."""
+
+
+def resolve_config(
+    flags: Mapping[str, Any], path: Path, environ: Mapping[str, str] | None = None
+) -> ResolvedConfig:
+    """Settings from every source; each invalid value of the file is dropped alone and reported with its line
+    (tool settings fail closed: see the module docstring). A syntax error drops the whole file."""
     problems: list[str] = []
     try:
         file_values = read_config_file(path)
     except ConfigFileError as error:
         problems.append(str(error))
         file_values = {}
-    try:
-        return load_settings(file_values, environ, flags), problems
-    except ValidationError as error:
-        if not file_values:
-            raise
-        where = ", ".join(_located(path, issue["loc"]) for issue in error.errors())
-        problems.append(f"{path}: invalid value for {where}; using the defaults for the file's settings")
-        return load_settings({}, environ, flags), problems
+    fallbacks: list[Fallback] = []
+    overridden = set(merge_sources({}, environ, flags))
+    while True:  # each round drops at least one value, so this ends
+        try:
+            settings = load_settings(file_values, environ, flags)
+            break
+        except ValidationError as error:
+            dropped = [_drop(file_values, issue["loc"], overridden) for issue in error.errors()]
+            if not all(dropped):  # a value from a flag or the environment: not the file's to drop
+                raise
+            fallbacks.extend(_fallback(path, tuple(where), issue["msg"])
+                             for where, issue in zip(dropped, error.errors(), strict=True) if where)
+    off = {fallback.tools_off: fallback.where for fallback in fallbacks if fallback.tools_off}
+    if off:
+        settings = settings.model_copy(update={"tools": settings.tools.turning_off(off)})
+    problems.extend(fallback.notice(path) for fallback in fallbacks)
+    return ResolvedConfig(settings, problems, fallbacks, file_values)
 
 
-def _located(path: Path, loc: tuple[int | str, ...]) -> str:
-    """A setting's dotted name, with " (line N)" when the file's line that sets it can be found."""
-    name = ".".join(str(part) for part in loc)
+def _drop(values: dict[str, Any], loc: tuple[int | str, ...], overridden: set[str]) -> list[str] | None:
+    """Remove the file's value at `loc` (a whole list when one item is bad); the dotted path removed, None
+    when the file has no value there (it came from a flag or the environment)."""
+    if not loc or loc[0] in overridden:
+        return None
+    container: Any = values
+    parent: dict[str, Any] = values
+    path: list[str] = []
+    for part in loc:
+        if not (isinstance(part, str) and isinstance(container, dict) and part in container):
+            break
+        path.append(part)
+        parent, container = container, container[part]
+    if not path:
+        return None
+    del parent[path[-1]]
+    return path
+
+
+def _fallback(path: Path, where: tuple[str, ...], reason: str) -> Fallback:
+    return Fallback(".".join(where), _line(path, where), reason, _tools_concerned(where))
+
+
+def _tools_concerned(where: tuple[str, ...]) -> str | None:
+    """The tool an invalid setting turns off ("*": every tool), None when it turns off none."""
+    if not where or where[0] != "tools":
+        return None
+    if len(where) == 1 or where[1] in ("disabled_plugins", "disabled_tools"):
+        return EVERY_TOOL
+    if where[1] == "approval":
+        return where[2] if len(where) > 2 else EVERY_TOOL
+    if where[1] in LIMITS:
+        return None
+    return where[1]  # a [tools.NAME] table
+
+
+def _line(path: Path, where: tuple[str, ...]) -> int | None:
+    """The file's line that sets `where`, if it can be found."""
     try:
-        line = setting_line(path.read_text(encoding="utf-8", errors="replace"), [str(part) for part in loc])
+        return setting_line(path.read_text(encoding="utf-8", errors="replace"), list(where))
     except OSError:  # it was readable a moment ago; the name alone still says what to fix
-        return name
-    return f"{name} (line {line})" if line else name
+        return None
 
 
 def setting_line(text: str, loc: list[str]) -> int | None:

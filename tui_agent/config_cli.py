@@ -1,8 +1,9 @@
 """Provides `tui-agent config path|show`: where the config file is, and the settings a run would use.
 
 `show` prints the effective settings as TOML, each value followed by where it came from (flag,
-environment, file or default). API keys are never printed: only the name of the variable that holds one.
-A plain-http endpoint on another machine is flagged with a warning line.
+environment, file or default), after a list of the file's invalid values and what became of each (the
+default used, or the tools turned off). API keys are never printed: only the name of the variable that
+holds one. A plain-http endpoint on another machine is flagged with a warning line.
 """
 
 from __future__ import annotations
@@ -10,13 +11,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from tui_agent import paths
 from tui_agent.agent.endpoint import cleartext_warning
-from tui_agent.config import ENV_VARS, Settings, read_config_file, resolve_settings
+from tui_agent.config import ENV_VARS, Fallback, Settings, resolve_config
 
 FLAG_FIELDS: Mapping[str, tuple[str, str]] = {
     "base_url": ("base_url", "--base-url"), "model": ("model", "--model"), "offline": ("offline", "--offline"),
@@ -47,11 +48,11 @@ def run_show(args: argparse.Namespace) -> int:
     """Print the settings a run with these flags would use, as TOML with a source comment per value."""
     path = paths.config_file()
     flags = flag_values(args)
-    settings, problems = resolve_settings(flags, path)
-    for problem in problems:
+    resolved = resolve_config(flags, path)
+    for problem in resolved.problems:
         print(f"tui-agent: {problem}", file=sys.stderr)
-    file_values = {} if problems else _file_values(path)
-    print(render_settings(settings, sources(flags, os.environ, file_values), path))
+    origin = sources(flags, os.environ, resolved.file_values, resolved.fallbacks)
+    print(render_settings(resolved.settings, origin, path, resolved.fallbacks))
     return 0
 
 
@@ -60,16 +61,12 @@ def flag_values(args: argparse.Namespace) -> dict[str, Any]:
     return {field: getattr(args, attr, None) for field, (attr, _) in FLAG_FIELDS.items()}
 
 
-def _file_values(path: Path) -> dict[str, Any]:
-    try:
-        return read_config_file(path)
-    except ValueError:
-        return {}
-
-
-def sources(flags: Mapping[str, Any], environ: Mapping[str, str], file_values: Mapping[str, Any]) -> dict[str, str]:
-    """Where each settings field's value comes from, by the precedence flags > environment > file > default."""
+def sources(flags: Mapping[str, Any], environ: Mapping[str, str], file_values: Mapping[str, Any],
+            fallbacks: Sequence[Fallback] = ()) -> dict[str, str]:
+    """Where each settings field's value comes from, by the precedence flags > environment > file > default
+    (`file_values`: the file's valid values; a field whose file value is invalid says so)."""
     env_for = {field: var for var, field in ENV_VARS.items()}
+    invalid = {fallback.name: fallback for fallback in fallbacks}
     found: dict[str, str] = {}
     for field in Settings.model_fields:
         if flags.get(field) is not None:
@@ -78,14 +75,21 @@ def sources(flags: Mapping[str, Any], environ: Mapping[str, str], file_values: M
             found[field] = f"environment ${env_for[field]}"
         elif field in file_values:
             found[field] = "config file"
+        elif field in invalid:
+            line = invalid[field].line
+            found[field] = f"default: the config file's value{f' on line {line}' if line else ''} is invalid"
         else:
             found[field] = "default"
     return found
 
 
-def render_settings(settings: Settings, origin: Mapping[str, str], path: Path) -> str:
+def render_settings(settings: Settings, origin: Mapping[str, str], path: Path,
+                    fallbacks: Sequence[Fallback] = ()) -> str:
     """The settings as TOML text; unset values are comments, tables come last."""
     lines = [f"# Effective settings (config file: {path})"]
+    if fallbacks:
+        lines.append("# Invalid in the config file, so not used:")
+        lines.extend(f"#   {fallback.where}: {fallback.reason}; {fallback.consequence}" for fallback in fallbacks)
     key_var = settings.api_key_env
     state = "is set" if os.environ.get(key_var) else "is not set"
     lines.append(f"# The API key is read from ${key_var}, which {state}; it is never shown or stored.")

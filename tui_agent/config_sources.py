@@ -2,8 +2,8 @@
 
 Nothing here imports pydantic: the app reads the few settings its first frame needs (theme, endpoint,
 model) with `first_paint_settings` and paints at once; `tui_agent.config` validates everything in the
-background build. Where the two could disagree (an invalid file is dropped whole by validation), the
-built agent's endpoint and model are what the status bar shows from then on.
+background build. Both skip an invalid value alone (validation reports it with its line); where they could
+still disagree, the built agent's endpoint and model are what the status bar shows from then on.
 """
 
 from __future__ import annotations

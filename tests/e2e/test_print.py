@@ -9,7 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tui_agent.history.store import HistoryStore
+from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus, ToolStatus
 
 
@@ -60,3 +63,28 @@ async def test_a_lock_held_throughout_is_said_on_stderr_not_a_crash(isolated_hom
     assert done.returncode == 0, done.stderr
     assert "Paris" in done.stdout
     assert "locked" in done.stderr and "could not be saved" in done.stderr
+
+
+def test_to_user_text_and_the_answer_are_separate_paragraphs(isolated_home: Path) -> None:
+    done = run(["--offline", "-p", "What's the weather in Paris?"], isolated_home)
+    assert done.returncode == 0, done.stderr
+    to_user, answer = done.stdout.split("\n\n")  # "Let me check… for you." then the answer from the result
+    assert to_user.startswith("Let me check the weather in Paris") and to_user.endswith("for you.")
+    assert answer.startswith("The weather in Paris is") and answer.endswith("\n")
+
+
+CALL_0_TWICE = {"replies": [
+    {"tool_calls": [{"id": "call_0", "name": "get_current_weather", "arguments": {"location": "Paris"}}]},
+    {"tool_calls": [{"id": "call_0", "name": "calculate", "arguments": {"expression": "6*7"}}]},
+    {"text": "Sunny, and 42."},
+]}
+
+
+@pytest.mark.parametrize("offline_server", [CALL_0_TWICE], indirect=True)
+def test_every_call_is_summarised_when_each_round_reuses_call_0(
+    isolated_home: Path, offline_server: BackgroundServer
+) -> None:
+    done = run(["--base-url", offline_server.base_url, "-p", "Weather, then a sum"], isolated_home)
+    assert done.returncode == 0, done.stderr
+    summaries = [line for line in done.stderr.splitlines() if line.startswith("[tool] ")]
+    assert [line.split("(")[0] for line in summaries] == ["[tool] get_current_weather", "[tool] calculate"]

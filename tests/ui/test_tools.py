@@ -34,7 +34,7 @@ async def test_panel_goes_through_every_status_with_a_distinct_look() -> None:
         seen = []
         for gate in gates:
             await wait_until(pilot, lambda gate=gate: gate.reached)
-            panel = panels.panel("c1")
+            panel = panels.panel(("m1", "c1"))
             assert panel is not None
             seen.append((status_classes(panel), panel.border_subtitle))
             gate.open()
@@ -55,7 +55,7 @@ async def test_arguments_pretty_printed_and_long_result_expands() -> None:
                              result=result)]])
     async with app.run_test() as pilot:
         await send(pilot, "go")
-        panel = chat(pilot).tool_panels.panel("c1")
+        panel = chat(pilot).tool_panels.panel(("m1", "c1"))
         assert panel is not None
         collapsed = str(panel.render())
         assert '"a": 1,\n  "b": [' in collapsed
@@ -100,7 +100,7 @@ async def test_approval_allow_once() -> None:
         await pilot.press("a")
         await wait_until(pilot, lambda: chat(pilot).idle)
         assert backend.decisions == [ApprovalDecision.ALLOW_ONCE]
-        panel = chat(pilot).tool_panels.panel("c1")
+        panel = chat(pilot).tool_panels.panel(("m1", "c1"))
         assert panel is not None and panel.status is ToolStatus.DONE
 
 
@@ -123,7 +123,7 @@ async def test_approval_deny() -> None:
         await wait_until(pilot, lambda: chat(pilot).idle)
         assert backend.decisions == [ApprovalDecision.DENY]
         screen = chat(pilot)
-        panel = screen.tool_panels.panel("c1")
+        panel = screen.tool_panels.panel(("m1", "c1"))
         assert panel is not None and panel.status is ToolStatus.DENIED
         reply = screen.chat_log.assistant("m2")
         assert reply is not None and reply.text == "I did not run it."
@@ -138,7 +138,7 @@ async def test_escape_mid_tool_interrupts_running_calls() -> None:
         await wait_until(pilot, lambda: gate.reached)
         await pilot.press("escape")
         screen = chat(pilot)
-        panel = screen.tool_panels.panel("c1")
+        panel = screen.tool_panels.panel(("m1", "c1"))
         assert panel is not None and panel.status is ToolStatus.INTERRUPTED
         assert not screen.busy and backend.cancel_count == 1
         await wait_until(pilot, lambda: screen.idle)

@@ -1,5 +1,6 @@
 """`tui-agent config path|show`: where the file is, the effective settings with the origin of each value
-(flag > environment > file > default), a broken file reported by line with defaults used, no API key ever shown."""
+(flag > environment > file > default), a broken file reported by line (a syntax error: defaults used; an invalid
+value: its own default, or its tools off), no API key ever shown."""
 
 from __future__ import annotations
 
@@ -67,11 +68,16 @@ def test_syntax_error_is_named_by_line_and_defaults_are_shown(capsys: pytest.Cap
     assert lines["model"].endswith("# default")
 
 
-def test_invalid_value_is_named_and_the_file_is_skipped(capsys: pytest.CaptureFixture[str]) -> None:
-    paths.config_file().write_text('model = "m"\nmax_tool_rounds = "many"\n')
+def test_an_invalid_value_falls_back_alone_and_show_says_which(capsys: pytest.CaptureFixture[str]) -> None:
+    paths.config_file().write_text('model = "m"\nmax_tool_rounds = "many"\n[tools]\napproval = { run_shell = "x" }\n')
     out, err = run(capsys, "config", "show")
-    assert "max_tool_rounds (line 2)" in err
-    assert setting_lines(out)["max_tool_rounds"] == "max_tool_rounds = 10  # default"
+    assert "max_tool_rounds (line 2)" in err and "tools.approval.run_shell (line 4)" in err
+    lines = setting_lines(out)
+    assert lines["model"] == 'model = "m"  # config file'
+    assert lines["max_tool_rounds"] == "max_tool_rounds = 10  # default: the config file's value on line 2 is invalid"
+    assert "# Invalid in the config file, so not used:" in out
+    assert "#   max_tool_rounds (line 2): Input should be a valid integer" in out
+    assert "the tool run_shell is disabled until it is fixed" in out.split("[tools]")[0]
 
 
 def test_api_key_is_never_shown(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -99,7 +105,7 @@ def test_config_path_as_a_real_command(tmp_path: Path) -> None:
 def test_invalid_values_in_tables_are_named_by_line(capsys: pytest.CaptureFixture[str], text: str, named: str) -> None:
     paths.config_file().write_text(text)
     _, err = run(capsys, "config", "show")
-    assert named in err and "using the defaults" in err
+    assert named in err and "invalid value" in err
 
 
 def test_themes_marks_the_theme_a_run_would_use(capsys: pytest.CaptureFixture[str],

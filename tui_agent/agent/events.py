@@ -69,6 +69,12 @@ class ToolCallUpdated:
     command: str | None = None
     """While AWAITING_APPROVAL, for a command-like tool: the command, the only thing "always" would allow."""
 
+    @property
+    def key(self) -> tuple[str, str]:
+        """What tells one call of the session from another: its assistant message and its call id. The call id
+        alone does not, as many servers number calls per response (`call_0` in every reply)."""
+        return (self.message_id, self.call_id)
+
 
 @dataclass(frozen=True)
 class UsageUpdated:

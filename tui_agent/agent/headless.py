@@ -1,9 +1,11 @@
 """Provides `print_turn`: one turn without the UI, for `tui-agent -p PROMPT`.
 
 The reply streams to stdout as plain text (terminal escapes and bidi overrides removed, a pipe
-included); tool calls and notices are summarised on stderr, sanitised alike (a call's name and arguments
-are revealed: bidi and invisible characters show as `⟨U+202E⟩`); the exit status says how the turn
-ended: 0 done, 1 error, 3 stopped by a budget, 130 cancelled.
+included); the text of each model response is its own paragraph, so a `to_user` sentence said before a
+tool call and the answer that follows it are separated by a blank line. Tool calls and notices are
+summarised on stderr, sanitised alike (a call's name and arguments are revealed: bidi and invisible
+characters show as `⟨U+202E⟩`); the exit status says how the turn ended: 0 done, 1 error, 3 stopped by a
+budget, 130 cancelled.
 """
 
 from __future__ import annotations
@@ -30,16 +32,37 @@ def tool_summary(update: ToolCallUpdated) -> str:
     return f"[tool] {reveal(update.name)}({arguments}) {update.status.value}: {preview}"
 
 
+class ReplyWriter:
+    """Writes reply text to stdout, sanitised, starting each model response's text on a new paragraph."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self._clean = StreamSanitizer()
+        self._message_id: str | None = None
+        self._tail = ""
+        """The last two characters written (how many line breaks the next paragraph still needs)."""
+
+    def write(self, delta: AssistantTextDelta) -> None:
+        text = self._clean.feed(delta.text)
+        if not text:
+            return
+        if delta.message_id != self._message_id and self._tail:
+            text = "\n" * (2 - len(self._tail) + len(self._tail.rstrip("\n"))) + text
+        self._message_id = delta.message_id
+        self._tail = (self._tail + text)[-2:]
+        self.out.write(text)
+        self.out.flush()
+
+
 async def print_turn(agent: Any, prompt: str, out: TextIO, err: TextIO) -> int:
     """Run one turn of `agent`, writing as described in the module docstring; returns the exit status."""
-    clean = StreamSanitizer()
-    reported: set[str] = set()
+    reply = ReplyWriter(out)
+    reported: set[tuple[str, str]] = set()
     async for event in agent.send(prompt):
         if isinstance(event, AssistantTextDelta):
-            out.write(clean.feed(event.text))
-            out.flush()
-        elif isinstance(event, ToolCallUpdated) and event.status.is_final and event.call_id not in reported:
-            reported.add(event.call_id)
+            reply.write(event)
+        elif isinstance(event, ToolCallUpdated) and event.status.is_final and event.key not in reported:
+            reported.add(event.key)
             err.write(tool_summary(event) + "\n")
         elif isinstance(event, TurnFinished):
             out.write("\n")

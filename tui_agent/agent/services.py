@@ -11,6 +11,7 @@ import asyncio
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 
+from tui_agent import paths
 from tui_agent.agent.agent import Agent
 from tui_agent.agent.endpoint import EndpointChoice, cleartext_warning
 from tui_agent.agent.turn import TurnBudget
@@ -58,6 +59,7 @@ async def build_agent(settings: Settings, choice: EndpointChoice) -> BuiltAgent:
 
 
 async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExitStack) -> BuiltAgent:
+    from tui_agent.history.redact import Redactor
     from tui_agent.history.store import HistoryStore
     from tui_agent.llm.client import ChatClient
     from tui_agent.tools.registry import ToolRegistry
@@ -73,7 +75,8 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     client = ChatClient(base_url, choice.model, api_key, timeout=settings.request_timeout,
                         stall_timeout=settings.stall_timeout)
     resources.push_async_callback(client.aclose)
-    store = await HistoryStore.open(settings.db)
+    redactor = await asyncio.to_thread(Redactor.default, paths.config_file(), token_shapes=settings.redact_secrets)
+    store = await HistoryStore.open(settings.db, redactor=redactor)
     resources.push_async_callback(store.close)
     notices.extend(store.report.notices())
     registry = await asyncio.to_thread(ToolRegistry.from_plugins, settings.plugin_dirs, settings.tools)

@@ -2,7 +2,10 @@
 
 It turns stream events into the `ToolCallUpdated` states the UI shows (arguments growing while the
 model writes them) and, at the end of the response, into runner requests — invalid calls included, so
-each one still gets an answer.
+each one still gets an answer. A call id the server already gave another call of this response becomes
+`<id>~<n>`: the id names the call in history, on screen and in the answer sent back, so two calls sharing
+one would overwrite each other. (Ids repeating across responses, `call_0` in every reply, are fine: a call
+is keyed by its message too.)
 """
 
 from __future__ import annotations
@@ -49,15 +52,23 @@ class ToolCallCollector:
         """Take one tool-call event from the stream."""
         call = self.calls.get(event.index)
         if call is None:
-            call = self.calls[event.index] = CollectedCall(event.index, event.id, getattr(event, "name", ""))
+            call = CollectedCall(event.index, self._unused(event.id), getattr(event, "name", ""))
+            self.calls[event.index] = call
         if isinstance(event, ToolCallArgumentsDelta):
             call.raw.append(event.text)
         elif isinstance(event, ToolCallReady):
             call.name, call.raw, call.arguments = event.name, [event.raw], event.arguments
         elif isinstance(event, ToolCallInvalid):
             call.name, call.raw, call.invalid_reason = event.name, [event.raw], event.reason
-        call.call_id = event.id or call.call_id
         self._on_update(self.pending_state(call))
+
+    def _unused(self, call_id: str) -> str:
+        taken = {call.call_id for call in self.calls.values()}
+        unique, number = call_id, 1
+        while unique in taken:
+            number += 1
+            unique = f"{call_id}~{number}"
+        return unique
 
     def pending_state(self, call: CollectedCall) -> ToolCallUpdated:
         """The call as it stands while the model is still writing it."""

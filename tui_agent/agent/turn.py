@@ -97,8 +97,9 @@ class Turn:
         self._api_text: list[str] = []
         self._usage = StoredUsage()
         self._turn_completion_tokens = 0
-        self._calls: dict[str, ToolCallUpdated] = {}
-        self._recorded: set[str] = set()
+        self._calls: dict[tuple[str, str], ToolCallUpdated] = {}
+        """The latest state of each call of the turn, by `ToolCallUpdated.key` (rounds reuse call ids)."""
+        self._recorded: set[tuple[str, str]] = set()
         self._unanswered: list[CollectedCall] = []
         self._writes: asyncio.Task[None] | None = None
         self.finished = False
@@ -168,7 +169,7 @@ class Turn:
     # -- tool calls -----------------------------------------------------------------------------------
     def show_call(self, update: ToolCallUpdated) -> None:
         """Show a call's latest state (the UI replaces the panel's content with it)."""
-        self._calls[update.call_id] = update
+        self._calls[update.key] = update
         self._emit(update)
 
     async def record_calls(self, calls: list[CollectedCall]) -> None:
@@ -177,11 +178,11 @@ class Turn:
         store = self.services.store
         for call in calls:
             await store.record_tool_call(self.message_id, call.call_id, call.name, call.raw_text, call.arguments)
-            self._recorded.add(call.call_id)
+            self._recorded.add((self.message_id, call.call_id))
 
     def runner_update(self, state: ToolCallState) -> None:
         """Follow the runner: show the change now, save it in order in the background."""
-        previous = self._calls.get(state.call_id)
+        previous = self._calls.get((self.message_id, state.call_id))
         raw = previous.arguments if previous is not None else json.dumps(dict(state.arguments), ensure_ascii=False)
         update = ToolCallUpdated(state.call_id, self.message_id, state.name, raw, state.status,
                                  state.started_at, state.finished_at, state.result, state.error)
@@ -246,7 +247,7 @@ class Turn:
             if update.status not in (ToolStatus.PENDING, ToolStatus.AWAITING_APPROVAL, ToolStatus.RUNNING):
                 continue
             self.show_call(replace(update, status=ToolStatus.INTERRUPTED, error="interrupted"))
-            if update.call_id not in self._recorded:  # cut off while the model was still writing it
+            if update.key not in self._recorded:  # cut off while the model was still writing it
                 self._save_in_order(store.record_tool_call(
                     update.message_id, update.call_id, update.name, update.arguments, None, ToolStatus.INTERRUPTED))
             self._save_in_order(store.update_tool_call(

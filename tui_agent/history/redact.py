@@ -43,11 +43,13 @@ class Redactor:
         return cls((value for name, value in env.items() if SECRET_NAME.search(name)), token_shapes=token_shapes)
 
     @classmethod
-    def default(cls, config_file: Path | None = None) -> Redactor:
-        """Secrets from the environment and from secret-looking keys of the config file; token shapes unless the
-        file turns them off."""
+    def default(cls, config_file: Path | None = None, *, token_shapes: bool | None = None) -> Redactor:
+        """Secrets from the environment and from secret-looking keys of the config file; token shapes as
+        `token_shapes` says (the resolved `redact_secrets` setting), else unless the file turns them off."""
         data = _read(config_file) if config_file is not None else {}
-        redactor = cls.from_environment(token_shapes=data.get(SWITCH) is not False)
+        if token_shapes is None:
+            token_shapes = data.get(SWITCH) is not False
+        redactor = cls.from_environment(token_shapes=token_shapes)
         for secret in _config_secrets(data):
             redactor.add(secret)
         return redactor

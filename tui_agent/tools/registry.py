@@ -1,6 +1,8 @@
 """Provides `ToolRegistry`: every tool found, which ones are offered to the model, and what went wrong.
 
-Duplicate names: the later source wins (see `discovery` for the order) and the clash is reported.
+Duplicate names: the later source wins (see `discovery` for the order) and the clash is reported. A tool
+whose config setting is invalid is registered but off (`ToolsSettings.turned_off`); when an invalid setting
+concerns every tool, no plugin is even imported, as the setting may have been the one that disabled it.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from types import ModuleType
 from typing import Any
 
 from tui_agent import paths
-from tui_agent.config import ToolsSettings
+from tui_agent.config import EVERY_TOOL, ToolsSettings
 from tui_agent.tools.discovery import plugin_sources
 from tui_agent.tools.journal import ImportJournal
 from tui_agent.tools.loader import Loaded, load_guarded
@@ -21,6 +23,7 @@ from tui_agent.tools.spec import Approval, ToolDefinitionError, ToolSpec, build_
 
 ENABLED = "enabled"
 DISABLED = "disabled in config"
+INVALID_CONFIG = "disabled: invalid config"
 REPLACED = "replaced"
 
 
@@ -57,7 +60,8 @@ class ToolRegistry:
             extra_dirs, include_shipped=include_shipped, include_user_dir=include_user_dir,
             include_entry_points=include_entry_points)
         disabled = set(registry.settings.disabled_plugins)
-        wanted = [source for source in sources if source.name not in disabled]
+        everything_off = EVERY_TOOL in registry.settings.turned_off
+        wanted = [source for source in sources if source.name not in disabled and not everything_off]
         journal = journal or ImportJournal(paths.data_dir())
         wanted, skipped = journal.triage(wanted, registry.settings.import_timeout)
         loaded, problems = load_guarded(wanted, registry.settings.import_timeout, journal)
@@ -105,6 +109,8 @@ class ToolRegistry:
         entry = ToolEntry(spec)
         if spec.name in self.settings.disabled_tools:
             entry.status = DISABLED
+        elif self.settings.off_because(spec.name):
+            entry.status = INVALID_CONFIG
         elif (previous := self._active.get(spec.name)) is not None:
             previous.status, previous.replaced_by = REPLACED, spec.source
             self.problems.append(LoadProblem(spec.source, f"tool {spec.name!r} is also defined in "
@@ -124,6 +130,8 @@ class ToolRegistry:
 
     def approval_for(self, name: str) -> Approval:
         """The tool's approval policy after config overrides; unknown tools are denied."""
+        if self.settings.off_because(name):
+            return "deny"
         override = self.settings.approval.get(name)
         if override is not None:
             return override

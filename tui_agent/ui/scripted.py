@@ -81,7 +81,7 @@ class _Turn:
     """What the current turn has open, so a cancel can close it like the agent does."""
 
     message_id: str | None = None
-    calls: dict[str, ToolCallUpdated] = field(default_factory=dict)
+    calls: dict[tuple[str, str], ToolCallUpdated] = field(default_factory=dict)
 
     def track(self, event: AgentEvent) -> None:
         if isinstance(event, AssistantMessageStarted):
@@ -89,7 +89,7 @@ class _Turn:
         elif isinstance(event, AssistantMessageFinished):
             self.message_id = None
         elif isinstance(event, ToolCallUpdated):
-            self.calls[event.call_id] = event
+            self.calls[event.key] = event
 
     def interrupted(self) -> list[AgentEvent]:
         events: list[AgentEvent] = [

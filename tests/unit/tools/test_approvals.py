@@ -158,6 +158,8 @@ def test_invalid_allow_patterns_are_reported_with_their_line(tmp_path: Path, bad
     path = tmp_path / "config.toml"
     path.write_text(f"[tools]\ntimeout = 5\n\n[tools.run_shell]\n{bad}\n")
     settings, problems = resolve_settings({}, path, {})
-    assert problems == [f"{path}: invalid value for tools.run_shell.allow (line 5); using the defaults for the "
-                        "file's settings"]
-    assert settings.tools.rules_for("run_shell").allow == []
+    (problem,) = problems
+    assert problem.startswith(f"{path}: invalid value for tools.run_shell.allow (line 5) (")
+    assert problem.endswith("; the tool run_shell is disabled until it is fixed")
+    assert settings.tools.rules_for("run_shell").allow == [] and settings.tools.timeout == 5
+    assert settings.tools.off_because("run_shell") == "tools.run_shell.allow (line 5)"

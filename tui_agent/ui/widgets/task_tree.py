@@ -199,7 +199,7 @@ class TaskTree(Tree[str]):
         return item
 
     def _follow_tool(self, event: ToolCallUpdated) -> TreeItem | None:
-        key = f"t{event.call_id}"
+        key = f"t{event.message_id}/{event.call_id}"  # servers reuse `call_0` in every response
         item = self.items.get(key)
         if item is None:
             if self._latest_run_tools is None:

@@ -1,4 +1,5 @@
-"""Provides `ToolPanel` (one tool call, live) and `ToolPanels` (the column of them, keyed by call id).
+"""Provides `ToolPanel` (one tool call, live) and `ToolPanels` (the column of them, keyed by `ToolCallUpdated.key`:
+assistant message and call id, as servers that number calls per response reuse `call_0` in every reply).
 
 A panel shows the tool's name, its arguments as pretty JSON (raw text while they are still streaming),
 its status with a distinct colour and symbol each, the elapsed time (ticking while running) and the
@@ -27,6 +28,8 @@ if TYPE_CHECKING:  # the event classes load with the engine, after the first pai
     from tui_agent.agent.events import ToolCallUpdated
 
 Clock = Callable[[], float]
+CallKey = tuple[str, str]
+"""(assistant message id, call id): one tool call of the session."""
 FOLLOW_DELAY = 0.25
 """Seconds the chat log must keep still before the column follows it."""
 COLLAPSED_LINES = 8
@@ -162,9 +165,9 @@ class ToolPanels(VerticalScroll):
     def __init__(self, *, clock: Clock = time.monotonic, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self._clock = clock
-        self._calls: dict[str, ToolCallUpdated] = {}
+        self._calls: dict[CallKey, ToolCallUpdated] = {}
         """The latest state of every call known, oldest first."""
-        self._panels: dict[str, ToolPanel] = {}
+        self._panels: dict[CallKey, ToolPanel] = {}
         """The mounted panels."""
         self._let_go: frozenset[str] = frozenset()
         """Ids of the messages whose calls are not shown (the chat log let them go)."""
@@ -182,24 +185,25 @@ class ToolPanels(VerticalScroll):
 
     def update_call(self, update: ToolCallUpdated) -> ToolPanel | None:
         """Show a call's latest state; returns its panel, None while its message is outside the window."""
-        new = update.call_id not in self._calls
-        self._calls[update.call_id] = update
-        panel: ToolPanel | None = self._panels.get(update.call_id)
+        key = update.key
+        new = key not in self._calls
+        self._calls[key] = update
+        panel: ToolPanel | None = self._panels.get(key)
         if panel is not None:
             panel.apply(update)
         elif self._shown(update):
             if new:
-                panel = self._panels[update.call_id] = ToolPanel(update, self._clock)
+                panel = self._panels[key] = ToolPanel(update, self._clock)
                 self.mount(panel)
                 self.query("#no-tools").remove()
             else:
                 self._follow_window()
-                panel = self._panels.get(update.call_id)
+                panel = self._panels.get(key)
         return panel
 
     def add_earlier(self, updates: list[ToolCallUpdated]) -> None:
         """Calls older than every one known (a session's earlier page), shown if in the window."""
-        earlier = {update.call_id: update for update in updates if update.call_id not in self._calls}
+        earlier = {update.key: update for update in updates if update.key not in self._calls}
         self._calls = {**earlier, **self._calls}
         self._follow_soon()
 
@@ -217,18 +221,18 @@ class ToolPanels(VerticalScroll):
 
     def _follow_window(self) -> None:
         self._follow_timer = None
-        wanted = [call_id for call_id, call in self._calls.items() if self._shown(call)]
+        wanted = [key for key, call in self._calls.items() if self._shown(call)]
         keep = set(wanted)
-        gone = [panel for call_id, panel in self._panels.items() if call_id not in keep]
+        gone = [panel for key, panel in self._panels.items() if key not in keep]
         for panel in gone:
-            del self._panels[panel.call.call_id]
+            del self._panels[panel.call.key]
         if gone:
             self.remove_children(gone)
         following: ToolPanel | None = None
-        for call_id in reversed(wanted):
-            shown = self._panels.get(call_id)
+        for key in reversed(wanted):
+            shown = self._panels.get(key)
             if shown is None:
-                shown = self._panels[call_id] = ToolPanel(self._calls[call_id], self._clock)
+                shown = self._panels[key] = ToolPanel(self._calls[key], self._clock)
                 self.mount(shown, before=following) if following is not None else self.mount(shown)
             following = shown
         if wanted:
@@ -242,8 +246,9 @@ class ToolPanels(VerticalScroll):
                 finished = now if call.started_at is not None else None
                 self.update_call(dataclasses.replace(call, status=ToolStatus.INTERRUPTED, finished_at=finished))
 
-    def panel(self, call_id: str) -> ToolPanel | None:
-        return self._panels.get(call_id)
+    def panel(self, key: CallKey) -> ToolPanel | None:
+        """The mounted panel of the call with this `ToolCallUpdated.key`, if any."""
+        return self._panels.get(key)
 
     @property
     def panels(self) -> list[ToolPanel]:
