@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -28,6 +28,9 @@ from tui_agent.ui.themes import (
 )
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
 
+if TYPE_CHECKING:  # loads with the first Ctrl+C
+    from tui_agent.ui.ctrl_c import CtrlC
+
 ENGINE_START_DELAY = 0.05
 """Seconds after Ready before the backend starts building the engine: the first frame is out by then."""
 
@@ -39,6 +42,10 @@ class TuiAgentApp(App[None]):
     CSS_PATH = "app.tcss"
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    BINDINGS += [  # replaces Textual's ctrl+c bindings (copy in inputs and screens, "press ctrl+q" hint)
+        Binding("ctrl+c", "interrupt", "Copy selection, else stop the reply, else quit (twice)", priority=True,
+                id="interrupt"),
+    ]
     BINDINGS += [
         Binding("ctrl+t", "toggle_task_tree", "Task tree", priority=True),
         Binding("ctrl+b", "toggle_tool_panel", "Tool panel", priority=True),
@@ -58,6 +65,7 @@ class TuiAgentApp(App[None]):
         self._cursor_blink = cursor_blink
         self._closed = False
         self._startup_notices: list[str] = []
+        self._ctrl_c: CtrlC | None = None
         self._apply_themes(theme or DEFAULT_THEME, theme_dirs)
         if keys:  # without overrides Textual's own bindings stand (and the key module loads with F1)
             self._apply_keys(keys)
@@ -221,6 +229,14 @@ class TuiAgentApp(App[None]):
             self.screen.dismiss(None)
         else:
             self.push_screen(HelpScreen())
+
+    async def action_interrupt(self) -> None:
+        """Ctrl+C: copy the selection, else stop the running reply, else quit when pressed twice."""
+        from tui_agent.ui.ctrl_c import CtrlC
+
+        if self._ctrl_c is None:
+            self._ctrl_c = CtrlC(self._clock)
+        await self._ctrl_c.press(self)
 
     async def action_quit(self) -> None:
         await self.close_backend()
