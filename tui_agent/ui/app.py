@@ -43,7 +43,7 @@ class TuiAgentApp(App[None]):
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
     BINDINGS += [  # replaces Textual's ctrl+c bindings (copy in inputs and screens, "press ctrl+q" hint)
-        Binding("ctrl+c", "interrupt", "Copy selection, else stop the reply, else quit (twice)", priority=True,
+        Binding("ctrl+c", "interrupt", "Copy / stop reply / quit (x2)", priority=True,
                 id="interrupt"),
     ]
     BINDINGS += [
