@@ -25,7 +25,7 @@ from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.prompt import PromptInput
 from tui_agent.ui.widgets.queued import QueuedPrompts
 from tui_agent.ui.widgets.status_bar import StatusBar
-from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
+from tui_agent.ui.widgets.tool_panel import Clock, ToolPanel, ToolPanels
 
 if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from tui_agent.agent.events import AgentEvent, ToolCallUpdated, TurnFinished
@@ -41,6 +41,7 @@ class ChatScreen(Screen[None]):
 
     BINDINGS = [Binding("escape", "cancel_turn", "Stop reply / take back queued", show=True)]
     BINDINGS += [Binding("ctrl+s", "app.sessions", "Sessions")]
+    BINDINGS += [Binding("f6", "focus_tools", "Tool calls / prompt (focus)", priority=True)]  # over the prompt's F6
     BINDINGS += [  # the prompt keeps the focus: these scroll the conversation from it
         Binding("pageup", "page_up", "Scroll the conversation up", show=False, priority=True),
         Binding("pagedown", "page_down", "Scroll the conversation down", show=False, priority=True),
@@ -113,6 +114,17 @@ class ChatScreen(Screen[None]):
 
     def on_chat_log_window_moved(self, event: ChatLog.WindowMoved) -> None:
         self.tool_panels.hide_calls_of(event.let_go)
+
+    def action_focus_tools(self) -> None:
+        """F6: focus the newest tool panel (showing the column if hidden); from the column, back to the prompt."""
+        panels = self.tool_panels.panels
+        if isinstance(self.focused, ToolPanel):
+            self.prompt_input.focus()
+        elif not panels:
+            self.notify("No tool calls yet.", timeout=3)
+        else:
+            self.tool_panels.display = True
+            panels[-1].focus()
 
     def action_page_up(self) -> None:
         """Page back through the conversation (older pages load at the top, as with the mouse wheel)."""
