@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from tui_agent.ui.backend import ChatBackend
@@ -31,6 +32,8 @@ from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
 if TYPE_CHECKING:  # loads with the first Ctrl+C
     from tui_agent.ui.ctrl_c import CtrlC
 
+ERROR_TIMEOUT = 30.0
+"""Seconds an error notification stays up unless clicked away (information: Textual's few seconds)."""
 ENGINE_START_DELAY = 0.05
 """Seconds after Ready before the backend starts building the engine: the first frame is out by then."""
 
@@ -129,6 +132,13 @@ class TuiAgentApp(App[None]):
         self.set_reactive(App.theme, name)  # as Textual's docs show: no watcher, so no second parse
         self.set_class(True, f"-theme-{name}", update=False)
         self.stylesheet.set_variables(self.get_css_variables())
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Textual's notification, except that an error stays up until read (or clicked away)."""
+        if severity == "error":
+            timeout = max(timeout or 0.0, ERROR_TIMEOUT)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(APP_VARIABLE_DEFAULTS)

@@ -1,0 +1,39 @@
+"""Notices hide nothing: toasts sit at the top of the conversation, short, never over the prompt, the status
+line or the tool column (at 100×30 they covered half the chat); errors stay up until read."""
+
+from __future__ import annotations
+
+from textual.widgets._toast import Toast  # the toast widget itself: only its place on screen is checked
+
+from tests.ui.helpers import chat, make_app, wait_until
+from tui_agent.ui.app import ERROR_TIMEOUT
+
+LAUNCH_NOTICES = [
+    "No endpoint configured: using the built-in offline model (set OPENAI_BASE_URL or --base-url).",
+    "History was recovered from a damaged file; the damaged copy was kept next to it.",
+]
+
+
+async def test_launch_notices_cover_neither_prompt_nor_tool_column_at_100x30() -> None:
+    app, _ = make_app(notices=LAUNCH_NOTICES)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await wait_until(pilot, lambda: len(app.screen.query(Toast)) == len(LAUNCH_NOTICES), "the toasts shown")
+        await pilot.pause()
+        screen = chat(pilot)
+        log = screen.chat_log.region
+        for toast in screen.query(Toast):
+            region = toast.region
+            for covered in (screen.prompt_input, screen.tool_panels, screen.status_bar):
+                assert not region.overlaps(covered.region), f"a toast covers {covered.id}: {region}"
+            assert log.contains_region(region), f"{region} is not over the conversation {log}"
+            assert region.height <= 3, "a one-sentence notice takes a line or three, not a block"
+
+
+async def test_errors_stay_up_longer_than_information() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.notify("Saved.")
+        app.notify("Could not write the export.", severity="error")
+        await wait_until(pilot, lambda: len(app._notifications) == 2, "both notified")
+        timeouts = {n.severity: n.timeout for n in app._notifications}
+        assert timeouts["error"] >= ERROR_TIMEOUT > timeouts["information"]
