@@ -113,7 +113,7 @@ class TuiAgentApp(App[None]):
         for theme in loaded.themes.values():
             self.register_theme(theme)
         if loaded.problems and self.is_running:
-            self.notify(problems_notice(loaded.problems), severity="warning", timeout=10)
+            self.notify(problems_notice(loaded.problems), severity="warning", timeout=10, markup=False)
         elif loaded.problems:
             self._startup_notices.append(problems_notice(loaded.problems))
         if self.get_theme(shown.name) != shown:  # a folder read later redefines the theme on screen
@@ -150,10 +150,10 @@ class TuiAgentApp(App[None]):
         return ChatScreen(self.backend, clock=self._clock, cursor_blink=self._cursor_blink)
 
     def on_mount(self) -> None:
-        for notice in self._startup_notices:
-            self.notify(notice, severity="warning", timeout=10)
+        for notice in self._startup_notices:  # plain text: "[keys]" and paths are not markup
+            self.notify(notice, severity="warning", timeout=10, markup=False)
         for notice in self.backend.notices:
-            self.notify(notice, timeout=8)
+            self.notify(notice, timeout=8, markup=False)
 
     def on_ready(self) -> None:
         # Ready comes just before the first frame reaches the terminal (the driver's size event draws it).
