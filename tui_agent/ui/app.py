@@ -192,11 +192,11 @@ class TuiAgentApp(App[None]):
 
         await start_new_session(self)
 
-    async def action_export_session(self) -> None:
-        """Write the current session as Markdown to a file and say where."""
-        from tui_agent.ui.session_actions import export_current
+    def action_export_session(self) -> None:
+        """Ask where (and as Markdown or JSON), then write the current session there and say so."""
+        from tui_agent.ui.session_actions import ask_export
 
-        await export_current(self)
+        ask_export(self)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The command palette (Ctrl+P): tui-agent's commands, then Textual's."""
