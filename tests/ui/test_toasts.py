@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets._toast import Toast  # the toast widget itself: only its place on screen is checked
 
-from tests.ui.helpers import chat, make_app, wait_until
+from tests.ui.helpers import chat, make_app, task_tree, wait_until
 from tui_agent.ui.app import ERROR_TIMEOUT
 
 LAUNCH_NOTICES = [
@@ -37,3 +37,18 @@ async def test_errors_stay_up_longer_than_information() -> None:
         await wait_until(pilot, lambda: len(app._notifications) == 2, "both notified")
         timeouts = {n.severity: n.timeout for n in app._notifications}
         assert timeouts["error"] >= ERROR_TIMEOUT > timeouts["information"]
+
+
+async def test_a_toast_shown_with_the_task_tree_open_stays_over_the_conversation() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        tree = await task_tree(pilot)
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: tree.display and tree.size.width > 0, "the task tree shown")
+        app.notify("A notice while the task tree is open, long enough to wrap onto a second line of its toast.")
+        await wait_until(pilot, lambda: bool(app.screen.query(Toast)), "the toast shown")
+        await pilot.pause()
+        screen = chat(pilot)
+        for toast in screen.query(Toast):  # the tree's own hint too
+            assert not toast.region.overlaps(tree.region) and not toast.region.overlaps(screen.tool_panels.region)
+            assert screen.chat_log.region.contains_region(toast.region)

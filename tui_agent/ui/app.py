@@ -139,6 +139,8 @@ class TuiAgentApp(App[None]):
         if severity == "error":
             timeout = max(timeout or 0.0, ERROR_TIMEOUT)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+        if isinstance(self.screen, ChatScreen):
+            self.call_after_refresh(self.screen.fit_toasts)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(APP_VARIABLE_DEFAULTS)

@@ -31,6 +31,8 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from tui_agent.agent.events import AgentEvent, ToolCallUpdated, TurnFinished
     from tui_agent.ui.backend import ChatBackend
 
+TOAST_RACK = "#textual-toastrack"
+"""The id Textual gives every screen's toast rack (textual is pinned, see pyproject.toml)."""
 TURN_END_TITLES = {TurnEndReason.BUDGET: "Stopped: budget reached", TurnEndReason.ERROR: "Error"}
 
 
@@ -125,6 +127,14 @@ class ChatScreen(Screen[None]):
         else:
             self.tool_panels.display = True
             panels[-1].focus()
+
+    def fit_toasts(self) -> None:
+        """Keep toasts over the conversation: the toast rack (docked at the top, toasts at its right, see
+        app.tcss) is made as wide as the chat log, which the task tree and the tool column narrow."""
+        width = self.chat_log.outer_size.width
+        for rack in self.query(TOAST_RACK):
+            if width > 0:
+                rack.styles.width = width
 
     def action_page_up(self) -> None:
         """Page back through the conversation (older pages load at the top, as with the mouse wheel)."""
