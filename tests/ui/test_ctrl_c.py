@@ -111,3 +111,19 @@ async def test_ctrl_c_twice_on_an_idle_prompt_quits_and_once_only_says_how() -> 
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: not app.is_running or backend.closed, "the app quit")
     assert backend.closed
+
+
+async def test_ctrl_c_is_overridable_by_its_action_name() -> None:
+    gate = Gate()
+    backend = ScriptedBackend([[*reply_script(["Half"]), gate]])
+    app = TuiAgentApp(backend, cursor_blink=False, keys={"interrupt": "f9"})
+    async with app.run_test(size=SIZE) as pilot:
+        assert not [n for n in app._notifications if "[keys]" in n.message]  # a known name, no clash
+        await send(pilot, "go", wait=False)
+        await wait_until(pilot, lambda: gate.reached, "mid-reply")
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert backend.cancel_count == 0  # ctrl+c is Textual's again
+        await pilot.press("f9")
+        await wait_until(pilot, lambda: chat(pilot).idle, "reply stopped")
+        assert backend.cancel_count == 1
