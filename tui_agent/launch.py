@@ -76,7 +76,7 @@ def run_app(args: argparse.Namespace) -> int:
     from tui_agent.ui.app import TuiAgentApp
 
     app = TuiAgentApp(backend, theme=first.theme, theme_dirs=(paths.user_themes_dir(),), keys=first.keys)
-    backend.on_notice = lambda notice: app.notify(notice, timeout=8, markup=False)
+    backend.on_notice = app.show_notice
     asyncio.run(_run_until_exit(app, backend))
     return app.return_code or 0
 

@@ -142,6 +142,18 @@ class TuiAgentApp(App[None]):
         if isinstance(self.screen, ChatScreen):
             self.call_after_refresh(self.screen.fit_toasts)
 
+    def show_notice(self, notice: str) -> None:
+        """A notice from the engine as it starts: that the offline model answers is a line in the conversation
+        (the status bar names the model too); anything else is a notification."""
+        try:
+            from tui_agent.agent.services import OFFLINE_NOTICE  # loaded with the engine that sends the notice
+        except ImportError:  # the engine could not even load; this notice says so
+            OFFLINE_NOTICE = ""
+        if notice == OFFLINE_NOTICE and isinstance(self.screen, ChatScreen):
+            self.screen.chat_log.add_system(notice)
+        else:
+            self.notify(notice, timeout=8, markup=False)
+
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(APP_VARIABLE_DEFAULTS)
 
