@@ -6,9 +6,12 @@ from __future__ import annotations
 from textual.geometry import Offset
 from textual.selection import Selection
 
-from tests.ui.helpers import SIZE, chat, make_app, send, wait_until
+from tests.ui.helpers import SIZE, call, chat, make_app, send, wait_until
+from tui_agent.agent.events import ToolStatus
 from tui_agent.ui.app import TuiAgentApp
-from tui_agent.ui.scripted import Gate, ScriptedBackend, reply_script
+from tui_agent.ui.screens.approval import ApprovalScreen
+from tui_agent.ui.screens.chat import ChatScreen
+from tui_agent.ui.scripted import AskApproval, Gate, ScriptedBackend, reply_script
 
 REPLY = "# Weather\n\nIt is **sunny** in Paris today.\n\n- warm\n- dry\n"
 
@@ -127,3 +130,14 @@ async def test_ctrl_c_is_overridable_by_its_action_name() -> None:
         await pilot.press("f9")
         await wait_until(pilot, lambda: chat(pilot).idle, "reply stopped")
         assert backend.cancel_count == 1
+
+
+async def test_ctrl_c_in_the_approval_dialog_stops_the_turn() -> None:
+    ask = call("c1", ToolStatus.AWAITING_APPROVAL, name="run_shell", arguments='{"command": "ls"}')
+    app, backend = make_app([[AskApproval(ask)]])
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "list files", wait=False)
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval dialog")
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen) and chat(pilot).idle, "turn stopped")
+        assert backend.cancel_count == 1 and backend.decisions == [] and app.is_running
