@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
 import tempfile
 import time
@@ -289,5 +290,7 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=8.0)
     options = parser.parse_args()
     started = time.perf_counter()
-    asyncio.run(main(options.tokens, options.seconds))
+    with tempfile.TemporaryDirectory() as home:
+        os.environ.setdefault("TUI_AGENT_HOME", home)  # the prompts it sends stay out of your prompt history
+        asyncio.run(main(options.tokens, options.seconds))
     print(f"info: bench took {time.perf_counter() - started:.0f}s")

@@ -76,7 +76,7 @@ def run_app(args: argparse.Namespace) -> int:
     from tui_agent.ui.app import TuiAgentApp
 
     app = TuiAgentApp(backend, theme=first.theme, theme_dirs=(paths.user_themes_dir(),), keys=first.keys)
-    backend.on_notice = lambda notice: app.notify(notice, timeout=8)
+    backend.on_notice = app.show_notice
     asyncio.run(_run_until_exit(app, backend))
     for alarm in backend.alarms:  # a notification is easily missed; this stays in the terminal
         print(f"tui-agent: {alarm}", file=sys.stderr)

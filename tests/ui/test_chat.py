@@ -327,3 +327,19 @@ async def test_page_up_and_down_scroll_the_conversation_from_the_prompt() -> Non
         await pilot.press("pagedown")
         await pilot.pause()
         assert log.scroll_y == bottom
+
+
+async def test_prompt_history_is_kept_across_runs() -> None:
+    app, _ = make_app()
+    async with app.run_test() as pilot:
+        await send(pilot, "from an earlier run")
+        await send(pilot, "the last one")
+    app, _ = make_app()
+    async with app.run_test() as pilot:
+        prompt = chat(pilot).prompt_input
+        await pilot.press("up")
+        assert prompt.text == "the last one"
+        await pilot.press("up")
+        assert prompt.text == "from an earlier run"
+        await pilot.press("down", "down")
+        assert prompt.text == ""

@@ -100,3 +100,13 @@ async def test_an_override_that_takes_a_used_key_is_reported() -> None:
         assert "escape was 'cancel_turn' in chat screen; 'sessions' takes it" in message
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "escape now opens sessions")
+
+
+async def test_the_keys_notice_shows_its_brackets_literally() -> None:
+    from textual.widgets._toast import Toast  # the toast widget: what the person reads
+
+    app = app_with({"no_such_action": "f5"})
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: bool(app.screen.query(Toast)), "the notice shown")
+        (toast,) = app.screen.query(Toast)
+        assert "The [keys] table names no key binding called 'no_such_action'" in str(toast.render())

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from textual.command import CommandInput, CommandList, CommandPalette
 from textual.pilot import Pilot
 
@@ -53,10 +52,6 @@ def notices(app: TuiAgentApp) -> list[str]:
     return [notification.message for notification in app._notifications]
 
 
-def exports(folder: Path) -> list[str]:
-    return [file.read_text() for file in folder.glob("tui-agent-trip-to-oslo-*.md")]
-
-
 async def test_palette_offers_our_commands_once_each() -> None:
     app, _ = make_app()
     async with app.run_test(size=SIZE):
@@ -97,18 +92,6 @@ async def test_new_session_clears_the_conversation() -> None:
         await run_command(pilot, "New session")
         await wait_until(pilot, lambda: not chat(pilot).chat_log.assistant_messages, "empty chat")
         assert backend.current_session_id is None
-
-
-async def test_export_session_writes_markdown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    app, backend = make_app()
-    session = backend.add_session("Trip to Oslo")
-    async with app.run_test(size=SIZE) as pilot:
-        await backend.open_session(session.id)
-        await run_command(pilot, "Export session")
-        await wait_until(pilot, lambda: any("Exported to" in n for n in notices(app)), "export notice")
-    (exported,) = exports(tmp_path)
-    assert "Trip to Oslo" in exported
 
 
 async def test_copy_last_reply_puts_the_markdown_on_the_clipboard() -> None:

@@ -170,3 +170,20 @@ async def test_status_bar_shows_the_built_engine_not_the_first_frames_guess(tmp_
         status = chat(pilot).status_bar
         await wait_until(pilot, lambda: status.endpoint == "offline model", "the built engine's endpoint")
         assert status.model == "offline"
+
+
+async def test_a_prompt_sent_while_streaming_is_queued_then_sent(real_app: MakeApp, tmp_path: Path) -> None:
+    app, _ = real_app({"replies": [{"text": "word " * 200, "chunk_size": 5, "chunk_delay": 0.01},
+                                   {"text": "Second answer."}]})
+    async with app.run_test(size=(140, 40)) as pilot:
+        await send(pilot, "talk a lot", wait=False)
+        screen = chat(pilot)
+        await wait_until(pilot, lambda: bool(screen.chat_log.assistant_messages), "the reply streaming")
+        await send(pilot, "and then this", wait=False)
+        assert screen.queued.prompts == ["and then this"] and screen.busy
+        await wait_until(pilot, lambda: screen.idle, "both turns done")
+        assert [m.status for m in screen.chat_log.assistant_messages] == [MessageStatus.COMPLETE] * 2
+    messages = await history(tmp_path / "history.db")
+    assert [(m.role.value, m.content.strip()[:14]) for m in messages] == [
+        ("user", "talk a lot"), ("assistant", "word word word"), ("user", "and then this"),
+        ("assistant", "Second answer.")]

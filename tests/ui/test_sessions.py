@@ -17,6 +17,7 @@ from textual.widgets import Input, OptionList
 
 from tests.ui.helpers import chat, send, wait_until
 from tests.ui.sessions_stack import Call, RealStack, Turn, api_messages, real_stack, seed, stored
+from tui_agent import paths
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.status import Role, ToolStatus
 from tui_agent.ui.screens.session_dialogs import ConfirmDeleteScreen, ForkScreen, RenameScreen
@@ -244,13 +245,14 @@ async def test_new_session_title_comes_from_the_first_prompt_without_a_model_req
 async def test_new_session_and_export(stack: RealStack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from tui_agent.ui.session_actions import export_current
 
-    weather = await seed(stack.db, "Weather in Oslo", WEATHER)
+    await seed(stack.db, "Weather in Oslo", WEATHER)
     monkeypatch.chdir(tmp_path)
     app, backend = stack.app(ResumeRequest(latest=True))
     async with app.run_test(size=SIZE) as pilot:
         await back_in_chat(pilot, "And tomorrow?")
         target = await export_current(app)
-        assert target is not None and target.parent == tmp_path and weather.id[:8] in target.name
+        assert target is not None and target.parent == paths.data_dir() / "exports"  # not the current directory
+        assert target.name.startswith("weather-in-oslo-")
         text = target.read_text(encoding="utf-8")
         assert "get_current_weather" in text and "Oslo: cloudy, 9 °C" in text
         await app.run_action("new_session")

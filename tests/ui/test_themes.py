@@ -117,3 +117,15 @@ async def test_a_later_folder_redefining_the_theme_on_screen_wins_once_all_are_r
         await wait_until(pilot, lambda: app.current_theme.primary == "#123456", "the override in force")
         assert app.theme == DEFAULT_THEME
         assert app.theme_variables["primary"] != shipped_primary  # the stylesheet's colours follow it
+
+
+async def test_a_bad_user_theme_is_reported_once_when_the_app_is_started_as_the_cli_does() -> None:
+    user = paths.user_themes_dir()
+    user.mkdir(parents=True, exist_ok=True)
+    (user / "broken.toml").write_text("name = ")
+    app = TuiAgentApp(ScriptedBackend(), theme_dirs=(paths.user_themes_dir(),))  # as launch.py passes it
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: bool(app._notifications))
+        await pilot.pause(0.1)
+        text = "\n".join(n.message for n in app._notifications)
+        assert text.count("broken.toml") == 1, text

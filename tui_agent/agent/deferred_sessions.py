@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from tui_agent.agent.agent import Agent
+    from tui_agent.history.export import ExportFormat
     from tui_agent.history.models import Message, SearchHit, Session
     from tui_agent.history.peek import SessionPeek
 
@@ -90,6 +91,6 @@ class DeferredSessions:
     async def new_session(self) -> None:
         await (await self._agent()).new_session()
 
-    async def export_session(self) -> tuple[str, str] | None:
+    async def export_session(self, export_format: ExportFormat = "markdown") -> tuple[str, str] | None:
         agent = await self.ready()
-        return None if agent is None else await agent.export_session()
+        return None if agent is None else await agent.export_session(export_format)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from tui_agent.agent.conversation import Conversation
 from tui_agent.agent.turn import SessionTotals, TurnServices
+from tui_agent.history.export import ExportFormat
 from tui_agent.history.models import Message, SearchHit, Session
 from tui_agent.history.store import HistoryStore
 
@@ -89,8 +90,9 @@ class SessionActions:
         self._conversation = Conversation(self.system_prompt)
         self._services.totals = SessionTotals()
 
-    async def export_session(self) -> tuple[str, str] | None:
-        """(title, Markdown) of the current session, tool calls included; None before the first prompt."""
+    async def export_session(self, export_format: ExportFormat = "markdown") -> tuple[str, str] | None:
+        """(title, Markdown or JSON) of the current session, tool calls included; None before the first prompt."""
         if self._session is None:
             return None
-        return self._session.title, await self.store.export_markdown(self._session.id)
+        export = self.store.export_json if export_format == "json" else self.store.export_markdown
+        return self._session.title, await export(self._session.id)

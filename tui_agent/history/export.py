@@ -11,13 +11,14 @@ import os
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from tui_agent.history.models import Message, Session, ToolCall
 from tui_agent.sanitize import replace_surrogates, replace_surrogates_in
 from tui_agent.status import MessageStatus
 
 PRIVATE_FILE_MODE = 0o600
+ExportFormat = Literal["markdown", "json"]
 
 
 def to_markdown(session: Session, messages: list[Message]) -> str:

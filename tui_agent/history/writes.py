@@ -33,9 +33,9 @@ def insert_session(session: Session) -> WriteFn:
 
 
 def rename_session(session_id: str, title: str) -> WriteFn:
+    """A new title only: `updated_at` is the last activity, which orders the session list."""
     def run(conn: sqlite3.Connection) -> None:
-        cur = conn.execute("UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?",
-                           (title, time.time(), session_id))
+        cur = conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))
         _require(cur.rowcount, session_id)
     return run
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from tui_agent.ui.backend import ChatBackend
@@ -28,6 +29,11 @@ from tui_agent.ui.themes import (
 )
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
 
+if TYPE_CHECKING:  # loads with the first Ctrl+C
+    from tui_agent.ui.ctrl_c import CtrlC
+
+ERROR_TIMEOUT = 30.0
+"""Seconds an error notification stays up unless clicked away (information: Textual's few seconds)."""
 ENGINE_START_DELAY = 0.05
 """Seconds after Ready before the backend starts building the engine: the first frame is out by then."""
 
@@ -39,6 +45,10 @@ class TuiAgentApp(App[None]):
     CSS_PATH = "app.tcss"
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    BINDINGS += [  # replaces Textual's ctrl+c bindings (copy in inputs and screens, "press ctrl+q" hint)
+        Binding("ctrl+c", "interrupt", "Copy / stop reply / quit (x2)", priority=True,
+                id="interrupt"),
+    ]
     BINDINGS += [
         Binding("ctrl+t", "toggle_task_tree", "Task tree", priority=True),
         Binding("ctrl+b", "toggle_tool_panel", "Tool panel", priority=True),
@@ -58,6 +68,7 @@ class TuiAgentApp(App[None]):
         self._cursor_blink = cursor_blink
         self._closed = False
         self._startup_notices: list[str] = []
+        self._ctrl_c: CtrlC | None = None
         self._apply_themes(theme or DEFAULT_THEME, theme_dirs)
         if keys:  # without overrides Textual's own bindings stand (and the key module loads with F1)
             self._apply_keys(keys)
@@ -102,7 +113,7 @@ class TuiAgentApp(App[None]):
         for theme in loaded.themes.values():
             self.register_theme(theme)
         if loaded.problems and self.is_running:
-            self.notify(problems_notice(loaded.problems), severity="warning", timeout=10)
+            self.notify(problems_notice(loaded.problems), severity="warning", timeout=10, markup=False)
         elif loaded.problems:
             self._startup_notices.append(problems_notice(loaded.problems))
         if self.get_theme(shown.name) != shown:  # a folder read later redefines the theme on screen
@@ -122,6 +133,27 @@ class TuiAgentApp(App[None]):
         self.set_class(True, f"-theme-{name}", update=False)
         self.stylesheet.set_variables(self.get_css_variables())
 
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Textual's notification, except that an error stays up until read (or clicked away)."""
+        if severity == "error":
+            timeout = max(timeout or 0.0, ERROR_TIMEOUT)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+        if isinstance(self.screen, ChatScreen):
+            self.call_after_refresh(self.screen.fit_toasts)
+
+    def show_notice(self, notice: str) -> None:
+        """A notice from the engine as it starts: that the offline model answers is a line in the conversation
+        (the status bar names the model too); anything else is a notification."""
+        try:
+            from tui_agent.agent.services import OFFLINE_NOTICE  # loaded with the engine that sends the notice
+        except ImportError:  # the engine could not even load; this notice says so
+            OFFLINE_NOTICE = ""
+        if notice == OFFLINE_NOTICE and isinstance(self.screen, ChatScreen):
+            self.screen.chat_log.add_system(notice)
+        else:
+            self.notify(notice, timeout=8, markup=False)
+
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(APP_VARIABLE_DEFAULTS)
 
@@ -132,10 +164,10 @@ class TuiAgentApp(App[None]):
         return ChatScreen(self.backend, clock=self._clock, cursor_blink=self._cursor_blink)
 
     def on_mount(self) -> None:
-        for notice in self._startup_notices:
-            self.notify(notice, severity="warning", timeout=10)
+        for notice in self._startup_notices:  # plain text: "[keys]" and paths are not markup
+            self.notify(notice, severity="warning", timeout=10, markup=False)
         for notice in self.backend.notices:
-            self.notify(notice, timeout=8)
+            self.notify(notice, timeout=8, markup=False)
 
     def on_ready(self) -> None:
         # Ready comes just before the first frame reaches the terminal (the driver's size event draws it).
@@ -174,11 +206,11 @@ class TuiAgentApp(App[None]):
 
         await start_new_session(self)
 
-    async def action_export_session(self) -> None:
-        """Write the current session as Markdown to a file and say where."""
-        from tui_agent.ui.session_actions import export_current
+    def action_export_session(self) -> None:
+        """Ask where (and as Markdown or JSON), then write the current session there and say so."""
+        from tui_agent.ui.session_actions import ask_export
 
-        await export_current(self)
+        ask_export(self)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The command palette (Ctrl+P): tui-agent's commands, then Textual's."""
@@ -221,6 +253,14 @@ class TuiAgentApp(App[None]):
             self.screen.dismiss(None)
         else:
             self.push_screen(HelpScreen())
+
+    async def action_interrupt(self) -> None:
+        """Ctrl+C: copy the selection, else stop the running reply, else quit when pressed twice."""
+        from tui_agent.ui.ctrl_c import CtrlC
+
+        if self._ctrl_c is None:
+            self._ctrl_c = CtrlC(self._clock)
+        await self._ctrl_c.press(self)
 
     async def action_quit(self) -> None:
         await self.close_backend()

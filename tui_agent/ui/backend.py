@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias
 if TYPE_CHECKING:  # event and record classes load with the engine, after the first paint
     from tui_agent.agent.events import AgentEvent, ToolCallUpdated
     from tui_agent.agent.tree import TreeObserver, Unsubscribe
+    from tui_agent.history.export import ExportFormat
     from tui_agent.history.models import Message, SearchHit, Session
 
 
@@ -123,8 +124,8 @@ class ChatBackend(Protocol):
     async def new_session(self) -> None:
         """Start afresh: the next prompt creates a new session."""
 
-    async def export_session(self) -> tuple[str, str] | None:
-        """(title, Markdown) of the current session, or None before its first prompt."""
+    async def export_session(self, export_format: ExportFormat = "markdown") -> tuple[str, str] | None:
+        """(title, Markdown or JSON) of the current session, or None before its first prompt."""
         ...
 
     # -- models (the palette's "Switch model") ----------------------------------------------------

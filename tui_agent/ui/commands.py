@@ -34,7 +34,8 @@ def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]
     yield SystemCommand("Switch model", "Pick one of the endpoint's models; the conversation is kept",
                         app.action_switch_model)
     yield SystemCommand("Theme", "Change the theme (saved in the config file)", app.action_pick_theme)
-    yield SystemCommand("Export session", "Write the current session as Markdown", app.action_export_session)
+    yield SystemCommand("Export session", "Write the current session to a file (Markdown or JSON); asks where",
+                        app.action_export_session)
     yield SystemCommand("Toggle tool panel", "Show or hide the tool calls on the right", app.action_toggle_tool_panel)
     yield SystemCommand("Toggle task tree", "Show or hide the current turn's task tree", app.action_toggle_task_tree)
     yield SystemCommand("Copy last reply", "Copy the latest answer to the clipboard", app.action_copy_last_reply)

@@ -3,7 +3,7 @@ the keys in force (for the help screen).
 
 Textual overrides a binding through the app's keymap, by binding id. Every binding of the parts listed in
 `binding_owners` gets its action name as id (`app.sessions` -> `sessions`), so the config file names actions:
-`[keys] cancel_turn = "ctrl+c"`. Names that match no binding are reported once; the app still starts.
+`[keys] cancel_turn = "ctrl+g"`. Names that match no binding are reported once; the app still starts.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ import uuid
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from tui_agent.history.export import ExportFormat, to_json
 from tui_agent.history.models import Message, SearchHit, Session
 
 
@@ -102,11 +103,13 @@ class MemorySessions:
     async def new_session(self) -> None:
         self._memory.current = None
 
-    async def export_session(self) -> tuple[str, str] | None:
+    async def export_session(self, export_format: ExportFormat = "markdown") -> tuple[str, str] | None:
         current = self._memory.current
         if current is None:
             return None
         session = self._memory.sessions[current]
+        if export_format == "json":
+            return session.title, to_json(session, self._memory.messages[current])
         lines = [f"# {session.title}", ""]
         lines += [f"**{m.role.value}**: {m.content}\n" for m in self._memory.messages[current]]
         return session.title, "\n".join(lines)

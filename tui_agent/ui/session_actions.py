@@ -2,20 +2,26 @@
 
 `TuiAgentApp.action_sessions`, `action_new_session` and `action_export_session` call these; opening a
 session (or starting afresh) replaces the chat screen with a fresh one that loads the new history.
+Exporting asks where first (`ExportScreen`): by default `<data dir>/exports/<title>-<date>.md` (or `.json`),
+never the current directory; the folder is created and the file is readable by its owner only.
 """
 
 from __future__ import annotations
 
 import re
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_agent import paths
-from tui_agent.history.export import write_private
+from tui_agent.history.export import ExportFormat, write_private
+from tui_agent.ui.screens.session_dialogs import SUFFIXES, ExportScreen
 from tui_agent.ui.screens.sessions import SessionsScreen, show_fresh_chat
 
 if TYPE_CHECKING:
     from tui_agent.ui.app import TuiAgentApp
+
+PRIVATE_FOLDER_MODE = 0o700
 
 
 def open_sessions(app: TuiAgentApp) -> None:
@@ -34,28 +40,57 @@ async def start_new_session(app: TuiAgentApp) -> None:
     show_fresh_chat(app)
 
 
-def export_file_name(title: str, session_id: str) -> str:
+def export_folder() -> Path:
+    return paths.data_dir() / "exports"
+
+
+def export_file_name(title: str, export_format: ExportFormat = "markdown", day: date | None = None) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:40] or "session"
-    return f"tui-agent-{slug}-{session_id[:8]}.md"
+    return f"{slug}-{(day or date.today()).isoformat()}{SUFFIXES[export_format]}"
 
 
-async def export_current(app: TuiAgentApp, folder: Path | None = None) -> Path | None:
-    """Write the current session as Markdown (cwd, else the data dir; mode 0600) and say where; returns the file."""
-    exported = await app.backend.export_session()
-    session_id = app.backend.current_session_id
-    if exported is None or session_id is None:
+def unused(path: Path) -> Path:
+    """`path`, or `name-2.ext`, `name-3.ext`… when it exists: a default never overwrites an earlier export."""
+    candidate, number = path, 2
+    while candidate.exists():
+        candidate, number = path.with_name(f"{path.stem}-{number}{path.suffix}"), number + 1
+    return candidate
+
+
+def ask_export(app: TuiAgentApp) -> None:
+    """Ask where to export the current session (and as what), then write it."""
+    if app.backend.current_session_id is None:
+        app.notify("Nothing to export yet: this session has no messages.", severity="warning")
+        return
+    title = app.backend.session_title
+
+    def default_path(export_format: ExportFormat) -> Path:
+        return unused(export_folder() / export_file_name(title, export_format))
+
+    def chosen(answer: tuple[Path, ExportFormat] | None) -> None:
+        if answer is not None:
+            path, export_format = answer
+            app.run_worker(export_current(app, path=path, export_format=export_format), group="export")
+
+    app.push_screen(ExportScreen(title, default_path), callback=chosen)
+
+
+async def export_current(app: TuiAgentApp, folder: Path | None = None, *, path: Path | None = None,
+                         export_format: ExportFormat = "markdown") -> Path | None:
+    """Write the current session to `path` (else `<folder or data dir/exports>/<title>-<date>.<ext>`), mode
+    0600, creating its folder, and say where; returns the file, None when there was nothing to write or it failed."""
+    exported = await app.backend.export_session(export_format)
+    if exported is None or app.backend.current_session_id is None:
         app.notify("Nothing to export yet: this session has no messages.", severity="warning")
         return None
-    title, markdown = exported
-    name = export_file_name(title, session_id)
-    for place in ([folder] if folder else [Path.cwd(), paths.data_dir()]):
-        target = place / name
-        try:
-            write_private(target, markdown)  # the whole conversation: for its owner's eyes only
-        except OSError:
-            continue
-        app.notify(f"Exported to {target}", timeout=10)
-        return target
-    app.notify("Could not write the export: neither this folder nor the data folder is writable.",
-               severity="error")
-    return None
+    title, text = exported
+    target = path or unused((folder or export_folder()) / export_file_name(title, export_format))
+    try:
+        target.parent.mkdir(mode=PRIVATE_FOLDER_MODE, parents=True, exist_ok=True)
+        write_private(target, text)  # the whole conversation: for its owner's eyes only
+    except OSError as error:
+        app.notify(f"Could not write the export to {target}: {error.strerror or error}", severity="error",
+                   markup=False)
+        return None
+    app.notify(f"Exported to {target.absolute()}", timeout=10, markup=False)
+    return target

@@ -77,8 +77,9 @@ class ThemeSet(NamedTuple):
 
 
 def theme_folders(extra: Iterable[Path] = ()) -> list[Path]:
-    """Shipped themes first, then the user's folder, then any extra folders (later wins on a name clash)."""
-    return [paths.shipped_dir("themes"), paths.user_themes_dir(), *extra]
+    """Shipped themes first, then the user's folder, then any extra folders (later wins on a name clash).
+    Each folder once: the CLI passes the user's folder as an extra one too, and its bad files were reported twice."""
+    return list(dict.fromkeys([paths.shipped_dir("themes"), paths.user_themes_dir(), *extra]))
 
 
 def find_theme_file(name: str, folders: Iterable[Path]) -> Path | None:

@@ -32,7 +32,8 @@ async def test_sessions_create_rename_get_list_delete(store: HistoryStore) -> No
     got = await store.get_session(first.id)
     assert got is not None and got.title == "renamed" and got.model == "m1" and got.system_prompt == "be kind"
     recent = await store.list_recent()
-    assert [s.id for s in recent] == [first.id, second.id]  # renaming counts as an update
+    assert [s.id for s in recent] == [second.id, first.id]  # a new title is not new activity
+    assert recent[1].updated_at == first.updated_at
     assert len(await store.list_recent(limit=1)) == 1
     await store.delete_session(first.id)
     assert await store.get_session(first.id) is None

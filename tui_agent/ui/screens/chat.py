@@ -1,7 +1,8 @@
 """Provides `ChatScreen`: the conversation (left), tool panels (right), prompt and status line (bottom).
 
 It sends intents to a `ChatBackend` (send, cancel, approve) and renders the `AgentEvent`s that
-`send` yields, in a worker; it knows nothing of the agent beyond those events.
+`send` yields, in a worker; it knows nothing of the agent beyond those events. A prompt sent while a turn
+runs waits in `QueuedPrompts` above the prompt and is sent when the turn ends.
 """
 
 from __future__ import annotations
@@ -22,14 +23,17 @@ from tui_agent.ui.backend import ApprovalDecision
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.prompt import PromptInput
+from tui_agent.ui.widgets.queued import QueuedPrompts
 from tui_agent.ui.widgets.status_bar import StatusBar
-from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
+from tui_agent.ui.widgets.tool_panel import Clock, ToolPanel, ToolPanels
 
 if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from tui_agent.agent.events import AgentEvent, ToolCallUpdated, TurnFinished
     from tui_agent.agent.tree import Unsubscribe
     from tui_agent.ui.backend import ChatBackend
 
+TOAST_RACK = "#textual-toastrack"
+"""The id Textual gives every screen's toast rack (textual is pinned, see pyproject.toml)."""
 TURN_END_TITLES = {TurnEndReason.BUDGET: "Stopped: budget reached", TurnEndReason.ERROR: "Error"}
 
 
@@ -38,8 +42,9 @@ class ChatScreen(Screen[None]):
 
     AUTO_FOCUS = "#prompt"  # focused as the screen mounts: no focus moves (and restyles) before the first frame
 
-    BINDINGS = [Binding("escape", "cancel_turn", "Stop reply", show=True)]
+    BINDINGS = [Binding("escape", "cancel_turn", "Stop reply / take back queued", show=True)]
     BINDINGS += [Binding("ctrl+s", "app.sessions", "Sessions")]
+    BINDINGS += [Binding("f6", "focus_tools", "Tool calls / prompt (focus)", priority=True)]  # over the prompt's F6
     BINDINGS += [  # the prompt keeps the focus: these scroll the conversation from it
         Binding("pageup", "page_up", "Scroll the conversation up", show=False, priority=True),
         Binding("pagedown", "page_down", "Scroll the conversation down", show=False, priority=True),
@@ -59,13 +64,14 @@ class ChatScreen(Screen[None]):
         with Horizontal(id="main"):
             yield ChatLog(id="chat-log")
             yield ToolPanels(clock=self._clock, id="tool-panels")
+        yield QueuedPrompts(id="queued")
         yield PromptInput(id="prompt", cursor_blink=self._cursor_blink)
         yield StatusBar(id="status")
 
     @property
     def idle(self) -> bool:
-        """No turn is running or still draining its closing events."""
-        return not self.busy and not self._turn_lock.locked()
+        """No turn is running or still draining its closing events, and no prompt waits to be sent."""
+        return not self.busy and not self._turn_lock.locked() and not self.queued.prompts
 
     @property
     def chat_log(self) -> ChatLog:
@@ -78,6 +84,10 @@ class ChatScreen(Screen[None]):
     @property
     def prompt_input(self) -> PromptInput:
         return self.query_one(PromptInput)
+
+    @property
+    def queued(self) -> QueuedPrompts:
+        return self.query_one(QueuedPrompts)
 
     @property
     def status_bar(self) -> StatusBar:
@@ -119,6 +129,25 @@ class ChatScreen(Screen[None]):
     def on_chat_log_window_moved(self, event: ChatLog.WindowMoved) -> None:
         self.tool_panels.hide_calls_of(event.let_go)
 
+    def action_focus_tools(self) -> None:
+        """F6: focus the newest tool panel (showing the column if hidden); from the column, back to the prompt."""
+        panels = self.tool_panels.panels
+        if isinstance(self.focused, ToolPanel):
+            self.prompt_input.focus()
+        elif not panels:
+            self.notify("No tool calls yet.", timeout=3)
+        else:
+            self.tool_panels.display = True
+            panels[-1].focus()
+
+    def fit_toasts(self) -> None:
+        """Keep toasts over the conversation: the toast rack (docked at the top, toasts at its right, see
+        app.tcss) is made as wide as the chat log, which the task tree and the tool column narrow."""
+        width = self.chat_log.outer_size.width
+        for rack in self.query(TOAST_RACK):
+            if width > 0:
+                rack.styles.width = width
+
     def action_page_up(self) -> None:
         """Page back through the conversation (older pages load at the top, as with the mouse wheel)."""
         self.chat_log.scroll_page_up(animate=False)
@@ -142,12 +171,28 @@ class ChatScreen(Screen[None]):
     # -- intents ------------------------------------------------------------------------------------
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         event.stop()
-        self.chat_log.add_user(event.text)
+        if self.busy or self._turn_lock.locked() or self.queued.prompts:
+            self.queued.push(event.text)  # shown above the prompt, not under the reply still being written
+        else:
+            self._start_turn(event.text)
+
+    def _start_turn(self, prompt: str) -> None:
+        self.chat_log.add_user(prompt)
         self._set_busy(True)
-        self.run_worker(self._run_turn(event.text), group="turn", exit_on_error=False, description="chat turn")
+        self.run_worker(self._run_turn(prompt), group="turn", exit_on_error=False, description="chat turn")
 
     def action_cancel_turn(self) -> None:
-        """Esc: stop the reply now; the backend's closing events arrive after and change nothing visible."""
+        """Esc: on an empty prompt with a prompt queued, take the newest queued one back to edit; otherwise
+        stop the reply."""
+        prompt = self.prompt_input
+        if not prompt.text and (waiting := self.queued.take_last()) is not None:
+            prompt.load_text(waiting)
+            prompt.move_cursor(prompt.document.end)
+            return
+        self.stop_reply()
+
+    def stop_reply(self) -> None:
+        """Stop the reply now; the backend's closing events arrive after and change nothing visible."""
         if not self.busy:
             return
         self.backend.cancel()
@@ -195,6 +240,8 @@ class ChatScreen(Screen[None]):
                 self.chat_log.close_open()
                 self._set_busy(False)
                 self._show_status()
+        if (waiting := self.queued.take_first()) is not None:  # the lock is free: the next turn may start
+            self._start_turn(waiting)
 
     def render_event(self, event: AgentEvent) -> None:
         """Show one event from the turn."""

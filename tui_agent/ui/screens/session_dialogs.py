@@ -1,24 +1,29 @@
-"""Provides the session screen's small modals: rename (a title), fork (pick a message) and confirm delete.
+"""Provides the session modals: rename (a title), fork (pick a message), confirm delete, and export (where
+to, in which format).
 
 Each dismisses with the answer, or None / False when the person backs out with Esc.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, OptionList, Static
+from textual.widgets import Button, Input, OptionList, RadioButton, RadioSet, Static
 from textual.widgets.option_list import Option
 
+from tui_agent.history.export import ExportFormat
 from tui_agent.history.models import Message
 from tui_agent.sanitize import sanitize
 from tui_agent.status import Role
 
 DIALOG_CSS = """
-RenameScreen, ForkScreen, ConfirmDeleteScreen { align: center middle; }
+RenameScreen, ForkScreen, ConfirmDeleteScreen, ExportScreen { align: center middle; }
 .session-dialog {
     width: 80%; max-width: 90; height: auto; max-height: 80%;
     border: thick $accent; background: $surface; padding: 1 2;
@@ -120,3 +125,67 @@ class ConfirmDeleteScreen(ModalScreen[bool]):
 
     def action_answer(self, delete: bool) -> None:
         self.dismiss(delete)
+
+
+SUFFIXES: dict[ExportFormat, str] = {"markdown": ".md", "json": ".json"}
+
+
+class ExportScreen(ModalScreen[tuple[Path, ExportFormat] | None]):
+    """Asks where to write the current session and as what (Markdown or JSON); Enter or Export writes, Esc
+    cancels. The path starts at `default_path(format)`; switching the format switches its extension."""
+
+    DEFAULT_CSS = DIALOG_CSS + """
+    ExportScreen RadioSet { layout: horizontal; margin: 1 0; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, default_path: Callable[[ExportFormat], Path]) -> None:
+        super().__init__()
+        self.session_title = title
+        self.default_path = default_path
+        self.export_format: ExportFormat = "markdown"
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="session-dialog") as dialog:
+            dialog.border_title = Content(f"Export {one_line(self.session_title, 40)}")
+            yield Static(Content("Write the conversation (tool calls included) to this file, readable by you only:"))
+            yield Input(str(self.default_path(self.export_format)), id="export-path")
+            with RadioSet(id="export-format"):
+                yield RadioButton(Content("Markdown"), value=True, id="markdown")
+                yield RadioButton(Content("JSON"), id="json")
+            with Horizontal():
+                yield Button(Content("Cancel (Esc)"), id="cancel")
+                yield Button(Content("Export (Enter)"), id="export", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#export-path", Input).focus()
+
+    def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
+        event.stop()
+        chosen: ExportFormat = "json" if event.pressed.id == "json" else "markdown"
+        field = self.query_one("#export-path", Input)
+        path = Path(field.value.strip())
+        if path.suffix in SUFFIXES.values():  # a name the person chose keeps its stem, with the new extension
+            field.value = str(path.with_suffix(SUFFIXES[chosen]))
+        self.export_format = chosen
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._export()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "export":
+            self._export()
+        else:
+            self.dismiss(None)
+
+    def _export(self) -> None:
+        value = self.query_one("#export-path", Input).value.strip()
+        if not value:
+            self.notify("Type a file name to export to (Esc cancels).", severity="warning")
+            return
+        self.dismiss((Path(value).expanduser(), self.export_format))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -315,6 +315,12 @@ class ChatLog(VerticalScroll):
 
         self._add(ErrorNotice(message, title=title))
 
+    def add_system(self, text: str) -> None:
+        """A line from tui-agent itself (not from the model), e.g. that the offline model answers."""
+        from tui_agent.ui.widgets.messages import SystemLine
+
+        self._add(SystemLine(text))
+
     def assistant(self, message_id: str) -> AssistantMessage | None:
         return self._assistant.get(message_id)
 

@@ -5,6 +5,10 @@ followed by an unindented line) and a live tail. Settled blocks are rendered onc
 and kept as lines; each update re-renders only the tail. Frames draw only visible lines (line API), so
 one long reply, or a log of many, costs one widget each. `freeze()` renders the whole text in one piece
 for the exact final layout.
+
+Text selection (mouse drag, select all, Ctrl+C) works on the rendered lines: each line carries the offsets
+Textual's selection needs, the selected span is drawn in the screen's selection style, and
+`get_selection` returns the text as shown (a line API widget otherwise yields its CSS identifier).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from dataclasses import dataclass, field
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region, Size
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -203,6 +208,16 @@ class MarkdownView(Widget):
         self._update_lines(self.size.width)
         return "\n".join(line.text.rstrip() for line in [*self._rendered.lines, *self._tail])
 
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected part of the text as shown (rendered lines, as copied from a terminal)."""
+        self._update_lines(self.size.width)
+        lines = [line.text.rstrip() for line in [*self._rendered.lines, *self._tail]]
+        return selection.extract("\n".join(lines)), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self._styled.clear()  # cached lines carry the old highlight
+        self.refresh()
+
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._update_lines(width)
         return self._height()
@@ -219,12 +234,24 @@ class MarkdownView(Widget):
         if y >= len(settled):
             tail_y = y - len(settled)
             line = self._tail[tail_y] if tail_y < len(self._tail) else Strip.blank(0)
-            return line.apply_style(style).extend_cell_length(width, style)
+            return self._selectable(line, y, style).extend_cell_length(width, style)
         cache = self._styled
         if cache.get("style") != style:  # the theme or the background changed
             cache.clear()
             cache["style"] = style
         strip = cache.get(y)
         if not isinstance(strip, Strip):
-            strip = cache[y] = settled[y].apply_style(style).extend_cell_length(width, style)
+            strip = cache[y] = self._selectable(settled[y], y, style).extend_cell_length(width, style)
         return strip
+
+    def _selectable(self, line: Strip, y: int, style: Style) -> Strip:
+        """`line` in the widget's style, with the selection offsets (and highlight, if selected) applied."""
+        line = line.apply_style(style)
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(y)) is not None:
+            start, end = span
+            end = line.cell_length if end == -1 else end
+            highlight = self.screen.get_component_rich_style("screen--selection")
+            before, chosen, after = line.divide([start, max(start, end), line.cell_length])
+            line = Strip.join([before, chosen.apply_style(highlight), after])
+        return line.apply_offsets(0, y)

@@ -211,7 +211,31 @@ class ErrorNotice(Static):
         return LetGo(partial(ErrorNotice, self.message, title=self.title))
 
 
-Entry = UserMessage | AssistantMessage | MessageMarker | ErrorNotice
+class SystemLine(Static):
+    """A line from tui-agent itself in the conversation (which model answers, when it is the offline one)."""
+
+    DEFAULT_CSS = """
+    SystemLine {
+        margin: 1 0 0 0;
+        padding: 0 1;
+        color: $text-muted;
+        text-style: italic;
+    }
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(Content(f"ℹ {sanitize(text)}"))
+        self.text = text
+
+    @property
+    def settled(self) -> bool:
+        return True
+
+    def let_go(self) -> LetGo:
+        return LetGo(partial(SystemLine, self.text))
+
+
+Entry = UserMessage | AssistantMessage | MessageMarker | ErrorNotice | SystemLine
 """Everything the chat log holds."""
 
 

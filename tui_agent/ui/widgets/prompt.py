@@ -1,11 +1,18 @@
 """Provides `PromptInput`: the multi-line prompt. Enter sends; Shift+Enter or Ctrl+J adds a newline;
-Up on the first line and Down on the last line walk through earlier prompts."""
+Up on the first line and Down on the last line walk through earlier prompts, this run's and earlier runs'
+(`PromptHistory`: a private file in the data dir, redacted, read at the first Enter or Up, not before the
+first frame)."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
+
+if TYPE_CHECKING:
+    from tui_agent.history.prompts import PromptHistory
 
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j", "newline"})
 
@@ -56,6 +63,8 @@ class PromptInput(TextArea, inherit_css=False):
         self.cursor_blink = cursor_blink
         self.placeholder = "Ask anything — Enter sends, Shift+Enter or Ctrl+J for a new line, Esc stops a reply"
         self.prompt_history: list[str] = []
+        self._stored: PromptHistory | None = None
+        """Earlier runs' prompts, loaded into `prompt_history` when first needed."""
         self._recall_index: int | None = None
         self._draft = ""
 
@@ -86,14 +95,17 @@ class PromptInput(TextArea, inherit_css=False):
         text = self.text
         if not text.strip():
             return
+        stored = self._stored_history()
         if not self.prompt_history or self.prompt_history[-1] != text:
             self.prompt_history.append(text)
+            stored.add(text)
         self._recall_index = None
         self.load_text("")  # much cheaper than an undoable delete when a huge paste was sent
         self.post_message(self.Submitted(self, text))
 
     def _recall(self, step: int) -> bool:
         """Show the previous (-1) or next (+1) prompt from history; False when there is none to move to."""
+        self._stored_history()
         if not self.prompt_history or (self._recall_index is None and step > 0):
             return False
         if self._recall_index is None:
@@ -114,3 +126,13 @@ class PromptInput(TextArea, inherit_css=False):
     def _show(self, text: str) -> None:
         self.load_text(text)
         self.move_cursor(self.document.end)
+
+    def _stored_history(self) -> PromptHistory:
+        """The stored history, loading earlier runs' prompts ahead of this run's the first time."""
+        if self._stored is None:
+            # The history module (and its redactor) load here, at the first Enter or Up, not before the first frame.
+            from tui_agent.history.prompts import PromptHistory
+
+            self._stored = PromptHistory.default()
+            self.prompt_history[:0] = self._stored.load()
+        return self._stored

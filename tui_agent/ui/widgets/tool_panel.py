@@ -5,6 +5,9 @@ A panel shows the tool's name, its arguments as pretty JSON (raw text while they
 its status with a distinct colour and symbol each, the elapsed time (ticking while running) and the
 result, collapsed when long (Enter or a click expands it). Everything shown is sanitised `Content`; the name
 and arguments through `reveal`, so bidi and invisible characters in them show as `⟨U+202E⟩`.
+
+From the keyboard: F6 (the chat screen's `focus_tools`) focuses the newest panel, Up/Down or k/j move
+between panels, Enter expands, Esc goes back to the prompt.
 """
 
 from __future__ import annotations
@@ -100,6 +103,11 @@ class ToolPanel(Static, can_focus=True):
     """
 
     BINDINGS = [Binding("enter", "toggle_result", "Expand/collapse result", show=False)]
+    BINDINGS += [
+        Binding("down,j", "next_panel", "Next tool call", show=False),
+        Binding("up,k", "previous_panel", "Previous tool call", show=False),
+        Binding("escape", "back_to_prompt", "Back to the prompt", show=False),
+    ]
 
     def __init__(self, update: ToolCallUpdated, clock: Clock) -> None:
         super().__init__(classes="tool-panel")
@@ -153,6 +161,22 @@ class ToolPanel(Static, can_focus=True):
 
     def on_click(self, event: Click) -> None:
         self.action_toggle_result()
+
+    def action_next_panel(self) -> None:
+        self._focus_neighbour(+1)
+
+    def action_previous_panel(self) -> None:
+        self._focus_neighbour(-1)
+
+    def _focus_neighbour(self, step: int) -> None:
+        """Focus the panel `step` places down the column (staying put at either end)."""
+        panels = [child for child in self.parent.children if isinstance(child, ToolPanel)] if self.parent else []
+        index = panels.index(self) + step
+        if 0 <= index < len(panels):
+            panels[index].focus()
+
+    def action_back_to_prompt(self) -> None:
+        self.screen.query("#prompt").focus()
 
 
 class ToolPanels(VerticalScroll):

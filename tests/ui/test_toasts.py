@@ -1,0 +1,78 @@
+"""Notices hide nothing: toasts sit at the top of the conversation, short, never over the prompt, the status
+line, the task tree or the tool column (at 100×30 they covered half the chat); errors stay up until read; the
+offline model's launch notice is the conversation's first line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets._toast import Toast  # the toast widget itself: only its place on screen is checked
+
+from tests.ui.helpers import FIXED_NOW, chat, make_app, send, task_tree, wait_until
+from tui_agent.agent.deferred import DeferredAgent
+from tui_agent.agent.endpoint import EndpointChoice
+from tui_agent.agent.services import OFFLINE_NOTICE, build_agent
+from tui_agent.config import Settings
+from tui_agent.ui.app import ERROR_TIMEOUT, TuiAgentApp
+from tui_agent.ui.widgets.messages import SystemLine
+
+LAUNCH_NOTICES = [
+    "No endpoint configured: using the built-in offline model (set OPENAI_BASE_URL or --base-url).",
+    "History was recovered from a damaged file; the damaged copy was kept next to it.",
+]
+
+
+async def test_launch_notices_cover_neither_prompt_nor_tool_column_at_100x30() -> None:
+    app, _ = make_app(notices=LAUNCH_NOTICES)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await wait_until(pilot, lambda: len(app.screen.query(Toast)) == len(LAUNCH_NOTICES), "the toasts shown")
+        await pilot.pause()
+        screen = chat(pilot)
+        log = screen.chat_log.region
+        for toast in screen.query(Toast):
+            region = toast.region
+            for covered in (screen.prompt_input, screen.tool_panels, screen.status_bar):
+                assert not region.overlaps(covered.region), f"a toast covers {covered.id}: {region}"
+            assert log.contains_region(region), f"{region} is not over the conversation {log}"
+            assert region.height <= 3, "a one-sentence notice takes a line or three, not a block"
+
+
+async def test_errors_stay_up_longer_than_information() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.notify("Saved.")
+        app.notify("Could not write the export.", severity="error")
+        await wait_until(pilot, lambda: len(app._notifications) == 2, "both notified")
+        timeouts = {n.severity: n.timeout for n in app._notifications}
+        assert timeouts["error"] >= ERROR_TIMEOUT > timeouts["information"]
+
+
+async def test_a_toast_shown_with_the_task_tree_open_stays_over_the_conversation() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        tree = await task_tree(pilot)
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: tree.display and tree.size.width > 0, "the task tree shown")
+        app.notify("A notice while the task tree is open, long enough to wrap onto a second line of its toast.")
+        await wait_until(pilot, lambda: bool(app.screen.query(Toast)), "the toast shown")
+        await pilot.pause()
+        screen = chat(pilot)
+        for toast in screen.query(Toast):  # the tree's own hint too
+            assert not toast.region.overlaps(tree.region) and not toast.region.overlaps(screen.tool_panels.region)
+            assert screen.chat_log.region.contains_region(toast.region)
+
+
+async def test_the_offline_model_notice_is_a_line_in_the_conversation_not_a_toast(tmp_path: Path) -> None:
+    settings = Settings(db=tmp_path / "history.db")
+    choice = EndpointChoice(None, "offline")
+    backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
+    app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
+    backend.on_notice = app.show_notice  # as launch.py wires it
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        screen = chat(pilot)
+        await wait_until(pilot, lambda: bool(screen.query(SystemLine)), "the offline model's line")
+        (line,) = screen.query(SystemLine)
+        assert OFFLINE_NOTICE in str(line.render()) and screen.chat_log.entries[0] is line
+        assert not [n for n in app._notifications if OFFLINE_NOTICE in n.message]
+        await send(pilot, "hello")
+        assert screen.chat_log.entries[0] is line  # the first line of the conversation stays first
