@@ -10,6 +10,7 @@ import shlex
 import shutil
 import sqlite3
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,7 +45,7 @@ def test_a_foreign_wal_is_moved_aside_and_reported_on_screen_and_on_stderr(isola
     shutil.copyfile(isolated_home / "notes.db-wal", f"{db}-wal")
     other.close()
     with app_in_tmux(isolated_home) as name:
-        wait_for(name, "not a tui-agent")
+        wait_for_words(name, "was not a tui-agent history file")
         said = quit_and_read(name)
     [moved] = [p for p in db.parent.iterdir()
                if p.name.startswith("history.db.corrupt-") and not p.name.endswith(("-wal", "-shm"))]
@@ -68,6 +69,20 @@ def test_a_lock_held_throughout_shows_in_the_status_bar_and_what_was_lost_is_sai
     finally:
         other.close()
     assert "could not be saved" in said and "another program kept the database locked" in said
+
+
+def wait_for_words(name: str, words: str, timeout: float = 60) -> None:
+    """Wait until `words` stand in the conversation column, however a notice wrapped them (a long temp path
+    moves the line breaks)."""
+    deadline = time.monotonic() + timeout
+    text = ""
+    while time.monotonic() < deadline:
+        lines = tmux("capture-pane", "-p", "-t", name).splitlines()
+        text = " ".join(" ".join(line.split("▏")[0].replace("▌", " ") for line in lines).split())
+        if words in text:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"{words!r} never appeared; the conversation column read:\n{text}")
 
 
 @contextmanager
