@@ -90,7 +90,8 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
 async def _start_offline_model(resources: AsyncExitStack) -> str:
     from tui_agent.offline.server import BackgroundServer
 
-    server = BackgroundServer()
+    # Strict, as the chat templates of many local servers are: a history they would refuse is a bug here.
+    server = BackgroundServer({"strict": True})
     base_url = await asyncio.to_thread(server.start)
     resources.push_async_callback(asyncio.to_thread, server.stop)
     return base_url

@@ -120,7 +120,7 @@ class Turn:
 
     def stream(self) -> AsyncIterator[StreamEvent]:
         """Ask the model for the next response."""
-        return self.services.client.stream_chat(self.conversation.messages, self.services.tools or None)
+        return self.services.client.stream_chat(self.conversation.request(), self.services.tools or None)
 
     def show_text(self, text: str) -> None:
         """Show and save reply text (`to_user` text included: the model said it to the user, so a resumed

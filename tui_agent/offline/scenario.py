@@ -105,6 +105,9 @@ class Scenario(BaseModel):
     then: Literal["default", "repeat_last"] = "default"
     models: list[str] = Field(default_factory=lambda: ["offline"])
     """Model ids listed by `/v1/models` (any model name is accepted regardless)."""
+    strict: bool = False
+    """Answer 400, as strict chat templates do, to messages whose roles do not alternate, unanswered tool
+    calls, empty assistant messages... (see `tui_agent.offline.strict`)."""
     default_chunk_delay: float = 0.01
     """Seconds between chunks of default-behaviour replies: a visible typing effect in the app, still quick in
     tests (a default answer is a few dozen chunks)."""

@@ -1,9 +1,10 @@
 """Provides the offline model's HTTP server (`OfflineServer`) and a thread-hosted wrapper (`BackgroundServer`).
 
 Speaks the OpenAI chat-completions API on 127.0.0.1: `POST /v1/chat/completions` (SSE streaming or one
-JSON body) and `GET /v1/models`. Any model name and any API key are accepted. Replies come from the
-scenario in order, then from the default behaviour. Every request is recorded in `requests` (without
-its headers, so no API key is kept) with how it ended, for tests.
+JSON body) and `GET /v1/models`. Any model name and any API key are accepted. In strict mode a request
+a strict chat template would refuse (roles that do not alternate, unanswered tool calls...) gets 400.
+Replies come from the scenario in order, then from the default behaviour. Every request is recorded in
+`requests` (without its headers, so no API key is kept) with how it ended, for tests.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from tui_agent.offline import frames
 from tui_agent.offline.behaviour import default_reply, text_of
 from tui_agent.offline.http import ChunkedStream, Request, read_request, send, send_json
 from tui_agent.offline.scenario import Reply, Scenario, as_scenario
+from tui_agent.offline.strict import role_problem
 
 HTML_PAGE = b"<!DOCTYPE html><html><head><title>Welcome</title></head><body><h1>It works!</h1></body></html>\n"
 MALFORMED = b'data: {"id": "chatcmpl-broken", "choices": [{"delta": {"content": "oops"\n\n'
@@ -123,6 +125,10 @@ class OfflineServer:
             return True
         record = RequestRecord(request.method, request.path, body)
         self.requests.append(record)
+        if self.scenario.strict and (problem := role_problem(body.get("messages"))) is not None:
+            record.outcome = "status 400"  # rejected before any scripted reply is used, as a server would
+            await send_json(writer, 400, frames.error_body(400, problem))
+            return True
         reply = self._next_reply(body)
         if reply.status != 200:
             record.outcome = f"status {reply.status}"
