@@ -106,6 +106,12 @@ class OfflineServer:
         await send_json(writer, 404, frames.error_body(404, f"No route {request.method} {path} on the offline model."))
         return True
 
+    def script(self, replies: list[Any], then: str = "default") -> None:
+        """Replace the replies still to serve (a test changing the server's behaviour between two turns)."""
+        self.scenario = self.scenario.model_copy(update={"then": then})
+        self._replies = [Reply.model_validate(reply) for reply in replies]
+        self._last = None
+
     def _next_reply(self, body: dict[str, Any]) -> Reply:
         if self._replies:
             self._last = self._replies.pop(0)
