@@ -3,7 +3,8 @@
 The reply streams to stdout as plain text (terminal escapes and bidi overrides removed, a pipe
 included); tool calls and notices are summarised on stderr, sanitised alike (a call's name and arguments
 are revealed: bidi and invisible characters show as `⟨U+202E⟩`); the exit status says how the turn
-ended: 0 done, 1 error, 3 stopped by a budget, 130 cancelled.
+ended: 0 done, 1 error, 3 stopped by a budget, 4 the reply was cut off at the token limit (`max_tokens`),
+130 cancelled.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import Any, TextIO
 from tui_agent.agent.events import AssistantTextDelta, ToolCallUpdated, TurnEndReason, TurnFinished
 from tui_agent.sanitize import StreamSanitizer, reveal, sanitize
 
-EXIT_STATUS = {TurnEndReason.DONE: 0, TurnEndReason.ERROR: 1, TurnEndReason.BUDGET: 3, TurnEndReason.CANCELLED: 130}
+EXIT_STATUS = {TurnEndReason.DONE: 0, TurnEndReason.ERROR: 1, TurnEndReason.BUDGET: 3, TurnEndReason.LENGTH: 4,
+               TurnEndReason.CANCELLED: 130}
 RESULT_PREVIEW = 200
 
 

@@ -71,7 +71,7 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
         base_url, api_key = await _start_offline_model(resources), OFFLINE_API_KEY
         notices.append(OFFLINE_NOTICE)
     client = ChatClient(base_url, choice.model, api_key, timeout=settings.request_timeout,
-                        stall_timeout=settings.stall_timeout)
+                        stall_timeout=settings.stall_timeout, max_tokens=settings.max_tokens)
     resources.push_async_callback(client.aclose)
     store = await HistoryStore.open(settings.db)
     resources.push_async_callback(store.close)

@@ -135,7 +135,7 @@ class OfflineServer:
             record.outcome = "status 400"  # rejected before any scripted reply is used, as a server would
             await send_json(writer, 400, frames.error_body(400, problem))
             return True
-        reply = self._next_reply(body)
+        reply = frames.within_limit(self._next_reply(body), frames.token_limit(body))
         if reply.status != 200:
             record.outcome = f"status {reply.status}"
             extra = {"Retry-After": f"{reply.retry_after:g}"} if reply.retry_after is not None else {}
