@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from tui_agent.agent.agent import Agent
 from tui_agent.agent.endpoint import EndpointChoice, cleartext_warning
+from tui_agent.agent.model_choice import discover_model
 from tui_agent.agent.turn import TurnBudget
 from tui_agent.config import Settings
 
@@ -73,6 +74,10 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     client = ChatClient(base_url, choice.model, api_key, timeout=settings.request_timeout,
                         stall_timeout=settings.stall_timeout, max_tokens=settings.max_tokens)
     resources.push_async_callback(client.aclose)
+    if not client.model:
+        model, notice = await discover_model(client)
+        client.model = model or ""
+        notices.extend([notice] if notice else [])
     store = await HistoryStore.open(settings.db)
     resources.push_async_callback(store.close)
     notices.extend(store.report.notices())

@@ -192,6 +192,9 @@ class ChatClient:
     async def _open(self, messages: list[Mapping[str, Any]], tools: list[dict[str, Any]] | None,
                     options: dict[str, Any], watchdog: StallWatchdog) -> Any:
         """Send the request, retrying rate limits and busy servers; returns the streaming httpx response."""
+        if not self.model:  # none named and the server did not say which (see agent.model_choice)
+            raise ModelNotFoundError(f"No model is chosen for {self.host}: name one with --model (or `model` in "
+                                     "the config file), or pick one with Switch model in the command palette.")
         attempt = 0
         while True:
             params = self._params(messages, tools, options)
