@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import secrets
 import threading
 import time
 from dataclasses import dataclass, field
@@ -135,7 +136,7 @@ class OfflineServer:
             record.outcome = "status 400"  # rejected before any scripted reply is used, as a server would
             await send_json(writer, 400, frames.error_body(400, problem))
             return True
-        reply = frames.within_limit(self._next_reply(body), frames.token_limit(body))
+        reply = self._with_call_ids(frames.within_limit(self._next_reply(body), frames.token_limit(body)))
         if reply.status != 200:
             record.outcome = f"status {reply.status}"
             extra = {"Retry-After": f"{reply.retry_after:g}"} if reply.retry_after is not None else {}
@@ -151,6 +152,14 @@ class OfflineServer:
         ids = self._identity(body)
         await send_json(writer, 200, frames.completion_body(reply, ids[0], ids[1], ids[2], _usage(body, reply)))
         return True
+
+    def _with_call_ids(self, reply: Reply) -> Reply:
+        """`reply` with a unique id for each call that has none (unless calls are numbered per response)."""
+        if self.scenario.call_ids == "per_response" or all(spec.id for spec in reply.tool_calls):
+            return reply
+        calls = [spec if spec.id else spec.model_copy(update={"id": f"call_{secrets.token_hex(12)}"})
+                 for spec in reply.tool_calls]
+        return reply.model_copy(update={"tool_calls": calls})
 
     def _identity(self, body: dict[str, Any]) -> tuple[str, int, str]:
         return str(body.get("model") or "offline"), int(time.time()), f"chatcmpl-offline-{next(self._ids)}"

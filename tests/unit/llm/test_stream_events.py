@@ -23,7 +23,8 @@ from tui_agent.offline.server import BackgroundServer
 
 
 def replies(*items: dict[str, Any]) -> dict[str, Any]:
-    return {"replies": list(items)}
+    # Calls numbered per response (`call_0`...), so the expected events can name them.
+    return {"replies": list(items), "call_ids": "per_response"}
 
 
 def chunk(delta: dict[str, Any] | None = None, finish: str | None = None) -> str:
