@@ -145,9 +145,9 @@ async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: st
         return 1
     for notice in built.notices:
         say(sys.stderr, notice)
-    if not built.agent.model:  # the server serves several models (or none): a notice above lists them
+    if not built.agent.model:  # none named and the server did not say which: a notice above says what to do
         await built.close()
-        return 2
+        return 1
     try:
         try:
             _, resume_notice = await apply_resume(built.agent, request)

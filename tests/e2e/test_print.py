@@ -44,3 +44,10 @@ def test_unreachable_endpoint_exits_non_zero_with_a_sentence(isolated_home: Path
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith("tui-agent: ")
+
+
+def test_run_without_quotes_calls_the_shell_and_a_denial_reads_as_a_sentence(isolated_home: Path) -> None:
+    done = run(["--offline", "-p", "run ls"], isolated_home)
+    assert done.returncode == 0, done.stderr
+    assert '[tool] run_shell({"command": "ls"}) denied' in done.stderr
+    assert "I wasn't allowed to run `ls`." in done.stdout and "returned" not in done.stdout
