@@ -58,7 +58,7 @@ async def test_always_this_session_ends_with_the_session(real_app: MakeApp) -> N
         await pilot.press("s")
         await wait_until(pilot, lambda: chat(pilot).idle, "first turn finished")
         await send(pilot, "again, same session")  # "always" holds within the session: no question
-        assert [panel.status for panel in chat(pilot).tool_panels.panels] == [ToolStatus.DONE]
+        assert [panel.status for panel in chat(pilot).tool_panels.panels] == [ToolStatus.DONE] * 2
         first_screen = chat(pilot)
         await app.action_new_session()
         await wait_until(pilot, lambda: app.screen is not first_screen, "a fresh chat screen")
@@ -82,7 +82,7 @@ async def test_always_for_the_shell_covers_the_exact_command_only(real_app: Make
         await pilot.press("s")
         await wait_until(pilot, lambda: chat(pilot).idle, "first turn finished")
         await send(pilot, 'run "echo scoped"')
-        assert [panel.status for panel in chat(pilot).tool_panels.panels] == [ToolStatus.DONE]
+        assert [panel.status for panel in chat(pilot).tool_panels.panels] == [ToolStatus.DONE] * 2
         await send(pilot, f'run "echo scoped; touch {marker}"', wait=False)
         await wait_until(pilot, lambda: asking(app), "approval modal for the longer command")
         await pilot.press("d")
