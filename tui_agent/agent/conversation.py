@@ -104,21 +104,28 @@ def strict_history(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         elif role == "assistant":
             _add_assistant(out, message, pending)
         else:  # the user, or a system message after the start (sent as the user's words)
-            _add_user(out, str(message.get("content") or ""))
+            _add_user(out, {**message, "role": "user"})
     _answer_pending(out, pending)
     if out and out[-1]["role"] == "assistant":
         out.append({"role": "user", "content": CONTINUE})
     return out
 
 
-def _add_user(out: list[dict[str, Any]], text: str) -> None:
+def _add_user(out: list[dict[str, Any]], message: dict[str, Any]) -> None:
     last = out[-1]["role"] if out else None
     if last == "user":
-        out[-1] = {"role": "user", "content": f"{out[-1]['content']}\n\n{text}"}
+        out[-1] = {"role": "user", "content": f"{_text(out[-1])}\n\n{_text(message)}"}
         return
     if last == "tool":
         out.append({"role": "assistant", "content": NO_REPLY})
-    out.append({"role": "user", "content": text})
+    out.append(message)
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):  # parts: their text
+        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return str(content or "")
 
 
 def _add_assistant(out: list[dict[str, Any]], message: dict[str, Any], pending: list[str]) -> None:
