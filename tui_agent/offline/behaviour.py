@@ -4,9 +4,8 @@ Ordinary prompts get a short markdown answer (heading, list, code block). When t
 tools and the user's words match one (see intents.py: weather in a city, arithmetic, the time, files,
 a shell command, or a tool named in the prompt), the reply is a tool call with sensible arguments — one
 call per city — and a sentence saying what it does: as `to_user` when the schema has that parameter,
-otherwise as the reply's text. When the last message
-is a tool result, the reply answers from the results; a denied, failed or interrupted call is told as a
-sentence ("I wasn't allowed to run `ls`.").
+otherwise as the reply's text. When the last message is a tool result, the reply answers from the
+results; a denied, failed or interrupted call is told as a sentence ("I wasn't allowed to run `ls`.").
 """
 
 from __future__ import annotations

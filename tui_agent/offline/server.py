@@ -18,7 +18,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 from tui_agent.offline import frames
 from tui_agent.offline.behaviour import default_reply, text_of
@@ -107,7 +107,7 @@ class OfflineServer:
         await send_json(writer, 404, frames.error_body(404, f"No route {request.method} {path} on the offline model."))
         return True
 
-    def script(self, replies: list[Any], then: str = "default") -> None:
+    def script(self, replies: list[Any], then: Literal["default", "repeat_last"] = "default") -> None:
         """Replace the replies still to serve (a test changing the server's behaviour between two turns)."""
         self.scenario = self.scenario.model_copy(update={"then": then})
         self._replies = [Reply.model_validate(reply) for reply in replies]
