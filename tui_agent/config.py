@@ -144,7 +144,9 @@ class Settings(BaseModel):
     max_tool_rounds: int = Field(default=10, ge=1)
     """How many times one turn may call tools and ask the model again."""
     max_tokens: int | None = Field(default=None, ge=1)
-    """Completion tokens one turn may use (None: no limit)."""
+    """Tokens one reply may have, sent with every request (`max_tokens`; `max_completion_tokens` to OpenAI's
+    own API); a reply cut at it is marked. Also the completion tokens one turn may use over its tool rounds.
+    None: no limit."""
     stall_timeout: float = Field(default=30.0, gt=0)
     """Seconds without new content before a streaming reply is given up as stalled."""
     request_timeout: float = Field(default=60.0, gt=0)

@@ -147,6 +147,9 @@ async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: st
         return 1
     for notice in built.notices:
         say(sys.stderr, notice)
+    if not built.agent.model:  # none named and the server did not say which: a notice above says what to do
+        await built.close()
+        return 1
     built.agent.store.on_notice = lambda notice: say(sys.stderr, notice)  # disk full, a lock that outlasts the run
     try:
         try:

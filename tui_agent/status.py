@@ -54,3 +54,15 @@ class TurnEndReason(StrEnum):
     CANCELLED = "cancelled"
     BUDGET = "budget"
     ERROR = "error"
+    LENGTH = "length"
+    """The last reply was cut off at the token limit (`finish_reason: "length"`); it can be continued."""
+
+
+CUT_OFF = "Cut off at the token limit"
+"""How a reply cut at the token limit is marked: it is stored `interrupted` (it did stop before it was
+finished) with an `error` that starts with this, and its turn ends with `TurnEndReason.LENGTH`."""
+
+
+def is_cut_off(status: MessageStatus, error: str | None) -> bool:
+    """True for a reply (stored or just finished) that was cut off at the token limit."""
+    return status is MessageStatus.INTERRUPTED and error is not None and error.startswith(CUT_OFF)

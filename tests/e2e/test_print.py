@@ -88,3 +88,10 @@ def test_every_call_is_summarised_when_each_round_reuses_call_0(
     assert done.returncode == 0, done.stderr
     summaries = [line for line in done.stderr.splitlines() if line.startswith("[tool] ")]
     assert [line.split("(")[0] for line in summaries] == ["[tool] get_current_weather", "[tool] calculate"]
+
+
+def test_run_without_quotes_calls_the_shell_and_a_denial_reads_as_a_sentence(isolated_home: Path) -> None:
+    done = run(["--offline", "-p", "run ls"], isolated_home)
+    assert done.returncode == 0, done.stderr
+    assert '[tool] run_shell({"command": "ls"}) denied' in done.stderr
+    assert "I wasn't allowed to run `ls`." in done.stdout and "returned" not in done.stdout

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.fixtures.offline import strict_scenario
 from tests.ui.helpers import FIXED_NOW
 from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
@@ -95,7 +96,7 @@ async def stored(db: Path, session_id: str | None = None) -> tuple[list[Session]
 @contextmanager
 def real_stack(tmp_path: Path, reply: str) -> Iterator[RealStack]:
     """A history file in `tmp_path` and a model server that answers every prompt with `reply`."""
-    server = BackgroundServer({"replies": [{"text": reply}], "then": "repeat_last"})
+    server = BackgroundServer(strict_scenario({"replies": [{"text": reply}], "then": "repeat_last"}))
     server.start()
     try:
         yield RealStack(tmp_path / "history.db", server)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures.offline import strict_scenario
 from tests.ui.helpers import FIXED_NOW, chat, send, wait_until
 from tests.unit.agent.test_turn_faults import FAULTS
 from tui_agent.agent.deferred import DeferredAgent
@@ -39,7 +40,7 @@ async def real_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
         if scenario is None:
             choice = EndpointChoice(None, "offline")
         else:
-            server = BackgroundServer(scenario)
+            server = BackgroundServer(strict_scenario(scenario))
             server.start()
             servers.append(server)
             choice = EndpointChoice(server.base_url, "scripted", "test-key")

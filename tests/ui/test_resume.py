@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 
 from tests.ui.helpers import chat, conversation_keys, read_to_the_bottom, scroll_to_the_top, send, wait_until
 from tests.ui.sessions_stack import Call, RealStack, Turn, add_turn, api_messages, real_stack, seed, stored
-from tui_agent.agent.conversation import INTERRUPTED_RESULT
+from tui_agent.agent.conversation import INTERRUPTED_RESULT, NO_REPLY
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.history.store import HistoryStore
 from tui_agent.status import MessageStatus, Role, ToolStatus
@@ -107,6 +107,7 @@ async def test_resumed_session_shows_every_status_and_the_model_gets_all_of_it(s
         ("user", "Now Oslo, and 2+2", []),
         ("assistant", "Working on it", [c.call_id for c in OPEN_CALLS]),
         *[("tool", c.call_id, []) for c in OPEN_CALLS],
+        ("assistant", NO_REPLY, []),  # the reply after the interrupted tools never came; the user may not follow a tool
         ("user", "Try again", []),
         ("assistant", "Half an ans", []),
         ("user", "Continue please", []),

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui_agent.agent.conversation import Conversation
 from tui_agent.agent.events import AgentEvent, ToolCallUpdated, ToolStatus, TurnFinished, TurnStarted
+from tui_agent.agent.model_choice import chat_models
 from tui_agent.agent.sessions import SessionActions
 from tui_agent.agent.tree import TreeFeed, TreeObserver, Unsubscribe
 from tui_agent.agent.turn import SessionTotals, Turn, TurnBudget, TurnServices
@@ -141,8 +142,8 @@ class Agent(SessionActions):
         return self._tree.cancel(node_id)
 
     async def list_models(self) -> list[str]:
-        """Model ids the endpoint offers (an `LLMError` with a sentence when it cannot say)."""
-        return await self.client.list_models()
+        """Chat model ids the endpoint offers (an `LLMError` with a sentence when it cannot say)."""
+        return chat_models(await self.client.list_models())
 
     def switch_model(self, name: str) -> None:
         """Ask `name` from the next request on; the conversation (the context) is kept as it is."""

@@ -3,6 +3,22 @@
 Every assistant message that made tool calls is followed by one `tool` message per call, including
 calls that never ran (denied, invalid, interrupted) — endpoints reject a history where a call has no
 answer. `from_history` rebuilds the list from stored messages when a session is resumed.
+
+`messages` is the record of what happened; `request()` is what is sent, repaired so that a strict server
+(a chat template that demands alternation: Gemma, Mistral, Llama 2 in llama.cpp, vLLM) accepts it
+whatever happened before — failed, interrupted or cut-off replies included:
+
+- the system prompt, if any, comes first; user and assistant then take turns;
+- a reply that failed or was interrupted with partial text is sent as the assistant message it was;
+- a reply that failed with no text at all leaves two user messages in a row: they are sent as one,
+  joined by a blank line — the model never answered the first, so it is asked both at once, and nothing
+  is put in its mouth;
+- after tool results the assistant speaks before the user: when the reply after them failed, a short
+  assistant placeholder, `(no reply)`, stands in for it (a user message cannot follow a tool result);
+- every tool call is answered, directly after its assistant message (an unanswered one gets the
+  "interrupted" result); assistant messages with neither text nor tool calls are left out; two assistant
+  messages in a row are joined;
+- the request never ends with an assistant message: `Continue.` is asked after it.
 """
 
 from __future__ import annotations
@@ -16,6 +32,10 @@ from tui_agent.history.models import Message
 from tui_agent.status import MessageStatus, Role, ToolStatus
 
 INTERRUPTED_RESULT = "The tool call was interrupted before it finished; it did not complete and was not re-run."
+NO_REPLY = "(no reply)"
+"""Stands in for a reply that never came after tool results (see the module docstring)."""
+CONTINUE = "Continue."
+"""Asked after a request's last assistant message, so the model has something to answer."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +71,10 @@ class Conversation:
         for call in calls:
             self.messages.append({"role": "tool", "tool_call_id": call.call_id, "content": call.result})
 
+    def request(self) -> list[dict[str, Any]]:
+        """The messages to send: `messages` repaired as the module docstring says (the record is unchanged)."""
+        return strict_history(self.messages)
+
     @classmethod
     def from_history(cls, stored: Iterable[Message], system_prompt: str | None = None) -> Conversation:
         """Rebuild the model's view from stored messages (tool results and interruptions included)."""
@@ -61,6 +85,65 @@ class Conversation:
             elif message.role is Role.ASSISTANT and message.status is not MessageStatus.STREAMING:
                 conversation.add_assistant(message.content, [_answered(call) for call in message.tool_calls])
         return conversation
+
+
+def strict_history(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`messages` made valid for a strict server (see the module docstring); the input is not changed."""
+    out: list[dict[str, Any]] = []
+    pending: list[str] = []  # call ids of the last assistant message still waiting for their answer
+    for message in messages:
+        role = message.get("role")
+        if role != "tool" and pending:
+            _answer_pending(out, pending)
+        if role == "system" and not out:
+            out.append(dict(message))
+        elif role == "tool":
+            if message.get("tool_call_id") in pending:  # an answer with no call before it is left out
+                pending.remove(message["tool_call_id"])
+                out.append(dict(message))
+        elif role == "assistant":
+            _add_assistant(out, message, pending)
+        else:  # the user, or a system message after the start (sent as the user's words)
+            _add_user(out, {**message, "role": "user"})
+    _answer_pending(out, pending)
+    if out and out[-1]["role"] == "assistant":
+        out.append({"role": "user", "content": CONTINUE})
+    return out
+
+
+def _add_user(out: list[dict[str, Any]], message: dict[str, Any]) -> None:
+    last = out[-1]["role"] if out else None
+    if last == "user":
+        out[-1] = {"role": "user", "content": f"{_text(out[-1])}\n\n{_text(message)}"}
+        return
+    if last == "tool":
+        out.append({"role": "assistant", "content": NO_REPLY})
+    out.append(message)
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):  # parts: their text
+        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return str(content or "")
+
+
+def _add_assistant(out: list[dict[str, Any]], message: dict[str, Any], pending: list[str]) -> None:
+    calls = list(message.get("tool_calls") or [])
+    if not message.get("content") and not calls:
+        return
+    if not out or out[-1]["role"] == "system":
+        out.append({"role": "user", "content": CONTINUE})  # a history that starts with a reply
+    if out[-1]["role"] == "assistant":  # two replies in a row (only the first can be without calls)
+        earlier = out.pop()
+        message = {**message, "content": (earlier.get("content") or "") + (message.get("content") or "")}
+    out.append(dict(message))
+    pending.extend(str(call["id"]) for call in calls)
+
+
+def _answer_pending(out: list[dict[str, Any]], pending: list[str]) -> None:
+    out.extend({"role": "tool", "tool_call_id": call_id, "content": INTERRUPTED_RESULT} for call_id in pending)
+    pending.clear()
 
 
 def _call_entry(call: AnsweredCall) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """Provides `choose_endpoint`: which model server a run talks to, from settings and the environment.
 
 Precedence is the settings' own (flags > environment > config file); an API key alone means OpenAI's
-own endpoint; with no endpoint at all, or with `--offline`, the built-in offline model is used.
+own endpoint; with no endpoint at all, or with `--offline`, the built-in offline model is used. With no
+model named, OpenAI's endpoint gets `gpt-4o-mini`; any other endpoint is asked which models it serves
+while the engine is built (`model_choice.discover_model`), so the model is left empty here.
 `cleartext_warning` says when requests (and the API key with them) would cross a network unencrypted.
 """
 
@@ -27,6 +29,7 @@ class EndpointChoice:
 
     base_url: str | None
     model: str
+    """The model to ask for; "" when none was named and the server is to be asked (see the docstring)."""
     api_key: str | None = field(default=None, repr=False)
     api_key_env: str = "OPENAI_API_KEY"
 
@@ -65,7 +68,9 @@ def choose_endpoint(settings: EndpointSettings, environ: Mapping[str, str] | Non
     base_url = settings.base_url or (OPENAI_URL if key else None)
     if base_url is None:
         return EndpointChoice(None, settings.model or OFFLINE_MODEL)
-    return EndpointChoice(base_url.rstrip("/"), settings.model or OPENAI_DEFAULT_MODEL, key, settings.api_key_env)
+    base_url = base_url.rstrip("/")
+    model = settings.model or (OPENAI_DEFAULT_MODEL if base_url == OPENAI_URL else "")
+    return EndpointChoice(base_url, model, key, settings.api_key_env)
 
 
 def cleartext_warning(base_url: str | None) -> str | None:

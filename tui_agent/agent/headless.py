@@ -5,7 +5,7 @@ included); the text of each model response is its own paragraph, so a `to_user` 
 tool call and the answer that follows it are separated by a blank line. Tool calls and notices are
 summarised on stderr, sanitised alike (a call's name and arguments are revealed: bidi and invisible
 characters show as `⟨U+202E⟩`); the exit status says how the turn ended: 0 done, 1 error, 3 stopped by a
-budget, 130 cancelled.
+budget, 4 the reply was cut off at the token limit (`max_tokens`), 130 cancelled.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Any, TextIO
 from tui_agent.agent.events import AssistantTextDelta, ToolCallUpdated, TurnEndReason, TurnFinished
 from tui_agent.sanitize import StreamSanitizer, reveal, sanitize
 
-EXIT_STATUS = {TurnEndReason.DONE: 0, TurnEndReason.ERROR: 1, TurnEndReason.BUDGET: 3, TurnEndReason.CANCELLED: 130}
+EXIT_STATUS = {TurnEndReason.DONE: 0, TurnEndReason.ERROR: 1, TurnEndReason.BUDGET: 3, TurnEndReason.LENGTH: 4,
+               TurnEndReason.CANCELLED: 130}
 RESULT_PREVIEW = 200
 
 

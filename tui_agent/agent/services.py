@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from tui_agent import paths
 from tui_agent.agent.agent import Agent
 from tui_agent.agent.endpoint import EndpointChoice, cleartext_warning
+from tui_agent.agent.model_choice import discover_model
 from tui_agent.agent.turn import TurnBudget
 from tui_agent.config import Settings
 
@@ -73,8 +74,12 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
         base_url, api_key = await _start_offline_model(resources), OFFLINE_API_KEY
         notices.append(OFFLINE_NOTICE)
     client = ChatClient(base_url, choice.model, api_key, timeout=settings.request_timeout,
-                        stall_timeout=settings.stall_timeout)
+                        stall_timeout=settings.stall_timeout, max_tokens=settings.max_tokens)
     resources.push_async_callback(client.aclose)
+    if not client.model:
+        model, notice = await discover_model(client)
+        client.model = model or ""
+        notices.extend([notice] if notice else [])
     redactor = await asyncio.to_thread(Redactor.default, paths.config_file(), token_shapes=settings.redact_secrets)
     store = await HistoryStore.open(settings.db, redactor=redactor)
     resources.push_async_callback(store.close)
@@ -93,7 +98,8 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
 async def _start_offline_model(resources: AsyncExitStack) -> str:
     from tui_agent.offline.server import BackgroundServer
 
-    server = BackgroundServer()
+    # Strict, as the chat templates of many local servers are: a history they would refuse is a bug here.
+    server = BackgroundServer({"strict": True})
     base_url = await asyncio.to_thread(server.start)
     resources.push_async_callback(asyncio.to_thread, server.stop)
     return base_url

@@ -34,7 +34,7 @@ from tui_agent.history.saver import StreamingSaver
 from tui_agent.history.store import HistoryStore
 from tui_agent.llm.errors import AuthenticationFailedError, LLMError
 from tui_agent.llm.events import StreamEvent, Usage
-from tui_agent.status import Role
+from tui_agent.status import CUT_OFF, Role
 from tui_agent.tools.calls import ToolCallState
 from tui_agent.tools.runner import ToolRunner
 
@@ -92,6 +92,8 @@ class Turn:
         self.rounds = 0
         self.error: str | None = None
         self.budget_note: str | None = None
+        self.finish_reason: str | None = None
+        """Why the current response ended, as the server said (`length`: cut at the token limit)."""
         self.message_id = ""
         self._saver: StreamingSaver | None = None
         self._api_text: list[str] = []
@@ -109,7 +111,7 @@ class Turn:
         """Use an assistant placeholder that is already committed (the turn's first)."""
         self.message_id = message_id
         self._saver = StreamingSaver(self.services.store, message_id)
-        self._api_text, self._usage = [], StoredUsage()
+        self._api_text, self._usage, self.finish_reason = [], StoredUsage(), None
         self._emit(AssistantMessageStarted(message_id))
 
     async def start_message(self) -> None:
@@ -121,7 +123,7 @@ class Turn:
 
     def stream(self) -> AsyncIterator[StreamEvent]:
         """Ask the model for the next response."""
-        return self.services.client.stream_chat(self.conversation.messages, self.services.tools or None)
+        return self.services.client.stream_chat(self.conversation.request(), self.services.tools or None)
 
     def show_text(self, text: str) -> None:
         """Show and save reply text (`to_user` text included: the model said it to the user, so a resumed
@@ -231,15 +233,29 @@ class Turn:
         if self.finished:
             return
         self.finished = True
-        reason = TurnEndReason.ERROR if self.error and reason is TurnEndReason.DONE else reason
+        reason = self._final_reason(reason)
         await self._interrupt_open_calls()
         await self._writes_done()
-        status = {TurnEndReason.CANCELLED: MessageStatus.INTERRUPTED,
+        status = {TurnEndReason.CANCELLED: MessageStatus.INTERRUPTED, TurnEndReason.LENGTH: MessageStatus.INTERRUPTED,
                   TurnEndReason.ERROR: MessageStatus.FAILED}.get(reason, MessageStatus.COMPLETE)
         if self._unanswered or self._api_text:
             self.conclude_round({})
-        await self.finish_message(status, self.error if reason is TurnEndReason.ERROR else self.budget_note)
-        self._emit(TurnFinished(reason, self.error if reason is TurnEndReason.ERROR else self.budget_note))
+        note = {TurnEndReason.ERROR: self.error, TurnEndReason.LENGTH: self._cut_off_note()}.get(reason,
+                                                                                                   self.budget_note)
+        await self.finish_message(status, note)
+        self._emit(TurnFinished(reason, note))
+
+    def _final_reason(self, reason: TurnEndReason) -> TurnEndReason:
+        if reason is not TurnEndReason.DONE:
+            return reason
+        if self.error:
+            return TurnEndReason.ERROR
+        return TurnEndReason.LENGTH if self.finish_reason == "length" else reason
+
+    def _cut_off_note(self) -> str:
+        limit = self.services.client.max_tokens
+        where = f" (max_tokens = {limit})" if limit is not None else ""
+        return f"{CUT_OFF}{where}: the reply above is incomplete."
 
     async def _interrupt_open_calls(self) -> None:
         store = self.services.store

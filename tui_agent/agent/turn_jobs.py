@@ -69,7 +69,9 @@ async def respond(node: HandlerCoroutine, turn: Turn) -> None:
                 text.put(event.text)
             elif isinstance(event, Usage):
                 turn.add_usage(event)
-            elif not isinstance(event, StreamEnd):
+            elif isinstance(event, StreamEnd):
+                turn.finish_reason = event.finish_reason
+            else:
                 calls.put(event)
     except LLMError as error:
         turn.fail(turn.explain(error))

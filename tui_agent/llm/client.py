@@ -6,6 +6,10 @@ retried, but only before the first chunk — once text has streamed, a retry wou
 watchdog ends a stream that goes quiet; a stream that ends without a finish reason is reported as
 truncated. Closing or cancelling the consumer closes the HTTP response.
 
+`max_tokens` limits each reply: sent as `max_completion_tokens` to OpenAI's own API (which deprecates
+`max_tokens` and refuses it for its newer models) and Azure OpenAI, as `max_tokens` everywhere else (local
+and compatible servers know only that name). See `token_limit_parameter`.
+
 The request goes through `openai.AsyncOpenAI` (auth, headers, status errors); the SSE body is read
 here (strict UTF-8, `json.loads` to dicts), which costs a fraction of building openai's chunk models.
 A lone surrogate (`"\\ud800"` is legal JSON but cannot be encoded) becomes U+FFFD as each chunk is
@@ -49,6 +53,8 @@ from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates_in
 MAX_RETRY_WAIT = 60.0
 """A Retry-After longer than this is not waited out: the user is told instead."""
 RETRY_STATUSES = (429, 502, 503, 504)
+OPENAI_HOSTS = ("api.openai.com", ".openai.azure.com")
+"""Hosts that take `max_completion_tokens` (a suffix when it starts with a dot)."""
 NO_KEY = "no-key-set"
 """Sent when no API key is configured (the openai client insists on one; local servers ignore it)."""
 
@@ -57,9 +63,11 @@ class ChatClient:
     """A chat-completions endpoint. `stream_chat` streams a reply; `list_models`; `aclose` when done."""
 
     def __init__(self, base_url: str, model: str, api_key: str | None = None, *, timeout: float = 60,
-                 max_retries: int = 2, stall_timeout: float = 30) -> None:
+                 max_retries: int = 2, stall_timeout: float = 30, max_tokens: int | None = None) -> None:
         self.base_url = base_url
         self.model = model
+        self.max_tokens = max_tokens
+        """Tokens one reply may have (None: the server's own limit); a longer reply ends with `length`."""
         self.max_retries = max_retries
         self.stall_timeout = stall_timeout
         self._api_key = api_key
@@ -184,6 +192,9 @@ class ChatClient:
     async def _open(self, messages: list[Mapping[str, Any]], tools: list[dict[str, Any]] | None,
                     options: dict[str, Any], watchdog: StallWatchdog) -> Any:
         """Send the request, retrying rate limits and busy servers; returns the streaming httpx response."""
+        if not self.model:  # none named and the server did not say which (see agent.model_choice)
+            raise ModelNotFoundError(f"No model is chosen for {self.host}: name one with --model (or `model` in "
+                                     "the config file), or pick one with Switch model in the command palette.")
         attempt = 0
         while True:
             params = self._params(messages, tools, options)
@@ -207,7 +218,10 @@ class ChatClient:
 
     def _params(self, messages: list[Mapping[str, Any]], tools: list[dict[str, Any]] | None,
                 options: dict[str, Any]) -> dict[str, Any]:
-        params: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True, **options}
+        params: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True}
+        if self.max_tokens is not None:
+            params[token_limit_parameter(self.base_url)] = self.max_tokens
+        params.update(options)
         if tools:
             params["tools"] = tools
         if self._usage_supported:
@@ -299,6 +313,13 @@ class ChatClient:
                                "Try again in a moment.")
         return LLMError(f"Talking to {self.host} failed unexpectedly ({type(error).__name__}: "
                         f"{redact(str(error)[:200], self._api_key)}).")
+
+
+def token_limit_parameter(base_url: str) -> str:
+    """The request field that limits a reply's tokens at `base_url` (see the module docstring)."""
+    host = (urlsplit(base_url).hostname or "").lower()
+    openai_own = any(host == name or (name.startswith(".") and host.endswith(name)) for name in OPENAI_HOSTS)
+    return "max_completion_tokens" if openai_own else "max_tokens"
 
 
 def _decode(payload: str) -> Any:

@@ -2,21 +2,26 @@
 
 Ordinary prompts get a short markdown answer (heading, list, code block). When the request offers
 tools and the user's words match one (see intents.py: weather in a city, arithmetic, the time, files,
-a quoted shell command, or a tool named in the prompt), the reply is a tool call with sensible arguments
-— one call per city, plus a `to_user` sentence when the schema has that parameter. When the last message
-is a tool result, the reply answers from the results.
+a shell command, or a tool named in the prompt), the reply is a tool call with sensible arguments — one
+call per city — and a sentence saying what it does: as `to_user` when the schema has that parameter,
+otherwise as the reply's text. When the last message is a tool result, the reply answers from the
+results; a denied, failed or interrupted call is told as a sentence ("I wasn't allowed to run `ls`.").
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from tui_agent.offline.intents import match_tools
+from tui_agent.offline.intents import match_intent
 from tui_agent.offline.scenario import Reply
 
 Message = dict[str, Any]
 UNIT_SYMBOLS = {"celsius": "°C", "fahrenheit": "°F"}
+DENIED = re.compile(r"The user denied the call to |The tool \S+ (?:is not allowed to run|needs the user's approval)"
+                    r"|Approval for \S+ could not be obtained")
+INTERRUPTED = re.compile(r"The tool call was interrupted before it finished|The call to \S+ was cancelled\.")
 
 
 def text_of(content: Any) -> str:
@@ -37,9 +42,9 @@ def default_reply(body: dict[str, Any]) -> Reply:
         return Reply(text=answer_from_tool_results(messages))
     prompt = text_of(last.get("content")).strip()
     if tools and last.get("role") == "user":
-        calls = match_tools(prompt, tools)
+        calls, said = match_intent(prompt, tools)
         if calls:
-            return Reply(tool_calls=calls, chunk_size=8)
+            return Reply(text=said or "", tool_calls=calls, chunk_size=8)
     return Reply(text=markdown_answer(prompt), chunk_size=12)
 
 
@@ -52,14 +57,40 @@ def _trailing_tool_results(messages: list[Message]) -> list[Message]:
     return results[::-1]
 
 
-def _tool_names(messages: list[Message]) -> dict[str, str]:
-    """Tool call id → function name, from the assistant messages that made the calls."""
-    names: dict[str, str] = {}
+def _tool_calls(messages: list[Message]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Tool call id → (function name, arguments), from the assistant messages that made the calls."""
+    calls: dict[str, tuple[str, dict[str, Any]]] = {}
     for message in messages:
         for call in message.get("tool_calls") or []:
             if isinstance(call, dict):
-                names[str(call.get("id"))] = str((call.get("function") or {}).get("name", ""))
-    return names
+                function = call.get("function") or {}
+                calls[str(call.get("id"))] = (str(function.get("name", "")), _arguments(function.get("arguments")))
+    return calls
+
+
+def _arguments(raw: Any) -> dict[str, Any]:
+    try:
+        parsed = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _not_run(name: str, arguments: dict[str, Any], content: str) -> str | None:
+    """A sentence for a call that was denied, failed or cut short (as tui-agent's runner words it), else None."""
+    command = arguments.get("command")
+    what = f"`{command}`" if isinstance(command, str) and command else f"`{name}`"
+    doing = f"run {what}" if what != f"`{name}`" else f"use {what}"
+    if DENIED.match(content):
+        return f"I wasn't allowed to {doing}."
+    if INTERRUPTED.match(content):
+        return f"{what} was interrupted before it finished."
+    failed = re.match(rf"{re.escape(name)} (?:failed: (.*)|(timed out.*))$", content, re.DOTALL)
+    if failed:
+        return f"I couldn't {doing}: {(failed.group(1) or 'it ' + failed.group(2)).strip().rstrip('.')}."
+    if content.startswith("Not run: "):
+        return f"I didn't {doing}: {content.removeprefix('Not run: ').rstrip('.')}."
+    return None
 
 
 def _weather(content: str) -> tuple[str, str] | None:
@@ -93,13 +124,14 @@ def answer_from_tool_results(messages: list[Message]) -> str:
         if len(found) == 1:
             return f"The weather in {found[0][0]} is {found[0][1]} right now."
         return "Here is the weather:\n\n" + "".join(f"- **{place}**: {value}\n" for place, value in found)
-    names = _tool_names(messages)
-    parts = [
-        _describe(str(message.get("name") or names.get(str(message.get("tool_call_id"))) or "the tool"), content)
-        for message, content in zip(results, contents, strict=True)
-    ]
+    calls = _tool_calls(messages)
+    parts = []
+    for message, content in zip(results, contents, strict=True):
+        name, arguments = calls.get(str(message.get("tool_call_id")), ("", {}))
+        name = str(message.get("name") or name or "the tool")
+        parts.append(_not_run(name, arguments, content.strip()) or _describe(name, content))
     if len(parts) == 1:
-        return parts[0] + ".\n" if not parts[0].endswith("```") else parts[0] + "\n"
+        return parts[0] + ("\n" if parts[0].endswith(("```", ".")) else ".\n")
     return "Here is what I found:\n\n" + "\n".join(f"- {part}" for part in parts) + "\n"
 
 

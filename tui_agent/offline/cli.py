@@ -20,6 +20,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--scenario", metavar="FILE", help="JSON or TOML file scripting replies and faults")
     parser.add_argument("--delay", type=float, default=0.02,
                         help="seconds between chunks of default replies (default: 0.02; 0 for full speed)")
+    parser.add_argument("--strict", action="store_true",
+                        help="answer 400, as strict chat templates (Gemma, Mistral in llama.cpp or vLLM) do, to "
+                        "messages whose roles do not alternate, unanswered tool calls or empty assistant messages")
     parser.set_defaults(func=run)
 
 
@@ -34,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not args.scenario or "default_chunk_delay" not in scenario.model_fields_set:
         scenario.default_chunk_delay = args.delay
+    if args.strict:
+        scenario.strict = True
     with contextlib.suppress(KeyboardInterrupt):
         return asyncio.run(_serve(scenario, args.host, args.port))
     return 0

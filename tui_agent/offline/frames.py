@@ -8,6 +8,7 @@ optional usage chunk, then `[DONE]`.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from tui_agent.offline.scenario import Reply, ToolCallSpec
@@ -36,6 +37,43 @@ def pieces(text: str, size: int) -> list[str]:
     """Split `text` into pieces of `size` characters (at least one piece, possibly empty)."""
     size = max(size, 1)
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def token_limit(body: dict[str, Any]) -> int | None:
+    """The request's limit on reply tokens (`max_completion_tokens`, else `max_tokens`), if it set one."""
+    for key in ("max_completion_tokens", "max_tokens"):
+        value = body.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+def within_limit(reply: Reply, limit: int | None) -> Reply:
+    """`reply` cut after `limit` tokens (words, as usage counts them) with `finish_reason: "length"`, as a
+    server cuts a reply at `max_tokens`; text first, then tool-call arguments (cut arguments are not JSON)."""
+    if limit is None or reply.raw_events is not None:
+        return reply
+    text = _first_words(reply.text, limit)
+    if text is not None:
+        return reply.model_copy(update={"text": text, "tool_calls": [], "finish_reason": "length"})
+    left, calls = limit - len(reply.text.split()), list[ToolCallSpec]()
+    for spec in reply.tool_calls:
+        raw = raw_arguments(spec)
+        cut = _first_words(raw, left)
+        if cut is not None:
+            calls.append(spec.model_copy(update={"arguments": cut}))
+            return reply.model_copy(update={"tool_calls": calls, "finish_reason": "length"})
+        calls.append(spec)
+        left -= len(raw.split())
+    return reply
+
+
+def _first_words(text: str, count: int) -> str | None:
+    """`text` up to the end of its `count`-th word, or None when it has no more words than that."""
+    words = list(re.finditer(r"\S+", text))
+    if len(words) <= count:
+        return None
+    return text[: words[count - 1].end()] if count > 0 else ""
 
 
 def _call_start(spec: ToolCallSpec, index: int, arguments: str) -> Delta:

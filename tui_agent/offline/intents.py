@@ -2,8 +2,13 @@
 
 Rules for the kinds of tool tui-agent ships (weather, calculator, clock, files, shell), matched on the
 tool's name and the prompt's words, then a generic rule: a prompt naming a tool calls it, filling its
-required parameters from quoted text and numbers. A `to_user` sentence leads the arguments when the
-schema has that parameter, as the tutorial's model does.
+required parameters from quoted text and numbers. The sentence saying what the model is about to do
+leads the arguments as `to_user` when the schema has that parameter, as the tutorial's model does;
+otherwise `match_intent` returns it to be sent as the reply's text, so no tool-calling reply is silent.
+
+The phrases it understands (the README lists them too): "weather in CITY (and CITY...)", arithmetic
+("what is 2 + 3 * 4", "calculate 6 x 7"), "what time is it (in CITY)", "list the files (in PATH)", "read
+FILE", "search the files for 'TEXT'", "run CMD" / "run `CMD`" / "execute CMD", and a tool's own name.
 """
 
 from __future__ import annotations
@@ -22,6 +27,10 @@ TIME_ZONES = {
     "sydney": "Australia/Sydney", "new york": "America/New_York", "san francisco": "America/Los_Angeles",
     "los angeles": "America/Los_Angeles", "chicago": "America/Chicago", "utc": "UTC",
 }
+UNQUOTED_COMMAND = re.compile(r"\b(?:run|execute)\s+([\w./~-][^?!;]*?)(?:\s+(?:for me|please))?[\s?.!]*$",
+                             re.IGNORECASE)
+NOT_COMMANDS = frozenset({"a", "an", "the", "this", "that", "it", "my", "your", "some", "into", "out", "away", "to",
+                          "through", "over", "around", "across", "off", "on", "in", "for", "me", "you", "them"})
 EXPRESSION = re.compile(r"[-+(]*\d[\d.\s]*(?:(?:\*\*|//|[-+*/%^x×])\s*[(]*\s*\d[\d.\s]*[)]*\s*)+")
 
 
@@ -34,6 +43,8 @@ class Tool:
         self.name = str(function.get("name", ""))
         self.properties: dict[str, Any] = parameters.get("properties") or {}
         self.required: list[str] = list(parameters.get("required") or [])
+        self.said: str | None = None
+        """The sentence of the last call that could not carry it as `to_user` (the reply's text instead)."""
 
     def key(self, *candidates: str) -> str | None:
         """The first candidate parameter the tool has, else its first required one."""
@@ -42,6 +53,8 @@ class Tool:
     def call(self, arguments: Arguments, sentence: str, speak: bool = True) -> ToolCallSpec:
         if speak and "to_user" in self.properties:
             arguments = {"to_user": sentence, **arguments}  # the model speaks first, as a real one tends to
+        elif speak:
+            self.said = sentence
         return ToolCallSpec(name=self.name, arguments=arguments)
 
 
@@ -110,10 +123,20 @@ def _files(tool: Tool, prompt: str) -> list[ToolCallSpec]:
 
 
 def _shell(tool: Tool, prompt: str) -> list[ToolCallSpec]:
-    commands = quoted_in(prompt)
-    if "shell" not in tool.name.lower() or not commands or not re.search(r"\b(run|execute|shell)\b", prompt, re.I):
+    if "shell" not in tool.name.lower() or not re.search(r"\b(run|execute|shell)\b", prompt, re.I):
         return []
-    return [tool.call({tool.key("command", "cmd") or "command": commands[0]}, f"I'll run `{commands[0]}`.")]
+    command = next(iter(quoted_in(prompt)), None) or unquoted_command(prompt)
+    if not command:
+        return []
+    return [tool.call({tool.key("command", "cmd") or "command": command}, f"I'll run `{command}`.")]
+
+
+def unquoted_command(prompt: str) -> str | None:
+    """The command in "run ls -la for me" (what follows run/execute, to the end); None for "run a marathon"."""
+    found = UNQUOTED_COMMAND.search(prompt)
+    if found is None or found.group(1).split()[0].lower() in NOT_COMMANDS:
+        return None
+    return found.group(1)
 
 
 def _named(tool: Tool, prompt: str) -> list[ToolCallSpec]:
@@ -142,10 +165,15 @@ RULES: tuple[Callable[[Tool, str], list[ToolCallSpec]], ...] = (_weather, _calcu
 
 def match_tools(prompt: str, schemas: list[dict[str, Any]]) -> list[ToolCallSpec]:
     """Tool calls the prompt asks for (first matching rule, in rule order), or an empty list."""
+    return match_intent(prompt, schemas)[0]
+
+
+def match_intent(prompt: str, schemas: list[dict[str, Any]]) -> tuple[list[ToolCallSpec], str | None]:
+    """The calls the prompt asks for, and the sentence to send as text when no call could carry it."""
     tools = [Tool(schema) for schema in schemas]
     for rule in RULES:
         for tool in tools:
             calls = rule(tool, prompt)
             if calls:
-                return calls
-    return []
+                return calls, tool.said
+    return [], None

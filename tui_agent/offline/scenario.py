@@ -37,7 +37,7 @@ class ToolCallSpec(BaseModel):
     name: str
     arguments: dict[str, Any] | str = Field(default_factory=dict)
     id: str | None = None
-    """Call id; default `call_<n>`."""
+    """Call id; default a new unique `call_<24 hex digits>` (or `call_<n>`, see `Scenario.call_ids`)."""
 
 
 class UsageSpec(BaseModel):
@@ -105,6 +105,12 @@ class Scenario(BaseModel):
     then: Literal["default", "repeat_last"] = "default"
     models: list[str] = Field(default_factory=lambda: ["offline"])
     """Model ids listed by `/v1/models` (any model name is accepted regardless)."""
+    call_ids: Literal["unique", "per_response"] = "unique"
+    """Ids of calls without their own: `unique` ones, new for every call as real providers' are, or
+    `per_response`: `call_0`, `call_1`... numbered again in every response, as several local servers do."""
+    strict: bool = False
+    """Answer 400, as strict chat templates do, to messages whose roles do not alternate, unanswered tool
+    calls, empty assistant messages... (see `tui_agent.offline.strict`)."""
     default_chunk_delay: float = 0.01
     """Seconds between chunks of default-behaviour replies: a visible typing effect in the app, still quick in
     tests (a default answer is a few dozen chunks)."""

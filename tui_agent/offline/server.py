@@ -1,9 +1,10 @@
 """Provides the offline model's HTTP server (`OfflineServer`) and a thread-hosted wrapper (`BackgroundServer`).
 
 Speaks the OpenAI chat-completions API on 127.0.0.1: `POST /v1/chat/completions` (SSE streaming or one
-JSON body) and `GET /v1/models`. Any model name and any API key are accepted. Replies come from the
-scenario in order, then from the default behaviour. Every request is recorded in `requests` (without
-its headers, so no API key is kept) with how it ended, for tests.
+JSON body) and `GET /v1/models`. Any model name and any API key are accepted. In strict mode a request
+a strict chat template would refuse (roles that do not alternate, unanswered tool calls...) gets 400.
+Replies come from the scenario in order, then from the default behaviour. Every request is recorded in
+`requests` (without its headers, so no API key is kept) with how it ended, for tests.
 """
 
 from __future__ import annotations
@@ -12,16 +13,18 @@ import asyncio
 import contextlib
 import itertools
 import json
+import secrets
 import threading
 import time
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 from tui_agent.offline import frames
 from tui_agent.offline.behaviour import default_reply, text_of
 from tui_agent.offline.http import ChunkedStream, Request, read_request, send, send_json
 from tui_agent.offline.scenario import Reply, Scenario, as_scenario
+from tui_agent.offline.strict import role_problem
 
 HTML_PAGE = b"<!DOCTYPE html><html><head><title>Welcome</title></head><body><h1>It works!</h1></body></html>\n"
 MALFORMED = b'data: {"id": "chatcmpl-broken", "choices": [{"delta": {"content": "oops"\n\n'
@@ -104,6 +107,12 @@ class OfflineServer:
         await send_json(writer, 404, frames.error_body(404, f"No route {request.method} {path} on the offline model."))
         return True
 
+    def script(self, replies: list[Any], then: Literal["default", "repeat_last"] = "default") -> None:
+        """Replace the replies still to serve (a test changing the server's behaviour between two turns)."""
+        self.scenario = self.scenario.model_copy(update={"then": then})
+        self._replies = [Reply.model_validate(reply) for reply in replies]
+        self._last = None
+
     def _next_reply(self, body: dict[str, Any]) -> Reply:
         if self._replies:
             self._last = self._replies.pop(0)
@@ -123,7 +132,11 @@ class OfflineServer:
             return True
         record = RequestRecord(request.method, request.path, body)
         self.requests.append(record)
-        reply = self._next_reply(body)
+        if self.scenario.strict and (problem := role_problem(body.get("messages"))) is not None:
+            record.outcome = "status 400"  # rejected before any scripted reply is used, as a server would
+            await send_json(writer, 400, frames.error_body(400, problem))
+            return True
+        reply = self._with_call_ids(frames.within_limit(self._next_reply(body), frames.token_limit(body)))
         if reply.status != 200:
             record.outcome = f"status {reply.status}"
             extra = {"Retry-After": f"{reply.retry_after:g}"} if reply.retry_after is not None else {}
@@ -139,6 +152,14 @@ class OfflineServer:
         ids = self._identity(body)
         await send_json(writer, 200, frames.completion_body(reply, ids[0], ids[1], ids[2], _usage(body, reply)))
         return True
+
+    def _with_call_ids(self, reply: Reply) -> Reply:
+        """`reply` with a unique id for each call that has none (unless calls are numbered per response)."""
+        if self.scenario.call_ids == "per_response" or all(spec.id for spec in reply.tool_calls):
+            return reply
+        calls = [spec if spec.id else spec.model_copy(update={"id": f"call_{secrets.token_hex(12)}"})
+                 for spec in reply.tool_calls]
+        return reply.model_copy(update={"tool_calls": calls})
 
     def _identity(self, body: dict[str, Any]) -> tuple[str, int, str]:
         return str(body.get("model") or "offline"), int(time.time()), f"chatcmpl-offline-{next(self._ids)}"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from textual.widget import Widget
 
-from tui_agent.status import MessageStatus, Role
+from tui_agent.status import MessageStatus, Role, is_cut_off
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.tool_panel import ToolPanels
 
@@ -47,9 +47,10 @@ def message_widgets(message: Message) -> list[Widget]:
     if message.role is not Role.ASSISTANT:
         return []
     widgets: list[Widget] = [AssistantMessage.finished(message.id, message.content, message.status)]
+    cut_off = is_cut_off(message.status, message.error)
     if message.status in (MessageStatus.INTERRUPTED, MessageStatus.FAILED):
-        widgets.append(MessageMarker(message.status))
-    if message.error:
+        widgets.append(MessageMarker(message.status, message.error if cut_off else None))
+    if message.error and not cut_off:  # a cut-off reply's marker says it
         widgets.append(ErrorNotice(message.error))
     return widgets
 

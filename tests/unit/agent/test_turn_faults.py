@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures.offline import strict_scenario
 from tests.unit.agent.conftest import MakeAgent, collect
 from tui_agent.agent.conversation import INTERRUPTED_RESULT
 from tui_agent.agent.events import (
@@ -62,7 +63,7 @@ FAULTS = [
 async def test_server_fault_fails_the_turn_with_a_sentence_and_keeps_the_text(
     make_agent: MakeAgent, fault: dict[str, Any], word: str
 ) -> None:
-    server = BackgroundServer({"replies": [fault], "then": "repeat_last"})
+    server = BackgroundServer(strict_scenario({"replies": [fault], "then": "repeat_last"}))
     server.start()
     try:
         built = await make_agent(server.base_url, stall_timeout=0.5)

@@ -32,6 +32,7 @@ async def dispatch(response: Any, call_role: str = "function_call") -> tuple[Any
     return await asyncio.gather(drain(make("to_user")), drain(make(call_role)))
 
 
+@pytest.mark.parametrize("offline_server", [{"call_ids": "per_response"}], indirect=True)
 async def test_async_stream_forks_into_user_text_and_tool_calls(offline_server: BackgroundServer) -> None:
     client = openai.AsyncOpenAI(base_url=offline_server.base_url, api_key="k")
     response = await client.chat.completions.create(model="m", messages=WEATHER, tools=[WEATHER_TOOL], stream=True)

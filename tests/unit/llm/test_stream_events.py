@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.unit.llm.helpers import WEATHER_TOOL, collect, of_type
-from tui_agent.llm.client import ChatClient
+from tui_agent.llm.client import ChatClient, token_limit_parameter
 from tui_agent.llm.events import (
     StreamEnd,
     TextDelta,
@@ -23,7 +23,8 @@ from tui_agent.offline.server import BackgroundServer
 
 
 def replies(*items: dict[str, Any]) -> dict[str, Any]:
-    return {"replies": list(items)}
+    # Calls numbered per response (`call_0`...), so the expected events can name them.
+    return {"replies": list(items), "call_ids": "per_response"}
 
 
 def chunk(delta: dict[str, Any] | None = None, finish: str | None = None) -> str:
@@ -262,3 +263,26 @@ async def test_a_server_that_ignores_stream_still_gives_every_event(offline_serv
     assert "".join(e.text for e in of_type(events, ToUserDelta)) == 'Checking "Paris" ☀️.'
     assert of_type(events, ToolCallReady)[0].arguments == {"location": "Paris"}
     assert isinstance(events[-2], Usage) and events[-1] == StreamEnd("tool_calls")
+
+
+@pytest.mark.parametrize("offline_server", [{"replies": [{"text": "one two three four five"}]}], indirect=True)
+async def test_max_tokens_is_sent_and_a_cut_reply_ends_with_length(offline_server: BackgroundServer) -> None:
+    client = ChatClient(offline_server.base_url, "offline", max_tokens=3)
+    try:
+        events = [event async for event in client.stream_chat([{"role": "user", "content": "hi"}])]
+    finally:
+        await client.aclose()
+    assert (offline_server.requests[-1].body or {})["max_tokens"] == 3
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "one two three"
+    assert events[-1] == StreamEnd("length")
+
+
+@pytest.mark.parametrize(("base_url", "field"), [
+    ("https://api.openai.com/v1", "max_completion_tokens"),
+    ("https://my-resource.openai.azure.com/openai/v1", "max_completion_tokens"),
+    ("http://127.0.0.1:8080/v1", "max_tokens"),
+    ("https://openrouter.ai/api/v1", "max_tokens"),
+    ("https://api.openai.com.evil.example/v1", "max_tokens"),
+])
+def test_the_token_limit_field_depends_on_the_server(base_url: str, field: str) -> None:
+    assert token_limit_parameter(base_url) == field

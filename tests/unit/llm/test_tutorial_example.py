@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tui_agent.offline.server import BackgroundServer
 
 EXAMPLE = Path(__file__).with_name("tutorial_example.py")
@@ -26,12 +28,15 @@ def run_example(server: BackgroundServer, typed: str) -> subprocess.CompletedPro
     )
 
 
+# The tutorial's own loop sends two assistant messages in a row (its text, then its call), which only a
+# lenient server such as OpenAI's accepts.
+@pytest.mark.parametrize("offline_server", [{"strict": False}], indirect=True)
 def test_weather_question_runs_the_tool_loop_and_quits(offline_server: BackgroundServer) -> None:
     result = run_example(offline_server, "What's the weather in Paris?\nexit\n")
     assert result.returncode == 0, result.stderr
     out = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout)
     assert "Let me check the weather in Paris for you." in out
-    assert "Function call: get_current_weather(location=Paris); ID: call_0." in out
+    assert re.search(r"Function call: get_current_weather\(location=Paris\); ID: call_[0-9a-f]{24}\.", out)
     assert "The weather in Paris is 22 °C right now." in out
     assert out.rstrip().endswith("QUIT")
     assert [r.outcome for r in offline_server.requests] == ["ok", "ok"]

@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
-from tui_agent.status import MessageStatus
+from tui_agent.status import MessageStatus, is_cut_off
 
 if TYPE_CHECKING:
     from tui_agent.ui.widgets.messages import AssistantMessage, Entry, LetGo, MessageMarker, UserMessage
@@ -277,11 +277,11 @@ class ChatLog(VerticalScroll):
         if message is not None and not message.closed:
             before = message.status
             message.finish(status, closed=closed)
-            self._update_marker(message, before)
-        if error:
+            self._update_marker(message, before, error if is_cut_off(status, error) else None)
+        if error and not is_cut_off(status, error):  # a cut-off reply's marker says it
             self.add_error(error)
 
-    def _update_marker(self, message: AssistantMessage, before: MessageStatus) -> None:
+    def _update_marker(self, message: AssistantMessage, before: MessageStatus, note: str | None = None) -> None:
         """One marker under a reply that did not finish normally, matching its latest status."""
         if message.status is before:
             return
@@ -291,7 +291,7 @@ class ChatLog(VerticalScroll):
         if message.status in (MessageStatus.INTERRUPTED, MessageStatus.FAILED):
             from tui_agent.ui.widgets.messages import MessageMarker
 
-            marker = self._markers[message.message_id] = MessageMarker(message.status)
+            marker = self._markers[message.message_id] = MessageMarker(message.status, note)
             self.mount(marker, after=message)
 
     def interrupt_streaming(self) -> None:

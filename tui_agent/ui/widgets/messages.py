@@ -173,16 +173,18 @@ class MessageMarker(Static):
     }
     """
 
-    def __init__(self, status: MessageStatus) -> None:
-        super().__init__(Content(MARKER_TEXT.get(status, status.value)), classes=f"-{status.value}")
-        self.status = status
+    def __init__(self, status: MessageStatus, note: str | None = None) -> None:
+        """`note`, when given, is shown instead of the status's own words (a reply cut at the token limit)."""
+        text = f"✂ {sanitize(note)}" if note else MARKER_TEXT.get(status, status.value)
+        super().__init__(Content(text), classes=f"-{status.value}")
+        self.status, self.note = status, note
 
     @property
     def settled(self) -> bool:
         return True
 
     def let_go(self) -> LetGo:
-        return LetGo(partial(MessageMarker, self.status))
+        return LetGo(partial(MessageMarker, self.status, self.note))
 
 
 class ErrorNotice(Static):

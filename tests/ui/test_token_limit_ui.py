@@ -1,0 +1,44 @@
+"""A reply cut at the token limit is marked as such under the reply, live and when the session is resumed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.ui.helpers import FIXED_NOW, chat, send, wait_until
+from tests.ui.sessions_stack import build_and_resume
+from tui_agent.agent.deferred import DeferredAgent
+from tui_agent.agent.endpoint import EndpointChoice
+from tui_agent.agent.resume import ResumeRequest
+from tui_agent.config import Settings
+from tui_agent.offline.server import BackgroundServer
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.widgets.messages import ErrorNotice, MessageMarker
+
+CUT = "✂ Cut off at the token limit (max_tokens = 3): the reply above is incomplete."
+
+
+def app_on(server: BackgroundServer, db: Path, resume: ResumeRequest | None = None) -> TuiAgentApp:
+    settings = Settings(db=db, max_tokens=3)
+    choice = EndpointChoice(server.base_url, "scripted", "test-key")
+    backend = DeferredAgent(lambda: build_and_resume(settings, choice, resume, backend), model=choice.model,
+                            endpoint=choice.label)
+    return TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
+
+
+def markers(app: TuiAgentApp) -> list[str]:
+    return [str(marker.render()) for marker in app.screen.query(MessageMarker)]
+
+
+async def test_a_cut_off_reply_is_marked_live_and_on_resume(tmp_path: Path) -> None:
+    with BackgroundServer({"replies": [{"text": "one two three four five"}], "strict": True}) as server:
+        app = app_on(server, tmp_path / "history.db")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await send(pilot, "count")
+            assert chat(pilot).chat_log.assistant_messages[-1].shown_text().strip() == "one two three"
+            assert markers(app) == [CUT]
+            assert not app.screen.query(ErrorNotice)  # the marker says it; no "Error" box for a cut reply
+        app = app_on(server, tmp_path / "history.db", ResumeRequest(latest=True))
+        async with app.run_test(size=(140, 40)) as pilot:
+            await wait_until(pilot, lambda: bool(markers(app)), "the resumed session shown")
+            assert markers(app) == [CUT]
+            assert not app.screen.query(ErrorNotice)
