@@ -7,7 +7,10 @@ untrusted (model output, tool arguments and results) and must be sanitised befor
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+from tui_agent.llm.events import RetryScheduled
 
 # Re-exported: the UI reads statuses from the events it renders.
 from tui_agent.status import MessageStatus as MessageStatus
@@ -29,6 +32,29 @@ class AssistantMessageStarted:
     """A new assistant message (one per model response in the turn) was persisted as `streaming`."""
 
     message_id: str
+
+
+@dataclass(frozen=True)
+class ReplyWaiting:
+    """No reply yet: the request went out at `since`, or failed and `retry` says when it goes out again.
+
+    Times are `time.monotonic()` readings. It holds until the reply's first text or tool call (or its end);
+    `describe(now)` says it in the status line's words, with the timer moved on to `now`.
+    """
+
+    message_id: str
+    since: float
+    retry: RetryScheduled | None = None
+
+    def describe(self, now: float) -> str:
+        retry = self.retry
+        if retry is None:
+            return f"waiting for the server {int(max(0.0, now - self.since))} s"
+        count = f"{retry.attempt} of {retry.retries}"
+        if now < retry.at:
+            why = "rate limited" if retry.status == 429 else f"server error {retry.status}"
+            return f"{why} — retrying in {math.ceil(retry.at - now)} s ({count})"
+        return f"waiting for the server {int(now - retry.at)} s (retry {count})"
 
 
 @dataclass(frozen=True)
@@ -89,6 +115,7 @@ class TurnFinished:
 AgentEvent = (
     TurnStarted
     | AssistantMessageStarted
+    | ReplyWaiting
     | AssistantTextDelta
     | AssistantMessageFinished
     | ToolCallUpdated

@@ -8,9 +8,10 @@ ended: 0 done, 1 error, 3 stopped by a budget, 130 cancelled.
 
 from __future__ import annotations
 
+import time
 from typing import Any, TextIO
 
-from tui_agent.agent.events import AssistantTextDelta, ToolCallUpdated, TurnEndReason, TurnFinished
+from tui_agent.agent.events import AssistantTextDelta, ReplyWaiting, ToolCallUpdated, TurnEndReason, TurnFinished
 from tui_agent.sanitize import StreamSanitizer, reveal, sanitize
 
 EXIT_STATUS = {TurnEndReason.DONE: 0, TurnEndReason.ERROR: 1, TurnEndReason.BUDGET: 3, TurnEndReason.CANCELLED: 130}
@@ -41,9 +42,11 @@ async def print_turn(agent: Any, prompt: str, out: TextIO, err: TextIO) -> int:
         elif isinstance(event, ToolCallUpdated) and event.status.is_final and event.call_id not in reported:
             reported.add(event.call_id)
             err.write(tool_summary(event) + "\n")
+        elif isinstance(event, ReplyWaiting) and event.retry is not None:
+            say(err, event.describe(time.monotonic()))  # "rate limited — retrying in 3 s (1 of 2)"
         elif isinstance(event, TurnFinished):
             out.write("\n")
-            if event.error:
-                say(err, event.error)
+            for line in (event.error or "").splitlines():  # the sentence, then where: endpoint, request id
+                say(err, line)
             return EXIT_STATUS[event.reason]
     return 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,7 @@ from tui_agent.agent.events import (
     AssistantMessageStarted,
     AssistantTextDelta,
     MessageStatus,
+    ReplyWaiting,
     ToolCallUpdated,
     ToolStatus,
     TurnEndReason,
@@ -33,7 +35,7 @@ from tui_agent.history.models import Usage as StoredUsage
 from tui_agent.history.saver import StreamingSaver
 from tui_agent.history.store import HistoryStore
 from tui_agent.llm.errors import AuthenticationFailedError, LLMError
-from tui_agent.llm.events import StreamEvent, Usage
+from tui_agent.llm.events import RetryScheduled, StreamEvent, Usage
 from tui_agent.status import Role
 from tui_agent.tools.calls import ToolCallState
 from tui_agent.tools.runner import ToolRunner
@@ -119,8 +121,13 @@ class Turn:
         self.attach_message(message.id)
 
     def stream(self) -> AsyncIterator[StreamEvent]:
-        """Ask the model for the next response."""
+        """Ask the model for the next response (the person sees it is awaited until its first token)."""
+        self._emit(ReplyWaiting(self.message_id, time.monotonic()))
         return self.services.client.stream_chat(self.conversation.messages, self.services.tools or None)
+
+    def retrying(self, retry: RetryScheduled) -> None:
+        """The request failed before the reply began and goes again at `retry.at`: say so, with a timer."""
+        self._emit(ReplyWaiting(self.message_id, retry.at, retry))
 
     def show_text(self, text: str) -> None:
         """Show and save reply text (`to_user` text included: the model said it to the user, so a resumed
@@ -144,10 +151,10 @@ class Turn:
         return limit is not None and self._turn_completion_tokens >= limit
 
     def explain(self, error: LLMError) -> str:
-        """The sentence to show for a model error."""
+        """The sentence to show (and store) for a model error, with its endpoint and request id."""
         if isinstance(error, AuthenticationFailedError) and self.services.missing_key_message:
             return self.services.missing_key_message
-        return error.user_message
+        return error.report
 
     def fail(self, message: str) -> None:
         """Remember the first failure; the turn ends with it once its jobs have unwound."""

@@ -51,6 +51,8 @@ class ChatScreen(Screen[None]):
         self._cursor_blink = cursor_blink
         self._turn_lock = asyncio.Lock()
         self.busy = False
+        self._waiting = False
+        """The status bar says what the reply waits for (until its first text, tool call or end)."""
         self._task_tree_mount: AwaitMount | None = None
 
     def compose(self) -> ComposeResult:
@@ -189,10 +191,16 @@ class ChatScreen(Screen[None]):
         from tui_agent.agent import events  # loaded by the engine before any event exists
 
         log = self.chat_log
+        if self._waiting and not isinstance(event, events.ReplyWaiting | events.UsageUpdated):
+            self._waiting = False  # the reply began (or ended): "replying" again
+            self.status_bar.set_waiting(None)
         if isinstance(event, events.AssistantTextDelta):
             log.append(event.message_id, event.text)
         elif isinstance(event, events.ToolCallUpdated):
             self.tool_panels.update_call(event)
+        elif isinstance(event, events.ReplyWaiting):
+            self._waiting = True
+            self.status_bar.set_waiting(event)
         elif isinstance(event, events.AssistantMessageStarted):
             log.start_assistant(event.message_id)
         elif isinstance(event, events.AssistantMessageFinished):
