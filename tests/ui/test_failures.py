@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.ui.helpers import FIXED_NOW, chat, send
+from tests.ui.helpers import FIXED_NOW, chat, send, wait_until
 from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
@@ -21,6 +21,7 @@ from tui_agent.history.store import HistoryStore
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.commands import redo
 from tui_agent.ui.widgets.messages import ErrorNotice
 
 Make = Callable[..., tuple[TuiAgentApp, BackgroundServer]]
@@ -115,3 +116,105 @@ async def test_an_error_keeps_its_whole_message_request_id_and_endpoint_shown_wr
     (_, reply) = await stored(tmp_path / "history.db")
     assert reply.status is MessageStatus.FAILED and reply.error is not None
     assert LONG_MESSAGE in reply.error and "req_offline_1" in reply.error and server.base_url in reply.error
+
+
+def last_request_messages(server: BackgroundServer) -> list[dict[str, Any]]:
+    body = server.requests[-1].body
+    assert body is not None
+    return list(body["messages"])
+
+
+async def test_a_failed_turn_is_retried_with_one_key_and_the_failed_reply_is_kept_as_replaced(
+    scripted_app: Make, tmp_path: Path,
+) -> None:
+    failing = {"status": 500, "retry_after": 0.01}
+    app, server = scripted_app({"replies": [failing, failing, failing, {"text": "Second try works."}]})
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = chat(pilot)
+        await send(pilot, "first")
+        failed = screen.chat_log.assistant_messages[-1]
+        assert failed.status is MessageStatus.FAILED
+        assert screen.chat_log.actions is not None and "retry" in str(screen.chat_log.actions.render())
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.idle and len(screen.chat_log.assistant_messages) == 2, "retried")
+        retried = screen.chat_log.assistant_messages[-1]
+        assert retried.shown_text().strip() == "Second try works." and retried.status is MessageStatus.COMPLETE
+        assert failed.replaced and failed.is_attached and screen.chat_log.actions is None
+    user, old, new = await stored(tmp_path / "history.db")
+    assert old.status is MessageStatus.FAILED and old.error and old.replaced_by == new.id
+    assert new.status is MessageStatus.COMPLETE and new.content == "Second try works."
+    assert last_request_messages(server) == [{"role": "user", "content": "first"}]
+
+
+async def test_a_retry_does_not_send_the_failed_replys_text_and_the_next_turn_alternates(
+    scripted_app: Make, tmp_path: Path,
+) -> None:
+    app, server = scripted_app({"replies": [{"text": "Partial answer that breaks", "chunk_size": 5, "cut_after": 2},
+                                            {"text": "Whole answer."}, {"text": "Next."}]})
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = chat(pilot)
+        await send(pilot, "first")
+        partial = screen.chat_log.assistant_messages[-1].text
+        assert partial and "Partial answer that breaks".startswith(partial)
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.idle and len(screen.chat_log.assistant_messages) == 2, "retried")
+        await send(pilot, "second")
+    assert last_request_messages(server) == [
+        {"role": "user", "content": "first"}, {"role": "assistant", "content": "Whole answer."},
+        {"role": "user", "content": "second"}]
+    replies = [m for m in await stored(tmp_path / "history.db") if m.role.value == "assistant"]
+    assert [(m.content, m.replaced_by is not None) for m in replies] == [
+        (partial, True), ("Whole answer.", False), ("Next.", False)]
+
+
+async def test_esc_mid_reply_then_continue_appends_to_the_same_reply_on_screen_and_in_history(
+    scripted_app: Make, tmp_path: Path,
+) -> None:
+    app, server = scripted_app({"replies": [{"text": "One two three four five six seven eight nine ten " * 6,
+                                             "chunk_size": 4, "chunk_delay": 0.05},
+                                            {"text": " and the rest."}]})
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = chat(pilot)
+        await send(pilot, "count", wait=False)
+        await wait_until(pilot, lambda: bool(screen.chat_log.assistant_messages)
+                         and len(screen.chat_log.assistant_messages[0].text) > 12, "some text")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen.idle and screen.chat_log.actions is not None, "interrupted")
+        (reply,) = screen.chat_log.assistant_messages
+        partial = reply.text
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: screen.idle and reply.status is MessageStatus.COMPLETE, "continued")
+        assert screen.chat_log.assistant_messages == [reply] and reply.text == partial + " and the rest."
+    (_, saved) = await stored(tmp_path / "history.db")
+    assert saved.status is MessageStatus.COMPLETE and saved.content == partial + " and the rest."
+    sent = last_request_messages(server)
+    assert sent[:2] == [{"role": "user", "content": "count"}, {"role": "assistant", "content": partial}]
+    assert sent[2]["role"] == "user" and sent[2]["content"].startswith("Continue exactly where you stopped")
+
+
+async def test_a_reply_cut_at_the_token_limit_is_continued_from_the_palette(
+    scripted_app: Make, tmp_path: Path,
+) -> None:
+    app, _ = scripted_app({"replies": [{"text": "Cut at the", "finish_reason": "length"},
+                                       {"text": " token limit."}]})
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = chat(pilot)
+        await send(pilot, "tell me")
+        titles = [command.title for command in app.get_system_commands(screen)]
+        assert "Retry last reply" in titles and "Continue reply" in titles
+        redo(app, False)
+        await wait_until(pilot, lambda: screen.idle and "limit" in screen.chat_log.assistant_messages[-1].text,
+                         "continued")
+    (_, saved) = await stored(tmp_path / "history.db")
+    assert saved.content == "Cut at the token limit."
+
+
+async def test_retry_with_no_reply_yet_says_so_inline(scripted_app: Make) -> None:
+    app, _ = scripted_app({"replies": []})
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = chat(pilot)
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: bool(screen.query(ErrorNotice)), "an error")
+        assert "no reply to retry" in str(screen.query_one(ErrorNotice).render())
+        await send(pilot, "hello")  # and the app carries on
+        assert screen.chat_log.assistant_messages[-1].shown_text().strip()

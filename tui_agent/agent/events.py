@@ -29,7 +29,17 @@ class TurnStarted:
 
 @dataclass(frozen=True)
 class AssistantMessageStarted:
-    """A new assistant message (one per model response in the turn) was persisted as `streaming`."""
+    """A new assistant message (one per model response in the turn) was persisted as `streaming`, or an
+    earlier one streams again to be continued (`text`: what it already says; the new text follows it)."""
+
+    message_id: str
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class ReplyReplaced:
+    """A retry begins: reply `message_id` is replaced by the reply that starts next. It stays in history
+    (marked `replaced_by`) and on screen, dimmed; the model no longer sees it."""
 
     message_id: str
 
@@ -115,6 +125,7 @@ class TurnFinished:
 AgentEvent = (
     TurnStarted
     | AssistantMessageStarted
+    | ReplyReplaced
     | ReplyWaiting
     | AssistantTextDelta
     | AssistantMessageFinished

@@ -44,6 +44,11 @@ if TYPE_CHECKING:  # the openai client is imported only when a client is built
     from tui_agent.llm.client import ChatClient
 
 
+CONTINUE_PROMPT = ("Continue exactly where you stopped: your reply above was cut off. Do not repeat any of it "
+                   "and do not comment on the interruption; start with the very next word.")
+"""Sent after a cut-off reply to have it continued; servers differ on assistant prefill, every one takes this."""
+
+
 @dataclass
 class TurnBudget:
     """Limits on one turn; reaching one ends the turn with reason BUDGET."""
@@ -95,6 +100,7 @@ class Turn:
         self.error: str | None = None
         self.budget_note: str | None = None
         self.message_id = ""
+        self._continuing = ""
         self._saver: StreamingSaver | None = None
         self._api_text: list[str] = []
         self._usage = StoredUsage()
@@ -106,12 +112,14 @@ class Turn:
         self.finished = False
 
     # -- the assistant message being streamed -------------------------------------------------------
-    def attach_message(self, message_id: str) -> None:
-        """Use an assistant placeholder that is already committed (the turn's first)."""
+    def attach_message(self, message_id: str, text: str = "") -> None:
+        """Use an assistant message that is already committed (the turn's first): a `streaming` placeholder,
+        or a reply to continue whose `text` so far the model is shown once, with `CONTINUE_PROMPT` after it."""
         self.message_id = message_id
-        self._saver = StreamingSaver(self.services.store, message_id)
-        self._api_text, self._usage = [], StoredUsage()
-        self._emit(AssistantMessageStarted(message_id))
+        self._saver = StreamingSaver(self.services.store, message_id, text=text)
+        self._api_text, self._usage = [text] if text else [], StoredUsage()
+        self._continuing = text
+        self._emit(AssistantMessageStarted(message_id, text))
 
     async def start_message(self) -> None:
         """Commit a new `streaming` assistant message for the next model response."""
@@ -123,7 +131,12 @@ class Turn:
     def stream(self) -> AsyncIterator[StreamEvent]:
         """Ask the model for the next response (the person sees it is awaited until its first token)."""
         self._emit(ReplyWaiting(self.message_id, time.monotonic()))
-        return self.services.client.stream_chat(self.conversation.messages, self.services.tools or None)
+        messages = self.conversation.messages
+        if self._continuing:  # asked once, not stored: history keeps one reply, its text continued
+            messages = [*messages, {"role": "assistant", "content": self._continuing},
+                        {"role": "user", "content": CONTINUE_PROMPT}]
+            self._continuing = ""
+        return self.services.client.stream_chat(messages, self.services.tools or None)
 
     def retrying(self, retry: RetryScheduled) -> None:
         """The request failed before the reply began and goes again at `retry.at`: say so, with a timer."""

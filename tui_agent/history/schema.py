@@ -88,7 +88,11 @@ V2_SEARCH: tuple[str, ...] = (
     "INSERT INTO messages_fts(rowid, content) SELECT seq, content FROM messages WHERE status != 'streaming'",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1_TABLES, V2_SEARCH)
+# A retried reply stays, as a sibling of the reply that replaced it: kept and shown (dimmed), never sent to
+# the model again. A column rather than a status: the status keeps saying how the reply ended.
+V_REPLACED_BY: tuple[str, ...] = ("ALTER TABLE messages ADD COLUMN replaced_by TEXT",)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1_TABLES, V2_SEARCH, V_REPLACED_BY)
 """Step N (1-based) brings the database from version N-1 to N."""
 
 LATEST_VERSION = len(MIGRATIONS)
