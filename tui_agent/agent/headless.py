@@ -9,9 +9,17 @@ ended: 0 done, 1 error, 3 stopped by a budget, 130 cancelled.
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
-from tui_agent.agent.events import AssistantTextDelta, ReplyWaiting, ToolCallUpdated, TurnEndReason, TurnFinished
+from tui_agent.agent.events import (
+    AgentEvent,
+    AssistantTextDelta,
+    ReplyWaiting,
+    ToolCallUpdated,
+    TurnEndReason,
+    TurnFinished,
+)
 from tui_agent.sanitize import StreamSanitizer, reveal, sanitize
 
 EXIT_STATUS = {TurnEndReason.DONE: 0, TurnEndReason.ERROR: 1, TurnEndReason.BUDGET: 3, TurnEndReason.CANCELLED: 130}
@@ -31,11 +39,13 @@ def tool_summary(update: ToolCallUpdated) -> str:
     return f"[tool] {reveal(update.name)}({arguments}) {update.status.value}: {preview}"
 
 
-async def print_turn(agent: Any, prompt: str, out: TextIO, err: TextIO) -> int:
-    """Run one turn of `agent`, writing as described in the module docstring; returns the exit status."""
+async def print_turn(agent: Any, prompt: str, out: TextIO, err: TextIO,
+                     turn: AsyncIterator[AgentEvent] | None = None) -> int:
+    """Run one turn of `agent` (`turn`: a retry or continuation instead of sending `prompt`), writing as
+    described in the module docstring; returns the exit status."""
     clean = StreamSanitizer()
     reported: set[str] = set()
-    async for event in agent.send(prompt):
+    async for event in turn if turn is not None else agent.send(prompt):
         if isinstance(event, AssistantTextDelta):
             out.write(clean.feed(event.text))
             out.flush()
