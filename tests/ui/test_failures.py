@@ -22,7 +22,7 @@ from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.commands import redo
-from tui_agent.ui.widgets.messages import ErrorNotice
+from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker
 
 Make = Callable[..., tuple[TuiAgentApp, BackgroundServer]]
 LONG_MESSAGE = " ".join(f"reason{n}" for n in range(120)) + " THE-END"
@@ -218,3 +218,40 @@ async def test_retry_with_no_reply_yet_says_so_inline(scripted_app: Make) -> Non
         assert "no reply to retry" in str(screen.query_one(ErrorNotice).render())
         await send(pilot, "hello")  # and the app carries on
         assert screen.chat_log.assistant_messages[-1].shown_text().strip()
+
+
+async def test_a_resumed_session_shows_the_replaced_reply_dimmed_and_offers_redo_for_a_failed_last_reply(
+    tmp_path: Path,
+) -> None:
+    server = BackgroundServer({"replies": [{"text": "Broken off", "chunk_size": 4, "cut_after": 2},
+                                           {"text": "Also broken", "chunk_size": 4, "cut_after": 2}]})
+    server.start()
+    try:
+        settings = Settings(db=tmp_path / "history.db")
+        choice = EndpointChoice(server.base_url, "scripted", "test-key")
+        built = await build_agent(settings, choice)
+        async for _ in built.agent.send("first"):
+            pass
+        async for _ in built.agent.retry():
+            pass
+        session = built.agent.session
+        assert session is not None
+        await built.close()
+
+        async def resumed() -> Any:
+            again = await build_agent(settings, choice)
+            await again.agent.resume(session.id)
+            return again
+
+        backend = DeferredAgent(resumed, model=choice.model, endpoint=choice.label)
+        app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
+        async with app.run_test(size=(140, 40)) as pilot:
+            screen = chat(pilot)
+            await wait_until(pilot, lambda: len(screen.chat_log.entries) >= 5, "the history shown")
+            old, new = [entry for entry in screen.chat_log.entries if isinstance(entry, AssistantMessage)]
+            assert old.replaced and not new.replaced
+            markers = [str(marker.render()) for marker in screen.query(MessageMarker)]
+            assert markers[0].startswith("↺ replaced") and markers[1].startswith("✗ failed")
+            assert screen.chat_log.actions is not None and screen.chat_log.actions.can_continue
+    finally:
+        server.stop()
