@@ -22,7 +22,7 @@ from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.commands import redo
-from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker
+from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, ReplyActions
 
 Make = Callable[..., tuple[TuiAgentApp, BackgroundServer]]
 LONG_MESSAGE = " ".join(f"reason{n}" for n in range(120)) + " THE-END"
@@ -156,7 +156,7 @@ async def test_a_retry_does_not_send_the_failed_replys_text_and_the_next_turn_al
         await send(pilot, "first")
         partial = screen.chat_log.assistant_messages[-1].text
         assert partial and "Partial answer that breaks".startswith(partial)
-        await pilot.press("ctrl+r")
+        await pilot.click(ReplyActions, offset=(2, 0))  # the "↻ retry" link under the error
         await wait_until(pilot, lambda: screen.idle and len(screen.chat_log.assistant_messages) == 2, "retried")
         await send(pilot, "second")
     assert last_request_messages(server) == [
@@ -247,11 +247,11 @@ async def test_a_resumed_session_shows_the_replaced_reply_dimmed_and_offers_redo
         app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
         async with app.run_test(size=(140, 40)) as pilot:
             screen = chat(pilot)
-            await wait_until(pilot, lambda: len(screen.chat_log.entries) >= 5, "the history shown")
+            await wait_until(pilot, lambda: screen.chat_log.actions is not None, "the history shown, redo offered")
             old, new = [entry for entry in screen.chat_log.entries if isinstance(entry, AssistantMessage)]
             assert old.replaced and not new.replaced
             markers = [str(marker.render()) for marker in screen.query(MessageMarker)]
             assert markers[0].startswith("↺ replaced") and markers[1].startswith("✗ failed")
-            assert screen.chat_log.actions is not None and screen.chat_log.actions.can_continue
+            assert screen.chat_log.actions.can_continue
     finally:
         server.stop()

@@ -159,6 +159,7 @@ class ChatScreen(Screen[None]):
             self.notify("A reply is running: press Esc to stop it first.", severity="warning")
             return
         self.chat_log.hide_actions()
+        self.prompt_input.focus()  # a click on the link focused the log: typing goes to the prompt again
         self._set_busy(True)
         self.run_worker(self._run_turn(turn()), group="turn", exit_on_error=False, description="chat turn")
 

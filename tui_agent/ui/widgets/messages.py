@@ -175,7 +175,7 @@ MARKER_TEXT = {
     MessageStatus.INTERRUPTED: "⏹ interrupted — the reply above was stopped before it finished",
     MessageStatus.FAILED: "✗ failed — the reply above is incomplete",
 }
-REPLACED_TEXT = "↺ replaced — the reply above was retried; the model no longer sees it"
+REPLACED_TEXT = "↺ replaced by a retry — the model no longer sees the reply above"
 
 
 class MessageMarker(Static):
