@@ -51,23 +51,19 @@ async def test_each_retry_is_announced_with_when_the_request_goes_again(offline_
     assert events.index(retries[-1]) < events.index(of_type(events, TextDelta)[0])
 
 
-@pytest.mark.parametrize(
-    "offline_server",
-    [replies({"status": 429, "retry_after": email.utils.formatdate(time.time() + 3, usegmt=True)},
-             {"text": "dated"})],
-    indirect=True,
-)
-async def test_retry_after_as_an_http_date_is_honoured(offline_server: BackgroundServer) -> None:
-    client = ChatClient(offline_server.base_url, "offline")
-    try:
-        stream = client.stream_chat(USER)
-        first = await anext(stream)
-        asked = time.monotonic()
-        await stream.aclose()
-    finally:
-        await client.aclose()
+async def test_retry_after_as_an_http_date_is_honoured() -> None:
+    dated = email.utils.formatdate(time.time() + 3, usegmt=True)  # made now: whole seconds, so 2 to 3 s away
+    with BackgroundServer(replies({"status": 429, "retry_after": dated}, {"text": "dated"})) as server:
+        client = ChatClient(server.base_url, "offline")
+        try:
+            stream = client.stream_chat(USER)
+            first = await anext(stream)
+            asked = time.monotonic()
+            await stream.aclose()
+        finally:
+            await client.aclose()
     assert isinstance(first, RetryScheduled) and first.status == 429
-    assert asked + 0.5 < first.at < asked + 4  # the date's seconds (a whole-second date: 2 to 3 s from now)
+    assert asked + 0.5 < first.at < asked + 4
 
 
 @pytest.mark.parametrize("offline_server", [replies({"status": 503, "retry_after": 3600})], indirect=True)
