@@ -54,3 +54,14 @@ def test_the_replaced_by_column_is_added_to_an_existing_database(tmp_path: Path)
     assert migrate(conn) == len(MIGRATIONS) - 2
     assert conn.execute("SELECT id, replaced_by FROM messages").fetchall() == [("m", None)]
     conn.close()
+
+
+async def test_exports_say_which_reply_was_replaced(store: HistoryStore) -> None:
+    session = await store.create_session("retry")
+    _, failed = await store.begin_turn(session.id, "hello")
+    await store.finish_message(failed.id, MessageStatus.FAILED, content="half", error="boom")
+    retried = await store.replace_reply(session.id, failed.id)
+    await store.finish_message(retried.id, MessageStatus.COMPLETE, content="whole")
+    markdown = await store.export_markdown(session.id)
+    assert "## Assistant (failed, replaced by a retry)\n\nhalf" in markdown and "## Assistant\n\nwhole" in markdown
+    assert f'"replaced_by": "{retried.id}"' in await store.export_json(session.id)
