@@ -1,8 +1,12 @@
 """Provides `Agent`: a chat session driven by commander jobs, as the UI (and `-p`) sees it.
 
 `send(prompt)` persists the prompt, puts a `ChatJob` on the commander (which runs inside the caller's
-event loop) and yields the turn's events until `TurnFinished`. `cancel()` cancels the turn's subtree;
-`set_approver()` plugs in the UI's approval modal. The agent implements `tui_agent.ui.backend.ChatBackend`.
+event loop) and yields the turn's events until `TurnFinished`. `retry()` and `continue_reply()` run a turn
+that redoes the session's last reply instead: a retry adds a new reply that replaces the last one (kept in
+history with `replaced_by`, left out of what the model sees); a continuation streams into the last reply
+again, after the model was shown it and asked to go on (`CONTINUE_PROMPT`, sent once, never stored).
+`cancel()` cancels the turn's subtree; `set_approver()` plugs in the UI's approval modal. The agent
+implements `tui_agent.ui.backend.ChatBackend`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Provides `ChatScreen`: the conversation (left), tool panels (right), prompt and status line (bottom).
 
-It sends intents to a `ChatBackend` (send, cancel, approve) and renders the `AgentEvent`s that
-`send` yields, in a worker; it knows nothing of the agent beyond those events.
+It sends intents to a `ChatBackend` (send, cancel, approve, retry and continue the last reply) and
+renders the `AgentEvent`s a turn yields, in a worker; it knows nothing of the agent beyond those events.
 """
 
 from __future__ import annotations
@@ -58,9 +58,9 @@ class ChatScreen(Screen[None]):
         self._turn_lock = asyncio.Lock()
         self.busy = False
         self._waiting = False
+        """The status bar says what the reply waits for (until its first text, tool call or end)."""
         self._last_finished: AssistantMessageFinished | None = None
         """The turn's latest reply to reach its final status (retry and continue are offered for it)."""
-        """The status bar says what the reply waits for (until its first text, tool call or end)."""
         self._task_tree_mount: AwaitMount | None = None
 
     def compose(self) -> ComposeResult:
