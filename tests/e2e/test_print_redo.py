@@ -69,6 +69,7 @@ async def test_continue_reply_prints_the_rest_and_adds_it_to_the_reply(
     assert done.stdout == " token limit.\n"
     (_, reply) = await stored(isolated_home)
     assert reply.content == "Cut at the token limit." and reply.status is MessageStatus.COMPLETE
+    assert reply.usage is not None and reply.usage.completion_tokens == 3 + 2  # both requests' words counted
 
 
 @pytest.mark.parametrize(

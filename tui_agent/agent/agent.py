@@ -31,7 +31,7 @@ from tui_agent.agent.tree import TreeFeed, TreeObserver, Unsubscribe
 from tui_agent.agent.turn import SessionTotals, Turn, TurnBudget, TurnServices
 from tui_agent.agent.turn_jobs import ChatJob
 from tui_agent.commander import CommanderAsync
-from tui_agent.history.models import Message, Session
+from tui_agent.history.models import Message, Session, Usage
 from tui_agent.history.store import HistoryStore
 from tui_agent.status import Role
 from tui_agent.tools.calls import ApprovalRequest, Decision
@@ -201,14 +201,15 @@ class Agent(SessionActions):
                                      "any text arrived): retry it instead.")
         await self.store.reopen_message(last.id)
         await self._reload_conversation(session, leave_out=last.id)
-        async for event in self._run(session, last.id, continuing=last.content):
+        async for event in self._run(session, last.id, continuing=last.content, usage=last.usage):
             yield event
 
-    async def _run(self, session: Session, message_id: str, continuing: str = "") -> AsyncIterator[AgentEvent]:
+    async def _run(self, session: Session, message_id: str, continuing: str = "",
+                   usage: Usage | None = None) -> AsyncIterator[AgentEvent]:
         """Run a turn whose first response goes into `message_id`, yielding its events to `TurnFinished`."""
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
         turn = Turn(self._services, session.id, self._conversation, self.budget, self._tree.tee(events.put_nowait))
-        turn.attach_message(message_id, continuing)
+        turn.attach_message(message_id, continuing, usage)
         self._job = ChatJob(turn)
         await self._start_commander()
         await self._commander.put_job(self._job, parent=self._commander)

@@ -112,12 +112,13 @@ class Turn:
         self.finished = False
 
     # -- the assistant message being streamed -------------------------------------------------------
-    def attach_message(self, message_id: str, text: str = "") -> None:
+    def attach_message(self, message_id: str, text: str = "", usage: StoredUsage | None = None) -> None:
         """Use an assistant message that is already committed (the turn's first): a `streaming` placeholder,
-        or a reply to continue whose `text` so far the model is shown once, with `CONTINUE_PROMPT` after it."""
+        or a reply to continue whose `text` so far the model is shown once, with `CONTINUE_PROMPT` after it
+        (its `usage` so far is added to the continuation's)."""
         self.message_id = message_id
         self._saver = StreamingSaver(self.services.store, message_id, text=text)
-        self._api_text, self._usage = [text] if text else [], StoredUsage()
+        self._api_text, self._usage = [text] if text else [], usage or StoredUsage()
         self._continuing = text
         self._emit(AssistantMessageStarted(message_id, text))
 
@@ -156,7 +157,9 @@ class Turn:
         totals.prompt_tokens += usage.prompt_tokens
         totals.completion_tokens += usage.completion_tokens
         self._turn_completion_tokens += usage.completion_tokens
-        self._usage = StoredUsage(usage.prompt_tokens, usage.completion_tokens)
+        earlier = self._usage  # a continued reply's own tokens so far (one usage per response otherwise)
+        self._usage = StoredUsage(earlier.prompt_tokens + usage.prompt_tokens,
+                                  earlier.completion_tokens + usage.completion_tokens)
         self._emit(UsageUpdated(totals.prompt_tokens, totals.completion_tokens))
 
     def over_token_budget(self) -> bool:
