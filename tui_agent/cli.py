@@ -47,8 +47,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--continue", dest="continue_session", action="store_true",
                         help="continue the most recent session")
     parser.add_argument("--resume", metavar="ID", help="continue the session with this id (or unique id prefix)")
-    parser.add_argument("-p", "--print", metavar="PROMPT",
+    parser.add_argument("-p", "--print", metavar="PROMPT", nargs="?", const="",
                         help="answer one prompt without the full-screen app ('-' reads it from stdin)")
+    parser.add_argument("--retry", action="store_true",
+                        help="with -p and --continue/--resume: ask again for the session's last reply (no prompt)")
+    parser.add_argument("--continue-reply", action="store_true",
+                        help="with -p and --continue/--resume: have the model go on with the session's last reply")
     parser.add_argument("--allow", action="append", metavar="TOOL", default=[],
                         help="with -p: let this 'ask' tool run without asking (repeatable)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -73,6 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if args.allow and (args.print is None or args.command is not None):
             parser.error("--allow is for -p runs (in the app, the approval dialog asks)")
+        if (args.retry or args.continue_reply) and (args.print is None or args.command is not None):
+            parser.error("--retry and --continue-reply are for -p runs (in the app, ctrl+r retries, ctrl+g continues)")
         if args.command is None and args.print is None:
             from tui_agent import launch
 

@@ -123,20 +123,46 @@ async def _run_until_exit(app: Any, backend: DeferredAgent) -> None:
 
 
 def run_print(args: argparse.Namespace) -> int:
-    """Run one turn for `-p PROMPT` (`-p -` reads stdin) and print the reply; returns the exit status."""
+    """Run one turn for `-p PROMPT` (`-p -` reads stdin), or `--retry`/`--continue-reply` of a session's last
+    reply, and print the reply; returns the exit status."""
+    redo = redo_of(args)
+    if isinstance(redo, int):
+        return redo
     prompt = sys.stdin.read() if args.print == STDIN_PROMPT else args.print
-    if not prompt.strip():
+    if redo is None and not prompt.strip():
         print("tui-agent: the prompt is empty.", file=sys.stderr)
         return 2
     settings, problems = settings_from_args(args)
     for problem in problems:
         print(f"tui-agent: {problem}", file=sys.stderr)
     return asyncio.run(_print_one_turn(settings, choose_endpoint(settings), prompt, ResumeRequest.from_args(args),
-                                       getattr(args, "allow", None) or []))
+                                       getattr(args, "allow", None) or [], redo))
+
+
+def redo_of(args: argparse.Namespace) -> str | int | None:
+    """"retry" or "continue" for `-p --retry` / `-p --continue-reply`, None for a prompt, or exit status 2
+    (said on stderr) when the flags do not fit together."""
+    retry, more = getattr(args, "retry", False), getattr(args, "continue_reply", False)
+    if not (retry or more):
+        return None
+    problem = None
+    if retry and more:
+        problem = "use --retry or --continue-reply, not both"
+    elif not (args.continue_session or args.resume):
+        problem = "they need a session: add --continue (the most recent) or --resume ID"
+    elif args.print:
+        problem = "they take no prompt (the session's last one is used)"
+    if problem is not None:
+        print(f"tui-agent: --retry and --continue-reply redo the last reply of a session; {problem}.",
+              file=sys.stderr)
+        return 2
+    return "retry" if retry else "continue"
 
 
 async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: str,
-                          request: ResumeRequest | None = None, allowed: list[str] | None = None) -> int:
+                          request: ResumeRequest | None = None, allowed: list[str] | None = None,
+                          redo: str | None = None) -> int:
+    from tui_agent.agent.agent import NothingToRedoError
     from tui_agent.agent.headless import print_turn, say
     from tui_agent.agent.services import build_agent
 
@@ -163,6 +189,12 @@ async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: st
         built.agent.runner.preapproved = frozenset(allowed or [])
         for name in sorted(set(allowed or []) - set(built.agent.registry.names())):
             say(sys.stderr, f"--allow {name}: there is no tool called {name} (see `tui-agent plugins`)")
-        return await print_turn(built.agent, prompt, sys.stdout, sys.stderr)
+        agent = built.agent
+        turn = {"retry": agent.retry, "continue": agent.continue_reply}.get(redo or "", lambda: agent.send(prompt))
+        try:
+            return await print_turn(agent, prompt, sys.stdout, sys.stderr, turn())
+        except NothingToRedoError as error:
+            say(sys.stderr, str(error))
+            return 1
     finally:
         await built.close()

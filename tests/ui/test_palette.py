@@ -25,7 +25,7 @@ from tui_agent.ui.scripted import reply_script
 from tui_agent.ui.widgets.tool_panel import ToolPanels
 
 OUR_COMMANDS = ["New session", "Sessions", "Switch model", "Theme", "Export session", "Toggle tool panel",
-                "Toggle task tree", "Copy last reply", "Show config path", "Help"]
+                "Toggle task tree", "Retry last reply", "Continue reply", "Copy last reply", "Show config path", "Help"]
 
 
 async def run_command(pilot: Pilot[None], text: str) -> None:

@@ -1,8 +1,12 @@
 """Provides `Agent`: a chat session driven by commander jobs, as the UI (and `-p`) sees it.
 
 `send(prompt)` persists the prompt, puts a `ChatJob` on the commander (which runs inside the caller's
-event loop) and yields the turn's events until `TurnFinished`. `cancel()` cancels the turn's subtree;
-`set_approver()` plugs in the UI's approval modal. The agent implements `tui_agent.ui.backend.ChatBackend`.
+event loop) and yields the turn's events until `TurnFinished`. `retry()` and `continue_reply()` run a turn
+that redoes the session's last reply instead: a retry adds a new reply that replaces the last one (kept in
+history with `replaced_by`, left out of what the model sees); a continuation streams into the last reply
+again, after the model was shown it and asked to go on (`CONTINUE_PROMPT`, sent once, never stored).
+`cancel()` cancels the turn's subtree; `set_approver()` plugs in the UI's approval modal. The agent
+implements `tui_agent.ui.backend.ChatBackend`.
 """
 
 from __future__ import annotations
@@ -13,15 +17,24 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.agent.conversation import Conversation
-from tui_agent.agent.events import AgentEvent, ToolCallUpdated, ToolStatus, TurnFinished, TurnStarted
+from tui_agent.agent.events import (
+    AgentEvent,
+    MessageStatus,
+    ReplyReplaced,
+    ToolCallUpdated,
+    ToolStatus,
+    TurnFinished,
+    TurnStarted,
+)
 from tui_agent.agent.model_choice import chat_models
 from tui_agent.agent.sessions import SessionActions
 from tui_agent.agent.tree import TreeFeed, TreeObserver, Unsubscribe
 from tui_agent.agent.turn import SessionTotals, Turn, TurnBudget, TurnServices
 from tui_agent.agent.turn_jobs import ChatJob
 from tui_agent.commander import CommanderAsync
-from tui_agent.history.models import Session
+from tui_agent.history.models import Message, Session, Usage
 from tui_agent.history.store import HistoryStore
+from tui_agent.status import Role
 from tui_agent.tools.calls import ApprovalRequest, Decision
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
@@ -47,6 +60,14 @@ class TurnInProgressError(RuntimeError):
 
 class SessionNotFoundError(LookupError):
     """No stored session has the given id (or id prefix)."""
+
+
+class NothingToRedoError(RuntimeError):
+    """Retry or continue was asked for, but the session's last message is not a reply that can be redone."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.user_message = message
 
 
 class Agent(SessionActions):
@@ -152,15 +173,44 @@ class Agent(SessionActions):
 
     async def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
         """Run one turn for `prompt`, yielding its events; closing the iterator early cancels the turn."""
-        if self._job is not None:
-            raise TurnInProgressError("A reply is still running: press Esc to stop it first.")
+        self._check_idle()
         session = await self._ensure_session(prompt)
         user, reply = await self.store.begin_turn(session.id, prompt, model=self.model)
         self._conversation.add_user(prompt)
+        yield TurnStarted(session.id, user.id, prompt)
+        async for event in self._run(session, reply.id):
+            yield event
+
+    async def retry(self) -> AsyncIterator[AgentEvent]:
+        """Ask again for the session's last reply (failed, cut off, or any other): a new reply replaces it in
+        what the model sees; the old one stays in history, marked `replaced_by` the new one."""
+        self._check_idle()
+        session, last = await self._last_reply()
+        reply = await self.store.replace_reply(session.id, last.id, model=self.model)
+        await self._reload_conversation(session)
+        yield ReplyReplaced(last.id)
+        async for event in self._run(session, reply.id):
+            yield event
+
+    async def continue_reply(self) -> AsyncIterator[AgentEvent]:
+        """Have the model go on with the session's last reply from where it stopped (Esc, the token limit, a
+        failure): the new text is added to that same reply, on screen and in history."""
+        self._check_idle()
+        session, last = await self._last_reply()
+        if last.tool_calls or not last.content.strip():
+            raise NothingToRedoError("The last reply has no text to continue (it ended in tool calls, or before "
+                                     "any text arrived): retry it instead.")
+        await self.store.reopen_message(last.id)
+        await self._reload_conversation(session, leave_out=last.id)
+        async for event in self._run(session, last.id, continuing=last.content, usage=last.usage):
+            yield event
+
+    async def _run(self, session: Session, message_id: str, continuing: str = "",
+                   usage: Usage | None = None) -> AsyncIterator[AgentEvent]:
+        """Run a turn whose first response goes into `message_id`, yielding its events to `TurnFinished`."""
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
         turn = Turn(self._services, session.id, self._conversation, self.budget, self._tree.tee(events.put_nowait))
-        yield TurnStarted(session.id, user.id, prompt)
-        turn.attach_message(reply.id)
+        turn.attach_message(message_id, continuing, usage)
         self._job = ChatJob(turn)
         await self._start_commander()
         await self._commander.put_job(self._job, parent=self._commander)
@@ -170,6 +220,26 @@ class Agent(SessionActions):
             yield event
         finally:
             await self._settle(turn)
+
+    def _check_idle(self) -> None:
+        if self._job is not None:
+            raise TurnInProgressError("A reply is still running: press Esc to stop it first.")
+
+    async def _last_reply(self) -> tuple[Session, Message]:
+        """The current session and its last message, which must be a finished reply (to retry or continue)."""
+        session = self._session
+        last = (await self.store.load_tail(session.id, 1)) if session is not None else []
+        if session is None or not last or last[0].role is not Role.ASSISTANT:
+            raise NothingToRedoError("There is no reply to retry or continue yet: send a prompt first.")
+        if last[0].status is MessageStatus.STREAMING:
+            raise NothingToRedoError("The last reply is still being written (in another window?); wait for it.")
+        return session, last[0]
+
+    async def _reload_conversation(self, session: Session, leave_out: str | None = None) -> None:
+        """What the model sees, from history (a replaced reply drops out; `leave_out` is shown separately)."""
+        stored = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
+        kept = [message for message in stored if message.id != leave_out]
+        self._conversation = Conversation.from_history(kept, session.system_prompt)
 
     async def _settle(self, turn: Turn) -> None:
         job, self._job = self._job, None

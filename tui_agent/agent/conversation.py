@@ -2,7 +2,8 @@
 
 Every assistant message that made tool calls is followed by one `tool` message per call, including
 calls that never ran (denied, invalid, interrupted) — endpoints reject a history where a call has no
-answer. `from_history` rebuilds the list from stored messages when a session is resumed.
+answer. `from_history` rebuilds the list from stored messages when a session is resumed (and after a
+retry): a reply that was retried (`replaced_by` set) is left out, as if it had never been sent.
 
 `messages` is the record of what happened; `request()` is what is sent, repaired so that a strict server
 (a chat template that demands alternation: Gemma, Mistral, Llama 2 in llama.cpp, vLLM) accepts it
@@ -82,7 +83,8 @@ class Conversation:
         for message in stored:
             if message.role is Role.USER:
                 conversation.add_user(message.content)
-            elif message.role is Role.ASSISTANT and message.status is not MessageStatus.STREAMING:
+            elif (message.role is Role.ASSISTANT and message.status is not MessageStatus.STREAMING
+                  and message.replaced_by is None):
                 conversation.add_assistant(message.content, [_answered(call) for call in message.tool_calls])
         return conversation
 

@@ -156,14 +156,24 @@ class DeferredAgent(DeferredSessions):
         await self._started.wait()
         return await self.ready()
 
-    async def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
+    def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
+        return self._forward(lambda agent: agent.send(prompt))
+
+    def retry(self) -> AsyncIterator[AgentEvent]:
+        return self._forward(lambda agent: agent.retry())
+
+    def continue_reply(self) -> AsyncIterator[AgentEvent]:
+        return self._forward(lambda agent: agent.continue_reply())
+
+    async def _forward(self, turn: Callable[[Agent], AsyncIterator[AgentEvent]]) -> AsyncIterator[AgentEvent]:
+        """The agent's turn once it is built; a failed build ends the turn with its sentence."""
         agent = await self.ready()
         if agent is None:
             from tui_agent.agent.events import TurnEndReason, TurnFinished
 
             yield TurnFinished(TurnEndReason.ERROR, self.failure)
             return
-        async for event in agent.send(prompt):
+        async for event in turn(agent):
             yield event
 
     def cancel(self) -> None:

@@ -7,7 +7,10 @@ untrusted (model output, tool arguments and results) and must be sanitised befor
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+from tui_agent.llm.events import RetryScheduled
 
 # Re-exported: the UI reads statuses from the events it renders.
 from tui_agent.status import MessageStatus as MessageStatus
@@ -26,9 +29,42 @@ class TurnStarted:
 
 @dataclass(frozen=True)
 class AssistantMessageStarted:
-    """A new assistant message (one per model response in the turn) was persisted as `streaming`."""
+    """A new assistant message (one per model response in the turn) was persisted as `streaming`, or an
+    earlier one streams again to be continued (`text`: what it already says; the new text follows it)."""
 
     message_id: str
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class ReplyReplaced:
+    """A retry begins: reply `message_id` is replaced by the reply that starts next. It stays in history
+    (marked `replaced_by`) and on screen, dimmed; the model no longer sees it."""
+
+    message_id: str
+
+
+@dataclass(frozen=True)
+class ReplyWaiting:
+    """No reply yet: the request went out at `since`, or failed and `retry` says when it goes out again.
+
+    Times are `time.monotonic()` readings. It holds until the reply's first text or tool call (or its end);
+    `describe(now)` says it in the status line's words, with the timer moved on to `now`.
+    """
+
+    message_id: str
+    since: float
+    retry: RetryScheduled | None = None
+
+    def describe(self, now: float) -> str:
+        retry = self.retry
+        if retry is None:
+            return f"waiting for the server {int(max(0.0, now - self.since))} s"
+        count = f"{retry.attempt} of {retry.retries}"
+        if now < retry.at:
+            why = "rate limited" if retry.status == 429 else f"server error {retry.status}"
+            return f"{why} — retrying in {math.ceil(retry.at - now)} s ({count})"
+        return f"waiting for the server {int(now - retry.at)} s (retry {count})"
 
 
 @dataclass(frozen=True)
@@ -95,6 +131,8 @@ class TurnFinished:
 AgentEvent = (
     TurnStarted
     | AssistantMessageStarted
+    | ReplyReplaced
+    | ReplyWaiting
     | AssistantTextDelta
     | AssistantMessageFinished
     | ToolCallUpdated

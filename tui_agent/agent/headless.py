@@ -10,9 +10,18 @@ budget, 4 the reply was cut off at the token limit (`max_tokens`), 130 cancelled
 
 from __future__ import annotations
 
+import time
+from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
-from tui_agent.agent.events import AssistantTextDelta, ToolCallUpdated, TurnEndReason, TurnFinished
+from tui_agent.agent.events import (
+    AgentEvent,
+    AssistantTextDelta,
+    ReplyWaiting,
+    ToolCallUpdated,
+    TurnEndReason,
+    TurnFinished,
+)
 from tui_agent.sanitize import StreamSanitizer, reveal, sanitize
 
 EXIT_STATUS = {TurnEndReason.DONE: 0, TurnEndReason.ERROR: 1, TurnEndReason.BUDGET: 3, TurnEndReason.LENGTH: 4,
@@ -55,19 +64,23 @@ class ReplyWriter:
         self.out.flush()
 
 
-async def print_turn(agent: Any, prompt: str, out: TextIO, err: TextIO) -> int:
-    """Run one turn of `agent`, writing as described in the module docstring; returns the exit status."""
+async def print_turn(agent: Any, prompt: str, out: TextIO, err: TextIO,
+                     turn: AsyncIterator[AgentEvent] | None = None) -> int:
+    """Run one turn of `agent` (`turn`: a retry or continuation instead of sending `prompt`), writing as
+    described in the module docstring; returns the exit status."""
     reply = ReplyWriter(out)
     reported: set[tuple[str, str]] = set()
-    async for event in agent.send(prompt):
+    async for event in turn if turn is not None else agent.send(prompt):
         if isinstance(event, AssistantTextDelta):
             reply.write(event)
         elif isinstance(event, ToolCallUpdated) and event.status.is_final and event.key not in reported:
             reported.add(event.key)
             err.write(tool_summary(event) + "\n")
+        elif isinstance(event, ReplyWaiting) and event.retry is not None:
+            say(err, event.describe(time.monotonic()))  # "rate limited — retrying in 3 s (1 of 2)"
         elif isinstance(event, TurnFinished):
             out.write("\n")
-            if event.error:
-                say(err, event.error)
+            for line in (event.error or "").splitlines():  # the sentence, then where: endpoint, request id
+                say(err, line)
             return EXIT_STATUS[event.reason]
     return 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,7 @@ from tui_agent.agent.events import (
     AssistantMessageStarted,
     AssistantTextDelta,
     MessageStatus,
+    ReplyWaiting,
     ToolCallUpdated,
     ToolStatus,
     TurnEndReason,
@@ -33,13 +35,18 @@ from tui_agent.history.models import Usage as StoredUsage
 from tui_agent.history.saver import StreamingSaver
 from tui_agent.history.store import HistoryStore
 from tui_agent.llm.errors import AuthenticationFailedError, LLMError
-from tui_agent.llm.events import StreamEvent, Usage
+from tui_agent.llm.events import RetryScheduled, StreamEvent, Usage
 from tui_agent.status import CUT_OFF, Role
 from tui_agent.tools.calls import ToolCallState
 from tui_agent.tools.runner import ToolRunner
 
 if TYPE_CHECKING:  # the openai client is imported only when a client is built
     from tui_agent.llm.client import ChatClient
+
+
+CONTINUE_PROMPT = ("Continue exactly where you stopped: your reply above was cut off. Do not repeat any of it "
+                   "and do not comment on the interruption; start with the very next word.")
+"""Sent after a cut-off reply to have it continued; servers differ on assistant prefill, every one takes this."""
 
 
 @dataclass
@@ -95,6 +102,7 @@ class Turn:
         self.finish_reason: str | None = None
         """Why the current response ended, as the server said (`length`: cut at the token limit)."""
         self.message_id = ""
+        self._continuing = ""
         self._saver: StreamingSaver | None = None
         self._api_text: list[str] = []
         self._usage = StoredUsage()
@@ -107,12 +115,15 @@ class Turn:
         self.finished = False
 
     # -- the assistant message being streamed -------------------------------------------------------
-    def attach_message(self, message_id: str) -> None:
-        """Use an assistant placeholder that is already committed (the turn's first)."""
+    def attach_message(self, message_id: str, text: str = "", usage: StoredUsage | None = None) -> None:
+        """Use an assistant message that is already committed (the turn's first): a `streaming` placeholder,
+        or a reply to continue whose `text` so far the model is shown once, with `CONTINUE_PROMPT` after it
+        (its `usage` so far is added to the continuation's)."""
         self.message_id = message_id
-        self._saver = StreamingSaver(self.services.store, message_id)
-        self._api_text, self._usage, self.finish_reason = [], StoredUsage(), None
-        self._emit(AssistantMessageStarted(message_id))
+        self._saver = StreamingSaver(self.services.store, message_id, text=text)
+        self._api_text, self._usage = [text] if text else [], usage or StoredUsage()
+        self._continuing, self.finish_reason = text, None
+        self._emit(AssistantMessageStarted(message_id, text))
 
     async def start_message(self) -> None:
         """Commit a new `streaming` assistant message for the next model response."""
@@ -122,8 +133,18 @@ class Turn:
         self.attach_message(message.id)
 
     def stream(self) -> AsyncIterator[StreamEvent]:
-        """Ask the model for the next response."""
-        return self.services.client.stream_chat(self.conversation.request(), self.services.tools or None)
+        """Ask the model for the next response (the person sees it is awaited until its first token)."""
+        self._emit(ReplyWaiting(self.message_id, time.monotonic()))
+        messages = self.conversation.request()
+        if self._continuing:  # asked once, not stored: history keeps one reply, its text continued
+            messages = [*messages, {"role": "assistant", "content": self._continuing},
+                        {"role": "user", "content": CONTINUE_PROMPT}]
+            self._continuing = ""
+        return self.services.client.stream_chat(messages, self.services.tools or None)
+
+    def retrying(self, retry: RetryScheduled) -> None:
+        """The request failed before the reply began and goes again at `retry.at`: say so, with a timer."""
+        self._emit(ReplyWaiting(self.message_id, retry.at, retry))
 
     def show_text(self, text: str) -> None:
         """Show and save reply text (`to_user` text included: the model said it to the user, so a resumed
@@ -139,7 +160,9 @@ class Turn:
         totals.prompt_tokens += usage.prompt_tokens
         totals.completion_tokens += usage.completion_tokens
         self._turn_completion_tokens += usage.completion_tokens
-        self._usage = StoredUsage(usage.prompt_tokens, usage.completion_tokens)
+        earlier = self._usage  # a continued reply's own tokens so far (one usage per response otherwise)
+        self._usage = StoredUsage(earlier.prompt_tokens + usage.prompt_tokens,
+                                  earlier.completion_tokens + usage.completion_tokens)
         self._emit(UsageUpdated(totals.prompt_tokens, totals.completion_tokens))
 
     def over_token_budget(self) -> bool:
@@ -147,10 +170,10 @@ class Turn:
         return limit is not None and self._turn_completion_tokens >= limit
 
     def explain(self, error: LLMError) -> str:
-        """The sentence to show for a model error."""
+        """The sentence to show (and store) for a model error, with its endpoint and request id."""
         if isinstance(error, AuthenticationFailedError) and self.services.missing_key_message:
             return self.services.missing_key_message
-        return error.user_message
+        return error.report
 
     def fail(self, message: str) -> None:
         """Remember the first failure; the turn ends with it once its jobs have unwound."""

@@ -18,7 +18,7 @@ from tui_agent.agent.tool_calls import ToolCallCollector, ToolStreamEvent
 from tui_agent.agent.turn import Turn
 from tui_agent.commander import HandlerCoroutine, Job, as_handler
 from tui_agent.llm.errors import LLMError
-from tui_agent.llm.events import StreamEnd, TextDelta, ToUserDelta, Usage
+from tui_agent.llm.events import RetryScheduled, StreamEnd, TextDelta, ToUserDelta, Usage
 
 
 class ChatJob(Job):
@@ -69,6 +69,8 @@ async def respond(node: HandlerCoroutine, turn: Turn) -> None:
                 text.put(event.text)
             elif isinstance(event, Usage):
                 turn.add_usage(event)
+            elif isinstance(event, RetryScheduled):
+                turn.retrying(event)
             elif isinstance(event, StreamEnd):
                 turn.finish_reason = event.finish_reason
             else:

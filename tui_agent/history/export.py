@@ -35,7 +35,9 @@ def to_markdown(session: Session, messages: list[Message]) -> str:
 
 
 def _message_markdown(message: Message) -> list[str]:
-    status = "" if message.status is MessageStatus.COMPLETE else f" ({message.status.value})"
+    notes = [] if message.status is MessageStatus.COMPLETE else [message.status.value]
+    notes += ["replaced by a retry"] if message.replaced_by else []
+    status = f" ({', '.join(notes)})" if notes else ""
     lines = [f"## {message.role.value.capitalize()}{status}", "", message.content or "_(no text)_"]
     if message.error:
         lines += ["", f"> Error: {message.error}"]

@@ -62,6 +62,9 @@ class Message:
     created_at: datetime
     updated_at: datetime
     tool_calls: list[ToolCall] = field(default_factory=list)
+    replaced_by: str | None = None
+    """For a reply that was retried: the id of the reply that replaced it (this one is no longer sent to the
+    model; it stays in history and on screen, dimmed)."""
 
 
 @dataclass

@@ -15,7 +15,7 @@ from tui_agent.status import MessageStatus, Role, ToolStatus
 SESSION_COLUMNS = ("id, title, created_at, updated_at, model, endpoint, system_prompt, parent_session_id, "
                    "parent_message_id, message_count")
 MESSAGE_COLUMNS = ("id, session_id, position, role, content, status, error, model, prompt_tokens, "
-                   "completion_tokens, created_at, updated_at")
+                   "completion_tokens, created_at, updated_at, replaced_by")
 TOOL_COLUMNS = ("message_id, call_id, name, raw_arguments, arguments, status, result, error, started_at, "
                 "finished_at")
 IN_CHUNK = 500
@@ -37,7 +37,7 @@ def message_from_row(row: Sequence[Any]) -> Message:
     usage = None if row[8] is None and row[9] is None else Usage(row[8] or 0, row[9] or 0)
     return Message(id=row[0], session_id=row[1], position=row[2], role=Role(row[3]), content=row[4],
                    status=MessageStatus(row[5]), error=row[6], model=row[7], usage=usage,
-                   created_at=utc_from_epoch(row[10]), updated_at=utc_from_epoch(row[11]))
+                   created_at=utc_from_epoch(row[10]), updated_at=utc_from_epoch(row[11]), replaced_by=row[12])
 
 
 def tool_call_from_row(row: Sequence[Any]) -> ToolCall:

@@ -22,12 +22,13 @@ if TYPE_CHECKING:
 class StreamingSaver:
     """Coalesces streamed text into at most one save per `interval` for one message."""
 
-    def __init__(self, store: HistoryStore, message_id: str, interval: float = 0.3) -> None:
+    def __init__(self, store: HistoryStore, message_id: str, interval: float = 0.3, *, text: str = "") -> None:
+        """`text`: what the message already holds (a reply being continued); pushed text follows it."""
         self._store = store
         self._message_id = message_id
         self._interval = interval
-        self._parts: list[str] = []
-        self._saved_length = 0
+        self._parts: list[str] = [text] if text else []
+        self._saved_length = len(text)
         self._last_save = time.monotonic()
         self._timer: asyncio.Task[None] | None = None
         self._finished = False

@@ -95,7 +95,11 @@ APPLICATION_ID = 0x54554941
 # Stamped in a step of its own so databases made before it get the mark the first time they are opened.
 V3_STAMP: tuple[str, ...] = (f"PRAGMA application_id = {APPLICATION_ID}",)
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1_TABLES, V2_SEARCH, V3_STAMP)
+# A retried reply stays, as a sibling of the reply that replaced it: kept and shown (dimmed), never sent to
+# the model again. A column rather than a status: the status keeps saying how the reply ended.
+V4_REPLACED_BY: tuple[str, ...] = ("ALTER TABLE messages ADD COLUMN replaced_by TEXT",)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1_TABLES, V2_SEARCH, V3_STAMP, V4_REPLACED_BY)
 """Step N (1-based) brings the database from version N-1 to N."""
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -214,17 +214,29 @@ class HistoryStore:
         await self._add_messages([message])
         return message
 
+    async def replace_reply(self, session_id: str, message_id: str, model: str | None = None) -> Message:
+        """Commit a `streaming` reply that replaces `message_id` (a retry); the old one is kept, `replaced_by` it."""
+        reply = self._new_message(session_id, Role.ASSISTANT, "", MessageStatus.STREAMING, model)
+        await self._add_messages([reply], replaces=message_id)
+        return reply
+
+    async def reopen_message(self, message_id: str) -> None:
+        """Make a finished reply `streaming` again, to be continued (its error is cleared; crash-safe as ever)."""
+        await self._write(writes.reopen_message(message_id, self.owner))
+
     def _new_message(self, session_id: str, role: Role, content: str, status: MessageStatus,
                      model: str | None) -> Message:
         now = datetime.now(UTC)
         return Message(writes.new_id(), session_id, -1, role, self.redactor.text(content), status, None, model,
                        None, now, now)
 
-    async def _add_messages(self, messages: list[Message]) -> None:
+    async def _add_messages(self, messages: list[Message], replaces: str | None = None) -> None:
         session_id = messages[0].session_id
         if session_id not in self._next_position:
             self._next_position[session_id] = (await self._require_session(session_id)).message_count
-        first = await self._write(writes.add_messages(messages, self.owner))
+        write = (writes.add_messages(messages, self.owner) if replaces is None
+                 else writes.replace_reply(replaces, messages[0], self.owner))
+        first = await self._write(write)
         if first is DEFERRED:
             first = self._next_position[session_id]
         for offset, message in enumerate(messages):

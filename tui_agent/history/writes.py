@@ -71,6 +71,30 @@ def add_messages(messages: Sequence[Message], owner: str) -> WriteFn:
     return run
 
 
+def replace_reply(old_id: str, reply: Message, owner: str) -> WriteFn:
+    """Insert `reply` (a retry) at the end of its session and mark `old_id` as replaced by it, in one step."""
+    add = add_messages([reply], owner)
+
+    def run(conn: sqlite3.Connection) -> int:
+        first = int(add(conn))
+        cur = conn.execute("UPDATE messages SET replaced_by = ? WHERE id = ? AND session_id = ?",
+                           (reply.id, old_id, reply.session_id))
+        if cur.rowcount == 0:
+            raise MessageNotFoundError(f"There is no message {old_id!r} to replace in this session.")
+        return first
+    return run
+
+
+def reopen_message(message_id: str, owner: str) -> WriteFn:
+    """A reply being continued streams again: `streaming`, owned by this store, its old error cleared."""
+    def run(conn: sqlite3.Connection) -> None:
+        cur = conn.execute("UPDATE messages SET status = 'streaming', error = NULL, owner = ?, updated_at = ? "
+                           "WHERE id = ?", (owner, time.time(), message_id))
+        if cur.rowcount == 0:
+            raise MessageNotFoundError(f"There is no message {message_id!r} in the history.")
+    return run
+
+
 def update_text(message_id: str, text: str) -> WriteFn:
     def run(conn: sqlite3.Connection) -> None:
         conn.execute("UPDATE messages SET content = ?, updated_at = ? WHERE id = ?", (text, time.time(), message_id))
@@ -156,10 +180,10 @@ def _copy_messages(conn: sqlite3.Connection, source_id: str, fork_id: str, last:
     # A copied reply that was still streaming is not streaming in the fork.
     conn.execute(
         "INSERT INTO messages (id, session_id, position, role, content, status, error, model, prompt_tokens, "
-        "completion_tokens, created_at, updated_at) SELECT f.new, ?, m.position, m.role, m.content, "
+        "completion_tokens, created_at, updated_at, replaced_by) SELECT f.new, ?, m.position, m.role, m.content, "
         "CASE m.status WHEN 'streaming' THEN 'interrupted' ELSE m.status END, m.error, m.model, m.prompt_tokens, "
-        "m.completion_tokens, m.created_at, m.updated_at FROM fork_map f JOIN messages m ON m.id = f.old "
-        "ORDER BY m.position", (fork_id,))
+        "m.completion_tokens, m.created_at, m.updated_at, (SELECT r.new FROM fork_map r WHERE r.old = m.replaced_by) "
+        "FROM fork_map f JOIN messages m ON m.id = f.old ORDER BY m.position", (fork_id,))
     conn.execute(
         "INSERT INTO tool_calls (message_id, call_id, name, raw_arguments, arguments, status, result, error, "
         "started_at, finished_at) SELECT f.new, t.call_id, t.name, t.raw_arguments, t.arguments, "

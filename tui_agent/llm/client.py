@@ -23,9 +23,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
@@ -43,7 +44,7 @@ from tui_agent.llm.errors import (
     StreamTruncatedError,
     redact,
 )
-from tui_agent.llm.events import StreamEnd, StreamEvent
+from tui_agent.llm.events import RetryScheduled, StreamEnd, StreamEvent
 from tui_agent.llm.sse import SSEParser
 from tui_agent.llm.to_user import schema_has_to_user
 from tui_agent.llm.transport import retry_after, root_cause
@@ -52,7 +53,8 @@ from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates_in
 
 MAX_RETRY_WAIT = 60.0
 """A Retry-After longer than this is not waited out: the user is told instead."""
-RETRY_STATUSES = (429, 502, 503, 504)
+RETRY_STATUSES = (429, 500, 502, 503, 504)
+"""Retried before the first token, as the openai SDK's own rule does (with its retries off: ours are shown)."""
 OPENAI_HOSTS = ("api.openai.com", ".openai.azure.com")
 """Hosts that take `max_completion_tokens` (a suffix when it starts with a dot)."""
 NO_KEY = "no-key-set"
@@ -101,7 +103,14 @@ class ChatClient:
         response: Any = None
         assembler = StreamAssembler(decode_to_user=tools is None or schema_has_to_user(tools))
         try:
-            response = await self._open(list(messages), tools, options, watchdog)
+            attempt = 0
+            while isinstance(opened := await self._open(list(messages), tools, options, attempt), RetryScheduled):
+                watchdog.paused = True  # waiting out Retry-After (and the consumer showing it) is not a stall
+                yield opened
+                await asyncio.sleep(max(0.0, opened.at - time.monotonic()))
+                watchdog.paused = False
+                attempt += 1
+            response = opened
             self._check_content_type(response)
             async with contextlib.aclosing(self._read(response, assembler, watchdog)) as batches:
                 async for events in batches:
@@ -117,15 +126,22 @@ class ChatClient:
             task = asyncio.current_task()
             if task is not None:
                 task.uncancel()
-            raise StreamStalledError(self._stalled_message(assembler)) from None
-        except LLMError:
-            raise
+            raise self._located(StreamStalledError(self._stalled_message(assembler)), response) from None
+        except LLMError as error:
+            raise self._located(error, response) from error.__cause__
         except Exception as error:  # every failure becomes a sentence
-            raise self._stream_error(error, assembler.received_content) from error
+            raise self._located(self._stream_error(error, assembler.received_content), response) from error
         finally:
             watchdog.disarm()
             if response is not None:
                 await response.aclose()
+
+    def _located(self, error: LLMError, response: Any = None) -> LLMError:
+        """`error` with the endpoint and, when the server sent one, the request's id."""
+        error.base_url = error.base_url or _without_credentials(self.base_url)
+        if error.request_id is None and response is not None:
+            error.request_id = response.headers.get("x-request-id") or None
+        return error
 
     async def _read(self, response: Any, assembler: StreamAssembler,
                     watchdog: StallWatchdog) -> AsyncGenerator[list[StreamEvent], None]:
@@ -166,7 +182,7 @@ class ChatClient:
         error = chunk.get("error")
         if error:
             message = error.get("message") if isinstance(error, dict) else str(error)
-            detail = f": {redact(str(message)[:300], self._api_key)}" if message else ""
+            detail = f": {redact(str(message), self._api_key)}" if message else ""
             where = "partway through the reply" if assembler.received_content else "before the reply started"
             raise ServerError(f"The server at {self.host} reported an error {where}{detail}. Try again in a moment.")
         return assembler.feed(chunk)
@@ -190,12 +206,12 @@ class ChatClient:
                 f"{self.stall_timeout:g} seconds, so the reply was abandoned. Try again.")
 
     async def _open(self, messages: list[Mapping[str, Any]], tools: list[dict[str, Any]] | None,
-                    options: dict[str, Any], watchdog: StallWatchdog) -> Any:
-        """Send the request, retrying rate limits and busy servers; returns the streaming httpx response."""
+                    options: dict[str, Any], attempt: int) -> Any:
+        """Send the request once: the streaming httpx response, or when to send it again (a rate limit, a busy
+        server, `attempt` retries so far); a final failure is raised."""
         if not self.model:  # none named and the server did not say which (see agent.model_choice)
             raise ModelNotFoundError(f"No model is chosen for {self.host}: name one with --model (or `model` in "
                                      "the config file), or pick one with Switch model in the command palette.")
-        attempt = 0
         while True:
             params = self._params(messages, tools, options)
             try:
@@ -211,10 +227,7 @@ class ChatClient:
                 wait = self._retry_wait(error, attempt)
                 if wait is None:
                     raise self._status_error(error, retries=attempt) from error
-            attempt += 1
-            watchdog.paused = True  # waiting out Retry-After is not a stall
-            await asyncio.sleep(wait)
-            watchdog.paused = False
+                return RetryScheduled(error.status_code, attempt + 1, self.max_retries, time.monotonic() + wait)
 
     def _params(self, messages: list[Mapping[str, Any]], tools: list[dict[str, Any]] | None,
                 options: dict[str, Any]) -> dict[str, Any]:
@@ -252,16 +265,22 @@ class ChatClient:
         if isinstance(error, openai.APIStatusError):
             return self._status_error(error)
         if isinstance(error, openai.APITimeoutError):
-            return ConnectionFailedError(f"The server at {self.host} did not answer in time. "
-                                         "Check that it is running and reachable, then try again.")
+            return self._located(ConnectionFailedError(f"The server at {self.host} did not answer in time. "
+                                                       "Check that it is running and reachable, then try again."))
         if isinstance(error, openai.APIConnectionError):
             cause = root_cause(error)
-            return ConnectionFailedError(f"Cannot connect to {self.base_url} ({cause}). "
-                                         "Check that the server is running and the base URL is right.")
-        return self._stream_error(error, received=False)
+            return self._located(ConnectionFailedError(f"Cannot connect to {self.base_url} ({cause}). "
+                                                       "Check that the server is running and the base URL is right."))
+        return self._located(self._stream_error(error, received=False))
 
     def _status_error(self, error: openai.APIStatusError, retries: int = 0) -> LLMError:
+        typed = self._status_sentence(error, retries)
+        typed.request_id = error.request_id or None  # openai reads it from the `x-request-id` header
+        return self._located(typed)
+
+    def _status_sentence(self, error: openai.APIStatusError, retries: int) -> LLMError:
         status, detail = error.status_code, self._detail(error)
+        after = f" and still was after {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""
         if status in (401, 403):
             problem = "needs an API key and none is set" if self._api_key is None else "rejected the API key"
             return AuthenticationFailedError(
@@ -275,12 +294,13 @@ class ChatClient:
         if status == 429:
             wait = retry_after(error.response.headers)
             when = f"in {wait:g} seconds" if wait is not None else "in a little while"
-            after = f" and still was after {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""
+            if wait is not None and wait > MAX_RETRY_WAIT:
+                when += f" (tui-agent waits out at most {MAX_RETRY_WAIT:g} seconds by itself)"
             return RateLimitedError(
                 f"{self.host} is rate limiting requests (429{detail}){after}. Try again {when}.", retry_after=wait
             )
         if status >= 500:
-            return ServerError(f"The server at {self.host} failed ({status}{detail}). Try again in a moment.")
+            return ServerError(f"The server at {self.host} failed ({status}{detail}){after}. Try again in a moment.")
         return RequestRejectedError(f"The server at {self.host} rejected the request ({status}{detail}).")
 
     def _detail(self, error: openai.APIError) -> str:
@@ -288,7 +308,7 @@ class ChatClient:
         message = body.get("message") if isinstance(body, dict) else None
         if not isinstance(message, str) or not message:
             return ""
-        return ": " + redact(message.strip().rstrip(".")[:300], self._api_key)
+        return ": " + redact(message.strip().rstrip("."), self._api_key)  # whole: the UI wraps it
 
     def _stream_error(self, error: Exception, received: bool) -> LLMError:
         """The typed error for a failure while reading the stream."""
@@ -320,6 +340,15 @@ def token_limit_parameter(base_url: str) -> str:
     host = (urlsplit(base_url).hostname or "").lower()
     openai_own = any(host == name or (name.startswith(".") and host.endswith(name)) for name in OPENAI_HOSTS)
     return "max_completion_tokens" if openai_own else "max_tokens"
+
+
+def _without_credentials(url: str) -> str:
+    """`url` as it may be shown and stored: no user name, password or query (keys hide there)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def _decode(payload: str) -> Any:

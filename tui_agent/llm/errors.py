@@ -10,12 +10,24 @@ from tui_agent.sanitize import replace_surrogates
 
 
 class LLMError(Exception):
-    """A model request failed; `user_message` says what happened and what to do."""
+    """A model request failed; `user_message` says what happened and what to do, `report` adds where."""
 
     def __init__(self, user_message: str) -> None:
         user_message = replace_surrogates(user_message)  # quoted server text may carry one (legal in JSON)
         super().__init__(user_message)
         self.user_message = user_message
+        self.base_url: str | None = None
+        """The endpoint the request went to (without credentials), set by the client."""
+        self.request_id: str | None = None
+        """The server's id for the failed request (`x-request-id`), when it sent one: support desks ask for it."""
+
+    @property
+    def report(self) -> str:
+        """`user_message`, then on a line of its own the endpoint and request id: what is shown and stored."""
+        facts = [f"endpoint {self.base_url}"] if self.base_url else []
+        if self.request_id:
+            facts.append(f"request id {self.request_id}")
+        return "\n".join([self.user_message, " · ".join(facts)]) if facts else self.user_message
 
 
 class AuthenticationFailedError(LLMError):

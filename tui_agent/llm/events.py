@@ -74,6 +74,17 @@ class Usage:
 
 
 @dataclass(frozen=True, slots=True)
+class RetryScheduled:
+    """The request was answered `status` (rate limited, server busy) before any reply; it is sent again at `at`
+    (a `time.monotonic()` reading). `attempt` counts the retries, 1 to `retries`."""
+
+    status: int
+    attempt: int
+    retries: int
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
 class StreamEnd:
     """The reply finished normally; `finish_reason` as the server sent it (stop, tool_calls, length, ...)."""
 
@@ -88,6 +99,7 @@ StreamEvent = (
     | ToolCallReady
     | ToolCallInvalid
     | Usage
+    | RetryScheduled
     | StreamEnd
 )
 """Everything a stream can yield."""

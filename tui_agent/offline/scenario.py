@@ -77,8 +77,9 @@ class Reply(BaseModel):
     # Faults.
     status: int = 200
     """A non-200 status answers with an OpenAI-style error body instead of a reply."""
-    retry_after: float | None = None
-    """Value of the `Retry-After` header sent with an error status."""
+    retry_after: float | str | None = None
+    """Value of the `Retry-After` header sent with an error status: seconds, or a string sent as it is (an
+    HTTP date such as `Wed, 21 Oct 2026 07:28:00 GMT`)."""
     error_message: str | None = None
     stall_after: int | None = None
     """Stop sending (keeping the connection open) after this many chunks."""

@@ -42,6 +42,8 @@ class RequestRecord:
     """pending, ok, status <n>, html, stalled, cut, client_closed."""
     events: int = field(default=0)
     """SSE events written."""
+    request_id: str = ""
+    """Sent back as `X-Request-Id` (chat requests: `req_offline_<n>`, n counting every request)."""
 
 
 class OfflineServer:
@@ -130,27 +132,30 @@ class OfflineServer:
             self.requests.append(RequestRecord(request.method, request.path, None, "status 400"))
             await send_json(writer, 400, frames.error_body(400, "The request body is not a JSON object."))
             return True
-        record = RequestRecord(request.method, request.path, body)
+        record = RequestRecord(request.method, request.path, body, request_id=f"req_offline_{len(self.requests) + 1}")
         self.requests.append(record)
+        tagged = {"X-Request-Id": record.request_id}  # as OpenAI and most proxies do: support desks ask for it
         if self.scenario.strict and (problem := role_problem(body.get("messages"))) is not None:
             record.outcome = "status 400"  # rejected before any scripted reply is used, as a server would
-            await send_json(writer, 400, frames.error_body(400, problem))
+            await send_json(writer, 400, frames.error_body(400, problem), tagged)
             return True
         reply = self._with_call_ids(frames.within_limit(self._next_reply(body), frames.token_limit(body)))
         if reply.status != 200:
             record.outcome = f"status {reply.status}"
-            extra = {"Retry-After": f"{reply.retry_after:g}"} if reply.retry_after is not None else {}
-            await send_json(writer, reply.status, frames.error_body(reply.status, reply.error_message), extra)
+            if reply.retry_after is not None:
+                wait = reply.retry_after
+                tagged["Retry-After"] = wait if isinstance(wait, str) else f"{wait:g}"
+            await send_json(writer, reply.status, frames.error_body(reply.status, reply.error_message), tagged)
             return True
         if reply.html:
             record.outcome = "html"
-            await send(writer, 200, HTML_PAGE, "text/html; charset=utf-8")
+            await send(writer, 200, HTML_PAGE, "text/html; charset=utf-8", tagged)
             return True
         if body.get("stream") and not reply.ignore_stream:
             return await self._stream(reply, body, record, reader, writer)
         record.outcome = "ok"
         ids = self._identity(body)
-        await send_json(writer, 200, frames.completion_body(reply, ids[0], ids[1], ids[2], _usage(body, reply)))
+        await send_json(writer, 200, frames.completion_body(reply, ids[0], ids[1], ids[2], _usage(body, reply)), tagged)
         return True
 
     def _with_call_ids(self, reply: Reply) -> Reply:
@@ -189,7 +194,8 @@ class OfflineServer:
                       reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         stream = ChunkedStream(writer)
         try:
-            await stream.open(200, {"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache"})
+            await stream.open(200, {"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache",
+                                    "X-Request-Id": record.request_id})
             if reply.first_token_delay:
                 await asyncio.sleep(reply.first_token_delay)
             payloads = self._payloads(reply, body)

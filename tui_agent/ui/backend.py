@@ -69,6 +69,14 @@ class ChatBackend(Protocol):
         """Run one turn, yielding its events up to and including `TurnFinished`."""
         ...
 
+    def retry(self) -> AsyncIterator[AgentEvent]:
+        """Ask again for the session's last reply; it is kept in history as replaced (`ReplyReplaced` first)."""
+        ...
+
+    def continue_reply(self) -> AsyncIterator[AgentEvent]:
+        """Have the model go on with the session's last reply; its text is added to that reply."""
+        ...
+
     def cancel(self) -> None:
         """Cancel the running turn (no-op when idle); the event stream then ends with an interrupted turn."""
 

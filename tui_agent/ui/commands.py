@@ -1,5 +1,6 @@
 """Provides the command palette's commands (Ctrl+P) and the app actions behind the ones that are new here:
-switch model, pick a theme (saved to the config file), copy the last reply, show the config file's path.
+switch model, pick a theme (saved to the config file), retry or continue the last reply, copy the last
+reply, show the config file's path.
 
 Each command is also an app action (`app.action_switch_model` ...), so keys and other screens reach the same
 code. Failures end in a notification sentence, never an exception.
@@ -38,6 +39,10 @@ def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]
                         app.action_export_session)
     yield SystemCommand("Toggle tool panel", "Show or hide the tool calls on the right", app.action_toggle_tool_panel)
     yield SystemCommand("Toggle task tree", "Show or hide the current turn's task tree", app.action_toggle_task_tree)
+    yield SystemCommand("Retry last reply", "Ask again; the old reply is kept, dimmed (ctrl+r)",
+                        partial(redo, app, True))
+    yield SystemCommand("Continue reply", "Have the model go on with a cut-off reply (ctrl+g)",
+                        partial(redo, app, False))
     yield SystemCommand("Copy last reply", "Copy the latest answer to the clipboard", app.action_copy_last_reply)
     yield SystemCommand("Show config path", "Where the config file is", app.action_show_config_path)
     yield SystemCommand("Help", "Every key binding (F1)", app.action_help)
@@ -47,6 +52,13 @@ def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]
 def chat_screen(app: TuiAgentApp) -> ChatScreen | None:
     """The chat screen under whatever is open on top of it."""
     return next((screen for screen in reversed(app.screen_stack) if isinstance(screen, ChatScreen)), None)
+
+
+def redo(app: TuiAgentApp, retry: bool) -> None:
+    """Retry or continue the last reply, as Ctrl+R / Ctrl+G on the chat screen do."""
+    screen = chat_screen(app)
+    if screen is not None:
+        screen.action_retry_reply() if retry else screen.action_continue_reply()
 
 
 # -- switch model -------------------------------------------------------------------------------------

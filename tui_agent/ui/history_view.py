@@ -24,6 +24,8 @@ if TYPE_CHECKING:  # loaded with the first page or the engine, after the first p
     from tui_agent.history.models import Message, ToolCall
     from tui_agent.ui.backend import ChatBackend
 
+REDO_OFFERED = (MessageStatus.INTERRUPTED, MessageStatus.FAILED)
+"""A reply that ended so is marked, and when it is the session's last, retry and continue are offered."""
 HISTORY_PAGE = 30
 """Messages fetched per page (the first one and each older one)."""
 
@@ -46,10 +48,11 @@ def message_widgets(message: Message) -> list[Widget]:
         return [UserMessage(message.content)]
     if message.role is not Role.ASSISTANT:
         return []
-    widgets: list[Widget] = [AssistantMessage.finished(message.id, message.content, message.status)]
+    replaced = message.replaced_by is not None
+    widgets: list[Widget] = [AssistantMessage.finished(message.id, message.content, message.status, replaced)]
     cut_off = is_cut_off(message.status, message.error)
-    if message.status in (MessageStatus.INTERRUPTED, MessageStatus.FAILED):
-        widgets.append(MessageMarker(message.status, message.error if cut_off else None))
+    if replaced or message.status in REDO_OFFERED:
+        widgets.append(MessageMarker(message.status, message.error if cut_off else None, replaced=replaced))
     if message.error and not cut_off:  # a cut-off reply's marker says it
         widgets.append(ErrorNotice(message.error))
     return widgets
@@ -80,6 +83,7 @@ class HistoryView:
                 self.loaded_messages += len(messages)
                 self._add_panels(messages, older=False)
                 await self.log.append_settled(self._entries(messages))
+                self._offer_redo(messages[-1])
                 self.log.scroll_end(animate=False)
             return len(messages)
         finally:
@@ -110,6 +114,10 @@ class HistoryView:
             return len(messages)
         finally:
             self.loading = False
+
+    def _offer_redo(self, last: Message) -> None:
+        if last.role is Role.ASSISTANT and last.status in REDO_OFFERED and last.replaced_by is None:
+            self.log.show_actions(can_continue=bool(last.content.strip()) and not last.tool_calls)
 
     def _entries(self, messages: Iterable[Message]) -> list[Widget]:
         return [widget for message in messages for widget in message_widgets(message)]

@@ -114,6 +114,8 @@ class ScriptedBackend(MemorySessions):
         self._approver: Approver | None = None
         self.tree = ScriptedTree()
         self.prompts: list[str] = []
+        self.redos: list[str] = []
+        """"retry" and "continue", in the order the UI asked for them."""
         self.decisions: list[ApprovalDecision] = []
         self.cancel_count = 0
         self.models: list[str] = [model, "scripted-large"]
@@ -190,12 +192,26 @@ class ScriptedBackend(MemorySessions):
     async def close(self) -> None:
         self.closed = True
 
-    async def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
+    def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
         self.prompts.append(prompt)
-        self._cancelled.clear()
         script = self._scripts.pop(0) if self._scripts else reply_script([f"You said: {prompt}"])
+        return self._turn(script, TurnStarted("scripted-session", f"user-{len(self.prompts)}", prompt))
+
+    def retry(self) -> AsyncIterator[AgentEvent]:
+        """Play the next script as a retry of the last reply (recorded in `redos`)."""
+        self.redos.append("retry")
+        return self._turn(self._scripts.pop(0) if self._scripts else reply_script(["Retried."]))
+
+    def continue_reply(self) -> AsyncIterator[AgentEvent]:
+        """Play the next script as the last reply's continuation (recorded in `redos`)."""
+        self.redos.append("continue")
+        return self._turn(self._scripts.pop(0) if self._scripts else reply_script([" continued."]))
+
+    async def _turn(self, script: Script, started: TurnStarted | None = None) -> AsyncIterator[AgentEvent]:
+        self._cancelled.clear()
         turn = _Turn()
-        yield TurnStarted("scripted-session", f"user-{len(self.prompts)}", prompt)
+        if started is not None:
+            yield started
         self.tree.begin_turn()
         async for event in self._play(script, turn):
             turn.track(event)

@@ -1,8 +1,8 @@
 """Provides `ChatScreen`: the conversation (left), tool panels (right), prompt and status line (bottom).
 
-It sends intents to a `ChatBackend` (send, cancel, approve) and renders the `AgentEvent`s that
-`send` yields, in a worker; it knows nothing of the agent beyond those events. A prompt sent while a turn
-runs waits in `QueuedPrompts` above the prompt and is sent when the turn ends.
+It sends intents to a `ChatBackend` (send, cancel, approve, retry and continue the last reply) and
+renders the `AgentEvent`s a turn yields, in a worker; it knows nothing of the agent beyond those events.
+A prompt sent while a turn runs waits in `QueuedPrompts` above the prompt and is sent when the turn ends.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widget import AwaitMount
 
-from tui_agent.status import TurnEndReason
+from tui_agent.status import MessageStatus, TurnEndReason
 from tui_agent.ui.backend import ApprovalDecision
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.widgets.chat_log import ChatLog
@@ -28,7 +28,9 @@ from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanel, ToolPanels
 
 if TYPE_CHECKING:  # the events load with the engine, after the first paint
-    from tui_agent.agent.events import AgentEvent, ToolCallUpdated, TurnFinished
+    from collections.abc import AsyncIterator, Callable
+
+    from tui_agent.agent.events import AgentEvent, AssistantMessageFinished, ToolCallUpdated, TurnFinished
     from tui_agent.agent.tree import Unsubscribe
     from tui_agent.ui.backend import ChatBackend
 
@@ -45,6 +47,10 @@ class ChatScreen(Screen[None]):
     BINDINGS = [Binding("escape", "cancel_turn", "Stop reply / take back queued", show=True)]
     BINDINGS += [Binding("ctrl+s", "app.sessions", "Sessions")]
     BINDINGS += [Binding("f6", "focus_tools", "Tool calls / prompt (focus)", priority=True)]  # over the prompt's F6
+    BINDINGS += [
+        Binding("ctrl+r", "retry_reply", "Retry the last reply", show=False),
+        Binding("ctrl+g", "continue_reply", "Continue the last reply", show=False),
+    ]
     BINDINGS += [  # the prompt keeps the focus: these scroll the conversation from it
         Binding("pageup", "page_up", "Scroll the conversation up", show=False, priority=True),
         Binding("pagedown", "page_down", "Scroll the conversation down", show=False, priority=True),
@@ -57,6 +63,10 @@ class ChatScreen(Screen[None]):
         self._cursor_blink = cursor_blink
         self._turn_lock = asyncio.Lock()
         self.busy = False
+        self._waiting = False
+        """The status bar says what the reply waits for (until its first text, tool call or end)."""
+        self._last_finished: AssistantMessageFinished | None = None
+        """The turn's latest reply to reach its final status (retry and continue are offered for it)."""
         self._task_tree_mount: AwaitMount | None = None
         self._stop_watching_unsaved: Unsubscribe = lambda: None
 
@@ -177,9 +187,28 @@ class ChatScreen(Screen[None]):
             self._start_turn(event.text)
 
     def _start_turn(self, prompt: str) -> None:
+        self.chat_log.hide_actions()
         self.chat_log.add_user(prompt)
         self._set_busy(True)
-        self.run_worker(self._run_turn(prompt), group="turn", exit_on_error=False, description="chat turn")
+        self.run_worker(self._run_turn(self.backend.send(prompt)), group="turn", exit_on_error=False,
+                        description="chat turn")
+
+    def action_retry_reply(self) -> None:
+        """Ctrl+R: ask again for the last reply; the old one stays, dimmed, and the model no longer sees it."""
+        self._redo(self.backend.retry)
+
+    def action_continue_reply(self) -> None:
+        """Ctrl+G: have the model go on with the last reply where it stopped; the text is added to it."""
+        self._redo(self.backend.continue_reply)
+
+    def _redo(self, turn: Callable[[], AsyncIterator[AgentEvent]]) -> None:
+        if not self.idle:
+            self.notify("A reply is running: press Esc to stop it first.", severity="warning")
+            return
+        self.chat_log.hide_actions()
+        self.prompt_input.focus()  # a click on the link focused the log: typing goes to the prompt again
+        self._set_busy(True)
+        self.run_worker(self._run_turn(turn()), group="turn", exit_on_error=False, description="chat turn")
 
     def action_cancel_turn(self) -> None:
         """Esc: on an empty prompt with a prompt queued, take the newest queued one back to edit; otherwise
@@ -223,7 +252,7 @@ class ChatScreen(Screen[None]):
                 self.app.pop_screen()
 
     # -- the turn -----------------------------------------------------------------------------------
-    async def _run_turn(self, prompt: str) -> None:
+    async def _run_turn(self, turn_events: AsyncIterator[AgentEvent]) -> None:
         async with self._turn_lock:  # a cancelled turn may still be draining its last events
             self._set_busy(True)
             await self._add_task_tree()
@@ -231,7 +260,8 @@ class ChatScreen(Screen[None]):
             # collector's full passes, which otherwise stall a streaming frame by tens of milliseconds.
             gc.freeze()
             try:
-                async for event in self.backend.send(prompt):
+                self._last_finished = None
+                async for event in turn_events:
                     self.render_event(event)
             except Exception as error:  # the backend reports failures as events; anything else lands here
                 message = getattr(error, "user_message", None) or str(error) or type(error).__name__
@@ -248,14 +278,23 @@ class ChatScreen(Screen[None]):
         from tui_agent.agent import events  # loaded by the engine before any event exists
 
         log = self.chat_log
+        if self._waiting and not isinstance(event, events.ReplyWaiting | events.UsageUpdated):
+            self._waiting = False  # the reply began (or ended): "replying" again
+            self.status_bar.set_waiting(None)
         if isinstance(event, events.AssistantTextDelta):
             log.append(event.message_id, event.text)
         elif isinstance(event, events.ToolCallUpdated):
             self.tool_panels.update_call(event)
+        elif isinstance(event, events.ReplyWaiting):
+            self._waiting = True
+            self.status_bar.set_waiting(event)
         elif isinstance(event, events.AssistantMessageStarted):
-            log.start_assistant(event.message_id)
+            log.start_assistant(event.message_id, event.text)
         elif isinstance(event, events.AssistantMessageFinished):
+            self._last_finished = event
             log.finish(event.message_id, event.status, event.error)
+        elif isinstance(event, events.ReplyReplaced):
+            log.mark_replaced(event.message_id)
         elif isinstance(event, events.UsageUpdated):
             self.status_bar.set_usage(event.prompt_tokens, event.completion_tokens)
         elif isinstance(event, events.TurnStarted):
@@ -268,4 +307,13 @@ class ChatScreen(Screen[None]):
         if event.reason in TURN_END_TITLES:
             reason = "The reply stopped at the turn's budget." if event.reason is TurnEndReason.BUDGET else ""
             self.chat_log.add_error(event.error or reason or "The reply failed.", title=TURN_END_TITLES[event.reason])
+        self._offer_redo()
         self._show_status()
+
+    def _offer_redo(self) -> None:
+        """Under a reply that failed or was cut off: retry it, or continue it when it has text."""
+        ended = self._last_finished
+        if ended is None or ended.status not in (MessageStatus.FAILED, MessageStatus.INTERRUPTED):
+            return
+        reply = self.chat_log.assistant(ended.message_id)
+        self.chat_log.show_actions(can_continue=reply is not None and bool(reply.text.strip()))

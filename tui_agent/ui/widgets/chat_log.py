@@ -25,7 +25,14 @@ from textual.widgets import Static
 from tui_agent.status import MessageStatus, is_cut_off
 
 if TYPE_CHECKING:
-    from tui_agent.ui.widgets.messages import AssistantMessage, Entry, LetGo, MessageMarker, UserMessage
+    from tui_agent.ui.widgets.messages import (
+        AssistantMessage,
+        Entry,
+        LetGo,
+        MessageMarker,
+        ReplyActions,
+        UserMessage,
+    )
 
 HINT_IDS = frozenset({"earlier", "later"})
 """The two lines saying how many entries are let go above and below; every other child is an entry."""
@@ -58,6 +65,7 @@ class ChatLog(VerticalScroll):
         self._let_go: frozenset[str] = frozenset()
         self._counts: tuple[int, int] | None = None
         self.last_error: str | None = None
+        self._actions: ReplyActions | None = None
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static(id="earlier", classes="log-hint")
@@ -258,14 +266,69 @@ class ChatLog(VerticalScroll):
         self.anchor()
         return message
 
-    def start_assistant(self, message_id: str) -> AssistantMessage:
-        message = self._assistant.get(message_id)
+    def start_assistant(self, message_id: str, text: str = "") -> AssistantMessage:
+        """The reply's widget, made for a new reply; a reply being continued (`text`: what it says so far)
+        streams again in its own widget when that is still shown."""
+        message = self._assistant.get(message_id) or self.shown_reply(message_id)
         if message is None:
             from tui_agent.ui.widgets.messages import AssistantMessage
 
             message = self._assistant[message_id] = AssistantMessage(message_id)
+            message.set_text(text)
             self._add(message)
+        elif text and message.closed:
+            self._assistant[message_id] = message
+            if (marker := self._marker_after(message)) is not None:
+                self._markers.pop(message_id, None)
+                marker.remove()
+            message.reopen()
+            self.anchor()
         return message
+
+    def shown_reply(self, message_id: str) -> AssistantMessage | None:
+        """The mounted widget of a reply, live or loaded from history."""
+        from tui_agent.ui.widgets.messages import AssistantMessage
+
+        return next((entry for entry in self.entries
+                     if isinstance(entry, AssistantMessage) and entry.message_id == message_id), None)
+
+    def _marker_after(self, message: AssistantMessage) -> MessageMarker | None:
+        from tui_agent.ui.widgets.messages import MessageMarker
+
+        children = list(self.children)
+        following = children[children.index(message) + 1] if message in children[:-1] else None
+        return following if isinstance(following, MessageMarker) else None
+
+    def mark_replaced(self, message_id: str) -> None:
+        """A retry replaces this reply: dim it, and say so under it."""
+        from tui_agent.ui.widgets.messages import MessageMarker
+
+        message = self._assistant.get(message_id) or self.shown_reply(message_id)
+        if message is None:
+            return
+        message.add_class("-replaced")
+        if (marker := self._marker_after(message)) is not None:
+            marker.remove()
+        self._markers[message_id] = MessageMarker(message.status, replaced=True)
+        self.mount(self._markers[message_id], after=message)
+
+    def show_actions(self, *, can_continue: bool) -> None:
+        """Offer retry (and continue) under the last entry: the last reply failed or was cut off."""
+        from tui_agent.ui.widgets.messages import ReplyActions
+
+        self.hide_actions()
+        self._actions = ReplyActions(can_continue=can_continue)
+        self._add(self._actions)
+
+    def hide_actions(self) -> None:
+        """Something new starts: the offer no longer applies."""
+        if self._actions is not None and self._actions.is_attached:
+            self._actions.remove()
+        self._actions = None
+
+    @property
+    def actions(self) -> ReplyActions | None:
+        return self._actions
 
     def append(self, message_id: str, text: str) -> None:
         self.start_assistant(message_id).append(text)

@@ -145,6 +145,12 @@ class MarkdownView(Widget):
         self._reset()
         self.refresh(layout=True)
 
+    def thaw(self) -> None:
+        """The text grows again (a reply being continued): back to rendering it as it streams."""
+        self._frozen = False
+        self._reset()
+        self.refresh(layout=True)
+
     def _reset(self) -> None:
         self._styled.clear()
         self._settled = 0

@@ -81,6 +81,10 @@ class AssistantMessage(MarkdownView):
     AssistantMessage.-failed {
         border-left: outer $warning;
     }
+    AssistantMessage.-replaced {
+        color: $text-muted;
+        max-height: 6;
+    }
     """
 
     def __init__(self, message_id: str) -> None:
@@ -104,15 +108,29 @@ class AssistantMessage(MarkdownView):
         return self.closed
 
     @classmethod
-    def finished(cls, message_id: str, text: str, status: MessageStatus) -> AssistantMessage:
-        """A reply as stored: its whole text, in its final status."""
+    def finished(cls, message_id: str, text: str, status: MessageStatus, replaced: bool = False) -> AssistantMessage:
+        """A reply as stored: its whole text, in its final status (`replaced`: a retry replaced it)."""
         reply = cls(message_id)
         reply.set_text(text)
         reply.finish(status)
+        reply.set_class(replaced, "-replaced")
         return reply
 
+    @property
+    def replaced(self) -> bool:
+        """A retry replaced this reply: it is kept, dimmed and cut to a few lines, and no longer sent."""
+        return self.has_class("-replaced")
+
     def let_go(self) -> LetGo:
-        return LetGo(partial(AssistantMessage.finished, self.message_id, self.text, self.status), self.message_id)
+        make = partial(AssistantMessage.finished, self.message_id, self.text, self.status, self.replaced)
+        return LetGo(make, self.message_id)
+
+    def reopen(self) -> None:
+        """The reply is being continued: it streams again, its new text after what it shows."""
+        self.remove_class(f"-{self.status.value}")
+        self.status, self.closed = MessageStatus.STREAMING, False
+        self._sanitizer = StreamSanitizer()
+        self.thaw()
 
     def append(self, chunk: str) -> None:
         """Add streamed text; it is drawn now if nothing was drawn in the last interval, else soon."""
@@ -157,6 +175,7 @@ MARKER_TEXT = {
     MessageStatus.INTERRUPTED: "⏹ interrupted — the reply above was stopped before it finished",
     MessageStatus.FAILED: "✗ failed — the reply above is incomplete",
 }
+REPLACED_TEXT = "↺ replaced by a retry — the model no longer sees the reply above"
 
 
 class MessageMarker(Static):
@@ -173,18 +192,44 @@ class MessageMarker(Static):
     }
     """
 
-    def __init__(self, status: MessageStatus, note: str | None = None) -> None:
-        """`note`, when given, is shown instead of the status's own words (a reply cut at the token limit)."""
+    def __init__(self, status: MessageStatus, note: str | None = None, *, replaced: bool = False) -> None:
+        """`note`, when given, is shown instead of the status's own words (a reply cut at the token limit);
+        a reply replaced by a retry says so instead."""
         text = f"✂ {sanitize(note)}" if note else MARKER_TEXT.get(status, status.value)
-        super().__init__(Content(text), classes=f"-{status.value}")
-        self.status, self.note = status, note
+        super().__init__(Content(REPLACED_TEXT if replaced else text), classes=f"-{status.value}")
+        self.status, self.note, self.replaced = status, note, replaced
 
     @property
     def settled(self) -> bool:
         return True
 
     def let_go(self) -> LetGo:
-        return LetGo(partial(MessageMarker, self.status, self.note))
+        return LetGo(partial(MessageMarker, self.status, self.note, replaced=self.replaced))
+
+
+class ReplyActions(Static):
+    """Under the last reply when it failed or was cut off: what can be done about it, as keys and links."""
+
+    DEFAULT_CSS = """
+    ReplyActions {
+        padding: 0 1;
+        color: $text-muted;
+    }
+    """
+
+    def __init__(self, *, can_continue: bool) -> None:
+        links = ["[@click=screen.retry_reply]↻ retry[/] [dim](ctrl+r)[/]"]
+        if can_continue:
+            links.append("[@click=screen.continue_reply]⏵ continue[/] [dim](ctrl+g)[/]")
+        super().__init__(Content.from_markup(" · ".join(links)))  # our own words only: markup is safe here
+        self.can_continue = can_continue
+
+    @property
+    def settled(self) -> bool:
+        return True
+
+    def let_go(self) -> LetGo:
+        return LetGo(partial(ReplyActions, can_continue=self.can_continue))
 
 
 class ErrorNotice(Static):
@@ -237,7 +282,7 @@ class SystemLine(Static):
         return LetGo(partial(SystemLine, self.text))
 
 
-Entry = UserMessage | AssistantMessage | MessageMarker | ErrorNotice | SystemLine
+Entry = UserMessage | AssistantMessage | MessageMarker | ErrorNotice | ReplyActions | SystemLine
 """Everything the chat log holds."""
 
 

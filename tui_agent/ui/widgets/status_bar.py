@@ -1,12 +1,25 @@
 """Provides `StatusBar`: model, endpoint, session title and the session's tokens in/out, on one line; and a
-warning while history is not being saved (database locked, disk full, read-only)."""
+warning while history is not being saved (database locked, disk full, read-only).
+
+While a reply has not begun, it says what it waits for ("rate limited — retrying in 3 s (1 of 2)",
+"waiting for the server 12 s"), redrawn every `TICK` seconds so the timer moves.
+"""
 
 from __future__ import annotations
 
+import time
+from typing import TYPE_CHECKING
+
 from textual.content import Content
+from textual.timer import Timer
 from textual.widgets import Static
 
 from tui_agent.sanitize import sanitize
+
+if TYPE_CHECKING:  # events load with the engine, after the first paint
+    from tui_agent.agent.events import ReplyWaiting
+
+TICK = 0.25
 
 
 class StatusBar(Static):
@@ -21,6 +34,8 @@ class StatusBar(Static):
         self.tokens_out = 0
         self.busy = False
         self.unsaved: str | None = None
+        self.waiting: ReplyWaiting | None = None
+        self._ticker: Timer | None = None
 
     def show(self, *, model: str, endpoint: str, title: str) -> None:
         self.model, self.endpoint, self.title = model, endpoint, title
@@ -32,6 +47,8 @@ class StatusBar(Static):
 
     def set_busy(self, busy: bool) -> None:
         self.busy = busy
+        if not busy:
+            self.set_waiting(None)
         self._redraw()
 
     def set_unsaved(self, unsaved: str | None) -> None:
@@ -39,8 +56,30 @@ class StatusBar(Static):
         self.unsaved = unsaved
         self._redraw()
 
+    def set_waiting(self, waiting: ReplyWaiting | None) -> None:
+        """Say what the reply waits for, with a moving timer (events carry `time.monotonic()` readings, so the
+        bar reads that clock); None once the reply has begun."""
+        if waiting is None and self.waiting is None:
+            return
+        self.waiting = waiting
+        if waiting is not None and self._ticker is None:
+            self._ticker = self.set_interval(TICK, self._redraw, name="waiting-timer")
+        elif waiting is None and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+        self._redraw()
+
+    @property
+    def state(self) -> str:
+        """The first part of the line: ready, replying, or what the reply waits for."""
+        if not self.busy:
+            return "○ ready"
+        if self.waiting is not None:
+            return f"◌ {self.waiting.describe(time.monotonic())} — Esc stops"
+        return "● replying — Esc stops"
+
     def _redraw(self) -> None:
-        state = "● replying — Esc stops" if self.busy else "○ ready"
+        state = self.state
         warning = [] if self.unsaved is None else [Content.styled(f"⚠ not saved: {self.unsaved}", "bold $warning")]
         parts = [
             Content(state),
