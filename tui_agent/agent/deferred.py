@@ -111,6 +111,8 @@ class DeferredAgent(DeferredSessions):
         self._tree_observers.attach(built.agent.subscribe_tree)
         self._built = built
         self._announce(built.notices)
+        if built.agent.mcp is not None:  # MCP servers start after this; their news arrives as it happens
+            built.agent.mcp.watch(lambda notice: self._announce([notice]))
         self._follow_history(built.agent)
         return built
 

@@ -73,7 +73,6 @@ class TurnServices:
     client: ChatClient
     runner: ToolRunner
     store: HistoryStore
-    tools: list[dict[str, Any]]
     model: str
     totals: SessionTotals = field(default_factory=SessionTotals)
     missing_key_message: str | None = None
@@ -119,9 +118,14 @@ class Turn:
                                              model=self.services.model)
         self.attach_message(message.id)
 
-    def stream(self) -> AsyncIterator[StreamEvent]:
-        """Ask the model for the next response."""
-        return self.services.client.stream_chat(self.conversation.messages, self.services.tools or None)
+    async def stream(self) -> AsyncIterator[StreamEvent]:
+        """Ask the model for the next response, with the tools offered now (tool sources still starting,
+        MCP servers, are waited for first; each bounds its own wait, and Esc cancels it)."""
+        registry = self.services.runner.registry
+        await registry.settled()
+        async for event in self.services.client.stream_chat(self.conversation.messages,
+                                                            registry.openai_tools() or None):
+            yield event
 
     def show_text(self, text: str) -> None:
         """Show and save reply text (`to_user` text included: the model said it to the user, so a resumed
