@@ -149,6 +149,10 @@ class ToolRegistry:
         self.entries = [entry for entry in self.entries if entry.spec.plugin != plugin]
         self._active = {name: entry for name, entry in self._active.items() if entry.spec.plugin != plugin}
 
+    def specs_of(self, plugin: str) -> list[ToolSpec]:
+        """The enabled tools of one source."""
+        return [entry.spec for entry in self._active.values() if entry.spec.plugin == plugin]
+
     def add_waiter(self, waiter: Callable[[], Awaitable[None]]) -> None:
         """Have `settled` wait for `waiter()` too (a source that starts in the background)."""
         self._waiters.append(waiter)

@@ -87,7 +87,8 @@ async def test_a_name_clash_keeps_both_tools_and_is_reported(start: Start) -> No
     servers.watch(notices.append)
     assert registry.get("add").source == "<code>"  # type: ignore[union-attr]  # the shipped tool stays
     assert await run(registry, "demo__add", a=1, b=2) == (ToolStatus.DONE, "3")
-    assert any("offered as 'demo__add'" in notice for notice in notices)
+    assert notices == ["MCP server demo: 1 tool name(s) already taken; offered as demo__add (see `tui-agent plugins`)."]
+    assert "offered as 'demo__add'" in str(registry.problems[-1])  # listed by `tui-agent plugins`
 
 
 async def test_stdio_server_gets_no_secrets_but_its_own_env(start: Start, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -187,3 +188,12 @@ def test_a_bad_server_entry_costs_that_server_only(tmp_path: Path) -> None:
     assert "mcp_servers.bad.startup_timeout (line 6)" in resolved.problems[0]
     assert resolved.problems[0].endswith("the MCP server bad is not started until it is fixed")
     assert "mcp_servers.both (line 7)" in resolved.problems[1] and "either command" in resolved.problems[1]
+
+
+async def test_tools_over_the_schema_budget_are_reported_once_naming_the_largest(start: Start) -> None:
+    servers = await start(ToolRegistry(ToolsSettings(schema_budget=500)), big=stdio(), small=stdio(
+        enabled_tools=["echo"]))
+    notices: list[str] = []
+    servers.watch(notices.append)
+    (notice,) = [notice for notice in notices if "characters of schema" in notice]
+    assert "budget 500" in notice and "largest: MCP server big" in notice and "enabled_tools" in notice

@@ -20,7 +20,7 @@ from typing import Any
 
 from tui_agent.config import McpServerSettings
 from tui_agent.tools.mcp.server import McpServer, ServerState
-from tui_agent.tools.mcp.specs import plugin_of, safe_name, tool_specs
+from tui_agent.tools.mcp.specs import McpToolSpec, plugin_of, safe_name, tool_specs
 from tui_agent.tools.registry import ToolRegistry
 
 SDK_MODULE = "tui_agent.tools.mcp.session"
@@ -109,9 +109,12 @@ class McpServers:
     def _changed(self, server: McpServer) -> None:
         if server.state in (ServerState.READY, ServerState.CRASHED):  # a crashed server's tools restart it
             specs = tool_specs(server.name, server.settings, server.tools, server.call)
-            problems = self.registry.replace_source(plugin_of(server.name), specs, prefix=safe_name(server.name))
-            for problem in problems:
-                self._say(server.name, f"MCP server {server.name}: {problem.message}")
+            clashes = self.registry.replace_source(plugin_of(server.name), specs, prefix=safe_name(server.name))
+            if clashes:  # one notice per server, not one per tool
+                renamed = sorted(spec.name for spec in self.registry.specs_of(plugin_of(server.name))
+                                 if isinstance(spec, McpToolSpec) and spec.name != safe_name(spec.remote_name))
+                self._say(server.name, f"MCP server {server.name}: {len(clashes)} tool name(s) already taken; "
+                                       f"offered as {', '.join(renamed) or 'nothing'} (see `tui-agent plugins`).")
         else:
             self.registry.remove_source(plugin_of(server.name))
         if server.state in (ServerState.FAILED, ServerState.CRASHED):
