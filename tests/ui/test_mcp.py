@@ -114,7 +114,7 @@ async def test_the_mcp_screen_lists_restarts_toggles_and_shows_the_log(mcp_app: 
         assert isinstance(screen, McpScreen)
         await until(pilot, lambda: bool(screen.query(OptionList)), "the list mounted")
         rows = lambda: [str(option.prompt) for option in screen.query_one(OptionList).options]  # noqa: E731
-        await until(pilot, lambda: "ready with 7 tools" in rows()[0], "demo's state")
+        await until(pilot, lambda: "ready with 8 tools" in rows()[0], "demo's state")
         assert "failed: the command 'no-such-mcp-server' was not found" in rows()[1] and "disabled" in rows()[2]
         await pilot.press("l")  # demo's log: its stderr, escapes removed
         log = str(screen.query_one("#mcp-log-text").render())
@@ -123,9 +123,9 @@ async def test_the_mcp_screen_lists_restarts_toggles_and_shows_the_log(mcp_app: 
         await until(pilot, lambda: "disabled" in rows()[0], "demo disabled")
         assert "echo" not in backend.agent.registry.names()  # type: ignore[union-attr]
         await pilot.press("t")
-        await until(pilot, lambda: "ready with 7 tools" in rows()[0], "demo back")
+        await until(pilot, lambda: "ready with 8 tools" in rows()[0], "demo back")
         await pilot.press("r")
-        await until(pilot, lambda: "ready with 7 tools" in rows()[0] and "echo" in backend.agent.registry.names(),  # type: ignore[union-attr]
+        await until(pilot, lambda: "ready with 8 tools" in rows()[0] and "echo" in backend.agent.registry.names(),  # type: ignore[union-attr]
                     "demo restarted")
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, McpScreen), "closed")

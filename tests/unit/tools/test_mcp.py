@@ -63,7 +63,7 @@ async def test_a_stdio_servers_tools_run_like_python_tools(start: Start) -> None
     assert status == ToolStatus.DONE and text == "a red dot\n[image: image/png, 21 bytes]"
     status, text = await run(registry, "fail", reason="x")
     assert status == ToolStatus.FAILED and "fail" in text  # isError: a failed call
-    assert servers.summary()[0]["status"] == "ready with 7 tools"
+    assert servers.summary()[0]["status"] == "ready with 8 tools"
 
 
 async def test_approval_defaults_to_ask_and_tools_settings_win(start: Start) -> None:
@@ -117,7 +117,7 @@ async def test_broken_servers_are_named_and_harmless(start: Start) -> None:
     notices: list[str] = []
     servers.watch(notices.append)
     states = {server["name"]: server["status"] for server in servers.summary()}
-    assert states["good"] == "ready with 7 tools"
+    assert states["good"] == "ready with 8 tools"
     assert states["missing"] == "failed: the command 'no-such-mcp-server' was not found"
     assert states["hangs"] == ("failed: did not finish starting within 1.5 s (startup_timeout) "
                                "(its last stderr line: 'hang-server: waiting forever')")
@@ -138,6 +138,19 @@ async def test_a_crashed_server_restarts_on_its_next_call_once(start: Start) -> 
     status, text = await run(registry, "echo", text="4")  # crashes again: not restarted twice
     assert status == ToolStatus.FAILED and "not restarted again" in text
     assert servers.summary()[0]["state"] == "failed" and "echo" not in registry.names()
+
+
+async def test_a_server_that_dies_while_idle_is_reported_and_restarted_by_the_next_call(start: Start) -> None:
+    servers = await start(demo=stdio(approval="never"))
+    notices: list[str] = []
+    servers.watch(notices.append)
+    assert await run(servers.registry, "exit_soon") == (ToolStatus.DONE, "bye")
+    for _ in range(500):  # the owner task notices the exit on its own
+        if servers.servers["demo"].state == "crashed":
+            break
+        await asyncio.sleep(0.02)
+    assert "exit-soon: leaving now" in servers.summary()[0]["status"] and "crashed" in notices[-1]
+    assert await run(servers.registry, "echo", text="back") == (ToolStatus.DONE, "echo: back")
 
 
 async def test_tools_list_changed_updates_the_registry(start: Start) -> None:

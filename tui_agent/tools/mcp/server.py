@@ -31,6 +31,10 @@ STOP_GRACE = 6.0
 """Seconds to wait for a server's owner task to close it (the SDK's own shutdown is bounded by ~4.5 s)."""
 
 
+WATCH_INTERVAL = 1.0
+"""Seconds between checks that an idle server is still there."""
+
+
 class ServerState(StrEnum):
     STARTING = "starting"
     READY = "ready"
@@ -98,7 +102,7 @@ class McpServer:
                 async with AsyncExitStack() as stack:
                     if not await self._open(stack, errlog):
                         return  # leaving the stack closes what was opened (the process is ended)
-                    await self._stop.wait()
+                    await self._watch()
         except asyncio.CancelledError:
             raise
         except BaseException as error:  # the transport ended badly (groups from its task groups)
@@ -107,6 +111,20 @@ class McpServer:
         finally:
             self._session = None
             self._settled.set()
+
+    async def _watch(self) -> None:
+        """Wait to be stopped; notice meanwhile a server that exits while idle (its crash is reported at once,
+        and its next call restarts it instead of failing first)."""
+        while not self._stop.is_set():
+            try:
+                await asyncio.wait_for(self._stop.wait(), WATCH_INTERVAL)
+            except TimeoutError:
+                if self.connection_lost():
+                    self._crashed()
+
+    def connection_lost(self) -> bool:
+        """Whether the live session's connection has ended."""
+        return self._session is not None and self._sdk is not None and bool(self._sdk.is_closed(self._session))
 
     async def _open(self, stack: AsyncExitStack, errlog: IO[str]) -> bool:
         sdk = self._sdk
@@ -163,6 +181,8 @@ class McpServer:
         return text
 
     async def _session_for_call(self) -> Any:
+        if self.state == ServerState.READY and self.connection_lost():  # died since the last check
+            self._crashed()
         if self.state == ServerState.CRASHED and not self.restarted and self._sdk is not None:
             self.restarted = True
             await self.stop(ServerState.CRASHED)

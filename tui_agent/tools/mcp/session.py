@@ -82,6 +82,13 @@ async def call_tool(session: ClientSession, name: str, arguments: dict[str, Any]
     return text
 
 
+def is_closed(session: ClientSession) -> bool:
+    """Whether the connection has ended (the server exited or hung up) — known before a request is sent, so a
+    call can restart the server rather than fail. The SDK has no public flag for it: this reads its
+    dispatcher's, and `tests/unit/tools/test_mcp.py` checks it still says so after a server dies."""
+    return bool(getattr(getattr(session, "_dispatcher", None), "_closed", False))
+
+
 def result_text(result: types.CallToolResult) -> str:
     """Text, images and resource links as readable text; structured content as JSON (instead of the text
     copy of it that servers usually send alongside)."""
