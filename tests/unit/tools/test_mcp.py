@@ -17,6 +17,7 @@ from tui_agent.config import McpServerSettings, ToolsSettings, resolve_config
 from tui_agent.status import ToolStatus
 from tui_agent.tools import tool
 from tui_agent.tools.calls import ToolCallRequest
+from tui_agent.tools.mcp import servers as servers_module
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
@@ -210,3 +211,10 @@ async def test_tools_over_the_schema_budget_are_reported_once_naming_the_largest
     servers.watch(notices.append)
     (notice,) = [notice for notice in notices if "characters of schema" in notice]
     assert "budget 500" in notice and "largest: MCP server big" in notice and "enabled_tools" in notice
+
+
+async def test_an_sdk_that_cannot_be_loaded_fails_the_servers_not_the_turn(
+        start: Start, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(servers_module, "SDK_MODULE", "tui_agent.no_such_sdk")
+    servers = await start(demo=stdio())  # settled: no exception reaches the turn
+    assert servers.summary()[0]["status"].startswith("failed: the MCP SDK cannot be loaded (ModuleNotFoundError")

@@ -211,7 +211,11 @@ class McpServer:
     def _fail(self, error: BaseException) -> None:
         why = explain(error, command=self.settings.command, url=self.settings.url,
                       startup_timeout=self.settings.startup_timeout)
-        self.reason = f"{why}{self._last_words()}"
+        self.fail(f"{why}{self._last_words()}")
+
+    def fail(self, reason: str) -> None:
+        """Mark the server failed with `reason` (it is not running, or never could start)."""
+        self.reason = reason
         self._set(ServerState.FAILED)
         self._settled.set()
 

@@ -37,7 +37,7 @@ class McpServers:
         self.servers = {name: McpServer(name, settings, log_dir, self._changed)
                         for name, settings in configured.items()}
         self._sdk: ModuleType | None = None
-        self._loading: asyncio.Task[ModuleType] | None = None
+        self._loading: asyncio.Task[None] | None = None
         self._notices: list[str] = []
         self._listeners: list[Listener] = []
         self._said: set[tuple[str, str]] = set()
@@ -50,13 +50,18 @@ class McpServers:
         if self._loading is None and any(server.settings.enabled for server in self.servers.values()):
             self._loading = asyncio.get_running_loop().create_task(self._start_all(), name="mcp-servers")
 
-    async def _start_all(self) -> ModuleType:
+    async def _start_all(self) -> None:
         # The SDK import is a second or two of CPU; in a thread, the app stays responsive meanwhile.
-        sdk = await self._load()
-        for server in self.servers.values():
-            if server.state == ServerState.STARTING:
-                server.start(sdk)
-        return sdk
+        starting = [server for server in self.servers.values() if server.state == ServerState.STARTING]
+        try:
+            sdk = await self._load()
+        except Exception as error:  # a broken install: every server fails with the reason, nothing else does
+            for server in starting:
+                server.fail(f"the MCP SDK cannot be loaded ({type(error).__name__}: {error}); "
+                            "reinstall tui-agent (pip install mcp)")
+            return
+        for server in starting:
+            server.start(sdk)
 
     async def settled(self) -> None:
         """Wait for the servers still starting, each at most its `startup_timeout` (plus a margin)."""
