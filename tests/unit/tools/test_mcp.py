@@ -218,3 +218,9 @@ async def test_an_sdk_that_cannot_be_loaded_fails_the_servers_not_the_turn(
     monkeypatch.setattr(servers_module, "SDK_MODULE", "tui_agent.no_such_sdk")
     servers = await start(demo=stdio())  # settled: no exception reaches the turn
     assert servers.summary()[0]["status"].startswith("failed: the MCP SDK cannot be loaded (ModuleNotFoundError")
+
+
+async def test_arguments_the_server_refuses_are_a_failed_call_with_its_reason(start: Start) -> None:
+    registry = (await start(demo=stdio(approval="never"))).registry
+    status, text = await run(registry, "add", a="many", b=1)
+    assert status == ToolStatus.FAILED and "add failed" in text and "valid integer" in text

@@ -44,8 +44,9 @@ class ServerState(StrEnum):
     STOPPED = "stopped"
 
 
-class ServerUnavailableError(ValueError):
-    """A call could not reach its server; the message says why (a ValueError: the runner shows it alone)."""
+class McpCallError(ValueError):
+    """A call that failed on the way (the server is down, stopped mid-call, or refused the request); the
+    message says why (a ValueError, so the runner shows the message alone)."""
 
 
 class McpServer:
@@ -174,9 +175,9 @@ class McpServer:
             text: str = await self._sdk.call_tool(session, tool, arguments)
         except self._sdk.CallError as error:
             if not is_connection_closed(error):
-                raise ServerUnavailableError(f"{self.name}: {error}") from error
+                raise McpCallError(f"{self.name}: {error}") from error
             self._crashed()
-            raise ServerUnavailableError(f"The MCP server {self.name} stopped during the call"
+            raise McpCallError(f"The MCP server {self.name} stopped during the call"
                                          f"{self._last_words()}; {self._next_step()}") from error
         return text
 
@@ -189,7 +190,7 @@ class McpServer:
             self.start(self._sdk)
         await self.settled()
         if self.state != ServerState.READY or self._session is None:
-            raise ServerUnavailableError(f"The MCP server {self.name} is {self.describe()}.")
+            raise McpCallError(f"The MCP server {self.name} is not available ({self.describe()}).")
         return self._session
 
     def _crashed(self) -> None:
