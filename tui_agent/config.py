@@ -8,7 +8,7 @@ value falls back to its default — unless it is a tool or approval setting, whi
 it concerns are turned off until it is fixed (a `[tools.NAME]` table or `approval.NAME` value: that tool;
 `disabled_plugins`, `disabled_tools`, the `approval` table or `[tools]` as a whole: every tool, as a list
 that cannot be read could have named any of them; the limits `timeout`, `output_cap` and `import_timeout`
-just fall back).
+just fall back). An invalid `[mcp_servers.NAME]` entry costs that server only: it is not started until fixed.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ substitution (`>`, `<`), line breaks. A command containing any never matches an 
 pattern containing any is refused (`tui_agent.tools.approvals` applies them)."""
 EVERY_TOOL = "*"
 """In `ToolsSettings.turned_off`: an invalid setting concerns every tool."""
-LIMITS = ("timeout", "output_cap", "import_timeout")
+LIMITS = ("timeout", "output_cap", "import_timeout", "schema_budget")
 """`[tools]` values that fall back to their default when invalid: they never widen what a tool may do."""
 
 
@@ -85,6 +85,9 @@ class ToolsSettings(BaseModel):
     """Bytes of a tool's output the model sees; the rest is cut with a "[truncated N bytes]" marker."""
     import_timeout: float = Field(default=3.0, gt=0)
     """Seconds all plugins together may take to import; slower ones are reported and skipped."""
+    schema_budget: int = Field(default=20000, ge=0)
+    """Characters of tool schemas offered to the model before tui-agent warns (once) that the tools take up
+    much of the context; `enabled_tools` on an MCP server is the usual fix."""
     _off: dict[str, str] = PrivateAttr(default_factory=dict)
     """See `turned_off`; a private attribute, so no file can set it."""
 
@@ -118,6 +121,38 @@ class ToolsSettings(BaseModel):
         extra = self.model_extra or {}
         rules = extra.get(tool)
         return rules if isinstance(rules, ToolRules) else ToolRules()
+
+
+class McpServerSettings(BaseModel):
+    """A `[mcp_servers.NAME]` table: an MCP server whose tools the model may use (stdio: `command`;
+    streamable HTTP: `url`). Unknown keys are errors here: a misspelt `enabled_tools` would widen access."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    command: str | None = None
+    """The program to start (stdio); it gets a minimal environment plus `env`."""
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    """The server's streamable-HTTP endpoint."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    bearer_token_env_var: str | None = None
+    """The environment variable holding a bearer token for `url` (the token is never stored)."""
+    approval: Literal["never", "ask", "deny"] = "ask"
+    """Default approval of this server's tools; `[tools]` still overrides per tool."""
+    enabled_tools: list[str] | None = None
+    disabled_tools: list[str] = Field(default_factory=list)
+    startup_timeout: float = Field(default=10.0, gt=0)
+    tool_timeout: float | None = Field(default=None, gt=0)
+    """Seconds a call may run (None: the `[tools]` timeout)."""
+    enabled: StrictBool = True
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerSettings:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("give either command (a stdio server) or url (a streamable-HTTP server)")
+        return self
 
 
 class Settings(BaseModel):
@@ -158,6 +193,8 @@ class Settings(BaseModel):
     `[redacted]` before it is stored or exported; false keeps the raw text (API keys from the environment and
     this file are redacted regardless). Strict: only a TOML `false` turns it off, as `Redactor.default`,
     which reads the file itself where no settings are at hand (`sessions` commands), also requires."""
+    mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
+    """MCP servers whose tools are offered like plugins' (the `[mcp_servers.NAME]` tables)."""
     keys: dict[str, str] = Field(default_factory=dict)
     """Key binding overrides (the `[keys]` table): action name -> key, e.g. `cancel_turn = "ctrl+c"`."""
 
@@ -199,6 +236,9 @@ class Fallback:
 
     @property
     def consequence(self) -> str:
+        server = self.name.split(".")
+        if server[0] == "mcp_servers" and len(server) > 1:
+            return f"the MCP server {server[1]} is not started until it is fixed"
         if self.tools_off == EVERY_TOOL:
             then = "every tool is disabled until it is fixed"
         elif self.tools_off is not None:
@@ -254,8 +294,9 @@ def resolve_config(
 
 
 def _drop(values: dict[str, Any], loc: tuple[int | str, ...], overridden: set[str]) -> list[str] | None:
-    """Remove the file's value at `loc` (a whole list when one item is bad); the dotted path removed, None
-    when the file has no value there (it came from a flag or the environment)."""
+    """Remove the file's value at `loc` (a whole list when one item is bad, an MCP server's whole entry); the
+    dotted path of the bad value, None when the file has no value there (it came from a flag or the
+    environment)."""
     if not loc or loc[0] in overridden:
         return None
     container: Any = values
@@ -268,6 +309,10 @@ def _drop(values: dict[str, Any], loc: tuple[int | str, ...], overridden: set[st
         parent, container = container, container[part]
     if not path:
         return None
+    if path[0] == "mcp_servers" and len(path) > 2:  # half a server is no server: its whole entry goes
+        parent = values["mcp_servers"]
+        del parent[path[1]]
+        return path
     del parent[path[-1]]
     return path
 
@@ -304,6 +349,8 @@ def setting_line(text: str, loc: list[str]) -> int | None:
         line = raw.strip()
         if line.startswith("["):
             table = [part.strip().strip("\"'") for part in line.strip("[]").split(".")]
+            if table == loc:  # the invalid value is a whole table (an MCP server entry)
+                return number
         elif "=" in line and not line.startswith("#"):
             key = [part.strip().strip("\"'") for part in line.split("=", 1)[0].split(".")]
             full = table + key

@@ -97,6 +97,9 @@ def render_settings(settings: Settings, origin: Mapping[str, str], path: Path,
     if warning is not None:
         lines.append(f"# Warning: {warning}")
     values = settings.model_dump(mode="json")
+    for server in values.get("mcp_servers", {}).values():  # environment and headers often carry tokens
+        for secret in ("env", "headers"):
+            server[secret] = {name: "(set, not shown)" for name in server.get(secret, {})}
     tables = {name: value for name, value in values.items() if isinstance(value, dict)}
     for name, value in values.items():
         if name in tables:
@@ -114,10 +117,21 @@ def _toml(value: Any) -> str:
 
     if isinstance(value, dict):  # a nested table is written inline so each line stays one setting
         table = tomlkit.inline_table()
-        table.update(value)
+        table.update({key: _inline(item) for key, item in value.items() if item is not None})
         return table.as_string()
     rendered: str = tomlkit.item(value).as_string()
     return rendered
+
+
+def _inline(value: Any) -> Any:
+    """A value for an inline table: nested tables inline too, unset (None) values left out."""
+    import tomlkit
+
+    if not isinstance(value, dict):
+        return value
+    table = tomlkit.inline_table()
+    table.update({key: _inline(item) for key, item in value.items() if item is not None})
+    return table
 
 
 def _toml_key(key: str) -> str:

@@ -176,6 +176,8 @@ async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: st
     if not built.agent.model:  # none named and the server did not say which: a notice above says what to do
         await built.close()
         return 1
+    if built.agent.mcp is not None:  # a server that fails to start is named on stderr; the turn goes on
+        built.agent.mcp.watch(lambda notice: say(sys.stderr, notice))
     built.agent.store.on_notice = lambda notice: say(sys.stderr, notice)  # disk full, a lock that outlasts the run
     try:
         try:

@@ -25,7 +25,8 @@ from tui_agent.ui.scripted import reply_script
 from tui_agent.ui.widgets.tool_panel import ToolPanels
 
 OUR_COMMANDS = ["New session", "Sessions", "Switch model", "Theme", "Export session", "Toggle tool panel",
-                "Toggle task tree", "Retry last reply", "Continue reply", "Copy last reply", "Show config path", "Help"]
+                "Toggle task tree", "Retry last reply", "Continue reply", "Copy last reply", "Show config path",
+                "MCP servers", "Help"]
 
 
 async def run_command(pilot: Pilot[None], text: str) -> None:
@@ -187,3 +188,10 @@ async def test_switch_model_failure_is_a_sentence() -> None:
         await run_command(pilot, "Switch model")
         assert any("lists no models" in n for n in notices(app))
         assert backend.model == "scripted-model"
+
+
+async def test_mcp_servers_without_any_configured_says_how_to_add_one() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await run_command(pilot, "MCP servers")
+        assert any("[mcp_servers.NAME]" in notification.message for notification in app._notifications)

@@ -120,3 +120,13 @@ def test_themes_marks_the_theme_a_run_would_use(capsys: pytest.CaptureFixture[st
     monkeypatch.setenv("TUI_AGENT_THEME", "paper")
     assert marked() == ["paper"]
     assert marked("--theme", "forest") == ["forest"]
+
+
+def test_show_lists_mcp_servers_without_their_env_or_header_values(capsys: pytest.CaptureFixture[str]) -> None:
+    paths.config_file().write_text(f'[mcp_servers.gh]\ncommand = "gh-mcp"\nenv = {{ GITHUB_TOKEN = "{SECRET}" }}\n'
+                                   f'[mcp_servers.docs]\nurl = "http://127.0.0.1:1/mcp"\n'
+                                   f'headers = {{ Authorization = "Bearer {SECRET}" }}\n')
+    out, err = run(capsys, "config", "show")
+    assert SECRET not in out + err and err == ""
+    assert 'gh = {command = "gh-mcp", args = [], env = {GITHUB_TOKEN = "(set, not shown)"}' in out
+    assert 'headers = {Authorization = "(set, not shown)"}' in out

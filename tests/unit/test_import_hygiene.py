@@ -36,7 +36,7 @@ def test_hygiene_check_detects_textual() -> None:
 
 FIRST_PAINT_MODULES = "tui_agent.cli, tui_agent.launch, tui_agent.ui.app"
 """What `tui-agent` imports before its first frame."""
-AFTER_PAINT_PACKAGES = ("pydantic", "openai", "aiosqlite", "markdown_it")
+AFTER_PAINT_PACKAGES = ("pydantic", "openai", "aiosqlite", "markdown_it", "mcp", "mcp_types", "httpx2")
 """Heavy packages the first frame must not wait for (the engine imports them after the paint)."""
 AFTER_PAINT_MODULES = ("tui_agent.agent.events", "tui_agent.commander.events", "tui_agent.history.models",
                        "tui_agent.ui.widgets.task_tree", "tui_agent.ui.screens.approval",
@@ -56,3 +56,11 @@ def test_first_frame_leaves_events_and_later_widgets_for_later() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", f"the first frame imports {out.stdout.strip()}"
 
+
+
+def test_the_engine_leaves_the_mcp_sdk_to_a_background_thread() -> None:
+    """Building the agent must not import the MCP SDK (a second or more): its servers start in the background."""
+    code = ("import sys, tui_agent.agent.services, tui_agent.tools.mcp.servers, tui_agent.tools.cli; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'mcp_types', 'httpx2'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", f"the engine imports {out.stdout.strip()}"

@@ -41,6 +41,7 @@ from tui_agent.tools.runner import ToolRunner
 
 if TYPE_CHECKING:  # the openai client is imported only when a client is built
     from tui_agent.llm.client import ChatClient
+    from tui_agent.tools.mcp.servers import McpServers
 
 Approver = Callable[[ToolCallUpdated], Awaitable[Any]]
 TITLE_LENGTH = 60
@@ -83,7 +84,7 @@ class Agent(SessionActions):
         self.budget = budget or TurnBudget()
         self.system_prompt = system_prompt
         self._endpoint_label = endpoint_label
-        self._services = TurnServices(client, self.runner, store, registry.openai_tools(), client.model,
+        self._services = TurnServices(client, self.runner, store, client.model,
                                       missing_key_message=missing_key_message)
         self._commander: CommanderAsync[Any] = CommanderAsync()
         self._tree = TreeFeed(self._commander)
@@ -92,6 +93,8 @@ class Agent(SessionActions):
         self._session: Session | None = None
         self._job: ChatJob | None = None
         self._approver: Approver | None = None
+        self.mcp: McpServers | None = None
+        """The run's MCP servers (a tool source; their notices and the MCP screen go through it)."""
 
     # -- what the status bar shows ------------------------------------------------------------------
     @property

@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the agent (and what it imports, events too) loads after the
     from tui_agent.agent.agent import Agent, Approver
     from tui_agent.agent.events import AgentEvent
     from tui_agent.agent.tree import TreeObserver, Unsubscribe
+    from tui_agent.tools.mcp.servers import McpServers
 
 
 class BuiltAgent(Protocol):
@@ -56,6 +57,11 @@ class DeferredAgent(DeferredSessions):
     @property
     def agent(self) -> Agent | None:
         return self._built.agent if self._built else None
+
+    @property
+    def mcp_servers(self) -> McpServers | None:
+        """The MCP servers of the run, once the agent is built (for the MCP screen)."""
+        return self.agent.mcp if self.agent is not None else None
 
     @property
     def model(self) -> str:
@@ -111,6 +117,8 @@ class DeferredAgent(DeferredSessions):
         self._tree_observers.attach(built.agent.subscribe_tree)
         self._built = built
         self._announce(built.notices)
+        if built.agent.mcp is not None:  # MCP servers start after this; their news arrives as it happens
+            built.agent.mcp.watch(lambda notice: self._announce([notice]))
         self._follow_history(built.agent)
         return built
 

@@ -63,6 +63,7 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     from tui_agent.history.redact import Redactor
     from tui_agent.history.store import HistoryStore
     from tui_agent.llm.client import ChatClient
+    from tui_agent.tools.mcp.servers import McpServers
     from tui_agent.tools.registry import ToolRegistry
     from tui_agent.tools.runner import ToolRunner
 
@@ -87,11 +88,15 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     registry = await asyncio.to_thread(ToolRegistry.from_plugins, settings.plugin_dirs, settings.tools)
     notices.extend(f"Plugin problem: {problem.file}: {problem.message}" for problem in registry.problems)
     runner = ToolRunner(registry, timeout=settings.tools.timeout, output_cap=settings.tools.output_cap)
+    mcp = McpServers(settings.mcp_servers, registry, paths.data_dir() / "mcp")
+    resources.push_async_callback(mcp.close)
+    mcp.start()  # in the background: a turn waits for servers still starting, each bounded
     agent = Agent(
         client=client, registry=registry, runner=runner, store=store, endpoint_label=choice.label,
         budget=TurnBudget(settings.max_tool_rounds, settings.max_tokens), system_prompt=settings.system_prompt,
         missing_key_message=missing_key_message(choice),
     )
+    agent.mcp = mcp
     return BuiltAgent(agent, notices, resources)
 
 

@@ -80,7 +80,6 @@ class TurnServices:
     client: ChatClient
     runner: ToolRunner
     store: HistoryStore
-    tools: list[dict[str, Any]]
     model: str
     totals: SessionTotals = field(default_factory=SessionTotals)
     missing_key_message: str | None = None
@@ -132,15 +131,20 @@ class Turn:
                                              model=self.services.model)
         self.attach_message(message.id)
 
-    def stream(self) -> AsyncIterator[StreamEvent]:
-        """Ask the model for the next response (the person sees it is awaited until its first token)."""
+    async def stream(self) -> AsyncIterator[StreamEvent]:
+        """Ask the model for the next response, with the tools offered now (the person sees it is awaited until
+        its first token; tool sources still starting, MCP servers, are waited for first; each bounds its own
+        wait, and Esc cancels it)."""
         self._emit(ReplyWaiting(self.message_id, time.monotonic()))
+        registry = self.services.runner.registry
+        await registry.settled()
         messages = self.conversation.request()
         if self._continuing:  # asked once, not stored: history keeps one reply, its text continued
             messages = [*messages, {"role": "assistant", "content": self._continuing},
                         {"role": "user", "content": CONTINUE_PROMPT}]
             self._continuing = ""
-        return self.services.client.stream_chat(messages, self.services.tools or None)
+        async for event in self.services.client.stream_chat(messages, registry.openai_tools() or None):
+            yield event
 
     def retrying(self, retry: RetryScheduled) -> None:
         """The request failed before the reply began and goes again at `retry.at`: say so, with a timer."""

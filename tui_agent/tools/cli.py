@@ -1,16 +1,21 @@
 """Provides the `tui-agent plugins` subcommand: every tool found, its source, policy and status, and
 every load problem. It exits 0 even when plugins failed — reporting them is its job.
+
+Configured MCP servers are started (concurrently, each bounded by its `startup_timeout`), listed with
+their state, their tools listed with the server as the source, and stopped again.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
 from tui_agent import paths
-from tui_agent.config import resolve_settings
+from tui_agent.config import McpServerSettings, resolve_settings
+from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.registry import ToolRegistry
 
 
@@ -30,19 +35,35 @@ def run(args: argparse.Namespace) -> int:
     settings, notices = resolve_settings({}, paths.config_file())
     extra = [Path(folder) for folder in [*(getattr(args, "plugins", None) or []), *args.plugins_here]]
     registry = ToolRegistry.from_plugins([*extra, *settings.plugin_dirs], settings.tools)
-    report = describe(registry, notices)
+    if settings.mcp_servers:
+        report = asyncio.run(_with_servers(registry, settings.mcp_servers, notices))
+    else:
+        report = describe(registry, notices)
     print(json.dumps(report, indent=2) if args.json else render(report))
     return 0
 
 
-def describe(registry: ToolRegistry, notices: list[str] | None = None) -> dict[str, Any]:
+async def _with_servers(registry: ToolRegistry, configured: dict[str, McpServerSettings],
+                        notices: list[str]) -> dict[str, Any]:
+    """Start the MCP servers, wait for them and describe everything; the servers are stopped afterwards."""
+    servers = McpServers(configured, registry, paths.data_dir() / "mcp")
+    try:
+        servers.start()
+        await registry.settled()
+        return describe(registry, notices, servers.summary())
+    finally:
+        await servers.close()
+
+
+def describe(registry: ToolRegistry, notices: list[str] | None = None,
+             servers: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The registry as plain data (the `--json` output)."""
     tools = [{"name": entry.spec.name, "source": entry.spec.source, "plugin": entry.spec.plugin,
               "approval": registry.approval_for(entry.spec.name) if entry.status == "enabled" else entry.spec.approval,
               "status": entry.status, "replaced_by": entry.replaced_by, "description": entry.spec.description}
              for entry in registry.entries]
     problems = [{"file": problem.file, "message": problem.message} for problem in registry.problems]
-    return {"tools": tools, "problems": problems, "notices": list(notices or [])}
+    return {"tools": tools, "problems": problems, "notices": list(notices or []), "mcp_servers": list(servers or [])}
 
 
 def render(report: dict[str, Any]) -> str:
@@ -55,6 +76,12 @@ def render(report: dict[str, Any]) -> str:
     if not report["tools"]:
         lines.append("(no tools found)")
     lines.extend(f"note: {notice}" for notice in report["notices"])
+    if report.get("mcp_servers"):
+        lines.append("")
+        lines.append("MCP servers:")
+        for server in report["mcp_servers"]:
+            log = f" (log: {server['log']})" if server["reason"] else ""
+            lines.append(f"- {server['name']}: {server['status']}{log}")
     if report["problems"]:
         lines.append("")
         lines.append(f"{len(report['problems'])} problem(s) while loading plugins:")

@@ -3,12 +3,17 @@
 Duplicate names: the later source wins (see `discovery` for the order) and the clash is reported. A tool
 whose config setting is invalid is registered but off (`ToolsSettings.turned_off`); when an invalid setting
 concerns every tool, no plugin is even imported, as the setting may have been the one that disabled it.
+
+Live sources (MCP servers) come and go during a run: `replace_source` swaps one source's tools as a whole;
+their names never replace a tool already there (a clash is renamed `source__tool` and reported), and a
+turn awaits `settled()` so that sources still starting can join first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -45,6 +50,7 @@ class ToolRegistry:
         self.entries: list[ToolEntry] = []
         self.problems: list[LoadProblem] = []
         self._active: dict[str, ToolEntry] = {}
+        self._waiters: list[Callable[[], Awaitable[None]]] = []
 
     @classmethod
     def from_plugins(
@@ -118,6 +124,43 @@ class ToolRegistry:
         if entry.status == ENABLED:
             self._active[spec.name] = entry
         self.entries.append(entry)
+
+    def replace_source(self, plugin: str, specs: Sequence[ToolSpec], *, prefix: str) -> list[LoadProblem]:
+        """Make `specs` the tools of the live source `plugin` (its earlier ones leave); a name another source
+        already uses becomes `prefix__name`. Returns the clashes, reported."""
+        self.remove_source(plugin)
+        problems: list[LoadProblem] = []
+        for spec in specs:
+            if (holder := self._active.get(spec.name)) is not None:
+                renamed = f"{prefix}__{spec.name}"[:64]
+                problems.append(LoadProblem(spec.source, f"tool {spec.name!r} is also defined in "
+                                                         f"{holder.spec.source}; offered as {renamed!r}"))
+                if renamed in self._active:
+                    problems[-1] = LoadProblem(spec.source, f"tool {spec.name!r} clashes with "
+                                                            f"{holder.spec.source} twice over; skipped")
+                    continue
+                spec = replace(spec, name=renamed)
+            self.add(spec)
+        self.problems.extend(problems)
+        return problems
+
+    def remove_source(self, plugin: str) -> None:
+        """Forget every tool of `plugin` (a live source that stopped)."""
+        self.entries = [entry for entry in self.entries if entry.spec.plugin != plugin]
+        self._active = {name: entry for name, entry in self._active.items() if entry.spec.plugin != plugin}
+
+    def specs_of(self, plugin: str) -> list[ToolSpec]:
+        """The enabled tools of one source."""
+        return [entry.spec for entry in self._active.values() if entry.spec.plugin == plugin]
+
+    def add_waiter(self, waiter: Callable[[], Awaitable[None]]) -> None:
+        """Have `settled` wait for `waiter()` too (a source that starts in the background)."""
+        self._waiters.append(waiter)
+
+    async def settled(self) -> None:
+        """Wait until no source is still starting (each source bounds its own wait)."""
+        if self._waiters:
+            await asyncio.gather(*(waiter() for waiter in self._waiters))
 
     def get(self, name: str) -> ToolSpec | None:
         """The enabled tool called `name`, if any."""

@@ -245,6 +245,17 @@ class TuiAgentApp(App[None]):
 
         show_config_path(self)
 
+    def action_mcp_servers(self) -> None:
+        """Show the MCP servers (state, restart, log, on/off for this run)."""
+        from tui_agent.ui.screens.mcp import McpScreen
+
+        servers = getattr(self.backend, "mcp_servers", None)  # a scripted backend has none
+        if servers is None or not servers.servers:
+            self.notify("No MCP servers are configured: add a [mcp_servers.NAME] table to the config file "
+                        "(see the README), or wait a moment if tui-agent is still starting.")
+            return
+        self.push_screen(McpScreen(servers))
+
     def action_help(self) -> None:
         """Show every key binding (F1); Esc or F1 again closes it."""
         from tui_agent.ui.screens.help import HelpScreen

@@ -45,6 +45,8 @@ def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]
                         partial(redo, app, False))
     yield SystemCommand("Copy last reply", "Copy the latest answer to the clipboard", app.action_copy_last_reply)
     yield SystemCommand("Show config path", "Where the config file is", app.action_show_config_path)
+    yield SystemCommand("MCP servers", "Their state and tools; restart one, show its log, turn it on or off",
+                        app.action_mcp_servers)
     yield SystemCommand("Help", "Every key binding (F1)", app.action_help)
     yield from (command for command in textual_commands if command.title not in REPLACED_TEXTUAL_COMMANDS)
 

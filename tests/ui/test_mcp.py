@@ -1,0 +1,131 @@
+"""MCP tools on the real stack (offline model over HTTP, real agent, real SQLite, real MCP server processes):
+their panel and approval like a Python tool's, the MCP screen (states, restart, log, on/off), Esc."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import OptionList
+
+from tests.fixtures.mcp_servers.config import stdio
+from tests.ui.helpers import FIXED_NOW, chat
+from tui_agent.agent.deferred import DeferredAgent
+from tui_agent.agent.endpoint import EndpointChoice
+from tui_agent.agent.services import build_agent
+from tui_agent.config import McpServerSettings, Settings
+from tui_agent.history.store import HistoryStore
+from tui_agent.offline.server import BackgroundServer
+from tui_agent.status import ToolStatus
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.screens.approval import ApprovalScreen
+from tui_agent.ui.screens.mcp import McpScreen
+
+MakeApp = Callable[..., tuple[TuiAgentApp, DeferredAgent]]
+
+
+def calling(name: str, answer: str = "All done.", **arguments: Any) -> dict[str, Any]:
+    return {"replies": [{"text": "", "tool_calls": [{"name": name, "arguments": arguments}]}, {"text": answer}]}
+
+
+@pytest.fixture
+async def mcp_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
+    servers: list[BackgroundServer] = []
+
+    def make(scenario: dict[str, Any], **mcp_servers: McpServerSettings) -> tuple[TuiAgentApp, DeferredAgent]:
+        server = BackgroundServer(scenario)
+        server.start()
+        servers.append(server)
+        settings = Settings(db=tmp_path / "history.db", mcp_servers=mcp_servers)
+        choice = EndpointChoice(server.base_url, "scripted", "test-key")
+        backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
+        app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
+        backend.on_notice = app.notify
+        return app, backend
+
+    yield make
+    for server in servers:
+        server.stop()
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str) -> None:
+    """Like `wait_until`, with room for real server processes to start (the SDK import alone takes a second)."""
+    deadline = time.monotonic() + 30
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never reached: {what}")
+        await pilot.pause(0.02)
+
+
+async def type_prompt(pilot: Pilot[None], prompt: str) -> None:
+    chat(pilot).prompt_input.insert(prompt)
+    await pilot.press("enter")
+
+
+async def stored_calls(path: Path) -> list[Any]:
+    store = await HistoryStore.open(path)
+    try:
+        (session,) = await store.list_recent()
+        return [call for message in await store.load_tail(session.id, 100) for call in message.tool_calls]
+    finally:
+        await store.close()
+
+
+async def test_an_mcp_tool_asks_then_runs_in_its_panel_and_is_saved(mcp_app: MakeApp, tmp_path: Path) -> None:
+    app, _ = mcp_app(calling("echo", text="hi"), demo=stdio("--chatty"))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await type_prompt(pilot, "echo hi")  # sent at once: the turn waits for the server to be ready
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")  # default: ask
+        await pilot.press("a")
+        await until(pilot, lambda: chat(pilot).idle, "turn finished")
+        (panel,) = chat(pilot).tool_panels.panels
+        assert panel.call.name == "echo" and panel.status is ToolStatus.DONE and panel.call.result == "echo: hi"
+        assert chat(pilot).chat_log.assistant_messages[-1].shown_text().strip() == "All done."
+    (call,) = await stored_calls(tmp_path / "history.db")
+    assert call.name == "echo" and call.status is ToolStatus.DONE and call.result == "echo: hi"
+
+
+async def test_escape_cancels_a_running_mcp_call(mcp_app: MakeApp) -> None:
+    app, _ = mcp_app(calling("sleep", seconds=60), demo=stdio(approval="never"))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await type_prompt(pilot, "sleep")
+        await until(pilot, lambda: any(panel.status is ToolStatus.RUNNING for panel in chat(pilot).tool_panels.panels),
+                    "the call running")
+        await pilot.press("escape")
+        await until(pilot, lambda: chat(pilot).idle, "turn cancelled")
+        (panel,) = chat(pilot).tool_panels.panels
+        assert panel.status is ToolStatus.INTERRUPTED
+
+
+async def test_the_mcp_screen_lists_restarts_toggles_and_shows_the_log(mcp_app: MakeApp) -> None:
+    app, backend = mcp_app(calling("echo", text="x"), demo=stdio("--chatty", approval="never"),
+                           missing=McpServerSettings(command="no-such-mcp-server"),
+                           later=McpServerSettings(url="http://127.0.0.1:9/mcp", enabled=False))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await until(pilot, lambda: backend.mcp_servers is not None
+                    and backend.mcp_servers.servers["demo"].state == "ready", "demo ready")
+        app.action_mcp_servers()
+        await until(pilot, lambda: isinstance(app.screen, McpScreen), "the MCP screen")
+        screen = app.screen
+        assert isinstance(screen, McpScreen)
+        await until(pilot, lambda: bool(screen.query(OptionList)), "the list mounted")
+        rows = lambda: [str(option.prompt) for option in screen.query_one(OptionList).options]  # noqa: E731
+        await until(pilot, lambda: "ready with 8 tools" in rows()[0], "demo's state")
+        assert "failed: the command 'no-such-mcp-server' was not found" in rows()[1] and "disabled" in rows()[2]
+        await pilot.press("l")  # demo's log: its stderr, escapes removed
+        log = str(screen.query_one("#mcp-log-text").render())
+        assert "CHATTY-STDERR starting" in log and "\x1b" not in log
+        await pilot.press("t")  # off for this run: its tools leave
+        await until(pilot, lambda: "disabled" in rows()[0], "demo disabled")
+        assert "echo" not in backend.agent.registry.names()  # type: ignore[union-attr]
+        await pilot.press("t")
+        await until(pilot, lambda: "ready with 8 tools" in rows()[0], "demo back")
+        await pilot.press("r")
+        await until(pilot, lambda: "ready with 8 tools" in rows()[0] and "echo" in backend.agent.registry.names(),  # type: ignore[union-attr]
+                    "demo restarted")
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, McpScreen), "closed")

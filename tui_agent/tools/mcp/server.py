@@ -1,0 +1,242 @@
+"""Provides `McpServer`: one configured MCP server and the task that owns its session.
+
+The SDK's session (and its transport) must be opened and closed by the same task, so each server gets an
+owner task that opens it, publishes it, waits to be told to stop and closes it. Calls use the published
+session from the caller's task (the SDK multiplexes requests), so Esc and timeouts cancel a call for real.
+
+    starting ──> ready ──(a call finds the connection closed)──> crashed ──(next call)──> starting (once)
+        └──> failed (why, with the last stderr line)         stop() ──> stopped      toggled off: disabled
+
+A crashed server is restarted by its next call, once; when it crashes again it stays failed (the MCP
+screen can still restart it by hand). The server's stderr goes to its own log file, never the terminal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from enum import StrEnum
+from pathlib import Path
+from types import ModuleType
+from typing import IO, Any
+
+from tui_agent.config import McpServerSettings
+from tui_agent.tools.mcp.failures import explain, is_connection_closed, last_line
+from tui_agent.tools.mcp.specs import offered, safe_name
+
+STOP_GRACE = 6.0
+"""Seconds to wait for a server's owner task to close it (the SDK's own shutdown is bounded by ~4.5 s)."""
+
+
+WATCH_INTERVAL = 1.0
+"""Seconds between checks that an idle server is still there."""
+
+
+class ServerState(StrEnum):
+    STARTING = "starting"
+    READY = "ready"
+    CRASHED = "crashed"
+    FAILED = "failed"
+    DISABLED = "disabled"
+    STOPPED = "stopped"
+
+
+class McpCallError(ValueError):
+    """A call that failed on the way (the server is down, stopped mid-call, or refused the request); the
+    message says why (a ValueError, so the runner shows the message alone)."""
+
+
+class McpServer:
+    """A server's state, its tools and its owner task. `on_change(server)` hears of every state change."""
+
+    def __init__(self, name: str, settings: McpServerSettings, log_dir: Path,
+                 on_change: Callable[[McpServer], None]) -> None:
+        self.name, self.settings = name, settings
+        self.log_path = log_dir / f"{safe_name(name)}.log"
+        self.state = ServerState.STARTING if settings.enabled else ServerState.DISABLED
+        self.reason: str | None = None
+        self.tools: list[Any] = []
+        self.restarted = False
+        """Whether the one automatic restart after a crash has been used."""
+        self._on_change = on_change
+        self._sdk: ModuleType | None = None
+        self._session: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._settled = asyncio.Event()
+        self._log_start = 0
+
+    # -- life ---------------------------------------------------------------------------------------
+    def start(self, sdk: ModuleType) -> None:
+        """Start the owner task (`sdk` is `tui_agent.tools.mcp.session`, imported by the caller)."""
+        self._sdk = sdk
+        if self._task is not None and not self._task.done():
+            return
+        self.reason, self._stop, self._settled = None, asyncio.Event(), asyncio.Event()
+        self._set(ServerState.STARTING)
+        self._task = asyncio.get_running_loop().create_task(self._own(), name=f"mcp-server:{self.name}")
+
+    async def settled(self) -> None:
+        """Wait until the server is no longer starting (ready or failed)."""
+        if self.state == ServerState.STARTING:
+            await self._settled.wait()
+
+    async def stop(self, state: ServerState = ServerState.STOPPED) -> None:
+        """Close the session and end the server process (bounded); the state becomes `state`."""
+        task = self._task
+        self._stop.set()
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), STOP_GRACE)
+            except TimeoutError:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        self.tools = []
+        self._set(state)
+
+    async def _own(self) -> None:
+        try:
+            with self._open_log() as errlog:
+                async with AsyncExitStack() as stack:
+                    if not await self._open(stack, errlog):
+                        return  # leaving the stack closes what was opened (the process is ended)
+                    await self._watch()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as error:  # the transport ended badly (groups from its task groups)
+            if self.state == ServerState.STARTING:
+                self._fail(error)
+        finally:
+            self._session = None
+            self._settled.set()
+
+    async def _watch(self) -> None:
+        """Wait to be stopped; notice meanwhile a server that exits while idle (its crash is reported at once,
+        and its next call restarts it instead of failing first)."""
+        while not self._stop.is_set():
+            try:
+                await asyncio.wait_for(self._stop.wait(), WATCH_INTERVAL)
+            except TimeoutError:
+                if self.connection_lost():
+                    self._crashed()
+
+    def connection_lost(self) -> bool:
+        """Whether the live session's connection has ended."""
+        return self._session is not None and self._sdk is not None and bool(self._sdk.is_closed(self._session))
+
+    async def _open(self, stack: AsyncExitStack, errlog: IO[str]) -> bool:
+        sdk = self._sdk
+        assert sdk is not None
+        try:
+            async with asyncio.timeout(self.settings.startup_timeout):
+                session = await sdk.connect(stack, self.settings, errlog, self._tools_changed)
+                tools = await sdk.list_tools(session)
+        except Exception as error:  # OSError, TimeoutError, the SDK's errors, a bad URL...
+            self._fail(error)
+            return False
+        self._session, self.tools = session, tools
+        self._set(ServerState.READY)
+        self._settled.set()
+        return True
+
+    def _open_log(self) -> IO[str]:
+        """The server's stderr log, appended to (0600: a server may log what it was given)."""
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        log = os.fdopen(fd, "a", encoding="utf-8", buffering=1)
+        log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting {self.name} ---\n")
+        log.flush()
+        self._log_start = log.tell()
+        return log
+
+    async def _tools_changed(self) -> None:
+        """`tools/list_changed`: list again, off the SDK's receive loop (a request from inside it would wait
+        for itself)."""
+        asyncio.get_running_loop().create_task(self._relist(), name=f"mcp-relist:{self.name}")
+
+    async def _relist(self) -> None:
+        if self._session is None or self._sdk is None:
+            return
+        try:
+            self.tools = await self._sdk.list_tools(self._session)
+        except Exception:  # the next call will find out what is wrong
+            return
+        self._set(ServerState.READY)
+
+    # -- calls --------------------------------------------------------------------------------------
+    async def call(self, tool: str, /, **arguments: Any) -> str:
+        """Call the server's tool `tool`; its result as text. Failures raise with a sentence."""
+        session = await self._session_for_call()
+        assert self._sdk is not None
+        try:
+            text: str = await self._sdk.call_tool(session, tool, arguments)
+        except self._sdk.CallError as error:
+            if not is_connection_closed(error):
+                raise McpCallError(f"{self.name}: {error}") from error
+            self._crashed()
+            raise McpCallError(f"The MCP server {self.name} stopped during the call"
+                                         f"{self._last_words()}; {self._next_step()}") from error
+        return text
+
+    async def _session_for_call(self) -> Any:
+        if self.state == ServerState.READY and self.connection_lost():  # died since the last check
+            self._crashed()
+        if self.state == ServerState.CRASHED and not self.restarted and self._sdk is not None:
+            self.restarted = True
+            await self.stop(ServerState.CRASHED)
+            self.start(self._sdk)
+        await self.settled()
+        if self.state != ServerState.READY or self._session is None:
+            raise McpCallError(f"The MCP server {self.name} is not available ({self.describe()}).")
+        return self._session
+
+    def _crashed(self) -> None:
+        words = self._last_words()
+        if self.restarted:
+            self.reason = f"crashed again after a restart{words}"
+            self._set(ServerState.FAILED)
+        else:
+            self.reason = f"stopped unexpectedly{words}"
+            self._set(ServerState.CRASHED)
+        self._stop.set()
+
+    def _next_step(self) -> str:
+        if self.state == ServerState.CRASHED:
+            return "it will be restarted on the next call"
+        return "it was restarted once already and is not restarted again (restart it from the MCP screen)"
+
+    # -- reporting ----------------------------------------------------------------------------------
+    def _fail(self, error: BaseException) -> None:
+        why = explain(error, command=self.settings.command, url=self.settings.url,
+                      startup_timeout=self.settings.startup_timeout)
+        self.fail(f"{why}{self._last_words()}")
+
+    def fail(self, reason: str) -> None:
+        """Mark the server failed with `reason` (it is not running, or never could start)."""
+        self.reason = reason
+        self._set(ServerState.FAILED)
+        self._settled.set()
+
+    def _last_words(self) -> str:
+        line = last_line(self.log_path, self._log_start)
+        return f" (its last stderr line: {line!r})" if line else ""
+
+    def _set(self, state: ServerState) -> None:
+        self.state = state
+        self._on_change(self)
+
+    def offered(self) -> list[str]:
+        """Names of the tools offered to the model (`enabled_tools` / `disabled_tools` applied)."""
+        return offered(self.settings, [tool.name for tool in self.tools])
+
+    def describe(self) -> str:
+        """The state as the MCP screen and `tui-agent plugins` say it."""
+        if self.state == ServerState.READY:
+            count = len(self.offered())
+            return f"ready with {count} tool{'s' if count != 1 else ''}"
+        if self.reason and self.state in (ServerState.FAILED, ServerState.CRASHED):
+            return f"{self.state.value}: {self.reason}"
+        return self.state.value

@@ -1,0 +1,164 @@
+"""Provides `McpServers`: every configured MCP server of a run, started in the background, as a tool source.
+
+`start()` returns at once: a background task imports the SDK in a thread (about a second) and starts
+every enabled server concurrently. Each server's tools enter the `ToolRegistry` when it is ready (and
+leave when it fails or is turned off), under `server__tool` when the name is taken. A turn waits for
+servers still starting through `ToolRegistry.settled`, each bounded by its `startup_timeout`. What the
+user should know (a server failed, crashed, tools too large for the context) arrives as notices for
+whoever `watch`es: a UI notification, or stderr for `-p`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from tui_agent.config import McpServerSettings
+from tui_agent.tools.mcp.server import McpServer, ServerState
+from tui_agent.tools.mcp.specs import McpToolSpec, plugin_of, safe_name, tool_specs
+from tui_agent.tools.registry import ToolRegistry
+
+SDK_MODULE = "tui_agent.tools.mcp.session"
+SETTLE_MARGIN = 5.0
+"""Seconds beyond a server's `startup_timeout` a turn waits for it (the SDK import comes first)."""
+Listener = Callable[[str], None]
+
+
+class McpServers:
+    """The run's MCP servers, by name."""
+
+    def __init__(self, configured: Mapping[str, McpServerSettings], registry: ToolRegistry, log_dir: Path) -> None:
+        self.registry = registry
+        self.servers = {name: McpServer(name, settings, log_dir, self._changed)
+                        for name, settings in configured.items()}
+        self._sdk: ModuleType | None = None
+        self._loading: asyncio.Task[None] | None = None
+        self._notices: list[str] = []
+        self._listeners: list[Listener] = []
+        self._said: set[tuple[str, str]] = set()
+        self._budget_warned = False
+        registry.add_waiter(self.settled)
+
+    # -- life ---------------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start every enabled server in the background (returns at once)."""
+        if self._loading is None and any(server.settings.enabled for server in self.servers.values()):
+            self._loading = asyncio.get_running_loop().create_task(self._start_all(), name="mcp-servers")
+
+    async def _start_all(self) -> None:
+        # The SDK import is a second or two of CPU; in a thread, the app stays responsive meanwhile.
+        starting = [server for server in self.servers.values() if server.state == ServerState.STARTING]
+        try:
+            sdk = await self._load()
+        except Exception as error:  # a broken install: every server fails with the reason, nothing else does
+            for server in starting:
+                server.fail(f"the MCP SDK cannot be loaded ({type(error).__name__}: {error}); "
+                            "reinstall tui-agent (pip install mcp)")
+            return
+        for server in starting:
+            server.start(sdk)
+
+    async def settled(self) -> None:
+        """Wait for the servers still starting, each at most its `startup_timeout` (plus a margin)."""
+        starting = [server for server in self.servers.values() if server.state == ServerState.STARTING]
+        if not starting:
+            return
+        if self._loading is not None:
+            await asyncio.shield(self._loading)
+        await asyncio.gather(*(self._settle(server) for server in starting))
+
+    async def _settle(self, server: McpServer) -> None:
+        try:
+            await asyncio.wait_for(server.settled(), server.settings.startup_timeout + SETTLE_MARGIN)
+        except TimeoutError:  # the server's own timeout should have fired; never hold a turn longer
+            pass
+
+    async def restart(self, name: str) -> None:
+        """Restart one server by hand (the MCP screen); a disabled one is started for this run."""
+        server = self.servers[name]
+        sdk = await self._load()
+        await server.stop()
+        server.restarted = False
+        server.start(sdk)
+        await server.settled()
+
+    async def toggle(self, name: str) -> None:
+        """Turn a server off (its tools leave) or on again, for this run only."""
+        server = self.servers[name]
+        if server.state == ServerState.DISABLED:
+            server.start(await self._load())
+            await server.settled()
+        else:
+            await server.stop(ServerState.DISABLED)
+
+    async def _load(self) -> ModuleType:
+        if self._sdk is None:
+            self._sdk = await asyncio.to_thread(importlib.import_module, SDK_MODULE)
+        return self._sdk
+
+    async def close(self) -> None:
+        """Stop every server (concurrently, each bounded)."""
+        if self._loading is not None and not self._loading.done():
+            self._loading.cancel()
+            await asyncio.gather(self._loading, return_exceptions=True)
+        await asyncio.gather(*(server.stop() for server in self.servers.values()
+                               if server.state not in (ServerState.DISABLED, ServerState.STOPPED)),
+                             return_exceptions=True)
+
+    # -- tools and notices --------------------------------------------------------------------------
+    def _changed(self, server: McpServer) -> None:
+        if server.state in (ServerState.READY, ServerState.CRASHED):  # a crashed server's tools restart it
+            specs = tool_specs(server.name, server.settings, server.tools, server.call)
+            clashes = self.registry.replace_source(plugin_of(server.name), specs, prefix=safe_name(server.name))
+            if clashes:  # one notice per server, not one per tool
+                renamed = sorted(spec.name for spec in self.registry.specs_of(plugin_of(server.name))
+                                 if isinstance(spec, McpToolSpec) and spec.name != safe_name(spec.remote_name))
+                self._say(server.name, f"MCP server {server.name}: {len(clashes)} tool name(s) already taken; "
+                                       f"offered as {', '.join(renamed) or 'nothing'} (see `tui-agent plugins`).")
+        else:
+            self.registry.remove_source(plugin_of(server.name))
+        if server.state in (ServerState.FAILED, ServerState.CRASHED):
+            self._say(server.name, f"MCP server {server.name} {server.describe()}. Its log: {server.log_path}")
+        self._check_budget()
+
+    def _check_budget(self) -> None:
+        budget = self.registry.settings.schema_budget
+        sizes: dict[str, int] = {}
+        for name in self.registry.names():
+            spec = self.registry.get(name)
+            if spec is not None:
+                sizes[spec.source] = sizes.get(spec.source, 0) + len(json.dumps(spec.openai_tool()))
+        total = sum(sizes.values())
+        if self._budget_warned or total <= budget:
+            return
+        self._budget_warned = True
+        largest = ", ".join(f"{source} ({size:,})" for source, size in
+                            sorted(sizes.items(), key=lambda item: -item[1])[:3])
+        self._say("", f"The tools offered to the model take {total:,} characters of schema (budget {budget:,}); "
+                      f"largest: {largest}. List the tools you need in `enabled_tools` of [mcp_servers.NAME].")
+
+    def _say(self, key: str, notice: str) -> None:
+        if (key, notice) in self._said:
+            return
+        self._said.add((key, notice))
+        self._notices.append(notice)
+        for listener in list(self._listeners):
+            listener(notice)
+
+    def watch(self, listener: Listener) -> None:
+        """Tell `listener` every notice so far, and each new one."""
+        for notice in self._notices:
+            listener(notice)
+        self._listeners.append(listener)
+
+    def summary(self) -> list[dict[str, Any]]:
+        """Each server as plain data: name, state, its sentence, tool count, log (for `plugins --json`)."""
+        return [{"name": server.name, "state": server.state.value, "status": server.describe(),
+                 "tools": len(server.offered()), "reason": server.reason, "log": str(server.log_path),
+                 "transport": "stdio" if server.settings.command is not None else "http"}
+                for server in self.servers.values()]

@@ -1,0 +1,141 @@
+"""Provides `connect` and `result_text`: the only code that talks to the MCP SDK.
+
+Importing this module imports the SDK (about a second): `servers` loads it in a thread, after the first
+frame. The SDK's loggers are silenced here, once: they print tracebacks to stderr (a server that crashes,
+a malformed line) and stderr is the user's terminal; what went wrong reaches the user as a sentence instead.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import os
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from typing import Any, TextIO
+
+import mcp_types as types
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
+
+from tui_agent.config import McpServerSettings
+from tui_agent.tools.mcp.environment import server_environment
+
+Tool = types.Tool
+CallError = MCPError
+
+for _name in ("mcp", "mcp_types", "httpx2", "httpcore"):
+    _logger = logging.getLogger(_name)
+    _logger.addHandler(logging.NullHandler())
+    _logger.propagate = False  # never to the root logger's last-resort stderr handler
+
+
+class ToolReportedError(ValueError):
+    """The tool answered with `isError`: a failed call whose text is for the model (a ValueError, so the
+    runner shows the message alone)."""
+
+
+async def connect(stack: AsyncExitStack, settings: McpServerSettings, errlog: TextIO,
+                  on_tools_changed: Callable[[], Awaitable[None]]) -> ClientSession:
+    """Open the transport and the session inside `stack` (which the caller's task must close), initialise."""
+    if settings.command is not None:
+        parameters = StdioServerParameters(command=settings.command, args=list(settings.args),
+                                           env=server_environment(settings.env), cwd=_cwd(settings.cwd))
+        read, write = await stack.enter_async_context(stdio_client(parameters, errlog=errlog))
+    else:
+        assert settings.url is not None
+        client = create_mcp_http_client(headers=_headers(settings))
+        await stack.enter_async_context(client)
+        read, write = await stack.enter_async_context(streamable_http_client(settings.url, http_client=client))
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            await on_tools_changed()
+
+    session = await stack.enter_async_context(ClientSession(read, write, message_handler=on_message))
+    await session.initialize()
+    return session
+
+
+async def list_tools(session: ClientSession) -> list[Tool]:
+    """Every tool the server offers (all pages)."""
+    tools: list[Tool] = []
+    cursor: str | None = None
+    while True:
+        page = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor) if cursor else None)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            return tools
+
+
+async def call_tool(session: ClientSession, name: str, arguments: dict[str, Any]) -> str:
+    """Call `name`; its result as text (`ToolReportedError` for `isError`)."""
+    result = await session.call_tool(name, arguments)
+    text = result_text(result)
+    if result.is_error:
+        raise ToolReportedError(text or f"{name} reported an error")
+    return text
+
+
+def is_closed(session: ClientSession) -> bool:
+    """Whether the connection has ended (the server exited or hung up) — known before a request is sent, so a
+    call can restart the server rather than fail. The SDK has no public flag for it: this reads its
+    dispatcher's, and `tests/unit/tools/test_mcp.py` checks it still says so after a server dies."""
+    return bool(getattr(getattr(session, "_dispatcher", None), "_closed", False))
+
+
+def result_text(result: types.CallToolResult) -> str:
+    """Text, images and resource links as readable text; structured content as JSON (instead of the text
+    copy of it that servers usually send alongside)."""
+    structured = result.structured_content
+    if structured is not None and list(structured) == ["result"] and result.content:
+        structured = None  # the SDK's wrapping of a plain return value, whose text is in `content` already
+    parts = [_content_text(item) for item in result.content
+             if structured is None or not isinstance(item, types.TextContent)]
+    if structured is not None:
+        parts.insert(0, json.dumps(structured, indent=2, ensure_ascii=False))
+    return "\n".join(part for part in parts if part)
+
+
+def _content_text(item: Any) -> str:
+    if isinstance(item, types.TextContent):
+        return item.text
+    if isinstance(item, types.ImageContent | types.AudioContent):
+        kind = "image" if isinstance(item, types.ImageContent) else "audio"
+        return f"[{kind}: {item.mime_type}, {_decoded_size(item.data)} bytes]"
+    if isinstance(item, types.ResourceLink):
+        about = f" — {item.description}" if item.description else ""
+        return f"[resource: {item.name} <{item.uri}>]{about}"
+    if isinstance(item, types.EmbeddedResource):
+        resource = item.resource
+        text = getattr(resource, "text", None)
+        if isinstance(text, str):
+            return f"[resource {resource.uri}]\n{text}"
+        return f"[resource {resource.uri}: {resource.mime_type or 'binary'}]"
+    return f"[{getattr(item, 'type', type(item).__name__)} content]"
+
+
+def _decoded_size(data: str) -> int:
+    try:
+        return len(base64.b64decode(data, validate=False))
+    except ValueError:
+        return len(data)
+
+
+def _headers(settings: McpServerSettings) -> dict[str, str]:
+    headers = dict(settings.headers)
+    if settings.bearer_token_env_var:
+        token = os.environ.get(settings.bearer_token_env_var)
+        if not token:
+            raise RuntimeError(f"${settings.bearer_token_env_var} (bearer_token_env_var) is not set")
+        headers["Authorization"] = f"Bearer {token}"
+    return headers
+
+
+def _cwd(cwd: str | None) -> str | None:
+    return os.path.expanduser(cwd) if cwd else None
