@@ -15,13 +15,15 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tui_agent import paths
 from tui_agent.agent.deferred import BuiltAgent, DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice, choose_endpoint
 from tui_agent.agent.resume import ResumeFailedError, ResumeRequest, apply_resume
 from tui_agent.config_sources import first_paint_settings
+from tui_agent.ending import Ending, ending_on_signals
+from tui_agent.terminal import OwnTerminal, output_log_path, own_terminal, private_reply
 
 if TYPE_CHECKING:  # validated settings (pydantic) load after the first paint
     from tui_agent.config import Settings
@@ -58,10 +60,11 @@ def tune_garbage_collector() -> None:
 
 
 def run_app(args: argparse.Namespace) -> int:
-    """Run the full-screen chat until the user quits (or SIGTERM/SIGHUP arrives).
+    """Run the full-screen chat until the user quits (or SIGTERM/SIGHUP arrives, or the terminal goes).
 
     The first frame uses the few settings it needs read without validation; the settings are validated,
-    and their problems reported, with the rest of the engine after the paint.
+    and their problems reported, with the rest of the engine after the paint. Only the UI writes to the
+    terminal meanwhile: fds 1 and 2 go to the output log (`tui_agent.terminal`).
     """
     tune_garbage_collector()
     first = first_paint_settings(flags_from_args(args), paths.config_file())
@@ -75,9 +78,11 @@ def run_app(args: argparse.Namespace) -> int:
         backend.peek = early_look(first.db or paths.db_path(), request)
     from tui_agent.ui.app import TuiAgentApp
 
-    app = TuiAgentApp(backend, theme=first.theme, theme_dirs=(paths.user_themes_dir(),), keys=first.keys)
-    backend.on_notice = lambda notice: app.notify(notice, timeout=8)
-    asyncio.run(_run_until_exit(app, backend))
+    with own_terminal(output_log_path()) as terminal:
+        app = TuiAgentApp(backend, theme=first.theme, theme_dirs=(paths.user_themes_dir(),), keys=first.keys,
+                          output_log=terminal.log)
+        backend.on_notice = lambda notice: app.notify(notice, timeout=8)
+        asyncio.run(_run_until_exit(app, backend, terminal))
     return app.return_code or 0
 
 
@@ -110,14 +115,16 @@ def early_look(db: Path, request: ResumeRequest) -> Callable[[int], Awaitable[Se
     return look
 
 
-async def _run_until_exit(app: Any, backend: DeferredAgent) -> None:
+async def _run_until_exit(app: Any, backend: DeferredAgent, terminal: OwnTerminal) -> None:
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        loop.add_signal_handler(signum, app.exit)  # a normal exit: terminal restored, history flushed below
-    try:
-        await app.run_async()
-    finally:
-        await backend.close()
+    # a normal exit, asked of the loop: terminal restored, history flushed below
+    ending = Ending(lambda: loop.call_soon_threadsafe(app.exit), report=terminal.log.path)
+    terminal.when_lost(ending.now)
+    with ending_on_signals(ending, signal.SIGTERM, signal.SIGHUP):
+        try:
+            await app.run_async()
+        finally:
+            await backend.close()
 
 
 def run_print(args: argparse.Namespace) -> int:
@@ -129,10 +136,12 @@ def run_print(args: argparse.Namespace) -> int:
     settings, problems = settings_from_args(args)
     for problem in problems:
         print(f"tui-agent: {problem}", file=sys.stderr)
-    return asyncio.run(_print_one_turn(settings, choose_endpoint(settings), prompt, ResumeRequest.from_args(args)))
+    with private_reply() as reply:  # what tools and plugins write goes to stderr, never into the reply
+        return asyncio.run(_print_one_turn(settings, choose_endpoint(settings), prompt, reply,
+                                           ResumeRequest.from_args(args)))
 
 
-async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: str,
+async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: str, reply: TextIO,
                           request: ResumeRequest | None = None) -> int:
     from tui_agent.agent.headless import print_turn
     from tui_agent.agent.services import build_agent
@@ -153,6 +162,6 @@ async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: st
         if resume_notice:
             print(f"tui-agent: {resume_notice}", file=sys.stderr)
         built.agent.set_approver(None)  # non-interactive: tools that ask are denied
-        return await print_turn(built.agent, prompt, sys.stdout, sys.stderr)
+        return await print_turn(built.agent, prompt, reply, sys.stderr)
     finally:
         await built.close()
