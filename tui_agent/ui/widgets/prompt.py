@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual import events
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import TextArea
 
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j", "newline"})
@@ -58,6 +59,11 @@ class PromptInput(TextArea, inherit_css=False):
         self.prompt_history: list[str] = []
         self._recall_index: int | None = None
         self._draft = ""
+
+    def render_line(self, y: int) -> Strip:
+        if self.content_size.width < 1:  # TextArea wraps its placeholder to this width: 0 would raise
+            return Strip.blank(0)
+        return super().render_line(y)
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "enter":
