@@ -15,13 +15,15 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tui_agent import paths
 from tui_agent.agent.deferred import BuiltAgent, DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice, choose_endpoint
 from tui_agent.agent.resume import ResumeFailedError, ResumeRequest, apply_resume
 from tui_agent.config_sources import first_paint_settings
+from tui_agent.ending import Ending, ending_on_signals
+from tui_agent.terminal import OwnTerminal, output_log_path, own_terminal, private_reply
 
 if TYPE_CHECKING:  # validated settings (pydantic) load after the first paint
     from tui_agent.config import Settings
@@ -58,10 +60,11 @@ def tune_garbage_collector() -> None:
 
 
 def run_app(args: argparse.Namespace) -> int:
-    """Run the full-screen chat until the user quits (or SIGTERM/SIGHUP arrives).
+    """Run the full-screen chat until the user quits (or SIGTERM/SIGHUP arrives, or the terminal goes).
 
     The first frame uses the few settings it needs read without validation; the settings are validated,
-    and their problems reported, with the rest of the engine after the paint.
+    and their problems reported, with the rest of the engine after the paint. Only the UI writes to the
+    terminal meanwhile: fds 1 and 2 go to the output log (`tui_agent.terminal`).
     """
     tune_garbage_collector()
     first = first_paint_settings(flags_from_args(args), paths.config_file())
@@ -75,10 +78,12 @@ def run_app(args: argparse.Namespace) -> int:
         backend.peek = early_look(first.db or paths.db_path(), request)
     from tui_agent.ui.app import TuiAgentApp
 
-    app = TuiAgentApp(backend, theme=first.theme, theme_dirs=(paths.user_themes_dir(),), keys=first.keys)
-    backend.on_notice = app.show_notice
-    asyncio.run(_run_until_exit(app, backend))
-    for alarm in backend.alarms:  # a notification is easily missed; this stays in the terminal
+    with own_terminal(output_log_path()) as terminal:
+        app = TuiAgentApp(backend, theme=first.theme, theme_dirs=(paths.user_themes_dir(),), keys=first.keys,
+                          output_log=terminal.log)
+        backend.on_notice = app.show_notice
+        asyncio.run(_run_until_exit(app, backend, terminal))
+    for alarm in backend.alarms:  # a notification is easily missed; this stays in the terminal (fds 1/2 are back)
         print(f"tui-agent: {alarm}", file=sys.stderr)
     return app.return_code or 0
 
@@ -112,14 +117,16 @@ def early_look(db: Path, request: ResumeRequest) -> Callable[[int], Awaitable[Se
     return look
 
 
-async def _run_until_exit(app: Any, backend: DeferredAgent) -> None:
+async def _run_until_exit(app: Any, backend: DeferredAgent, terminal: OwnTerminal) -> None:
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        loop.add_signal_handler(signum, app.exit)  # a normal exit: terminal restored, history flushed below
-    try:
-        await app.run_async()
-    finally:
-        await backend.close()
+    # a normal exit, asked of the loop: terminal restored, history flushed below
+    ending = Ending(lambda: loop.call_soon_threadsafe(app.exit), report=terminal.log.path)
+    terminal.when_lost(ending.now)
+    with ending_on_signals(ending, signal.SIGTERM, signal.SIGHUP):
+        try:
+            await app.run_async()
+        finally:
+            await backend.close()
 
 
 def run_print(args: argparse.Namespace) -> int:
@@ -135,8 +142,9 @@ def run_print(args: argparse.Namespace) -> int:
     settings, problems = settings_from_args(args)
     for problem in problems:
         print(f"tui-agent: {problem}", file=sys.stderr)
-    return asyncio.run(_print_one_turn(settings, choose_endpoint(settings), prompt, ResumeRequest.from_args(args),
-                                       getattr(args, "allow", None) or [], redo))
+    with private_reply() as reply:  # what tools and plugins write goes to stderr, never into the reply
+        return asyncio.run(_print_one_turn(settings, choose_endpoint(settings), prompt, reply,
+                                           ResumeRequest.from_args(args), getattr(args, "allow", None) or [], redo))
 
 
 def redo_of(args: argparse.Namespace) -> str | int | None:
@@ -159,7 +167,7 @@ def redo_of(args: argparse.Namespace) -> str | int | None:
     return "retry" if retry else "continue"
 
 
-async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: str,
+async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: str, reply: TextIO,
                           request: ResumeRequest | None = None, allowed: list[str] | None = None,
                           redo: str | None = None) -> int:
     from tui_agent.agent.agent import NothingToRedoError
@@ -194,7 +202,7 @@ async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: st
         agent = built.agent
         turn = {"retry": agent.retry, "continue": agent.continue_reply}.get(redo or "", lambda: agent.send(prompt))
         try:
-            return await print_turn(agent, prompt, sys.stdout, sys.stderr, turn())
+            return await print_turn(agent, prompt, reply, sys.stderr, turn())
         except NothingToRedoError as error:
             say(sys.stderr, str(error))
             return 1

@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from tui_agent.terminal import OutputLog
 from tui_agent.ui.backend import ChatBackend
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.themes import (
@@ -36,6 +37,8 @@ ERROR_TIMEOUT = 30.0
 """Seconds an error notification stays up unless clicked away (information: Textual's few seconds)."""
 ENGINE_START_DELAY = 0.05
 """Seconds after Ready before the backend starts building the engine: the first frame is out by then."""
+STRAY_OUTPUT_CHECK = 1.0
+"""Seconds between looks at the output log (a `stat`), until something has been written there."""
 
 
 class TuiAgentApp(App[None]):
@@ -61,9 +64,11 @@ class TuiAgentApp(App[None]):
     def __init__(
         self, backend: ChatBackend, *, theme: str | None = None, theme_dirs: Iterable[Path] = (),
         clock: Clock = time.monotonic, cursor_blink: bool = True, keys: Mapping[str, str] | None = None,
+        output_log: OutputLog | None = None,
     ) -> None:
         super().__init__()
         self.backend = backend
+        self._output_log = output_log
         self._clock = clock
         self._cursor_blink = cursor_blink
         self._closed = False
@@ -173,6 +178,15 @@ class TuiAgentApp(App[None]):
         # Ready comes just before the first frame reaches the terminal (the driver's size event draws it).
         # The engine's build imports in a thread that would take the GIL from that frame, so it waits.
         self.set_timer(ENGINE_START_DELAY, self._after_first_frame)
+        if self._output_log is not None:
+            self._stray_output_timer = self.set_interval(STRAY_OUTPUT_CHECK, self._check_stray_output)
+
+    def _check_stray_output(self) -> None:
+        """Say once where output that bypassed the UI (fds 1 and 2: tools, plugins, child processes) went."""
+        if self._output_log is not None and self._output_log.has_new_output():
+            self._stray_output_timer.stop()
+            self.notify(f"A tool or plugin wrote to the terminal; that output is in {self._output_log.path}",
+                        severity="warning", timeout=15)
 
     def _after_first_frame(self) -> None:
         self.backend.start()

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from textual import events
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import TextArea
 
 if TYPE_CHECKING:
@@ -67,6 +68,11 @@ class PromptInput(TextArea, inherit_css=False):
         """Earlier runs' prompts, loaded into `prompt_history` when first needed."""
         self._recall_index: int | None = None
         self._draft = ""
+
+    def render_line(self, y: int) -> Strip:
+        if self.content_size.width < 1:  # TextArea wraps its placeholder to this width: 0 would raise
+            return Strip.blank(0)
+        return super().render_line(y)
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "enter":
