@@ -8,6 +8,7 @@ waits on the disk. Writes that the disk refuses (full, locked, read-only) are ke
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -36,6 +37,8 @@ from tui_agent.history.redact import Redactor
 from tui_agent.history.report import OpenReport
 from tui_agent.history.writer import DEFERRED, Writer
 from tui_agent.status import MessageStatus, Role, ToolStatus
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 DEFAULT_BUSY_TIMEOUT = 5.0
@@ -117,8 +120,12 @@ class HistoryStore:
 
     def _notify(self, notice: str) -> None:
         self.report.add(notice)
-        if self.on_notice is not None:
+        if self.on_notice is None:
+            return
+        try:
             self.on_notice(notice)
+        except Exception:  # a listener gone bad (a UI shutting down) must never stop a write or a close
+            log.exception("the history notice listener failed")
 
     async def _raw_call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn` with the sqlite3 connection on aiosqlite's thread (one hop); sqlite errors pass through."""

@@ -144,8 +144,9 @@ class TuiAgentApp(App[None]):
         if severity == "error":
             timeout = max(timeout or 0.0, ERROR_TIMEOUT)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
-        if isinstance(self.screen, ChatScreen):
-            self.call_after_refresh(self.screen.fit_toasts)
+        screen = self.screen_stack[-1] if self.screen_stack else None  # none while the app shuts down
+        if isinstance(screen, ChatScreen):
+            self.call_after_refresh(screen.fit_toasts)
 
     def show_notice(self, notice: str) -> None:
         """A notice from the engine as it starts: that the offline model answers is a line in the conversation
