@@ -329,12 +329,14 @@ class MarkdownView(Widget):
             boundary = settled_boundary(source, len(self._carry) + SPLIT // 2) if tail else 0
             if not boundary and len(source) > SPLIT:
                 boundary = settled_boundary(source)  # small blocks before a big one: the tail is just that one
-            if boundary > len(self._carry):
+            block = source[:boundary] if boundary > SPLIT_OTHER else source  # a long block, however it arrived
+            cut = growing_cut(block) if not boundary or boundary > SPLIT_OTHER else None
+            if cut is not None and len(self._carry) < cut.end < (boundary or len(source)):
+                self._add_piece(source[: cut.end], cut)
+            elif boundary > len(self._carry):
                 self._add_piece(source[:boundary], Cut(boundary, goes_on=False))
             elif self._frozen and self._settled + len(tail) >= len(self._text) and tail.strip():
                 self._add_piece(source, Cut(len(source), goes_on=False))
-            elif (cut := growing_cut(source)) is not None and cut.end > len(self._carry):
-                self._add_piece(source[: cut.end], cut)
             else:
                 return settled_any
             settled_any = True
