@@ -121,10 +121,13 @@ class Cut:
 
 
 def growing_cut(source: str) -> Cut | None:
-    """Where to cut `source`, one growing block (no settled boundary in it), if it is long enough."""
+    """Where to cut `source`, which starts with a block that keeps growing, if that block is long enough.
+
+    A cut never crosses a line that ends the block without a blank line (a heading after a list, say):
+    what comes after such a line is a new block, which needs its separator line."""
     first_end = source.find("\n")
     if first_end == -1:
-        return _space_cut(source)
+        return _space_cut(source, len(source))
     first = source[:first_end]
     if fence := _FENCE.match(first):
         return _code_cut(source, first_end, fence.group(1))
@@ -132,39 +135,60 @@ def growing_cut(source: str) -> Cut | None:
         return _list_cut(source, first)
     second_end = source.find("\n", first_end + 1)
     if "|" in first and second_end != -1 and _DELIMITER_ROW.fullmatch(source[first_end + 1 : second_end]):
-        end = _line_cut(source, max(SPLIT_OTHER, second_end + 1), lambda line: "|" in line)
+        end = _line_cut(source, max(SPLIT_OTHER, second_end + 1), lambda line: "|" in line,
+                        lambda line: "|" not in line)
         return Cut(end, kind="table", carry=source[: second_end + 1]) if end else None
-    end = _line_cut(source, SPLIT_OTHER, lambda line: line[:1].isalnum() or line[:1] == first[:1])
-    return Cut(end) if end else _space_cut(source)
+    quote = first.startswith(">")
+    end = _line_cut(source, SPLIT_OTHER, lambda line: line[:1].isalnum() or (quote and line[:1] == ">"),
+                    lambda line: _interrupts(line) and not (quote and line[:1] == ">"))
+    return Cut(end) if end else _space_cut(source, first_end)
 
 
-def _line_cut(source: str, at: int, can_start: Callable[[str], bool]) -> int:
-    """The first complete line from `at` on that `can_start` a piece (0 if none)."""
-    position = source.find("\n", at - 1) + 1
+def _interrupts(line: str) -> bool:
+    """Does `line` end a paragraph or list without a blank line (a heading, fence, quote, rule, HTML)?"""
+    stripped = line.lstrip(" ")
+    if len(line) - len(stripped) > 3 or not stripped:
+        return False
+    return (stripped[0] in "#>`~<" and bool(re.match(r"#{1,6}(?:\s|$)|>|`{3}|~{3}|<", stripped))) or bool(
+        _RULE.fullmatch(line))
+
+
+def _line_cut(source: str, at: int, can_start: Callable[[str], bool], ends: Callable[[str], bool]) -> int:
+    """The first complete line from `at` on that `can_start` a piece, unless a line `ends` the block first."""
+    position = source.find("\n") + 1
     while position and (end := source.find("\n", position)) != -1:
-        if can_start(source[position:end]):
+        line = source[position:end]
+        if ends(line):
+            return 0
+        if position >= at and can_start(line):
             return position
         position = end + 1
     return 0
 
 
-def _space_cut(source: str) -> Cut | None:
-    """One long line: cut after a space followed by a word (which cannot start another kind of block)."""
-    if len(source) <= SPLIT_OTHER:
+def _space_cut(source: str, first_end: int) -> Cut | None:
+    """One long first line: cut after a space followed by a word (which cannot start another kind of block)."""
+    if first_end <= SPLIT_OTHER:
         return None
-    position = source.find(" ", SPLIT_OTHER)
-    while position != -1 and position + 1 < len(source):
+    position = source.find(" ", SPLIT_OTHER, first_end)
+    while position != -1 and position + 1 < first_end:
         if source[position + 1].isalnum():
             return Cut(position + 1)
-        position = source.find(" ", position + 1)
+        position = source.find(" ", position + 1, first_end)
     return None
 
 
 def _list_cut(source: str, first: str) -> Cut | None:
-    marker = first[: _LIST_ITEM.match(first).end()].strip()  # type: ignore[union-attr]
-    same = (lambda line: line[:1] == marker) if marker in "-+*" else (
-        lambda line: (item := _LIST_ITEM.match(line)) is not None and item.group().strip()[-1:] == marker[-1:])
-    end = _line_cut(source, SPLIT, lambda line: same(line) and not _RULE.fullmatch(line))
+    marker = first[: _LIST_ITEM.match(first).end()].strip()[-1:]  # type: ignore[union-attr]
+
+    def same_list(line: str) -> bool:
+        item = _LIST_ITEM.match(line)
+        return item is not None and item.group().strip()[-1:] == marker and not _RULE.fullmatch(line)
+
+    def ends(line: str) -> bool:
+        return _interrupts(line) or (_LIST_ITEM.match(line) is not None and not same_list(line))
+
+    end = _line_cut(source, SPLIT, same_list, ends)
     return Cut(end, kind="list") if end else None
 
 
