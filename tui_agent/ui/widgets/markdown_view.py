@@ -55,6 +55,7 @@ def _starts_block(line: str, closing_list: bool) -> bool:
 
 
 _RULE = re.compile(r" {0,3}([-*_])(?: *\1){2,} *")
+_HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
 
 
 def ends_with_rule(chunk: str) -> bool:
@@ -89,6 +90,8 @@ def settled_boundary(text: str, at_least: int | None = None) -> int:
                     return boundary
             elif position == 0:
                 block_is_list = bool(_LIST_ITEM.match(line))
+            elif block_is_list and not indent and (_HEADING.match(line) or _RULE.fullmatch(line)):
+                block_is_list = False  # a heading or rule ends the list: a list after it is a new one
             if indent <= 3 and stripped[:3] in ("```", "~~~"):
                 fence = stripped[: len(stripped) - len(stripped.lstrip(stripped[0]))]
         previous_blank = not line.strip() and not fence
