@@ -129,7 +129,7 @@ class PromptInput(TextArea, inherit_css=False):
             await super()._on_key(event)
 
     @staticmethod
-    def _consume(event: events.Key) -> None:
+    def _consume(event: events.Key | events.Paste) -> None:
         event.stop()
         event.prevent_default()
 
