@@ -139,7 +139,7 @@ async def child_tui(base_url: str | None, expect: int, probe: bool, limit: float
             while not drawn(screen) and time.perf_counter() < deadline:
                 if probe:
                     latencies.append(await keypress_to_echo(pilot, lambda: len(prompt.text), app))
-                    await asyncio.sleep(0.05)
+                    await asyncio.sleep(0.01)
                 else:
                     await asyncio.sleep(0.005)
             end = await settle(pilot, time.perf_counter(), request=True)

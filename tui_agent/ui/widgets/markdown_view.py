@@ -310,10 +310,9 @@ class MarkdownView(Widget):
         self._styled.clear()
 
     def prepare(self, width: int) -> None:
-        """Render now for `width` (content cells), so the frame that first lays this out only arranges it."""
+        """Settle the text for `width` (content cells) now, so the frame that first lays this out only
+        arranges it (and renders the pieces it shows)."""
         self._update_lines(width)
-        for index in range(len(self._pieces)):
-            self._render_piece(index)
 
     def _render_markdown(self, source: str, width: int) -> list[Strip]:
         console = self.app.console
