@@ -260,8 +260,8 @@ class MarkdownView(Widget):
 
     def set_text(self, text: str) -> None:
         """Replace the shown text (an append when `text` extends the current one) and redraw."""
-        if not text.startswith(self._text[: self._settled]):
-            self._reset()
+        if self._frozen or not text.startswith(self._text[: self._settled]):
+            self._reset()  # settling again is a scan of the text; only what is shown is rendered again
         self._text = text
         self._tail_dirty = True
         self._update()
@@ -307,6 +307,7 @@ class MarkdownView(Widget):
         self._tail: list[Strip] = []
         self._tail_dirty = True
         self._backlog = False
+        self._settling = False
         self._styled.clear()
 
     def prepare(self, width: int) -> None:
@@ -336,12 +337,19 @@ class MarkdownView(Widget):
             self._tail_dirty = True
         if self._backlog:
             self._tail = []
-            self.set_timer(0.001, self._update, name="markdown-settle")
+            if not self._settling:
+                self._settling = True
+                self.set_timer(0.001, self._settle_more, name="markdown-settle")
         elif self._tail_dirty:
             tail = self._text[self._settled :]
             piece = _Piece(tail, self._follows(), self._carry_kind, self._carry)
             self._tail = self._render_source(piece, follows=piece.follows) if tail.strip() else []
             self._tail_dirty = False
+
+    def _settle_more(self) -> None:
+        """The next slice of a backlog (a reply that arrived faster than one slice settles)."""
+        self._settling = False
+        self._update()
 
     def _settle(self, deadline: float) -> bool:
         """Settle pieces until `deadline`; True if any was. Sets `_backlog` when time ran out first."""
@@ -438,8 +446,9 @@ class MarkdownView(Widget):
             self._settle(float("inf"))
             self._tail_dirty = True
             self._update_lines(self.size.width)
-        for index in range(len(self._pieces)):
-            self._render_piece(index)
+        if any([self._render_piece(index) for index in range(len(self._pieces))]):
+            self._styled.clear()  # lines after a piece whose estimate was replaced have moved
+            self.refresh(layout=True)
         return [line for piece in self._pieces for line in piece.lines or ()] + self._tail
 
     def shown_text(self) -> str:
