@@ -28,6 +28,9 @@ from tui_agent.ui.widgets.queued import QueuedPrompts
 from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanel, ToolPanels
 
+EVENT_SLICE = 0.004
+"""Seconds of a turn's events shown in a row before the loop takes its other work (keys, frames)."""
+
 if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from tui_agent.agent.events import AgentEvent, ToolCallUpdated, TurnFinished
     from tui_agent.agent.tree import Unsubscribe
@@ -234,8 +237,12 @@ class ChatScreen(Screen[None]):
             # collector's full passes, which otherwise stall a streaming frame by tens of milliseconds.
             gc.freeze()
             try:
+                turn_slice = time.perf_counter() + EVENT_SLICE
                 async for event in self.backend.send(prompt):
                     self.render_event(event)
+                    if time.perf_counter() > turn_slice:  # events already queued come without a pause:
+                        await asyncio.sleep(0)  # let keys and frames in between
+                        turn_slice = time.perf_counter() + EVENT_SLICE
             except Exception as error:  # the backend reports failures as events; anything else lands here
                 message = getattr(error, "user_message", None) or str(error) or type(error).__name__
                 self.chat_log.add_error(message)
