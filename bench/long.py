@@ -144,11 +144,12 @@ async def child_tui(base_url: str | None, expect: int, probe: bool, limit: float
                     await asyncio.sleep(0.005)
             end = await settle(pilot, time.perf_counter(), request=True)
             message = screen.chat_log.assistant_messages[-1] if screen.chat_log.assistant_messages else None
+            rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before checking renders it all
             figures.update(
                 seconds=end - start, finished=drawn(screen), latencies=latencies, frames=len(FRAMES),
                 received=len(message.text) if message else 0, expected=expect,
                 exact=message is not None and len(message.text) == expect and shown_matches(message),
-                rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                rss_mb=rss_mb,
             )
         await backend.close()
     return figures
@@ -272,6 +273,10 @@ def main(quick: bool, timeout: float, only: set[str]) -> None:
         per_small, per_big = small["seconds"] / len(small_text), big["seconds"] / len(big_text)
         print(f"result: growth_us_per_kb={per_big * 1e9:.1f} baseline={per_small * 1e9:.1f} "
               f"ratio={per_big / per_small:.2f} target=ratio<=1.5", flush=True)
+        empty = run_child("tui", "-", "0", "-", timeout=timeout)["rss_mb"]
+        limit = 3 * empty + 4 * len(big_text) / 1e6
+        print(f"result: peak_rss_{len(big_text) // kb}kb_mb={big['rss_mb']:.0f} baseline={empty:.0f} "
+              f"limit={limit:.0f} ratio={big['rss_mb'] / limit:.2f} target=value<={limit:.0f}", flush=True)
 
 
 def child(args: list[str], timeout: float) -> None:
