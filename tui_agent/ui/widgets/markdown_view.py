@@ -45,6 +45,9 @@ SPLIT_OTHER = 12_000
 """The same for tables, paragraphs and anything else (cutting them shows, so it waits for longer)."""
 SLICE = 0.012
 """Seconds of settling per turn of the event loop before yielding to it (keys, frames)."""
+PREPARE_CHARS = 8000
+"""Replies up to this long are rendered whole before they are mounted again (see `prepare`)."""
+"""Seconds of settling per turn of the event loop before yielding to it (keys, frames)."""
 
 
 def _starts_block(line: str, closing_list: bool) -> bool:
@@ -311,9 +314,13 @@ class MarkdownView(Widget):
         self._styled.clear()
 
     def prepare(self, width: int) -> None:
-        """Settle the text for `width` (content cells) now, so the frame that first lays this out only
-        arranges it (and renders the pieces it shows)."""
+        """Settle the text for `width` (content cells) now, and render it if it is of ordinary size, so the
+        frame that first lays this out only arranges it (a long reply's pieces render when a frame shows
+        them: rendering them all here would cost a page of long replies seconds)."""
         self._update_lines(width)
+        if len(self._text) <= PREPARE_CHARS:
+            for index in range(len(self._pieces)):
+                self._render_piece(index)
 
     def _render_markdown(self, source: str, width: int) -> list[Strip]:
         console = self.app.console
