@@ -1,14 +1,16 @@
 """Benchmark: opening stored sessions with `--resume`, against opening an empty session in the same run.
 
-Sessions of 200 and of 10,000 messages (the large one with 2,000 tool calls) are written into a real
-history file. Each is opened with `tui-agent --offline --resume ID` in a pseudo-terminal; the clock stops
-when the session's title is in the status bar, which the chat screen shows once the newest page of
-messages is mounted. Targets: <= 500 ms and <= 2x the empty case for both.
+Sessions of 200 and of 10,000 messages (the large one with 2,000 tool calls), and one of 200 replies of
+50 KB of markdown each (long lists, code, a table), are written into a real history file. Each is opened
+with `tui-agent --offline --resume ID` in a pseudo-terminal; the clock stops when the session's title is in
+the status bar, which the chat screen shows once the newest page of messages is mounted. Targets: <= 500 ms
+and <= 2x the empty case for each.
 
 Scrolling (headless, the real app on the same file): scroll to the top of the 10,000-message session again
 and again until everything is loaded; the p95 of every frame drawn meanwhile (layout + compositing +
 write, as in render.py) against full-screen frames of the empty session (target <= 5x), and the count of
-messages shown at the end (must be all of them). The time per page loaded is printed too.
+messages shown at the end (must be all of them). The time per page loaded is printed too. The same for the
+session of long replies: opened within the same targets, scrolled to the top with frames within 5x.
 
     python bench/resume.py [--runs N]
 """
@@ -43,6 +45,30 @@ from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.chat import ChatScreen
 
 SIZE = (120, 40)
+
+
+def long_reply(n: int, size: int = 50_000) -> str:
+    """About `size` characters of markdown: a heading, a long list, a code block and a table, repeated."""
+    parts, part = [f"# Answer {n}\n\n"], 0
+    while sum(map(len, parts)) < size:
+        part += 1
+        parts.append(f"## Part {part}\n\n" + "".join(f"- step {part}.{k}: wrote `out/{n}_{k}.o`\n" for k in range(40)))
+        parts.append("\n```python\n" + "".join(f"x_{k} = compute({k}, {n})\n" for k in range(20)) + "```\n\n")
+        parts.append("| k | v |\n|---|---|\n" + "".join(f"| {k} | {k * n} |\n" for k in range(15)) + "\n")
+    return "".join(parts) + f"reply-{n}-end\n"
+
+
+async def seed_long(db: Path, title: str, replies: int) -> str:
+    """A session of `replies` prompt/reply pairs, each reply about 50 KB of markdown."""
+    store = await HistoryStore.open(db)
+    try:
+        session = await store.create_session(title, model="offline")
+        for n in range(replies):
+            _, reply = await store.begin_turn(session.id, f"question {n}: show me everything", model="offline")
+            await store.finish_message(reply.id, MessageStatus.COMPLETE, content=long_reply(n))
+        return session.id
+    finally:
+        await store.close()
 
 
 async def seed(db: Path, title: str, messages: int, tool_calls: int) -> str:
@@ -164,6 +190,7 @@ def main() -> None:
         empty = asyncio.run(seed(db, "empty-session-title", 0, 0))
         small = asyncio.run(seed(db, "small-session-title", 200, 40))
         large = asyncio.run(seed(db, "large-session-title", 10_000, 2_000))
+        long = asyncio.run(seed_long(db, "long-replies-title", 200))
         print(f"info: seeded 3 sessions in {time.perf_counter() - began:.1f}s")
         env = {**os.environ, "TUI_AGENT_HOME": home, "TERM": "xterm-256color"}
         env.pop("OPENAI_BASE_URL", None)
@@ -171,10 +198,13 @@ def main() -> None:
         base = open_seconds(db, empty, b"empty-session-title", env, args.runs)
         small_s = open_seconds(db, small, b"small-session-title", env, args.runs)
         large_s = open_seconds(db, large, b"large-session-title", env, args.runs)
+        long_s = open_seconds(db, long, b"long-replies-title", env, args.runs)
         print(f"info: empty {base * 1000:.0f} ms, 200 messages {small_s * 1000:.0f} ms, "
-              f"10,000 messages {large_s * 1000:.0f} ms (median of {args.runs}, to the session on screen)")
+              f"10,000 messages {large_s * 1000:.0f} ms, 200 x 50 KB replies {long_s * 1000:.0f} ms "
+              f"(median of {args.runs}, to the session on screen)")
         empty_frames = asyncio.run(repaint_frames(db, empty))
         large_run = asyncio.run(scroll_frames(db, large))
+        long_run = asyncio.run(scroll_frames(db, long))
     print(f"info: scrolled to the top {len(large_run.steps)} times ({sum(large_run.steps):.1f} s, "
           f"{len(large_run.frames)} frames); "
           f"{large_run.shown} of 10000 messages shown at the end; per page p95 {p95(large_run.steps) * 1000:.0f} ms, "
@@ -185,6 +215,14 @@ def main() -> None:
     result("resume_10000_vs_empty", large_s * 1000, base * 1000, "ratio<=2")
     result("scroll_frame_p95_ms", p95(large_run.frames) * 1000, p95(empty_frames) * 1000, "ratio<=5")
     print(f"result: loaded_at_top={large_run.shown} baseline=10000 ratio={large_run.shown / 10000:.2f} target==1")
+    print(f"info: long replies: scrolled to the top {len(long_run.steps)} times ({sum(long_run.steps):.1f} s, "
+          f"{len(long_run.frames)} frames); {long_run.shown} of 400 messages shown at the end; "
+          f"per page p95 {p95(long_run.steps) * 1000:.0f} ms")
+    result("resume_long_replies_ms", long_s * 1000, base * 1000, "<=500")
+    result("resume_long_replies_vs_empty", long_s * 1000, base * 1000, "ratio<=2")
+    result("scroll_long_replies_frame_p95_ms", p95(long_run.frames) * 1000, p95(empty_frames) * 1000, "ratio<=5")
+    print(f"result: long_replies_loaded_at_top={long_run.shown} baseline=400 ratio={long_run.shown / 400:.2f} "
+          "target==1")
 
 
 if __name__ == "__main__":

@@ -182,10 +182,29 @@ async def test_megabyte_paste_is_sent_whole() -> None:
     async with app.run_test() as pilot:
         prompt = chat(pilot).prompt_input
         app.post_message(events.Paste(big))  # a terminal paste reaches the app first
-        await wait_until(pilot, lambda: len(prompt.text) == len(big), "paste inserted")
+        await wait_until(pilot, lambda: prompt.prompt_text == big, "paste inserted")
         await pilot.press("enter")
         await wait_until(pilot, lambda: chat(pilot).idle)
         assert backend.prompts == [big]
+
+
+async def test_a_megabyte_single_line_paste_is_a_chip_in_the_box_and_sent_whole() -> None:
+    """A 1 MB line in the box made every later keystroke re-lay it out (~0.6 s each): it shows as a chip,
+    keys typed around it land in the box, and the prompt sent has the whole paste in the chip's place."""
+    big = "y" * 1_048_576
+    app, backend = make_app([reply_script(["ok"])])
+    async with app.run_test() as pilot:
+        prompt = chat(pilot).prompt_input
+        await pilot.press("a", "space")
+        app.post_message(events.Paste(big))
+        await wait_until(pilot, lambda: "[pasted 1.0 MB, 1 line]" in prompt.text, "the chip shown")
+        await pilot.press("space", "b")
+        assert prompt.text == "a [pasted 1.0 MB, 1 line] b"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: chat(pilot).idle)
+        assert backend.prompts == [f"a {big} b"]
+        await pilot.press("up")
+        assert prompt.text == "[earlier prompt 1.0 MB, 1 line]" and prompt.prompt_text == f"a {big} b"
 
 
 async def test_a_prompt_taller_than_its_box_scrolls_to_the_cursor() -> None:

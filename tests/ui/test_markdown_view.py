@@ -71,6 +71,7 @@ def test_boundaries_of_a_document() -> None:
     assert settled_boundary("para\n\n") == 0, "no block has begun after the blank line yet"
     assert settled_boundary("```\na\n\nb\n") == 0, "blank line inside an open fence"
     assert settled_boundary("- a\n\n  continued\n") == 0, "indented continuation belongs to the list"
+    assert settled_boundary("- a\n## H\n\n- b\n") == len("- a\n## H\n\n"), "a heading ends the list before it"
 
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)

@@ -10,6 +10,8 @@ The ChatJob completes only when its whole subtree has; its end callbacks (`at_jo
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
 from tui_agent.agent.channel import Channel
@@ -19,6 +21,9 @@ from tui_agent.agent.turn import Turn
 from tui_agent.commander import HandlerCoroutine, Job, as_handler
 from tui_agent.llm.errors import LLMError
 from tui_agent.llm.events import RetryScheduled, StreamEnd, TextDelta, ToUserDelta, Usage
+
+STREAM_SLICE = 0.004
+"""Seconds of stream events handled in a row before the loop runs its other work (the UI's keys, frames)."""
 
 
 class ChatJob(Job):
@@ -63,8 +68,12 @@ async def respond(node: HandlerCoroutine, turn: Turn) -> None:
     calls: Channel[ToolStreamEvent] = Channel()
     reply = node.call_handler(show_reply(turn, text))
     node.call_handler(run_tools(turn, calls, reply))
+    slice_end = time.monotonic() + STREAM_SLICE
     try:
         async for event in turn.stream():
+            if time.monotonic() > slice_end:  # a stream already buffered never suspends: let the UI in
+                await asyncio.sleep(0)
+                slice_end = time.monotonic() + STREAM_SLICE
             if isinstance(event, TextDelta | ToUserDelta):
                 text.put(event.text)
             elif isinstance(event, Usage):

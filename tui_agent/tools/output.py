@@ -1,8 +1,15 @@
-"""Provides `to_text` and `cap_output`: a tool's return value as the bounded text the model sees."""
+"""Provides `to_text` and `cap_output`: a tool's return value as the bounded text the model sees.
+
+`capped_text` does both in pieces (a list or dict one item at a time, a long text a slice at a time), so
+that, run in a thread, a result of tens of megabytes never holds the interpreter for long in one call:
+the event loop (and the UI on it) keeps its turns while the result is measured and cut.
+"""
 
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel
@@ -41,3 +48,54 @@ def cap_output(text: str, cap: int) -> str:
     kept = data[:cap].decode("utf-8", errors="ignore")
     cut = len(data) - len(kept.encode("utf-8"))
     return f"{kept}\n[truncated {cut} bytes]"
+
+
+SLICE = 1 << 20
+"""Characters of a long text encoded at a time (about a millisecond each)."""
+
+
+def capped_text(value: Any, cap: int) -> str:
+    """`cap_output(to_text(value), cap)`, computed in pieces (see the module docstring)."""
+    kept: list[bytes] = []
+    size = 0
+    for piece in _pieces(value):
+        for start in range(0, len(piece), SLICE):
+            data = piece[start : start + SLICE].encode("utf-8", errors="replace")
+            if size < cap:
+                kept.append(data[: cap - size])
+            size += len(data)
+    text = b"".join(kept).decode("utf-8", errors="ignore")
+    if size <= cap:
+        return text
+    return f"{text}\n[truncated {size - len(text.encode('utf-8'))} bytes]"
+
+
+def _pieces(value: Any) -> Iterator[str]:
+    """`to_text(value)` in pieces: the items of a list, or of a dict with string keys, one at a time."""
+    if isinstance(value, list | tuple) and len(value) > 1:
+        yield "["
+        for index, item in enumerate(value):
+            yield (", " if index else "") + to_text([item])[1:-1]
+        yield "]"
+    elif isinstance(value, dict) and len(value) > 1 and all(isinstance(key, str) for key in value):
+        yield "{"
+        for index, (key, item) in enumerate(value.items()):
+            yield (", " if index else "") + to_text({key: item})[1:-1]
+        yield "}"
+    else:
+        yield to_text(value)
+
+
+def let_go(value: Any) -> None:
+    """Empty a big list or dict a slice at a time: freeing a million objects in one call holds the
+    interpreter for tens of milliseconds (no other thread, the UI's included, runs meanwhile). Only a value
+    nobody else holds (the caller's name for it, this parameter and `getrefcount`'s own: three references):
+    a tool may return a list it keeps."""
+    if sys.getrefcount(value) > 3:
+        return
+    if isinstance(value, list):
+        while value:
+            del value[-10_000:]
+    elif isinstance(value, dict):
+        for _ in range(len(value)):
+            value.popitem()

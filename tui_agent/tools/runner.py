@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from tui_agent.status import ToolStatus
 from tui_agent.tools.approvals import Grants, pattern_allows
 from tui_agent.tools.calls import ApprovalRequest, Decision, ToolCallRequest, ToolCallState, ToolResult
-from tui_agent.tools.output import cap_output, to_text
+from tui_agent.tools.output import capped_text, let_go
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.spec import ToolSpec, describe_validation_error
 
@@ -146,8 +146,7 @@ class ToolRunner:
         timeout = spec.timeout if spec.timeout is not None else self.timeout or self.registry.settings.timeout
         try:
             async with asyncio.timeout(timeout) as deadline:
-                value = await _call(spec, arguments)
-            return cap_output(to_text(value), self.output_cap)  # a result's __str__ is tool code too
+                return await _call(spec, arguments, self.output_cap)
         except TimeoutError as exc:
             if not deadline.expired():  # the tool's own TimeoutError is an ordinary failure
                 raise _Finished(ToolStatus.FAILED, f"{spec.name} failed: {_describe(exc)}") from exc
@@ -160,11 +159,36 @@ class ToolRunner:
             raise _Finished(ToolStatus.FAILED, f"{spec.name} failed: {_describe(exc)}") from exc
 
 
-async def _call(spec: ToolSpec, arguments: Mapping[str, Any]) -> Any:
+async def _call(spec: ToolSpec, arguments: Mapping[str, Any], cap: int) -> str:
+    """Run the tool and turn its value into capped text off the loop, in pieces: a result of tens of
+    megabytes must not stall the UI. A sync tool's value never leaves its thread (even freeing a million
+    objects takes a while). Its __str__ is tool code too, so all of it runs under the caller's timeout."""
     if spec.is_async:
-        return await spec.func(**arguments)
-    value = await _in_daemon_thread(spec.func, arguments)
-    return await value if asyncio.iscoroutine(value) else value
+        box = [await spec.func(**arguments)]
+    else:
+        outcome = await _in_daemon_thread(_run_capped, {"func": spec.func, "arguments": arguments, "cap": cap})
+        if not asyncio.iscoroutine(outcome):
+            return str(outcome)
+        box = [await outcome]
+    return str(await _in_daemon_thread(_capped_in_thread, {"box": box, "cap": cap}))
+
+
+def _run_capped(func: Callable[..., Any], arguments: Mapping[str, Any], cap: int) -> Any:
+    """A sync tool's call in its thread: its value as capped text (a coroutine it returns is awaited after)."""
+    value = func(**arguments)
+    if asyncio.iscoroutine(value):
+        return value
+    text = capped_text(value, cap)
+    let_go(value)
+    return text
+
+
+def _capped_in_thread(box: list[Any], cap: int) -> str:
+    """The value as capped text; the value is let go in the thread too."""
+    value = box.pop()
+    text = capped_text(value, cap)
+    let_go(value)
+    return text
 
 
 def _in_daemon_thread(func: Callable[..., Any], arguments: Mapping[str, Any]) -> asyncio.Future[Any]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from tui_agent.tools.output import cap_output, to_text
+from tui_agent.tools.output import cap_output, capped_text, let_go, to_text
 
 
 class Point(BaseModel):
@@ -36,3 +36,27 @@ def test_cap_counts_bytes_and_never_splits_a_character() -> None:
     assert cap_output("héllo", 100) == "héllo"
     capped = cap_output("é" * 10, 5)  # 20 bytes; 5 bytes hold two whole characters
     assert capped == "éé\n[truncated 16 bytes]"
+
+
+def test_capped_text_is_cap_output_of_to_text_computed_in_pieces() -> None:
+    values = [
+        "é" * 3_000_000, [{"n": n, "text": "é" * (n % 5)} for n in range(5000)], {"a": [1, 2], "b": Path("/x")},
+        {1: "int keys"}, ("t", 1), [], {}, None, Point(x=1, y=2), "short",
+    ]
+    for value in values:
+        for cap in (0, 7, 1000, 10_000_000):
+            assert capped_text(value, cap) == cap_output(to_text(value), cap), (type(value), cap)
+
+
+def test_let_go_empties_only_a_value_nobody_else_holds() -> None:
+    kept = [1, 2, 3]
+
+    def hand_over() -> None:
+        value = kept
+        let_go(value)
+
+    hand_over()
+    assert kept == [1, 2, 3], "a list the tool keeps is left alone"
+    owned = {"k": 1}
+    let_go(owned)
+    assert owned == {}

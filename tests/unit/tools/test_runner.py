@@ -117,7 +117,23 @@ async def meet(side: str) -> str:
     return side
 
 
-TOOLS = [shout, whisper, explode, bad_value, leave, sleepy, forever, flood, structured, guarded, forbidden,
+class Witness:
+    """A value whose text form notes the thread it is made on."""
+
+    threads: list[str] = []
+
+    def __str__(self) -> str:
+        Witness.threads.append(threading.current_thread().name)
+        return "witness"
+
+
+@tool(approval="never")
+async def witnessed() -> list[Any]:
+    """Returns a value whose conversion to text notes its thread."""
+    return [Witness(), Witness()]
+
+
+TOOLS = [witnessed, shout, whisper, explode, bad_value, leave, sleepy, forever, flood, structured, guarded, forbidden,
          speaks, meet, stuck, quit_sync]
 
 
@@ -420,3 +436,12 @@ async def test_any_base_exception_from_a_tool_is_only_a_failed_call(name: str, s
     assert result.status == ToolStatus.FAILED and shown in result.content
     assert recorder.statuses("c1")[-1] == ToolStatus.FAILED
     assert (await run_one(ToolRunner(registry), "shout", {"word": "after"})).content == "AFTER"
+
+
+async def test_a_result_is_turned_into_text_off_the_event_loop() -> None:
+    """A huge result (tens of megabytes of JSON) is converted and capped in a thread, so the UI that shares
+    the loop keeps drawing; here a value that notes where it is converted stands in for it."""
+    Witness.threads.clear()
+    result = await run_one(make_runner(), "witnessed")
+    assert result.content == '["witness", "witness"]'
+    assert Witness.threads and threading.main_thread().name not in Witness.threads

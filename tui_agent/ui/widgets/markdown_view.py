@@ -1,10 +1,18 @@
 """Provides `MarkdownView`: markdown as one widget whose cost does not grow with what was rendered before.
 
-The text is split into *settled* blocks (complete top-level blocks: a blank line outside a code fence,
-followed by an unindented line) and a live tail. Settled blocks are rendered once with Rich's Markdown
-and kept as lines; each update re-renders only the tail. Frames draw only visible lines (line API), so
-one long reply, or a log of many, costs one widget each. `freeze()` renders the whole text in one piece
-for the exact final layout.
+The text is split into *settled* pieces and a live tail. A piece is a complete top-level block (a blank
+line outside a code fence, followed by an unindented line), or, when one block keeps growing past
+`SPLIT` characters (a long list, code block, table or paragraph), a part of it cut where the block can go
+on: at a list item, at a line of code (the code block is closed for the piece and opened again for the
+rest, its padding rows trimmed), at a table row (the header is repeated for the rest and its rows
+trimmed), or at a line or space of anything else. So each update re-renders a tail of bounded size and
+the cost of a reply grows linearly with it. Pieces are rendered only when a frame shows them (an
+estimate of their height stands in until then), so a reply arriving in one 5 MB piece costs what the
+screen shows; settling is itself done in slices of `SLICE` seconds, leaving the event loop to keys.
+Cut blocks are exact for bullet lists and code (colours aside); an ordered list's numbers may be padded
+differently from piece to piece, a cut table's columns are sized per piece, and a cut paragraph starts
+a new line at each cut. Frames draw only visible lines (line API), so one long reply, or a log of many,
+costs one widget each. `freeze()` settles the tail.
 
 Text selection (mouse drag, select all, Ctrl+C) works on the rendered lines: each line carries the offsets
 Textual's selection needs, the selected span is drawn in the screen's selection style, and
@@ -14,7 +22,10 @@ Textual's selection needs, the selected span is drawn in the screen's selection 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+import time
+from bisect import bisect_right
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from rich.segment import Segment
 from rich.style import Style
@@ -28,6 +39,15 @@ _LIST_ITEM = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 
 GROWTH_STEP = 4
 """Lines a streaming view grows by at a time."""
+SPLIT = 2000
+"""Characters after which a growing list or code block is cut into a settled piece and a tail."""
+SPLIT_OTHER = 12_000
+"""The same for tables, paragraphs and anything else (cutting them shows, so it waits for longer)."""
+SLICE = 0.012
+"""Seconds of settling per turn of the event loop before yielding to it (keys, frames)."""
+PREPARE_CHARS = 8000
+"""Replies up to this long are rendered whole before they are mounted again (see `prepare`)."""
+"""Seconds of settling per turn of the event loop before yielding to it (keys, frames)."""
 
 
 def _starts_block(line: str, closing_list: bool) -> bool:
@@ -38,6 +58,7 @@ def _starts_block(line: str, closing_list: bool) -> bool:
 
 
 _RULE = re.compile(r" {0,3}([-*_])(?: *\1){2,} *")
+_HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
 
 
 def ends_with_rule(chunk: str) -> bool:
@@ -48,8 +69,9 @@ def ends_with_rule(chunk: str) -> bool:
     return len(lines) == 1 or not lines[-2].strip() or lines[-1].strip()[0] != "-"  # else a setext heading
 
 
-def settled_boundary(text: str) -> int:
+def settled_boundary(text: str, at_least: int | None = None) -> int:
     """Index where the last settled block of `text` ends (0 if none); text before it never re-flows.
+    With `at_least`, the first such index from there on (0 if none): settling a long text a piece at a time.
 
     A boundary is the start of an unindented line that follows a blank line outside a fenced code block
     and cannot continue the block before it. Only complete lines decide, so a half-streamed line never
@@ -67,8 +89,12 @@ def settled_boundary(text: str) -> int:
         elif line.strip():
             if previous_blank and _starts_block(line, block_is_list):
                 boundary, block_is_list = position, bool(_LIST_ITEM.match(line))
+                if at_least is not None and boundary >= at_least:
+                    return boundary
             elif position == 0:
                 block_is_list = bool(_LIST_ITEM.match(line))
+            elif block_is_list and not indent and (_HEADING.match(line) or _RULE.fullmatch(line)):
+                block_is_list = False  # a heading or rule ends the list: a list after it is a new one
             if indent <= 3 and stripped[:3] in ("```", "~~~"):
                 fence = stripped[: len(stripped) - len(stripped.lstrip(stripped[0]))]
         previous_blank = not line.strip() and not fence
@@ -76,17 +102,136 @@ def settled_boundary(text: str) -> int:
     rest = text[position:]
     if previous_blank and rest.strip() and rest[0] not in "-+*0123456789" and _starts_block(rest, block_is_list):
         boundary = position  # the next block has begun on a line still streaming
-    return boundary
+    return boundary if at_least is None or boundary >= at_least else 0
+
+
+
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_DELIMITER_ROW = re.compile(r" {0,3}\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*")
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Where a growing block is cut: the piece ends at `end`; how the piece is closed and the rest opened."""
+
+    end: int
+    goes_on: bool = True
+    """The block goes on after the cut (False: a block boundary, or the end of the text)."""
+    kind: str = ""
+    """"code", "table" or "list" (their rendered rows are trimmed where they were cut), else ""."""
+    closing: str = ""
+    """Source closing the piece's block (a code fence)."""
+    carry: str = ""
+    """Source the rest needs in front (a code block's opening line, a table's header)."""
+
+
+def growing_cut(source: str) -> Cut | None:
+    """Where to cut `source`, which starts with a block that keeps growing, if that block is long enough.
+
+    A cut never crosses a line that ends the block without a blank line (a heading after a list, say):
+    what comes after such a line is a new block, which needs its separator line."""
+    first_end = source.find("\n")
+    if first_end == -1:
+        return _space_cut(source, len(source))
+    first = source[:first_end]
+    if fence := _FENCE.match(first):
+        return _code_cut(source, first_end, fence.group(1))
+    if _LIST_ITEM.match(first):
+        return _list_cut(source, first)
+    second_end = source.find("\n", first_end + 1)
+    if "|" in first and second_end != -1 and _DELIMITER_ROW.fullmatch(source[first_end + 1 : second_end]):
+        end = _line_cut(source, max(SPLIT_OTHER, second_end + 1), lambda line: "|" in line,
+                        lambda line: "|" not in line)
+        return Cut(end, kind="table", carry=source[: second_end + 1]) if end else None
+    quote = first.startswith(">")
+    end = _line_cut(source, SPLIT_OTHER, lambda line: line[:1].isalnum() or (quote and line[:1] == ">"),
+                    lambda line: _interrupts(line) and not (quote and line[:1] == ">"))
+    return Cut(end) if end else _space_cut(source, first_end)
+
+
+def _interrupts(line: str) -> bool:
+    """Does `line` end a paragraph or list without a blank line (a heading, fence, quote, rule, HTML)?"""
+    stripped = line.lstrip(" ")
+    if len(line) - len(stripped) > 3 or not stripped:
+        return False
+    return (stripped[0] in "#>`~<" and bool(re.match(r"#{1,6}(?:\s|$)|>|`{3}|~{3}|<", stripped))) or bool(
+        _RULE.fullmatch(line))
+
+
+def _line_cut(source: str, at: int, can_start: Callable[[str], bool], ends: Callable[[str], bool]) -> int:
+    """The first complete line from `at` on that `can_start` a piece, unless a line `ends` the block first."""
+    position = source.find("\n") + 1
+    while position and (end := source.find("\n", position)) != -1:
+        line = source[position:end]
+        if ends(line):
+            return 0
+        if position >= at and can_start(line):
+            return position
+        position = end + 1
+    return 0
+
+
+def _space_cut(source: str, first_end: int) -> Cut | None:
+    """One long first line: cut after a space followed by a word (which cannot start another kind of block)."""
+    if first_end <= SPLIT_OTHER:
+        return None
+    position = source.find(" ", SPLIT_OTHER, first_end)
+    while position != -1 and position + 1 < first_end:
+        if source[position + 1].isalnum():
+            return Cut(position + 1)
+        position = source.find(" ", position + 1, first_end)
+    return None
+
+
+def _list_cut(source: str, first: str) -> Cut | None:
+    marker = first[: _LIST_ITEM.match(first).end()].strip()[-1:]  # type: ignore[union-attr]
+
+    def same_list(line: str) -> bool:
+        item = _LIST_ITEM.match(line)
+        return item is not None and item.group().strip()[-1:] == marker and not _RULE.fullmatch(line)
+
+    def ends(line: str) -> bool:
+        return _interrupts(line) or (_LIST_ITEM.match(line) is not None and not same_list(line))
+
+    end = _line_cut(source, SPLIT, same_list, ends)
+    return Cut(end, kind="list") if end else None
+
+
+def _code_cut(source: str, opener_end: int, fence: str) -> Cut | None:
+    """A line inside the still open code block, both it and the line before holding code (a piece's code is
+    stripped at its end by Rich, so a cut after a blank line would lose it)."""
+    if len(source) <= SPLIT:
+        return None
+    position, previous = opener_end + 1, ""
+    while (end := source.find("\n", position)) != -1:
+        line = source[position:end]
+        if line.lstrip(" ").startswith(fence) and not line.strip().strip(fence[0]):
+            return None  # closed: what follows settles as blocks do
+        if position >= SPLIT and line.strip() and previous.strip():
+            return Cut(position, kind="code", closing=fence + "\n", carry=source[: opener_end + 1])
+        position, previous = end + 1, line
+    return None
 
 
 @dataclass
-class _Rendered:
-    """Rendered lines of the settled blocks at one width."""
+class _Piece:
+    """A settled part of the text, how to render it, and its lines once a frame needed them."""
 
-    width: int = -1
-    chunks: list[str] = field(default_factory=list)
-    lines: list[Strip] = field(default_factory=list)
-    last_chunk: str = ""
+    source: str
+    follows: bool
+    """Rendered after an earlier block (Rich's separator line first)."""
+    kind: str = ""
+    """"code"/"table" when the piece continues a block cut before it: rows to trim (see `Cut`)."""
+    carry: str = ""
+    """Source put in front of the piece (the block it continues began in an earlier piece)."""
+    closing: str = ""
+    """Source put after it (its block goes on in the next piece)."""
+    cut: str = ""
+    """The kind of the cut that ended it (its block goes on in the next piece)."""
+    lines: list[Strip] | None = None
+    height: int = 0
+    """Its rendered height, or an estimate until it is rendered."""
 
 
 class MarkdownView(Widget):
@@ -99,31 +244,37 @@ class MarkdownView(Widget):
     def __init__(self, text: str = "", *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id, classes=classes)
         self._text = text
-        self._settled = 0
         self._frozen = False
-        self._rendered = _Rendered()
-        self._tail: list[Strip] = []
-        self._tail_dirty = True
-        self._line_style = Style()
+        self._width = -1
         self._styled: dict[int | str, Strip | Style] = {}
         """Settled lines with the widget's style applied, by line number (plus the style they used)."""
+        self._reset()
+        self._line_style = Style()
 
     @property
     def text(self) -> str:
         """The markdown source shown so far."""
         return self._text
 
+    @property
+    def drawn(self) -> bool:
+        """Every piece of the text is settled or in the tail (none waits for a slice of time)."""
+        return not self._backlog
+
     def set_text(self, text: str) -> None:
         """Replace the shown text (an append when `text` extends the current one) and redraw."""
         if self._frozen or not text.startswith(self._text[: self._settled]):
-            self._reset()
+            self._reset()  # settling again is a scan of the text; only what is shown is rendered again
         self._text = text
         self._tail_dirty = True
-        width = self._rendered.width
+        self._update()
+
+    def _update(self) -> None:
+        width = self._width
         if width <= 0 or not self.is_attached:
             self.refresh(layout=True)
             return
-        height, unchanged = self._height(), len(self._rendered.lines)
+        height, unchanged = self._height(), self._starts[-1]
         self._update_lines(width)
         if self._height() != height:
             self.refresh(layout=True)
@@ -132,7 +283,7 @@ class MarkdownView(Widget):
             self.refresh(Region(0, unchanged, width, max(height - unchanged, 1)))
 
     def _height(self) -> int:
-        lines = len(self._rendered.lines) + len(self._tail)
+        lines = self._starts[-1] + len(self._tail)
         if self._frozen:
             return lines
         # While streaming, grow in steps of a few lines: each step is a layout of the whole screen,
@@ -140,10 +291,10 @@ class MarkdownView(Widget):
         return -(-(lines + 1) // GROWTH_STEP) * GROWTH_STEP
 
     def freeze(self) -> None:
-        """The text is final: render it as one document from now on."""
+        """The text is final: the tail settles too."""
         self._frozen = True
-        self._reset()
-        self.refresh(layout=True)
+        self._tail_dirty = True
+        self._update()
 
     def thaw(self) -> None:
         """The text grows again (a reply being continued): back to rendering it as it streams."""
@@ -152,14 +303,30 @@ class MarkdownView(Widget):
         self.refresh(layout=True)
 
     def _reset(self) -> None:
-        self._styled.clear()
         self._settled = 0
-        self._rendered = _Rendered()
+        self._carry = ""
+        """Source the tail needs in front (see `_Piece.carry`); `_carry_kind` says how its block was cut."""
+        self._carry_kind = ""
+        self._continues = False
+        """The tail continues a block cut before it (no separator line in front)."""
+        self._last_source = ""
+        self._pieces: list[_Piece] = []
+        self._starts = [0]
+        """First line of each piece, and the total at the end."""
+        self._tail: list[Strip] = []
         self._tail_dirty = True
+        self._backlog = False
+        self._settling = False
+        self._styled.clear()
 
     def prepare(self, width: int) -> None:
-        """Render now for `width` (content cells), so the frame that first lays this out only arranges it."""
+        """Settle the text for `width` (content cells) now, and render it if it is of ordinary size, so the
+        frame that first lays this out only arranges it (a long reply's pieces render when a frame shows
+        them: rendering them all here would cost a page of long replies seconds)."""
         self._update_lines(width)
+        if len(self._text) <= PREPARE_CHARS:
+            for index in range(len(self._pieces)):
+                self._render_piece(index)
 
     def _render_markdown(self, source: str, width: int) -> list[Strip]:
         console = self.app.console
@@ -170,37 +337,113 @@ class MarkdownView(Widget):
         return [Strip(line) for line in Segment.split_and_crop_lines(segments, width, include_new_lines=False)]
 
     def _update_lines(self, width: int) -> None:
-        """Bring the cached lines up to date for `width`: settle new blocks, re-render the tail."""
+        """Bring the pieces up to date for `width`: settle new ones (for a slice of time), re-render the tail."""
         width = max(width, 1)
-        rendered = self._rendered
-        if rendered.width != width:
-            self._rendered = rendered = _Rendered(width, rendered.chunks)  # same blocks, new width
+        if width != self._width:
+            self._width = width
             self._styled.clear()
-            for chunk in rendered.chunks:
-                self._add_chunk(chunk, width)
+            for piece in self._pieces:
+                piece.lines, piece.height = None, self._estimate(piece)
+            self._restart()
             self._tail_dirty = True
-        boundary = len(self._text) if self._frozen else self._settled + settled_boundary(self._text[self._settled :])
-        if boundary > self._settled:
-            chunk = self._text[self._settled : boundary]
-            rendered.chunks.append(chunk)
-            self._add_chunk(chunk, width)
-            self._settled = boundary
+        if self._settle(time.perf_counter() + SLICE):
             self._tail_dirty = True
-        if self._tail_dirty:
+        if self._backlog:
+            self._tail = []
+            if not self._settling:
+                self._settling = True
+                self.set_timer(0.001, self._settle_more, name="markdown-settle")
+        elif self._tail_dirty:
             tail = self._text[self._settled :]
-            self._tail = self._render_block(tail, width, follows=self._follows()) if tail.strip() else []
+            piece = _Piece(tail, self._follows(), self._carry_kind, self._carry)
+            self._tail = self._render_source(piece, follows=piece.follows) if tail.strip() else []
             self._tail_dirty = False
 
-    def _follows(self) -> bool:
-        """Does the next block get Rich's separator line? Not at the top, nor after a horizontal rule."""
-        rendered = self._rendered
-        return bool(rendered.last_chunk) and not ends_with_rule(rendered.last_chunk)
+    def _settle_more(self) -> None:
+        """The next slice of a backlog (a reply that arrived faster than one slice settles)."""
+        self._settling = False
+        self._update()
 
-    def _add_chunk(self, chunk: str, width: int) -> None:
-        if not chunk.strip():
-            return
-        self._rendered.lines.extend(self._render_block(chunk, width, follows=self._follows()))
-        self._rendered.last_chunk = chunk
+    def _settle(self, deadline: float) -> bool:
+        """Settle pieces until `deadline`; True if any was. Sets `_backlog` when time ran out first."""
+        settled_any = False
+        while True:
+            self._backlog = time.perf_counter() > deadline
+            if self._backlog:
+                return settled_any
+            tail = self._text[self._settled : self._settled + 4 * SPLIT_OTHER]
+            source = self._carry + tail
+            boundary = settled_boundary(source, len(self._carry) + SPLIT // 2) if tail else 0
+            if not boundary and len(source) > SPLIT:
+                boundary = settled_boundary(source)  # small blocks before a big one: the tail is just that one
+            block = source[:boundary] if boundary > SPLIT_OTHER else source  # a long block, however it arrived
+            cut = growing_cut(block) if not boundary or boundary > SPLIT_OTHER else None
+            if cut is not None and len(self._carry) < cut.end < (boundary or len(source)):
+                self._add_piece(source[: cut.end], cut)
+            elif boundary > len(self._carry):
+                self._add_piece(source[:boundary], Cut(boundary, goes_on=False))
+            elif self._frozen and self._settled + len(tail) >= len(self._text) and tail.strip():
+                self._add_piece(source, Cut(len(source), goes_on=False))
+            else:
+                return settled_any
+            settled_any = True
+
+    def _add_piece(self, source: str, cut: Cut) -> None:
+        """Settle `source` (the carry, then text up to the cut) as a piece; the tail goes on after it."""
+        piece = _Piece(source[len(self._carry) :], self._follows(), self._carry_kind, self._carry, cut.closing,
+                       cut.kind if cut.goes_on else "")
+        self._settled += len(piece.source)
+        if piece.source.strip():
+            piece.height = self._estimate(piece)
+            self._pieces.append(piece)
+            self._starts.append(self._starts[-1] + piece.height)
+            self._last_source = piece.carry + piece.source
+        self._carry, self._carry_kind = cut.carry, cut.kind
+        self._continues = cut.goes_on
+
+    def _follows(self) -> bool:
+        """Does the next block get Rich's separator line? Not at the top, nor after a horizontal rule, nor
+        when it continues a block cut before it."""
+        if not self._pieces or self._continues:
+            return False
+        return not ends_with_rule(self._last_source)
+
+    def _estimate(self, piece: _Piece) -> int:
+        """Rows `piece` will take: close enough to scroll by until a frame shows it and it is rendered."""
+        width = max(self._width - 3, 1)
+        return sum(-(-len(line) // width) or 1 for line in piece.source.splitlines()) + piece.follows
+
+    def _restart(self) -> None:
+        starts = self._starts = [0]
+        for piece in self._pieces:
+            starts.append(starts[-1] + piece.height)
+
+    def _render_piece(self, index: int) -> bool:
+        """Render piece `index` if it is not; True if its height changed (the lines after it moved)."""
+        piece = self._pieces[index]
+        if piece.lines is not None:
+            return False
+        piece.lines = self._render_source(piece, follows=piece.follows)
+        if len(piece.lines) == piece.height:
+            return False
+        delta, piece.height = len(piece.lines) - piece.height, len(piece.lines)
+        starts = self._starts
+        for later in range(index + 1, len(starts)):
+            starts[later] += delta
+        return True
+
+    def _render_source(self, piece: _Piece, *, follows: bool) -> list[Strip]:
+        """Render a piece; one cut from a list, code block or table loses the rows its cuts add: the blank
+        line Rich puts before a list or table, a code block's padding, a table's repeated header and edges."""
+        width = self._width
+        lines = self._render_block(piece.carry + piece.source + piece.closing, width, follows=follows)
+        top = 0
+        if piece.kind in ("code", "list"):
+            top = 1
+        elif piece.kind == "table":
+            top = len(self._render_markdown(piece.carry, width)) - 1  # all of the header but its bottom edge
+        bottom = 1 if piece.cut in ("code", "table") else 0
+        return lines[top : len(lines) - bottom]
 
     def _render_block(self, source: str, width: int, *, follows: bool) -> list[Strip]:
         """Render blocks as they would look after earlier blocks: Rich puts the separator line before a
@@ -209,15 +452,25 @@ class MarkdownView(Widget):
             return self._render_markdown(source, width)
         return self._render_markdown(f"x\n\n{source}", width)[1:]
 
+    def _all_lines(self) -> list[Strip]:
+        """Every line, each piece rendered (for copying and checking: not on a frame's path)."""
+        self._update_lines(self.size.width)
+        while self._backlog:
+            self._settle(float("inf"))
+            self._tail_dirty = True
+            self._update_lines(self.size.width)
+        if any([self._render_piece(index) for index in range(len(self._pieces))]):
+            self._styled.clear()  # lines after a piece whose estimate was replaced have moved
+            self.refresh(layout=True)
+        return [line for piece in self._pieces for line in piece.lines or ()] + self._tail
+
     def shown_text(self) -> str:
         """Plain text of every rendered line at the current width (what a person sees, scrolled or not)."""
-        self._update_lines(self.size.width)
-        return "\n".join(line.text.rstrip() for line in [*self._rendered.lines, *self._tail])
+        return "\n".join(line.text.rstrip() for line in self._all_lines())
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The selected part of the text as shown (rendered lines, as copied from a terminal)."""
-        self._update_lines(self.size.width)
-        lines = [line.text.rstrip() for line in [*self._rendered.lines, *self._tail]]
+        lines = [line.text.rstrip() for line in self._all_lines()]
         return selection.extract("\n".join(lines)), "\n"
 
     def selection_updated(self, selection: Selection | None) -> None:
@@ -230,15 +483,21 @@ class MarkdownView(Widget):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._line_style = self.rich_style  # computing it is not cheap: once per pass, not per line
+        self._update_lines(self.size.width)
+        moved = False
+        for index in range(max(bisect_right(self._starts, crop.y) - 1, 0), len(self._pieces)):
+            if self._starts[index] >= crop.bottom:
+                break
+            moved = self._render_piece(index) or moved
+        if moved:  # estimates gave way to real heights: lay out again (this frame draws what it can)
+            self._styled.clear()
+            self.refresh(layout=True)
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        self._update_lines(width)
-        style = self._line_style
-        settled = self._rendered.lines
-        if y >= len(settled):
-            tail_y = y - len(settled)
+        width, style, starts = self.size.width, self._line_style, self._starts
+        if y >= starts[-1]:
+            tail_y = y - starts[-1]
             line = self._tail[tail_y] if tail_y < len(self._tail) else Strip.blank(0)
             return self._selectable(line, y, style).extend_cell_length(width, style)
         cache = self._styled
@@ -247,7 +506,13 @@ class MarkdownView(Widget):
             cache["style"] = style
         strip = cache.get(y)
         if not isinstance(strip, Strip):
-            strip = cache[y] = self._selectable(settled[y], y, style).extend_cell_length(width, style)
+            index = bisect_right(starts, y) - 1
+            lines = self._pieces[index].lines
+            if lines is None:
+                return Strip.blank(width, style)
+            row = y - starts[index]
+            line = lines[row] if row < len(lines) else Strip.blank(0)
+            strip = cache[y] = self._selectable(line, y, style).extend_cell_length(width, style)
         return strip
 
     def _selectable(self, line: Strip, y: int, style: Style) -> Strip:

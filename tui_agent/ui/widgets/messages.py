@@ -1,8 +1,10 @@
 """Provides the chat log's entries: user and assistant messages, status markers and inline errors.
 
 Untrusted text is sanitised and shown through `Content`/`Text` objects, never as markup. An assistant
-message streams through `MarkdownView` with writes coalesced: the first chunk shows at once, later ones
-at most every `FLUSH_INTERVAL` seconds, so a fast stream cannot saturate the event loop.
+message streams through `MarkdownView` with writes coalesced by time, not by delta: a delta only joins a
+list; the first shows at once, later ones at most every `FLUSH_INTERVAL` seconds, or every
+`FLUSH_SHARE`-th multiple of what the last flush cost when it cost more, so a fast stream (or a costly
+tail) cannot saturate the event loop, whatever the size of the deltas.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from tui_agent.status import MessageStatus
 from tui_agent.ui.widgets.markdown_view import MarkdownView
 
 FLUSH_INTERVAL = 0.05
+FLUSH_SHARE = 4
+"""A flush waits at least this many times its predecessor's cost: the UI keeps most of its time for keys."""
 
 
 USER_PREVIEW_LINES = 40
@@ -96,6 +100,7 @@ class AssistantMessage(MarkdownView):
         self._sanitizer = StreamSanitizer()
         self._pending: list[str] = []
         self._last_flush = 0.0
+        self._interval = FLUSH_INTERVAL
         self._timer: Timer | None = None
 
     @property
@@ -140,7 +145,7 @@ class AssistantMessage(MarkdownView):
         if not self.streaming:
             self.flush()  # a late chunk after Esc: rare, drawn at once
         elif self._timer is None:
-            wait = self._last_flush + FLUSH_INTERVAL - time.monotonic()
+            wait = self._last_flush + self._interval - time.monotonic()
             if wait <= 0:
                 self.flush()
             else:
@@ -151,10 +156,12 @@ class AssistantMessage(MarkdownView):
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        self._last_flush = time.monotonic()
+        start = time.monotonic()
         if any(self._pending):
             self.set_text(self.text + "".join(self._pending))
         self._pending.clear()
+        self._last_flush = time.monotonic()
+        self._interval = max(FLUSH_INTERVAL, FLUSH_SHARE * (self._last_flush - start))
 
     def finish(self, status: MessageStatus, *, closed: bool = True) -> None:
         """The reply reached its final status (`closed=False`: shown as such before the backend confirms)."""

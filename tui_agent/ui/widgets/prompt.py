@@ -1,7 +1,12 @@
 """Provides `PromptInput`: the multi-line prompt. Enter sends; Shift+Enter or Ctrl+J adds a newline;
 Up on the first line and Down on the last line walk through earlier prompts, this run's and earlier runs'
 (`PromptHistory`: a private file in the data dir, redacted, read at the first Enter or Up, not before the
-first frame)."""
+first frame).
+
+A paste longer than `PASTE_CHIP_CHARS` shows as a chip (`[pasted 1.0 MB, 1 line]`) instead of its text:
+a megabyte in the box would make every later keystroke re-lay it out. The whole paste is sent in the
+chip's place; deleting any of the chip's characters drops the paste. An earlier prompt that long, recalled
+with Up, shows as a chip too."""
 
 from __future__ import annotations
 
@@ -16,6 +21,16 @@ if TYPE_CHECKING:
     from tui_agent.history.prompts import PromptHistory
 
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j", "newline"})
+PASTE_CHIP_CHARS = 10_000
+"""A paste (or recalled prompt) longer than this shows as a chip standing for it."""
+
+
+def chip_label(text: str, what: str = "pasted") -> str:
+    """`[pasted 1.0 MB, 3 lines]`: what a chip shows for `text`."""
+    size = len(text.encode("utf-8", errors="replace"))
+    amount = f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.0f} KB"
+    lines = text.count("\n") + 1
+    return f"[{what} {amount}, {lines:,} line{'s' if lines > 1 else ''}]"
 
 
 class PromptInput(TextArea, inherit_css=False):
@@ -68,6 +83,34 @@ class PromptInput(TextArea, inherit_css=False):
         """Earlier runs' prompts, loaded into `prompt_history` when first needed."""
         self._recall_index: int | None = None
         self._draft = ""
+        self._chips: dict[str, str] = {}
+        """The text each chip in the box stands for."""
+
+    @property
+    def prompt_text(self) -> str:
+        """What Enter would send: the box's text with each chip replaced by the text it stands for."""
+        text = self.text
+        for chip, full in self._chips.items():
+            text = text.replace(chip, full)
+        return text
+
+    def _chip(self, text: str, what: str = "pasted") -> str:
+        """A chip standing for `text` (numbered when the same label is already in use)."""
+        chip, label, number = chip_label(text, what), chip_label(text, what), 1
+        while chip in self._chips and self._chips[chip] != text:
+            number += 1
+            chip = f"{label[:-1]} #{number}]"
+        self._chips[chip] = text
+        return chip
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        if len(event.text) <= PASTE_CHIP_CHARS or self.read_only:
+            await super()._on_paste(event)
+            return
+        self._consume(event)
+        if result := self._replace_via_keyboard(self._chip(event.text), *self.selection):
+            self.move_cursor(result.end_location)
+            self.focus()
 
     def render_line(self, y: int) -> Strip:
         if self.content_size.width < 1:  # TextArea wraps its placeholder to this width: 0 would raise
@@ -92,13 +135,13 @@ class PromptInput(TextArea, inherit_css=False):
             await super()._on_key(event)
 
     @staticmethod
-    def _consume(event: events.Key) -> None:
+    def _consume(event: events.Key | events.Paste) -> None:
         event.stop()
         event.prevent_default()
 
     def submit(self) -> None:
         """Send the prompt (if it has any text), remember it and clear the input."""
-        text = self.text
+        text = self.prompt_text
         if not text.strip():
             return
         stored = self._stored_history()
@@ -106,6 +149,7 @@ class PromptInput(TextArea, inherit_css=False):
             self.prompt_history.append(text)
             stored.add(text)
         self._recall_index = None
+        self._chips.clear()
         self.load_text("")  # much cheaper than an undoable delete when a huge paste was sent
         self.post_message(self.Submitted(self, text))
 
@@ -115,7 +159,7 @@ class PromptInput(TextArea, inherit_css=False):
         if not self.prompt_history or (self._recall_index is None and step > 0):
             return False
         if self._recall_index is None:
-            self._draft = self.text
+            self._draft = self.prompt_text
             index = len(self.prompt_history) - 1
         else:
             index = self._recall_index + step
@@ -130,7 +174,8 @@ class PromptInput(TextArea, inherit_css=False):
         return True
 
     def _show(self, text: str) -> None:
-        self.load_text(text)
+        self._chips.clear()
+        self.load_text(self._chip(text, "earlier prompt") if len(text) > PASTE_CHIP_CHARS else text)
         self.move_cursor(self.document.end)
 
     def _stored_history(self) -> PromptHistory:

@@ -1,0 +1,305 @@
+"""Benchmark: long replies in the real chat screen (headless) against the `-p` path on the same stream.
+
+Every case serves one scripted reply from the offline model running in its own process (`tui-agent serve`).
+The `-p` path (parse + store, the floor; timed as `tui-agent -p` from spawn to exit, start-up included, as
+the issue measured it; its turn alone, in process, is printed too) and the chat screen (in a child
+process) read the same stream as fast as they can; the chat screen's clock runs from Enter to the first
+frame after the whole reply is drawn, and every character sent must be on screen (drawn text checked).
+
+(0) 30 KB replies that are one block: a 400-item list, a code block, a 300-row table, a paragraph
+    (target ratio <= 1.5 against `-p`);
+(1) a 2 MB reply of long lists in 10-character deltas (ratio <= 1.5); (2) 100,000 one-character deltas
+    (ratio <= 1.5); (3) one 5 MB delta (ratio <= 1.5);
+(4) keypress-to-echo p99 while (1) streams (value <= 50 ms);
+(5) per-byte time of the chat screen at 5 MB against 20 KB (ratio <= 1.5);
+(6) peak RSS of (1) against an empty session (value <= 3x empty + 4x the reply).
+
+    python bench/long.py [--quick] [--timeout S]      (--quick: (0), (2) and (4) at smaller sizes)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+SIZE = (120, 40)
+HERE = Path(__file__).parent
+
+
+# -- the documents -------------------------------------------------------------------------------------
+def one_list(size: int) -> str:
+    text, n = "# Files changed\n\n", 0
+    while len(text) < size:
+        n += 1
+        text += f"- item {n}: `src/pkg/module_{n}.py` keeps the parser\n"
+    return text
+
+
+def one_code_block(size: int) -> str:
+    text, n = "```python\n", 0
+    while len(text) < size:
+        n += 1
+        text += f"def step_{n}(values):  return sum(v * {n} for v in values) // {n}\n"
+    return text + "```\n"
+
+
+def one_table(rows: int) -> str:
+    lines = ["| run | value | note |", "|-----|-------|------|"]
+    lines += [f"| {n} | {n * 7} | a note about run {n} that takes some room |" for n in range(rows)]
+    return "\n".join(lines) + "\n"
+
+
+def one_paragraph(size: int) -> str:
+    words, n = [], 0
+    while sum(map(len, words)) + len(words) < size:
+        n += 1
+        words.append(f"word{n} is *fine*" if n % 7 == 0 else f"word{n}")
+    return " ".join(words) + "\n"
+
+
+def long_lists(size: int) -> str:
+    """Markdown of long lists (a heading, then 400 items), `size` characters."""
+    parts, n = [], 0
+    total = 0
+    while total < size:
+        if n % 400 == 0:
+            parts.append(f"\n## Part {n // 400 + 1}\n\n")
+        n += 1
+        parts.append(f"- line {n}: the build step wrote `out/file_{n}.o` in {n % 97} ms\n")
+        total += len(parts[-1])
+    return "".join(parts).lstrip("\n")
+
+
+# -- child processes -------------------------------------------------------------------------------------
+async def child_print(base_url: str) -> dict[str, Any]:
+    """The `-p` path on the stream: build the agent, time one turn written to a null sink."""
+    from tui_agent.agent.endpoint import EndpointChoice
+    from tui_agent.agent.headless import print_turn
+    from tui_agent.agent.services import build_agent
+    from tui_agent.config import Settings
+
+    with tempfile.TemporaryDirectory() as folder, open(os.devnull, "w") as sink:  # noqa: ASYNC230
+        settings = Settings(db=Path(folder) / "history.db")
+        built = await build_agent(settings, EndpointChoice(base_url, "offline-bench", "bench-key"))
+        try:
+            start = time.perf_counter()
+            status = await print_turn(built.agent, "go", sink, sink)
+            seconds = time.perf_counter() - start
+        finally:
+            await built.close()
+    return {"seconds": seconds, "status": status}
+
+
+async def child_tui(base_url: str | None, expect: int, probe: bool, limit: float) -> dict[str, Any]:
+    """The chat screen on the stream: seconds from Enter to drawn, key echo latencies, peak RSS."""
+    from frames import FRAMES
+    from render import keypress_to_echo, settle
+
+    from tui_agent.agent.deferred import DeferredAgent
+    from tui_agent.agent.endpoint import EndpointChoice
+    from tui_agent.agent.services import build_agent
+    from tui_agent.config import Settings
+    from tui_agent.ui.app import TuiAgentApp
+    from tui_agent.ui.screens.chat import ChatScreen
+
+    with tempfile.TemporaryDirectory() as folder:
+        settings = Settings(db=Path(folder) / "history.db")
+        choice = EndpointChoice(base_url or "http://127.0.0.1:9", "offline-bench", "bench-key")
+        backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
+        await backend.ready()
+        app = TuiAgentApp(backend, cursor_blink=False)
+        figures: dict[str, Any] = {}
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            assert isinstance(screen, ChatScreen)
+            await pilot.pause(0.2)
+            if base_url is None:  # the empty session: only what the screen costs
+                figures["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+                await backend.close()
+                return figures
+            prompt = screen.prompt_input
+            prompt.insert("go")
+            start = time.perf_counter()
+            await pilot.press("enter")
+            latencies: list[float] = []
+            deadline = start + limit
+            while not drawn(screen) and time.perf_counter() < deadline:
+                if probe:
+                    latencies.append(await keypress_to_echo(pilot, lambda: len(prompt.text), app))
+                    await asyncio.sleep(0.01)
+                else:
+                    await asyncio.sleep(0.005)
+            end = await settle(pilot, time.perf_counter(), request=True)
+            message = screen.chat_log.assistant_messages[-1] if screen.chat_log.assistant_messages else None
+            rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before checking renders it all
+            figures.update(
+                seconds=end - start, finished=drawn(screen), latencies=latencies, frames=len(FRAMES),
+                received=len(message.text) if message else 0, expected=expect,
+                exact=message is not None and len(message.text) == expect and shown_matches(message),
+                rss_mb=rss_mb,
+            )
+        await backend.close()
+    return figures
+
+
+def drawn(screen: Any) -> bool:
+    """The turn is over and every reply is drawn (no part of it waits to be settled)."""
+    replies = screen.chat_log.assistant_messages
+    return bool(screen.idle and replies and all(getattr(reply, "drawn", True) for reply in replies))
+
+
+def shown_matches(message: Any) -> bool:
+    """Every character sent is drawn, in order: the sent text without whitespace and markdown syntax is a
+    subsequence of the drawn text without whitespace (rendering adds bullets and borders, and wraps lines)."""
+    drawn = iter("".join(message.shown_text().split()))
+    source = "\n".join(line for line in message.text.splitlines() if not line.startswith("```"))
+    sent = "".join(source.split()).translate(MARKUP)
+    return all(char in drawn for char in sent)
+
+
+MARKUP = str.maketrans("", "", "`*|-#_")
+
+
+# -- the parent -------------------------------------------------------------------------------------------
+@contextmanager
+def served(text: str, chunk_size: int) -> Iterator[str]:
+    """The offline model in its own process, serving `text` to every request; yields its base URL."""
+    with tempfile.TemporaryDirectory() as folder:
+        scenario = Path(folder) / "long.json"
+        reply = {"text": text, "chunk_size": chunk_size}
+        scenario.write_text(json.dumps({"replies": [reply], "then": "repeat_last"}), encoding="utf-8")
+        server = subprocess.Popen([sys.executable, "-m", "tui_agent", "serve", "--scenario", str(scenario)],
+                                  stdout=subprocess.PIPE, text=True)
+        try:
+            assert server.stdout is not None
+            line = server.stdout.readline()
+            yield line.rsplit(" ", 1)[-1].strip()
+        finally:
+            server.terminate()
+            server.wait(10)
+
+
+def run_child(*args: str, timeout: float) -> dict[str, Any]:
+    output = subprocess.run([sys.executable, __file__, "--child", *args, "--timeout", str(timeout)],
+                            capture_output=True, text=True, timeout=timeout + 120, check=False)
+    lines = [line for line in output.stdout.splitlines() if line.startswith("{")]
+    if not lines:
+        raise SystemExit(f"FAILED: child {args[0]} said nothing\n{output.stderr[-3000:]}")
+    return dict(json.loads(lines[-1]))
+
+
+def print_path(url: str, timeout: float) -> float:
+    """Seconds `tui-agent -p` takes for the stream, start-up included (as the issue measures it)."""
+    with tempfile.TemporaryDirectory() as folder:
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "tui_agent", "--base-url", url, "--model", "offline-bench",
+                        "--db", str(Path(folder) / "history.db"), "-p", "go"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout, check=True,
+                       env={**os.environ, "OPENAI_API_KEY": "bench-key"})
+        return time.perf_counter() - start
+
+
+def case(name: str, text: str, chunk_size: int, timeout: float, *, probe: bool = False) -> dict[str, Any]:
+    with served(text, chunk_size) as url:
+        turn = run_child("print", url, timeout=timeout)["seconds"]
+        floor = print_path(url, timeout)
+        ours = run_child("tui", url, str(len(text)), "probe" if probe else "-", timeout=timeout)
+    ours["floor"] = floor
+    drawn = "drawn" if ours["finished"] else f"NOT finished after {timeout:.0f}s"
+    print(f"info: {name}: {len(text) / 1000:.0f} KB in {chunk_size}-char deltas: -p {floor:.2f}s "
+          f"(its turn alone {turn:.2f}s), "
+          f"chat screen {ours['seconds']:.2f}s ({drawn}, text {'exact' if ours['exact'] else 'DIFFERS'}, "
+          f"{ours['received']:,} of {len(text):,} chars), peak RSS {ours['rss_mb']:.0f} MB", flush=True)
+    return ours
+
+
+def ratio_line(metric: str, ours: dict[str, Any]) -> None:
+    value, base = ours["seconds"], ours["floor"]
+    complete = ours["finished"] and ours["exact"]
+    print(f"result: {metric}={value:.2f} baseline={base:.2f} ratio={value / base:.2f} target=ratio<=1.5"
+          + ("" if complete else " (incomplete: counts as failed)"), flush=True)
+
+
+def percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(pct / 100 * (len(ordered) - 1)))] if ordered else float("nan")
+
+
+def main(quick: bool, timeout: float, only: set[str]) -> None:
+    kb = 1000
+
+    def want(name: str) -> bool:
+        return not only or name in only
+
+    if want("0"):
+        for name, text in [("list_400_items", one_list(30 * kb)), ("code_block", one_code_block(30 * kb)),
+                           ("table_300_rows", one_table(300)), ("paragraph", one_paragraph(30 * kb))]:
+            ratio_line(f"{name}_30kb_s", case(name, text, 10, timeout))
+    if want("1") or want("4") or want("6"):
+        size = 200 * kb if quick else 2000 * kb
+        ours = case("long lists", long_lists(size), 10, timeout, probe=True)
+        ratio_line(f"lists_{size // kb}kb_s", ours)
+        p99 = percentile(ours["latencies"], 99) * 1000
+        print(f"info: {len(ours['latencies'])} keypresses during the stream: p50 "
+              f"{percentile(ours['latencies'], 50) * 1000:.1f} ms, max {max(ours['latencies'] or [0]) * 1000:.1f} ms")
+        print(f"result: keypress_echo_p99_ms={p99:.1f} target=value<=50", flush=True)
+        empty = run_child("tui", "-", "0", "-", timeout=timeout)["rss_mb"]
+        limit = 3 * empty + 4 * size / 1e6
+        print(f"result: peak_rss_mb={ours['rss_mb']:.0f} baseline={empty:.0f} limit={limit:.0f} "
+              f"ratio={ours['rss_mb'] / limit:.2f} target=value<={limit:.0f}", flush=True)
+    if want("2"):
+        text = long_lists(10 * kb if quick else 100 * kb)[: 10_000 if quick else 100_000]
+        ratio_line("one_char_deltas_s", case("one-character deltas", text, 1, timeout))
+    if want("3"):
+        size = 500 * kb if quick else 5000 * kb
+        text = long_lists(size)
+        ratio_line(f"one_delta_{size // kb}kb_s", case("one delta", text, len(text), timeout))
+    if want("5"):
+        small_text, big_text = long_lists(20 * kb), long_lists(500 * kb if quick else 5000 * kb)
+        small, big = case("growth small", small_text, 10, timeout), case("growth big", big_text, 10, timeout)
+        per_small, per_big = small["seconds"] / len(small_text), big["seconds"] / len(big_text)
+        print(f"result: growth_us_per_kb={per_big * 1e9:.1f} baseline={per_small * 1e9:.1f} "
+              f"ratio={per_big / per_small:.2f} target=ratio<=1.5", flush=True)
+        empty = run_child("tui", "-", "0", "-", timeout=timeout)["rss_mb"]
+        limit = 3 * empty + 4 * len(big_text) / 1e6
+        print(f"result: peak_rss_{len(big_text) // kb}kb_mb={big['rss_mb']:.0f} baseline={empty:.0f} "
+              f"limit={limit:.0f} ratio={big['rss_mb'] / limit:.2f} target=value<={limit:.0f}", flush=True)
+
+
+def child(args: list[str], timeout: float) -> None:
+    if args[0] == "print":
+        figures = asyncio.run(child_print(args[1]))
+    else:
+        url = None if args[1] == "-" else args[1]
+        figures = asyncio.run(child_tui(url, int(args[2]), args[3] == "probe", timeout))
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, for a first look")
+    parser.add_argument("--timeout", type=float, default=240.0, help="seconds before a case counts as failed")
+    parser.add_argument("--only", default="", help="comma-separated case numbers, e.g. 0,1")
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory() as home:
+        os.environ.setdefault("TUI_AGENT_HOME", home)
+        if options.child:
+            child(options.child, options.timeout)
+        else:
+            began = time.perf_counter()
+            main(options.quick, options.timeout, set(filter(None, options.only.split(","))))
+            print(f"info: bench took {time.perf_counter() - began:.0f}s")

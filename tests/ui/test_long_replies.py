@@ -1,0 +1,91 @@
+"""Long replies stream at a cost that grows linearly: a block that keeps growing (a long list, code block,
+paragraph) is rendered a bounded piece at a time, and what is on screen at the end is exactly what was sent.
+
+Cost is checked by what it is made of, not by the clock: the largest source Rich is asked to render at
+once stays bounded however long the reply (before, the growing block was re-rendered whole on every flush,
+and a reply arriving in one delta was rendered in one go)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.segment import Segment
+from textual.strip import Strip
+
+from tests.ui.helpers import SIZE, chat, make_app, send, wait_until
+from tui_agent.ui.scripted import reply_script
+from tui_agent.ui.widgets.markdown_view import MarkdownView
+
+BOUND = 16_000
+"""Characters Rich may be given at once (a piece, with what it carries): far below the replies here."""
+
+
+def whole_render(source: str, width: int) -> str:
+    """`source` rendered in one piece by Rich, as plain text: what the finished reply must show."""
+    console = Console(width=width, color_system=None)
+    segments = console.render(Markdown(source), console.options.update_width(width))
+    lines = Segment.split_and_crop_lines(segments, width, include_new_lines=False)
+    return "\n".join("".join(segment.text for segment in line).rstrip() for line in lines)
+
+
+@contextmanager
+def largest_render(monkeypatch: object) -> Iterator[list[int]]:
+    """Record the size of every source MarkdownView hands to Rich; yields the list of sizes."""
+    sizes: list[int] = []
+    original = MarkdownView._render_markdown
+
+    def counting(self: MarkdownView, source: str, width: int) -> list[Strip]:
+        sizes.append(len(source))
+        return original(self, source, width)
+
+    monkeypatch.setattr(MarkdownView, "_render_markdown", counting)  # type: ignore[attr-defined]
+    yield sizes
+
+
+def pieces(text: str, size: int) -> list[str]:
+    return [text[start : start + size] for start in range(0, len(text), size)]
+
+
+async def streamed(chunks: list[str], monkeypatch: object) -> tuple[str, str, int]:
+    """Stream `chunks` as one reply in the real chat screen; (shown text, whole render, largest render)."""
+    app, _ = make_app([reply_script(chunks)])
+    with largest_render(monkeypatch) as sizes:
+        async with app.run_test(size=SIZE) as pilot:
+            await send(pilot, "go")
+            (reply,) = chat(pilot).chat_log.assistant_messages
+            await wait_until(pilot, lambda: reply.drawn, "the reply drawn")
+            assert reply.text == "".join(chunks)
+            largest = max(sizes)
+            return reply.shown_text(), whole_render(reply.text, reply.size.width), largest
+
+
+async def test_a_400_item_list_in_10_character_deltas_shows_exactly_what_was_sent(monkeypatch: object) -> None:
+    source = "# Files\n\n" + "".join(f"- item {n}: `src/module_{n}.py` holds the parser\n" for n in range(400))
+    shown, whole, largest = await streamed(pieces(source, 10), monkeypatch)
+    assert shown == whole
+    assert largest < BOUND < len(source)
+
+
+async def test_a_long_code_block_shows_exactly_what_was_sent(monkeypatch: object) -> None:
+    source = "```python\n" + "".join(f"def step_{n}(x):  return x * {n}\n" for n in range(700)) + "```\n\nDone.\n"
+    shown, whole, largest = await streamed(pieces(source, 10), monkeypatch)
+    assert shown == whole
+    assert largest < BOUND < len(source)
+
+
+async def test_one_character_deltas_show_exactly_what_was_sent(monkeypatch: object) -> None:
+    source = "".join(f"- step {n} of the plan\n" for n in range(1, 1200))
+    shown, whole, largest = await streamed(list(source), monkeypatch)
+    assert shown == whole
+    assert largest < BOUND < len(source)
+
+
+async def test_one_large_delta_is_rendered_a_piece_at_a_time(monkeypatch: object) -> None:
+    source = "".join(f"## Part {part}\n\n" + "".join(f"- line {part}.{n}: a result\n" for n in range(300))
+                     for part in range(40))
+    shown, whole, largest = await streamed([source], monkeypatch)
+    assert shown == whole
+    assert largest < BOUND < len(source)
