@@ -18,6 +18,7 @@ from typing import Any
 from tui_agent import paths
 from tui_agent.agent.endpoint import cleartext_warning
 from tui_agent.config import ENV_VARS, Fallback, Settings, resolve_config
+from tui_agent.sanitize import sanitize
 
 FLAG_FIELDS: Mapping[str, tuple[str, str]] = {
     "base_url": ("base_url", "--base-url"), "model": ("model", "--model"), "offline": ("offline", "--offline"),
@@ -50,9 +51,9 @@ def run_show(args: argparse.Namespace) -> int:
     flags = flag_values(args)
     resolved = resolve_config(flags, path)
     for problem in resolved.problems:
-        print(f"tui-agent: {problem}", file=sys.stderr)
+        print(f"tui-agent: {sanitize(problem)}", file=sys.stderr)
     origin = sources(flags, os.environ, resolved.file_values, resolved.fallbacks)
-    print(render_settings(resolved.settings, origin, path, resolved.fallbacks))
+    print(sanitize(render_settings(resolved.settings, origin, path, resolved.fallbacks)))  # values are the file's
     return 0
 
 

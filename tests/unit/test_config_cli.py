@@ -130,3 +130,10 @@ def test_show_lists_mcp_servers_without_their_env_or_header_values(capsys: pytes
     assert SECRET not in out + err and err == ""
     assert 'gh = {command = "gh-mcp", args = [], env = {GITHUB_TOKEN = "(set, not shown)"}' in out
     assert 'headers = {Authorization = "(set, not shown)"}' in out
+
+
+def test_show_carries_no_escape_or_bidi_control(capsys: pytest.CaptureFixture[str]) -> None:
+    paths.config_file().write_text('system_prompt = "\\u001b]0;pwned\\u0007 be \\u202egnp.exe"\nmodel = 3\n')
+    out, err = run(capsys, "config", "show")
+    assert "system_prompt" in out and "model" in err
+    assert not {"\x1b", "\x07", "\u202e"} & set(out + err)

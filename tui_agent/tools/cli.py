@@ -15,6 +15,7 @@ from typing import Any
 
 from tui_agent import paths
 from tui_agent.config import McpServerSettings, resolve_settings
+from tui_agent.sanitize import sanitize
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.registry import ToolRegistry
 
@@ -39,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
         report = asyncio.run(_with_servers(registry, settings.mcp_servers, notices))
     else:
         report = describe(registry, notices)
-    print(json.dumps(report, indent=2) if args.json else render(report))
+    # Names and descriptions come from plugin files and MCP servers: no escape or bidi control reaches the
+    # terminal (JSON escapes every control character and, ASCII-only, every bidi one).
+    print(json.dumps(report, indent=2) if args.json else sanitize(render(report)))
     return 0
 
 

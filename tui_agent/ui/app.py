@@ -151,14 +151,16 @@ class TuiAgentApp(App[None]):
     def show_notice(self, notice: str) -> None:
         """A notice from the engine as it starts: that the offline model answers is a line in the conversation
         (the status bar names the model too); anything else is a notification."""
+        from tui_agent.sanitize import sanitize  # not before the first frame: its patterns cost ~2 ms
+
         try:
             from tui_agent.agent.services import OFFLINE_NOTICE  # loaded with the engine that sends the notice
         except ImportError:  # the engine could not even load; this notice says so
             OFFLINE_NOTICE = ""
         if notice == OFFLINE_NOTICE and isinstance(self.screen, ChatScreen):
             self.screen.chat_log.add_system(notice)
-        else:
-            self.notify(notice, timeout=8, markup=False)
+        else:  # it may quote a plugin, an MCP server's stderr or a file name: no escapes reach the terminal
+            self.notify(sanitize(notice), timeout=8, markup=False)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(APP_VARIABLE_DEFAULTS)

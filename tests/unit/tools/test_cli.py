@@ -51,3 +51,11 @@ def test_top_level_plugins_flag_is_honoured(tmp_path: Path, capsys: pytest.Captu
     assert main(["--plugins", str(tmp_path), "plugins", "--json"]) == 0
     names = [tool["name"] for tool in json.loads(capsys.readouterr().out)["tools"]]
     assert "extra_tool" in names
+
+
+def test_table_output_carries_no_escape_or_bidi_control(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "loud.py").write_text("raise RuntimeError('\\x1b]52;c;cHduZWQ=\\x07\\x1b[2J title \\u202egnp.exe')\n")
+    assert main(["plugins", "--plugins", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "loud.py" in out and "title" in out
+    assert "\x1b" not in out and "\u202e" not in out and "\x07" not in out
