@@ -16,12 +16,11 @@ from typing import Any
 import pytest
 
 from tests.ui.helpers import FIXED_NOW, chat, send, wait_until
+from tests.ui.test_real_stack import history as stored
 from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
-from tui_agent.history.models import Message
-from tui_agent.history.store import HistoryStore
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus, ToolStatus
 from tui_agent.ui.app import TuiAgentApp
@@ -70,15 +69,6 @@ async def app_on(tmp_path: Path) -> AsyncIterator[MakeApp]:
     yield make
     for server in servers:
         server.stop()
-
-
-async def stored(path: Path) -> list[Message]:
-    store = await HistoryStore.open(path)
-    try:
-        (session,) = await store.list_recent()
-        return await store.load_tail(session.id, 100)
-    finally:
-        await store.close()
 
 
 async def test_lone_surrogates_are_shown_and_stored_as_replacement_and_the_session_goes_on(
