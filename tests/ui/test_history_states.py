@@ -134,7 +134,8 @@ async def test_a_lock_held_at_start_keeps_the_chat_in_memory_then_saves_it(real_
             other.commit()
             other.close()
             await until(pilot, lambda: "not saved" not in status_line(pilot), "the indicator cleared")
-            assert notified(pilot, "saved to") and notified(pilot, "again")
+            # the notice comes with the save that cleared the indicator, on its own way to the screen
+            await until(pilot, lambda: notified(pilot, "saved to") and notified(pilot, "again"), "the saved notice")
             saved = await asyncio.to_thread(_rows, db)  # saved while the app still runs, not only at exit
     finally:
         other.close()
