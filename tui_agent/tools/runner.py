@@ -23,13 +23,15 @@ from pydantic import ValidationError
 from tui_agent.status import ToolStatus
 from tui_agent.tools.approvals import Grants, pattern_allows
 from tui_agent.tools.calls import ApprovalRequest, Decision, ToolCallRequest, ToolCallState, ToolResult
-from tui_agent.tools.output import capped_text, let_go
+from tui_agent.tools.output import cap_output, capped_text, let_go
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.spec import ToolSpec, describe_validation_error
 
 Approver = Callable[[ApprovalRequest], Awaitable[Decision]]
 UpdateCallback = Callable[[ToolCallState], None]
 log = logging.getLogger(__name__)
+INLINE_TEXT = 64 * 1024
+"""Characters of an async tool's plain-text result capped on the loop (tens of microseconds); more goes to a thread."""
 
 
 class _Finished(Exception):
@@ -164,7 +166,10 @@ async def _call(spec: ToolSpec, arguments: Mapping[str, Any], cap: int) -> str:
     megabytes must not stall the UI. A sync tool's value never leaves its thread (even freeing a million
     objects takes a while). Its __str__ is tool code too, so all of it runs under the caller's timeout."""
     if spec.is_async:
-        box = [await spec.func(**arguments)]
+        value = await spec.func(**arguments)
+        if type(value) is str and len(value) <= INLINE_TEXT:  # an MCP tool's text: a thread costs more than this
+            return cap_output(value, cap)
+        box = [value]
     else:
         outcome = await _in_daemon_thread(_run_capped, {"func": spec.func, "arguments": arguments, "cap": cap})
         if not asyncio.iscoroutine(outcome):
