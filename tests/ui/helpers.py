@@ -7,7 +7,11 @@ from collections.abc import Callable, Iterable
 from textual.pilot import Pilot
 from textual.widget import Widget
 
+from tui_agent.agent.deferred import DeferredAgent
+from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.events import ToolCallUpdated, ToolStatus
+from tui_agent.agent.services import build_agent
+from tui_agent.config import Settings
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.scripted import Script, ScriptedBackend
@@ -120,3 +124,12 @@ async def read_to_the_bottom(pilot: Pilot[None], screen: ChatScreen, *, most: in
         await wait_until(pilot, lambda: log.scroll_y < log.max_scroll_y or log.later_count == 0, "the view kept")
         assert len(log.entries) <= WINDOW_BOUND, f"scrolling down must let the oldest entries go ({len(log.entries)})"
     raise AssertionError(f"still more below after {most} scrolls")
+
+
+def app_on_real_agent(settings: Settings, choice: EndpointChoice) -> tuple[TuiAgentApp, DeferredAgent]:
+    """The app on a real agent built (after the first frame, as `tui-agent` does) from `settings` and `choice`,
+    its notices shown as notifications."""
+    backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
+    app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
+    backend.on_notice = app.notify
+    return app, backend

@@ -14,11 +14,10 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.ui.helpers import FIXED_NOW, chat, send
+from tests.ui.helpers import app_on_real_agent, chat, send
 from tests.unit.history.test_newer_schema import NEWER, newer_database
 from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
-from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
 from tui_agent.history.store import HistoryStore
 from tui_agent.offline.server import BackgroundServer
@@ -44,10 +43,7 @@ async def real_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
             server.start()
             servers.append(server)
             choice = EndpointChoice(server.base_url, "scripted", "test-key")
-        backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
-        app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
-        backend.on_notice = app.notify
-        return app, backend
+        return app_on_real_agent(settings, choice)
 
     yield make
     for server in servers:

@@ -13,10 +13,9 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList
 
 from tests.fixtures.mcp_servers.config import stdio
-from tests.ui.helpers import FIXED_NOW, chat
+from tests.ui.helpers import app_on_real_agent, chat
 from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
-from tui_agent.agent.services import build_agent
 from tui_agent.config import McpServerSettings, Settings
 from tui_agent.history.store import HistoryStore
 from tui_agent.offline.server import BackgroundServer
@@ -42,10 +41,7 @@ async def mcp_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
         servers.append(server)
         settings = Settings(db=tmp_path / "history.db", mcp_servers=mcp_servers)
         choice = EndpointChoice(server.base_url, "scripted", "test-key")
-        backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
-        app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
-        backend.on_notice = app.notify
-        return app, backend
+        return app_on_real_agent(settings, choice)
 
     yield make
     for server in servers:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.fixtures.offline import strict_scenario
-from tests.ui.helpers import FIXED_NOW, chat, send, wait_until
+from tests.ui.helpers import FIXED_NOW, app_on_real_agent, chat, send, wait_until
 from tests.unit.agent.test_turn_faults import FAULTS
 from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
@@ -44,10 +44,7 @@ async def real_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
             server.start()
             servers.append(server)
             choice = EndpointChoice(server.base_url, "scripted", "test-key")
-        backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
-        app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
-        backend.on_notice = app.notify
-        return app, backend
+        return app_on_real_agent(settings, choice)
 
     yield make
     for server in servers:
