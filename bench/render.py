@@ -46,13 +46,13 @@ from tui_agent.agent.events import (
     TurnFinished,
     TurnStarted,
 )
+from tui_agent.agent.port import ChatBackend
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
 from tui_agent.offline.server import BackgroundServer
+from tui_agent.testing.scripted import ScriptedBackend, reply_script
 from tui_agent.ui.app import TuiAgentApp
-from tui_agent.ui.backend import ChatBackend
 from tui_agent.ui.screens.chat import ChatScreen
-from tui_agent.ui.scripted import ScriptedBackend, reply_script
 
 SIZE = (120, 40)
 TOKEN = re.compile(r"\s*\S{1,5}|\s+")

@@ -17,8 +17,8 @@ from tui_agent.agent.events import (
     TurnEndReason,
     TurnFinished,
 )
+from tui_agent.testing.scripted import AskApproval, Gate, Script, reply_script
 from tui_agent.ui.screens.approval import ApprovalScreen
-from tui_agent.ui.scripted import AskApproval, Gate, Script, reply_script
 
 SnapCompare = Callable[..., bool]
 

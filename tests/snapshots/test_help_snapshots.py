@@ -7,9 +7,9 @@ from collections.abc import Callable
 from textual.pilot import Pilot
 
 from tests.ui.helpers import FIXED_NOW, SIZE, wait_until
+from tui_agent.testing.scripted import ScriptedBackend
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.help import HelpScreen
-from tui_agent.ui.scripted import ScriptedBackend
 
 SnapCompare = Callable[..., bool]
 

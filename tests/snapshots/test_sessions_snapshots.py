@@ -12,10 +12,10 @@ from textual.widgets import Input
 from tests.ui.helpers import FIXED_NOW, SIZE, wait_until
 from tui_agent.history.models import Message
 from tui_agent.status import MessageStatus, Role
+from tui_agent.testing.scripted import ScriptedBackend
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.session_dialogs import ConfirmDeleteScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
-from tui_agent.ui.scripted import ScriptedBackend
 
 SnapCompare = Callable[..., bool]
 WHEN = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)

@@ -8,8 +8,8 @@ from textual.pilot import Pilot
 
 from tests.ui.helpers import FIXED_NOW, SIZE, call, chat_ready, make_app, wait_until
 from tui_agent.agent.events import AssistantMessageStarted, AssistantTextDelta, ToolStatus
-from tui_agent.ui.scripted import Gate, Script
-from tui_agent.ui.scripted_tree import ScriptedTree
+from tui_agent.testing.scripted import Gate, Script
+from tui_agent.testing.scripted_tree import ScriptedTree
 
 SnapCompare = Callable[..., bool]
 

@@ -12,9 +12,9 @@ from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.events import ToolCallUpdated, ToolStatus
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
+from tui_agent.testing.scripted import Script, ScriptedBackend
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.chat import ChatScreen
-from tui_agent.ui.scripted import Script, ScriptedBackend
 from tui_agent.ui.widgets.chat_log import TRIM_AT
 from tui_agent.ui.widgets.markdown_view import MarkdownView
 from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage

@@ -24,9 +24,9 @@ from tui_agent.agent.events import (
     TurnEndReason,
     TurnFinished,
 )
+from tui_agent.testing.scripted import Gate, ScriptedBackend, reply_script
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.chat import ChatScreen
-from tui_agent.ui.scripted import Gate, ScriptedBackend, reply_script
 from tui_agent.ui.widgets.chat_log import TRIM_AT
 from tui_agent.ui.widgets.messages import ErrorNotice, MessageMarker, UserMessage
 

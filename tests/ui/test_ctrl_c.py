@@ -8,10 +8,10 @@ from textual.selection import Selection
 
 from tests.ui.helpers import SIZE, call, chat, make_app, send, wait_until
 from tui_agent.agent.events import ToolStatus
+from tui_agent.testing.scripted import AskApproval, Gate, ScriptedBackend, reply_script
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.chat import ChatScreen
-from tui_agent.ui.scripted import AskApproval, Gate, ScriptedBackend, reply_script
 
 REPLY = "# Weather\n\nIt is **sunny** in Paris today.\n\n- warm\n- dry\n"
 

@@ -16,10 +16,10 @@ from textual.widgets import Input
 from tests.ui.helpers import SIZE, make_app, wait_until
 from tests.ui.test_palette import notices, run_command
 from tui_agent import paths
+from tui_agent.testing.scripted import ScriptedBackend
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.session_dialogs import ExportScreen
-from tui_agent.ui.scripted import ScriptedBackend
 
 
 def listing(folder: Path) -> list[str]:

@@ -6,12 +6,12 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from tests.ui.helpers import FIXED_NOW, SIZE, chat, send, task_tree, wait_until
+from tui_agent.testing.scripted import Gate, ScriptedBackend, reply_script
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.keys import key_rows
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.help import HelpScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
-from tui_agent.ui.scripted import Gate, ScriptedBackend, reply_script
 
 
 def app_with(keys: dict[str, str], backend: ScriptedBackend | None = None) -> TuiAgentApp:

@@ -16,7 +16,7 @@ from rich.segment import Segment
 from textual.strip import Strip
 
 from tests.ui.helpers import SIZE, chat, make_app, send, wait_until
-from tui_agent.ui.scripted import reply_script
+from tui_agent.testing.scripted import reply_script
 from tui_agent.ui.widgets.markdown_view import MarkdownView
 
 BOUND = 16_000

@@ -18,10 +18,10 @@ from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
 from tui_agent.offline.server import BackgroundServer
+from tui_agent.testing.scripted import reply_script
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.help import HelpScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
-from tui_agent.ui.scripted import reply_script
 from tui_agent.ui.widgets.tool_panel import ToolPanels
 
 OUR_COMMANDS = ["New session", "Sessions", "Switch model", "Theme", "Export session", "Toggle tool panel",

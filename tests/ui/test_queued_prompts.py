@@ -4,7 +4,7 @@ and is sent when the turn ends; Esc on the empty prompt takes the newest one bac
 from __future__ import annotations
 
 from tests.ui.helpers import SIZE, chat, conversation_keys, make_app, send, wait_until
-from tui_agent.ui.scripted import Gate, Script, reply_script
+from tui_agent.testing.scripted import Gate, Script, reply_script
 from tui_agent.ui.widgets.messages import UserMessage
 
 

@@ -23,9 +23,9 @@ from tui_agent.config import Settings
 from tui_agent.history.store import HistoryStore
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus, ToolStatus
+from tui_agent.testing.scripted import Gate, Script
+from tui_agent.testing.scripted_tree import ScriptedTree
 from tui_agent.ui.app import TuiAgentApp
-from tui_agent.ui.scripted import Gate, Script
-from tui_agent.ui.scripted_tree import ScriptedTree
 from tui_agent.ui.widgets.task_tree import TaskTree
 
 PLUGINS = Path(__file__).parents[1] / "unit" / "agent" / "plugins"

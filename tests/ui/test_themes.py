@@ -8,8 +8,8 @@ import pytest
 
 from tests.ui.helpers import make_app, wait_until
 from tui_agent import paths
+from tui_agent.testing.scripted import ScriptedBackend
 from tui_agent.ui.app import TuiAgentApp
-from tui_agent.ui.scripted import ScriptedBackend
 from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_folders
 
 SHIPPED = paths.shipped_dir("themes")

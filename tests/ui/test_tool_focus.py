@@ -7,9 +7,9 @@ from textual.widgets import Static
 
 from tests.ui.helpers import FIXED_NOW, SIZE, call, make_app, send, wait_until
 from tui_agent.agent.events import ToolStatus
+from tui_agent.testing.scripted import ScriptedBackend
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.help import HelpScreen
-from tui_agent.ui.scripted import ScriptedBackend
 from tui_agent.ui.widgets.prompt import PromptInput
 from tui_agent.ui.widgets.tool_panel import ToolPanel
 

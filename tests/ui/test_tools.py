@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from tests.ui.helpers import call, chat, make_app, send, wait_until
 from tui_agent.agent.events import ToolStatus
-from tui_agent.ui.backend import ApprovalDecision
+from tui_agent.agent.port import ApprovalDecision
+from tui_agent.testing.scripted import AskApproval, Gate, reply_script
 from tui_agent.ui.screens.approval import ApprovalScreen
-from tui_agent.ui.scripted import AskApproval, Gate, reply_script
 from tui_agent.ui.widgets.tool_panel import ToolPanel
 
 STATUS_CLASSES = {f"-{status.value}" for status in ToolStatus}

@@ -6,7 +6,7 @@ that redoes the session's last reply instead: a retry adds a new reply that repl
 history with `replaced_by`, left out of what the model sees); a continuation streams into the last reply
 again, after the model was shown it and asked to go on (`CONTINUE_PROMPT`, sent once, never stored).
 `cancel()` cancels the turn's subtree; `set_approver()` plugs in the UI's approval modal. The agent
-implements `tui_agent.ui.backend.ChatBackend`.
+implements `tui_agent.agent.port.ChatBackend`.
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from tui_agent.agent.port import ChatBackend
 from tui_agent.terminal import OutputLog
-from tui_agent.ui.backend import ChatBackend
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.themes import (
     APP_VARIABLE_DEFAULTS,

@@ -21,8 +21,8 @@ from tui_agent.ui.widgets.tool_panel import ToolPanels
 
 if TYPE_CHECKING:  # loaded with the first page or the engine, after the first paint
     from tui_agent.agent.events import ToolCallUpdated
+    from tui_agent.agent.port import ChatBackend
     from tui_agent.history.models import Message, ToolCall
-    from tui_agent.ui.backend import ChatBackend
 
 REDO_OFFERED = (MessageStatus.INTERRUPTED, MessageStatus.FAILED)
 """A reply that ended so is marked, and when it is the session's last, retry and continue are offered."""

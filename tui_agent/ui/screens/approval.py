@@ -18,8 +18,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from tui_agent.agent.events import ToolCallUpdated
+from tui_agent.agent.port import ApprovalDecision
 from tui_agent.sanitize import reveal
-from tui_agent.ui.backend import ApprovalDecision
 from tui_agent.ui.widgets.tool_panel import pretty_arguments
 
 

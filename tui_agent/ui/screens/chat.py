@@ -19,8 +19,8 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widget import AwaitMount
 
+from tui_agent.agent.port import ApprovalDecision
 from tui_agent.status import MessageStatus, TurnEndReason
-from tui_agent.ui.backend import ApprovalDecision
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.prompt import PromptInput
@@ -35,8 +35,8 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from collections.abc import AsyncIterator, Callable
 
     from tui_agent.agent.events import AgentEvent, AssistantMessageFinished, ToolCallUpdated, TurnFinished
+    from tui_agent.agent.port import ChatBackend
     from tui_agent.agent.tree import Unsubscribe
-    from tui_agent.ui.backend import ChatBackend
 
 TOAST_RACK = "#textual-toastrack"
 """The id Textual gives every screen's toast rack (textual is pinned, see pyproject.toml)."""

@@ -18,8 +18,8 @@ from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui_agent.agent.port import ChatBackend
 from tui_agent.history.models import SearchHit, Session
-from tui_agent.ui.backend import ChatBackend
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.session_dialogs import ConfirmDeleteScreen, ForkScreen, RenameScreen, one_line
 

@@ -20,6 +20,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from tui_agent.agent.events import ToolCallUpdated, ToolStatus
+from tui_agent.agent.port import ChatBackend
 from tui_agent.agent.tree import TreeEvent, Unsubscribe
 from tui_agent.commander.events import (
     NodeCancelled,
@@ -31,7 +32,6 @@ from tui_agent.commander.events import (
     NodeStarted,
     NodeState,
 )
-from tui_agent.ui.backend import ChatBackend
 
 Clock = Callable[[], float]
 TICK_SECONDS = 0.5

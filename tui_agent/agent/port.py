@@ -1,4 +1,4 @@
-"""Provides `ChatBackend`, the one interface the UI drives, and `ApprovalDecision`, its answer to an approval.
+"""Provides `ChatBackend`, the port a UI drives a chat session through, and `ApprovalDecision`.
 
 The agent implements the protocol; the UI only consumes the `AgentEvent`s that `send` yields and sends
 intents back (send, cancel, approve). Tests and benchmarks drive the same screen with a scripted backend.

@@ -27,10 +27,10 @@ from tui_agent.agent.events import (
     TurnStarted,
     UsageUpdated,
 )
+from tui_agent.agent.port import ApprovalDecision, Approver
 from tui_agent.agent.tree import TreeObserver, Unsubscribe
-from tui_agent.ui.backend import ApprovalDecision, Approver
-from tui_agent.ui.memory_sessions import MemorySessions
-from tui_agent.ui.scripted_tree import ScriptedTree
+from tui_agent.testing.memory_sessions import MemorySessions
+from tui_agent.testing.scripted_tree import ScriptedTree
 
 
 @dataclass(frozen=True)
