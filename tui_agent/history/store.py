@@ -256,7 +256,8 @@ class HistoryStore:
         await self._write(writes.update_text(message_id, r.text(text), r.maybe(reasoning)), key=("text", message_id))
 
     async def finish_message(self, message_id: str, status: MessageStatus, content: str | None = None,
-                             error: str | None = None, usage: Usage | None = None, reasoning: str | None = None) -> None:
+                             error: str | None = None, usage: Usage | None = None,
+                             reasoning: str | None = None) -> None:
         """Write a reply's final status, text, error, usage and (when it has some) reasoning, redacted alike."""
         r = self.redactor
         await self._write(writes.finish_message(message_id, status, r.maybe(content), r.maybe(error), usage,
