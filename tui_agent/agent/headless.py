@@ -4,9 +4,10 @@ The reply streams to stdout as plain text (terminal escapes and bidi overrides r
 included); the text of each model response is its own paragraph, so a `to_user` sentence said before a
 tool call and the answer that follows it are separated by a blank line. Tool calls and notices are
 summarised on stderr, sanitised alike (a call's name and arguments are revealed: bidi and invisible
-characters show as `⟨U+202E⟩`). The model's reasoning is left out unless `--show-reasoning` asks for it: then
-it goes to stderr, sanitised too, dimmed only when stderr is a terminal. The exit status says how the turn ended: 0 done, 1 error, 3 stopped by a
-budget, 4 the reply was cut off at the token limit (`max_tokens`), 130 cancelled.
+characters show as `⟨U+202E⟩`). The model's reasoning is left out unless `--show-reasoning` asks for it:
+then it goes to stderr, sanitised too, dimmed only when stderr is a terminal. The exit status says how the
+turn ended: 0 done, 1 error, 3 stopped by a budget, 4 the reply was cut off at the token limit
+(`max_tokens`), 130 cancelled.
 """
 
 from __future__ import annotations

@@ -1,13 +1,14 @@
 """Provides `StreamAssembler`: turns chat-completion chunks into stream events.
 
 Text deltas pass straight through, and so does reasoning: `reasoning_content` (DeepSeek, vLLM,
-llama.cpp) or `reasoning` (Ollama, OpenRouter), the first when a server sends both. Tool calls are assembled by index: the id and name usually come in
-a call's first delta and the arguments in pieces (or whole); several calls may interleave or start in
-one chunk; a server that reuses an index for a new call id gets a fresh slot. `to_user` text inside the
-arguments is decoded incrementally. Calls complete when a finish reason arrives (or the stream ends):
-`json.loads` of the whole raw text, `to_user` removed, or `ToolCallInvalid` with the reason. Arguments
-whose JSON escapes a lone surrogate (`"\\ud800"`) get U+FFFD instead, in the parsed object, the raw text
-(written again) and the `to_user` text alike.
+llama.cpp) or `reasoning` (Ollama, OpenRouter), the first when a server sends both. Tool calls are
+assembled by index: the id and name usually come in a call's first delta and the arguments in pieces
+(or whole); several calls may interleave or start in one chunk; a server that reuses an index for a new
+call id gets a fresh slot. `to_user` text inside the arguments is decoded incrementally. Calls complete
+when a finish reason arrives (or the stream ends): `json.loads` of the whole raw text, `to_user`
+removed, or `ToolCallInvalid` with the reason. Arguments whose JSON escapes a lone surrogate
+(`"\\ud800"`) get U+FFFD instead, in the parsed object, the raw text (written again) and the `to_user`
+text alike.
 Works on chunks as decoded JSON (dicts): the client parses the SSE stream itself, which is several times
 cheaper per chunk than building openai's models; the Agere adapters convert openai objects with `to_dict`.
 """
