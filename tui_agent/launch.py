@@ -80,7 +80,7 @@ def run_app(args: argparse.Namespace) -> int:
 
     with own_terminal(output_log_path()) as terminal:
         app = TuiAgentApp(backend, theme=first.theme, theme_dirs=(paths.user_themes_dir(),), keys=first.keys,
-                          output_log=terminal.log)
+                          output_log=terminal.log, reasoning=first.reasoning)
         backend.on_notice = app.show_notice
         asyncio.run(_run_until_exit(app, backend, terminal))
     for alarm in backend.alarms:  # a notification is easily missed; this stays in the terminal (fds 1/2 are back)
