@@ -41,7 +41,7 @@ class ThinkingBlock(Static, can_focus=True):
         background: $boost;
     }
     ThinkingBlock.-expanded {
-        border-left: outer $text-muted;
+        border-left: outer $foreground 30%;
     }
     """
     BINDINGS = [
