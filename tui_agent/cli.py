@@ -53,6 +53,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                         help="with -p and --continue/--resume: ask again for the session's last reply (no prompt)")
     parser.add_argument("--continue-reply", action="store_true",
                         help="with -p and --continue/--resume: have the model go on with the session's last reply")
+    parser.add_argument("--show-reasoning", action="store_true",
+                        help="with -p: write the model's reasoning (when it sends any) to stderr")
     parser.add_argument("--allow", action="append", metavar="TOOL", default=[],
                         help="with -p: let this 'ask' tool run without asking (repeatable)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -77,6 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if args.allow and (args.print is None or args.command is not None):
             parser.error("--allow is for -p runs (in the app, the approval dialog asks)")
+        if args.show_reasoning and (args.print is None or args.command is not None):
+            parser.error("--show-reasoning is for -p runs (in the app, the thinking block shows it)")
         if (args.retry or args.continue_reply) and (args.print is None or args.command is not None):
             parser.error("--retry and --continue-reply are for -p runs (in the app, ctrl+r retries, ctrl+g continues)")
         if args.command is None and args.print is None:

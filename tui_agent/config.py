@@ -155,6 +155,20 @@ class McpServerSettings(BaseModel):
         return self
 
 
+ReasoningMode = Literal["collapsed", "expanded", "hidden"]
+"""How the app shows a reply's reasoning: one dimmed line to open, open, or not at all."""
+
+
+class UiSettings(BaseModel):
+    """How the app shows things (the `[ui]` table)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    reasoning: ReasoningMode = "collapsed"
+    """A reply's reasoning (sent by thinking models): "collapsed" shows one dimmed line above the answer that a
+    click, Enter or `t` opens; "expanded" shows it open; "hidden" leaves it out (it is still saved)."""
+
+
 class Settings(BaseModel):
     """Everything a run of tui-agent can be configured with."""
 
@@ -195,6 +209,8 @@ class Settings(BaseModel):
     which reads the file itself where no settings are at hand (`sessions` commands), also requires."""
     mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
     """MCP servers whose tools are offered like plugins' (the `[mcp_servers.NAME]` tables)."""
+    ui: UiSettings = Field(default_factory=UiSettings)
+    """How the app shows things (the `[ui]` table)."""
     keys: dict[str, str] = Field(default_factory=dict)
     """Key binding overrides (the `[keys]` table): action name -> key, e.g. `cancel_turn = "ctrl+c"`."""
 

@@ -69,6 +69,8 @@ class FirstPaintSettings(NamedTuple):
     """Key binding overrides (the `[keys]` table)."""
     db: Path | None = None
     """The history file, when not the default one."""
+    reasoning: str = "collapsed"
+    """How replies' reasoning is shown (`[ui] reasoning`; an invalid value is reported once settings load)."""
 
 
 def first_paint_settings(
@@ -88,7 +90,13 @@ def first_paint_settings(
         theme=_text(merged.get("theme")),
         keys=_text_table(merged.get("keys")),
         db=_path(merged.get("db")),
+        reasoning=_reasoning(merged.get("ui")),
     )
+
+
+def _reasoning(ui: Any) -> str:
+    value = ui.get("reasoning") if isinstance(ui, dict) else None
+    return value if value in ("collapsed", "expanded", "hidden") else "collapsed"
 
 
 def _text(value: Any) -> str | None:

@@ -80,7 +80,7 @@ def run_app(args: argparse.Namespace) -> int:
 
     with own_terminal(output_log_path()) as terminal:
         app = TuiAgentApp(backend, theme=first.theme, theme_dirs=(paths.user_themes_dir(),), keys=first.keys,
-                          output_log=terminal.log)
+                          output_log=terminal.log, reasoning=first.reasoning)
         backend.on_notice = app.show_notice
         asyncio.run(_run_until_exit(app, backend, terminal))
     for alarm in backend.alarms:  # a notification is easily missed; this stays in the terminal (fds 1/2 are back)
@@ -144,7 +144,8 @@ def run_print(args: argparse.Namespace) -> int:
         print(f"tui-agent: {problem}", file=sys.stderr)
     with private_reply() as reply:  # what tools and plugins write goes to stderr, never into the reply
         return asyncio.run(_print_one_turn(settings, choose_endpoint(settings), prompt, reply,
-                                           ResumeRequest.from_args(args), getattr(args, "allow", None) or [], redo))
+                                           ResumeRequest.from_args(args), getattr(args, "allow", None) or [], redo,
+                                           getattr(args, "show_reasoning", False)))
 
 
 def redo_of(args: argparse.Namespace) -> str | int | None:
@@ -169,7 +170,7 @@ def redo_of(args: argparse.Namespace) -> str | int | None:
 
 async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: str, reply: TextIO,
                           request: ResumeRequest | None = None, allowed: list[str] | None = None,
-                          redo: str | None = None) -> int:
+                          redo: str | None = None, show_reasoning: bool = False) -> int:
     from tui_agent.agent.agent import NothingToRedoError
     from tui_agent.agent.headless import print_turn, say
     from tui_agent.agent.services import build_agent
@@ -202,7 +203,8 @@ async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: st
         agent = built.agent
         turn = {"retry": agent.retry, "continue": agent.continue_reply}.get(redo or "", lambda: agent.send(prompt))
         try:
-            return await print_turn(agent, prompt, reply, sys.stderr, turn())
+            return await print_turn(agent, prompt, reply, sys.stderr, turn(),
+                                    show_reasoning=show_reasoning)
         except NothingToRedoError as error:
             say(sys.stderr, str(error))
             return 1

@@ -19,6 +19,7 @@ from tui_agent.agent.events import (
 )
 from tui_agent.testing.scripted import AskApproval, Gate, Script, reply_script
 from tui_agent.ui.screens.approval import ApprovalScreen
+from tui_agent.ui.widgets.thinking import ThinkingBlock
 
 SnapCompare = Callable[..., bool]
 
@@ -104,3 +105,22 @@ def test_approval_modal(snap_compare: SnapCompare) -> None:
     script: Script = [AskApproval(ask)]
     run_before = after_sending("Clean the build", lambda pilot: isinstance(pilot.app.screen, ApprovalScreen))
     assert snapshot(snap_compare, [script], run_before)
+
+
+THOUGHT = ["The user wants Paris weather. ", "I should check the forecast first, ",
+           "then answer in one short sentence with the temperature."]
+
+
+def test_thinking_block_collapsed(snap_compare: SnapCompare) -> None:
+    script = reply_script(["Paris is **sunny**, 21 °C."], reasoning=THOUGHT)
+    assert snapshot(snap_compare, [script], after_sending("Weather in Paris?"))
+
+
+def test_thinking_block_expanded(snap_compare: SnapCompare) -> None:
+    async def open_it(pilot: Pilot[None]) -> None:
+        await after_sending("Weather in Paris?")(pilot)
+        await pilot.click(ThinkingBlock)
+        await pilot.pause()
+
+    script = reply_script(["Paris is **sunny**, 21 °C."], reasoning=THOUGHT)
+    assert snapshot(snap_compare, [script], open_it)

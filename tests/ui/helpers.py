@@ -130,6 +130,6 @@ def app_on_real_agent(settings: Settings, choice: EndpointChoice) -> tuple[TuiAg
     """The app on a real agent built (after the first frame, as `tui-agent` does) from `settings` and `choice`,
     its notices shown as notifications."""
     backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
-    app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
+    app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False, reasoning=settings.ui.reasoning)
     backend.on_notice = app.notify
     return app, backend

@@ -76,6 +76,15 @@ class AssistantTextDelta:
 
 
 @dataclass(frozen=True)
+class AssistantReasoningDelta:
+    """More of the model's reasoning for message `message_id` (it comes before the reply's text): shown in
+    the thinking block above the answer and saved, never sent back to the model."""
+
+    message_id: str
+    text: str
+
+
+@dataclass(frozen=True)
 class AssistantMessageFinished:
     """An assistant message reached its final status; `error` says what went wrong when FAILED."""
 
@@ -134,6 +143,7 @@ AgentEvent = (
     | ReplyReplaced
     | ReplyWaiting
     | AssistantTextDelta
+    | AssistantReasoningDelta
     | AssistantMessageFinished
     | ToolCallUpdated
     | UsageUpdated

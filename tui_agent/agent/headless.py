@@ -4,8 +4,10 @@ The reply streams to stdout as plain text (terminal escapes and bidi overrides r
 included); the text of each model response is its own paragraph, so a `to_user` sentence said before a
 tool call and the answer that follows it are separated by a blank line. Tool calls and notices are
 summarised on stderr, sanitised alike (a call's name and arguments are revealed: bidi and invisible
-characters show as `⟨U+202E⟩`); the exit status says how the turn ended: 0 done, 1 error, 3 stopped by a
-budget, 4 the reply was cut off at the token limit (`max_tokens`), 130 cancelled.
+characters show as `⟨U+202E⟩`). The model's reasoning is left out unless `--show-reasoning` asks for it:
+then it goes to stderr, sanitised too, dimmed only when stderr is a terminal. The exit status says how the
+turn ended: 0 done, 1 error, 3 stopped by a budget, 4 the reply was cut off at the token limit
+(`max_tokens`), 130 cancelled.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any, TextIO
 
 from tui_agent.agent.events import (
     AgentEvent,
+    AssistantReasoningDelta,
     AssistantTextDelta,
     ReplyWaiting,
     ToolCallUpdated,
@@ -27,6 +30,7 @@ from tui_agent.sanitize import StreamSanitizer, reveal, sanitize
 EXIT_STATUS = {TurnEndReason.DONE: 0, TurnEndReason.ERROR: 1, TurnEndReason.BUDGET: 3, TurnEndReason.LENGTH: 4,
                TurnEndReason.CANCELLED: 130}
 RESULT_PREVIEW = 200
+DIM, UNDIM = "\x1b[2m", "\x1b[22m"
 
 
 def say(err: TextIO, text: str) -> None:
@@ -64,13 +68,47 @@ class ReplyWriter:
         self.out.flush()
 
 
+class ReasoningWriter:
+    """Writes reasoning to stderr, sanitised, dimmed when stderr is a terminal; `end` closes a run of it."""
+
+    def __init__(self, err: TextIO) -> None:
+        self.err = err
+        self._clean = StreamSanitizer()
+        self._dim = err.isatty()
+        self._open = False
+
+    def write(self, delta: AssistantReasoningDelta) -> None:
+        text = self._clean.feed(delta.text)
+        if not text:
+            return
+        if not self._open and self._dim:
+            text = DIM + text
+        self._open = True
+        self.err.write(text)
+        self.err.flush()
+
+    def end(self) -> None:
+        """The reasoning stopped (the answer or a tool call follows): close its line and its dimming."""
+        if self._open:
+            self.err.write(self._clean.flush() + (UNDIM if self._dim else "") + "\n")
+            self.err.flush()
+            self._open = False
+
+
 async def print_turn(agent: Any, prompt: str, out: TextIO, err: TextIO,
-                     turn: AsyncIterator[AgentEvent] | None = None) -> int:
+                     turn: AsyncIterator[AgentEvent] | None = None, *, show_reasoning: bool = False) -> int:
     """Run one turn of `agent` (`turn`: a retry or continuation instead of sending `prompt`), writing as
-    described in the module docstring; returns the exit status."""
+    described in the module docstring (`show_reasoning`: the model's reasoning too); returns the exit status."""
     reply = ReplyWriter(out)
+    thinking = ReasoningWriter(err) if show_reasoning else None
     reported: set[tuple[str, str]] = set()
     async for event in turn if turn is not None else agent.send(prompt):
+        if isinstance(event, AssistantReasoningDelta):
+            if thinking is not None:
+                thinking.write(event)
+            continue
+        if thinking is not None:
+            thinking.end()
         if isinstance(event, AssistantTextDelta):
             reply.write(event)
         elif isinstance(event, ToolCallUpdated) and event.status.is_final and event.key not in reported:

@@ -1,7 +1,7 @@
 """Provides `Turn`: the state one chat turn shares between its jobs and handlers, and its side effects.
 
-Everything that happens in a turn goes through here exactly once: text is shown (an event) and saved
-(coalesced by `StreamingSaver`), tool calls are recorded before they run and updated as they change,
+Everything that happens in a turn goes through here exactly once: text and reasoning are shown (events) and
+saved (coalesced by `StreamingSaver`), tool calls are recorded before they run and updated as they change,
 and the end — done, cancelled, budget or error — is written to history and announced with
 `TurnFinished`. Jobs and handlers (`tui_agent.agent.turn_jobs`) decide *when*; this module does *what*.
 """
@@ -20,6 +20,7 @@ from tui_agent.agent.events import (
     AgentEvent,
     AssistantMessageFinished,
     AssistantMessageStarted,
+    AssistantReasoningDelta,
     AssistantTextDelta,
     MessageStatus,
     ReplyWaiting,
@@ -157,6 +158,12 @@ class Turn:
         if self._saver is not None:
             self._saver.push(text)
         self._api_text.append(text)
+
+    def show_reasoning(self, text: str) -> None:
+        """Show and save the model's reasoning; it is kept out of `model_text`, so it never goes back to the model."""
+        self._emit(AssistantReasoningDelta(self.message_id, text))
+        if self._saver is not None:
+            self._saver.push_reasoning(text)
 
     def add_usage(self, usage: Usage) -> None:
         """Count tokens for this message, the turn and the session."""

@@ -1,6 +1,6 @@
 """Provides the jobs and handlers of a chat turn, built on the commander as the Agere tutorial does.
 
-    ChatJob ──> ResponseJob ──> respond ─┬─> show_reply   (text to the user, saved as it streams)
+    ChatJob ──> ResponseJob ──> respond ─┬─> show_reply   (reasoning and text, saved as they stream)
                      ^                   └─> run_tools    (collect calls, run them, loop)
                      └────────────────────────────┘  puts the next ResponseJob after a tool round
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, assert_never
 
 from tui_agent.agent.channel import Channel
 from tui_agent.agent.events import MessageStatus, ToolStatus, TurnEndReason
@@ -20,8 +20,22 @@ from tui_agent.agent.tool_calls import ToolCallCollector, ToolStreamEvent
 from tui_agent.agent.turn import Turn
 from tui_agent.commander import HandlerCoroutine, Job, as_handler
 from tui_agent.llm.errors import LLMError
-from tui_agent.llm.events import RetryScheduled, StreamEnd, TextDelta, ToUserDelta, Usage
+from tui_agent.llm.events import (
+    ReasoningDelta,
+    RetryScheduled,
+    StreamEnd,
+    StreamEvent,
+    TextDelta,
+    ToolCallArgumentsDelta,
+    ToolCallInvalid,
+    ToolCallReady,
+    ToolCallStarted,
+    ToUserDelta,
+    Usage,
+)
 
+ReplyPiece = TextDelta | ToUserDelta | ReasoningDelta
+"""What `show_reply` shows, in the order it streamed."""
 STREAM_SLICE = 0.004
 """Seconds of stream events handled in a row before the loop runs its other work (the UI's keys, frames)."""
 
@@ -63,8 +77,8 @@ class ResponseJob(Job):
 
 @as_handler
 async def respond(node: HandlerCoroutine, turn: Turn) -> None:
-    """Stream one response, forking text to `show_reply` and tool calls to `run_tools`."""
-    text: Channel[str] = Channel()
+    """Stream one response, forking reasoning and text to `show_reply` and tool calls to `run_tools`."""
+    text: Channel[ReplyPiece] = Channel()
     calls: Channel[ToolStreamEvent] = Channel()
     reply = node.call_handler(show_reply(turn, text))
     node.call_handler(run_tools(turn, calls, reply))
@@ -74,16 +88,7 @@ async def respond(node: HandlerCoroutine, turn: Turn) -> None:
             if time.monotonic() > slice_end:  # a stream already buffered never suspends: let the UI in
                 await asyncio.sleep(0)
                 slice_end = time.monotonic() + STREAM_SLICE
-            if isinstance(event, TextDelta | ToUserDelta):
-                text.put(event.text)
-            elif isinstance(event, Usage):
-                turn.add_usage(event)
-            elif isinstance(event, RetryScheduled):
-                turn.retrying(event)
-            elif isinstance(event, StreamEnd):
-                turn.finish_reason = event.finish_reason
-            else:
-                calls.put(event)
+            _route(event, turn, text, calls)
     except LLMError as error:
         turn.fail(turn.explain(error))
     except Exception as error:  # a bug must end the turn with a message, not hang it
@@ -93,12 +98,32 @@ async def respond(node: HandlerCoroutine, turn: Turn) -> None:
         calls.close()
 
 
+def _route(event: StreamEvent, turn: Turn, text: Channel[ReplyPiece], calls: Channel[ToolStreamEvent]) -> None:
+    """Send one stream event where it belongs; a kind left out here fails mypy (`assert_never`)."""
+    match event:
+        case TextDelta() | ToUserDelta() | ReasoningDelta():
+            text.put(event)
+        case ToolCallStarted() | ToolCallArgumentsDelta() | ToolCallReady() | ToolCallInvalid():
+            calls.put(event)
+        case Usage():
+            turn.add_usage(event)
+        case RetryScheduled():
+            turn.retrying(event)
+        case StreamEnd():
+            turn.finish_reason = event.finish_reason
+        case _:
+            assert_never(event)
+
+
 @as_handler
-async def show_reply(node: HandlerCoroutine, turn: Turn, text: Channel[str]) -> None:
-    """The user handler: show and save the reply text as it arrives."""
+async def show_reply(node: HandlerCoroutine, turn: Turn, text: Channel[ReplyPiece]) -> None:
+    """The user handler: show and save the reply's reasoning and text as they arrive."""
     try:
         async for piece in text:
-            turn.show_text(piece)
+            if isinstance(piece, ReasoningDelta):
+                turn.show_reasoning(piece.text)
+            else:
+                turn.show_text(piece.text)
     except Exception as error:  # never leave the turn without a reason
         turn.fail(f"Showing the reply failed: {error}")
         raise

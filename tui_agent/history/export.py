@@ -1,4 +1,7 @@
-"""Provides Markdown and JSON exports of a session, tool calls and their results included, and `write_private`.
+"""Provides Markdown and JSON exports of a session, and `write_private`.
+
+Each message comes with its parts: a reply's reasoning (a quoted "Reasoning" section before its text; `parts`
+in JSON), its text, and its tool calls with their results.
 
 An export is text Python can always encode: a lone surrogate that reached an older database (tool
 arguments saved as JSON escapes) comes out as U+FFFD.
@@ -13,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from tui_agent.history.models import Message, Session, ToolCall
+from tui_agent.history.models import Message, Session, ToolCall, ToolCallPart
 from tui_agent.sanitize import replace_surrogates, replace_surrogates_in
 from tui_agent.status import MessageStatus
 
@@ -38,12 +41,19 @@ def _message_markdown(message: Message) -> list[str]:
     notes = [] if message.status is MessageStatus.COMPLETE else [message.status.value]
     notes += ["replaced by a retry"] if message.replaced_by else []
     status = f" ({', '.join(notes)})" if notes else ""
-    lines = [f"## {message.role.value.capitalize()}{status}", "", message.content or "_(no text)_"]
+    lines = [f"## {message.role.value.capitalize()}{status}", ""]
+    if message.reasoning:
+        lines += ["### Reasoning", "", *_quoted(message.reasoning), ""]
+    lines.append(message.content or ("_(reasoning only, no answer)_" if message.reasoning else "_(no text)_"))
     if message.error:
         lines += ["", f"> Error: {message.error}"]
     for call in message.tool_calls:
         lines += ["", *_tool_markdown(call)]
     return lines
+
+
+def _quoted(text: str) -> list[str]:
+    return [f"> {line}" if line else ">" for line in text.splitlines()]
 
 
 def _tool_markdown(call: ToolCall) -> list[str]:
@@ -75,8 +85,15 @@ def _when(moment: datetime) -> str:
 
 def to_json(session: Session, messages: list[Message]) -> str:
     payload = {"format": "tui-agent-session", "version": 1, "session": _plain(asdict(session)),
-               "messages": [_plain(asdict(m)) for m in messages]}
+               "messages": [_message_json(m) for m in messages]}
     return json.dumps(replace_surrogates_in(payload), indent=2, ensure_ascii=False)
+
+
+def _message_json(message: Message) -> dict[str, Any]:
+    """The message's fields, and its `parts` in order (a tool call part names its call in `tool_calls`)."""
+    parts = [{"kind": part.kind, "call_id": part.call.call_id} if isinstance(part, ToolCallPart)
+             else {"kind": part.kind, "text": part.text} for part in message.parts]
+    return {**_plain(asdict(message)), "parts": parts}
 
 
 def _plain(value: Any) -> Any:

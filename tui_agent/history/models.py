@@ -1,4 +1,4 @@
-"""Provides the history records: sessions, messages, tool calls, token usage and search hits.
+"""Provides the history records: sessions, messages (made of parts), tool calls, token usage and search hits.
 
 Timestamps are timezone-aware `datetime`s in UTC (stored as float epoch seconds in SQLite). Plain
 dataclasses: rows are converted to and from them in `rows.py` only.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from tui_agent.status import MessageStatus, Role, ToolStatus
 
@@ -46,6 +46,34 @@ class ToolCall:
     finished_at: datetime | None = None
 
 
+@dataclass(frozen=True)
+class ReasoningPart:
+    """What the model thought before it answered: shown and kept, never sent back to it."""
+
+    text: str
+    kind: ClassVar[str] = "reasoning"
+
+
+@dataclass(frozen=True)
+class TextPart:
+    """What the model said to the person (the message's `content`)."""
+
+    text: str
+    kind: ClassVar[str] = "text"
+
+
+@dataclass(frozen=True)
+class ToolCallPart:
+    """A tool call the message made."""
+
+    call: ToolCall
+    kind: ClassVar[str] = "tool_call"
+
+
+MessagePart = ReasoningPart | TextPart | ToolCallPart
+"""One part of a message (image and file parts will join them)."""
+
+
 @dataclass
 class Message:
     """One message of a session; `position` orders messages within it (0, 1, 2...)."""
@@ -65,6 +93,17 @@ class Message:
     replaced_by: str | None = None
     """For a reply that was retried: the id of the reply that replaced it (this one is no longer sent to the
     model; it stays in history and on screen, dimmed)."""
+    reasoning: str = ""
+    """The model's reasoning before its text (stored as a `reasoning` part; empty when it sent none)."""
+
+    @property
+    def parts(self) -> list[MessagePart]:
+        """The message in order: reasoning, text, tool calls (empty parts left out)."""
+        parts: list[MessagePart] = [ReasoningPart(self.reasoning)] if self.reasoning else []
+        if self.content:
+            parts.append(TextPart(self.content))
+        parts.extend(ToolCallPart(call) for call in self.tool_calls)
+        return parts
 
 
 @dataclass

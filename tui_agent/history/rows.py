@@ -79,18 +79,38 @@ def attach_tool_calls(conn: sqlite3.Connection, messages: list[Message]) -> list
     return messages
 
 
+def attach_parts(conn: sqlite3.Connection, messages: list[Message]) -> list[Message]:
+    """Fill each reply's parts stored beside its text: its `reasoning` (kinds this version does not know,
+    written by a newer one, are skipped)."""
+    by_id = {m.id: m for m in messages if m.role is Role.ASSISTANT}
+    ids = list(by_id)
+    for start in range(0, len(ids), IN_CHUNK):
+        chunk = ids[start:start + IN_CHUNK]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(f"SELECT message_id, content FROM message_parts WHERE message_id IN ({marks}) "
+                            "AND kind = 'reasoning' ORDER BY message_id, position", chunk)
+        for message_id, content in rows:
+            by_id[message_id].reasoning += content
+    return messages
+
+
+def _whole(conn: sqlite3.Connection, messages: list[Message]) -> list[Message]:
+    """Messages with their tool calls and parts."""
+    return attach_parts(conn, attach_tool_calls(conn, messages))
+
+
 def load_tail(conn: sqlite3.Connection, session_id: str, before: int | None, limit: int) -> list[Message]:
     """Up to `limit` messages before `position` (all the way to the end when None), oldest first."""
     bound = before if before is not None else 2**62
     rows = conn.execute(f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND position < ? "
                         "ORDER BY position DESC LIMIT ?", (session_id, bound, limit)).fetchall()
-    return attach_tool_calls(conn, [message_from_row(row) for row in reversed(rows)])
+    return _whole(conn, [message_from_row(row) for row in reversed(rows)])
 
 
 def load_all(conn: sqlite3.Connection, session_id: str) -> list[Message]:
     rows = conn.execute(f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY position",
                         (session_id,)).fetchall()
-    return attach_tool_calls(conn, [message_from_row(row) for row in rows])
+    return _whole(conn, [message_from_row(row) for row in rows])
 
 
 def fts_query(text: str) -> str:

@@ -1,8 +1,8 @@
-"""Provides `StreamingSaver`: saves a streaming reply's text at most every `interval` seconds.
+"""Provides `StreamingSaver`: saves a streaming reply's text (and reasoning) at most every `interval` seconds.
 
-`push()` is synchronous and cheap (called per token); one background write carries everything pushed
-since the last one, so a reply costs a handful of writes however many tokens it has. `finish()` writes
-the full text with the final status.
+`push()` and `push_reasoning()` are synchronous and cheap (called per token); one background write carries
+everything pushed since the last one, so a reply costs a handful of writes however many tokens it has.
+`finish()` writes the full text and reasoning with the final status.
 """
 
 from __future__ import annotations
@@ -28,7 +28,9 @@ class StreamingSaver:
         self._message_id = message_id
         self._interval = interval
         self._parts: list[str] = [text] if text else []
+        self._reasoning: list[str] = []
         self._saved_length = len(text)
+        self._saved_reasoning = 0
         self._last_save = time.monotonic()
         self._timer: asyncio.Task[None] | None = None
         self._finished = False
@@ -42,28 +44,48 @@ class StreamingSaver:
             self._parts = ["".join(self._parts)]
         return self._parts[0] if self._parts else ""
 
+    @property
+    def reasoning(self) -> str:
+        """All the reasoning pushed so far."""
+        if len(self._reasoning) > 1:
+            self._reasoning = ["".join(self._reasoning)]
+        return self._reasoning[0] if self._reasoning else ""
+
     def push(self, text: str) -> None:
         """Append streamed text; a save is scheduled if none is pending."""
         if self._finished or not text:
             return
         self._parts.append(text)
+        self._schedule()
+
+    def push_reasoning(self, text: str) -> None:
+        """Append streamed reasoning; saved with the text, by the same writes."""
+        if self._finished or not text:
+            return
+        self._reasoning.append(text)
+        self._schedule()
+
+    def _unsaved(self) -> bool:
+        return len(self.text) > self._saved_length or len(self.reasoning) > self._saved_reasoning
+
+    def _schedule(self) -> None:
         if self._timer is None:
             delay = max(0.0, self._last_save + self._interval - time.monotonic())
             self._timer = asyncio.get_running_loop().create_task(self._save_after(delay), name="history-save")
 
     async def _save_after(self, delay: float) -> None:
         await asyncio.sleep(delay)
-        text = self.text
+        text, reasoning = self.text, self.reasoning
         self._last_save = time.monotonic()
         try:
-            await self._store.update_streaming_text(self._message_id, text)
-            self._saved_length = len(text)
+            await self._store.update_streaming_text(self._message_id, text, reasoning or None)
+            self._saved_length, self._saved_reasoning = len(text), len(reasoning)
         except HistoryError as error:
             # A background save has no caller to raise to; `finish()` writes the whole text anyway.
             self.error = error
         finally:
             self._timer = None
-        if len(self.text) > self._saved_length and not self._finished:
+        if self._unsaved() and not self._finished:
             self._timer = asyncio.get_running_loop().create_task(self._save_after(self._interval), name="history-save")
 
     @property
@@ -79,5 +101,6 @@ class StreamingSaver:
             timer.cancel()
             # A save already on its way to the database is allowed to land first (it is superseded anyway).
             await asyncio.gather(timer, return_exceptions=True)
-        await self._store.finish_message(self._message_id, status, content=self.text, error=error, usage=usage)
-        self._saved_length = len(self.text)
+        await self._store.finish_message(self._message_id, status, content=self.text, error=error, usage=usage,
+                                         reasoning=self.reasoning or None)
+        self._saved_length, self._saved_reasoning = len(self.text), len(self.reasoning)

@@ -99,7 +99,21 @@ V3_STAMP: tuple[str, ...] = (f"PRAGMA application_id = {APPLICATION_ID}",)
 # the model again. A column rather than a status: the status keeps saying how the reply ended.
 V4_REPLACED_BY: tuple[str, ...] = ("ALTER TABLE messages ADD COLUMN replaced_by TEXT",)
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1_TABLES, V2_SEARCH, V3_STAMP, V4_REPLACED_BY)
+# A message is made of parts. Its text and tool calls keep their column and table; parts of other kinds
+# (reasoning now; images and files later) are rows here, in the message's order (`position`). `kind` is free
+# text so a new kind needs no migration: a reader skips kinds it does not know.
+V5_PARTS: tuple[str, ...] = (
+    """CREATE TABLE message_parts (
+        seq INTEGER PRIMARY KEY,
+        message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        content TEXT NOT NULL DEFAULT '',
+        UNIQUE (message_id, position)
+    )""",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1_TABLES, V2_SEARCH, V3_STAMP, V4_REPLACED_BY, V5_PARTS)
 """Step N (1-based) brings the database from version N-1 to N."""
 
 LATEST_VERSION = len(MIGRATIONS)

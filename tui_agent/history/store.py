@@ -250,14 +250,18 @@ class HistoryStore:
             message.position = int(first) + offset
         self._next_position[session_id] = int(first) + len(messages)
 
-    async def update_streaming_text(self, message_id: str, text: str) -> None:
-        """Save the text streamed so far (call at most every ~300 ms; see `StreamingSaver`)."""
-        await self._write(writes.update_text(message_id, self.redactor.text(text)), key=("text", message_id))
+    async def update_streaming_text(self, message_id: str, text: str, reasoning: str | None = None) -> None:
+        """Save the text (and reasoning) streamed so far (call at most every ~300 ms; see `StreamingSaver`)."""
+        r = self.redactor
+        await self._write(writes.update_text(message_id, r.text(text), r.maybe(reasoning)), key=("text", message_id))
 
     async def finish_message(self, message_id: str, status: MessageStatus, content: str | None = None,
-                             error: str | None = None, usage: Usage | None = None) -> None:
+                             error: str | None = None, usage: Usage | None = None,
+                             reasoning: str | None = None) -> None:
+        """Write a reply's final status, text, error, usage and (when it has some) reasoning, redacted alike."""
         r = self.redactor
-        await self._write(writes.finish_message(message_id, status, r.maybe(content), r.maybe(error), usage))
+        await self._write(writes.finish_message(message_id, status, r.maybe(content), r.maybe(error), usage,
+                                                r.maybe(reasoning)))
 
     async def record_tool_call(self, message_id: str, call_id: str, name: str, raw_arguments: str,
                                arguments: dict[str, Any] | None, status: ToolStatus = ToolStatus.PENDING) -> None:

@@ -95,14 +95,23 @@ def reopen_message(message_id: str, owner: str) -> WriteFn:
     return run
 
 
-def update_text(message_id: str, text: str) -> WriteFn:
+def update_text(message_id: str, text: str, reasoning: str | None = None) -> WriteFn:
     def run(conn: sqlite3.Connection) -> None:
         conn.execute("UPDATE messages SET content = ?, updated_at = ? WHERE id = ?", (text, time.time(), message_id))
+        _save_reasoning(conn, message_id, reasoning)
     return run
 
 
+def _save_reasoning(conn: sqlite3.Connection, message_id: str, reasoning: str | None) -> None:
+    """The reply's reasoning as its first part (None or empty: no change, a continued reply keeps its own)."""
+    if reasoning:
+        conn.execute("INSERT INTO message_parts (message_id, position, kind, content) VALUES (?, 0, 'reasoning', ?) "
+                     "ON CONFLICT (message_id, position) DO UPDATE SET content = excluded.content",
+                     (message_id, reasoning))
+
+
 def finish_message(message_id: str, status: MessageStatus, content: str | None, error: str | None,
-                   usage: Usage | None) -> WriteFn:
+                   usage: Usage | None, reasoning: str | None = None) -> WriteFn:
     tokens = (None, None) if usage is None else (usage.prompt_tokens, usage.completion_tokens)
 
     def run(conn: sqlite3.Connection) -> None:
@@ -114,6 +123,7 @@ def finish_message(message_id: str, status: MessageStatus, content: str | None, 
             (status.value, content, error, *tokens, now, message_id)).fetchone()
         if row is None:
             raise MessageNotFoundError(f"There is no message {message_id!r} in the history.")
+        _save_reasoning(conn, message_id, reasoning)
         conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, row[0]))
     return run
 
@@ -190,6 +200,8 @@ def _copy_messages(conn: sqlite3.Connection, source_id: str, fork_id: str, last:
         "CASE WHEN t.status IN ('pending', 'awaiting_approval', 'running') THEN 'interrupted' ELSE t.status END, "
         "t.result, t.error, t.started_at, t.finished_at FROM fork_map f JOIN tool_calls t ON t.message_id = f.old "
         "ORDER BY t.seq")
+    conn.execute("INSERT INTO message_parts (message_id, position, kind, content) SELECT f.new, p.position, p.kind, "
+                 "p.content FROM fork_map f JOIN message_parts p ON p.message_id = f.old ORDER BY p.seq")
     conn.execute("DELETE FROM fork_map")
     return len(mapping)
 

@@ -1,12 +1,14 @@
 """Provides `StreamAssembler`: turns chat-completion chunks into stream events.
 
-Text deltas pass straight through. Tool calls are assembled by index: the id and name usually come in
-a call's first delta and the arguments in pieces (or whole); several calls may interleave or start in
-one chunk; a server that reuses an index for a new call id gets a fresh slot. `to_user` text inside the
-arguments is decoded incrementally. Calls complete when a finish reason arrives (or the stream ends):
-`json.loads` of the whole raw text, `to_user` removed, or `ToolCallInvalid` with the reason. Arguments
-whose JSON escapes a lone surrogate (`"\\ud800"`) get U+FFFD instead, in the parsed object, the raw text
-(written again) and the `to_user` text alike.
+Text deltas pass straight through, and so does reasoning: `reasoning_content` (DeepSeek, vLLM,
+llama.cpp) or `reasoning` (Ollama, OpenRouter), the first when a server sends both. Tool calls are
+assembled by index: the id and name usually come in a call's first delta and the arguments in pieces
+(or whole); several calls may interleave or start in one chunk; a server that reuses an index for a new
+call id gets a fresh slot. `to_user` text inside the arguments is decoded incrementally. Calls complete
+when a finish reason arrives (or the stream ends): `json.loads` of the whole raw text, `to_user`
+removed, or `ToolCallInvalid` with the reason. Arguments whose JSON escapes a lone surrogate
+(`"\\ud800"`) get U+FFFD instead, in the parsed object, the raw text (written again) and the `to_user`
+text alike.
 Works on chunks as decoded JSON (dicts): the client parses the SSE stream itself, which is several times
 cheaper per chunk than building openai's models; the Agere adapters convert openai objects with `to_dict`.
 """
@@ -17,6 +19,7 @@ import json
 from typing import Any
 
 from tui_agent.llm.events import (
+    ReasoningDelta,
     StreamEvent,
     TextDelta,
     ToolCallArgumentsDelta,
@@ -68,6 +71,10 @@ class StreamAssembler:
         choice = choices[0]
         delta = choice.get("delta")
         if delta:
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+            if reasoning and isinstance(reasoning, str):
+                self.received_content = True
+                events.append(ReasoningDelta(reasoning))
             content = delta.get("content")
             if content:
                 self.received_content = True

@@ -175,7 +175,8 @@ class ChatClient:
         choice = body["choices"][0]
         message = choice.get("message") or {}
         calls = [{**call, "index": i} for i, call in enumerate(message.get("tool_calls") or [])]
-        delta = {"content": message.get("content"), "tool_calls": calls}
+        delta = {"content": message.get("content"), "tool_calls": calls,
+                 "reasoning_content": message.get("reasoning_content") or message.get("reasoning")}
         return {"usage": body.get("usage"), "choices": [{"delta": delta, "finish_reason": choice.get("finish_reason")}]}
 
     def _events(self, assembler: StreamAssembler, chunk: dict[str, Any]) -> list[StreamEvent]:

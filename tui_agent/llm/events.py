@@ -17,6 +17,14 @@ class TextDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """A piece of the model's reasoning (`reasoning_content` or `reasoning` in the delta): shown and saved,
+    never sent back to the model."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class ToUserDelta:
     """A piece of the `to_user` argument of tool call `index`, decoded (escapes resolved) as it streams."""
 
@@ -93,6 +101,7 @@ class StreamEnd:
 
 StreamEvent = (
     TextDelta
+    | ReasoningDelta
     | ToUserDelta
     | ToolCallStarted
     | ToolCallArgumentsDelta

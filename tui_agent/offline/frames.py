@@ -1,8 +1,8 @@
 """Provides the wire format of a scripted reply: SSE chunk payloads for streaming, one JSON body otherwise.
 
-Chunks follow the OpenAI chat-completions stream: a role delta, content pieces, tool-call deltas keyed
-by index (id and name in the first delta of each call, then argument pieces), a finish chunk, an
-optional usage chunk, then `[DONE]`.
+Chunks follow the OpenAI chat-completions stream: a role delta, reasoning pieces (when scripted, in the
+field the reply names), content pieces, tool-call deltas keyed by index (id and name in the first delta of
+each call, then argument pieces), a finish chunk, an optional usage chunk, then `[DONE]`.
 """
 
 from __future__ import annotations
@@ -105,6 +105,8 @@ def _tool_call_deltas(reply: Reply) -> list[Delta]:
 def reply_deltas(reply: Reply) -> list[tuple[Delta, str | None]]:
     """The (delta, finish_reason) pairs of a reply, in order."""
     deltas: list[Delta] = [{"role": "assistant", "content": ""}]
+    if reply.reasoning:
+        deltas.extend({reply.reasoning_field: piece} for piece in pieces(reply.reasoning, reply.chunk_size))
     if reply.text:
         deltas.extend({"content": piece} for piece in pieces(reply.text, reply.chunk_size))
     deltas.extend(_tool_call_deltas(reply))
@@ -141,6 +143,8 @@ def completion_body(
 ) -> dict[str, Any]:
     """The non-streaming `chat.completion` object for a reply."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    if reply.reasoning:
+        message[reply.reasoning_field] = reply.reasoning
     if reply.tool_calls:
         message["tool_calls"] = [
             {

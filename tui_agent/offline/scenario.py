@@ -13,6 +13,10 @@ up the server falls back to its default behaviour (or repeats the last reply). E
     chunk_delay = 0.01
 
     [[replies]]
+    reasoning = "The user greets me; a short greeting back will do."
+    text = "Hello!"
+
+    [[replies]]
     text = ""
     [[replies.tool_calls]]
     name = "get_current_weather"
@@ -56,6 +60,11 @@ class Reply(BaseModel):
 
     text: str = ""
     """Content streamed as text deltas."""
+    reasoning: str = ""
+    """Reasoning streamed before the content, as a thinking model's server does (`reasoning_field` deltas)."""
+    reasoning_field: Literal["reasoning_content", "reasoning"] = "reasoning_content"
+    """The delta field reasoning comes in: `reasoning_content` (DeepSeek, vLLM, llama.cpp) or `reasoning`
+    (Ollama, OpenRouter)."""
     tool_calls: list[ToolCallSpec] = Field(default_factory=list)
     finish_reason: str | None = None
     """Default: `tool_calls` when there are tool calls, else `stop`."""

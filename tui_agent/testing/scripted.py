@@ -18,6 +18,7 @@ from tui_agent.agent.events import (
     AgentEvent,
     AssistantMessageFinished,
     AssistantMessageStarted,
+    AssistantReasoningDelta,
     AssistantTextDelta,
     MessageStatus,
     ToolCallUpdated,
@@ -62,10 +63,13 @@ Script = Sequence[ScriptItem]
 
 
 def reply_script(
-    chunks: Iterable[str], *, message_id: str = "m1", delay: float = 0.0, usage: tuple[int, int] | None = None
+    chunks: Iterable[str], *, message_id: str = "m1", delay: float = 0.0, usage: tuple[int, int] | None = None,
+    reasoning: Iterable[str] = (),
 ) -> list[ScriptItem]:
-    """A plain streamed reply: message started, one delta per chunk (pausing `delay` between), finished."""
+    """A plain streamed reply: message started, its `reasoning` pieces, then one delta per chunk (pausing `delay`
+    between), finished."""
     items: list[ScriptItem] = [AssistantMessageStarted(message_id)]
+    items.extend(AssistantReasoningDelta(message_id, piece) for piece in reasoning)
     for chunk in chunks:
         items.append(AssistantTextDelta(message_id, chunk))
         if delay:

@@ -64,13 +64,15 @@ class TuiAgentApp(App[None]):
     def __init__(
         self, backend: ChatBackend, *, theme: str | None = None, theme_dirs: Iterable[Path] = (),
         clock: Clock = time.monotonic, cursor_blink: bool = True, keys: Mapping[str, str] | None = None,
-        output_log: OutputLog | None = None,
+        output_log: OutputLog | None = None, reasoning: str = "collapsed",
     ) -> None:
         super().__init__()
         self.backend = backend
         self._output_log = output_log
         self._clock = clock
         self._cursor_blink = cursor_blink
+        self._reasoning = reasoning
+        """How replies' reasoning is shown: "collapsed", "expanded" or "hidden" (`[ui] reasoning`)."""
         self._closed = False
         self._startup_notices: list[str] = []
         self._ctrl_c: CtrlC | None = None
@@ -169,7 +171,7 @@ class TuiAgentApp(App[None]):
         """The chat screen is the app's base screen, so the first frame draws it (a screen pushed over an
         empty default one is drawn inside Textual's start-up batch, where the frame is dropped, and then
         only a frame later: ~12 ms more to the first frame)."""
-        return ChatScreen(self.backend, clock=self._clock, cursor_blink=self._cursor_blink)
+        return ChatScreen(self.backend, clock=self._clock, cursor_blink=self._cursor_blink, reasoning=self._reasoning)
 
     def on_mount(self) -> None:
         for notice in self._startup_notices:  # plain text: "[keys]" and paths are not markup

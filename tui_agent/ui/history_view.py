@@ -40,8 +40,9 @@ def tool_update(call: ToolCall) -> ToolCallUpdated:
                            started, finished, call.result, call.error)
 
 
-def message_widgets(message: Message) -> list[Widget]:
-    """The chat-log entries one stored message becomes (nothing for system and tool rows)."""
+def message_widgets(message: Message, reasoning: str = "collapsed") -> list[Widget]:
+    """The chat-log entries one stored message becomes (nothing for system and tool rows); its reasoning as
+    `reasoning` says (see `ChatLog.reasoning`)."""
     from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
 
     if message.role is Role.USER:
@@ -49,13 +50,26 @@ def message_widgets(message: Message) -> list[Widget]:
     if message.role is not Role.ASSISTANT:
         return []
     replaced = message.replaced_by is not None
-    widgets: list[Widget] = [AssistantMessage.finished(message.id, message.content, message.status, replaced)]
+    thinking = thinking_block(message, reasoning)
+    widgets: list[Widget] = [] if thinking is None else [thinking]
+    widgets.append(AssistantMessage.finished(message.id, message.content, message.status, replaced,
+                                             thought_only=thinking is not None and not message.content.strip()))
     cut_off = is_cut_off(message.status, message.error)
     if replaced or message.status in REDO_OFFERED:
         widgets.append(MessageMarker(message.status, message.error if cut_off else None, replaced=replaced))
     if message.error and not cut_off:  # a cut-off reply's marker says it
         widgets.append(ErrorNotice(message.error))
     return widgets
+
+
+def thinking_block(message: Message, reasoning: str) -> Widget | None:
+    """A stored reply's reasoning as its thinking block (None when it has none, or reasoning is hidden)."""
+    if not message.reasoning or reasoning == "hidden":
+        return None
+    from tui_agent.ui.widgets.thinking import ThinkingBlock
+
+    return ThinkingBlock.finished(message.id, message.reasoning, expanded=reasoning == "expanded",
+                                  alone=not message.content.strip())
 
 
 class HistoryView:
@@ -120,7 +134,7 @@ class HistoryView:
             self.log.show_actions(can_continue=bool(last.content.strip()) and not last.tool_calls)
 
     def _entries(self, messages: Iterable[Message]) -> list[Widget]:
-        return [widget for message in messages for widget in message_widgets(message)]
+        return [widget for message in messages for widget in message_widgets(message, self.log.reasoning)]
 
     def _add_panels(self, messages: Iterable[Message], *, older: bool) -> None:
         updates = [tool_update(call) for message in messages for call in message.tool_calls]

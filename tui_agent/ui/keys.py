@@ -20,7 +20,9 @@ from textual.dom import DOMNode
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
+from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.task_tree import TaskTree
+from tui_agent.ui.widgets.thinking import ThinkingBlock
 from tui_agent.ui.widgets.tool_panel import ToolPanel
 
 NAMESPACES = ("app.", "screen.")
@@ -46,8 +48,9 @@ PROMPT_KEYS = [
 
 def binding_owners(app: App[Any]) -> list[tuple[str, type[DOMNode]]]:
     """The parts of the app whose bindings are listed and overridable, with a title for each."""
-    return [("Everywhere", type(app)), ("Chat screen", ChatScreen), ("Tool panel", ToolPanel),
-            ("Task tree", TaskTree), ("Approval dialog", ApprovalScreen), ("Session screen", SessionsScreen)]
+    return [("Everywhere", type(app)), ("Chat screen", ChatScreen), ("Conversation", ChatLog),
+            ("Thinking block", ThinkingBlock), ("Tool panel", ToolPanel), ("Task tree", TaskTree),
+            ("Approval dialog", ApprovalScreen), ("Session screen", SessionsScreen)]
 
 
 def action_name(binding: Binding) -> str:

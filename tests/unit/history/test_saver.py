@@ -17,9 +17,9 @@ class CountingStore(HistoryStore):
 
     saves: list[str]
 
-    async def update_streaming_text(self, message_id: str, text: str) -> None:
+    async def update_streaming_text(self, message_id: str, text: str, reasoning: str | None = None) -> None:
         self.saves.append(text)
-        await super().update_streaming_text(message_id, text)
+        await super().update_streaming_text(message_id, text, reasoning)
 
 
 async def _open(db_path: Path) -> CountingStore:

@@ -10,6 +10,7 @@ import pytest
 from tests.unit.llm.helpers import WEATHER_TOOL, collect, of_type
 from tui_agent.llm.client import ChatClient, token_limit_parameter
 from tui_agent.llm.events import (
+    ReasoningDelta,
     StreamEnd,
     TextDelta,
     ToolCallArgumentsDelta,
@@ -19,6 +20,7 @@ from tui_agent.llm.events import (
     ToUserDelta,
     Usage,
 )
+from tui_agent.offline.scenario import as_scenario
 from tui_agent.offline.server import BackgroundServer
 
 
@@ -286,3 +288,35 @@ async def test_max_tokens_is_sent_and_a_cut_reply_ends_with_length(offline_serve
 ])
 def test_the_token_limit_field_depends_on_the_server(base_url: str, field: str) -> None:
     assert token_limit_parameter(base_url) == field
+
+
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
+async def test_reasoning_deltas_of_either_field(field: str) -> None:
+    reply = {"reasoning": "First, 2 and 2 make 4.", "reasoning_field": field, "text": "It is 4.", "chunk_size": 5}
+    server = BackgroundServer(as_scenario(replies(reply)))
+    server.start()
+    try:
+        events = await collect(server.base_url)
+    finally:
+        server.stop()
+    reasoning = of_type(events, ReasoningDelta)
+    assert "".join(e.text for e in reasoning) == "First, 2 and 2 make 4."
+    assert len(reasoning) == 5
+    assert events.index(reasoning[-1]) < events.index(of_type(events, TextDelta)[0])  # thinking comes first
+    assert "".join(e.text for e in of_type(events, TextDelta)) == "It is 4."
+
+
+@pytest.mark.parametrize("offline_server", [replies({"reasoning": "Short.", "text": "Done.", "ignore_stream": True})],
+                         indirect=True)
+async def test_reasoning_of_a_completion_that_was_not_streamed(offline_server: BackgroundServer) -> None:
+    events = await collect(offline_server.base_url)
+    assert of_type(events, ReasoningDelta) == [ReasoningDelta("Short.")]
+    assert of_type(events, TextDelta) == [TextDelta("Done.")]
+
+
+@pytest.mark.parametrize("offline_server", [replies({"raw_events": [
+    chunk({"role": "assistant", "reasoning_content": "one ", "reasoning": "one "}),
+    chunk({"reasoning_content": "two"}), chunk({"content": "three"}, "stop")]})], indirect=True)
+async def test_a_server_sending_both_fields_is_read_once(offline_server: BackgroundServer) -> None:
+    events = await collect(offline_server.base_url)
+    assert "".join(e.text for e in of_type(events, ReasoningDelta)) == "one two"

@@ -11,7 +11,7 @@ import asyncio
 import gc
 import time
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -60,11 +60,14 @@ class ChatScreen(Screen[None]):
         Binding("pagedown", "page_down", "Scroll the conversation down", show=False, priority=True),
     ]
 
-    def __init__(self, backend: ChatBackend, *, clock: Clock = time.monotonic, cursor_blink: bool = True) -> None:
+    def __init__(self, backend: ChatBackend, *, clock: Clock = time.monotonic, cursor_blink: bool = True,
+                 reasoning: str = "collapsed") -> None:
         super().__init__()
         self.backend = backend
         self._clock = clock
         self._cursor_blink = cursor_blink
+        self._reasoning = reasoning
+        """How replies' reasoning is shown (the `[ui] reasoning` setting; see `ChatLog`)."""
         self._turn_lock = asyncio.Lock()
         self.busy = False
         self._waiting = False
@@ -76,7 +79,7 @@ class ChatScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
-            yield ChatLog(id="chat-log")
+            yield ChatLog(id="chat-log", reasoning=self._reasoning)
             yield ToolPanels(clock=self._clock, id="tool-panels")
         yield QueuedPrompts(id="queued")
         yield PromptInput(id="prompt", cursor_blink=self._cursor_blink)
@@ -291,26 +294,31 @@ class ChatScreen(Screen[None]):
         if self._waiting and not isinstance(event, events.ReplyWaiting | events.UsageUpdated):
             self._waiting = False  # the reply began (or ended): "replying" again
             self.status_bar.set_waiting(None)
-        if isinstance(event, events.AssistantTextDelta):
-            log.append(event.message_id, event.text)
-        elif isinstance(event, events.ToolCallUpdated):
-            self.tool_panels.update_call(event)
-        elif isinstance(event, events.ReplyWaiting):
-            self._waiting = True
-            self.status_bar.set_waiting(event)
-        elif isinstance(event, events.AssistantMessageStarted):
-            log.start_assistant(event.message_id, event.text)
-        elif isinstance(event, events.AssistantMessageFinished):
-            self._last_finished = event
-            log.finish(event.message_id, event.status, event.error)
-        elif isinstance(event, events.ReplyReplaced):
-            log.mark_replaced(event.message_id)
-        elif isinstance(event, events.UsageUpdated):
-            self.status_bar.set_usage(event.prompt_tokens, event.completion_tokens)
-        elif isinstance(event, events.TurnStarted):
-            self._show_status()
-        elif isinstance(event, events.TurnFinished):
-            self._turn_finished(event)
+        match event:  # a kind left out fails mypy (`assert_never`)
+            case events.AssistantTextDelta():
+                log.append(event.message_id, event.text)
+            case events.AssistantReasoningDelta():
+                log.append_reasoning(event.message_id, event.text)
+            case events.ToolCallUpdated():
+                self.tool_panels.update_call(event)
+            case events.ReplyWaiting():
+                self._waiting = True
+                self.status_bar.set_waiting(event)
+            case events.AssistantMessageStarted():
+                log.start_assistant(event.message_id, event.text)
+            case events.AssistantMessageFinished():
+                self._last_finished = event
+                log.finish(event.message_id, event.status, event.error)
+            case events.ReplyReplaced():
+                log.mark_replaced(event.message_id)
+            case events.UsageUpdated():
+                self.status_bar.set_usage(event.prompt_tokens, event.completion_tokens)
+            case events.TurnStarted():
+                self._show_status()
+            case events.TurnFinished():
+                self._turn_finished(event)
+            case _:
+                assert_never(event)
 
     def _turn_finished(self, event: TurnFinished) -> None:
         self.chat_log.close_open()  # a message the backend never closed is not left "streaming"

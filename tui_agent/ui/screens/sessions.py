@@ -55,7 +55,7 @@ async def _replace_chat(app: App[Any]) -> None:
     old = app.screen
     if not isinstance(old, ChatScreen):
         return
-    fresh = ChatScreen(old.backend, clock=old._clock, cursor_blink=old._cursor_blink)
+    fresh = ChatScreen(old.backend, clock=old._clock, cursor_blink=old._cursor_blink, reasoning=old._reasoning)
     if len(app.screen_stack) > 1:
         await app.switch_screen(fresh)
     else:  # the app's base screen can't be switched out: the fresh one goes over it, which is left empty

@@ -4,8 +4,10 @@ Frame cost must not grow with history: every finished message is one widget, and
 entries stays mounted (Textual lays out every mounted widget on every frame). Entries outside the window
 are let go, above or below it, and mounted again (as copies) a page at a time when the person scrolls to
 that edge; the entries at the other edge are let go in turn, and what is on screen stays where it was.
-The log stays scrolled to the newest entry until the person scrolls away; anything new brings the
-newest entries back. The entry widgets (and their markdown renderer) load with the first entry, so the
+A reply's reasoning is a `ThinkingBlock` entry just above it, made as `reasoning` says ("collapsed",
+"expanded", or "hidden": no block at all); `t` (the log focused) opens or closes the newest one. The log
+stays scrolled to the newest entry until the person scrolls away; anything new brings the newest entries
+back. The entry widgets (and their markdown renderer) load with the first entry, so the
 empty log of the first frame does not wait for them.
 """
 
@@ -16,6 +18,7 @@ from collections.abc import Callable, Sequence
 from itertools import chain
 from typing import TYPE_CHECKING, cast
 
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
         ReplyActions,
         UserMessage,
     )
+    from tui_agent.ui.widgets.thinking import ThinkingBlock
 
 HINT_IDS = frozenset({"earlier", "later"})
 """The two lines saying how many entries are let go above and below; every other child is an entry."""
@@ -45,7 +49,9 @@ PAGE = 20
 
 
 class ChatLog(VerticalScroll):
-    """The conversation: user and assistant messages, markers and inline errors."""
+    """The conversation: user and assistant messages, their reasoning, markers and inline errors."""
+
+    BINDINGS = [Binding("t", "toggle_thinking", "Show / hide the latest thinking", show=False, id="toggle_thinking")]
 
     class WindowMoved(Message):
         """Assistant messages were let go or mounted again (the tool panels hide the calls of those let go)."""
@@ -54,9 +60,12 @@ class ChatLog(VerticalScroll):
             super().__init__()
             self.let_go = let_go
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None, reasoning: str = "collapsed") -> None:  # noqa: A002
         super().__init__(id=id)
+        self.reasoning = reasoning
+        """How replies' reasoning is shown: "collapsed", "expanded" or "hidden" (the `[ui] reasoning` setting)."""
         self._assistant: dict[str, AssistantMessage] = {}
+        self._thinking: dict[str, ThinkingBlock] = {}
         self._markers: dict[str, MessageMarker] = {}
         self._above: list[LetGo] = []
         """Entries let go above the window, oldest first (copies are mounted again)."""
@@ -105,11 +114,14 @@ class ChatLog(VerticalScroll):
 
     def _forget(self, entries: Sequence[Entry]) -> None:
         from tui_agent.ui.widgets.messages import AssistantMessage
+        from tui_agent.ui.widgets.thinking import ThinkingBlock
 
         for entry in entries:
             if isinstance(entry, AssistantMessage):
                 self._assistant.pop(entry.message_id, None)
                 self._markers.pop(entry.message_id, None)
+            elif isinstance(entry, ThinkingBlock):
+                self._thinking.pop(entry.message_id, None)
 
     def _in_view(self) -> list[Entry]:
         """Mounted entries at least partly on screen (as last laid out)."""
@@ -331,7 +343,42 @@ class ChatLog(VerticalScroll):
         return self._actions
 
     def append(self, message_id: str, text: str) -> None:
+        if message_id in self._thinking:  # the answer begins: the thinking is over
+            self._thinking[message_id].finish()
         self.start_assistant(message_id).append(text)
+
+    def append_reasoning(self, message_id: str, text: str) -> None:
+        """More of a reply's reasoning, into its thinking block (made above the reply at the first piece)."""
+        if self.reasoning == "hidden":
+            return
+        block = self._thinking.get(message_id)
+        if block is None:
+            from tui_agent.ui.widgets.thinking import ThinkingBlock
+
+            message = self.start_assistant(message_id)
+            block = self._thinking[message_id] = ThinkingBlock(message_id, expanded=self.reasoning == "expanded")
+            self.mount(block, before=message)
+        block.append(text)
+
+    def thinking(self, message_id: str) -> ThinkingBlock | None:
+        """The thinking block of a live reply, if it reasoned."""
+        return self._thinking.get(message_id)
+
+    def action_toggle_thinking(self) -> None:
+        """Open or close the newest thinking block on screen."""
+        from tui_agent.ui.widgets.thinking import ThinkingBlock
+
+        blocks = [entry for entry in self.entries if isinstance(entry, ThinkingBlock)]
+        if blocks:
+            blocks[-1].action_toggle_expanded()
+
+    def _end_thinking(self, message: AssistantMessage) -> None:
+        """The reply ended: its thinking is over; a reply that is all reasoning shows as its block alone."""
+        block = self._thinking.get(message.message_id)
+        if block is not None:
+            alone = not message.text.strip()
+            block.finish(alone=alone)
+            message.set_class(alone, "-thought-only")
 
     def finish(self, message_id: str, status: MessageStatus, error: str | None = None, *,
                closed: bool = True) -> None:
@@ -340,6 +387,7 @@ class ChatLog(VerticalScroll):
         if message is not None and not message.closed:
             before = message.status
             message.finish(status, closed=closed)
+            self._end_thinking(message)
             self._update_marker(message, before, error if is_cut_off(status, error) else None)
         if error and not is_cut_off(status, error):  # a cut-off reply's marker says it
             self.add_error(error)

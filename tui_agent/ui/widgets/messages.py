@@ -1,4 +1,5 @@
-"""Provides the chat log's entries: user and assistant messages, status markers and inline errors.
+"""Provides the chat log's entries: user and assistant messages, status markers and inline errors (a reply's
+reasoning is an entry of its own, `ThinkingBlock`, above the reply).
 
 Untrusted text is sanitised and shown through `Content`/`Text` objects, never as markup. An assistant
 message streams through `MarkdownView` with writes coalesced by time, not by delta: a delta only joins a
@@ -21,6 +22,7 @@ from textual.widgets import Static
 from tui_agent.sanitize import StreamSanitizer, sanitize
 from tui_agent.status import MessageStatus
 from tui_agent.ui.widgets.markdown_view import MarkdownView
+from tui_agent.ui.widgets.thinking import ThinkingBlock
 
 FLUSH_INTERVAL = 0.05
 FLUSH_SHARE = 4
@@ -89,6 +91,9 @@ class AssistantMessage(MarkdownView):
         color: $text-muted;
         max-height: 6;
     }
+    AssistantMessage.-thought-only {
+        display: none;
+    }
     """
 
     def __init__(self, message_id: str) -> None:
@@ -113,12 +118,15 @@ class AssistantMessage(MarkdownView):
         return self.closed
 
     @classmethod
-    def finished(cls, message_id: str, text: str, status: MessageStatus, replaced: bool = False) -> AssistantMessage:
-        """A reply as stored: its whole text, in its final status (`replaced`: a retry replaced it)."""
+    def finished(cls, message_id: str, text: str, status: MessageStatus, replaced: bool = False,
+                 thought_only: bool = False) -> AssistantMessage:
+        """A reply as stored: its whole text, in its final status (`replaced`: a retry replaced it; `thought_only`:
+        it is all reasoning, which its thinking block shows, so this empty widget is not)."""
         reply = cls(message_id)
         reply.set_text(text)
         reply.finish(status)
         reply.set_class(replaced, "-replaced")
+        reply.set_class(thought_only, "-thought-only")
         return reply
 
     @property
@@ -127,7 +135,8 @@ class AssistantMessage(MarkdownView):
         return self.has_class("-replaced")
 
     def let_go(self) -> LetGo:
-        make = partial(AssistantMessage.finished, self.message_id, self.text, self.status, self.replaced)
+        make = partial(AssistantMessage.finished, self.message_id, self.text, self.status, self.replaced,
+                       self.has_class("-thought-only"))
         return LetGo(make, self.message_id)
 
     def reopen(self) -> None:
@@ -289,7 +298,7 @@ class SystemLine(Static):
         return LetGo(partial(SystemLine, self.text))
 
 
-Entry = UserMessage | AssistantMessage | MessageMarker | ErrorNotice | ReplyActions | SystemLine
+Entry = UserMessage | ThinkingBlock | AssistantMessage | MessageMarker | ErrorNotice | ReplyActions | SystemLine
 """Everything the chat log holds."""
 
 

@@ -1,0 +1,134 @@
+"""Reasoning in the app, on the real stack: the thinking block above the answer, its toggles, the `[ui] reasoning`
+setting, a reasoning-only reply, and the block again when the session is resumed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from tests.fixtures.offline import strict_scenario
+from tests.ui.helpers import app_on_real_agent, chat, chat_ready, send, wait_until
+from tests.ui.sessions_stack import RealStack
+from tui_agent.agent.endpoint import EndpointChoice
+from tui_agent.agent.resume import ResumeRequest
+from tui_agent.config import Settings, UiSettings
+from tui_agent.history.models import ReasoningPart, TextPart
+from tui_agent.history.store import HistoryStore
+from tui_agent.offline.server import BackgroundServer
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.widgets.messages import AssistantMessage
+from tui_agent.ui.widgets.thinking import ThinkingBlock
+
+SIZE = (120, 36)
+THOUGHT = "The user asks for 2 + 2.\u202e Four is the sum; answer in one word."
+SHOWN = "The user asks for 2 + 2. Four is the sum; answer in one word."  # the bidi override removed
+REASONS = {"reasoning": THOUGHT, "text": "Four.", "chunk_size": 8}
+ONLY_THINKS = {"reasoning": "Hmm. Nothing to say to that.", "reasoning_field": "reasoning"}
+
+
+def _app(server: BackgroundServer, tmp_path: Path, reasoning: str = "collapsed") -> TuiAgentApp:
+    settings = Settings(db=tmp_path / "history.db", ui=UiSettings(reasoning=reasoning))  # type: ignore[arg-type]
+    app, _ = app_on_real_agent(settings, EndpointChoice(server.base_url, "scripted", "test-key"))
+    return app
+
+
+def _blocks(pilot: Pilot[None]) -> list[ThinkingBlock]:
+    return list(chat(pilot).chat_log.query(ThinkingBlock))
+
+
+async def _stored(db: Path) -> list[list[object]]:
+    store = await HistoryStore.open(db)
+    try:
+        (session,) = await store.list_recent()
+        return [list(message.parts) for message in await store.load_tail(session.id, 10)]
+    finally:
+        await store.close()
+
+
+async def test_reasoning_streams_into_a_collapsed_block_above_the_answer_and_is_saved(tmp_path: Path) -> None:
+    with BackgroundServer(strict_scenario({"replies": [REASONS]})) as server:
+        app = _app(server, tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await chat_ready(pilot)
+            await send(pilot, "What is 2 + 2?")
+            (block,) = _blocks(pilot)
+            log = chat(pilot).chat_log
+            answer = log.assistant_messages[-1]
+            assert log.children.index(block) == log.children.index(answer) - 1  # just above its answer
+            assert block.text == SHOWN and not block.expanded
+            assert str(block.render()) == "▸ thought (15 words)"
+            assert answer.shown_text().strip() == "Four."
+    parts = await _stored(tmp_path / "history.db")
+    assert parts[1] == [ReasoningPart(THOUGHT), TextPart("Four.")]  # saved as the model sent it (shown sanitised)
+
+
+async def test_a_key_and_a_click_open_and_close_the_block(tmp_path: Path) -> None:
+    with BackgroundServer(strict_scenario({"replies": [REASONS]})) as server:
+        app = _app(server, tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await chat_ready(pilot)
+            await send(pilot, "What is 2 + 2?")
+            (block,) = _blocks(pilot)
+            block.focus()
+            await pilot.press("enter")
+            assert block.expanded and str(block.render()) == f"▾ thought (15 words)\n{SHOWN}"
+            await pilot.click(block)
+            assert not block.expanded
+            chat(pilot).chat_log.focus()
+            await pilot.press("t")  # the log focused: the newest block
+            assert block.expanded
+            await pilot.click(block)
+            assert not block.expanded
+
+
+async def test_expanded_and_hidden_settings(tmp_path: Path) -> None:
+    with BackgroundServer(strict_scenario({"replies": [REASONS], "then": "repeat_last"})) as server:
+        async with _app(server, tmp_path / "open", "expanded").run_test(size=SIZE) as pilot:
+            await chat_ready(pilot)
+            await send(pilot, "What is 2 + 2?")
+            (block,) = _blocks(pilot)
+            assert block.expanded and SHOWN in str(block.render())
+        async with _app(server, tmp_path / "hidden", "hidden").run_test(size=SIZE) as pilot:
+            await chat_ready(pilot)
+            await send(pilot, "What is 2 + 2?")
+            assert _blocks(pilot) == []
+            assert chat(pilot).chat_log.assistant_messages[-1].shown_text().strip() == "Four."
+        assert (await _stored(tmp_path / "hidden" / "history.db"))[1][0] == ReasoningPart(THOUGHT)  # still saved
+
+
+async def test_a_reasoning_only_reply_shows_as_its_block_alone(tmp_path: Path) -> None:
+    with BackgroundServer(strict_scenario({"replies": [ONLY_THINKS]})) as server:
+        app = _app(server, tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await chat_ready(pilot)
+            await send(pilot, "Hm?")
+            (block,) = _blocks(pilot)
+            assert str(block.render()) == "▸ thought — no answer followed (6 words)"
+            reply = chat(pilot).chat_log.assistant_messages[-1]
+            assert reply.has_class("-thought-only") and not reply.display
+    assert (await _stored(tmp_path / "history.db"))[1] == [ReasoningPart("Hmm. Nothing to say to that.")]
+
+
+async def test_a_resumed_session_shows_its_reasoning(tmp_path: Path) -> None:
+    server = BackgroundServer(strict_scenario({"replies": [REASONS, ONLY_THINKS], "then": "repeat_last"}))
+    with server:
+        stack = RealStack(tmp_path / "history.db", server)
+        app, _ = stack.app()
+        async with app.run_test(size=SIZE) as pilot:
+            await chat_ready(pilot)
+            await send(pilot, "What is 2 + 2?")
+            await send(pilot, "Hm?")
+        app, _ = stack.app(ResumeRequest(latest=True))
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: len(list(pilot.app.screen.query(ThinkingBlock))) == 2, "two blocks")
+            first, second = _blocks(pilot)
+            assert (first.text, str(first.render())) == (SHOWN, "▸ thought (15 words)")
+            assert str(second.render()) == "▸ thought — no answer followed (6 words)"
+            replies = list(chat(pilot).query(AssistantMessage))
+            assert [reply.has_class("-thought-only") for reply in replies] == [False, True]
+            first.scroll_visible(animate=False, immediate=True)
+            await pilot.pause()
+            await pilot.click(first)
+            assert first.expanded, (first.region, first.is_attached, chat(pilot).chat_log.scroll_y)
+        assert THOUGHT not in str(stack.chat_requests())  # never sent back, live or resumed

@@ -1,0 +1,57 @@
+"""Reasoning through a real turn: shown as its own events before the text, saved, never sent back to the model."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.agent.conftest import MakeAgent, collect
+from tui_agent.agent.events import (
+    AssistantMessageFinished,
+    AssistantReasoningDelta,
+    AssistantTextDelta,
+    TurnEndReason,
+    TurnFinished,
+)
+from tui_agent.history.models import ReasoningPart, TextPart
+from tui_agent.offline.server import BackgroundServer
+from tui_agent.status import MessageStatus
+
+THOUGHT = "Two and two make four; say it plainly."
+SCENARIO = {"replies": [{"reasoning": THOUGHT, "text": "Four.", "chunk_size": 6},
+                        {"reasoning": "Only thinking, no words.", "reasoning_field": "reasoning"}]}
+
+
+@pytest.mark.parametrize("offline_server", [SCENARIO], indirect=True)
+async def test_reasoning_is_shown_saved_and_kept_from_the_model(make_agent: MakeAgent,
+                                                                 offline_server: BackgroundServer) -> None:
+    built = await make_agent(offline_server.base_url)
+    events = await collect(built.agent.send("What is 2 + 2?"))
+    thinking = [e for e in events if isinstance(e, AssistantReasoningDelta)]
+    assert "".join(e.text for e in thinking) == THOUGHT and len(thinking) > 1
+    first_text = next(i for i, e in enumerate(events) if isinstance(e, AssistantTextDelta))
+    assert events.index(thinking[-1]) < first_text
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
+    session = built.agent.session
+    assert session is not None
+    reply = (await built.agent.store.load_tail(session.id, 1))[0]
+    assert reply.parts == [ReasoningPart(THOUGHT), TextPart("Four.")]
+    await collect(built.agent.send("Thanks"))
+    assert THOUGHT not in str(offline_server.requests[-1].body)  # the next request carries the answer only
+    assert "Four." in str(offline_server.requests[-1].body)
+
+
+@pytest.mark.parametrize("offline_server", [{"replies": [SCENARIO["replies"][1]]}], indirect=True)
+async def test_a_reasoning_only_reply_is_saved_with_its_reasoning(make_agent: MakeAgent,
+                                                                  offline_server: BackgroundServer) -> None:
+    built = await make_agent(offline_server.base_url)
+    events = await collect(built.agent.send("Hm?"))
+    assert [e.text for e in events if isinstance(e, AssistantReasoningDelta)]
+    assert not [e for e in events if isinstance(e, AssistantTextDelta)]
+    finished = [e for e in events if isinstance(e, AssistantMessageFinished)]
+    assert [e.status for e in finished] == [MessageStatus.COMPLETE]
+    session = built.agent.session
+    assert session is not None
+    reply = (await built.agent.store.load_tail(session.id, 1))[0]
+    assert reply.parts == [ReasoningPart("Only thinking, no words.")]
+    events = await collect(built.agent.send("Say something"))  # the strict server takes what follows it
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE

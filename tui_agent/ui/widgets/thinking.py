@@ -1,0 +1,138 @@
+"""Provides `ThinkingBlock`: a reply's reasoning, shown above its answer as one dimmed line until opened.
+
+Collapsed it reads "▸ thinking… (N words)" while the model reasons and "▸ thought (N words)" once the answer
+begins; expanded ("▾") the reasoning itself follows, as plain text, sanitised like every model text. Enter or
+space (when it has focus) and a click toggle it. Streamed reasoning is drawn at most every `FLUSH_INTERVAL`
+seconds, so a fast stream costs a few redraws, not one per delta.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.binding import Binding
+from textual.content import Content
+from textual.events import Click
+from textual.reactive import var
+from textual.timer import Timer
+from textual.widgets import Static
+
+from tui_agent.sanitize import StreamSanitizer, sanitize
+
+if TYPE_CHECKING:
+    from tui_agent.ui.widgets.messages import LetGo
+
+FLUSH_INTERVAL = 0.05
+"""Seconds between redraws of a block whose reasoning is streaming."""
+
+
+class ThinkingBlock(Static, can_focus=True):
+    """The reasoning of reply `message_id`; `expanded` shows it whole, else one line says how much there is."""
+
+    DEFAULT_CSS = """
+    ThinkingBlock {
+        margin: 1 0 0 0;
+        padding: 0 1;
+        color: $text-muted;
+        text-style: italic;
+    }
+    ThinkingBlock:focus {
+        background: $boost;
+    }
+    ThinkingBlock.-expanded {
+        border-left: outer $foreground 30%;
+    }
+    """
+    BINDINGS = [
+        Binding("enter,space", "toggle_expanded", "Show / hide the thinking", show=False, id="toggle_thinking_block"),
+    ]
+
+    expanded = var(False, toggle_class="-expanded")
+    """The reasoning is shown whole (else only its one-line summary)."""
+
+    def __init__(self, message_id: str, *, expanded: bool = False) -> None:
+        super().__init__()
+        self.message_id = message_id
+        self.done = False
+        """The answer began (or the reply ended): the model thinks no more."""
+        self.alone = False
+        """The reply ended with reasoning only: no answer followed it."""
+        self._sanitizer = StreamSanitizer()
+        self._text = ""
+        self._pending: list[str] = []
+        self._timer: Timer | None = None
+        self.set_reactive(ThinkingBlock.expanded, expanded)
+        self.set_class(expanded, "-expanded")
+        self.update(self._content())
+
+    @classmethod
+    def finished(cls, message_id: str, text: str, *, expanded: bool = False, alone: bool = False) -> ThinkingBlock:
+        """A stored reply's reasoning, complete (`alone`: the reply has no answer)."""
+        block = cls(message_id, expanded=expanded)
+        block._text = sanitize(text)
+        block.finish(alone=alone)
+        return block
+
+    @property
+    def text(self) -> str:
+        """The reasoning as shown (sanitised)."""
+        return self._text + "".join(self._pending)
+
+    @property
+    def words(self) -> int:
+        return len(self.text.split())
+
+    @property
+    def settled(self) -> bool:
+        return self.done
+
+    def let_go(self) -> LetGo:
+        from tui_agent.ui.widgets.messages import LetGo  # it lives with the entries, which import this module
+
+        return LetGo(partial(ThinkingBlock.finished, self.message_id, self.text, expanded=self.expanded,
+                             alone=self.alone))
+
+    def append(self, chunk: str) -> None:
+        """More streamed reasoning: drawn within `FLUSH_INTERVAL`."""
+        if self.done:
+            return
+        self._pending.append(self._sanitizer.feed(chunk))
+        if self._timer is None:
+            self._timer = self.set_timer(FLUSH_INTERVAL, self._flush, name="thinking-flush")
+
+    def finish(self, *, alone: bool = False) -> None:
+        """The model stopped thinking (`alone`: and said nothing else)."""
+        self.alone = self.alone or alone
+        if not self.done:
+            self.done = True
+            self._pending.append(self._sanitizer.flush())
+        self._flush()
+
+    def _flush(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._text += "".join(self._pending)
+        self._pending.clear()
+        self.update(self._content())
+
+    def _content(self) -> Content:
+        words = self.words
+        count = f"{words} word{'s' if words != 1 else ''}"
+        if not self.done:
+            state = "thinking…"
+        else:
+            state = "thought — no answer followed" if self.alone else "thought"
+        summary = f"{'▾' if self.expanded else '▸'} {state} ({count})"
+        return Content(f"{summary}\n{self._text}" if self.expanded and self._text else summary)
+
+    def watch_expanded(self) -> None:
+        self._flush()
+
+    def action_toggle_expanded(self) -> None:
+        self.expanded = not self.expanded
+
+    def on_click(self, event: Click) -> None:
+        event.stop()
+        self.action_toggle_expanded()
