@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from tui_agent.history.models import Message, Session, ToolCall
+from tui_agent.history.models import Message, Session, ToolCall, utc_from_epoch
 from tui_agent.sanitize import replace_surrogates, replace_surrogates_in
 from tui_agent.status import MessageStatus
 
@@ -75,8 +75,19 @@ def _when(moment: datetime) -> str:
 
 def to_json(session: Session, messages: list[Message]) -> str:
     payload = {"format": "tui-agent-session", "version": 1, "session": _plain(asdict(session)),
-               "messages": [_plain(asdict(m)) for m in messages]}
+               "messages": [_message_json(m) for m in messages]}
     return json.dumps(replace_surrogates_in(payload), indent=2, ensure_ascii=False)
+
+
+def _message_json(message: Message) -> dict[str, Any]:
+    """A message as exported; a tool call's epoch times as ISO dates, like every other time."""
+    plain: dict[str, Any] = _plain(asdict(message))
+    for call in plain["tool_calls"]:
+        call.pop("command", None)  # live-only: what "always" would allow while a call awaits approval
+        for key in ("started_at", "finished_at"):
+            if call[key] is not None:
+                call[key] = utc_from_epoch(call[key]).isoformat()
+    return plain
 
 
 def _plain(value: Any) -> Any:
