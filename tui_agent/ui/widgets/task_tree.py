@@ -183,6 +183,7 @@ class TaskTree(Tree[str]):
             return
         item.tool_status = call.status
         item.glyph = TOOL_GLYPHS[call.status]  # the call's status says more than its node's state
+        item.started_at, item.ended_at = call.started_at, call.finished_at  # running time, approval not counted
         if self.display:
             self._show_item(item)
 
@@ -201,13 +202,15 @@ class TaskTree(Tree[str]):
             return item
         if item is None:
             return None
-        if isinstance(event, NodeStarted):
+        if item.kind == "tool":  # its call's updates give it the rest
+            item.active = not isinstance(event, NodeEnded)
+            if item.tool_status is None:
+                item.glyph = NODE_GLYPHS[_final_state(event) if isinstance(event, NodeEnded) else NodeState.ACTIVE]
+        elif isinstance(event, NodeStarted):
             item.glyph, item.started_at = NODE_GLYPHS[NodeState.ACTIVE], event.at
         elif isinstance(event, NodeEnded):
-            item.active, item.ended_at, item.started_at = False, event.at, event.started_at
-            state = _final_state(event)
-            if item.tool_status is None or state is NodeState.CANCELLED:  # a call's own status says more
-                item.glyph = NODE_GLYPHS[state]
+            item.glyph, item.active, item.ended_at = NODE_GLYPHS[_final_state(event)], False, event.at
+            item.started_at = event.started_at
         return item
 
     def _reset(self) -> None:
