@@ -1,10 +1,11 @@
 """Provides `Turn`: the state one chat turn shares between its jobs and handlers, and its side effects.
 
 Everything that happens in a turn goes through here exactly once: text is shown (an event) and saved
-(coalesced by `StreamingSaver`), tool calls are recorded before they run and updated as they change
-(each change a new `ToolCall` value, shown as `ToolCallUpdated`), a call that needs approval is asked as
-an `ApprovalRequested` event whose future the UI answers, and the end — done, cancelled, budget or error — is written to history and announced with
-`TurnFinished`. Jobs and handlers (`tui_agent.agent.turn_jobs`) decide *when*; this module does *what*.
+(coalesced by `StreamingSaver`), tool calls are recorded before they run and updated as they change (each
+change a new `ToolCall` value, shown as `ToolCallUpdated`), a call that needs approval is asked as an
+`ApprovalRequested` event whose future the UI answers, and the end — done, cancelled, budget or error — is
+written to history and announced with `TurnFinished`. Jobs and handlers (`tui_agent.agent.turn_jobs`) decide
+*when*; this module does *what*.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """Provides `ToolRunner`: runs one tool call to its final `ToolCall` (a turn runs each in a node of its own).
 
-Per call: validate the arguments, apply the approval policy (asking the user, through the `Asker` the
-caller passes, for `ask` tools unless `tui_agent.tools.approvals` says they may run unasked), run with a
-timeout, cap the output. Every outcome — unknown tool, bad arguments, denial, exception (any
-`BaseException`), timeout — is the call's final value with a text for the model, never an exception for the caller; only a real cancellation propagates. Sync
-tools run in a daemon thread of their own (which cannot be killed: on timeout or cancel it is abandoned
-and its result discarded); async tools are cancelled for real.
+Per call: validate the arguments, apply the approval policy (asking the user, through the `Asker` the caller
+passes, for `ask` tools unless `tui_agent.tools.approvals` says they may run unasked), run with a timeout,
+cap the output. Every outcome — unknown tool, bad arguments, denial, exception (any `BaseException`),
+timeout — is the call's final value with a text for the model, never an exception for the caller; only a
+real cancellation propagates. Sync tools run in a daemon thread of their own (which cannot be killed: on
+timeout or cancel it is abandoned and its result discarded); async tools are cancelled for real.
 """
 
 from __future__ import annotations
