@@ -27,7 +27,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from startup import compile_bytecode, interleaved_medians, tui_agent_command
 
 from tui_agent.config import McpServerSettings, ToolsSettings
-from tui_agent.tools.calls import ToolCallRequest
+from tui_agent.tool_call import ToolCall
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
@@ -76,7 +76,7 @@ async def call_overhead(calls: int, log_dir: Path) -> None:
             await session.call_tool("add", {"a": 1, "b": 2})
 
         async def ours() -> None:
-            await runner.run([ToolCallRequest("c", "add", {"a": 1, "b": 2})], lambda state: None)
+            await runner.run([ToolCall("c", "add", arguments={"a": 1, "b": 2})], lambda state: None)
 
         times: dict[str, list[float]] = {"raw": [], "ours": []}
         for _ in range(3):  # warm both

@@ -196,7 +196,7 @@ async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: st
             return 1
         if resume_notice:
             say(sys.stderr, resume_notice)
-        built.agent.set_approver(None)  # non-interactive: tools that ask are denied, unless --allow names them
+        # non-interactive: tools that ask are denied (print_turn answers them), unless --allow names them
         built.agent.runner.preapproved = frozenset(allowed or [])
         for name in sorted(set(allowed or []) - set(built.agent.registry.names())):
             say(sys.stderr, f"--allow {name}: there is no tool called {name} (see `tui-agent plugins`)")

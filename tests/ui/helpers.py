@@ -13,6 +13,7 @@ from tui_agent.agent.events import ToolCallUpdated, ToolStatus
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
 from tui_agent.testing.scripted import Script, ScriptedBackend
+from tui_agent.tool_call import ToolCall
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.widgets.chat_log import TRIM_AT
@@ -76,7 +77,8 @@ def shown(view: MarkdownView) -> str:
 def call(call_id: str, status: ToolStatus, *, name: str = "get_weather", arguments: str = '{"location": "Paris"}',
          started: float | None = None, finished: float | None = None, result: str | None = None,
          error: str | None = None) -> ToolCallUpdated:
-    return ToolCallUpdated(call_id, "m1", name, arguments, status, started, finished, result, error)
+    return ToolCallUpdated(ToolCall(call_id, name, arguments, message_id="m1", status=status, started_at=started,
+                                    finished_at=finished, result=result, error=error))
 
 
 def conversation_keys(entries: Iterable[Widget]) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.fixtures.offline import strict_scenario
-from tests.ui.helpers import FIXED_NOW, app_on_real_agent, chat, send, wait_until
+from tests.ui.helpers import FIXED_NOW, app_on_real_agent, chat, send, task_tree, wait_until
 from tests.unit.agent.test_turn_faults import FAULTS
 from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
@@ -156,6 +156,26 @@ async def test_approval_modal_on_the_real_runner(real_app: MakeApp, tmp_path: Pa
         assert panel.status is ToolStatus.DONE and panel.call.result == "echo: hi"
     (call,) = (await history(tmp_path / "history.db"))[1].tool_calls
     assert call.status is ToolStatus.DONE and call.result == "echo: hi"
+
+
+async def test_a_tool_node_cancelled_while_its_approval_is_asked_takes_the_modal_away(
+    real_app: MakeApp, tmp_path: Path
+) -> None:
+    app, _ = real_app({"replies": [{"tool_calls": [{"name": "careful_echo", "arguments": {"text": "hi"}}]},
+                                   {"text": "Not run, then."}]}, plugin_dirs=[PLUGINS])
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = chat(pilot)
+        tree = await task_tree(pilot)
+        await send(pilot, "echo carefully", wait=False)
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")
+        (tool,) = [item for item in tree.items.values() if item.kind == "tool"]
+        assert tool.node_id is not None and screen.backend.cancel_node(tool.node_id)
+        await wait_until(pilot, lambda: app.screen is screen and screen.idle, "modal gone, turn finished")
+        (panel,) = screen.tool_panels.panels
+        assert panel.status is ToolStatus.INTERRUPTED
+        assert screen.chat_log.assistant_messages[-1].text.strip() == "Not run, then."
+    (call,) = (await history(tmp_path / "history.db"))[1].tool_calls
+    assert call.status is ToolStatus.INTERRUPTED
 
 
 async def test_status_bar_shows_the_built_engine_not_the_first_frames_guess(tmp_path: Path) -> None:

@@ -26,10 +26,16 @@ from tui_agent.status import MessageStatus, ToolStatus
 from tui_agent.testing.scripted import Gate, Script
 from tui_agent.testing.scripted_tree import ScriptedTree
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.widgets.messages import AssistantMessage
 from tui_agent.ui.widgets.task_tree import TaskTree
 
 PLUGINS = Path(__file__).parents[1] / "unit" / "agent" / "plugins"
 SLOW_TOOL = {"replies": [{"tool_calls": [{"name": "slow_echo", "arguments": {"text": "hi", "seconds": 30}}]}]}
+TWO_SLOW_TOOLS = {"replies": [
+    {"tool_calls": [{"name": "slow_echo", "arguments": {"text": "stuck", "seconds": 30}},
+                    {"name": "slow_echo", "arguments": {"text": "quick enough", "seconds": 2.0}}]},
+    {"text": "One of the two came back."},
+]}
 ELAPSED = re.compile(r"\d+\.\ds$|\d+m\d\ds$")
 MakeApp = Callable[..., TuiAgentApp]
 
@@ -142,7 +148,7 @@ async def test_cancelling_a_running_node_stops_its_subtree_and_says_so(
     assert [c.status for c in messages[1].tool_calls] == [ToolStatus.INTERRUPTED]
 
 
-async def test_cancel_key_on_a_tool_or_an_ended_node_explains_instead(real_app: MakeApp) -> None:
+async def test_cancel_key_on_an_ended_node_explains_instead(real_app: MakeApp) -> None:
     app = real_app(SLOW_TOOL, plugin_dirs=[PLUGINS])
     async with app.run_test(size=(160, 45)) as pilot:
         await send(pilot, "echo slowly", wait=False)
@@ -153,16 +159,36 @@ async def test_cancel_key_on_a_tool_or_an_ended_node_explains_instead(real_app: 
         tree = await task_tree(pilot)
         await select(pilot, tree, "show_reply")
         await pilot.press("x")
-        await select(pilot, tree, "slow_echo")
-        await pilot.press("x")
         await pilot.pause()
         messages = [n.message for n in app._notifications]
         assert any("show_reply has already ended" in m for m in messages)
-        assert any("select it to cancel them" in m for m in messages)
         assert not screen.idle and line_for(tree, "slow_echo").startswith("◐ ")  # nothing was cancelled
         await pilot.press("escape")
         await wait_until(pilot, lambda: screen.idle, "Esc ended the turn")
         assert line_for(tree, "ChatJob").startswith("⊘ ")
+
+
+async def test_cancelling_one_tool_node_interrupts_that_call_and_the_reply_goes_on(real_app: MakeApp) -> None:
+    app = real_app(TWO_SLOW_TOOLS, plugin_dirs=[PLUGINS])
+    async with app.run_test(size=(160, 45)) as pilot:
+        await send(pilot, "echo two things slowly", wait=False)
+        screen = chat(pilot)
+        await wait_until(pilot, lambda: [p.status for p in screen.tool_panels.panels] == [ToolStatus.RUNNING] * 2,
+                         "both slow tools running")
+        await pilot.press("ctrl+t")
+        tree = await task_tree(pilot)
+        await select(pilot, tree, "slow_echo")  # the first: the one that would take 30 s
+        await pilot.press("x")
+        await wait_until(pilot, lambda: screen.idle, "the turn ended")
+        assert any("Interrupted slow_echo" in n.message for n in app._notifications)
+        stuck, quick = screen.tool_panels.panels
+        assert (stuck.status, quick.status) == (ToolStatus.INTERRUPTED, ToolStatus.DONE)
+        tools = [line for line in shown_lines(tree) if " slow_echo" in line]
+        assert [line[0] for line in tools] == ["⊘", "✓"]
+        assert line_for(tree, "ChatJob").startswith("✓ ") and [i.name for i in tree.items.values()].count(
+            "ResponseJob") == 2  # the model was asked again
+        replies = [entry.text for entry in screen.chat_log.query(AssistantMessage)]
+        assert "One of the two came back." in replies[-1]
 
 
 async def test_a_hidden_tree_draws_nothing_and_hiding_gives_the_prompt_its_focus() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tests.ui.helpers import call, chat, make_app, send, wait_until
 from tui_agent.agent.events import ToolStatus
-from tui_agent.agent.port import ApprovalDecision
 from tui_agent.testing.scripted import AskApproval, Gate, reply_script
+from tui_agent.tool_call import Decision
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.widgets.tool_panel import ToolPanel
 
@@ -99,7 +99,7 @@ async def test_approval_allow_once() -> None:
         assert "rm -rf [bold]/tmp/x" in app.export_screenshot().replace("&#160;", " ")
         await pilot.press("a")
         await wait_until(pilot, lambda: chat(pilot).idle)
-        assert backend.decisions == [ApprovalDecision.ALLOW_ONCE]
+        assert backend.decisions == [Decision.ALLOW_ONCE]
         panel = chat(pilot).tool_panels.panel(("m1", "c1"))
         assert panel is not None and panel.status is ToolStatus.DONE
 
@@ -111,7 +111,7 @@ async def test_approval_always_by_button() -> None:
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")
         await pilot.click("#allow_always")
         await wait_until(pilot, lambda: chat(pilot).idle)
-        assert backend.decisions == [ApprovalDecision.ALLOW_ALWAYS]
+        assert backend.decisions == [Decision.ALLOW_ALWAYS]
 
 
 async def test_approval_deny() -> None:
@@ -121,7 +121,7 @@ async def test_approval_deny() -> None:
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")
         await pilot.press("d")
         await wait_until(pilot, lambda: chat(pilot).idle)
-        assert backend.decisions == [ApprovalDecision.DENY]
+        assert backend.decisions == [Decision.DENY]
         screen = chat(pilot)
         panel = screen.tool_panels.panel(("m1", "c1"))
         assert panel is not None and panel.status is ToolStatus.DENIED

@@ -5,15 +5,17 @@ event loop) and yields the turn's events until `TurnFinished`. `retry()` and `co
 that redoes the session's last reply instead: a retry adds a new reply that replaces the last one (kept in
 history with `replaced_by`, left out of what the model sees); a continuation streams into the last reply
 again, after the model was shown it and asked to go on (`CONTINUE_PROMPT`, sent once, never stored).
-`cancel()` cancels the turn's subtree; `set_approver()` plugs in the UI's approval modal. The agent
-implements `tui_agent.agent.port.ChatBackend`.
+`cancel()` cancels the turn's subtree. A tool call that needs the user's approval is asked in the stream:
+an `ApprovalRequested` event whose future the caller resolves. Every event carries its turn's id, and a
+turn's stream yields only its own events, ending at its own `TurnFinished`. The agent implements
+`tui_agent.agent.port.ChatBackend`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+import itertools
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.agent.conversation import Conversation
@@ -21,8 +23,6 @@ from tui_agent.agent.events import (
     AgentEvent,
     MessageStatus,
     ReplyReplaced,
-    ToolCallUpdated,
-    ToolStatus,
     TurnFinished,
     TurnStarted,
 )
@@ -35,7 +35,6 @@ from tui_agent.commander import CommanderAsync
 from tui_agent.history.models import Message, Session, Usage
 from tui_agent.history.store import HistoryStore
 from tui_agent.status import Role
-from tui_agent.tools.calls import ApprovalRequest, Decision
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
 
@@ -43,7 +42,6 @@ if TYPE_CHECKING:  # the openai client is imported only when a client is built
     from tui_agent.llm.client import ChatClient
     from tui_agent.tools.mcp.servers import McpServers
 
-Approver = Callable[[ToolCallUpdated], Awaitable[Any]]
 TITLE_LENGTH = 60
 
 
@@ -53,6 +51,18 @@ def title_from_prompt(prompt: str) -> str:
     if len(line) <= TITLE_LENGTH:
         return line
     return line[:TITLE_LENGTH].rsplit(" ", 1)[0].rstrip(" ,.;:") + "…"
+
+
+async def turn_events(events: asyncio.Queue[AgentEvent], turn_id: str) -> AsyncIterator[AgentEvent]:
+    """The events of turn `turn_id` from `events`, up to and including its own `TurnFinished`; another turn's
+    events (a nested turn's) are left out, and its end does not end this stream."""
+    while True:
+        event = await events.get()
+        if event.turn_id != turn_id:
+            continue
+        yield event
+        if isinstance(event, TurnFinished):
+            return
 
 
 class TurnInProgressError(RuntimeError):
@@ -92,7 +102,7 @@ class Agent(SessionActions):
         self._conversation = Conversation(system_prompt)
         self._session: Session | None = None
         self._job: ChatJob | None = None
-        self._approver: Approver | None = None
+        self._turn_ids = itertools.count(1)
         self.mcp: McpServers | None = None
         """The run's MCP servers (a tool source; their notices and the MCP screen go through it)."""
 
@@ -147,18 +157,13 @@ class Agent(SessionActions):
         self._services.totals = SessionTotals.of(stored)
         return session
 
-    def set_approver(self, approver: Approver | None) -> None:
-        """Plug in the UI's approval question; None means non-interactive (`ask` tools are denied)."""
-        self._approver = approver
-        self.runner.approval = self._approve if approver is not None else None
-
     def cancel(self) -> None:
         """Cancel the running turn: streaming stops, running tools are cancelled, the reply is kept."""
         if self._job is not None:
             self._job.cancel()
 
     def subscribe_tree(self, observer: TreeObserver) -> Unsubscribe:
-        """Follow the turns' task tree (node events and tool-call updates); returns how to stop."""
+        """Follow the turns' task tree (commander node events; a tool call is a node); returns how to stop."""
         return self._tree.subscribe(observer)
 
     def cancel_node(self, node_id: int | str) -> bool:
@@ -180,8 +185,9 @@ class Agent(SessionActions):
         session = await self._ensure_session(prompt)
         user, reply = await self.store.begin_turn(session.id, prompt, model=self.model)
         self._conversation.add_user(prompt)
-        yield TurnStarted(session.id, user.id, prompt)
-        async for event in self._run(session, reply.id):
+        turn_id = self._next_turn_id()
+        yield TurnStarted(session.id, user.id, prompt, turn_id=turn_id)
+        async for event in self._run(session, reply.id, turn_id):
             yield event
 
     async def retry(self) -> AsyncIterator[AgentEvent]:
@@ -191,8 +197,9 @@ class Agent(SessionActions):
         session, last = await self._last_reply()
         reply = await self.store.replace_reply(session.id, last.id, model=self.model)
         await self._reload_conversation(session)
-        yield ReplyReplaced(last.id)
-        async for event in self._run(session, reply.id):
+        turn_id = self._next_turn_id()
+        yield ReplyReplaced(last.id, turn_id=turn_id)
+        async for event in self._run(session, reply.id, turn_id):
             yield event
 
     async def continue_reply(self) -> AsyncIterator[AgentEvent]:
@@ -205,24 +212,26 @@ class Agent(SessionActions):
                                      "any text arrived): retry it instead.")
         await self.store.reopen_message(last.id)
         await self._reload_conversation(session, leave_out=last.id)
-        async for event in self._run(session, last.id, continuing=last.content, usage=last.usage):
+        async for event in self._run(session, last.id, self._next_turn_id(), last.content, last.usage):
             yield event
 
-    async def _run(self, session: Session, message_id: str, continuing: str = "",
+    async def _run(self, session: Session, message_id: str, turn_id: str, continuing: str = "",
                    usage: Usage | None = None) -> AsyncIterator[AgentEvent]:
         """Run a turn whose first response goes into `message_id`, yielding its events to `TurnFinished`."""
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
-        turn = Turn(self._services, session.id, self._conversation, self.budget, self._tree.tee(events.put_nowait))
+        turn = Turn(self._services, session.id, self._conversation, self.budget, events.put_nowait, turn_id)
         turn.attach_message(message_id, continuing, usage)
         self._job = ChatJob(turn)
         await self._start_commander()
         await self._commander.put_job(self._job, parent=self._commander)
         try:
-            while not isinstance(event := await events.get(), TurnFinished):
+            async for event in turn_events(events, turn_id):
                 yield event
-            yield event
         finally:
             await self._settle(turn)
+
+    def _next_turn_id(self) -> str:
+        return f"turn-{next(self._turn_ids)}"
 
     def _check_idle(self) -> None:
         if self._job is not None:
@@ -261,14 +270,6 @@ class Agent(SessionActions):
         if self._commander_task is None or self._commander_task.done():
             self._commander_task = asyncio.create_task(self._commander.run_async(), name="agent-commander")
             await asyncio.sleep(0)  # let it start before the first job arrives
-
-    async def _approve(self, request: ApprovalRequest) -> Decision:
-        assert self._approver is not None
-        message_id = self._job.turn.message_id if self._job is not None else ""
-        arguments = json.dumps(dict(request.arguments), ensure_ascii=False, indent=2)
-        update = ToolCallUpdated(request.call_id, message_id, request.tool_name, arguments,
-                                 ToolStatus.AWAITING_APPROVAL, command=request.command)
-        return Decision(str(await self._approver(update)))
 
     async def close(self) -> None:
         """Cancel any running turn, stop the commander and flush history."""

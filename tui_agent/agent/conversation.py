@@ -27,29 +27,18 @@ whatever happened before — failed, interrupted or cut-off replies included:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from tui_agent.history.models import Message
 from tui_agent.status import MessageStatus, Role, ToolStatus
+from tui_agent.tool_call import ToolCall
 
 INTERRUPTED_RESULT = "The tool call was interrupted before it finished; it did not complete and was not re-run."
 NO_REPLY = "(no reply)"
 """Stands in for a reply that never came after tool results (see the module docstring)."""
 CONTINUE = "Continue."
 """Asked after a request's last assistant message, so the model has something to answer."""
-
-
-@dataclass(frozen=True)
-class AnsweredCall:
-    """A tool call as the model made it, and the text it got back."""
-
-    call_id: str
-    name: str
-    raw_arguments: str
-    result: str
 
 
 class Conversation:
@@ -64,8 +53,8 @@ class Conversation:
         """Append the user's prompt."""
         self.messages.append({"role": "user", "content": text})
 
-    def add_assistant(self, text: str, calls: Sequence[AnsweredCall] = ()) -> None:
-        """Append an assistant reply and, when it made tool calls, their answers right after it."""
+    def add_assistant(self, text: str, calls: Sequence[ToolCall] = ()) -> None:
+        """Append an assistant reply and, when it made tool calls, their answers (`model_answer`) right after it."""
         if not text and not calls:
             return
         message: dict[str, Any] = {"role": "assistant", "content": text or None}
@@ -73,7 +62,7 @@ class Conversation:
             message["tool_calls"] = [_call_entry(call) for call in calls]
         self.messages.append(message)
         for call in calls:
-            self.messages.append({"role": "tool", "tool_call_id": call.call_id, "content": call.result})
+            self.messages.append({"role": "tool", "tool_call_id": call.call_id, "content": model_answer(call)})
 
     def request(self) -> list[dict[str, Any]]:
         """The messages to send: `messages` repaired as the module docstring says (the record is unchanged)."""
@@ -88,7 +77,7 @@ class Conversation:
                 conversation.add_user(message.content)
             elif (message.role is Role.ASSISTANT and message.status is not MessageStatus.STREAMING
                   and message.replaced_by is None):
-                conversation.add_assistant(message.content, [_answered(call) for call in message.tool_calls])
+                conversation.add_assistant(message.content, message.tool_calls)
         return conversation
 
 
@@ -151,21 +140,19 @@ def _answer_pending(out: list[dict[str, Any]], pending: list[str]) -> None:
     pending.clear()
 
 
-def _call_entry(call: AnsweredCall) -> dict[str, Any]:
-    return {"id": call.call_id, "type": "function", "function": {"name": call.name, "arguments": call.raw_arguments}}
+def _call_entry(call: ToolCall) -> dict[str, Any]:
+    # The parsed arguments are what is sent back (without `to_user`); unparseable ones become {}.
+    return {"id": call.call_id, "type": "function",
+            "function": {"name": call.name, "arguments": call.arguments_for_model()}}
 
 
-def _answered(call: Any) -> AnsweredCall:
-    # The same text the live turn sent: the result, or for a failed or denied call its error (the runner
-    # stores that as `error`, not `result`); calls that never finished get the interrupted answer.
+def model_answer(call: ToolCall) -> str:
+    """The text the model gets for `call`, live or loaded from history alike: the result, or for a failed or
+    denied call its error (the runner keeps that as `error`); a call that never finished was interrupted."""
     if call.status is ToolStatus.INTERRUPTED or not call.status.is_final:
-        result = INTERRUPTED_RESULT
-    elif call.result is not None:
-        result = call.result
-    elif call.status in (ToolStatus.FAILED, ToolStatus.DENIED):
-        result = call.error or ("Denied." if call.status is ToolStatus.DENIED else "The tool call failed.")
-    else:
-        result = INTERRUPTED_RESULT
-    # The parsed arguments are what the live turn sent (without `to_user`); unparseable ones become {}.
-    raw = json.dumps(call.arguments, ensure_ascii=False) if call.arguments is not None else "{}"
-    return AnsweredCall(call.call_id, call.name, raw, result)
+        return INTERRUPTED_RESULT
+    if call.result is not None:
+        return call.result
+    if call.status in (ToolStatus.FAILED, ToolStatus.DENIED):
+        return call.error or ("Denied." if call.status is ToolStatus.DENIED else "The tool call failed.")
+    return INTERRUPTED_RESULT

@@ -15,7 +15,7 @@ from tui_agent.agent.deferred_sessions import DeferredSessions
 from tui_agent.agent.tree import PendingTreeObservers
 
 if TYPE_CHECKING:  # the agent (and what it imports, events too) loads after the first paint, with the build
-    from tui_agent.agent.agent import Agent, Approver
+    from tui_agent.agent.agent import Agent
     from tui_agent.agent.events import AgentEvent
     from tui_agent.agent.tree import TreeObserver, Unsubscribe
     from tui_agent.tools.mcp.servers import McpServers
@@ -44,7 +44,6 @@ class DeferredAgent(DeferredSessions):
         self._started = asyncio.Event()
         self._built: BuiltAgent | None = None
         self._closed = False
-        self._approver: Approver | None = None
         self._picked_model: str | None = None
         self._tree_observers = PendingTreeObservers()
         self.failure: str | None = None
@@ -111,7 +110,6 @@ class DeferredAgent(DeferredSessions):
             self.failure = f"tui-agent could not start its engine: {error}"
             self._announce([self.failure])
             raise
-        built.agent.set_approver(self._approver)
         if self._picked_model is not None:  # a model picked while the agent was being built
             built.agent.switch_model(self._picked_model)
         self._tree_observers.attach(built.agent.subscribe_tree)
@@ -207,11 +205,6 @@ class DeferredAgent(DeferredSessions):
         self._model = self._picked_model = name
         if self.agent is not None:
             self.agent.switch_model(name)
-
-    def set_approver(self, approver: Any) -> None:
-        self._approver = approver
-        if self.agent is not None:
-            self.agent.set_approver(approver)
 
     async def close(self) -> None:
         """Shut down whatever was built, once; a build still running is cancelled and waited for.

@@ -1,14 +1,17 @@
 """Provides the typed events a chat turn emits and the UI renders.
 
 The UI never reaches into the agent: it consumes these events (from `Agent.send(...)`'s event stream)
-and sends intents back (send, cancel, approve). Every event is a frozen dataclass; text inside is
+and sends intents back (send, cancel). The one question a turn asks, approval of a tool call, is an event
+too: `ApprovalRequested` carries a future the UI resolves. Every event is a frozen dataclass carrying the
+id of the turn it belongs to (so a nested turn's events cannot pass for its parent's); text inside is
 untrusted (model output, tool arguments and results) and must be sanitised before display.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tui_agent.llm.events import RetryScheduled
 
@@ -16,10 +19,19 @@ from tui_agent.llm.events import RetryScheduled
 from tui_agent.status import MessageStatus as MessageStatus
 from tui_agent.status import ToolStatus as ToolStatus
 from tui_agent.status import TurnEndReason as TurnEndReason
+from tui_agent.tool_call import CallKey, Decision, ToolCall
 
 
 @dataclass(frozen=True)
-class TurnStarted:
+class TurnEvent:
+    """What every event has: the turn it belongs to."""
+
+    turn_id: str = field(default="", kw_only=True)
+    """The id of the turn that emitted it ("" for events made outside a turn, such as a test's)."""
+
+
+@dataclass(frozen=True)
+class TurnStarted(TurnEvent):
     """A user prompt was persisted and a turn begins."""
 
     session_id: str
@@ -28,7 +40,7 @@ class TurnStarted:
 
 
 @dataclass(frozen=True)
-class AssistantMessageStarted:
+class AssistantMessageStarted(TurnEvent):
     """A new assistant message (one per model response in the turn) was persisted as `streaming`, or an
     earlier one streams again to be continued (`text`: what it already says; the new text follows it)."""
 
@@ -37,7 +49,7 @@ class AssistantMessageStarted:
 
 
 @dataclass(frozen=True)
-class ReplyReplaced:
+class ReplyReplaced(TurnEvent):
     """A retry begins: reply `message_id` is replaced by the reply that starts next. It stays in history
     (marked `replaced_by`) and on screen, dimmed; the model no longer sees it."""
 
@@ -45,7 +57,7 @@ class ReplyReplaced:
 
 
 @dataclass(frozen=True)
-class ReplyWaiting:
+class ReplyWaiting(TurnEvent):
     """No reply yet: the request went out at `since`, or failed and `retry` says when it goes out again.
 
     Times are `time.monotonic()` readings. It holds until the reply's first text or tool call (or its end);
@@ -68,7 +80,7 @@ class ReplyWaiting:
 
 
 @dataclass(frozen=True)
-class AssistantTextDelta:
+class AssistantTextDelta(TurnEvent):
     """More user-facing text: content deltas and `to_user` text decoded from tool arguments."""
 
     message_id: str
@@ -76,7 +88,7 @@ class AssistantTextDelta:
 
 
 @dataclass(frozen=True)
-class AssistantReasoningDelta:
+class AssistantReasoningDelta(TurnEvent):
     """More of the model's reasoning for message `message_id` (it comes before the reply's text): shown in
     the thinking block above the answer and saved, never sent back to the model."""
 
@@ -85,7 +97,7 @@ class AssistantReasoningDelta:
 
 
 @dataclass(frozen=True)
-class AssistantMessageFinished:
+class AssistantMessageFinished(TurnEvent):
     """An assistant message reached its final status; `error` says what went wrong when FAILED."""
 
     message_id: str
@@ -94,35 +106,33 @@ class AssistantMessageFinished:
 
 
 @dataclass(frozen=True)
-class ToolCallUpdated:
+class ToolCallUpdated(TurnEvent):
     """A tool call appeared or changed: arguments streaming in, status, timing or result.
 
-    Each update carries the full current state of the call, so a renderer never needs the history.
+    Each update carries the whole call as it stands, so a renderer never needs the history.
     """
 
-    call_id: str
-    message_id: str
-    name: str
-    arguments: str
-    """Raw argument text as streamed so far (complete once status leaves PENDING)."""
-    status: ToolStatus
-    started_at: float | None = None
-    """Monotonic-clock seconds when the tool started running."""
-    finished_at: float | None = None
-    result: str | None = None
-    error: str | None = None
-    command: str | None = None
-    """While AWAITING_APPROVAL, for a command-like tool: the command, the only thing "always" would allow."""
+    call: ToolCall
 
     @property
-    def key(self) -> tuple[str, str]:
-        """What tells one call of the session from another: its assistant message and its call id. The call id
-        alone does not, as many servers number calls per response (`call_0` in every reply)."""
-        return (self.message_id, self.call_id)
+    def key(self) -> CallKey:
+        return self.call.key
 
 
 @dataclass(frozen=True)
-class UsageUpdated:
+class ApprovalRequested(TurnEvent):
+    """The turn waits for the user to allow `call` (AWAITING_APPROVAL, its panel already shows it so).
+
+    Whoever shows the turn resolves `answer`; the turn cancels it if it ends first (Esc), so the question
+    can be taken away. Left unanswered, the call waits.
+    """
+
+    call: ToolCall
+    answer: asyncio.Future[Decision] = field(compare=False)
+
+
+@dataclass(frozen=True)
+class UsageUpdated(TurnEvent):
     """Token usage for the session so far."""
 
     prompt_tokens: int
@@ -130,7 +140,7 @@ class UsageUpdated:
 
 
 @dataclass(frozen=True)
-class TurnFinished:
+class TurnFinished(TurnEvent):
     """The whole turn (all responses and tool rounds) ended."""
 
     reason: TurnEndReason
@@ -146,6 +156,7 @@ AgentEvent = (
     | AssistantReasoningDelta
     | AssistantMessageFinished
     | ToolCallUpdated
+    | ApprovalRequested
     | UsageUpdated
     | TurnFinished
 )

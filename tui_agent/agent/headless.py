@@ -5,8 +5,9 @@ included); the text of each model response is its own paragraph, so a `to_user` 
 tool call and the answer that follows it are separated by a blank line. Tool calls and notices are
 summarised on stderr, sanitised alike (a call's name and arguments are revealed: bidi and invisible
 characters show as `⟨U+202E⟩`). The model's reasoning is left out unless `--show-reasoning` asks for it:
-then it goes to stderr, sanitised too, dimmed only when stderr is a terminal. The exit status says how the
-turn ended: 0 done, 1 error, 3 stopped by a budget, 4 the reply was cut off at the token limit
+then it goes to stderr, sanitised too, dimmed only when stderr is a terminal. A tool that asks for approval is
+denied (one that `--allow` names never asks), with a line on stderr saying how to allow it. The exit status says
+how the turn ended: 0 done, 1 error, 3 stopped by a budget, 4 the reply was cut off at the token limit
 (`max_tokens`), 130 cancelled.
 """
 
@@ -18,6 +19,7 @@ from typing import Any, TextIO
 
 from tui_agent.agent.events import (
     AgentEvent,
+    ApprovalRequested,
     AssistantReasoningDelta,
     AssistantTextDelta,
     ReplyWaiting,
@@ -26,6 +28,7 @@ from tui_agent.agent.events import (
     TurnFinished,
 )
 from tui_agent.sanitize import StreamSanitizer, reveal, sanitize
+from tui_agent.tool_call import Decision
 
 EXIT_STATUS = {TurnEndReason.DONE: 0, TurnEndReason.ERROR: 1, TurnEndReason.BUDGET: 3, TurnEndReason.LENGTH: 4,
                TurnEndReason.CANCELLED: 130}
@@ -40,10 +43,20 @@ def say(err: TextIO, text: str) -> None:
 
 def tool_summary(update: ToolCallUpdated) -> str:
     """One line for stderr: the call, its status and the start of its result."""
-    outcome = update.result if update.result is not None else (update.error or "")
-    preview = sanitize(" ".join(outcome.split()))[:RESULT_PREVIEW]
-    arguments = reveal(" ".join(update.arguments.split()))  # as in the approval dialog: nothing hidden
-    return f"[tool] {reveal(update.name)}({arguments}) {update.status.value}: {preview}"
+    call = update.call
+    preview = sanitize(" ".join(call.outcome.split()))[:RESULT_PREVIEW]
+    arguments = reveal(" ".join(call.raw_arguments.split()))  # as in the approval dialog: nothing hidden
+    return f"[tool] {reveal(call.name)}({arguments}) {call.status.value}: {preview}"
+
+
+def answer_unattended(request: ApprovalRequested, err: TextIO) -> None:
+    """Nobody can be asked in a `-p` run: the call is denied, and stderr says how to allow it (the tools
+    `--allow` names never ask: the runner lets them run)."""
+    if request.answer.done():
+        return
+    name = request.call.name
+    say(err, f"{name} needs approval, which nobody can give in a -p run: not run (`--allow {name}` lets it run)")
+    request.answer.set_result(Decision.DENY)
 
 
 class ReplyWriter:
@@ -111,9 +124,11 @@ async def print_turn(agent: Any, prompt: str, out: TextIO, err: TextIO,
             thinking.end()
         if isinstance(event, AssistantTextDelta):
             reply.write(event)
-        elif isinstance(event, ToolCallUpdated) and event.status.is_final and event.key not in reported:
+        elif isinstance(event, ToolCallUpdated) and event.call.status.is_final and event.key not in reported:
             reported.add(event.key)
             err.write(tool_summary(event) + "\n")
+        elif isinstance(event, ApprovalRequested):
+            answer_unattended(event, err)
         elif isinstance(event, ReplyWaiting) and event.retry is not None:
             say(err, event.describe(time.monotonic()))  # "rate limited — retrying in 3 s (1 of 2)"
         elif isinstance(event, TurnFinished):

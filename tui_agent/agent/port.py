@@ -1,32 +1,20 @@
-"""Provides `ChatBackend`, the port a UI drives a chat session through, and `ApprovalDecision`.
+"""Provides `ChatBackend`, the port a UI drives a chat session through.
 
-The agent implements the protocol; the UI only consumes the `AgentEvent`s that `send` yields and sends
-intents back (send, cancel, approve). Tests and benchmarks drive the same screen with a scripted backend.
+The agent implements the protocol; the UI only consumes the `AgentEvent`s that `send` yields (approval
+included: an `ApprovalRequested` event carries the future to resolve) and sends intents back (send, cancel).
+Tests and benchmarks drive the same screen with a scripted backend.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol, TypeAlias
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # event and record classes load with the engine, after the first paint
-    from tui_agent.agent.events import AgentEvent, ToolCallUpdated
+    from tui_agent.agent.events import AgentEvent
     from tui_agent.agent.tree import TreeObserver, Unsubscribe
     from tui_agent.history.export import ExportFormat
     from tui_agent.history.models import Message, SearchHit, Session
-
-
-class ApprovalDecision(StrEnum):
-    """What the person chose in the approval modal (same values as the tool runner's `Decision`)."""
-
-    ALLOW_ONCE = "allow_once"
-    ALLOW_ALWAYS = "allow_always"
-    DENY = "deny"
-
-
-Approver: TypeAlias = "Callable[[ToolCallUpdated], Awaitable[ApprovalDecision]]"
-"""Asks the person about one tool call (status AWAITING_APPROVAL, full arguments) and returns the choice."""
 
 
 class ChatBackend(Protocol):
@@ -80,11 +68,8 @@ class ChatBackend(Protocol):
     def cancel(self) -> None:
         """Cancel the running turn (no-op when idle); the event stream then ends with an interrupted turn."""
 
-    def set_approver(self, approver: Approver | None) -> None:
-        """Plug in the function that asks the person about `ask` tools (None: deny them)."""
-
     def subscribe_tree(self, observer: TreeObserver) -> Unsubscribe:
-        """Follow the live task tree (commander node events and tool-call updates); returns how to stop.
+        """Follow the live task tree (commander node events; each tool call is a node); returns how to stop.
 
         May be called before the engine exists; the subscription then starts when it does.
         """

@@ -1,8 +1,8 @@
 """Provides `TreeFeed`: the live task tree of an agent's turns, for the UI's task-tree view.
 
-A feed delivers the commander's node events plus the turn's `ToolCallUpdated` events (tool calls are run
-by the `ToolRunner`, not as commander nodes; the view hangs them under the `run_tools` handler that runs
-them). It subscribes to the commander only while someone observes, so an unobserved tree costs nothing.
+A feed delivers the commander's node events; each tool call is a node of its own (named after the tool,
+id `tool_node_id(call)`), so the view can tie the call's `ToolCallUpdated` events from the turn's stream to
+it. It subscribes to the commander only while someone observes, so an unobserved tree costs nothing.
 """
 
 from __future__ import annotations
@@ -12,19 +12,18 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:  # the event classes load with the engine, after the first paint (the UI imports this)
-    from tui_agent.agent.events import AgentEvent, ToolCallUpdated
     from tui_agent.commander import CommanderAsync
     from tui_agent.commander.events import NodeEvent
 
-TreeEvent: TypeAlias = "NodeEvent | ToolCallUpdated"
-"""What a task-tree observer receives: a commander node event or a tool call's latest state."""
+TreeEvent: TypeAlias = "NodeEvent"
+"""What a task-tree observer receives: a commander node event."""
 TreeObserver: TypeAlias = "Callable[[TreeEvent], None]"
 Unsubscribe: TypeAlias = "Callable[[], None]"
 log = logging.getLogger("tui_agent.agent.tree")
 
 
 class TreeFeed:
-    """Fans one commander's node events and a turn's tool-call updates out to tree observers."""
+    """Fans one commander's node events out to tree observers."""
 
     def __init__(self, commander: CommanderAsync[Any]) -> None:
         self._commander = commander
@@ -45,17 +44,6 @@ class TreeFeed:
                 self._detach = None
 
         return unsubscribe
-
-    def tee(self, sink: Callable[[AgentEvent], None]) -> Callable[[AgentEvent], None]:
-        """Wrap a turn's event sink so its tool-call updates also reach tree observers."""
-        from tui_agent.agent.events import ToolCallUpdated
-
-        def emit(event: AgentEvent) -> None:
-            sink(event)
-            if self._observers and isinstance(event, ToolCallUpdated):
-                self._deliver(event)
-
-        return emit
 
     def cancel(self, node_id: int | str) -> bool:
         """Cancel the live node `node_id` and its subtree; False if there is no such running node."""

@@ -1,23 +1,25 @@
 """Provides `Turn`: the state one chat turn shares between its jobs and handlers, and its side effects.
 
 Everything that happens in a turn goes through here exactly once: text and reasoning are shown (events) and
-saved (coalesced by `StreamingSaver`), tool calls are recorded before they run and updated as they change,
-and the end — done, cancelled, budget or error — is written to history and announced with
-`TurnFinished`. Jobs and handlers (`tui_agent.agent.turn_jobs`) decide *when*; this module does *what*.
+saved (coalesced by `StreamingSaver`), tool calls are recorded before they run and updated as they change (each
+change a new `ToolCall` value, shown as `ToolCallUpdated`), a call that needs approval is asked as an
+`ApprovalRequested` event whose future the UI answers, and the end — done, cancelled, budget or error — is
+written to history and announced with `TurnFinished`. Jobs and handlers (`tui_agent.agent.turn_jobs`) decide
+*when*; this module does *what*.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tui_agent.agent.conversation import INTERRUPTED_RESULT, AnsweredCall, Conversation
+from tui_agent.agent.conversation import Conversation
 from tui_agent.agent.events import (
     AgentEvent,
+    ApprovalRequested,
     AssistantMessageFinished,
     AssistantMessageStarted,
     AssistantReasoningDelta,
@@ -30,7 +32,6 @@ from tui_agent.agent.events import (
     TurnFinished,
     UsageUpdated,
 )
-from tui_agent.agent.tool_calls import CollectedCall
 from tui_agent.history.models import Message
 from tui_agent.history.models import Usage as StoredUsage
 from tui_agent.history.saver import StreamingSaver
@@ -38,7 +39,7 @@ from tui_agent.history.store import HistoryStore
 from tui_agent.llm.errors import AuthenticationFailedError, LLMError
 from tui_agent.llm.events import RetryScheduled, StreamEvent, Usage
 from tui_agent.status import CUT_OFF, Role
-from tui_agent.tools.calls import ToolCallState
+from tui_agent.tool_call import CallKey, Decision, ToolCall
 from tui_agent.tools.runner import ToolRunner
 
 if TYPE_CHECKING:  # the openai client is imported only when a client is built
@@ -92,10 +93,12 @@ class Turn:
 
     def __init__(
         self, services: TurnServices, session_id: str, conversation: Conversation, budget: TurnBudget,
-        emit: Callable[[AgentEvent], None],
+        emit: Callable[[AgentEvent], None], turn_id: str = "",
     ) -> None:
         self.services, self.session_id, self.conversation, self.budget = services, session_id, conversation, budget
         self._emit = emit
+        self.id = turn_id
+        """Every event of this turn carries it (`turn_id`)."""
         self.rounds = 0
         self.error: str | None = None
         self.budget_note: str | None = None
@@ -107,10 +110,10 @@ class Turn:
         self._api_text: list[str] = []
         self._usage = StoredUsage()
         self._turn_completion_tokens = 0
-        self._calls: dict[tuple[str, str], ToolCallUpdated] = {}
-        """The latest state of each call of the turn, by `ToolCallUpdated.key` (rounds reuse call ids)."""
-        self._recorded: set[tuple[str, str]] = set()
-        self._unanswered: list[CollectedCall] = []
+        self._calls: dict[CallKey, ToolCall] = {}
+        """The latest value of each call of the turn, by key (rounds reuse call ids)."""
+        self._recorded: set[CallKey] = set()
+        self._unanswered: list[ToolCall] = []
         self._writes: asyncio.Task[None] | None = None
         self.finished = False
 
@@ -123,7 +126,7 @@ class Turn:
         self._saver = StreamingSaver(self.services.store, message_id, text=text)
         self._api_text, self._usage = [text] if text else [], usage or StoredUsage()
         self._continuing, self.finish_reason = text, None
-        self._emit(AssistantMessageStarted(message_id, text))
+        self._emit(AssistantMessageStarted(message_id, text, turn_id=self.id))
 
     async def start_message(self) -> None:
         """Commit a new `streaming` assistant message for the next model response."""
@@ -136,7 +139,7 @@ class Turn:
         """Ask the model for the next response, with the tools offered now (the person sees it is awaited until
         its first token; tool sources still starting, MCP servers, are waited for first; each bounds its own
         wait, and Esc cancels it)."""
-        self._emit(ReplyWaiting(self.message_id, time.monotonic()))
+        self._emit(ReplyWaiting(self.message_id, time.monotonic(), turn_id=self.id))
         registry = self.services.runner.registry
         await registry.settled()
         messages = self.conversation.request()
@@ -149,19 +152,19 @@ class Turn:
 
     def retrying(self, retry: RetryScheduled) -> None:
         """The request failed before the reply began and goes again at `retry.at`: say so, with a timer."""
-        self._emit(ReplyWaiting(self.message_id, retry.at, retry))
+        self._emit(ReplyWaiting(self.message_id, retry.at, retry, turn_id=self.id))
 
     def show_text(self, text: str) -> None:
         """Show and save reply text (`to_user` text included: the model said it to the user, so a resumed
         conversation and a live one send the model the same message)."""
-        self._emit(AssistantTextDelta(self.message_id, text))
+        self._emit(AssistantTextDelta(self.message_id, text, turn_id=self.id))
         if self._saver is not None:
             self._saver.push(text)
         self._api_text.append(text)
 
     def show_reasoning(self, text: str) -> None:
         """Show and save the model's reasoning; it is kept out of `model_text`, so it never goes back to the model."""
-        self._emit(AssistantReasoningDelta(self.message_id, text))
+        self._emit(AssistantReasoningDelta(self.message_id, text, turn_id=self.id))
         if self._saver is not None:
             self._saver.push_reasoning(text)
 
@@ -174,7 +177,7 @@ class Turn:
         earlier = self._usage  # a continued reply's own tokens so far (one usage per response otherwise)
         self._usage = StoredUsage(earlier.prompt_tokens + usage.prompt_tokens,
                                   earlier.completion_tokens + usage.completion_tokens)
-        self._emit(UsageUpdated(totals.prompt_tokens, totals.completion_tokens))
+        self._emit(UsageUpdated(totals.prompt_tokens, totals.completion_tokens, turn_id=self.id))
 
     def over_token_budget(self) -> bool:
         limit = self.budget.max_tokens
@@ -196,56 +199,58 @@ class Turn:
             return
         saver, self._saver = self._saver, None
         await saver.finish(status, error=error, usage=self._usage if self._usage.total_tokens else None)
-        self._emit(AssistantMessageFinished(self.message_id, status, error))
+        self._emit(AssistantMessageFinished(self.message_id, status, error, turn_id=self.id))
 
     @property
     def model_text(self) -> str:
         return "".join(self._api_text)
 
     # -- tool calls -----------------------------------------------------------------------------------
-    def show_call(self, update: ToolCallUpdated) -> None:
-        """Show a call's latest state (the UI replaces the panel's content with it)."""
-        self._calls[update.key] = update
-        self._emit(update)
+    def show_call(self, call: ToolCall) -> None:
+        """Show a call's latest value (the UI replaces the panel's content with it)."""
+        self._calls[call.key] = call
+        self._emit(ToolCallUpdated(call, turn_id=self.id))
 
-    async def record_calls(self, calls: list[CollectedCall]) -> None:
+    async def record_calls(self, calls: list[ToolCall]) -> None:
         """Commit the calls before any of them runs, so a crash can never re-run them."""
         self._unanswered = list(calls)
         store = self.services.store
         for call in calls:
-            await store.record_tool_call(self.message_id, call.call_id, call.name, call.raw_text, call.arguments)
-            self._recorded.add((self.message_id, call.call_id))
+            await store.record_tool_call(call.message_id, call.call_id, call.name, call.raw_arguments,
+                                         None if call.arguments is None else dict(call.arguments))
+            self._recorded.add(call.key)
 
-    def runner_update(self, state: ToolCallState) -> None:
+    def follow_call(self, call: ToolCall) -> None:
         """Follow the runner: show the change now, save it in order in the background."""
-        previous = self._calls.get((self.message_id, state.call_id))
-        raw = previous.arguments if previous is not None else json.dumps(dict(state.arguments), ensure_ascii=False)
-        update = ToolCallUpdated(state.call_id, self.message_id, state.name, raw, state.status,
-                                 state.started_at, state.finished_at, state.result, state.error)
-        self.show_call(update)
+        self.show_call(call)
         self._save_in_order(self.services.store.update_tool_call(
-            self.message_id, state.call_id, update.status, result=state.result, error=state.error))
+            call.message_id, call.call_id, call.status, result=call.result, error=call.error))
 
-    async def answer_without_running(self, call: CollectedCall, status: ToolStatus, text: str) -> str:
-        """Give a call that will not run (invalid, over budget) its final state and answer."""
-        update = ToolCallUpdated(call.call_id, self.message_id, call.name, call.raw_text, status,
-                                 result=text, error=text)
-        self.show_call(update)
-        await self.services.store.update_tool_call(self.message_id, call.call_id, status, result=text, error=text)
-        return text
+    async def ask(self, call: ToolCall) -> Decision:
+        """Put `call` to the user as an `ApprovalRequested` event and wait for the answer; a cancelled turn
+        (or call) cancels the question."""
+        answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        self._emit(ApprovalRequested(call, answer, turn_id=self.id))
+        try:
+            return await answer
+        finally:
+            answer.cancel()  # no-op once answered
 
-    def conclude_round(self, answers: dict[str, str]) -> None:
-        """Put the response and the answers to its calls into the conversation."""
-        calls = [AnsweredCall(c.call_id, c.name, _raw_for_model(c), answers.get(c.call_id, INTERRUPTED_RESULT))
-                 for c in self._unanswered]
+    async def run_call(self, call: ToolCall) -> ToolCall:
+        """Run one valid call to its final value (validation, approval, timeout and cap are the runner's)."""
+        return await self.services.runner.run_one(call, self.follow_call, self.ask)
+
+    async def answer_without_running(self, call: ToolCall, status: ToolStatus, text: str) -> None:
+        """Give a call that will not run (invalid, over budget) its final value and answer."""
+        final = call.replace(status=status, result=text, error=text)
+        self.show_call(final)
+        await self.services.store.update_tool_call(final.message_id, final.call_id, status, result=text, error=text)
+
+    def conclude_round(self) -> None:
+        """Put the response and the answers to its calls (each call's latest value) into the conversation."""
+        calls = [self._calls.get(call.key, call) for call in self._unanswered]
         self.conversation.add_assistant(self.model_text, calls)
         self._unanswered, self._api_text = [], []
-
-    async def runner_run(self, calls: list[CollectedCall]) -> dict[str, str]:
-        """Run valid calls concurrently; returns the answer text per call id."""
-        results = await self.services.runner.run([call.request() for call in calls], self.runner_update,
-                                                   self.session_id)
-        return {result.call_id: result.content for result in results}
 
     def _save_in_order(self, write: Coroutine[Any, Any, None]) -> None:
         previous = self._writes
@@ -273,11 +278,11 @@ class Turn:
         status = {TurnEndReason.CANCELLED: MessageStatus.INTERRUPTED, TurnEndReason.LENGTH: MessageStatus.INTERRUPTED,
                   TurnEndReason.ERROR: MessageStatus.FAILED}.get(reason, MessageStatus.COMPLETE)
         if self._unanswered or self._api_text:
-            self.conclude_round({})
+            self.conclude_round()
         note = {TurnEndReason.ERROR: self.error, TurnEndReason.LENGTH: self._cut_off_note()}.get(reason,
                                                                                                    self.budget_note)
         await self.finish_message(status, note)
-        self._emit(TurnFinished(reason, note))
+        self._emit(TurnFinished(reason, note, turn_id=self.id))
 
     def _final_reason(self, reason: TurnEndReason) -> TurnEndReason:
         if reason is not TurnEndReason.DONE:
@@ -293,17 +298,12 @@ class Turn:
 
     async def _interrupt_open_calls(self) -> None:
         store = self.services.store
-        for update in list(self._calls.values()):
-            if update.status not in (ToolStatus.PENDING, ToolStatus.AWAITING_APPROVAL, ToolStatus.RUNNING):
+        for call in list(self._calls.values()):
+            if call.status.is_final:
                 continue
-            self.show_call(replace(update, status=ToolStatus.INTERRUPTED, error="interrupted"))
-            if update.key not in self._recorded:  # cut off while the model was still writing it
+            self.show_call(call.replace(status=ToolStatus.INTERRUPTED, error="interrupted"))
+            if call.key not in self._recorded:  # cut off while the model was still writing it
                 self._save_in_order(store.record_tool_call(
-                    update.message_id, update.call_id, update.name, update.arguments, None, ToolStatus.INTERRUPTED))
+                    call.message_id, call.call_id, call.name, call.raw_arguments, None, ToolStatus.INTERRUPTED))
             self._save_in_order(store.update_tool_call(
-                update.message_id, update.call_id, ToolStatus.INTERRUPTED, error="interrupted"))
-
-def _raw_for_model(call: CollectedCall) -> str:
-    if call.arguments is not None:
-        return json.dumps(call.arguments, ensure_ascii=False)
-    return "{}"
+                call.message_id, call.call_id, ToolStatus.INTERRUPTED, error="interrupted"))

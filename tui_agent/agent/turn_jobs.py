@@ -1,8 +1,12 @@
 """Provides the jobs and handlers of a chat turn, built on the commander as the Agere tutorial does.
 
     ChatJob ──> ResponseJob ──> respond ─┬─> show_reply   (reasoning and text, saved as they stream)
-                     ^                   └─> run_tools    (collect calls, run them, loop)
+                     ^                   └─> run_tools ─┬─> <tool name>  (one handler per call, node id
+                     |                                  └─> <tool name>   `tool_node_id(call)`)
                      └────────────────────────────┘  puts the next ResponseJob after a tool round
+
+Cancelling one tool node interrupts that call only: it ends `interrupted`, the model gets that answer and
+the turn goes on. `TURN_SHAPE` is the tree a turn opens before any tool runs (test doubles draw it).
 
 The ChatJob completes only when its whole subtree has; its end callbacks (`at_job_end`,
 `at_terminate`, `at_exception`) close the turn in history and announce `TurnFinished`.
@@ -19,6 +23,7 @@ from tui_agent.agent.events import MessageStatus, ToolStatus, TurnEndReason
 from tui_agent.agent.tool_calls import ToolCallCollector, ToolStreamEvent
 from tui_agent.agent.turn import Turn
 from tui_agent.commander import HandlerCoroutine, Job, as_handler
+from tui_agent.commander.events import NodeKind
 from tui_agent.llm.errors import LLMError
 from tui_agent.llm.events import (
     ReasoningDelta,
@@ -33,6 +38,7 @@ from tui_agent.llm.events import (
     ToUserDelta,
     Usage,
 )
+from tui_agent.tool_call import ToolCall
 
 ReplyPiece = TextDelta | ToUserDelta | ReasoningDelta
 """What `show_reply` shows, in the order it streamed."""
@@ -148,8 +154,8 @@ async def _tool_round(node: HandlerCoroutine, turn: Turn, events: Channel[ToolSt
     if turn.error is not None or not calls:
         return
     await turn.record_calls(calls)
-    answers = await _answer(turn, collector)
-    turn.conclude_round(answers)
+    await _answer(node, turn, collector)
+    turn.conclude_round()
     if turn.budget_note is not None:
         return
     await turn.finish_message(MessageStatus.COMPLETE)
@@ -160,18 +166,49 @@ async def _tool_round(node: HandlerCoroutine, turn: Turn, events: Channel[ToolSt
     await node.put_job(ResponseJob(turn))
 
 
-async def _answer(turn: Turn, collector: ToolCallCollector) -> dict[str, str]:
-    answers: dict[str, str] = {}
+async def _answer(node: HandlerCoroutine, turn: Turn, collector: ToolCallCollector) -> None:
+    """Answer the invalid calls, and run the valid ones (one handler node each) unless over budget."""
     for call in collector.invalid():
-        reason = call.invalid_reason or "The tool call was cut off before its arguments were complete."
-        answers[call.call_id] = await turn.answer_without_running(call, ToolStatus.FAILED, reason)
+        await turn.answer_without_running(call, ToolStatus.FAILED, collector.why_invalid(call))
     valid = collector.valid()
     if turn.rounds >= turn.budget.max_tool_rounds:
         turn.budget_note = f"Stopped: this turn reached its limit of {turn.budget.max_tool_rounds} tool rounds."
         for call in valid:
-            text = f"Not run: {turn.budget_note}"
-            answers[call.call_id] = await turn.answer_without_running(call, ToolStatus.DENIED, text)
-        return answers
+            await turn.answer_without_running(call, ToolStatus.DENIED, f"Not run: {turn.budget_note}")
+        return
     turn.rounds += 1
-    answers.update(await turn.runner_run(valid))
-    return answers
+    turn.services.runner.begin_session(turn.session_id)
+    handlers = []
+    for call in valid:
+        handler = run_call(turn, call).named(call.name)
+        handler.id = tool_node_id(call)
+        handlers.append(node.call_handler(handler))
+    for handler in handlers:  # a cancelled call's node ends `cancelled`; the others run on
+        await handler.wait()
+
+
+def tool_node_id(call: ToolCall) -> str:
+    """The commander node id of a call's handler: the UI ties the call's updates to its node with it."""
+    return f"tool:{call.message_id}/{call.call_id}"
+
+
+@as_handler
+async def run_call(node: HandlerCoroutine, turn: Turn, call: ToolCall) -> None:
+    """One tool call's handler: the runner takes it to its final value (cancelling the node interrupts it)."""
+    try:
+        await turn.run_call(call)
+    except Exception as error:  # never leave the turn without a reason
+        turn.fail(f"Running {call.name} failed: {error}")
+        raise
+
+
+TURN_SHAPE: tuple[tuple[str, NodeKind, int | None], ...] = (
+    (ChatJob.__name__, NodeKind.JOB, None),
+    (ResponseJob.__name__, NodeKind.JOB, 0),
+    (respond.name, NodeKind.HANDLER, 1),
+    (show_reply.name, NodeKind.HANDLER, 2),
+    (run_tools.name, NodeKind.HANDLER, 2),
+)
+"""The nodes a turn opens for each response, in creation order: (label, kind, index of the parent here or None
+for the commander). Tool calls then hang under `run_tools` (last) as one node each. A test checks it against
+a real turn's tree."""

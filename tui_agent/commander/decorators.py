@@ -59,6 +59,11 @@ class HandlerFunction:
         self._func = func
         functools.update_wrapper(self, func)
 
+    @property
+    def name(self) -> str:
+        """The name its nodes get: the function's qualified name."""
+        return self._func.__qualname__
+
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
         if instance is None:
             return self

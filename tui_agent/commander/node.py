@@ -317,6 +317,11 @@ class HandlerCoroutine(TaskNode):
     def label(self) -> str:
         return self._name
 
+    def named(self, name: str) -> HandlerCoroutine:
+        """This handler, shown in the tree as `name` instead of its function's name (a tool call: the tool)."""
+        self._name = name
+        return self
+
     async def _body(self) -> Any:
         assert self.coro is not None
         return await self.coro

@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from tui_agent.history.models import Message, Session, ToolCall, ToolCallPart
+from tui_agent.history.models import Message, Session, ToolCall, ToolCallPart, utc_from_epoch
 from tui_agent.sanitize import replace_surrogates, replace_surrogates_in
 from tui_agent.status import MessageStatus
 
@@ -90,10 +90,17 @@ def to_json(session: Session, messages: list[Message]) -> str:
 
 
 def _message_json(message: Message) -> dict[str, Any]:
-    """The message's fields, and its `parts` in order (a tool call part names its call in `tool_calls`)."""
-    parts = [{"kind": part.kind, "call_id": part.call.call_id} if isinstance(part, ToolCallPart)
-             else {"kind": part.kind, "text": part.text} for part in message.parts]
-    return {**_plain(asdict(message)), "parts": parts}
+    """A message as exported: its fields (a tool call's epoch times as ISO dates, like every other time), and
+    its `parts` in order (a tool call part names its call in `tool_calls`)."""
+    plain: dict[str, Any] = _plain(asdict(message))
+    for call in plain["tool_calls"]:
+        call.pop("command", None)  # live-only: what "always" would allow while a call awaits approval
+        for key in ("started_at", "finished_at"):
+            if call[key] is not None:
+                call[key] = utc_from_epoch(call[key]).isoformat()
+    plain["parts"] = [{"kind": part.kind, "call_id": part.call.call_id} if isinstance(part, ToolCallPart)
+                      else {"kind": part.kind, "text": part.text} for part in message.parts]
+    return plain
 
 
 def _plain(value: Any) -> Any:

@@ -1,16 +1,18 @@
 """Provides the history records: sessions, messages (made of parts), tool calls, token usage and search hits.
 
-Timestamps are timezone-aware `datetime`s in UTC (stored as float epoch seconds in SQLite). Plain
-dataclasses: rows are converted to and from them in `rows.py` only.
+Timestamps are timezone-aware `datetime`s in UTC (stored as float epoch seconds in SQLite); a tool call is
+the one `tui_agent.tool_call.ToolCall` value, its times epoch seconds. Plain dataclasses: rows are
+converted to and from them in `rows.py` only.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from tui_agent.status import MessageStatus, Role, ToolStatus
+from tui_agent.status import MessageStatus, Role
+from tui_agent.tool_call import ToolCall as ToolCall  # a stored call is the same value as a live one
 
 
 def utc_from_epoch(seconds: float) -> datetime:
@@ -28,22 +30,6 @@ class Usage:
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
-
-
-@dataclass
-class ToolCall:
-    """One tool call the model asked for, with its outcome."""
-
-    message_id: str
-    call_id: str
-    name: str
-    raw_arguments: str
-    arguments: dict[str, Any] | None
-    status: ToolStatus
-    result: str | None = None
-    error: str | None = None
-    started_at: datetime | None = None
-    finished_at: datetime | None = None
 
 
 @dataclass(frozen=True)

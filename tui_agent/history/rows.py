@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 from tui_agent.history.models import Message, SearchHit, Session, ToolCall, Usage, utc_from_epoch
@@ -43,11 +42,7 @@ def message_from_row(row: Sequence[Any]) -> Message:
 def tool_call_from_row(row: Sequence[Any]) -> ToolCall:
     return ToolCall(message_id=row[0], call_id=row[1], name=row[2], raw_arguments=row[3],
                     arguments=None if row[4] is None else _arguments(row[4]), status=ToolStatus(row[5]),
-                    result=row[6], error=row[7], started_at=_maybe_time(row[8]), finished_at=_maybe_time(row[9]))
-
-
-def _maybe_time(value: float | None) -> datetime | None:
-    return None if value is None else utc_from_epoch(value)
+                    result=row[6], error=row[7], started_at=row[8], finished_at=row[9])
 
 
 def get_session(conn: sqlite3.Connection, id_or_prefix: str) -> Session | None:

@@ -1,7 +1,8 @@
 """Provides `ScriptedBackend`: a `ChatBackend` that replays scripted turns, for UI tests and benchmarks.
 
 Each `send` plays the next script: `AgentEvent`s are yielded in order, a float pauses (seconds), and
-`AskApproval` asks the plugged-in approver and continues with the branch for its answer. `cancel()`
+`AskApproval` yields the call's update and an `ApprovalRequested` event, as the agent does, and continues
+with the branch for the answer the UI gives its future. `cancel()`
 ends the turn the way the agent does (message and open tool calls interrupted, then `TurnFinished`).
 It records prompts, cancels and decisions so tests can assert on the intents the UI sent.
 """
@@ -16,6 +17,7 @@ from typing import Any
 
 from tui_agent.agent.events import (
     AgentEvent,
+    ApprovalRequested,
     AssistantMessageFinished,
     AssistantMessageStarted,
     AssistantReasoningDelta,
@@ -28,15 +30,15 @@ from tui_agent.agent.events import (
     TurnStarted,
     UsageUpdated,
 )
-from tui_agent.agent.port import ApprovalDecision, Approver
 from tui_agent.agent.tree import TreeObserver, Unsubscribe
 from tui_agent.testing.memory_sessions import MemorySessions
 from tui_agent.testing.scripted_tree import ScriptedTree
+from tui_agent.tool_call import Decision
 
 
 @dataclass(frozen=True)
 class AskApproval:
-    """Ask the approver about `update`; play `allowed` or `denied` next depending on the answer."""
+    """Ask the UI about `update`'s call; play `allowed` or `denied` next depending on the answer."""
 
     update: ToolCallUpdated
     allowed: Sequence[ScriptItem] = ()
@@ -97,7 +99,8 @@ class _Turn:
 
     def interrupted(self) -> list[AgentEvent]:
         events: list[AgentEvent] = [
-            replace(call, status=ToolStatus.INTERRUPTED) for call in self.calls.values() if not call.status.is_final
+            replace(update, call=update.call.replace(status=ToolStatus.INTERRUPTED))
+            for update in self.calls.values() if not update.call.status.is_final
         ]
         if self.message_id is not None:
             events.append(AssistantMessageFinished(self.message_id, MessageStatus.INTERRUPTED))
@@ -115,12 +118,11 @@ class ScriptedBackend(MemorySessions):
         self._model, self._endpoint, self._title = model, endpoint, session_title
         self._notices = list(notices)
         self._cancelled = asyncio.Event()
-        self._approver: Approver | None = None
         self.tree = ScriptedTree()
         self.prompts: list[str] = []
         self.redos: list[str] = []
         """"retry" and "continue", in the order the UI asked for them."""
-        self.decisions: list[ApprovalDecision] = []
+        self.decisions: list[Decision] = []
         self.cancel_count = 0
         self.models: list[str] = [model, "scripted-large"]
         """What `list_models` answers (a test may change it)."""
@@ -155,9 +157,6 @@ class ScriptedBackend(MemorySessions):
 
     def start(self) -> None:
         self.started = True
-
-    def set_approver(self, approver: Approver | None) -> None:
-        self._approver = approver
 
     def cancel(self) -> None:
         self.cancel_count += 1
@@ -239,11 +238,13 @@ class ScriptedBackend(MemorySessions):
             elif isinstance(item, AskApproval):
                 turn.track(item.update)
                 yield item.update
-                decision = await self._ask(item.update)
+                answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+                yield ApprovalRequested(item.update.call, answer)
+                decision = await self._answer(answer)
                 if decision is None:
                     return
                 self.decisions.append(decision)
-                branch = item.denied if decision is ApprovalDecision.DENY else item.allowed
+                branch = item.denied if decision is Decision.DENY else item.allowed
                 async for event in self._play(branch, turn):
                     yield event
             else:
@@ -260,17 +261,14 @@ class ScriptedBackend(MemorySessions):
         with contextlib.suppress(asyncio.CancelledError):
             await task
 
-    async def _ask(self, update: ToolCallUpdated) -> ApprovalDecision | None:
-        """The approver's answer, DENY without one, None when the turn is cancelled while asking."""
-        if self._approver is None:
-            return ApprovalDecision.DENY
-        asking = asyncio.ensure_future(self._approver(update))
+    async def _answer(self, answer: asyncio.Future[Decision]) -> Decision | None:
+        """The UI's answer; None when the turn is cancelled first (the question is then cancelled, as the
+        agent cancels it)."""
         cancelled = asyncio.ensure_future(self._cancelled.wait())
-        await asyncio.wait({asking, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+        waiting: set[asyncio.Future[Any]] = {answer, cancelled}
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         cancelled.cancel()
-        if not asking.done():
-            asking.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await asking
+        if not answer.done():
+            answer.cancel()
             return None
-        return ApprovalDecision(asking.result())
+        return answer.result()

@@ -1,7 +1,10 @@
-"""Provides `ScriptedTree`: the task tree a `ScriptedBackend` turn shows, shaped like the agent's real one.
+"""Provides `ScriptedTree`: the task tree a `ScriptedBackend` turn shows, drawn from the agent's own shape.
 
-Each scripted turn opens ChatJob → ResponseJob → respond → (show_reply, run_tools); tool-call updates are
-passed on as the agent passes them; the nodes end together when the turn ends (cancelled if it was).
+Each scripted turn opens the nodes of `tui_agent.agent.turn_jobs.TURN_SHAPE` (the real jobs' and handlers'
+names, which a test checks against a real turn's tree); each tool call the script shows gets a node of its
+own under `run_tools`, with the id and name the real turn gives it (`tool_node_id`, the tool's name), ended
+when the call reaches a final status. The nodes still open end together when the turn ends (cancelled if
+it was).
 """
 
 from __future__ import annotations
@@ -12,28 +15,24 @@ from collections.abc import Callable
 
 from tui_agent.agent.events import AgentEvent, ToolCallUpdated
 from tui_agent.agent.tree import TreeEvent, TreeObserver, Unsubscribe
+from tui_agent.agent.turn_jobs import TURN_SHAPE, tool_node_id
 from tui_agent.commander.events import NodeCancelled, NodeCreated, NodeFinished, NodeKind, NodeStarted
 
-# (name, kind, index of the parent in this list or None for the commander)
-TURN_SHAPE = (
-    ("ChatJob", NodeKind.JOB, None),
-    ("ResponseJob", NodeKind.JOB, 0),
-    ("respond", NodeKind.HANDLER, 1),
-    ("show_reply", NodeKind.HANDLER, 2),
-    ("run_tools", NodeKind.HANDLER, 2),
-)
+OpenNode = tuple[int | str, int | str, str, NodeKind, float]
+"""(id, parent id, name, kind, started at)."""
 
 
 class ScriptedTree:
-    """Observers of the scripted turns' fake tree, and the nodes of the turn now running."""
+    """Observers of the scripted turns' tree, and the nodes of the turn now running."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         """When nodes start and end (a fixed clock makes snapshots repeatable)."""
         self._observers: list[TreeObserver] = []
         self._ids = itertools.count(1)
-        self._open: list[tuple[int, int | None, str, NodeKind, float]] = []
-        """Nodes of the running turn: (id, parent id, name, kind, started at)."""
+        self._open: list[OpenNode] = []
+        self._tool_parent: int | str = 0
+        self._seen: set[int | str] = set()
 
     def subscribe(self, observer: TreeObserver) -> Unsubscribe:
         self._observers.append(observer)
@@ -43,22 +42,37 @@ class ScriptedTree:
         return any(node[0] == node_id for node in self._open)
 
     def begin_turn(self) -> None:
-        ids: list[int] = []
+        ids: list[int | str] = []
         for name, kind, parent in TURN_SHAPE:
-            node_id, parent_id, now = next(self._ids), ids[parent] if parent is not None else 0, self._clock()
-            ids.append(node_id)
-            self._open.append((node_id, parent_id, name, kind, now))
-            self._emit(NodeCreated(node_id, parent_id, kind, name, now))
-            self._emit(NodeStarted(node_id, parent_id, kind, name, now))
+            ids.append(self._start(next(self._ids), ids[parent] if parent is not None else 0, name, kind))
+        self._tool_parent = ids[-1]  # run_tools
 
     def follow(self, event: AgentEvent) -> None:
-        if isinstance(event, ToolCallUpdated):
-            self._emit(event)
+        """A tool call's first update opens its node; its final one ends it."""
+        if not isinstance(event, ToolCallUpdated):
+            return
+        node_id = tool_node_id(event.call)
+        if node_id not in self._seen:
+            self._seen.add(node_id)
+            self._start(node_id, self._tool_parent, event.call.name, NodeKind.HANDLER)
+        if event.call.status.is_final:
+            self._end([node for node in self._open if node[0] == node_id], cancelled=False)
 
     def end_turn(self, cancelled: bool) -> None:
+        self._end(list(self._open), cancelled)
+
+    def _start(self, node_id: int | str, parent_id: int | str, name: str, kind: NodeKind) -> int | str:
+        now = self._clock()
+        self._open.append((node_id, parent_id, name, kind, now))
+        self._emit(NodeCreated(node_id, parent_id, kind, name, now))
+        self._emit(NodeStarted(node_id, parent_id, kind, name, now))
+        return node_id
+
+    def _end(self, nodes: list[OpenNode], cancelled: bool) -> None:
         ended = NodeCancelled if cancelled else NodeFinished
-        open_nodes, self._open = self._open, []
-        for node_id, parent_id, name, kind, started in reversed(open_nodes):
+        for node in reversed(nodes):
+            self._open.remove(node)
+            node_id, parent_id, name, kind, started = node
             self._emit(ended(node_id, parent_id, kind, name, self._clock(), started))
 
     def _emit(self, event: TreeEvent) -> None:

@@ -1,11 +1,11 @@
-"""Provides `ToolRunner`: runs the tool calls of one model turn concurrently, each to a text result.
+"""Provides `ToolRunner`: runs one tool call to its final `ToolCall` (a turn runs each in a node of its own).
 
-Per call: validate the arguments, apply the approval policy (asking the user for `ask` tools unless
-`tui_agent.tools.approvals` says they may run unasked), run with a timeout, cap the output. Every
-outcome — unknown tool, bad arguments, denial, exception (any `BaseException`), timeout — is a text
-result for the model, never an exception for the caller; only a real cancellation propagates. Sync
-tools run in a daemon thread of their own (which cannot be killed: on timeout or cancel it is abandoned
-and its result discarded); async tools are cancelled for real.
+Per call: validate the arguments, apply the approval policy (asking the user, through the `Asker` the caller
+passes, for `ask` tools unless `tui_agent.tools.approvals` says they may run unasked), run with a timeout,
+cap the output. Every outcome — unknown tool, bad arguments, denial, exception (any `BaseException`),
+timeout — is the call's final value with a text for the model, never an exception for the caller; only a
+real cancellation propagates. Sync tools run in a daemon thread of their own (which cannot be killed: on
+timeout or cancel it is abandoned and its result discarded); async tools are cancelled for real.
 """
 
 from __future__ import annotations
@@ -15,20 +15,21 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
 
 from tui_agent.status import ToolStatus
+from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.tools.approvals import Grants, pattern_allows
-from tui_agent.tools.calls import ApprovalRequest, Decision, ToolCallRequest, ToolCallState, ToolResult
 from tui_agent.tools.output import cap_output, capped_text, let_go
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.spec import ToolSpec, describe_validation_error
 
-Approver = Callable[[ApprovalRequest], Awaitable[Decision]]
-UpdateCallback = Callable[[ToolCallState], None]
+Asker = Callable[[ToolCall], Awaitable[Decision]]
+"""Puts a call (status AWAITING_APPROVAL) to the user and returns the answer."""
+OnChange = Callable[[ToolCall], None]
+"""Told the call's new value at every change."""
 log = logging.getLogger(__name__)
 INLINE_TEXT = 64 * 1024
 """Characters of an async tool's plain-text result capped on the loop (tens of microseconds); more goes to a thread."""
@@ -49,11 +50,8 @@ class ToolRunner:
     a tool's own `timeout` wins over both.
     """
 
-    def __init__(self, registry: ToolRegistry, approval: Approver | None = None, *,
-                 timeout: float | None = None, output_cap: int | None = None) -> None:
+    def __init__(self, registry: ToolRegistry, *, timeout: float | None = None, output_cap: int | None = None) -> None:
         self.registry = registry
-        self.approval = approval
-        """Asks the user; None means nobody can answer, so `ask` tools are denied."""
         self.timeout = timeout
         self.output_cap = output_cap if output_cap is not None else registry.settings.output_cap
         self.preapproved: frozenset[str] = frozenset()
@@ -62,16 +60,17 @@ class ToolRunner:
         """The "always" answers of the session being run; another session starts with none."""
         self._asking = asyncio.Lock()
 
-    async def run(self, requests: Sequence[ToolCallRequest], on_update: UpdateCallback,
-                  session_id: str = "") -> list[ToolResult]:
-        """Run every request of session `session_id` concurrently; one result per request, in request order.
-
-        Cancelling this coroutine cancels the calls (each reports `interrupted`) and re-raises.
-        """
-        if self.grants.session_id != session_id:  # "always this session" ends with the session
+    def begin_session(self, session_id: str) -> None:
+        """Calls of `session_id` follow: "always this session" answers of another session end here."""
+        if self.grants.session_id != session_id:
             self.grants = Grants(session_id)
-        tasks = [asyncio.create_task(self._run_one(request, on_update), name=f"tool:{request.name}")
-                 for request in requests]
+
+    async def run(self, calls: Sequence[ToolCall], on_change: OnChange, ask: Asker | None = None,
+                  session_id: str = "") -> list[ToolCall]:
+        """Run `calls` of session `session_id` concurrently outside any turn (tools, tests, benchmarks); a
+        turn runs each call in a commander node of its own instead. Cancelling cancels them all."""
+        self.begin_session(session_id)
+        tasks = [asyncio.create_task(self.run_one(call, on_change, ask), name=f"tool:{call.name}") for call in calls]
         try:
             return list(await asyncio.gather(*tasks))
         except BaseException:
@@ -80,49 +79,49 @@ class ToolRunner:
             await asyncio.gather(*tasks, return_exceptions=True)
             raise
 
-    async def _run_one(self, request: ToolCallRequest, on_update: UpdateCallback) -> ToolResult:
-        state = ToolCallState(request.call_id, request.name, dict(request.arguments), ToolStatus.PENDING)
-        report = _Reporter(state, on_update)
+    async def run_one(self, call: ToolCall, on_change: OnChange, ask: Asker | None = None) -> ToolCall:
+        """Run one call to its final value; `ask` puts `ask` tools to the user (None: nobody can answer, so
+        they are denied). Cancelling this coroutine ends the call `interrupted` (reported) and re-raises."""
+        report = _Reporter(call, on_change)
         report.change(status=ToolStatus.PENDING)
         try:
-            spec, arguments = self._prepare(request)
-            await self._approve(spec, request, spec.command_in(arguments), report)
+            spec, arguments = self._prepare(call)
+            await self._approve(spec, spec.command_in(arguments), report, ask)
             text = await self._execute(spec, arguments, report)
         except _Finished as end:
             return report.finish(end.status, end.text)
         except asyncio.CancelledError:
-            report.finish(ToolStatus.INTERRUPTED, f"The call to {request.name} was cancelled.")
+            report.finish(ToolStatus.INTERRUPTED, f"The call to {call.name} was cancelled.")
             raise
         return report.finish(ToolStatus.DONE, text)
 
-    def _prepare(self, request: ToolCallRequest) -> tuple[ToolSpec, dict[str, Any]]:
-        spec = self.registry.get(request.name)
+    def _prepare(self, call: ToolCall) -> tuple[ToolSpec, dict[str, Any]]:
+        spec = self.registry.get(call.name)
         if spec is None:
             known = ", ".join(self.registry.names()) or "none"
-            raise _Finished(ToolStatus.FAILED, f"no tool named {request.name} (available tools: {known})")
+            raise _Finished(ToolStatus.FAILED, f"no tool named {call.name} (available tools: {known})")
         try:
-            return spec, spec.validate(request.arguments)
+            return spec, spec.validate(call.arguments or {})
         except ValidationError as error:
             raise _Finished(ToolStatus.FAILED, describe_validation_error(spec.name, error)) from error
 
-    async def _approve(self, spec: ToolSpec, request: ToolCallRequest, command: str | None,
-                       report: _Reporter) -> None:
+    async def _approve(self, spec: ToolSpec, command: str | None, report: _Reporter, ask: Asker | None) -> None:
         policy = self.registry.approval_for(spec.name)
         if policy == "deny":
             raise _Finished(ToolStatus.DENIED, f"The tool {spec.name} is not allowed to run (its approval "
                                                "policy is 'deny'). Do not call it again.")
         if policy == "never" or self._allowed(spec.name, command):
             return
-        if self.approval is None:
+        if ask is None:
             raise _Finished(ToolStatus.DENIED, f"The tool {spec.name} needs the user's approval, and nobody can "
                                                "give it in this non-interactive run (where `--allow "
                                                f"{spec.name}` would), so it was not run.")
-        report.change(status=ToolStatus.AWAITING_APPROVAL)
+        report.change(status=ToolStatus.AWAITING_APPROVAL, command=command)
         async with self._asking:  # one question at a time; an "always" answer covers the calls queued behind it
             if self.grants.covers(spec.name, command):
                 return
             grants = self.grants  # the session asked for, even if another one starts while the user thinks
-            decision = await self._ask(ApprovalRequest(request.call_id, spec.name, dict(request.arguments), command))
+            decision = await _asked(ask, report.call)
         if decision == Decision.DENY:
             raise _Finished(ToolStatus.DENIED, f"The user denied the call to {spec.name}.")
         if decision == Decision.ALLOW_ALWAYS:
@@ -133,15 +132,6 @@ class ToolRunner:
         if tool in self.preapproved or self.grants.covers(tool, command):
             return True
         return command is not None and pattern_allows(self.registry.settings.rules_for(tool).allow, command)
-
-    async def _ask(self, request: ApprovalRequest) -> Decision:
-        assert self.approval is not None
-        try:
-            return Decision(await self.approval(request))
-        except Exception as exc:  # a broken approval callback must not run the tool
-            log.warning("approval for %s failed: %s", request.tool_name, exc)
-            raise _Finished(ToolStatus.DENIED, f"Approval for {request.tool_name} could not be obtained "
-                                               f"({exc}), so it was not run.") from exc
 
     async def _execute(self, spec: ToolSpec, arguments: dict[str, Any], report: _Reporter) -> str:
         report.change(status=ToolStatus.RUNNING, started_at=time.monotonic())
@@ -229,6 +219,15 @@ def _call_soon(loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) ->
         pass
 
 
+async def _asked(ask: Asker, call: ToolCall) -> Decision:
+    try:
+        return Decision(await ask(call))
+    except Exception as exc:  # a broken approval callback must not run the tool
+        log.warning("approval for %s failed: %s", call.name, exc)
+        raise _Finished(ToolStatus.DENIED, f"Approval for {call.name} could not be obtained "
+                                           f"({exc}), so it was not run.") from exc
+
+
 def _cancelled_by_us() -> bool:
     """Whether the running task was really cancelled (the turn, Esc, a timeout) rather than handed a
     `CancelledError` a tool raised on its own, which must not pass for the turn being stopped."""
@@ -244,20 +243,20 @@ def _describe(exc: BaseException) -> str:
 
 
 class _Reporter:
-    """Holds one call's state and tells `on_update` about each change (a failing callback is only logged)."""
+    """Holds one call's value and tells `on_change` about each change (a failing callback is only logged)."""
 
-    def __init__(self, state: ToolCallState, on_update: UpdateCallback) -> None:
-        self.state, self._on_update = state, on_update
+    def __init__(self, call: ToolCall, on_change: OnChange) -> None:
+        self.call, self._on_change = call, on_change
 
     def change(self, **changes: Any) -> None:
-        self.state = replace(self.state, **changes)
+        self.call = self.call.replace(**changes)
         try:
-            self._on_update(self.state)
+            self._on_change(self.call)
         except Exception:
-            log.exception("on_update failed for tool call %s", self.state.call_id)
+            log.exception("on_change failed for tool call %s", self.call.call_id)
 
-    def finish(self, status: ToolStatus, text: str) -> ToolResult:
+    def finish(self, status: ToolStatus, text: str) -> ToolCall:
         failed = status in (ToolStatus.FAILED, ToolStatus.DENIED, ToolStatus.INTERRUPTED)
         self.change(status=status, finished_at=time.monotonic(), result=None if failed else text,
                     error=text if failed else None)
-        return ToolResult(self.state.call_id, text, status)
+        return self.call

@@ -20,7 +20,6 @@ from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.tool_panel import ToolPanels
 
 if TYPE_CHECKING:  # loaded with the first page or the engine, after the first paint
-    from tui_agent.agent.events import ToolCallUpdated
     from tui_agent.agent.port import ChatBackend
     from tui_agent.history.models import Message, ToolCall
 
@@ -30,14 +29,12 @@ HISTORY_PAGE = 30
 """Messages fetched per page (the first one and each older one)."""
 
 
-def tool_update(call: ToolCall) -> ToolCallUpdated:
-    """A stored call as the panel's event; epoch times give the right duration (a call never finished has none)."""
-    from tui_agent.agent.events import ToolCallUpdated
-
-    started = call.started_at.timestamp() if call.started_at and call.finished_at else None
-    finished = call.finished_at.timestamp() if started is not None and call.finished_at else None
-    return ToolCallUpdated(call.call_id, call.message_id, call.name, call.raw_arguments, call.status,
-                           started, finished, call.result, call.error)
+def tool_update(call: ToolCall) -> ToolCall:
+    """A stored call as its panel shows it: a call never finished has no duration (its epoch times stay
+    apart from the live monotonic clock, and only a finished call's two times are compared)."""
+    if call.started_at is not None and call.finished_at is not None:
+        return call
+    return call.replace(started_at=None, finished_at=None)
 
 
 def message_widgets(message: Message, reasoning: str = "collapsed") -> list[Widget]:

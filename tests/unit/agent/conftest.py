@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from tui_agent.agent.endpoint import EndpointChoice
-from tui_agent.agent.events import AgentEvent
+from tui_agent.agent.events import AgentEvent, ApprovalRequested
 from tui_agent.agent.services import BuiltAgent, build_agent
 from tui_agent.config import Settings
+from tui_agent.tool_call import Decision, ToolCall
 
 MakeAgent = Callable[..., Awaitable[BuiltAgent]]
 
@@ -33,6 +34,12 @@ async def make_agent(tmp_path: Path) -> AsyncIterator[MakeAgent]:
         await agent.close()
 
 
-async def collect(events: AsyncIterator[AgentEvent]) -> list[AgentEvent]:
-    """Every event of one turn."""
-    return [event async for event in events]
+async def collect(events: AsyncIterator[AgentEvent],
+                  decide: Callable[[ToolCall], Decision] = lambda call: Decision.DENY) -> list[AgentEvent]:
+    """Every event of one turn; each approval question is answered by `decide` (deny, as a -p run does)."""
+    seen: list[AgentEvent] = []
+    async for event in events:
+        seen.append(event)
+        if isinstance(event, ApprovalRequested):
+            event.answer.set_result(decide(event.call))
+    return seen

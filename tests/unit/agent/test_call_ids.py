@@ -43,7 +43,7 @@ async def test_two_calls_with_one_id_in_one_response_are_both_run_recorded_and_a
 ) -> None:
     built = await make_agent(offline_server.base_url)
     events = await collect(built.agent.send("Weather and a sum"))
-    final = {event.key: event for event in events if isinstance(event, ToolCallUpdated)}
+    final = {event.key: event.call for event in events if isinstance(event, ToolCallUpdated)}
     assert [(update.name, update.status) for update in final.values()] == [
         ("get_current_weather", ToolStatus.DONE), ("calculate", ToolStatus.DONE)]
     session = built.agent.session

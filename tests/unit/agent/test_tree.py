@@ -1,7 +1,8 @@
 """The task-tree feed on a real agent: the offline model over HTTP, the real commander, a real SQLite file.
 
-Observers see every node of a turn and its tool calls, cost nothing once they leave, cannot break the
-turn, and can cancel a running subtree; a `DeferredAgent` takes observers before its agent exists.
+Observers see every node of a turn, each tool call a node of its own, cost nothing once they leave, cannot
+break the turn, and can cancel a running subtree — one tool call alone, the turn going on without it; a
+`DeferredAgent` takes observers before its agent exists.
 """
 
 from __future__ import annotations
@@ -14,9 +15,17 @@ from tests.unit.agent.conftest import MakeAgent, collect
 from tui_agent.agent.conversation import INTERRUPTED_RESULT
 from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
-from tui_agent.agent.events import AgentEvent, ToolCallUpdated, ToolStatus, TurnEndReason, TurnFinished
+from tui_agent.agent.events import (
+    AgentEvent,
+    AssistantTextDelta,
+    ToolCallUpdated,
+    ToolStatus,
+    TurnEndReason,
+    TurnFinished,
+)
 from tui_agent.agent.services import BuiltAgent, build_agent
 from tui_agent.agent.tree import TreeEvent
+from tui_agent.agent.turn_jobs import TURN_SHAPE, tool_node_id
 from tui_agent.commander.events import (
     NodeCancelled,
     NodeCreated,
@@ -29,10 +38,16 @@ from tui_agent.commander.events import (
 from tui_agent.config import Settings
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus
+from tui_agent.tool_call import ToolCall
 
 PLUGINS = Path(__file__).parent / "plugins"
 WEATHER = "weather in Paris"
 SLOW_TOOL = {"replies": [{"tool_calls": [{"name": "slow_echo", "arguments": {"text": "hi", "seconds": 30}}]}]}
+TWO_SLOW_TOOLS = {"replies": [
+    {"tool_calls": [{"name": "slow_echo", "arguments": {"text": "stuck", "seconds": 30}},
+                    {"name": "slow_echo", "arguments": {"text": "quick enough", "seconds": 1.0}}]},
+    {"text": "One of the two came back."},
+]}
 
 
 def nodes(events: list[TreeEvent]) -> list[NodeEvent]:
@@ -47,8 +62,12 @@ def final_events(events: list[TreeEvent]) -> dict[int | str, NodeEnded]:
     return {event.node_id: event for event in events if isinstance(event, NodeEnded)}
 
 
-def tool_updates(events: list[TreeEvent]) -> list[ToolCallUpdated]:
+def tool_updates(events: list[AgentEvent]) -> list[ToolCallUpdated]:
     return [event for event in events if isinstance(event, ToolCallUpdated)]
+
+
+def tool_nodes(events: list[TreeEvent]) -> list[NodeCreated]:
+    return [event for event in events if isinstance(event, NodeCreated) and str(event.node_id).startswith("tool:")]
 
 
 async def test_a_turn_delivers_every_node_from_creation_to_its_end(make_agent: MakeAgent) -> None:
@@ -59,8 +78,13 @@ async def test_a_turn_delivers_every_node_from_creation_to_its_end(make_agent: M
     made = created(seen)
     names = [event.name for event in made.values()]
     # The first response calls the weather tool, so the loop asks the model a second time.
-    assert names == ["ChatJob", "ResponseJob", "respond", "show_reply", "run_tools",
+    assert names == ["ChatJob", "ResponseJob", "respond", "show_reply", "run_tools", "get_current_weather",
                      "ResponseJob", "respond", "show_reply", "run_tools"]
+    shape = [(event.name, event.kind) for event in made.values()][:len(TURN_SHAPE)]
+    assert shape == [(name, kind) for name, kind, _ in TURN_SHAPE]  # what test doubles draw is the real shape
+    ids = list(made)
+    assert [ids.index(made[i].parent_id) if made[i].parent_id in made else None for i in ids[:len(TURN_SHAPE)]] == [
+        parent for _, _, parent in TURN_SHAPE]
     chat_job = next(event for event in made.values() if event.name == "ChatJob")
     assert chat_job.kind is NodeKind.JOB and chat_job.parent_id not in made  # it hangs under the commander
     for event in made.values():
@@ -76,19 +100,18 @@ async def test_a_turn_delivers_every_node_from_creation_to_its_end(make_agent: M
     assert order[-1] == chat_job.node_id  # the root ends last, after its whole subtree
 
 
-async def test_tool_call_updates_arrive_while_their_run_tools_node_runs(make_agent: MakeAgent) -> None:
+async def test_each_tool_call_is_a_node_under_run_tools_named_after_the_tool(make_agent: MakeAgent) -> None:
     built = await make_agent()
     seen: list[TreeEvent] = []
     built.agent.subscribe_tree(seen.append)
     turn = await collect(built.agent.send(WEATHER))
-    updates = tool_updates(seen)
-    assert updates and {update.name for update in updates} == {"get_current_weather"}
-    assert updates == [event for event in turn if isinstance(event, ToolCallUpdated)]  # the same, in order
-    assert updates[-1].status is ToolStatus.DONE
-    first_run_tools = next(e for e in seen if isinstance(e, NodeCreated) and e.name == "run_tools")
-    opened = seen.index(first_run_tools)
-    closed = next(i for i, e in enumerate(seen) if isinstance(e, NodeEnded) and e.node_id == first_run_tools.node_id)
-    assert all(opened < seen.index(update) < closed for update in updates)
+    final = tool_updates(turn)[-1].call
+    assert final.status is ToolStatus.DONE
+    (node,) = tool_nodes(seen)
+    assert (node.node_id, node.name, node.kind) == (tool_node_id(final), "get_current_weather", NodeKind.HANDLER)
+    run_tools = next(e for e in seen if isinstance(e, NodeCreated) and e.name == "run_tools")
+    assert node.parent_id == run_tools.node_id
+    assert isinstance(final_events(seen)[node.node_id], NodeFinished)
 
 
 async def test_unsubscribing_detaches_the_feed_from_the_commander(make_agent: MakeAgent) -> None:
@@ -100,7 +123,7 @@ async def test_unsubscribing_detaches_the_feed_from_the_commander(make_agent: Ma
     stop_first()
     stop_first()  # idempotent: must not remove anyone else
     await collect(built.agent.send(WEATHER))
-    assert first == [] and nodes(second) and tool_updates(second)
+    assert first == [] and nodes(second) and tool_nodes(second)
     stop_second()
     assert built.agent.commander._observers == []  # nobody watching: the commander emits nothing at all
     count = len(second)
@@ -122,7 +145,7 @@ async def test_a_raising_observer_does_not_break_the_turn(make_agent: MakeAgent)
     events = await collect(built.agent.send(WEATHER))
     finished = events[-1]
     assert isinstance(finished, TurnFinished) and finished.reason is TurnEndReason.DONE and finished.error is None
-    assert calls == seen and tool_updates(seen) and final_events(seen)
+    assert calls == seen and tool_nodes(seen) and final_events(seen)
     session = built.agent.session
     assert session is not None
     stored = await built.agent.store.load_tail(session.id, 10)
@@ -137,7 +160,7 @@ async def cancel_when_running(built: BuiltAgent, target: str) -> tuple[list[Agen
     accepted = False
     async for event in built.agent.send("echo slowly"):
         events.append(event)
-        if isinstance(event, ToolCallUpdated) and event.status is ToolStatus.RUNNING:
+        if isinstance(event, ToolCallUpdated) and event.call.status is ToolStatus.RUNNING and not accepted:
             node = [e for e in seen if isinstance(e, NodeCreated) and e.name == target][-1]
             accepted = built.agent.cancel_node(node.node_id)
     return events, seen, accepted
@@ -156,7 +179,7 @@ async def test_cancelling_run_tools_interrupts_its_tool_and_the_turn_ends_cleanl
     by_name = {made.name: ended[node_id] for node_id, made in created(seen).items()}
     assert isinstance(by_name["run_tools"], NodeCancelled)
     assert all(isinstance(by_name[name], NodeFinished) for name in ("ChatJob", "ResponseJob", "respond"))
-    (update,) = {u.call_id: u for u in tool_updates(seen)}.values()
+    (update,) = {u.call.call_id: u.call for u in tool_updates(events)}.values()
     assert update.status is ToolStatus.INTERRUPTED
     assert not built.agent.busy
     session = built.agent.session
@@ -170,6 +193,51 @@ async def test_cancelling_run_tools_interrupts_its_tool_and_the_turn_ends_cleanl
                                                       "content": INTERRUPTED_RESULT}
     again = await collect(built.agent.send(WEATHER))
     assert isinstance(again[-1], TurnFinished) and again[-1].reason is TurnEndReason.DONE
+
+
+@pytest.mark.parametrize("offline_server", [TWO_SLOW_TOOLS], indirect=True)
+async def test_cancelling_one_tool_node_interrupts_that_call_only_and_the_turn_goes_on(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
+    built = await make_agent(offline_server.base_url, plugin_dirs=[PLUGINS])
+    seen: list[TreeEvent] = []
+    built.agent.subscribe_tree(seen.append)
+    events: list[AgentEvent] = []
+    running: set[str] = set()
+    cancelled = False
+    async for event in built.agent.send("echo two things slowly"):
+        events.append(event)
+        if isinstance(event, ToolCallUpdated) and event.call.status is ToolStatus.RUNNING:
+            running.add(event.call.call_id)
+        if len(running) == 2 and not cancelled:  # both run at once: cancel the one that would take 30 s
+            stuck = next(node for node in tool_nodes(seen) if node.node_id == tool_node_id(first_call(events)))
+            cancelled = built.agent.cancel_node(stuck.node_id)
+            assert cancelled
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished) and finished.reason is TurnEndReason.DONE and finished.error is None
+    calls = {u.call.call_id: u.call for u in tool_updates(events)}
+    stuck_call, quick_call = calls.values()
+    assert (stuck_call.status, quick_call.status) == (ToolStatus.INTERRUPTED, ToolStatus.DONE)
+    assert quick_call.result == "quick enough"
+    ended = final_events(seen)
+    assert isinstance(ended[tool_node_id(stuck_call)], NodeCancelled)
+    assert isinstance(ended[tool_node_id(quick_call)], NodeFinished)
+    # The model was asked again, with the interrupted answer and the other call's result.
+    assert len(offline_server.requests) == 2
+    second = offline_server.requests[1].body
+    assert second is not None
+    answers = {m["tool_call_id"]: m["content"] for m in second["messages"] if m["role"] == "tool"}
+    assert answers == {stuck_call.call_id: INTERRUPTED_RESULT, quick_call.call_id: "quick enough"}
+    assert "One of the two came back." in "".join(e.text for e in events if isinstance(e, AssistantTextDelta))
+    session = built.agent.session
+    assert session is not None
+    stored = await built.agent.store.load_tail(session.id, 10)
+    assert [call.status for call in stored[1].tool_calls] == [ToolStatus.INTERRUPTED, ToolStatus.DONE]
+    assert [m.status for m in stored] == [MessageStatus.COMPLETE] * 3
+
+
+def first_call(events: list[AgentEvent]) -> ToolCall:
+    return tool_updates(events)[0].call
 
 
 @pytest.mark.parametrize("offline_server", [SLOW_TOOL], indirect=True)
@@ -221,7 +289,7 @@ async def test_observers_subscribed_before_the_agent_exists_follow_its_turns(tmp
         await collect(backend.send(WEATHER))
         assert gone == []
         assert [e.name for e in created(early).values()][:2] == ["ChatJob", "ResponseJob"]
-        assert tool_updates(early)[-1].status is ToolStatus.DONE
+        assert [node.name for node in tool_nodes(early)] == ["get_current_weather"]
         agent = backend.agent
         assert agent is not None and len(agent.commander._observers) == 1
     finally:
@@ -238,7 +306,7 @@ async def test_observers_subscribed_after_the_agent_exists_attach_and_detach_dir
         stop = backend.subscribe_tree(late.append)
         assert len(agent.commander._observers) == 1
         await collect(backend.send(WEATHER))
-        assert created(late) and tool_updates(late)
+        assert created(late) and tool_nodes(late)
         stop()
         stop()
         assert agent.commander._observers == []

@@ -36,7 +36,7 @@ async def test_plain_prompt_streams_and_is_saved(make_agent: MakeAgent) -> None:
 async def test_weather_question_runs_the_tool_and_answers_with_its_result(make_agent: MakeAgent) -> None:
     built = await make_agent()
     events = await collect(built.agent.send("What's the weather in Paris?"))
-    updates = [e for e in events if isinstance(e, ToolCallUpdated)]
+    updates = [e.call for e in events if isinstance(e, ToolCallUpdated)]
     assert updates and {u.name for u in updates} == {"get_current_weather"}
     statuses = [u.status for u in updates]
     assert statuses[0] is ToolStatus.PENDING and statuses[-1] is ToolStatus.DONE and ToolStatus.RUNNING in statuses

@@ -15,6 +15,7 @@ from tests.unit.agent.conftest import MakeAgent, collect
 from tui_agent.agent.conversation import INTERRUPTED_RESULT
 from tui_agent.agent.events import (
     AgentEvent,
+    ApprovalRequested,
     AssistantTextDelta,
     MessageStatus,
     ToolCallUpdated,
@@ -25,6 +26,7 @@ from tui_agent.agent.events import (
 from tui_agent.agent.services import BuiltAgent
 from tui_agent.history.models import Message
 from tui_agent.offline.server import BackgroundServer
+from tui_agent.tool_call import Decision, ToolCall
 
 PLUGINS = Path(__file__).parent / "plugins"
 PARTIAL = "This part of the reply arrives before the failure. "
@@ -44,8 +46,8 @@ def shown_text(events: list[AgentEvent]) -> str:
     return "".join(event.text for event in events if isinstance(event, AssistantTextDelta))
 
 
-def last_updates(events: list[AgentEvent]) -> dict[str, ToolCallUpdated]:
-    return {event.call_id: event for event in events if isinstance(event, ToolCallUpdated)}
+def last_updates(events: list[AgentEvent]) -> dict[str, ToolCall]:
+    return {event.call.call_id: event.call for event in events if isinstance(event, ToolCallUpdated)}
 
 
 FAULTS = [
@@ -125,7 +127,7 @@ async def test_cancel_mid_tool_interrupts_the_call(make_agent: MakeAgent, offlin
     events: list[AgentEvent] = []
     async for event in built.agent.send("echo slowly"):
         events.append(event)
-        if isinstance(event, ToolCallUpdated) and event.status is ToolStatus.RUNNING:
+        if isinstance(event, ToolCallUpdated) and event.call.status is ToolStatus.RUNNING:
             built.agent.cancel()
     assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.CANCELLED
     (update,) = last_updates(events).values()
@@ -143,36 +145,35 @@ async def test_tool_round_budget_ends_the_turn(make_agent: MakeAgent, offline_se
     finished = events[-1]
     assert isinstance(finished, TurnFinished) and finished.reason is TurnEndReason.BUDGET
     assert finished.error and "2 tool rounds" in finished.error
-    final = [e.status for e in events if isinstance(e, ToolCallUpdated) and e.status.is_final]
+    final = [e.call.status for e in events if isinstance(e, ToolCallUpdated) and e.call.status.is_final]
     assert final == [ToolStatus.DONE, ToolStatus.DONE, ToolStatus.DENIED]
     assert [m.status for m in await stored(built)][-1] is MessageStatus.COMPLETE
 
 
-@pytest.mark.parametrize(("decision", "status"), [("allow_once", ToolStatus.DONE), ("deny", ToolStatus.DENIED),
-                                                  (None, ToolStatus.DENIED)])
-async def test_ask_tools_wait_for_the_approver(
-    make_agent: MakeAgent, decision: str | None, status: ToolStatus
+@pytest.mark.parametrize(("decision", "status"), [(Decision.ALLOW_ONCE, ToolStatus.DONE),
+                                                  (Decision.DENY, ToolStatus.DENIED)])
+async def test_ask_tools_wait_for_the_answer_to_the_approval_event(
+    make_agent: MakeAgent, decision: Decision, status: ToolStatus
 ) -> None:
     server = BackgroundServer({"replies": [{"tool_calls": [{"name": "careful_echo", "arguments": {"text": "hi"}}]}]})
     server.start()
-    asked: list[ToolCallUpdated] = []
+    asked: list[ToolCall] = []
 
-    async def approver(update: ToolCallUpdated) -> str:
-        asked.append(update)
-        assert decision is not None
+    def answer(call: ToolCall) -> Decision:
+        asked.append(call)
         return decision
 
     try:
         built = await make_agent(server.base_url, plugin_dirs=[PLUGINS])
-        built.agent.set_approver(approver if decision else None)
-        events = await collect(built.agent.send("echo carefully"))
+        events = await collect(built.agent.send("echo carefully"), answer)
     finally:
         server.stop()
     (update,) = last_updates(events).values()
     assert update.status is status
-    assert len(asked) == (1 if decision else 0)
-    if asked:
-        assert asked[0].status is ToolStatus.AWAITING_APPROVAL and '"text": "hi"' in asked[0].arguments
+    assert len(asked) == 1 and asked[0].status is ToolStatus.AWAITING_APPROVAL and asked[0].arguments == {"text": "hi"}
+    (request,) = [event for event in events if isinstance(event, ApprovalRequested)]
+    awaiting = [e for e in events if isinstance(e, ToolCallUpdated) and e.call.status is ToolStatus.AWAITING_APPROVAL]
+    assert len(awaiting) == 1 and events.index(awaiting[0]) < events.index(request)  # the panel changes once
     if status is ToolStatus.DONE:
         assert update.result == "echo: hi"
     assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE

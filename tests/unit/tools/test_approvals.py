@@ -9,9 +9,9 @@ import pytest
 
 from tui_agent.config import ToolsSettings, resolve_settings
 from tui_agent.status import ToolStatus
+from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.tools import tool
 from tui_agent.tools.approvals import pattern_allows
-from tui_agent.tools.calls import ApprovalRequest, Decision, ToolCallRequest, ToolResult
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
 
@@ -42,28 +42,36 @@ class User:
     """Answers every question with `decision` and remembers what was asked."""
 
     def __init__(self, decision: Decision) -> None:
-        self.decision, self.asked = decision, []  # type: list[ApprovalRequest]
+        self.decision, self.asked = decision, []  # type: list[ToolCall]
 
-    async def __call__(self, request: ApprovalRequest) -> Decision:
+    async def __call__(self, request: ToolCall) -> Decision:
         self.asked.append(request)
         return self.decision
 
 
-def runner_for(user: User | None = None, **tools_settings: Any) -> ToolRunner:
+class AskingRunner(ToolRunner):
+    """A runner and the user it asks (a turn passes its own question instead)."""
+
+    def __init__(self, registry: ToolRegistry, user: User | None) -> None:
+        super().__init__(registry)
+        self.user = user
+
+
+def runner_for(user: User | None = None, **tools_settings: Any) -> AskingRunner:
     registry = ToolRegistry.from_functions([sh, careful, never_ever], ToolsSettings.model_validate(tools_settings))
     assert registry.problems == []
-    return ToolRunner(registry, user)
+    return AskingRunner(registry, user)
 
 
-async def call(runner: ToolRunner, name: str, session: str = "s1", **arguments: Any) -> ToolResult:
-    [result] = await runner.run([ToolCallRequest("c1", name, arguments)], lambda state: None, session)
+async def call(runner: AskingRunner, name: str, session: str = "s1", **arguments: Any) -> ToolCall:
+    [result] = await runner.run([ToolCall("c1", name, arguments=arguments)], lambda state: None, runner.user, session)
     return result
 
 
 async def test_always_for_a_command_like_tool_covers_the_exact_command_only() -> None:
     user = User(Decision.ALLOW_ALWAYS)
     runner = runner_for(user)
-    assert (await call(runner, "sh", command="git status")).content == "ran git status"
+    assert (await call(runner, "sh", command="git status")).outcome == "ran git status"
     assert user.asked[0].command == "git status"
     assert (await call(runner, "sh", command="git status")).status is ToolStatus.DONE
     assert len(user.asked) == 1
@@ -100,7 +108,7 @@ async def test_always_ends_with_its_session() -> None:
 async def test_config_patterns_allow_whole_commands_without_shell_syntax(command: str, runs: bool) -> None:
     runner = runner_for(None, sh={"allow": ["git status", "ls *"]})  # no approver: as in -p
     result = await call(runner, "sh", command=command)
-    assert result.status is (ToolStatus.DONE if runs else ToolStatus.DENIED), result.content
+    assert result.status is (ToolStatus.DONE if runs else ToolStatus.DENIED), result.outcome
 
 
 async def test_patterns_apply_to_command_like_tools_only() -> None:
@@ -124,7 +132,7 @@ async def test_preapproved_tools_run_without_asking_but_deny_still_denies() -> N
 
 async def test_without_an_approver_the_denial_names_allow() -> None:
     result = await call(runner_for(None), "careful", word="x")
-    assert result.status is ToolStatus.DENIED and "--allow careful" in result.content
+    assert result.status is ToolStatus.DENIED and "--allow careful" in result.outcome
 
 
 def test_command_must_name_a_str_parameter() -> None:

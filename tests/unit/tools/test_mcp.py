@@ -15,8 +15,8 @@ import pytest
 from tests.fixtures.mcp_servers.config import SERVER, free_port, stdio
 from tui_agent.config import McpServerSettings, ToolsSettings, resolve_config
 from tui_agent.status import ToolStatus
+from tui_agent.tool_call import ToolCall
 from tui_agent.tools import tool
-from tui_agent.tools.calls import ToolCallRequest
 from tui_agent.tools.mcp import servers as servers_module
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.registry import ToolRegistry
@@ -49,8 +49,8 @@ async def start(tmp_path: Path) -> AsyncIterator[Start]:
 
 
 async def run(registry: ToolRegistry, tool_name: str, /, **arguments: object) -> tuple[ToolStatus, str]:
-    (result,) = await ToolRunner(registry).run([ToolCallRequest("c1", tool_name, arguments)], lambda state: None)
-    return result.status, result.content
+    (result,) = await ToolRunner(registry).run([ToolCall("c1", tool_name, arguments=arguments)], lambda state: None)
+    return result.status, result.outcome
 
 
 async def test_a_stdio_servers_tools_run_like_python_tools(start: Start) -> None:

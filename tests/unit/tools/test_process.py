@@ -10,7 +10,7 @@ import pytest
 
 from tests.unit.tools.helpers import shipped
 from tui_agent.status import ToolStatus
-from tui_agent.tools.calls import ToolCallRequest, ToolCallState
+from tui_agent.tool_call import ToolCall
 from tui_agent.tools.process import run_program, scrubbed_env
 from tui_agent.tools.runner import ToolRunner
 
@@ -55,10 +55,10 @@ async def test_secret_canary_is_not_visible_to_shell(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("VISIBLE_SETTING", "plain-value")
     runner = ToolRunner(shipped())
     runner.preapproved = frozenset({"run_shell"})
-    [result] = await runner.run([ToolCallRequest("c", "run_shell", {"command": "env"})], lambda state: None)
+    [result] = await runner.run([ToolCall("c", "run_shell", arguments={"command": "env"})], lambda state: None)
     assert result.status == ToolStatus.DONE
-    assert "plain-value" in result.content
-    assert "canary-7f3a" not in result.content
+    assert "plain-value" in result.outcome
+    assert "canary-7f3a" not in result.outcome
 
 
 async def test_no_stdin_and_exit_status() -> None:
@@ -88,8 +88,8 @@ async def test_timeout_kills_the_process_group(tmp_path: Path, monkeypatch: pyte
     runner = ToolRunner(registry, timeout=1.0)
     runner.preapproved = frozenset({"run_shell"})
     command = "sleep 60 & echo $! > child.pid; echo $$ > shell.pid; wait"
-    [result] = await runner.run([ToolCallRequest("c", "run_shell", {"command": command})], lambda state: None)
-    assert result.status == ToolStatus.FAILED and "timed out after 1 s" in result.content
+    [result] = await runner.run([ToolCall("c", "run_shell", arguments={"command": command})], lambda state: None)
+    assert result.status == ToolStatus.FAILED and "timed out after 1 s" in result.outcome
     for name in ("child.pid", "shell.pid"):
         assert await wait_until_gone(int((tmp_path / name).read_text()))
 
@@ -98,9 +98,9 @@ async def test_cancel_kills_the_subprocess(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.chdir(tmp_path)
     runner = ToolRunner(shipped())
     runner.preapproved = frozenset({"run_shell"})
-    states: list[ToolCallState] = []
+    states: list[ToolCall] = []
     command = "sleep 60 & echo $! > child.pid; echo $$ > shell.pid; wait"
-    task = asyncio.create_task(runner.run([ToolCallRequest("c", "run_shell", {"command": command})], states.append))
+    task = asyncio.create_task(runner.run([ToolCall("c", "run_shell", arguments={"command": command})], states.append))
     shell_pid = await wait_for_file(tmp_path / "shell.pid")
     child_pid = await wait_for_file(tmp_path / "child.pid")
     assert alive(shell_pid) and alive(child_pid)

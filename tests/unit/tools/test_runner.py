@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 from tui_agent.config import ToolsSettings
 from tui_agent.status import ToolStatus
+from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.tools import tool
-from tui_agent.tools.calls import ApprovalRequest, Decision, ToolCallRequest, ToolCallState, ToolResult
 from tui_agent.tools.registry import ToolRegistry
-from tui_agent.tools.runner import ToolRunner
+from tui_agent.tools.runner import Asker, OnChange, ToolRunner
 
 
 @tool(approval="never")
@@ -137,17 +138,29 @@ TOOLS = [witnessed, shout, whisper, explode, bad_value, leave, sleepy, forever, 
          speaks, meet, stuck, quit_sync]
 
 
-def make_runner(**kwargs: Any) -> ToolRunner:
+class AskingRunner(ToolRunner):
+    """A runner that asks `approval` in every run (a turn passes its own question to each call instead)."""
+
+    def __init__(self, registry: ToolRegistry, approval: Asker | None, **options: Any) -> None:
+        super().__init__(registry, **options)
+        self.approval = approval
+
+    async def run(self, calls: Sequence[ToolCall], on_change: OnChange, ask: Asker | None = None,
+                  session_id: str = "") -> list[ToolCall]:
+        return await super().run(calls, on_change, ask or self.approval, session_id)
+
+
+def make_runner(approval: Asker | None = None, **options: Any) -> ToolRunner:
     registry = ToolRegistry.from_functions(TOOLS, ToolsSettings(output_cap=1024))
     assert registry.problems == []
-    return ToolRunner(registry, **kwargs)
+    return AskingRunner(registry, approval, **options)
 
 
 class Recorder:
     def __init__(self) -> None:
-        self.states: list[ToolCallState] = []
+        self.states: list[ToolCall] = []
 
-    def __call__(self, state: ToolCallState) -> None:
+    def __call__(self, state: ToolCall) -> None:
         self.states.append(state)
 
     def statuses(self, call_id: str) -> list[ToolStatus]:
@@ -155,16 +168,16 @@ class Recorder:
 
 
 async def run_one(runner: ToolRunner, name: str, arguments: dict[str, Any] | None = None,
-                  recorder: Recorder | None = None) -> ToolResult:
-    [result] = await runner.run([ToolCallRequest("c1", name, arguments or {})], recorder or Recorder())
+                  recorder: Recorder | None = None) -> ToolCall:
+    [result] = await runner.run([ToolCall("c1", name, arguments=arguments or {})], recorder or Recorder())
     return result
 
 
 async def test_sync_and_async_tools_in_request_order() -> None:
     recorder = Recorder()
-    results = await make_runner().run(
-        [ToolCallRequest("a", "shout", {"word": "Hi"}), ToolCallRequest("b", "whisper", {"word": "Hi"})], recorder)
-    assert [(r.call_id, r.content, r.status) for r in results] == [("a", "HI", ToolStatus.DONE),
+    calls = [ToolCall("a", "shout", arguments={"word": "Hi"}), ToolCall("b", "whisper", arguments={"word": "Hi"})]
+    results = await make_runner().run(calls, recorder)
+    assert [(r.call_id, r.outcome, r.status) for r in results] == [("a", "HI", ToolStatus.DONE),
                                                                    ("b", "hi", ToolStatus.DONE)]
     assert recorder.statuses("a") == [ToolStatus.PENDING, ToolStatus.RUNNING, ToolStatus.DONE]
     final = recorder.states[-1]
@@ -174,77 +187,77 @@ async def test_sync_and_async_tools_in_request_order() -> None:
 async def test_calls_really_overlap() -> None:
     BARRIER["meet"] = asyncio.Barrier(2)
     results = await make_runner().run(
-        [ToolCallRequest("a", "meet", {"side": "left"}), ToolCallRequest("b", "meet", {"side": "right"})],
+        [ToolCall("a", "meet", arguments={"side": "left"}), ToolCall("b", "meet", arguments={"side": "right"})],
         Recorder())
-    assert [r.content for r in results] == ["left", "right"]
+    assert [r.outcome for r in results] == ["left", "right"]
 
 
 async def test_unknown_tool() -> None:
     result = await run_one(make_runner(), "nope")
     assert result.status == ToolStatus.FAILED
-    assert result.content.startswith("no tool named nope")
+    assert result.outcome.startswith("no tool named nope")
 
 
 async def test_invalid_arguments_go_back_as_the_result() -> None:
     recorder = Recorder()
     result = await run_one(make_runner(), "shout", {"word": 3, "loud": True}, recorder)
     assert result.status == ToolStatus.FAILED
-    assert "Invalid arguments for shout" in result.content
-    assert "- word: Input should be a valid string (got 3)" in result.content
-    assert "- loud: Extra inputs are not permitted" in result.content
+    assert "Invalid arguments for shout" in result.outcome
+    assert "- word: Input should be a valid string (got 3)" in result.outcome
+    assert "- loud: Extra inputs are not permitted" in result.outcome
     assert ToolStatus.RUNNING not in recorder.statuses("c1")
 
 
 async def test_to_user_is_stripped() -> None:
     result = await run_one(make_runner(), "speaks", {"city": "Oslo", "to_user": "Looking it up"})
-    assert (result.status, result.content) == (ToolStatus.DONE, "Oslo")
+    assert (result.status, result.outcome) == (ToolStatus.DONE, "Oslo")
 
 
 async def test_exception_becomes_an_error_result() -> None:
     recorder = Recorder()
     result = await run_one(make_runner(), "explode", recorder=recorder)
-    assert (result.status, result.content) == (ToolStatus.FAILED, "explode failed: RuntimeError: kaboom")
-    assert recorder.states[-1].error == result.content and recorder.states[-1].result is None
+    assert (result.status, result.outcome) == (ToolStatus.FAILED, "explode failed: RuntimeError: kaboom")
+    assert recorder.states[-1].error == result.outcome and recorder.states[-1].result is None
 
 
 async def test_value_error_message_is_passed_as_a_sentence() -> None:
     result = await run_one(make_runner(), "bad_value")
-    assert result.content == "bad_value failed: the file is empty"
+    assert result.outcome == "bad_value failed: the file is empty"
 
 
 async def test_system_exit_from_a_tool_is_only_a_failed_call() -> None:
     result = await run_one(make_runner(), "leave")
-    assert result.status == ToolStatus.FAILED and "SystemExit" in result.content
+    assert result.status == ToolStatus.FAILED and "SystemExit" in result.outcome
 
 
 async def test_timeout() -> None:
     result = await run_one(make_runner(), "sleepy")
     assert result.status == ToolStatus.FAILED
-    assert result.content == "sleepy timed out after 0.2 s and was stopped."
+    assert result.outcome == "sleepy timed out after 0.2 s and was stopped."
 
 
 async def test_runner_default_timeout_applies() -> None:
     result = await run_one(make_runner(timeout=0.1), "forever")
-    assert result.content == "forever timed out after 0.1 s and was stopped."
+    assert result.outcome == "forever timed out after 0.1 s and was stopped."
 
 
 async def test_output_cap_marks_truncation() -> None:
     result = await run_one(make_runner(), "flood", {"size": 5000})
-    assert result.content == "x" * 1024 + "\n[truncated 3976 bytes]"
+    assert result.outcome == "x" * 1024 + "\n[truncated 3976 bytes]"
     small = await run_one(make_runner(), "flood", {"size": 1024})
-    assert small.content == "x" * 1024
+    assert small.outcome == "x" * 1024
 
 
 async def test_structured_results_are_json() -> None:
     result = await run_one(make_runner(), "structured")
-    assert result.content == '{"a": 1, "b": [1, 2]}'
+    assert result.outcome == '{"a": 1, "b": [1, 2]}'
 
 
 async def test_cancel_interrupts_running_calls() -> None:
     recorder = Recorder()
     runner = make_runner()
-    task = asyncio.create_task(runner.run([ToolCallRequest("a", "forever", {}), ToolCallRequest("b", "shout",
-                                                                                                {"word": "x"})],
+    task = asyncio.create_task(runner.run([ToolCall("a", "forever", arguments={}), ToolCall("b", "shout",
+                                                                                         arguments={"word": "x"})],
                                           recorder))
     while ToolStatus.RUNNING not in recorder.statuses("a"):
         await asyncio.sleep(0.01)
@@ -257,28 +270,28 @@ async def test_cancel_interrupts_running_calls() -> None:
 async def test_deny_policy() -> None:
     recorder = Recorder()
     result = await run_one(make_runner(), "forbidden", recorder=recorder)
-    assert result.status == ToolStatus.DENIED and "not allowed to run" in result.content
+    assert result.status == ToolStatus.DENIED and "not allowed to run" in result.outcome
     assert recorder.statuses("c1") == [ToolStatus.PENDING, ToolStatus.DENIED]
 
 
 async def test_ask_without_an_approver_is_denied() -> None:
     result = await run_one(make_runner(), "guarded", {"word": "w"})
-    assert result.status == ToolStatus.DENIED and "non-interactive" in result.content
+    assert result.status == ToolStatus.DENIED and "non-interactive" in result.outcome
 
 
 async def test_ask_allow_once_asks_every_time() -> None:
-    asked: list[ApprovalRequest] = []
+    asked: list[ToolCall] = []
 
-    async def approve(request: ApprovalRequest) -> Decision:
+    async def approve(request: ToolCall) -> Decision:
         asked.append(request)
         return Decision.ALLOW_ONCE
 
     runner, recorder = make_runner(approval=approve), Recorder()
     first = await run_one(runner, "guarded", {"word": "a"}, recorder)
     await run_one(runner, "guarded", {"word": "b"})
-    assert first.content == "ran with a"
+    assert first.outcome == "ran with a"
     assert [request.arguments for request in asked] == [{"word": "a"}, {"word": "b"}]
-    assert asked[0].tool_name == "guarded" and asked[0].call_id == "c1"
+    assert asked[0].name == "guarded" and asked[0].call_id == "c1"
     assert recorder.statuses("c1") == [ToolStatus.PENDING, ToolStatus.AWAITING_APPROVAL, ToolStatus.RUNNING,
                                        ToolStatus.DONE]
 
@@ -286,8 +299,8 @@ async def test_ask_allow_once_asks_every_time() -> None:
 async def test_allow_always_is_remembered_for_the_runner() -> None:
     asked: list[str] = []
 
-    async def approve(request: ApprovalRequest) -> Decision:
-        asked.append(request.tool_name)
+    async def approve(request: ToolCall) -> Decision:
+        asked.append(request.name)
         return Decision.ALLOW_ALWAYS
 
     runner = make_runner(approval=approve)
@@ -299,19 +312,19 @@ async def test_allow_always_is_remembered_for_the_runner() -> None:
 
 
 async def test_user_denial() -> None:
-    async def refuse(request: ApprovalRequest) -> Decision:
+    async def refuse(request: ToolCall) -> Decision:
         return Decision.DENY
 
     result = await run_one(make_runner(approval=refuse), "guarded", {"word": "a"})
-    assert (result.status, result.content) == (ToolStatus.DENIED, "The user denied the call to guarded.")
+    assert (result.status, result.outcome) == (ToolStatus.DENIED, "The user denied the call to guarded.")
 
 
 async def test_broken_approver_denies() -> None:
-    async def broken(request: ApprovalRequest) -> Decision:
+    async def broken(request: ToolCall) -> Decision:
         raise RuntimeError("modal went away")
 
     result = await run_one(make_runner(approval=broken), "guarded", {"word": "a"})
-    assert result.status == ToolStatus.DENIED and "modal went away" in result.content
+    assert result.status == ToolStatus.DENIED and "modal went away" in result.outcome
 
 
 async def test_config_override_turns_ask_into_never() -> None:
@@ -321,37 +334,37 @@ async def test_config_override_turns_ask_into_never() -> None:
 
 
 async def test_failing_update_callback_does_not_break_the_call() -> None:
-    def broken(state: ToolCallState) -> None:
+    def broken(state: ToolCall) -> None:
         raise RuntimeError("ui gone")
 
-    result = await make_runner().run([ToolCallRequest("c", "shout", {"word": "a"})], broken)
-    assert result[0].content == "A"
+    result = await make_runner().run([ToolCall("c", "shout", arguments={"word": "a"})], broken)
+    assert result[0].outcome == "A"
 
 
 async def test_sync_tool_past_its_timeout_is_abandoned() -> None:
     try:
         result = await run_one(make_runner(), "stuck")
-        assert (result.status, result.content) == (ToolStatus.FAILED, "stuck timed out after 0.2 s and was stopped.")
-        assert (await run_one(make_runner(), "shout", {"word": "still works"})).content == "STILL WORKS"
+        assert (result.status, result.outcome) == (ToolStatus.FAILED, "stuck timed out after 0.2 s and was stopped.")
+        assert (await run_one(make_runner(), "shout", {"word": "still works"})).outcome == "STILL WORKS"
     finally:
         RELEASE.set()
 
 
 async def test_sys_exit_in_a_sync_tool_is_only_a_failed_call() -> None:
     result = await run_one(make_runner(), "quit_sync")
-    assert result.status == ToolStatus.FAILED and "SystemExit: 2" in result.content
+    assert result.status == ToolStatus.FAILED and "SystemExit: 2" in result.outcome
 
 
 async def test_cancel_while_awaiting_approval_is_interrupted_and_never_runs() -> None:
     asked = asyncio.Event()
 
-    async def slow_user(request: ApprovalRequest) -> Decision:
+    async def slow_user(request: ToolCall) -> Decision:
         asked.set()
         await asyncio.Event().wait()
         return Decision.ALLOW_ONCE
 
     recorder = Recorder()
-    task = asyncio.create_task(make_runner(approval=slow_user).run([ToolCallRequest("c", "guarded", {"word": "a"})],
+    task = asyncio.create_task(make_runner(approval=slow_user).run([ToolCall("c", "guarded", arguments={"word": "a"})],
                                                                    recorder))
     await asyncio.wait_for(asked.wait(), 10)
     task.cancel()
@@ -368,16 +381,16 @@ async def test_parallel_asks_are_put_one_at_a_time_and_always_covers_the_queue()
     open_questions: list[str] = []
     overlapping: list[bool] = []
 
-    async def approve(request: ApprovalRequest) -> Decision:
+    async def approve(request: ToolCall) -> Decision:
         overlapping.append(bool(open_questions))
         open_questions.append(request.call_id)
         await asyncio.sleep(0)
         open_questions.remove(request.call_id)
         return Decision.ALLOW_ALWAYS
 
-    requests = [ToolCallRequest(f"c{n}", "guarded", {"word": str(n)}) for n in range(3)]
+    requests = [ToolCall(f"c{n}", "guarded", arguments={"word": str(n)}) for n in range(3)]
     results = await make_runner(approval=approve).run(requests, Recorder())
-    assert [result.content for result in results] == ["ran with 0", "ran with 1", "ran with 2"]
+    assert [result.outcome for result in results] == ["ran with 0", "ran with 1", "ran with 2"]
     assert overlapping == [False]
 
 
@@ -433,9 +446,9 @@ async def test_any_base_exception_from_a_tool_is_only_a_failed_call(name: str, s
     registry = ToolRegistry.from_functions([*TOOLS, *BASE_EXCEPTION_TOOLS], ToolsSettings())
     recorder = Recorder()
     result = await run_one(ToolRunner(registry), name, recorder=recorder)
-    assert result.status == ToolStatus.FAILED and shown in result.content
+    assert result.status == ToolStatus.FAILED and shown in result.outcome
     assert recorder.statuses("c1")[-1] == ToolStatus.FAILED
-    assert (await run_one(ToolRunner(registry), "shout", {"word": "after"})).content == "AFTER"
+    assert (await run_one(ToolRunner(registry), "shout", {"word": "after"})).outcome == "AFTER"
 
 
 async def test_a_result_is_turned_into_text_off_the_event_loop() -> None:
@@ -443,5 +456,5 @@ async def test_a_result_is_turned_into_text_off_the_event_loop() -> None:
     the loop keeps drawing; here a value that notes where it is converted stands in for it."""
     Witness.threads.clear()
     result = await run_one(make_runner(), "witnessed")
-    assert result.content == '["witness", "witness"]'
+    assert result.outcome == '["witness", "witness"]'
     assert Witness.threads and threading.main_thread().name not in Witness.threads

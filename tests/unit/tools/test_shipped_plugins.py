@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tests.unit.tools.helpers import shipped
 from tui_agent.status import ToolStatus
-from tui_agent.tools.calls import ToolCallRequest, ToolResult
+from tui_agent.tool_call import ToolCall
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
 
@@ -25,8 +25,8 @@ def registry() -> ToolRegistry:
     return shipped()
 
 
-async def call(registry: ToolRegistry, name: str, **arguments: Any) -> ToolResult:
-    [result] = await ToolRunner(registry).run([ToolCallRequest("c", name, arguments)], lambda state: None)
+async def call(registry: ToolRegistry, name: str, **arguments: Any) -> ToolCall:
+    [result] = await ToolRunner(registry).run([ToolCall("c", name, arguments=arguments)], lambda state: None)
     return result
 
 
@@ -44,10 +44,10 @@ def test_weather_signature_matches_the_tutorial(registry: ToolRegistry) -> None:
 
 
 async def test_weather_is_deterministic_and_converts_units(registry: ToolRegistry) -> None:
-    first = json.loads((await call(registry, "get_current_weather", location="Boston, MA")).content)
-    again = json.loads((await call(registry, "get_current_weather", location="boston, ma ")).content)
+    first = json.loads((await call(registry, "get_current_weather", location="Boston, MA")).outcome)
+    again = json.loads((await call(registry, "get_current_weather", location="boston, ma ")).outcome)
     fahrenheit = json.loads((await call(registry, "get_current_weather", location="Boston, MA",
-                                        unit="fahrenheit", to_user="Checking Boston")).content)
+                                        unit="fahrenheit", to_user="Checking Boston")).outcome)
     assert first["temperature"] == again["temperature"] and first["forecast"] == again["forecast"]
     assert fahrenheit["unit"] == "fahrenheit"
     assert fahrenheit["temperature"] == round(first["temperature"] * 9 / 5 + 32)
@@ -61,7 +61,7 @@ async def test_weather_is_deterministic_and_converts_units(registry: ToolRegistr
 )
 async def test_calculator_is_exact(registry: ToolRegistry, expression: str, expected: str) -> None:
     result = await call(registry, "calculate", expression=expression)
-    assert (result.status, result.content) == (ToolStatus.DONE, expected)
+    assert (result.status, result.outcome) == (ToolStatus.DONE, expected)
 
 
 @pytest.mark.parametrize(
@@ -73,14 +73,14 @@ async def test_calculator_is_exact(registry: ToolRegistry, expression: str, expe
 )
 async def test_calculator_refuses_unsafe_or_huge(registry: ToolRegistry, expression: str, reason: str) -> None:
     result = await call(registry, "calculate", expression=expression)
-    assert result.status == ToolStatus.FAILED and reason in result.content
+    assert result.status == ToolStatus.FAILED and reason in result.outcome
 
 
 async def test_clock(registry: ToolRegistry) -> None:
     result = await call(registry, "current_time", timezone="Asia/Tokyo")
-    assert result.status == ToolStatus.DONE and "Asia/Tokyo" in result.content and "UTC+0900" in result.content
+    assert result.status == ToolStatus.DONE and "Asia/Tokyo" in result.outcome and "UTC+0900" in result.outcome
     bad = await call(registry, "current_time", timezone="Mars/Olympus")
-    assert bad.status == ToolStatus.FAILED and "unknown time zone 'Mars/Olympus'" in bad.content
+    assert bad.status == ToolStatus.FAILED and "unknown time zone 'Mars/Olympus'" in bad.outcome
 
 
 @pytest.fixture
@@ -98,16 +98,16 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 async def test_files_list_and_read(registry: ToolRegistry, workdir: Path) -> None:
-    listing = (await call(registry, "list_directory")).content
+    listing = (await call(registry, "list_directory")).outcome
     assert "src/" in listing and "notes.txt" in listing
-    assert (await call(registry, "read_file", path="notes.txt")).content == "a needle\n"
-    big = (await call(registry, "read_file", path="big.txt")).content
+    assert (await call(registry, "read_file", path="notes.txt")).outcome == "a needle\n"
+    big = (await call(registry, "read_file", path="big.txt")).outcome
     stop = re.search(r"line (\d+)\n\[stopped at 24576 bytes; continue with start_line=(\d+)\]$", big)
     assert big.startswith("line 1\n") and stop is not None and int(stop[2]) == int(stop[1]) + 1
-    rest = (await call(registry, "read_file", path="big.txt", start_line=int(stop[2]))).content
+    rest = (await call(registry, "read_file", path="big.txt", start_line=int(stop[2]))).outcome
     assert rest.startswith(f"line {stop[2]}\n") and rest.endswith("line 5000\n")
     binary = await call(registry, "read_file", path="blob.bin")
-    assert binary.status == ToolStatus.FAILED and "binary" in binary.content
+    assert binary.status == ToolStatus.FAILED and "binary" in binary.outcome
 
 
 @pytest.mark.parametrize("path", ["../outside.txt", "/etc/passwd", "escape", "src/../../outside.txt"])
@@ -115,11 +115,11 @@ async def test_files_refuse_paths_outside_the_working_directory(
     registry: ToolRegistry, workdir: Path, path: str,
 ) -> None:
     result = await call(registry, "read_file", path=path)
-    assert result.status == ToolStatus.FAILED and "outside the working directory" in result.content
+    assert result.status == ToolStatus.FAILED and "outside the working directory" in result.outcome
 
 
 async def test_files_search_stays_inside(registry: ToolRegistry, workdir: Path) -> None:
-    result = (await call(registry, "search_files", text="needle")).content
+    result = (await call(registry, "search_files", text="needle")).outcome
     assert "notes.txt:1: a needle" in result and "src/app.py:1: print('needle here')" in result
     assert "outside" not in result and "blob.bin" not in result
     refused = await call(registry, "search_files", text="needle", path="..")
@@ -127,12 +127,12 @@ async def test_files_search_stays_inside(registry: ToolRegistry, workdir: Path) 
 
 
 async def test_shell_runs_in_the_working_directory(registry: ToolRegistry, workdir: Path) -> None:
-    runner = ToolRunner(registry, approval=None)
-    [denied] = await runner.run([ToolCallRequest("c", "run_shell", {"command": "pwd"})], lambda state: None)
+    runner = ToolRunner(registry)
+    [denied] = await runner.run([ToolCall("c", "run_shell", arguments={"command": "pwd"})], lambda state: None)
     assert denied.status == ToolStatus.DENIED
     runner.preapproved = frozenset({"run_shell"})
-    [result] = await runner.run([ToolCallRequest("c", "run_shell", {"command": "pwd; exit 2"})], lambda state: None)
-    assert result.content == f"exit status 2\n{workdir}\n"
+    [result] = await runner.run([ToolCall("c", "run_shell", arguments={"command": "pwd; exit 2"})], lambda state: None)
+    assert result.outcome == f"exit status 2\n{workdir}\n"
 
 
 @given(a=st.integers(-10**6, 10**6), b=st.integers(1, 10**6), c=st.integers(-10**6, 10**6), d=st.integers(1, 999))

@@ -17,20 +17,28 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from tui_agent.agent.events import ToolCallUpdated
-from tui_agent.agent.port import ApprovalDecision
 from tui_agent.sanitize import reveal
+from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.ui.widgets.tool_panel import pretty_arguments
 
 
-def always_covers(update: ToolCallUpdated) -> str:
+def shown_arguments(call: ToolCall) -> str:
+    """The arguments the tool would get (parsed, without `to_user`), indented; the raw text if unparsed."""
+    if call.arguments is None:
+        return pretty_arguments(call.raw_arguments)
+    import json
+
+    return json.dumps(dict(call.arguments), ensure_ascii=False, indent=2)
+
+
+def always_covers(update: ToolCall) -> str:
     """The sentence saying what answering "always" would allow."""
     if update.command is None:
         return f"Always: every call of {reveal(update.name)} in this session, without asking."
     return "Always: this exact command again in this session; any other command asks again."
 
 
-class ApprovalScreen(ModalScreen[ApprovalDecision]):
+class ApprovalScreen(ModalScreen[Decision]):
     """Asks about one tool call; dismisses with the person's decision."""
 
     DEFAULT_CSS = """
@@ -68,7 +76,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         Binding("d,n,escape", "decide('deny')", "Deny"),
     ]
 
-    def __init__(self, update: ToolCallUpdated) -> None:
+    def __init__(self, update: ToolCall) -> None:
         super().__init__()
         self.update = update
 
@@ -77,7 +85,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             dialog.border_title = Content("Allow this tool to run?")
             yield Static(Content.assemble("Tool: ", (reveal(self.update.name), "bold")), id="approval-tool")
             with VerticalScroll(id="approval-arguments"):
-                yield Static(Content(reveal(pretty_arguments(self.update.arguments)) or "(no arguments)"))
+                yield Static(Content(reveal(shown_arguments(self.update)) or "(no arguments)"))
             yield Static(Content(always_covers(self.update)), id="approval-scope")
             with Horizontal(id="approval-buttons"):
                 yield Button(Content("Allow once (a)"), id="allow_once", variant="success")
@@ -92,4 +100,4 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         self.action_decide(event.button.id or "deny")
 
     def action_decide(self, decision: str) -> None:
-        self.dismiss(ApprovalDecision(decision))
+        self.dismiss(Decision(decision))

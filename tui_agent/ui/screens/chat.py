@@ -1,7 +1,8 @@
 """Provides `ChatScreen`: the conversation (left), tool panels (right), prompt and status line (bottom).
 
-It sends intents to a `ChatBackend` (send, cancel, approve, retry and continue the last reply) and
-renders the `AgentEvent`s a turn yields, in a worker; it knows nothing of the agent beyond those events.
+It sends intents to a `ChatBackend` (send, cancel, retry and continue the last reply) and renders the
+`AgentEvent`s a turn yields, in a worker; it knows nothing of the agent beyond those events. An
+`ApprovalRequested` event is answered with the approval modal; tool-call events also go to the task tree.
 A prompt sent while a turn runs waits in `QueuedPrompts` above the prompt and is sent when the turn ends.
 """
 
@@ -19,7 +20,6 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widget import AwaitMount
 
-from tui_agent.agent.port import ApprovalDecision
 from tui_agent.status import MessageStatus, TurnEndReason
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.widgets.chat_log import ChatLog
@@ -34,9 +34,11 @@ EVENT_SLICE = 0.004
 if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from collections.abc import AsyncIterator, Callable
 
-    from tui_agent.agent.events import AgentEvent, AssistantMessageFinished, ToolCallUpdated, TurnFinished
+    from tui_agent.agent.events import AgentEvent, ApprovalRequested, AssistantMessageFinished, TurnFinished
     from tui_agent.agent.port import ChatBackend
     from tui_agent.agent.tree import Unsubscribe
+    from tui_agent.tool_call import Decision
+    from tui_agent.ui.widgets.task_tree import TaskTree
 
 TOAST_RACK = "#textual-toastrack"
 """The id Textual gives every screen's toast rack (textual is pinned, see pyproject.toml)."""
@@ -75,6 +77,7 @@ class ChatScreen(Screen[None]):
         self._last_finished: AssistantMessageFinished | None = None
         """The turn's latest reply to reach its final status (retry and continue are offered for it)."""
         self._task_tree_mount: AwaitMount | None = None
+        self._task_tree: TaskTree | None = None
         self._stop_watching_unsaved: Unsubscribe = lambda: None
 
     def compose(self) -> ComposeResult:
@@ -113,7 +116,6 @@ class ChatScreen(Screen[None]):
         return self.query_one(StatusBar)
 
     def on_mount(self) -> None:
-        self.backend.set_approver(self.ask_approval)
         self._show_status()
         self.history: HistoryView = attach_history(self, self.backend, self.chat_log, self.tool_panels,
                                                    on_loaded=self._show_loaded_session)
@@ -134,7 +136,7 @@ class ChatScreen(Screen[None]):
         if self._task_tree_mount is None:
             from tui_agent.ui.widgets.task_tree import TaskTree
 
-            tree = TaskTree(self.backend, clock=self._clock, id="task-tree")
+            tree = self._task_tree = TaskTree(self.backend, clock=self._clock, id="task-tree")
             self._task_tree_mount = self.query_one("#main").mount(tree, after=self.chat_log)
         return self._task_tree_mount
 
@@ -238,27 +240,27 @@ class ChatScreen(Screen[None]):
         self.tool_panels.interrupt_open()
         self._set_busy(False)
 
-    async def ask_approval(self, update: ToolCallUpdated) -> ApprovalDecision:
-        """The backend's approver: show the modal and wait for the decision (deny if the turn is cancelled)."""
-        self.tool_panels.update_call(update)
-        decided: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
-        answered = False
-
-        def done(decision: ApprovalDecision | None) -> None:
-            nonlocal answered
-            answered = True
-            if not decided.done():
-                decided.set_result(decision or ApprovalDecision.DENY)
-
+    def ask_approval(self, request: ApprovalRequested) -> None:
+        """Show the approval modal; the choice answers the turn's question (Esc in it: deny). A turn that ends
+        first (cancelled) cancels the question, which takes the modal away."""
+        from tui_agent.tool_call import Decision
         from tui_agent.ui.screens.approval import ApprovalScreen
 
-        modal = ApprovalScreen(update)
-        self.app.push_screen(modal, callback=done)
-        try:
-            return await decided
-        finally:
-            if not answered and self.app.screen is modal:  # the turn was cancelled while asking
+        answer = request.answer
+        if answer.done():
+            return
+        modal = ApprovalScreen(request.call)
+
+        def decided(decision: Decision | None) -> None:
+            if not answer.done():
+                answer.set_result(decision or Decision.DENY)
+
+        def withdrawn(future: asyncio.Future[Decision]) -> None:
+            if future.cancelled() and self.app.screen is modal:
                 self.app.pop_screen()
+
+        self.app.push_screen(modal, callback=decided)
+        answer.add_done_callback(withdrawn)
 
     # -- the turn -----------------------------------------------------------------------------------
     async def _run_turn(self, turn_events: AsyncIterator[AgentEvent]) -> None:
@@ -300,7 +302,11 @@ class ChatScreen(Screen[None]):
             case events.AssistantReasoningDelta():
                 log.append_reasoning(event.message_id, event.text)
             case events.ToolCallUpdated():
-                self.tool_panels.update_call(event)
+                self.tool_panels.update_call(event.call)
+                if self._task_tree is not None:
+                    self._task_tree.follow_call(event.call)
+            case events.ApprovalRequested():
+                self.ask_approval(event)
             case events.ReplyWaiting():
                 self._waiting = True
                 self.status_bar.set_waiting(event)

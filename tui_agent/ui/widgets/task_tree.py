@@ -1,8 +1,10 @@
 """Provides `TaskTree`: the live task tree of the current turn — jobs, handlers, tool calls — with cancel.
 
-It follows `ChatBackend.subscribe_tree`: commander node events build the tree, `ToolCallUpdated` events
-hang tool calls under the `run_tools` handler that runs them (the runner's calls are not commander nodes).
-A node created under no known node starts a new turn and replaces the tree. While hidden the panel only
+It follows `ChatBackend.subscribe_tree`: commander node events build the tree. Each tool call is a node of
+its own (named after the tool, id `tool:<message>/<call>`); the chat screen hands it the call's updates from
+the turn's stream (`follow_call`), which give the node the call's status (awaiting approval, denied…).
+Cancelling a tool node interrupts that call only. A node created under no known node starts a new turn
+and replaces the tree. While hidden the panel only
 keeps its model up to date (a dict write per event) and touches no widget; showing it rebuilds the tree.
 One timer ticks the elapsed time of running nodes, and only while the panel is shown.
 """
@@ -19,7 +21,6 @@ from textual.timer import Timer
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from tui_agent.agent.events import ToolCallUpdated, ToolStatus
 from tui_agent.agent.port import ChatBackend
 from tui_agent.agent.tree import TreeEvent, Unsubscribe
 from tui_agent.commander.events import (
@@ -28,14 +29,16 @@ from tui_agent.commander.events import (
     NodeEnded,
     NodeEvent,
     NodeFailed,
-    NodeKind,
     NodeStarted,
     NodeState,
 )
+from tui_agent.status import ToolStatus
+from tui_agent.tool_call import ToolCall
 
 Clock = Callable[[], float]
 TICK_SECONDS = 0.5
-RUN_TOOLS = "run_tools"
+TOOL_NODE = "tool:"
+"""How the id of a tool call's node starts (`tui_agent.agent.turn_jobs.tool_node_id`)."""
 NODE_GLYPHS = {
     NodeState.PENDING: "○", NodeState.ACTIVE: "◐", NodeState.COMPLETED: "✓",
     NodeState.FAILED: "✗", NodeState.CANCELLED: "⊘",
@@ -64,13 +67,15 @@ class TreeItem:
     parent: str | None
     name: str
     kind: str
-    """A `NodeKind` value, or "tool"."""
+    """A `NodeKind` value, or "tool" for a tool call's handler."""
     glyph: str
     active: bool
     started_at: float | None = None
     ended_at: float | None = None
     node_id: int | str | None = None
-    """The commander node's id (None for a tool call)."""
+    """The commander node's id."""
+    tool_status: ToolStatus | None = None
+    """A tool call's status, once its first update came."""
 
     def label(self, now: float) -> Text:
         # A tool call is told apart by its italic name (a suffix would push the time out of a narrow panel).
@@ -108,7 +113,6 @@ class TaskTree(Tree[str]):
         self.items: dict[str, TreeItem] = {}
         """The model, in creation order (parents before children)."""
         self._shown_nodes: dict[str, TreeNode[str]] = {}
-        self._latest_run_tools: str | None = None
         self._unsubscribe: Unsubscribe | None = None
         self._timer: Timer | None = None
         self._hinted = False
@@ -167,12 +171,20 @@ class TaskTree(Tree[str]):
 
     # -- events ---------------------------------------------------------------------------------
     def follow(self, event: TreeEvent) -> None:
-        """Take one tree event: update the model, and the widget only while it is shown."""
-        if isinstance(event, ToolCallUpdated):
-            item = self._follow_tool(event)
-        else:
-            item = self._follow_node(event)
+        """Take one commander node event: update the model, and the widget only while it is shown."""
+        item = self._follow_node(event)
         if item is not None and self.display:
+            self._show_item(item)
+
+    def follow_call(self, call: ToolCall) -> None:
+        """Take a tool call's update from the turn's stream: its node shows the call's status."""
+        item = self.items.get(f"n{TOOL_NODE}{call.message_id}/{call.call_id}")
+        if item is None:  # not run (yet): invalid, over budget, or still being written
+            return
+        item.tool_status = call.status
+        item.glyph = TOOL_GLYPHS[call.status]  # the call's status says more than its node's state
+        item.started_at, item.ended_at = call.started_at, call.finished_at  # running time, approval not counted
+        if self.display:
             self._show_item(item)
 
     def _follow_node(self, event: NodeEvent) -> TreeItem | None:
@@ -183,36 +195,26 @@ class TaskTree(Tree[str]):
             if parent not in self.items:  # a node under the commander: a new turn replaces the tree
                 self._reset()
                 parent = ""
-            item = TreeItem(key, parent or None, event.name, str(event.kind), NODE_GLYPHS[NodeState.PENDING],
+            kind = "tool" if str(event.node_id).startswith(TOOL_NODE) else str(event.kind)
+            item = TreeItem(key, parent or None, event.name, kind, NODE_GLYPHS[NodeState.PENDING],
                             active=True, node_id=event.node_id)
             self.items[key] = item
-            if event.name == RUN_TOOLS and event.kind is NodeKind.HANDLER:
-                self._latest_run_tools = key
             return item
         if item is None:
             return None
-        if isinstance(event, NodeStarted):
+        if item.kind == "tool":  # its call's updates give it the rest
+            item.active = not isinstance(event, NodeEnded)
+            if item.tool_status is None:
+                item.glyph = NODE_GLYPHS[_final_state(event) if isinstance(event, NodeEnded) else NodeState.ACTIVE]
+        elif isinstance(event, NodeStarted):
             item.glyph, item.started_at = NODE_GLYPHS[NodeState.ACTIVE], event.at
         elif isinstance(event, NodeEnded):
             item.glyph, item.active, item.ended_at = NODE_GLYPHS[_final_state(event)], False, event.at
             item.started_at = event.started_at
         return item
 
-    def _follow_tool(self, event: ToolCallUpdated) -> TreeItem | None:
-        key = f"t{event.message_id}/{event.call_id}"  # servers reuse `call_0` in every response
-        item = self.items.get(key)
-        if item is None:
-            if self._latest_run_tools is None:
-                return None  # no turn is being followed (subscribed mid-turn)
-            item = TreeItem(key, self._latest_run_tools, event.name, "tool", "", active=True)
-            self.items[key] = item
-        item.glyph, item.active = TOOL_GLYPHS[event.status], not event.status.is_final
-        item.started_at, item.ended_at = event.started_at, event.finished_at
-        return item
-
     def _reset(self) -> None:
         self.items.clear()
-        self._latest_run_tools = None
         if self.display:
             self.clear()
             self._shown_nodes.clear()
@@ -261,11 +263,13 @@ class TaskTree(Tree[str]):
         if item is None:
             return
         if item.node_id is None:
-            self.notify(f"{RUN_TOOLS} runs the tool calls together: select it to cancel them.", severity="warning")
-        elif not item.active:
+            return
+        if not item.active:
             self.notify(f"{item.name} has already ended.", severity="warning")
         elif not self._backend.cancel_node(item.node_id):
             self.notify(f"{item.name} could not be cancelled: it is no longer running.", severity="warning")
+        elif item.kind == "tool":
+            self.notify(f"Interrupted {item.name}; the turn goes on with that answer.", title="Task tree")
         else:
             self.notify(f"Cancelled {item.name} and everything under it.", title="Task tree")
 

@@ -1,4 +1,4 @@
-"""Provides `ToolPanel` (one tool call, live) and `ToolPanels` (the column of them, keyed by `ToolCallUpdated.key`:
+"""Provides `ToolPanel` (one tool call, live) and `ToolPanels` (the column of them, keyed by `ToolCall.key`:
 assistant message and call id, as servers that number calls per response reuse `call_0` in every reply).
 
 A panel shows the tool's name, its arguments as pretty JSON (raw text while they are still streaming),
@@ -12,7 +12,6 @@ between panels, Enter expands, Esc goes back to the prompt.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -28,11 +27,11 @@ from tui_agent.sanitize import reveal, sanitize
 from tui_agent.status import ToolStatus
 
 if TYPE_CHECKING:  # the event classes load with the engine, after the first paint
-    from tui_agent.agent.events import ToolCallUpdated
+    from tui_agent.tool_call import ToolCall
 
 Clock = Callable[[], float]
 CallKey = tuple[str, str]
-"""(assistant message id, call id): one tool call of the session."""
+"""(assistant message id, call id): one tool call of the session (`ToolCall.key`)."""
 FOLLOW_DELAY = 0.25
 """Seconds the chat log must keep still before the column follows it."""
 COLLAPSED_LINES = 8
@@ -109,18 +108,18 @@ class ToolPanel(Static, can_focus=True):
         Binding("escape", "back_to_prompt", "Back to the prompt", show=False),
     ]
 
-    def __init__(self, update: ToolCallUpdated, clock: Clock) -> None:
+    def __init__(self, call: ToolCall, clock: Clock) -> None:
         super().__init__(classes="tool-panel")
         self._clock = clock
         self.expanded = False
-        self.call = update
-        self.apply(update)
+        self.call = call
+        self.apply(call)
 
     @property
     def status(self) -> ToolStatus:
         return self.call.status
 
-    def apply(self, update: ToolCallUpdated) -> None:
+    def apply(self, update: ToolCall) -> None:
         """Show the call's latest state."""
         self.set_class(False, f"-{self.call.status.value}")
         self.call = update
@@ -143,7 +142,7 @@ class ToolPanel(Static, can_focus=True):
         self.update(self._body())
 
     def _body(self) -> Content:
-        parts = [Content(reveal(pretty_arguments(self.call.arguments)) or "(no arguments)")]
+        parts = [Content(reveal(pretty_arguments(self.call.raw_arguments)) or "(no arguments)")]
         if self.call.error:
             parts.append(Content.styled(f"error: {sanitize(self.call.error)}", "$text-error"))
         if self.call.result is not None:
@@ -189,7 +188,7 @@ class ToolPanels(VerticalScroll):
     def __init__(self, *, clock: Clock = time.monotonic, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self._clock = clock
-        self._calls: dict[CallKey, ToolCallUpdated] = {}
+        self._calls: dict[CallKey, ToolCall] = {}
         """The latest state of every call known, oldest first."""
         self._panels: dict[CallKey, ToolPanel] = {}
         """The mounted panels."""
@@ -204,10 +203,10 @@ class ToolPanels(VerticalScroll):
         self.anchor()
         self.set_interval(0.5, self._tick, name="tool-elapsed")
 
-    def _shown(self, call: ToolCallUpdated) -> bool:
+    def _shown(self, call: ToolCall) -> bool:
         return call.message_id not in self._let_go or not call.status.is_final
 
-    def update_call(self, update: ToolCallUpdated) -> ToolPanel | None:
+    def update_call(self, update: ToolCall) -> ToolPanel | None:
         """Show a call's latest state; returns its panel, None while its message is outside the window."""
         key = update.key
         new = key not in self._calls
@@ -225,7 +224,7 @@ class ToolPanels(VerticalScroll):
                 panel = self._panels.get(key)
         return panel
 
-    def add_earlier(self, updates: list[ToolCallUpdated]) -> None:
+    def add_earlier(self, updates: list[ToolCall]) -> None:
         """Calls older than every one known (a session's earlier page), shown if in the window."""
         earlier = {update.key: update for update in updates if update.key not in self._calls}
         self._calls = {**earlier, **self._calls}
@@ -268,10 +267,10 @@ class ToolPanels(VerticalScroll):
         for call in list(self._calls.values()):
             if not call.status.is_final:
                 finished = now if call.started_at is not None else None
-                self.update_call(dataclasses.replace(call, status=ToolStatus.INTERRUPTED, finished_at=finished))
+                self.update_call(call.replace(status=ToolStatus.INTERRUPTED, finished_at=finished))
 
     def panel(self, key: CallKey) -> ToolPanel | None:
-        """The mounted panel of the call with this `ToolCallUpdated.key`, if any."""
+        """The mounted panel of the call with this `ToolCall.key`, if any."""
         return self._panels.get(key)
 
     @property

@@ -1,0 +1,75 @@
+"""Provides `ToolCall`, the one value a tool call is everywhere, and `Decision`, the answer to an approval.
+
+It sits beside `status` at the root: the runner, the agent, history and the UI all use it, and it imports
+nothing of theirs (nor pydantic: history loads it before the first page of a session is shown).
+
+The collector builds a call as the model writes it, the runner moves it on (status, times, result), the
+turn records it, events carry it to the UI and history stores and loads it; each change is a new value
+(`call.replace(...)`). Nothing else describes a tool call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from tui_agent.status import ToolStatus
+
+CallKey = tuple[str, str]
+"""(message id, call id): what tells one call of a session from another."""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call as it stands.
+
+    Times are seconds on one clock: `time.monotonic()` while live, epoch seconds when loaded from history
+    (only their difference means anything).
+    """
+
+    call_id: str
+    name: str
+    raw_arguments: str = ""
+    """The argument text as the model wrote it (so far, while PENDING)."""
+    arguments: Mapping[str, Any] | None = None
+    """The parsed arguments (`to_user` removed); None while streaming, or when they do not parse."""
+    message_id: str = ""
+    """The assistant message that made the call."""
+    status: ToolStatus = ToolStatus.PENDING
+    started_at: float | None = None
+    finished_at: float | None = None
+    result: str | None = None
+    error: str | None = None
+    command: str | None = None
+    """For a command-like tool: the command, the only thing "always" would allow."""
+
+    @property
+    def key(self) -> CallKey:
+        """The call id alone does not tell calls apart: many servers number calls per response (`call_0`)."""
+        return (self.message_id, self.call_id)
+
+    @property
+    def outcome(self) -> str:
+        """What the call came to: its result, else its error ("" before either)."""
+        return self.result if self.result is not None else (self.error or "")
+
+    def replace(self, **changes: Any) -> ToolCall:
+        """This call with `changes` (a new value; calls are never changed in place)."""
+        return dataclasses.replace(self, **changes)
+
+    def arguments_for_model(self) -> str:
+        """The arguments as sent back to the model: the parsed ones (no `to_user`), `{}` when unparseable."""
+        return json.dumps(dict(self.arguments), ensure_ascii=False) if self.arguments is not None else "{}"
+
+
+class Decision(StrEnum):
+    """The user's answer to an approval request."""
+
+    ALLOW_ONCE = "allow_once"
+    ALLOW_ALWAYS = "allow_always"
+    """Allow this tool (a command-like tool: this exact command) for the rest of this session."""
+    DENY = "deny"
