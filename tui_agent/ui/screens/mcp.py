@@ -51,10 +51,10 @@ class McpScreen(ModalScreen[None]):
     McpScreen #mcp-footer { color: $text-muted; }
     """
     BINDINGS = [
-        Binding("escape", "close", "Close", priority=True),
-        Binding("r", "restart", "Restart"),
-        Binding("t", "toggle_server", "Turn on or off for this run"),
-        Binding("l", "show_log", "Show log"),
+        Binding("escape", "close", "Close", priority=True, id="mcp.close"),
+        Binding("r", "restart", "Restart", id="mcp.restart"),
+        Binding("t", "toggle_server", "Turn on or off for this run", id="mcp.toggle_server"),
+        Binding("l", "show_log", "Show log", id="mcp.show_log"),
     ]
 
     def __init__(self, servers: McpServers) -> None:
