@@ -22,6 +22,7 @@ from tui_agent.testing.scripted import reply_script
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.help import HelpScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
+from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.tool_panel import ToolPanels
 
 OUR_COMMANDS = ["New session", "Sessions", "Switch model", "Theme", "Export session", "Toggle tool panel",
@@ -50,7 +51,7 @@ async def run_command(pilot: Pilot[None], text: str) -> None:
 
 
 def notices(app: TuiAgentApp) -> list[str]:
-    return [notification.message for notification in app._notifications]
+    return [notification.message for notification in notifications(app)]
 
 
 async def test_palette_offers_our_commands_once_each() -> None:
@@ -194,4 +195,4 @@ async def test_mcp_servers_without_any_configured_says_how_to_add_one() -> None:
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await run_command(pilot, "MCP servers")
-        assert any("[mcp_servers.NAME]" in notification.message for notification in app._notifications)
+        assert any("[mcp_servers.NAME]" in notification.message for notification in notifications(app))
