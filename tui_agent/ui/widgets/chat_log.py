@@ -252,9 +252,13 @@ class ChatLog(VerticalScroll):
     def _rearm_anchor(self) -> None:
         """The newest entry is mounted again: stay pinned to it once the person scrolls down to it.
 
-        Textual's `anchor()` would also jump there now; its released state is what is wanted here.
+        Anchored but released, as after the person scrolled up. `anchor()` also jumps to the end of what is laid
+        out now, so the view is put back at once, before any frame.
         """
-        self._anchored, self._anchor_released = True, True
+        kept = self.scroll_y
+        self.anchor()
+        self.release_anchor()
+        self.scroll_to(y=kept, animate=False, immediate=True, release_anchor=False)
 
     # -- the conversation ------------------------------------------------------------------------------
     def add_user(self, prompt: str) -> UserMessage:
