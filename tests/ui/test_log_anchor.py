@@ -23,13 +23,16 @@ async def streams_at_the_bottom(pilot: Pilot[None], log: ChatLog, gates: list[Ga
     each part was drawn."""
     at_bottom = []
     for part, gate in enumerate(gates, start=first):
-        await wait_until(pilot, lambda gate=gate: gate.reached, f"part {part} streamed")
-        drawn = f"of part {part}."
-        await wait_until(pilot, lambda drawn=drawn: drawn in app_text(pilot), drawn)
+        await part_shown(pilot, gate, part)
         await pilot.pause()
         at_bottom.append(log.scroll_y == log.max_scroll_y > 0)
         gate.open()
     return at_bottom
+
+
+async def part_shown(pilot: Pilot[None], gate: Gate, part: int) -> None:
+    await wait_until(pilot, lambda: gate.reached, f"part {part} streamed")
+    await wait_until(pilot, lambda: f"of part {part}." in app_text(pilot), f"part {part} shown")
 
 
 def app_text(pilot: Pilot[None]) -> str:
