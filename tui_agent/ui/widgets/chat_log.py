@@ -310,7 +310,7 @@ class ChatLog(VerticalScroll):
         message = self._assistant.get(message_id) or self.shown_reply(message_id)
         if message is None:
             return
-        message.add_class("-replaced")
+        message.replaced = True
         if (marker := self._marker_after(message)) is not None:
             marker.remove()
         self._markers[message_id] = MessageMarker(message.status, replaced=True)

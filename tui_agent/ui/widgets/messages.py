@@ -15,6 +15,7 @@ from functools import partial
 from typing import NamedTuple
 
 from textual.content import Content
+from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Static
 
@@ -91,6 +92,9 @@ class AssistantMessage(MarkdownView):
     }
     """
 
+    replaced = var(False, toggle_class="-replaced")
+    """A retry replaced this reply: it is kept, dimmed and cut to a few lines, and no longer sent."""
+
     def __init__(self, message_id: str) -> None:
         super().__init__()
         self.message_id = message_id
@@ -118,13 +122,8 @@ class AssistantMessage(MarkdownView):
         reply = cls(message_id)
         reply.set_text(text)
         reply.finish(status)
-        reply.set_class(replaced, "-replaced")
+        reply.replaced = replaced
         return reply
-
-    @property
-    def replaced(self) -> bool:
-        """A retry replaced this reply: it is kept, dimmed and cut to a few lines, and no longer sent."""
-        return self.has_class("-replaced")
 
     def let_go(self) -> LetGo:
         make = partial(AssistantMessage.finished, self.message_id, self.text, self.status, self.replaced)
