@@ -7,6 +7,7 @@ from __future__ import annotations
 import inspect
 import re
 from pathlib import Path
+from typing import Any
 
 from textual.app import App
 from textual.screen import Screen
@@ -15,10 +16,17 @@ from textual.widgets import TextArea, Tree
 
 from tests.ui.helpers import SIZE, chat, make_app, wait_until
 from tests.ui.test_keys import ui_classes
-from tui_agent.ui.textual_private import Toast, ToastRack, notifications
+from tui_agent.ui.textual_private import (
+    FRAME_UPDATE,
+    FrameUpdate,
+    Toast,
+    ToastRack,
+    notifications,
+    wrap_frame_update,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
-SCANNED = ["tui_agent/ui", "tests/ui", "tests/snapshots"]
+SCANNED = ["tui_agent/ui", "tests/ui", "tests/snapshots", "bench"]
 WRAPPER = ROOT / "tui_agent/ui/textual_private.py"
 ALLOWED: set[str] = {
     "TuiAgentApp._closed",  # shadows App._closed: renamed on the `port` branch of issue 15; drop this line then
@@ -37,6 +45,27 @@ async def test_notifications_show_as_toasts_in_the_screens_toast_rack() -> None:
         assert "Saved." in str(toast.render())
         chat(pilot).fit_toasts()  # the chat screen finds the rack to size it
         assert rack.styles.width is not None and rack.styles.width.value == chat(pilot).chat_log.outer_size.width
+
+
+async def test_every_frame_goes_through_a_wrapped_frame_update() -> None:
+    frames: list[str] = []
+
+    def counted(update: FrameUpdate, screen: Screen[Any]) -> None:
+        frames.append(type(screen).__name__)
+        update(screen)
+
+    textual_update = getattr(Screen, FRAME_UPDATE)
+    undo = wrap_frame_update(counted)
+    try:
+        app, _ = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: "ChatScreen" in frames, "a frame of the chat screen")
+            await pilot.press("a")
+            shown = len(frames)
+            await wait_until(pilot, lambda: len(frames) > shown and "a" in app.export_screenshot(), "the key drawn")
+    finally:
+        undo()
+    assert getattr(Screen, FRAME_UPDATE) is textual_update  # put back
 
 
 def textual_private_names(*classes: type) -> set[str]:
