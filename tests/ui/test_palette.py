@@ -18,7 +18,7 @@ from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
 from tui_agent.offline.server import BackgroundServer
-from tui_agent.testing.scripted import reply_script
+from tui_agent.testing.scripted import ScriptedBackend, reply_script
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.help import HelpScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
@@ -60,6 +60,14 @@ async def test_palette_offers_our_commands_once_each() -> None:
         titles = [command.title for command in app.get_system_commands(app.screen)]
         assert titles[: len(OUR_COMMANDS)] == OUR_COMMANDS
         assert titles.count("Theme") == 1 and "Quit" in titles  # Textual's theme command is replaced, not doubled
+
+
+async def test_the_palette_names_the_keys_in_force() -> None:
+    app = TuiAgentApp(ScriptedBackend(), cursor_blink=False, keys={"retry_reply": "f3", "help": "f2"})
+    async with app.run_test(size=SIZE):
+        helps = {command.title: command.help for command in app.get_system_commands(app.screen)}
+        assert helps["Retry last reply"].endswith("(f3)") and helps["Help"].endswith("(f2)")
+        assert helps["Continue reply"].endswith("(ctrl+g)")
 
 
 async def test_toggle_tool_panel_and_task_tree() -> None:

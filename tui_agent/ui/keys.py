@@ -127,3 +127,8 @@ def key_rows(owner: type[DOMNode], keymap: Keymap) -> list[KeyRow]:
     return [KeyRow(" ".join(keys), binding.description or action_name(binding).replace("_", " "),
                    binding.id or FIXED)  # a binding without an id is out of the keymap's reach
             for binding, keys in grouped.values()]
+
+
+def keys_of(owner: type[DOMNode], binding_id: str, keymap: Keymap) -> str:
+    """The key(s) binding `binding_id` of `owner` has under `keymap` (`"ctrl+r"`), for hints elsewhere."""
+    return next((row.keys for row in key_rows(owner, keymap) if row.action == binding_id), "")
