@@ -27,6 +27,7 @@ from tui_agent.agent.events import (
 from tui_agent.testing.scripted import Gate, ScriptedBackend, reply_script
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.chat import ChatScreen
+from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.chat_log import TRIM_AT
 from tui_agent.ui.widgets.messages import ErrorNotice, MessageMarker, UserMessage
 
@@ -224,7 +225,7 @@ async def test_notices_shown_and_backend_started_and_quit_closes() -> None:
     app, backend = make_app(notices=["History was recovered from a damaged file."])
     async with app.run_test() as pilot:
         await wait_until(pilot, lambda: backend.started, "backend started")
-        assert [n.message for n in app._notifications] == ["History was recovered from a damaged file."]
+        assert [n.message for n in notifications(app)] == ["History was recovered from a damaged file."]
         await pilot.press("ctrl+q")
     assert backend.closed
 

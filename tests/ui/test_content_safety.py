@@ -26,6 +26,7 @@ from tui_agent.status import MessageStatus, ToolStatus
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.session_actions import export_current
+from tui_agent.ui.textual_private import notifications
 
 PLUGINS = Path(__file__).parents[1] / "fixtures" / "content_plugins"
 MakeApp = Callable[..., TuiAgentApp]
@@ -112,7 +113,7 @@ async def test_approval_dialog_and_tool_panel_show_bidi_and_invisible_characters
 
 
 def notices(app: TuiAgentApp) -> list[str]:
-    return [notification.message for notification in app._notifications]
+    return [notification.message for notification in notifications(app)]
 
 
 async def test_a_plain_http_endpoint_on_another_machine_is_noticed_once(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from tui_agent.testing.scripted import AskApproval, Gate, ScriptedBackend, reply
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.chat import ChatScreen
+from tui_agent.ui.textual_private import notifications
 
 REPLY = "# Weather\n\nIt is **sunny** in Paris today.\n\n- warm\n- dry\n"
 
@@ -27,7 +28,7 @@ class Clock:
 
 
 def notices(app: TuiAgentApp) -> list[str]:
-    return [notification.message for notification in app._notifications]
+    return [notification.message for notification in notifications(app)]
 
 
 async def test_ctrl_c_copies_the_text_selected_in_a_reply() -> None:
@@ -121,7 +122,7 @@ async def test_ctrl_c_is_overridable_by_its_action_name() -> None:
     backend = ScriptedBackend([[*reply_script(["Half"]), gate]])
     app = TuiAgentApp(backend, cursor_blink=False, keys={"interrupt": "f9"})
     async with app.run_test(size=SIZE) as pilot:
-        assert not [n for n in app._notifications if "[keys]" in n.message]  # a known name, no clash
+        assert not [n for n in notifications(app) if "[keys]" in n.message]  # a known name, no clash
         await send(pilot, "go", wait=False)
         await wait_until(pilot, lambda: gate.reached, "mid-reply")
         await pilot.press("ctrl+c")

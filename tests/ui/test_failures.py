@@ -130,6 +130,7 @@ async def test_a_failed_turn_is_retried_with_one_key_and_the_failed_reply_is_kep
         retried = screen.chat_log.assistant_messages[-1]
         assert retried.shown_text().strip() == "Second try works." and retried.status is MessageStatus.COMPLETE
         assert failed.replaced and failed.is_attached and screen.chat_log.actions is None
+        assert failed.has_class("-replaced")
     user, old, new = await stored(tmp_path / "history.db")
     assert old.status is MessageStatus.FAILED and old.error and old.replaced_by == new.id
     assert new.status is MessageStatus.COMPLETE and new.content == "Second try works."
@@ -240,6 +241,7 @@ async def test_a_resumed_session_shows_the_replaced_reply_dimmed_and_offers_redo
             await wait_until(pilot, lambda: screen.chat_log.actions is not None, "the history shown, redo offered")
             old, new = [entry for entry in screen.chat_log.entries if isinstance(entry, AssistantMessage)]
             assert old.replaced and not new.replaced
+            assert old.has_class("-replaced") and not new.has_class("-replaced")  # dimmed by its CSS
             markers = [str(marker.render()) for marker in screen.query(MessageMarker)]
             assert markers[0].startswith("↺ replaced") and markers[1].startswith("✗ failed")
             assert screen.chat_log.actions.can_continue

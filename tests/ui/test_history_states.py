@@ -24,6 +24,7 @@ from tui_agent.offline.server import BackgroundServer
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.session_dialogs import RenameScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
+from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.messages import UserMessage
 
 MakeApp = Callable[..., tuple[TuiAgentApp, DeferredAgent]]
@@ -63,7 +64,7 @@ async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str, se
 
 
 def notified(pilot: Pilot[None], words: str) -> bool:
-    return any(words in n.message for n in pilot.app._notifications)
+    return any(words in n.message for n in notifications(pilot.app))
 
 
 def status_line(pilot: Pilot[None]) -> str:

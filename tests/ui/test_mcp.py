@@ -115,6 +115,7 @@ async def test_the_mcp_screen_lists_restarts_toggles_and_shows_the_log(mcp_app: 
         await pilot.press("l")  # demo's log: its stderr, escapes removed
         log = str(screen.query_one("#mcp-log-text").render())
         assert "CHATTY-STDERR starting" in log and "\x1b" not in log
+        assert screen.showing_log and screen.query_one("#mcp-log").styles.display == "block"
         await pilot.press("t")  # off for this run: its tools leave
         await until(pilot, lambda: "disabled" in rows()[0], "demo disabled")
         assert "echo" not in backend.agent.registry.names()  # type: ignore[union-attr]

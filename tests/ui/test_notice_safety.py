@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from textual.widgets._toast import Toast  # the toast widget: what the person reads
-
 from tests.ui.helpers import FIXED_NOW, SIZE, wait_until
 from tui_agent.testing.scripted import ScriptedBackend
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.textual_private import Toast
 
 
 async def test_an_engine_notice_is_shown_without_escapes_or_bidi_controls() -> None:

@@ -18,10 +18,11 @@ from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
 from tui_agent.offline.server import BackgroundServer
-from tui_agent.testing.scripted import reply_script
+from tui_agent.testing.scripted import ScriptedBackend, reply_script
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.help import HelpScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
+from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.tool_panel import ToolPanels
 
 OUR_COMMANDS = ["New session", "Sessions", "Switch model", "Theme", "Export session", "Toggle tool panel",
@@ -50,7 +51,7 @@ async def run_command(pilot: Pilot[None], text: str) -> None:
 
 
 def notices(app: TuiAgentApp) -> list[str]:
-    return [notification.message for notification in app._notifications]
+    return [notification.message for notification in notifications(app)]
 
 
 async def test_palette_offers_our_commands_once_each() -> None:
@@ -59,6 +60,14 @@ async def test_palette_offers_our_commands_once_each() -> None:
         titles = [command.title for command in app.get_system_commands(app.screen)]
         assert titles[: len(OUR_COMMANDS)] == OUR_COMMANDS
         assert titles.count("Theme") == 1 and "Quit" in titles  # Textual's theme command is replaced, not doubled
+
+
+async def test_the_palette_names_the_keys_in_force() -> None:
+    app = TuiAgentApp(ScriptedBackend(), cursor_blink=False, keys={"retry_reply": "f3", "help": "f2"})
+    async with app.run_test(size=SIZE):
+        helps = {command.title: command.help for command in app.get_system_commands(app.screen)}
+        assert helps["Retry last reply"].endswith("(f3)") and helps["Help"].endswith("(f2)")
+        assert helps["Continue reply"].endswith("(ctrl+g)")
 
 
 async def test_toggle_tool_panel_and_task_tree() -> None:
@@ -194,4 +203,4 @@ async def test_mcp_servers_without_any_configured_says_how_to_add_one() -> None:
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await run_command(pilot, "MCP servers")
-        assert any("[mcp_servers.NAME]" in notification.message for notification in app._notifications)
+        assert any("[mcp_servers.NAME]" in notification.message for notification in notifications(app))

@@ -24,6 +24,7 @@ from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus, ToolStatus
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
+from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.messages import ErrorNotice, MessageMarker
 
 PLUGINS = Path(__file__).parents[1] / "unit" / "agent" / "plugins"
@@ -63,7 +64,7 @@ async def history(path: Path) -> list[Message]:
 async def test_weather_turn_shows_panel_and_answer_and_is_saved(real_app: MakeApp, tmp_path: Path) -> None:
     app, _ = real_app()
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until(pilot, lambda: any(OFFLINE_NOTICE in n.message for n in app._notifications), "notice")
+        await wait_until(pilot, lambda: any(OFFLINE_NOTICE in n.message for n in notifications(app)), "notice")
         await send(pilot, "What's the weather in Paris?")
         screen = chat(pilot)
         (panel,) = screen.tool_panels.panels

@@ -22,6 +22,7 @@ from tui_agent.agent.resume import ResumeRequest
 from tui_agent.status import Role, ToolStatus
 from tui_agent.ui.screens.session_dialogs import ConfirmDeleteScreen, ForkScreen, RenameScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
+from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.messages import UserMessage
 
 SIZE = (130, 40)
@@ -263,7 +264,7 @@ async def test_new_session_and_export(stack: RealStack, tmp_path: Path, monkeypa
         assert backend.current_session_id is None
         assert await export_current(app) is None  # nothing to export yet: said in a notification
         await pilot.pause()
-        assert any("Nothing to export" in n.message for n in app._notifications)
+        assert any("Nothing to export" in n.message for n in notifications(app))
 
 
 async def test_session_screen_opens_once_and_esc_goes_back(stack: RealStack) -> None:

@@ -26,6 +26,7 @@ from tui_agent.status import MessageStatus, ToolStatus
 from tui_agent.testing.scripted import Gate, Script
 from tui_agent.testing.scripted_tree import ScriptedTree
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.messages import AssistantMessage
 from tui_agent.ui.widgets.task_tree import TaskTree
 
@@ -128,7 +129,7 @@ async def test_cancelling_a_running_node_stops_its_subtree_and_says_so(
         assert selected is not None and selected.name == "run_tools"
         await pilot.press(key)
         await wait_until(pilot, lambda: screen.idle, "the turn ended")
-        assert any("Cancelled run_tools" in n.message for n in app._notifications)
+        assert any("Cancelled run_tools" in n.message for n in notifications(app))
         assert line_for(tree, "run_tools").startswith("⊘ ") and line_for(tree, "slow_echo").startswith("⊘ ")
         assert line_for(tree, "ChatJob").startswith("✓ ")  # the rest of the turn ended normally
         (panel,) = screen.tool_panels.panels
@@ -160,7 +161,7 @@ async def test_cancel_key_on_an_ended_node_explains_instead(real_app: MakeApp) -
         await select(pilot, tree, "show_reply")
         await pilot.press("x")
         await pilot.pause()
-        messages = [n.message for n in app._notifications]
+        messages = [n.message for n in notifications(app)]
         assert any("show_reply has already ended" in m for m in messages)
         assert not screen.idle and line_for(tree, "slow_echo").startswith("◐ ")  # nothing was cancelled
         await pilot.press("escape")
@@ -180,7 +181,7 @@ async def test_cancelling_one_tool_node_interrupts_that_call_and_the_reply_goes_
         await select(pilot, tree, "slow_echo")  # the first: the one that would take 30 s
         await pilot.press("x")
         await wait_until(pilot, lambda: screen.idle, "the turn ended")
-        assert any("Interrupted slow_echo" in n.message for n in app._notifications)
+        assert any("Interrupted slow_echo" in n.message for n in notifications(app))
         stuck, quick = screen.tool_panels.panels
         assert (stuck.status, quick.status) == (ToolStatus.INTERRUPTED, ToolStatus.DONE)
         tools = [line for line in shown_lines(tree) if " slow_echo" in line]
@@ -208,7 +209,7 @@ async def test_a_hidden_tree_draws_nothing_and_hiding_gives_the_prompt_its_focus
         assert shown_lines(tree) == [f"◐ {item.name}  3.2s" for item in tree.items.values()]
         assert tree.has_focus
         await pilot.pause()
-        (hint,) = [n.message for n in app._notifications if "to cancel it" in n.message]
+        (hint,) = [n.message for n in notifications(app) if "to cancel it" in n.message]
         assert "del or x" in hint  # the keys in force, said once
         await pilot.press("ctrl+t")
         assert not tree.display and screen.prompt_input.has_focus
@@ -219,4 +220,4 @@ async def test_a_hidden_tree_draws_nothing_and_hiding_gives_the_prompt_its_focus
         await pilot.press("ctrl+t")
         assert all(line.startswith("✓ ") for line in shown_lines(tree))
         await pilot.pause()
-        assert len([n for n in app._notifications if "to cancel it" in n.message]) == 1
+        assert len([n for n in notifications(app) if "to cancel it" in n.message]) == 1

@@ -10,6 +10,7 @@ from tests.ui.helpers import make_app, wait_until
 from tui_agent import paths
 from tui_agent.testing.scripted import ScriptedBackend
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_folders
 
 SHIPPED = paths.shipped_dir("themes")
@@ -56,10 +57,10 @@ async def test_app_uses_default_theme_and_reports_bad_user_themes_in_one_notific
     (user / "mine.toml").write_text('name = "mine"\nprimary = "#ff0000"\n')
     app, _ = make_app()
     async with app.run_test() as pilot:
-        await wait_until(pilot, lambda: bool(app._notifications))
+        await wait_until(pilot, lambda: bool(notifications(app)))
         assert app.theme == DEFAULT_THEME
         assert "mine" in app.available_themes
-        [notice] = [n.message for n in app._notifications]
+        [notice] = [n.message for n in notifications(app)]
         assert "broken.toml" in notice and "wrong.toml" in notice
         assert app.theme_variables["tool-running"] == "#e0af68"
 
@@ -71,9 +72,9 @@ async def test_requested_theme_and_unknown_theme(tmp_path: Path) -> None:
         assert app.theme == "extra" and not app.current_theme.dark
     app = TuiAgentApp(ScriptedBackend(), theme="no-such-theme")
     async with app.run_test() as pilot:
-        await wait_until(pilot, lambda: bool(app._notifications))
+        await wait_until(pilot, lambda: bool(notifications(app)))
         assert app.theme == DEFAULT_THEME
-        assert "no-such-theme" in next(iter(app._notifications)).message
+        assert "no-such-theme" in next(iter(notifications(app))).message
 
 
 async def test_builtin_theme_works_with_app_variables() -> None:
@@ -125,7 +126,7 @@ async def test_a_bad_user_theme_is_reported_once_when_the_app_is_started_as_the_
     (user / "broken.toml").write_text("name = ")
     app = TuiAgentApp(ScriptedBackend(), theme_dirs=(paths.user_themes_dir(),))  # as launch.py passes it
     async with app.run_test() as pilot:
-        await wait_until(pilot, lambda: bool(app._notifications))
+        await wait_until(pilot, lambda: bool(notifications(app)))
         await pilot.pause(0.1)
-        text = "\n".join(n.message for n in app._notifications)
+        text = "\n".join(n.message for n in notifications(app))
         assert text.count("broken.toml") == 1, text

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets._toast import Toast  # the toast widget itself: only its place on screen is checked
-
 from tests.ui.helpers import FIXED_NOW, chat, make_app, send, task_tree, wait_until
 from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import OFFLINE_NOTICE, build_agent
 from tui_agent.config import Settings
 from tui_agent.ui.app import ERROR_TIMEOUT, TuiAgentApp
+from tui_agent.ui.textual_private import Toast, notifications
 from tui_agent.ui.widgets.messages import SystemLine
 
 LAUNCH_NOTICES = [
@@ -42,8 +41,8 @@ async def test_errors_stay_up_longer_than_information() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         app.notify("Saved.")
         app.notify("Could not write the export.", severity="error")
-        await wait_until(pilot, lambda: len(app._notifications) == 2, "both notified")
-        timeouts = {n.severity: n.timeout for n in app._notifications}
+        await wait_until(pilot, lambda: len(notifications(app)) == 2, "both notified")
+        timeouts = {n.severity: n.timeout for n in notifications(app)}
         assert timeouts["error"] >= ERROR_TIMEOUT > timeouts["information"]
 
 
@@ -73,6 +72,6 @@ async def test_the_offline_model_notice_is_a_line_in_the_conversation_not_a_toas
         await wait_until(pilot, lambda: bool(screen.query(SystemLine)), "the offline model's line")
         (line,) = screen.query(SystemLine)
         assert OFFLINE_NOTICE in str(line.render()) and screen.chat_log.entries[0] is line
-        assert not [n for n in app._notifications if OFFLINE_NOTICE in n.message]
+        assert not [n for n in notifications(app) if OFFLINE_NOTICE in n.message]
         await send(pilot, "hello")
         assert screen.chat_log.entries[0] is line  # the first line of the conversation stays first

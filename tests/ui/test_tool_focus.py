@@ -10,6 +10,7 @@ from tui_agent.agent.events import ToolStatus
 from tui_agent.testing.scripted import ScriptedBackend
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.help import HelpScreen
+from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.prompt import PromptInput
 from tui_agent.ui.widgets.tool_panel import ToolPanel
 
@@ -53,7 +54,7 @@ async def test_f6_with_no_tool_calls_says_so_and_keeps_the_prompt() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f6")
         assert isinstance(app.focused, PromptInput)
-        assert any("No tool calls" in n.message for n in app._notifications)
+        assert any("No tool calls" in n.message for n in notifications(app))
 
 
 async def test_the_tool_column_key_is_overridable_and_listed_in_help() -> None:

@@ -47,18 +47,19 @@ class TuiAgentApp(App[None]):
     TITLE = "tui-agent"
     CSS_PATH = "app.tcss"
     ENABLE_COMMAND_PALETTE = True
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, id="quit")]
     BINDINGS += [  # replaces Textual's ctrl+c bindings (copy in inputs and screens, "press ctrl+q" hint)
         Binding("ctrl+c", "interrupt", "Copy / stop reply / quit (x2)", priority=True,
                 id="interrupt"),
     ]
     BINDINGS += [
-        Binding("ctrl+t", "toggle_task_tree", "Task tree", priority=True),
-        Binding("ctrl+b", "toggle_tool_panel", "Tool panel", priority=True),
+        Binding("ctrl+t", "toggle_task_tree", "Task tree", priority=True, id="toggle_task_tree"),
+        Binding("ctrl+b", "toggle_tool_panel", "Tool panel", priority=True, id="toggle_tool_panel"),
     ]
     BINDINGS += [
-        Binding("f1", "help", "Help", priority=True),
-        Binding(App.COMMAND_PALETTE_BINDING, "command_palette", "Command palette", show=False, priority=True),
+        Binding("f1", "help", "Help", priority=True, id="help"),
+        Binding(App.COMMAND_PALETTE_BINDING, "command_palette", "Command palette", show=False, priority=True,
+                id="command_palette"),
     ]
 
     def __init__(
@@ -76,15 +77,19 @@ class TuiAgentApp(App[None]):
         self._closed = False
         self._startup_notices: list[str] = []
         self._ctrl_c: CtrlC | None = None
+        self.key_overrides: dict[str, str] = {}
+        """The keymap in force: binding id -> keys, from the config's `[keys]` table (F1 shows it)."""
         self._apply_themes(theme or DEFAULT_THEME, theme_dirs)
-        if keys:  # without overrides Textual's own bindings stand (and the key module loads with F1)
+        if keys:  # without overrides the bindings stand as declared (and the key module loads with F1)
             self._apply_keys(keys)
 
     def _apply_keys(self, keys: Mapping[str, str]) -> None:
         """The config's `[keys]` overrides become the keymap; unknown action names are reported once."""
-        from tui_agent.ui.keys import apply_key_overrides
+        from tui_agent.ui.keys import key_overrides
 
-        if (problem := apply_key_overrides(self, keys)) is not None:
+        self.key_overrides, problem = key_overrides(self, keys)
+        self.set_keymap(self.key_overrides)
+        if problem is not None:
             self._startup_notices.append(problem)
 
     def _apply_themes(self, wanted: str, extra_dirs: Iterable[Path]) -> None:
@@ -282,7 +287,7 @@ class TuiAgentApp(App[None]):
         if isinstance(self.screen, HelpScreen):
             self.screen.dismiss(None)
         else:
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(self.key_overrides))
 
     async def action_interrupt(self) -> None:
         """Ctrl+C: copy the selection, else stop the running reply, else quit when pressed twice."""

@@ -19,6 +19,7 @@ from textual.theme import BUILTIN_THEMES
 from tui_agent import paths
 from tui_agent.config import ConfigFileError
 from tui_agent.config_write import set_config_value
+from tui_agent.ui.keys import keys_of
 from tui_agent.ui.screens.chat import ChatScreen
 
 if TYPE_CHECKING:
@@ -30,6 +31,8 @@ REPLACED_TEXTUAL_COMMANDS = {"Theme"}
 
 def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]) -> Iterator[SystemCommand]:
     """tui-agent's commands first, then Textual's (quit, keys, screenshot...) minus the ones we replace."""
+    retry, go_on = (keys_of(ChatScreen, name, app.key_overrides) for name in ("retry_reply", "continue_reply"))
+    help_key = keys_of(type(app), "help", app.key_overrides)
     yield SystemCommand("New session", "Start a new, empty conversation", app.action_new_session)
     yield SystemCommand("Sessions", "List, search, open, rename, fork or delete sessions", app.action_sessions)
     yield SystemCommand("Switch model", "Pick one of the endpoint's models; the conversation is kept",
@@ -39,15 +42,15 @@ def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]
                         app.action_export_session)
     yield SystemCommand("Toggle tool panel", "Show or hide the tool calls on the right", app.action_toggle_tool_panel)
     yield SystemCommand("Toggle task tree", "Show or hide the current turn's task tree", app.action_toggle_task_tree)
-    yield SystemCommand("Retry last reply", "Ask again; the old reply is kept, dimmed (ctrl+r)",
+    yield SystemCommand("Retry last reply", f"Ask again; the old reply is kept, dimmed ({retry})",
                         partial(redo, app, True))
-    yield SystemCommand("Continue reply", "Have the model go on with a cut-off reply (ctrl+g)",
+    yield SystemCommand("Continue reply", f"Have the model go on with a cut-off reply ({go_on})",
                         partial(redo, app, False))
     yield SystemCommand("Copy last reply", "Copy the latest answer to the clipboard", app.action_copy_last_reply)
     yield SystemCommand("Show config path", "Where the config file is", app.action_show_config_path)
     yield SystemCommand("MCP servers", "Their state and tools; restart one, show its log, turn it on or off",
                         app.action_mcp_servers)
-    yield SystemCommand("Help", "Every key binding (F1)", app.action_help)
+    yield SystemCommand("Help", f"Every key binding ({help_key})", app.action_help)
     yield from (command for command in textual_commands if command.title not in REPLACED_TEXTUAL_COMMANDS)
 
 

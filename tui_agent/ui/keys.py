@@ -1,20 +1,22 @@
 """Provides the app's key bindings as data: who owns which binding, the overrides from the `[keys]` table, and
 the keys in force (for the help screen).
 
-Textual overrides a binding through the app's keymap, by binding id. Every binding of the parts listed in
-`binding_owners` gets its action name as id (`app.sessions` -> `sessions`), so the config file names actions:
-`[keys] cancel_turn = "ctrl+g"`. Names that match no binding are reported once; the app still starts.
+Every binding tui-agent declares has an id, its action name (`app.sessions` -> `sessions`; bindings of screens
+F1 does not list get a dotted id such as `mcp.restart`, which no override names). Textual's keymap
+(`App.set_keymap`) moves a binding to other keys by its id, so the config file names actions:
+`[keys] cancel_turn = "ctrl+g"`. Names that match no listed binding are reported once; the app still starts.
+The bindings tui-agent inherits from Textual (focus moves, copy, a tree's cursor keys) have no id: they stay
+in force, unlisted and fixed.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from textual.app import App
-from textual.binding import Binding, BindingsMap
+from textual.binding import Binding, BindingsMap, Keymap
 from textual.dom import DOMNode
 
 from tui_agent.ui.screens.approval import ApprovalScreen
@@ -25,7 +27,8 @@ from tui_agent.ui.widgets.task_tree import TaskTree
 from tui_agent.ui.widgets.thinking import ThinkingBlock
 from tui_agent.ui.widgets.tool_panel import ToolPanel
 
-NAMESPACES = ("app.", "screen.")
+PACKAGE = "tui_agent."
+"""Classes from this package declare the bindings listed and overridable; Textual's own are left alone."""
 
 
 @dataclass(frozen=True)
@@ -53,89 +56,82 @@ def binding_owners(app: App[Any]) -> list[tuple[str, type[DOMNode]]]:
             ("Approval dialog", ApprovalScreen), ("Session screen", SessionsScreen)]
 
 
-def action_name(binding: Binding) -> str:
-    """The binding's action without its namespace: the name used in the `[keys]` table."""
-    action = binding.action
-    for prefix in NAMESPACES:
-        action = action.removeprefix(prefix)
-    return action
+def bindings_in_force(owner: type[DOMNode], *, ours_only: bool = False) -> list[Binding]:
+    """The bindings an instance of `owner` starts with, merged from the `BINDINGS` of its classes the way
+    Textual merges them (a subclass's binding for a key replaces its base's); system bindings left out.
 
-
-def _class_bindings(owner: type[DOMNode]) -> BindingsMap:
-    # Textual keeps each class's merged BINDINGS here (textual is pinned, see pyproject.toml).
-    return owner._merged_bindings or BindingsMap()
-
-
-def ensure_binding_ids(owner: type[DOMNode]) -> None:
-    """Give every binding of `owner` without an id its action name as id, so the keymap can reach it."""
-    for listed in _class_bindings(owner).key_to_bindings.values():
-        # In place: instances made before this (the app itself) share these lists through their copy.
-        listed[:] = [binding if binding.id else dataclasses.replace(binding, id=action_name(binding))
-                     for binding in listed]
+    Args:
+        owner: The app, screen or widget class.
+        ours_only: Only the bindings tui-agent's classes declare (ours always win a key: they are the subclasses).
+    """
+    keys: dict[str, list[Binding]] = {}
+    for cls in reversed(owner.__mro__):
+        if issubclass(cls, DOMNode) and (cls.__module__.startswith(PACKAGE) or not ours_only):
+            keys.update(BindingsMap(cls.__dict__.get("BINDINGS", [])).key_to_bindings)
+    return [binding for listed in keys.values() for binding in listed if not binding.system]
 
 
 def overridable_actions(app: App[Any]) -> set[str]:
-    """Every action name the `[keys]` table may name."""
-    names: set[str] = set()
-    for _, owner in binding_owners(app):
-        ensure_binding_ids(owner)
-        names.update(binding.id or action_name(binding) for _, binding in _class_bindings(owner))
-    return names
+    """Every action name the `[keys]` table may name: the ids of the listed parts' bindings."""
+    return {binding.id for _, owner in binding_owners(app) for binding in bindings_in_force(owner, ours_only=True)
+            if binding.id}
 
 
-def apply_key_overrides(app: App[Any], overrides: Mapping[str, str]) -> str | None:
-    """Install the overrides as the app's keymap; returns one notice about unknown names and taken keys, if any."""
+def key_overrides(app: App[Any], overrides: Mapping[str, str]) -> tuple[dict[str, str], str | None]:
+    """The keymap to install for the `[keys]` table, and one notice about unknown names and taken keys, if any."""
     known = overridable_actions(app)
-    usable = {name: key for name, key in overrides.items() if name in known}
-    app.set_keymap(usable)
+    keymap = {name: spelled(keys) for name, keys in overrides.items() if name in known}
     problems = []
-    if unknown := sorted(set(overrides) - set(usable)):
+    if unknown := sorted(set(overrides) - set(keymap)):
         problems.append(f"The [keys] table names no key binding called {', '.join(repr(n) for n in unknown)}; "
                         "those lines were skipped (F1 lists the action names).")
-    problems.extend(taken_keys(app, app._keymap))
-    return "\n".join(problems) or None
+    problems.extend(taken_keys(app, keymap))
+    return keymap, "\n".join(problems) or None
+
+
+def spelled(keys: str) -> str:
+    """`"ctrl+o, f9"` -> `"ctrl+o,f9"`: a keymap entry as bindings spell keys (Textual strips them the same way)."""
+    return ",".join(key.strip() for key in keys.split(","))
 
 
 def taken_keys(app: App[Any], keymap: Mapping[str, str]) -> list[str]:
-    """One sentence per default binding whose key an override takes in the same part of the app: Textual then
-    drops that binding (its own clash check misses bindings that have ids, so this one is ours)."""
+    """One sentence per binding whose key an override takes in the same part of the app: Textual then drops
+    that binding (its own clash check misses bindings that have ids, so this one is ours)."""
     found: list[str] = []
     for title, owner in binding_owners(app):
-        listed = list(_class_bindings(owner))
-        ids = {binding.id for _, binding in listed}
+        listed = bindings_in_force(owner)
+        ids = {binding.id for binding in listed}
         for name, keys in keymap.items():
             if name not in ids:
                 continue
             for key in keys.split(","):
                 found.extend(
-                    f"[keys]: {key} was {binding.id!r} in {title.lower()}; {name!r} takes it, so {binding.id!r} "
+                    f"[keys]: {key} was {taken!r} in {title.lower()}; {name!r} takes it, so {taken!r} "
                     "has no key there now."
-                    for bound, binding in listed
-                    if bound == key and binding.id != name and binding.id not in keymap and not binding.system
+                    for binding in listed
+                    if binding.key == key and (taken := binding.id or action_name(binding)) != name
+                    and taken not in keymap
                 )
     return found
 
 
-def _textual_defaults(owner: type[DOMNode]) -> set[Binding]:
-    """Bindings `owner` inherits from Textual (focus moves, copy, a tree's cursor keys): left out of the help,
-    not out of use."""
-    inherited = [cls.__dict__.get("BINDINGS", []) for cls in owner.__mro__ if cls.__module__.startswith("textual.")]
-    return {binding for listed in inherited for binding in Binding.make_bindings(listed)}
+def action_name(binding: Binding) -> str:
+    """The binding's action without its namespace (`app.sessions` -> `sessions`)."""
+    return binding.action.removeprefix("app.").removeprefix("screen.")
 
 
-def key_rows(app: App[Any], owner: type[DOMNode]) -> list[KeyRow]:
-    """The bindings one part of the app declares, with the keys in force now (overrides applied)."""
-    ensure_binding_ids(owner)
-    defaults = _textual_defaults(owner)
-    declared = {
-        key: kept for key, listed in _class_bindings(owner).key_to_bindings.items()
-        if (kept := [b for b in listed if not b.system and dataclasses.replace(b, id=None) not in defaults])
-    }
-    bindings = BindingsMap.from_keys(declared)
-    bindings.apply_keymap(app._keymap)  # the same overlay Textual applies when it looks a key up
-    grouped: dict[str, tuple[Binding, list[str]]] = {}
+def key_rows(owner: type[DOMNode], keymap: Keymap) -> list[KeyRow]:
+    """The bindings one part of the app declares, with the keys in force under `keymap` (the app's overrides)."""
+    bindings = BindingsMap(bindings_in_force(owner, ours_only=True))
+    bindings.apply_keymap(keymap)  # the same overlay Textual applies when it looks a key up
+    grouped: dict[tuple[str | None, str], tuple[Binding, list[str]]] = {}
     for _, binding in bindings:
-        name = binding.id or action_name(binding)
-        grouped.setdefault(name, (binding, []))[1].append(binding.key)  # as the [keys] table spells it
-    return [KeyRow(" ".join(keys), binding.description or name.replace("_", " "), name)
-            for name, (binding, keys) in grouped.items()]
+        grouped.setdefault((binding.id, binding.action), (binding, []))[1].append(binding.key)  # as [keys] spells it
+    return [KeyRow(" ".join(keys), binding.description or action_name(binding).replace("_", " "),
+                   binding.id or FIXED)  # a binding without an id is out of the keymap's reach
+            for binding, keys in grouped.values()]
+
+
+def keys_of(owner: type[DOMNode], binding_id: str, keymap: Keymap) -> str:
+    """The key(s) binding `binding_id` of `owner` has under `keymap` (`"ctrl+r"`), for hints elsewhere."""
+    return next((row.keys for row in key_rows(owner, keymap) if row.action == binding_id), "")

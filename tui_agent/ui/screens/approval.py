@@ -71,9 +71,9 @@ class ApprovalScreen(ModalScreen[Decision]):
     """
 
     BINDINGS = [
-        Binding("a,y", "decide('allow_once')", "Allow once"),
-        Binding("s", "decide('allow_always')", "Always this session"),
-        Binding("d,n,escape", "decide('deny')", "Deny"),
+        Binding("a,y", "decide('allow_once')", "Allow once", id="decide('allow_once')"),
+        Binding("s", "decide('allow_always')", "Always this session", id="decide('allow_always')"),
+        Binding("d,n,escape", "decide('deny')", "Deny", id="decide('deny')"),
     ]
 
     def __init__(self, update: ToolCall) -> None:

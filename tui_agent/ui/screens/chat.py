@@ -22,6 +22,7 @@ from textual.widget import AwaitMount
 
 from tui_agent.status import MessageStatus, TurnEndReason
 from tui_agent.ui.history_view import HistoryView, attach_history
+from tui_agent.ui.textual_private import ToastRack
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.prompt import PromptInput
 from tui_agent.ui.widgets.queued import QueuedPrompts
@@ -40,8 +41,6 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from tui_agent.tool_call import Decision
     from tui_agent.ui.widgets.task_tree import TaskTree
 
-TOAST_RACK = "#textual-toastrack"
-"""The id Textual gives every screen's toast rack (textual is pinned, see pyproject.toml)."""
 TURN_END_TITLES = {TurnEndReason.BUDGET: "Stopped: budget reached", TurnEndReason.ERROR: "Error"}
 
 
@@ -50,16 +49,19 @@ class ChatScreen(Screen[None]):
 
     AUTO_FOCUS = "#prompt"  # focused as the screen mounts: no focus moves (and restyles) before the first frame
 
-    BINDINGS = [Binding("escape", "cancel_turn", "Stop reply / take back queued", show=True)]
-    BINDINGS += [Binding("ctrl+s", "app.sessions", "Sessions")]
-    BINDINGS += [Binding("f6", "focus_tools", "Tool calls / prompt (focus)", priority=True)]  # over the prompt's F6
+    BINDINGS = [Binding("escape", "cancel_turn", "Stop reply / take back queued", id="cancel_turn")]
+    BINDINGS += [Binding("ctrl+s", "app.sessions", "Sessions", id="sessions")]
+    BINDINGS += [  # with priority: over the prompt's F6
+        Binding("f6", "focus_tools", "Tool calls / prompt (focus)", priority=True, id="focus_tools"),
+    ]
     BINDINGS += [
-        Binding("ctrl+r", "retry_reply", "Retry the last reply", show=False),
-        Binding("ctrl+g", "continue_reply", "Continue the last reply", show=False),
+        Binding("ctrl+r", "retry_reply", "Retry the last reply", show=False, id="retry_reply"),
+        Binding("ctrl+g", "continue_reply", "Continue the last reply", show=False, id="continue_reply"),
     ]
     BINDINGS += [  # the prompt keeps the focus: these scroll the conversation from it
-        Binding("pageup", "page_up", "Scroll the conversation up", show=False, priority=True),
-        Binding("pagedown", "page_down", "Scroll the conversation down", show=False, priority=True),
+        Binding("pageup", "page_up", "Scroll the conversation up", show=False, priority=True, id="page_up"),
+        Binding("pagedown", "page_down", "Scroll the conversation down", show=False, priority=True,
+                id="page_down"),
     ]
 
     def __init__(self, backend: ChatBackend, *, clock: Clock = time.monotonic, cursor_blink: bool = True,
@@ -165,7 +167,7 @@ class ChatScreen(Screen[None]):
         """Keep toasts over the conversation: the toast rack (docked at the top, toasts at its right, see
         app.tcss) is made as wide as the chat log, which the task tree and the tool column narrow."""
         width = self.chat_log.outer_size.width
-        for rack in self.query(TOAST_RACK):
+        for rack in self.query(ToastRack):
             if width > 0:
                 rack.styles.width = width
 

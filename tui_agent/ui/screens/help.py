@@ -6,7 +6,7 @@ each one by. Esc or F1 closes it.
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, Keymap
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -42,11 +42,17 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen .help-title { text-style: bold; color: $primary; margin-top: 1; }
     HelpScreen #help-footer { color: $text-muted; margin-top: 1; }
     """
-    BINDINGS = [Binding("escape", "close", "Close", priority=True)]  # F1 closes it too: the app's help key toggles
+    # F1 closes it too: the app's help key toggles.
+    BINDINGS = [Binding("escape", "close", "Close", priority=True, id="help.close")]
+
+    def __init__(self, keymap: Keymap) -> None:
+        super().__init__()
+        self.keymap = keymap
+        """The app's key overrides: binding id -> keys."""
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            sections = [(title, key_rows(self.app, owner)) for title, owner in binding_owners(self.app)]
+            sections = [(title, key_rows(owner, self.keymap)) for title, owner in binding_owners(self.app)]
             sections.insert(2, ("Prompt", PROMPT_KEYS))
             for title, rows in sections:
                 if rows:

@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -47,15 +48,18 @@ class McpScreen(ModalScreen[None]):
     McpScreen #mcp-title { text-style: bold; color: $primary; }
     McpScreen OptionList { height: auto; max-height: 12; }
     McpScreen #mcp-log { height: auto; max-height: 20; display: none; }
-    McpScreen #mcp-log.-shown { display: block; }
+    McpScreen.-showing-log #mcp-log { display: block; }
     McpScreen #mcp-footer { color: $text-muted; }
     """
     BINDINGS = [
-        Binding("escape", "close", "Close", priority=True),
-        Binding("r", "restart", "Restart"),
-        Binding("t", "toggle_server", "Turn on or off for this run"),
-        Binding("l", "show_log", "Show log"),
+        Binding("escape", "close", "Close", priority=True, id="mcp.close"),
+        Binding("r", "restart", "Restart", id="mcp.restart"),
+        Binding("t", "toggle_server", "Turn on or off for this run", id="mcp.toggle_server"),
+        Binding("l", "show_log", "Show log", id="mcp.show_log"),
     ]
+
+    showing_log = var(False, toggle_class="-showing-log")
+    """The highlighted server's log is shown under the list (l)."""
 
     def __init__(self, servers: McpServers) -> None:
         super().__init__()
@@ -106,7 +110,7 @@ class McpScreen(ModalScreen[None]):
         log = self.query_one("#mcp-log")
         text = read_log_tail(self.servers.servers[name].log_path)
         self.query_one("#mcp-log-text", Static).update(f"{self.servers.servers[name].log_path}\n\n{text}")
-        log.add_class("-shown")
+        self.showing_log = True
         log.scroll_end(animate=False)
 
     def action_close(self) -> None:

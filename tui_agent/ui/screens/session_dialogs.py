@@ -44,7 +44,7 @@ class RenameScreen(ModalScreen[str | None]):
     """Asks for a new title; Enter saves, Esc keeps the old one."""
 
     DEFAULT_CSS = DIALOG_CSS
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="rename.cancel")]
 
     def __init__(self, title: str) -> None:
         super().__init__()
@@ -68,7 +68,7 @@ class ForkScreen(ModalScreen[str | None]):
     """Lists a session's messages; Enter forks from the highlighted one (it and all before it are copied)."""
 
     DEFAULT_CSS = DIALOG_CSS
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="fork.cancel")]
 
     def __init__(self, title: str, messages: list[Message]) -> None:
         super().__init__()
@@ -101,7 +101,8 @@ class ConfirmDeleteScreen(ModalScreen[bool]):
     """Asks before deleting a session: `y` deletes, `n` or Esc keeps it."""
 
     DEFAULT_CSS = DIALOG_CSS
-    BINDINGS = [Binding("y", "answer(True)", "Delete"), Binding("n,escape", "answer(False)", "Keep")]
+    BINDINGS = [Binding("y", "answer(True)", "Delete", id="delete.confirm"),
+                Binding("n,escape", "answer(False)", "Keep", id="delete.keep")]
 
     def __init__(self, title: str) -> None:
         super().__init__()
@@ -137,7 +138,7 @@ class ExportScreen(ModalScreen[tuple[Path, ExportFormat] | None]):
     DEFAULT_CSS = DIALOG_CSS + """
     ExportScreen RadioSet { layout: horizontal; margin: 1 0; }
     """
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
 
     def __init__(self, title: str, default_path: Callable[[ExportFormat], Path]) -> None:
         super().__init__()

@@ -74,13 +74,13 @@ class SessionsScreen(Screen[None]):
     #sessions-help { height: 1; padding: 0 1; color: $text-muted; }
     """
     BINDINGS = [
-        Binding("escape", "back", "Back", priority=True),
-        Binding("down", "move(1)", "Next", show=False, priority=True),
-        Binding("up", "move(-1)", "Previous", show=False, priority=True),
-        Binding("ctrl+r", "rename", "Rename", priority=True),
-        Binding("ctrl+f", "fork", "Fork", priority=True),
-        Binding("ctrl+d", "delete", "Delete", priority=True),
-        Binding("ctrl+n", "new", "New session", priority=True),
+        Binding("escape", "back", "Back", priority=True, id="back"),
+        Binding("down", "move(1)", "Next", show=False, priority=True, id="move(1)"),
+        Binding("up", "move(-1)", "Previous", show=False, priority=True, id="move(-1)"),
+        Binding("ctrl+r", "rename", "Rename", priority=True, id="rename"),
+        Binding("ctrl+f", "fork", "Fork", priority=True, id="fork"),
+        Binding("ctrl+d", "delete", "Delete", priority=True, id="delete"),
+        Binding("ctrl+n", "new", "New session", priority=True, id="new"),
     ]
 
     def __init__(self, backend: ChatBackend) -> None:

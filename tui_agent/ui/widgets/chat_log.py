@@ -264,9 +264,13 @@ class ChatLog(VerticalScroll):
     def _rearm_anchor(self) -> None:
         """The newest entry is mounted again: stay pinned to it once the person scrolls down to it.
 
-        Textual's `anchor()` would also jump there now; its released state is what is wanted here.
+        Anchored but released, as after the person scrolled up. `anchor()` also jumps to the end of what is laid
+        out now, so the view is put back at once, before any frame.
         """
-        self._anchored, self._anchor_released = True, True
+        kept = self.scroll_y
+        self.anchor()
+        self.release_anchor()
+        self.scroll_to(y=kept, animate=False, immediate=True, release_anchor=False)
 
     # -- the conversation ------------------------------------------------------------------------------
     def add_user(self, prompt: str) -> UserMessage:
@@ -318,7 +322,7 @@ class ChatLog(VerticalScroll):
         message = self._assistant.get(message_id) or self.shown_reply(message_id)
         if message is None:
             return
-        message.add_class("-replaced")
+        message.replaced = True
         if (marker := self._marker_after(message)) is not None:
             marker.remove()
         self._markers[message_id] = MessageMarker(message.status, replaced=True)
@@ -378,7 +382,7 @@ class ChatLog(VerticalScroll):
         if block is not None:
             alone = not message.text.strip()
             block.finish(alone=alone)
-            message.set_class(alone, "-thought-only")
+            message.thought_only = alone
 
     def finish(self, message_id: str, status: MessageStatus, error: str | None = None, *,
                closed: bool = True) -> None:

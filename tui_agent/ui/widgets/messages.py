@@ -16,6 +16,7 @@ from functools import partial
 from typing import NamedTuple
 
 from textual.content import Content
+from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Static
 
@@ -96,6 +97,11 @@ class AssistantMessage(MarkdownView):
     }
     """
 
+    replaced = var(False, toggle_class="-replaced")
+    """A retry replaced this reply: it is kept, dimmed and cut to a few lines, and no longer sent."""
+    thought_only = var(False, toggle_class="-thought-only")
+    """The reply is all reasoning: its thinking block shows it, and this empty widget is hidden."""
+
     def __init__(self, message_id: str) -> None:
         super().__init__()
         self.message_id = message_id
@@ -125,18 +131,13 @@ class AssistantMessage(MarkdownView):
         reply = cls(message_id)
         reply.set_text(text)
         reply.finish(status)
-        reply.set_class(replaced, "-replaced")
-        reply.set_class(thought_only, "-thought-only")
+        reply.replaced = replaced
+        reply.thought_only = thought_only
         return reply
-
-    @property
-    def replaced(self) -> bool:
-        """A retry replaced this reply: it is kept, dimmed and cut to a few lines, and no longer sent."""
-        return self.has_class("-replaced")
 
     def let_go(self) -> LetGo:
         make = partial(AssistantMessage.finished, self.message_id, self.text, self.status, self.replaced,
-                       self.has_class("-thought-only"))
+                       self.thought_only)
         return LetGo(make, self.message_id)
 
     def reopen(self) -> None:

@@ -103,21 +103,22 @@ class PromptInput(TextArea, inherit_css=False):
         self._chips[chip] = text
         return chip
 
-    async def _on_paste(self, event: events.Paste) -> None:
+    def on_paste(self, event: events.Paste) -> None:
+        """A long paste goes in as a chip; anything else is left to TextArea (it inserts the text)."""
         if len(event.text) <= PASTE_CHIP_CHARS or self.read_only:
-            await super()._on_paste(event)
             return
         self._consume(event)
-        if result := self._replace_via_keyboard(self._chip(event.text), *self.selection):
-            self.move_cursor(result.end_location)
-            self.focus()
+        result = self.replace(self._chip(event.text), *self.selection, maintain_selection_offset=False)
+        self.move_cursor(result.end_location)
+        self.focus()
 
     def render_line(self, y: int) -> Strip:
         if self.content_size.width < 1:  # TextArea wraps its placeholder to this width: 0 would raise
             return Strip.blank(0)
         return super().render_line(y)
 
-    async def _on_key(self, event: events.Key) -> None:
+    def on_key(self, event: events.Key) -> None:
+        """The prompt's own keys; any other key is left to TextArea (typing, cursor moves, its bindings)."""
         if event.key == "enter":
             self._consume(event)
             self.submit()
@@ -131,11 +132,10 @@ class PromptInput(TextArea, inherit_css=False):
             self._consume(event)
         elif event.key == "down" and self.cursor_location[0] == self.document.line_count - 1 and self._recall(+1):
             self._consume(event)
-        else:
-            await super()._on_key(event)
 
     @staticmethod
     def _consume(event: events.Key | events.Paste) -> None:
+        """Handled here: the event goes no further, and TextArea's own handler (the default) does not run."""
         event.stop()
         event.prevent_default()
 

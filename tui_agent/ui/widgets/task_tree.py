@@ -102,7 +102,7 @@ class TaskTree(Tree[str]):
     }
     """
 
-    BINDINGS = [Binding("delete,x", "cancel_node", "Cancel node", show=True)]
+    BINDINGS = [Binding("delete,x", "cancel_node", "Cancel node", id="cancel_node")]
 
     def __init__(self, backend: ChatBackend, *, clock: Clock, **options: Any) -> None:
         super().__init__("turn", **options)

@@ -101,11 +101,11 @@ class ToolPanel(Static, can_focus=True):
     ToolPanel.-interrupted { border: dashed $tool-interrupted; border-subtitle-color: $tool-interrupted; }
     """
 
-    BINDINGS = [Binding("enter", "toggle_result", "Expand/collapse result", show=False)]
+    BINDINGS = [Binding("enter", "toggle_result", "Expand/collapse result", show=False, id="toggle_result")]
     BINDINGS += [
-        Binding("down,j", "next_panel", "Next tool call", show=False),
-        Binding("up,k", "previous_panel", "Previous tool call", show=False),
-        Binding("escape", "back_to_prompt", "Back to the prompt", show=False),
+        Binding("down,j", "next_panel", "Next tool call", show=False, id="next_panel"),
+        Binding("up,k", "previous_panel", "Previous tool call", show=False, id="previous_panel"),
+        Binding("escape", "back_to_prompt", "Back to the prompt", show=False, id="back_to_prompt"),
     ]
 
     def __init__(self, call: ToolCall, clock: Clock) -> None:

@@ -1,0 +1,50 @@
+"""Provides the few Textual internals tui-agent still needs, each with the reason no public API will do.
+
+Nothing else in the project (product or tests) touches a Textual private name: it goes through here, and
+`tests/ui/test_textual_private.py` fails when a Textual release moves or changes one of these, which is what
+lets `pyproject.toml` accept a range of Textual releases instead of one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import App
+from textual.notifications import Notification
+from textual.screen import Screen
+from textual.widgets._toast import Toast, ToastRack
+
+__all__ = ["FrameUpdate", "Toast", "ToastRack", "notifications", "wrap_frame_update"]
+
+# `Toast` and `ToastRack`: Textual mounts a toast rack on every screen (docked at the top) and shows each
+# notification as a toast in it, but exports neither class. The chat screen narrows the rack to the
+# conversation (`ChatScreen.fit_toasts`), and tests read the toasts a person sees.
+
+
+def notifications(app: App[Any]) -> list[Notification]:
+    """The notifications the app shows now, oldest first.
+
+    Textual keeps them in `App._notifications` and offers no getter; tests read them to check what the
+    person was told (toasts are only mounted when the test app runs with `notifications=True`).
+    """
+    return list(app._notifications)
+
+
+FrameUpdate = Callable[[Screen[Any]], None]
+"""A screen's frame update: lay out what changed, composite, write to the terminal."""
+FRAME_UPDATE = "_on_timer_update"
+"""The `Screen` method Textual's update timer calls for each frame."""
+
+
+def wrap_frame_update(wrapper: Callable[[FrameUpdate, Screen[Any]], None]) -> Callable[[], None]:
+    """Run `wrapper(update, screen)` in place of every frame update of every screen from now on (the benchmarks
+    time frames this way: Textual has no hook around a frame); returns a function that puts Textual's back.
+    """
+    update: FrameUpdate = getattr(Screen, FRAME_UPDATE)
+
+    def wrapped(screen: Screen[Any]) -> None:
+        wrapper(update, screen)
+
+    setattr(Screen, FRAME_UPDATE, wrapped)
+    return lambda: setattr(Screen, FRAME_UPDATE, update)
