@@ -86,9 +86,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         gc.enable()
     if args.command is None:
-        from tui_agent import launch
+        from tui_agent import print_mode
 
-        return launch.run_print(args)
+        return print_mode.run_print(args)
     try:
         status: int = args.func(args)
     except BrokenPipeError:  # piped into `head`, which stopped reading: not an error (as the docs advise)

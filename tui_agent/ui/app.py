@@ -1,23 +1,32 @@
-"""Provides `TuiAgentApp`: the Textual application around a `ChatBackend`, with tui-agent's themes.
+"""Provides `TuiAgentApp`: the Textual application around the engine's `ChatBackend`, with tui-agent's themes.
 
-Services are built elsewhere (`cli.py`) and passed in; the app registers the shipped and user themes,
-reports theme files it skipped and the backend's notices in notifications, and runs the chat screen.
+The app is given the engine, or how to build it (`tui_agent.boot.build_engine`), which it runs in a worker
+once its first frame is out; screens `await app.engine()`. It registers the shipped and user themes,
+reports theme files it skipped and the engine's notices in notifications, runs the chat screen, and is the
+one place a failed worker is reported (`on_worker_failed`): no failure vanishes silently.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.worker import Worker, WorkerState
 
-from tui_agent.agent.port import ChatBackend
+from tui_agent.agent.endpoint import OFFLINE_NOTICE
+from tui_agent.agent.port import ChatBackend, Engine
+from tui_agent.boot import EarlyPage
+from tui_agent.errors import user_message
 from tui_agent.terminal import OutputLog
+from tui_agent.ui.engine import EngineBuild, EngineSlot
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.themes import (
     APP_VARIABLE_DEFAULTS,
@@ -36,7 +45,7 @@ if TYPE_CHECKING:  # loads with the first Ctrl+C
 ERROR_TIMEOUT = 30.0
 """Seconds an error notification stays up unless clicked away (information: Textual's few seconds)."""
 ENGINE_START_DELAY = 0.05
-"""Seconds after Ready before the backend starts building the engine: the first frame is out by then."""
+"""Seconds after Ready before the engine's build starts: the first frame is out by then."""
 STRAY_OUTPUT_CHECK = 1.0
 """Seconds between looks at the output log (a `stat`), until something has been written there."""
 
@@ -62,16 +71,18 @@ class TuiAgentApp(App[None]):
     ]
 
     def __init__(
-        self, backend: ChatBackend, *, theme: str | None = None, theme_dirs: Iterable[Path] = (),
-        clock: Clock = time.monotonic, cursor_blink: bool = True, keys: Mapping[str, str] | None = None,
-        output_log: OutputLog | None = None,
+        self, engine: Engine | EngineBuild, *, model: str = "", endpoint: str = "", early_page: EarlyPage | None = None,
+        theme: str | None = None, theme_dirs: Iterable[Path] = (), clock: Clock = time.monotonic,
+        cursor_blink: bool = True, keys: Mapping[str, str] | None = None, output_log: OutputLog | None = None,
     ) -> None:
         super().__init__()
-        self.backend = backend
+        self.engine_slot = EngineSlot(engine, model=model, endpoint=endpoint, early_page=early_page)
+        """The engine, built after the first frame (`model`/`endpoint`: what the status bar shows until then)."""
+        self._build_worker: Worker[Engine] | None = None
         self._output_log = output_log
         self._clock = clock
         self._cursor_blink = cursor_blink
-        self._closed = False
+        self._engine_closed = False
         self._startup_notices: list[str] = []
         self._ctrl_c: CtrlC | None = None
         self._apply_themes(theme or DEFAULT_THEME, theme_dirs)
@@ -148,15 +159,20 @@ class TuiAgentApp(App[None]):
         if isinstance(screen, ChatScreen):
             self.call_after_refresh(screen.fit_toasts)
 
+    async def engine(self) -> ChatBackend:
+        """The engine's backend once it is built; raises `EngineUnavailableError` saying why it could not be."""
+        return await self.engine_slot.engine()
+
+    @property
+    def alarms(self) -> list[str]:
+        """The engine's notices worth repeating after the app has gone (none when it was never built)."""
+        return self.engine_slot.ready.alarms if self.engine_slot.ready is not None else []
+
     def show_notice(self, notice: str) -> None:
         """A notice from the engine as it starts: that the offline model answers is a line in the conversation
         (the status bar names the model too); anything else is a notification."""
         from tui_agent.sanitize import sanitize  # not before the first frame: its patterns cost ~2 ms
 
-        try:
-            from tui_agent.agent.services import OFFLINE_NOTICE  # loaded with the engine that sends the notice
-        except ImportError:  # the engine could not even load; this notice says so
-            OFFLINE_NOTICE = ""
         if notice == OFFLINE_NOTICE and isinstance(self.screen, ChatScreen):
             self.screen.chat_log.add_system(notice)
         else:  # it may quote a plugin, an MCP server's stderr or a file name: no escapes reach the terminal
@@ -169,13 +185,13 @@ class TuiAgentApp(App[None]):
         """The chat screen is the app's base screen, so the first frame draws it (a screen pushed over an
         empty default one is drawn inside Textual's start-up batch, where the frame is dropped, and then
         only a frame later: ~12 ms more to the first frame)."""
-        return ChatScreen(self.backend, clock=self._clock, cursor_blink=self._cursor_blink)
+        return ChatScreen(self.engine_slot, clock=self._clock, cursor_blink=self._cursor_blink)
 
     def on_mount(self) -> None:
         for notice in self._startup_notices:  # plain text: "[keys]" and paths are not markup
             self.notify(notice, severity="warning", timeout=10, markup=False)
-        for notice in self.backend.notices:
-            self.notify(notice, timeout=8, markup=False)
+        if self.engine_slot.ready is not None:  # given ready-made: said once the chat screen is up
+            self.call_after_refresh(self._engine_built, self.engine_slot.ready)
 
     def on_ready(self) -> None:
         # Ready comes just before the first frame reaches the terminal (the driver's size event draws it).
@@ -192,10 +208,29 @@ class TuiAgentApp(App[None]):
                         severity="warning", timeout=15)
 
     def _after_first_frame(self) -> None:
-        self.backend.start()
+        if self.engine_slot.needs_build:
+            self._build_worker = self.run_worker(self._build_engine, group="engine", exit_on_error=False,
+                                                 description="build the engine")
         if not self._all_themes_loaded:
             self._all_themes_loaded = True
             self._register_all_themes()
+
+    async def _build_engine(self) -> Engine:
+        engine = await self.engine_slot.build()
+        self._engine_built(engine)
+        return engine
+
+    def _engine_built(self, engine: Engine) -> None:
+        """Say what the engine had to say as it started, and whatever it says from now on."""
+        for notice in engine.notices:
+            self.show_notice(notice)
+        engine.backend.watch_notices(self.show_notice)
+
+    @on(Worker.StateChanged)
+    def on_worker_failed(self, event: Worker.StateChanged) -> None:
+        """Every worker of the app that fails (they are all `exit_on_error=False`) is said in one notification."""
+        if event.state is WorkerState.ERROR and event.worker.error is not None:
+            self.notify(user_message(event.worker.error), severity="error", markup=False)
 
     def action_toggle_task_tree(self) -> None:
         """Show or hide the current turn's task tree (Ctrl+T); hiding it gives the prompt back its focus."""
@@ -215,19 +250,19 @@ class TuiAgentApp(App[None]):
         """Open the session screen (Ctrl+S): list, filter, open, rename, fork, delete."""
         from tui_agent.ui.session_actions import open_sessions
 
-        open_sessions(self)
+        self.run_worker(open_sessions(self), group="sessions", exclusive=True, exit_on_error=False)
 
-    async def action_new_session(self) -> None:
+    def action_new_session(self) -> None:
         """Start a new, empty session in a fresh chat screen."""
         from tui_agent.ui.session_actions import start_new_session
 
-        await start_new_session(self)
+        self.run_worker(start_new_session(self), group="sessions", exclusive=True, exit_on_error=False)
 
     def action_export_session(self) -> None:
         """Ask where (and as Markdown or JSON), then write the current session there and say so."""
         from tui_agent.ui.session_actions import ask_export
 
-        ask_export(self)
+        self.run_worker(ask_export(self), group="export", exit_on_error=False)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The command palette (Ctrl+P): tui-agent's commands, then Textual's."""
@@ -266,7 +301,8 @@ class TuiAgentApp(App[None]):
         """Show the MCP servers (state, restart, log, on/off for this run)."""
         from tui_agent.ui.screens.mcp import McpScreen
 
-        servers = getattr(self.backend, "mcp_servers", None)  # a scripted backend has none
+        engine = self.engine_slot.ready
+        servers = engine.backend.mcp_servers if engine is not None else None
         if servers is None or not servers.servers:
             self.notify("No MCP servers are configured: add a [mcp_servers.NAME] table to the config file "
                         "(see the README), or wait a moment if tui-agent is still starting.")
@@ -291,15 +327,23 @@ class TuiAgentApp(App[None]):
         await self._ctrl_c.press(self)
 
     async def action_quit(self) -> None:
-        await self.close_backend()
+        await self.close_engine()
         self.exit()
 
     async def on_unmount(self) -> None:
-        """However the app ends (quit, a signal, a test's `run_test` block), the backend is closed."""
-        await self.close_backend()
+        """However the app ends (quit, a signal, a test's `run_test` block), the engine is closed."""
+        await self.close_engine()
 
-    async def close_backend(self) -> None:
-        """Close the backend once (quit, or the caller after `run`)."""
-        if not self._closed:
-            self._closed = True
-            await self.backend.close()
+    async def close_engine(self) -> None:
+        """Close the engine once (quit, or the caller after `run`); a build still running is cancelled first.
+
+        Waiting for it matters: the history store runs a non-daemon thread until it is closed, and a process
+        with one left running never exits.
+        """
+        if self._engine_closed:
+            return
+        self._engine_closed = True
+        if self._build_worker is not None and not self._build_worker.is_finished:
+            self._build_worker.cancel()
+            await asyncio.gather(self._build_worker.wait(), return_exceptions=True)
+        await self.engine_slot.close()
