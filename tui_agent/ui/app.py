@@ -25,9 +25,11 @@ from tui_agent.agent.endpoint import OFFLINE_NOTICE
 from tui_agent.agent.port import ChatBackend, Engine
 from tui_agent.boot import EarlyPage
 from tui_agent.errors import user_message
+from tui_agent.sanitize import sanitize
 from tui_agent.terminal import OutputLog
 from tui_agent.ui.engine import EngineBuild, EngineSlot
 from tui_agent.ui.screens.chat import ChatScreen
+from tui_agent.ui.screens.mcp import McpScreen
 from tui_agent.ui.themes import (
     APP_VARIABLE_DEFAULTS,
     DEFAULT_THEME,
@@ -91,7 +93,7 @@ class TuiAgentApp(App[None]):
 
     def _apply_keys(self, keys: Mapping[str, str]) -> None:
         """The config's `[keys]` overrides become the keymap; unknown action names are reported once."""
-        from tui_agent.ui.keys import apply_key_overrides
+        from tui_agent.ui.keys import apply_key_overrides  # ~25 ms (help, task tree, events): only with [keys]
 
         if (problem := apply_key_overrides(self, keys)) is not None:
             self._startup_notices.append(problem)
@@ -171,8 +173,6 @@ class TuiAgentApp(App[None]):
     def show_notice(self, notice: str) -> None:
         """A notice from the engine as it starts: that the offline model answers is a line in the conversation
         (the status bar names the model too); anything else is a notification."""
-        from tui_agent.sanitize import sanitize  # not before the first frame: its patterns cost ~2 ms
-
         if notice == OFFLINE_NOTICE and isinstance(self.screen, ChatScreen):
             self.screen.chat_log.add_system(notice)
         else:  # it may quote a plugin, an MCP server's stderr or a file name: no escapes reach the terminal
@@ -234,7 +234,7 @@ class TuiAgentApp(App[None]):
 
     def action_toggle_task_tree(self) -> None:
         """Show or hide the current turn's task tree (Ctrl+T); hiding it gives the prompt back its focus."""
-        from tui_agent.ui.widgets.task_tree import TaskTree
+        from tui_agent.ui.widgets.task_tree import TaskTree  # after-paint (~12 ms with the events)
 
         for tree in self.screen.query(TaskTree):
             tree.toggle()
@@ -248,37 +248,37 @@ class TuiAgentApp(App[None]):
 
     def action_sessions(self) -> None:
         """Open the session screen (Ctrl+S): list, filter, open, rename, fork, delete."""
-        from tui_agent.ui.session_actions import open_sessions
+        from tui_agent.ui.session_actions import open_sessions  # after-paint: history's records (~9 ms)
 
         self.run_worker(open_sessions(self), group="sessions", exclusive=True, exit_on_error=False)
 
     def action_new_session(self) -> None:
         """Start a new, empty session in a fresh chat screen."""
-        from tui_agent.ui.session_actions import start_new_session
+        from tui_agent.ui.session_actions import start_new_session  # after-paint: history's records (~9 ms)
 
         self.run_worker(start_new_session(self), group="sessions", exclusive=True, exit_on_error=False)
 
     def action_export_session(self) -> None:
         """Ask where (and as Markdown or JSON), then write the current session there and say so."""
-        from tui_agent.ui.session_actions import ask_export
+        from tui_agent.ui.session_actions import ask_export  # after-paint: history's records (~9 ms)
 
         self.run_worker(ask_export(self), group="export", exit_on_error=False)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The command palette (Ctrl+P): tui-agent's commands, then Textual's."""
-        from tui_agent.ui.commands import palette_commands
+        from tui_agent.ui.commands import palette_commands  # loads pydantic (~55 ms): not before the first frame
 
         yield from palette_commands(self, super().get_system_commands(screen))
 
     async def action_switch_model(self) -> None:
         """Pick another of the endpoint's models; the conversation is kept."""
-        from tui_agent.ui.commands import switch_model
+        from tui_agent.ui.commands import switch_model  # loads pydantic (~55 ms): not before the first frame
 
         await switch_model(self)
 
     def action_pick_theme(self) -> None:
         """Pick a theme; the choice is saved in the config file."""
-        from tui_agent.ui.commands import pick_theme
+        from tui_agent.ui.commands import pick_theme  # loads pydantic (~55 ms): not before the first frame
 
         pick_theme(self)
 
@@ -287,20 +287,18 @@ class TuiAgentApp(App[None]):
 
     def action_copy_last_reply(self) -> None:
         """Copy the last reply's markdown to the clipboard."""
-        from tui_agent.ui.commands import copy_last_reply
+        from tui_agent.ui.commands import copy_last_reply  # loads pydantic (~55 ms): not before the first frame
 
         copy_last_reply(self)
 
     def action_show_config_path(self) -> None:
         """Say where the config file is."""
-        from tui_agent.ui.commands import show_config_path
+        from tui_agent.ui.commands import show_config_path  # loads pydantic (~55 ms): not before the first frame
 
         show_config_path(self)
 
     def action_mcp_servers(self) -> None:
         """Show the MCP servers (state, restart, log, on/off for this run)."""
-        from tui_agent.ui.screens.mcp import McpScreen
-
         engine = self.engine_slot.ready
         servers = engine.backend.mcp_servers if engine is not None else None
         if servers is None or not servers.servers:
@@ -311,7 +309,7 @@ class TuiAgentApp(App[None]):
 
     def action_help(self) -> None:
         """Show every key binding (F1); Esc or F1 again closes it."""
-        from tui_agent.ui.screens.help import HelpScreen
+        from tui_agent.ui.screens.help import HelpScreen  # after-paint: every screen's bindings (~23 ms)
 
         if isinstance(self.screen, HelpScreen):
             self.screen.dismiss(None)
@@ -320,7 +318,7 @@ class TuiAgentApp(App[None]):
 
     async def action_interrupt(self) -> None:
         """Ctrl+C: copy the selection, else stop the running reply, else quit when pressed twice."""
-        from tui_agent.ui.ctrl_c import CtrlC
+        from tui_agent.ui.ctrl_c import CtrlC  # loads pydantic (~55 ms): not before the first frame
 
         if self._ctrl_c is None:
             self._ctrl_c = CtrlC(self._clock)

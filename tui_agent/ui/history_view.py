@@ -36,7 +36,7 @@ HISTORY_PAGE = 30
 
 def tool_update(call: ToolCall) -> ToolCallUpdated:
     """A stored call as the panel's event; epoch times give the right duration (a call never finished has none)."""
-    from tui_agent.agent.events import ToolCallUpdated
+    from tui_agent.agent.events import ToolCallUpdated  # after-paint: only a stored tool call needs it
 
     started = call.started_at.timestamp() if call.started_at and call.finished_at else None
     finished = call.finished_at.timestamp() if started is not None and call.finished_at else None
@@ -46,6 +46,7 @@ def tool_update(call: ToolCall) -> ToolCallUpdated:
 
 def message_widgets(message: Message) -> list[Widget]:
     """The chat-log entries one stored message becomes (nothing for system and tool rows)."""
+    # after-paint (~6 ms with the Markdown view): only a session with messages needs them
     from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
 
     if message.role is Role.USER:
