@@ -108,7 +108,7 @@ class TuiAgentApp(App[None]):
         if wanted not in self.available_themes:
             self._startup_notices.append(f"There is no theme called {wanted!r}; using {DEFAULT_THEME}.")
             wanted = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
-        self._start_in_theme(wanted)
+        self.theme = wanted
 
     def _register_theme_named(self, name: str) -> bool:
         """Register the theme called `name` from `<name>.toml`; False when that file has no such theme."""
@@ -136,20 +136,6 @@ class TuiAgentApp(App[None]):
             self._startup_notices.append(problems_notice(loaded.problems))
         if self.get_theme(shown.name) != shown:  # a folder read later redefines the theme on screen
             self.refresh_css(animate=False)
-
-    def _start_in_theme(self, name: str) -> None:
-        """Use theme `name` from the first frame on.
-
-        Setting `theme` makes Textual parse the stylesheet a second time, for the new colours, once the app
-        runs (~7 ms before the first frame). The app is built for a dark theme, so a dark one only needs
-        its colours in place before the first parse; a light one also changes how ANSI colours map.
-        """
-        if not self.available_themes[name].dark:
-            self.theme = name
-            return
-        self.set_reactive(App.theme, name)  # as Textual's docs show: no watcher, so no second parse
-        self.set_class(True, f"-theme-{name}", update=False)
-        self.stylesheet.set_variables(self.get_css_variables())
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
