@@ -30,15 +30,7 @@ from tui_agent.terminal import OutputLog
 from tui_agent.ui.engine import EngineBuild, EngineSlot
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.mcp import McpScreen
-from tui_agent.ui.themes import (
-    APP_VARIABLE_DEFAULTS,
-    DEFAULT_THEME,
-    find_theme_file,
-    load_theme_file,
-    load_themes,
-    problems_notice,
-    theme_folders,
-)
+from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, ThemeStart
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
 
 if TYPE_CHECKING:  # loads with the first Ctrl+C
@@ -87,7 +79,8 @@ class TuiAgentApp(App[None]):
         self._engine_closed = False
         self._startup_notices: list[str] = []
         self._ctrl_c: CtrlC | None = None
-        self._apply_themes(theme or DEFAULT_THEME, theme_dirs)
+        self._themes = ThemeStart(self, theme_dirs)
+        self._startup_notices.extend(self._themes.start(theme or DEFAULT_THEME))
         if keys:  # without overrides Textual's own bindings stand (and the key module loads with F1)
             self._apply_keys(keys)
 
@@ -97,45 +90,6 @@ class TuiAgentApp(App[None]):
 
         if (problem := apply_key_overrides(self, keys)) is not None:
             self._startup_notices.append(problem)
-
-    def _apply_themes(self, wanted: str, extra_dirs: Iterable[Path]) -> None:
-        """Start in theme `wanted`. Only its file is read before the first frame when its file name gives it
-        away (the others load after the frame, ~6 ms); otherwise all of them are read now."""
-        self._theme_folders = theme_folders(extra_dirs)
-        self._all_themes_loaded = not self._register_theme_named(wanted)
-        if self._all_themes_loaded:
-            self._register_all_themes()
-        if wanted not in self.available_themes:
-            self._startup_notices.append(f"There is no theme called {wanted!r}; using {DEFAULT_THEME}.")
-            wanted = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
-        self.theme = wanted
-
-    def _register_theme_named(self, name: str) -> bool:
-        """Register the theme called `name` from `<name>.toml`; False when that file has no such theme."""
-        if name in self.available_themes:  # one of Textual's
-            return True
-        path = find_theme_file(name, self._theme_folders)
-        try:
-            theme = load_theme_file(path) if path is not None else None
-        except ValueError:  # reported when all the files are loaded
-            return False
-        if theme is None or theme.name != name:
-            return False
-        self.register_theme(theme)
-        return True
-
-    def _register_all_themes(self) -> None:
-        """Every theme file, for the theme picker; skipped files are reported in one notification."""
-        shown = self.current_theme
-        loaded = load_themes(self._theme_folders)
-        for theme in loaded.themes.values():
-            self.register_theme(theme)
-        if loaded.problems and self.is_running:
-            self.notify(problems_notice(loaded.problems), severity="warning", timeout=10, markup=False)
-        elif loaded.problems:
-            self._startup_notices.append(problems_notice(loaded.problems))
-        if self.get_theme(shown.name) != shown:  # a folder read later redefines the theme on screen
-            self.refresh_css(animate=False)
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
@@ -197,9 +151,8 @@ class TuiAgentApp(App[None]):
         if self.engine_slot.needs_build:
             self._build_worker = self.run_worker(self._build_engine, group="engine", exit_on_error=False,
                                                  description="build the engine")
-        if not self._all_themes_loaded:
-            self._all_themes_loaded = True
-            self._register_all_themes()
+        for problem in self._themes.finish():
+            self.notify(problem, severity="warning", timeout=10, markup=False)
 
     async def _build_engine(self) -> Engine:
         engine = await self.engine_slot.build()
