@@ -193,3 +193,19 @@ async def test_a_continued_reply_keeps_its_reasoning_and_the_continuations_after
             first, second = _blocks(pilot)
             assert (first.text, second.text) == (KEPT, KEPT)
         assert THOUGHT not in str(stack.chat_requests()) and "Count to five" not in str(stack.chat_requests())
+
+
+async def test_a_block_is_not_let_go_while_its_reply_may_still_reason(tmp_path: Path) -> None:
+    slow = {"reasoning": "Short.", "text": "A long answer, word by word, " * 4, "chunk_size": 4, "chunk_delay": 0.03}
+    with BackgroundServer(strict_scenario({"replies": [slow]})) as server:
+        app = _app(server, tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await chat_ready(pilot)
+            await send(pilot, "Go", wait=False)
+            log = chat(pilot).chat_log
+            await wait_until(pilot, lambda: bool(log.assistant_messages) and "long" in log.assistant_messages[0].text,
+                             "the answer began")
+            (block,) = _blocks(pilot)
+            assert block.done and not block.settled  # interleaved reasoning may still come: the window keeps it
+            await wait_until(pilot, lambda: chat(pilot).idle, "the reply ended")
+            assert block.settled

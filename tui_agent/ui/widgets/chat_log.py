@@ -348,7 +348,7 @@ class ChatLog(VerticalScroll):
 
     def append(self, message_id: str, text: str) -> None:
         if message_id in self._thinking:  # the answer begins: the thinking is over
-            self._thinking[message_id].finish()
+            self._thinking[message_id].finish(ended=False)
         self.start_assistant(message_id).append(text)
 
     def append_reasoning(self, message_id: str, text: str) -> None:

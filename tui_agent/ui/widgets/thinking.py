@@ -61,6 +61,8 @@ class ThinkingBlock(Static, can_focus=True):
         """The answer began (or the reply ended): the model thinks no more, unless more reasoning comes."""
         self.alone = False
         """The reply ended with reasoning only: no answer followed it."""
+        self.ended = False
+        """The reply ended: no more reasoning comes (unless it is continued)."""
         self._sanitizer = StreamSanitizer()
         self._text = ""
         self._pending: list[str] = []
@@ -89,7 +91,8 @@ class ThinkingBlock(Static, can_focus=True):
 
     @property
     def settled(self) -> bool:
-        return self.done
+        """Only an ended reply's block may be let go: reasoning can come again until then."""
+        return self.ended
 
     def let_go(self) -> LetGo:
         from tui_agent.ui.widgets.messages import LetGo  # it lives with the entries, which import this module
@@ -101,15 +104,17 @@ class ThinkingBlock(Static, can_focus=True):
         """More streamed reasoning, drawn within `FLUSH_INTERVAL` (after the answer began too: the model thinks
         again)."""
         if self.done:
-            self.done = False
+            self.done = self.ended = False
             self.update(self._content())
         self._pending.append(self._sanitizer.feed(chunk))
         if self._timer is None:
             self._timer = self.set_timer(FLUSH_INTERVAL, self._flush, name="thinking-flush")
 
-    def finish(self, *, alone: bool = False) -> None:
-        """The model stopped thinking (`alone`: and said nothing else)."""
+    def finish(self, *, alone: bool = False, ended: bool = True) -> None:
+        """The model stopped thinking (`alone`: and said nothing else; `ended=False`: the answer began, the
+        reply goes on)."""
         self.alone = self.alone or alone
+        self.ended = self.ended or ended
         if not self.done:
             self.done = True
             self._pending.append(self._sanitizer.flush())
