@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from tui_agent.offline.scenario import Reply, ToolCallSpec
+from tui_agent.offline.scenario import Reply, Segment, ToolCallSpec
 
 Delta = dict[str, Any]
 
@@ -51,22 +51,42 @@ def token_limit(body: dict[str, Any]) -> int | None:
 
 def within_limit(reply: Reply, limit: int | None) -> Reply:
     """`reply` cut after `limit` tokens (words, as usage counts them) with `finish_reason: "length"`, as a
-    server cuts a reply at `max_tokens`; text first, then tool-call arguments (cut arguments are not JSON)."""
+    server cuts a reply at `max_tokens`: reasoning counts too, in the order it streams (cut arguments are not
+    JSON)."""
     if limit is None or reply.raw_events is not None:
         return reply
-    text = _first_words(reply.text, limit)
+    kept: list[Segment] = []
+    left = limit
+    for segment in reply.segments:
+        cut, left = _segment_within(segment, left)
+        kept.append(cut)
+        if left < 0:
+            first, *rest = kept
+            return reply.model_copy(update={"reasoning": first.reasoning, "text": first.text, "interleaved": rest,
+                                            "tool_calls": first.tool_calls, "finish_reason": "length"})
+    return reply
+
+
+def _segment_within(segment: Segment, left: int) -> tuple[Segment, int]:
+    """`segment` cut after `left` words, and the words left after it (-1: it was cut)."""
+    reasoning = _first_words(segment.reasoning, left)
+    if reasoning is not None:
+        return Segment(reasoning=reasoning), -1
+    left -= len(segment.reasoning.split())
+    text = _first_words(segment.text, left)
     if text is not None:
-        return reply.model_copy(update={"text": text, "tool_calls": [], "finish_reason": "length"})
-    left, calls = limit - len(reply.text.split()), list[ToolCallSpec]()
-    for spec in reply.tool_calls:
+        return Segment(reasoning=segment.reasoning, text=text), -1
+    left -= len(segment.text.split())
+    calls = list[ToolCallSpec]()
+    for spec in segment.tool_calls:
         raw = raw_arguments(spec)
         cut = _first_words(raw, left)
         if cut is not None:
             calls.append(spec.model_copy(update={"arguments": cut}))
-            return reply.model_copy(update={"tool_calls": calls, "finish_reason": "length"})
+            return segment.model_copy(update={"tool_calls": calls}), -1
         calls.append(spec)
         left -= len(raw.split())
-    return reply
+    return segment, left
 
 
 def _first_words(text: str, count: int) -> str | None:
