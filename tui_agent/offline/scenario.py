@@ -85,8 +85,8 @@ class Reply(BaseModel):
     tool_calls: list[ToolCallSpec] = Field(default_factory=list)
     interleaved: list[Segment] = Field(default_factory=list)
     """Streamed after the above, in order, as servers with interleaved thinking do: reasoning again once the
-    answer began, or between tool calls (the calls' indexes go on from the reply's own; a token limit cuts the
-    reply's own text and calls only)."""
+    answer began, or between tool calls (the calls' indexes go on from the reply's own; a token limit counts
+    them too)."""
     finish_reason: str | None = None
     """Default: `tool_calls` when there are tool calls, else `stop`."""
     usage: UsageSpec | None = None

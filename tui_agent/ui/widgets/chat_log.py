@@ -347,8 +347,9 @@ class ChatLog(VerticalScroll):
         return self._actions
 
     def append(self, message_id: str, text: str) -> None:
-        if message_id in self._thinking:  # the answer begins: the thinking is over
-            self._thinking[message_id].finish(ended=False)
+        block = self._thinking.get(message_id)
+        if block is not None and not block.done:  # the answer begins (or goes on): the thinking is over for now
+            block.finish(ended=False)
         self.start_assistant(message_id).append(text)
 
     def append_reasoning(self, message_id: str, text: str) -> None:
