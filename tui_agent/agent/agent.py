@@ -43,7 +43,7 @@ from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
 
 if TYPE_CHECKING:  # the openai client is imported only when a client is built
-    from tui_agent.llm.client import ChatClient
+    from tui_agent.llm.model_client import ModelClient
     from tui_agent.tools.mcp.servers import McpServers
 
 TITLE_LENGTH = 60
@@ -85,7 +85,7 @@ class Agent(SessionActions):
     """One chat session: its conversation, history, tools and the commander running its turns."""
 
     def __init__(
-        self, *, client: ChatClient, registry: ToolRegistry, store: HistoryStore, endpoint_label: str,
+        self, *, client: ModelClient, registry: ToolRegistry, store: HistoryStore, endpoint_label: str,
         runner: ToolRunner | None = None, budget: TurnBudget | None = None, system_prompt: str | None = None,
         missing_key_message: str | None = None, mcp: McpServers | None = None,
     ) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from tui_agent.llm.errors import LLMError
 
 if TYPE_CHECKING:  # the openai client is imported only when a client is built
-    from tui_agent.llm.client import ChatClient
+    from tui_agent.llm.model_client import ModelClient
 
 NOT_CHAT = re.compile(r"embed|dall-e|(?:^|[-_./:])(?:image|tts|whisper|moderation|transcribe|realtime|rerank)",
                       re.IGNORECASE)
@@ -30,7 +30,7 @@ def chat_models(ids: Iterable[str]) -> list[str]:
     return [model for model in ids if not NOT_CHAT.search(model)]
 
 
-async def discover_model(client: ChatClient) -> tuple[str | None, str | None]:
+async def discover_model(client: ModelClient) -> tuple[str | None, str | None]:
     """(the model to use, None) when the server serves exactly one chat model, else (None, what to do)."""
     try:
         served = chat_models(await client.list_models())

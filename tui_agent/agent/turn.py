@@ -43,7 +43,7 @@ from tui_agent.tool_call import CallKey, Decision, ToolCall
 from tui_agent.tools.runner import ToolRunner
 
 if TYPE_CHECKING:  # the openai client is imported only when a client is built
-    from tui_agent.llm.client import ChatClient
+    from tui_agent.llm.model_client import ModelClient
 
 
 CONTINUE_PROMPT = ("Continue exactly where you stopped: your reply above was cut off. Do not repeat any of it "
@@ -79,7 +79,7 @@ class SessionTotals:
 class TurnServices:
     """What a turn talks to."""
 
-    client: ChatClient
+    client: ModelClient
     runner: ToolRunner
     store: HistoryStore
     model: str

@@ -1,0 +1,42 @@
+"""Provides `ModelClient`: what the agent needs of a model provider.
+
+`tui_agent.llm.client.ChatClient` (any OpenAI-compatible endpoint) is the one provider today. Another one (a
+native Anthropic or Gemini client, say) is a new module with a class of this shape, chosen where the engine is
+built (`tui_agent.agent.services`); the turn, the agent and the UI only see this protocol and the
+`StreamEvent`s it yields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable, Mapping
+from typing import Any, Protocol
+
+from tui_agent.llm.events import StreamEvent
+
+
+class ModelClient(Protocol):
+    """A model endpoint: streams replies, names its models, and is closed when the engine stops."""
+
+    model: str
+    """The model asked from the next request on (switching models sets it)."""
+    max_tokens: int | None
+    """Tokens one reply may have (None: the server's own limit); a longer reply ends with `length`."""
+
+    @property
+    def host(self) -> str:
+        """The endpoint as people name it (for errors and the status bar)."""
+        ...
+
+    def stream_chat(self, messages: Iterable[Mapping[str, Any]], tools: list[dict[str, Any]] | None = None,
+                    **options: Any) -> AsyncIterator[StreamEvent]:
+        """Stream one reply to `messages` (OpenAI-shaped chat messages and tool schemas); raises only
+        `tui_agent.llm.errors.LLMError`s, each with a sentence a person understands."""
+        ...
+
+    async def list_models(self) -> list[str]:
+        """Model ids the endpoint offers."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections."""
+        ...
