@@ -2,7 +2,8 @@
 
 `push()` is synchronous and cheap (called per token); one background write carries everything pushed
 since the last one, so a reply costs a handful of writes however many tokens it has. `finish()` writes
-the full text with the final status.
+the full text with the final status. Each save redacts only what is new (`StreamRedaction`), so a long
+reply's saves cost the event loop time linear in its length, not quadratic.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from tui_agent.history.errors import HistoryError
 from tui_agent.history.models import Usage
+from tui_agent.history.stream_redaction import StreamRedaction
 from tui_agent.status import MessageStatus
 
 if TYPE_CHECKING:
@@ -32,6 +34,7 @@ class StreamingSaver:
         self._last_save = time.monotonic()
         self._timer: asyncio.Task[None] | None = None
         self._finished = False
+        self._redaction = StreamRedaction(store.redactor)
         self.error: HistoryError | None = None
         """The last background save's failure, if one failed."""
 
@@ -56,7 +59,8 @@ class StreamingSaver:
         text = self.text
         self._last_save = time.monotonic()
         try:
-            await self._store.update_streaming_text(self._message_id, text)
+            redacted = self._redaction.text(text)
+            await self._store.update_streaming_text(self._message_id, redacted, redacted=True)
             self._saved_length = len(text)
         except HistoryError as error:
             # A background save has no caller to raise to; `finish()` writes the whole text anyway.
@@ -79,5 +83,6 @@ class StreamingSaver:
             timer.cancel()
             # A save already on its way to the database is allowed to land first (it is superseded anyway).
             await asyncio.gather(timer, return_exceptions=True)
-        await self._store.finish_message(self._message_id, status, content=self.text, error=error, usage=usage)
+        await self._store.finish_message(self._message_id, status, content=self._redaction.text(self.text),
+                                         error=error, usage=usage, redacted=True)
         self._saved_length = len(self.text)

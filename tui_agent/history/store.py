@@ -250,14 +250,18 @@ class HistoryStore:
             message.position = int(first) + offset
         self._next_position[session_id] = int(first) + len(messages)
 
-    async def update_streaming_text(self, message_id: str, text: str) -> None:
-        """Save the text streamed so far (call at most every ~300 ms; see `StreamingSaver`)."""
-        await self._write(writes.update_text(message_id, self.redactor.text(text)), key=("text", message_id))
+    async def update_streaming_text(self, message_id: str, text: str, *, redacted: bool = False) -> None:
+        """Save the text streamed so far (call at most every ~300 ms; see `StreamingSaver`).
+        `redacted`: `text` is already what `redactor.text` makes of it (a `StreamRedaction`'s)."""
+        text = text if redacted else self.redactor.text(text)
+        await self._write(writes.update_text(message_id, text), key=("text", message_id))
 
     async def finish_message(self, message_id: str, status: MessageStatus, content: str | None = None,
-                             error: str | None = None, usage: Usage | None = None) -> None:
+                             error: str | None = None, usage: Usage | None = None, *, redacted: bool = False) -> None:
+        """`redacted`: `content` is already redacted (as in `update_streaming_text`)."""
         r = self.redactor
-        await self._write(writes.finish_message(message_id, status, r.maybe(content), r.maybe(error), usage))
+        content = content if redacted else r.maybe(content)
+        await self._write(writes.finish_message(message_id, status, content, r.maybe(error), usage))
 
     async def record_tool_call(self, message_id: str, call_id: str, name: str, raw_arguments: str,
                                arguments: dict[str, Any] | None, status: ToolStatus = ToolStatus.PENDING) -> None:
