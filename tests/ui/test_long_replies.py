@@ -89,3 +89,19 @@ async def test_one_large_delta_is_rendered_a_piece_at_a_time(monkeypatch: object
     shown, whole, largest = await streamed([source], monkeypatch)
     assert shown == whole
     assert largest < BOUND < len(source)
+
+
+
+async def test_long_sections_arriving_at_once_are_cut_too(monkeypatch: object) -> None:
+    """A heading before a list longer than a piece: the heading settles alone and the list is cut (it was
+    settled with the heading in one piece of the whole section when text came faster than it settled)."""
+    source = "\n".join(f"## Part {part}\n\n" + "".join(f"- line {part}.{n}: the build step wrote a file\n"
+                                                       for n in range(600)) for part in range(6))
+    app, _ = make_app([reply_script([source])])
+    with largest_render(monkeypatch) as sizes:
+        async with app.run_test(size=SIZE) as pilot:
+            await send(pilot, "go")
+            (reply,) = chat(pilot).chat_log.assistant_messages
+            await wait_until(pilot, lambda: reply.drawn, "the reply drawn")
+            assert reply.shown_text() == whole_render(source, reply.size.width)  # renders every piece
+    assert max(sizes) < BOUND < len(source) // 6

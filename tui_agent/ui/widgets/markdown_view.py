@@ -47,7 +47,6 @@ SLICE = 0.012
 """Seconds of settling per turn of the event loop before yielding to it (keys, frames)."""
 PREPARE_CHARS = 8000
 """Replies up to this long are rendered whole before they are mounted again (see `prepare`)."""
-"""Seconds of settling per turn of the event loop before yielding to it (keys, frames)."""
 
 
 def _starts_block(line: str, closing_list: bool) -> bool:
@@ -378,6 +377,8 @@ class MarkdownView(Widget):
                 boundary = settled_boundary(source)  # small blocks before a big one: the tail is just that one
             block = source[:boundary] if boundary > SPLIT_OTHER else source  # a long block, however it arrived
             cut = growing_cut(block) if not boundary or boundary > SPLIT_OTHER else None
+            if cut is None and boundary > SPLIT_OTHER:
+                boundary = self._before_big_block(block, boundary)
             if cut is not None and len(self._carry) < cut.end < (boundary or len(source)):
                 self._add_piece(source[: cut.end], cut)
             elif boundary > len(self._carry):
@@ -387,6 +388,12 @@ class MarkdownView(Widget):
             else:
                 return settled_any
             settled_any = True
+
+    def _before_big_block(self, block: str, boundary: int) -> int:
+        """The small blocks in front of a long block that cannot be cut where it starts (a heading before a
+        long list) settle on their own, so that the long block is cut next time round; else `boundary`."""
+        earlier = settled_boundary(block)
+        return earlier if earlier > len(self._carry) else boundary
 
     def _add_piece(self, source: str, cut: Cut) -> None:
         """Settle `source` (the carry, then text up to the cut) as a piece; the tail goes on after it."""
