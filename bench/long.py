@@ -141,7 +141,9 @@ async def child_tui(base_url: str | None, expect: int, probe: str, limit: float)
             prompt.clear()
             prompt.insert("go")
             start = time.perf_counter()
-            await pilot.press("enter")
+            pressing = asyncio.create_task(pilot.press("enter"))  # it returns once every queue is empty: later
+            while prompt.text and not pressing.done():
+                await asyncio.sleep(0.001)  # the prompt is sent: the turn runs
             latencies: list[float] = []
             deadline = start + limit
             while not drawn(screen) and time.perf_counter() < deadline:
@@ -152,6 +154,7 @@ async def child_tui(base_url: str | None, expect: int, probe: str, limit: float)
                     figures["esc_ready"] = await escape_to_ready(pilot, screen, lambda: len(prompt.text))
                 else:
                     await asyncio.sleep(0.005)
+            await pressing
             end = await settle(pilot, time.perf_counter(), request=True)
             message = screen.chat_log.assistant_messages[-1] if screen.chat_log.assistant_messages else None
             rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before checking renders it all

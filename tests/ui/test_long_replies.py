@@ -17,7 +17,7 @@ from textual.strip import Strip
 
 from tests.ui.helpers import SIZE, chat, make_app, send, wait_until
 from tui_agent.testing.scripted import reply_script
-from tui_agent.ui.widgets.markdown_view import MarkdownView
+from tui_agent.ui.widgets.markdown_view import SPLIT, MarkdownView
 
 BOUND = 16_000
 """Characters Rich may be given at once (a piece, with what it carries): far below the replies here."""
@@ -93,8 +93,9 @@ async def test_one_large_delta_is_rendered_a_piece_at_a_time(monkeypatch: object
 
 
 async def test_long_sections_arriving_at_once_are_cut_too(monkeypatch: object) -> None:
-    """A heading before a list longer than a piece: the heading settles alone and the list is cut (it was
-    settled with the heading in one piece of the whole section when text came faster than it settled)."""
+    """A heading before a list longer than a piece: the heading settles alone and the list is cut to its end
+    (it was settled with the heading in one piece of the whole section when text came faster than it
+    settled, and its last 10 KB in one piece even when not)."""
     source = "\n".join(f"## Part {part}\n\n" + "".join(f"- line {part}.{n}: the build step wrote a file\n"
                                                        for n in range(600)) for part in range(6))
     app, _ = make_app([reply_script([source])])
@@ -104,7 +105,7 @@ async def test_long_sections_arriving_at_once_are_cut_too(monkeypatch: object) -
             (reply,) = chat(pilot).chat_log.assistant_messages
             await wait_until(pilot, lambda: reply.drawn, "the reply drawn")
             assert reply.shown_text() == whole_render(source, reply.size.width)  # renders every piece
-    assert max(sizes) < BOUND < len(source) // 6
+    assert max(sizes) < 2 * SPLIT < len(source) // 6  # the end of each list too (it was one piece of ~10 KB)
 
 
 async def test_chunks_arriving_after_esc_are_drawn_together(monkeypatch: object) -> None:

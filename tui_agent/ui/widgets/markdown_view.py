@@ -375,10 +375,10 @@ class MarkdownView(Widget):
             boundary = settled_boundary(source, len(self._carry) + SPLIT // 2) if tail else 0
             if not boundary and len(source) > SPLIT:
                 boundary = settled_boundary(source)  # small blocks before a big one: the tail is just that one
-            block = source[:boundary] if boundary > SPLIT_OTHER else source  # a long block, however it arrived
-            cut = growing_cut(block) if not boundary or boundary > SPLIT_OTHER else None
-            if cut is None and boundary > SPLIT_OTHER:
-                boundary = self._before_big_block(block, boundary)
+            if boundary > SPLIT:
+                boundary = self._before_big_block(source[:boundary], boundary)
+            block = source[:boundary] if boundary > SPLIT else source  # a long block, however it arrived
+            cut = growing_cut(block) if not boundary or boundary > SPLIT else None
             if cut is not None and len(self._carry) < cut.end < (boundary or len(source)):
                 self._add_piece(source[: cut.end], cut)
             elif boundary > len(self._carry):
@@ -390,8 +390,9 @@ class MarkdownView(Widget):
             settled_any = True
 
     def _before_big_block(self, block: str, boundary: int) -> int:
-        """The small blocks in front of a long block that cannot be cut where it starts (a heading before a
-        long list) settle on their own, so that the long block is cut next time round; else `boundary`."""
+        """The small blocks in front of a long block (a heading before a long list) settle on their own, so
+        that the long block is alone next time round, to be cut as it would be while it streams; if there
+        are none, `boundary`."""
         earlier = settled_boundary(block)
         return earlier if earlier > len(self._carry) else boundary
 
