@@ -18,12 +18,14 @@ both redact the key, only how far the redaction reaches differs.
 from __future__ import annotations
 
 import re
+import threading
 
 from tui_agent.history.redact import Redactor
 from tui_agent.history.token_shapes import PEM_BLOCK, PEM_HEADER, REDACTED
 
-MARGIN = 64 * 1024
-"""Characters kept in the tail: more than a PEM block can reach before its footer (16 KiB)."""
+MARGIN = 8192
+"""Characters kept in the tail at least (or the longest secret's length, if longer): what could span a cut
+must have arrived whole when the cut is made."""
 PEM_REACH = 16_384 + 4096
 """A PEM block with no footer yet may still get one until the text is this much longer than its start
 (its body's reach, plus a footer line of up to 4 KiB)."""
@@ -43,9 +45,15 @@ class StreamRedaction:
         self._margin = max([MARGIN, *map(len, secrets)])
         self._whole = any(REDACTED in secret for secret in secrets)
         """A secret made of the marker could appear where another was replaced: no cuts then."""
+        self._lock = threading.Lock()
+        """Calls run in worker threads; a save cancelled on its way goes on there while the final one starts."""
 
     def text(self, text: str) -> str:
         """`text` redacted; `text` must extend the text of the previous call (else it is redacted whole)."""
+        with self._lock:
+            return self._text(text)
+
+    def _text(self, text: str) -> str:
         if self._cut and (len(text) < self._cut or text[self._cut - 1] != "\n"):
             self._cut, self._settled = 0, []
         tail = text[self._cut :]
