@@ -345,7 +345,9 @@ class MarkdownView(Widget):
                 piece.lines, piece.height = None, self._estimate(piece)
             self._restart()
             self._tail_dirty = True
-        if self._settle(time.perf_counter() + SLICE):
+        # With a backlog, settling goes on in its own turns of the loop (`_settle_more`), not in the frames
+        # (layout and painting call this too) or flushes that come in between: each would add a slice.
+        if not self._settling and self._settle(time.perf_counter() + SLICE):
             self._tail_dirty = True
         if self._backlog:
             self._tail = []
