@@ -386,6 +386,10 @@ class MarkdownView(Widget):
                 return settled_any
             tail = self._text[self._settled : self._settled + 4 * SPLIT_OTHER]
             source = self._carry + tail
+            if (quick := self._quick_cut(source)) is not None:
+                self._add_piece(source[: quick.end], quick)
+                settled_any = True
+                continue
             boundary = settled_boundary(source, len(self._carry) + SPLIT // 2) if tail else 0
             if not boundary and len(source) > SPLIT:
                 boundary = settled_boundary(source)  # small blocks before a big one: the tail is just that one
@@ -402,6 +406,15 @@ class MarkdownView(Widget):
             else:
                 return settled_any
             settled_any = True
+
+    def _quick_cut(self, source: str) -> Cut | None:
+        """The cut of a long list or code block found in its first few KB, when no block ends there: the cut
+        the full search below would make, without scanning to the block's end (tens of KB) for each piece."""
+        near = source[: len(self._carry) + 3 * SPLIT]
+        if len(near) == len(source) or settled_boundary(near, len(self._carry) + 1):
+            return None
+        cut = growing_cut(near)
+        return cut if cut is not None and len(self._carry) < cut.end < len(near) else None
 
     def _before_big_block(self, block: str, boundary: int) -> int:
         """The small blocks in front of a long block (a heading before a long list) settle on their own, so
