@@ -146,21 +146,3 @@ async def test_chunks_arriving_after_esc_are_drawn_together(monkeypatch: object)
         assert len(resets) <= 1  # settling the whole text again, per late chunk, made this quadratic
         assert reply.text == source
         assert reply.shown_text() == whole_render(source, reply.size.width)
-
-
-
-async def test_a_long_reply_prepared_for_mounting_has_both_ends_rendered(monkeypatch: object) -> None:
-    """A page of stored replies is prepared between frames before it is mounted: of a long reply, a screenful
-    at each end (what a view at an edge of the page shows), so scrolling to it renders nothing in the frame."""
-    from textual.app import App
-
-    source = "".join(f"## Part {part}\n\n" + "".join(f"- step {part}.{n}: wrote a file\n" for n in range(40)) + "\n"
-                     for part in range(40))
-    async with App[None]().run_test(size=SIZE):
-        view = MarkdownView(source)
-        view.freeze()
-        with largest_render(monkeypatch) as sizes:
-            view.prepare(100)
-        pieces = view._pieces
-        assert len(pieces) >= 40 and 2 <= len(sizes) < 12  # the ends, not every piece of the reply
-        assert pieces[0].lines and pieces[-1].lines and pieces[len(pieces) // 2].lines is None

@@ -47,8 +47,6 @@ SLICE = 0.012
 """Seconds of settling per turn of the event loop before yielding to it (keys, frames)."""
 PREPARE_CHARS = 8000
 """Replies up to this long are rendered whole before they are mounted again (see `prepare`)."""
-PREPARE_ROWS = 60
-"""Rows rendered at each end of a longer reply before it is mounted again (a screenful, and some)."""
 
 
 def _starts_block(line: str, closing_list: bool) -> bool:
@@ -322,22 +320,12 @@ class MarkdownView(Widget):
 
     def prepare(self, width: int) -> None:
         """Settle the text for `width` (content cells) now, and render it if it is of ordinary size, so the
-        frame that first lays this out only arranges it. Of a long reply only a screenful at each end is
-        rendered (where a view scrolled to an edge of a page shows it); the rest renders when a frame shows
-        it: rendering it all here would cost a page of long replies seconds."""
+        frame that first lays this out only arranges it (a long reply's pieces render when a frame shows
+        them: rendering them all here would cost a page of long replies seconds)."""
         self._update_lines(width)
         if len(self._text) <= PREPARE_CHARS:
             for index in range(len(self._pieces)):
                 self._render_piece(index)
-            return
-        pieces = range(len(self._pieces))
-        for ends in (pieces, reversed(pieces)):
-            rows = 0
-            for index in ends:
-                if rows >= PREPARE_ROWS:
-                    break
-                self._render_piece(index)
-                rows += self._pieces[index].height
 
     def _render_markdown(self, source: str, width: int) -> list[Strip]:
         console = self.app.console
