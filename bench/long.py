@@ -17,7 +17,7 @@ frame after the whole reply is drawn, and every character sent must be on screen
     typed once the turn is over (value <= 100 ms).
 Key echo in (4) and (7) is compared with key echo before the stream, in the same process (baseline=).
 
-    python bench/long.py [--quick] [--timeout S]      (--quick: (0), (2) and (4) at smaller sizes)
+    python bench/long.py [--quick] [--timeout S] [--only 0,1,...]   (--quick: smaller sizes, for a first look)
 """
 
 from __future__ import annotations
