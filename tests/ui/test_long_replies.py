@@ -17,7 +17,7 @@ from textual.strip import Strip
 
 from tests.ui.helpers import SIZE, chat, make_app, send, wait_until
 from tui_agent.testing.scripted import reply_script
-from tui_agent.ui.widgets.markdown_view import MarkdownView
+from tui_agent.ui.widgets.markdown_view import SPLIT, MarkdownView
 
 BOUND = 16_000
 """Characters Rich may be given at once (a piece, with what it carries): far below the replies here."""
@@ -89,3 +89,60 @@ async def test_one_large_delta_is_rendered_a_piece_at_a_time(monkeypatch: object
     shown, whole, largest = await streamed([source], monkeypatch)
     assert shown == whole
     assert largest < BOUND < len(source)
+
+
+
+async def test_long_sections_arriving_at_once_are_cut_too(monkeypatch: object) -> None:
+    """A heading before a list longer than a piece: the heading settles alone and the list is cut to its end
+    (it was settled with the heading in one piece of the whole section when text came faster than it
+    settled, and its last 10 KB in one piece even when not)."""
+    source = "\n".join(f"## Part {part}\n\n" + "".join(f"- line {part}.{n}: the build step wrote a file\n"
+                                                       for n in range(600)) for part in range(6))
+    app, _ = make_app([reply_script([source])])
+    with largest_render(monkeypatch) as sizes:
+        async with app.run_test(size=SIZE) as pilot:
+            await send(pilot, "go")
+            (reply,) = chat(pilot).chat_log.assistant_messages
+            await wait_until(pilot, lambda: reply.drawn, "the reply drawn")
+            assert reply.shown_text() == whole_render(source, reply.size.width)  # renders every piece
+    assert max(sizes) < 2 * SPLIT < len(source) // 6  # the end of each list too (it was one piece of ~10 KB)
+
+
+async def test_chunks_arriving_after_esc_are_drawn_together(monkeypatch: object) -> None:
+    """Esc marks the reply interrupted at once; the deltas the turn still drains are drawn together, as while
+    it streamed (each used to be drawn at once, settling the whole reply again: seconds for a long one)."""
+    from textual.app import App, ComposeResult
+
+    from tui_agent.status import MessageStatus
+    from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS
+    from tui_agent.ui.widgets.messages import AssistantMessage
+
+    class Host(App[None]):
+        def get_theme_variable_defaults(self) -> dict[str, str]:
+            return APP_VARIABLE_DEFAULTS
+
+        def compose(self) -> ComposeResult:
+            yield AssistantMessage("m")
+
+    source = "".join(f"- item {n}: a line that was streamed\n" for n in range(600))
+    async with Host().run_test(size=SIZE) as pilot:
+        reply = pilot.app.query_one(AssistantMessage)
+        reply.append(source[:10_000])
+        await pilot.pause()
+        reply.finish(MessageStatus.INTERRUPTED, closed=False)  # Esc
+        await pilot.pause()
+        resets: list[int] = []
+        original = MarkdownView._reset
+
+        def counting(view: MarkdownView) -> None:
+            resets.append(len(view.text))
+            original(view)
+
+        monkeypatch.setattr(MarkdownView, "_reset", counting)  # type: ignore[attr-defined]
+        for start in range(10_000, len(source), 10):
+            reply.append(source[start : start + 10])
+        reply.finish(MessageStatus.INTERRUPTED)
+        await pilot.pause()
+        assert len(resets) <= 1  # settling the whole text again, per late chunk, made this quadratic
+        assert reply.text == source
+        assert reply.shown_text() == whole_render(source, reply.size.width)

@@ -60,12 +60,25 @@ class Redactor:
             self._secrets.add(secret.strip())
 
     def text(self, value: str) -> str:
+        return self.shapes(self.known(value))
+
+    def known(self, value: str) -> str:
+        """`value` with lone surrogates replaced and the known secrets redacted (the first of two passes)."""
         value = replace_surrogates(value)
         # Longest first, so a secret containing another is removed whole.
         for secret in sorted(self._secrets, key=len, reverse=True):
             if secret in value:
                 value = value.replace(secret, REDACTED)
+        return value
+
+    def shapes(self, value: str) -> str:
+        """`value` (passed through `known`) with token shapes redacted, if they are (the second pass)."""
         return redact_token_shapes(value) if self.token_shapes else value
+
+    @property
+    def secrets(self) -> frozenset[str]:
+        """The known secret values."""
+        return frozenset(self._secrets)
 
     def maybe(self, value: str | None) -> str | None:
         return None if value is None else self.text(value)

@@ -2,7 +2,10 @@
 
 `push()` and `push_reasoning()` are synchronous and cheap (called per token); one background write carries
 everything pushed since the last one, so a reply costs a handful of writes however many tokens it has.
-`finish()` writes the full text and reasoning with the final status.
+`finish()` writes the full text and reasoning with the final status. Each save redacts only the text that is
+new (`StreamRedaction`), so a long reply's saves cost time linear in its length, not quadratic; and it does so
+in a worker thread: the regular expressions hold the GIL, but the interpreter hands it back to the event loop
+every few milliseconds, so keys and frames get in while a large delta is redacted.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from tui_agent.history.errors import HistoryError
 from tui_agent.history.models import Usage
+from tui_agent.history.stream_redaction import StreamRedaction
 from tui_agent.status import MessageStatus
 
 if TYPE_CHECKING:
@@ -36,6 +40,7 @@ class StreamingSaver:
         self._last_save = time.monotonic()
         self._timer: asyncio.Task[None] | None = None
         self._finished = False
+        self._redaction = StreamRedaction(store.redactor)
         self.error: HistoryError | None = None
         """The last background save's failure, if one failed."""
 
@@ -80,7 +85,8 @@ class StreamingSaver:
         text, reasoning = self.text, self.reasoning
         self._last_save = time.monotonic()
         try:
-            await self._store.update_streaming_text(self._message_id, text, reasoning or None)
+            redacted = await asyncio.to_thread(self._redaction.text, text)  # see the module docstring
+            await self._store.update_streaming_text(self._message_id, redacted, reasoning or None, redacted=True)
             self._saved_length, self._saved_reasoning = len(text), len(reasoning)
         except HistoryError as error:
             # A background save has no caller to raise to; `finish()` writes the whole text anyway.
@@ -103,6 +109,7 @@ class StreamingSaver:
             timer.cancel()
             # A save already on its way to the database is allowed to land first (it is superseded anyway).
             await asyncio.gather(timer, return_exceptions=True)
-        await self._store.finish_message(self._message_id, status, content=self.text, error=error, usage=usage,
-                                         reasoning=self.reasoning or None)
+        content = await asyncio.to_thread(self._redaction.text, self.text)
+        await self._store.finish_message(self._message_id, status, content=content, error=error, usage=usage,
+                                         reasoning=self.reasoning or None, redacted=True)
         self._saved_length, self._saved_reasoning = len(self.text), len(self.reasoning)

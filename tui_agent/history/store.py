@@ -250,17 +250,23 @@ class HistoryStore:
             message.position = int(first) + offset
         self._next_position[session_id] = int(first) + len(messages)
 
-    async def update_streaming_text(self, message_id: str, text: str, reasoning: str | None = None) -> None:
-        """Save the text (and reasoning) streamed so far (call at most every ~300 ms; see `StreamingSaver`)."""
+    async def update_streaming_text(self, message_id: str, text: str, reasoning: str | None = None, *,
+                                    redacted: bool = False) -> None:
+        """Save the text (and reasoning) streamed so far (call at most every ~300 ms; see `StreamingSaver`).
+        `redacted`: `text` is already what `redactor.text` makes of it (a `StreamRedaction`'s); the reasoning
+        is redacted here."""
         r = self.redactor
-        await self._write(writes.update_text(message_id, r.text(text), r.maybe(reasoning)), key=("text", message_id))
+        text = text if redacted else r.text(text)
+        await self._write(writes.update_text(message_id, text, r.maybe(reasoning)), key=("text", message_id))
 
     async def finish_message(self, message_id: str, status: MessageStatus, content: str | None = None,
                              error: str | None = None, usage: Usage | None = None,
-                             reasoning: str | None = None) -> None:
-        """Write a reply's final status, text, error, usage and (when it has some) reasoning, redacted alike."""
+                             reasoning: str | None = None, *, redacted: bool = False) -> None:
+        """Write a reply's final status, text, error, usage and (when it has some) reasoning, redacted alike
+        (`redacted`: `content` already is, as in `update_streaming_text`)."""
         r = self.redactor
-        await self._write(writes.finish_message(message_id, status, r.maybe(content), r.maybe(error), usage,
+        content = content if redacted else r.maybe(content)
+        await self._write(writes.finish_message(message_id, status, content, r.maybe(error), usage,
                                                 r.maybe(reasoning)))
 
     async def record_tool_call(self, message_id: str, call_id: str, name: str, raw_arguments: str,

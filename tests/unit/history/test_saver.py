@@ -6,9 +6,11 @@ import asyncio
 from pathlib import Path
 
 from tests.unit.history.helpers import raw_rows
+from tests.unit.history.test_stream_redaction import CountingRedactor
 from tui_agent.history.models import Usage
 from tui_agent.history.saver import StreamingSaver
 from tui_agent.history.store import HistoryStore
+from tui_agent.history.stream_redaction import MARGIN
 from tui_agent.status import MessageStatus
 
 
@@ -17,9 +19,10 @@ class CountingStore(HistoryStore):
 
     saves: list[str]
 
-    async def update_streaming_text(self, message_id: str, text: str, reasoning: str | None = None) -> None:
+    async def update_streaming_text(self, message_id: str, text: str, reasoning: str | None = None, *,
+                                    redacted: bool = False) -> None:
         self.saves.append(text)
-        await super().update_streaming_text(message_id, text, reasoning)
+        await super().update_streaming_text(message_id, text, reasoning, redacted=redacted)
 
 
 async def _open(db_path: Path) -> CountingStore:
@@ -87,5 +90,26 @@ async def test_finish_with_an_error_keeps_the_partial_text(db_path: Path) -> Non
         assert (message.content, message.status, message.error) == (
             "partial ", MessageStatus.FAILED, "The connection dropped.")
         assert store.saves == []  # the pending periodic save was replaced by the final write
+    finally:
+        await store.close()
+
+
+async def test_each_save_redacts_only_what_is_new(db_path: Path) -> None:
+    """A long reply's saves cost time linear in its length (the whole text is not redacted again each time)."""
+    redactor = CountingRedactor()
+    store = await HistoryStore.open(db_path, redactor=redactor)
+    try:
+        session = await store.create_session("s")
+        _, reply = await store.begin_turn(session.id, "q")
+        saver = StreamingSaver(store, reply.id, interval=0)
+        redactor.passed = 0
+        chunk = "- a line of a long list\n" * 2000
+        for _ in range(40):
+            saver.push(chunk)
+            await _wait_for(lambda: saver.saved_length == len(saver.text), "a save")
+        await saver.finish(MessageStatus.COMPLETE)
+        [message] = await store.load_tail(session.id, 1)
+        assert message.content == chunk * 40
+        assert redactor.passed < 3 * len(chunk) * 40 + 41 * MARGIN
     finally:
         await store.close()

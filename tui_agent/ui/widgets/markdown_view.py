@@ -47,7 +47,6 @@ SLICE = 0.012
 """Seconds of settling per turn of the event loop before yielding to it (keys, frames)."""
 PREPARE_CHARS = 8000
 """Replies up to this long are rendered whole before they are mounted again (see `prepare`)."""
-"""Seconds of settling per turn of the event loop before yielding to it (keys, frames)."""
 
 
 def _starts_block(line: str, closing_list: bool) -> bool:
@@ -346,7 +345,9 @@ class MarkdownView(Widget):
                 piece.lines, piece.height = None, self._estimate(piece)
             self._restart()
             self._tail_dirty = True
-        if self._settle(time.perf_counter() + SLICE):
+        # With a backlog, settling goes on in its own turns of the loop (`_settle_more`), not in the frames
+        # (layout and painting call this too) or flushes that come in between: each would add a slice.
+        if not self._settling and self._settle(time.perf_counter() + SLICE):
             self._tail_dirty = True
         if self._backlog:
             self._tail = []
@@ -373,11 +374,17 @@ class MarkdownView(Widget):
                 return settled_any
             tail = self._text[self._settled : self._settled + 4 * SPLIT_OTHER]
             source = self._carry + tail
+            if (quick := self._quick_cut(source)) is not None:
+                self._add_piece(source[: quick.end], quick)
+                settled_any = True
+                continue
             boundary = settled_boundary(source, len(self._carry) + SPLIT // 2) if tail else 0
             if not boundary and len(source) > SPLIT:
                 boundary = settled_boundary(source)  # small blocks before a big one: the tail is just that one
-            block = source[:boundary] if boundary > SPLIT_OTHER else source  # a long block, however it arrived
-            cut = growing_cut(block) if not boundary or boundary > SPLIT_OTHER else None
+            if boundary > SPLIT:
+                boundary = self._before_big_block(source[:boundary], boundary)
+            block = source[:boundary] if boundary > SPLIT else source  # a long block, however it arrived
+            cut = growing_cut(block) if not boundary or boundary > SPLIT else None
             if cut is not None and len(self._carry) < cut.end < (boundary or len(source)):
                 self._add_piece(source[: cut.end], cut)
             elif boundary > len(self._carry):
@@ -387,6 +394,22 @@ class MarkdownView(Widget):
             else:
                 return settled_any
             settled_any = True
+
+    def _quick_cut(self, source: str) -> Cut | None:
+        """The cut of a long list or code block found in its first few KB, when no block ends there: the cut
+        the full search below would make, without scanning to the block's end (tens of KB) for each piece."""
+        near = source[: len(self._carry) + 3 * SPLIT]
+        if len(near) == len(source) or settled_boundary(near, len(self._carry) + 1):
+            return None
+        cut = growing_cut(near)
+        return cut if cut is not None and len(self._carry) < cut.end < len(near) else None
+
+    def _before_big_block(self, block: str, boundary: int) -> int:
+        """The small blocks in front of a long block (a heading before a long list) settle on their own, so
+        that the long block is alone next time round, to be cut as it would be while it streams; if there
+        are none, `boundary`."""
+        earlier = settled_boundary(block)
+        return earlier if earlier > len(self._carry) else boundary
 
     def _add_piece(self, source: str, cut: Cut) -> None:
         """Settle `source` (the carry, then text up to the cut) as a piece; the tail goes on after it."""

@@ -152,9 +152,7 @@ class AssistantMessage(MarkdownView):
         if self.closed:
             return
         self._pending.append(self._sanitizer.feed(chunk))
-        if not self.streaming:
-            self.flush()  # a late chunk after Esc: rare, drawn at once
-        elif self._timer is None:
+        if self._timer is None:  # late chunks after Esc too: the turn may still drain hundreds
             wait = self._last_flush + self._interval - time.monotonic()
             if wait <= 0:
                 self.flush()
@@ -185,6 +183,7 @@ class AssistantMessage(MarkdownView):
             self.remove_class(f"-{self.status.value}")
             self.status = status
             self.add_class(f"-{status.value}")
+        if closed and not self.streaming:  # after Esc the text may still grow: frozen when the backend closes it
             self.freeze()
 
 
