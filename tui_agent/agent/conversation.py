@@ -3,7 +3,7 @@
 Every assistant message that made tool calls is followed by one `tool` message per call, including
 calls that never ran (denied, invalid, interrupted) — endpoints reject a history where a call has no
 answer. `from_history` rebuilds the list from stored messages when a session is resumed (and after a
-retry): a reply that was retried (`replaced_by` set) is left out, as if it had never been sent.
+retry): a reply that was retried (`replaced_by` a message among them) is left out, as if never sent.
 
 A reply's reasoning is never part of it: shown and stored, but not sent back (providers ask for that, and it
 would spend the context on thoughts the model has already had).
