@@ -56,11 +56,11 @@ def _push(stack: list[tuple[Message, str, str]], below: list[Message], rest: str
 
 def describe(message: Message, active: bool) -> str:
     """One message's line without its branch markers."""
-    calls = len(message.tool_calls)
     text = " ".join(message.content.split()) or "(no text)"
-    if calls:
-        text += f" (+{calls} tool call{'s' if calls != 1 else ''})"
     words = text if len(text) <= WORDS else text[:WORDS - 1] + "…"
+    calls = len(message.tool_calls)
+    if calls:
+        words += f" (+{calls} tool call{'s' if calls != 1 else ''})"
     notes = [] if message.status is MessageStatus.COMPLETE else [message.status.value]
     notes += ["retried"] if message.replaced_by else []
     status = f"  [{', '.join(notes)}]" if notes else ""
