@@ -33,8 +33,8 @@ SHOWN = """WITH RECURSIVE
     shown(id, parent_id) AS (
         SELECT id, parent_id FROM path
         UNION ALL
-        SELECT m.id, m.parent_id FROM shown JOIN messages m ON m.session_id = :session
-            AND m.parent_id IS shown.parent_id AND m.replaced_by = shown.id)"""
+        SELECT m.id, m.parent_id FROM shown JOIN messages m ON m.replaced_by = shown.id
+            AND m.session_id = :session AND m.parent_id IS shown.parent_id)"""
 TOOL_COLUMNS = ("message_id, call_id, name, raw_arguments, arguments, status, result, error, started_at, "
                 "finished_at")
 IN_CHUNK = 500
@@ -149,8 +149,9 @@ def load_tail(conn: sqlite3.Connection, session_id: str, before: int | None, lim
     if start is None:
         return []
     rows = conn.execute(
-        f"{SHOWN} SELECT {MESSAGE_COLUMNS} FROM messages WHERE id IN (SELECT id FROM shown) AND position < :bound "
-        "ORDER BY position DESC LIMIT :limit",
+        # Through the session's messages newest first (the position index, no sort), keeping the branch's.
+        f"{SHOWN} SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = :session AND position < :bound "
+        "AND id IN (SELECT id FROM shown) ORDER BY position DESC LIMIT :limit",
         {"start": start, "depth": depth, "session": session_id, "bound": EVERY if before is None else before,
          "limit": limit}).fetchall()
     return _whole(conn, [message_from_row(row) for row in reversed(rows)])

@@ -126,6 +126,8 @@ V6_TREE: tuple[str, ...] = (
     """UPDATE sessions SET active_leaf_id = (SELECT m.id FROM messages m WHERE m.session_id = sessions.id
         AND m.replaced_by IS NULL ORDER BY m.position DESC LIMIT 1)""",
     "CREATE INDEX messages_children ON messages(session_id, parent_id)",
+    # Walking a branch looks for the replies retried on it at every step: a tiny index makes that a probe.
+    "CREATE INDEX messages_retried ON messages(replaced_by) WHERE replaced_by IS NOT NULL",
 )
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (V1_TABLES, V2_SEARCH, V3_STAMP, V4_REPLACED_BY, V5_PARTS, V6_TREE)
