@@ -108,7 +108,6 @@ async def child_tui(base_url: str | None, expect: int, probe: bool, limit: float
     from frames import FRAMES
     from render import keypress_to_echo, settle
 
-    from tui_agent.agent.deferred import DeferredAgent
     from tui_agent.agent.endpoint import EndpointChoice
     from tui_agent.agent.services import build_agent
     from tui_agent.config import Settings
@@ -118,9 +117,8 @@ async def child_tui(base_url: str | None, expect: int, probe: bool, limit: float
     with tempfile.TemporaryDirectory() as folder:
         settings = Settings(db=Path(folder) / "history.db")
         choice = EndpointChoice(base_url or "http://127.0.0.1:9", "offline-bench", "bench-key")
-        backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
-        await backend.ready()
-        app = TuiAgentApp(backend, cursor_blink=False)
+        built = await build_agent(settings, choice)
+        app = TuiAgentApp(built, cursor_blink=False)
         figures: dict[str, Any] = {}
         async with app.run_test(size=SIZE) as pilot:
             screen = app.screen
@@ -128,7 +126,7 @@ async def child_tui(base_url: str | None, expect: int, probe: bool, limit: float
             await pilot.pause(0.2)
             if base_url is None:  # the empty session: only what the screen costs
                 figures["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-                await backend.close()
+                await built.close()
                 return figures
             prompt = screen.prompt_input
             prompt.insert("go")
@@ -151,7 +149,7 @@ async def child_tui(base_url: str | None, expect: int, probe: bool, limit: float
                 exact=message is not None and len(message.text) == expect and shown_matches(message),
                 rss_mb=rss_mb,
             )
-        await backend.close()
+        await built.close()
     return figures
 
 

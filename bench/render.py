@@ -34,7 +34,6 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
-from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.events import (
     AgentEvent,
@@ -46,7 +45,7 @@ from tui_agent.agent.events import (
     TurnFinished,
     TurnStarted,
 )
-from tui_agent.agent.port import ChatBackend
+from tui_agent.agent.port import Engine
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
 from tui_agent.offline.server import BackgroundServer
@@ -118,16 +117,15 @@ async def ours_offline(chunks: list[str]) -> float:
     ) as server:
         settings = Settings(db=Path(folder) / "history.db")
         choice = EndpointChoice(server.base_url, "offline-bench", "bench-key")
-        backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
-        await backend.ready()
+        built = await build_agent(settings, choice)
         try:
-            return await enter_to_rendered(backend, source)
+            return await enter_to_rendered(built, source)
         finally:
-            await backend.close()
+            await built.close()
 
 
-async def enter_to_rendered(backend: ChatBackend, source: str) -> float:
-    app = TuiAgentApp(backend, cursor_blink=False)
+async def enter_to_rendered(engine: Engine, source: str) -> float:
+    app = TuiAgentApp(engine, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, ChatScreen)

@@ -34,7 +34,6 @@ from frames import FRAMES
 from startup import compile_bytecode, first_frame_seconds
 from textual.pilot import Pilot
 
-from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
@@ -123,16 +122,14 @@ async def resumed(db: Path, session_id: str) -> AsyncIterator[tuple[Pilot[None],
         await built.agent.resume(session_id)
         return built
 
-    backend = DeferredAgent(build, model="offline", endpoint="offline model")
-    app = TuiAgentApp(backend, cursor_blink=False)
+    app = TuiAgentApp(build, model="offline", endpoint="offline model", cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
-        await backend.ready()
+        await app.engine()
         screen = app.screen
         assert isinstance(screen, ChatScreen)
         while screen.history.loading or (screen.history.loaded_messages == 0 and not screen.history.exhausted):
             await pilot.pause(0.01)
         yield pilot, screen
-    await backend.close()
 
 
 async def scroll_frames(db: Path, session_id: str) -> Scrolled:

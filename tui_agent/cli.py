@@ -83,16 +83,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--show-reasoning is for -p runs (in the app, the thinking block shows it)")
         if (args.retry or args.continue_reply) and (args.print is None or args.command is not None):
             parser.error("--retry and --continue-reply are for -p runs (in the app, ctrl+r retries, ctrl+g continues)")
-        if args.command is None and args.print is None:
+        if args.command is None and args.print is None:  # each front end imports only what it runs
             from tui_agent import launch
 
             return launch.run_app(args)  # collections resume once the first frame is up
     finally:
         gc.enable()
-    if args.command is None:
-        from tui_agent import launch
+    if args.command is None:  # `-p` builds the engine at once: no Textual
+        from tui_agent import print_mode
 
-        return launch.run_print(args)
+        return print_mode.run_print(args)
     try:
         status: int = args.func(args)
     except BrokenPipeError:  # piped into `head`, which stopped reading: not an error (as the docs advise)

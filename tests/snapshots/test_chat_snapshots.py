@@ -120,6 +120,7 @@ def test_thinking_block_expanded(snap_compare: SnapCompare) -> None:
     async def open_it(pilot: Pilot[None]) -> None:
         await after_sending("Weather in Paris?")(pilot)
         await pilot.click(ThinkingBlock)
+        await pilot.wait_for_scheduled_animations()  # the log follows the grown block to its end
         await pilot.pause()
 
     script = reply_script(["Paris is **sunny**, 21 °C."], reasoning=THOUGHT)

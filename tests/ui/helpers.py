@@ -7,13 +7,14 @@ from collections.abc import Callable, Iterable
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from tui_agent.agent.deferred import DeferredAgent
+from tui_agent.agent.agent import Agent
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.events import ToolCallUpdated, ToolStatus
-from tui_agent.agent.services import build_agent
+from tui_agent.agent.services import BuiltAgent, build_agent
 from tui_agent.config import Settings
 from tui_agent.testing.scripted import Script, ScriptedBackend
 from tui_agent.tool_call import ToolCall
+from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.widgets.chat_log import TRIM_AT
@@ -128,10 +129,31 @@ async def read_to_the_bottom(pilot: Pilot[None], screen: ChatScreen, *, most: in
     raise AssertionError(f"still more below after {most} scrolls")
 
 
-def app_on_real_agent(settings: Settings, choice: EndpointChoice) -> tuple[TuiAgentApp, DeferredAgent]:
-    """The app on a real agent built (after the first frame, as `tui-agent` does) from `settings` and `choice`,
-    its notices shown as notifications."""
-    backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
-    app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False, reasoning=settings.ui.reasoning)
-    backend.on_notice = app.notify
-    return app, backend
+class Built:
+    """What an app on the real engine built, for tests that look past the UI (the agent, its MCP servers)."""
+
+    def __init__(self, app: TuiAgentApp) -> None:
+        self.app = app
+
+    @property
+    def agent(self) -> Agent | None:
+        """The agent once the app has built it."""
+        engine = self.app.engine_slot.ready
+        return engine.agent if isinstance(engine, BuiltAgent) else None
+
+    @property
+    def mcp_servers(self) -> McpServers | None:
+        return self.agent.mcp if self.agent is not None else None
+
+    async def ready(self) -> Agent:
+        """Wait for the build (as a screen does) and return the agent."""
+        await self.app.engine()
+        assert self.agent is not None
+        return self.agent
+
+
+def app_on_real_agent(settings: Settings, choice: EndpointChoice) -> tuple[TuiAgentApp, Built]:
+    """The app on a real agent built (after the first frame, as `tui-agent` does) from `settings` and `choice`."""
+    app = TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
+                      clock=lambda: FIXED_NOW, cursor_blink=False, reasoning=settings.ui.reasoning)
+    return app, Built(app)

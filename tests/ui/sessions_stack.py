@@ -10,20 +10,19 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tests.fixtures.offline import strict_scenario
-from tests.ui.helpers import FIXED_NOW
-from tui_agent.agent.deferred import DeferredAgent
+from tests.ui.helpers import FIXED_NOW, Built
 from tui_agent.agent.endpoint import EndpointChoice
-from tui_agent.agent.resume import ResumeFailedError, ResumeRequest, apply_resume
+from tui_agent.agent.resume import ResumeRequest
 from tui_agent.agent.services import BuiltAgent, build_agent
+from tui_agent.boot import early_page, resume_notice
 from tui_agent.config import Settings
 from tui_agent.history.models import Message, Session
 from tui_agent.history.store import HistoryStore
-from tui_agent.launch import early_look
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus, ToolStatus
 from tui_agent.ui.app import TuiAgentApp
@@ -110,10 +109,8 @@ class RealStack:
 
     db: Path
     server: BackgroundServer
-    apps: list[DeferredAgent] = field(default_factory=list)
-
     def app(self, resume: ResumeRequest | None = None, *,
-            build_after: asyncio.Event | None = None) -> tuple[TuiAgentApp, DeferredAgent]:
+            build_after: asyncio.Event | None = None) -> tuple[TuiAgentApp, Built]:
         """The app as `tui-agent [--resume ID | --continue]` runs it (`build_after`: the engine waits for it)."""
         settings = Settings(db=self.db)
         choice = EndpointChoice(self.server.base_url, "scripted", "test-key")
@@ -121,30 +118,22 @@ class RealStack:
         async def build() -> BuiltAgent:
             if build_after is not None:
                 await build_after.wait()
-            return await build_and_resume(settings, choice, resume, backend)
+            return await build_and_resume(settings, choice, resume)
 
-        backend = DeferredAgent(build, model=choice.model, endpoint=choice.label)
-        if resume is not None:
-            backend.peek = early_look(self.db, resume)
-        app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
-        backend.on_notice = app.notify
-        self.apps.append(backend)
-        return app, backend
+        app = TuiAgentApp(build, model=choice.model, endpoint=choice.label,
+                          early_page=early_page(self.db, resume) if resume is not None else None,
+                          clock=lambda: FIXED_NOW, cursor_blink=False)
+        return app, Built(app)
 
     def chat_requests(self) -> list[dict[str, Any]]:
         """Bodies of the chat-completion requests the model server received, in order."""
         return [r.body for r in self.server.requests if r.path.endswith("/chat/completions") and r.body]
 
 
-async def build_and_resume(settings: Settings, choice: EndpointChoice, resume: ResumeRequest | None,
-                           backend: DeferredAgent) -> BuiltAgent:
-    """What `tui-agent --resume/--continue` does after the first paint: build the agent, then resume."""
+async def build_and_resume(settings: Settings, choice: EndpointChoice, resume: ResumeRequest | None) -> BuiltAgent:
+    """What `tui-agent --resume/--continue` does after the first paint (`boot.build_engine`, from settings)."""
     built = await build_agent(settings, choice)
-    try:
-        _, notice = await apply_resume(built.agent, resume)
-    except ResumeFailedError as error:  # the app carries on in a fresh session and says why, inline
-        notice = f"{error} Starting a new session."
-    backend.resume_failure = notice
+    built.resume_failure = await resume_notice(built, resume)
     return built
 
 

@@ -10,7 +10,6 @@ import pytest
 from textual.widgets import Static
 
 from tests.ui.helpers import FIXED_NOW, chat, chat_ready, send, wait_until
-from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
@@ -37,8 +36,8 @@ async def real_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
             server.start()
             servers.append(server)
             choice = EndpointChoice(server.base_url, "scripted", "test-key")
-        backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
-        return TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
+        return TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
+                           clock=lambda: FIXED_NOW, cursor_blink=False)
 
     yield make
     for server in servers:
@@ -60,7 +59,7 @@ async def test_always_this_session_ends_with_the_session(real_app: MakeApp) -> N
         await send(pilot, "again, same session")  # "always" holds within the session: no question
         assert [panel.status for panel in chat(pilot).tool_panels.panels] == [ToolStatus.DONE] * 2
         first_screen = chat(pilot)
-        await app.action_new_session()
+        app.action_new_session()
         await wait_until(pilot, lambda: app.screen is not first_screen, "a fresh chat screen")
         await chat_ready(pilot)
         await send(pilot, "in a new session", wait=False)

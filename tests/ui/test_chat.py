@@ -221,10 +221,10 @@ async def test_a_prompt_taller_than_its_box_scrolls_to_the_cursor() -> None:
         assert prompt.scroll_y <= row < prompt.scroll_y + prompt.scrollable_content_region.height
 
 
-async def test_notices_shown_and_backend_started_and_quit_closes() -> None:
+async def test_notices_shown_and_quit_closes() -> None:
     app, backend = make_app(notices=["History was recovered from a damaged file."])
     async with app.run_test() as pilot:
-        await wait_until(pilot, lambda: backend.started, "backend started")
+        await wait_until(pilot, lambda: bool(notifications(app)), "the notice")
         assert [n.message for n in notifications(app)] == ["History was recovered from a damaged file."]
         await pilot.press("ctrl+q")
     assert backend.closed
@@ -363,3 +363,16 @@ async def test_prompt_history_is_kept_across_runs() -> None:
         assert prompt.text == "from an earlier run"
         await pilot.press("down", "down")
         assert prompt.text == ""
+
+
+async def test_the_app_still_delivers_messages_after_closing_its_engine() -> None:
+    """Closing the engine must not close the app's message queue (Textual's own `_closed`): it quits by `exit`."""
+    app, backend = make_app()
+    ran: list[bool] = []
+    async with app.run_test() as pilot:
+        await app.close_engine()
+        assert backend.closed
+        app.call_later(ran.append, True)
+        await wait_until(pilot, lambda: ran == [True], "a message handled after the engine closed")
+        await pilot.press("ctrl+q")
+    assert app.return_code == 0

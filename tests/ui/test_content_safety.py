@@ -17,7 +17,6 @@ import pytest
 
 from tests.ui.helpers import FIXED_NOW, chat, send, wait_until
 from tests.ui.test_real_stack import history as stored
-from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
@@ -62,9 +61,8 @@ async def app_on(tmp_path: Path) -> AsyncIterator[MakeApp]:
         servers.append(server)
         settings = Settings(db=tmp_path / "history.db", plugin_dirs=[PLUGINS], **values)
         choice = EndpointChoice(server.base_url, "scripted", "test-key")
-        backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
-        app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
-        backend.on_notice = app.notify
+        app = TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
+                          clock=lambda: FIXED_NOW, cursor_blink=False)
         return app
 
     yield make
@@ -119,9 +117,8 @@ def notices(app: TuiAgentApp) -> list[str]:
 async def test_a_plain_http_endpoint_on_another_machine_is_noticed_once(tmp_path: Path) -> None:
     settings = Settings(db=tmp_path / "history.db")
     choice = EndpointChoice("http://192.0.2.10:8000/v1", "remote", "test-key")  # TEST-NET: never reached
-    backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
-    app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
-    backend.on_notice = app.notify
+    app = TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
+                      clock=lambda: FIXED_NOW, cursor_blink=False)
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_until(pilot, lambda: any("plain http" in notice for notice in notices(app)), "the warning")
         await pilot.pause(0.2)

@@ -32,9 +32,9 @@ def today() -> str:
 
 async def open_dialog(pilot: Pilot[None], title: str = "Trip to Oslo") -> ExportScreen:
     app = pilot.app
-    assert isinstance(app, TuiAgentApp) and isinstance(app.backend, ScriptedBackend)
-    session = app.backend.add_session(title)
-    await app.backend.open_session(session.id)
+    assert isinstance(app, TuiAgentApp) and isinstance(app.engine_slot.ready, ScriptedBackend)
+    session = app.engine_slot.ready.add_session(title)
+    await app.engine_slot.ready.open_session(session.id)
     await run_command(pilot, "Export session")
     await wait_until(pilot, lambda: isinstance(app.screen, ExportScreen), "the export dialog")
     assert isinstance(app.screen, ExportScreen)

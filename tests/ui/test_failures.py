@@ -13,7 +13,6 @@ from textual.pilot import Pilot
 
 from tests.ui.helpers import FIXED_NOW, chat, send, wait_until
 from tests.ui.test_real_stack import history as stored
-from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
@@ -38,8 +37,8 @@ async def scripted_app(tmp_path: Path) -> AsyncIterator[Make]:
         servers.append(server)
         choice = EndpointChoice(server.base_url, "scripted", "test-key")
         settings = Settings(db=tmp_path / "history.db", **values)
-        backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
-        return TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False), server
+        return TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
+                           clock=lambda: FIXED_NOW, cursor_blink=False), server
 
     yield make
     for server in servers:
@@ -234,8 +233,8 @@ async def test_a_resumed_session_shows_the_replaced_reply_dimmed_and_offers_redo
             await again.agent.resume(session.id)
             return again
 
-        backend = DeferredAgent(resumed, model=choice.model, endpoint=choice.label)
-        app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
+        app = TuiAgentApp(resumed, model=choice.model, endpoint=choice.label,
+                          clock=lambda: FIXED_NOW, cursor_blink=False)
         async with app.run_test(size=(140, 40)) as pilot:
             screen = chat(pilot)
             await wait_until(pilot, lambda: screen.chat_log.actions is not None, "the history shown, redo offered")

@@ -14,9 +14,8 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.ui.helpers import app_on_real_agent, chat, send
+from tests.ui.helpers import Built, app_on_real_agent, chat, send
 from tests.unit.history.test_newer_schema import NEWER, newer_database
-from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.config import Settings
 from tui_agent.history.store import HistoryStore
@@ -27,7 +26,7 @@ from tui_agent.ui.screens.sessions import SessionsScreen
 from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.messages import UserMessage
 
-MakeApp = Callable[..., tuple[TuiAgentApp, DeferredAgent]]
+MakeApp = Callable[..., tuple[TuiAgentApp, Built]]
 SIZE = (160, 40)
 
 
@@ -36,7 +35,7 @@ async def real_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
     """`real_app(scenario=None)`: the app on a real agent over `db_file(tmp_path)`; offline model by default."""
     servers: list[BackgroundServer] = []
 
-    def make(scenario: dict[str, Any] | None = None) -> tuple[TuiAgentApp, DeferredAgent]:
+    def make(scenario: dict[str, Any] | None = None) -> tuple[TuiAgentApp, Built]:
         settings = Settings(db=db_file(tmp_path))
         choice = EndpointChoice(None, "offline")
         if scenario is not None:
@@ -88,8 +87,9 @@ async def test_a_newer_database_starts_read_only_chats_in_memory_and_is_never_wr
         await until(pilot, lambda: "⚠ not saved: read-only, newer schema" in status_line(pilot), "indicator")
         await send(pilot, "What's the weather in Paris?")
         assert "Paris" in chat(pilot).chat_log.assistant_messages[-1].shown_text()
-        assert [s.id for s in await backend.list_sessions()] == [old_id]  # the old sessions can be browsed
-        assert [h.session_id for h in await backend.search_sessions("walrus")] == [old_id] * 2
+        agent = await backend.ready()
+        assert [s.id for s in await agent.list_sessions()] == [old_id]  # the old sessions can be browsed
+        assert [h.session_id for h in await agent.search_sessions("walrus")] == [old_id] * 2
         assert "pending)" in status_line(pilot)
     assert _files(db.parent) == before
 

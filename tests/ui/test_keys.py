@@ -75,8 +75,8 @@ async def test_unknown_action_names_are_reported_in_one_notification() -> None:
 
 
 def backend_prompts(app: TuiAgentApp) -> list[str]:
-    assert isinstance(app.backend, ScriptedBackend)
-    return app.backend.prompts
+    assert isinstance(app.engine_slot.ready, ScriptedBackend)
+    return app.engine_slot.ready.prompts
 
 
 async def test_help_lists_every_part_with_the_keys_in_force_and_closes_on_escape() -> None:

@@ -13,8 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList
 
 from tests.fixtures.mcp_servers.config import stdio
-from tests.ui.helpers import app_on_real_agent, chat
-from tui_agent.agent.deferred import DeferredAgent
+from tests.ui.helpers import Built, app_on_real_agent, chat
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.config import McpServerSettings, Settings
 from tui_agent.history.store import HistoryStore
@@ -24,7 +23,7 @@ from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.mcp import McpScreen
 
-MakeApp = Callable[..., tuple[TuiAgentApp, DeferredAgent]]
+MakeApp = Callable[..., tuple[TuiAgentApp, Built]]
 
 
 def calling(name: str, answer: str = "All done.", **arguments: Any) -> dict[str, Any]:
@@ -35,7 +34,7 @@ def calling(name: str, answer: str = "All done.", **arguments: Any) -> dict[str,
 async def mcp_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
     servers: list[BackgroundServer] = []
 
-    def make(scenario: dict[str, Any], **mcp_servers: McpServerSettings) -> tuple[TuiAgentApp, DeferredAgent]:
+    def make(scenario: dict[str, Any], **mcp_servers: McpServerSettings) -> tuple[TuiAgentApp, Built]:
         server = BackgroundServer(scenario)
         server.start()
         servers.append(server)

@@ -13,7 +13,6 @@ from textual.pilot import Pilot
 
 from tests.ui.helpers import FIXED_NOW, SIZE, chat, make_app, send, task_tree, wait_until
 from tui_agent import paths
-from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
@@ -167,9 +166,9 @@ async def test_switch_model_against_the_offline_server_keeps_the_conversation(tm
     server.start()
     settings = Settings(db=tmp_path / "history.db")
     choice = EndpointChoice(server.base_url, "offline", "test-key")
-    backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
     try:
-        app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
+        app = TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
+                          clock=lambda: FIXED_NOW, cursor_blink=False)
         async with app.run_test(size=SIZE) as pilot:
             await send(pilot, "Remember the word pelican.")
             await run_command(pilot, "Switch model")
@@ -186,7 +185,6 @@ async def test_switch_model_against_the_offline_server_keeps_the_conversation(tm
         assert "Remember the word pelican." in sent and "Which word?" in sent
         assert any(r.method == "GET" and r.path.endswith("/models") for r in server.requests)
     finally:
-        await backend.close()
         server.stop()
 
 

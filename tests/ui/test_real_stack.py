@@ -12,11 +12,10 @@ from typing import Any
 import pytest
 
 from tests.fixtures.offline import strict_scenario
-from tests.ui.helpers import FIXED_NOW, app_on_real_agent, chat, send, task_tree, wait_until
+from tests.ui.helpers import FIXED_NOW, Built, app_on_real_agent, chat, send, task_tree, wait_until
 from tests.unit.agent.test_turn_faults import FAULTS
-from tui_agent.agent.deferred import DeferredAgent
-from tui_agent.agent.endpoint import EndpointChoice
-from tui_agent.agent.services import OFFLINE_NOTICE, build_agent
+from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice
+from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
 from tui_agent.history.models import Message
 from tui_agent.history.store import HistoryStore
@@ -24,11 +23,10 @@ from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus, ToolStatus
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
-from tui_agent.ui.textual_private import notifications
-from tui_agent.ui.widgets.messages import ErrorNotice, MessageMarker
+from tui_agent.ui.widgets.messages import ErrorNotice, MessageMarker, SystemLine
 
 PLUGINS = Path(__file__).parents[1] / "unit" / "agent" / "plugins"
-MakeApp = Callable[..., tuple[TuiAgentApp, DeferredAgent]]
+MakeApp = Callable[..., tuple[TuiAgentApp, Built]]
 
 
 @pytest.fixture
@@ -36,7 +34,7 @@ async def real_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
     """`real_app(scenario=None, **settings)`: the app on a real agent; offline model when no scenario."""
     servers: list[BackgroundServer] = []
 
-    def make(scenario: dict[str, Any] | None = None, **values: Any) -> tuple[TuiAgentApp, DeferredAgent]:
+    def make(scenario: dict[str, Any] | None = None, **values: Any) -> tuple[TuiAgentApp, Built]:
         settings = Settings(db=tmp_path / "history.db", **values)
         if scenario is None:
             choice = EndpointChoice(None, "offline")
@@ -64,7 +62,8 @@ async def history(path: Path) -> list[Message]:
 async def test_weather_turn_shows_panel_and_answer_and_is_saved(real_app: MakeApp, tmp_path: Path) -> None:
     app, _ = real_app()
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until(pilot, lambda: any(OFFLINE_NOTICE in n.message for n in notifications(app)), "notice")
+        lines = lambda: [str(line.render()) for line in chat(pilot).query(SystemLine)]  # noqa: E731
+        await wait_until(pilot, lambda: any(OFFLINE_NOTICE in line for line in lines()), "the offline model's line")
         await send(pilot, "What's the weather in Paris?")
         screen = chat(pilot)
         (panel,) = screen.tool_panels.panels
@@ -114,8 +113,8 @@ async def test_every_server_fault_is_a_sentence_inline_and_the_app_carries_on(
 async def test_server_down_is_inline_and_the_app_carries_on(tmp_path: Path) -> None:
     settings = Settings(db=tmp_path / "history.db")
     choice = EndpointChoice("http://127.0.0.1:9/v1", "down", "test-key")
-    backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
-    app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
+    app = TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
+                      clock=lambda: FIXED_NOW, cursor_blink=False)
     async with app.run_test(size=(140, 40)) as pilot:
         await send(pilot, "anyone there?")
         screen = chat(pilot)
@@ -182,9 +181,8 @@ async def test_a_tool_node_cancelled_while_its_approval_is_asked_takes_the_modal
 async def test_status_bar_shows_the_built_engine_not_the_first_frames_guess(tmp_path: Path) -> None:
     """The first frame's endpoint comes from unvalidated settings; once built, the agent's own is shown."""
     settings = Settings(db=tmp_path / "history.db")
-    backend = DeferredAgent(lambda: build_agent(settings, EndpointChoice(None, "offline")), model="first-guess",
-                            endpoint="guessed.example")
-    app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
+    app = TuiAgentApp(lambda: build_agent(settings, EndpointChoice(None, "offline")), model="first-guess",
+                      endpoint="guessed.example", clock=lambda: FIXED_NOW, cursor_blink=False)
     async with app.run_test(size=(140, 40)) as pilot:
         status = chat(pilot).status_bar
         await wait_until(pilot, lambda: status.endpoint == "offline model", "the built engine's endpoint")

@@ -13,7 +13,7 @@ from tests.ui.sessions_stack import RealStack
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.config import Settings, UiSettings
-from tui_agent.history.models import ReasoningPart, TextPart
+from tui_agent.history.models import REASONING_BREAK, ReasoningPart, TextPart
 from tui_agent.history.store import HistoryStore
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.ui.app import TuiAgentApp
@@ -132,3 +132,80 @@ async def test_a_resumed_session_shows_its_reasoning(tmp_path: Path) -> None:
             await pilot.click(first)
             assert first.expanded, (first.region, first.is_attached, chat(pilot).chat_log.scroll_y)
         assert THOUGHT not in str(stack.chat_requests())  # never sent back, live or resumed
+
+
+INTERLEAVED = {"reasoning": "First the sum.", "text": "Four.", "chunk_size": 6,
+               "interleaved": [{"reasoning": " Then a check: two and two.", "text": " Sure."}]}
+BOTH = "First the sum. Then a check: two and two."
+
+
+async def test_reasoning_after_the_answer_began_goes_into_the_same_block_live_and_resumed(tmp_path: Path) -> None:
+    with BackgroundServer(strict_scenario({"replies": [INTERLEAVED]})) as server:
+        stack = RealStack(tmp_path / "history.db", server)
+        app, _ = stack.app()
+        async with app.run_test(size=SIZE) as pilot:
+            await chat_ready(pilot)
+            await send(pilot, "What is 2 + 2?")
+            (block,) = _blocks(pilot)
+            assert (block.text, str(block.render())) == (BOTH, "▸ thought (9 words)")
+            assert chat(pilot).chat_log.assistant_messages[-1].shown_text().strip() == "Four. Sure."
+        assert (await _stored(tmp_path / "history.db"))[1] == [ReasoningPart(BOTH), TextPart("Four. Sure.")]
+        app, _ = stack.app(ResumeRequest(latest=True))
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: len(list(pilot.app.screen.query(ThinkingBlock))) == 1, "the block")
+            (block,) = _blocks(pilot)
+            assert (block.text, str(block.render())) == (BOTH, "▸ thought (9 words)")
+
+
+CUT = {"reasoning": "Count to five.", "text": "One two", "finish_reason": "length"}
+GOES_ON = {"reasoning": "Go on from two.", "text": " three four five."}
+KEPT = f"Count to five.{REASONING_BREAK}Go on from two."
+
+
+async def _continue(pilot: Pilot[None]) -> None:
+    screen = chat(pilot)
+    await pilot.press("ctrl+g")
+    await wait_until(pilot, lambda: screen.idle and "five." in screen.chat_log.assistant_messages[-1].text,
+                     "continued")
+
+
+async def test_a_continued_reply_keeps_its_reasoning_and_the_continuations_after_a_separator(
+        tmp_path: Path) -> None:
+    with BackgroundServer(strict_scenario({"replies": [CUT, GOES_ON, CUT, GOES_ON]})) as server:
+        stack = RealStack(tmp_path / "history.db", server)
+        app, _ = stack.app()
+        async with app.run_test(size=SIZE) as pilot:
+            await chat_ready(pilot)
+            await send(pilot, "Count")
+            await _continue(pilot)
+            (block,) = _blocks(pilot)
+            assert (block.text, str(block.render())) == (KEPT, "▸ thought (7 words)")
+            block.expanded = True
+            assert "\n— continued —\n" in str(block.render())
+        counted = [ReasoningPart(KEPT), TextPart("One two three four five.")]
+        assert (await _stored(tmp_path / "history.db"))[1] == counted
+        app, _ = stack.app(ResumeRequest(latest=True))
+        async with app.run_test(size=SIZE) as pilot:  # resumed, then continued again: the stored block goes on
+            await wait_until(pilot, lambda: len(list(pilot.app.screen.query(ThinkingBlock))) == 1, "the block")
+            await chat_ready(pilot)
+            await send(pilot, "Count again")
+            await _continue(pilot)
+            first, second = _blocks(pilot)
+            assert (first.text, second.text) == (KEPT, KEPT)
+        assert THOUGHT not in str(stack.chat_requests()) and "Count to five" not in str(stack.chat_requests())
+
+
+async def test_a_block_is_not_let_go_while_its_reply_may_still_reason(tmp_path: Path) -> None:
+    slow = {"reasoning": "Short.", "text": "A long answer, word by word, " * 4, "chunk_size": 4, "chunk_delay": 0.03}
+    with BackgroundServer(strict_scenario({"replies": [slow]})) as server:
+        app = _app(server, tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await chat_ready(pilot)
+            await send(pilot, "Go", wait=False)
+            log = chat(pilot).chat_log
+            await wait_until(pilot, lambda: bool(log.assistant_messages) and "long" in log.assistant_messages[0].text,
+                             "the answer began")
+            (block,) = _blocks(pilot)
+            assert block.done and not block.settled  # interleaved reasoning may still come: the window keeps it
+            await wait_until(pilot, lambda: chat(pilot).idle, "the reply ended")
+            assert block.settled

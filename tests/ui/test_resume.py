@@ -95,7 +95,7 @@ async def test_resumed_session_shows_every_status_and_the_model_gets_all_of_it(s
                            "Half an ans"]
         assert screen.status_bar.title == "Every status"
         await send(pilot, "Continue please")
-        assert backend.current_session_id == session_id
+        assert (await backend.ready()).current_session_id == session_id
         assert screen.chat_log.assistant_messages[-1].shown_text().strip() == "Carrying on."
     (body,) = stack.chat_requests()
     sent = api_messages(body)
@@ -145,7 +145,7 @@ async def test_continue_picks_the_most_recent_session(stack: RealStack) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await shown_history(pilot, "new question")
         assert "old question" not in [u.prompt for u in chat(pilot).query(UserMessage)]
-        assert backend.current_session_id == recent.id
+        assert (await backend.ready()).current_session_id == recent.id
 
 
 async def test_an_unknown_id_is_said_inline_and_a_new_session_starts(stack: RealStack) -> None:
@@ -157,7 +157,7 @@ async def test_an_unknown_id_is_said_inline_and_a_new_session_starts(stack: Real
         assert "no-such-id" in str(notice.render()) and "Starting a new session" in str(notice.render())
         assert not chat(pilot).query(UserMessage)
         await send(pilot, "fresh start")
-        assert backend.current_session_id is not None
+        assert (await backend.ready()).current_session_id is not None
     sessions, _ = await stored(stack.db)
     assert [s.title for s in sessions] == ["fresh start", "Only"]
 

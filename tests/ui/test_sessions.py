@@ -6,6 +6,7 @@ rename, fork from a chosen message, delete with confirmation, new session and ex
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -130,7 +131,7 @@ async def test_open_shows_the_session_and_continues_it(stack: RealStack) -> None
         assert [p.call.call_id for p in screen.tool_panels.panels] == ["call_w1"]
         assert "Weather in Oslo" in screen.status_bar.title
         await send(pilot, "Thanks!")
-        assert backend.current_session_id == weather.id
+        assert (await backend.ready()).current_session_id == weather.id
     (body,) = stack.chat_requests()
     # The seeded reply holds its text and its call in one message, so nothing answered after the tool result:
     # a placeholder reply keeps the roles alternating for strict servers.
@@ -177,7 +178,7 @@ async def test_fork_from_a_chosen_message_opens_the_fork(stack: RealStack) -> No
         screen = chat(pilot)
         assert "And tomorrow?" not in [u.prompt for u in screen.query(UserMessage)]
         assert [p.call.call_id for p in screen.tool_panels.panels] == ["call_w1"]
-        fork_id = backend.current_session_id
+        fork_id = (await backend.ready()).current_session_id
         assert fork_id is not None and fork_id != weather.id
         await send(pilot, "Is it windy?")
     sessions, fork_messages = await stored(stack.db, fork_id)
@@ -231,7 +232,7 @@ async def test_deleting_the_open_session_leaves_a_fresh_chat(stack: RealStack) -
         await back_in_chat(pilot, None)
         assert not chat(pilot).tool_panels.panels
         await send(pilot, "Start over")
-        assert backend.current_session_id not in (None, weather.id)
+        assert (await backend.ready()).current_session_id not in (None, weather.id)
     sessions, messages = await stored(stack.db)
     assert [s.title for s in sessions] == ["Start over"] and len(messages) == 2
 
@@ -240,7 +241,7 @@ async def test_new_session_title_comes_from_the_first_prompt_without_a_model_req
     app, backend = stack.app()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "\n  Plan a three-day trip to Lisbon with a focus on food, tiles and old trams please\nmore")
-        assert chat(pilot).status_bar.title == backend.session_title
+        assert chat(pilot).status_bar.title == (await backend.ready()).session_title
     assert len(stack.chat_requests()) == 1  # the reply only: no request to name the session
     (session,), _ = await stored(stack.db)
     assert session.title == "Plan a three-day trip to Lisbon with a focus on food, tiles…"
@@ -261,7 +262,7 @@ async def test_new_session_and_export(stack: RealStack, tmp_path: Path, monkeypa
         assert "get_current_weather" in text and "Oslo: cloudy, 9 °C" in text
         await app.run_action("new_session")
         await back_in_chat(pilot, None)
-        assert backend.current_session_id is None
+        assert (await backend.ready()).current_session_id is None
         assert await export_current(app) is None  # nothing to export yet: said in a notification
         await pilot.pause()
         assert any("Nothing to export" in n.message for n in notifications(app))
@@ -278,3 +279,46 @@ async def test_session_screen_opens_once_and_esc_goes_back(stack: RealStack) -> 
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, SessionsScreen), "back in chat")
         assert chat(pilot).is_active
+
+
+def other_program(db: Path, sql: str) -> None:
+    """Change the history file behind the app's back, as another program (or a person with sqlite3) would."""
+    connection = sqlite3.connect(db, isolation_level=None)
+    try:
+        connection.execute(sql)
+    finally:
+        connection.close()
+
+
+def notified(pilot: Pilot[None], *words: str) -> bool:
+    return any(all(word in note.message for word in words) for note in notifications(pilot.app))
+
+
+async def test_a_refused_rename_is_said_and_the_title_kept(stack: RealStack) -> None:
+    """The rename's worker raises; the app's one worker handler says why (nothing else catches it)."""
+    await seed(stack.db, "Weather in Oslo", WEATHER)
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await open_sessions(pilot, 1)
+        other_program(stack.db, "CREATE TRIGGER no_renames BEFORE UPDATE OF title ON sessions "
+                                "BEGIN SELECT RAISE(ABORT, 'renames are switched off here'); END")
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, RenameScreen), "rename dialog")
+        app.screen.query_one(Input).value = ""
+        await pilot.press(*"Oslo forecast", "enter")
+        await wait_until(pilot, lambda: notified(pilot, "could not be used", "renames are switched off"), "the refusal")
+        assert screen.is_active and rows(pilot)[0].startswith("  Weather in Oslo\n")
+        assert not notified(pilot, "Renamed")
+
+
+async def test_a_session_action_failing_outside_its_own_checks_is_said(stack: RealStack) -> None:
+    """Fork reads the session's messages before asking where to fork: that read failing was silent."""
+    await seed(stack.db, "Weather in Oslo", WEATHER)
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await open_sessions(pilot, 1)
+        other_program(stack.db, "ALTER TABLE messages RENAME TO messages_elsewhere")
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: notified(pilot, "could not be used", "messages"), "the failure said")
+        assert screen.is_active and not isinstance(app.screen, ForkScreen)
+        other_program(stack.db, "ALTER TABLE messages_elsewhere RENAME TO messages")  # for the app's exit

@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.ui.helpers import FIXED_NOW, chat, send
-from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
@@ -23,8 +22,8 @@ async def test_after_a_failed_turn_the_next_prompt_is_answered(tmp_path: Path) -
     with BackgroundServer({"replies": [{"status": 500}], "then": "repeat_last", "strict": True}) as server:
         settings = Settings(db=tmp_path / "history.db")
         choice = EndpointChoice(server.base_url, "scripted", "test-key")
-        backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
-        app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
+        app = TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
+                          clock=lambda: FIXED_NOW, cursor_blink=False)
         async with app.run_test(size=(140, 40)) as pilot:
             screen = chat(pilot)
             await send(pilot, "What is asyncio?")

@@ -16,7 +16,6 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.ui.helpers import FIXED_NOW, chat, make_app, send, task_tree, wait_until
-from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
@@ -53,8 +52,8 @@ async def real_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
             server = BackgroundServer(scenario)
             servers.append(server)
             choice = EndpointChoice(server.start(), "scripted", "test-key")
-        backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
-        return TuiAgentApp(backend, clock=time.monotonic, cursor_blink=False)
+        return TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
+                           clock=time.monotonic, cursor_blink=False)
 
     yield make
     for server in servers:

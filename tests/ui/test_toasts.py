@@ -7,16 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.ui.helpers import FIXED_NOW, chat, make_app, send, task_tree, wait_until
-from tui_agent.agent.deferred import DeferredAgent
-from tui_agent.agent.endpoint import EndpointChoice
-from tui_agent.agent.services import OFFLINE_NOTICE, build_agent
+from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice
+from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
 from tui_agent.ui.app import ERROR_TIMEOUT, TuiAgentApp
 from tui_agent.ui.textual_private import Toast, notifications
 from tui_agent.ui.widgets.messages import SystemLine
 
-LAUNCH_NOTICES = [
-    "No endpoint configured: using the built-in offline model (set OPENAI_BASE_URL or --base-url).",
+LAUNCH_NOTICES = [  # (the offline model's notice is a line in the conversation, tested below)
+    "Plugin problem: weather.py: it failed to import (ModuleNotFoundError: No module named 'requests').",
     "History was recovered from a damaged file; the damaged copy was kept next to it.",
 ]
 
@@ -64,9 +63,8 @@ async def test_a_toast_shown_with_the_task_tree_open_stays_over_the_conversation
 async def test_the_offline_model_notice_is_a_line_in_the_conversation_not_a_toast(tmp_path: Path) -> None:
     settings = Settings(db=tmp_path / "history.db")
     choice = EndpointChoice(None, "offline")
-    backend = DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
-    app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
-    backend.on_notice = app.show_notice  # as launch.py wires it
+    app = TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
+                      clock=lambda: FIXED_NOW, cursor_blink=False)
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         screen = chat(pilot)
         await wait_until(pilot, lambda: bool(screen.query(SystemLine)), "the offline model's line")

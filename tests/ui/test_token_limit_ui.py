@@ -6,7 +6,6 @@ from pathlib import Path
 
 from tests.ui.helpers import FIXED_NOW, chat, send, wait_until
 from tests.ui.sessions_stack import build_and_resume
-from tui_agent.agent.deferred import DeferredAgent
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.config import Settings
@@ -20,9 +19,8 @@ CUT = "✂ Cut off at the token limit (max_tokens = 3): the reply above is incom
 def app_on(server: BackgroundServer, db: Path, resume: ResumeRequest | None = None) -> TuiAgentApp:
     settings = Settings(db=db, max_tokens=3)
     choice = EndpointChoice(server.base_url, "scripted", "test-key")
-    backend = DeferredAgent(lambda: build_and_resume(settings, choice, resume, backend), model=choice.model,
-                            endpoint=choice.label)
-    return TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
+    return TuiAgentApp(lambda: build_and_resume(settings, choice, resume), model=choice.model, endpoint=choice.label,
+                       clock=lambda: FIXED_NOW, cursor_blink=False)
 
 
 def markers(app: TuiAgentApp) -> list[str]:

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from tui_agent.agent.endpoint import choose_endpoint
+from tui_agent.boot import first_paint_settings
 from tui_agent.config import resolve_settings
-from tui_agent.config_sources import first_paint_settings
 
 CASES = [
     pytest.param("", {}, {}, id="nothing: offline"),

@@ -7,15 +7,16 @@ history with `replaced_by`, left out of what the model sees); a continuation str
 again, after the model was shown it and asked to go on (`CONTINUE_PROMPT`, sent once, never stored).
 `cancel()` cancels the turn's subtree. A tool call that needs the user's approval is asked in the stream:
 an `ApprovalRequested` event whose future the caller resolves. Every event carries its turn's id, and a
-turn's stream yields only its own events, ending at its own `TurnFinished`. The agent implements
-`tui_agent.agent.port.ChatBackend`.
+turn's stream yields only its own events, ending at its own `TurnFinished`. With the session actions of
+`SessionActions` the agent implements the UI's port, `tui_agent.agent.port.ChatBackend` (mypy checks it where
+`services.BuiltAgent.backend` returns the agent as one).
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.agent.conversation import Conversation
@@ -27,11 +28,14 @@ from tui_agent.agent.events import (
     TurnStarted,
 )
 from tui_agent.agent.model_choice import chat_models
+from tui_agent.agent.observers import Observers
+from tui_agent.agent.port import NoticeObserver
 from tui_agent.agent.sessions import SessionActions
 from tui_agent.agent.tree import TreeFeed, TreeObserver, Unsubscribe
 from tui_agent.agent.turn import SessionTotals, Turn, TurnBudget, TurnServices
 from tui_agent.agent.turn_jobs import ChatJob
 from tui_agent.commander import CommanderAsync
+from tui_agent.errors import UserError
 from tui_agent.history.models import Message, Session, Usage
 from tui_agent.history.store import HistoryStore
 from tui_agent.status import Role
@@ -65,7 +69,7 @@ async def turn_events(events: asyncio.Queue[AgentEvent], turn_id: str) -> AsyncI
             return
 
 
-class TurnInProgressError(RuntimeError):
+class TurnInProgressError(UserError, RuntimeError):
     """`send` was called while a turn is still running."""
 
 
@@ -73,12 +77,8 @@ class SessionNotFoundError(LookupError):
     """No stored session has the given id (or id prefix)."""
 
 
-class NothingToRedoError(RuntimeError):
+class NothingToRedoError(UserError, RuntimeError):
     """Retry or continue was asked for, but the session's last message is not a reply that can be redone."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.user_message = message
 
 
 class Agent(SessionActions):
@@ -87,7 +87,7 @@ class Agent(SessionActions):
     def __init__(
         self, *, client: ChatClient, registry: ToolRegistry, store: HistoryStore, endpoint_label: str,
         runner: ToolRunner | None = None, budget: TurnBudget | None = None, system_prompt: str | None = None,
-        missing_key_message: str | None = None,
+        missing_key_message: str | None = None, mcp: McpServers | None = None,
     ) -> None:
         self.client, self.registry, self.store = client, registry, store
         self.runner = runner or ToolRunner(registry)
@@ -103,8 +103,18 @@ class Agent(SessionActions):
         self._session: Session | None = None
         self._job: ChatJob | None = None
         self._turn_ids = itertools.count(1)
-        self.mcp: McpServers | None = None
+        self._notices: Observers[str] = Observers()
+        self._unsaved: Observers[str | None] = Observers()
+        store.on_notice = self._notices.tell
+        store.on_state = lambda: self._unsaved.tell(store.unsaved)
+        self.mcp = mcp
         """The run's MCP servers (a tool source; their notices and the MCP screen go through it)."""
+        if mcp is not None:
+            mcp.watch(self._notices.tell)
+
+    @property
+    def mcp_servers(self) -> McpServers | None:
+        return self.mcp
 
     # -- what the status bar shows ------------------------------------------------------------------
     @property
@@ -156,6 +166,16 @@ class Agent(SessionActions):
         self._conversation = Conversation.from_history(stored, session.system_prompt)
         self._services.totals = SessionTotals.of(stored)
         return session
+
+    def watch_notices(self, observer: NoticeObserver) -> Unsubscribe:
+        """Tell `observer` history's notices (disk full, saved again...) and the MCP servers' news."""
+        return self._notices.add(observer)
+
+    def watch_unsaved(self, observer: Callable[[str | None], None]) -> Unsubscribe:
+        """Tell `observer` what history is not saving, now and on each change."""
+        stop = self._unsaved.add(observer)
+        observer(self.store.unsaved)
+        return stop
 
     def cancel(self) -> None:
         """Cancel the running turn: streaming stops, running tools are cancelled, the reply is kept."""
@@ -212,15 +232,15 @@ class Agent(SessionActions):
                                      "any text arrived): retry it instead.")
         await self.store.reopen_message(last.id)
         await self._reload_conversation(session, leave_out=last.id)
-        async for event in self._run(session, last.id, self._next_turn_id(), last.content, last.usage):
+        async for event in self._run(session, last.id, self._next_turn_id(), last.content, last.usage, last.reasoning):
             yield event
 
     async def _run(self, session: Session, message_id: str, turn_id: str, continuing: str = "",
-                   usage: Usage | None = None) -> AsyncIterator[AgentEvent]:
+                   usage: Usage | None = None, reasoning: str = "") -> AsyncIterator[AgentEvent]:
         """Run a turn whose first response goes into `message_id`, yielding its events to `TurnFinished`."""
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
         turn = Turn(self._services, session.id, self._conversation, self.budget, events.put_nowait, turn_id)
-        turn.attach_message(message_id, continuing, usage)
+        turn.attach_message(message_id, continuing, usage, reasoning)
         self._job = ChatJob(turn)
         await self._start_commander()
         await self._commander.put_job(self._job, parent=self._commander)

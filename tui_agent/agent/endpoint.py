@@ -19,6 +19,8 @@ from urllib.parse import urlsplit
 OPENAI_URL = "https://api.openai.com/v1"
 OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
 OFFLINE_MODEL = "offline"
+OFFLINE_NOTICE = "No endpoint configured: using the built-in offline model (set OPENAI_BASE_URL or --base-url)."
+"""Said when the offline model answers (the app makes it the conversation's first line)."""
 OFFLINE_LABEL = "offline model"
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.", "ip6-localhost", "ip6-loopback"})
 

@@ -1,24 +1,34 @@
-"""Provides `ChatBackend`, the port a UI drives a chat session through.
+"""Provides the port a UI drives the agent through: `ChatPort` (one session), `SessionLibrary` (the stored
+sessions), `ChatBackend` (both, what the app holds) and `Engine` (what building it hands the app).
 
-The agent implements the protocol; the UI only consumes the `AgentEvent`s that `send` yields (approval
-included: an `ApprovalRequested` event carries the future to resolve) and sends intents back (send, cancel).
-Tests and benchmarks drive the same screen with a scripted backend.
+The agent implements the port once (`tui_agent.agent.agent.Agent`; mypy checks it in
+`tui_agent.agent.port_check`); the UI only consumes the `AgentEvent`s a turn yields (approval included: an
+`ApprovalRequested` event carries the future to resolve) and sends intents back (send, cancel, cancel a node).
+Tests and benchmarks drive the same screens with `tui_agent.testing.ScriptedBackend`.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
-if TYPE_CHECKING:  # event and record classes load with the engine, after the first paint
+if TYPE_CHECKING:  # the UI's first frame imports this module; event and record classes load with the engine
     from tui_agent.agent.events import AgentEvent
     from tui_agent.agent.tree import TreeObserver, Unsubscribe
     from tui_agent.history.export import ExportFormat
     from tui_agent.history.models import Message, SearchHit, Session
+    from tui_agent.history.peek import SessionPeek
+    from tui_agent.tools.mcp.servers import McpServers
 
 
-class ChatBackend(Protocol):
-    """A chat session as the screen sees it."""
+EarlyPage: TypeAlias = "Callable[[int], Awaitable[SessionPeek | None]]"
+"""Reads a resumed session's newest page (that many messages) without the engine; None: wait for it."""
+NoticeObserver: TypeAlias = "Callable[[str], None]"
+"""Told one sentence for the person (history saved again, an MCP server crashed...)."""
+
+
+class ChatPort(Protocol):
+    """One chat session as a screen sees it: what it shows, and the intents it sends."""
 
     @property
     def model(self) -> str:
@@ -41,16 +51,21 @@ class ChatBackend(Protocol):
         ...
 
     @property
-    def notices(self) -> list[str]:
-        """Sentences to show once at start (recovered database, skipped plugins, offline model…)."""
+    def current_session_id(self) -> str | None:
+        """The session being continued; None until a new one gets its first prompt."""
         ...
 
-    def start(self) -> None:
-        """Begin any background preparation; called once the first frame is up. May do nothing."""
+    async def load_history(self, before_position: int | None = None, limit: int = 50) -> list[Message]:
+        """A page of the current session oldest first: the newest `limit`, or those before a position."""
+        ...
 
     def watch_unsaved(self, observer: Callable[[str | None], None]) -> Unsubscribe:
         """Tell `observer` what history is not saving and why ("database locked (3 pending)"; None: all is
-        saved) now and whenever that changes; returns how to stop. May be called before the engine exists."""
+        saved) now and whenever that changes; returns how to stop."""
+        ...
+
+    def watch_notices(self, observer: NoticeObserver) -> Unsubscribe:
+        """Tell `observer` each notice from now on (history's disk full / saved again, MCP servers' news)."""
         ...
 
     def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
@@ -69,25 +84,23 @@ class ChatBackend(Protocol):
         """Cancel the running turn (no-op when idle); the event stream then ends with an interrupted turn."""
 
     def subscribe_tree(self, observer: TreeObserver) -> Unsubscribe:
-        """Follow the live task tree (commander node events; each tool call is a node); returns how to stop.
-
-        May be called before the engine exists; the subscription then starts when it does.
-        """
+        """Follow the live task tree (commander node events; each tool call is a node); returns how to stop."""
         ...
 
     def cancel_node(self, node_id: int | str) -> bool:
         """Cancel one running node of the task tree and its subtree; False if it is not running."""
         ...
 
-    # -- sessions (the session screen, resume, export) --------------------------------------------
-    @property
-    def current_session_id(self) -> str | None:
-        """The session being continued; None until a new one gets its first prompt."""
+    async def list_models(self) -> list[str]:
+        """Model ids the endpoint offers; raises an error with a readable message when it cannot say."""
         ...
 
-    async def load_history(self, before_position: int | None = None, limit: int = 50) -> list[Message]:
-        """A page of the current session oldest first: the newest `limit`, or those before a position."""
-        ...
+    def switch_model(self, name: str) -> None:
+        """Use `name` from the next request on; the conversation and the session are kept."""
+
+
+class SessionLibrary(Protocol):
+    """The stored sessions (the session screen, resume, export)."""
 
     async def list_sessions(self, limit: int = 200) -> list[Session]:
         """Stored sessions, most recently active first."""
@@ -121,13 +134,38 @@ class ChatBackend(Protocol):
         """(title, Markdown or JSON) of the current session, or None before its first prompt."""
         ...
 
-    # -- models (the palette's "Switch model") ----------------------------------------------------
-    async def list_models(self) -> list[str]:
-        """Model ids the endpoint offers; raises an error with a readable message when it cannot say."""
+
+class ChatBackend(ChatPort, SessionLibrary, Protocol):
+    """A session and the library it belongs to: what the app holds once the engine is built."""
+
+    @property
+    def mcp_servers(self) -> McpServers | None:
+        """The run's MCP servers (for the MCP screen); None when there are none to show."""
         ...
 
-    def switch_model(self, name: str) -> None:
-        """Use `name` from the next request on; the conversation and the session are kept."""
+
+class Engine(Protocol):
+    """What building the engine hands the app: the backend, what to say about start-up, how to shut down."""
+
+    @property
+    def backend(self) -> ChatBackend:
+        """The session and the library."""
+        ...
+
+    @property
+    def notices(self) -> list[str]:
+        """Sentences to show once at start (recovered database, skipped plugins, offline model…)."""
+        ...
+
+    @property
+    def resume_failure(self) -> str | None:
+        """Why the session asked for on the command line could not be resumed (shown inline once)."""
+        ...
+
+    @property
+    def alarms(self) -> list[str]:
+        """Notices worth repeating after the app has gone (a history file moved aside)."""
+        ...
 
     async def close(self) -> None:
-        """Cancel what runs and release resources; called when the app exits."""
+        """Cancel what runs and release resources (once); called when the app exits."""

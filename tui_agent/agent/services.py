@@ -1,8 +1,9 @@
 """Provides `build_agent`: assembles everything a chat needs — model client, history, tools — into an `Agent`.
 
 This is the one place services are constructed (no module-level singletons). It is slow by nature
-(the openai import, plugin imports, maybe starting the offline model), so the UI calls it after its
-first paint, through `DeferredAgent`. What the user should know about start-up comes back as notices.
+(the openai import, plugin imports, maybe starting the offline model), so the app imports and calls it in
+a worker after its first paint. What the user should know about start-up comes back as notices; the
+`BuiltAgent` is the `Engine` the UI's port describes.
 """
 
 from __future__ import annotations
@@ -13,12 +14,19 @@ from dataclasses import dataclass, field
 
 from tui_agent import paths
 from tui_agent.agent.agent import Agent
-from tui_agent.agent.endpoint import EndpointChoice, cleartext_warning
+from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice, cleartext_warning
 from tui_agent.agent.model_choice import discover_model
+from tui_agent.agent.port import ChatBackend
 from tui_agent.agent.turn import TurnBudget
 from tui_agent.config import Settings
+from tui_agent.history.redact import Redactor
+from tui_agent.history.store import HistoryStore
+from tui_agent.llm.client import ChatClient
+from tui_agent.offline.server import BackgroundServer
+from tui_agent.tools.mcp.servers import McpServers
+from tui_agent.tools.registry import ToolRegistry
+from tui_agent.tools.runner import ToolRunner
 
-OFFLINE_NOTICE = "No endpoint configured: using the built-in offline model (set OPENAI_BASE_URL or --base-url)."
 OFFLINE_API_KEY = "offline"  # the offline model accepts any key; the openai client insists on one
 
 
@@ -30,6 +38,18 @@ class BuiltAgent:
     notices: list[str] = field(default_factory=list)
     _resources: AsyncExitStack = field(default_factory=AsyncExitStack)
     closed: bool = False
+    resume_failure: str | None = None
+    """Why the session asked for on the command line could not be resumed (the app says it inline)."""
+
+    @property
+    def backend(self) -> ChatBackend:
+        """The agent, as the UI's port (this is where mypy checks that the agent implements it)."""
+        return self.agent
+
+    @property
+    def alarms(self) -> list[str]:
+        """History's notices worth repeating after the app has gone (a file moved aside)."""
+        return self.agent.store.report.alarms()
 
     async def close(self) -> None:
         """Stop the turn, flush and close history, stop servers (once; later calls do nothing)."""
@@ -60,13 +80,6 @@ async def build_agent(settings: Settings, choice: EndpointChoice) -> BuiltAgent:
 
 
 async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExitStack) -> BuiltAgent:
-    from tui_agent.history.redact import Redactor
-    from tui_agent.history.store import HistoryStore
-    from tui_agent.llm.client import ChatClient
-    from tui_agent.tools.mcp.servers import McpServers
-    from tui_agent.tools.registry import ToolRegistry
-    from tui_agent.tools.runner import ToolRunner
-
     notices: list[str] = []
     if (warning := cleartext_warning(choice.base_url)) is not None:
         notices.append(warning)
@@ -94,15 +107,12 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     agent = Agent(
         client=client, registry=registry, runner=runner, store=store, endpoint_label=choice.label,
         budget=TurnBudget(settings.max_tool_rounds, settings.max_tokens), system_prompt=settings.system_prompt,
-        missing_key_message=missing_key_message(choice),
+        missing_key_message=missing_key_message(choice), mcp=mcp,
     )
-    agent.mcp = mcp
     return BuiltAgent(agent, notices, resources)
 
 
 async def _start_offline_model(resources: AsyncExitStack) -> str:
-    from tui_agent.offline.server import BackgroundServer
-
     # Strict, as the chat templates of many local servers are: a history they would refuse is a bug here.
     server = BackgroundServer({"strict": True})
     base_url = await asyncio.to_thread(server.start)

@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING
 
 from tui_agent.agent.conversation import Conversation
 from tui_agent.agent.turn import SessionTotals, TurnServices
+from tui_agent.errors import UserError
 from tui_agent.history.export import ExportFormat
 from tui_agent.history.models import Message, SearchHit, Session
 from tui_agent.history.store import HistoryStore
 
 
-class SessionBusyError(RuntimeError):
+class SessionBusyError(UserError, RuntimeError):
     """A session change was asked for while a reply is running."""
 
 

@@ -56,35 +56,3 @@ class TreeFeed:
                 observer(event)
             except Exception:  # a broken view must never break the turn
                 log.exception("task-tree observer failed on %s", type(event).__name__)
-
-
-class PendingTreeObservers:
-    """Tree observers that subscribe before the agent exists (the UI mounts first); attached once it does."""
-
-    def __init__(self) -> None:
-        self._subscribe: Callable[[TreeObserver], Unsubscribe] | None = None
-        self._waiting: list[TreeObserver] = []
-        self._attached: dict[int, Unsubscribe] = {}
-
-    def subscribe(self, observer: TreeObserver) -> Unsubscribe:
-        """Subscribe now if the source is known, else when it is; the returned function works either way."""
-        key = id(observer)
-        if self._subscribe is not None:
-            self._attached[key] = self._subscribe(observer)
-        else:
-            self._waiting.append(observer)
-
-        def unsubscribe() -> None:
-            if observer in self._waiting:
-                self._waiting.remove(observer)
-            if (detach := self._attached.pop(key, None)) is not None:
-                detach()
-
-        return unsubscribe
-
-    def attach(self, subscribe: Callable[[TreeObserver], Unsubscribe]) -> None:
-        """The agent exists: subscribe everyone waiting to it, and later observers directly."""
-        self._subscribe = subscribe
-        waiting, self._waiting = self._waiting, []
-        for observer in waiting:
-            self._attached[id(observer)] = subscribe(observer)

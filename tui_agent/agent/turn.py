@@ -32,7 +32,7 @@ from tui_agent.agent.events import (
     TurnFinished,
     UsageUpdated,
 )
-from tui_agent.history.models import Message
+from tui_agent.history.models import REASONING_BREAK, Message
 from tui_agent.history.models import Usage as StoredUsage
 from tui_agent.history.saver import StreamingSaver
 from tui_agent.history.store import HistoryStore
@@ -106,6 +106,7 @@ class Turn:
         """Why the current response ended, as the server said (`length`: cut at the token limit)."""
         self.message_id = ""
         self._continuing = ""
+        self._reasoning_break = ""
         self._saver: StreamingSaver | None = None
         self._api_text: list[str] = []
         self._usage = StoredUsage()
@@ -118,12 +119,15 @@ class Turn:
         self.finished = False
 
     # -- the assistant message being streamed -------------------------------------------------------
-    def attach_message(self, message_id: str, text: str = "", usage: StoredUsage | None = None) -> None:
+    def attach_message(self, message_id: str, text: str = "", usage: StoredUsage | None = None,
+                       reasoning: str = "") -> None:
         """Use an assistant message that is already committed (the turn's first): a `streaming` placeholder,
         or a reply to continue whose `text` so far the model is shown once, with `CONTINUE_PROMPT` after it
-        (its `usage` so far is added to the continuation's)."""
+        (its `usage` so far is added to the continuation's; its `reasoning` is kept, and the continuation's
+        follows it after `REASONING_BREAK`)."""
         self.message_id = message_id
-        self._saver = StreamingSaver(self.services.store, message_id, text=text)
+        self._saver = StreamingSaver(self.services.store, message_id, text=text, reasoning=reasoning)
+        self._reasoning_break = REASONING_BREAK if reasoning else ""
         self._api_text, self._usage = [text] if text else [], usage or StoredUsage()
         self._continuing, self.finish_reason = text, None
         self._emit(AssistantMessageStarted(message_id, text, turn_id=self.id))
@@ -164,6 +168,7 @@ class Turn:
 
     def show_reasoning(self, text: str) -> None:
         """Show and save the model's reasoning; it is kept out of `model_text`, so it never goes back to the model."""
+        text, self._reasoning_break = self._reasoning_break + text, ""  # a continuation's first reasoning
         self._emit(AssistantReasoningDelta(self.message_id, text, turn_id=self.id))
         if self._saver is not None:
             self._saver.push_reasoning(text)

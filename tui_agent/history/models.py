@@ -32,6 +32,10 @@ class Usage:
         return self.prompt_tokens + self.completion_tokens
 
 
+REASONING_BREAK = "\n\n— continued —\n\n"
+"""Between a reply's reasoning and the reasoning of its continuation (Ctrl+G): both are kept, in one part."""
+
+
 @dataclass(frozen=True)
 class ReasoningPart:
     """What the model thought before it answered: shown and kept, never sent back to it."""

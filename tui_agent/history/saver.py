@@ -22,15 +22,17 @@ if TYPE_CHECKING:
 class StreamingSaver:
     """Coalesces streamed text into at most one save per `interval` for one message."""
 
-    def __init__(self, store: HistoryStore, message_id: str, interval: float = 0.3, *, text: str = "") -> None:
-        """`text`: what the message already holds (a reply being continued); pushed text follows it."""
+    def __init__(self, store: HistoryStore, message_id: str, interval: float = 0.3, *, text: str = "",
+                 reasoning: str = "") -> None:
+        """`text` and `reasoning`: what the message already holds (a reply being continued); what is pushed
+        follows them."""
         self._store = store
         self._message_id = message_id
         self._interval = interval
         self._parts: list[str] = [text] if text else []
-        self._reasoning: list[str] = []
+        self._reasoning: list[str] = [reasoning] if reasoning else []
         self._saved_length = len(text)
-        self._saved_reasoning = 0
+        self._saved_reasoning = len(reasoning)
         self._last_save = time.monotonic()
         self._timer: asyncio.Task[None] | None = None
         self._finished = False

@@ -2,7 +2,8 @@
 
 Chunks follow the OpenAI chat-completions stream: a role delta, reasoning pieces (when scripted, in the
 field the reply names), content pieces, tool-call deltas keyed by index (id and name in the first delta of
-each call, then argument pieces), a finish chunk, an optional usage chunk, then `[DONE]`.
+each call, then argument pieces) — again for each interleaved segment —, a finish chunk, an optional usage
+chunk, then `[DONE]`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from tui_agent.offline.scenario import Reply, ToolCallSpec
+from tui_agent.offline.scenario import Reply, Segment, ToolCallSpec
 
 Delta = dict[str, Any]
 
@@ -30,7 +31,7 @@ def finish_reason(reply: Reply) -> str:
     """The finish reason to send: the scripted one, or what the content implies."""
     if reply.finish_reason is not None:
         return reply.finish_reason
-    return "tool_calls" if reply.tool_calls else "stop"
+    return "tool_calls" if reply.all_calls else "stop"
 
 
 def pieces(text: str, size: int) -> list[str]:
@@ -50,22 +51,42 @@ def token_limit(body: dict[str, Any]) -> int | None:
 
 def within_limit(reply: Reply, limit: int | None) -> Reply:
     """`reply` cut after `limit` tokens (words, as usage counts them) with `finish_reason: "length"`, as a
-    server cuts a reply at `max_tokens`; text first, then tool-call arguments (cut arguments are not JSON)."""
+    server cuts a reply at `max_tokens`: reasoning counts too, in the order it streams (cut arguments are not
+    JSON)."""
     if limit is None or reply.raw_events is not None:
         return reply
-    text = _first_words(reply.text, limit)
+    kept: list[Segment] = []
+    left = limit
+    for segment in reply.segments:
+        cut, left = _segment_within(segment, left)
+        kept.append(cut)
+        if left < 0:
+            first, *rest = kept
+            return reply.model_copy(update={"reasoning": first.reasoning, "text": first.text, "interleaved": rest,
+                                            "tool_calls": first.tool_calls, "finish_reason": "length"})
+    return reply
+
+
+def _segment_within(segment: Segment, left: int) -> tuple[Segment, int]:
+    """`segment` cut after `left` words, and the words left after it (-1: it was cut)."""
+    reasoning = _first_words(segment.reasoning, left)
+    if reasoning is not None:
+        return Segment(reasoning=reasoning), -1
+    left -= len(segment.reasoning.split())
+    text = _first_words(segment.text, left)
     if text is not None:
-        return reply.model_copy(update={"text": text, "tool_calls": [], "finish_reason": "length"})
-    left, calls = limit - len(reply.text.split()), list[ToolCallSpec]()
-    for spec in reply.tool_calls:
+        return Segment(reasoning=segment.reasoning, text=text), -1
+    left -= len(segment.text.split())
+    calls = list[ToolCallSpec]()
+    for spec in segment.tool_calls:
         raw = raw_arguments(spec)
         cut = _first_words(raw, left)
         if cut is not None:
             calls.append(spec.model_copy(update={"arguments": cut}))
-            return reply.model_copy(update={"tool_calls": calls, "finish_reason": "length"})
+            return segment.model_copy(update={"tool_calls": calls}), -1
         calls.append(spec)
         left -= len(raw.split())
-    return reply
+    return segment, left
 
 
 def _first_words(text: str, count: int) -> str | None:
@@ -87,10 +108,11 @@ def _argument_deltas(reply: Reply, index: int, raw: str) -> list[Delta]:
     ]
 
 
-def _tool_call_deltas(reply: Reply) -> list[Delta]:
-    raws = [raw_arguments(spec) for spec in reply.tool_calls]
+def _tool_call_deltas(reply: Reply, specs: list[ToolCallSpec], first: int) -> list[Delta]:
+    """The deltas of `specs`, whose indexes start at `first` (calls of an interleaved segment go on counting)."""
+    raws = [raw_arguments(spec) for spec in specs]
     first_args = raws if reply.arguments_whole else ["" for _ in raws]
-    starts = [_call_start(spec, i, first_args[i]) for i, spec in enumerate(reply.tool_calls)]
+    starts = [_call_start(spec, first + i, first_args[i]) for i, spec in enumerate(specs)]
     deltas: list[Delta] = []
     if reply.calls_start_together and starts:
         deltas.append({"tool_calls": starts})
@@ -98,18 +120,27 @@ def _tool_call_deltas(reply: Reply) -> list[Delta]:
         if not reply.calls_start_together:
             deltas.append({"tool_calls": [start]})
         if not reply.arguments_whole and raws[i]:
-            deltas.extend(_argument_deltas(reply, i, raws[i]))
+            deltas.extend(_argument_deltas(reply, first + i, raws[i]))
+    return deltas
+
+
+def _segment_deltas(reply: Reply) -> list[Delta]:
+    """Reasoning, text and calls of each segment of the reply, in order."""
+    deltas: list[Delta] = []
+    calls = 0
+    for segment in reply.segments:
+        if segment.reasoning:
+            deltas.extend({reply.reasoning_field: piece} for piece in pieces(segment.reasoning, reply.chunk_size))
+        if segment.text:
+            deltas.extend({"content": piece} for piece in pieces(segment.text, reply.chunk_size))
+        deltas.extend(_tool_call_deltas(reply, segment.tool_calls, calls))
+        calls += len(segment.tool_calls)
     return deltas
 
 
 def reply_deltas(reply: Reply) -> list[tuple[Delta, str | None]]:
     """The (delta, finish_reason) pairs of a reply, in order."""
-    deltas: list[Delta] = [{"role": "assistant", "content": ""}]
-    if reply.reasoning:
-        deltas.extend({reply.reasoning_field: piece} for piece in pieces(reply.reasoning, reply.chunk_size))
-    if reply.text:
-        deltas.extend({"content": piece} for piece in pieces(reply.text, reply.chunk_size))
-    deltas.extend(_tool_call_deltas(reply))
+    deltas: list[Delta] = [{"role": "assistant", "content": ""}, *_segment_deltas(reply)]
     pairs: list[tuple[Delta, str | None]] = [(delta, None) for delta in deltas]
     if reply.missing_finish_reason:
         return pairs
@@ -142,17 +173,18 @@ def completion_body(
     reply: Reply, model: str, created: int, completion_id: str, usage: tuple[int, int]
 ) -> dict[str, Any]:
     """The non-streaming `chat.completion` object for a reply."""
-    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
-    if reply.reasoning:
-        message[reply.reasoning_field] = reply.reasoning
-    if reply.tool_calls:
+    text, reasoning = "".join(s.text for s in reply.segments), "".join(s.reasoning for s in reply.segments)
+    message: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if reasoning:
+        message[reply.reasoning_field] = reasoning
+    if reply.all_calls:
         message["tool_calls"] = [
             {
                 "id": call_id(spec, i),
                 "type": "function",
                 "function": {"name": spec.name, "arguments": raw_arguments(spec)},
             }
-            for i, spec in enumerate(reply.tool_calls)
+            for i, spec in enumerate(reply.all_calls)
         ]
     return {
         "id": completion_id, "object": "chat.completion", "created": created, "model": model,

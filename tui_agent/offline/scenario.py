@@ -17,6 +17,13 @@ up the server falls back to its default behaviour (or repeats the last reply). E
     text = "Hello!"
 
     [[replies]]
+    reasoning = "Paris first."
+    text = "Let me look."
+    [[replies.interleaved]]
+    reasoning = " Now the forecast."
+    text = " Sunny."
+
+    [[replies]]
     text = ""
     [[replies.tool_calls]]
     name = "get_current_weather"
@@ -53,6 +60,16 @@ class UsageSpec(BaseModel):
     completion_tokens: int = 0
 
 
+class Segment(BaseModel):
+    """More of a response after the reply's own reasoning, text and calls: reasoning, then text, then calls."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reasoning: str = ""
+    text: str = ""
+    tool_calls: list[ToolCallSpec] = Field(default_factory=list)
+
+
 class Reply(BaseModel):
     """One scripted response, its chunking and its faults."""
 
@@ -66,6 +83,10 @@ class Reply(BaseModel):
     """The delta field reasoning comes in: `reasoning_content` (DeepSeek, vLLM, llama.cpp) or `reasoning`
     (Ollama, OpenRouter)."""
     tool_calls: list[ToolCallSpec] = Field(default_factory=list)
+    interleaved: list[Segment] = Field(default_factory=list)
+    """Streamed after the above, in order, as servers with interleaved thinking do: reasoning again once the
+    answer began, or between tool calls (the calls' indexes go on from the reply's own; a token limit counts
+    them too)."""
     finish_reason: str | None = None
     """Default: `tool_calls` when there are tool calls, else `stop`."""
     usage: UsageSpec | None = None
@@ -104,6 +125,16 @@ class Reply(BaseModel):
     """Answer 200 with an HTML page instead of an event stream."""
     ignore_stream: bool = False
     """Answer a streaming request with one JSON completion, as some servers do."""
+
+    @property
+    def segments(self) -> list[Segment]:
+        """The response in streaming order: the reply's own reasoning, text and calls, then `interleaved`."""
+        return [Segment(reasoning=self.reasoning, text=self.text, tool_calls=self.tool_calls), *self.interleaved]
+
+    @property
+    def all_calls(self) -> list[ToolCallSpec]:
+        """Every call of the response, in index order."""
+        return [spec for segment in self.segments for spec in segment.tool_calls]
 
 
 class Scenario(BaseModel):

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from tui_agent.offline import frames
 from tui_agent.offline.behaviour import default_reply, text_of
 from tui_agent.offline.http import ChunkedStream, Request, read_request, send, send_json
-from tui_agent.offline.scenario import Reply, Scenario, as_scenario
+from tui_agent.offline.scenario import Reply, Scenario, ToolCallSpec, as_scenario
 from tui_agent.offline.strict import role_problem
 
 HTML_PAGE = b"<!DOCTYPE html><html><head><title>Welcome</title></head><body><h1>It works!</h1></body></html>\n"
@@ -160,11 +160,16 @@ class OfflineServer:
 
     def _with_call_ids(self, reply: Reply) -> Reply:
         """`reply` with a unique id for each call that has none (unless calls are numbered per response)."""
-        if self.scenario.call_ids == "per_response" or all(spec.id for spec in reply.tool_calls):
+        if self.scenario.call_ids == "per_response" or all(spec.id for spec in reply.all_calls):
             return reply
-        calls = [spec if spec.id else spec.model_copy(update={"id": f"call_{secrets.token_hex(12)}"})
-                 for spec in reply.tool_calls]
-        return reply.model_copy(update={"tool_calls": calls})
+
+        def with_ids(specs: list[ToolCallSpec]) -> list[ToolCallSpec]:
+            return [spec if spec.id else spec.model_copy(update={"id": f"call_{secrets.token_hex(12)}"})
+                    for spec in specs]
+
+        segments = [segment.model_copy(update={"tool_calls": with_ids(segment.tool_calls)})
+                    for segment in reply.interleaved]
+        return reply.model_copy(update={"tool_calls": with_ids(reply.tool_calls), "interleaved": segments})
 
     def _identity(self, body: dict[str, Any]) -> tuple[str, int, str]:
         return str(body.get("model") or "offline"), int(time.time()), f"chatcmpl-offline-{next(self._ids)}"
@@ -241,12 +246,13 @@ class OfflineServer:
 
 
 def _usage(body: dict[str, Any], reply: Reply) -> tuple[int, int]:
-    """Deterministic token counts: words in, words (and argument words) out."""
+    """Deterministic token counts: words in; words of reasoning, text and arguments out (reasoning tokens are
+    completion tokens, as real servers count them)."""
     if reply.usage is not None:
         return reply.usage.prompt_tokens, reply.usage.completion_tokens
     prompt = sum(len(text_of(m.get("content")).split()) for m in body.get("messages") or [] if isinstance(m, dict))
-    completion = len(reply.text.split()) + sum(len(frames.raw_arguments(c).split()) for c in reply.tool_calls)
-    return prompt, completion
+    said = [part for s in reply.segments for part in (s.reasoning, s.text, *map(frames.raw_arguments, s.tool_calls))]
+    return prompt, sum(len(part.split()) for part in said)
 
 
 class BackgroundServer:

@@ -1,5 +1,7 @@
 """Provides `ScriptedBackend`: a `ChatBackend` that replays scripted turns, for UI tests and benchmarks.
 
+It is its own `Engine` too (built already), so `TuiAgentApp(ScriptedBackend(...))` runs the real screens.
+
 Each `send` plays the next script: `AgentEvent`s are yielded in order, a float pauses (seconds), and
 `AskApproval` yields the call's update and an `ApprovalRequested` event, as the agent does, and continues
 with the branch for the answer the UI gives its future. `cancel()`
@@ -30,6 +32,7 @@ from tui_agent.agent.events import (
     TurnStarted,
     UsageUpdated,
 )
+from tui_agent.agent.port import ChatBackend, NoticeObserver
 from tui_agent.agent.tree import TreeObserver, Unsubscribe
 from tui_agent.testing.memory_sessions import MemorySessions
 from tui_agent.testing.scripted_tree import ScriptedTree
@@ -126,9 +129,25 @@ class ScriptedBackend(MemorySessions):
         self.cancel_count = 0
         self.models: list[str] = [model, "scripted-large"]
         """What `list_models` answers (a test may change it)."""
-        self.started = False
         self.closed = False
         self._unsaved_observers: list[Callable[[str | None], None]] = []
+        self._notice_observers: list[NoticeObserver] = []
+        self.resume_failure: str | None = None
+        """What `Engine.resume_failure` says (a test may set it)."""
+
+    # -- as an Engine ---------------------------------------------------------------------------------
+    @property
+    def backend(self) -> ChatBackend:
+        """Itself (typed so, mypy checks that the double implements the port)."""
+        return self
+
+    @property
+    def alarms(self) -> list[str]:
+        return []
+
+    @property
+    def mcp_servers(self) -> None:
+        return None
 
     @property
     def model(self) -> str:
@@ -155,8 +174,6 @@ class ScriptedBackend(MemorySessions):
         """Queue one more turn."""
         self._scripts.append(script)
 
-    def start(self) -> None:
-        self.started = True
 
     def cancel(self) -> None:
         self.cancel_count += 1
@@ -173,6 +190,15 @@ class ScriptedBackend(MemorySessions):
                 self._unsaved_observers.remove(observer)
 
         return stop
+
+    def watch_notices(self, observer: NoticeObserver) -> Unsubscribe:
+        self._notice_observers.append(observer)
+        return lambda: self._notice_observers.remove(observer) if observer in self._notice_observers else None
+
+    def tell_notice(self, notice: str) -> None:
+        """Play a notice of the engine's (history saved again, an MCP server crashed...)."""
+        for observer in list(self._notice_observers):
+            observer(notice)
 
     def set_unsaved(self, unsaved: str | None) -> None:
         """Play a change of what history is not saving (as a store that is locked or full reports it)."""

@@ -1,33 +1,35 @@
-"""Provides `TuiAgentApp`: the Textual application around a `ChatBackend`, with tui-agent's themes.
+"""Provides `TuiAgentApp`: the Textual application around the engine's `ChatBackend`, with tui-agent's themes.
 
-Services are built elsewhere (`cli.py`) and passed in; the app registers the shipped and user themes,
-reports theme files it skipped and the backend's notices in notifications, and runs the chat screen.
+The app is given the engine, or how to build it (`tui_agent.boot.build_engine`), which it runs in a worker
+once its first frame is out; screens `await app.engine()`. It registers the shipped and user themes,
+reports theme files it skipped and the engine's notices in notifications, runs the chat screen, and is the
+one place a failed worker is reported (`on_worker_failed`): no failure vanishes silently.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.worker import Worker, WorkerState
 
-from tui_agent.agent.port import ChatBackend
+from tui_agent.agent.endpoint import OFFLINE_NOTICE
+from tui_agent.agent.port import ChatBackend, EarlyPage, Engine
+from tui_agent.errors import user_message
+from tui_agent.sanitize import sanitize
 from tui_agent.terminal import OutputLog
+from tui_agent.ui.engine import EngineBuild, EngineSlot
 from tui_agent.ui.screens.chat import ChatScreen
-from tui_agent.ui.themes import (
-    APP_VARIABLE_DEFAULTS,
-    DEFAULT_THEME,
-    find_theme_file,
-    load_theme_file,
-    load_themes,
-    problems_notice,
-    theme_folders,
-)
+from tui_agent.ui.screens.mcp import McpScreen
+from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, ThemeStart
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
 
 if TYPE_CHECKING:  # loads with the first Ctrl+C
@@ -36,7 +38,7 @@ if TYPE_CHECKING:  # loads with the first Ctrl+C
 ERROR_TIMEOUT = 30.0
 """Seconds an error notification stays up unless clicked away (information: Textual's few seconds)."""
 ENGINE_START_DELAY = 0.05
-"""Seconds after Ready before the backend starts building the engine: the first frame is out by then."""
+"""Seconds after Ready before the engine's build starts: the first frame is out by then."""
 STRAY_OUTPUT_CHECK = 1.0
 """Seconds between looks at the output log (a `stat`), until something has been written there."""
 
@@ -63,87 +65,38 @@ class TuiAgentApp(App[None]):
     ]
 
     def __init__(
-        self, backend: ChatBackend, *, theme: str | None = None, theme_dirs: Iterable[Path] = (),
-        clock: Clock = time.monotonic, cursor_blink: bool = True, keys: Mapping[str, str] | None = None,
-        output_log: OutputLog | None = None, reasoning: str = "collapsed",
+        self, engine: Engine | EngineBuild, *, model: str = "", endpoint: str = "", early_page: EarlyPage | None = None,
+        theme: str | None = None, theme_dirs: Iterable[Path] = (), clock: Clock = time.monotonic,
+        cursor_blink: bool = True, keys: Mapping[str, str] | None = None, output_log: OutputLog | None = None,
+        reasoning: str = "collapsed",
     ) -> None:
         super().__init__()
-        self.backend = backend
+        self.engine_slot = EngineSlot(engine, model=model, endpoint=endpoint, early_page=early_page)
+        """The engine, built after the first frame (`model`/`endpoint`: what the status bar shows until then)."""
+        self._build_worker: Worker[Engine] | None = None
         self._output_log = output_log
         self._clock = clock
         self._cursor_blink = cursor_blink
         self._reasoning = reasoning
         """How replies' reasoning is shown: "collapsed", "expanded" or "hidden" (`[ui] reasoning`)."""
-        self._closed = False
+        self._engine_closed = False
         self._startup_notices: list[str] = []
         self._ctrl_c: CtrlC | None = None
         self.key_overrides: dict[str, str] = {}
         """The keymap in force: binding id -> keys, from the config's `[keys]` table (F1 shows it)."""
-        self._apply_themes(theme or DEFAULT_THEME, theme_dirs)
+        self._themes = ThemeStart(self, theme_dirs)
+        self._startup_notices.extend(self._themes.start(theme or DEFAULT_THEME))
         if keys:  # without overrides the bindings stand as declared (and the key module loads with F1)
             self._apply_keys(keys)
 
     def _apply_keys(self, keys: Mapping[str, str]) -> None:
         """The config's `[keys]` overrides become the keymap; unknown action names are reported once."""
-        from tui_agent.ui.keys import key_overrides
+        from tui_agent.ui.keys import key_overrides  # ~25 ms (help, task tree, events): only with [keys]
 
         self.key_overrides, problem = key_overrides(self, keys)
         self.set_keymap(self.key_overrides)
         if problem is not None:
             self._startup_notices.append(problem)
-
-    def _apply_themes(self, wanted: str, extra_dirs: Iterable[Path]) -> None:
-        """Start in theme `wanted`. Only its file is read before the first frame when its file name gives it
-        away (the others load after the frame, ~6 ms); otherwise all of them are read now."""
-        self._theme_folders = theme_folders(extra_dirs)
-        self._all_themes_loaded = not self._register_theme_named(wanted)
-        if self._all_themes_loaded:
-            self._register_all_themes()
-        if wanted not in self.available_themes:
-            self._startup_notices.append(f"There is no theme called {wanted!r}; using {DEFAULT_THEME}.")
-            wanted = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
-        self._start_in_theme(wanted)
-
-    def _register_theme_named(self, name: str) -> bool:
-        """Register the theme called `name` from `<name>.toml`; False when that file has no such theme."""
-        if name in self.available_themes:  # one of Textual's
-            return True
-        path = find_theme_file(name, self._theme_folders)
-        try:
-            theme = load_theme_file(path) if path is not None else None
-        except ValueError:  # reported when all the files are loaded
-            return False
-        if theme is None or theme.name != name:
-            return False
-        self.register_theme(theme)
-        return True
-
-    def _register_all_themes(self) -> None:
-        """Every theme file, for the theme picker; skipped files are reported in one notification."""
-        shown = self.current_theme
-        loaded = load_themes(self._theme_folders)
-        for theme in loaded.themes.values():
-            self.register_theme(theme)
-        if loaded.problems and self.is_running:
-            self.notify(problems_notice(loaded.problems), severity="warning", timeout=10, markup=False)
-        elif loaded.problems:
-            self._startup_notices.append(problems_notice(loaded.problems))
-        if self.get_theme(shown.name) != shown:  # a folder read later redefines the theme on screen
-            self.refresh_css(animate=False)
-
-    def _start_in_theme(self, name: str) -> None:
-        """Use theme `name` from the first frame on.
-
-        Setting `theme` makes Textual parse the stylesheet a second time, for the new colours, once the app
-        runs (~7 ms before the first frame). The app is built for a dark theme, so a dark one only needs
-        its colours in place before the first parse; a light one also changes how ANSI colours map.
-        """
-        if not self.available_themes[name].dark:
-            self.theme = name
-            return
-        self.set_reactive(App.theme, name)  # as Textual's docs show: no watcher, so no second parse
-        self.set_class(True, f"-theme-{name}", update=False)
-        self.stylesheet.set_variables(self.get_css_variables())
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
@@ -155,15 +108,18 @@ class TuiAgentApp(App[None]):
         if isinstance(screen, ChatScreen):
             self.call_after_refresh(screen.fit_toasts)
 
+    async def engine(self) -> ChatBackend:
+        """The engine's backend once it is built; raises `EngineUnavailableError` saying why it could not be."""
+        return await self.engine_slot.engine()
+
+    @property
+    def alarms(self) -> list[str]:
+        """The engine's notices worth repeating after the app has gone (none when it was never built)."""
+        return self.engine_slot.ready.alarms if self.engine_slot.ready is not None else []
+
     def show_notice(self, notice: str) -> None:
         """A notice from the engine as it starts: that the offline model answers is a line in the conversation
         (the status bar names the model too); anything else is a notification."""
-        from tui_agent.sanitize import sanitize  # not before the first frame: its patterns cost ~2 ms
-
-        try:
-            from tui_agent.agent.services import OFFLINE_NOTICE  # loaded with the engine that sends the notice
-        except ImportError:  # the engine could not even load; this notice says so
-            OFFLINE_NOTICE = ""
         if notice == OFFLINE_NOTICE and isinstance(self.screen, ChatScreen):
             self.screen.chat_log.add_system(notice)
         else:  # it may quote a plugin, an MCP server's stderr or a file name: no escapes reach the terminal
@@ -176,13 +132,14 @@ class TuiAgentApp(App[None]):
         """The chat screen is the app's base screen, so the first frame draws it (a screen pushed over an
         empty default one is drawn inside Textual's start-up batch, where the frame is dropped, and then
         only a frame later: ~12 ms more to the first frame)."""
-        return ChatScreen(self.backend, clock=self._clock, cursor_blink=self._cursor_blink, reasoning=self._reasoning)
+        return ChatScreen(self.engine_slot, clock=self._clock, cursor_blink=self._cursor_blink,
+                          reasoning=self._reasoning)
 
     def on_mount(self) -> None:
         for notice in self._startup_notices:  # plain text: "[keys]" and paths are not markup
             self.notify(notice, severity="warning", timeout=10, markup=False)
-        for notice in self.backend.notices:
-            self.notify(notice, timeout=8, markup=False)
+        if self.engine_slot.ready is not None:  # given ready-made: said once the chat screen is up
+            self.call_after_refresh(self._engine_built, self.engine_slot.ready)
 
     def on_ready(self) -> None:
         # Ready comes just before the first frame reaches the terminal (the driver's size event draws it).
@@ -199,14 +156,32 @@ class TuiAgentApp(App[None]):
                         severity="warning", timeout=15)
 
     def _after_first_frame(self) -> None:
-        self.backend.start()
-        if not self._all_themes_loaded:
-            self._all_themes_loaded = True
-            self._register_all_themes()
+        if self.engine_slot.needs_build:
+            self._build_worker = self.run_worker(self._build_engine, group="engine", exit_on_error=False,
+                                                 description="build the engine")
+        for problem in self._themes.finish():
+            self.notify(problem, severity="warning", timeout=10, markup=False)
+
+    async def _build_engine(self) -> Engine:
+        engine = await self.engine_slot.build()
+        self._engine_built(engine)
+        return engine
+
+    def _engine_built(self, engine: Engine) -> None:
+        """Say what the engine had to say as it started, and whatever it says from now on."""
+        for notice in engine.notices:
+            self.show_notice(notice)
+        engine.backend.watch_notices(self.show_notice)
+
+    @on(Worker.StateChanged)
+    def on_worker_failed(self, event: Worker.StateChanged) -> None:
+        """Every worker of the app that fails (they are all `exit_on_error=False`) is said in one notification."""
+        if event.state is WorkerState.ERROR and event.worker.error is not None:
+            self.notify(user_message(event.worker.error), severity="error", markup=False)
 
     def action_toggle_task_tree(self) -> None:
         """Show or hide the current turn's task tree (Ctrl+T); hiding it gives the prompt back its focus."""
-        from tui_agent.ui.widgets.task_tree import TaskTree
+        from tui_agent.ui.widgets.task_tree import TaskTree  # after-paint (~12 ms with the events)
 
         for tree in self.screen.query(TaskTree):
             tree.toggle()
@@ -220,37 +195,37 @@ class TuiAgentApp(App[None]):
 
     def action_sessions(self) -> None:
         """Open the session screen (Ctrl+S): list, filter, open, rename, fork, delete."""
-        from tui_agent.ui.session_actions import open_sessions
+        from tui_agent.ui.session_actions import open_sessions  # after-paint: history's records (~9 ms)
 
-        open_sessions(self)
+        self.run_worker(open_sessions(self), group="sessions", exclusive=True, exit_on_error=False)
 
-    async def action_new_session(self) -> None:
+    def action_new_session(self) -> None:
         """Start a new, empty session in a fresh chat screen."""
-        from tui_agent.ui.session_actions import start_new_session
+        from tui_agent.ui.session_actions import start_new_session  # after-paint: history's records (~9 ms)
 
-        await start_new_session(self)
+        self.run_worker(start_new_session(self), group="sessions", exclusive=True, exit_on_error=False)
 
     def action_export_session(self) -> None:
         """Ask where (and as Markdown or JSON), then write the current session there and say so."""
-        from tui_agent.ui.session_actions import ask_export
+        from tui_agent.ui.session_actions import ask_export  # after-paint: history's records (~9 ms)
 
-        ask_export(self)
+        self.run_worker(ask_export(self), group="export", exit_on_error=False)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The command palette (Ctrl+P): tui-agent's commands, then Textual's."""
-        from tui_agent.ui.commands import palette_commands
+        from tui_agent.ui.commands import palette_commands  # loads pydantic (~55 ms): not before the first frame
 
         yield from palette_commands(self, super().get_system_commands(screen))
 
     async def action_switch_model(self) -> None:
         """Pick another of the endpoint's models; the conversation is kept."""
-        from tui_agent.ui.commands import switch_model
+        from tui_agent.ui.commands import switch_model  # loads pydantic (~55 ms): not before the first frame
 
         await switch_model(self)
 
     def action_pick_theme(self) -> None:
         """Pick a theme; the choice is saved in the config file."""
-        from tui_agent.ui.commands import pick_theme
+        from tui_agent.ui.commands import pick_theme  # loads pydantic (~55 ms): not before the first frame
 
         pick_theme(self)
 
@@ -259,21 +234,20 @@ class TuiAgentApp(App[None]):
 
     def action_copy_last_reply(self) -> None:
         """Copy the last reply's markdown to the clipboard."""
-        from tui_agent.ui.commands import copy_last_reply
+        from tui_agent.ui.commands import copy_last_reply  # loads pydantic (~55 ms): not before the first frame
 
         copy_last_reply(self)
 
     def action_show_config_path(self) -> None:
         """Say where the config file is."""
-        from tui_agent.ui.commands import show_config_path
+        from tui_agent.ui.commands import show_config_path  # loads pydantic (~55 ms): not before the first frame
 
         show_config_path(self)
 
     def action_mcp_servers(self) -> None:
         """Show the MCP servers (state, restart, log, on/off for this run)."""
-        from tui_agent.ui.screens.mcp import McpScreen
-
-        servers = getattr(self.backend, "mcp_servers", None)  # a scripted backend has none
+        engine = self.engine_slot.ready
+        servers = engine.backend.mcp_servers if engine is not None else None
         if servers is None or not servers.servers:
             self.notify("No MCP servers are configured: add a [mcp_servers.NAME] table to the config file "
                         "(see the README), or wait a moment if tui-agent is still starting.")
@@ -282,7 +256,7 @@ class TuiAgentApp(App[None]):
 
     def action_help(self) -> None:
         """Show every key binding (F1); Esc or F1 again closes it."""
-        from tui_agent.ui.screens.help import HelpScreen
+        from tui_agent.ui.screens.help import HelpScreen  # after-paint: every screen's bindings (~23 ms)
 
         if isinstance(self.screen, HelpScreen):
             self.screen.dismiss(None)
@@ -291,22 +265,30 @@ class TuiAgentApp(App[None]):
 
     async def action_interrupt(self) -> None:
         """Ctrl+C: copy the selection, else stop the running reply, else quit when pressed twice."""
-        from tui_agent.ui.ctrl_c import CtrlC
+        from tui_agent.ui.ctrl_c import CtrlC  # loads pydantic (~55 ms): not before the first frame
 
         if self._ctrl_c is None:
             self._ctrl_c = CtrlC(self._clock)
         await self._ctrl_c.press(self)
 
     async def action_quit(self) -> None:
-        await self.close_backend()
+        await self.close_engine()
         self.exit()
 
     async def on_unmount(self) -> None:
-        """However the app ends (quit, a signal, a test's `run_test` block), the backend is closed."""
-        await self.close_backend()
+        """However the app ends (quit, a signal, a test's `run_test` block), the engine is closed."""
+        await self.close_engine()
 
-    async def close_backend(self) -> None:
-        """Close the backend once (quit, or the caller after `run`)."""
-        if not self._closed:
-            self._closed = True
-            await self.backend.close()
+    async def close_engine(self) -> None:
+        """Close the engine once (quit, or the caller after `run`); a build still running is cancelled first.
+
+        Waiting for it matters: the history store runs a non-daemon thread until it is closed, and a process
+        with one left running never exits.
+        """
+        if self._engine_closed:
+            return
+        self._engine_closed = True
+        if self._build_worker is not None and not self._build_worker.is_finished:
+            self._build_worker.cancel()
+            await asyncio.gather(self._build_worker.wait(), return_exceptions=True)
+        await self.engine_slot.close()

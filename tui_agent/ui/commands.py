@@ -17,8 +17,10 @@ from textual.command import SimpleCommand
 from textual.theme import BUILTIN_THEMES
 
 from tui_agent import paths
+from tui_agent.agent.port import ChatBackend
 from tui_agent.config import ConfigFileError
 from tui_agent.config_write import set_config_value
+from tui_agent.errors import user_message
 from tui_agent.ui.keys import keys_of
 from tui_agent.ui.screens.chat import ChatScreen
 
@@ -70,26 +72,25 @@ def redo(app: TuiAgentApp, retry: bool) -> None:
 async def switch_model(app: TuiAgentApp) -> None:
     """Ask the endpoint for its models and offer them in a second palette."""
     try:
-        models = await app.backend.list_models()
+        backend = await app.engine()
+        models = await backend.list_models()
     except Exception as error:  # the client's errors carry a sentence a person can act on
-        message = getattr(error, "user_message", None) or str(error) or type(error).__name__
-        app.notify(f"Could not list the models: {message}", severity="error")
+        app.notify(f"Could not list the models: {user_message(error)}", severity="error")
         return
     if not models:
         app.notify("The endpoint lists no models.", severity="warning")
         return
-    current = app.backend.model
-    commands = [SimpleCommand(name, partial(use_model, app, name), "in use" if name == current else None)
+    current = backend.model
+    commands = [SimpleCommand(name, partial(use_model, app, backend, name), "in use" if name == current else None)
                 for name in sorted(models)]
     app.search_commands(commands, placeholder="Switch to model…")
 
 
-def use_model(app: TuiAgentApp, name: str) -> None:
+def use_model(app: TuiAgentApp, backend: ChatBackend, name: str) -> None:
     """Make `name` the model for the next request and show it in the status bar."""
-    app.backend.switch_model(name)
+    backend.switch_model(name)
     screen = chat_screen(app)
     if screen is not None:
-        backend = app.backend
         screen.status_bar.show(model=backend.model, endpoint=backend.endpoint, title=backend.session_title)
     app.notify(f"The next reply comes from {name}; the conversation is kept.")
 

@@ -5,6 +5,8 @@ under interrupted and failed replies, their errors, and a tool panel per stored 
 result, status and duration. Older pages are fetched from the backend when the person scrolls to the top
 (after the chat log has put back any entries it let go above), so opening a long session costs one page;
 the log then lets the newest entries go, so a long scroll up costs no more per page than the first.
+The first page of a resumed session is one step earlier: read at boot from the file (`EngineSlot.early_page`)
+and shown while the engine is built; the engine's own page then follows only when there was none.
 """
 
 from __future__ import annotations
@@ -15,13 +17,15 @@ from typing import TYPE_CHECKING
 
 from textual.widget import Widget
 
+from tui_agent.errors import EngineUnavailableError
 from tui_agent.status import MessageStatus, Role, is_cut_off
+from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.tool_panel import ToolPanels
 
 if TYPE_CHECKING:  # loaded with the first page or the engine, after the first paint
-    from tui_agent.agent.port import ChatBackend
     from tui_agent.history.models import Message, ToolCall
+    from tui_agent.history.peek import SessionPeek
 
 REDO_OFFERED = (MessageStatus.INTERRUPTED, MessageStatus.FAILED)
 """A reply that ended so is marked, and when it is the session's last, retry and continue are offered."""
@@ -40,6 +44,7 @@ def tool_update(call: ToolCall) -> ToolCall:
 def message_widgets(message: Message, reasoning: str = "collapsed") -> list[Widget]:
     """The chat-log entries one stored message becomes (nothing for system and tool rows); its reasoning as
     `reasoning` says (see `ChatLog.reasoning`)."""
+    # after-paint (~6 ms with the Markdown view): only a session with messages needs them
     from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
 
     if message.role is Role.USER:
@@ -72,8 +77,10 @@ def thinking_block(message: Message, reasoning: str) -> Widget | None:
 class HistoryView:
     """Loads the current session into one chat screen's log and tool panels."""
 
-    def __init__(self, backend: ChatBackend, log: ChatLog, panels: ToolPanels, *, page: int = HISTORY_PAGE) -> None:
-        self.backend, self.log, self.panels, self.page = backend, log, panels, page
+    def __init__(self, engine: EngineSlot, log: ChatLog, panels: ToolPanels, *, page: int = HISTORY_PAGE) -> None:
+        self.engine, self.log, self.panels, self.page = engine, log, panels, page
+        self.early: SessionPeek | None = None
+        """The page read from the file before the engine was built, if one was."""
         self.oldest_position: int | None = None
         """Position of the oldest message shown; None before anything was loaded."""
         self.loading = False
@@ -84,11 +91,37 @@ class HistoryView:
         """Everything stored is shown (or there was nothing to show)."""
         return self.oldest_position is None or self.oldest_position <= 0
 
+    @property
+    def early_title(self) -> str:
+        """The title to show before the engine is built: the early page's session's, else a new one's."""
+        return self.early.session.title if self.early is not None else "New session"
+
+    @property
+    def early_usage(self) -> tuple[int, int]:
+        """Tokens (in, out) the early page's session had used (nothing before the engine otherwise)."""
+        usage = self.early.usage if self.early is not None else None
+        return (usage.prompt_tokens, usage.completion_tokens) if usage is not None else (0, 0)
+
+    async def show_early(self) -> bool:
+        """Show the newest page read at boot straight from the file, before the engine is built (once, and
+        only while it is not); False when there was none to show."""
+        read, self.engine.early_page = self.engine.early_page, None
+        if read is None or self.engine.ready is not None:
+            return False
+        self.early = await read(self.page)
+        if self.early is None:
+            return False
+        await self.show_page(self.early.messages)
+        return True
+
     async def show_latest(self) -> int:
         """Show the newest page of the current session; returns how many messages it had."""
+        return await self.show_page(await (await self.engine.engine()).load_history(None, self.page))
+
+    async def show_page(self, messages: list[Message]) -> int:
+        """Show `messages`, the newest page of the session."""
         self.loading = True
         try:
-            messages = await self.backend.load_history(None, self.page)
             if messages:
                 self.oldest_position = messages[0].position
                 self.loaded_messages += len(messages)
@@ -112,7 +145,7 @@ class HistoryView:
         try:
             if self.exhausted or self.oldest_position is None:
                 return 0
-            messages = await self.backend.load_history(self.oldest_position, self.page)
+            messages = await (await self.engine.engine()).load_history(self.oldest_position, self.page)
             if not messages:
                 self.oldest_position = 0
                 return 0
@@ -142,30 +175,29 @@ class HistoryView:
                 self.panels.update_call(update)
 
 
-def attach_history(screen: Widget, backend: ChatBackend, log: ChatLog, panels: ToolPanels,
-                   on_loaded: Callable[[], None] | None = None) -> HistoryView:
+def attach_history(screen: Widget, engine: EngineSlot, log: ChatLog, panels: ToolPanels,
+                   on_loaded: Callable[[], None] = lambda: None) -> HistoryView:
     """Give a chat screen its history: the newest page now, older pages on scroll to the top.
 
     A session that `--resume`/`--continue` could not open is said inline, once, above the fresh one.
-    `on_loaded` runs once the first page is shown (the status bar then shows the resumed session's title).
+    `on_loaded` runs once the first page is shown (the status bar then shows the resumed session's title),
+    and again once the engine is there (whose session it now is).
     """
-    view = HistoryView(backend, log, panels)
+    view = HistoryView(engine, log, panels)
     screen.watch(log, "scroll_y", view.on_scroll, init=False)
 
     async def first_page() -> None:
-        await view.show_latest()
-        built = getattr(backend, "built", None)
-        if built is not None:  # the page may have come from an early look at the file: show it as the
-            if on_loaded is not None:  # session's now, and again once the engine has resumed it
-                on_loaded()
-            await built()
-        gc.freeze()  # the engine and the session just loaded live as long as the app: out of full collections
-        failure = getattr(backend, "resume_failure", None)
-        if failure:
-            backend.resume_failure = None  # type: ignore[attr-defined]
-            log.add_error(failure, title="Resume")
-        if on_loaded is not None:
+        if await view.show_early():
             on_loaded()
+        try:
+            if view.early is None:
+                await view.show_latest()
+        except EngineUnavailableError:  # said by the app (the build's worker) and by the turn that needs it
+            return
+        gc.freeze()  # the engine and the session just loaded live as long as the app: out of full collections
+        if failure := engine.take_resume_failure():
+            log.add_error(failure, title="Resume")
+        on_loaded()
 
     screen.run_worker(first_page(), group="history", exit_on_error=False, description="load history")
     return view

@@ -1,7 +1,8 @@
 """Provides the app-level session actions: open the session screen, start a new session, export one.
 
-`TuiAgentApp.action_sessions`, `action_new_session` and `action_export_session` call these; opening a
-session (or starting afresh) replaces the chat screen with a fresh one that loads the new history.
+`TuiAgentApp.action_sessions`, `action_new_session` and `action_export_session` call these, once the
+engine is there (`await app.engine()`); opening a session (or starting afresh) replaces the chat screen
+with a fresh one that loads the new history. Failures are raised to the app's one worker error handler.
 Exporting asks where first (`ExportScreen`): by default `<data dir>/exports/<title>-<date>.md` (or `.json`),
 never the current directory; the folder is created and the file is readable by its owner only.
 """
@@ -24,19 +25,16 @@ if TYPE_CHECKING:
 PRIVATE_FOLDER_MODE = 0o700
 
 
-def open_sessions(app: TuiAgentApp) -> None:
+async def open_sessions(app: TuiAgentApp) -> None:
     """Show the session screen (once: asking again while it is open does nothing)."""
+    backend = await app.engine()
     if not any(isinstance(screen, SessionsScreen) for screen in app.screen_stack):
-        app.push_screen(SessionsScreen(app.backend))
+        await app.push_screen(SessionsScreen(backend))
 
 
 async def start_new_session(app: TuiAgentApp) -> None:
     """A fresh, empty conversation; the next prompt starts a new stored session."""
-    try:
-        await app.backend.new_session()
-    except Exception as error:
-        app.notify(str(error), severity="error")
-        return
+    await (await app.engine()).new_session()
     show_fresh_chat(app)
 
 
@@ -57,12 +55,13 @@ def unused(path: Path) -> Path:
     return candidate
 
 
-def ask_export(app: TuiAgentApp) -> None:
+async def ask_export(app: TuiAgentApp) -> None:
     """Ask where to export the current session (and as what), then write it."""
-    if app.backend.current_session_id is None:
+    backend = await app.engine()
+    if backend.current_session_id is None:
         app.notify("Nothing to export yet: this session has no messages.", severity="warning")
         return
-    title = app.backend.session_title
+    title = backend.session_title
 
     def default_path(export_format: ExportFormat) -> Path:
         return unused(export_folder() / export_file_name(title, export_format))
@@ -70,7 +69,8 @@ def ask_export(app: TuiAgentApp) -> None:
     def chosen(answer: tuple[Path, ExportFormat] | None) -> None:
         if answer is not None:
             path, export_format = answer
-            app.run_worker(export_current(app, path=path, export_format=export_format), group="export")
+            app.run_worker(export_current(app, path=path, export_format=export_format), group="export",
+                           exit_on_error=False)
 
     app.push_screen(ExportScreen(title, default_path), callback=chosen)
 
@@ -79,8 +79,9 @@ async def export_current(app: TuiAgentApp, folder: Path | None = None, *, path: 
                          export_format: ExportFormat = "markdown") -> Path | None:
     """Write the current session to `path` (else `<folder or data dir/exports>/<title>-<date>.<ext>`), mode
     0600, creating its folder, and say where; returns the file, None when there was nothing to write or it failed."""
-    exported = await app.backend.export_session(export_format)
-    if exported is None or app.backend.current_session_id is None:
+    backend = await app.engine()
+    exported = await backend.export_session(export_format)
+    if exported is None or backend.current_session_id is None:
         app.notify("Nothing to export yet: this session has no messages.", severity="warning")
         return None
     title, text = exported

@@ -1,7 +1,8 @@
 """Provides theme loading: shipped and user TOML files become Textual `Theme`s; bad files become problems.
 
 A theme file is checked key by key; a file that fails is reported (one sentence) and skipped, so a
-broken user theme never stops the app. `APP_VARIABLE_DEFAULTS` are the app's own colour variables, used
+broken user theme never stops the app. `ThemeStart` is the first frame's fast path: only the wanted
+theme's own file before it, every other file after it. `APP_VARIABLE_DEFAULTS` are the app's own colour variables, used
 as fallbacks so Textual's built-in themes work with our stylesheet too.
 """
 
@@ -12,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
@@ -118,3 +120,53 @@ def load_theme_file(path: Path) -> Theme:
 def problems_notice(problems: list[str]) -> str:
     """One notification text for every theme file that was skipped."""
     return "Skipped theme files that could not be loaded:\n" + "\n".join(f"• {problem}" for problem in problems)
+
+
+class ThemeStart:
+    """Registers an app's themes: the wanted one before the first frame (its own file, when its name gives
+    it away), every file once the frame is out (`finish`; ~6 ms), for the theme picker."""
+
+    def __init__(self, app: App[Any], extra_dirs: Iterable[Path] = ()) -> None:
+        self.app = app
+        self.folders = theme_folders(extra_dirs)
+        self.pending = True
+        """Some theme files are still to be read (`finish` reads them)."""
+
+    def start(self, wanted: str) -> list[str]:
+        """Register theme `wanted` (all of them when its file does not give it away) and start in it;
+        returns what to tell the person (a theme that does not exist, files that were skipped)."""
+        notices: list[str] = []
+        if not self._register_named(wanted):
+            notices.extend(self.finish())
+        if wanted not in self.app.available_themes:
+            notices.append(f"There is no theme called {wanted!r}; using {DEFAULT_THEME}.")
+            wanted = DEFAULT_THEME if DEFAULT_THEME in self.app.available_themes else "textual-dark"
+        self.app.theme = wanted
+        return notices
+
+    def _register_named(self, name: str) -> bool:
+        """Register the theme called `name` from `<name>.toml`; False when that file has no such theme."""
+        if name in self.app.available_themes:  # one of Textual's
+            return True
+        path = find_theme_file(name, self.folders)
+        try:
+            theme = load_theme_file(path) if path is not None else None
+        except ValueError:  # reported when all the files are loaded
+            return False
+        if theme is None or theme.name != name:
+            return False
+        self.app.register_theme(theme)
+        return True
+
+    def finish(self) -> list[str]:
+        """Register every theme file (once); returns the one notice about skipped files, if any."""
+        if not self.pending:
+            return []
+        self.pending = False
+        shown = self.app.current_theme
+        loaded = load_themes(self.folders)
+        for theme in loaded.themes.values():
+            self.app.register_theme(theme)
+        if self.app.get_theme(shown.name) != shown:  # a folder read later redefines the theme on screen
+            self.app.refresh_css(animate=False)
+        return [problems_notice(loaded.problems)] if loaded.problems else []

@@ -12,7 +12,7 @@ from tui_agent.agent.events import (
     TurnEndReason,
     TurnFinished,
 )
-from tui_agent.history.models import ReasoningPart, TextPart
+from tui_agent.history.models import REASONING_BREAK, ReasoningPart, TextPart
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus
 
@@ -55,3 +55,23 @@ async def test_a_reasoning_only_reply_is_saved_with_its_reasoning(make_agent: Ma
     assert reply.parts == [ReasoningPart("Only thinking, no words.")]
     events = await collect(built.agent.send("Say something"))  # the strict server takes what follows it
     assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
+
+
+CONTINUED = {"replies": [{"reasoning": "Count to five.", "text": "One two", "finish_reason": "length"},
+                         {"reasoning": "Go on from two.", "text": " three four five."}]}
+
+
+@pytest.mark.parametrize("offline_server", [CONTINUED], indirect=True)
+async def test_a_continued_reply_keeps_its_reasoning_then_the_continuations(
+        make_agent: MakeAgent, offline_server: BackgroundServer) -> None:
+    built = await make_agent(offline_server.base_url)
+    await collect(built.agent.send("Count"))
+    events = await collect(built.agent.continue_reply())
+    thinking = "".join(e.text for e in events if isinstance(e, AssistantReasoningDelta))
+    assert thinking == f"{REASONING_BREAK}Go on from two."  # the screen's block has the first part already
+    session = built.agent.session
+    assert session is not None
+    reply = (await built.agent.store.load_tail(session.id, 1))[0]
+    kept = f"Count to five.{REASONING_BREAK}Go on from two."
+    assert reply.parts == [ReasoningPart(kept), TextPart("One two three four five.")]
+    assert "Count to five" not in str(offline_server.requests[-1].body)  # the continuation is not shown it

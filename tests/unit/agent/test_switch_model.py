@@ -1,18 +1,11 @@
 """Switching model mid-session: the endpoint's `/v1/models` is listed, the next request names the new model,
-the conversation is kept, history records which model wrote each reply; `DeferredAgent` remembers a pick made
-before the agent exists."""
+the conversation is kept, history records which model wrote each reply."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
 from tests.unit.agent.conftest import MakeAgent, collect
-from tui_agent.agent.deferred import DeferredAgent
-from tui_agent.agent.endpoint import EndpointChoice
-from tui_agent.agent.services import build_agent
-from tui_agent.config import Settings
 from tui_agent.llm.errors import LLMError
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import Role
@@ -47,21 +40,3 @@ async def test_listing_models_from_a_dead_endpoint_is_a_sentence(make_agent: Mak
     with pytest.raises(LLMError) as raised:
         await agent.list_models()
     assert raised.value.user_message
-
-
-@pytest.mark.parametrize("offline_server", [MODELS], indirect=True)
-async def test_deferred_agent_applies_a_model_picked_before_it_was_built(
-    offline_server: BackgroundServer, tmp_path: Path
-) -> None:
-    choice = EndpointChoice(offline_server.base_url, "offline", "test-key")
-    deferred = DeferredAgent(lambda: build_agent(Settings(db=tmp_path / "h.db"), choice), model="offline",
-                             endpoint=choice.label)
-    try:
-        deferred.switch_model("offline-large")
-        assert deferred.model == "offline-large"
-        assert await deferred.list_models() == ["offline", "offline-large"]  # waits for the build
-        assert deferred.agent is not None and deferred.agent.model == "offline-large"
-        deferred.switch_model("offline")
-        assert deferred.agent.model == "offline"
-    finally:
-        await deferred.close()

@@ -1,8 +1,7 @@
 """The task-tree feed on a real agent: the offline model over HTTP, the real commander, a real SQLite file.
 
 Observers see every node of a turn, each tool call a node of its own, cost nothing once they leave, cannot
-break the turn, and can cancel a running subtree — one tool call alone, the turn going on without it; a
-`DeferredAgent` takes observers before its agent exists.
+break the turn, and can cancel a running subtree — one tool call alone, the turn going on without it.
 """
 
 from __future__ import annotations
@@ -13,8 +12,6 @@ import pytest
 
 from tests.unit.agent.conftest import MakeAgent, collect
 from tui_agent.agent.conversation import INTERRUPTED_RESULT
-from tui_agent.agent.deferred import DeferredAgent
-from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.events import (
     AgentEvent,
     AssistantTextDelta,
@@ -23,7 +20,7 @@ from tui_agent.agent.events import (
     TurnEndReason,
     TurnFinished,
 )
-from tui_agent.agent.services import BuiltAgent, build_agent
+from tui_agent.agent.services import BuiltAgent
 from tui_agent.agent.tree import TreeEvent
 from tui_agent.agent.turn_jobs import TURN_SHAPE, tool_node_id
 from tui_agent.commander.events import (
@@ -35,7 +32,6 @@ from tui_agent.commander.events import (
     NodeKind,
     NodeStarted,
 )
-from tui_agent.config import Settings
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus
 from tui_agent.tool_call import ToolCall
@@ -268,50 +264,3 @@ async def test_cancel_node_refuses_nodes_that_are_not_running(make_agent: MakeAg
     await collect(built.agent.send(WEATHER))
     assert all(not built.agent.cancel_node(node_id) for node_id in created(seen))
     assert not built.agent.cancel_node("no such node")
-
-
-def deferred(tmp_path: Path) -> DeferredAgent:
-    settings = Settings(db=tmp_path / "history.db")
-    choice = EndpointChoice(None, "offline")
-    return DeferredAgent(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label)
-
-
-async def test_observers_subscribed_before_the_agent_exists_follow_its_turns(tmp_path: Path) -> None:
-    backend = deferred(tmp_path)
-    early: list[TreeEvent] = []
-    gone: list[TreeEvent] = []
-    backend.subscribe_tree(early.append)
-    stop_gone = backend.subscribe_tree(gone.append)
-    stop_gone()  # left before the agent was built: never attached
-    assert backend.cancel_node(1) is False  # nothing to cancel yet, and no crash
-    try:
-        backend.start()
-        await collect(backend.send(WEATHER))
-        assert gone == []
-        assert [e.name for e in created(early).values()][:2] == ["ChatJob", "ResponseJob"]
-        assert [node.name for node in tool_nodes(early)] == ["get_current_weather"]
-        agent = backend.agent
-        assert agent is not None and len(agent.commander._observers) == 1
-    finally:
-        await backend.close()
-
-
-async def test_observers_subscribed_after_the_agent_exists_attach_and_detach_directly(tmp_path: Path) -> None:
-    backend = deferred(tmp_path)
-    try:
-        backend.start()
-        agent = await backend.ready()
-        assert agent is not None
-        late: list[TreeEvent] = []
-        stop = backend.subscribe_tree(late.append)
-        assert len(agent.commander._observers) == 1
-        await collect(backend.send(WEATHER))
-        assert created(late) and tool_nodes(late)
-        stop()
-        stop()
-        assert agent.commander._observers == []
-        count = len(late)
-        await collect(backend.send("Thanks! And a list of tips?"))
-        assert len(late) == count
-    finally:
-        await backend.close()

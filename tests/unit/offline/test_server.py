@@ -176,3 +176,38 @@ def test_background_server_stops_and_frees_its_thread() -> None:
         openai.OpenAI(base_url=server.base_url, api_key="k", max_retries=0).models.list()
     with server:  # and starts again
         assert [m.id for m in openai.OpenAI(base_url=server.base_url, api_key="k").models.list().data] == ["offline"]
+
+
+INTERLEAVED = {"replies": [{"reasoning": "First I think.", "text": "Looking.", "chunk_size": 64,
+                            "tool_calls": [{"name": "a", "arguments": {"x": 1}}],
+                            "interleaved": [{"reasoning": " Then again, between calls.",
+                                             "tool_calls": [{"name": "b"}]}]}],
+               "then": "repeat_last"}
+
+
+@pytest.mark.parametrize("offline_server", [INTERLEAVED], indirect=True)
+def test_interleaved_reasoning_streams_in_order_and_counts_as_completion_tokens(
+        offline_server: BackgroundServer) -> None:
+    _, chunks = stream_text(offline_server, messages=[{"role": "user", "content": "go"}],
+                            stream_options={"include_usage": True})
+    order = []
+    for chunk in chunks[:-1]:
+        delta = chunk.choices[0].delta.model_dump()
+        order += [kind for kind in ("reasoning_content", "content", "tool_calls") if delta.get(kind)]
+    assert order == ["reasoning_content", "content", *["tool_calls"] * 2, "reasoning_content", *["tool_calls"] * 2]
+    calls = [call for c in chunks[:-1] for call in c.choices[0].delta.tool_calls or []]
+    assert [call.index for call in calls if call.id] == [0, 1]
+    usage = chunks[-1].usage
+    # 3 + 4 reasoning words, 1 word of text, 2 of arguments ('{"x":', '1}') and 1 ('{}'): 11, as a server counts
+    assert usage is not None and usage.completion_tokens == 11
+    whole = client(offline_server).chat.completions.create(model="m", messages=[{"role": "user", "content": "go"}])
+    assert whole.usage is not None and whole.usage.completion_tokens == 11
+    assert [call.model_dump()["function"]["name"] for call in whole.choices[0].message.tool_calls or []] == ["a", "b"]
+
+
+@pytest.mark.parametrize("offline_server", [{"replies": [{"reasoning": "one two three", "text": "four"}]}],
+                         indirect=True)
+def test_reasoning_words_are_completion_tokens(offline_server: BackgroundServer) -> None:
+    _, chunks = stream_text(offline_server, messages=[{"role": "user", "content": "go"}],
+                            stream_options={"include_usage": True})
+    assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens == 4

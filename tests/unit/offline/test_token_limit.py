@@ -52,3 +52,16 @@ def test_tool_arguments_past_the_limit_are_cut() -> None:
     assert call.arguments == '{"text": "a'  # what the model had written when it was stopped
     with pytest.raises(ValueError):
         json.loads(frames.raw_arguments(call))
+
+
+THINKS = {"reasoning": "one two three", "text": "four five",
+          "interleaved": [{"reasoning": "six seven", "text": "eight"}]}
+
+
+@pytest.mark.parametrize(("limit", "reasoning", "text"), [(2, "one two", ""), (4, "one two three", "four"),
+                                                         (6, "one two threesix", "four five"),
+                                                         (8, "one two threesix seven", "four fiveeight")])
+def test_reasoning_counts_toward_the_limit_in_the_order_it_streams(limit: int, reasoning: str, text: str) -> None:
+    cut = frames.within_limit(Reply.model_validate(THINKS), limit)
+    assert cut.finish_reason == ("length" if limit < 8 else None)
+    assert ("".join(s.reasoning for s in cut.segments), "".join(s.text for s in cut.segments)) == (reasoning, text)

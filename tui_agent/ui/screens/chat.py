@@ -1,14 +1,16 @@
 """Provides `ChatScreen`: the conversation (left), tool panels (right), prompt and status line (bottom).
 
-It sends intents to a `ChatBackend` (send, cancel, retry and continue the last reply) and renders the
-`AgentEvent`s a turn yields, in a worker; it knows nothing of the agent beyond those events. An
-`ApprovalRequested` event is answered with the approval modal; tool-call events also go to the task tree.
+It sends intents to the engine's `ChatBackend` (send, cancel, retry and continue the last reply), awaited
+from the app's `EngineSlot`, and renders the `AgentEvent`s a turn yields, in a worker; it knows nothing of
+the agent beyond those events. An `ApprovalRequested` event is answered with the approval modal; tool-call
+events also go to the task tree. Until the engine is built the status bar shows what boot read.
 A prompt sent while a turn runs waits in `QueuedPrompts` above the prompt and is sent when the turn ends.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import time
 from functools import cached_property
@@ -17,11 +19,14 @@ from typing import TYPE_CHECKING, assert_never
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widget import AwaitMount
 
+from tui_agent.agent.port import ChatBackend
+from tui_agent.errors import EngineUnavailableError, user_message
 from tui_agent.status import MessageStatus, TurnEndReason
+from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
+from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.textual_private import ToastRack
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.prompt import PromptInput
@@ -36,15 +41,16 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from collections.abc import AsyncIterator, Callable
 
     from tui_agent.agent.events import AgentEvent, ApprovalRequested, AssistantMessageFinished, TurnFinished
-    from tui_agent.agent.port import ChatBackend
     from tui_agent.agent.tree import Unsubscribe
     from tui_agent.tool_call import Decision
     from tui_agent.ui.widgets.task_tree import TaskTree
 
+    TurnOf = Callable[[ChatBackend], AsyncIterator[AgentEvent]]
+    """Starts a turn (send, retry, continue) on the backend."""
 TURN_END_TITLES = {TurnEndReason.BUDGET: "Stopped: budget reached", TurnEndReason.ERROR: "Error"}
 
 
-class ChatScreen(Screen[None]):
+class ChatScreen(ReportingScreen[None]):
     """The main screen."""
 
     AUTO_FOCUS = "#prompt"  # focused as the screen mounts: no focus moves (and restyles) before the first frame
@@ -64,10 +70,12 @@ class ChatScreen(Screen[None]):
                 id="page_down"),
     ]
 
-    def __init__(self, backend: ChatBackend, *, clock: Clock = time.monotonic, cursor_blink: bool = True,
+    def __init__(self, engine: EngineSlot, *, clock: Clock = time.monotonic, cursor_blink: bool = True,
                  reasoning: str = "collapsed") -> None:
         super().__init__()
-        self.backend = backend
+        self.engine = engine
+        self.backend: ChatBackend | None = None
+        """The engine's backend once this screen is plugged into it (`_connected`)."""
         self._clock = clock
         self._cursor_blink = cursor_blink
         self._reasoning = reasoning
@@ -118,11 +126,24 @@ class ChatScreen(Screen[None]):
         return self.query_one(StatusBar)
 
     def on_mount(self) -> None:
-        self._show_status()
-        self.history: HistoryView = attach_history(self, self.backend, self.chat_log, self.tool_panels,
+        self.history: HistoryView = attach_history(self, self.engine, self.chat_log, self.tool_panels,
                                                    on_loaded=self._show_loaded_session)
-        self.call_after_refresh(self._add_task_tree)
-        self._stop_watching_unsaved = self.backend.watch_unsaved(self.status_bar.set_unsaved)
+        self._show_status()
+        self.run_worker(self._connect(), group="engine", exit_on_error=False, description="connect to the engine")
+
+    async def _connect(self) -> None:
+        with contextlib.suppress(EngineUnavailableError):  # the app's build worker reports it
+            await self._connected()
+
+    async def _connected(self) -> ChatBackend:
+        """The engine's backend, this screen plugged into it once: unsaved state, task tree."""
+        backend = await self.engine.engine()
+        if self.backend is None:
+            self.backend = backend
+            self._stop_watching_unsaved = backend.watch_unsaved(self.status_bar.set_unsaved)
+            self._show_status()
+        await self._add_task_tree()
+        return backend
 
     def on_unmount(self) -> None:
         self._stop_watching_history()
@@ -133,11 +154,12 @@ class ChatScreen(Screen[None]):
         self._stop_watching_unsaved = lambda: None
 
     def _add_task_tree(self) -> AwaitMount:
-        """The task tree (Ctrl+T) starts hidden and follows no turn yet, so it joins after the first frame
-        (or as the first turn starts, if that is sooner: it must see the turn from its first node)."""
+        """The task tree (Ctrl+T) starts hidden and follows no turn yet, so it joins once the engine is there,
+        before the first turn (it must see the turn from its first node)."""
         if self._task_tree_mount is None:
             from tui_agent.ui.widgets.task_tree import TaskTree
 
+            assert self.backend is not None
             tree = self._task_tree = TaskTree(self.backend, clock=self._clock, id="task-tree")
             self._task_tree_mount = self.query_one("#main").mount(tree, after=self.chat_log)
         return self._task_tree_mount
@@ -181,11 +203,13 @@ class ChatScreen(Screen[None]):
     def _show_loaded_session(self) -> None:
         """The session's history is shown: its title and the tokens it used before (it may be resumed)."""
         self._show_status()
-        self.status_bar.set_usage(*self.backend.session_usage)
+        self.status_bar.set_usage(*(self.backend.session_usage if self.backend else self.history.early_usage))
 
     def _show_status(self) -> None:
-        backend = self.backend
-        self.status_bar.show(model=backend.model, endpoint=backend.endpoint, title=backend.session_title)
+        if (backend := self.backend) is not None:
+            self.status_bar.show(model=backend.model, endpoint=backend.endpoint, title=backend.session_title)
+        else:  # what boot read, and the title of the early page, until the engine is there
+            self.status_bar.show(model=self.engine.model, endpoint=self.engine.endpoint, title=self.history.early_title)
 
     def _set_busy(self, busy: bool) -> None:
         self.busy = busy
@@ -203,25 +227,25 @@ class ChatScreen(Screen[None]):
         self.chat_log.hide_actions()
         self.chat_log.add_user(prompt)
         self._set_busy(True)
-        self.run_worker(self._run_turn(self.backend.send(prompt)), group="turn", exit_on_error=False,
+        self.run_worker(self._run_turn(lambda backend: backend.send(prompt)), group="turn", exit_on_error=False,
                         description="chat turn")
 
     def action_retry_reply(self) -> None:
         """Ctrl+R: ask again for the last reply; the old one stays, dimmed, and the model no longer sees it."""
-        self._redo(self.backend.retry)
+        self._redo(lambda backend: backend.retry())
 
     def action_continue_reply(self) -> None:
         """Ctrl+G: have the model go on with the last reply where it stopped; the text is added to it."""
-        self._redo(self.backend.continue_reply)
+        self._redo(lambda backend: backend.continue_reply())
 
-    def _redo(self, turn: Callable[[], AsyncIterator[AgentEvent]]) -> None:
+    def _redo(self, turn: TurnOf) -> None:
         if not self.idle:
             self.notify("A reply is running: press Esc to stop it first.", severity="warning")
             return
         self.chat_log.hide_actions()
         self.prompt_input.focus()  # a click on the link focused the log: typing goes to the prompt again
         self._set_busy(True)
-        self.run_worker(self._run_turn(turn()), group="turn", exit_on_error=False, description="chat turn")
+        self.run_worker(self._run_turn(turn), group="turn", exit_on_error=False, description="chat turn")
 
     def action_cancel_turn(self) -> None:
         """Esc: on an empty prompt with a prompt queued, take the newest queued one back to edit; otherwise
@@ -237,7 +261,8 @@ class ChatScreen(Screen[None]):
         """Stop the reply now; the backend's closing events arrive after and change nothing visible."""
         if not self.busy:
             return
-        self.backend.cancel()
+        if self.backend is not None:
+            self.backend.cancel()
         self.chat_log.interrupt_streaming()
         self.tool_panels.interrupt_open()
         self._set_busy(False)
@@ -265,10 +290,22 @@ class ChatScreen(Screen[None]):
         answer.add_done_callback(withdrawn)
 
     # -- the turn -----------------------------------------------------------------------------------
-    async def _run_turn(self, turn_events: AsyncIterator[AgentEvent]) -> None:
+    async def _turn_events(self, turn: TurnOf) -> AsyncIterator[AgentEvent]:
+        """The turn's events once the engine is there; a failed build ends the turn with its sentence."""
+        try:
+            backend = await self._connected()
+        except EngineUnavailableError as error:
+            from tui_agent.agent.events import TurnFinished  # loads with the engine, which did not
+
+            yield TurnFinished(TurnEndReason.ERROR, error.user_message)
+            return
+        async for event in turn(backend):
+            yield event
+
+    async def _run_turn(self, turn: TurnOf) -> None:
         async with self._turn_lock:  # a cancelled turn may still be draining its last events
             self._set_busy(True)
-            await self._add_task_tree()
+            turn_events = self._turn_events(turn)
             # Everything that exists now (the log, history, the app) is long-lived: take it out of the
             # collector's full passes, which otherwise stall a streaming frame by tens of milliseconds.
             gc.freeze()
@@ -281,8 +318,7 @@ class ChatScreen(Screen[None]):
                         await asyncio.sleep(0)  # let keys and frames in between
                         turn_slice = time.perf_counter() + EVENT_SLICE
             except Exception as error:  # the backend reports failures as events; anything else lands here
-                message = getattr(error, "user_message", None) or str(error) or type(error).__name__
-                self.chat_log.add_error(message)
+                self.chat_log.add_error(user_message(error))
             finally:
                 self.chat_log.close_open()
                 self._set_busy(False)

@@ -3,6 +3,7 @@
 Typing filters by title and by full-text search over message content (hits show a snippet). Enter opens
 the highlighted session in the chat screen (resumed, history shown); Ctrl+R renames, Ctrl+F forks from a
 chosen message and opens the fork, Ctrl+D deletes after a confirmation, Ctrl+N starts a new session.
+An action that fails raises out of its worker; the app's one worker handler says why (a notification).
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui_agent.agent.port import ChatBackend
 from tui_agent.history.models import SearchHit, Session
 from tui_agent.ui.screens.chat import ChatScreen
+from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.screens.session_dialogs import ConfirmDeleteScreen, ForkScreen, RenameScreen, one_line
 
 HELP = "Enter open · Ctrl+R rename · Ctrl+F fork · Ctrl+D delete · Ctrl+N new session · Esc back"
@@ -55,7 +56,7 @@ async def _replace_chat(app: App[Any]) -> None:
     old = app.screen
     if not isinstance(old, ChatScreen):
         return
-    fresh = ChatScreen(old.backend, clock=old._clock, cursor_blink=old._cursor_blink, reasoning=old._reasoning)
+    fresh = ChatScreen(old.engine, clock=old._clock, cursor_blink=old._cursor_blink, reasoning=old._reasoning)
     if len(app.screen_stack) > 1:
         await app.switch_screen(fresh)
     else:  # the app's base screen can't be switched out: the fresh one goes over it, which is left empty
@@ -63,7 +64,7 @@ async def _replace_chat(app: App[Any]) -> None:
         await old.retire()
 
 
-class SessionsScreen(Screen[None]):
+class SessionsScreen(ReportingScreen[None]):
     """The session list."""
 
     DEFAULT_CSS = """
@@ -178,11 +179,7 @@ class SessionsScreen(Screen[None]):
     @work(group="session-action", exclusive=True, exit_on_error=False)
     async def open(self, session_id: str) -> None:
         """Resume the session and show it in a fresh chat screen."""
-        try:
-            await self.backend.open_session(session_id)
-        except Exception as error:
-            self.notify(getattr(error, "user_message", None) or str(error), severity="error")
-            return
+        await self.backend.open_session(session_id)
         show_fresh_chat(self.app)
 
     def action_back(self) -> None:
@@ -197,11 +194,7 @@ class SessionsScreen(Screen[None]):
 
     @work(group="session-action", exclusive=True, exit_on_error=False)
     async def action_new(self) -> None:
-        try:
-            await self.backend.new_session()
-        except Exception as error:
-            self.notify(str(error), severity="error")
-            return
+        await self.backend.new_session()
         show_fresh_chat(self.app)
 
     # -- rename, fork, delete -----------------------------------------------------------------------
@@ -213,11 +206,7 @@ class SessionsScreen(Screen[None]):
         title = await self.app.push_screen_wait(RenameScreen(session.title))
         if not title:
             return
-        try:
-            await self.backend.rename_session(session.id, title)
-        except Exception as error:  # e.g. a history opened read-only
-            self.notify(getattr(error, "user_message", None) or str(error), severity="error")
-            return
+        await self.backend.rename_session(session.id, title)  # e.g. a history opened read-only raises
         self.notify(f"Renamed to {one_line(title)}.")
         self.refresh_list()
 
@@ -233,12 +222,8 @@ class SessionsScreen(Screen[None]):
         message_id = await self.app.push_screen_wait(ForkScreen(session.title, messages))
         if not message_id:
             return
-        try:
-            fork = await self.backend.fork_session(session.id, message_id)
-            await self.backend.open_session(fork.id)
-        except Exception as error:
-            self.notify(getattr(error, "user_message", None) or str(error), severity="error")
-            return
+        fork = await self.backend.fork_session(session.id, message_id)
+        await self.backend.open_session(fork.id)
         self.app.notify(f"Forked into {one_line(fork.title)}.")
         show_fresh_chat(self.app)
 
@@ -250,11 +235,7 @@ class SessionsScreen(Screen[None]):
         if not await self.app.push_screen_wait(ConfirmDeleteScreen(session.title)):
             return
         was_current = session.id == self.backend.current_session_id
-        try:
-            await self.backend.delete_session(session.id)
-        except Exception as error:
-            self.notify(getattr(error, "user_message", None) or str(error), severity="error")
-            return
+        await self.backend.delete_session(session.id)
         self.chat_stale = self.chat_stale or was_current
         self.notify(f"Deleted {one_line(session.title)}.")
         self.refresh_list()

@@ -347,22 +347,36 @@ class ChatLog(VerticalScroll):
         return self._actions
 
     def append(self, message_id: str, text: str) -> None:
-        if message_id in self._thinking:  # the answer begins: the thinking is over
-            self._thinking[message_id].finish()
+        block = self._thinking.get(message_id)
+        if block is not None and not block.done:  # the answer begins (or goes on): the thinking is over for now
+            block.finish(ended=False)
         self.start_assistant(message_id).append(text)
 
     def append_reasoning(self, message_id: str, text: str) -> None:
-        """More of a reply's reasoning, into its thinking block (made above the reply at the first piece)."""
+        """More of a reply's reasoning, into its thinking block: made above the reply at the first piece, the
+        same block when it comes after the answer began or when the reply is continued (loaded from history
+        too)."""
         if self.reasoning == "hidden":
             return
         block = self._thinking.get(message_id)
         if block is None:
+            block = self._shown_thinking(message_id)
+        if block is not None:
+            self._thinking[message_id] = block
+        else:
             from tui_agent.ui.widgets.thinking import ThinkingBlock
 
             message = self.start_assistant(message_id)
             block = self._thinking[message_id] = ThinkingBlock(message_id, expanded=self.reasoning == "expanded")
             self.mount(block, before=message)
         block.append(text)
+
+    def _shown_thinking(self, message_id: str) -> ThinkingBlock | None:
+        """The mounted thinking block of a reply, live or loaded from history."""
+        from tui_agent.ui.widgets.thinking import ThinkingBlock
+
+        return next((entry for entry in self.entries
+                     if isinstance(entry, ThinkingBlock) and entry.message_id == message_id), None)
 
     def thinking(self, message_id: str) -> ThinkingBlock | None:
         """The thinking block of a live reply, if it reasoned."""

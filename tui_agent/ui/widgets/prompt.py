@@ -33,38 +33,8 @@ def chip_label(text: str, what: str = "pasted") -> str:
     return f"[{what} {amount}, {lines:,} line{'s' if lines > 1 else ''}]"
 
 
-class PromptInput(TextArea, inherit_css=False):
-    """The prompt at the bottom of the chat screen."""
-
-    # TextArea's DEFAULT_CSS less what the prompt never shows (line numbers, the cursor line, read-only,
-    # its own border: `#prompt` draws one): half the CSS to parse before the first frame. Textual is
-    # pinned (pyproject.toml); compare with `TextArea.DEFAULT_CSS` when it moves.
-    COMPONENT_CLASSES = TextArea.COMPONENT_CLASSES  # not inherited along with the CSS
-    DEFAULT_CSS = """
-    PromptInput {
-        overflow-x: auto;  /* ScrollView's, which no other widget on screen brings along */
-        overflow-y: auto;
-        width: 1fr;
-        color: $foreground;
-        background: $surface;
-        pointer: text;
-        & .text-area--cursor { text-style: $input-cursor-text-style; }
-        & .text-area--selection { background: $input-selection-background; color: $input-selection-foreground; }
-        & .text-area--matching-bracket { background: $foreground 30%; }
-        & .text-area--suggestion { color: $text-muted; }
-        & .text-area--placeholder { color: $text 40%; }
-        &:ansi {
-            .text-area--cursor {
-                color: $input-cursor-foreground;
-                background: $input-cursor-background;
-                text-style: reverse;
-            }
-            & .text-area--selection { background: transparent; text-style: reverse; }
-        }
-        &:dark .text-area--cursor { color: $input-cursor-foreground; background: $input-cursor-background; }
-        &:light .text-area--cursor { color: $text 90%; background: $foreground 70%; }
-    }
-    """
+class PromptInput(TextArea):
+    """The prompt at the bottom of the chat screen (TextArea's own look; `#prompt` in app.tcss draws its border)."""
 
     class Submitted(Message):
         """The person pressed Enter on a non-empty prompt."""
@@ -75,7 +45,7 @@ class PromptInput(TextArea, inherit_css=False):
 
     def __init__(self, *, id: str | None = None, cursor_blink: bool = True) -> None:  # noqa: A002
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
-                         compact=True, highlight_cursor_line=False)
+                         highlight_cursor_line=False)
         self.cursor_blink = cursor_blink
         self.placeholder = "Ask anything — Enter sends, Shift+Enter or Ctrl+J for a new line, Esc stops a reply"
         self.prompt_history: list[str] = []

@@ -1,9 +1,11 @@
 """Provides `ThinkingBlock`: a reply's reasoning, shown above its answer as one dimmed line until opened.
 
 Collapsed it reads "▸ thinking… (N words)" while the model reasons and "▸ thought (N words)" once the answer
-begins; expanded ("▾") the reasoning itself follows, as plain text, sanitised like every model text. Enter or
-space (when it has focus) and a click toggle it. Streamed reasoning is drawn at most every `FLUSH_INTERVAL`
-seconds, so a fast stream costs a few redraws, not one per delta.
+begins; expanded ("▾") the reasoning itself follows, as plain text, sanitised like every model text. Reasoning
+that comes after the answer began (interleaved thinking, or a continued reply's, after `REASONING_BREAK`) is
+appended, and the block says "thinking…" again until the answer goes on. Enter or space (when it has focus)
+and a click toggle it. Streamed reasoning is drawn at most every `FLUSH_INTERVAL` seconds, so a fast stream
+costs a few redraws, not one per delta.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Static
 
+from tui_agent.history.models import REASONING_BREAK
 from tui_agent.sanitize import StreamSanitizer, sanitize
 
 if TYPE_CHECKING:
@@ -55,9 +58,11 @@ class ThinkingBlock(Static, can_focus=True):
         super().__init__()
         self.message_id = message_id
         self.done = False
-        """The answer began (or the reply ended): the model thinks no more."""
+        """The answer began (or the reply ended): the model thinks no more, unless more reasoning comes."""
         self.alone = False
         """The reply ended with reasoning only: no answer followed it."""
+        self.ended = False
+        """The reply ended: no more reasoning comes (unless it is continued)."""
         self._sanitizer = StreamSanitizer()
         self._text = ""
         self._pending: list[str] = []
@@ -81,11 +86,13 @@ class ThinkingBlock(Static, can_focus=True):
 
     @property
     def words(self) -> int:
-        return len(self.text.split())
+        """Words of reasoning (the continuation marks left out)."""
+        return len(self.text.replace(REASONING_BREAK.strip(), " ").split())
 
     @property
     def settled(self) -> bool:
-        return self.done
+        """Only an ended reply's block may be let go: reasoning can come again until then."""
+        return self.ended
 
     def let_go(self) -> LetGo:
         from tui_agent.ui.widgets.messages import LetGo  # it lives with the entries, which import this module
@@ -94,16 +101,20 @@ class ThinkingBlock(Static, can_focus=True):
                              alone=self.alone))
 
     def append(self, chunk: str) -> None:
-        """More streamed reasoning: drawn within `FLUSH_INTERVAL`."""
+        """More streamed reasoning, drawn within `FLUSH_INTERVAL` (after the answer began too: the model thinks
+        again)."""
         if self.done:
-            return
+            self.done = self.ended = False
+            self.update(self._content())
         self._pending.append(self._sanitizer.feed(chunk))
         if self._timer is None:
             self._timer = self.set_timer(FLUSH_INTERVAL, self._flush, name="thinking-flush")
 
-    def finish(self, *, alone: bool = False) -> None:
-        """The model stopped thinking (`alone`: and said nothing else)."""
+    def finish(self, *, alone: bool = False, ended: bool = True) -> None:
+        """The model stopped thinking (`alone`: and said nothing else; `ended=False`: the answer began, the
+        reply goes on)."""
         self.alone = self.alone or alone
+        self.ended = self.ended or ended
         if not self.done:
             self.done = True
             self._pending.append(self._sanitizer.flush())
