@@ -345,21 +345,18 @@ class HistoryStore:
     async def export_markdown(self, session_id: str, all_branches: bool = False) -> str:
         """The active branch as Markdown, with a note of the other branches when there are some (with
         `all_branches`: every message, each naming its id and its parent's)."""
-        session, messages = await self._whole(session_id)
-        if all_branches:
-            messages = await self._call(lambda conn: rows.load_tree(conn, session.id))
+        session, messages = await self._whole(session_id, all_branches)
         return export.to_markdown(session, messages, all_branches)
 
     async def export_json(self, session_id: str, all_branches: bool = False) -> str:
         """The active branch (or, with `all_branches`, every message) as JSON; each message names its parent."""
-        session, messages = await self._whole(session_id)
-        if all_branches:
-            messages = await self._call(lambda conn: rows.load_tree(conn, session.id))
+        session, messages = await self._whole(session_id, all_branches)
         return export.to_json(session, messages)
 
-    async def _whole(self, session_id: str) -> tuple[Session, list[Message]]:
+    async def _whole(self, session_id: str, all_branches: bool = False) -> tuple[Session, list[Message]]:
         session = await self._require_session(session_id)
-        return session, await self._call(lambda conn: rows.load_all(conn, session.id))
+        load = rows.load_tree if all_branches else rows.load_all
+        return session, await self._call(lambda conn: load(conn, session.id))
 
     # lifecycle
 
