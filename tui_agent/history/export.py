@@ -24,8 +24,14 @@ PRIVATE_FILE_MODE = 0o600
 ExportFormat = Literal["markdown", "json"]
 
 
-def to_markdown(session: Session, messages: list[Message]) -> str:
+def to_markdown(session: Session, messages: list[Message], all_branches: bool = False) -> str:
+    """The messages as Markdown: a branch (a note says how many messages are on others), or with `all_branches`
+    every message, its heading naming its id and its parent's."""
     lines = [f"# {session.title}", "", f"- Session: `{session.id}`", f"- Created: {_when(session.created_at)}"]
+    elsewhere = session.message_count - len(messages)
+    if elsewhere > 0 and not all_branches:
+        lines.append(f"- Other branches: {elsewhere} message{'s' if elsewhere != 1 else ''} not shown (this is the "
+                     "active branch; `tui-agent sessions show ID --tree` shows them all)")
     if session.model:
         lines.append(f"- Model: {session.model}")
     if session.parent_session_id:
@@ -33,15 +39,18 @@ def to_markdown(session: Session, messages: list[Message]) -> str:
     if session.system_prompt:
         lines += ["", "## System prompt", "", session.system_prompt]
     for message in messages:
-        lines += ["", *_message_markdown(message)]
+        lines += ["", *_message_markdown(message, all_branches)]
     return replace_surrogates("\n".join(lines) + "\n")
 
 
-def _message_markdown(message: Message) -> list[str]:
+def _message_markdown(message: Message, with_ids: bool = False) -> list[str]:
     notes = [] if message.status is MessageStatus.COMPLETE else [message.status.value]
     notes += ["replaced by a retry"] if message.replaced_by else []
     status = f" ({', '.join(notes)})" if notes else ""
     lines = [f"## {message.role.value.capitalize()}{status}", ""]
+    if with_ids:
+        lines[1:1] = ["", f"`{message.id}` after `{message.parent_id}`" if message.parent_id
+                      else f"`{message.id}` (first)"]
     if message.reasoning:
         lines += ["### Reasoning", "", *_quoted(message.reasoning), ""]
     lines.append(message.content or ("_(reasoning only, no answer)_" if message.reasoning else "_(no text)_"))

@@ -66,7 +66,8 @@ MessagePart = ReasoningPart | TextPart | ToolCallPart
 
 @dataclass
 class Message:
-    """One message of a session; `position` orders messages within it (0, 1, 2...)."""
+    """One message of a session; `position` is its creation order in the session (0, 1, 2...), so the messages
+    of one branch are increasing in position."""
 
     id: str
     session_id: str
@@ -85,6 +86,8 @@ class Message:
     model; it stays in history and on screen, dimmed)."""
     reasoning: str = ""
     """The model's reasoning before its text (stored as a `reasoning` part; empty when it sent none)."""
+    parent_id: str | None = None
+    """The message this one follows in the session's tree (None for the first); siblings share a parent."""
 
     @property
     def parts(self) -> list[MessagePart]:
@@ -110,6 +113,17 @@ class Session:
     parent_session_id: str | None = None
     parent_message_id: str | None = None
     message_count: int = 0
+    """Messages stored in the session, every branch included."""
+    active_leaf_id: str | None = None
+    """The last message of the branch the session is on (the model gets the path to it); None when empty."""
+
+
+@dataclass(frozen=True)
+class Siblings:
+    """The messages sharing a parent, oldest first, and where the one asked about is among them (for `‹2/3›`)."""
+
+    messages: list[Message]
+    index: int
 
 
 @dataclass(frozen=True)
