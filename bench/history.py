@@ -316,10 +316,10 @@ async def paced_reply(store: HistoryStore, sid: str, rng: random.Random) -> dict
     writes_seen = 0
     original = store.update_streaming_text
 
-    async def counting(message_id: str, text: str) -> None:
+    async def counting(message_id: str, text: str, *more: Any, **options: Any) -> None:
         nonlocal writes_seen
         writes_seen += 1
-        await original(message_id, text)
+        await original(message_id, text, *more, **options)
 
     store.update_streaming_text = counting  # type: ignore[method-assign]
     start = time.perf_counter()
