@@ -5,7 +5,8 @@ included); the text of each model response is its own paragraph, so a `to_user` 
 tool call and the answer that follows it are separated by a blank line. Tool calls and notices are
 summarised on stderr, sanitised alike (a call's name and arguments are revealed: bidi and invisible
 characters show as `⟨U+202E⟩`). The model's reasoning is left out unless `--show-reasoning` asks for it:
-then it goes to stderr, sanitised too, dimmed only when stderr is a terminal. A tool that asks for approval is
+then it goes to stderr, sanitised too, dimmed only when stderr is a terminal. A reply's parts of other kinds
+(see `tui_agent.llm.parts`) are left out. A tool that asks for approval is
 denied (one that `--allow` names never asks), with a line on stderr saying how to allow it. The exit status says
 how the turn ended: 0 done, 1 error, 3 stopped by a budget, 4 the reply was cut off at the token limit
 (`max_tokens`), 130 cancelled.
@@ -20,7 +21,7 @@ from typing import Any, TextIO
 from tui_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
-    AssistantReasoningDelta,
+    AssistantPartDelta,
     AssistantTextDelta,
     ReplyWaiting,
     ToolCallUpdated,
@@ -90,7 +91,7 @@ class ReasoningWriter:
         self._dim = err.isatty()
         self._open = False
 
-    def write(self, delta: AssistantReasoningDelta) -> None:
+    def write(self, delta: AssistantPartDelta) -> None:
         text = self._clean.feed(delta.text)
         if not text:
             return
@@ -116,8 +117,8 @@ async def print_turn(agent: Any, prompt: str, out: TextIO, err: TextIO,
     thinking = ReasoningWriter(err) if show_reasoning else None
     reported: set[tuple[str, str]] = set()
     async for event in turn if turn is not None else agent.send(prompt):
-        if isinstance(event, AssistantReasoningDelta):
-            if thinking is not None:
+        if isinstance(event, AssistantPartDelta):
+            if thinking is not None and event.kind == "reasoning":  # other kinds: left out
                 thinking.write(event)
             continue
         if thinking is not None:

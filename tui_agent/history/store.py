@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -250,18 +250,20 @@ class HistoryStore:
             message.position = int(first) + offset
         self._next_position[session_id] = int(first) + len(messages)
 
-    async def update_streaming_text(self, message_id: str, text: str, reasoning: str | None = None) -> None:
-        """Save the text (and reasoning) streamed so far (call at most every ~300 ms; see `StreamingSaver`)."""
+    async def update_streaming_text(self, message_id: str, text: str, parts: Mapping[str, str] | None = None) -> None:
+        """Save the text (and other parts by kind) streamed so far (call at most every ~300 ms; see
+        `StreamingSaver`)."""
         r = self.redactor
-        await self._write(writes.update_text(message_id, r.text(text), r.maybe(reasoning)), key=("text", message_id))
+        await self._write(writes.update_text(message_id, r.text(text), _redacted(r, parts)), key=("text", message_id))
 
     async def finish_message(self, message_id: str, status: MessageStatus, content: str | None = None,
                              error: str | None = None, usage: Usage | None = None,
-                             reasoning: str | None = None) -> None:
-        """Write a reply's final status, text, error, usage and (when it has some) reasoning, redacted alike."""
+                             parts: Mapping[str, str] | None = None) -> None:
+        """Write a reply's final status, text, error, usage and (when it has some) other parts by kind, redacted
+        alike."""
         r = self.redactor
         await self._write(writes.finish_message(message_id, status, r.maybe(content), r.maybe(error), usage,
-                                                r.maybe(reasoning)))
+                                                _redacted(r, parts)))
 
     async def record_tool_call(self, message_id: str, call_id: str, name: str, raw_arguments: str,
                                arguments: dict[str, Any] | None, status: ToolStatus = ToolStatus.PENDING) -> None:
@@ -324,6 +326,11 @@ class HistoryStore:
         self._closed = True
         owners.release(self.owner)
         await self._conn.close()
+
+
+def _redacted(redactor: Redactor, parts: Mapping[str, str] | None) -> dict[str, str] | None:
+    """A reply's other parts by kind, each redacted like its text."""
+    return None if parts is None else {kind: redactor.text(text) for kind, text in parts.items()}
 
 
 def _resolve(path: Path | None) -> tuple[Path, Mode]:
