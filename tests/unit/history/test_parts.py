@@ -109,3 +109,28 @@ async def test_exports_carry_the_parts_in_order(store: HistoryStore) -> None:
                                                 {"kind": "text", "text": "Snow."},
                                                 {"kind": "tool_call", "call_id": "c1"}]
     assert exported["messages"][0]["parts"] == [{"kind": "text", "text": "weather?"}]
+
+
+async def test_parts_of_any_kind_are_kept_in_order_and_exported(store: HistoryStore) -> None:
+    session = await store.create_session("t")
+    _, reply = await store.begin_turn(session.id, "hi")
+    saver = StreamingSaver(store, reply.id, interval=0.0, parts={"reasoning": "Be kind. "})  # a continued reply
+    saver.push_part("critique", "Too terse.")  # a kind no view is registered for
+    saver.push_part("reasoning", "Say hello.")
+    saver.push("Hello.")
+    await saver.finish(MessageStatus.COMPLETE)
+    (stored,) = await store.load_tail(session.id, 1)
+    assert stored.parts == [StreamedPart("reasoning", "Be kind. Say hello."), StreamedPart("critique", "Too terse."),
+                            TextPart("Hello.")]
+    markdown = await store.export_markdown(session.id)
+    section = markdown[markdown.index("## Assistant"):]
+    assert section.index("### Reasoning") < section.index("### Critique\n\n> Too terse.") < section.index("Hello.")
+    parts = json.loads(await store.export_json(session.id))["messages"][1]["parts"]
+    assert [part["kind"] for part in parts] == ["reasoning", "critique", "text"]
+
+
+async def test_a_reply_of_other_parts_only_says_which_in_markdown(store: HistoryStore) -> None:
+    session = await store.create_session("t")
+    _, reply = await store.begin_turn(session.id, "hi")
+    await store.finish_message(reply.id, MessageStatus.COMPLETE, content="", parts={"critique": "No."})
+    assert "_(critique only, no answer)_" in await store.export_markdown(session.id)
