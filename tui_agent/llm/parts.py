@@ -14,6 +14,7 @@ from __future__ import annotations
 PART_FIELDS: dict[str, str] = {
     "reasoning_content": "reasoning",  # DeepSeek, vLLM, llama.cpp
     "reasoning": "reasoning",  # Ollama, OpenRouter
+    "refusal": "refusal",  # OpenAI: sent instead of content when the model refuses
 }
 """Delta field → part kind. A kind named by several fields takes the first of them a delta has (in this order),
 so a server that sends both `reasoning_content` and `reasoning` is not shown it twice."""

@@ -33,6 +33,7 @@ class PartView:
 
 PART_VIEWS: dict[str, PartView] = {
     "reasoning": PartView(THINKING, follows_setting=True),
+    "refusal": PartView(PartLabels("refusing…", "refused", "refused"), expanded=True),
 }
 """Kind → view; a kind missing here gets `plain_view(kind)`."""
 
