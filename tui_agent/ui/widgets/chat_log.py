@@ -66,8 +66,8 @@ class ChatLog(VerticalScroll):
         self.reasoning = reasoning
         """How replies' reasoning is shown: "collapsed", "expanded" or "hidden" (the `[ui] reasoning` setting)."""
         self._assistant: dict[str, AssistantMessage] = {}
-        self._blocks: dict[tuple[str, str], ThinkingBlock] = {}
-        """The live blocks of replies' parts other than their text, by (message id, kind)."""
+        self._blocks: dict[str, dict[str, ThinkingBlock]] = {}
+        """The live blocks of replies' parts other than their text, by message id, then kind."""
         self._markers: dict[str, MessageMarker] = {}
         self._above: list[LetGo] = []
         """Entries let go above the window, oldest first (copies are mounted again)."""
@@ -123,7 +123,7 @@ class ChatLog(VerticalScroll):
                 self._assistant.pop(entry.message_id, None)
                 self._markers.pop(entry.message_id, None)
             elif isinstance(entry, ThinkingBlock):
-                self._blocks.pop((entry.message_id, entry.kind), None)
+                self._blocks.get(entry.message_id, {}).pop(entry.kind, None)
 
     def _in_view(self) -> list[Entry]:
         """Mounted entries at least partly on screen (as last laid out)."""
@@ -348,11 +348,8 @@ class ChatLog(VerticalScroll):
     def actions(self) -> ReplyActions | None:
         return self._actions
 
-    def _live_blocks(self, message_id: str) -> list[ThinkingBlock]:
-        return [block for (owner, _), block in self._blocks.items() if owner == message_id]
-
     def append(self, message_id: str, text: str) -> None:
-        for block in self._live_blocks(message_id):
+        for block in self._blocks.get(message_id, {}).values():
             if not block.done:  # the answer begins (or goes on): the thinking is over for now
                 block.finish(ended=False)
         self.start_assistant(message_id).append(text)
@@ -361,15 +358,15 @@ class ChatLog(VerticalScroll):
         """More of a reply's part of `kind` (reasoning, ...), into its block: made above the reply at the first
         piece, the same block when it comes after the answer began or when the reply is continued (loaded from
         history too); nothing when the kind is hidden."""
-        block = self._blocks.get((message_id, kind)) or self._shown_block(message_id, kind)
-        if block is None:
-            from tui_agent.ui.widgets.parts import live_block
+        from tui_agent.ui.widgets.parts import is_hidden, live_block
 
+        if is_hidden(kind, self.reasoning):
+            return
+        block = self._blocks.get(message_id, {}).get(kind) or self._shown_block(message_id, kind)
+        if block is None:
             block = live_block(message_id, kind, self.reasoning)
-            if block is None:
-                return
             self.mount(block, before=self.start_assistant(message_id))
-        self._blocks[(message_id, kind)] = block
+        self._blocks.setdefault(message_id, {})[kind] = block
         block.append(text)
 
     def _shown_block(self, message_id: str, kind: str) -> ThinkingBlock | None:
@@ -381,7 +378,7 @@ class ChatLog(VerticalScroll):
 
     def thinking(self, message_id: str, kind: str = "reasoning") -> ThinkingBlock | None:
         """The block of a live reply's reasoning (or part of `kind`), if it has one."""
-        return self._blocks.get((message_id, kind))
+        return self._blocks.get(message_id, {}).get(kind)
 
     def action_toggle_thinking(self) -> None:
         """Open or close the newest thinking block on screen."""
@@ -393,7 +390,7 @@ class ChatLog(VerticalScroll):
 
     def _end_thinking(self, message: AssistantMessage) -> None:
         """The reply ended: its thinking is over; a reply that is all reasoning shows as its block alone."""
-        blocks = self._live_blocks(message.message_id)
+        blocks = list(self._blocks.get(message.message_id, {}).values())
         alone = bool(blocks) and not message.text.strip()
         for block in blocks:
             block.finish(alone=alone)

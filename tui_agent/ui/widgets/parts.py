@@ -55,13 +55,15 @@ def _expanded(view: PartView, setting: str) -> bool | None:
     return None if setting == "hidden" else setting == "expanded"
 
 
-def live_block(message_id: str, kind: str, setting: str) -> ThinkingBlock | None:
-    """An empty block for a part of `kind` that begins streaming (None: this kind is hidden)."""
+def is_hidden(kind: str, setting: str) -> bool:
+    """Parts of `kind` are not shown at all (`setting`: `[ui] reasoning`)."""
+    return _expanded(view_of(kind), setting) is None
+
+
+def live_block(message_id: str, kind: str, setting: str) -> ThinkingBlock:
+    """An empty block for a part of `kind` that begins streaming (see `is_hidden` first)."""
     view = view_of(kind)
-    expanded = _expanded(view, setting)
-    if expanded is None:
-        return None
-    return view.block(message_id, expanded=expanded, kind=kind, labels=view.labels)
+    return view.block(message_id, expanded=bool(_expanded(view, setting)), kind=kind, labels=view.labels)
 
 
 def stored_block(message_id: str, kind: str, text: str, setting: str, *, alone: bool) -> ThinkingBlock | None:
