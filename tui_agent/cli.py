@@ -56,8 +56,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--show-reasoning", action="store_true",
                         help="with -p: write the model's reasoning (when it sends any) to stderr")
     parser.add_argument("--show-part", action="append", metavar="KIND", default=[],
-                        help="with -p: write the reply's parts of this kind (refusal, ...) to stderr (repeatable; "
-                             "--show-reasoning is --show-part reasoning)")
+                        help="with -p: write the reply's parts of this kind (refusal, ...) to stderr (repeatable)")
     parser.add_argument("--allow", action="append", metavar="TOOL", default=[],
                         help="with -p: let this 'ask' tool run without asking (repeatable)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
