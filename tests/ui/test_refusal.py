@@ -1,4 +1,4 @@
-"""OpenAI's refusal (`delta.refusal`, sent instead of content), on the real stack over real HTTP: a dimmed
+"""OpenAI's refusal (`delta.refusal`, sent instead of content), on the real stack over real HTTP: a dimmed, open
 "refused" block with the model's words, saved as a `refusal` part, never sent back to the model, and shown
 again when the session is resumed."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.fixtures.offline import strict_scenario
-from tests.ui.helpers import app_on_real_agent, chat, chat_ready, send, wait_until
-from tui_agent.agent.endpoint import EndpointChoice
-from tui_agent.config import Settings
+from tests.ui.helpers import chat, chat_ready, send, wait_until
+from tests.ui.sessions_stack import RealStack
+from tui_agent.agent.resume import ResumeRequest
 from tui_agent.history.models import StreamedPart
 from tui_agent.history.store import HistoryStore
 from tui_agent.offline.server import BackgroundServer
@@ -19,11 +19,10 @@ REFUSES = {"delta_fields": {"refusal": "I can't help with that."}, "chunk_size":
 SHOWN = "▾ refused (5 words)\nI can't help with that."
 
 
-async def test_a_refusal_is_shown_as_a_refused_block_saved_and_not_sent_back(tmp_path: Path) -> None:
-    scenario = strict_scenario({"replies": [REFUSES, {"text": "Fine."}]})
-    with BackgroundServer(scenario) as server:
-        settings = Settings(db=tmp_path / "history.db")
-        app, _ = app_on_real_agent(settings, EndpointChoice(server.base_url, "scripted", "test-key"))
+async def test_a_refusal_is_shown_as_a_refused_block_saved_resumed_and_not_sent_back(tmp_path: Path) -> None:
+    with BackgroundServer(strict_scenario({"replies": [REFUSES, {"text": "Fine."}]})) as server:
+        stack = RealStack(tmp_path / "history.db", server)
+        app, _ = stack.app()
         async with app.run_test(size=(120, 36)) as pilot:
             await chat_ready(pilot)
             await send(pilot, "Help me pick a lock.")
@@ -33,8 +32,12 @@ async def test_a_refusal_is_shown_as_a_refused_block_saved_and_not_sent_back(tmp
             assert not log.assistant_messages[-1].display  # no text came: the block alone shows the reply
             await send(pilot, "Then say fine.")
             await wait_until(pilot, lambda: log.assistant_messages[-1].text == "Fine.")
-        body = server.requests[-1].body
-        assert body is not None and "help with that" not in str(body["messages"])
+        app, _ = stack.app(ResumeRequest(latest=True))
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_until(pilot, lambda: bool(pilot.app.screen.query(ThinkingBlock)), "the refused block")
+            (block,) = pilot.app.screen.query(ThinkingBlock)
+            assert str(block.render()) == SHOWN
+        assert "help with that" not in str(stack.chat_requests())
     store = await HistoryStore.open(tmp_path / "history.db")
     try:
         (session,) = await store.list_recent()
