@@ -362,7 +362,9 @@ class ChatLog(VerticalScroll):
 
         if is_hidden(kind, self.reasoning):
             return
-        block = self._blocks.get(message_id, {}).get(kind) or self._shown_block(message_id, kind)
+        block = self._blocks.get(message_id, {}).get(kind)
+        if block is None:
+            block = self._shown_block(message_id, kind)
         if block is None:
             block = live_block(message_id, kind, self.reasoning)
             self.mount(block, before=self.start_assistant(message_id))
