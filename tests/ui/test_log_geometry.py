@@ -21,7 +21,7 @@ async def streamed_then_finished(pilot: Pilot[None], reply: str) -> tuple[ChatLo
     a turn's other updates would lay the screen out again and hide a reply that kept its streaming height)."""
     log = (await chat_ready(pilot)).chat_log
     log.add_user("Weather in Paris?")
-    log.append_reasoning("m1", THOUGHT)
+    log.append_part("m1", "reasoning", THOUGHT)
     log.append("m1", reply)
     await pilot.pause()
     message = log.assistant("m1")
