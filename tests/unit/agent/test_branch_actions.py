@@ -19,10 +19,10 @@ from tui_agent.tool_call import Decision
 
 PLUGINS = Path(__file__).parent / "plugins"
 ECHO = {"tool_calls": [{"name": "slow_echo", "arguments": {"text": "hi", "seconds": 0}}]}
-TOOLS_FIRST = pytest.mark.parametrize("offline_server", [{"replies": [ECHO], "then": "default", "strict": True}],
-                                      indirect=True)
-STRICT = pytest.mark.parametrize("offline_server", [{"replies": [], "then": "default", "strict": True}],
-                                 indirect=True)
+TOOLS_FIRST = pytest.mark.parametrize(
+    "offline_server", [{"replies": [ECHO], "then": "default", "strict": True}], indirect=True
+)
+STRICT = pytest.mark.parametrize("offline_server", [{"replies": [], "then": "default", "strict": True}], indirect=True)
 
 
 def _sent(server: BackgroundServer) -> list[tuple[str, Any]]:
@@ -52,7 +52,8 @@ async def _session_with_tools(built: Any) -> list[Message]:
 
 @TOOLS_FIRST
 async def test_an_edit_in_the_middle_sends_the_model_exactly_the_new_branch(
-        make_agent: MakeAgent, offline_server: BackgroundServer) -> None:
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
     built = await make_agent(offline_server.base_url, plugin_dirs=[PLUGINS])
     alpha, bravo, charlie = await _session_with_tools(built)
     events = await _turn(built.agent.edit(bravo.id, "bravo, edited"))
@@ -69,7 +70,8 @@ async def test_an_edit_in_the_middle_sends_the_model_exactly_the_new_branch(
 
 @TOOLS_FIRST
 async def test_switching_back_and_forth_then_sending_continues_the_active_branch(
-        make_agent: MakeAgent, offline_server: BackgroundServer) -> None:
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
     built = await make_agent(offline_server.base_url, plugin_dirs=[PLUGINS])
     alpha, bravo, charlie = await _session_with_tools(built)
     edited = _done(await collect(built.agent.edit(bravo.id, "bravo, edited")))[0]
@@ -77,7 +79,10 @@ async def test_switching_back_and_forth_then_sending_continues_the_active_branch
     leaf = await built.agent.switch_branch(bravo.id)
     history = await built.agent.load_history(limit=100)
     assert history[-1].id == leaf and [m.content for m in history if m.role is Role.USER] == [
-        "alpha", "bravo", "charlie"]
+        "alpha",
+        "bravo",
+        "charlie",
+    ]
     assert any(m.tool_calls for m in history)  # the tool calls come with the branch
     await _turn(built.agent.send("delta"))
     assert [c for r, c in _sent(offline_server) if r == "user"] == ["alpha", "bravo", "charlie", "delta"]
@@ -102,7 +107,8 @@ async def test_resume_lands_on_the_active_branch(make_agent: MakeAgent, offline_
 
 @STRICT
 async def test_regenerate_with_another_model_is_a_sibling_reply_asked_of_that_model(
-        make_agent: MakeAgent, offline_server: BackgroundServer) -> None:
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
     built = await make_agent(offline_server.base_url)
     await _turn(built.agent.send("alpha"))
     await _turn(built.agent.send("bravo"))
@@ -122,8 +128,9 @@ async def test_regenerate_with_another_model_is_a_sibling_reply_asked_of_that_mo
 
 
 @STRICT
-async def test_retry_is_a_regeneration_of_the_last_reply(make_agent: MakeAgent,
-                                                         offline_server: BackgroundServer) -> None:
+async def test_retry_is_a_regeneration_of_the_last_reply(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
     built = await make_agent(offline_server.base_url)
     await _turn(built.agent.send("alpha"))
     old = (await built.agent.load_history())[-1]
@@ -134,8 +141,9 @@ async def test_retry_is_a_regeneration_of_the_last_reply(make_agent: MakeAgent,
 
 
 @STRICT
-async def test_branch_actions_refuse_a_message_of_the_wrong_kind(make_agent: MakeAgent,
-                                                                 offline_server: BackgroundServer) -> None:
+async def test_branch_actions_refuse_a_message_of_the_wrong_kind(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
     built = await make_agent(offline_server.base_url)
     await _turn(built.agent.send("alpha"))
     prompt, reply = await built.agent.load_history()

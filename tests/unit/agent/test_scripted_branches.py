@@ -30,8 +30,12 @@ async def test_edit_and_regenerate_are_played_with_what_they_branch_from() -> No
 
 async def test_memory_sessions_switch_branch_and_page_along_it() -> None:
     backend = ScriptedBackend()
-    tree = [_message("q", Role.USER, None), _message("a", Role.ASSISTANT, "q"),
-            _message("q2", Role.USER, None), _message("a2", Role.ASSISTANT, "q2")]
+    tree = [
+        _message("q", Role.USER, None),
+        _message("a", Role.ASSISTANT, "q"),
+        _message("q2", Role.USER, None),
+        _message("a2", Role.ASSISTANT, "q2"),
+    ]
     session = backend.add_session("branches", tree)
     await backend.open_session(session.id)
     assert [m.id for m in await backend.load_history()] == ["q2", "a2"]  # the newest branch by default
