@@ -1,10 +1,12 @@
 """Provides `Agent`: a chat session driven by commander jobs, as the UI (and `-p`) sees it.
 
 `send(prompt)` persists the prompt, puts a `ChatJob` on the commander (which runs inside the caller's
-event loop) and yields the turn's events until `TurnFinished`. `retry()` and `continue_reply()` run a turn
-that redoes the session's last reply instead: a retry adds a new reply that replaces the last one (kept in
-history with `replaced_by`, left out of what the model sees); a continuation streams into the last reply
-again, after the model was shown it and asked to go on (`CONTINUE_PROMPT`, sent once, never stored).
+event loop) and yields the turn's events until `TurnFinished`. The session is a tree and the model gets its
+active branch: `edit(id, text)` sends a new version of a prompt as its sibling on a new branch;
+`regenerate(id, model)` and `retry()` (the last reply) add a new reply beside an old one (kept in history
+with `replaced_by`, left out of what the model sees) — one mechanism, `_redo`. `continue_reply()` streams into
+the last reply again, after the model was shown it and asked to go on (`CONTINUE_PROMPT`, sent once, never
+stored): the reply grows in place, not as a sibling, so the text keeps appearing after the old text.
 `cancel()` cancels the turn's subtree. A tool call that needs the user's approval is asked in the stream:
 an `ApprovalRequested` event whose future the caller resolves. Every event carries its turn's id, and a
 turn's stream yields only its own events, ending at its own `TurnFinished`. With the session actions of
@@ -16,7 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.agent.conversation import Conversation
@@ -217,17 +220,62 @@ class Agent(SessionActions):
         async for event in self._run(session, reply.id, turn_id):
             yield event
 
-    async def retry(self) -> AsyncIterator[AgentEvent]:
-        """Ask again for the session's last reply (failed, cut off, or any other): a new reply replaces it in
-        what the model sees; the old one stays in history, marked `replaced_by` the new one."""
+    async def edit(self, message_id: str, text: str) -> AsyncIterator[AgentEvent]:
+        """Send `text` as a new version of user message `message_id`: a sibling of it on a new branch, made
+        active, answered by a turn (`TurnStarted.branches_from` names `message_id`); the old branch stays."""
         self._check_idle()
-        session, last = await self._last_reply()
-        reply = await self.store.replace_reply(session.id, last.id, model=self.model)
+        session, old = await self._message_here(message_id, Role.USER)
+        user = await self.store.add_sibling(old.id, Role.USER, text)
+        reply = await self.store.append_message(
+            session.id, Role.ASSISTANT, "", MessageStatus.STREAMING, model=self.model
+        )
         await self._reload_conversation(session)
         turn_id = self._next_turn_id()
-        yield ReplyReplaced(last.id, turn_id=turn_id)
+        yield TurnStarted(session.id, user.id, text, turn_id=turn_id, branches_from=old.id)
         async for event in self._run(session, reply.id, turn_id):
             yield event
+
+    async def regenerate(self, message_id: str, model: str | None = None) -> AsyncIterator[AgentEvent]:
+        """Ask again for reply `message_id` (with `model` for this once, if given): a sibling reply to the same
+        prompt on a new branch, made active (`ReplyReplaced` first names the old one, which stays in history)."""
+        self._check_idle()
+        session, old = await self._message_here(message_id, Role.ASSISTANT)
+        async for event in self._redo(session, old, model):
+            yield event
+
+    async def retry(self) -> AsyncIterator[AgentEvent]:
+        """Regenerate the session's last reply (failed, cut off, or any other): see `regenerate`."""
+        self._check_idle()
+        session, last = await self._last_reply()
+        async for event in self._redo(session, last):
+            yield event
+
+    async def _redo(self, session: Session, old: Message, model: str | None = None) -> AsyncIterator[AgentEvent]:
+        """Retry and regenerate: a new reply beside `old` (kept, `replaced_by` it), then the turn that writes it;
+        the model sees the new branch only."""
+        if old.status is MessageStatus.STREAMING:
+            raise NothingToRedoError("That reply is still being written (in another window?); wait for it.")
+        with self._model_for_turn(model):
+            reply = await self.store.replace_reply(session.id, old.id, model=self.model)
+            await self._reload_conversation(session)
+            turn_id = self._next_turn_id()
+            yield ReplyReplaced(old.id, turn_id=turn_id)
+            async for event in self._run(session, reply.id, turn_id):
+                yield event
+
+    @contextmanager
+    def _model_for_turn(self, model: str | None) -> Iterator[None]:
+        """Use `model` until the block ends (a regeneration's own model), then the one chosen before again."""
+        before = self.model
+        if model is None or model == before:
+            yield
+            return
+        self.switch_model(model)
+        try:
+            yield
+        finally:
+            if self.model == model:  # not switched meanwhile by the person
+                self.switch_model(before)
 
     async def continue_reply(self) -> AsyncIterator[AgentEvent]:
         """Have the model go on with the session's last reply from where it stopped (Esc, the token limit, a
@@ -282,12 +330,6 @@ class Agent(SessionActions):
         if last[0].status is MessageStatus.STREAMING:
             raise NothingToRedoError("The last reply is still being written (in another window?); wait for it.")
         return session, last[0]
-
-    async def _reload_conversation(self, session: Session, leave_out: str | None = None) -> None:
-        """What the model sees, from history (a replaced reply drops out; `leave_out` is shown separately)."""
-        stored = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
-        kept = [message for message in stored if message.id != leave_out]
-        self._conversation = Conversation.from_history(kept, session.system_prompt)
 
     async def _settle(self, turn: Turn) -> None:
         job, self._job = self._job, None

@@ -37,6 +37,8 @@ class TurnStarted(TurnEvent):
     session_id: str
     user_message_id: str
     prompt: str
+    branches_from: str | None = None
+    """For an edited prompt: the user message it is a new version of (a sibling on a new branch)."""
 
 
 @dataclass(frozen=True)

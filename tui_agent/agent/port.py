@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # the UI's first frame imports this module; event and record 
     from tui_agent.agent.events import AgentEvent
     from tui_agent.agent.tree import TreeObserver, Unsubscribe
     from tui_agent.history.export import ExportFormat
-    from tui_agent.history.models import Message, SearchHit, Session
+    from tui_agent.history.models import Message, SearchHit, Session, Siblings
     from tui_agent.history.peek import SessionPeek
     from tui_agent.tools.mcp.servers import McpServers
 
@@ -56,7 +56,8 @@ class ChatPort(Protocol):
         ...
 
     async def load_history(self, before_position: int | None = None, limit: int = 50) -> list[Message]:
-        """A page of the current session oldest first: the newest `limit`, or those before a position."""
+        """A page of the current session's active branch oldest first: the newest `limit`, or those before a
+        position (a retried reply comes with its retry, marked `replaced_by`); redraws a branch after a switch."""
         ...
 
     def watch_unsaved(self, observer: Callable[[str | None], None]) -> Unsubscribe:
@@ -73,7 +74,26 @@ class ChatPort(Protocol):
         ...
 
     def retry(self) -> AsyncIterator[AgentEvent]:
-        """Ask again for the session's last reply; it is kept in history as replaced (`ReplyReplaced` first)."""
+        """Regenerate the session's last reply (see `regenerate`)."""
+        ...
+
+    def regenerate(self, message_id: str, model: str | None = None) -> AsyncIterator[AgentEvent]:
+        """Ask again for reply `message_id` (with `model` for this once, if given): a sibling reply to the same
+        prompt on a new, active branch; the old one is kept, `replaced_by` the new (`ReplyReplaced` first)."""
+        ...
+
+    def edit(self, message_id: str, text: str) -> AsyncIterator[AgentEvent]:
+        """Send `text` as a new version of user message `message_id` (a sibling on a new, active branch) and
+        answer it; the turn's `TurnStarted.branches_from` names `message_id`. The old branch stays."""
+        ...
+
+    async def siblings(self, message_id: str) -> Siblings:
+        """The messages beside `message_id` (itself included), oldest first, and its index (for `‹2/3›`)."""
+        ...
+
+    async def switch_branch(self, message_id: str) -> str:
+        """Make the branch through `message_id` the active one (its newest leaf, returned): the model gets it
+        next, and `load_history` pages along it (tool calls come with their messages)."""
         ...
 
     def continue_reply(self) -> AsyncIterator[AgentEvent]:

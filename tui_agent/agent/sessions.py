@@ -1,7 +1,9 @@
 """Provides `SessionActions`: what the agent does with stored sessions besides chatting in one.
 
 List, search, rename, fork, delete, open (resume), start afresh and export — each a thin step over the
-`HistoryStore`, kept here so `Agent` stays about turns. `Agent` mixes it in.
+`HistoryStore`, kept here so `Agent` stays about turns. `Agent` mixes it in. The current session is a tree:
+`siblings` and `switch_branch` walk it, and whatever changes the active branch rebuilds what the model is sent
+from that branch alone (`_reload_conversation`); `load_history` pages along it.
 """
 
 from __future__ import annotations
@@ -12,12 +14,17 @@ from tui_agent.agent.conversation import Conversation
 from tui_agent.agent.turn import SessionTotals, TurnServices
 from tui_agent.errors import UserError
 from tui_agent.history.export import ExportFormat
-from tui_agent.history.models import Message, SearchHit, Session
+from tui_agent.history.models import Message, SearchHit, Session, Siblings
 from tui_agent.history.store import HistoryStore
+from tui_agent.status import Role
 
 
 class SessionBusyError(UserError, RuntimeError):
     """A session change was asked for while a reply is running."""
+
+
+class NotInSessionError(UserError, LookupError):
+    """A branch action named a message that is not in the current session (or of the wrong role)."""
 
 
 BUSY_MESSAGE = "A reply is still running: press Esc to stop it first."
@@ -51,6 +58,39 @@ class SessionActions:
         if before_position is None:
             return await self.store.load_tail(self._session.id, limit)
         return await self.store.load_before(self._session.id, before_position, limit)
+
+    async def siblings(self, message_id: str) -> Siblings:
+        """The messages beside `message_id` (same parent, itself included), oldest first, and its index."""
+        await self._message_here(message_id)
+        return await self.store.siblings(message_id)
+
+    async def switch_branch(self, message_id: str) -> str:
+        """Make the branch through `message_id` active (down to its newest leaf) and the model's next context;
+        returns that leaf's id. Tool calls come with the messages that made them."""
+        if self._turn_running():
+            raise SessionBusyError(BUSY_MESSAGE)
+        session, _ = await self._message_here(message_id)
+        leaf = await self.store.switch_to(message_id)
+        await self._reload_conversation(session)
+        return leaf
+
+    async def _message_here(self, message_id: str, role: Role | None = None) -> tuple[Session, Message]:
+        """The current session and its message `message_id` (of `role`, when given)."""
+        session = self._session
+        found = await self.store.siblings(message_id) if session is not None else None
+        message = found.messages[found.index] if found is not None else None
+        if session is None or message is None or message.session_id != session.id:
+            raise NotInSessionError("That message is not in the current session.")
+        if role is not None and message.role is not role:
+            raise NotInSessionError(f"That message is not a {'prompt' if role is Role.USER else 'reply'}.")
+        return session, message
+
+    async def _reload_conversation(self, session: Session, leave_out: str | None = None) -> None:
+        """What the model sees, from the active branch (a replaced reply drops out; `leave_out` is shown
+        separately)."""
+        stored = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
+        kept = [message for message in stored if message.id != leave_out]
+        self._conversation = Conversation.from_history(kept, session.system_prompt)
 
     async def list_sessions(self, limit: int = 200) -> list[Session]:
         """Stored sessions, most recently active first."""

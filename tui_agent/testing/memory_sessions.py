@@ -1,7 +1,8 @@
 """Provides `MemorySessions`: the session actions of `ScriptedBackend`, kept in memory for UI tests.
 
 Same behaviour as the agent's (most recent first, search over message text, fork up to a message,
-deleting the current session starts a new one), without SQLite; `add_session` seeds a stored session.
+deleting the current session starts a new one, a session is a tree paged along its active branch), without
+SQLite; `add_session` seeds a stored session (messages without a `parent_id` follow each other).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from tui_agent.history.export import ExportFormat, to_json
-from tui_agent.history.models import Message, SearchHit, Session
+from tui_agent.history.models import Message, SearchHit, Session, Siblings
 
 
 @dataclass
@@ -19,6 +20,8 @@ class _Memory:
     sessions: dict[str, Session] = field(default_factory=dict)
     messages: dict[str, list[Message]] = field(default_factory=dict)
     current: str | None = None
+    active: dict[str, str] = field(default_factory=dict)
+    """The active leaf of each session that has been switched (else its newest message)."""
 
 
 class SessionNotFound(LookupError):
@@ -48,6 +51,8 @@ class MemorySessions:
         when = updated_at or datetime.now(UTC)
         session = Session(uuid.uuid4().hex, title, when, when, model)
         stored = [replace(m, session_id=session.id, position=i) for i, m in enumerate(messages or [])]
+        if all(m.parent_id is None for m in stored):
+            stored = [replace(m, parent_id=stored[i - 1].id if i else None) for i, m in enumerate(stored)]
         session.message_count = len(stored)
         self._memory.sessions[session.id] = session
         self._memory.messages[session.id] = stored
@@ -67,9 +72,38 @@ class MemorySessions:
         current = self._memory.current
         if current is None:
             return []
-        messages = self._memory.messages.get(current, [])
+        messages = self._branch(current)
         end = len(messages) if before_position is None else max(before_position, 0)
         return messages[max(end - limit, 0) : end]
+
+    def _branch(self, session_id: str) -> list[Message]:
+        """The active branch, oldest first; a reply retried on it comes before its retry, as the store has it."""
+        messages = self._memory.messages.get(session_id, [])
+        by_id = {m.id: m for m in messages}
+        leaf = self._memory.active.get(session_id) or (messages[-1].id if messages else None)
+        path: list[Message] = []
+        while leaf is not None:
+            path.append(by_id[leaf])
+            leaf = by_id[leaf].parent_id
+        shown = {m.id for m in path}
+        path.extend(m for m in messages if m.replaced_by in shown)
+        return sorted(path, key=lambda m: m.position)
+
+    async def siblings(self, message_id: str) -> Siblings:
+        messages = self._memory.messages.get(self._memory.current or "", [])
+        parent = next(m.parent_id for m in messages if m.id == message_id)
+        beside = [m for m in messages if m.parent_id == parent]
+        return Siblings(beside, next(i for i, m in enumerate(beside) if m.id == message_id))
+
+    async def switch_branch(self, message_id: str) -> str:
+        """The branch through `message_id` becomes active, down to its newest leaf."""
+        current = self._memory.current or ""
+        messages = self._memory.messages.get(current, [])
+        leaf = message_id
+        while children := [m for m in messages if m.parent_id == leaf]:
+            leaf = children[-1].id
+        self._memory.active[current] = leaf
+        return leaf
 
     async def list_sessions(self, limit: int = 200) -> list[Session]:
         return sorted(self._memory.sessions.values(), key=lambda s: s.updated_at, reverse=True)[:limit]

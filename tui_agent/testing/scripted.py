@@ -25,6 +25,7 @@ from tui_agent.agent.events import (
     AssistantPartDelta,
     AssistantTextDelta,
     MessageStatus,
+    ReplyReplaced,
     ToolCallUpdated,
     ToolStatus,
     TurnEndReason,
@@ -134,7 +135,9 @@ class ScriptedBackend(MemorySessions):
         self.tree = ScriptedTree()
         self.prompts: list[str] = []
         self.redos: list[str] = []
-        """"retry" and "continue", in the order the UI asked for them."""
+        """"retry", "continue" and "regenerate ID", in the order the UI asked for them."""
+        self.edits: list[tuple[str, str]] = []
+        """(message id, new text) of each prompt the UI sent as edited."""
         self.decisions: list[Decision] = []
         self.cancel_count = 0
         self.models: list[str] = [model, "scripted-large"]
@@ -239,6 +242,21 @@ class ScriptedBackend(MemorySessions):
         """Play the next script as a retry of the last reply (recorded in `redos`)."""
         self.redos.append("retry")
         return self._turn(self._scripts.pop(0) if self._scripts else reply_script(["Retried."]))
+
+    def regenerate(self, message_id: str, model: str | None = None) -> AsyncIterator[AgentEvent]:
+        """Play the next script as a new reply beside `message_id` (`ReplyReplaced` first, as the agent
+        starts); recorded in `redos` as "regenerate ID" (and " with MODEL")."""
+        self.redos.append(f"regenerate {message_id}" + (f" with {model}" if model else ""))
+        script = self._scripts.pop(0) if self._scripts else reply_script(["Regenerated."])
+        return self._turn([ReplyReplaced(message_id), *script])
+
+    def edit(self, message_id: str, text: str) -> AsyncIterator[AgentEvent]:
+        """Play the next script as the answer to `text`, a new version of prompt `message_id` (recorded in
+        `edits`)."""
+        self.edits.append((message_id, text))
+        script = self._scripts.pop(0) if self._scripts else reply_script([f"You said: {text}"])
+        started = TurnStarted("scripted-session", f"edit-{len(self.edits)}", text, branches_from=message_id)
+        return self._turn(script, started)
 
     def continue_reply(self) -> AsyncIterator[AgentEvent]:
         """Play the next script as the last reply's continuation (recorded in `redos`)."""
