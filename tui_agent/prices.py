@@ -34,8 +34,11 @@ class TokenCounts(Protocol):
     """What `cost` reads of a reply's usage (`tui_agent.history.models.Usage` is one); `cached_tokens`, when
     the usage has it, is the part of `prompt_tokens` served from the cache."""
 
-    prompt_tokens: int
-    completion_tokens: int
+    @property
+    def prompt_tokens(self) -> int: ...
+
+    @property
+    def completion_tokens(self) -> int: ...
 
 
 def price_from(values: Mapping[str, Any]) -> Price:

@@ -1,0 +1,83 @@
+"""`tui-agent doctor` as a user runs it: against the offline model, a dead port, a server refusing the key, and
+a broken config file. Every check is reported whatever fails before it; the exit status says whether any
+failed; no key is ever printed."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from tui_agent.offline.server import BackgroundServer
+
+KEY = "sk-doctortest0123456789abcdefghijklmnop"
+EVERY_CHECK = ("config", "endpoint", "plugins", "mcp", "history")
+
+
+def doctor(home: Path, *args: str, key: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "TUI_AGENT_HOME": str(home)}
+    if key is not None:
+        env["OPENAI_API_KEY"] = key
+    return subprocess.run([sys.executable, "-m", "tui_agent", *args, "doctor", "--timeout", "5"],
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+def _checked(stdout: str) -> dict[str, str]:
+    """What -> level, for the check lines (not the indented fixes)."""
+    return {line.split()[1]: line.split()[0] for line in stdout.splitlines() if not line.startswith(" ")}
+
+
+def test_with_no_endpoint_the_offline_model_is_checked_and_everything_is_ok(isolated_home: Path) -> None:
+    done = doctor(isolated_home)
+    assert done.returncode == 0, done.stdout + done.stderr
+    checked = _checked(done.stdout)
+    assert set(EVERY_CHECK) <= set(checked) and set(checked.values()) == {"ok"}
+    assert "built-in offline model" in done.stdout
+
+
+def _dead_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_a_dead_port_fails_the_endpoint_and_the_rest_is_still_reported(isolated_home: Path) -> None:
+    url = f"http://127.0.0.1:{_dead_port()}/v1"
+    done = doctor(isolated_home, "--base-url", url)
+    assert done.returncode == 1
+    checked = _checked(done.stdout)
+    assert checked["endpoint"] == "fail" and set(EVERY_CHECK) <= set(checked)
+    assert all(checked[what] == "ok" for what in ("config", "plugins", "mcp", "history"))
+    line = next(line for line in done.stdout.splitlines() if line.startswith("fail  endpoint"))
+    assert f"cannot reach {url}" in line
+    assert "base_url" in done.stdout  # what to do
+
+
+def test_a_rejected_key_names_its_variable_and_never_prints_the_key(isolated_home: Path) -> None:
+    refusal = {"status": 401, "error_message": f"Incorrect API key provided: {KEY}"}
+    with BackgroundServer({"replies": [refusal]}) as server:
+        done = doctor(isolated_home, "--base-url", server.base_url, "--model", "offline", key=KEY)
+    assert done.returncode == 1
+    assert _checked(done.stdout)["key"] == "fail"
+    assert "rejected: HTTP 401 with the key in $OPENAI_API_KEY" in done.stdout
+    assert "put a valid API key in $OPENAI_API_KEY" in done.stdout
+    assert KEY not in done.stdout + done.stderr and KEY[:12] not in done.stdout
+    assert _checked(done.stdout)["history"] == "ok"
+
+
+def test_a_broken_config_file_names_each_problem_with_its_line(isolated_home: Path) -> None:
+    config = isolated_home / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('model = "offline"\n\n[tools]\ntimeout = "slow"\n[ui]\nreasoning = "sideways"\n')
+    done = doctor(isolated_home)
+    assert done.returncode == 1
+    problems = [line for line in done.stdout.splitlines() if line.startswith("fail  config")]
+    assert len(problems) == 2
+    assert "tools.timeout (line 4)" in problems[0] and "ui.reasoning (line 6)" in problems[1]
+    assert _checked(done.stdout)["endpoint"] == "ok"  # the rest is checked with the valid values
+
+    config.write_text('model = "offline"\ntheme = \n')
+    syntax = doctor(isolated_home)
+    assert syntax.returncode == 1 and "(at line 2, column 9)" in syntax.stdout
