@@ -81,3 +81,24 @@ def test_a_broken_config_file_names_each_problem_with_its_line(isolated_home: Pa
     config.write_text('model = "offline"\ntheme = \n')
     syntax = doctor(isolated_home)
     assert syntax.returncode == 1 and "(at line 2, column 9)" in syntax.stdout
+
+
+def test_plugin_import_problems_and_each_mcp_server_are_reported(isolated_home: Path) -> None:
+    from tests.fixtures.mcp_servers.config import toml_entry
+
+    plugins = isolated_home / "more_plugins"
+    plugins.mkdir(parents=True)
+    (plugins / "broken_tool.py").write_text("import no_such_module_anywhere\n")
+    config = isolated_home / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(toml_entry("echoer") + f'[mcp_servers.dies]\ncommand = "{sys.executable}"\n'
+                      'args = ["-c", "import sys; sys.exit(3)"]\nstartup_timeout = 5\n')
+    done = doctor(isolated_home, "--plugins", str(plugins))
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    broken = next(line for line in lines if line.startswith("fail  plugin"))
+    assert "broken_tool.py" in broken and "no_such_module_anywhere" in broken
+    echoer = next(line for line in lines if line.startswith("ok    mcp echoer"))
+    assert "echo" in echoer  # its tools, listed
+    assert any(line.startswith("fail  mcp dies") for line in lines)
+    assert _checked(done.stdout)["endpoint"] == "ok" and _checked(done.stdout)["history"] == "ok"
