@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -102,3 +103,32 @@ def test_plugin_import_problems_and_each_mcp_server_are_reported(isolated_home: 
     assert "echo" in echoer  # its tools, listed
     assert any(line.startswith("fail  mcp dies") for line in lines)
     assert _checked(done.stdout)["endpoint"] == "ok" and _checked(done.stdout)["history"] == "ok"
+
+
+def test_a_damaged_history_file_fails_and_is_left_as_it_was(isolated_home: Path) -> None:
+    history = isolated_home / "data" / "history.db"
+    history.parent.mkdir(parents=True)
+    junk = b"this is not a database " * 400
+    history.write_bytes(junk)
+    done = doctor(isolated_home)
+    assert done.returncode == 1
+    line = next(line for line in done.stdout.splitlines() if line.startswith("fail  history"))
+    assert "cannot be read as a database" in line and "move" in done.stdout
+    assert history.read_bytes() == junk  # a check: nothing moved aside or rewritten
+    assert [p.name for p in history.parent.iterdir() if p.name.startswith("history")] == ["history.db"]
+
+
+def test_a_history_file_held_by_a_writer_is_reported_locked(isolated_home: Path) -> None:
+    history = isolated_home / "data" / "history.db"
+    assert subprocess.run([sys.executable, "-m", "tui_agent", "--offline", "-p", "hello"], capture_output=True,
+                          env={**os.environ, "TUI_AGENT_HOME": str(isolated_home)}, timeout=120).returncode == 0
+    writer = sqlite3.connect(history, isolation_level=None)
+    try:
+        writer.execute("BEGIN IMMEDIATE")
+        checked = doctor(isolated_home)
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert "warn  history" in checked.stdout and "locked by another process" in checked.stdout
+    assert checked.returncode == 0  # a warning is no failure
+    assert "ok    history" in doctor(isolated_home).stdout

@@ -64,8 +64,7 @@ def diagnose(flags: Mapping[str, Any], timeout: float = 10.0) -> list[Check]:
     registry, found = check_plugins(settings, [])
     checks += found
     checks += asyncio.run(check_mcp(settings, registry))
-    history = Path(settings.db).expanduser() if settings.db else paths.db_path()
-    checks += asyncio.run(check_history(history, history.exists()))
+    checks += check_history(Path(settings.db).expanduser() if settings.db else paths.db_path())
     return checks
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -11,9 +12,7 @@ from pydantic import ValidationError
 from tui_agent import paths
 from tui_agent.config import ResolvedConfig, Settings, resolve_config
 from tui_agent.doctor.check import Check
-from tui_agent.history.errors import HistoryError
-from tui_agent.history.schema import LATEST_VERSION
-from tui_agent.history.store import HistoryStore
+from tui_agent.history.schema import APPLICATION_ID, LATEST_VERSION
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.registry import ToolRegistry
 
@@ -69,29 +68,44 @@ def _mcp_check(name: str, state: str, said: str, tools: list[str], log: str) -> 
     return Check("fail", f"mcp {name}", said, f"see its log {log}, or set enabled = false in [mcp_servers.{name}]")
 
 
-async def check_history(path: Path, exists: bool) -> list[Check]:
-    """Opens, schema version, not locked by a writer, integrity (`PRAGMA quick_check`)."""
-    if not exists:
+def check_history(path: Path) -> list[Check]:
+    """Opens, is ours, schema version, not locked by a writer, integrity (`PRAGMA quick_check`). Read-only:
+    unlike the store's open, it never migrates the file or moves a damaged one aside."""
+    if not path.exists():
         return [Check("ok", "history", f"{path} not created yet (the first session creates it)")]
+    aside = f"move {path} aside (the next run starts a new history)"
     try:
-        store = await HistoryStore.open(path)
-    except HistoryError as error:
-        return [Check("fail", "history", error.user_message, f"move {path} aside to start a new history")]
-    try:
-        checks = [Check("warn", "history", notice) for notice in store.report.notices()]
-        version, verdict = await store._call(_inspect)  # a read on the store's own connection
-    finally:
-        await store.close()
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=1.0)) as conn:
+            mark, version, verdict = _inspect(conn)
+    except sqlite3.DatabaseError as error:
+        return [Check("fail", "history", f"{path} cannot be read as a database ({error})", aside)]
+    if mark not in (0, APPLICATION_ID):
+        return [Check("fail", "history", f"{path} is not a tui-agent history file", "point --db or db elsewhere")]
     if verdict != "ok":
-        return [*checks, Check("fail", "history", f"{path} is damaged: {verdict}",
-                               f"move {path} aside; `tui-agent sessions export` saves what still reads")]
-    if store.read_only:
-        return [*checks, Check("warn", "history", f"{path} opened read-only (schema {version})",
-                               "close the other tui-agent writing it, or update tui-agent")]
-    return [*checks, Check("ok", "history", f"{path} schema {version} of {LATEST_VERSION}, integrity ok")]
+        return [Check("fail", "history", f"{path} is damaged: {verdict}",
+                      f"`tui-agent sessions export` saves what still reads; then {aside}")]
+    if version > LATEST_VERSION:
+        return [Check("warn", "history", f"{path} has schema {version}, newer than this tui-agent's "
+                      f"{LATEST_VERSION}: it is opened read-only", "update tui-agent")]
+    if _locked(path):
+        return [Check("warn", "history", f"{path} is locked by another process writing it",
+                      "wait, or close the other tui-agent; writes are retried meanwhile")]
+    return [Check("ok", "history", f"{path} schema {version} of {LATEST_VERSION}, integrity ok")]
 
 
-def _inspect(conn: sqlite3.Connection) -> tuple[int, str]:
+def _inspect(conn: sqlite3.Connection) -> tuple[int, int, str]:
+    mark = conn.execute("PRAGMA application_id").fetchone()[0]
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     verdict = "; ".join(str(row[0]) for row in conn.execute("PRAGMA quick_check(5)"))
-    return int(version), verdict
+    return int(mark), int(version), verdict
+
+
+def _locked(path: Path) -> bool:
+    """Whether another connection holds the write lock now (taken and given back at once: nothing written)."""
+    try:
+        with closing(sqlite3.connect(path, timeout=0.5, isolation_level=None)) as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("ROLLBACK")
+    except sqlite3.OperationalError as error:
+        return "locked" in str(error) or "busy" in str(error)
+    return False
