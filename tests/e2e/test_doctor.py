@@ -17,10 +17,11 @@ KEY = "sk-doctortest0123456789abcdefghijklmnop"
 EVERY_CHECK = ("config", "endpoint", "plugins", "mcp", "history")
 
 
-def doctor(home: Path, *args: str, key: str | None = None) -> subprocess.CompletedProcess[str]:
+def doctor(home: Path, *args: str, key: str | None = None,
+           key_env: str = "OPENAI_API_KEY") -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TUI_AGENT_HOME": str(home)}
     if key is not None:
-        env["OPENAI_API_KEY"] = key
+        env[key_env] = key
     return subprocess.run([sys.executable, "-m", "tui_agent", *args, "doctor", "--timeout", "5"],
                           capture_output=True, text=True, env=env, timeout=120)
 
@@ -66,6 +67,16 @@ def test_a_rejected_key_names_its_variable_and_never_prints_the_key(isolated_hom
     assert "put a valid API key in $OPENAI_API_KEY" in done.stdout
     assert KEY not in done.stdout + done.stderr and KEY[:12] not in done.stdout
     assert _checked(done.stdout)["history"] == "ok"
+
+
+def test_the_rejected_key_names_the_variable_the_config_file_chose(isolated_home: Path) -> None:
+    config = isolated_home / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('api_key_env = "LLM_PASS"\n')
+    with BackgroundServer({"replies": [{"status": 403}]}) as server:
+        done = doctor(isolated_home, "--base-url", server.base_url, key=KEY, key_env="LLM_PASS")
+    assert done.returncode == 1
+    assert "rejected: HTTP 403 with the key in $LLM_PASS" in done.stdout and KEY not in done.stdout
 
 
 def test_a_broken_config_file_names_each_problem_with_its_line(isolated_home: Path) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent import paths
+from tui_agent.config_sources import DEFAULT_API_KEY_ENV, ConfigFileError, read_config_file
 from tui_agent.doctor.check import Check, failed
 from tui_agent.doctor.endpoint import check_endpoint
 from tui_agent.doctor.local import check_config, check_history, check_mcp, check_plugins
@@ -40,17 +41,22 @@ def run(args: argparse.Namespace) -> int:
     flags = {"base_url": args.base_url, "model": args.model, "offline": args.offline,
              "db": args.db, "plugin_dirs": args.plugins}
     checks = diagnose({key: value for key, value in flags.items() if value is not None}, args.timeout)
-    redactor = Redactor.default(paths.config_file())
-    redactor.add(os.environ.get(_key_env(checks)))
+    redactor = _redactor(paths.config_file())
     for check in checks:
         for line in check.lines():
             print(sanitize(redactor.text(line)))
     return 1 if failed(checks) else 0
 
 
-def _key_env(checks: list[Check]) -> str:
-    return next((c.detail.split("$", 1)[1].split()[0].rstrip(";)") for c in checks
-                 if c.what == "key" and "$" in c.detail), "OPENAI_API_KEY")
+def _redactor(path: Path) -> Redactor:
+    """Every secret-looking variable and config value, and the key's variable whatever its name."""
+    redactor = Redactor.default(path)
+    try:
+        key_env = read_config_file(path).get("api_key_env")
+    except ConfigFileError:
+        key_env = None
+    redactor.add(os.environ.get(key_env if isinstance(key_env, str) else DEFAULT_API_KEY_ENV))
+    return redactor
 
 
 def diagnose(flags: Mapping[str, Any], timeout: float = 10.0) -> list[Check]:
