@@ -7,13 +7,11 @@ Money is `Decimal` throughout, so sums over a month of replies stay exact.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from fnmatch import fnmatchcase
 from functools import cache
-from importlib import resources
 from typing import Any, Protocol
 
 MILLION = Decimal(1_000_000)
@@ -60,7 +58,10 @@ def _money(value: Any) -> Decimal:
 
 @cache
 def shipped_prices() -> Mapping[str, Price]:
-    """The table shipped in the package (read once)."""
+    """The table shipped in the package (read once; imported here so the config's import stays light)."""
+    import tomllib
+    from importlib import resources
+
     text = resources.files("tui_agent").joinpath("prices.toml").read_text(encoding="utf-8")
     return {pattern: price_from(values) for pattern, values in tomllib.loads(text).items()}
 
