@@ -67,7 +67,7 @@ def diagnose(flags: Mapping[str, Any], timeout: float = 10.0) -> list[Check]:
         return checks
     settings = resolved.settings
     checks += _endpoint(settings.base_url, settings.model, settings.api_key_env, settings.offline, timeout)
-    registry, found = check_plugins(settings, [])
+    registry, found = check_plugins(settings)
     checks += found
     checks += asyncio.run(check_mcp(settings, registry))
     checks += check_history(Path(settings.db).expanduser() if settings.db else paths.db_path())

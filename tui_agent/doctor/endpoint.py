@@ -8,6 +8,7 @@ it from a worker thread.
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.error
 import urllib.request
@@ -18,6 +19,8 @@ from typing import Any
 from tui_agent.doctor.check import Check
 
 WHERE_URL = "set base_url in the config file, $OPENAI_BASE_URL or --base-url"
+UNREACHABLE = (OSError, ValueError, http.client.HTTPException)
+"""What urllib raises when no HTTP answer came (URLError and socket errors are OSErrors)."""
 WHERE_MODEL = "set model in the config file, $TUI_AGENT_MODEL or --model"
 
 
@@ -59,7 +62,7 @@ def check_endpoint(url: str, model: str | None, key_env: str, environ: Mapping[s
     client = Client(headers, timeout)
     try:
         listed = client.get(base + "/models")
-    except (OSError, ValueError) as error:  # URLError, refused, timed out, a bad host
+    except UNREACHABLE as error:  # refused, timed out, a bad host, not speaking HTTP
         reason = getattr(error, "reason", None) or error
         return [Check("fail", "endpoint", f"cannot reach {url} ({reason})", f"start the server, or {WHERE_URL}")]
     checks = [Check("ok", "endpoint", f"{url} answers{label}")]
@@ -70,7 +73,9 @@ def check_endpoint(url: str, model: str | None, key_env: str, environ: Mapping[s
         if not available:
             return [*checks, Check("fail", "model", "none configured and the endpoint lists none", WHERE_MODEL)]
         model = available[0]
-    checks.append(_model_check(model, available))
+        checks.append(Check("ok", "model", f"{model} (none configured: the first the endpoint lists)"))
+    else:
+        checks.append(_model_check(model, available))
     return [*checks, _probe(client, base, model, key_env, key)]
 
 
@@ -99,7 +104,7 @@ def _probe(client: Client, base: str, model: str, key_env: str, key: str) -> Che
     body = {"model": model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1}
     try:
         answer = client.post(base + "/chat/completions", body)
-    except (OSError, ValueError) as error:
+    except UNREACHABLE as error:
         return Check("fail", "request", f"a one-token request failed ({type(error).__name__})",
                      "check the server's log")
     if answer.status_code in (401, 403):

@@ -32,14 +32,16 @@ def check_config(flags: dict[str, object], path: Path) -> tuple[ResolvedConfig |
                       for problem in resolved.problems]
 
 
-def check_plugins(settings: Settings, extra: list[Path]) -> tuple[ToolRegistry, list[Check]]:
+def check_plugins(settings: Settings) -> tuple[ToolRegistry, list[Check]]:
     """Load the plugins as a chat would: each import problem (a crashed plugin's journal entry too) fails."""
-    registry = ToolRegistry.from_plugins([*extra, *settings.plugin_dirs], settings.tools)
+    registry = ToolRegistry.from_plugins(settings.plugin_dirs, settings.tools)
+    problems = [Check("fail", "plugin", f"{problem.file}: {problem.message}",
+                      "fix or remove the plugin, or list it in tools.disabled_plugins")
+                for problem in registry.problems]
+    if problems:
+        return registry, problems
     enabled = sum(1 for entry in registry.entries if entry.status == "enabled")
-    checks = [Check("fail", "plugin", f"{problem.file}: {problem.message}",
-                    "fix or remove the plugin, or list it in tools.disabled_plugins")
-              for problem in registry.problems]
-    return registry, [Check("ok", "plugins", f"{enabled} tools enabled"), *checks] if not checks else checks
+    return registry, [Check("ok", "plugins", f"{enabled} tools enabled")]
 
 
 async def check_mcp(settings: Settings, registry: ToolRegistry) -> list[Check]:
