@@ -5,8 +5,8 @@ calls that never ran (denied, invalid, interrupted) — endpoints reject a histo
 answer. `from_history` rebuilds the list from stored messages when a session is resumed (and after a
 retry): a reply that was retried (`replaced_by` a message among them) is left out, as if never sent.
 
-A reply's reasoning is never part of it: shown and stored, but not sent back (providers ask for that, and it
-would spend the context on thoughts the model has already had).
+A reply's parts other than its text (reasoning, ...) are never part of it: shown and stored, but not sent back
+(providers ask for that, and it would spend the context on thoughts the model has already had).
 
 `messages` is the record of what happened; `request()` is what is sent, repaired so that a strict server
 (a chat template that demands alternation: Gemma, Mistral, Llama 2 in llama.cpp, vLLM) accepts it

@@ -1,7 +1,7 @@
 """Provides Markdown and JSON exports of a session, and `write_private`.
 
-Each message comes with its parts: a reply's reasoning (a quoted "Reasoning" section before its text; `parts`
-in JSON), its text, and its tool calls with their results.
+Each message comes with its parts: a reply's parts other than its text, by kind (a quoted section each before its
+text, "Reasoning" for its reasoning; `parts` in JSON, any kind), its text, and its tool calls with their results.
 
 An export is text Python can always encode: a lone surrogate that reached an older database (tool
 arguments saved as JSON escapes) comes out as U+FFFD.
@@ -51,9 +51,10 @@ def _message_markdown(message: Message, with_ids: bool = False) -> list[str]:
     if with_ids:
         lines[1:1] = ["", f"`{message.id}` after `{message.parent_id}`" if message.parent_id
                       else f"`{message.id}` (first)"]
-    if message.reasoning:
-        lines += ["### Reasoning", "", *_quoted(message.reasoning), ""]
-    lines.append(message.content or ("_(reasoning only, no answer)_" if message.reasoning else "_(no text)_"))
+    kinds = [kind for kind, text in message.part_texts.items() if text]
+    for kind in kinds:
+        lines += [f"### {kind.replace('_', ' ').capitalize()}", "", *_quoted(message.part_texts[kind]), ""]
+    lines.append(message.content or (f"_({' and '.join(kinds)} only, no answer)_" if kinds else "_(no text)_"))
     if message.error:
         lines += ["", f"> Error: {message.error}"]
     for call in message.tool_calls:
@@ -102,6 +103,8 @@ def _message_json(message: Message) -> dict[str, Any]:
     """A message as exported: its fields (a tool call's epoch times as ISO dates, like every other time), and
     its `parts` in order (a tool call part names its call in `tool_calls`)."""
     plain: dict[str, Any] = _plain(asdict(message))
+    plain.pop("part_texts")  # they are in `parts`, by kind
+    plain["reasoning"] = message.reasoning  # this format's field since version 1
     for call in plain["tool_calls"]:
         call.pop("command", None)  # live-only: what "always" would allow while a call awaits approval
         for key in ("started_at", "finished_at"):

@@ -115,17 +115,18 @@ def attach_tool_calls(conn: sqlite3.Connection, messages: list[Message]) -> list
 
 
 def attach_parts(conn: sqlite3.Connection, messages: list[Message]) -> list[Message]:
-    """Fill each reply's parts stored beside its text: its `reasoning` (kinds this version does not know,
-    written by a newer one, are skipped)."""
+    """Fill each reply's parts stored beside its text, by kind (`part_texts`; kinds this version does not know,
+    written by a newer one, are kept too: exported, and shown in a plain block)."""
     by_id = {m.id: m for m in messages if m.role is Role.ASSISTANT}
     ids = list(by_id)
     for start in range(0, len(ids), IN_CHUNK):
         chunk = ids[start:start + IN_CHUNK]
         marks = ",".join("?" * len(chunk))
-        rows = conn.execute(f"SELECT message_id, content FROM message_parts WHERE message_id IN ({marks}) "
-                            "AND kind = 'reasoning' ORDER BY message_id, position", chunk)
-        for message_id, content in rows:
-            by_id[message_id].reasoning += content
+        rows = conn.execute(f"SELECT message_id, kind, content FROM message_parts WHERE message_id IN ({marks}) "
+                            "ORDER BY message_id, position", chunk)
+        for message_id, kind, content in rows:
+            texts = by_id[message_id].part_texts
+            texts[kind] = texts.get(kind, "") + content
     return messages
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -298,24 +298,24 @@ class HistoryStore:
             message.position = int(first) + offset
         self._next_position[session_id] = int(first) + len(messages)
 
-    async def update_streaming_text(self, message_id: str, text: str, reasoning: str | None = None, *,
+    async def update_streaming_text(self, message_id: str, text: str, parts: Mapping[str, str] | None = None, *,
                                     redacted: bool = False) -> None:
-        """Save the text (and reasoning) streamed so far (call at most every ~300 ms; see `StreamingSaver`).
-        `redacted`: `text` is already what `redactor.text` makes of it (a `StreamRedaction`'s); the reasoning
-        is redacted here."""
+        """Save the text (and other parts by kind) streamed so far (call at most every ~300 ms; see
+        `StreamingSaver`). `redacted`: `text` is already what `redactor.text` makes of it (a `StreamRedaction`'s);
+        the parts are redacted here."""
         r = self.redactor
         text = text if redacted else r.text(text)
-        await self._write(writes.update_text(message_id, text, r.maybe(reasoning)), key=("text", message_id))
+        await self._write(writes.update_text(message_id, text, _redacted(r, parts)), key=("text", message_id))
 
     async def finish_message(self, message_id: str, status: MessageStatus, content: str | None = None,
                              error: str | None = None, usage: Usage | None = None,
-                             reasoning: str | None = None, *, redacted: bool = False) -> None:
-        """Write a reply's final status, text, error, usage and (when it has some) reasoning, redacted alike
-        (`redacted`: `content` already is, as in `update_streaming_text`)."""
+                             parts: Mapping[str, str] | None = None, *, redacted: bool = False) -> None:
+        """Write a reply's final status, text, error, usage and (when it has some) other parts by kind, redacted
+        alike (`redacted`: `content` already is, as in `update_streaming_text`)."""
         r = self.redactor
         content = content if redacted else r.maybe(content)
         await self._write(writes.finish_message(message_id, status, content, r.maybe(error), usage,
-                                                r.maybe(reasoning)))
+                                                _redacted(r, parts)))
 
     async def record_tool_call(self, message_id: str, call_id: str, name: str, raw_arguments: str,
                                arguments: dict[str, Any] | None, status: ToolStatus = ToolStatus.PENDING) -> None:
@@ -385,6 +385,11 @@ class HistoryStore:
         self._closed = True
         owners.release(self.owner)
         await self._conn.close()
+
+
+def _redacted(redactor: Redactor, parts: Mapping[str, str] | None) -> dict[str, str] | None:
+    """A reply's other parts by kind, each redacted like its text."""
+    return None if parts is None else {kind: redactor.text(text) for kind, text in parts.items()}
 
 
 def _resolve(path: Path | None) -> tuple[Path, Mode]:

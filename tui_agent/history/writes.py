@@ -6,7 +6,7 @@ import json
 import sqlite3
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tui_agent.history import rows
@@ -127,23 +127,29 @@ def reopen_message(message_id: str, owner: str) -> WriteFn:
     return run
 
 
-def update_text(message_id: str, text: str, reasoning: str | None = None) -> WriteFn:
+def update_text(message_id: str, text: str, parts: Mapping[str, str] | None = None) -> WriteFn:
     def run(conn: sqlite3.Connection) -> None:
         conn.execute("UPDATE messages SET content = ?, updated_at = ? WHERE id = ?", (text, time.time(), message_id))
-        _save_reasoning(conn, message_id, reasoning)
+        _save_parts(conn, message_id, parts)
     return run
 
 
-def _save_reasoning(conn: sqlite3.Connection, message_id: str, reasoning: str | None) -> None:
-    """The reply's reasoning as its first part (None or empty: no change, a continued reply keeps its own)."""
-    if reasoning:
-        conn.execute("INSERT INTO message_parts (message_id, position, kind, content) VALUES (?, 0, 'reasoning', ?) "
-                     "ON CONFLICT (message_id, position) DO UPDATE SET content = excluded.content",
-                     (message_id, reasoning))
+def _save_parts(conn: sqlite3.Connection, message_id: str, parts: Mapping[str, str] | None) -> None:
+    """The reply's other parts, one row per kind: a kind it has is updated in place, a new one goes after its
+    last (an empty or missing kind: no change, a continued reply keeps its own)."""
+    for kind, content in (parts or {}).items():
+        if not content:
+            continue
+        updated = conn.execute("UPDATE message_parts SET content = ? WHERE message_id = ? AND kind = ?",
+                               (content, message_id, kind))
+        if updated.rowcount == 0:
+            conn.execute("INSERT INTO message_parts (message_id, position, kind, content) VALUES (?, (SELECT "
+                         "COALESCE(MAX(position) + 1, 0) FROM message_parts WHERE message_id = ?), ?, ?)",
+                         (message_id, message_id, kind, content))
 
 
 def finish_message(message_id: str, status: MessageStatus, content: str | None, error: str | None,
-                   usage: Usage | None, reasoning: str | None = None) -> WriteFn:
+                   usage: Usage | None, parts: Mapping[str, str] | None = None) -> WriteFn:
     tokens = (None, None) if usage is None else (usage.prompt_tokens, usage.completion_tokens)
 
     def run(conn: sqlite3.Connection) -> None:
@@ -155,7 +161,7 @@ def finish_message(message_id: str, status: MessageStatus, content: str | None, 
             (status.value, content, error, *tokens, now, message_id)).fetchone()
         if row is None:
             raise MessageNotFoundError(f"There is no message {message_id!r} in the history.")
-        _save_reasoning(conn, message_id, reasoning)
+        _save_parts(conn, message_id, parts)
         conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, row[0]))
     return run
 
