@@ -43,8 +43,7 @@ def price_from(values: Mapping[str, Any]) -> Price:
     """A `Price` from a TOML table (`input`, `output`, optional `cached_input`); numbers read through `str`,
     so a float 0.075 stays 0.075."""
     cached = values.get("cached_input")
-    return Price(_money(values["input"]), _money(values["output"]),
-                 None if cached is None else _money(cached))
+    return Price(_money(values["input"]), _money(values["output"]), None if cached is None else _money(cached))
 
 
 def _money(value: Any) -> Decimal:
@@ -73,8 +72,9 @@ class PriceTable:
         self._prices = dict(prices)
 
     @classmethod
-    def with_overrides(cls, overrides: Mapping[str, Price] | None = None,
-                       base: Mapping[str, Price] | None = None) -> PriceTable:
+    def with_overrides(
+        cls, overrides: Mapping[str, Price] | None = None, base: Mapping[str, Price] | None = None
+    ) -> PriceTable:
         """The shipped table (or `base`) with the user's prices added; a user pattern replaces the same one."""
         return cls({**(shipped_prices() if base is None else base), **(overrides or {})})
 
@@ -97,8 +97,11 @@ class PriceTable:
             return None
         cached = min(int(getattr(usage, "cached_tokens", 0) or 0), usage.prompt_tokens)
         cached_price = price.input if price.cached_input is None else price.cached_input
-        total = ((usage.prompt_tokens - cached) * price.input + cached * cached_price
-                 + usage.completion_tokens * price.output)
+        total = (
+            (usage.prompt_tokens - cached) * price.input
+            + cached * cached_price
+            + usage.completion_tokens * price.output
+        )
         return total / MILLION
 
 
@@ -113,7 +116,7 @@ def cost(model: str | None, usage: TokenCounts, table: PriceTable | None = None)
 
 
 def format_cost(amount: Decimal | None) -> str:
-    """"$0.0123" (4 decimals under a dollar, cents above), "-" for no price."""
+    """ "$0.0123" (4 decimals under a dollar, cents above), "-" for no price."""
     if amount is None:
         return "-"
     return f"${amount:.4f}" if amount < 1 else f"${amount:,.2f}"

@@ -17,13 +17,19 @@ KEY = "sk-doctortest0123456789abcdefghijklmnop"
 EVERY_CHECK = ("config", "endpoint", "plugins", "mcp", "history")
 
 
-def doctor(home: Path, *args: str, key: str | None = None,
-           key_env: str = "OPENAI_API_KEY") -> subprocess.CompletedProcess[str]:
+def doctor(
+    home: Path, *args: str, key: str | None = None, key_env: str = "OPENAI_API_KEY"
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TUI_AGENT_HOME": str(home)}
     if key is not None:
         env[key_env] = key
-    return subprocess.run([sys.executable, "-m", "tui_agent", *args, "doctor", "--timeout", "5"],
-                          capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "tui_agent", *args, "doctor", "--timeout", "5"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 def _checked(stdout: str) -> dict[str, str]:
@@ -103,8 +109,10 @@ def test_plugin_import_problems_and_each_mcp_server_are_reported(isolated_home: 
     (plugins / "broken_tool.py").write_text("import no_such_module_anywhere\n")
     config = isolated_home / "config" / "config.toml"
     config.parent.mkdir(parents=True)
-    config.write_text(toml_entry("echoer") + f'[mcp_servers.dies]\ncommand = "{sys.executable}"\n'
-                      'args = ["-c", "import sys; sys.exit(3)"]\nstartup_timeout = 5\n')
+    config.write_text(
+        toml_entry("echoer") + f'[mcp_servers.dies]\ncommand = "{sys.executable}"\n'
+        'args = ["-c", "import sys; sys.exit(3)"]\nstartup_timeout = 5\n'
+    )
     done = doctor(isolated_home, "--plugins", str(plugins))
     assert done.returncode == 1
     lines = done.stdout.splitlines()
@@ -131,8 +139,15 @@ def test_a_damaged_history_file_fails_and_is_left_as_it_was(isolated_home: Path)
 
 def test_a_history_file_held_by_a_writer_is_reported_locked(isolated_home: Path) -> None:
     history = isolated_home / "data" / "history.db"
-    assert subprocess.run([sys.executable, "-m", "tui_agent", "--offline", "-p", "hello"], capture_output=True,
-                          env={**os.environ, "TUI_AGENT_HOME": str(isolated_home)}, timeout=120).returncode == 0
+    assert (
+        subprocess.run(
+            [sys.executable, "-m", "tui_agent", "--offline", "-p", "hello"],
+            capture_output=True,
+            env={**os.environ, "TUI_AGENT_HOME": str(isolated_home)},
+            timeout=120,
+        ).returncode
+        == 0
+    )
     writer = sqlite3.connect(history, isolation_level=None)
     try:
         writer.execute("BEGIN IMMEDIATE")

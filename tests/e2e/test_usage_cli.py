@@ -16,8 +16,10 @@ async def _sessions(home: Path) -> dict[str, str]:
     store = await HistoryStore.open(home / "data" / "history.db")
     ids = {}
     try:
-        for title, model, usages in (("priced", "gpt-4o-mini", [Usage(1_000_000, 0), Usage(0, 1_000_000)]),
-                                     ("unknown", "home-brew-7b", [Usage(1200, 34)])):
+        for title, model, usages in (
+            ("priced", "gpt-4o-mini", [Usage(1_000_000, 0), Usage(0, 1_000_000)]),
+            ("unknown", "home-brew-7b", [Usage(1200, 34)]),
+        ):
             session = await store.create_session(title, model=model)
             ids[title] = session.id
             for number, usage in enumerate(usages):

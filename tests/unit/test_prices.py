@@ -59,8 +59,9 @@ def test_the_shipped_table_prices_a_known_model() -> None:
 
 
 def test_a_user_price_overrides_the_shipped_one_and_adds_new_models() -> None:
-    settings = load_settings({"prices": {"gpt-4o-mini": {"input": 1, "output": 2},
-                                         "my-local-*": {"input": 0, "output": 0.075}}}, environ={})
+    settings = load_settings(
+        {"prices": {"gpt-4o-mini": {"input": 1, "output": 2}, "my-local-*": {"input": 0, "output": 0.075}}}, environ={}
+    )
     prices = settings.price_table()
     assert prices.cost("gpt-4o-mini", Usage(1_000_000, 1_000_000)) == Decimal("3")
     assert prices.cost("my-local-7b", Usage(0, 1_000_000)) == Decimal("0.075")

@@ -28,8 +28,9 @@ __all__ = ["Check", "add_parser", "check_endpoint", "diagnose", "run"]
 
 def add_parser(subparsers: Any) -> None:
     """Register `doctor`."""
-    parser = subparsers.add_parser("doctor", help="check the endpoint, config file, plugins, MCP servers and "
-                                   "history file, and say what to fix")
+    parser = subparsers.add_parser(
+        "doctor", help="check the endpoint, config file, plugins, MCP servers and history file, and say what to fix"
+    )
     # Also after the command (`tui-agent doctor --base-url URL`); SUPPRESS keeps the top-level value otherwise.
     parser.add_argument("--base-url", default=argparse.SUPPRESS, help="check this endpoint instead")
     parser.add_argument("--model", default=argparse.SUPPRESS, help="check this model instead")
@@ -38,8 +39,13 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    flags = {"base_url": args.base_url, "model": args.model, "offline": args.offline,
-             "db": args.db, "plugin_dirs": args.plugins}
+    flags = {
+        "base_url": args.base_url,
+        "model": args.model,
+        "offline": args.offline,
+        "db": args.db,
+        "plugin_dirs": args.plugins,
+    }
     checks = diagnose({key: value for key, value in flags.items() if value is not None}, args.timeout)
     redactor = _redactor(paths.config_file())
     for check in checks:
@@ -81,5 +87,11 @@ def _endpoint(url: str | None, model: str | None, key_env: str, offline: bool, t
     from tui_agent.offline.server import BackgroundServer
 
     with BackgroundServer() as server:  # it answers to any model name: the one it lists is checked
-        return check_endpoint(server.base_url, None, key_env, {}, timeout,
-                              label=" (the built-in offline model: no endpoint is configured)")
+        return check_endpoint(
+            server.base_url,
+            None,
+            key_env,
+            {},
+            timeout,
+            label=" (the built-in offline model: no endpoint is configured)",
+        )

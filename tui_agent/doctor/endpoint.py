@@ -51,8 +51,9 @@ class Client:
             return Answer(error.code, error.read())
 
 
-def check_endpoint(url: str, model: str | None, key_env: str, environ: Mapping[str, str],
-                   timeout: float = 10.0, label: str = "") -> list[Check]:
+def check_endpoint(
+    url: str, model: str | None, key_env: str, environ: Mapping[str, str], timeout: float = 10.0, label: str = ""
+) -> list[Check]:
     """The endpoint's checks, in order; a failure that makes the next ones moot ends the list."""
     key = environ.get(key_env) or ""
     headers = {"Authorization": f"Bearer {key or 'none'}"}
@@ -105,20 +106,29 @@ def _probe(client: Client, base: str, model: str, key_env: str, key: str) -> Che
     try:
         answer = client.post(base + "/chat/completions", body)
     except UNREACHABLE as error:
-        return Check("fail", "request", f"a one-token request failed ({type(error).__name__})",
-                     "check the server's log")
+        return Check(
+            "fail", "request", f"a one-token request failed ({type(error).__name__})", "check the server's log"
+        )
     if answer.status_code in (401, 403):
         return _rejected(answer.status_code, key_env, key)
     if answer.status_code == 404:
         return Check("fail", "request", f"the endpoint answered 404 for model {model}", WHERE_MODEL)
     if answer.status_code != 200:
-        return Check("fail", "request", f"a one-token request got HTTP {answer.status_code}",
-                     "check the server's log and the endpoint's status page")
+        return Check(
+            "fail",
+            "request",
+            f"a one-token request got HTTP {answer.status_code}",
+            "check the server's log and the endpoint's status page",
+        )
     sent = f"${key_env}" if key else "no key"
     return Check("ok", "key", f"accepted ({sent}; a one-token request to {model} answered)")
 
 
 def _rejected(status: int, key_env: str, key: str) -> Check:
     held = f"the key in ${key_env}" if key else f"no key (${key_env} is not set)"
-    return Check("fail", "key", f"rejected: HTTP {status} with {held}",
-                 f"put a valid API key in ${key_env} (or name another variable with api_key_env in the config file)")
+    return Check(
+        "fail",
+        "key",
+        f"rejected: HTTP {status} with {held}",
+        f"put a valid API key in ${key_env} (or name another variable with api_key_env in the config file)",
+    )

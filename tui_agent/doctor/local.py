@@ -23,21 +23,35 @@ def check_config(flags: dict[str, object], path: Path) -> tuple[ResolvedConfig |
         resolved = resolve_config(flags, path)
     except ValidationError as error:
         where = ", ".join(".".join(str(part) for part in issue["loc"]) for issue in error.errors())
-        return None, [Check("fail", "config", f"invalid value from a flag or the environment: {where}",
-                            "fix the command-line flag or environment variable named")]
+        return None, [
+            Check(
+                "fail",
+                "config",
+                f"invalid value from a flag or the environment: {where}",
+                "fix the command-line flag or environment variable named",
+            )
+        ]
     if not resolved.problems:
         state = "valid" if path.exists() else "absent: the defaults apply"
         return resolved, [Check("ok", "config", f"{path} {state}")]
-    return resolved, [Check("fail", "config", problem, f"edit {path} (`tui-agent config show` shows what applies)")
-                      for problem in resolved.problems]
+    return resolved, [
+        Check("fail", "config", problem, f"edit {path} (`tui-agent config show` shows what applies)")
+        for problem in resolved.problems
+    ]
 
 
 def check_plugins(settings: Settings) -> tuple[ToolRegistry, list[Check]]:
     """Load the plugins as a chat would: each import problem (a crashed plugin's journal entry too) fails."""
     registry = ToolRegistry.from_plugins(settings.plugin_dirs, settings.tools)
-    problems = [Check("fail", "plugin", f"{problem.file}: {problem.message}",
-                      "fix or remove the plugin, or list it in tools.disabled_plugins")
-                for problem in registry.problems]
+    problems = [
+        Check(
+            "fail",
+            "plugin",
+            f"{problem.file}: {problem.message}",
+            "fix or remove the plugin, or list it in tools.disabled_plugins",
+        )
+        for problem in registry.problems
+    ]
     if problems:
         return registry, problems
     enabled = sum(1 for entry in registry.entries if entry.status == "enabled")
@@ -57,8 +71,10 @@ async def check_mcp(settings: Settings, registry: ToolRegistry) -> list[Check]:
     except TimeoutError:
         pass  # the servers still starting are reported as such below
     finally:
-        checks = [_mcp_check(server.name, server.state.value, server.describe(), server.offered(),
-                             str(server.log_path)) for server in servers.servers.values()]
+        checks = [
+            _mcp_check(server.name, server.state.value, server.describe(), server.offered(), str(server.log_path))
+            for server in servers.servers.values()
+        ]
         await servers.close()
     return checks
 
@@ -84,14 +100,32 @@ def check_history(path: Path) -> list[Check]:
     if mark not in (0, APPLICATION_ID):
         return [Check("fail", "history", f"{path} is not a tui-agent history file", "point --db or db elsewhere")]
     if verdict != "ok":
-        return [Check("fail", "history", f"{path} is damaged: {verdict}",
-                      f"`tui-agent sessions export` saves what still reads; then {aside}")]
+        return [
+            Check(
+                "fail",
+                "history",
+                f"{path} is damaged: {verdict}",
+                f"`tui-agent sessions export` saves what still reads; then {aside}",
+            )
+        ]
     if version > LATEST_VERSION:
-        return [Check("warn", "history", f"{path} has schema {version}, newer than this tui-agent's "
-                      f"{LATEST_VERSION}: it is opened read-only", "update tui-agent")]
+        return [
+            Check(
+                "warn",
+                "history",
+                f"{path} has schema {version}, newer than this tui-agent's {LATEST_VERSION}: it is opened read-only",
+                "update tui-agent",
+            )
+        ]
     if _locked(path):
-        return [Check("warn", "history", f"{path} is locked by another process writing it",
-                      "wait, or close the other tui-agent; writes are retried meanwhile")]
+        return [
+            Check(
+                "warn",
+                "history",
+                f"{path} is locked by another process writing it",
+                "wait, or close the other tui-agent; writes are retried meanwhile",
+            )
+        ]
     return [Check("ok", "history", f"{path} schema {version} of {LATEST_VERSION}, integrity ok")]
 
 

@@ -42,8 +42,11 @@ def add_parser(subparsers: Any) -> None:
     listing.set_defaults(action=list_sessions)
     show = actions.add_parser("show", help="print a session as Markdown (its active branch)")
     show.add_argument("id")
-    show.add_argument("--tree", action="store_true",
-                      help="print every message as a tree instead, one line each (● marks the active branch)")
+    show.add_argument(
+        "--tree",
+        action="store_true",
+        help="print every message as a tree instead, one line each (● marks the active branch)",
+    )
     show.set_defaults(action=show_session)
     export = actions.add_parser("export", help="export a session with its tool calls")
     which = export.add_mutually_exclusive_group(required=True)
@@ -51,8 +54,11 @@ def add_parser(subparsers: Any) -> None:
     which.add_argument("--last", action="store_true", help="the most recent session")
     export.add_argument("--format", choices=["md", "json"], default="md")
     export.add_argument("-o", "--output", type=Path, help="write to FILE instead of stdout")
-    export.add_argument("--all-branches", action="store_true",
-                        help="every message of every branch (each with its id and parent id), not only the active one")
+    export.add_argument(
+        "--all-branches",
+        action="store_true",
+        help="every message of every branch (each with its id and parent id), not only the active one",
+    )
     export.set_defaults(action=export_session)
     search = actions.add_parser("search", help="full-text search over every session")
     search.add_argument("query")
@@ -98,9 +104,16 @@ def _complain(text: str) -> None:
 def _session_row(session: Session, tally: Tally | None) -> dict[str, Any]:
     cost = None if tally is None else tally.known_cost
     money = None if cost is None else format(cost.normalize(), "f")
-    return {"id": session.id, "title": session.title, "updated_at": session.updated_at.isoformat(),
-            "created_at": session.created_at.isoformat(), "model": session.model, "messages": session.message_count,
-            "tokens": 0 if tally is None else tally.tokens, "cost": money}
+    return {
+        "id": session.id,
+        "title": session.title,
+        "updated_at": session.updated_at.isoformat(),
+        "created_at": session.created_at.isoformat(),
+        "model": session.model,
+        "messages": session.message_count,
+        "tokens": 0 if tally is None else tally.tokens,
+        "cost": money,
+    }
 
 
 def price_table() -> PriceTable:
@@ -133,8 +146,10 @@ async def list_sessions(store: HistoryStore, args: argparse.Namespace) -> int:
     for session in sessions:
         when = session.updated_at.astimezone().strftime("%Y-%m-%d %H:%M")
         cost = spent(tallies.get(session.id))
-        _say(f"{session.id}  {when}  {session.message_count:>4} msgs  {cost:>12}  {session.model or '-':<16} "
-             f"{session.title}")
+        _say(
+            f"{session.id}  {when}  {session.message_count:>4} msgs  {cost:>12}  {session.model or '-':<16} "
+            f"{session.title}"
+        )
     return 0
 
 
@@ -169,8 +184,9 @@ async def export_session(store: HistoryStore, args: argparse.Namespace) -> int:
     if await _find(store, session_id) is None:
         return 1
     every = args.all_branches
-    text = await (store.export_json(session_id, every) if args.format == "json"
-                  else store.export_markdown(session_id, every))
+    text = await (
+        store.export_json(session_id, every) if args.format == "json" else store.export_markdown(session_id, every)
+    )
     text = store.redactor.text(text)  # token shapes never span a JSON escape, so the JSON stays valid
     if args.output is not None:
         try:
@@ -214,4 +230,3 @@ async def delete_session(store: HistoryStore, args: argparse.Namespace) -> int:
     await store.delete_session(session.id)
     _say(f"Deleted session {session.id} ({session.title}).")
     return 0
-

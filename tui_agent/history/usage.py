@@ -75,8 +75,9 @@ class UsageRow:
     tally: Tally
 
 
-def daily_usage(conn: sqlite3.Connection, prices: PriceTable, days: int | None = None,
-                now: datetime | None = None) -> list[UsageRow]:
+def daily_usage(
+    conn: sqlite3.Connection, prices: PriceTable, days: int | None = None, now: datetime | None = None
+) -> list[UsageRow]:
     """Tokens and cost per UTC day and model, oldest first; `days`: only the last N days (today included)."""
     where, params = "", []
     if days is not None:

@@ -40,7 +40,7 @@ async def show_usage(store: HistoryStore, args: argparse.Namespace) -> int:
         _merge(total, row)
     _say(_line("total", "", total))
     if not total.priced:
-        _say("(models without a price count tokens only: add them as [prices.\"model\"] in the config file)")
+        _say('(models without a price count tokens only: add them as [prices."model"] in the config file)')
     return 0
 
 
