@@ -22,6 +22,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "sessions": ("tui_agent.history.cli", "list, show, export, search or delete saved sessions"),
     "themes": ("tui_agent.ui.cli", "list the available themes"),
     "config": ("tui_agent.config_cli", "show the config file's path or the effective settings"),
+    "usage": ("tui_agent.history.usage_cli", "tokens and cost per day and per model, from history"),
+    "doctor": ("tui_agent.doctor", "check the endpoint, config file, plugins, MCP servers and history file"),
 }
 """Subcommand name -> (module registering it via `add_parser(subparsers)`, one-line help).
 

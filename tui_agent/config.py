@@ -34,6 +34,7 @@ from tui_agent.config_sources import ENV_VARS as ENV_VARS
 from tui_agent.config_sources import ConfigFileError as ConfigFileError
 from tui_agent.config_sources import merge_sources
 from tui_agent.config_sources import read_config_file as read_config_file
+from tui_agent.prices import Price, PriceTable, price_from
 
 UNSAFE_IN_PATTERNS = (";", "&", "|", "`", "$(", "${", ">", "<", "\n", "\r", "\0")
 """Shell syntax that makes one command more than it looks: lists (`;`, `&&`, `||`, `&`), pipes, command
@@ -157,6 +158,21 @@ class McpServerSettings(BaseModel):
         return self
 
 
+class PriceSettings(BaseModel):
+    """A `[prices."pattern"]` table: US dollars per million tokens for the models matching the fnmatch
+    pattern; it replaces the shipped price of the same pattern, and the most specific pattern wins."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cached_input: float | None = Field(default=None, ge=0)
+    """Prompt tokens served from the provider's cache; unset: billed as `input`."""
+
+    def price(self) -> Price:
+        return price_from(self.model_dump())
+
+
 ReasoningMode = Literal["collapsed", "expanded", "hidden"]
 """How the app shows a reply's reasoning: one dimmed line to open, open, or not at all."""
 
@@ -215,6 +231,12 @@ class Settings(BaseModel):
     """How the app shows things (the `[ui]` table)."""
     keys: dict[str, str] = Field(default_factory=dict)
     """Key binding overrides (the `[keys]` table): action name -> key, e.g. `cancel_turn = "ctrl+c"`."""
+    prices: dict[str, PriceSettings] = Field(default_factory=dict)
+    """Model prices (the `[prices."pattern"]` tables) over the shipped table (`tui_agent/prices.toml`)."""
+
+    def price_table(self) -> PriceTable:
+        """The shipped prices with this config's `[prices]` on top."""
+        return PriceTable.with_overrides({pattern: entry.price() for pattern, entry in self.prices.items()})
 
 
 def load_settings(
@@ -328,8 +350,8 @@ def _drop(values: dict[str, Any], loc: tuple[int | str, ...], overridden: set[st
         parent, container = container, container[part]
     if not path:
         return None
-    if path[0] == "mcp_servers" and len(path) > 2:  # half a server is no server: its whole entry goes
-        parent = values["mcp_servers"]
+    if path[0] in ("mcp_servers", "prices") and len(path) > 2:  # half a server (price) is none: the entry goes
+        parent = values[path[0]]
         del parent[path[1]]
         return path
     del parent[path[-1]]

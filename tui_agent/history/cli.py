@@ -25,6 +25,8 @@ from tui_agent.history.export import write_private
 from tui_agent.history.models import SearchHit, Session
 from tui_agent.history.store import HistoryStore
 from tui_agent.history.tree_text import ACTIVE, tree_lines
+from tui_agent.history.usage import Tally, session_tallies
+from tui_agent.prices import PriceTable, format_cost
 from tui_agent.sanitize import escape_for_terminal, sanitize
 
 Action = Callable[[HistoryStore, argparse.Namespace], Awaitable[int]]
@@ -99,7 +101,9 @@ def _complain(text: str) -> None:
     print(f"tui-agent: {sanitize(text)}", file=sys.stderr)
 
 
-def _session_row(session: Session) -> dict[str, Any]:
+def _session_row(session: Session, tally: Tally | None) -> dict[str, Any]:
+    cost = None if tally is None else tally.known_cost
+    money = None if cost is None else format(cost.normalize(), "f")
     return {
         "id": session.id,
         "title": session.title,
@@ -107,19 +111,45 @@ def _session_row(session: Session) -> dict[str, Any]:
         "created_at": session.created_at.isoformat(),
         "model": session.model,
         "messages": session.message_count,
+        "tokens": 0 if tally is None else tally.tokens,
+        "cost": money,
     }
+
+
+def price_table() -> PriceTable:
+    """The shipped prices with the config file's `[prices]` (an invalid entry is left out; `doctor` names it)."""
+    from tui_agent import paths
+    from tui_agent.config import resolve_config
+
+    return resolve_config({}, paths.config_file()).settings.price_table()
+
+
+def spent(tally: Tally | None) -> str:
+    """A session's cost ("$0.0123"), its tokens when a model has no price ("1,234 tok"), "-" with no usage."""
+    if tally is None or not tally.tokens:
+        return "-"
+    cost = tally.known_cost
+    return f"{tally.tokens:,} tok" if cost is None else format_cost(cost)
 
 
 async def list_sessions(store: HistoryStore, args: argparse.Namespace) -> int:
     sessions = await store.list_recent(args.limit)
+    prices = price_table()
+    ids = [session.id for session in sessions]
+    tallies = await store._call(lambda conn: session_tallies(conn, ids, prices))  # a read, as list_recent's
     if args.json:
-        print(escape_for_terminal(json.dumps([_session_row(s) for s in sessions], indent=2, ensure_ascii=False)))
+        rows = [_session_row(s, tallies.get(s.id)) for s in sessions]
+        print(escape_for_terminal(json.dumps(rows, indent=2, ensure_ascii=False)))
         return 0
     if not sessions:
         print("No sessions yet. Run `tui-agent` to start one.")
     for session in sessions:
         when = session.updated_at.astimezone().strftime("%Y-%m-%d %H:%M")
-        _say(f"{session.id}  {when}  {session.message_count:>4} msgs  {session.model or '-':<16} {session.title}")
+        cost = spent(tallies.get(session.id))
+        _say(
+            f"{session.id}  {when}  {session.message_count:>4} msgs  {cost:>12}  {session.model or '-':<16} "
+            f"{session.title}"
+        )
     return 0
 
 

@@ -1,0 +1,68 @@
+"""`tui-agent usage` and the cost column of `sessions list`, on a database written by the real store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.e2e.test_print import run
+from tui_agent.history.models import Usage
+from tui_agent.history.store import HistoryStore
+from tui_agent.status import MessageStatus
+
+
+async def _sessions(home: Path) -> dict[str, str]:
+    """Two sessions: one on gpt-4o-mini (priced) with two replies, one on a model without a price."""
+    store = await HistoryStore.open(home / "data" / "history.db")
+    ids = {}
+    try:
+        for title, model, usages in (
+            ("priced", "gpt-4o-mini", [Usage(1_000_000, 0), Usage(0, 1_000_000)]),
+            ("unknown", "home-brew-7b", [Usage(1200, 34)]),
+        ):
+            session = await store.create_session(title, model=model)
+            ids[title] = session.id
+            for number, usage in enumerate(usages):
+                _, reply = await store.begin_turn(session.id, f"question {number}", model=model)
+                await store.finish_message(reply.id, MessageStatus.COMPLETE, content="answer", usage=usage)
+    finally:
+        await store.close()
+    return ids
+
+
+async def test_sessions_list_shows_the_cost_or_tokens_only_for_a_model_without_a_price(isolated_home: Path) -> None:
+    ids = await _sessions(isolated_home)
+    listed = run(["sessions", "list"], isolated_home)
+    assert listed.returncode == 0, listed.stderr
+    lines = {line.split()[0]: line for line in listed.stdout.splitlines()}
+    assert "$0.7500" in lines[ids["priced"]]  # 1M input at 0.15 + 1M output at 0.60
+    assert "1,234 tok" in lines[ids["unknown"]] and "$" not in lines[ids["unknown"]]
+    rows = {row["id"]: row for row in json.loads(run(["sessions", "list", "--json"], isolated_home).stdout)}
+    assert rows[ids["priced"]]["cost"] == "0.75" and rows[ids["priced"]]["tokens"] == 2_000_000
+    assert rows[ids["unknown"]]["cost"] is None and rows[ids["unknown"]]["tokens"] == 1234
+
+
+async def test_usage_sums_tokens_and_cost_per_day_and_model_with_the_config_prices(isolated_home: Path) -> None:
+    await _sessions(isolated_home)
+    done = run(["usage", "--days", "7"], isolated_home)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    mini = next(line for line in lines if "gpt-4o-mini" in line)
+    assert "1,000,000" in mini and mini.endswith("$0.7500")
+    brew = next(line for line in lines if "home-brew-7b" in line)
+    assert "1,200" in brew and brew.split()[-1] == "-"
+    assert lines[-2].startswith("total") and lines[-2].endswith("$0.7500+")
+    assert "[prices." in lines[-1]
+
+    config = isolated_home / "config" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[prices."home-brew-*"]\ninput = 1000\noutput = 0\n')
+    priced = run(["usage"], isolated_home).stdout.splitlines()
+    assert next(line for line in priced if "home-brew-7b" in line).endswith("$1.20")
+    assert priced[-1].startswith("total") and priced[-1].endswith("$1.95")
+
+
+def test_usage_with_an_empty_history_says_so(isolated_home: Path) -> None:
+    done = run(["usage"], isolated_home)
+    assert done.returncode == 0, done.stderr
+    assert "No token usage recorded yet." in done.stdout

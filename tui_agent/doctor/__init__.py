@@ -1,0 +1,97 @@
+"""Provides `tui-agent doctor`: checks the endpoint, the config file, plugins, MCP servers and the history file,
+prints one line per check (`ok|warn|fail  <what>  <detail>`, with what to do under a problem) and exits 1 when
+any check failed. A failure never stops the other checks. Every line passes through the redactor: no API key
+(from the environment or the config file) is ever printed.
+
+`diagnose` returns the checks as values (for a status line); `check_endpoint` is the endpoint's part alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from tui_agent import paths
+from tui_agent.config_sources import DEFAULT_API_KEY_ENV, ConfigFileError, read_config_file
+from tui_agent.doctor.check import Check, failed
+from tui_agent.doctor.endpoint import check_endpoint
+from tui_agent.doctor.local import check_config, check_history, check_mcp, check_plugins
+from tui_agent.history.redact import Redactor
+from tui_agent.sanitize import sanitize
+
+__all__ = ["Check", "add_parser", "check_endpoint", "diagnose", "run"]
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register `doctor`."""
+    parser = subparsers.add_parser(
+        "doctor", help="check the endpoint, config file, plugins, MCP servers and history file, and say what to fix"
+    )
+    # Also after the command (`tui-agent doctor --base-url URL`); SUPPRESS keeps the top-level value otherwise.
+    parser.add_argument("--base-url", default=argparse.SUPPRESS, help="check this endpoint instead")
+    parser.add_argument("--model", default=argparse.SUPPRESS, help="check this model instead")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds for each request to the endpoint")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    flags = {
+        "base_url": args.base_url,
+        "model": args.model,
+        "offline": args.offline,
+        "db": args.db,
+        "plugin_dirs": args.plugins,
+    }
+    checks = diagnose({key: value for key, value in flags.items() if value is not None}, args.timeout)
+    redactor = _redactor(paths.config_file())
+    for check in checks:
+        for line in check.lines():
+            print(sanitize(redactor.text(line)))
+    return 1 if failed(checks) else 0
+
+
+def _redactor(path: Path) -> Redactor:
+    """Every secret-looking variable and config value, and the key's variable whatever its name."""
+    redactor = Redactor.default(path)
+    try:
+        key_env = read_config_file(path).get("api_key_env")
+    except ConfigFileError:
+        key_env = None
+    redactor.add(os.environ.get(key_env if isinstance(key_env, str) else DEFAULT_API_KEY_ENV))
+    return redactor
+
+
+def diagnose(flags: Mapping[str, Any], timeout: float = 10.0) -> list[Check]:
+    """Every check, in the order printed: config, endpoint, plugins, MCP servers, history."""
+    path = paths.config_file()
+    resolved, checks = check_config(dict(flags), path)
+    if resolved is None:
+        return checks
+    settings = resolved.settings
+    checks += _endpoint(settings.base_url, settings.model, settings.api_key_env, settings.offline, timeout)
+    registry, found = check_plugins(settings)
+    checks += found
+    checks += asyncio.run(check_mcp(settings, registry))
+    checks += check_history(Path(settings.db).expanduser() if settings.db else paths.db_path())
+    return checks
+
+
+def _endpoint(url: str | None, model: str | None, key_env: str, offline: bool, timeout: float) -> list[Check]:
+    """The configured endpoint; with none (or --offline), the built-in offline model, started for the check."""
+    if url and not offline:
+        return check_endpoint(url, model, key_env, os.environ, timeout)
+    from tui_agent.offline.server import BackgroundServer
+
+    with BackgroundServer() as server:  # it answers to any model name: the one it lists is checked
+        return check_endpoint(
+            server.base_url,
+            None,
+            key_env,
+            {},
+            timeout,
+            label=" (the built-in offline model: no endpoint is configured)",
+        )

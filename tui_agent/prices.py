@@ -1,0 +1,122 @@
+"""Provides model prices and the cost of a reply: `cost(model, usage)`, from the table shipped in the package
+(`prices.toml`) with the user's `[prices."pattern"]` overrides on top.
+
+An unknown model has no price: `cost` returns None and callers show tokens only; a cost is never made up.
+Money is `Decimal` throughout, so sums over a month of replies stay exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from fnmatch import fnmatchcase
+from functools import cache
+from typing import Any, Protocol
+
+MILLION = Decimal(1_000_000)
+WILDCARDS = frozenset("*?[")
+
+
+@dataclass(frozen=True)
+class Price:
+    """US dollars per million tokens."""
+
+    input: Decimal
+    output: Decimal
+    cached_input: Decimal | None = None
+    """Prompt tokens served from the provider's cache; None: billed as `input`."""
+
+
+class TokenCounts(Protocol):
+    """What `cost` reads of a reply's usage (`tui_agent.history.models.Usage` is one); `cached_tokens`, when
+    the usage has it, is the part of `prompt_tokens` served from the cache."""
+
+    @property
+    def prompt_tokens(self) -> int: ...
+
+    @property
+    def completion_tokens(self) -> int: ...
+
+
+def price_from(values: Mapping[str, Any]) -> Price:
+    """A `Price` from a TOML table (`input`, `output`, optional `cached_input`); numbers read through `str`,
+    so a float 0.075 stays 0.075."""
+    cached = values.get("cached_input")
+    return Price(_money(values["input"]), _money(values["output"]), None if cached is None else _money(cached))
+
+
+def _money(value: Any) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        raise ValueError(f"a price is a number of dollars per million tokens, not {value!r}")
+    amount = Decimal(str(value))
+    if amount < 0:
+        raise ValueError("a price cannot be negative")
+    return amount
+
+
+@cache
+def shipped_prices() -> Mapping[str, Price]:
+    """The table shipped in the package (read once; imported here so the config's import stays light)."""
+    import tomllib
+    from importlib import resources
+
+    text = resources.files("tui_agent").joinpath("prices.toml").read_text(encoding="utf-8")
+    return {pattern: price_from(values) for pattern, values in tomllib.loads(text).items()}
+
+
+class PriceTable:
+    """Patterns -> prices; `lookup` picks the most specific pattern matching a model name."""
+
+    def __init__(self, prices: Mapping[str, Price]) -> None:
+        self._prices = dict(prices)
+
+    @classmethod
+    def with_overrides(
+        cls, overrides: Mapping[str, Price] | None = None, base: Mapping[str, Price] | None = None
+    ) -> PriceTable:
+        """The shipped table (or `base`) with the user's prices added; a user pattern replaces the same one."""
+        return cls({**(shipped_prices() if base is None else base), **(overrides or {})})
+
+    def lookup(self, model: str | None) -> Price | None:
+        """The price of `model`: an exact pattern first, then the glob with the most literal characters (ties:
+        the longer pattern); None when nothing matches."""
+        if not model:
+            return None
+        if model in self._prices and not WILDCARDS.intersection(model):
+            return self._prices[model]
+        matching = [pattern for pattern in self._prices if fnmatchcase(model, pattern)]
+        if not matching:
+            return None
+        return self._prices[max(matching, key=_specificity)]
+
+    def cost(self, model: str | None, usage: TokenCounts) -> Decimal | None:
+        """Dollars `usage` cost on `model`; None for a model without a price."""
+        price = self.lookup(model)
+        if price is None:
+            return None
+        cached = min(int(getattr(usage, "cached_tokens", 0) or 0), usage.prompt_tokens)
+        cached_price = price.input if price.cached_input is None else price.cached_input
+        total = (
+            (usage.prompt_tokens - cached) * price.input
+            + cached * cached_price
+            + usage.completion_tokens * price.output
+        )
+        return total / MILLION
+
+
+def _specificity(pattern: str) -> tuple[int, int]:
+    literal = sum(1 for char in pattern if char not in WILDCARDS)
+    return literal, len(pattern)
+
+
+def cost(model: str | None, usage: TokenCounts, table: PriceTable | None = None) -> Decimal | None:
+    """Dollars `usage` cost on `model` by `table` (default: the shipped prices alone); None when unknown."""
+    return (table or PriceTable.with_overrides()).cost(model, usage)
+
+
+def format_cost(amount: Decimal | None) -> str:
+    """ "$0.0123" (4 decimals under a dollar, cents above), "-" for no price."""
+    if amount is None:
+        return "-"
+    return f"${amount:.4f}" if amount < 1 else f"${amount:,.2f}"
