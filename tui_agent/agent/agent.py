@@ -102,6 +102,8 @@ class Agent(SessionActions):
         self._conversation = Conversation(system_prompt)
         self._session: Session | None = None
         self._job: ChatJob | None = None
+        self._ended: Turn | None = None
+        """The last turn: its end is announced before its final writes are committed (`Turn.end`)."""
         self._turn_ids = itertools.count(1)
         self._notices: Observers[str] = Observers()
         self._unsaved: Observers[str | None] = Observers()
@@ -158,6 +160,7 @@ class Agent(SessionActions):
         """Continue a stored session: the model gets its whole history, tool calls and results included."""
         if self._job is not None:
             raise TurnInProgressError("A reply is still running: press Esc to stop it first.")
+        await self._turn_saved()
         session = await self.store.get_session(session_id)
         if session is None:
             raise SessionNotFoundError(f"There is no session {session_id!r} (see `tui-agent sessions list`).")
@@ -202,6 +205,7 @@ class Agent(SessionActions):
     async def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
         """Run one turn for `prompt`, yielding its events; closing the iterator early cancels the turn."""
         self._check_idle()
+        await self._turn_saved()
         session = await self._ensure_session(prompt)
         user, reply = await self.store.begin_turn(session.id, prompt, model=self.model)
         self._conversation.add_user(prompt)
@@ -214,6 +218,7 @@ class Agent(SessionActions):
         """Ask again for the session's last reply (failed, cut off, or any other): a new reply replaces it in
         what the model sees; the old one stays in history, marked `replaced_by` the new one."""
         self._check_idle()
+        await self._turn_saved()
         session, last = await self._last_reply()
         reply = await self.store.replace_reply(session.id, last.id, model=self.model)
         await self._reload_conversation(session)
@@ -226,6 +231,7 @@ class Agent(SessionActions):
         """Have the model go on with the session's last reply from where it stopped (Esc, the token limit, a
         failure): the new text is added to that same reply, on screen and in history."""
         self._check_idle()
+        await self._turn_saved()
         session, last = await self._last_reply()
         if last.tool_calls or not last.content.strip():
             raise NothingToRedoError("The last reply has no text to continue (it ended in tool calls, or before "
@@ -278,6 +284,14 @@ class Agent(SessionActions):
         if job is not None and not turn.finished:
             job.cancel()
             await job.wait()
+        self._ended = turn
+        await self._turn_saved()  # history is whole when a turn's events end (the UI stops at `TurnFinished`)
+
+    async def _turn_saved(self) -> None:
+        """Wait for the last turn's final writes, so what is read or written next comes after them."""
+        turn = self._ended
+        if turn is not None and turn.finished:  # a turn whose end never began wrote nothing to wait for
+            await turn.saved()
 
     async def _ensure_session(self, prompt: str) -> Session:
         if self._session is None:
@@ -294,6 +308,7 @@ class Agent(SessionActions):
     async def close(self) -> None:
         """Cancel any running turn, stop the commander and flush history."""
         self.cancel()
+        await self._turn_saved()  # before the commander's exit cancels what it still runs
         if self._commander_task is not None:
             self._commander.exit()
             await asyncio.gather(self._commander_task, return_exceptions=True)
