@@ -374,11 +374,11 @@ class MarkdownView(Widget):
         self._rendering = False
         if self._width <= 0 or self._frozen:
             return
-        starts, rows = self._starts, self.app.size.height
+        starts, top = self._starts, self._starts[-1] - self.app.size.height  # a screenful above the tail
         index = len(self._pieces) - 1
-        while index >= 0 and starts[-1] - starts[index] < rows and self._pieces[index].lines is not None:
+        while index >= 0 and starts[index + 1] > top and self._pieces[index].lines is not None:
             index -= 1
-        if index < 0 or starts[-1] - starts[index] >= rows:
+        if index < 0 or starts[index + 1] <= top:
             return
         if self._render_piece(index):
             self._styled.clear()  # lines after it moved
