@@ -157,15 +157,18 @@ def build_big(path: Path, total: int) -> str:
                      (sid, f"session {n}", now - n, now - n, size))
         batch = []
         calls = []
+        parent = None
         for pos in range(size):
             mid = uuid.uuid4().hex
             role = "user" if pos % 2 == 0 else "assistant"
-            batch.append((mid, sid, pos, role, sentence(rng), "complete", now, now))
+            batch.append((mid, sid, pos, role, sentence(rng), "complete", now, now, parent))
+            parent = mid
             if role == "assistant" and pos % 10 == 1:
                 calls.append((mid, "c1", "get_weather", '{"city": "Oslo"}', '{"city": "Oslo"}', "done", "rain", now,
                               now))
         conn.executemany("INSERT INTO messages (id, session_id, position, role, content, status, created_at, "
-                         "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", batch)
+                         "updated_at, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", batch)
+        conn.execute("UPDATE sessions SET active_leaf_id = ? WHERE id = ?", (parent, sid))  # one branch
         conn.executemany("INSERT INTO tool_calls (message_id, call_id, name, raw_arguments, arguments, status, "
                          "result, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", calls)
     conn.execute("COMMIT")
@@ -313,10 +316,10 @@ async def paced_reply(store: HistoryStore, sid: str, rng: random.Random) -> dict
     writes_seen = 0
     original = store.update_streaming_text
 
-    async def counting(message_id: str, text: str) -> None:
+    async def counting(message_id: str, text: str, *more: Any, **options: Any) -> None:
         nonlocal writes_seen
         writes_seen += 1
-        await original(message_id, text)
+        await original(message_id, text, *more, **options)
 
     store.update_streaming_text = counting  # type: ignore[method-assign]
     start = time.perf_counter()

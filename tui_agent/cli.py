@@ -55,6 +55,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                         help="with -p and --continue/--resume: have the model go on with the session's last reply")
     parser.add_argument("--show-reasoning", action="store_true",
                         help="with -p: write the model's reasoning (when it sends any) to stderr")
+    parser.add_argument("--show-part", action="append", metavar="KIND", default=[],
+                        help="with -p: write the reply's parts of this kind (refusal, ...) to stderr (repeatable)")
     parser.add_argument("--allow", action="append", metavar="TOOL", default=[],
                         help="with -p: let this 'ask' tool run without asking (repeatable)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -81,6 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--allow is for -p runs (in the app, the approval dialog asks)")
         if args.show_reasoning and (args.print is None or args.command is not None):
             parser.error("--show-reasoning is for -p runs (in the app, the thinking block shows it)")
+        if args.show_part and (args.print is None or args.command is not None):
+            parser.error("--show-part is for -p runs (in the app, a block above the reply shows each part)")
         if (args.retry or args.continue_reply) and (args.print is None or args.command is not None):
             parser.error("--retry and --continue-reply are for -p runs (in the app, ctrl+r retries, ctrl+g continues)")
         if args.command is None and args.print is None:  # each front end imports only what it runs

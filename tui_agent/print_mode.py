@@ -40,7 +40,13 @@ def run_print(args: argparse.Namespace) -> int:
     with private_reply() as reply:  # what tools and plugins write goes to stderr, never into the reply
         return asyncio.run(_print_one_turn(settings, choose_endpoint(settings), prompt, reply,
                                            ResumeRequest.from_args(args), getattr(args, "allow", None) or [], redo,
-                                           getattr(args, "show_reasoning", False)))
+                                           shown_parts(args)))
+
+
+def shown_parts(args: argparse.Namespace) -> frozenset[str]:
+    """The kinds of reply parts `-p` writes to stderr: `--show-part` kinds, and reasoning for `--show-reasoning`."""
+    kinds = set(getattr(args, "show_part", None) or [])
+    return frozenset(kinds | {"reasoning"} if getattr(args, "show_reasoning", False) else kinds)
 
 
 def redo_of(args: argparse.Namespace) -> str | int | None:
@@ -65,7 +71,7 @@ def redo_of(args: argparse.Namespace) -> str | int | None:
 
 async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: str, reply: TextIO,
                           request: ResumeRequest | None = None, allowed: list[str] | None = None,
-                          redo: str | None = None, show_reasoning: bool = False) -> int:
+                          redo: str | None = None, show_parts: frozenset[str] = frozenset()) -> int:
     try:
         built = await build_agent(settings, choice)
     except Exception as error:
@@ -93,7 +99,7 @@ async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: st
         agent = built.agent
         turn = {"retry": agent.retry, "continue": agent.continue_reply}.get(redo or "", lambda: agent.send(prompt))
         try:
-            return await print_turn(agent, prompt, reply, sys.stderr, turn(), show_reasoning=show_reasoning)
+            return await print_turn(agent, prompt, reply, sys.stderr, turn(), show_parts=show_parts)
         except NothingToRedoError as error:
             say(sys.stderr, str(error))
             return 1

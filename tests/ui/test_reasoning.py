@@ -13,7 +13,7 @@ from tests.ui.sessions_stack import RealStack
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.config import Settings, UiSettings
-from tui_agent.history.models import REASONING_BREAK, ReasoningPart, TextPart
+from tui_agent.history.models import PART_BREAK, StreamedPart, TextPart
 from tui_agent.history.store import HistoryStore
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.ui.app import TuiAgentApp
@@ -60,7 +60,8 @@ async def test_reasoning_streams_into_a_collapsed_block_above_the_answer_and_is_
             assert str(block.render()) == "▸ thought (15 words)"
             assert answer.shown_text().strip() == "Four."
     parts = await _stored(tmp_path / "history.db")
-    assert parts[1] == [ReasoningPart(THOUGHT), TextPart("Four.")]  # saved as the model sent it (shown sanitised)
+    # saved as the model sent it (shown sanitised)
+    assert parts[1] == [StreamedPart("reasoning", THOUGHT), TextPart("Four.")]
 
 
 async def test_a_key_and_a_click_open_and_close_the_block(tmp_path: Path) -> None:
@@ -94,7 +95,8 @@ async def test_expanded_and_hidden_settings(tmp_path: Path) -> None:
             await send(pilot, "What is 2 + 2?")
             assert _blocks(pilot) == []
             assert chat(pilot).chat_log.assistant_messages[-1].shown_text().strip() == "Four."
-        assert (await _stored(tmp_path / "hidden" / "history.db"))[1][0] == ReasoningPart(THOUGHT)  # still saved
+        hidden = await _stored(tmp_path / "hidden" / "history.db")
+        assert hidden[1][0] == StreamedPart("reasoning", THOUGHT)  # still saved
 
 
 async def test_a_reasoning_only_reply_shows_as_its_block_alone(tmp_path: Path) -> None:
@@ -107,7 +109,7 @@ async def test_a_reasoning_only_reply_shows_as_its_block_alone(tmp_path: Path) -
             assert str(block.render()) == "▸ thought — no answer followed (6 words)"
             reply = chat(pilot).chat_log.assistant_messages[-1]
             assert reply.has_class("-thought-only") and not reply.display
-    assert (await _stored(tmp_path / "history.db"))[1] == [ReasoningPart("Hmm. Nothing to say to that.")]
+    assert (await _stored(tmp_path / "history.db"))[1] == [StreamedPart("reasoning", "Hmm. Nothing to say to that.")]
 
 
 async def test_a_resumed_session_shows_its_reasoning(tmp_path: Path) -> None:
@@ -149,7 +151,7 @@ async def test_reasoning_after_the_answer_began_goes_into_the_same_block_live_an
             (block,) = _blocks(pilot)
             assert (block.text, str(block.render())) == (BOTH, "▸ thought (9 words)")
             assert chat(pilot).chat_log.assistant_messages[-1].shown_text().strip() == "Four. Sure."
-        assert (await _stored(tmp_path / "history.db"))[1] == [ReasoningPart(BOTH), TextPart("Four. Sure.")]
+        assert (await _stored(tmp_path / "history.db"))[1] == [StreamedPart("reasoning", BOTH), TextPart("Four. Sure.")]
         app, _ = stack.app(ResumeRequest(latest=True))
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: len(list(pilot.app.screen.query(ThinkingBlock))) == 1, "the block")
@@ -159,7 +161,7 @@ async def test_reasoning_after_the_answer_began_goes_into_the_same_block_live_an
 
 CUT = {"reasoning": "Count to five.", "text": "One two", "finish_reason": "length"}
 GOES_ON = {"reasoning": "Go on from two.", "text": " three four five."}
-KEPT = f"Count to five.{REASONING_BREAK}Go on from two."
+KEPT = f"Count to five.{PART_BREAK}Go on from two."
 
 
 async def _continue(pilot: Pilot[None]) -> None:
@@ -182,7 +184,7 @@ async def test_a_continued_reply_keeps_its_reasoning_and_the_continuations_after
             assert (block.text, str(block.render())) == (KEPT, "▸ thought (7 words)")
             block.expanded = True
             assert "\n— continued —\n" in str(block.render())
-        counted = [ReasoningPart(KEPT), TextPart("One two three four five.")]
+        counted = [StreamedPart("reasoning", KEPT), TextPart("One two three four five.")]
         assert (await _stored(tmp_path / "history.db"))[1] == counted
         app, _ = stack.app(ResumeRequest(latest=True))
         async with app.run_test(size=SIZE) as pilot:  # resumed, then continued again: the stored block goes on

@@ -238,15 +238,16 @@ class Agent(SessionActions):
                                      "any text arrived): retry it instead.")
         await self.store.reopen_message(last.id)
         await self._reload_conversation(session, leave_out=last.id)
-        async for event in self._run(session, last.id, self._next_turn_id(), last.content, last.usage, last.reasoning):
+        async for event in self._run(session, last.id, self._next_turn_id(), last.content, last.usage,
+                                     last.part_texts):
             yield event
 
     async def _run(self, session: Session, message_id: str, turn_id: str, continuing: str = "",
-                   usage: Usage | None = None, reasoning: str = "") -> AsyncIterator[AgentEvent]:
+                   usage: Usage | None = None, parts: dict[str, str] | None = None) -> AsyncIterator[AgentEvent]:
         """Run a turn whose first response goes into `message_id`, yielding its events to `TurnFinished`."""
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
         turn = Turn(self._services, session.id, self._conversation, self.budget, events.put_nowait, turn_id)
-        turn.attach_message(message_id, continuing, usage, reasoning)
+        turn.attach_message(message_id, continuing, usage, parts)
         self._job = ChatJob(turn)
         await self._start_commander()
         await self._commander.put_job(self._job, parent=self._commander)

@@ -3,10 +3,10 @@
 Every assistant message that made tool calls is followed by one `tool` message per call, including
 calls that never ran (denied, invalid, interrupted) — endpoints reject a history where a call has no
 answer. `from_history` rebuilds the list from stored messages when a session is resumed (and after a
-retry): a reply that was retried (`replaced_by` set) is left out, as if it had never been sent.
+retry): a reply that was retried (`replaced_by` a message among them) is left out, as if never sent.
 
-A reply's reasoning is never part of it: shown and stored, but not sent back (providers ask for that, and it
-would spend the context on thoughts the model has already had).
+A reply's parts other than its text (reasoning, ...) are never part of it: shown and stored, but not sent back
+(providers ask for that, and it would spend the context on thoughts the model has already had).
 
 `messages` is the record of what happened; `request()` is what is sent, repaired so that a strict server
 (a chat template that demands alternation: Gemma, Mistral, Llama 2 in llama.cpp, vLLM) accepts it
@@ -72,11 +72,15 @@ class Conversation:
     def from_history(cls, stored: Iterable[Message], system_prompt: str | None = None) -> Conversation:
         """Rebuild the model's view from stored messages (tool results and interruptions included)."""
         conversation = cls(system_prompt)
+        stored = list(stored)
+        ids = {message.id for message in stored}
+        # A retried reply is shown beside its retry; on a branch without the retry (switched to) it is the reply.
+        retried = {message.id for message in stored if message.replaced_by in ids}
         for message in stored:
             if message.role is Role.USER:
                 conversation.add_user(message.content)
             elif (message.role is Role.ASSISTANT and message.status is not MessageStatus.STREAMING
-                  and message.replaced_by is None):
+                  and message.id not in retried):
                 conversation.add_assistant(message.content, message.tool_calls)
         return conversation
 

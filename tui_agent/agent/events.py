@@ -88,11 +88,12 @@ class AssistantTextDelta(TurnEvent):
 
 
 @dataclass(frozen=True)
-class AssistantReasoningDelta(TurnEvent):
-    """More of the model's reasoning for message `message_id` (it comes before the reply's text): shown in
-    the thinking block above the answer and saved, never sent back to the model."""
+class AssistantPartDelta(TurnEvent):
+    """More of a part of message `message_id` other than its text, of `kind` ("reasoning": the model's
+    reasoning, shown in the thinking block above the answer): shown and saved, never sent back to the model."""
 
     message_id: str
+    kind: str
     text: str
 
 
@@ -153,7 +154,7 @@ AgentEvent = (
     | ReplyReplaced
     | ReplyWaiting
     | AssistantTextDelta
-    | AssistantReasoningDelta
+    | AssistantPartDelta
     | AssistantMessageFinished
     | ToolCallUpdated
     | ApprovalRequested

@@ -5,7 +5,9 @@ included); the text of each model response is its own paragraph, so a `to_user` 
 tool call and the answer that follows it are separated by a blank line. Tool calls and notices are
 summarised on stderr, sanitised alike (a call's name and arguments are revealed: bidi and invisible
 characters show as `⟨U+202E⟩`). The model's reasoning is left out unless `--show-reasoning` asks for it:
-then it goes to stderr, sanitised too, dimmed only when stderr is a terminal. A tool that asks for approval is
+then it goes to stderr, sanitised too, dimmed only when stderr is a terminal. A reply's parts of other kinds
+(a refusal, ...; see `tui_agent.llm.parts`) are left out unless `--show-part KIND` asks for them: then they go
+to stderr the same way, each run of them after its kind ("refusal: "). A tool that asks for approval is
 denied (one that `--allow` names never asks), with a line on stderr saying how to allow it. The exit status says
 how the turn ended: 0 done, 1 error, 3 stopped by a budget, 4 the reply was cut off at the token limit
 (`max_tokens`), 130 cancelled.
@@ -20,7 +22,7 @@ from typing import Any, TextIO
 from tui_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
-    AssistantReasoningDelta,
+    AssistantPartDelta,
     AssistantTextDelta,
     ReplyWaiting,
     ToolCallUpdated,
@@ -81,47 +83,54 @@ class ReplyWriter:
         self.out.flush()
 
 
-class ReasoningWriter:
-    """Writes reasoning to stderr, sanitised, dimmed when stderr is a terminal; `end` closes a run of it."""
+class PartWriter:
+    """Writes the reply's parts of the `shown` kinds to stderr, sanitised, dimmed when stderr is a terminal;
+    `end` closes a run of them (a run of a kind other than reasoning starts with its kind)."""
 
-    def __init__(self, err: TextIO) -> None:
+    def __init__(self, err: TextIO, shown: frozenset[str]) -> None:
         self.err = err
+        self.shown = shown
         self._clean = StreamSanitizer()
         self._dim = err.isatty()
-        self._open = False
+        self._open: str | None = None
+        """The kind of the run being written."""
 
-    def write(self, delta: AssistantReasoningDelta) -> None:
+    def write(self, delta: AssistantPartDelta) -> None:
+        if delta.kind not in self.shown:
+            return
+        if self._open not in (None, delta.kind):
+            self.end()
         text = self._clean.feed(delta.text)
         if not text:
             return
-        if not self._open and self._dim:
-            text = DIM + text
-        self._open = True
+        if self._open is None:
+            text = ("" if delta.kind == "reasoning" else f"{delta.kind}: ") + text
+            text = DIM + text if self._dim else text
+        self._open = delta.kind
         self.err.write(text)
         self.err.flush()
 
     def end(self) -> None:
-        """The reasoning stopped (the answer or a tool call follows): close its line and its dimming."""
-        if self._open:
+        """The part stopped (the answer or a tool call follows): close its line and its dimming."""
+        if self._open is not None:
             self.err.write(self._clean.flush() + (UNDIM if self._dim else "") + "\n")
             self.err.flush()
-            self._open = False
+            self._open = None
 
 
 async def print_turn(agent: Any, prompt: str, out: TextIO, err: TextIO,
-                     turn: AsyncIterator[AgentEvent] | None = None, *, show_reasoning: bool = False) -> int:
+                     turn: AsyncIterator[AgentEvent] | None = None, *, show_parts: frozenset[str] = frozenset()) -> int:
     """Run one turn of `agent` (`turn`: a retry or continuation instead of sending `prompt`), writing as
-    described in the module docstring (`show_reasoning`: the model's reasoning too); returns the exit status."""
+    described in the module docstring (`show_parts`: the kinds of reply parts written too, "reasoning", ...);
+    returns the exit status."""
     reply = ReplyWriter(out)
-    thinking = ReasoningWriter(err) if show_reasoning else None
+    parts = PartWriter(err, show_parts)
     reported: set[tuple[str, str]] = set()
     async for event in turn if turn is not None else agent.send(prompt):
-        if isinstance(event, AssistantReasoningDelta):
-            if thinking is not None:
-                thinking.write(event)
+        if isinstance(event, AssistantPartDelta):
+            parts.write(event)
             continue
-        if thinking is not None:
-            thinking.end()
+        parts.end()
         if isinstance(event, AssistantTextDelta):
             reply.write(event)
         elif isinstance(event, ToolCallUpdated) and event.call.status.is_final and event.key not in reported:

@@ -1,7 +1,8 @@
 """Provides `Turn`: the state one chat turn shares between its jobs and handlers, and its side effects.
 
-Everything that happens in a turn goes through here exactly once: text and reasoning are shown (events) and
-saved (coalesced by `StreamingSaver`), tool calls are recorded before they run and updated as they change (each
+Everything that happens in a turn goes through here exactly once: text and the reply's other parts (reasoning,
+...; by kind, only the text goes back to the model) are shown (events) and saved (coalesced by `StreamingSaver`),
+tool calls are recorded before they run and updated as they change (each
 change a new `ToolCall` value, shown as `ToolCallUpdated`), a call that needs approval is asked as an
 `ApprovalRequested` event whose future the UI answers, and the end — done, cancelled, budget or error — is
 written to history and announced with `TurnFinished`. Jobs and handlers (`tui_agent.agent.turn_jobs`) decide
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,7 @@ from tui_agent.agent.events import (
     ApprovalRequested,
     AssistantMessageFinished,
     AssistantMessageStarted,
-    AssistantReasoningDelta,
+    AssistantPartDelta,
     AssistantTextDelta,
     MessageStatus,
     ReplyWaiting,
@@ -32,7 +33,7 @@ from tui_agent.agent.events import (
     TurnFinished,
     UsageUpdated,
 )
-from tui_agent.history.models import REASONING_BREAK, Message
+from tui_agent.history.models import PART_BREAK, Message
 from tui_agent.history.models import Usage as StoredUsage
 from tui_agent.history.saver import StreamingSaver
 from tui_agent.history.store import HistoryStore
@@ -106,7 +107,8 @@ class Turn:
         """Why the current response ended, as the server said (`length`: cut at the token limit)."""
         self.message_id = ""
         self._continuing = ""
-        self._reasoning_break = ""
+        self._breaks: set[str] = set()
+        """Kinds whose next piece starts a continuation's own (after `PART_BREAK`)."""
         self._saver: StreamingSaver | None = None
         self._api_text: list[str] = []
         self._usage = StoredUsage()
@@ -122,14 +124,14 @@ class Turn:
 
     # -- the assistant message being streamed -------------------------------------------------------
     def attach_message(self, message_id: str, text: str = "", usage: StoredUsage | None = None,
-                       reasoning: str = "") -> None:
+                       parts: Mapping[str, str] | None = None) -> None:
         """Use an assistant message that is already committed (the turn's first): a `streaming` placeholder,
         or a reply to continue whose `text` so far the model is shown once, with `CONTINUE_PROMPT` after it
-        (its `usage` so far is added to the continuation's; its `reasoning` is kept, and the continuation's
-        follows it after `REASONING_BREAK`)."""
+        (its `usage` so far is added to the continuation's; its other `parts` by kind are kept, and the
+        continuation's of the same kind follow them after `PART_BREAK`)."""
         self.message_id = message_id
-        self._saver = StreamingSaver(self.services.store, message_id, text=text, reasoning=reasoning)
-        self._reasoning_break = REASONING_BREAK if reasoning else ""
+        self._saver = StreamingSaver(self.services.store, message_id, text=text, parts=parts)
+        self._breaks = {kind for kind, held in (parts or {}).items() if held}
         self._api_text, self._usage = [text] if text else [], usage or StoredUsage()
         self._continuing, self.finish_reason = text, None
         self._emit(AssistantMessageStarted(message_id, text, turn_id=self.id))
@@ -168,12 +170,15 @@ class Turn:
             self._saver.push(text)
         self._api_text.append(text)
 
-    def show_reasoning(self, text: str) -> None:
-        """Show and save the model's reasoning; it is kept out of `model_text`, so it never goes back to the model."""
-        text, self._reasoning_break = self._reasoning_break + text, ""  # a continuation's first reasoning
-        self._emit(AssistantReasoningDelta(self.message_id, text, turn_id=self.id))
+    def show_part(self, kind: str, text: str) -> None:
+        """Show and save a part of the reply other than its text (reasoning, ...); it is kept out of the text
+        the model is sent, so no such part ever goes back to the model."""
+        if kind in self._breaks:  # a continuation's first piece of a kind the reply already has
+            self._breaks.discard(kind)
+            text = PART_BREAK + text
+        self._emit(AssistantPartDelta(self.message_id, kind, text, turn_id=self.id))
         if self._saver is not None:
-            self._saver.push_reasoning(text)
+            self._saver.push_part(kind, text)
 
     def add_usage(self, usage: Usage) -> None:
         """Count tokens for this message, the turn and the session."""

@@ -1,6 +1,6 @@
 """Provides the jobs and handlers of a chat turn, built on the commander as the Agere tutorial does.
 
-    ChatJob ──> ResponseJob ──> respond ─┬─> show_reply   (reasoning and text, saved as they stream)
+    ChatJob ──> ResponseJob ──> respond ─┬─> show_reply   (text and other parts, saved as they stream)
                      ^                   └─> run_tools ─┬─> <tool name>  (one handler per call, node id
                      |                                  └─> <tool name>   `tool_node_id(call)`)
                      └────────────────────────────┘  puts the next ResponseJob after a tool round
@@ -26,7 +26,7 @@ from tui_agent.commander import HandlerCoroutine, Job, as_handler
 from tui_agent.commander.events import NodeKind
 from tui_agent.llm.errors import LLMError
 from tui_agent.llm.events import (
-    ReasoningDelta,
+    PartDelta,
     RetryScheduled,
     StreamEnd,
     StreamEvent,
@@ -40,7 +40,7 @@ from tui_agent.llm.events import (
 )
 from tui_agent.tool_call import ToolCall
 
-ReplyPiece = TextDelta | ToUserDelta | ReasoningDelta
+ReplyPiece = TextDelta | ToUserDelta | PartDelta
 """What `show_reply` shows, in the order it streamed."""
 STREAM_SLICE = 0.004
 """Seconds of stream events handled in a row before the loop runs its other work (the UI's keys, frames)."""
@@ -83,7 +83,7 @@ class ResponseJob(Job):
 
 @as_handler
 async def respond(node: HandlerCoroutine, turn: Turn) -> None:
-    """Stream one response, forking reasoning and text to `show_reply` and tool calls to `run_tools`."""
+    """Stream one response, forking text and other parts to `show_reply` and tool calls to `run_tools`."""
     text: Channel[ReplyPiece] = Channel()
     calls: Channel[ToolStreamEvent] = Channel()
     reply = node.call_handler(show_reply(turn, text))
@@ -107,7 +107,7 @@ async def respond(node: HandlerCoroutine, turn: Turn) -> None:
 def _route(event: StreamEvent, turn: Turn, text: Channel[ReplyPiece], calls: Channel[ToolStreamEvent]) -> None:
     """Send one stream event where it belongs; a kind left out here fails mypy (`assert_never`)."""
     match event:
-        case TextDelta() | ToUserDelta() | ReasoningDelta():
+        case TextDelta() | ToUserDelta() | PartDelta():
             text.put(event)
         case ToolCallStarted() | ToolCallArgumentsDelta() | ToolCallReady() | ToolCallInvalid():
             calls.put(event)
@@ -123,11 +123,11 @@ def _route(event: StreamEvent, turn: Turn, text: Channel[ReplyPiece], calls: Cha
 
 @as_handler
 async def show_reply(node: HandlerCoroutine, turn: Turn, text: Channel[ReplyPiece]) -> None:
-    """The user handler: show and save the reply's reasoning and text as they arrive."""
+    """The user handler: show and save the reply's text and other parts as they arrive."""
     try:
         async for piece in text:
-            if isinstance(piece, ReasoningDelta):
-                turn.show_reasoning(piece.text)
+            if isinstance(piece, PartDelta):
+                turn.show_part(piece.kind, piece.text)
             else:
                 turn.show_text(piece.text)
     except Exception as error:  # never leave the turn without a reason

@@ -5,6 +5,9 @@ escapes and bidi overrides removed; in JSON, every control and invisible charact
 `\\uXXXX` escape instead, so the JSON stays exact). `export -o FILE` writes the text exactly as it was
 saved, to a file only its owner can read (0600). Unless `redact_secrets = false`, exports are redacted
 again on the way out, for sessions saved before redaction or while it was off.
+
+`show` and `export` give a session's active branch (the one the model gets, and `--continue` goes on with);
+`show --tree` draws every branch, `export --all-branches` holds them all.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from tui_agent.history.errors import HistoryError
 from tui_agent.history.export import write_private
 from tui_agent.history.models import SearchHit, Session
 from tui_agent.history.store import HistoryStore
+from tui_agent.history.tree_text import ACTIVE, tree_lines
 from tui_agent.sanitize import escape_for_terminal, sanitize
 
 Action = Callable[[HistoryStore, argparse.Namespace], Awaitable[int]]
@@ -34,8 +38,10 @@ def add_parser(subparsers: Any) -> None:
     listing.add_argument("--json", action="store_true", help="machine-readable output")
     listing.add_argument("-n", "--limit", type=int, default=50)
     listing.set_defaults(action=list_sessions)
-    show = actions.add_parser("show", help="print a session as Markdown")
+    show = actions.add_parser("show", help="print a session as Markdown (its active branch)")
     show.add_argument("id")
+    show.add_argument("--tree", action="store_true",
+                      help="print every message as a tree instead, one line each (● marks the active branch)")
     show.set_defaults(action=show_session)
     export = actions.add_parser("export", help="export a session with its tool calls")
     which = export.add_mutually_exclusive_group(required=True)
@@ -43,6 +49,8 @@ def add_parser(subparsers: Any) -> None:
     which.add_argument("--last", action="store_true", help="the most recent session")
     export.add_argument("--format", choices=["md", "json"], default="md")
     export.add_argument("-o", "--output", type=Path, help="write to FILE instead of stdout")
+    export.add_argument("--all-branches", action="store_true",
+                        help="every message of every branch (each with its id and parent id), not only the active one")
     export.set_defaults(action=export_session)
     search = actions.add_parser("search", help="full-text search over every session")
     search.add_argument("query")
@@ -111,8 +119,14 @@ async def _find(store: HistoryStore, session_id: str) -> Session | None:
 
 
 async def show_session(store: HistoryStore, args: argparse.Namespace) -> int:
-    if await _find(store, args.id) is None:
+    session = await _find(store, args.id)
+    if session is None:
         return 1
+    if args.tree:
+        _say(f"{session.title}  ({session.id}, {session.message_count} messages; {ACTIVE} active branch)")
+        for line in tree_lines(await store.tree(session.id), session.active_leaf_id):
+            _say(store.redactor.text(line))
+        return 0
     _say(store.redactor.text(await store.export_markdown(args.id)))
     return 0
 
@@ -127,7 +141,9 @@ async def export_session(store: HistoryStore, args: argparse.Namespace) -> int:
         session_id = recent[0].id
     if await _find(store, session_id) is None:
         return 1
-    text = await (store.export_json(session_id) if args.format == "json" else store.export_markdown(session_id))
+    every = args.all_branches
+    text = await (store.export_json(session_id, every) if args.format == "json"
+                  else store.export_markdown(session_id, every))
     text = store.redactor.text(text)  # token shapes never span a JSON escape, so the JSON stays valid
     if args.output is not None:
         try:

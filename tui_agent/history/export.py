@@ -1,7 +1,7 @@
 """Provides Markdown and JSON exports of a session, and `write_private`.
 
-Each message comes with its parts: a reply's reasoning (a quoted "Reasoning" section before its text; `parts`
-in JSON), its text, and its tool calls with their results.
+Each message comes with its parts: a reply's parts other than its text, by kind (a quoted section each before its
+text, "Reasoning" for its reasoning; `parts` in JSON, any kind), its text, and its tool calls with their results.
 
 An export is text Python can always encode: a lone surrogate that reached an older database (tool
 arguments saved as JSON escapes) comes out as U+FFFD.
@@ -24,8 +24,14 @@ PRIVATE_FILE_MODE = 0o600
 ExportFormat = Literal["markdown", "json"]
 
 
-def to_markdown(session: Session, messages: list[Message]) -> str:
+def to_markdown(session: Session, messages: list[Message], all_branches: bool = False) -> str:
+    """The messages as Markdown: a branch (a note says how many messages are on others), or with `all_branches`
+    every message, its heading naming its id and its parent's."""
     lines = [f"# {session.title}", "", f"- Session: `{session.id}`", f"- Created: {_when(session.created_at)}"]
+    elsewhere = session.message_count - len(messages)
+    if elsewhere > 0 and not all_branches:
+        lines.append(f"- Other branches: {elsewhere} message{'s' if elsewhere != 1 else ''} not shown (this is the "
+                     "active branch; `tui-agent sessions show ID --tree` shows them all)")
     if session.model:
         lines.append(f"- Model: {session.model}")
     if session.parent_session_id:
@@ -33,18 +39,22 @@ def to_markdown(session: Session, messages: list[Message]) -> str:
     if session.system_prompt:
         lines += ["", "## System prompt", "", session.system_prompt]
     for message in messages:
-        lines += ["", *_message_markdown(message)]
+        lines += ["", *_message_markdown(message, all_branches)]
     return replace_surrogates("\n".join(lines) + "\n")
 
 
-def _message_markdown(message: Message) -> list[str]:
+def _message_markdown(message: Message, with_ids: bool = False) -> list[str]:
     notes = [] if message.status is MessageStatus.COMPLETE else [message.status.value]
     notes += ["replaced by a retry"] if message.replaced_by else []
     status = f" ({', '.join(notes)})" if notes else ""
     lines = [f"## {message.role.value.capitalize()}{status}", ""]
-    if message.reasoning:
-        lines += ["### Reasoning", "", *_quoted(message.reasoning), ""]
-    lines.append(message.content or ("_(reasoning only, no answer)_" if message.reasoning else "_(no text)_"))
+    if with_ids:
+        lines[1:1] = ["", f"`{message.id}` after `{message.parent_id}`" if message.parent_id
+                      else f"`{message.id}` (first)"]
+    kinds = [kind for kind, text in message.part_texts.items() if text]
+    for kind in kinds:
+        lines += [f"### {kind.replace('_', ' ').capitalize()}", "", *_quoted(message.part_texts[kind]), ""]
+    lines.append(message.content or (f"_({' and '.join(kinds)} only, no answer)_" if kinds else "_(no text)_"))
     if message.error:
         lines += ["", f"> Error: {message.error}"]
     for call in message.tool_calls:
@@ -93,6 +103,8 @@ def _message_json(message: Message) -> dict[str, Any]:
     """A message as exported: its fields (a tool call's epoch times as ISO dates, like every other time), and
     its `parts` in order (a tool call part names its call in `tool_calls`)."""
     plain: dict[str, Any] = _plain(asdict(message))
+    plain.pop("part_texts")  # they are in `parts`, by kind
+    plain["reasoning"] = message.reasoning  # this format's field since version 1
     for call in plain["tool_calls"]:
         call.pop("command", None)  # live-only: what "always" would allow while a call awaits approval
         for key in ("started_at", "finished_at"):

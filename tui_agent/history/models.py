@@ -32,16 +32,18 @@ class Usage:
         return self.prompt_tokens + self.completion_tokens
 
 
-REASONING_BREAK = "\n\n— continued —\n\n"
-"""Between a reply's reasoning and the reasoning of its continuation (Ctrl+G): both are kept, in one part."""
+PART_BREAK = "\n\n— continued —\n\n"
+"""Between a reply's part of one kind (its reasoning, ...) and the same kind's from its continuation (Ctrl+G):
+both are kept, in one part."""
 
 
 @dataclass(frozen=True)
-class ReasoningPart:
-    """What the model thought before it answered: shown and kept, never sent back to it."""
+class StreamedPart:
+    """A part of a reply other than its text and calls, of `kind` ("reasoning": what the model thought before it
+    answered; any kind a server streams, see `tui_agent.llm.parts`): shown and kept, never sent back to it."""
 
+    kind: str
     text: str
-    kind: ClassVar[str] = "reasoning"
 
 
 @dataclass(frozen=True)
@@ -60,13 +62,14 @@ class ToolCallPart:
     kind: ClassVar[str] = "tool_call"
 
 
-MessagePart = ReasoningPart | TextPart | ToolCallPart
+MessagePart = StreamedPart | TextPart | ToolCallPart
 """One part of a message (image and file parts will join them)."""
 
 
 @dataclass
 class Message:
-    """One message of a session; `position` orders messages within it (0, 1, 2...)."""
+    """One message of a session; `position` is its creation order in the session (0, 1, 2...), so the messages
+    of one branch are increasing in position."""
 
     id: str
     session_id: str
@@ -83,13 +86,22 @@ class Message:
     replaced_by: str | None = None
     """For a reply that was retried: the id of the reply that replaced it (this one is no longer sent to the
     model; it stays in history and on screen, dimmed)."""
-    reasoning: str = ""
-    """The model's reasoning before its text (stored as a `reasoning` part; empty when it sent none)."""
+    part_texts: dict[str, str] = field(default_factory=dict)
+    """The reply's parts other than its text and calls, kind → text, in stored order (kinds this version has no
+    view for included; empty when it has none)."""
+    parent_id: str | None = None
+    """The message this one follows in the session's tree (None for the first); siblings share a parent."""
+
+    @property
+    def reasoning(self) -> str:
+        """The model's reasoning before its text (its `reasoning` part; empty when it sent none)."""
+        return self.part_texts.get("reasoning", "")
 
     @property
     def parts(self) -> list[MessagePart]:
-        """The message in order: reasoning, text, tool calls (empty parts left out)."""
-        parts: list[MessagePart] = [ReasoningPart(self.reasoning)] if self.reasoning else []
+        """The message in order: its other parts by kind (reasoning, ...), text, tool calls (empty ones left
+        out)."""
+        parts: list[MessagePart] = [StreamedPart(kind, text) for kind, text in self.part_texts.items() if text]
         if self.content:
             parts.append(TextPart(self.content))
         parts.extend(ToolCallPart(call) for call in self.tool_calls)
@@ -110,6 +122,17 @@ class Session:
     parent_session_id: str | None = None
     parent_message_id: str | None = None
     message_count: int = 0
+    """Messages stored in the session, every branch included."""
+    active_leaf_id: str | None = None
+    """The last message of the branch the session is on (the model gets the path to it); None when empty."""
+
+
+@dataclass(frozen=True)
+class Siblings:
+    """The messages sharing a parent, oldest first, and where the one asked about is among them (for `‹2/3›`)."""
+
+    messages: list[Message]
+    index: int
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,51 @@ from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates_in
 from tui_agent.status import MessageStatus, Role, ToolStatus
 
 SESSION_COLUMNS = ("id, title, created_at, updated_at, model, endpoint, system_prompt, parent_session_id, "
-                   "parent_message_id, message_count")
+                   "parent_message_id, message_count, active_leaf_id")
 MESSAGE_COLUMNS = ("id, session_id, position, role, content, status, error, model, prompt_tokens, "
-                   "completion_tokens, created_at, updated_at, replaced_by")
+                   "completion_tokens, created_at, updated_at, replaced_by, parent_id")
+TREE_VERSION = 6
+"""The schema step that made messages a tree. A database read before it is upgraded (read-only, or while
+another program holds the write lock) is read as one branch: every message, in order."""
+_LINEAR = {"active_leaf_id": "NULL", "parent_id": "NULL"}
+EVERY = 2**62
+"""A depth or position bound that is never reached."""
+
+# The messages shown for a branch: the path from `start` up to the root (at most `depth` of them), and the
+# replies retried on it (`replaced_by` a message shown), which stay on screen, dimmed, as before branches.
+SHOWN = """WITH RECURSIVE
+    path(id, parent_id, depth) AS (
+        SELECT id, parent_id, 1 FROM messages WHERE id = :start
+        UNION ALL
+        SELECT m.id, m.parent_id, path.depth + 1 FROM messages m JOIN path ON m.id = path.parent_id
+        WHERE path.depth < :depth),
+    shown(id, parent_id) AS (
+        SELECT id, parent_id FROM path
+        UNION ALL
+        SELECT m.id, m.parent_id FROM shown JOIN messages m ON m.replaced_by = shown.id
+            AND m.session_id = :session AND m.parent_id IS shown.parent_id)"""
 TOOL_COLUMNS = ("message_id, call_id, name, raw_arguments, arguments, status, result, error, started_at, "
                 "finished_at")
 IN_CHUNK = 500
+
+
+def is_tree(conn: sqlite3.Connection) -> bool:
+    """True when the database has the tree's columns (schema step 6 or later)."""
+    return int(conn.execute("PRAGMA user_version").fetchone()[0]) >= TREE_VERSION
+
+
+def _columns(conn: sqlite3.Connection, columns: str) -> str:
+    return columns if is_tree(conn) else ", ".join(_LINEAR.get(c, c) for c in columns.split(", "))
+
+
+def _mcols(conn: sqlite3.Connection) -> str:
+    """The message columns this database has (NULL for the tree's, before it)."""
+    return _columns(conn, MESSAGE_COLUMNS)
+
+
+def _scols(conn: sqlite3.Connection) -> str:
+    """The session columns this database has (NULL for the tree's, before it)."""
+    return _columns(conn, SESSION_COLUMNS)
 
 
 def _arguments(text: str) -> Any:
@@ -29,14 +68,15 @@ def _arguments(text: str) -> Any:
 def session_from_row(row: Sequence[Any]) -> Session:
     return Session(id=row[0], title=row[1], created_at=utc_from_epoch(row[2]), updated_at=utc_from_epoch(row[3]),
                    model=row[4], endpoint=row[5], system_prompt=row[6], parent_session_id=row[7],
-                   parent_message_id=row[8], message_count=row[9])
+                   parent_message_id=row[8], message_count=row[9], active_leaf_id=row[10])
 
 
 def message_from_row(row: Sequence[Any]) -> Message:
     usage = None if row[8] is None and row[9] is None else Usage(row[8] or 0, row[9] or 0)
     return Message(id=row[0], session_id=row[1], position=row[2], role=Role(row[3]), content=row[4],
                    status=MessageStatus(row[5]), error=row[6], model=row[7], usage=usage,
-                   created_at=utc_from_epoch(row[10]), updated_at=utc_from_epoch(row[11]), replaced_by=row[12])
+                   created_at=utc_from_epoch(row[10]), updated_at=utc_from_epoch(row[11]), replaced_by=row[12],
+                   parent_id=row[13])
 
 
 def tool_call_from_row(row: Sequence[Any]) -> ToolCall:
@@ -47,16 +87,16 @@ def tool_call_from_row(row: Sequence[Any]) -> ToolCall:
 
 def get_session(conn: sqlite3.Connection, id_or_prefix: str) -> Session | None:
     """The session with this id, or the only one whose id starts with it."""
-    row = conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?", (id_or_prefix,)).fetchone()
+    row = conn.execute(f"SELECT {_scols(conn)} FROM sessions WHERE id = ?", (id_or_prefix,)).fetchone()
     if row is None and id_or_prefix:
-        rows = conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id >= ? AND id < ? LIMIT 2",
+        rows = conn.execute(f"SELECT {_scols(conn)} FROM sessions WHERE id >= ? AND id < ? LIMIT 2",
                             (id_or_prefix, id_or_prefix + "\U0010ffff")).fetchall()
         row = rows[0] if len(rows) == 1 else None
     return None if row is None else session_from_row(row)
 
 
 def list_recent(conn: sqlite3.Connection, limit: int) -> list[Session]:
-    rows = conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC LIMIT ?", (limit,))
+    rows = conn.execute(f"SELECT {_scols(conn)} FROM sessions ORDER BY updated_at DESC LIMIT ?", (limit,))
     return [session_from_row(row) for row in rows]
 
 
@@ -75,17 +115,18 @@ def attach_tool_calls(conn: sqlite3.Connection, messages: list[Message]) -> list
 
 
 def attach_parts(conn: sqlite3.Connection, messages: list[Message]) -> list[Message]:
-    """Fill each reply's parts stored beside its text: its `reasoning` (kinds this version does not know,
-    written by a newer one, are skipped)."""
+    """Fill each reply's parts stored beside its text, by kind (`part_texts`; kinds this version does not know,
+    written by a newer one, are kept too: exported, and shown in a plain block)."""
     by_id = {m.id: m for m in messages if m.role is Role.ASSISTANT}
     ids = list(by_id)
     for start in range(0, len(ids), IN_CHUNK):
         chunk = ids[start:start + IN_CHUNK]
         marks = ",".join("?" * len(chunk))
-        rows = conn.execute(f"SELECT message_id, content FROM message_parts WHERE message_id IN ({marks}) "
-                            "AND kind = 'reasoning' ORDER BY message_id, position", chunk)
-        for message_id, content in rows:
-            by_id[message_id].reasoning += content
+        rows = conn.execute(f"SELECT message_id, kind, content FROM message_parts WHERE message_id IN ({marks}) "
+                            "ORDER BY message_id, position", chunk)
+        for message_id, kind, content in rows:
+            texts = by_id[message_id].part_texts
+            texts[kind] = texts.get(kind, "") + content
     return messages
 
 
@@ -95,17 +136,102 @@ def _whole(conn: sqlite3.Connection, messages: list[Message]) -> list[Message]:
 
 
 def load_tail(conn: sqlite3.Connection, session_id: str, before: int | None, limit: int) -> list[Message]:
-    """Up to `limit` messages before `position` (all the way to the end when None), oldest first."""
-    bound = before if before is not None else 2**62
-    rows = conn.execute(f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND position < ? "
-                        "ORDER BY position DESC LIMIT ?", (session_id, bound, limit)).fetchall()
+    """Up to `limit` messages of the active branch before `position` (to its end when None), oldest first.
+
+    Paging back starts from the message at `before` (the oldest one loaded), so it follows the branch that
+    was shown even if another became active meanwhile."""
+    if not is_tree(conn):
+        return _load_linear(conn, session_id, before, limit)
+    start = active_leaf(conn, session_id) if before is None else _at_position(conn, session_id, before)
+    if start is None and before is not None:  # no message there: the active branch, cut at `before`
+        start, depth = active_leaf(conn, session_id), EVERY
+    else:
+        depth = limit + 1
+    if start is None:
+        return []
+    rows = conn.execute(
+        # Through the session's messages newest first (the position index, no sort), keeping the branch's.
+        f"{SHOWN} SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = :session AND position < :bound "
+        "AND id IN (SELECT id FROM shown) ORDER BY position DESC LIMIT :limit",
+        {"start": start, "depth": depth, "session": session_id, "bound": EVERY if before is None else before,
+         "limit": limit}).fetchall()
     return _whole(conn, [message_from_row(row) for row in reversed(rows)])
 
 
+def _load_linear(conn: sqlite3.Connection, session_id: str, before: int | None, limit: int) -> list[Message]:
+    bound = before if before is not None else EVERY
+    rows = conn.execute(f"SELECT {_mcols(conn)} FROM messages WHERE session_id = ? "
+                        "AND position < ? ORDER BY position DESC LIMIT ?", (session_id, bound, limit)).fetchall()
+    return _whole(conn, [message_from_row(row) for row in reversed(rows)])
+
+
+def active_leaf(conn: sqlite3.Connection, session_id: str) -> str | None:
+    row = conn.execute("SELECT active_leaf_id FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    return None if row is None else row[0]
+
+
+def _at_position(conn: sqlite3.Connection, session_id: str, position: int) -> str | None:
+    row = conn.execute("SELECT id FROM messages WHERE session_id = ? AND position = ?",
+                       (session_id, position)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def count_shown(conn: sqlite3.Connection, session_id: str) -> int:
+    """How many messages the active branch shows (`load_tail` pages through these)."""
+    if not is_tree(conn):
+        return int(conn.execute("SELECT COUNT(*) FROM messages WHERE session_id = ?", (session_id,)).fetchone()[0])
+    start = active_leaf(conn, session_id)
+    if start is None:
+        return 0
+    row = conn.execute(f"{SHOWN} SELECT COUNT(*) FROM shown",
+                       {"start": start, "depth": EVERY, "session": session_id}).fetchone()
+    return int(row[0])
+
+
 def load_all(conn: sqlite3.Connection, session_id: str) -> list[Message]:
-    rows = conn.execute(f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY position",
+    """The active branch, whole (what an export holds by default)."""
+    return load_tail(conn, session_id, None, EVERY)
+
+
+def load_tree(conn: sqlite3.Connection, session_id: str) -> list[Message]:
+    """Every message of the session, every branch, in creation order (each names its `parent_id`)."""
+    rows = conn.execute(f"SELECT {_mcols(conn)} FROM messages WHERE session_id = ? ORDER BY position",
                         (session_id,)).fetchall()
     return _whole(conn, [message_from_row(row) for row in rows])
+
+
+def get_message(conn: sqlite3.Connection, message_id: str) -> Message | None:
+    row = conn.execute(f"SELECT {_mcols(conn)} FROM messages WHERE id = ?", (message_id,)).fetchone()
+    return None if row is None else message_from_row(row)
+
+
+def siblings(conn: sqlite3.Connection, message: Message) -> list[Message]:
+    """The messages sharing `message`'s parent (itself included), oldest first."""
+    if not is_tree(conn):
+        return [message]
+    rows = conn.execute(f"SELECT {_mcols(conn)} FROM messages WHERE session_id = ? AND parent_id IS ? "
+                        "ORDER BY position", (message.session_id, message.parent_id)).fetchall()
+    return _whole(conn, [message_from_row(row) for row in rows])
+
+
+def children(conn: sqlite3.Connection, message: Message) -> list[Message]:
+    if not is_tree(conn):  # one branch: the next message
+        rows = conn.execute(f"SELECT {_mcols(conn)} FROM messages WHERE session_id = ? "
+                            "AND position = ?", (message.session_id, message.position + 1)).fetchall()
+        return _whole(conn, [message_from_row(row) for row in rows])
+    rows = conn.execute(f"SELECT {_mcols(conn)} FROM messages WHERE session_id = ? AND parent_id = ? "
+                        "ORDER BY position", (message.session_id, message.id)).fetchall()
+    return _whole(conn, [message_from_row(row) for row in rows])
+
+
+def newest_leaf_under(conn: sqlite3.Connection, session_id: str, message_id: str) -> str:
+    """The newest message under `message_id` (itself when it has none): a leaf, since children come later."""
+    row = conn.execute(
+        "WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT m.id FROM messages m JOIN sub "
+        "ON m.session_id = ? AND m.parent_id = sub.id) "
+        "SELECT id FROM messages WHERE id IN (SELECT id FROM sub) ORDER BY position DESC LIMIT 1",
+        (message_id, session_id)).fetchone()
+    return str(row[0])
 
 
 def fts_query(text: str) -> str:

@@ -1,10 +1,10 @@
-"""Provides `StreamingSaver`: saves a streaming reply's text (and reasoning) at most every `interval` seconds.
+"""Provides `StreamingSaver`: saves a streaming reply's text (and other parts) at most every `interval` seconds.
 
-`push()` and `push_reasoning()` are synchronous and cheap (called per token); one background write carries
+`push()` and `push_part()` are synchronous and cheap (called per token); one background write carries
 everything pushed since the last one, so a reply costs a handful of writes however many tokens it has.
-`finish()` writes the full text and reasoning with the final status. Each save redacts only the text that is
-new (`StreamRedaction`), so a long reply's saves cost time linear in its length, not quadratic; and it does so
-in a worker thread: the regular expressions hold the GIL, but the interpreter hands it back to the event loop
+`finish()` writes the full text and parts with the final status. Each save redacts only the text that is new
+(`StreamRedaction`), so a long reply's saves cost time linear in its length, not quadratic; and it does so in
+a worker thread: the regular expressions hold the GIL, but the interpreter hands it back to the event loop
 every few milliseconds, so keys and frames get in while a large delta is redacted.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from tui_agent.history.errors import HistoryError
@@ -27,16 +28,16 @@ class StreamingSaver:
     """Coalesces streamed text into at most one save per `interval` for one message."""
 
     def __init__(self, store: HistoryStore, message_id: str, interval: float = 0.3, *, text: str = "",
-                 reasoning: str = "") -> None:
-        """`text` and `reasoning`: what the message already holds (a reply being continued); what is pushed
-        follows them."""
+                 parts: Mapping[str, str] | None = None) -> None:
+        """`text` and `parts` (kind → text): what the message already holds (a reply being continued); what is
+        pushed follows them."""
         self._store = store
         self._message_id = message_id
         self._interval = interval
         self._parts: list[str] = [text] if text else []
-        self._reasoning: list[str] = [reasoning] if reasoning else []
+        self._other: dict[str, list[str]] = {kind: [held] for kind, held in (parts or {}).items() if held}
         self._saved_length = len(text)
-        self._saved_reasoning = len(reasoning)
+        self._saved_parts = self._lengths()
         self._last_save = time.monotonic()
         self._timer: asyncio.Task[None] | None = None
         self._finished = False
@@ -52,11 +53,15 @@ class StreamingSaver:
         return self._parts[0] if self._parts else ""
 
     @property
-    def reasoning(self) -> str:
-        """All the reasoning pushed so far."""
-        if len(self._reasoning) > 1:
-            self._reasoning = ["".join(self._reasoning)]
-        return self._reasoning[0] if self._reasoning else ""
+    def parts(self) -> dict[str, str]:
+        """All of each other part pushed so far, by kind."""
+        for kind, pieces in self._other.items():
+            if len(pieces) > 1:
+                self._other[kind] = ["".join(pieces)]
+        return {kind: pieces[0] for kind, pieces in self._other.items()}
+
+    def _lengths(self) -> dict[str, int]:
+        return {kind: len(text) for kind, text in self.parts.items()}
 
     def push(self, text: str) -> None:
         """Append streamed text; a save is scheduled if none is pending."""
@@ -65,15 +70,15 @@ class StreamingSaver:
         self._parts.append(text)
         self._schedule()
 
-    def push_reasoning(self, text: str) -> None:
-        """Append streamed reasoning; saved with the text, by the same writes."""
+    def push_part(self, kind: str, text: str) -> None:
+        """Append a streamed piece of another part (reasoning, ...); saved with the text, by the same writes."""
         if self._finished or not text:
             return
-        self._reasoning.append(text)
+        self._other.setdefault(kind, []).append(text)
         self._schedule()
 
     def _unsaved(self) -> bool:
-        return len(self.text) > self._saved_length or len(self.reasoning) > self._saved_reasoning
+        return len(self.text) > self._saved_length or self._lengths() != self._saved_parts
 
     def _schedule(self) -> None:
         if self._timer is None:
@@ -82,12 +87,12 @@ class StreamingSaver:
 
     async def _save_after(self, delay: float) -> None:
         await asyncio.sleep(delay)
-        text, reasoning = self.text, self.reasoning
+        text, parts = self.text, self.parts
         self._last_save = time.monotonic()
         try:
             redacted = await asyncio.to_thread(self._redaction.text, text)  # see the module docstring
-            await self._store.update_streaming_text(self._message_id, redacted, reasoning or None, redacted=True)
-            self._saved_length, self._saved_reasoning = len(text), len(reasoning)
+            await self._store.update_streaming_text(self._message_id, redacted, parts or None, redacted=True)
+            self._saved_length, self._saved_parts = len(text), {kind: len(held) for kind, held in parts.items()}
         except HistoryError as error:
             # A background save has no caller to raise to; `finish()` writes the whole text anyway.
             self.error = error
@@ -111,5 +116,5 @@ class StreamingSaver:
             await asyncio.gather(timer, return_exceptions=True)
         content = await asyncio.to_thread(self._redaction.text, self.text)
         await self._store.finish_message(self._message_id, status, content=content, error=error, usage=usage,
-                                         reasoning=self.reasoning or None, redacted=True)
-        self._saved_length, self._saved_reasoning = len(self.text), len(self.reasoning)
+                                         parts=self.parts or None, redacted=True)
+        self._saved_length, self._saved_parts = len(self.text), self._lengths()

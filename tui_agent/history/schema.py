@@ -113,7 +113,24 @@ V5_PARTS: tuple[str, ...] = (
     )""",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1_TABLES, V2_SEARCH, V3_STAMP, V4_REPLACED_BY, V5_PARTS)
+# Messages form a tree: each has a parent (NULL for a session's first), a session has an active leaf, and the
+# model gets the path from the root to it. Nothing is rewritten: a linear session becomes one branch, each
+# message the child of the last earlier message that was not retried, so a retry (`replaced_by`) is the
+# sibling of the reply it replaced; the active leaf is the last message not replaced. `position` stays the
+# creation order in the session, so a path is increasing in position.
+V6_TREE: tuple[str, ...] = (
+    "ALTER TABLE messages ADD COLUMN parent_id TEXT",
+    "ALTER TABLE sessions ADD COLUMN active_leaf_id TEXT",
+    """UPDATE messages SET parent_id = (SELECT p.id FROM messages p WHERE p.session_id = messages.session_id
+        AND p.position < messages.position AND p.replaced_by IS NULL ORDER BY p.position DESC LIMIT 1)""",
+    """UPDATE sessions SET active_leaf_id = (SELECT m.id FROM messages m WHERE m.session_id = sessions.id
+        AND m.replaced_by IS NULL ORDER BY m.position DESC LIMIT 1)""",
+    "CREATE INDEX messages_children ON messages(session_id, parent_id)",
+    # Walking a branch looks for the replies retried on it at every step: a tiny index makes that a probe.
+    "CREATE INDEX messages_retried ON messages(replaced_by) WHERE replaced_by IS NOT NULL",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1_TABLES, V2_SEARCH, V3_STAMP, V4_REPLACED_BY, V5_PARTS, V6_TREE)
 """Step N (1-based) brings the database from version N-1 to N."""
 
 LATEST_VERSION = len(MIGRATIONS)

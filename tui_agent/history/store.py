@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,8 +19,8 @@ import aiosqlite
 
 from tui_agent import paths
 from tui_agent.history import export, owners, rows, writes
-from tui_agent.history.errors import HistoryError, SessionNotFoundError
-from tui_agent.history.models import Message, SearchHit, Session, Usage
+from tui_agent.history.errors import HistoryError, MessageNotFoundError, SessionNotFoundError
+from tui_agent.history.models import Message, SearchHit, Session, Siblings, Usage
 from tui_agent.history.opening import (
     CorruptDatabaseError,
     Mode,
@@ -203,7 +203,8 @@ class HistoryStore:
         return await self._call(lambda conn: rows.list_recent(conn, limit))
 
     async def search(self, query: str, limit: int = 50) -> list[SearchHit]:
-        """Messages (in every session) containing all the words of `query`, best matches first."""
+        """Messages (in every session, on every branch) containing all the words of `query`, best matches first;
+        `switch_to(hit.message_id)` opens a session on the branch of a hit."""
         return await self._call(lambda conn: rows.search(conn, query, limit))
 
     # messages
@@ -227,6 +228,48 @@ class HistoryStore:
         await self._add_messages([reply], replaces=message_id)
         return reply
 
+    async def add_sibling(self, message_id: str, role: Role, content: str,
+                          status: MessageStatus = MessageStatus.COMPLETE, model: str | None = None) -> Message:
+        """Commit a message beside `message_id` (same parent: an edited prompt, a regenerated reply) on a new
+        branch, made active; the old branch stays as it was."""
+        message = self._new_message(await self._session_of(message_id), role, content, status, model)
+        await self._add_messages([message], sibling_of=message_id)
+        return message
+
+    async def switch_to(self, message_id: str) -> str:
+        """Make the branch through `message_id` the session's active one (down to its newest leaf); returns the
+        new active leaf's id."""
+        session_id = await self._session_of(message_id)
+        leaf = await self._write(writes.switch_to(session_id, message_id))
+        if leaf is DEFERRED:  # kept in memory: the leaf is decided when it is written
+            return message_id
+        return str(leaf)
+
+    async def siblings(self, message_id: str) -> Siblings:
+        """The messages sharing `message_id`'s parent, oldest first, and its index among them (`‹2/3›`)."""
+        message = await self._require_message(message_id)
+        found = await self._call(lambda conn: rows.siblings(conn, message))
+        return Siblings(found, next(i for i, m in enumerate(found) if m.id == message_id))
+
+    async def children(self, message_id: str) -> list[Message]:
+        """The messages that follow `message_id` directly, one per branch, oldest first."""
+        message = await self._require_message(message_id)
+        return await self._call(lambda conn: rows.children(conn, message))
+
+    async def tree(self, session_id: str) -> list[Message]:
+        """Every message of the session, every branch, in creation order (`parent_id` links them)."""
+        session = await self._require_session(session_id)
+        return await self._call(lambda conn: rows.load_tree(conn, session.id))
+
+    async def _require_message(self, message_id: str) -> Message:
+        message = await self._call(lambda conn: rows.get_message(conn, message_id))
+        if message is None:
+            raise MessageNotFoundError(f"There is no message {message_id!r} in the history.")
+        return message
+
+    async def _session_of(self, message_id: str) -> str:
+        return (await self._require_message(message_id)).session_id
+
     async def reopen_message(self, message_id: str) -> None:
         """Make a finished reply `streaming` again, to be continued (its error is cleared; crash-safe as ever)."""
         await self._write(writes.reopen_message(message_id, self.owner))
@@ -237,12 +280,17 @@ class HistoryStore:
         return Message(writes.new_id(), session_id, -1, role, self.redactor.text(content), status, None, model,
                        None, now, now)
 
-    async def _add_messages(self, messages: list[Message], replaces: str | None = None) -> None:
+    async def _add_messages(self, messages: list[Message], replaces: str | None = None,
+                            sibling_of: str | None = None) -> None:
         session_id = messages[0].session_id
         if session_id not in self._next_position:
             self._next_position[session_id] = (await self._require_session(session_id)).message_count
-        write = (writes.add_messages(messages, self.owner) if replaces is None
-                 else writes.replace_reply(replaces, messages[0], self.owner))
+        if replaces is not None:
+            write = writes.replace_reply(replaces, messages[0], self.owner)
+        elif sibling_of is not None:
+            write = writes.add_sibling(sibling_of, messages, self.owner)
+        else:
+            write = writes.add_messages(messages, self.owner)
         first = await self._write(write)
         if first is DEFERRED:
             first = self._next_position[session_id]
@@ -250,24 +298,24 @@ class HistoryStore:
             message.position = int(first) + offset
         self._next_position[session_id] = int(first) + len(messages)
 
-    async def update_streaming_text(self, message_id: str, text: str, reasoning: str | None = None, *,
+    async def update_streaming_text(self, message_id: str, text: str, parts: Mapping[str, str] | None = None, *,
                                     redacted: bool = False) -> None:
-        """Save the text (and reasoning) streamed so far (call at most every ~300 ms; see `StreamingSaver`).
-        `redacted`: `text` is already what `redactor.text` makes of it (a `StreamRedaction`'s); the reasoning
-        is redacted here."""
+        """Save the text (and other parts by kind) streamed so far (call at most every ~300 ms; see
+        `StreamingSaver`). `redacted`: `text` is already what `redactor.text` makes of it (a `StreamRedaction`'s);
+        the parts are redacted here."""
         r = self.redactor
         text = text if redacted else r.text(text)
-        await self._write(writes.update_text(message_id, text, r.maybe(reasoning)), key=("text", message_id))
+        await self._write(writes.update_text(message_id, text, _redacted(r, parts)), key=("text", message_id))
 
     async def finish_message(self, message_id: str, status: MessageStatus, content: str | None = None,
                              error: str | None = None, usage: Usage | None = None,
-                             reasoning: str | None = None, *, redacted: bool = False) -> None:
-        """Write a reply's final status, text, error, usage and (when it has some) reasoning, redacted alike
-        (`redacted`: `content` already is, as in `update_streaming_text`)."""
+                             parts: Mapping[str, str] | None = None, *, redacted: bool = False) -> None:
+        """Write a reply's final status, text, error, usage and (when it has some) other parts by kind, redacted
+        alike (`redacted`: `content` already is, as in `update_streaming_text`)."""
         r = self.redactor
         content = content if redacted else r.maybe(content)
         await self._write(writes.finish_message(message_id, status, content, r.maybe(error), usage,
-                                                r.maybe(reasoning)))
+                                                _redacted(r, parts)))
 
     async def record_tool_call(self, message_id: str, call_id: str, name: str, raw_arguments: str,
                                arguments: dict[str, Any] | None, status: ToolStatus = ToolStatus.PENDING) -> None:
@@ -284,30 +332,37 @@ class HistoryStore:
                                                   self.owner))
 
     async def load_tail(self, session_id: str, limit: int) -> list[Message]:
-        """The last `limit` messages of a session, oldest first, tool calls included."""
+        """The last `limit` messages of the session's active branch, oldest first, tool calls included.
+
+        A branch shows the path from the first message to the active leaf, and the replies retried on it
+        (`replaced_by` set: shown dimmed, never sent to the model)."""
         return await self._call(lambda conn: rows.load_tail(conn, session_id, None, limit))
 
     async def load_before(self, session_id: str, position: int, limit: int) -> list[Message]:
-        """Up to `limit` messages just before `position`, oldest first (to page backwards)."""
+        """Up to `limit` messages of the branch just before `position`, oldest first (to page backwards)."""
         return await self._call(lambda conn: rows.load_tail(conn, session_id, position, limit))
 
     async def count_messages(self, session_id: str) -> int:
-        session = await self.get_session(session_id)
-        return 0 if session is None else session.message_count
+        """How many messages the active branch shows (what `load_tail` pages through)."""
+        return await self._call(lambda conn: rows.count_shown(conn, session_id))
 
     # export
 
-    async def export_markdown(self, session_id: str) -> str:
-        session, messages = await self._whole(session_id)
-        return export.to_markdown(session, messages)
+    async def export_markdown(self, session_id: str, all_branches: bool = False) -> str:
+        """The active branch as Markdown, with a note of the other branches when there are some (with
+        `all_branches`: every message, each naming its id and its parent's)."""
+        session, messages = await self._whole(session_id, all_branches)
+        return export.to_markdown(session, messages, all_branches)
 
-    async def export_json(self, session_id: str) -> str:
-        session, messages = await self._whole(session_id)
+    async def export_json(self, session_id: str, all_branches: bool = False) -> str:
+        """The active branch (or, with `all_branches`, every message) as JSON; each message names its parent."""
+        session, messages = await self._whole(session_id, all_branches)
         return export.to_json(session, messages)
 
-    async def _whole(self, session_id: str) -> tuple[Session, list[Message]]:
+    async def _whole(self, session_id: str, all_branches: bool = False) -> tuple[Session, list[Message]]:
         session = await self._require_session(session_id)
-        return session, await self._call(lambda conn: rows.load_all(conn, session.id))
+        load = rows.load_tree if all_branches else rows.load_all
+        return session, await self._call(lambda conn: load(conn, session.id))
 
     # lifecycle
 
@@ -330,6 +385,11 @@ class HistoryStore:
         self._closed = True
         owners.release(self.owner)
         await self._conn.close()
+
+
+def _redacted(redactor: Redactor, parts: Mapping[str, str] | None) -> dict[str, str] | None:
+    """A reply's other parts by kind, each redacted like its text."""
+    return None if parts is None else {kind: redactor.text(text) for kind, text in parts.items()}
 
 
 def _resolve(path: Path | None) -> tuple[Path, Mode]:

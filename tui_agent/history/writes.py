@@ -6,9 +6,10 @@ import json
 import sqlite3
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tui_agent.history import rows
 from tui_agent.history.errors import MessageNotFoundError, SessionNotFoundError
 from tui_agent.history.models import Message, Session, Usage
 from tui_agent.history.writer import WriteFn
@@ -52,36 +53,67 @@ def _require(rowcount: int, session_id: str) -> None:
 
 
 def add_messages(messages: Sequence[Message], owner: str) -> WriteFn:
-    """Insert messages at the end of their session; returns the position of the first (decided in-transaction)."""
+    """Insert messages under the session's active leaf, each the child of the one before, and make the last
+    the active leaf; returns the position of the first (decided in-transaction)."""
     session_id = messages[0].session_id
 
     def run(conn: sqlite3.Connection) -> int:
-        now = time.time()
-        row = conn.execute("UPDATE sessions SET message_count = message_count + ?, updated_at = ? WHERE id = ? "
-                           "RETURNING message_count", (len(messages), now, session_id)).fetchone()
+        row = conn.execute("SELECT active_leaf_id FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        return _insert_chain(conn, messages, owner, None if row is None else row[0])
+    return run
+
+
+def _insert_chain(conn: sqlite3.Connection, messages: Sequence[Message], owner: str, parent: str | None) -> int:
+    """Insert `messages` as a chain under `parent`, at the end of their session, and make the last active."""
+    session_id = messages[0].session_id
+    now = time.time()
+    row = conn.execute("UPDATE sessions SET message_count = message_count + ?, updated_at = ?, active_leaf_id = ? "
+                       "WHERE id = ? RETURNING message_count",
+                       (len(messages), now, messages[-1].id, session_id)).fetchone()
+    if row is None:
+        raise SessionNotFoundError(f"There is no session {session_id!r} in the history.")
+    first = int(row[0]) - len(messages)
+    for message in messages:
+        message.parent_id, parent = parent, message.id
+    conn.executemany(
+        "INSERT INTO messages (id, session_id, position, role, content, status, model, created_at, updated_at, "
+        "owner, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(m.id, session_id, first + i, m.role.value, m.content, m.status.value, m.model, now, now,
+          owner if m.status is MessageStatus.STREAMING else None, m.parent_id) for i, m in enumerate(messages)])
+    return first
+
+
+def add_sibling(of_id: str, messages: Sequence[Message], owner: str) -> WriteFn:
+    """Insert `messages` as a new branch beside `of_id` (its first shares `of_id`'s parent), made active."""
+    def run(conn: sqlite3.Connection) -> int:
+        row = conn.execute("SELECT parent_id FROM messages WHERE id = ? AND session_id = ?",
+                           (of_id, messages[0].session_id)).fetchone()
         if row is None:
-            raise SessionNotFoundError(f"There is no session {session_id!r} in the history.")
-        first = int(row[0]) - len(messages)
-        conn.executemany(
-            "INSERT INTO messages (id, session_id, position, role, content, status, model, created_at, updated_at, "
-            "owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(m.id, session_id, first + i, m.role.value, m.content, m.status.value, m.model, now, now,
-              owner if m.status is MessageStatus.STREAMING else None) for i, m in enumerate(messages)])
-        return first
+            raise MessageNotFoundError(f"There is no message {of_id!r} in this session.")
+        return _insert_chain(conn, messages, owner, row[0])
     return run
 
 
 def replace_reply(old_id: str, reply: Message, owner: str) -> WriteFn:
-    """Insert `reply` (a retry) at the end of its session and mark `old_id` as replaced by it, in one step."""
-    add = add_messages([reply], owner)
+    """Insert `reply` (a retry) as the sibling of `old_id`, made active, and mark `old_id` as replaced by it."""
+    add = add_sibling(old_id, [reply], owner)
 
     def run(conn: sqlite3.Connection) -> int:
         first = int(add(conn))
-        cur = conn.execute("UPDATE messages SET replaced_by = ? WHERE id = ? AND session_id = ?",
-                           (reply.id, old_id, reply.session_id))
-        if cur.rowcount == 0:
-            raise MessageNotFoundError(f"There is no message {old_id!r} to replace in this session.")
+        conn.execute("UPDATE messages SET replaced_by = ? WHERE id = ?", (reply.id, old_id))
         return first
+    return run
+
+
+def switch_to(session_id: str, message_id: str) -> WriteFn:
+    """Make the branch through `message_id` active (its newest leaf); returns that leaf's id."""
+    def run(conn: sqlite3.Connection) -> str:
+        if conn.execute("SELECT 1 FROM messages WHERE id = ? AND session_id = ?",
+                        (message_id, session_id)).fetchone() is None:
+            raise MessageNotFoundError(f"There is no message {message_id!r} in session {session_id!r}.")
+        leaf = rows.newest_leaf_under(conn, session_id, message_id)
+        conn.execute("UPDATE sessions SET active_leaf_id = ? WHERE id = ?", (leaf, session_id))
+        return leaf
     return run
 
 
@@ -95,23 +127,29 @@ def reopen_message(message_id: str, owner: str) -> WriteFn:
     return run
 
 
-def update_text(message_id: str, text: str, reasoning: str | None = None) -> WriteFn:
+def update_text(message_id: str, text: str, parts: Mapping[str, str] | None = None) -> WriteFn:
     def run(conn: sqlite3.Connection) -> None:
         conn.execute("UPDATE messages SET content = ?, updated_at = ? WHERE id = ?", (text, time.time(), message_id))
-        _save_reasoning(conn, message_id, reasoning)
+        _save_parts(conn, message_id, parts)
     return run
 
 
-def _save_reasoning(conn: sqlite3.Connection, message_id: str, reasoning: str | None) -> None:
-    """The reply's reasoning as its first part (None or empty: no change, a continued reply keeps its own)."""
-    if reasoning:
-        conn.execute("INSERT INTO message_parts (message_id, position, kind, content) VALUES (?, 0, 'reasoning', ?) "
-                     "ON CONFLICT (message_id, position) DO UPDATE SET content = excluded.content",
-                     (message_id, reasoning))
+def _save_parts(conn: sqlite3.Connection, message_id: str, parts: Mapping[str, str] | None) -> None:
+    """The reply's other parts, one row per kind: a kind it has is updated in place, a new one goes after its
+    last (an empty or missing kind: no change, a continued reply keeps its own)."""
+    for kind, content in (parts or {}).items():
+        if not content:
+            continue
+        updated = conn.execute("UPDATE message_parts SET content = ? WHERE message_id = ? AND kind = ?",
+                               (content, message_id, kind))
+        if updated.rowcount == 0:
+            conn.execute("INSERT INTO message_parts (message_id, position, kind, content) VALUES (?, (SELECT "
+                         "COALESCE(MAX(position) + 1, 0) FROM message_parts WHERE message_id = ?), ?, ?)",
+                         (message_id, message_id, kind, content))
 
 
 def finish_message(message_id: str, status: MessageStatus, content: str | None, error: str | None,
-                   usage: Usage | None, reasoning: str | None = None) -> WriteFn:
+                   usage: Usage | None, parts: Mapping[str, str] | None = None) -> WriteFn:
     tokens = (None, None) if usage is None else (usage.prompt_tokens, usage.completion_tokens)
 
     def run(conn: sqlite3.Connection) -> None:
@@ -123,7 +161,7 @@ def finish_message(message_id: str, status: MessageStatus, content: str | None, 
             (status.value, content, error, *tokens, now, message_id)).fetchone()
         if row is None:
             raise MessageNotFoundError(f"There is no message {message_id!r} in the history.")
-        _save_reasoning(conn, message_id, reasoning)
+        _save_parts(conn, message_id, parts)
         conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, row[0]))
     return run
 
@@ -167,42 +205,46 @@ def update_tool_call(message_id: str, call_id: str, status: ToolStatus, result: 
 
 
 def fork_session(fork: Session, source_id: str, message_id: str) -> WriteFn:
-    """Create `fork` holding copies of the source's messages up to and including `message_id`."""
+    """Create `fork` holding copies of the branch up to and including `message_id` (with the replies retried on
+    it), numbered from 0, `message_id`'s copy the active leaf."""
     def run(conn: sqlite3.Connection) -> int:
         row = conn.execute("SELECT position FROM messages WHERE id = ? AND session_id = ?",
                            (message_id, source_id)).fetchone()
         if row is None:
             raise MessageNotFoundError(f"Session {source_id!r} has no message {message_id!r} to fork from.")
         insert_session(fork)(conn)
-        count = _copy_messages(conn, source_id, fork.id, int(row[0]))
-        conn.execute("UPDATE sessions SET message_count = ? WHERE id = ?", (count, fork.id))
+        count = _copy_messages(conn, source_id, fork.id, message_id)
+        conn.execute("UPDATE sessions SET message_count = ?, active_leaf_id = (SELECT new FROM fork_tree WHERE "
+                     "old = ?) WHERE id = ?", (count, message_id, fork.id))
+        conn.execute("DELETE FROM fork_tree")
         return count
     return run
 
 
-def _copy_messages(conn: sqlite3.Connection, source_id: str, fork_id: str, last: int) -> int:
-    rows = conn.execute("SELECT id FROM messages WHERE session_id = ? AND position <= ? ORDER BY position",
-                        (source_id, last)).fetchall()
-    mapping = [(new_id(), old) for (old,) in rows]
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS fork_map (new TEXT, old TEXT)")
-    conn.execute("DELETE FROM fork_map")
-    conn.executemany("INSERT INTO fork_map VALUES (?, ?)", mapping)
+def _copy_messages(conn: sqlite3.Connection, source_id: str, fork_id: str, last_id: str) -> int:
+    rows_ = conn.execute(f"{rows.SHOWN} SELECT m.id FROM messages m WHERE m.id IN (SELECT id FROM shown) "
+                         "ORDER BY m.position", {"start": last_id, "depth": rows.EVERY, "session": source_id})
+    mapping = [(new_id(), old, index) for index, (old,) in enumerate(rows_.fetchall())]
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS fork_tree (new TEXT, old TEXT, position INTEGER)")
+    conn.execute("DELETE FROM fork_tree")
+    conn.executemany("INSERT INTO fork_tree VALUES (?, ?, ?)", mapping)
     # A copied reply that was still streaming is not streaming in the fork.
     conn.execute(
         "INSERT INTO messages (id, session_id, position, role, content, status, error, model, prompt_tokens, "
-        "completion_tokens, created_at, updated_at, replaced_by) SELECT f.new, ?, m.position, m.role, m.content, "
-        "CASE m.status WHEN 'streaming' THEN 'interrupted' ELSE m.status END, m.error, m.model, m.prompt_tokens, "
-        "m.completion_tokens, m.created_at, m.updated_at, (SELECT r.new FROM fork_map r WHERE r.old = m.replaced_by) "
-        "FROM fork_map f JOIN messages m ON m.id = f.old ORDER BY m.position", (fork_id,))
+        "completion_tokens, created_at, updated_at, replaced_by, parent_id) SELECT f.new, ?, f.position, m.role, "
+        "m.content, CASE m.status WHEN 'streaming' THEN 'interrupted' ELSE m.status END, m.error, m.model, "
+        "m.prompt_tokens, m.completion_tokens, m.created_at, m.updated_at, "
+        "(SELECT r.new FROM fork_tree r WHERE r.old = m.replaced_by), "
+        "(SELECT p.new FROM fork_tree p WHERE p.old = m.parent_id) "
+        "FROM fork_tree f JOIN messages m ON m.id = f.old ORDER BY f.position", (fork_id,))
     conn.execute(
         "INSERT INTO tool_calls (message_id, call_id, name, raw_arguments, arguments, status, result, error, "
         "started_at, finished_at) SELECT f.new, t.call_id, t.name, t.raw_arguments, t.arguments, "
         "CASE WHEN t.status IN ('pending', 'awaiting_approval', 'running') THEN 'interrupted' ELSE t.status END, "
-        "t.result, t.error, t.started_at, t.finished_at FROM fork_map f JOIN tool_calls t ON t.message_id = f.old "
+        "t.result, t.error, t.started_at, t.finished_at FROM fork_tree f JOIN tool_calls t ON t.message_id = f.old "
         "ORDER BY t.seq")
     conn.execute("INSERT INTO message_parts (message_id, position, kind, content) SELECT f.new, p.position, p.kind, "
-                 "p.content FROM fork_map f JOIN message_parts p ON p.message_id = f.old ORDER BY p.seq")
-    conn.execute("DELETE FROM fork_map")
+                 "p.content FROM fork_tree f JOIN message_parts p ON p.message_id = f.old ORDER BY p.seq")
     return len(mapping)
 
 

@@ -1,7 +1,7 @@
 """Provides `StreamAssembler`: turns chat-completion chunks into stream events.
 
-Text deltas pass straight through, and so does reasoning: `reasoning_content` (DeepSeek, vLLM,
-llama.cpp) or `reasoning` (Ollama, OpenRouter), the first when a server sends both. Tool calls are
+Text deltas pass straight through, and so do the other parts (reasoning, ...), read from the delta
+fields `tui_agent.llm.parts.PART_FIELDS` names. Tool calls are
 assembled by index: the id and name usually come in a call's first delta and the arguments in pieces
 (or whole); several calls may interleave or start in one chunk; a server that reuses an index for a new
 call id gets a fresh slot. `to_user` text inside the arguments is decoded incrementally. Calls complete
@@ -19,7 +19,7 @@ import json
 from typing import Any
 
 from tui_agent.llm.events import (
-    ReasoningDelta,
+    PartDelta,
     StreamEvent,
     TextDelta,
     ToolCallArgumentsDelta,
@@ -29,6 +29,7 @@ from tui_agent.llm.events import (
     ToUserDelta,
     Usage,
 )
+from tui_agent.llm.parts import part_deltas
 from tui_agent.llm.to_user import ToUserDecoder
 from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates, replace_surrogates_in
 
@@ -71,10 +72,9 @@ class StreamAssembler:
         choice = choices[0]
         delta = choice.get("delta")
         if delta:
-            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-            if reasoning and isinstance(reasoning, str):
+            for kind, text in part_deltas(delta):
                 self.received_content = True
-                events.append(ReasoningDelta(reasoning))
+                events.append(PartDelta(kind, text))
             content = delta.get("content")
             if content:
                 self.received_content = True

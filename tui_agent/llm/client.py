@@ -45,6 +45,7 @@ from tui_agent.llm.errors import (
     redact,
 )
 from tui_agent.llm.events import RetryScheduled, StreamEnd, StreamEvent
+from tui_agent.llm.parts import PART_FIELDS
 from tui_agent.llm.sse import SSEParser
 from tui_agent.llm.to_user import schema_has_to_user
 from tui_agent.llm.transport import retry_after, root_cause
@@ -175,8 +176,8 @@ class ChatClient:
         choice = body["choices"][0]
         message = choice.get("message") or {}
         calls = [{**call, "index": i} for i, call in enumerate(message.get("tool_calls") or [])]
-        delta = {"content": message.get("content"), "tool_calls": calls,
-                 "reasoning_content": message.get("reasoning_content") or message.get("reasoning")}
+        delta = {**{name: message.get(name) for name in PART_FIELDS}, "content": message.get("content"),
+                 "tool_calls": calls}
         return {"usage": body.get("usage"), "choices": [{"delta": delta, "finish_reason": choice.get("finish_reason")}]}
 
     def _events(self, assembler: StreamAssembler, chunk: dict[str, Any]) -> list[StreamEvent]:

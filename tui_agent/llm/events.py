@@ -17,10 +17,11 @@ class TextDelta:
 
 
 @dataclass(frozen=True, slots=True)
-class ReasoningDelta:
-    """A piece of the model's reasoning (`reasoning_content` or `reasoning` in the delta): shown and saved,
-    never sent back to the model."""
+class PartDelta:
+    """A piece of a reply part other than its text, of `kind` ("reasoning", ...; the delta fields that carry
+    each kind are `tui_agent.llm.parts.PART_FIELDS`): shown and saved, never sent back to the model."""
 
+    kind: str
     text: str
 
 
@@ -101,7 +102,7 @@ class StreamEnd:
 
 StreamEvent = (
     TextDelta
-    | ReasoningDelta
+    | PartDelta
     | ToUserDelta
     | ToolCallStarted
     | ToolCallArgumentsDelta

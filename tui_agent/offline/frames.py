@@ -125,8 +125,9 @@ def _tool_call_deltas(reply: Reply, specs: list[ToolCallSpec], first: int) -> li
 
 
 def _segment_deltas(reply: Reply) -> list[Delta]:
-    """Reasoning, text and calls of each segment of the reply, in order."""
-    deltas: list[Delta] = []
+    """The reply's `delta_fields`, then reasoning, text and calls of each of its segments, in order."""
+    deltas: list[Delta] = [{name: piece} for name, text in reply.delta_fields.items()
+                           for piece in pieces(text, reply.chunk_size)]
     calls = 0
     for segment in reply.segments:
         if segment.reasoning:
@@ -177,6 +178,7 @@ def completion_body(
     message: dict[str, Any] = {"role": "assistant", "content": text or None}
     if reasoning:
         message[reply.reasoning_field] = reasoning
+    message.update(reply.delta_fields)
     if reply.all_calls:
         message["tool_calls"] = [
             {

@@ -83,6 +83,9 @@ class Reply(BaseModel):
     """The delta field reasoning comes in: `reasoning_content` (DeepSeek, vLLM, llama.cpp) or `reasoning`
     (Ollama, OpenRouter)."""
     tool_calls: list[ToolCallSpec] = Field(default_factory=list)
+    delta_fields: dict[str, str] = Field(default_factory=dict)
+    """Other delta fields, streamed in pieces before the reasoning and the content, field → text (a part kind a
+    server sends, e.g. `{"refusal": "..."}`: OpenAI's refusal); message fields in a completion not streamed."""
     interleaved: list[Segment] = Field(default_factory=list)
     """Streamed after the above, in order, as servers with interleaved thinking do: reasoning again once the
     answer began, or between tool calls (the calls' indexes go on from the reply's own; a token limit counts

@@ -22,7 +22,7 @@ from tui_agent.agent.events import (
     ApprovalRequested,
     AssistantMessageFinished,
     AssistantMessageStarted,
-    AssistantReasoningDelta,
+    AssistantPartDelta,
     AssistantTextDelta,
     MessageStatus,
     ToolCallUpdated,
@@ -74,7 +74,7 @@ def reply_script(
     """A plain streamed reply: message started, its `reasoning` pieces, then one delta per chunk (pausing `delay`
     between), finished."""
     items: list[ScriptItem] = [AssistantMessageStarted(message_id)]
-    items.extend(AssistantReasoningDelta(message_id, piece) for piece in reasoning)
+    items.extend(AssistantPartDelta(message_id, "reasoning", piece) for piece in reasoning)
     for chunk in chunks:
         items.append(AssistantTextDelta(message_id, chunk))
         if delay:

@@ -43,7 +43,7 @@ def tool_update(call: ToolCall) -> ToolCall:
 
 def message_widgets(message: Message, reasoning: str = "collapsed") -> list[Widget]:
     """The chat-log entries one stored message becomes (nothing for system and tool rows); its reasoning as
-    `reasoning` says (see `ChatLog.reasoning`)."""
+    `reasoning` says (see `ChatLog.reasoning`), its other parts as their views say."""
     # after-paint (~6 ms with the Markdown view): only a session with messages needs them
     from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
 
@@ -52,10 +52,9 @@ def message_widgets(message: Message, reasoning: str = "collapsed") -> list[Widg
     if message.role is not Role.ASSISTANT:
         return []
     replaced = message.replaced_by is not None
-    thinking = thinking_block(message, reasoning)
-    widgets: list[Widget] = [] if thinking is None else [thinking]
+    widgets: list[Widget] = list(part_blocks(message, reasoning))
     widgets.append(AssistantMessage.finished(message.id, message.content, message.status, replaced,
-                                             thought_only=thinking is not None and not message.content.strip()))
+                                             thought_only=bool(widgets) and not message.content.strip()))
     cut_off = is_cut_off(message.status, message.error)
     if replaced or message.status in REDO_OFFERED:
         widgets.append(MessageMarker(message.status, message.error if cut_off else None, replaced=replaced))
@@ -64,14 +63,16 @@ def message_widgets(message: Message, reasoning: str = "collapsed") -> list[Widg
     return widgets
 
 
-def thinking_block(message: Message, reasoning: str) -> Widget | None:
-    """A stored reply's reasoning as its thinking block (None when it has none, or reasoning is hidden)."""
-    if not message.reasoning or reasoning == "hidden":
-        return None
-    from tui_agent.ui.widgets.thinking import ThinkingBlock
+def part_blocks(message: Message, reasoning: str) -> list[Widget]:
+    """A stored reply's parts other than its text, one block each in stored order (its thinking block first;
+    none for an empty part or a hidden kind; see `tui_agent.ui.widgets.parts`)."""
+    if not message.part_texts:
+        return []
+    from tui_agent.ui.widgets.parts import stored_block
 
-    return ThinkingBlock.finished(message.id, message.reasoning, expanded=reasoning == "expanded",
-                                  alone=not message.content.strip())
+    alone = not message.content.strip()
+    blocks = (stored_block(message.id, kind, text, reasoning, alone=alone) for kind, text in message.part_texts.items())
+    return [block for block in blocks if block is not None]
 
 
 class HistoryView:

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from tests.unit.history.helpers import raw_rows
-from tui_agent.history.models import ReasoningPart, TextPart, ToolCallPart
+from tui_agent.history.models import StreamedPart, TextPart, ToolCallPart
 from tui_agent.history.redact import Redactor
 from tui_agent.history.saver import StreamingSaver
 from tui_agent.history.schema import LATEST_VERSION, migrate
@@ -44,8 +44,10 @@ async def test_an_older_database_is_migrated_and_its_messages_kept(db_path: Path
         assert [type(part) for part in reply.parts] == [TextPart, ToolCallPart]
         assert reply.tool_calls[0].result == "sun"
         _, new = await store.begin_turn("s1", "and tomorrow?")
-        await store.finish_message(new.id, MessageStatus.COMPLETE, content="Rain.", reasoning="Check the front.")
-        assert (await store.load_tail("s1", 1))[0].parts == [ReasoningPart("Check the front."), TextPart("Rain.")]
+        await store.finish_message(new.id, MessageStatus.COMPLETE, content="Rain.",
+                                   parts={"reasoning": "Check the front."})
+        assert (await store.load_tail("s1", 1))[0].parts == [StreamedPart("reasoning", "Check the front."),
+                                                             TextPart("Rain.")]
     finally:
         await store.close()
     assert raw_rows(db_path, "PRAGMA user_version") == [(LATEST_VERSION,)]
@@ -58,8 +60,8 @@ async def test_reasoning_is_saved_while_it_streams_and_redacted(db_path: Path) -
         session = await store.create_session("t")
         _, reply = await store.begin_turn(session.id, "hi")
         saver = StreamingSaver(store, reply.id, interval=0.0)
-        saver.push_reasoning(f"The key is {secret}; ")
-        saver.push_reasoning("do not say it.")
+        saver.push_part("reasoning", f"The key is {secret}; ")
+        saver.push_part("reasoning", "do not say it.")
         for _ in range(200):  # the background save lands (no text yet: the reasoning alone is saved)
             await asyncio.sleep(0.01)
             if rows := raw_rows(db_path, "SELECT kind, content FROM message_parts"):
@@ -68,7 +70,7 @@ async def test_reasoning_is_saved_while_it_streams_and_redacted(db_path: Path) -
         saver.push("Hello.")
         await saver.finish(MessageStatus.COMPLETE)
         stored = (await store.load_tail(session.id, 1))[0]
-        assert stored.parts == [ReasoningPart("The key is [redacted]; do not say it."), TextPart("Hello.")]
+        assert stored.parts == [StreamedPart("reasoning", "The key is [redacted]; do not say it."), TextPart("Hello.")]
     finally:
         await store.close()
 
@@ -76,9 +78,9 @@ async def test_reasoning_is_saved_while_it_streams_and_redacted(db_path: Path) -
 async def test_a_reasoning_only_reply_is_kept_as_such(store: HistoryStore) -> None:
     session = await store.create_session("t")
     _, reply = await store.begin_turn(session.id, "hi")
-    await store.finish_message(reply.id, MessageStatus.COMPLETE, content="", reasoning="Nothing to add.")
+    await store.finish_message(reply.id, MessageStatus.COMPLETE, content="", parts={"reasoning": "Nothing to add."})
     stored = (await store.load_tail(session.id, 1))[0]
-    assert stored.parts == [ReasoningPart("Nothing to add.")]
+    assert stored.parts == [StreamedPart("reasoning", "Nothing to add.")]
     markdown = await store.export_markdown(session.id)
     assert "> Nothing to add." in markdown and "_(reasoning only, no answer)_" in markdown
 
@@ -86,7 +88,7 @@ async def test_a_reasoning_only_reply_is_kept_as_such(store: HistoryStore) -> No
 async def test_a_fork_keeps_the_reasoning(store: HistoryStore) -> None:
     session = await store.create_session("t")
     _, reply = await store.begin_turn(session.id, "hi")
-    await store.finish_message(reply.id, MessageStatus.COMPLETE, content="Hello.", reasoning="Be kind.")
+    await store.finish_message(reply.id, MessageStatus.COMPLETE, content="Hello.", parts={"reasoning": "Be kind."})
     fork = await store.fork_session(session.id, reply.id)
     assert (await store.load_tail(fork.id, 1))[0].reasoning == "Be kind."
 
@@ -96,7 +98,8 @@ async def test_exports_carry_the_parts_in_order(store: HistoryStore) -> None:
     _, reply = await store.begin_turn(session.id, "weather?")
     await store.record_tool_call(reply.id, "c1", "weather", '{"city": "Oslo"}', {"city": "Oslo"})
     await store.update_tool_call(reply.id, "c1", ToolStatus.DONE, result="snow")
-    await store.finish_message(reply.id, MessageStatus.COMPLETE, content="Snow.", reasoning="Line one.\n\nLine two.")
+    await store.finish_message(reply.id, MessageStatus.COMPLETE, content="Snow.",
+                               parts={"reasoning": "Line one.\n\nLine two."})
     markdown = await store.export_markdown(session.id)
     section = markdown[markdown.index("## Assistant"):]
     assert section.index("### Reasoning") < section.index("> Line one.\n>\n> Line two.") < section.index("Snow.")
@@ -106,3 +109,28 @@ async def test_exports_carry_the_parts_in_order(store: HistoryStore) -> None:
                                                 {"kind": "text", "text": "Snow."},
                                                 {"kind": "tool_call", "call_id": "c1"}]
     assert exported["messages"][0]["parts"] == [{"kind": "text", "text": "weather?"}]
+
+
+async def test_parts_of_any_kind_are_kept_in_order_and_exported(store: HistoryStore) -> None:
+    session = await store.create_session("t")
+    _, reply = await store.begin_turn(session.id, "hi")
+    saver = StreamingSaver(store, reply.id, interval=0.0, parts={"reasoning": "Be kind. "})  # a continued reply
+    saver.push_part("critique", "Too terse.")  # a kind no view is registered for
+    saver.push_part("reasoning", "Say hello.")
+    saver.push("Hello.")
+    await saver.finish(MessageStatus.COMPLETE)
+    (stored,) = await store.load_tail(session.id, 1)
+    assert stored.parts == [StreamedPart("reasoning", "Be kind. Say hello."), StreamedPart("critique", "Too terse."),
+                            TextPart("Hello.")]
+    markdown = await store.export_markdown(session.id)
+    section = markdown[markdown.index("## Assistant"):]
+    assert section.index("### Reasoning") < section.index("### Critique\n\n> Too terse.") < section.index("Hello.")
+    parts = json.loads(await store.export_json(session.id))["messages"][1]["parts"]
+    assert [part["kind"] for part in parts] == ["reasoning", "critique", "text"]
+
+
+async def test_a_reply_of_other_parts_only_says_which_in_markdown(store: HistoryStore) -> None:
+    session = await store.create_session("t")
+    _, reply = await store.begin_turn(session.id, "hi")
+    await store.finish_message(reply.id, MessageStatus.COMPLETE, content="", parts={"critique": "No."})
+    assert "_(critique only, no answer)_" in await store.export_markdown(session.id)

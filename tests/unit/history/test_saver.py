@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from pathlib import Path
 
 from tests.unit.history.helpers import raw_rows
@@ -19,10 +20,10 @@ class CountingStore(HistoryStore):
 
     saves: list[str]
 
-    async def update_streaming_text(self, message_id: str, text: str, reasoning: str | None = None, *,
+    async def update_streaming_text(self, message_id: str, text: str, parts: Mapping[str, str] | None = None, *,
                                     redacted: bool = False) -> None:
         self.saves.append(text)
-        await super().update_streaming_text(message_id, text, reasoning, redacted=redacted)
+        await super().update_streaming_text(message_id, text, parts, redacted=redacted)
 
 
 async def _open(db_path: Path) -> CountingStore:

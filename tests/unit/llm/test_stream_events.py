@@ -10,7 +10,7 @@ import pytest
 from tests.unit.llm.helpers import WEATHER_TOOL, collect, of_type
 from tui_agent.llm.client import ChatClient, token_limit_parameter
 from tui_agent.llm.events import (
-    ReasoningDelta,
+    PartDelta,
     StreamEnd,
     TextDelta,
     ToolCallArgumentsDelta,
@@ -299,7 +299,7 @@ async def test_reasoning_deltas_of_either_field(field: str) -> None:
         events = await collect(server.base_url)
     finally:
         server.stop()
-    reasoning = of_type(events, ReasoningDelta)
+    reasoning = of_type(events, PartDelta)
     assert "".join(e.text for e in reasoning) == "First, 2 and 2 make 4."
     assert len(reasoning) == 5
     assert events.index(reasoning[-1]) < events.index(of_type(events, TextDelta)[0])  # thinking comes first
@@ -310,7 +310,7 @@ async def test_reasoning_deltas_of_either_field(field: str) -> None:
                          indirect=True)
 async def test_reasoning_of_a_completion_that_was_not_streamed(offline_server: BackgroundServer) -> None:
     events = await collect(offline_server.base_url)
-    assert of_type(events, ReasoningDelta) == [ReasoningDelta("Short.")]
+    assert of_type(events, PartDelta) == [PartDelta("reasoning", "Short.")]
     assert of_type(events, TextDelta) == [TextDelta("Done.")]
 
 
@@ -319,4 +319,4 @@ async def test_reasoning_of_a_completion_that_was_not_streamed(offline_server: B
     chunk({"reasoning_content": "two"}), chunk({"content": "three"}, "stop")]})], indirect=True)
 async def test_a_server_sending_both_fields_is_read_once(offline_server: BackgroundServer) -> None:
     events = await collect(offline_server.base_url)
-    assert "".join(e.text for e in of_type(events, ReasoningDelta)) == "one two"
+    assert "".join(e.text for e in of_type(events, PartDelta)) == "one two"

@@ -344,8 +344,8 @@ class ChatScreen(ReportingScreen[None]):
         match event:  # a kind left out fails mypy (`assert_never`)
             case events.AssistantTextDelta():
                 log.append(event.message_id, event.text)
-            case events.AssistantReasoningDelta():
-                log.append_reasoning(event.message_id, event.text)
+            case events.AssistantPartDelta():
+                log.append_part(event.message_id, event.kind, event.text)
             case events.ToolCallUpdated():
                 self.tool_panels.update_call(event.call)
                 if self._task_tree is not None:

@@ -14,11 +14,11 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.reactive import var
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui_agent.sanitize import sanitize
+from tui_agent.ui.screens.reporting import ReportingModal
 
 if TYPE_CHECKING:
     from tui_agent.tools.mcp.servers import McpServers
@@ -36,7 +36,7 @@ def read_log_tail(path: Path, lines: int = LOG_LINES) -> str:
     return sanitize("\n".join(text.splitlines()[-lines:])) or "(the log is empty)"
 
 
-class McpScreen(ModalScreen[None]):
+class McpScreen(ReportingModal[None]):
     """The MCP servers of this run."""
 
     DEFAULT_CSS = """

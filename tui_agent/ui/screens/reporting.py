@@ -1,4 +1,5 @@
-"""Provides `ReportingScreen`: a screen whose failed workers reach the app's one worker error handler.
+"""Provides `ReportingScreen` and `ReportingModal`: screens whose failed workers reach the app's one worker
+error handler.
 
 Textual's `Worker.StateChanged` does not bubble: it goes to the node that ran the worker only. A screen
 built on this class hands a failure on to the app (`TuiAgentApp.on_worker_failed`), which says it in one
@@ -10,7 +11,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from textual import on
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
 Result = TypeVar("Result")
@@ -23,3 +24,9 @@ class ReportingScreen(Screen[Result]):
     def pass_failure_on(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:
             self.app.post_message(Worker.StateChanged(event.worker, event.state))
+
+
+class ReportingModal(ModalScreen[Result]):
+    """A modal screen that passes its workers' failures on to the app (the MCP screen's restarts, say)."""
+
+    pass_failure_on = ReportingScreen.pass_failure_on

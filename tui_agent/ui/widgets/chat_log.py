@@ -5,7 +5,8 @@ entries stays mounted (Textual lays out every mounted widget on every frame). En
 are let go, above or below it, and mounted again (as copies) a page at a time when the person scrolls to
 that edge; the entries at the other edge are let go in turn, and what is on screen stays where it was.
 A reply's reasoning is a `ThinkingBlock` entry just above it, made as `reasoning` says ("collapsed",
-"expanded", or "hidden": no block at all); `t` (the log focused) opens or closes the newest one. The log
+"expanded", or "hidden": no block at all); a part of another kind is a block of its own, as its view in
+`tui_agent.ui.widgets.parts` says; `t` (the log focused) opens or closes the newest one. The log
 stays scrolled to the newest entry until the person scrolls away; anything new brings the newest entries
 back. The entry widgets (and their markdown renderer) load with the first entry, so the
 empty log of the first frame does not wait for them.
@@ -65,7 +66,8 @@ class ChatLog(VerticalScroll):
         self.reasoning = reasoning
         """How replies' reasoning is shown: "collapsed", "expanded" or "hidden" (the `[ui] reasoning` setting)."""
         self._assistant: dict[str, AssistantMessage] = {}
-        self._thinking: dict[str, ThinkingBlock] = {}
+        self._blocks: dict[str, dict[str, ThinkingBlock]] = {}
+        """The live blocks of replies' parts other than their text, by message id, then kind."""
         self._markers: dict[str, MessageMarker] = {}
         self._above: list[LetGo] = []
         """Entries let go above the window, oldest first (copies are mounted again)."""
@@ -121,7 +123,7 @@ class ChatLog(VerticalScroll):
                 self._assistant.pop(entry.message_id, None)
                 self._markers.pop(entry.message_id, None)
             elif isinstance(entry, ThinkingBlock):
-                self._thinking.pop(entry.message_id, None)
+                self._blocks.get(entry.message_id, {}).pop(entry.kind, None)
 
     def _in_view(self) -> list[Entry]:
         """Mounted entries at least partly on screen (as last laid out)."""
@@ -347,40 +349,38 @@ class ChatLog(VerticalScroll):
         return self._actions
 
     def append(self, message_id: str, text: str) -> None:
-        block = self._thinking.get(message_id)
-        if block is not None and not block.done:  # the answer begins (or goes on): the thinking is over for now
-            block.finish(ended=False)
+        for block in self._blocks.get(message_id, {}).values():
+            if not block.done:  # the answer begins (or goes on): the thinking is over for now
+                block.finish(ended=False)
         self.start_assistant(message_id).append(text)
 
-    def append_reasoning(self, message_id: str, text: str) -> None:
-        """More of a reply's reasoning, into its thinking block: made above the reply at the first piece, the
-        same block when it comes after the answer began or when the reply is continued (loaded from history
-        too)."""
-        if self.reasoning == "hidden":
-            return
-        block = self._thinking.get(message_id)
-        if block is None:
-            block = self._shown_thinking(message_id)
-        if block is not None:
-            self._thinking[message_id] = block
-        else:
-            from tui_agent.ui.widgets.thinking import ThinkingBlock
+    def append_part(self, message_id: str, kind: str, text: str) -> None:
+        """More of a reply's part of `kind` (reasoning, ...), into its block: made above the reply at the first
+        piece, the same block when it comes after the answer began or when the reply is continued (loaded from
+        history too); nothing when the kind is hidden."""
+        from tui_agent.ui.widgets.parts import is_hidden, live_block
 
-            message = self.start_assistant(message_id)
-            block = self._thinking[message_id] = ThinkingBlock(message_id, expanded=self.reasoning == "expanded")
-            self.mount(block, before=message)
+        if is_hidden(kind, self.reasoning):
+            return
+        block = self._blocks.get(message_id, {}).get(kind)
+        if block is None:
+            block = self._shown_block(message_id, kind)
+        if block is None:
+            block = live_block(message_id, kind, self.reasoning)
+            self.mount(block, before=self.start_assistant(message_id))
+        self._blocks.setdefault(message_id, {})[kind] = block
         block.append(text)
 
-    def _shown_thinking(self, message_id: str) -> ThinkingBlock | None:
-        """The mounted thinking block of a reply, live or loaded from history."""
+    def _shown_block(self, message_id: str, kind: str) -> ThinkingBlock | None:
+        """The mounted block of a reply's part of `kind`, live or loaded from history."""
         from tui_agent.ui.widgets.thinking import ThinkingBlock
 
-        return next((entry for entry in self.entries
-                     if isinstance(entry, ThinkingBlock) and entry.message_id == message_id), None)
+        return next((entry for entry in self.entries if isinstance(entry, ThinkingBlock)
+                     and entry.message_id == message_id and entry.kind == kind), None)
 
-    def thinking(self, message_id: str) -> ThinkingBlock | None:
-        """The thinking block of a live reply, if it reasoned."""
-        return self._thinking.get(message_id)
+    def thinking(self, message_id: str, kind: str = "reasoning") -> ThinkingBlock | None:
+        """The block of a live reply's reasoning (or part of `kind`), if it has one."""
+        return self._blocks.get(message_id, {}).get(kind)
 
     def action_toggle_thinking(self) -> None:
         """Open or close the newest thinking block on screen."""
@@ -392,10 +392,11 @@ class ChatLog(VerticalScroll):
 
     def _end_thinking(self, message: AssistantMessage) -> None:
         """The reply ended: its thinking is over; a reply that is all reasoning shows as its block alone."""
-        block = self._thinking.get(message.message_id)
-        if block is not None:
-            alone = not message.text.strip()
+        blocks = list(self._blocks.get(message.message_id, {}).values())
+        alone = bool(blocks) and not message.text.strip()
+        for block in blocks:
             block.finish(alone=alone)
+        if blocks:
             message.thought_only = alone
 
     def finish(self, message_id: str, status: MessageStatus, error: str | None = None, *,

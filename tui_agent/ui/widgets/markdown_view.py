@@ -290,10 +290,13 @@ class MarkdownView(Widget):
         return -(-(lines + 1) // GROWTH_STEP) * GROWTH_STEP
 
     def freeze(self) -> None:
-        """The text is final: the tail settles too."""
+        """The text is final: the tail settles too, and the view takes its exact height."""
+        streaming_height = self._height()  # rounded up to a `GROWTH_STEP`: `_update` would compare exact with exact
         self._frozen = True
         self._tail_dirty = True
         self._update()
+        if self._height() != streaming_height:
+            self.refresh(layout=True)
 
     def thaw(self) -> None:
         """The text grows again (a reply being continued): back to rendering it as it streams."""

@@ -6,12 +6,15 @@ that comes after the answer began (interleaved thinking, or a continued reply's,
 appended, and the block says "thinking…" again until the answer goes on. Enter or space (when it has focus)
 and a click toggle it. Streamed reasoning is drawn at most every `FLUSH_INTERVAL` seconds, so a fast stream
 costs a few redraws, not one per delta.
+
+The block shows a part of any kind the same way, with its own `PartLabels` (see `tui_agent.ui.widgets.parts`,
+which says which kind is shown how).
 """
 
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from textual.binding import Binding
 from textual.content import Content
@@ -20,7 +23,7 @@ from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Static
 
-from tui_agent.history.models import REASONING_BREAK
+from tui_agent.history.models import PART_BREAK
 from tui_agent.sanitize import StreamSanitizer, sanitize
 
 if TYPE_CHECKING:
@@ -28,6 +31,17 @@ if TYPE_CHECKING:
 
 FLUSH_INTERVAL = 0.05
 """Seconds between redraws of a block whose reasoning is streaming."""
+
+
+class PartLabels(NamedTuple):
+    """What a block's one line says: while the part streams, once it is done, and when no answer followed."""
+
+    streaming: str
+    done: str
+    alone: str
+
+
+THINKING = PartLabels("thinking…", "thought", "thought — no answer followed")
 
 
 class ThinkingBlock(Static, can_focus=True):
@@ -54,9 +68,13 @@ class ThinkingBlock(Static, can_focus=True):
     expanded = var(False, toggle_class="-expanded")
     """The reasoning is shown whole (else only its one-line summary)."""
 
-    def __init__(self, message_id: str, *, expanded: bool = False) -> None:
+    def __init__(self, message_id: str, *, expanded: bool = False, kind: str = "reasoning",
+                 labels: PartLabels = THINKING) -> None:
         super().__init__()
         self.message_id = message_id
+        self.kind = kind
+        """The kind of part shown ("reasoning", ...)."""
+        self.labels = labels
         self.done = False
         """The answer began (or the reply ended): the model thinks no more, unless more reasoning comes."""
         self.alone = False
@@ -72,9 +90,10 @@ class ThinkingBlock(Static, can_focus=True):
         self.update(self._content())
 
     @classmethod
-    def finished(cls, message_id: str, text: str, *, expanded: bool = False, alone: bool = False) -> ThinkingBlock:
-        """A stored reply's reasoning, complete (`alone`: the reply has no answer)."""
-        block = cls(message_id, expanded=expanded)
+    def finished(cls, message_id: str, text: str, *, expanded: bool = False, alone: bool = False,
+                 kind: str = "reasoning", labels: PartLabels = THINKING) -> ThinkingBlock:
+        """A stored reply's reasoning (or part of `kind`), complete (`alone`: the reply has no answer)."""
+        block = cls(message_id, expanded=expanded, kind=kind, labels=labels)
         block._text = sanitize(text)
         block.finish(alone=alone)
         return block
@@ -87,7 +106,7 @@ class ThinkingBlock(Static, can_focus=True):
     @property
     def words(self) -> int:
         """Words of reasoning (the continuation marks left out)."""
-        return len(self.text.replace(REASONING_BREAK.strip(), " ").split())
+        return len(self.text.replace(PART_BREAK.strip(), " ").split())
 
     @property
     def settled(self) -> bool:
@@ -97,8 +116,8 @@ class ThinkingBlock(Static, can_focus=True):
     def let_go(self) -> LetGo:
         from tui_agent.ui.widgets.messages import LetGo  # it lives with the entries, which import this module
 
-        return LetGo(partial(ThinkingBlock.finished, self.message_id, self.text, expanded=self.expanded,
-                             alone=self.alone))
+        return LetGo(partial(type(self).finished, self.message_id, self.text, expanded=self.expanded,
+                             alone=self.alone, kind=self.kind, labels=self.labels))
 
     def append(self, chunk: str) -> None:
         """More streamed reasoning, drawn within `FLUSH_INTERVAL` (after the answer began too: the model thinks
@@ -132,9 +151,9 @@ class ThinkingBlock(Static, can_focus=True):
         words = self.words
         count = f"{words} word{'s' if words != 1 else ''}"
         if not self.done:
-            state = "thinking…"
+            state = self.labels.streaming
         else:
-            state = "thought — no answer followed" if self.alone else "thought"
+            state = self.labels.alone if self.alone else self.labels.done
         summary = f"{'▾' if self.expanded else '▸'} {state} ({count})"
         return Content(f"{summary}\n{self._text}" if self.expanded and self._text else summary)
 
