@@ -38,9 +38,11 @@ from tui_agent.history.store import HistoryStore
 from tui_agent.history.writer import run_batch
 from tui_agent.status import MessageStatus, Role, ToolStatus
 
-WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa "
-         "quebec romeo sierra tango uniform victor whiskey xray yankee zulu weather oslo paris rain sunny "
-         "python sqlite stream token reply tool call result session history search index").split()
+WORDS = (
+    "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa "
+    "quebec romeo sierra tango uniform victor whiskey xray yankee zulu weather oslo paris rain sunny "
+    "python sqlite stream token reply tool call result session history search index"
+).split()
 OWNER = "bench"
 
 
@@ -114,6 +116,7 @@ async def new_db(folder: Path, name: str) -> tuple[HistoryStore, str]:
 
 # --- appends -------------------------------------------------------------------------------------------------------
 
+
 async def bench_appends(folder: Path, count: int) -> dict[str, float]:
     rng = random.Random(1)
     texts = [sentence(rng) for _ in range(count)]
@@ -125,8 +128,9 @@ async def bench_appends(folder: Path, count: int) -> dict[str, float]:
         store_s = time.perf_counter() - start
         start = time.perf_counter()
         for chunk in range(0, count, 100):
-            await asyncio.gather(*(store.append_message(sid, Role.USER, t, MessageStatus.COMPLETE)
-                                   for t in texts[chunk:chunk + 100]))
+            await asyncio.gather(
+                *(store.append_message(sid, Role.USER, t, MessageStatus.COMPLETE) for t in texts[chunk : chunk + 100])
+            )
         grouped_s = time.perf_counter() - start
     await store.close()
     plain_store, plain_sid = await new_db(folder, "append-plain.db")
@@ -142,6 +146,7 @@ async def bench_appends(folder: Path, count: int) -> dict[str, float]:
 
 # --- a 100,000-message database --------------------------------------------------------------------------------------
 
+
 def build_big(path: Path, total: int) -> str:
     """Fill with plain sqlite3 in one transaction: one big session (half), the rest in 100-message sessions."""
     rng = random.Random(2)
@@ -153,8 +158,10 @@ def build_big(path: Path, total: int) -> str:
     for n, size in enumerate(sizes):
         sid = uuid.uuid4().hex
         largest = largest or sid
-        conn.execute("INSERT INTO sessions (id, title, created_at, updated_at, message_count) VALUES (?, ?, ?, ?, ?)",
-                     (sid, f"session {n}", now - n, now - n, size))
+        conn.execute(
+            "INSERT INTO sessions (id, title, created_at, updated_at, message_count) VALUES (?, ?, ?, ?, ?)",
+            (sid, f"session {n}", now - n, now - n, size),
+        )
         batch = []
         calls = []
         parent = None
@@ -164,13 +171,20 @@ def build_big(path: Path, total: int) -> str:
             batch.append((mid, sid, pos, role, sentence(rng), "complete", now, now, parent))
             parent = mid
             if role == "assistant" and pos % 10 == 1:
-                calls.append((mid, "c1", "get_weather", '{"city": "Oslo"}', '{"city": "Oslo"}', "done", "rain", now,
-                              now))
-        conn.executemany("INSERT INTO messages (id, session_id, position, role, content, status, created_at, "
-                         "updated_at, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", batch)
+                calls.append(
+                    (mid, "c1", "get_weather", '{"city": "Oslo"}', '{"city": "Oslo"}', "done", "rain", now, now)
+                )
+        conn.executemany(
+            "INSERT INTO messages (id, session_id, position, role, content, status, created_at, "
+            "updated_at, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            batch,
+        )
         conn.execute("UPDATE sessions SET active_leaf_id = ? WHERE id = ?", (parent, sid))  # one branch
-        conn.executemany("INSERT INTO tool_calls (message_id, call_id, name, raw_arguments, arguments, status, "
-                         "result, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", calls)
+        conn.executemany(
+            "INSERT INTO tool_calls (message_id, call_id, name, raw_arguments, arguments, status, "
+            "result, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            calls,
+        )
     conn.execute("COMMIT")
     conn.close()
     return largest
@@ -212,8 +226,15 @@ async def bench_big(folder: Path, total: int) -> dict[str, float]:
     _, plain_tail_s = await best_of(20, plain_tail)
     _, plain_search_s = await best_of(10, plain_search)
     plain.close()
-    return {"build": build_s, "open": open_s, "tail": store_tail, "plain_tail": plain_tail_s,
-            "search": store_search, "plain_search": plain_search_s, "lag": lag.worst}
+    return {
+        "build": build_s,
+        "open": open_s,
+        "tail": store_tail,
+        "plain_tail": plain_tail_s,
+        "search": store_search,
+        "plain_search": plain_search_s,
+        "lag": lag.worst,
+    }
 
 
 # --- streamed replies ----------------------------------------------------------------------------------------------
@@ -266,8 +287,11 @@ def plain_reply(plain: Plain, sid: str, texts: list[str]) -> None:
     for i, text in enumerate(texts):
         plain.write(writes.update_text(reply.id, text))
         if i < TOOL_CALLS:
-            plain.write(writes.record_tool_call(reply.id, f"c{i}", "get_weather", '{"city": "Oslo"}',
-                                                {"city": "Oslo"}, ToolStatus.PENDING, OWNER))
+            plain.write(
+                writes.record_tool_call(
+                    reply.id, f"c{i}", "get_weather", '{"city": "Oslo"}', {"city": "Oslo"}, ToolStatus.PENDING, OWNER
+                )
+            )
             plain.write(writes.update_tool_call(reply.id, f"c{i}", ToolStatus.RUNNING, None, None, OWNER))
             plain.write(writes.update_tool_call(reply.id, f"c{i}", ToolStatus.DONE, "rain, 9 C", None, OWNER))
     plain.write(writes.finish_message(reply.id, MessageStatus.COMPLETE, texts[-1], None, Usage(120, 600)))
@@ -297,8 +321,14 @@ async def bench_replies(folder: Path, replies: int) -> dict[str, float]:
         paced = await paced_reply(store, sid, rng)
     await store.close()
     plain.close()
-    return {"store": sum(times["store"]), "each": sum(times["each"]), "plain": sum(times["plain"]),
-            "store_tx": transactions / replies, "lag": lag.worst, **paced}
+    return {
+        "store": sum(times["store"]),
+        "each": sum(times["each"]),
+        "plain": sum(times["plain"]),
+        "store_tx": transactions / replies,
+        "lag": lag.worst,
+        **paced,
+    }
 
 
 async def idle_lag(seconds: float) -> float:
@@ -334,6 +364,7 @@ async def paced_reply(store: HistoryStore, sid: str, rng: random.Random) -> dict
 
 # --- report --------------------------------------------------------------------------------------------------------
 
+
 def result(metric: str, value: float, baseline: float, target: str) -> None:
     ratio = value / baseline if baseline else float("inf")
     print(f"result: {metric}={value:.4g} baseline={baseline:.4g} ratio={ratio:.3g} target={target}")
@@ -343,35 +374,49 @@ async def main(args: argparse.Namespace) -> None:
     folder = Path(tempfile.mkdtemp(prefix="tui-agent-bench-"))
     try:
         appends = await bench_appends(folder, args.appends)
-        print(f"append {args.appends:,} messages, one awaited call each: store {appends['store']:.2f} s, "
-              f"plain sqlite3 {appends['plain']:.2f} s (ratio {appends['store'] / appends['plain']:.2f}); "
-              f"100 at a time (grouped into shared transactions): {appends['grouped']:.2f} s "
-              f"(ratio {appends['grouped'] / appends['plain']:.2f})")
+        print(
+            f"append {args.appends:,} messages, one awaited call each: store {appends['store']:.2f} s, "
+            f"plain sqlite3 {appends['plain']:.2f} s (ratio {appends['store'] / appends['plain']:.2f}); "
+            f"100 at a time (grouped into shared transactions): {appends['grouped']:.2f} s "
+            f"(ratio {appends['grouped'] / appends['plain']:.2f})"
+        )
         big = await bench_big(folder, args.messages)
-        print(f"{args.messages:,}-message database: built in {big['build']:.1f} s, opened (quick_check, recovery) "
-              f"in {big['open'] * 1000:.0f} ms")
-        print(f"last 50 messages of the largest session: store {big['tail'] * 1000:.2f} ms, "
-              f"plain sqlite3 {big['plain_tail'] * 1000:.2f} ms")
-        print(f"search 'weather oslo' (50 hits): store {big['search'] * 1000:.2f} ms, "
-              f"plain sqlite3 {big['plain_search'] * 1000:.2f} ms")
+        print(
+            f"{args.messages:,}-message database: built in {big['build']:.1f} s, opened (quick_check, recovery) "
+            f"in {big['open'] * 1000:.0f} ms"
+        )
+        print(
+            f"last 50 messages of the largest session: store {big['tail'] * 1000:.2f} ms, "
+            f"plain sqlite3 {big['plain_tail'] * 1000:.2f} ms"
+        )
+        print(
+            f"search 'weather oslo' (50 hits): store {big['search'] * 1000:.2f} ms, "
+            f"plain sqlite3 {big['plain_search'] * 1000:.2f} ms"
+        )
         replies = await bench_replies(folder, args.replies)
         per = 1 + SAVES_PER_REPLY + 3 * TOOL_CALLS + 1
-        print(f"{args.replies} streamed replies ({per} writes each: turn, {SAVES_PER_REPLY} text saves, "
-              f"{TOOL_CALLS} tool calls x3, finish): store {replies['store']:.3f} s in "
-              f"{replies['store_tx']:.1f} transactions per reply (writes issued as a turn issues them, grouped), "
-              f"plain sqlite3 {replies['plain']:.3f} s in {per} transactions per reply; "
-              f"store with every write awaited alone {replies['each']:.3f} s "
-              f"(ratio {replies['each'] / replies['plain']:.2f})")
-        print(f"paced reply: {replies['paced_tokens']:.0f} tokens over {replies['paced_s']:.1f} s saved in "
-              f"{replies['paced_writes']:.0f} text writes")
+        print(
+            f"{args.replies} streamed replies ({per} writes each: turn, {SAVES_PER_REPLY} text saves, "
+            f"{TOOL_CALLS} tool calls x3, finish): store {replies['store']:.3f} s in "
+            f"{replies['store_tx']:.1f} transactions per reply (writes issued as a turn issues them, grouped), "
+            f"plain sqlite3 {replies['plain']:.3f} s in {per} transactions per reply; "
+            f"store with every write awaited alone {replies['each']:.3f} s "
+            f"(ratio {replies['each'] / replies['plain']:.2f})"
+        )
+        print(
+            f"paced reply: {replies['paced_tokens']:.0f} tokens over {replies['paced_s']:.1f} s saved in "
+            f"{replies['paced_writes']:.0f} text writes"
+        )
         worst_lag = max(appends["lag"], big["lag"], replies["lag"])
         noise = await idle_lag(2.0)
         plain_block = replies["plain"] / (args.replies * per)
-        print(f"max event-loop lag while the store works: {worst_lag * 1000:.2f} ms "
-              f"(appends {appends['lag'] * 1000:.2f}, tail/search {big['lag'] * 1000:.2f}, replies "
-              f"{replies['lag'] * 1000:.2f}; idle loop on this machine: {noise * 1000:.2f} ms; "
-              "plain sqlite3 on the loop blocks it "
-              f"~{plain_block * 1000:.2f} ms per transaction)")
+        print(
+            f"max event-loop lag while the store works: {worst_lag * 1000:.2f} ms "
+            f"(appends {appends['lag'] * 1000:.2f}, tail/search {big['lag'] * 1000:.2f}, replies "
+            f"{replies['lag'] * 1000:.2f}; idle loop on this machine: {noise * 1000:.2f} ms; "
+            "plain sqlite3 on the loop blocks it "
+            f"~{plain_block * 1000:.2f} ms per transaction)"
+        )
         result("tail_load_ms_100k", big["tail"] * 1000, big["plain_tail"] * 1000, "value<=50")
         result("reply_save_s", replies["store"], replies["plain"], "ratio<=1.2")
         result("max_loop_lag_ms", worst_lag * 1000, noise * 1000, "value<=5")

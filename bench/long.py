@@ -134,8 +134,9 @@ async def child_tui(base_url: str | None, expect: int, probe: str, limit: float)
                 await built.close()
                 return figures
             prompt = screen.prompt_input
-            figures["idle_latencies"] = [await keypress_to_echo(pilot, lambda: len(prompt.text), app)
-                                         for _ in range(30 if probe != "-" else 0)]
+            figures["idle_latencies"] = [
+                await keypress_to_echo(pilot, lambda: len(prompt.text), app) for _ in range(30 if probe != "-" else 0)
+            ]
             prompt.clear()
             prompt.insert("go")
             start = time.perf_counter()
@@ -157,8 +158,12 @@ async def child_tui(base_url: str | None, expect: int, probe: str, limit: float)
             message = screen.chat_log.assistant_messages[-1] if screen.chat_log.assistant_messages else None
             rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before checking renders it all
             figures.update(
-                seconds=end - start, finished=drawn(screen), latencies=latencies, frames=len(FRAMES),
-                received=len(message.text) if message else 0, expected=expect,
+                seconds=end - start,
+                finished=drawn(screen),
+                latencies=latencies,
+                frames=len(FRAMES),
+                received=len(message.text) if message else 0,
+                expected=expect,
                 exact=message is not None and len(message.text) == expect and shown_matches(message),
                 rss_mb=rss_mb,
             )
@@ -211,8 +216,9 @@ def served(text: str, chunk_size: int) -> Iterator[str]:
         scenario = Path(folder) / "long.json"
         reply = {"text": text, "chunk_size": chunk_size}
         scenario.write_text(json.dumps({"replies": [reply], "then": "repeat_last"}), encoding="utf-8")
-        server = subprocess.Popen([sys.executable, "-m", "tui_agent", "serve", "--scenario", str(scenario)],
-                                  stdout=subprocess.PIPE, text=True)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "tui_agent", "serve", "--scenario", str(scenario)], stdout=subprocess.PIPE, text=True
+        )
         try:
             assert server.stdout is not None
             line = server.stdout.readline()
@@ -223,8 +229,13 @@ def served(text: str, chunk_size: int) -> Iterator[str]:
 
 
 def run_child(*args: str, timeout: float) -> dict[str, Any]:
-    output = subprocess.run([sys.executable, __file__, "--child", *args, "--timeout", str(timeout)],
-                            capture_output=True, text=True, timeout=timeout + 120, check=False)
+    output = subprocess.run(
+        [sys.executable, __file__, "--child", *args, "--timeout", str(timeout)],
+        capture_output=True,
+        text=True,
+        timeout=timeout + 120,
+        check=False,
+    )
     lines = [line for line in output.stdout.splitlines() if line.startswith("{")]
     if not lines:
         raise SystemExit(f"FAILED: child {args[0]} said nothing\n{output.stderr[-3000:]}")
@@ -235,10 +246,26 @@ def print_path(url: str, timeout: float) -> float:
     """Seconds `tui-agent -p` takes for the stream, start-up included (as the issue measures it)."""
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "tui_agent", "--base-url", url, "--model", "offline-bench",
-                        "--db", str(Path(folder) / "history.db"), "-p", "go"],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout, check=True,
-                       env={**os.environ, "OPENAI_API_KEY": "bench-key"})
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "tui_agent",
+                "--base-url",
+                url,
+                "--model",
+                "offline-bench",
+                "--db",
+                str(Path(folder) / "history.db"),
+                "-p",
+                "go",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=timeout,
+            check=True,
+            env={**os.environ, "OPENAI_API_KEY": "bench-key"},
+        )
         return time.perf_counter() - start
 
 
@@ -249,10 +276,13 @@ def case(name: str, text: str, chunk_size: int, timeout: float, *, probe: str = 
         ours = run_child("tui", url, str(len(text)), probe, timeout=timeout)
     ours["floor"] = floor
     drawn = "drawn" if ours["finished"] else f"NOT finished after {timeout:.0f}s"
-    print(f"info: {name}: {len(text) / 1000:.0f} KB in {chunk_size}-char deltas: -p {floor:.2f}s "
-          f"(its turn alone {turn:.2f}s), "
-          f"chat screen {ours['seconds']:.2f}s ({drawn}, text {'exact' if ours['exact'] else 'DIFFERS'}, "
-          f"{ours['received']:,} of {len(text):,} chars), peak RSS {ours['rss_mb']:.0f} MB", flush=True)
+    print(
+        f"info: {name}: {len(text) / 1000:.0f} KB in {chunk_size}-char deltas: -p {floor:.2f}s "
+        f"(its turn alone {turn:.2f}s), "
+        f"chat screen {ours['seconds']:.2f}s ({drawn}, text {'exact' if ours['exact'] else 'DIFFERS'}, "
+        f"{ours['received']:,} of {len(text):,} chars), peak RSS {ours['rss_mb']:.0f} MB",
+        flush=True,
+    )
     return ours
 
 
@@ -277,8 +307,12 @@ def main(quick: bool, timeout: float, only: set[str]) -> None:
         return not only or name in only
 
     if want("0"):
-        for name, text in [("list_400_items", one_list(30 * kb)), ("code_block", one_code_block(30 * kb)),
-                           ("table_300_rows", one_table(300)), ("paragraph", one_paragraph(30 * kb))]:
+        for name, text in [
+            ("list_400_items", one_list(30 * kb)),
+            ("code_block", one_code_block(30 * kb)),
+            ("table_300_rows", one_table(300)),
+            ("paragraph", one_paragraph(30 * kb)),
+        ]:
             ratio_line(f"{name}_30kb_s", case(name, text, 10, timeout))
     if want("1") or want("4") or want("6"):
         size = 200 * kb if quick else 2000 * kb
@@ -292,8 +326,10 @@ def main(quick: bool, timeout: float, only: set[str]) -> None:
         ours = case("Esc during long lists", long_lists(size), 10, timeout, probe="esc")
         idle = percentile(ours["idle_latencies"], 50) * 1000
         ready = ours.get("esc_ready", float("inf")) * 1000
-        print(f"result: esc_to_ready_ms={ready:.1f} baseline={idle:.1f} ratio={ready / idle:.2f} target=value<=100",
-              flush=True)
+        print(
+            f"result: esc_to_ready_ms={ready:.1f} baseline={idle:.1f} ratio={ready / idle:.2f} target=value<=100",
+            flush=True,
+        )
     if want("2"):
         text = long_lists(10 * kb if quick else 100 * kb)[: 10_000 if quick else 100_000]
         ratio_line("one_char_deltas_s", case("one-character deltas", text, 1, timeout))
@@ -305,8 +341,11 @@ def main(quick: bool, timeout: float, only: set[str]) -> None:
         small_text, big_text = long_lists(20 * kb), long_lists(500 * kb if quick else 5000 * kb)
         small, big = case("growth small", small_text, 10, timeout), case("growth big", big_text, 10, timeout)
         per_small, per_big = small["seconds"] / len(small_text), big["seconds"] / len(big_text)
-        print(f"result: growth_us_per_kb={per_big * 1e9:.1f} baseline={per_small * 1e9:.1f} "
-              f"ratio={per_big / per_small:.2f} target=ratio<=1.5", flush=True)
+        print(
+            f"result: growth_us_per_kb={per_big * 1e9:.1f} baseline={per_small * 1e9:.1f} "
+            f"ratio={per_big / per_small:.2f} target=ratio<=1.5",
+            flush=True,
+        )
         empty = run_child("tui", "-", "0", "-", timeout=timeout)["rss_mb"]
         rss_line(f"peak_rss_{len(big_text) // kb}kb_mb", big["rss_mb"], empty, 3 * empty + 4 * len(big_text) / 1e6)
 
@@ -315,17 +354,22 @@ def echo_line(ours: dict[str, Any]) -> None:
     """Key echo while the stream runs against key echo before it (the same process, the same screen)."""
     during, idle = ours["latencies"], ours["idle_latencies"]
     p99, base = percentile(during, 99) * 1000, percentile(idle, 99) * 1000
-    print(f"info: {len(during)} keypresses during the stream: p50 {percentile(during, 50) * 1000:.1f} ms, "
-          f"max {max(during or [0]) * 1000:.1f} ms; {len(idle)} before it: p50 {percentile(idle, 50) * 1000:.1f} ms")
-    print(f"result: keypress_echo_p99_ms={p99:.1f} baseline={base:.1f} ratio={p99 / base:.2f} target=value<=50",
-          flush=True)
+    print(
+        f"info: {len(during)} keypresses during the stream: p50 {percentile(during, 50) * 1000:.1f} ms, "
+        f"max {max(during or [0]) * 1000:.1f} ms; {len(idle)} before it: p50 {percentile(idle, 50) * 1000:.1f} ms"
+    )
+    print(
+        f"result: keypress_echo_p99_ms={p99:.1f} baseline={base:.1f} ratio={p99 / base:.2f} target=value<=50",
+        flush=True,
+    )
 
 
 def rss_line(metric: str, rss: float, empty: float, limit: float) -> None:
     """Peak RSS against the empty session's; the target is 3x the empty session plus 4x the reply."""
     print(f"info: {metric}: limit {limit:.0f} MB = 3 x {empty:.0f} MB (empty session) + 4 x the reply", flush=True)
-    print(f"result: {metric}={rss:.0f} baseline={empty:.0f} ratio={rss / empty:.2f} target=value<={limit:.0f}",
-          flush=True)
+    print(
+        f"result: {metric}={rss:.0f} baseline={empty:.0f} ratio={rss / empty:.2f} target=value<={limit:.0f}", flush=True
+    )
 
 
 def child(args: list[str], timeout: float) -> None:

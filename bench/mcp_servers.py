@@ -37,8 +37,7 @@ BATCH = 25
 
 
 def five_servers_config() -> str:
-    return "".join(f'[mcp_servers.s{index}]\ncommand = "{sys.executable}"\nargs = ["{SERVER}"]\n'
-                   for index in range(5))
+    return "".join(f'[mcp_servers.s{index}]\ncommand = "{sys.executable}"\nargs = ["{SERVER}"]\n' for index in range(5))
 
 
 def startup(runs: int) -> None:
@@ -49,20 +48,25 @@ def startup(runs: int) -> None:
         env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "80", "LINES": "24"}
         env.pop("OPENAI_BASE_URL", None)
         command = [*tui_agent_command(), "--offline"]
-        programs = [(["env", f"TUI_AGENT_HOME={bare_home}", *command], b"offline model"),
-                    (["env", f"TUI_AGENT_HOME={mcp_home}", *command], b"offline model")]
+        programs = [
+            (["env", f"TUI_AGENT_HOME={bare_home}", *command], b"offline model"),
+            (["env", f"TUI_AGENT_HOME={mcp_home}", *command], b"offline model"),
+        ]
         interleaved_medians(programs, env, 1)  # warm the file cache
         without, with_servers = interleaved_medians(programs, env, runs)
     print(f"tui-agent to first frame, no MCP servers: {without * 1000:.0f} ms (median of {runs})")
     print(f"tui-agent to first frame, five stdio MCP servers: {with_servers * 1000:.0f} ms (median of {runs})")
-    print(f"result: first_frame_ms={with_servers * 1000:.0f} baseline={without * 1000:.0f} "
-          f"ratio={with_servers / without:.2f} target=ratio<=1.2")
+    print(
+        f"result: first_frame_ms={with_servers * 1000:.0f} baseline={without * 1000:.0f} "
+        f"ratio={with_servers / without:.2f} target=ratio<=1.2"
+    )
 
 
 async def call_overhead(calls: int, log_dir: Path) -> None:
     registry = ToolRegistry(ToolsSettings())
-    servers = McpServers({"bench": McpServerSettings(command=sys.executable, args=[str(SERVER)], approval="never")},
-                         registry, log_dir)
+    servers = McpServers(
+        {"bench": McpServerSettings(command=sys.executable, args=[str(SERVER)], approval="never")}, registry, log_dir
+    )
     runner = ToolRunner(registry)
     servers.start()
     await registry.settled()
@@ -90,8 +94,10 @@ async def call_overhead(calls: int, log_dir: Path) -> None:
                     times[name].append(time.perf_counter() - start)
     await servers.close()
     base, value = (statistics.median(times[name]) * 1000 for name in ("raw", "ours"))
-    print(f"SDK call_tool: {base:.2f} ms per call; through tui-agent's runner: {value:.2f} ms (medians of "
-          f"{len(times['raw'])})")
+    print(
+        f"SDK call_tool: {base:.2f} ms per call; through tui-agent's runner: {value:.2f} ms (medians of "
+        f"{len(times['raw'])})"
+    )
     print(f"result: mcp_call_ms={value:.3f} baseline={base:.3f} ratio={value / base:.2f} target=ratio<=1.2")
 
 

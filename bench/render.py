@@ -56,6 +56,7 @@ from tui_agent.ui.screens.chat import ChatScreen
 SIZE = (120, 40)
 TOKEN = re.compile(r"\s*\S{1,5}|\s+")
 
+
 # -- the document -------------------------------------------------------------------------------------
 def section(n: int) -> str:
     return f"""## Section {n}: findings
@@ -112,9 +113,10 @@ async def ours_offline(chunks: list[str]) -> float:
     """Seconds from Enter to the fully rendered reply, streamed by the offline model through the real agent."""
     source = "".join(chunks)
     chunk_size = max(1, round(len(source) / len(chunks)))  # the server cuts by characters: token-sized pieces
-    with tempfile.TemporaryDirectory() as folder, BackgroundServer(
-        {"replies": [{"text": source, "chunk_size": chunk_size}]}
-    ) as server:
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        BackgroundServer({"replies": [{"text": source, "chunk_size": chunk_size}]}) as server,
+    ):
         settings = Settings(db=Path(folder) / "history.db")
         choice = EndpointChoice(server.base_url, "offline-bench", "bench-key")
         built = await build_agent(settings, choice)
@@ -145,8 +147,10 @@ def plain_render(source: str, width: int) -> str:
     """The source rendered in one piece by Rich, as plain text: what the finished message must show."""
     console = Console(width=width, color_system=None)
     segments = console.render(RichMarkdown(source), console.options.update_width(width))
-    return "\n".join("".join(s.text for s in line).rstrip() for line in Segment.split_and_crop_lines(segments, width,
-                                                                                                  include_new_lines=False))
+    return "\n".join(
+        "".join(s.text for s in line).rstrip()
+        for line in Segment.split_and_crop_lines(segments, width, include_new_lines=False)
+    )
 
 
 class MarkdownHost(App[None]):
@@ -224,7 +228,9 @@ async def paced(prior: int, seconds: float, rate: float = 100.0) -> dict[str, fl
         message = screen.chat_log.assistant("paced")
         check(message is not None and message.text == "".join(chunks), "paced text differs from the source")
     return {
-        "latency_p99": percentile(latencies, 99), "frame_p95": percentile(frames, 95), "cpu_share": cpu / wall,
+        "latency_p99": percentile(latencies, 99),
+        "frame_p95": percentile(frames, 95),
+        "cpu_share": cpu / wall,
     }
 
 
@@ -263,8 +269,10 @@ async def main(tokens: int, seconds: float) -> None:
     ours_time = await ours(chunks)
     offline_time = await ours_offline(chunks)
     base_time = await baseline(chunks)
-    print(f"info: {tokens} tokens: offline model -> chat screen {offline_time:.2f}s, scripted -> chat screen "
-          f"{ours_time:.2f}s, Markdown.get_stream {base_time:.2f}s; {len(small)} tokens: scripted {ours_small:.2f}s")
+    print(
+        f"info: {tokens} tokens: offline model -> chat screen {offline_time:.2f}s, scripted -> chat screen "
+        f"{ours_time:.2f}s, Markdown.get_stream {base_time:.2f}s; {len(small)} tokens: scripted {ours_small:.2f}s"
+    )
     result("stream_tokens_per_s", tokens / offline_time, tokens / base_time, "ratio>=5", 0)
     result("ui_only_tokens_per_s", tokens / ours_time, tokens / base_time, "ratio>=5", 0)
     empty = await paced(0, seconds)
@@ -278,8 +286,10 @@ async def main(tokens: int, seconds: float) -> None:
 
 
 def fmt(figures: dict[str, float]) -> str:
-    return (f"latency p99 {figures['latency_p99'] * 1000:.1f} ms, frame p95 {figures['frame_p95'] * 1000:.2f} ms, "
-            f"cpu {figures['cpu_share'] * 100:.1f}%")
+    return (
+        f"latency p99 {figures['latency_p99'] * 1000:.1f} ms, frame p95 {figures['frame_p95'] * 1000:.2f} ms, "
+        f"cpu {figures['cpu_share'] * 100:.1f}%"
+    )
 
 
 if __name__ == "__main__":

@@ -81,12 +81,16 @@ async def seed(db: Path, title: str, messages: int, tool_calls: int) -> str:
             _, reply = await store.begin_turn(session.id, f"question {n}: what about item {n}?", model="offline")
             if every and n % every == 0 and n // every < tool_calls:
                 arguments = f'{{"location": "City {n}"}}'
-                await store.record_tool_call(reply.id, f"call-{n}", "get_current_weather", arguments,
-                                             {"location": f"City {n}"})
+                await store.record_tool_call(
+                    reply.id, f"call-{n}", "get_current_weather", arguments, {"location": f"City {n}"}
+                )
                 await store.update_tool_call(reply.id, f"call-{n}", ToolStatus.RUNNING)
                 await store.update_tool_call(reply.id, f"call-{n}", ToolStatus.DONE, result=f"sunny in City {n}")
-            await store.finish_message(reply.id, MessageStatus.COMPLETE,
-                                       content=f"Answer {n}:\n\n- a point\n- another\n\n`code {n}` reply-{n}-end")
+            await store.finish_message(
+                reply.id,
+                MessageStatus.COMPLETE,
+                content=f"Answer {n}:\n\n- a point\n- another\n\n`code {n}` reply-{n}-end",
+            )
         return session.id
     finally:
         await store.close()
@@ -196,30 +200,38 @@ def main() -> None:
         small_s = open_seconds(db, small, b"small-session-title", env, args.runs)
         large_s = open_seconds(db, large, b"large-session-title", env, args.runs)
         long_s = open_seconds(db, long, b"long-replies-title", env, args.runs)
-        print(f"info: empty {base * 1000:.0f} ms, 200 messages {small_s * 1000:.0f} ms, "
-              f"10,000 messages {large_s * 1000:.0f} ms, 200 x 50 KB replies {long_s * 1000:.0f} ms "
-              f"(median of {args.runs}, to the session on screen)")
+        print(
+            f"info: empty {base * 1000:.0f} ms, 200 messages {small_s * 1000:.0f} ms, "
+            f"10,000 messages {large_s * 1000:.0f} ms, 200 x 50 KB replies {long_s * 1000:.0f} ms "
+            f"(median of {args.runs}, to the session on screen)"
+        )
         empty_frames = asyncio.run(repaint_frames(db, empty))
         large_run = asyncio.run(scroll_frames(db, large))
         long_run = asyncio.run(scroll_frames(db, long))
-    print(f"info: scrolled to the top {len(large_run.steps)} times ({sum(large_run.steps):.1f} s, "
-          f"{len(large_run.frames)} frames); "
-          f"{large_run.shown} of 10000 messages shown at the end; per page p95 {p95(large_run.steps) * 1000:.0f} ms, "
-          f"last pages {[round(step * 1000) for step in large_run.steps[-3:]]} ms")
+    print(
+        f"info: scrolled to the top {len(large_run.steps)} times ({sum(large_run.steps):.1f} s, "
+        f"{len(large_run.frames)} frames); "
+        f"{large_run.shown} of 10000 messages shown at the end; per page p95 {p95(large_run.steps) * 1000:.0f} ms, "
+        f"last pages {[round(step * 1000) for step in large_run.steps[-3:]]} ms"
+    )
     result("resume_200_ms", small_s * 1000, base * 1000, "value<=500")
     result("resume_10000_ms", large_s * 1000, base * 1000, "value<=500")
     result("resume_200_vs_empty", small_s * 1000, base * 1000, "ratio<=2")
     result("resume_10000_vs_empty", large_s * 1000, base * 1000, "ratio<=2")
     result("scroll_frame_p95_ms", p95(large_run.frames) * 1000, p95(empty_frames) * 1000, "ratio<=5")
     print(f"result: loaded_at_top={large_run.shown} baseline=10000 ratio={large_run.shown / 10000:.2f} target=ratio==1")
-    print(f"info: long replies: scrolled to the top {len(long_run.steps)} times ({sum(long_run.steps):.1f} s, "
-          f"{len(long_run.frames)} frames); {long_run.shown} of 400 messages shown at the end; "
-          f"per page p95 {p95(long_run.steps) * 1000:.0f} ms")
+    print(
+        f"info: long replies: scrolled to the top {len(long_run.steps)} times ({sum(long_run.steps):.1f} s, "
+        f"{len(long_run.frames)} frames); {long_run.shown} of 400 messages shown at the end; "
+        f"per page p95 {p95(long_run.steps) * 1000:.0f} ms"
+    )
     result("resume_long_replies_ms", long_s * 1000, base * 1000, "value<=500")
     result("resume_long_replies_vs_empty", long_s * 1000, base * 1000, "ratio<=2")
     result("scroll_long_replies_frame_p95_ms", p95(long_run.frames) * 1000, p95(empty_frames) * 1000, "ratio<=5")
-    print(f"result: long_replies_loaded_at_top={long_run.shown} baseline=400 ratio={long_run.shown / 400:.2f} "
-          "target=ratio==1")
+    print(
+        f"result: long_replies_loaded_at_top={long_run.shown} baseline=400 ratio={long_run.shown / 400:.2f} "
+        "target=ratio==1"
+    )
 
 
 if __name__ == "__main__":

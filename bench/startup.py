@@ -49,8 +49,9 @@ def first_frame_seconds(command: list[str], marker: bytes, env: dict[str, str]) 
     size = struct.pack("HHHH", 24, 80, 0, 0)
     fcntl.ioctl(follower, termios.TIOCSWINSZ, size)
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdin=follower, stdout=follower, stderr=follower, env=env,
-                               start_new_session=True)
+    process = subprocess.Popen(
+        command, stdin=follower, stdout=follower, stderr=follower, env=env, start_new_session=True
+    )
     os.close(follower)
     seen = b""
     try:

@@ -62,8 +62,9 @@ def scenario(chunks: int) -> dict[str, Any]:
 
 
 def start_server(path: Path) -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen([sys.executable, "-c", SERVE, "serve", "--scenario", str(path)],
-                               stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-c", SERVE, "serve", "--scenario", str(path)], stdout=subprocess.PIPE, text=True
+    )
     assert process.stdout is not None
     return process, process.stdout.readline().rsplit(" ", 1)[-1].strip()
 
@@ -71,8 +72,13 @@ def start_server(path: Path) -> tuple[subprocess.Popen[str], str]:
 async def raw_run(base_url: str) -> tuple[float, int]:
     client = openai.AsyncOpenAI(base_url=base_url, api_key="bench")
     start = time.perf_counter()
-    stream = await client.chat.completions.create(model="offline", messages=MESSAGES, tools=[TOOL],  # type: ignore[arg-type]
-                                                  stream=True, stream_options={"include_usage": True})
+    stream = await client.chat.completions.create(
+        model="offline",
+        messages=MESSAGES,
+        tools=[TOOL],  # type: ignore[arg-type]
+        stream=True,
+        stream_options={"include_usage": True},
+    )
     count = 0
     async for chunk in stream:
         if chunk.choices:

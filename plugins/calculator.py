@@ -23,7 +23,10 @@ MAX_BITS = 20_000
 """Largest numerator or denominator kept, in bits (about 6,000 decimal digits)."""
 
 BINARY: dict[type[ast.operator], Callable[[Fraction, Fraction], Fraction]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
 }
 
 

@@ -28,6 +28,12 @@ def get_current_weather(location: str, unit: Literal["celsius", "fahrenheit"] = 
     if condition == "snow" and celsius > 2:
         condition = "cloudy"
     temperature = celsius if unit == "celsius" else round(celsius * 9 / 5 + 32)
-    report = {"location": location, "temperature": temperature, "unit": unit, "forecast": condition,
-              "humidity_percent": 30 + digest[2] % 60, "source": "offline demo data"}
+    report = {
+        "location": location,
+        "temperature": temperature,
+        "unit": unit,
+        "forecast": condition,
+        "humidity_percent": 30 + digest[2] % 60,
+        "source": "offline demo data",
+    }
     return json.dumps(report)

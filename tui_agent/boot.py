@@ -32,7 +32,6 @@ if TYPE_CHECKING:  # validated settings (pydantic), the engine and history's rec
     from tui_agent.history.peek import SessionPeek
 
 
-
 class FirstPaintSettings(NamedTuple):
     """What the first frame needs; has the attributes `choose_endpoint` reads.
 
@@ -65,8 +64,12 @@ class Boot(NamedTuple):
 def flags_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The settings given on the command line (None: not given)."""
     return {
-        "base_url": args.base_url, "model": args.model, "offline": args.offline, "db": args.db,
-        "plugin_dirs": args.plugins, "theme": args.theme,
+        "base_url": args.base_url,
+        "model": args.model,
+        "offline": args.offline,
+        "db": args.db,
+        "plugin_dirs": args.plugins,
+        "theme": args.theme,
     }
 
 

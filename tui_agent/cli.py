@@ -44,21 +44,47 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--db", help="history database file (default: in the user data dir)")
     parser.add_argument("--plugins", action="append", metavar="DIR", help="extra plugin folder (repeatable)")
     parser.add_argument("--theme", help="theme name")
-    parser.add_argument("--continue", dest="continue_session", action="store_true",
-                        help="continue the most recent session")
+    parser.add_argument(
+        "--continue", dest="continue_session", action="store_true", help="continue the most recent session"
+    )
     parser.add_argument("--resume", metavar="ID", help="continue the session with this id (or unique id prefix)")
-    parser.add_argument("-p", "--print", metavar="PROMPT", nargs="?", const="",
-                        help="answer one prompt without the full-screen app ('-' reads it from stdin)")
-    parser.add_argument("--retry", action="store_true",
-                        help="with -p and --continue/--resume: ask again for the session's last reply (no prompt)")
-    parser.add_argument("--continue-reply", action="store_true",
-                        help="with -p and --continue/--resume: have the model go on with the session's last reply")
-    parser.add_argument("--show-reasoning", action="store_true",
-                        help="with -p: write the model's reasoning (when it sends any) to stderr")
-    parser.add_argument("--show-part", action="append", metavar="KIND", default=[],
-                        help="with -p: write the reply's parts of this kind (refusal, ...) to stderr (repeatable)")
-    parser.add_argument("--allow", action="append", metavar="TOOL", default=[],
-                        help="with -p: let this 'ask' tool run without asking (repeatable)")
+    parser.add_argument(
+        "-p",
+        "--print",
+        metavar="PROMPT",
+        nargs="?",
+        const="",
+        help="answer one prompt without the full-screen app ('-' reads it from stdin)",
+    )
+    parser.add_argument(
+        "--retry",
+        action="store_true",
+        help="with -p and --continue/--resume: ask again for the session's last reply (no prompt)",
+    )
+    parser.add_argument(
+        "--continue-reply",
+        action="store_true",
+        help="with -p and --continue/--resume: have the model go on with the session's last reply",
+    )
+    parser.add_argument(
+        "--show-reasoning",
+        action="store_true",
+        help="with -p: write the model's reasoning (when it sends any) to stderr",
+    )
+    parser.add_argument(
+        "--show-part",
+        action="append",
+        metavar="KIND",
+        default=[],
+        help="with -p: write the reply's parts of this kind (refusal, ...) to stderr (repeatable)",
+    )
+    parser.add_argument(
+        "--allow",
+        action="append",
+        metavar="TOOL",
+        default=[],
+        help="with -p: let this 'ask' tool run without asking (repeatable)",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     words = set(argv or ())
     everything = argv is None or not words.isdisjoint({"-h", "--help"})

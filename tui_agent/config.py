@@ -61,8 +61,10 @@ class ToolRules(BaseModel):
     def _no_shell_syntax(cls, patterns: list[str]) -> list[str]:
         for pattern in patterns:
             if any(token in pattern for token in UNSAFE_IN_PATTERNS):
-                raise ValueError(f"{pattern!r} contains shell syntax (; & | ` $( ${{ > < or a line break); "
-                                 "commands with it never match a pattern")
+                raise ValueError(
+                    f"{pattern!r} contains shell syntax (; & | ` $( ${{ > < or a line break); "
+                    "commands with it never match a pattern"
+                )
         return patterns
 
 
@@ -279,9 +281,7 @@ class ResolvedConfig:
     """The file's values that were used (the invalid ones removed)."""
 
 
-def resolve_config(
-    flags: Mapping[str, Any], path: Path, environ: Mapping[str, str] | None = None
-) -> ResolvedConfig:
+def resolve_config(flags: Mapping[str, Any], path: Path, environ: Mapping[str, str] | None = None) -> ResolvedConfig:
     """Settings from every source; each invalid value of the file is dropped alone and reported with its line
     (tool settings fail closed: see the module docstring). A syntax error drops the whole file."""
     problems: list[str] = []
@@ -300,8 +300,11 @@ def resolve_config(
             dropped = [_drop(file_values, issue["loc"], overridden) for issue in error.errors()]
             if not all(dropped):  # a value from a flag or the environment: not the file's to drop
                 raise
-            fallbacks.extend(_fallback(path, tuple(where), issue["msg"])
-                             for where, issue in zip(dropped, error.errors(), strict=True) if where)
+            fallbacks.extend(
+                _fallback(path, tuple(where), issue["msg"])
+                for where, issue in zip(dropped, error.errors(), strict=True)
+                if where
+            )
     off = {fallback.tools_off: fallback.where for fallback in fallbacks if fallback.tools_off}
     if off:
         settings = settings.model_copy(update={"tools": settings.tools.turning_off(off)})

@@ -21,8 +21,12 @@ from tui_agent.config import ENV_VARS, Fallback, Settings, resolve_config
 from tui_agent.sanitize import sanitize
 
 FLAG_FIELDS: Mapping[str, tuple[str, str]] = {
-    "base_url": ("base_url", "--base-url"), "model": ("model", "--model"), "offline": ("offline", "--offline"),
-    "db": ("db", "--db"), "plugin_dirs": ("plugins", "--plugins"), "theme": ("theme", "--theme"),
+    "base_url": ("base_url", "--base-url"),
+    "model": ("model", "--model"),
+    "offline": ("offline", "--offline"),
+    "db": ("db", "--db"),
+    "plugin_dirs": ("plugins", "--plugins"),
+    "theme": ("theme", "--theme"),
 }
 """Settings field -> (argparse attribute, flag) for the top-level flags that set it."""
 
@@ -33,7 +37,8 @@ def add_parser(subparsers: Any) -> None:
     actions = parser.add_subparsers(dest="config_command", metavar="ACTION", required=True)
     actions.add_parser("path", help="print the config file's path").set_defaults(func=run_path)
     actions.add_parser("show", help="print the effective settings and where each comes from").set_defaults(
-        func=run_show)
+        func=run_show
+    )
 
 
 def run_path(args: argparse.Namespace) -> int:
@@ -62,8 +67,12 @@ def flag_values(args: argparse.Namespace) -> dict[str, Any]:
     return {field: getattr(args, attr, None) for field, (attr, _) in FLAG_FIELDS.items()}
 
 
-def sources(flags: Mapping[str, Any], environ: Mapping[str, str], file_values: Mapping[str, Any],
-            fallbacks: Sequence[Fallback] = ()) -> dict[str, str]:
+def sources(
+    flags: Mapping[str, Any],
+    environ: Mapping[str, str],
+    file_values: Mapping[str, Any],
+    fallbacks: Sequence[Fallback] = (),
+) -> dict[str, str]:
     """Where each settings field's value comes from, by the precedence flags > environment > file > default
     (`file_values`: the file's valid values; a field whose file value is invalid says so)."""
     env_for = {field: var for var, field in ENV_VARS.items()}
@@ -84,8 +93,9 @@ def sources(flags: Mapping[str, Any], environ: Mapping[str, str], file_values: M
     return found
 
 
-def render_settings(settings: Settings, origin: Mapping[str, str], path: Path,
-                    fallbacks: Sequence[Fallback] = ()) -> str:
+def render_settings(
+    settings: Settings, origin: Mapping[str, str], path: Path, fallbacks: Sequence[Fallback] = ()
+) -> str:
     """The settings as TOML text; unset values are comments, tables come last."""
     lines = [f"# Effective settings (config file: {path})"]
     if fallbacks:

@@ -42,10 +42,17 @@ def run_app(args: argparse.Namespace) -> int:
     tune_garbage_collector()
     first = boot(args)
     with own_terminal(output_log_path()) as terminal:
-        app = TuiAgentApp(partial(build_engine, args, first.resume), model=first.choice.model,
-                          endpoint=first.choice.label, early_page=first.early_page, theme=first.settings.theme,
-                          theme_dirs=(paths.user_themes_dir(),), keys=first.settings.keys, output_log=terminal.log,
-                          reasoning=first.settings.reasoning)
+        app = TuiAgentApp(
+            partial(build_engine, args, first.resume),
+            model=first.choice.model,
+            endpoint=first.choice.label,
+            early_page=first.early_page,
+            theme=first.settings.theme,
+            theme_dirs=(paths.user_themes_dir(),),
+            keys=first.settings.keys,
+            output_log=terminal.log,
+            reasoning=first.settings.reasoning,
+        )
         asyncio.run(_run_until_exit(app, terminal))
     for alarm in app.alarms:  # a notification is easily missed; this stays in the terminal (fds 1/2 are back)
         print(f"tui-agent: {alarm}", file=sys.stderr)

@@ -38,9 +38,18 @@ def run_print(args: argparse.Namespace) -> int:
     for problem in problems:
         print(f"tui-agent: {problem}", file=sys.stderr)
     with private_reply() as reply:  # what tools and plugins write goes to stderr, never into the reply
-        return asyncio.run(_print_one_turn(settings, choose_endpoint(settings), prompt, reply,
-                                           ResumeRequest.from_args(args), getattr(args, "allow", None) or [], redo,
-                                           shown_parts(args)))
+        return asyncio.run(
+            _print_one_turn(
+                settings,
+                choose_endpoint(settings),
+                prompt,
+                reply,
+                ResumeRequest.from_args(args),
+                getattr(args, "allow", None) or [],
+                redo,
+                shown_parts(args),
+            )
+        )
 
 
 def shown_parts(args: argparse.Namespace) -> frozenset[str]:
@@ -50,7 +59,7 @@ def shown_parts(args: argparse.Namespace) -> frozenset[str]:
 
 
 def redo_of(args: argparse.Namespace) -> str | int | None:
-    """"retry" or "continue" for `-p --retry` / `-p --continue-reply`, None for a prompt, or exit status 2
+    """ "retry" or "continue" for `-p --retry` / `-p --continue-reply`, None for a prompt, or exit status 2
     (said on stderr) when the flags do not fit together."""
     retry, more = getattr(args, "retry", False), getattr(args, "continue_reply", False)
     if not (retry or more):
@@ -63,15 +72,21 @@ def redo_of(args: argparse.Namespace) -> str | int | None:
     elif args.print:
         problem = "they take no prompt (the session's last one is used)"
     if problem is not None:
-        print(f"tui-agent: --retry and --continue-reply redo the last reply of a session; {problem}.",
-              file=sys.stderr)
+        print(f"tui-agent: --retry and --continue-reply redo the last reply of a session; {problem}.", file=sys.stderr)
         return 2
     return "retry" if retry else "continue"
 
 
-async def _print_one_turn(settings: Settings, choice: EndpointChoice, prompt: str, reply: TextIO,
-                          request: ResumeRequest | None = None, allowed: list[str] | None = None,
-                          redo: str | None = None, show_parts: frozenset[str] = frozenset()) -> int:
+async def _print_one_turn(
+    settings: Settings,
+    choice: EndpointChoice,
+    prompt: str,
+    reply: TextIO,
+    request: ResumeRequest | None = None,
+    allowed: list[str] | None = None,
+    redo: str | None = None,
+    show_parts: frozenset[str] = frozenset(),
+) -> int:
     try:
         built = await build_agent(settings, choice)
     except Exception as error:

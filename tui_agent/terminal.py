@@ -42,8 +42,12 @@ class TerminalStream(io.TextIOWrapper):
     dropped and `on_lost` is called, once (from whichever thread wrote)."""
 
     def __init__(self, fd: int, like: TextIO | None) -> None:
-        super().__init__(io.BufferedWriter(io.FileIO(fd, "w")), encoding=getattr(like, "encoding", None) or "utf-8",
-                         errors=getattr(like, "errors", None) or "backslashreplace", line_buffering=True)
+        super().__init__(
+            io.BufferedWriter(io.FileIO(fd, "w")),
+            encoding=getattr(like, "encoding", None) or "utf-8",
+            errors=getattr(like, "errors", None) or "backslashreplace",
+            line_buffering=True,
+        )
         self.lost = False
         self.on_lost: Callable[[], None] | None = None
 
@@ -141,8 +145,7 @@ def private_reply() -> Iterator[TextIO]:
         reply.close()
 
 
-def _set_streams(out: TextIO | None, err: TextIO | None, dunder_out: TextIO | None,
-                 dunder_err: TextIO | None) -> None:
+def _set_streams(out: TextIO | None, err: TextIO | None, dunder_out: TextIO | None, dunder_err: TextIO | None) -> None:
     # Textual's driver writes to `sys.__stderr__` and sizes the screen from `sys.__stdout__` (typeshed
     # calls them final; they are plain attributes, meant to be put back, as here)
     sys.stdout, sys.stderr = out, err

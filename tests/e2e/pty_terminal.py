@@ -26,8 +26,9 @@ class Terminal:
         if size is not None:
             columns, rows = size
             fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
-        self.process = subprocess.Popen(command, stdin=follower, stdout=follower, stderr=follower, env=env,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(
+            command, stdin=follower, stdout=follower, stderr=follower, env=env, start_new_session=True
+        )
         os.close(follower)
         self.output = b""
         self.leader_open = True

@@ -14,16 +14,25 @@ import pytest
 
 from tui_agent.offline.server import BackgroundServer
 
-TOUCH = {"replies": [
-    {"tool_calls": [{"id": "call_0", "name": "run_shell", "arguments": {"command": "touch made-by-shell"}}]},
-    {"text": "Done."},
-]}
+TOUCH = {
+    "replies": [
+        {"tool_calls": [{"id": "call_0", "name": "run_shell", "arguments": {"command": "touch made-by-shell"}}]},
+        {"text": "Done."},
+    ]
+}
 
 
 def run(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TUI_AGENT_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "tui_agent", *args], capture_output=True, text=True, env=env,
-                          timeout=120, cwd=cwd, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "tui_agent", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def configure(home: Path, text: str) -> Path:
@@ -49,8 +58,7 @@ def test_a_bad_tools_table_disables_that_tool_only(
     assert statuses["run_shell"] == "disabled: invalid config" and statuses["get_current_weather"] == "enabled"
     assert notice.startswith(f"{path}: invalid value for tools.run_shell.allow (line 5)")
     assert notice.endswith("the tool run_shell is disabled until it is fixed")
-    done = run(isolated_home, tmp_path, "--base-url", offline_server.base_url, "--allow", "run_shell",
-               "-p", "touch it")
+    done = run(isolated_home, tmp_path, "--base-url", offline_server.base_url, "--allow", "run_shell", "-p", "touch it")
     assert "the tool run_shell is disabled until it is fixed" in done.stderr
     assert "[tool] run_shell(" in done.stderr and " done: " not in done.stderr
     assert not (tmp_path / "made-by-shell").exists()
@@ -68,8 +76,7 @@ def test_a_typo_elsewhere_keeps_the_shell_disabled(
     statuses, (notice,) = tool_statuses(isolated_home, tmp_path)
     assert "run_shell" not in statuses and statuses["get_current_weather"] == "enabled"
     assert "max_tool_rounds (line 1)" in notice and notice.endswith("using the default for it")
-    done = run(isolated_home, tmp_path, "--base-url", offline_server.base_url, "--allow", "run_shell",
-               "-p", "touch it")
+    done = run(isolated_home, tmp_path, "--base-url", offline_server.base_url, "--allow", "run_shell", "-p", "touch it")
     assert "[tool] run_shell(" in done.stderr and " done: " not in done.stderr
     assert not (tmp_path / "made-by-shell").exists()
 

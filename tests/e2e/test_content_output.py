@@ -27,16 +27,19 @@ from tui_agent.status import MessageStatus
 PLUGINS = Path(__file__).parents[1] / "fixtures" / "content_plugins"
 ESC, RLO = b"\x1b", "\u202e".encode()
 BIDI = [control.encode() for control in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"]
-POISON = ("Hello \x1b]52;c;cm0gLXJmIH4=\x07clip \x1b]0;pwned\x07title \x1b]8;;http://evil.example\x1b\\link"
-          "\x1b]8;;\x1b\\ \x1b[2Jclear \u202eevil\u202c \u2066iso\u2069 \x9b31m done")
+POISON = (
+    "Hello \x1b]52;c;cm0gLXJmIH4=\x07clip \x1b]0;pwned\x07title \x1b]8;;http://evil.example\x1b\\link"
+    "\x1b]8;;\x1b\\ \x1b[2Jclear \u202eevil\u202c \u2066iso\u2069 \x9b31m done"
+)
 POISON_TITLE = "prompt \x1b]0;title\x07 with \u202eRLO"
 
 
 def run(home: Path, *args: str, umask: int | None = None) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "TUI_AGENT_HOME": str(home)}
     preexec = None if umask is None else (lambda: os.umask(umask) and None)
-    return subprocess.run([sys.executable, "-m", "tui_agent", *args], capture_output=True, env=env, timeout=120,
-                          preexec_fn=preexec)
+    return subprocess.run(
+        [sys.executable, "-m", "tui_agent", *args], capture_output=True, env=env, timeout=120, preexec_fn=preexec
+    )
 
 
 def assert_clean(output: bytes, where: str) -> None:
@@ -50,10 +53,15 @@ def assert_clean(output: bytes, where: str) -> None:
 @pytest.fixture
 def poisoned_session(isolated_home: Path) -> Path:
     """A session whose title, reply and tool call carry escapes and bidi controls, saved by `-p`."""
-    scenario = {"replies": [
-        {"text": POISON, "tool_calls": [{"name": "quick_echo", "arguments": {"text": f"arg \x1b[31m{chr(0x202e)}x"}}]},
-        {"text": POISON},
-    ]}
+    scenario = {
+        "replies": [
+            {
+                "text": POISON,
+                "tool_calls": [{"name": "quick_echo", "arguments": {"text": f"arg \x1b[31m{chr(0x202E)}x"}}],
+            },
+            {"text": POISON},
+        ]
+    }
     with BackgroundServer(scenario) as server:
         done = run(isolated_home, "--base-url", server.base_url, "--plugins", str(PLUGINS), "-p", POISON_TITLE)
     assert done.returncode == 0, done.stderr
@@ -80,9 +88,14 @@ def session_id(home: Path) -> str:
 def test_no_sessions_command_prints_an_escape_or_a_bidi_control(poisoned_session: Path) -> None:
     home = poisoned_session
     sid = session_id(home)
-    for args in (["sessions", "list"], ["sessions", "list", "--json"], ["sessions", "show", sid],
-                 ["sessions", "export", "--last"], ["sessions", "export", sid, "--format", "json"],
-                 ["sessions", "search", "clip"]):
+    for args in (
+        ["sessions", "list"],
+        ["sessions", "list", "--json"],
+        ["sessions", "show", sid],
+        ["sessions", "export", "--last"],
+        ["sessions", "export", sid, "--format", "json"],
+        ["sessions", "search", "clip"],
+    ):
         done = run(home, *args)
         assert done.returncode == 0, (args, done.stderr)
         assert_clean(done.stdout, f"stdout of {args}")
@@ -130,12 +143,18 @@ def db_bytes(home: Path) -> bytes:
     return b"".join(path.read_bytes() for path in sorted(data.iterdir()) if path.name.startswith("history.db"))
 
 
-SECRET_SCENARIO: dict[str, Any] = {"replies": [
-    {"text": "Exporting it. ", "tool_calls": [
-        {"name": "quick_echo", "arguments": {"text": f"export GITHUB_TOKEN={LEAKED_KEY}"}},
-        {"name": "read_dotenv", "arguments": {}}]},
-    {"text": f"Your token is {LEAKED_KEY}."},
-]}
+SECRET_SCENARIO: dict[str, Any] = {
+    "replies": [
+        {
+            "text": "Exporting it. ",
+            "tool_calls": [
+                {"name": "quick_echo", "arguments": {"text": f"export GITHUB_TOKEN={LEAKED_KEY}"}},
+                {"name": "read_dotenv", "arguments": {}},
+            ],
+        },
+        {"text": f"Your token is {LEAKED_KEY}."},
+    ]
+}
 
 
 @pytest.mark.parametrize("switch", ["", "redact_secrets = false\n"], ids=["default", "switched-off"])

@@ -47,8 +47,11 @@ def test_a_foreign_wal_is_moved_aside_and_reported_on_screen_and_on_stderr(isola
     with app_in_tmux(isolated_home) as name:
         wait_for_words(name, "was not a tui-agent history file")
         said = quit_and_read(name)
-    [moved] = [p for p in db.parent.iterdir()
-               if p.name.startswith("history.db.corrupt-") and not p.name.endswith(("-wal", "-shm"))]
+    [moved] = [
+        p
+        for p in db.parent.iterdir()
+        if p.name.startswith("history.db.corrupt-") and not p.name.endswith(("-wal", "-shm"))
+    ]
     assert moved.read_bytes() == original
     assert "was not a tui-agent history file" in said and str(moved) in said
 
@@ -90,9 +93,11 @@ def app_in_tmux(home: Path) -> Iterator[str]:
     """`tui-agent --offline` over `home` in a 160x45 tmux window that stays after it exits; killed afterwards."""
     name = f"store-history-file-{uuid.uuid4().hex[:8]}"
     # The tmux server may be older than this test: its environment is not ours, so pass what matters.
-    command = (f"env -u COLUMNS -u LINES PYTHONPATH={shlex.quote(os.environ.get('PYTHONPATH', ''))} "
-               f"TUI_AGENT_HOME={shlex.quote(str(home))} {shlex.quote(sys.executable)} -m tui_agent "
-               "--offline; echo tui-agent exited; sleep 60")
+    command = (
+        f"env -u COLUMNS -u LINES PYTHONPATH={shlex.quote(os.environ.get('PYTHONPATH', ''))} "
+        f"TUI_AGENT_HOME={shlex.quote(str(home))} {shlex.quote(sys.executable)} -m tui_agent "
+        "--offline; echo tui-agent exited; sleep 60"
+    )
     tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "45", command)
     try:
         yield name

@@ -28,8 +28,14 @@ def snap_tool(word: str) -> str:
 
 def run(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TUI_AGENT_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "tui_agent", *args], capture_output=True, text=True, env=env,
-                          timeout=120, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "tui_agent", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 @pytest.fixture
@@ -72,7 +78,8 @@ def healthy_tool() -> str:
 
 
 def test_a_plugin_that_ends_the_process_at_import_is_named_and_skipped_until_it_changes(
-        isolated_home: Path, tmp_path: Path) -> None:
+    isolated_home: Path, tmp_path: Path
+) -> None:
     folder = tmp_path / "exits"
     folder.mkdir()
     (folder / "healthy.py").write_text(HEALTHY)

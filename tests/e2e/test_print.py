@@ -18,8 +18,9 @@ from tui_agent.status import MessageStatus, ToolStatus
 
 def run(args: list[str], home: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TUI_AGENT_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "tui_agent", *args], input=stdin, capture_output=True, text=True,
-                          env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "tui_agent", *args], input=stdin, capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 async def test_weather_prompt_prints_the_answer_and_summarises_the_tool(isolated_home: Path) -> None:
@@ -73,11 +74,13 @@ def test_to_user_text_and_the_answer_are_separate_paragraphs(isolated_home: Path
     assert answer.startswith("The weather in Paris is") and answer.endswith("\n")
 
 
-CALL_0_TWICE = {"replies": [
-    {"tool_calls": [{"id": "call_0", "name": "get_current_weather", "arguments": {"location": "Paris"}}]},
-    {"tool_calls": [{"id": "call_0", "name": "calculate", "arguments": {"expression": "6*7"}}]},
-    {"text": "Sunny, and 42."},
-]}
+CALL_0_TWICE = {
+    "replies": [
+        {"tool_calls": [{"id": "call_0", "name": "get_current_weather", "arguments": {"location": "Paris"}}]},
+        {"tool_calls": [{"id": "call_0", "name": "calculate", "arguments": {"expression": "6*7"}}]},
+        {"text": "Sunny, and 42."},
+    ]
+}
 
 
 @pytest.mark.parametrize("offline_server", [CALL_0_TWICE], indirect=True)

@@ -10,8 +10,15 @@ from pathlib import Path
 
 def run(args: list[str], home: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TUI_AGENT_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "tui_agent", "--offline", *args], capture_output=True, text=True,
-                          env=env, timeout=120, cwd=cwd, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "tui_agent", "--offline", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def configure(home: Path, text: str) -> None:
@@ -27,8 +34,9 @@ def test_ask_tool_is_denied_in_print_runs_without_allow(isolated_home: Path, tmp
 
 
 def test_allow_lets_the_tool_run(isolated_home: Path, tmp_path: Path) -> None:
-    done = run(["-p", 'run "touch made-by-shell"', "--allow", "run_shell", "--allow", "no_such_tool"],
-               isolated_home, tmp_path)
+    done = run(
+        ["-p", 'run "touch made-by-shell"', "--allow", "run_shell", "--allow", "no_such_tool"], isolated_home, tmp_path
+    )
     assert done.returncode == 0, done.stderr
     assert "[tool] run_shell(" in done.stderr and " done: exit status 0" in done.stderr
     assert (tmp_path / "made-by-shell").exists()

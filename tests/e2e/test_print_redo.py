@@ -38,10 +38,12 @@ async def stored(home: Path) -> list[Message]:
         await store.close()
 
 
-@pytest.mark.parametrize("scripted", [{"replies": [FAILING, FAILING, FAILING, {"text": "Retried answer."}]}],
-                         indirect=True)
+@pytest.mark.parametrize(
+    "scripted", [{"replies": [FAILING, FAILING, FAILING, {"text": "Retried answer."}]}], indirect=True
+)
 async def test_a_failed_turn_says_its_retries_and_details_then_retry_redoes_it(
-    scripted: BackgroundServer, isolated_home: Path,
+    scripted: BackgroundServer,
+    isolated_home: Path,
 ) -> None:
     failed = run([*flags(scripted), "-p", "hello"], isolated_home)
     assert failed.returncode == 1 and "Traceback" not in failed.stderr
@@ -58,10 +60,14 @@ async def test_a_failed_turn_says_its_retries_and_details_then_retry_redoes_it(
     assert scripted.requests[-1].body["messages"] == [{"role": "user", "content": "hello"}]
 
 
-@pytest.mark.parametrize("scripted", [{"replies": [{"text": "Cut at the", "finish_reason": "length"},
-                                                   {"text": " token limit."}]}], indirect=True)
+@pytest.mark.parametrize(
+    "scripted",
+    [{"replies": [{"text": "Cut at the", "finish_reason": "length"}, {"text": " token limit."}]}],
+    indirect=True,
+)
 async def test_continue_reply_prints_the_rest_and_adds_it_to_the_reply(
-    scripted: BackgroundServer, isolated_home: Path,
+    scripted: BackgroundServer,
+    isolated_home: Path,
 ) -> None:
     run([*flags(scripted), "-p", "tell me"], isolated_home)
     done = run([*flags(scripted), "--continue", "-p", "--continue-reply"], isolated_home)
@@ -74,8 +80,12 @@ async def test_continue_reply_prints_the_rest_and_adds_it_to_the_reply(
 
 @pytest.mark.parametrize(
     ("args", "words"),
-    [(["--retry", "-p"], "add --continue"), (["--continue", "--retry", "-p", "hi"], "take no prompt"),
-     (["--continue", "--retry", "--continue-reply", "-p"], "not both"), (["--continue", "--retry"], "for -p runs")],
+    [
+        (["--retry", "-p"], "add --continue"),
+        (["--continue", "--retry", "-p", "hi"], "take no prompt"),
+        (["--continue", "--retry", "--continue-reply", "-p"], "not both"),
+        (["--continue", "--retry"], "for -p runs"),
+    ],
 )
 def test_flags_that_do_not_fit_are_a_sentence_and_status_2(isolated_home: Path, args: list[str], words: str) -> None:
     done = run(["--offline", *args], isolated_home)

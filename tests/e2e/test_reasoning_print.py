@@ -41,9 +41,25 @@ def test_show_reasoning_is_dimmed_on_a_terminal(isolated_home: Path) -> None:
     with BackgroundServer(SCENARIO) as server:
         leader, follower = pty.openpty()
         env = {**os.environ, "TUI_AGENT_HOME": str(isolated_home)}
-        done = subprocess.run([sys.executable, "-m", "tui_agent", "--base-url", server.base_url, "--model", "offline",
-                               "-p", "hi", "--show-reasoning"], stderr=follower, stdout=subprocess.PIPE, text=True,
-                              env=env, timeout=120)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "tui_agent",
+                "--base-url",
+                server.base_url,
+                "--model",
+                "offline",
+                "-p",
+                "hi",
+                "--show-reasoning",
+            ],
+            stderr=follower,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=120,
+        )
         os.close(follower)
         err = _drain(leader)
     assert done.returncode == 0
@@ -69,16 +85,20 @@ def test_show_reasoning_needs_print_mode(isolated_home: Path) -> None:
     assert done.returncode == 2 and "--show-reasoning is for -p runs" in done.stderr
 
 
-REFUSES = {"replies": [{"delta_fields": {"refusal": "I can't\x1b[31m help."}, "reasoning": "Not this."}],
-           "strict": True}
+REFUSES = {
+    "replies": [{"delta_fields": {"refusal": "I can't\x1b[31m help."}, "reasoning": "Not this."}],
+    "strict": True,
+}
 
 
 def test_other_part_kinds_are_left_out_unless_show_part_names_them(isolated_home: Path) -> None:
     with BackgroundServer(REFUSES) as server:
         quiet = run(["--base-url", server.base_url, "--model", "offline", "-p", "pick a lock"], isolated_home)
     with BackgroundServer(REFUSES) as server:
-        done = run(["--base-url", server.base_url, "--model", "offline", "-p", "pick a lock", "--show-part",
-                    "refusal"], isolated_home)
+        done = run(
+            ["--base-url", server.base_url, "--model", "offline", "-p", "pick a lock", "--show-part", "refusal"],
+            isolated_home,
+        )
     assert quiet.returncode == done.returncode == 0, done.stderr
     assert "help" not in quiet.stderr + quiet.stdout
     assert "refusal: I can't help.\n" in done.stderr and "Not this" not in done.stderr  # only the kind named

@@ -13,8 +13,10 @@ async def sessions(home: Path) -> list[tuple[str, list[str]]]:
     """(session id, message texts oldest first) for every stored session, most recent first."""
     store = await HistoryStore.open(home / "data" / "history.db")
     try:
-        return [(s.id, [m.content for m in await store.load_tail(s.id, 100) if m.role is Role.USER])
-                for s in await store.list_recent()]
+        return [
+            (s.id, [m.content for m in await store.load_tail(s.id, 100) if m.role is Role.USER])
+            for s in await store.list_recent()
+        ]
     finally:
         await store.close()
 

@@ -34,8 +34,7 @@ async def _active(home: Path, session_id: str) -> list[str]:
         await store.close()
 
 
-async def test_continue_goes_on_with_the_active_branch_and_the_tree_and_exports_show_it(
-        isolated_home: Path) -> None:
+async def test_continue_goes_on_with_the_active_branch_and_the_tree_and_exports_show_it(isolated_home: Path) -> None:
     for args in (["-p", "first question"], ["--continue", "-p", "second question"]):
         done = run(["--offline", *args], isolated_home)
         assert done.returncode == 0, done.stderr
@@ -51,14 +50,15 @@ async def test_continue_goes_on_with_the_active_branch_and_the_tree_and_exports_
     assert lines[0].startswith("├─ ○ user      first question")
     assert any(line.startswith("│  ○ user      second question") for line in lines)
     edited = next(i for i, line in enumerate(lines) if "edited first question" in line)
-    assert lines[edited].startswith("└─ ● user") and all(line.startswith("   ● ") for line in lines[edited + 1:])
+    assert lines[edited].startswith("└─ ● user") and all(line.startswith("   ● ") for line in lines[edited + 1 :])
 
     exported = run(["sessions", "export", session_id, "--format", "json"], isolated_home)
     messages = json.loads(exported.stdout)["messages"]
     assert [m["content"] for m in messages if m["role"] == "user"] == ["edited first question", "third question"]
     assert [m["parent_id"] for m in messages] == [None] + [m["id"] for m in messages[:-1]]
-    every = json.loads(run(["sessions", "export", session_id, "--format", "json", "--all-branches"],
-                           isolated_home).stdout)["messages"]
+    every = json.loads(
+        run(["sessions", "export", session_id, "--format", "json", "--all-branches"], isolated_home).stdout
+    )["messages"]
     assert len(every) == len(lines) and {m["id"] for m in messages} < {m["id"] for m in every}
     assert [m["parent_id"] for m in every if m["role"] == "user" and "first" in m["content"]] == [None, None]
     markdown = run(["sessions", "export", session_id], isolated_home).stdout

@@ -41,8 +41,9 @@ def test_signal_mid_reply_exits_cleanly_and_keeps_the_reply(
     db = tmp_path / "history.db"
     env = {**os.environ, "TUI_AGENT_HOME": str(isolated_home), "TERM": "xterm-256color", "OPENAI_API_KEY": "k"}
     with BackgroundServer(LONG_REPLY) as server:
-        terminal = Terminal([sys.executable, "-m", "tui_agent", "--base-url", server.base_url, "--model", "m",
-                             "--db", str(db)], env)
+        terminal = Terminal(
+            [sys.executable, "-m", "tui_agent", "--base-url", server.base_url, "--model", "m", "--db", str(db)], env
+        )
         try:
             terminal.read_until(b"Ask anything")
             os.write(terminal.leader, b"hello\r")

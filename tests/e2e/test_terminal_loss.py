@@ -30,7 +30,8 @@ def saved_reply(db: Path) -> tuple[str, str]:
     """The last reply's status and text as the file holds them (plain sqlite3: no recovery on open)."""
     with sqlite3.connect(db) as conn:
         status, content = conn.execute(
-            "SELECT status, content FROM messages WHERE role = 'assistant' ORDER BY rowid DESC LIMIT 1").fetchone()
+            "SELECT status, content FROM messages WHERE role = 'assistant' ORDER BY rowid DESC LIMIT 1"
+        ).fetchone()
     conn.close()
     return str(status), str(content)
 
@@ -65,8 +66,11 @@ def test_closed_pty_mid_reply_ends_the_app(isolated_home: Path, tmp_path: Path) 
     db = tmp_path / "history.db"
     env = {**os.environ, "TUI_AGENT_HOME": str(isolated_home), "TERM": "xterm-256color", "OPENAI_API_KEY": "k"}
     with BackgroundServer(LONG_REPLY) as server:
-        terminal = Terminal([sys.executable, "-m", "tui_agent", "--base-url", server.base_url, "--model", "m",
-                             "--db", str(db)], env, size=(120, 40))
+        terminal = Terminal(
+            [sys.executable, "-m", "tui_agent", "--base-url", server.base_url, "--model", "m", "--db", str(db)],
+            env,
+            size=(120, 40),
+        )
         try:
             terminal.read_until(b"Ask anything")
             os.write(terminal.leader, b"hello\r")
@@ -94,8 +98,10 @@ def close_pane_mid_reply(base_url: str, home: Path, db: Path) -> None:
     """One round: start the app in a tmux window, ask, close the window while the reply streams."""
     name = f"terminal-loss-{uuid.uuid4().hex[:8]}"
     pid_file = db.with_suffix(".pid")
-    app = (f"env -u COLUMNS -u LINES TUI_AGENT_HOME={shlex.quote(str(home))} OPENAI_API_KEY=k "
-           f"{shlex.quote(sys.executable)} -m tui_agent --base-url {base_url} --model m --db {shlex.quote(str(db))}")
+    app = (
+        f"env -u COLUMNS -u LINES TUI_AGENT_HOME={shlex.quote(str(home))} OPENAI_API_KEY=k "
+        f"{shlex.quote(sys.executable)} -m tui_agent --base-url {base_url} --model m --db {shlex.quote(str(db))}"
+    )
     # as when typed at a shell: the app runs under the shell, which is the session leader
     command = f"sh -c {shlex.quote(f'echo $$ > {pid_file}; exec {app}')}; true"  # tmux runs it with `sh -c`
     tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", command)

@@ -17,13 +17,23 @@ from tui_agent.offline.server import BackgroundServer
 
 NOISY_PLUGINS = Path(__file__).parent / "noisy_plugins"
 MARKERS = [b"IMPORT-NOISE-1", b"IMPORT-NOISE-2", b"GARBAGE-FD-1", b"GARBAGE-FD-2", b"CHILD-ECHO"]
-NOISY_TURN = {"replies": [{"tool_calls": [{"name": "make_noise", "arguments": {}}]},
-                          {"text": "All quiet now."}]}
+NOISY_TURN = {"replies": [{"tool_calls": [{"name": "make_noise", "arguments": {}}]}, {"text": "All quiet now."}]}
 
 
 def app_command(base_url: str, db: Path) -> list[str]:
-    return [sys.executable, "-m", "tui_agent", "--base-url", base_url, "--model", "m", "--db", str(db),
-            "--plugins", str(NOISY_PLUGINS)]
+    return [
+        sys.executable,
+        "-m",
+        "tui_agent",
+        "--base-url",
+        base_url,
+        "--model",
+        "m",
+        "--db",
+        str(db),
+        "--plugins",
+        str(NOISY_PLUGINS),
+    ]
 
 
 def test_writes_to_fds_1_and_2_go_to_the_log_not_the_screen(isolated_home: Path, tmp_path: Path) -> None:
@@ -48,8 +58,12 @@ def test_writes_to_fds_1_and_2_go_to_the_log_not_the_screen(isolated_home: Path,
 def test_print_mode_keeps_tool_and_plugin_output_out_of_the_reply(isolated_home: Path, tmp_path: Path) -> None:
     env = {**os.environ, "TUI_AGENT_HOME": str(isolated_home), "OPENAI_API_KEY": "k"}
     with BackgroundServer(NOISY_TURN) as server:
-        done = subprocess.run([*app_command(server.base_url, tmp_path / "history.db"), "-p", "make some noise"],
-                              capture_output=True, env=env, timeout=120)
+        done = subprocess.run(
+            [*app_command(server.base_url, tmp_path / "history.db"), "-p", "make some noise"],
+            capture_output=True,
+            env=env,
+            timeout=120,
+        )
     assert done.returncode == 0, done.stderr
     assert done.stdout == b"All quiet now.\n"
     assert all(marker in done.stderr for marker in MARKERS)

@@ -24,8 +24,10 @@ def app_session(home: Path) -> Iterator[str]:
     """`tui-agent --offline` with `home` as TUI_AGENT_HOME in a 160x45 tmux window; killed afterwards."""
     name = f"tui-agent-test-{uuid.uuid4().hex[:8]}"
     # COLUMNS/LINES from the test process would pin the app to 80x24 inside the 160x45 window
-    command = (f"env -u COLUMNS -u LINES TUI_AGENT_HOME={shlex.quote(str(home))} "
-               f"{shlex.quote(sys.executable)} -m tui_agent --offline")
+    command = (
+        f"env -u COLUMNS -u LINES TUI_AGENT_HOME={shlex.quote(str(home))} "
+        f"{shlex.quote(sys.executable)} -m tui_agent --offline"
+    )
     tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "45", command)
     try:
         yield name

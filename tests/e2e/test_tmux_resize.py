@@ -24,9 +24,11 @@ LONG_REPLY = {"replies": [{"text": "word " * 2000, "chunk_size": 5, "chunk_delay
 def test_resizing_to_tiny_sizes_mid_reply_does_not_end_the_app(isolated_home: Path, tmp_path: Path) -> None:
     name = f"terminal-resize-{uuid.uuid4().hex[:8]}"
     with BackgroundServer(LONG_REPLY) as server:
-        command = (f"env -u COLUMNS -u LINES TUI_AGENT_HOME={shlex.quote(str(isolated_home))} OPENAI_API_KEY=k "
-                   f"{shlex.quote(sys.executable)} -m tui_agent --base-url {server.base_url} --model m "
-                   f"--db {shlex.quote(str(tmp_path / 'history.db'))}")
+        command = (
+            f"env -u COLUMNS -u LINES TUI_AGENT_HOME={shlex.quote(str(isolated_home))} OPENAI_API_KEY=k "
+            f"{shlex.quote(sys.executable)} -m tui_agent --base-url {server.base_url} --model m "
+            f"--db {shlex.quote(str(tmp_path / 'history.db'))}"
+        )
         tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", command)
         try:
             pid = int(tmux("list-panes", "-t", name, "-F", "#{pane_pid}").split()[0])

@@ -67,7 +67,8 @@ def test_finished_reply_with_code_and_table(snap_compare: SnapCompare) -> None:
 def test_tool_panels_mid_run(snap_compare: SnapCompare) -> None:
     gate = Gate()
     script: Script = [
-        AssistantMessageStarted("m1"), AssistantTextDelta("m1", "Checking two cities at once…"),
+        AssistantMessageStarted("m1"),
+        AssistantTextDelta("m1", "Checking two cities at once…"),
         call("c1", ToolStatus.DONE, started=100.0, finished=101.4, result="Paris: sunny, 21 °C"),
         call("c2", ToolStatus.RUNNING, arguments='{"location": "Oslo", "unit": "celsius"}', started=101.0),
         call("c3", ToolStatus.PENDING, name="search", arguments='{"query": "Oslo forec'),
@@ -80,11 +81,24 @@ def test_tool_panels_done(snap_compare: SnapCompare) -> None:
     long_result = "\n".join(f"{hour:02d}:00  {15 + hour % 7} °C" for hour in range(24))
     script: Script = [
         call("c1", ToolStatus.DONE, started=100.0, finished=101.4, result=long_result),
-        call("c2", ToolStatus.FAILED, name="shell", arguments='{"command": "false"}', started=100.0,
-             finished=100.1, error="The command exited with status 1."),
+        call(
+            "c2",
+            ToolStatus.FAILED,
+            name="shell",
+            arguments='{"command": "false"}',
+            started=100.0,
+            finished=100.1,
+            error="The command exited with status 1.",
+        ),
         call("c3", ToolStatus.DENIED, name="write_file", arguments='{"path": "/etc/hosts"}'),
-        call("c4", ToolStatus.INTERRUPTED, name="fetch", arguments='{"url": "https://example.com"}',
-             started=100.0, finished=102.0),
+        call(
+            "c4",
+            ToolStatus.INTERRUPTED,
+            name="fetch",
+            arguments='{"url": "https://example.com"}',
+            started=100.0,
+            finished=102.0,
+        ),
         *reply_script(["Paris will stay warm all day."]),
     ]
     assert snapshot(snap_compare, [script], after_sending("Hourly weather?"))
@@ -93,22 +107,31 @@ def test_tool_panels_done(snap_compare: SnapCompare) -> None:
 def test_inline_error(snap_compare: SnapCompare) -> None:
     error = "No API key: set OPENAI_API_KEY or run with --offline."
     script: Script = [
-        AssistantMessageStarted("m1"), AssistantTextDelta("m1", "Let me"),
-        AssistantMessageFinished("m1", MessageStatus.FAILED, error), TurnFinished(TurnEndReason.ERROR, error),
+        AssistantMessageStarted("m1"),
+        AssistantTextDelta("m1", "Let me"),
+        AssistantMessageFinished("m1", MessageStatus.FAILED, error),
+        TurnFinished(TurnEndReason.ERROR, error),
     ]
     assert snapshot(snap_compare, [script], after_sending("Hello?"))
 
 
 def test_approval_modal(snap_compare: SnapCompare) -> None:
-    ask = call("c1", ToolStatus.AWAITING_APPROVAL, name="shell",
-               arguments='{"command": "rm -rf build/ [bold]dist[/bold]", "cwd": "/home/me/project"}')
+    ask = call(
+        "c1",
+        ToolStatus.AWAITING_APPROVAL,
+        name="shell",
+        arguments='{"command": "rm -rf build/ [bold]dist[/bold]", "cwd": "/home/me/project"}',
+    )
     script: Script = [AskApproval(ask)]
     run_before = after_sending("Clean the build", lambda pilot: isinstance(pilot.app.screen, ApprovalScreen))
     assert snapshot(snap_compare, [script], run_before)
 
 
-THOUGHT = ["The user wants Paris weather. ", "I should check the forecast first, ",
-           "then answer in one short sentence with the temperature."]
+THOUGHT = [
+    "The user wants Paris weather. ",
+    "I should check the forecast first, ",
+    "then answer in one short sentence with the temperature.",
+]
 
 
 def test_thinking_block_collapsed(snap_compare: SnapCompare) -> None:

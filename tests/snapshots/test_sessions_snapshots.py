@@ -34,20 +34,37 @@ def exchange(*pairs: tuple[str, str]) -> list[Message]:
 
 def three_sessions() -> TuiAgentApp:
     backend = ScriptedBackend()
-    backend.add_session("Weather in Oslo", exchange(("Weather in Oslo?", "Cold and clear, -3 °C.")),
-                        model="gpt-4o-mini", updated_at=WHEN.replace(day=18, hour=14, minute=5))
-    backend.add_session("Sourdough starter", exchange(("How do I feed a sourdough starter?", "Equal weights of flour "
-                        "and water, once a day."), ("And if it smells of acetone?", "Feed it twice a day.")),
-                        model="llama3.1:8b", updated_at=WHEN.replace(day=19, hour=8, minute=12))
-    backend.add_session("Refactor the tool runner", exchange(("Split run_tools in two", "Done: see the diff.")),
-                        model="offline", updated_at=WHEN)
+    backend.add_session(
+        "Weather in Oslo",
+        exchange(("Weather in Oslo?", "Cold and clear, -3 °C.")),
+        model="gpt-4o-mini",
+        updated_at=WHEN.replace(day=18, hour=14, minute=5),
+    )
+    backend.add_session(
+        "Sourdough starter",
+        exchange(
+            ("How do I feed a sourdough starter?", "Equal weights of flour and water, once a day."),
+            ("And if it smells of acetone?", "Feed it twice a day."),
+        ),
+        model="llama3.1:8b",
+        updated_at=WHEN.replace(day=19, hour=8, minute=12),
+    )
+    backend.add_session(
+        "Refactor the tool runner",
+        exchange(("Split run_tools in two", "Done: see the diff.")),
+        model="offline",
+        updated_at=WHEN,
+    )
     return TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
 
 
 async def open_sessions(pilot: Pilot[None]) -> SessionsScreen:
     await pilot.press("ctrl+s")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, SessionsScreen)
-                     and len(pilot.app.screen.sessions) == 3, "three sessions listed")
+    await wait_until(
+        pilot,
+        lambda: isinstance(pilot.app.screen, SessionsScreen) and len(pilot.app.screen.sessions) == 3,
+        "three sessions listed",
+    )
     await pilot.pause()
     screen = pilot.app.screen
     assert isinstance(screen, SessionsScreen)
@@ -62,8 +79,9 @@ def test_session_list_filtered_by_message_text(snap_compare: SnapCompare) -> Non
     async def run_before(pilot: Pilot[None]) -> None:
         screen = await open_sessions(pilot)
         await pilot.press(*"acetone")
-        await wait_until(pilot, lambda: len(screen.sessions) == 1 and screen.query_one(Input).value == "acetone",
-                         "filtered to one")
+        await wait_until(
+            pilot, lambda: len(screen.sessions) == 1 and screen.query_one(Input).value == "acetone", "filtered to one"
+        )
         await pilot.pause()
 
     assert snap_compare(three_sessions(), terminal_size=SIZE, run_before=run_before)

@@ -17,7 +17,8 @@ SnapCompare = Callable[..., bool]
 def test_task_tree_mid_turn_with_a_running_tool_selected(snap_compare: SnapCompare) -> None:
     gate = Gate()
     script: Script = [
-        AssistantMessageStarted("m1"), AssistantTextDelta("m1", "Checking two cities at once…"),
+        AssistantMessageStarted("m1"),
+        AssistantTextDelta("m1", "Checking two cities at once…"),
         call("c1", ToolStatus.DONE, started=100.0, finished=101.4, result="Paris: sunny, 21 °C"),
         call("c2", ToolStatus.RUNNING, arguments='{"location": "Oslo"}', started=101.0),
         gate,

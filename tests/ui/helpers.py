@@ -34,8 +34,9 @@ def make_app(scripts: Iterable[Script] = (), **backend_options: object) -> tuple
     return TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False), backend
 
 
-async def wait_until(pilot: Pilot[None], condition: Callable[[], bool],
-                     what: str | Callable[[], str] = "condition") -> None:
+async def wait_until(
+    pilot: Pilot[None], condition: Callable[[], bool], what: str | Callable[[], str] = "condition"
+) -> None:
     """Let the app run until `condition` holds; fail (not hang) if it never does (`what` may say how far it got)."""
     for _ in range(500):
         if condition():
@@ -75,11 +76,30 @@ def shown(view: MarkdownView) -> str:
     return view.shown_text()
 
 
-def call(call_id: str, status: ToolStatus, *, name: str = "get_weather", arguments: str = '{"location": "Paris"}',
-         started: float | None = None, finished: float | None = None, result: str | None = None,
-         error: str | None = None) -> ToolCallUpdated:
-    return ToolCallUpdated(ToolCall(call_id, name, arguments, message_id="m1", status=status, started_at=started,
-                                    finished_at=finished, result=result, error=error))
+def call(
+    call_id: str,
+    status: ToolStatus,
+    *,
+    name: str = "get_weather",
+    arguments: str = '{"location": "Paris"}',
+    started: float | None = None,
+    finished: float | None = None,
+    result: str | None = None,
+    error: str | None = None,
+) -> ToolCallUpdated:
+    return ToolCallUpdated(
+        ToolCall(
+            call_id,
+            name,
+            arguments,
+            message_id="m1",
+            status=status,
+            started_at=started,
+            finished_at=finished,
+            result=result,
+            error=error,
+        )
+    )
 
 
 def conversation_keys(entries: Iterable[Widget]) -> list[str]:
@@ -105,9 +125,14 @@ async def scroll_to_the_top(pilot: Pilot[None], screen: ChatScreen, *, most: int
             return step
         log.scroll_home(animate=False)
         await pilot.pause()
-        await wait_until(pilot, lambda: not view.loading and log.scroll_y > 0 or everything_above_shown(),
-                         lambda: f"a page above mounted and the view kept ({log.hidden_count} above, "
-                         f"loaded {view.loaded_messages}, y={log.scroll_y}, {len(log.entries)} mounted)")
+        await wait_until(
+            pilot,
+            lambda: not view.loading and log.scroll_y > 0 or everything_above_shown(),
+            lambda: (
+                f"a page above mounted and the view kept ({log.hidden_count} above, "
+                f"loaded {view.loaded_messages}, y={log.scroll_y}, {len(log.entries)} mounted)"
+            ),
+        )
         assert len(log.entries) <= WINDOW_BOUND, f"scrolling up must let the newest entries go ({len(log.entries)})"
     raise AssertionError(f"still more above after {most} scrolls")
 
@@ -122,8 +147,11 @@ async def read_to_the_bottom(pilot: Pilot[None], screen: ChatScreen, *, most: in
             return list(seen)
         before = log.later_count
         log.scroll_end(animate=False)
-        await wait_until(pilot, lambda before=before: log.later_count < before,  # type: ignore[misc]
-                         lambda: f"a page below mounted ({log.later_count} below, y={log.scroll_y})")
+        await wait_until(
+            pilot,
+            lambda before=before: log.later_count < before,  # type: ignore[misc]
+            lambda: f"a page below mounted ({log.later_count} below, y={log.scroll_y})",
+        )
         await wait_until(pilot, lambda: log.scroll_y < log.max_scroll_y or log.later_count == 0, "the view kept")
         assert len(log.entries) <= WINDOW_BOUND, f"scrolling down must let the oldest entries go ({len(log.entries)})"
     raise AssertionError(f"still more below after {most} scrolls")
@@ -154,6 +182,12 @@ class Built:
 
 def app_on_real_agent(settings: Settings, choice: EndpointChoice) -> tuple[TuiAgentApp, Built]:
     """The app on a real agent built (after the first frame, as `tui-agent` does) from `settings` and `choice`."""
-    app = TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
-                      clock=lambda: FIXED_NOW, cursor_blink=False, reasoning=settings.ui.reasoning)
+    app = TuiAgentApp(
+        lambda: build_agent(settings, choice),
+        model=choice.model,
+        endpoint=choice.label,
+        clock=lambda: FIXED_NOW,
+        cursor_blink=False,
+        reasoning=settings.ui.reasoning,
+    )
     return app, Built(app)

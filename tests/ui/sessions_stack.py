@@ -109,8 +109,10 @@ class RealStack:
 
     db: Path
     server: BackgroundServer
-    def app(self, resume: ResumeRequest | None = None, *,
-            build_after: asyncio.Event | None = None) -> tuple[TuiAgentApp, Built]:
+
+    def app(
+        self, resume: ResumeRequest | None = None, *, build_after: asyncio.Event | None = None
+    ) -> tuple[TuiAgentApp, Built]:
         """The app as `tui-agent [--resume ID | --continue]` runs it (`build_after`: the engine waits for it)."""
         settings = Settings(db=self.db)
         choice = EndpointChoice(self.server.base_url, "scripted", "test-key")
@@ -120,9 +122,14 @@ class RealStack:
                 await build_after.wait()
             return await build_and_resume(settings, choice, resume)
 
-        app = TuiAgentApp(build, model=choice.model, endpoint=choice.label,
-                          early_page=early_page(self.db, resume) if resume is not None else None,
-                          clock=lambda: FIXED_NOW, cursor_blink=False)
+        app = TuiAgentApp(
+            build,
+            model=choice.model,
+            endpoint=choice.label,
+            early_page=early_page(self.db, resume) if resume is not None else None,
+            clock=lambda: FIXED_NOW,
+            cursor_blink=False,
+        )
         return app, Built(app)
 
     def chat_requests(self) -> list[dict[str, Any]]:

@@ -36,8 +36,13 @@ async def real_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
             server.start()
             servers.append(server)
             choice = EndpointChoice(server.base_url, "scripted", "test-key")
-        return TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
-                           clock=lambda: FIXED_NOW, cursor_blink=False)
+        return TuiAgentApp(
+            lambda: build_agent(settings, choice),
+            model=choice.model,
+            endpoint=choice.label,
+            clock=lambda: FIXED_NOW,
+            cursor_blink=False,
+        )
 
     yield make
     for server in servers:
@@ -49,8 +54,10 @@ def asking(app: TuiAgentApp) -> bool:
 
 
 async def test_always_this_session_ends_with_the_session(real_app: MakeApp) -> None:
-    app = real_app({"replies": [ECHO_CALL, {"text": "one"}, ECHO_CALL, {"text": "two"}, ECHO_CALL, {"text": "3"}]},
-                   plugin_dirs=[PLUGINS])
+    app = real_app(
+        {"replies": [ECHO_CALL, {"text": "one"}, ECHO_CALL, {"text": "two"}, ECHO_CALL, {"text": "3"}]},
+        plugin_dirs=[PLUGINS],
+    )
     async with app.run_test(size=(140, 40)) as pilot:
         await send(pilot, "echo carefully", wait=False)
         await wait_until(pilot, lambda: asking(app), "approval modal")

@@ -20,16 +20,20 @@ from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import ToolStatus
 
 SIZE = (140, 50)
-CALLS = [("get_current_weather", '{ location = "Paris" }'), ("calculate", '{ expression = "6*7" }'),
-         ("current_time", '{ timezone = "UTC" }')]
+CALLS = [
+    ("get_current_weather", '{ location = "Paris" }'),
+    ("calculate", '{ expression = "6*7" }'),
+    ("current_time", '{ timezone = "UTC" }'),
+]
 
 
 def scenario(path: Path, rounds_per_turn: int) -> Path:
     """Each turn: `rounds_per_turn` replies with one call `call_0` (the next tool of CALLS), then a text reply."""
     replies = []
     for number, (name, arguments) in enumerate(CALLS, 1):
-        replies.append(f'[[replies]]\n[[replies.tool_calls]]\nid = "call_0"\nname = "{name}"\n'
-                       f'arguments = {arguments}\n')
+        replies.append(
+            f'[[replies]]\n[[replies.tool_calls]]\nid = "call_0"\nname = "{name}"\narguments = {arguments}\n'
+        )
         if number % rounds_per_turn == 0:
             replies.append(f'[[replies]]\ntext = "Answer {number // rounds_per_turn}."\n')
     path.write_text("\n".join(replies), encoding="utf-8")
@@ -63,15 +67,28 @@ async def test_three_turns_with_call_0_keep_three_panels_live_on_resume_and_in_e
         assert [call.name for message in messages for call in message.tool_calls] == [name for name, _ in CALLS]
         app, backend = stack.app(ResumeRequest(sessions[0].id))
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: len(chat(pilot).tool_panels.panels) == 3 and backend.agent is not None,
-                             lambda: f"three panels after resume, got {panel_names(pilot)}")
+            await wait_until(
+                pilot,
+                lambda: len(chat(pilot).tool_panels.panels) == 3 and backend.agent is not None,
+                lambda: f"three panels after resume, got {panel_names(pilot)}",
+            )
             await pilot.pause()
             assert panel_names(pilot) == EVERY_CALL_DONE
     finally:
         model.stop()
     env = {**os.environ, "TUI_AGENT_HOME": str(tmp_path / "home")}
-    command = [sys.executable, "-m", "tui_agent", "--db", str(stack.db), "sessions", "export", "--last", "--format",
-               "json"]
+    command = [
+        sys.executable,
+        "-m",
+        "tui_agent",
+        "--db",
+        str(stack.db),
+        "sessions",
+        "export",
+        "--last",
+        "--format",
+        "json",
+    ]
     exported = await asyncio.to_thread(subprocess.run, command, capture_output=True, text=True, env=env, timeout=60)
     assert exported.returncode == 0, exported.stderr
     session = json.loads(exported.stdout)

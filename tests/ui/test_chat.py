@@ -66,8 +66,12 @@ async def test_streamed_render_equals_whole_render() -> None:
 
 async def test_failed_message_shows_marker_and_one_inline_error() -> None:
     error = "No API key: set OPENAI_API_KEY or run with --offline."
-    script = [AssistantMessageStarted("m1"), AssistantTextDelta("m1", "partial"),
-              AssistantMessageFinished("m1", MessageStatus.FAILED, error), TurnFinished(TurnEndReason.ERROR, error)]
+    script = [
+        AssistantMessageStarted("m1"),
+        AssistantTextDelta("m1", "partial"),
+        AssistantMessageFinished("m1", MessageStatus.FAILED, error),
+        TurnFinished(TurnEndReason.ERROR, error),
+    ]
     app, _ = make_app([script])
     async with app.run_test() as pilot:
         await send(pilot, "hello")
@@ -110,8 +114,13 @@ async def test_backend_exception_is_inline_and_app_stays_usable() -> None:
 
 async def test_escape_mid_stream_interrupts_at_once_and_next_prompt_works() -> None:
     gate = Gate()
-    first = [AssistantMessageStarted("m1"), AssistantTextDelta("m1", "Half a rep"), gate,
-             AssistantTextDelta("m1", "ly never shown"), AssistantMessageFinished("m1", MessageStatus.COMPLETE)]
+    first = [
+        AssistantMessageStarted("m1"),
+        AssistantTextDelta("m1", "Half a rep"),
+        gate,
+        AssistantTextDelta("m1", "ly never shown"),
+        AssistantMessageFinished("m1", MessageStatus.COMPLETE),
+    ]
     app, backend = make_app([first, reply_script(["second answer"], message_id="m2")])
     async with app.run_test() as pilot:
         await send(pilot, "long one", wait=False)
@@ -139,8 +148,9 @@ async def test_escape_when_idle_does_nothing() -> None:
 
 
 async def test_markup_and_escape_injection_is_shown_literally() -> None:
-    evil = ("[bold]x[/bold] [/INST] [link=http://e]y[/link] "
-            "\x1b]52;c;ZXZpbA==\x07\x1b[31mred\x1b[0m \x1b]0;title\x1b\\done")
+    evil = (
+        "[bold]x[/bold] [/INST] [link=http://e]y[/link] \x1b]52;c;ZXZpbA==\x07\x1b[31mred\x1b[0m \x1b]0;title\x1b\\done"
+    )
     app, _ = make_app([reply_script([evil[:25], evil[25:40], evil[40:]])])
     async with app.run_test() as pilot:
         await send(pilot, "[red]user[/red] \x1b[2J")
@@ -239,9 +249,14 @@ class SlowToCancel(ScriptedBackend):
 
 async def test_text_produced_before_cancel_took_effect_still_lands() -> None:
     gate = Gate()
-    script = [AssistantMessageStarted("m1"), AssistantTextDelta("m1", "before "), gate,
-              AssistantTextDelta("m1", "in flight"), AssistantMessageFinished("m1", MessageStatus.INTERRUPTED),
-              TurnFinished(TurnEndReason.CANCELLED)]
+    script = [
+        AssistantMessageStarted("m1"),
+        AssistantTextDelta("m1", "before "),
+        gate,
+        AssistantTextDelta("m1", "in flight"),
+        AssistantMessageFinished("m1", MessageStatus.INTERRUPTED),
+        TurnFinished(TurnEndReason.CANCELLED),
+    ]
     backend = SlowToCancel([script])
     app = TuiAgentApp(backend, cursor_blink=False)
     async with app.run_test() as pilot:
@@ -259,8 +274,13 @@ async def test_text_produced_before_cancel_took_effect_still_lands() -> None:
 
 async def test_reply_that_completed_before_cancel_loses_its_marker() -> None:
     gate = Gate()
-    script = [AssistantMessageStarted("m1"), AssistantTextDelta("m1", "all "), gate,
-              AssistantTextDelta("m1", "done"), AssistantMessageFinished("m1", MessageStatus.COMPLETE)]
+    script = [
+        AssistantMessageStarted("m1"),
+        AssistantTextDelta("m1", "all "),
+        gate,
+        AssistantTextDelta("m1", "done"),
+        AssistantMessageFinished("m1", MessageStatus.COMPLETE),
+    ]
     app = TuiAgentApp(SlowToCancel([script]), cursor_blink=False)
     async with app.run_test() as pilot:
         await send(pilot, "go", wait=False)
@@ -310,16 +330,25 @@ async def test_a_new_prompt_while_far_up_brings_the_newest_entries_back() -> Non
         await send(pilot, "question 40")
         assert log.later_count == 0 and len(log.entries) <= TRIM_AT
         keys = conversation_keys(log.entries)
-        assert keys[-4:] == ["user: question 39", "assistant a39: Answer 39.", "user: question 40",
-                             "assistant a40: Answer 40."]
+        assert keys[-4:] == [
+            "user: question 39",
+            "assistant a39: Answer 39.",
+            "user: question 40",
+            "assistant a40: Answer 40.",
+        ]
         await pilot.pause()
         assert log.scroll_y == log.max_scroll_y  # the newest entry is in view
 
 
 async def test_text_appended_on_the_same_line_is_painted() -> None:
     gates = [Gate(), Gate()]
-    script = [AssistantMessageStarted("m1"), AssistantTextDelta("m1", "Hello"), gates[0],
-              AssistantTextDelta("m1", " wide world"), gates[1]]
+    script = [
+        AssistantMessageStarted("m1"),
+        AssistantTextDelta("m1", "Hello"),
+        gates[0],
+        AssistantTextDelta("m1", " wide world"),
+        gates[1],
+    ]
     app, _ = make_app([script])
     async with app.run_test() as pilot:
         await send(pilot, "hi", wait=False)

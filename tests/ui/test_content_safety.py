@@ -38,16 +38,26 @@ def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
 
 
 def call_delta(index: int, name: str, arguments: str) -> dict[str, Any]:
-    return {"tool_calls": [{"index": index, "id": f"call_{index}", "type": "function",
-                            "function": {"name": name, "arguments": arguments}}]}
+    return {
+        "tool_calls": [
+            {
+                "index": index,
+                "id": f"call_{index}",
+                "type": "function",
+                "function": {"name": name, "arguments": arguments},
+            }
+        ]
+    }
 
 
-SURROGATE_REPLY = {"raw_events": [
-    chunk({"role": "assistant", "content": "before \ud800 after"}),
-    chunk(call_delta(0, "quick_echo", '{"text": "x\\ud800y"}')),  # escaped inside the arguments' JSON
-    chunk(call_delta(1, "quick_echo", '{"text": "p\udc00q"}')),  # a lone surrogate in the arguments string
-    chunk({}, "tool_calls"),
-]}
+SURROGATE_REPLY = {
+    "raw_events": [
+        chunk({"role": "assistant", "content": "before \ud800 after"}),
+        chunk(call_delta(0, "quick_echo", '{"text": "x\\ud800y"}')),  # escaped inside the arguments' JSON
+        chunk(call_delta(1, "quick_echo", '{"text": "p\udc00q"}')),  # a lone surrogate in the arguments string
+        chunk({}, "tool_calls"),
+    ]
+}
 
 
 @pytest.fixture
@@ -61,8 +71,13 @@ async def app_on(tmp_path: Path) -> AsyncIterator[MakeApp]:
         servers.append(server)
         settings = Settings(db=tmp_path / "history.db", plugin_dirs=[PLUGINS], **values)
         choice = EndpointChoice(server.base_url, "scripted", "test-key")
-        app = TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
-                          clock=lambda: FIXED_NOW, cursor_blink=False)
+        app = TuiAgentApp(
+            lambda: build_agent(settings, choice),
+            model=choice.model,
+            endpoint=choice.label,
+            clock=lambda: FIXED_NOW,
+            cursor_blink=False,
+        )
         return app
 
     yield make
@@ -117,8 +132,13 @@ def notices(app: TuiAgentApp) -> list[str]:
 async def test_a_plain_http_endpoint_on_another_machine_is_noticed_once(tmp_path: Path) -> None:
     settings = Settings(db=tmp_path / "history.db")
     choice = EndpointChoice("http://192.0.2.10:8000/v1", "remote", "test-key")  # TEST-NET: never reached
-    app = TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
-                      clock=lambda: FIXED_NOW, cursor_blink=False)
+    app = TuiAgentApp(
+        lambda: build_agent(settings, choice),
+        model=choice.model,
+        endpoint=choice.label,
+        clock=lambda: FIXED_NOW,
+        cursor_blink=False,
+    )
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_until(pilot, lambda: any("plain http" in notice for notice in notices(app)), "the warning")
         await pilot.pause(0.2)

@@ -1,4 +1,4 @@
-""""Export session" asks where first: a path (default `<data dir>/exports/<title>-<date>.md`) and Markdown or
+""" "Export session" asks where first: a path (default `<data dir>/exports/<title>-<date>.md`) and Markdown or
 JSON; the folder is created, the file is private (0600), nothing lands in the current directory unasked."""
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ async def open_dialog(pilot: Pilot[None], title: str = "Trip to Oslo") -> Export
 
 
 async def test_export_asks_where_and_writes_markdown_to_the_data_dir(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     work = tmp_path / "cwd"
     work.mkdir()
     monkeypatch.chdir(work)
@@ -94,8 +95,7 @@ async def test_escape_cancels_and_a_second_default_does_not_overwrite_the_first(
             await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), "dialog closed")
         folder = paths.data_dir() / "exports"
         await wait_until(pilot, lambda: len(list(folder.glob("*.md"))) == 2, "two exports")
-    assert listing(folder) == [
-        f"trip-to-oslo-{today()}-2.md", f"trip-to-oslo-{today()}.md"]
+    assert listing(folder) == [f"trip-to-oslo-{today()}-2.md", f"trip-to-oslo-{today()}.md"]
 
 
 async def test_nothing_to_export_says_so_without_a_dialog() -> None:

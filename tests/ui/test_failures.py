@@ -37,8 +37,13 @@ async def scripted_app(tmp_path: Path) -> AsyncIterator[Make]:
         servers.append(server)
         choice = EndpointChoice(server.base_url, "scripted", "test-key")
         settings = Settings(db=tmp_path / "history.db", **values)
-        return TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
-                           clock=lambda: FIXED_NOW, cursor_blink=False), server
+        return TuiAgentApp(
+            lambda: build_agent(settings, choice),
+            model=choice.model,
+            endpoint=choice.label,
+            clock=lambda: FIXED_NOW,
+            cursor_blink=False,
+        ), server
 
     yield make
     for server in servers:
@@ -64,8 +69,15 @@ async def watch_status(pilot: Pilot[None], until: Callable[[], bool], limit: flo
 async def test_retries_and_the_wait_for_a_first_token_show_in_the_status_line_with_moving_timers(
     scripted_app: Make,
 ) -> None:
-    app, server = scripted_app({"replies": [{"status": 429, "retry_after": 2}, {"status": 500, "retry_after": 1},
-                                            {"text": "Finally here.", "first_token_delay": 1.6}]})
+    app, server = scripted_app(
+        {
+            "replies": [
+                {"status": 429, "retry_after": 2},
+                {"status": 500, "retry_after": 1},
+                {"text": "Finally here.", "first_token_delay": 1.6},
+            ]
+        }
+    )
     async with app.run_test(size=(140, 40)) as pilot:
         screen = chat(pilot)
         await send(pilot, "hello", wait=False)
@@ -80,8 +92,18 @@ async def test_retries_and_the_wait_for_a_first_token_show_in_the_status_line_wi
 
 
 async def test_a_slow_first_token_shows_the_wait_then_replying(scripted_app: Make) -> None:
-    app, _ = scripted_app({"replies": [{"text": "Slow start, then " + "more words " * 30, "first_token_delay": 1.3,
-                                        "chunk_size": 4, "chunk_delay": 0.02}]})
+    app, _ = scripted_app(
+        {
+            "replies": [
+                {
+                    "text": "Slow start, then " + "more words " * 30,
+                    "first_token_delay": 1.3,
+                    "chunk_size": 4,
+                    "chunk_delay": 0.02,
+                }
+            ]
+        }
+    )
     async with app.run_test(size=(140, 40)) as pilot:
         screen = chat(pilot)
         await send(pilot, "hello", wait=False)
@@ -92,7 +114,8 @@ async def test_a_slow_first_token_shows_the_wait_then_replying(scripted_app: Mak
 
 
 async def test_an_error_keeps_its_whole_message_request_id_and_endpoint_shown_wrapped_and_stored(
-    scripted_app: Make, tmp_path: Path,
+    scripted_app: Make,
+    tmp_path: Path,
 ) -> None:
     app, server = scripted_app({"replies": [{"status": 400, "error_message": LONG_MESSAGE}]})
     async with app.run_test(size=(100, 40)) as pilot:
@@ -114,7 +137,8 @@ def last_request_messages(server: BackgroundServer) -> list[dict[str, Any]]:
 
 
 async def test_a_failed_turn_is_retried_with_one_key_and_the_failed_reply_is_kept_as_replaced(
-    scripted_app: Make, tmp_path: Path,
+    scripted_app: Make,
+    tmp_path: Path,
 ) -> None:
     failing = {"status": 500, "retry_after": 0.01}
     app, server = scripted_app({"replies": [failing, failing, failing, {"text": "Second try works."}]})
@@ -137,10 +161,18 @@ async def test_a_failed_turn_is_retried_with_one_key_and_the_failed_reply_is_kep
 
 
 async def test_a_retry_does_not_send_the_failed_replys_text_and_the_next_turn_alternates(
-    scripted_app: Make, tmp_path: Path,
+    scripted_app: Make,
+    tmp_path: Path,
 ) -> None:
-    app, server = scripted_app({"replies": [{"text": "Partial answer that breaks", "chunk_size": 5, "cut_after": 2},
-                                            {"text": "Whole answer."}, {"text": "Next."}]})
+    app, server = scripted_app(
+        {
+            "replies": [
+                {"text": "Partial answer that breaks", "chunk_size": 5, "cut_after": 2},
+                {"text": "Whole answer."},
+                {"text": "Next."},
+            ]
+        }
+    )
     async with app.run_test(size=(140, 40)) as pilot:
         screen = chat(pilot)
         await send(pilot, "first")
@@ -150,24 +182,38 @@ async def test_a_retry_does_not_send_the_failed_replys_text_and_the_next_turn_al
         await wait_until(pilot, lambda: screen.idle and len(screen.chat_log.assistant_messages) == 2, "retried")
         await send(pilot, "second")
     assert last_request_messages(server) == [
-        {"role": "user", "content": "first"}, {"role": "assistant", "content": "Whole answer."},
-        {"role": "user", "content": "second"}]
+        {"role": "user", "content": "first"},
+        {"role": "assistant", "content": "Whole answer."},
+        {"role": "user", "content": "second"},
+    ]
     replies = [m for m in await stored(tmp_path / "history.db") if m.role.value == "assistant"]
     assert [(m.content, m.replaced_by is not None) for m in replies] == [
-        (partial, True), ("Whole answer.", False), ("Next.", False)]
+        (partial, True),
+        ("Whole answer.", False),
+        ("Next.", False),
+    ]
 
 
 async def test_esc_mid_reply_then_continue_appends_to_the_same_reply_on_screen_and_in_history(
-    scripted_app: Make, tmp_path: Path,
+    scripted_app: Make,
+    tmp_path: Path,
 ) -> None:
-    app, server = scripted_app({"replies": [{"text": "One two three four five six seven eight nine ten " * 6,
-                                             "chunk_size": 4, "chunk_delay": 0.05},
-                                            {"text": " and the rest."}]})
+    app, server = scripted_app(
+        {
+            "replies": [
+                {"text": "One two three four five six seven eight nine ten " * 6, "chunk_size": 4, "chunk_delay": 0.05},
+                {"text": " and the rest."},
+            ]
+        }
+    )
     async with app.run_test(size=(140, 40)) as pilot:
         screen = chat(pilot)
         await send(pilot, "count", wait=False)
-        await wait_until(pilot, lambda: bool(screen.chat_log.assistant_messages)
-                         and len(screen.chat_log.assistant_messages[0].text) > 12, "some text")
+        await wait_until(
+            pilot,
+            lambda: bool(screen.chat_log.assistant_messages) and len(screen.chat_log.assistant_messages[0].text) > 12,
+            "some text",
+        )
         await pilot.press("escape")
         await wait_until(pilot, lambda: screen.idle and screen.chat_log.actions is not None, "interrupted")
         (reply,) = screen.chat_log.assistant_messages
@@ -183,18 +229,19 @@ async def test_esc_mid_reply_then_continue_appends_to_the_same_reply_on_screen_a
 
 
 async def test_a_reply_cut_at_the_token_limit_is_continued_from_the_palette(
-    scripted_app: Make, tmp_path: Path,
+    scripted_app: Make,
+    tmp_path: Path,
 ) -> None:
-    app, _ = scripted_app({"replies": [{"text": "Cut at the", "finish_reason": "length"},
-                                       {"text": " token limit."}]})
+    app, _ = scripted_app({"replies": [{"text": "Cut at the", "finish_reason": "length"}, {"text": " token limit."}]})
     async with app.run_test(size=(140, 40)) as pilot:
         screen = chat(pilot)
         await send(pilot, "tell me")
         titles = [command.title for command in app.get_system_commands(screen)]
         assert "Retry last reply" in titles and "Continue reply" in titles
         redo(app, False)
-        await wait_until(pilot, lambda: screen.idle and "limit" in screen.chat_log.assistant_messages[-1].text,
-                         "continued")
+        await wait_until(
+            pilot, lambda: screen.idle and "limit" in screen.chat_log.assistant_messages[-1].text, "continued"
+        )
     (_, saved) = await stored(tmp_path / "history.db")
     assert saved.content == "Cut at the token limit."
 
@@ -213,8 +260,14 @@ async def test_retry_with_no_reply_yet_says_so_inline(scripted_app: Make) -> Non
 async def test_a_resumed_session_shows_the_replaced_reply_dimmed_and_offers_redo_for_a_failed_last_reply(
     tmp_path: Path,
 ) -> None:
-    server = BackgroundServer({"replies": [{"text": "Broken off", "chunk_size": 4, "cut_after": 2},
-                                           {"text": "Also broken", "chunk_size": 4, "cut_after": 2}]})
+    server = BackgroundServer(
+        {
+            "replies": [
+                {"text": "Broken off", "chunk_size": 4, "cut_after": 2},
+                {"text": "Also broken", "chunk_size": 4, "cut_after": 2},
+            ]
+        }
+    )
     server.start()
     try:
         settings = Settings(db=tmp_path / "history.db")
@@ -233,8 +286,9 @@ async def test_a_resumed_session_shows_the_replaced_reply_dimmed_and_offers_redo
             await again.agent.resume(session.id)
             return again
 
-        app = TuiAgentApp(resumed, model=choice.model, endpoint=choice.label,
-                          clock=lambda: FIXED_NOW, cursor_blink=False)
+        app = TuiAgentApp(
+            resumed, model=choice.model, endpoint=choice.label, clock=lambda: FIXED_NOW, cursor_blink=False
+        )
         async with app.run_test(size=(140, 40)) as pilot:
             screen = chat(pilot)
             await wait_until(pilot, lambda: screen.chat_log.actions is not None, "the history shown, redo offered")

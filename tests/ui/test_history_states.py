@@ -71,12 +71,16 @@ def status_line(pilot: Pilot[None]) -> str:
 
 
 def _files(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in folder.iterdir()
-            if not p.name.endswith("-shm") and not (p.name.endswith("-wal") and p.stat().st_size == 0)}
+    return {
+        p.name: p.read_bytes()
+        for p in folder.iterdir()
+        if not p.name.endswith("-shm") and not (p.name.endswith("-wal") and p.stat().st_size == 0)
+    }
 
 
 async def test_a_newer_database_starts_read_only_chats_in_memory_and_is_never_written(
-        real_app: MakeApp, tmp_path: Path) -> None:
+    real_app: MakeApp, tmp_path: Path
+) -> None:
     db = db_file(tmp_path)
     old_id = await newer_database(db)
     before = _files(db.parent)
@@ -109,8 +113,11 @@ async def test_a_newer_database_can_be_browsed_and_opened_but_not_renamed(real_a
         await until(pilot, lambda: notified(pilot, "can't be renamed"), "the refusal")
         await until(pilot, lambda: isinstance(app.screen, SessionsScreen), "back in the list")
         await pilot.press("enter")
-        await until(pilot, lambda: any(u.prompt == "tell me about the walrus"
-                                       for u in pilot.app.screen.query(UserMessage)), "the old session shown")
+        await until(
+            pilot,
+            lambda: any(u.prompt == "tell me about the walrus" for u in pilot.app.screen.query(UserMessage)),
+            "the old session shown",
+        )
         await send(pilot, "and its weight?")
     assert _files(db.parent) == before
 
@@ -144,9 +151,11 @@ async def test_a_lock_held_at_start_keeps_the_chat_in_memory_then_saves_it(real_
 def _rows(db: Path) -> tuple[list[Any], list[Any], list[Any]]:
     conn = sqlite3.connect(db)
     try:
-        return (conn.execute("SELECT title FROM sessions").fetchall(),
-                conn.execute("SELECT role, status FROM messages ORDER BY position").fetchall(),
-                conn.execute("SELECT name FROM tool_calls").fetchall())
+        return (
+            conn.execute("SELECT title FROM sessions").fetchall(),
+            conn.execute("SELECT role, status FROM messages ORDER BY position").fetchall(),
+            conn.execute("SELECT name FROM tool_calls").fetchall(),
+        )
     finally:
         conn.close()
 

@@ -121,10 +121,15 @@ async def test_the_keys_notice_shows_its_brackets_literally() -> None:
 
 def ui_classes() -> list[type[DOMNode]]:
     """Every app, screen and widget class tui-agent's UI package defines."""
-    modules = [importlib.import_module(info.name)
-               for info in pkgutil.walk_packages(tui_agent.ui.__path__, "tui_agent.ui.")]
-    return [cls for module in modules for _, cls in inspect.getmembers(module, inspect.isclass)
-            if issubclass(cls, DOMNode) and cls.__module__ == module.__name__]
+    modules = [
+        importlib.import_module(info.name) for info in pkgutil.walk_packages(tui_agent.ui.__path__, "tui_agent.ui.")
+    ]
+    return [
+        cls
+        for module in modules
+        for _, cls in inspect.getmembers(module, inspect.isclass)
+        if issubclass(cls, DOMNode) and cls.__module__ == module.__name__
+    ]
 
 
 def test_every_binding_has_an_id_of_its_own() -> None:

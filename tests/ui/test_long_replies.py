@@ -84,20 +84,22 @@ async def test_one_character_deltas_show_exactly_what_was_sent(monkeypatch: obje
 
 
 async def test_one_large_delta_is_rendered_a_piece_at_a_time(monkeypatch: object) -> None:
-    source = "".join(f"## Part {part}\n\n" + "".join(f"- line {part}.{n}: a result\n" for n in range(300))
-                     for part in range(40))
+    source = "".join(
+        f"## Part {part}\n\n" + "".join(f"- line {part}.{n}: a result\n" for n in range(300)) for part in range(40)
+    )
     shown, whole, largest = await streamed([source], monkeypatch)
     assert shown == whole
     assert largest < BOUND < len(source)
-
 
 
 async def test_long_sections_arriving_at_once_are_cut_too(monkeypatch: object) -> None:
     """A heading before a list longer than a piece: the heading settles alone and the list is cut to its end
     (it was settled with the heading in one piece of the whole section when text came faster than it
     settled, and its last 10 KB in one piece even when not)."""
-    source = "\n".join(f"## Part {part}\n\n" + "".join(f"- line {part}.{n}: the build step wrote a file\n"
-                                                       for n in range(600)) for part in range(6))
+    source = "\n".join(
+        f"## Part {part}\n\n" + "".join(f"- line {part}.{n}: the build step wrote a file\n" for n in range(600))
+        for part in range(6)
+    )
     app, _ = make_app([reply_script([source])])
     with largest_render(monkeypatch) as sizes:
         async with app.run_test(size=SIZE) as pilot:

@@ -88,8 +88,11 @@ async def test_escape_cancels_a_running_mcp_call(mcp_app: MakeApp) -> None:
     app, _ = mcp_app(calling("sleep", seconds=60), demo=stdio(approval="never"))
     async with app.run_test(size=(140, 40)) as pilot:
         await type_prompt(pilot, "sleep")
-        await until(pilot, lambda: any(panel.status is ToolStatus.RUNNING for panel in chat(pilot).tool_panels.panels),
-                    "the call running")
+        await until(
+            pilot,
+            lambda: any(panel.status is ToolStatus.RUNNING for panel in chat(pilot).tool_panels.panels),
+            "the call running",
+        )
         await pilot.press("escape")
         await until(pilot, lambda: chat(pilot).idle, "turn cancelled")
         (panel,) = chat(pilot).tool_panels.panels
@@ -97,12 +100,18 @@ async def test_escape_cancels_a_running_mcp_call(mcp_app: MakeApp) -> None:
 
 
 async def test_the_mcp_screen_lists_restarts_toggles_and_shows_the_log(mcp_app: MakeApp) -> None:
-    app, backend = mcp_app(calling("echo", text="x"), demo=stdio("--chatty", approval="never"),
-                           missing=McpServerSettings(command="no-such-mcp-server"),
-                           later=McpServerSettings(url="http://127.0.0.1:9/mcp", enabled=False))
+    app, backend = mcp_app(
+        calling("echo", text="x"),
+        demo=stdio("--chatty", approval="never"),
+        missing=McpServerSettings(command="no-such-mcp-server"),
+        later=McpServerSettings(url="http://127.0.0.1:9/mcp", enabled=False),
+    )
     async with app.run_test(size=(140, 40)) as pilot:
-        await until(pilot, lambda: backend.mcp_servers is not None
-                    and backend.mcp_servers.servers["demo"].state == "ready", "demo ready")
+        await until(
+            pilot,
+            lambda: backend.mcp_servers is not None and backend.mcp_servers.servers["demo"].state == "ready",
+            "demo ready",
+        )
         app.action_mcp_servers()
         await until(pilot, lambda: isinstance(app.screen, McpScreen), "the MCP screen")
         screen = app.screen
@@ -121,7 +130,10 @@ async def test_the_mcp_screen_lists_restarts_toggles_and_shows_the_log(mcp_app: 
         await pilot.press("t")
         await until(pilot, lambda: "ready with 8 tools" in rows()[0], "demo back")
         await pilot.press("r")
-        await until(pilot, lambda: "ready with 8 tools" in rows()[0] and "echo" in backend.agent.registry.names(),  # type: ignore[union-attr]
-                    "demo restarted")
+        await until(
+            pilot,
+            lambda: "ready with 8 tools" in rows()[0] and "echo" in backend.agent.registry.names(),  # type: ignore[union-attr]
+            "demo restarted",
+        )
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, McpScreen), "closed")

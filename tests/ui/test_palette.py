@@ -24,9 +24,21 @@ from tui_agent.ui.screens.sessions import SessionsScreen
 from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.tool_panel import ToolPanels
 
-OUR_COMMANDS = ["New session", "Sessions", "Switch model", "Theme", "Export session", "Toggle tool panel",
-                "Toggle task tree", "Retry last reply", "Continue reply", "Copy last reply", "Show config path",
-                "MCP servers", "Help"]
+OUR_COMMANDS = [
+    "New session",
+    "Sessions",
+    "Switch model",
+    "Theme",
+    "Export session",
+    "Toggle tool panel",
+    "Toggle task tree",
+    "Retry last reply",
+    "Continue reply",
+    "Copy last reply",
+    "Show config path",
+    "MCP servers",
+    "Help",
+]
 
 
 async def run_command(pilot: Pilot[None], text: str) -> None:
@@ -167,14 +179,21 @@ async def test_switch_model_against_the_offline_server_keeps_the_conversation(tm
     settings = Settings(db=tmp_path / "history.db")
     choice = EndpointChoice(server.base_url, "offline", "test-key")
     try:
-        app = TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
-                          clock=lambda: FIXED_NOW, cursor_blink=False)
+        app = TuiAgentApp(
+            lambda: build_agent(settings, choice),
+            model=choice.model,
+            endpoint=choice.label,
+            clock=lambda: FIXED_NOW,
+            cursor_blink=False,
+        )
         async with app.run_test(size=SIZE) as pilot:
             await send(pilot, "Remember the word pelican.")
             await run_command(pilot, "Switch model")
             palette = app.screen
-            shown = [str(palette.query_one(CommandList).get_option_at_index(i).prompt).split("\n")[0]
-                     for i in range(palette.query_one(CommandList).option_count)]
+            shown = [
+                str(palette.query_one(CommandList).get_option_at_index(i).prompt).split("\n")[0]
+                for i in range(palette.query_one(CommandList).option_count)
+            ]
             assert shown == ["offline", "offline-large"]
             await run_command(pilot, "offline-large")
             assert chat(pilot).status_bar.model == "offline-large"

@@ -13,9 +13,13 @@ from tui_agent.status import MessageStatus, Role
 from tui_agent.ui.history_view import message_widgets
 from tui_agent.ui.widgets.thinking import ThinkingBlock
 
-SCRIPT = [AssistantMessageStarted("m1"), AssistantPartDelta("m1", "self_check", "Too "),
-          AssistantPartDelta("m1", "self_check", "terse."), Text("m1", "Four."),
-          AssistantMessageFinished("m1", MessageStatus.COMPLETE)]
+SCRIPT = [
+    AssistantMessageStarted("m1"),
+    AssistantPartDelta("m1", "self_check", "Too "),
+    AssistantPartDelta("m1", "self_check", "terse."),
+    Text("m1", "Four."),
+    AssistantMessageFinished("m1", MessageStatus.COMPLETE),
+]
 
 
 async def test_a_kind_without_a_view_streams_into_a_plain_collapsed_block() -> None:
@@ -32,8 +36,20 @@ async def test_a_kind_without_a_view_streams_into_a_plain_collapsed_block() -> N
 
 def test_a_stored_kind_without_a_view_is_shown_and_not_hidden_with_reasoning() -> None:
     now = datetime.now(UTC)
-    message = Message("m1", "s1", 1, Role.ASSISTANT, "", MessageStatus.COMPLETE, None, None, None, now, now,
-                      part_texts={"reasoning": "Hmm.", "self_check": "Nothing to add."})
+    message = Message(
+        "m1",
+        "s1",
+        1,
+        Role.ASSISTANT,
+        "",
+        MessageStatus.COMPLETE,
+        None,
+        None,
+        None,
+        now,
+        now,
+        part_texts={"reasoning": "Hmm.", "self_check": "Nothing to add."},
+    )
     (block, _reply) = message_widgets(message, reasoning="hidden")
     assert isinstance(block, ThinkingBlock) and block.kind == "self_check"
     assert str(block.render()) == "▸ self check — no answer followed (3 words)"

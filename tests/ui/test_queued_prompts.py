@@ -32,7 +32,11 @@ async def test_a_prompt_sent_mid_reply_waits_as_queued_and_is_sent_when_the_turn
         await wait_until(pilot, lambda: screen.idle, "both turns done")
         assert backend.prompts == ["first", "second"]
         assert conversation_keys(screen.chat_log.entries) == [
-            "user: first", "assistant m1: Half done.", "user: second", "assistant m2: Second answer."]
+            "user: first",
+            "assistant m1: Half done.",
+            "user: second",
+            "assistant m2: Second answer.",
+        ]
         assert not screen.queued.display
 
 

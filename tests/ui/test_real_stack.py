@@ -113,8 +113,13 @@ async def test_every_server_fault_is_a_sentence_inline_and_the_app_carries_on(
 async def test_server_down_is_inline_and_the_app_carries_on(tmp_path: Path) -> None:
     settings = Settings(db=tmp_path / "history.db")
     choice = EndpointChoice("http://127.0.0.1:9/v1", "down", "test-key")
-    app = TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
-                      clock=lambda: FIXED_NOW, cursor_blink=False)
+    app = TuiAgentApp(
+        lambda: build_agent(settings, choice),
+        model=choice.model,
+        endpoint=choice.label,
+        clock=lambda: FIXED_NOW,
+        cursor_blink=False,
+    )
     async with app.run_test(size=(140, 40)) as pilot:
         await send(pilot, "anyone there?")
         screen = chat(pilot)
@@ -131,8 +136,14 @@ async def test_escape_mid_stream_keeps_the_partial_reply(real_app: MakeApp, tmp_
     async with app.run_test(size=(140, 40)) as pilot:
         await send(pilot, "talk a lot", wait=False)
         screen = chat(pilot)
-        await wait_until(pilot, lambda: bool(screen.chat_log.assistant_messages)
-                         and len(screen.chat_log.assistant_messages[0].shown_text()) > 20, "some text")
+        await wait_until(
+            pilot,
+            lambda: (
+                bool(screen.chat_log.assistant_messages)
+                and len(screen.chat_log.assistant_messages[0].shown_text()) > 20
+            ),
+            "some text",
+        )
         await pilot.press("escape")
         await wait_until(pilot, lambda: screen.idle, "idle after Esc")
         shown = screen.chat_log.assistant_messages[0].shown_text()
@@ -145,8 +156,9 @@ async def test_escape_mid_stream_keeps_the_partial_reply(real_app: MakeApp, tmp_
 
 
 async def test_approval_modal_on_the_real_runner(real_app: MakeApp, tmp_path: Path) -> None:
-    app, _ = real_app({"replies": [{"tool_calls": [{"name": "careful_echo", "arguments": {"text": "hi"}}]}]},
-                      plugin_dirs=[PLUGINS])
+    app, _ = real_app(
+        {"replies": [{"tool_calls": [{"name": "careful_echo", "arguments": {"text": "hi"}}]}]}, plugin_dirs=[PLUGINS]
+    )
     async with app.run_test(size=(140, 40)) as pilot:
         await send(pilot, "echo carefully", wait=False)
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")
@@ -161,8 +173,15 @@ async def test_approval_modal_on_the_real_runner(real_app: MakeApp, tmp_path: Pa
 async def test_a_tool_node_cancelled_while_its_approval_is_asked_takes_the_modal_away(
     real_app: MakeApp, tmp_path: Path
 ) -> None:
-    app, _ = real_app({"replies": [{"tool_calls": [{"name": "careful_echo", "arguments": {"text": "hi"}}]},
-                                   {"text": "Not run, then."}]}, plugin_dirs=[PLUGINS])
+    app, _ = real_app(
+        {
+            "replies": [
+                {"tool_calls": [{"name": "careful_echo", "arguments": {"text": "hi"}}]},
+                {"text": "Not run, then."},
+            ]
+        },
+        plugin_dirs=[PLUGINS],
+    )
     async with app.run_test(size=(140, 40)) as pilot:
         screen = chat(pilot)
         tree = await task_tree(pilot)
@@ -181,8 +200,13 @@ async def test_a_tool_node_cancelled_while_its_approval_is_asked_takes_the_modal
 async def test_status_bar_shows_the_built_engine_not_the_first_frames_guess(tmp_path: Path) -> None:
     """The first frame's endpoint comes from unvalidated settings; once built, the agent's own is shown."""
     settings = Settings(db=tmp_path / "history.db")
-    app = TuiAgentApp(lambda: build_agent(settings, EndpointChoice(None, "offline")), model="first-guess",
-                      endpoint="guessed.example", clock=lambda: FIXED_NOW, cursor_blink=False)
+    app = TuiAgentApp(
+        lambda: build_agent(settings, EndpointChoice(None, "offline")),
+        model="first-guess",
+        endpoint="guessed.example",
+        clock=lambda: FIXED_NOW,
+        cursor_blink=False,
+    )
     async with app.run_test(size=(140, 40)) as pilot:
         status = chat(pilot).status_bar
         await wait_until(pilot, lambda: status.endpoint == "offline model", "the built engine's endpoint")
@@ -190,8 +214,9 @@ async def test_status_bar_shows_the_built_engine_not_the_first_frames_guess(tmp_
 
 
 async def test_a_prompt_sent_while_streaming_is_queued_then_sent(real_app: MakeApp, tmp_path: Path) -> None:
-    app, _ = real_app({"replies": [{"text": "word " * 200, "chunk_size": 5, "chunk_delay": 0.01},
-                                   {"text": "Second answer."}]})
+    app, _ = real_app(
+        {"replies": [{"text": "word " * 200, "chunk_size": 5, "chunk_delay": 0.01}, {"text": "Second answer."}]}
+    )
     async with app.run_test(size=(140, 40)) as pilot:
         await send(pilot, "talk a lot", wait=False)
         screen = chat(pilot)
@@ -202,5 +227,8 @@ async def test_a_prompt_sent_while_streaming_is_queued_then_sent(real_app: MakeA
         assert [m.status for m in screen.chat_log.assistant_messages] == [MessageStatus.COMPLETE] * 2
     messages = await history(tmp_path / "history.db")
     assert [(m.role.value, m.content.strip()[:14]) for m in messages] == [
-        ("user", "talk a lot"), ("assistant", "word word word"), ("user", "and then this"),
-        ("assistant", "Second answer.")]
+        ("user", "talk a lot"),
+        ("assistant", "word word word"),
+        ("user", "and then this"),
+        ("assistant", "Second answer."),
+    ]

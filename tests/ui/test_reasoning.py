@@ -136,8 +136,12 @@ async def test_a_resumed_session_shows_its_reasoning(tmp_path: Path) -> None:
         assert THOUGHT not in str(stack.chat_requests())  # never sent back, live or resumed
 
 
-INTERLEAVED = {"reasoning": "First the sum.", "text": "Four.", "chunk_size": 6,
-               "interleaved": [{"reasoning": " Then a check: two and two.", "text": " Sure."}]}
+INTERLEAVED = {
+    "reasoning": "First the sum.",
+    "text": "Four.",
+    "chunk_size": 6,
+    "interleaved": [{"reasoning": " Then a check: two and two.", "text": " Sure."}],
+}
 BOTH = "First the sum. Then a check: two and two."
 
 
@@ -167,12 +171,10 @@ KEPT = f"Count to five.{PART_BREAK}Go on from two."
 async def _continue(pilot: Pilot[None]) -> None:
     screen = chat(pilot)
     await pilot.press("ctrl+g")
-    await wait_until(pilot, lambda: screen.idle and "five." in screen.chat_log.assistant_messages[-1].text,
-                     "continued")
+    await wait_until(pilot, lambda: screen.idle and "five." in screen.chat_log.assistant_messages[-1].text, "continued")
 
 
-async def test_a_continued_reply_keeps_its_reasoning_and_the_continuations_after_a_separator(
-        tmp_path: Path) -> None:
+async def test_a_continued_reply_keeps_its_reasoning_and_the_continuations_after_a_separator(tmp_path: Path) -> None:
     with BackgroundServer(strict_scenario({"replies": [CUT, GOES_ON, CUT, GOES_ON]})) as server:
         stack = RealStack(tmp_path / "history.db", server)
         app, _ = stack.app()
@@ -205,8 +207,11 @@ async def test_a_block_is_not_let_go_while_its_reply_may_still_reason(tmp_path: 
             await chat_ready(pilot)
             await send(pilot, "Go", wait=False)
             log = chat(pilot).chat_log
-            await wait_until(pilot, lambda: bool(log.assistant_messages) and "long" in log.assistant_messages[0].text,
-                             "the answer began")
+            await wait_until(
+                pilot,
+                lambda: bool(log.assistant_messages) and "long" in log.assistant_messages[0].text,
+                "the answer began",
+            )
             (block,) = _blocks(pilot)
             assert block.done and not block.settled  # interleaved reasoning may still come: the window keeps it
             await wait_until(pilot, lambda: chat(pilot).idle, "the reply ended")

@@ -25,12 +25,27 @@ from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, Message
 SIZE = (140, 50)
 FINISHED_CALLS = (
     Call("c_done", "get_current_weather", {"location": "Paris"}, ToolStatus.DONE, result="Paris: sunny, 21 °C"),
-    Call("c_failed", "get_current_weather", {"location": "Atlantis"}, ToolStatus.FAILED,
-         error="get_current_weather failed: unknown city"),
-    Call("c_denied", "run_shell", {"command": "rm -rf /tmp/x"}, ToolStatus.DENIED,
-         error="The user denied the call to run_shell."),
-    Call("c_interrupted", "run_shell", {"command": "sleep 100"}, ToolStatus.INTERRUPTED,
-         error="The call to run_shell was cancelled."),
+    Call(
+        "c_failed",
+        "get_current_weather",
+        {"location": "Atlantis"},
+        ToolStatus.FAILED,
+        error="get_current_weather failed: unknown city",
+    ),
+    Call(
+        "c_denied",
+        "run_shell",
+        {"command": "rm -rf /tmp/x"},
+        ToolStatus.DENIED,
+        error="The user denied the call to run_shell.",
+    ),
+    Call(
+        "c_interrupted",
+        "run_shell",
+        {"command": "sleep 100"},
+        ToolStatus.INTERRUPTED,
+        error="The call to run_shell was cancelled.",
+    ),
 )
 OPEN_CALLS = (
     Call("c_pending", "calculator", {"expression": "2+2"}, ToolStatus.PENDING),
@@ -51,8 +66,11 @@ def stack(tmp_path: Path) -> Iterator[RealStack]:
 
 
 async def shown_history(pilot: Pilot[None], prompt: str) -> None:
-    await wait_until(pilot, lambda: pilot.app.screen.is_active
-                     and prompt in [u.prompt for u in pilot.app.screen.query(UserMessage)], f"history with {prompt!r}")
+    await wait_until(
+        pilot,
+        lambda: pilot.app.screen.is_active and prompt in [u.prompt for u in pilot.app.screen.query(UserMessage)],
+        f"history with {prompt!r}",
+    )
     await pilot.pause()
 
 
@@ -62,8 +80,13 @@ async def seed_all_statuses(stack: RealStack) -> str:
     try:
         session = await store.create_session("Every status", model="scripted")
         await add_turn(store, session.id, TURNS[0])
-        await store.append_message(session.id, Role.ASSISTANT, "Paris is sunny; Atlantis is not a city.",
-                                   MessageStatus.COMPLETE, model="scripted")
+        await store.append_message(
+            session.id,
+            Role.ASSISTANT,
+            "Paris is sunny; Atlantis is not a city.",
+            MessageStatus.COMPLETE,
+            model="scripted",
+        )
         for turn in TURNS[1:]:
             await add_turn(store, session.id, turn)
         return session.id
@@ -80,7 +103,9 @@ async def test_resumed_session_shows_every_status_and_the_model_gets_all_of_it(s
         panels = {panel.call.call_id: panel for panel in screen.tool_panels.panels}
         assert list(panels) == [c.call_id for c in FINISHED_CALLS + OPEN_CALLS]
         assert {i: p.status for i, p in panels.items()} == {
-            **{c.call_id: c.status for c in FINISHED_CALLS}, **{c.call_id: ToolStatus.INTERRUPTED for c in OPEN_CALLS}}
+            **{c.call_id: c.status for c in FINISHED_CALLS},
+            **{c.call_id: ToolStatus.INTERRUPTED for c in OPEN_CALLS},
+        }
         done = panels["c_done"]
         assert '"location": "Paris"' in str(done.render()) and "Paris: sunny, 21 °C" in str(done.render())
         assert " · " in str(done.border_subtitle)  # status and duration
@@ -91,8 +116,12 @@ async def test_resumed_session_shows_every_status_and_the_model_gets_all_of_it(s
         assert [m.has_class("-failed") for m in markers] == [False, True]
         assert any("HTTP 500" in str(n.render()) for n in screen.query(ErrorNotice))
         replies = [m.shown_text().strip() for m in screen.query(AssistantMessage)]
-        assert replies == ["Checking four things…", "Paris is sunny; Atlantis is not a city.", "Working on it",
-                           "Half an ans"]
+        assert replies == [
+            "Checking four things…",
+            "Paris is sunny; Atlantis is not a city.",
+            "Working on it",
+            "Half an ans",
+        ]
         assert screen.status_bar.title == "Every status"
         await send(pilot, "Continue please")
         assert (await backend.ready()).current_session_id == session_id
@@ -187,6 +216,7 @@ async def test_scrolling_loads_older_pages_and_keeps_a_window_with_its_tool_call
         assert view.exhausted and view.loaded_messages == 160 and steps == -(-160 // HISTORY_PAGE) - 1
         # At the top: the oldest entries and only their calls are mounted; the newest were let go.
         assert conversation_keys(screen.chat_log.entries)[0] == "user: question 0"
+
         def shown_calls() -> list[str]:
             return [p.call.call_id for p in screen.tool_panels.panels]
 
@@ -194,10 +224,15 @@ async def test_scrolling_loads_older_pages_and_keeps_a_window_with_its_tool_call
         assert "call_70" not in shown_calls()
         keys = await read_to_the_bottom(pilot, screen)
         assert [key for key in keys if key.startswith("user: ")] == [f"user: question {i}" for i in range(80)]
-        assert [key.rsplit(": ", 1)[1] for key in keys if key.startswith("assistant")] == \
-            [f"answer {i}" for i in range(80)]
-        await wait_until(pilot, lambda: shown_calls()[-1:] == ["call_70"] and "call_0" not in shown_calls(),
-                         "the panels follow the log back down")
+        assert [key.rsplit(": ", 1)[1] for key in keys if key.startswith("assistant")] == [
+            f"answer {i}" for i in range(80)
+        ]
+        await wait_until(
+            pilot,
+            lambda: shown_calls()[-1:] == ["call_70"] and "call_0" not in shown_calls(),
+            "the panels follow the log back down",
+        )
+
 
 async def test_the_newest_page_is_on_screen_before_the_engine_is_built(stack: RealStack) -> None:
     turns = [Turn(f"question {i}", f"answer {i}") for i in range(40)]

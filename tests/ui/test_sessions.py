@@ -28,9 +28,13 @@ from tui_agent.ui.widgets.messages import UserMessage
 
 SIZE = (130, 40)
 WEATHER = [
-    Turn("What's the weather in Oslo?", "Oslo is cloudy, 9 °C.",
-         calls=(Call("call_w1", "get_current_weather", {"location": "Oslo"}, ToolStatus.DONE,
-                     result="Oslo: cloudy, 9 °C"),)),
+    Turn(
+        "What's the weather in Oslo?",
+        "Oslo is cloudy, 9 °C.",
+        calls=(
+            Call("call_w1", "get_current_weather", {"location": "Oslo"}, ToolStatus.DONE, result="Oslo: cloudy, 9 °C"),
+        ),
+    ),
     Turn("And tomorrow?", "Tomorrow looks like rain in Oslo."),
 ]
 RECIPES = [Turn("How do I bake sourdough?", "Feed the starter, then knead and proof overnight.")]
@@ -60,8 +64,11 @@ def rows(pilot: Pilot[None]) -> list[str]:
 async def open_sessions(pilot: Pilot[None], expected_rows: int) -> SessionsScreen:
     await wait_until(pilot, lambda: pilot.app.screen.is_active, "chat screen")
     await pilot.press("ctrl+s")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, SessionsScreen)
-                     and len(sessions_screen(pilot).sessions) == expected_rows, f"{expected_rows} sessions listed")
+    await wait_until(
+        pilot,
+        lambda: isinstance(pilot.app.screen, SessionsScreen) and len(sessions_screen(pilot).sessions) == expected_rows,
+        f"{expected_rows} sessions listed",
+    )
     return sessions_screen(pilot)
 
 
@@ -135,8 +142,7 @@ async def test_open_shows_the_session_and_continues_it(stack: RealStack) -> None
     (body,) = stack.chat_requests()
     # The seeded reply holds its text and its call in one message, so nothing answered after the tool result:
     # a placeholder reply keeps the roles alternating for strict servers.
-    assert [m[0] for m in api_messages(body)] == ["user", "assistant", "tool", "assistant", "user", "assistant",
-                                                  "user"]
+    assert [m[0] for m in api_messages(body)] == ["user", "assistant", "tool", "assistant", "user", "assistant", "user"]
     assert api_messages(body)[1][2] == ["call_w1"] and api_messages(body)[2][1] == "call_w1"
     _, messages = await stored(stack.db, weather.id)
     assert [m.content for m in messages[-2:]] == ["Thanks!", "Noted."]
@@ -185,7 +191,11 @@ async def test_fork_from_a_chosen_message_opens_the_fork(stack: RealStack) -> No
     fork = next(s for s in sessions if s.id == fork_id)
     assert fork.parent_session_id == weather.id and fork.title == "Weather in Oslo (fork)"
     assert [m.content for m in fork_messages] == [
-        "What's the weather in Oslo?", "Oslo is cloudy, 9 °C.", "Is it windy?", "Noted."]
+        "What's the weather in Oslo?",
+        "Oslo is cloudy, 9 °C.",
+        "Is it windy?",
+        "Noted.",
+    ]
     assert fork_messages[1].tool_calls[0].result == "Oslo: cloudy, 9 °C"
     _, original = await stored(stack.db, weather.id)
     assert len(original) == 4  # the source is untouched
@@ -300,8 +310,11 @@ async def test_a_refused_rename_is_said_and_the_title_kept(stack: RealStack) -> 
     app, _ = stack.app()
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await open_sessions(pilot, 1)
-        other_program(stack.db, "CREATE TRIGGER no_renames BEFORE UPDATE OF title ON sessions "
-                                "BEGIN SELECT RAISE(ABORT, 'renames are switched off here'); END")
+        other_program(
+            stack.db,
+            "CREATE TRIGGER no_renames BEFORE UPDATE OF title ON sessions "
+            "BEGIN SELECT RAISE(ABORT, 'renames are switched off here'); END",
+        )
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: isinstance(app.screen, RenameScreen), "rename dialog")
         app.screen.query_one(Input).value = ""

@@ -22,8 +22,13 @@ async def test_after_a_failed_turn_the_next_prompt_is_answered(tmp_path: Path) -
     with BackgroundServer({"replies": [{"status": 500}], "then": "repeat_last", "strict": True}) as server:
         settings = Settings(db=tmp_path / "history.db")
         choice = EndpointChoice(server.base_url, "scripted", "test-key")
-        app = TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
-                          clock=lambda: FIXED_NOW, cursor_blink=False)
+        app = TuiAgentApp(
+            lambda: build_agent(settings, choice),
+            model=choice.model,
+            endpoint=choice.label,
+            clock=lambda: FIXED_NOW,
+            cursor_blink=False,
+        )
         async with app.run_test(size=(140, 40)) as pilot:
             screen = chat(pilot)
             await send(pilot, "What is asyncio?")

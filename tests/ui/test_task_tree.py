@@ -31,11 +31,17 @@ from tui_agent.ui.widgets.task_tree import TaskTree
 
 PLUGINS = Path(__file__).parents[1] / "unit" / "agent" / "plugins"
 SLOW_TOOL = {"replies": [{"tool_calls": [{"name": "slow_echo", "arguments": {"text": "hi", "seconds": 30}}]}]}
-TWO_SLOW_TOOLS = {"replies": [
-    {"tool_calls": [{"name": "slow_echo", "arguments": {"text": "stuck", "seconds": 30}},
-                    {"name": "slow_echo", "arguments": {"text": "quick enough", "seconds": 2.0}}]},
-    {"text": "One of the two came back."},
-]}
+TWO_SLOW_TOOLS = {
+    "replies": [
+        {
+            "tool_calls": [
+                {"name": "slow_echo", "arguments": {"text": "stuck", "seconds": 30}},
+                {"name": "slow_echo", "arguments": {"text": "quick enough", "seconds": 2.0}},
+            ]
+        },
+        {"text": "One of the two came back."},
+    ]
+}
 ELAPSED = re.compile(r"\d+\.\ds$|\d+m\d\ds$")
 MakeApp = Callable[..., TuiAgentApp]
 
@@ -52,8 +58,13 @@ async def real_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
             server = BackgroundServer(scenario)
             servers.append(server)
             choice = EndpointChoice(server.start(), "scripted", "test-key")
-        return TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
-                           clock=time.monotonic, cursor_blink=False)
+        return TuiAgentApp(
+            lambda: build_agent(settings, choice),
+            model=choice.model,
+            endpoint=choice.label,
+            clock=time.monotonic,
+            cursor_blink=False,
+        )
 
     yield make
     for server in servers:
@@ -115,8 +126,11 @@ async def test_cancelling_a_running_node_stops_its_subtree_and_says_so(
     async with app.run_test(size=(160, 45)) as pilot:
         await send(pilot, "echo slowly", wait=False)
         screen = chat(pilot)
-        await wait_until(pilot, lambda: any(p.status is ToolStatus.RUNNING for p in screen.tool_panels.panels),
-                         "the slow tool running")
+        await wait_until(
+            pilot,
+            lambda: any(p.status is ToolStatus.RUNNING for p in screen.tool_panels.panels),
+            "the slow tool running",
+        )
         await pilot.press("ctrl+t")
         tree = await task_tree(pilot)
         assert tree.has_focus
@@ -153,8 +167,11 @@ async def test_cancel_key_on_an_ended_node_explains_instead(real_app: MakeApp) -
     async with app.run_test(size=(160, 45)) as pilot:
         await send(pilot, "echo slowly", wait=False)
         screen = chat(pilot)
-        await wait_until(pilot, lambda: any(p.status is ToolStatus.RUNNING for p in screen.tool_panels.panels),
-                         "the slow tool running")
+        await wait_until(
+            pilot,
+            lambda: any(p.status is ToolStatus.RUNNING for p in screen.tool_panels.panels),
+            "the slow tool running",
+        )
         await pilot.press("ctrl+t")
         tree = await task_tree(pilot)
         await select(pilot, tree, "show_reply")
@@ -173,8 +190,11 @@ async def test_cancelling_one_tool_node_interrupts_that_call_and_the_reply_goes_
     async with app.run_test(size=(160, 45)) as pilot:
         await send(pilot, "echo two things slowly", wait=False)
         screen = chat(pilot)
-        await wait_until(pilot, lambda: [p.status for p in screen.tool_panels.panels] == [ToolStatus.RUNNING] * 2,
-                         "both slow tools running")
+        await wait_until(
+            pilot,
+            lambda: [p.status for p in screen.tool_panels.panels] == [ToolStatus.RUNNING] * 2,
+            "both slow tools running",
+        )
         await pilot.press("ctrl+t")
         tree = await task_tree(pilot)
         await select(pilot, tree, "slow_echo")  # the first: the one that would take 30 s
@@ -185,8 +205,10 @@ async def test_cancelling_one_tool_node_interrupts_that_call_and_the_reply_goes_
         assert (stuck.status, quick.status) == (ToolStatus.INTERRUPTED, ToolStatus.DONE)
         tools = [line for line in shown_lines(tree) if " slow_echo" in line]
         assert [line[0] for line in tools] == ["⊘", "✓"]
-        assert line_for(tree, "ChatJob").startswith("✓ ") and [i.name for i in tree.items.values()].count(
-            "ResponseJob") == 2  # the model was asked again
+        assert (
+            line_for(tree, "ChatJob").startswith("✓ ")
+            and [i.name for i in tree.items.values()].count("ResponseJob") == 2
+        )  # the model was asked again
         replies = [entry.text for entry in screen.chat_log.query(AssistantMessage)]
         assert "One of the two came back." in replies[-1]
 
@@ -201,8 +223,13 @@ async def test_a_hidden_tree_draws_nothing_and_hiding_gives_the_prompt_its_focus
         await send(pilot, "hello", wait=False)
         await wait_until(pilot, lambda: gate.reached, "mid-turn")
         tree = await task_tree(pilot)
-        assert [item.name for item in tree.items.values()] == ["ChatJob", "ResponseJob", "respond", "show_reply",
-                                                               "run_tools"]
+        assert [item.name for item in tree.items.values()] == [
+            "ChatJob",
+            "ResponseJob",
+            "respond",
+            "show_reply",
+            "run_tools",
+        ]
         assert not tree.root.children  # the model follows the turn, the widget stays empty while hidden
         await pilot.press("ctrl+t")
         assert shown_lines(tree) == [f"◐ {item.name}  3.2s" for item in tree.items.values()]

@@ -26,15 +26,25 @@ real_app = test_real_stack.real_app
 TINY = [(1, 1), (2, 1), (1, 2), (2, 2), (3, 3), (5, 2), (2, 5), (10, 3), (20, 5), (40, 10), (80, 24)]
 SIZES = [*TINY, *reversed(TINY[:-1]), (120, 36)]
 """Down to 1x1, back up, down again and back to a normal size."""
-MARKDOWN = ("# A heading that is long enough to wrap\n\n- a list item with `code` in it\n- another item\n\n"
-            "```python\nprint('a code block with a long line that has to be cut or wrapped somewhere')\n```\n\n"
-            "| a table | with | columns |\n|---|---|---|\n| 1 | 2 | 3 |\n\n> a quote\n\n")
+MARKDOWN = (
+    "# A heading that is long enough to wrap\n\n- a list item with `code` in it\n- another item\n\n"
+    "```python\nprint('a code block with a long line that has to be cut or wrapped somewhere')\n```\n\n"
+    "| a table | with | columns |\n|---|---|---|\n| 1 | 2 | 3 |\n\n> a quote\n\n"
+)
 SLOW = {"chunk_size": 4, "chunk_delay": 0.01}
-SCENARIO = {"replies": [
-    {"text": MARKDOWN, **SLOW, "tool_calls": [{"name": "slow_echo", "arguments": {"text": "hi", "seconds": 1}},
-                                              {"name": "careful_echo", "arguments": {"text": "hi"}}]},
-    {"text": MARKDOWN * 4, **SLOW},
-]}
+SCENARIO = {
+    "replies": [
+        {
+            "text": MARKDOWN,
+            **SLOW,
+            "tool_calls": [
+                {"name": "slow_echo", "arguments": {"text": "hi", "seconds": 1}},
+                {"name": "careful_echo", "arguments": {"text": "hi"}},
+            ],
+        },
+        {"text": MARKDOWN * 4, **SLOW},
+    ]
+}
 
 
 async def shrink_and_grow(pilot: Pilot[None]) -> None:
@@ -73,9 +83,18 @@ async def test_every_size_survives_every_stage(real_app: MakeApp, tmp_path: Path
 
 async def test_every_size_survives_the_dialogs(real_app: MakeApp) -> None:
     """The command palette (searching), the session dialogs, an expanded tool result and a notification."""
-    app, _ = real_app({"replies": [{"text": "hello", "tool_calls": [
-        {"name": "slow_echo", "arguments": {"text": "a long result " * 40, "seconds": 0}}]}, {"text": "done"}]},
-        plugin_dirs=[PLUGINS])
+    app, _ = real_app(
+        {
+            "replies": [
+                {
+                    "text": "hello",
+                    "tool_calls": [{"name": "slow_echo", "arguments": {"text": "a long result " * 40, "seconds": 0}}],
+                },
+                {"text": "done"},
+            ]
+        },
+        plugin_dirs=[PLUGINS],
+    )
     async with app.run_test(size=(120, 36)) as pilot:
         await send(pilot, "tell me everything")
         chat(pilot).tool_panels.panels[0].focus()

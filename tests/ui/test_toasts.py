@@ -63,8 +63,13 @@ async def test_a_toast_shown_with_the_task_tree_open_stays_over_the_conversation
 async def test_the_offline_model_notice_is_a_line_in_the_conversation_not_a_toast(tmp_path: Path) -> None:
     settings = Settings(db=tmp_path / "history.db")
     choice = EndpointChoice(None, "offline")
-    app = TuiAgentApp(lambda: build_agent(settings, choice), model=choice.model, endpoint=choice.label,
-                      clock=lambda: FIXED_NOW, cursor_blink=False)
+    app = TuiAgentApp(
+        lambda: build_agent(settings, choice),
+        model=choice.model,
+        endpoint=choice.label,
+        clock=lambda: FIXED_NOW,
+        cursor_blink=False,
+    )
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         screen = chat(pilot)
         await wait_until(pilot, lambda: bool(screen.query(SystemLine)), "the offline model's line")

@@ -19,8 +19,13 @@ CUT = "✂ Cut off at the token limit (max_tokens = 3): the reply above is incom
 def app_on(server: BackgroundServer, db: Path, resume: ResumeRequest | None = None) -> TuiAgentApp:
     settings = Settings(db=db, max_tokens=3)
     choice = EndpointChoice(server.base_url, "scripted", "test-key")
-    return TuiAgentApp(lambda: build_and_resume(settings, choice, resume), model=choice.model, endpoint=choice.label,
-                       clock=lambda: FIXED_NOW, cursor_blink=False)
+    return TuiAgentApp(
+        lambda: build_and_resume(settings, choice, resume),
+        model=choice.model,
+        endpoint=choice.label,
+        clock=lambda: FIXED_NOW,
+        cursor_blink=False,
+    )
 
 
 def markers(app: TuiAgentApp) -> list[str]:

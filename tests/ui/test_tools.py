@@ -19,10 +19,14 @@ def status_classes(panel: ToolPanel) -> set[str]:
 async def test_panel_goes_through_every_status_with_a_distinct_look() -> None:
     gates = [Gate() for _ in range(4)]
     script = [
-        call("c1", ToolStatus.PENDING, arguments='{"loca'), gates[0],
-        call("c1", ToolStatus.AWAITING_APPROVAL), gates[1],
-        call("c1", ToolStatus.RUNNING, started=100.0), gates[2],
-        call("c1", ToolStatus.DONE, started=100.0, finished=101.5, result="Sunny, 21 °C"), gates[3],
+        call("c1", ToolStatus.PENDING, arguments='{"loca'),
+        gates[0],
+        call("c1", ToolStatus.AWAITING_APPROVAL),
+        gates[1],
+        call("c1", ToolStatus.RUNNING, started=100.0),
+        gates[2],
+        call("c1", ToolStatus.DONE, started=100.0, finished=101.5, result="Sunny, 21 °C"),
+        gates[3],
         call("c2", ToolStatus.FAILED, name="shell", started=100.0, finished=100.2, error="exit status 2"),
         call("c3", ToolStatus.DENIED, name="write_file"),
         call("c4", ToolStatus.INTERRUPTED, name="fetch", started=100.0, finished=102.0),
@@ -39,10 +43,13 @@ async def test_panel_goes_through_every_status_with_a_distinct_look() -> None:
             seen.append((status_classes(panel), panel.border_subtitle))
             gate.open()
         await wait_until(pilot, lambda: chat(pilot).idle)
-        assert [classes for classes, _ in seen] == [
-            {"-pending"}, {"-awaiting_approval"}, {"-running"}, {"-done"}]
+        assert [classes for classes, _ in seen] == [{"-pending"}, {"-awaiting_approval"}, {"-running"}, {"-done"}]
         assert [subtitle for _, subtitle in seen] == [
-            "○ pending", "? awaiting approval", "◐ running · 3.2s", "✓ done · 1.5s"]
+            "○ pending",
+            "? awaiting approval",
+            "◐ running · 3.2s",
+            "✓ done · 1.5s",
+        ]
         final = {p.call.call_id: status_classes(p) for p in panels.panels}
         assert final == {"c1": {"-done"}, "c2": {"-failed"}, "c3": {"-denied"}, "c4": {"-interrupted"}}
         looks = {str(p.styles.border_top) for p in panels.panels}
@@ -51,8 +58,9 @@ async def test_panel_goes_through_every_status_with_a_distinct_look() -> None:
 
 async def test_arguments_pretty_printed_and_long_result_expands() -> None:
     result = "\n".join(f"line {n}" for n in range(30))
-    app, _ = make_app([[call("c1", ToolStatus.DONE, arguments='{"a":1,"b":[1,2]}', started=1.0, finished=2.0,
-                             result=result)]])
+    app, _ = make_app(
+        [[call("c1", ToolStatus.DONE, arguments='{"a":1,"b":[1,2]}', started=1.0, finished=2.0, result=result)]]
+    )
     async with app.run_test() as pilot:
         await send(pilot, "go")
         panel = chat(pilot).tool_panels.panel(("m1", "c1"))
@@ -69,9 +77,13 @@ async def test_arguments_pretty_printed_and_long_result_expands() -> None:
 
 async def test_parallel_calls_run_together() -> None:
     gate = Gate()
-    script = [call("c1", ToolStatus.RUNNING, started=100.0), call("c2", ToolStatus.RUNNING, name="get_time",
-              started=100.5), gate, call("c1", ToolStatus.DONE, started=100.0, finished=102.0, result="ok"),
-              call("c2", ToolStatus.DONE, name="get_time", started=100.5, finished=101.0, result="noon")]
+    script = [
+        call("c1", ToolStatus.RUNNING, started=100.0),
+        call("c2", ToolStatus.RUNNING, name="get_time", started=100.5),
+        gate,
+        call("c1", ToolStatus.DONE, started=100.0, finished=102.0, result="ok"),
+        call("c2", ToolStatus.DONE, name="get_time", started=100.5, finished=101.0, result="noon"),
+    ]
     app, _ = make_app([script])
     async with app.run_test() as pilot:
         await send(pilot, "both", wait=False)
@@ -85,8 +97,10 @@ async def test_parallel_calls_run_together() -> None:
 
 def approval_script() -> list:  # type: ignore[type-arg]
     ask = call("c1", ToolStatus.AWAITING_APPROVAL, name="shell", arguments='{"command": "rm -rf [bold]/tmp/x"}')
-    allowed = [call("c1", ToolStatus.DONE, name="shell", started=1.0, finished=2.0, result="removed"),
-               *reply_script(["Done."], message_id="m2")]
+    allowed = [
+        call("c1", ToolStatus.DONE, name="shell", started=1.0, finished=2.0, result="removed"),
+        *reply_script(["Done."], message_id="m2"),
+    ]
     denied = [call("c1", ToolStatus.DENIED, name="shell"), *reply_script(["I did not run it."], message_id="m2")]
     return [AskApproval(ask, allowed, denied)]
 
@@ -131,8 +145,15 @@ async def test_approval_deny() -> None:
 
 async def test_escape_mid_tool_interrupts_running_calls() -> None:
     gate = Gate()
-    app, backend = make_app([[call("c1", ToolStatus.RUNNING, started=100.0), gate,
-                              call("c1", ToolStatus.DONE, started=100.0, finished=150.0, result="late")]])
+    app, backend = make_app(
+        [
+            [
+                call("c1", ToolStatus.RUNNING, started=100.0),
+                gate,
+                call("c1", ToolStatus.DONE, started=100.0, finished=150.0, result="late"),
+            ]
+        ]
+    )
     async with app.run_test() as pilot:
         await send(pilot, "slow tool", wait=False)
         await wait_until(pilot, lambda: gate.reached)

@@ -55,12 +55,19 @@ async def escape_while_locked(pilot: object, screen: ChatScreen) -> str:
 
 async def streaming(pilot: object, screen: ChatScreen) -> None:
     await send(pilot, "talk a lot", wait=False)  # type: ignore[arg-type]
-    await wait_until(pilot, lambda: bool(screen.chat_log.assistant_messages)  # type: ignore[arg-type]
-                     and len(screen.chat_log.assistant_messages[0].text) > 50, "some text")
+    await wait_until(
+        pilot,
+        lambda: (
+            bool(screen.chat_log.assistant_messages)  # type: ignore[arg-type]
+            and len(screen.chat_log.assistant_messages[0].text) > 50
+        ),
+        "some text",
+    )
 
 
 async def test_esc_is_ready_before_the_final_write_and_the_next_prompt_comes_after_it(
-    real_app: MakeApp, tmp_path: Path  # noqa: F811
+    real_app: MakeApp,
+    tmp_path: Path,
 ) -> None:
     app, _ = real_app({"replies": [LONG, {"text": "Second answer."}]})
     async with app.run_test(size=(140, 40)) as pilot:
@@ -73,13 +80,17 @@ async def test_esc_is_ready_before_the_final_write_and_the_next_prompt_comes_aft
         await wait_until(pilot, lambda: screen.idle and len(screen.chat_log.assistant_messages) == 2, "second turn")
     messages = await history(tmp_path / "history.db")
     assert [(m.role.value, m.status) for m in messages] == [
-        ("user", MessageStatus.COMPLETE), ("assistant", MessageStatus.INTERRUPTED),
-        ("user", MessageStatus.COMPLETE), ("assistant", MessageStatus.COMPLETE)]
+        ("user", MessageStatus.COMPLETE),
+        ("assistant", MessageStatus.INTERRUPTED),
+        ("user", MessageStatus.COMPLETE),
+        ("assistant", MessageStatus.COMPLETE),
+    ]
     assert messages[1].content.startswith(shown) and messages[3].content.strip() == "Second answer."
 
 
 async def test_continuing_right_after_esc_reads_the_final_reply_not_a_streaming_one(
-    real_app: MakeApp, tmp_path: Path  # noqa: F811
+    real_app: MakeApp,
+    tmp_path: Path,
 ) -> None:
     """Continue reads the last reply from history: it must wait for the final write (not say "still written")."""
     app, _ = real_app({"replies": [LONG, {"text": " and the rest."}]})
@@ -90,8 +101,11 @@ async def test_continuing_right_after_esc_reads_the_final_reply_not_a_streaming_
             shown = await escape_while_locked(pilot, screen)
             await pilot.press("ctrl+g")
             await pilot.pause(0.1)
-        await wait_until(pilot, lambda: screen.idle and screen.chat_log.assistant_messages[0].text.endswith("rest."),
-                         lambda: f"the reply continued ({screen.chat_log.assistant_messages[0].text[-40:]!r})")
+        await wait_until(
+            pilot,
+            lambda: screen.idle and screen.chat_log.assistant_messages[0].text.endswith("rest."),
+            lambda: f"the reply continued ({screen.chat_log.assistant_messages[0].text[-40:]!r})",
+        )
     (_, reply) = await history(tmp_path / "history.db")
     assert reply.status is MessageStatus.COMPLETE and reply.content == shown + " and the rest."
 
@@ -111,7 +125,9 @@ async def test_quitting_right_after_esc_still_saves_the_final_text(real_app: Mak
 
 
 async def test_a_print_run_gets_the_end_before_the_final_write_and_its_events_end_after_it(
-    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path  # noqa: F811
+    make_agent: MakeAgent,
+    offline_server: BackgroundServer,
+    tmp_path: Path,
 ) -> None:
     """`TurnFinished` comes while the final write waits; the turn's events end once it is committed (as `-p`
     and every caller reading history after a turn rely on)."""

@@ -7,11 +7,25 @@ import pytest
 from tui_agent.agent.endpoint import cleartext_warning
 from tui_agent.cli import main
 
-FLAGGED = ["http://10.0.0.5:8000/v1", "http://llm.example.com/v1", "HTTP://192.168.1.20/v1",
-           "http://[2001:db8::1]:8080/v1", "http://user:pw@gpu-box:8000/v1", "http://128.0.0.1/v1"]
-QUIET = [None, "https://api.openai.com/v1", "https://10.0.0.5/v1", "http://127.0.0.1:8765/v1",
-         "http://127.3.2.1/v1", "http://localhost:11434/v1", "http://LOCALHOST/v1", "http://[::1]:8000/v1",
-         "http://app.localhost/v1"]
+FLAGGED = [
+    "http://10.0.0.5:8000/v1",
+    "http://llm.example.com/v1",
+    "HTTP://192.168.1.20/v1",
+    "http://[2001:db8::1]:8080/v1",
+    "http://user:pw@gpu-box:8000/v1",
+    "http://128.0.0.1/v1",
+]
+QUIET = [
+    None,
+    "https://api.openai.com/v1",
+    "https://10.0.0.5/v1",
+    "http://127.0.0.1:8765/v1",
+    "http://127.3.2.1/v1",
+    "http://localhost:11434/v1",
+    "http://LOCALHOST/v1",
+    "http://[::1]:8000/v1",
+    "http://app.localhost/v1",
+]
 
 
 @pytest.mark.parametrize("url", FLAGGED)

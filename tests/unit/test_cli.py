@@ -41,7 +41,6 @@ def test_options_alone_parse_without_building_the_commands() -> None:
     assert args.command is None and args.offline and args.continue_session
 
 
-
 def test_collections_are_back_on_after_any_command_but_the_app(capsys: pytest.CaptureFixture[str]) -> None:
     """main() turns the collector off while it starts; only the app, which turns it on after its first
     frame, keeps it off past parsing."""

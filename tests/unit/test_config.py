@@ -69,15 +69,18 @@ def test_a_typo_costs_only_its_own_value(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize(("text", "off", "setting"), [
-    ('[tools.run_shell]\nallow = "git status"\n', "run_shell", "tools.run_shell.allow (line 3)"),
-    ('[tools.run_shell]\nallow = ["ls; rm -rf ~"]\n', "run_shell", "tools.run_shell.allow (line 3)"),
-    ('[tools]\napproval = { run_shell = "nevr" }\n', "run_shell", "tools.approval.run_shell (line 3)"),
-    ('[tools]\napproval = "ask"\n', "*", "tools.approval (line 3)"),
-    ('[tools]\ndisabled_plugins = "shell"\n', "*", "tools.disabled_plugins (line 3)"),
-    ('[tools]\ndisabled_tools = ["run_shell", 3]\n', "*", "tools.disabled_tools (line 3)"),
-    ('tools = 3\n', "*", "tools (line 2)"),
-])
+@pytest.mark.parametrize(
+    ("text", "off", "setting"),
+    [
+        ('[tools.run_shell]\nallow = "git status"\n', "run_shell", "tools.run_shell.allow (line 3)"),
+        ('[tools.run_shell]\nallow = ["ls; rm -rf ~"]\n', "run_shell", "tools.run_shell.allow (line 3)"),
+        ('[tools]\napproval = { run_shell = "nevr" }\n', "run_shell", "tools.approval.run_shell (line 3)"),
+        ('[tools]\napproval = "ask"\n', "*", "tools.approval (line 3)"),
+        ('[tools]\ndisabled_plugins = "shell"\n', "*", "tools.disabled_plugins (line 3)"),
+        ('[tools]\ndisabled_tools = ["run_shell", 3]\n', "*", "tools.disabled_tools (line 3)"),
+        ("tools = 3\n", "*", "tools (line 2)"),
+    ],
+)
 def test_an_invalid_tool_setting_fails_closed(tmp_path: Path, text: str, off: str, setting: str) -> None:
     path = tmp_path / "config.toml"
     path.write_text('model = "kept"\n' + text)
@@ -99,8 +102,11 @@ def test_an_invalid_limit_falls_back_without_turning_tools_off(tmp_path: Path) -
 
 def test_redaction_is_off_only_for_a_real_false_and_the_history_agrees(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
-    for text, redacts in [("redact_secrets = false\nmax_tool_rounds = 0\n", False),
-                          ('redact_secrets = "false"\n', True), ("redact_secrets = 0\n", True)]:
+    for text, redacts in [
+        ("redact_secrets = false\nmax_tool_rounds = 0\n", False),
+        ('redact_secrets = "false"\n', True),
+        ("redact_secrets = 0\n", True),
+    ]:
         path.write_text(text)
         settings, _ = resolve_settings({}, path, environ={})
         assert settings.redact_secrets is redacts

@@ -45,7 +45,8 @@ def test_path_names_the_file_and_says_when_it_is_missing(capsys: pytest.CaptureF
 
 def test_show_gives_each_value_its_origin(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     paths.config_file().write_text(
-        'model = "file-model"\ntheme = "file-theme"\nmax_tool_rounds = 3\n[keys]\nsessions = "ctrl+o"\n')
+        'model = "file-model"\ntheme = "file-theme"\nmax_tool_rounds = 3\n[keys]\nsessions = "ctrl+o"\n'
+    )
     monkeypatch.setenv("TUI_AGENT_MODEL", "env-model")
     monkeypatch.setenv("TUI_AGENT_THEME", "env-theme")
     out, err = run(capsys, "--theme", "flag-theme", "config", "show")
@@ -91,25 +92,30 @@ def test_api_key_is_never_shown(capsys: pytest.CaptureFixture[str], monkeypatch:
 
 def test_config_path_as_a_real_command(tmp_path: Path) -> None:
     env = {**os.environ, "TUI_AGENT_HOME": str(tmp_path / "elsewhere")}
-    done = subprocess.run([sys.executable, "-m", "tui_agent", "config", "path"], capture_output=True, text=True,
-                          timeout=60, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "tui_agent", "config", "path"], capture_output=True, text=True, timeout=60, env=env
+    )
     assert done.returncode == 0
     assert done.stdout.strip() == str(tmp_path / "elsewhere" / "config" / "config.toml")
 
 
-@pytest.mark.parametrize(("text", "named"), [
-    ("[tools]\ntimeout = -1\n", "tools.timeout (line 2)"),
-    ('[keys]\nhelp = "f1"\nsessions = 5\n', "keys.sessions (line 3)"),
-    ('[tools]\napproval = {shell = "sometimes"}\n', "tools.approval.shell (line 2)"),
-])
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("[tools]\ntimeout = -1\n", "tools.timeout (line 2)"),
+        ('[keys]\nhelp = "f1"\nsessions = 5\n', "keys.sessions (line 3)"),
+        ('[tools]\napproval = {shell = "sometimes"}\n', "tools.approval.shell (line 2)"),
+    ],
+)
 def test_invalid_values_in_tables_are_named_by_line(capsys: pytest.CaptureFixture[str], text: str, named: str) -> None:
     paths.config_file().write_text(text)
     _, err = run(capsys, "config", "show")
     assert named in err and "invalid value" in err
 
 
-def test_themes_marks_the_theme_a_run_would_use(capsys: pytest.CaptureFixture[str],
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_themes_marks_the_theme_a_run_would_use(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     def marked(*argv: str) -> list[str]:
         out, _ = run(capsys, *argv, "themes")
         return [line.split()[1] for line in out.splitlines() if line.startswith("*")]
@@ -123,9 +129,11 @@ def test_themes_marks_the_theme_a_run_would_use(capsys: pytest.CaptureFixture[st
 
 
 def test_show_lists_mcp_servers_without_their_env_or_header_values(capsys: pytest.CaptureFixture[str]) -> None:
-    paths.config_file().write_text(f'[mcp_servers.gh]\ncommand = "gh-mcp"\nenv = {{ GITHUB_TOKEN = "{SECRET}" }}\n'
-                                   f'[mcp_servers.docs]\nurl = "http://127.0.0.1:1/mcp"\n'
-                                   f'headers = {{ Authorization = "Bearer {SECRET}" }}\n')
+    paths.config_file().write_text(
+        f'[mcp_servers.gh]\ncommand = "gh-mcp"\nenv = {{ GITHUB_TOKEN = "{SECRET}" }}\n'
+        f'[mcp_servers.docs]\nurl = "http://127.0.0.1:1/mcp"\n'
+        f'headers = {{ Authorization = "Bearer {SECRET}" }}\n'
+    )
     out, err = run(capsys, "config", "show")
     assert SECRET not in out + err and err == ""
     assert 'gh = {command = "gh-mcp", args = [], env = {GITHUB_TOKEN = "(set, not shown)"}' in out

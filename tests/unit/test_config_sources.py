@@ -18,7 +18,7 @@ CASES = [
     pytest.param('model = "file"\n', {"TUI_AGENT_MODEL": "env"}, {"model": "flag"}, id="flag over env"),
     pytest.param('base_url = "http://file:1/v1"\noffline = true\n', {}, {}, id="offline in file"),
     pytest.param('api_key_env = "MY_KEY"\n', {"MY_KEY": "k"}, {}, id="named key: OpenAI"),
-    pytest.param("[keys]\ncancel_turn = \"ctrl+c\"\n", {}, {"theme": "ember"}, id="keys and theme flag"),
+    pytest.param('[keys]\ncancel_turn = "ctrl+c"\n', {}, {"theme": "ember"}, id="keys and theme flag"),
     pytest.param('[ui]\nreasoning = "hidden"\n', {}, {}, id="reasoning hidden"),
 ]
 

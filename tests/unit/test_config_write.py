@@ -42,7 +42,7 @@ def test_dotted_key_sets_a_table_entry(tmp_path: Path) -> None:
     path = write(tmp_path)
     set_config_value(path, "keys.sessions", "ctrl+o")
     text = path.read_text()
-    assert "# I like Emacs\ncancel_turn = \"ctrl+g\"\nsessions = \"ctrl+o\"" in text
+    assert '# I like Emacs\ncancel_turn = "ctrl+g"\nsessions = "ctrl+o"' in text
     settings, _ = resolve_settings({}, path, environ={})
     assert settings.keys == {"cancel_turn": "ctrl+g", "sessions": "ctrl+o"}
 
@@ -54,10 +54,17 @@ def test_missing_file_and_folder_are_created(tmp_path: Path) -> None:
     assert settings.tools.timeout == 12.5
 
 
-@pytest.mark.parametrize(("key", "value"), [
-    ("api_key", "abc"), ("openai_api_key", "abc"), ("token", "abc"), ("providers.x.secret", "abc"),
-    ("model", "sk-proj-0123456789abcdefABCDEF"), ("keys.help", "Bearer abc"),
-])
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("api_key", "abc"),
+        ("openai_api_key", "abc"),
+        ("token", "abc"),
+        ("providers.x.secret", "abc"),
+        ("model", "sk-proj-0123456789abcdefABCDEF"),
+        ("keys.help", "Bearer abc"),
+    ],
+)
 def test_secrets_are_refused_and_the_file_is_unchanged(tmp_path: Path, key: str, value: str) -> None:
     path = write(tmp_path)
     with pytest.raises(ConfigFileError, match="never writes"):

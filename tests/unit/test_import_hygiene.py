@@ -38,15 +38,23 @@ FIRST_PAINT_MODULES = "tui_agent.cli, tui_agent.launch, tui_agent.ui.app"
 """What `tui-agent` imports before its first frame."""
 AFTER_PAINT_PACKAGES = ("pydantic", "openai", "aiosqlite", "markdown_it", "mcp", "mcp_types", "httpx2")
 """Heavy packages the first frame must not wait for (the engine imports them after the paint)."""
-AFTER_PAINT_MODULES = ("tui_agent.agent.events", "tui_agent.commander.events", "tui_agent.history.models",
-                       "tui_agent.ui.widgets.task_tree", "tui_agent.ui.screens.approval",
-                       "tui_agent.ui.widgets.messages", "tui_agent.ui.widgets.markdown_view")
+AFTER_PAINT_MODULES = (
+    "tui_agent.agent.events",
+    "tui_agent.commander.events",
+    "tui_agent.history.models",
+    "tui_agent.ui.widgets.task_tree",
+    "tui_agent.ui.screens.approval",
+    "tui_agent.ui.widgets.messages",
+    "tui_agent.ui.widgets.markdown_view",
+)
 """Ours, loaded when first used: each is a few milliseconds of dataclasses or widget classes."""
 
 
 def test_first_frame_does_not_import_the_engine() -> None:
-    code = (f"import sys, {FIRST_PAINT_MODULES}; "
-            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({AFTER_PAINT_PACKAGES!r})))")
+    code = (
+        f"import sys, {FIRST_PAINT_MODULES}; "
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({AFTER_PAINT_PACKAGES!r})))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", f"the first frame waits for {out.stdout.strip()}"
 
@@ -57,13 +65,14 @@ def test_first_frame_leaves_events_and_later_widgets_for_later() -> None:
     assert out.stdout.strip() == "[]", f"the first frame imports {out.stdout.strip()}"
 
 
-
 def test_the_engine_leaves_the_mcp_sdk_to_a_background_thread() -> None:
     """Building the agent must not import the MCP SDK (a second or more): its servers start in the background.
 
     (httpx2 is not checked: openai needs it too, and the engine's modules, openai's included, are imported
     together, in a thread, by `tui_agent.boot.build_engine`.)"""
-    code = ("import sys, tui_agent.agent.services, tui_agent.tools.mcp.servers, tui_agent.tools.cli; "
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'mcp_types'}))")
+    code = (
+        "import sys, tui_agent.agent.services, tui_agent.tools.mcp.servers, tui_agent.tools.cli; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'mcp_types'}))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", f"the engine imports {out.stdout.strip()}"

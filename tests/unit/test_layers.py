@@ -29,7 +29,11 @@ def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(root)}
     return subprocess.run(
         [sys.executable, "-c", LINT_IMPORTS, "--config", str(ROOT / "pyproject.toml"), "--no-cache"],
-        cwd=root, env=env, capture_output=True, text=True, check=False,
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 
@@ -44,8 +48,11 @@ BREAKS = [
     ("llm/errors.py", "import textual\n", TEXTUAL),
     ("history/models.py", "def _late() -> None:\n    from rich.text import Text  # noqa\n", TEXTUAL),
     ("paths.py", "import textual.app\n", TEXTUAL),
-    ("agent/port.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tui_agent.ui import app\n",
-     LAYERS),
+    (
+        "agent/port.py",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tui_agent.ui import app\n",
+        LAYERS,
+    ),
     ("tools/registry.py", "from tui_agent.agent import events\n", LAYERS),
     ("llm/client.py", "from tui_agent.history import models\n", LAYERS),
     ("history/store.py", "from tui_agent.tools import spec\n", LAYERS),

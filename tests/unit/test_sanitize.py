@@ -8,13 +8,36 @@ from hypothesis import strategies as st
 from tui_agent.sanitize import StreamSanitizer, sanitize
 
 CONTROL_PIECES = [
-    "\x1b[31m", "\x1b[0m", "\x1b[2J", "\x1b[?1049h", "\x1b]52;c;aGVsbG8=\x07", "\x1b]0;title\x1b\\",
-    "\x1bP1$r0m\x1b\\", "\x1b_apc\x1b\\", "\x1b^pm\x1b\\", "\x1bXsos\x1b\\", "\x1b7", "\x1b(B", "\x9b31m",
-    "\x9d52;c;eA==\x9c", "\x07", "\x08", "\r", "\x00", "\x7f", "\x1b", "\x85", "\u202e", "\u2066", "\ud800",
+    "\x1b[31m",
+    "\x1b[0m",
+    "\x1b[2J",
+    "\x1b[?1049h",
+    "\x1b]52;c;aGVsbG8=\x07",
+    "\x1b]0;title\x1b\\",
+    "\x1bP1$r0m\x1b\\",
+    "\x1b_apc\x1b\\",
+    "\x1b^pm\x1b\\",
+    "\x1bXsos\x1b\\",
+    "\x1b7",
+    "\x1b(B",
+    "\x9b31m",
+    "\x9d52;c;eA==\x9c",
+    "\x07",
+    "\x08",
+    "\r",
+    "\x00",
+    "\x7f",
+    "\x1b",
+    "\x85",
+    "\u202e",
+    "\u2066",
+    "\ud800",
 ]
 BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-plain_text = st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs"), blacklist_characters=BIDI_CONTROLS)
-                     | st.sampled_from("\n\t"))
+plain_text = st.text(
+    alphabet=st.characters(blacklist_categories=("Cc", "Cs"), blacklist_characters=BIDI_CONTROLS)
+    | st.sampled_from("\n\t")
+)
 mixed_text = st.lists(plain_text | st.sampled_from(CONTROL_PIECES) | st.text()).map("".join)
 
 

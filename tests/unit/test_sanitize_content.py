@@ -46,9 +46,13 @@ def test_reveal_names_every_invisible_character() -> None:
 
 
 def test_reveal_covers_every_format_character_of_this_python() -> None:
-    missed = [hex(code) for code in range(sys.maxunicode + 1)
-              if unicodedata.category(chr(code)) in ("Cf", "Zl", "Zp", "Cc") and chr(code) not in "\n\t"
-              and reveal(chr(code)) == chr(code)]
+    missed = [
+        hex(code)
+        for code in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(code)) in ("Cf", "Zl", "Zp", "Cc")
+        and chr(code) not in "\n\t"
+        and reveal(chr(code)) == chr(code)
+    ]
     assert missed == []
 
 
@@ -59,8 +63,13 @@ def test_revealed_text_has_nothing_invisible(text: str) -> None:
     assert not any(unicodedata.category(ch) in ("Cf", "Cc") and ch not in "\n\t" for ch in shown)
 
 
-@given(st.recursive(st.text() | st.integers() | st.none(),
-                    lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner), max_leaves=20))
+@given(
+    st.recursive(
+        st.text() | st.integers() | st.none(),
+        lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+        max_leaves=20,
+    )
+)
 def test_escaped_json_is_the_same_value_and_prints_safely(value: object) -> None:
     clean = replace_surrogates_in(value)
     text = escape_for_terminal(json.dumps(value, ensure_ascii=False, indent=2))

@@ -85,17 +85,24 @@ class Agent(SessionActions):
     """One chat session: its conversation, history, tools and the commander running its turns."""
 
     def __init__(
-        self, *, client: ModelClient, registry: ToolRegistry, store: HistoryStore, endpoint_label: str,
-        runner: ToolRunner | None = None, budget: TurnBudget | None = None, system_prompt: str | None = None,
-        missing_key_message: str | None = None, mcp: McpServers | None = None,
+        self,
+        *,
+        client: ModelClient,
+        registry: ToolRegistry,
+        store: HistoryStore,
+        endpoint_label: str,
+        runner: ToolRunner | None = None,
+        budget: TurnBudget | None = None,
+        system_prompt: str | None = None,
+        missing_key_message: str | None = None,
+        mcp: McpServers | None = None,
     ) -> None:
         self.client, self.registry, self.store = client, registry, store
         self.runner = runner or ToolRunner(registry)
         self.budget = budget or TurnBudget()
         self.system_prompt = system_prompt
         self._endpoint_label = endpoint_label
-        self._services = TurnServices(client, self.runner, store, client.model,
-                                      missing_key_message=missing_key_message)
+        self._services = TurnServices(client, self.runner, store, client.model, missing_key_message=missing_key_message)
         self._commander: CommanderAsync[Any] = CommanderAsync()
         self._tree = TreeFeed(self._commander)
         self._commander_task: asyncio.Task[Any] | None = None
@@ -234,16 +241,24 @@ class Agent(SessionActions):
         await self._turn_saved()
         session, last = await self._last_reply()
         if last.tool_calls or not last.content.strip():
-            raise NothingToRedoError("The last reply has no text to continue (it ended in tool calls, or before "
-                                     "any text arrived): retry it instead.")
+            raise NothingToRedoError(
+                "The last reply has no text to continue (it ended in tool calls, or before "
+                "any text arrived): retry it instead."
+            )
         await self.store.reopen_message(last.id)
         await self._reload_conversation(session, leave_out=last.id)
-        async for event in self._run(session, last.id, self._next_turn_id(), last.content, last.usage,
-                                     last.part_texts):
+        async for event in self._run(session, last.id, self._next_turn_id(), last.content, last.usage, last.part_texts):
             yield event
 
-    async def _run(self, session: Session, message_id: str, turn_id: str, continuing: str = "",
-                   usage: Usage | None = None, parts: dict[str, str] | None = None) -> AsyncIterator[AgentEvent]:
+    async def _run(
+        self,
+        session: Session,
+        message_id: str,
+        turn_id: str,
+        continuing: str = "",
+        usage: Usage | None = None,
+        parts: dict[str, str] | None = None,
+    ) -> AsyncIterator[AgentEvent]:
         """Run a turn whose first response goes into `message_id`, yielding its events to `TurnFinished`."""
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
         turn = Turn(self._services, session.id, self._conversation, self.budget, events.put_nowait, turn_id)
@@ -297,8 +312,11 @@ class Agent(SessionActions):
     async def _ensure_session(self, prompt: str) -> Session:
         if self._session is None:
             self._session = await self.store.create_session(
-                title=title_from_prompt(prompt), model=self.model, endpoint=self.endpoint,
-                system_prompt=self.system_prompt)
+                title=title_from_prompt(prompt),
+                model=self.model,
+                endpoint=self.endpoint,
+                system_prompt=self.system_prompt,
+            )
         return self._session
 
     async def _start_commander(self) -> None:

@@ -79,8 +79,11 @@ class Conversation:
         for message in stored:
             if message.role is Role.USER:
                 conversation.add_user(message.content)
-            elif (message.role is Role.ASSISTANT and message.status is not MessageStatus.STREAMING
-                  and message.id not in retried):
+            elif (
+                message.role is Role.ASSISTANT
+                and message.status is not MessageStatus.STREAMING
+                and message.id not in retried
+            ):
                 conversation.add_assistant(message.content, message.tool_calls)
         return conversation
 
@@ -146,8 +149,11 @@ def _answer_pending(out: list[dict[str, Any]], pending: list[str]) -> None:
 
 def _call_entry(call: ToolCall) -> dict[str, Any]:
     # The parsed arguments are what is sent back (without `to_user`); unparseable ones become {}.
-    return {"id": call.call_id, "type": "function",
-            "function": {"name": call.name, "arguments": call.arguments_for_model()}}
+    return {
+        "id": call.call_id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": call.arguments_for_model()},
+    }
 
 
 def model_answer(call: ToolCall) -> str:

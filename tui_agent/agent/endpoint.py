@@ -87,8 +87,10 @@ def cleartext_warning(base_url: str | None) -> str | None:
         return None
     if parts.scheme.lower() != "http" or _is_loopback(host):
         return None
-    return (f"The endpoint {parts.scheme}://{parts.netloc.rpartition('@')[2]} is plain http to another machine: "
-            "the API key and the conversation travel unencrypted. Use https:// unless the network is yours.")
+    return (
+        f"The endpoint {parts.scheme}://{parts.netloc.rpartition('@')[2]} is plain http to another machine: "
+        "the API key and the conversation travel unencrypted. Use https:// unless the network is yours."
+    )
 
 
 def _is_loopback(host: str) -> bool:

@@ -32,8 +32,13 @@ from tui_agent.agent.events import (
 from tui_agent.sanitize import StreamSanitizer, reveal, sanitize
 from tui_agent.tool_call import Decision
 
-EXIT_STATUS = {TurnEndReason.DONE: 0, TurnEndReason.ERROR: 1, TurnEndReason.BUDGET: 3, TurnEndReason.LENGTH: 4,
-               TurnEndReason.CANCELLED: 130}
+EXIT_STATUS = {
+    TurnEndReason.DONE: 0,
+    TurnEndReason.ERROR: 1,
+    TurnEndReason.BUDGET: 3,
+    TurnEndReason.LENGTH: 4,
+    TurnEndReason.CANCELLED: 130,
+}
 RESULT_PREVIEW = 200
 DIM, UNDIM = "\x1b[2m", "\x1b[22m"
 
@@ -118,8 +123,15 @@ class PartWriter:
             self._open = None
 
 
-async def print_turn(agent: Any, prompt: str, out: TextIO, err: TextIO,
-                     turn: AsyncIterator[AgentEvent] | None = None, *, show_parts: frozenset[str] = frozenset()) -> int:
+async def print_turn(
+    agent: Any,
+    prompt: str,
+    out: TextIO,
+    err: TextIO,
+    turn: AsyncIterator[AgentEvent] | None = None,
+    *,
+    show_parts: frozenset[str] = frozenset(),
+) -> int:
     """Run one turn of `agent` (`turn`: a retry or continuation instead of sending `prompt`), writing as
     described in the module docstring (`show_parts`: the kinds of reply parts written too, "reasoning", ...);
     returns the exit status."""

@@ -19,8 +19,9 @@ from tui_agent.llm.errors import LLMError
 if TYPE_CHECKING:  # the openai client is imported only when a client is built
     from tui_agent.llm.model_client import ModelClient
 
-NOT_CHAT = re.compile(r"embed|dall-e|(?:^|[-_./:])(?:image|tts|whisper|moderation|transcribe|realtime|rerank)",
-                      re.IGNORECASE)
+NOT_CHAT = re.compile(
+    r"embed|dall-e|(?:^|[-_./:])(?:image|tts|whisper|moderation|transcribe|realtime|rerank)", re.IGNORECASE
+)
 SHOWN = 20
 """Models named in the notice at most (some servers list hundreds)."""
 
@@ -35,13 +36,17 @@ async def discover_model(client: ModelClient) -> tuple[str | None, str | None]:
     try:
         served = chat_models(await client.list_models())
     except LLMError as error:
-        return None, (f"No model was named, and {client.host} could not list its models: {error.user_message} "
-                      "Name one with --model (or `model` in the config file).")
+        return None, (
+            f"No model was named, and {client.host} could not list its models: {error.user_message} "
+            "Name one with --model (or `model` in the config file)."
+        )
     if len(served) == 1:
         return served[0], None
     if not served:
         return None, f"No model was named, and {client.host} lists no chat model. Name one with --model."
     more = f" and {len(served) - SHOWN} more" if len(served) > SHOWN else ""
-    return None, (f"No model was named, and {client.host} serves {len(served)} chat models: "
-                  f"{', '.join(served[:SHOWN])}{more}. Pick one with --model (or `model` in the config file), "
-                  "or with Switch model in the command palette (Ctrl+P).")
+    return None, (
+        f"No model was named, and {client.host} serves {len(served)} chat models: "
+        f"{', '.join(served[:SHOWN])}{more}. Pick one with --model (or `model` in the config file), "
+        "or with Switch model in the command palette (Ctrl+P)."
+    )

@@ -37,7 +37,7 @@ class ChatPort(Protocol):
 
     @property
     def endpoint(self) -> str:
-        """"offline model" or the endpoint's host, for the status bar."""
+        """ "offline model" or the endpoint's host, for the status bar."""
         ...
 
     @property

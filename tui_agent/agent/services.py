@@ -87,8 +87,14 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     if base_url is None:
         base_url, api_key = await _start_offline_model(resources), OFFLINE_API_KEY
         notices.append(OFFLINE_NOTICE)
-    client = ChatClient(base_url, choice.model, api_key, timeout=settings.request_timeout,
-                        stall_timeout=settings.stall_timeout, max_tokens=settings.max_tokens)
+    client = ChatClient(
+        base_url,
+        choice.model,
+        api_key,
+        timeout=settings.request_timeout,
+        stall_timeout=settings.stall_timeout,
+        max_tokens=settings.max_tokens,
+    )
     resources.push_async_callback(client.aclose)
     if not client.model:
         model, notice = await discover_model(client)
@@ -105,9 +111,15 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     resources.push_async_callback(mcp.close)
     mcp.start()  # in the background: a turn waits for servers still starting, each bounded
     agent = Agent(
-        client=client, registry=registry, runner=runner, store=store, endpoint_label=choice.label,
-        budget=TurnBudget(settings.max_tool_rounds, settings.max_tokens), system_prompt=settings.system_prompt,
-        missing_key_message=missing_key_message(choice), mcp=mcp,
+        client=client,
+        registry=registry,
+        runner=runner,
+        store=store,
+        endpoint_label=choice.label,
+        budget=TurnBudget(settings.max_tool_rounds, settings.max_tokens),
+        system_prompt=settings.system_prompt,
+        missing_key_message=missing_key_message(choice),
+        mcp=mcp,
     )
     return BuiltAgent(agent, notices, resources)
 

@@ -47,8 +47,10 @@ if TYPE_CHECKING:  # the openai client is imported only when a client is built
     from tui_agent.llm.model_client import ModelClient
 
 
-CONTINUE_PROMPT = ("Continue exactly where you stopped: your reply above was cut off. Do not repeat any of it "
-                   "and do not comment on the interruption; start with the very next word.")
+CONTINUE_PROMPT = (
+    "Continue exactly where you stopped: your reply above was cut off. Do not repeat any of it "
+    "and do not comment on the interruption; start with the very next word."
+)
 """Sent after a cut-off reply to have it continued; servers differ on assistant prefill, every one takes this."""
 
 
@@ -93,8 +95,13 @@ class Turn:
     """One prompt's worth of work: zero or more tool rounds, each a model response."""
 
     def __init__(
-        self, services: TurnServices, session_id: str, conversation: Conversation, budget: TurnBudget,
-        emit: Callable[[AgentEvent], None], turn_id: str = "",
+        self,
+        services: TurnServices,
+        session_id: str,
+        conversation: Conversation,
+        budget: TurnBudget,
+        emit: Callable[[AgentEvent], None],
+        turn_id: str = "",
     ) -> None:
         self.services, self.session_id, self.conversation, self.budget = services, session_id, conversation, budget
         self._emit = emit
@@ -123,8 +130,9 @@ class Turn:
         self._saved = asyncio.Event()
 
     # -- the assistant message being streamed -------------------------------------------------------
-    def attach_message(self, message_id: str, text: str = "", usage: StoredUsage | None = None,
-                       parts: Mapping[str, str] | None = None) -> None:
+    def attach_message(
+        self, message_id: str, text: str = "", usage: StoredUsage | None = None, parts: Mapping[str, str] | None = None
+    ) -> None:
         """Use an assistant message that is already committed (the turn's first): a `streaming` placeholder,
         or a reply to continue whose `text` so far the model is shown once, with `CONTINUE_PROMPT` after it
         (its `usage` so far is added to the continuation's; its other `parts` by kind are kept, and the
@@ -139,8 +147,9 @@ class Turn:
     async def start_message(self) -> None:
         """Commit a new `streaming` assistant message for the next model response."""
         store = self.services.store
-        message = await store.append_message(self.session_id, Role.ASSISTANT, "", MessageStatus.STREAMING,
-                                             model=self.services.model)
+        message = await store.append_message(
+            self.session_id, Role.ASSISTANT, "", MessageStatus.STREAMING, model=self.services.model
+        )
         self.attach_message(message.id)
 
     async def stream(self) -> AsyncIterator[StreamEvent]:
@@ -152,8 +161,11 @@ class Turn:
         await registry.settled()
         messages = self.conversation.request()
         if self._continuing:  # asked once, not stored: history keeps one reply, its text continued
-            messages = [*messages, {"role": "assistant", "content": self._continuing},
-                        {"role": "user", "content": CONTINUE_PROMPT}]
+            messages = [
+                *messages,
+                {"role": "assistant", "content": self._continuing},
+                {"role": "user", "content": CONTINUE_PROMPT},
+            ]
             self._continuing = ""
         async for event in self.services.client.stream_chat(messages, registry.openai_tools() or None):
             yield event
@@ -187,8 +199,9 @@ class Turn:
         totals.completion_tokens += usage.completion_tokens
         self._turn_completion_tokens += usage.completion_tokens
         earlier = self._usage  # a continued reply's own tokens so far (one usage per response otherwise)
-        self._usage = StoredUsage(earlier.prompt_tokens + usage.prompt_tokens,
-                                  earlier.completion_tokens + usage.completion_tokens)
+        self._usage = StoredUsage(
+            earlier.prompt_tokens + usage.prompt_tokens, earlier.completion_tokens + usage.completion_tokens
+        )
         self._emit(UsageUpdated(totals.prompt_tokens, totals.completion_tokens, turn_id=self.id))
 
     def over_token_budget(self) -> bool:
@@ -236,15 +249,23 @@ class Turn:
         self._unanswered = list(calls)
         store = self.services.store
         for call in calls:
-            await store.record_tool_call(call.message_id, call.call_id, call.name, call.raw_arguments,
-                                         None if call.arguments is None else dict(call.arguments))
+            await store.record_tool_call(
+                call.message_id,
+                call.call_id,
+                call.name,
+                call.raw_arguments,
+                None if call.arguments is None else dict(call.arguments),
+            )
             self._recorded.add(call.key)
 
     def follow_call(self, call: ToolCall) -> None:
         """Follow the runner: show the change now, save it in order in the background."""
         self.show_call(call)
-        self._save_in_order(self.services.store.update_tool_call(
-            call.message_id, call.call_id, call.status, result=call.result, error=call.error))
+        self._save_in_order(
+            self.services.store.update_tool_call(
+                call.message_id, call.call_id, call.status, result=call.result, error=call.error
+            )
+        )
 
     async def ask(self, call: ToolCall) -> Decision:
         """Put `call` to the user as an `ApprovalRequested` event and wait for the answer; a cancelled turn
@@ -298,12 +319,16 @@ class Turn:
         self.finished = True
         reason = self._final_reason(reason)
         await self._interrupt_open_calls()
-        status = {TurnEndReason.CANCELLED: MessageStatus.INTERRUPTED, TurnEndReason.LENGTH: MessageStatus.INTERRUPTED,
-                  TurnEndReason.ERROR: MessageStatus.FAILED}.get(reason, MessageStatus.COMPLETE)
+        status = {
+            TurnEndReason.CANCELLED: MessageStatus.INTERRUPTED,
+            TurnEndReason.LENGTH: MessageStatus.INTERRUPTED,
+            TurnEndReason.ERROR: MessageStatus.FAILED,
+        }.get(reason, MessageStatus.COMPLETE)
         if self._unanswered or self._api_text:
             self.conclude_round()
-        note = {TurnEndReason.ERROR: self.error, TurnEndReason.LENGTH: self._cut_off_note()}.get(reason,
-                                                                                                   self.budget_note)
+        note = {TurnEndReason.ERROR: self.error, TurnEndReason.LENGTH: self._cut_off_note()}.get(
+            reason, self.budget_note
+        )
         saver = self._announce_final(status, note)
         self._emit(TurnFinished(reason, note, turn_id=self.id))
         try:
@@ -335,7 +360,11 @@ class Turn:
                 continue
             self.show_call(call.replace(status=ToolStatus.INTERRUPTED, error="interrupted"))
             if call.key not in self._recorded:  # cut off while the model was still writing it
-                self._save_in_order(store.record_tool_call(
-                    call.message_id, call.call_id, call.name, call.raw_arguments, None, ToolStatus.INTERRUPTED))
-            self._save_in_order(store.update_tool_call(
-                call.message_id, call.call_id, ToolStatus.INTERRUPTED, error="interrupted"))
+                self._save_in_order(
+                    store.record_tool_call(
+                        call.message_id, call.call_id, call.name, call.raw_arguments, None, ToolStatus.INTERRUPTED
+                    )
+                )
+            self._save_in_order(
+                store.update_tool_call(call.message_id, call.call_id, ToolStatus.INTERRUPTED, error="interrupted")
+            )

@@ -40,8 +40,11 @@ def add_parser(subparsers: Any) -> None:
     listing.set_defaults(action=list_sessions)
     show = actions.add_parser("show", help="print a session as Markdown (its active branch)")
     show.add_argument("id")
-    show.add_argument("--tree", action="store_true",
-                      help="print every message as a tree instead, one line each (● marks the active branch)")
+    show.add_argument(
+        "--tree",
+        action="store_true",
+        help="print every message as a tree instead, one line each (● marks the active branch)",
+    )
     show.set_defaults(action=show_session)
     export = actions.add_parser("export", help="export a session with its tool calls")
     which = export.add_mutually_exclusive_group(required=True)
@@ -49,8 +52,11 @@ def add_parser(subparsers: Any) -> None:
     which.add_argument("--last", action="store_true", help="the most recent session")
     export.add_argument("--format", choices=["md", "json"], default="md")
     export.add_argument("-o", "--output", type=Path, help="write to FILE instead of stdout")
-    export.add_argument("--all-branches", action="store_true",
-                        help="every message of every branch (each with its id and parent id), not only the active one")
+    export.add_argument(
+        "--all-branches",
+        action="store_true",
+        help="every message of every branch (each with its id and parent id), not only the active one",
+    )
     export.set_defaults(action=export_session)
     search = actions.add_parser("search", help="full-text search over every session")
     search.add_argument("query")
@@ -94,8 +100,14 @@ def _complain(text: str) -> None:
 
 
 def _session_row(session: Session) -> dict[str, Any]:
-    return {"id": session.id, "title": session.title, "updated_at": session.updated_at.isoformat(),
-            "created_at": session.created_at.isoformat(), "model": session.model, "messages": session.message_count}
+    return {
+        "id": session.id,
+        "title": session.title,
+        "updated_at": session.updated_at.isoformat(),
+        "created_at": session.created_at.isoformat(),
+        "model": session.model,
+        "messages": session.message_count,
+    }
 
 
 async def list_sessions(store: HistoryStore, args: argparse.Namespace) -> int:
@@ -142,8 +154,9 @@ async def export_session(store: HistoryStore, args: argparse.Namespace) -> int:
     if await _find(store, session_id) is None:
         return 1
     every = args.all_branches
-    text = await (store.export_json(session_id, every) if args.format == "json"
-                  else store.export_markdown(session_id, every))
+    text = await (
+        store.export_json(session_id, every) if args.format == "json" else store.export_markdown(session_id, every)
+    )
     text = store.redactor.text(text)  # token shapes never span a JSON escape, so the JSON stays valid
     if args.output is not None:
         try:
@@ -187,4 +200,3 @@ async def delete_session(store: HistoryStore, args: argparse.Namespace) -> int:
     await store.delete_session(session.id)
     _say(f"Deleted session {session.id} ({session.title}).")
     return 0
-

@@ -30,8 +30,10 @@ def to_markdown(session: Session, messages: list[Message], all_branches: bool = 
     lines = [f"# {session.title}", "", f"- Session: `{session.id}`", f"- Created: {_when(session.created_at)}"]
     elsewhere = session.message_count - len(messages)
     if elsewhere > 0 and not all_branches:
-        lines.append(f"- Other branches: {elsewhere} message{'s' if elsewhere != 1 else ''} not shown (this is the "
-                     "active branch; `tui-agent sessions show ID --tree` shows them all)")
+        lines.append(
+            f"- Other branches: {elsewhere} message{'s' if elsewhere != 1 else ''} not shown (this is the "
+            "active branch; `tui-agent sessions show ID --tree` shows them all)"
+        )
     if session.model:
         lines.append(f"- Model: {session.model}")
     if session.parent_session_id:
@@ -49,8 +51,10 @@ def _message_markdown(message: Message, with_ids: bool = False) -> list[str]:
     status = f" ({', '.join(notes)})" if notes else ""
     lines = [f"## {message.role.value.capitalize()}{status}", ""]
     if with_ids:
-        lines[1:1] = ["", f"`{message.id}` after `{message.parent_id}`" if message.parent_id
-                      else f"`{message.id}` (first)"]
+        lines[1:1] = [
+            "",
+            f"`{message.id}` after `{message.parent_id}`" if message.parent_id else f"`{message.id}` (first)",
+        ]
     kinds = [kind for kind, text in message.part_texts.items() if text]
     for kind in kinds:
         lines += [f"### {kind.replace('_', ' ').capitalize()}", "", *_quoted(message.part_texts[kind]), ""]
@@ -94,8 +98,12 @@ def _when(moment: datetime) -> str:
 
 
 def to_json(session: Session, messages: list[Message]) -> str:
-    payload = {"format": "tui-agent-session", "version": 1, "session": _plain(asdict(session)),
-               "messages": [_message_json(m) for m in messages]}
+    payload = {
+        "format": "tui-agent-session",
+        "version": 1,
+        "session": _plain(asdict(session)),
+        "messages": [_message_json(m) for m in messages],
+    }
     return json.dumps(replace_surrogates_in(payload), indent=2, ensure_ascii=False)
 
 
@@ -110,8 +118,12 @@ def _message_json(message: Message) -> dict[str, Any]:
         for key in ("started_at", "finished_at"):
             if call[key] is not None:
                 call[key] = utc_from_epoch(call[key]).isoformat()
-    plain["parts"] = [{"kind": part.kind, "call_id": part.call.call_id} if isinstance(part, ToolCallPart)
-                      else {"kind": part.kind, "text": part.text} for part in message.parts]
+    plain["parts"] = [
+        {"kind": part.kind, "call_id": part.call.call_id}
+        if isinstance(part, ToolCallPart)
+        else {"kind": part.kind, "text": part.text}
+        for part in message.parts
+    ]
     return plain
 
 

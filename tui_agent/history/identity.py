@@ -72,4 +72,3 @@ def not_ours(facts: FileFacts) -> str | None:
     if foreign:
         return f"it holds tables tui-agent never makes: {', '.join(foreign[:5])}"
     return f"it has no tui-agent mark and schema version {facts.version}"
-

@@ -105,8 +105,10 @@ def _read_only_mode(path: Path) -> Mode:
 
 
 def _damaged_read_only(path: Path) -> str:
-    return (f"The history database {path} is damaged and read-only, so it can't be moved aside; "
-            "use --db to choose another file.")
+    return (
+        f"The history database {path} is damaged and read-only, so it can't be moved aside; "
+        "use --db to choose another file."
+    )
 
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -149,8 +151,10 @@ def _check_owner(path: Path, mode: Mode, report: OpenReport) -> Mode:
     reason = not_ours(facts)
     if reason is not None:
         if mode is not Mode.READ_WRITE:
-            raise HistoryError(f"{path} is not a tui-agent history file ({reason}) and is read-only, so it "
-                               "can't be moved aside; use --db to choose another file.")
+            raise HistoryError(
+                f"{path} is not a tui-agent history file ({reason}) and is read-only, so it "
+                "can't be moved aside; use --db to choose another file."
+            )
         report.moved_aside, report.not_ours = move_aside(path), reason
     elif facts.version > LATEST_VERSION:
         report.newer_schema = facts.version
@@ -197,13 +201,16 @@ def move_aside(path: Path) -> Path:
             if side.exists():
                 os.replace(side, Path(f"{target}{suffix}"))
     except OSError as error:
-        raise HistoryError(f"The history database {path} is damaged and could not be moved aside "
-                           f"({error.strerror}); use --db to choose another file.") from error
+        raise HistoryError(
+            f"The history database {path} is damaged and could not be moved aside "
+            f"({error.strerror}); use --db to choose another file."
+        ) from error
     return target
 
 
-def prepare(conn: sqlite3.Connection, path: Path, mode: Mode, report: OpenReport,
-            busy_ms: int) -> sqlite3.OperationalError | None:
+def prepare(
+    conn: sqlite3.Connection, path: Path, mode: Mode, report: OpenReport, busy_ms: int
+) -> sqlite3.OperationalError | None:
     """Configure, check, migrate and recover a freshly opened connection (runs on its thread).
 
     Returns the lock that kept the upgrade or recovery from running (the store runs `settle` first among its
@@ -248,16 +255,19 @@ def _checked_version(conn: sqlite3.Connection, path: Path, mode: Mode) -> int:
 
 def _check_readable_version(version: int, path: Path) -> None:
     if version < OLDEST_READABLE:
-        raise HistoryError(f"The history database {path} uses an older format and is read-only, so it can't "
-                           "be upgraded; make it writable or use --db to choose another file.")
+        raise HistoryError(
+            f"The history database {path} uses an older format and is read-only, so it can't "
+            "be upgraded; make it writable or use --db to choose another file."
+        )
 
 
 def _set_durable(conn: sqlite3.Connection, path: Path) -> None:
     try:
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
     except sqlite3.OperationalError as error:
-        raise HistoryError(f"The history database {path} is in use and could not be opened ({error}); "
-                           "try again in a moment.") from error
+        raise HistoryError(
+            f"The history database {path} is in use and could not be opened ({error}); try again in a moment."
+        ) from error
     if str(mode).lower() != "wal":
         raise HistoryError(f"The history database {path} could not be switched to WAL mode (got {mode}).")
     # FULL: a commit survives power loss, not only a crash; commits are rare (grouped, ~300 ms apart).
@@ -270,8 +280,10 @@ def _migrate(conn: sqlite3.Connection, path: Path, *, deferrable: bool) -> None:
     except sqlite3.OperationalError as error:
         if deferrable and is_transient(error):
             raise  # the reads work on this version: `settle` upgrades it first among the writes
-        raise HistoryError(f"The history database {path} could not be upgraded ({error}); nothing was "
-                           "changed. Close other tui-agent windows and try again.") from error
+        raise HistoryError(
+            f"The history database {path} could not be upgraded ({error}); nothing was "
+            "changed. Close other tui-agent windows and try again."
+        ) from error
 
 
 def backup_copy(conn: sqlite3.Connection, path: Path, version: int) -> Path:
@@ -289,8 +301,9 @@ def backup_copy(conn: sqlite3.Connection, path: Path, version: int) -> Path:
     return target
 
 
-def _settle_unless_locked(conn: sqlite3.Connection, path: Path, version: int, report: OpenReport,
-                          busy_ms: int) -> sqlite3.OperationalError | None:
+def _settle_unless_locked(
+    conn: sqlite3.Connection, path: Path, version: int, report: OpenReport, busy_ms: int
+) -> sqlite3.OperationalError | None:
     # Another program holding the write lock must not stop tui-agent from starting (nor keep it waiting
     # long): the session starts in memory, and the store runs `settle` first among the writes.
     conn.execute(f"PRAGMA busy_timeout = {min(int(busy_ms), START_LOCK_WAIT_MS)}")
@@ -332,13 +345,18 @@ def mark_unfinished(conn: sqlite3.Connection) -> tuple[int, int]:
     now = time.time()
     rows = conn.execute("SELECT seq, owner FROM messages WHERE status = 'streaming'").fetchall()
     dead = [(now, seq) for seq, owner in rows if not owners.is_alive(owner)]
-    conn.executemany("UPDATE messages SET status = 'interrupted', error = COALESCE(error, ?), "
-                     "updated_at = ?, owner = NULL WHERE seq = ?",
-                     [(INTERRUPTED_REPLY, *row) for row in dead])
-    calls = conn.execute("SELECT seq, owner FROM tool_calls WHERE status IN "
-                         "('pending', 'awaiting_approval', 'running')").fetchall()
+    conn.executemany(
+        "UPDATE messages SET status = 'interrupted', error = COALESCE(error, ?), "
+        "updated_at = ?, owner = NULL WHERE seq = ?",
+        [(INTERRUPTED_REPLY, *row) for row in dead],
+    )
+    calls = conn.execute(
+        "SELECT seq, owner FROM tool_calls WHERE status IN ('pending', 'awaiting_approval', 'running')"
+    ).fetchall()
     dead_calls = [(now, seq) for seq, owner in calls if not owners.is_alive(owner)]
-    conn.executemany("UPDATE tool_calls SET status = 'interrupted', error = COALESCE(error, ?), "
-                     "finished_at = ?, owner = NULL WHERE seq = ?",
-                     [(INTERRUPTED_TOOL, *row) for row in dead_calls])
+    conn.executemany(
+        "UPDATE tool_calls SET status = 'interrupted', error = COALESCE(error, ?), "
+        "finished_at = ?, owner = NULL WHERE seq = ?",
+        [(INTERRUPTED_TOOL, *row) for row in dead_calls],
+    )
     return len(dead), len(dead_calls)

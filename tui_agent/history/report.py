@@ -42,36 +42,52 @@ class OpenReport:
         if self.moved_aside is None:
             return []
         if self.not_ours is not None:
-            return [f"{self.path} was not a tui-agent history file ({self.not_ours}); it was moved aside to "
-                    f"{self.moved_aside} (with its -wal/-shm files), untouched, and a fresh one was started."]
-        return [f"The history database was damaged; it was moved aside to {self.moved_aside} "
-                f"(with its -wal/-shm files) and a fresh one was started at {self.path}."]
+            return [
+                f"{self.path} was not a tui-agent history file ({self.not_ours}); it was moved aside to "
+                f"{self.moved_aside} (with its -wal/-shm files), untouched, and a fresh one was started."
+            ]
+        return [
+            f"The history database was damaged; it was moved aside to {self.moved_aside} "
+            f"(with its -wal/-shm files) and a fresh one was started at {self.path}."
+        ]
 
     def notices(self) -> list[str]:
         """Everything the user should be told, oldest first."""
         out = self._moved()
         if self.in_memory:
-            out.append(f"History could not be created at {self.path}; sessions from this run are kept in memory "
-                       "only and will be lost when tui-agent exits.")
+            out.append(
+                f"History could not be created at {self.path}; sessions from this run are kept in memory "
+                "only and will be lost when tui-agent exits."
+            )
         if self.newer_schema is not None:
-            out.append(f"{self.path} is from a newer tui-agent (schema {self.newer_schema}); opened read-only — "
-                       "this session will not be saved. Past sessions can be read, searched and exported.")
+            out.append(
+                f"{self.path} is from a newer tui-agent (schema {self.newer_schema}); opened read-only — "
+                "this session will not be saved. Past sessions can be read, searched and exported."
+            )
         elif self.read_only:
-            out.append(f"The history database {self.path} is read-only: past sessions can be read, but "
-                       "changes in this run are kept in memory only and will not be saved.")
+            out.append(
+                f"The history database {self.path} is read-only: past sessions can be read, but "
+                "changes in this run are kept in memory only and will not be saved."
+            )
         if self.tightened:
-            out.append("History files were readable by other users; their permissions were tightened: "
-                       f"{', '.join(self.tightened)}.")
+            out.append(
+                "History files were readable by other users; their permissions were tightened: "
+                f"{', '.join(self.tightened)}."
+            )
         if self.migrated_from is not None:
             where = f" (backup at {self.backup})" if self.backup else ""
             out.append(f"The history database was upgraded from schema version {self.migrated_from}{where}.")
         if self.interrupted_messages:
-            out.append(f"{_count(self.interrupted_messages, 'reply', 'replies')} cut off by an earlier exit "
-                       f"{_was(self.interrupted_messages)} marked interrupted; the text saved before it is kept.")
+            out.append(
+                f"{_count(self.interrupted_messages, 'reply', 'replies')} cut off by an earlier exit "
+                f"{_was(self.interrupted_messages)} marked interrupted; the text saved before it is kept."
+            )
         if self.interrupted_tool_calls:
-            out.append(f"{_count(self.interrupted_tool_calls, 'tool call', 'tool calls')} left unfinished by an "
-                       f"earlier exit {_was(self.interrupted_tool_calls)} marked interrupted; "
-                       "they will not be run again.")
+            out.append(
+                f"{_count(self.interrupted_tool_calls, 'tool call', 'tool calls')} left unfinished by an "
+                f"earlier exit {_was(self.interrupted_tool_calls)} marked interrupted; "
+                "they will not be run again."
+            )
         return out + self.runtime
 
 

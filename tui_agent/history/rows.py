@@ -11,10 +11,14 @@ from tui_agent.history.models import Message, SearchHit, Session, ToolCall, Usag
 from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates_in
 from tui_agent.status import MessageStatus, Role, ToolStatus
 
-SESSION_COLUMNS = ("id, title, created_at, updated_at, model, endpoint, system_prompt, parent_session_id, "
-                   "parent_message_id, message_count, active_leaf_id")
-MESSAGE_COLUMNS = ("id, session_id, position, role, content, status, error, model, prompt_tokens, "
-                   "completion_tokens, created_at, updated_at, replaced_by, parent_id")
+SESSION_COLUMNS = (
+    "id, title, created_at, updated_at, model, endpoint, system_prompt, parent_session_id, "
+    "parent_message_id, message_count, active_leaf_id"
+)
+MESSAGE_COLUMNS = (
+    "id, session_id, position, role, content, status, error, model, prompt_tokens, "
+    "completion_tokens, created_at, updated_at, replaced_by, parent_id"
+)
 TREE_VERSION = 6
 """The schema step that made messages a tree. A database read before it is upgraded (read-only, or while
 another program holds the write lock) is read as one branch: every message, in order."""
@@ -35,8 +39,7 @@ SHOWN = """WITH RECURSIVE
         UNION ALL
         SELECT m.id, m.parent_id FROM shown JOIN messages m ON m.replaced_by = shown.id
             AND m.session_id = :session AND m.parent_id IS shown.parent_id)"""
-TOOL_COLUMNS = ("message_id, call_id, name, raw_arguments, arguments, status, result, error, started_at, "
-                "finished_at")
+TOOL_COLUMNS = "message_id, call_id, name, raw_arguments, arguments, status, result, error, started_at, finished_at"
 IN_CHUNK = 500
 
 
@@ -66,31 +69,63 @@ def _arguments(text: str) -> Any:
 
 
 def session_from_row(row: Sequence[Any]) -> Session:
-    return Session(id=row[0], title=row[1], created_at=utc_from_epoch(row[2]), updated_at=utc_from_epoch(row[3]),
-                   model=row[4], endpoint=row[5], system_prompt=row[6], parent_session_id=row[7],
-                   parent_message_id=row[8], message_count=row[9], active_leaf_id=row[10])
+    return Session(
+        id=row[0],
+        title=row[1],
+        created_at=utc_from_epoch(row[2]),
+        updated_at=utc_from_epoch(row[3]),
+        model=row[4],
+        endpoint=row[5],
+        system_prompt=row[6],
+        parent_session_id=row[7],
+        parent_message_id=row[8],
+        message_count=row[9],
+        active_leaf_id=row[10],
+    )
 
 
 def message_from_row(row: Sequence[Any]) -> Message:
     usage = None if row[8] is None and row[9] is None else Usage(row[8] or 0, row[9] or 0)
-    return Message(id=row[0], session_id=row[1], position=row[2], role=Role(row[3]), content=row[4],
-                   status=MessageStatus(row[5]), error=row[6], model=row[7], usage=usage,
-                   created_at=utc_from_epoch(row[10]), updated_at=utc_from_epoch(row[11]), replaced_by=row[12],
-                   parent_id=row[13])
+    return Message(
+        id=row[0],
+        session_id=row[1],
+        position=row[2],
+        role=Role(row[3]),
+        content=row[4],
+        status=MessageStatus(row[5]),
+        error=row[6],
+        model=row[7],
+        usage=usage,
+        created_at=utc_from_epoch(row[10]),
+        updated_at=utc_from_epoch(row[11]),
+        replaced_by=row[12],
+        parent_id=row[13],
+    )
 
 
 def tool_call_from_row(row: Sequence[Any]) -> ToolCall:
-    return ToolCall(message_id=row[0], call_id=row[1], name=row[2], raw_arguments=row[3],
-                    arguments=None if row[4] is None else _arguments(row[4]), status=ToolStatus(row[5]),
-                    result=row[6], error=row[7], started_at=row[8], finished_at=row[9])
+    return ToolCall(
+        message_id=row[0],
+        call_id=row[1],
+        name=row[2],
+        raw_arguments=row[3],
+        arguments=None if row[4] is None else _arguments(row[4]),
+        status=ToolStatus(row[5]),
+        result=row[6],
+        error=row[7],
+        started_at=row[8],
+        finished_at=row[9],
+    )
 
 
 def get_session(conn: sqlite3.Connection, id_or_prefix: str) -> Session | None:
     """The session with this id, or the only one whose id starts with it."""
     row = conn.execute(f"SELECT {_scols(conn)} FROM sessions WHERE id = ?", (id_or_prefix,)).fetchone()
     if row is None and id_or_prefix:
-        rows = conn.execute(f"SELECT {_scols(conn)} FROM sessions WHERE id >= ? AND id < ? LIMIT 2",
-                            (id_or_prefix, id_or_prefix + "\U0010ffff")).fetchall()
+        rows = conn.execute(
+            f"SELECT {_scols(conn)} FROM sessions WHERE id >= ? AND id < ? LIMIT 2",
+            (id_or_prefix, id_or_prefix + "\U0010ffff"),
+        ).fetchall()
         row = rows[0] if len(rows) == 1 else None
     return None if row is None else session_from_row(row)
 
@@ -105,10 +140,9 @@ def attach_tool_calls(conn: sqlite3.Connection, messages: list[Message]) -> list
     by_id = {m.id: m for m in messages if m.role is Role.ASSISTANT}
     ids = list(by_id)
     for start in range(0, len(ids), IN_CHUNK):
-        chunk = ids[start:start + IN_CHUNK]
+        chunk = ids[start : start + IN_CHUNK]
         marks = ",".join("?" * len(chunk))
-        rows = conn.execute(f"SELECT {TOOL_COLUMNS} FROM tool_calls WHERE message_id IN ({marks}) ORDER BY seq",
-                            chunk)
+        rows = conn.execute(f"SELECT {TOOL_COLUMNS} FROM tool_calls WHERE message_id IN ({marks}) ORDER BY seq", chunk)
         for row in rows:
             by_id[row[0]].tool_calls.append(tool_call_from_row(row))
     return messages
@@ -120,10 +154,13 @@ def attach_parts(conn: sqlite3.Connection, messages: list[Message]) -> list[Mess
     by_id = {m.id: m for m in messages if m.role is Role.ASSISTANT}
     ids = list(by_id)
     for start in range(0, len(ids), IN_CHUNK):
-        chunk = ids[start:start + IN_CHUNK]
+        chunk = ids[start : start + IN_CHUNK]
         marks = ",".join("?" * len(chunk))
-        rows = conn.execute(f"SELECT message_id, kind, content FROM message_parts WHERE message_id IN ({marks}) "
-                            "ORDER BY message_id, position", chunk)
+        rows = conn.execute(
+            f"SELECT message_id, kind, content FROM message_parts WHERE message_id IN ({marks}) "
+            "ORDER BY message_id, position",
+            chunk,
+        )
         for message_id, kind, content in rows:
             texts = by_id[message_id].part_texts
             texts[kind] = texts.get(kind, "") + content
@@ -153,15 +190,23 @@ def load_tail(conn: sqlite3.Connection, session_id: str, before: int | None, lim
         # Through the session's messages newest first (the position index, no sort), keeping the branch's.
         f"{SHOWN} SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = :session AND position < :bound "
         "AND id IN (SELECT id FROM shown) ORDER BY position DESC LIMIT :limit",
-        {"start": start, "depth": depth, "session": session_id, "bound": EVERY if before is None else before,
-         "limit": limit}).fetchall()
+        {
+            "start": start,
+            "depth": depth,
+            "session": session_id,
+            "bound": EVERY if before is None else before,
+            "limit": limit,
+        },
+    ).fetchall()
     return _whole(conn, [message_from_row(row) for row in reversed(rows)])
 
 
 def _load_linear(conn: sqlite3.Connection, session_id: str, before: int | None, limit: int) -> list[Message]:
     bound = before if before is not None else EVERY
-    rows = conn.execute(f"SELECT {_mcols(conn)} FROM messages WHERE session_id = ? "
-                        "AND position < ? ORDER BY position DESC LIMIT ?", (session_id, bound, limit)).fetchall()
+    rows = conn.execute(
+        f"SELECT {_mcols(conn)} FROM messages WHERE session_id = ? AND position < ? ORDER BY position DESC LIMIT ?",
+        (session_id, bound, limit),
+    ).fetchall()
     return _whole(conn, [message_from_row(row) for row in reversed(rows)])
 
 
@@ -171,8 +216,9 @@ def active_leaf(conn: sqlite3.Connection, session_id: str) -> str | None:
 
 
 def _at_position(conn: sqlite3.Connection, session_id: str, position: int) -> str | None:
-    row = conn.execute("SELECT id FROM messages WHERE session_id = ? AND position = ?",
-                       (session_id, position)).fetchone()
+    row = conn.execute(
+        "SELECT id FROM messages WHERE session_id = ? AND position = ?", (session_id, position)
+    ).fetchone()
     return None if row is None else str(row[0])
 
 
@@ -183,8 +229,9 @@ def count_shown(conn: sqlite3.Connection, session_id: str) -> int:
     start = active_leaf(conn, session_id)
     if start is None:
         return 0
-    row = conn.execute(f"{SHOWN} SELECT COUNT(*) FROM shown",
-                       {"start": start, "depth": EVERY, "session": session_id}).fetchone()
+    row = conn.execute(
+        f"{SHOWN} SELECT COUNT(*) FROM shown", {"start": start, "depth": EVERY, "session": session_id}
+    ).fetchone()
     return int(row[0])
 
 
@@ -195,8 +242,9 @@ def load_all(conn: sqlite3.Connection, session_id: str) -> list[Message]:
 
 def load_tree(conn: sqlite3.Connection, session_id: str) -> list[Message]:
     """Every message of the session, every branch, in creation order (each names its `parent_id`)."""
-    rows = conn.execute(f"SELECT {_mcols(conn)} FROM messages WHERE session_id = ? ORDER BY position",
-                        (session_id,)).fetchall()
+    rows = conn.execute(
+        f"SELECT {_mcols(conn)} FROM messages WHERE session_id = ? ORDER BY position", (session_id,)
+    ).fetchall()
     return _whole(conn, [message_from_row(row) for row in rows])
 
 
@@ -209,18 +257,24 @@ def siblings(conn: sqlite3.Connection, message: Message) -> list[Message]:
     """The messages sharing `message`'s parent (itself included), oldest first."""
     if not is_tree(conn):
         return [message]
-    rows = conn.execute(f"SELECT {_mcols(conn)} FROM messages WHERE session_id = ? AND parent_id IS ? "
-                        "ORDER BY position", (message.session_id, message.parent_id)).fetchall()
+    rows = conn.execute(
+        f"SELECT {_mcols(conn)} FROM messages WHERE session_id = ? AND parent_id IS ? ORDER BY position",
+        (message.session_id, message.parent_id),
+    ).fetchall()
     return _whole(conn, [message_from_row(row) for row in rows])
 
 
 def children(conn: sqlite3.Connection, message: Message) -> list[Message]:
     if not is_tree(conn):  # one branch: the next message
-        rows = conn.execute(f"SELECT {_mcols(conn)} FROM messages WHERE session_id = ? "
-                            "AND position = ?", (message.session_id, message.position + 1)).fetchall()
+        rows = conn.execute(
+            f"SELECT {_mcols(conn)} FROM messages WHERE session_id = ? AND position = ?",
+            (message.session_id, message.position + 1),
+        ).fetchall()
         return _whole(conn, [message_from_row(row) for row in rows])
-    rows = conn.execute(f"SELECT {_mcols(conn)} FROM messages WHERE session_id = ? AND parent_id = ? "
-                        "ORDER BY position", (message.session_id, message.id)).fetchall()
+    rows = conn.execute(
+        f"SELECT {_mcols(conn)} FROM messages WHERE session_id = ? AND parent_id = ? ORDER BY position",
+        (message.session_id, message.id),
+    ).fetchall()
     return _whole(conn, [message_from_row(row) for row in rows])
 
 
@@ -230,7 +284,8 @@ def newest_leaf_under(conn: sqlite3.Connection, session_id: str, message_id: str
         "WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT m.id FROM messages m JOIN sub "
         "ON m.session_id = ? AND m.parent_id = sub.id) "
         "SELECT id FROM messages WHERE id IN (SELECT id FROM sub) ORDER BY position DESC LIMIT 1",
-        (message_id, session_id)).fetchone()
+        (message_id, session_id),
+    ).fetchone()
     return str(row[0])
 
 
@@ -247,12 +302,17 @@ def search(conn: sqlite3.Connection, text: str, limit: int) -> list[SearchHit]:
     rows = conn.execute(
         "SELECT m.session_id, s.title, m.id, snippet(messages_fts, 0, '[', ']', '…', 12), m.role, m.position "
         "FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid JOIN sessions s ON s.id = m.session_id "
-        "WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?", (query, limit))
+        "WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?",
+        (query, limit),
+    )
     return [SearchHit(row[0], row[1], row[2], row[3], Role(row[4]), row[5]) for row in rows]
 
 
 def session_usage(conn: sqlite3.Connection, session_id: str) -> Usage:
     """Tokens the session's replies used, in all."""
-    prompt, completion = conn.execute("SELECT COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0) "
-                                      "FROM messages WHERE session_id = ?", (session_id,)).fetchone()
+    prompt, completion = conn.execute(
+        "SELECT COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0) "
+        "FROM messages WHERE session_id = ?",
+        (session_id,),
+    ).fetchone()
     return Usage(prompt, completion)

@@ -27,8 +27,15 @@ if TYPE_CHECKING:
 class StreamingSaver:
     """Coalesces streamed text into at most one save per `interval` for one message."""
 
-    def __init__(self, store: HistoryStore, message_id: str, interval: float = 0.3, *, text: str = "",
-                 parts: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        store: HistoryStore,
+        message_id: str,
+        interval: float = 0.3,
+        *,
+        text: str = "",
+        parts: Mapping[str, str] | None = None,
+    ) -> None:
         """`text` and `parts` (kind → text): what the message already holds (a reply being continued); what is
         pushed follows them."""
         self._store = store
@@ -115,6 +122,7 @@ class StreamingSaver:
             # A save already on its way to the database is allowed to land first (it is superseded anyway).
             await asyncio.gather(timer, return_exceptions=True)
         content = await asyncio.to_thread(self._redaction.text, self.text)
-        await self._store.finish_message(self._message_id, status, content=content, error=error, usage=usage,
-                                         parts=self.parts or None, redacted=True)
+        await self._store.finish_message(
+            self._message_id, status, content=content, error=error, usage=usage, parts=self.parts or None, redacted=True
+        )
         self._saved_length, self._saved_parts = len(self.text), self._lengths()

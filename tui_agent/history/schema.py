@@ -63,8 +63,7 @@ V1_TABLES: tuple[str, ...] = (
         owner TEXT,
         UNIQUE (message_id, call_id)
     )""",
-    "CREATE INDEX tool_calls_open ON tool_calls(status) "
-    "WHERE status IN ('pending', 'awaiting_approval', 'running')",
+    "CREATE INDEX tool_calls_open ON tool_calls(status) WHERE status IN ('pending', 'awaiting_approval', 'running')",
 )
 
 # Only settled text is indexed: a streaming reply is rewritten every ~300 ms and would be re-tokenised
@@ -177,8 +176,9 @@ def check_not_newer(conn: sqlite3.Connection, where: str, latest: int = LATEST_V
     return version
 
 
-def migrate(conn: sqlite3.Connection, migrations: Sequence[Sequence[str]] = MIGRATIONS,
-            target: int | None = None) -> int:
+def migrate(
+    conn: sqlite3.Connection, migrations: Sequence[Sequence[str]] = MIGRATIONS, target: int | None = None
+) -> int:
     """Apply every missing step up to `target` (default: all); return the number of steps applied.
 
     `conn` must be in autocommit mode (isolation_level=None) so the transactions here are explicit.

@@ -47,8 +47,15 @@ DEFAULT_BUSY_TIMEOUT = 5.0
 class HistoryStore:
     """Sessions, messages and tool calls in one SQLite file. Create with `await HistoryStore.open(path)`."""
 
-    def __init__(self, conn: aiosqlite.Connection, path: Path, mode: Mode, report: OpenReport,
-                 redactor: Redactor, retry_delay: float) -> None:
+    def __init__(
+        self,
+        conn: aiosqlite.Connection,
+        path: Path,
+        mode: Mode,
+        report: OpenReport,
+        redactor: Redactor,
+        retry_delay: float,
+    ) -> None:
         self._conn = conn
         self.path = path
         self.mode = mode
@@ -59,15 +66,26 @@ class HistoryStore:
         """Called with each notice raised after opening (disk full, saving again...)."""
         self.on_state: Callable[[], None] | None = None
         """Called when `unsaved` may have changed."""
-        self._writer = Writer(self._raw_call, enabled=mode is not Mode.READ_ONLY and mode is not Mode.IMMUTABLE,
-                              notify=self._notify, where=str(path), retry_delay=retry_delay)
+        self._writer = Writer(
+            self._raw_call,
+            enabled=mode is not Mode.READ_ONLY and mode is not Mode.IMMUTABLE,
+            notify=self._notify,
+            where=str(path),
+            retry_delay=retry_delay,
+        )
         self._writer.on_change = self._state_changed
         self._next_position: dict[str, int] = {}
         self._closed = False
 
     @classmethod
-    async def open(cls, path: Path | None = None, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
-                   retry_delay: float = 1.0, redactor: Redactor | None = None) -> HistoryStore:
+    async def open(
+        cls,
+        path: Path | None = None,
+        *,
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        retry_delay: float = 1.0,
+        redactor: Redactor | None = None,
+    ) -> HistoryStore:
         """Open (creating, migrating, recovering or moving aside as needed) the database at `path`."""
         db, mode = await asyncio.to_thread(_resolve, path)
         report = OpenReport(db)
@@ -149,12 +167,12 @@ class HistoryStore:
 
     # sessions
 
-    async def create_session(self, title: str, model: str | None = None, endpoint: str | None = None,
-                             system_prompt: str | None = None) -> Session:
+    async def create_session(
+        self, title: str, model: str | None = None, endpoint: str | None = None, system_prompt: str | None = None
+    ) -> Session:
         now = datetime.now(UTC)
         r = self.redactor
-        session = Session(writes.new_id(), r.text(title), now, now, model, r.endpoint(endpoint),
-                          r.maybe(system_prompt))
+        session = Session(writes.new_id(), r.text(title), now, now, model, r.endpoint(endpoint), r.maybe(system_prompt))
         await self._write(writes.insert_session(session))
         self._next_position[session.id] = 0
         return session
@@ -173,8 +191,17 @@ class HistoryStore:
         self._require_writable("forked")
         source = await self._require_session(session_id)
         now = datetime.now(UTC)
-        fork = Session(writes.new_id(), f"{source.title} (fork)", now, now, source.model, source.endpoint,
-                       source.system_prompt, source.id, message_id)
+        fork = Session(
+            writes.new_id(),
+            f"{source.title} (fork)",
+            now,
+            now,
+            source.model,
+            source.endpoint,
+            source.system_prompt,
+            source.id,
+            message_id,
+        )
         count = await self._write(writes.fork_session(fork, source.id, message_id))
         fork.message_count = 0 if count is DEFERRED else int(count)
         self._next_position[fork.id] = fork.message_count
@@ -184,8 +211,9 @@ class HistoryStore:
         # A change to a stored session kept in memory would look done and be gone at exit: refuse it plainly.
         if self.read_only:
             why = " (it is from a newer tui-agent)" if self.report.newer_schema is not None else ""
-            raise HistoryError(f"The history database {self.path} is open read-only{why}; stored sessions "
-                               f"can't be {done}.")
+            raise HistoryError(
+                f"The history database {self.path} is open read-only{why}; stored sessions can't be {done}."
+            )
 
     async def get_session(self, id_or_unique_prefix: str) -> Session | None:
         """The session with this id, or the only one whose id starts with it; None if none (or several)."""
@@ -194,8 +222,9 @@ class HistoryStore:
     async def _require_session(self, id_or_prefix: str) -> Session:
         session = await self.get_session(id_or_prefix)
         if session is None:
-            raise SessionNotFoundError(f"There is no session {id_or_prefix!r} in the history "
-                                       "(see `tui-agent sessions list`).")
+            raise SessionNotFoundError(
+                f"There is no session {id_or_prefix!r} in the history (see `tui-agent sessions list`)."
+            )
         return session
 
     async def list_recent(self, limit: int = 50) -> list[Session]:
@@ -216,8 +245,9 @@ class HistoryStore:
         await self._add_messages([user, reply])
         return user, reply
 
-    async def append_message(self, session_id: str, role: Role, content: str, status: MessageStatus,
-                             model: str | None = None) -> Message:
+    async def append_message(
+        self, session_id: str, role: Role, content: str, status: MessageStatus, model: str | None = None
+    ) -> Message:
         message = self._new_message(session_id, role, content, status, model)
         await self._add_messages([message])
         return message
@@ -228,8 +258,14 @@ class HistoryStore:
         await self._add_messages([reply], replaces=message_id)
         return reply
 
-    async def add_sibling(self, message_id: str, role: Role, content: str,
-                          status: MessageStatus = MessageStatus.COMPLETE, model: str | None = None) -> Message:
+    async def add_sibling(
+        self,
+        message_id: str,
+        role: Role,
+        content: str,
+        status: MessageStatus = MessageStatus.COMPLETE,
+        model: str | None = None,
+    ) -> Message:
         """Commit a message beside `message_id` (same parent: an edited prompt, a regenerated reply) on a new
         branch, made active; the old branch stays as it was."""
         message = self._new_message(await self._session_of(message_id), role, content, status, model)
@@ -274,14 +310,17 @@ class HistoryStore:
         """Make a finished reply `streaming` again, to be continued (its error is cleared; crash-safe as ever)."""
         await self._write(writes.reopen_message(message_id, self.owner))
 
-    def _new_message(self, session_id: str, role: Role, content: str, status: MessageStatus,
-                     model: str | None) -> Message:
+    def _new_message(
+        self, session_id: str, role: Role, content: str, status: MessageStatus, model: str | None
+    ) -> Message:
         now = datetime.now(UTC)
-        return Message(writes.new_id(), session_id, -1, role, self.redactor.text(content), status, None, model,
-                       None, now, now)
+        return Message(
+            writes.new_id(), session_id, -1, role, self.redactor.text(content), status, None, model, None, now, now
+        )
 
-    async def _add_messages(self, messages: list[Message], replaces: str | None = None,
-                            sibling_of: str | None = None) -> None:
+    async def _add_messages(
+        self, messages: list[Message], replaces: str | None = None, sibling_of: str | None = None
+    ) -> None:
         session_id = messages[0].session_id
         if session_id not in self._next_position:
             self._next_position[session_id] = (await self._require_session(session_id)).message_count
@@ -298,8 +337,9 @@ class HistoryStore:
             message.position = int(first) + offset
         self._next_position[session_id] = int(first) + len(messages)
 
-    async def update_streaming_text(self, message_id: str, text: str, parts: Mapping[str, str] | None = None, *,
-                                    redacted: bool = False) -> None:
+    async def update_streaming_text(
+        self, message_id: str, text: str, parts: Mapping[str, str] | None = None, *, redacted: bool = False
+    ) -> None:
         """Save the text (and other parts by kind) streamed so far (call at most every ~300 ms; see
         `StreamingSaver`). `redacted`: `text` is already what `redactor.text` makes of it (a `StreamRedaction`'s);
         the parts are redacted here."""
@@ -307,29 +347,47 @@ class HistoryStore:
         text = text if redacted else r.text(text)
         await self._write(writes.update_text(message_id, text, _redacted(r, parts)), key=("text", message_id))
 
-    async def finish_message(self, message_id: str, status: MessageStatus, content: str | None = None,
-                             error: str | None = None, usage: Usage | None = None,
-                             parts: Mapping[str, str] | None = None, *, redacted: bool = False) -> None:
+    async def finish_message(
+        self,
+        message_id: str,
+        status: MessageStatus,
+        content: str | None = None,
+        error: str | None = None,
+        usage: Usage | None = None,
+        parts: Mapping[str, str] | None = None,
+        *,
+        redacted: bool = False,
+    ) -> None:
         """Write a reply's final status, text, error, usage and (when it has some) other parts by kind, redacted
         alike (`redacted`: `content` already is, as in `update_streaming_text`)."""
         r = self.redactor
         content = content if redacted else r.maybe(content)
-        await self._write(writes.finish_message(message_id, status, content, r.maybe(error), usage,
-                                                _redacted(r, parts)))
+        await self._write(
+            writes.finish_message(message_id, status, content, r.maybe(error), usage, _redacted(r, parts))
+        )
 
-    async def record_tool_call(self, message_id: str, call_id: str, name: str, raw_arguments: str,
-                               arguments: dict[str, Any] | None, status: ToolStatus = ToolStatus.PENDING) -> None:
+    async def record_tool_call(
+        self,
+        message_id: str,
+        call_id: str,
+        name: str,
+        raw_arguments: str,
+        arguments: dict[str, Any] | None,
+        status: ToolStatus = ToolStatus.PENDING,
+    ) -> None:
         """Record a tool call before it runs (recording the same call again updates it)."""
         raw = self.redactor.text(raw_arguments)
         parsed = None if arguments is None else self.redactor.json(arguments)
         await self._write(writes.record_tool_call(message_id, call_id, name, raw, parsed, status, self.owner))
 
-    async def update_tool_call(self, message_id: str, call_id: str, status: ToolStatus, result: str | None = None,
-                               error: str | None = None) -> None:
+    async def update_tool_call(
+        self, message_id: str, call_id: str, status: ToolStatus, result: str | None = None, error: str | None = None
+    ) -> None:
         """Move a call on: `running` stamps started_at, a final status stamps finished_at."""
         r = self.redactor
-        await self._write(writes.update_tool_call(message_id, call_id, status, r.maybe(result), r.maybe(error),
-                                                  self.owner))
+        await self._write(
+            writes.update_tool_call(message_id, call_id, status, r.maybe(result), r.maybe(error), self.owner)
+        )
 
     async def load_tail(self, session_id: str, limit: int) -> list[Message]:
         """The last `limit` messages of the session's active branch, oldest first, tool calls included.
@@ -379,8 +437,10 @@ class HistoryStore:
         saved = await self._writer.flush()
         await self._writer.close()
         if not saved:
-            self.report.not_saved = (f"{self._writer.pending} change(s) to the history could not be saved to "
-                                     f"{self.path} ({self._writer.failing or 'it is read-only'}).")
+            self.report.not_saved = (
+                f"{self._writer.pending} change(s) to the history could not be saved to "
+                f"{self.path} ({self._writer.failing or 'it is read-only'})."
+            )
             self._notify(self.report.not_saved)
         self._closed = True
         owners.release(self.owner)
@@ -397,8 +457,9 @@ def _resolve(path: Path | None) -> tuple[Path, Mode]:
     return resolved, choose_mode(resolved)
 
 
-async def _connect(path: Path, mode: Mode, report: OpenReport,
-                   busy_ms: int) -> tuple[aiosqlite.Connection, sqlite3.OperationalError | None]:
+async def _connect(
+    path: Path, mode: Mode, report: OpenReport, busy_ms: int
+) -> tuple[aiosqlite.Connection, sqlite3.OperationalError | None]:
     """The prepared connection, and the lock that kept the upgrade or recovery from running, if one did."""
     conn = await aiosqlite.connect(uri_for(path, mode), uri=True, isolation_level=None)
     try:
@@ -412,6 +473,8 @@ async def _connect(path: Path, mode: Mode, report: OpenReport,
 def _readable(error: sqlite3.DatabaseError, path: Path) -> HistoryError:
     code = (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF
     if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
-        return HistoryError(f"The history database {path} is damaged ({error}); restart tui-agent to move it "
-                            "aside and start a fresh one.")
+        return HistoryError(
+            f"The history database {path} is damaged ({error}); restart tui-agent to move it "
+            "aside and start a fresh one."
+        )
     return HistoryError(f"The history database {path} could not be used ({error}).")

@@ -21,8 +21,10 @@ _EDGE = r"(?<![A-Za-z0-9_-])"
 _SK_KEY = re.compile(_EDGE + r"sk-[A-Za-z0-9_-]{20,}")
 _RANDOM_RUN = re.compile(r"(?=[A-Za-z0-9]{16})(?=[A-Za-z0-9]{0,15}[0-9])(?=[A-Za-z0-9]{0,15}[A-Za-z])")
 """Sixteen letters and digits in a row, both kinds among them: what a random key has and prose does not."""
-_PEM = (r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
-        r"(?:[^\"]{0,16384}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|[A-Za-z0-9+/=\s\\]*)")
+_PEM = (
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
+    r"(?:[^\"]{0,16384}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|[A-Za-z0-9+/=\s\\]*)"
+)
 PEM_BLOCK = re.compile(_PEM)
 """A PEM private-key block, the only shape that spans lines (all others are runs of characters that exclude
 the newline). Its body stops at a quote, so in JSON text it cannot run past the end of its string, and at
@@ -30,14 +32,18 @@ the newline). Its body stops at a quote, so in JSON text it cannot run past the 
 time; an unterminated block is redacted as far as its base64 goes."""
 PEM_HEADER = "-----BEGIN "
 """Where a PEM block can start."""
-_SHAPES = re.compile("|".join([
-    _EDGE + r"(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])",
-    _EDGE + r"gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",
-    _EDGE + r"github_pat_[A-Za-z0-9_]{40,255}",
-    _EDGE + r"xox[abposr]-[A-Za-z0-9-]{20,}",
-    _PEM,
-    _EDGE + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}",
-]))
+_SHAPES = re.compile(
+    "|".join(
+        [
+            _EDGE + r"(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])",
+            _EDGE + r"gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",
+            _EDGE + r"github_pat_[A-Za-z0-9_]{40,255}",
+            _EDGE + r"xox[abposr]-[A-Za-z0-9-]{20,}",
+            _PEM,
+            _EDGE + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}",
+        ]
+    )
+)
 """Every shape but `sk-` (checked by `_sk_key`)."""
 
 

@@ -57,7 +57,7 @@ def _push(stack: list[tuple[Message, str, str]], below: list[Message], rest: str
 def describe(message: Message, active: bool) -> str:
     """One message's line without its branch markers."""
     text = " ".join(message.content.split()) or "(no text)"
-    words = text if len(text) <= WORDS else text[:WORDS - 1] + "…"
+    words = text if len(text) <= WORDS else text[: WORDS - 1] + "…"
     calls = len(message.tool_calls)
     if calls:
         words += f" (+{calls} tool call{'s' if calls != 1 else ''})"

@@ -18,10 +18,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-TRANSIENT_CODES = frozenset({
-    sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR,
-    sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PROTOCOL,
-})
+TRANSIENT_CODES = frozenset(
+    {
+        sqlite3.SQLITE_BUSY,
+        sqlite3.SQLITE_LOCKED,
+        sqlite3.SQLITE_READONLY,
+        sqlite3.SQLITE_IOERR,
+        sqlite3.SQLITE_FULL,
+        sqlite3.SQLITE_CANTOPEN,
+        sqlite3.SQLITE_PROTOCOL,
+    }
+)
 MAX_BATCH = 500
 RETRY_BUSY_MS = 100
 WriteFn = Callable[[sqlite3.Connection], Any]
@@ -126,8 +133,16 @@ def _run_one(conn: sqlite3.Connection, fn: WriteFn, *, savepoint: bool) -> tuple
 class Writer:
     """Queue of writes, drained by one task; keeps writes in memory while the disk refuses them."""
 
-    def __init__(self, call: Call, *, enabled: bool, notify: Callable[[str], None], where: str,
-                 retry_delay: float = 1.0, max_retry_delay: float = 5.0) -> None:
+    def __init__(
+        self,
+        call: Call,
+        *,
+        enabled: bool,
+        notify: Callable[[str], None],
+        where: str,
+        retry_delay: float = 1.0,
+        max_retry_delay: float = 5.0,
+    ) -> None:
         self._call = call
         self._enabled = enabled
         self._notify = notify
@@ -241,8 +256,10 @@ class Writer:
         for op in self._queue:
             op.resolve(DEFERRED)
         if self._failing is None:
-            self._notify(f"Could not save history to {self._where}: {describe(error)}. Keeping this session "
-                         "in memory and retrying.")
+            self._notify(
+                f"Could not save history to {self._where}: {describe(error)}. Keeping this session "
+                "in memory and retrying."
+            )
         self._failing, self._failing_briefly = describe(error), brief(error)
         self._changed()
         loop = asyncio.get_running_loop()

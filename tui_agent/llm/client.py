@@ -65,8 +65,17 @@ NO_KEY = "no-key-set"
 class ChatClient:
     """A chat-completions endpoint. `stream_chat` streams a reply; `list_models`; `aclose` when done."""
 
-    def __init__(self, base_url: str, model: str, api_key: str | None = None, *, timeout: float = 60,
-                 max_retries: int = 2, stall_timeout: float = 30, max_tokens: int | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        *,
+        timeout: float = 60,
+        max_retries: int = 2,
+        stall_timeout: float = 30,
+        max_tokens: int | None = None,
+    ) -> None:
         self.base_url = base_url
         self.model = model
         self.max_tokens = max_tokens
@@ -76,8 +85,7 @@ class ChatClient:
         self._api_key = api_key
         self._usage_supported = True
         # Our own retry loop (not openai's) so retries stay before the first token and Retry-After is honoured.
-        self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key or NO_KEY, timeout=timeout,
-                                          max_retries=0)
+        self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key or NO_KEY, timeout=timeout, max_retries=0)
 
     @property
     def host(self) -> str:
@@ -96,8 +104,9 @@ class ChatClient:
             raise self._request_error(error) from error
         return [model.id for model in page.data]
 
-    async def stream_chat(self, messages: Iterable[Mapping[str, Any]], tools: list[dict[str, Any]] | None = None,
-                          **options: Any) -> AsyncIterator[StreamEvent]:
+    async def stream_chat(
+        self, messages: Iterable[Mapping[str, Any]], tools: list[dict[str, Any]] | None = None, **options: Any
+    ) -> AsyncIterator[StreamEvent]:
         """Stream one reply to `messages`; extra keyword `options` go to the request (temperature, ...)."""
         watchdog = StallWatchdog(self.stall_timeout)
         watchdog.arm()
@@ -144,8 +153,9 @@ class ChatClient:
             error.request_id = response.headers.get("x-request-id") or None
         return error
 
-    async def _read(self, response: Any, assembler: StreamAssembler,
-                    watchdog: StallWatchdog) -> AsyncGenerator[list[StreamEvent], None]:
+    async def _read(
+        self, response: Any, assembler: StreamAssembler, watchdog: StallWatchdog
+    ) -> AsyncGenerator[list[StreamEvent], None]:
         """The events of each SSE payload in the body, up to `[DONE]` or the end of the body."""
         if response.headers.get("content-type", "").lower().startswith("application/json"):
             # A server that ignores `stream`: its one completion is replayed as a single chunk.
@@ -169,15 +179,20 @@ class ChatClient:
     def _completion_as_chunk(self, body: Any) -> dict[str, Any]:
         """A non-streamed `chat.completion` as one chunk carrying the whole message (errors pass through)."""
         if not isinstance(body, dict) or not (body.get("choices") or body.get("error")):
-            raise MalformedResponseError(f"The server at {self.host} answered with JSON that is not a chat "
-                                         "completion; it may not be an OpenAI-compatible endpoint.")
+            raise MalformedResponseError(
+                f"The server at {self.host} answered with JSON that is not a chat "
+                "completion; it may not be an OpenAI-compatible endpoint."
+            )
         if body.get("error"):
             return body
         choice = body["choices"][0]
         message = choice.get("message") or {}
         calls = [{**call, "index": i} for i, call in enumerate(message.get("tool_calls") or [])]
-        delta = {**{name: message.get(name) for name in PART_FIELDS}, "content": message.get("content"),
-                 "tool_calls": calls}
+        delta = {
+            **{name: message.get(name) for name in PART_FIELDS},
+            "content": message.get("content"),
+            "tool_calls": calls,
+        }
         return {"usage": body.get("usage"), "choices": [{"delta": delta, "finish_reason": choice.get("finish_reason")}]}
 
     def _events(self, assembler: StreamAssembler, chunk: dict[str, Any]) -> list[StreamEvent]:
@@ -204,16 +219,25 @@ class ChatClient:
 
     def _stalled_message(self, assembler: StreamAssembler) -> str:
         what = "in the middle of the reply" if assembler.received_content else "before the first token"
-        return (f"The model at {self.host} stopped sending {what} and nothing arrived for "
-                f"{self.stall_timeout:g} seconds, so the reply was abandoned. Try again.")
+        return (
+            f"The model at {self.host} stopped sending {what} and nothing arrived for "
+            f"{self.stall_timeout:g} seconds, so the reply was abandoned. Try again."
+        )
 
-    async def _open(self, messages: list[Mapping[str, Any]], tools: list[dict[str, Any]] | None,
-                    options: dict[str, Any], attempt: int) -> Any:
+    async def _open(
+        self,
+        messages: list[Mapping[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        options: dict[str, Any],
+        attempt: int,
+    ) -> Any:
         """Send the request once: the streaming httpx response, or when to send it again (a rate limit, a busy
         server, `attempt` retries so far); a final failure is raised."""
         if not self.model:  # none named and the server did not say which (see agent.model_choice)
-            raise ModelNotFoundError(f"No model is chosen for {self.host}: name one with --model (or `model` in "
-                                     "the config file), or pick one with Switch model in the command palette.")
+            raise ModelNotFoundError(
+                f"No model is chosen for {self.host}: name one with --model (or `model` in "
+                "the config file), or pick one with Switch model in the command palette."
+            )
         while True:
             params = self._params(messages, tools, options)
             try:
@@ -231,8 +255,9 @@ class ChatClient:
                     raise self._status_error(error, retries=attempt) from error
                 return RetryScheduled(error.status_code, attempt + 1, self.max_retries, time.monotonic() + wait)
 
-    def _params(self, messages: list[Mapping[str, Any]], tools: list[dict[str, Any]] | None,
-                options: dict[str, Any]) -> dict[str, Any]:
+    def _params(
+        self, messages: list[Mapping[str, Any]], tools: list[dict[str, Any]] | None, options: dict[str, Any]
+    ) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True}
         if self.max_tokens is not None:
             params[token_limit_parameter(self.base_url)] = self.max_tokens
@@ -267,12 +292,20 @@ class ChatClient:
         if isinstance(error, openai.APIStatusError):
             return self._status_error(error)
         if isinstance(error, openai.APITimeoutError):
-            return self._located(ConnectionFailedError(f"The server at {self.host} did not answer in time. "
-                                                       "Check that it is running and reachable, then try again."))
+            return self._located(
+                ConnectionFailedError(
+                    f"The server at {self.host} did not answer in time. "
+                    "Check that it is running and reachable, then try again."
+                )
+            )
         if isinstance(error, openai.APIConnectionError):
             cause = root_cause(error)
-            return self._located(ConnectionFailedError(f"Cannot connect to {self.base_url} ({cause}). "
-                                                       "Check that the server is running and the base URL is right."))
+            return self._located(
+                ConnectionFailedError(
+                    f"Cannot connect to {self.base_url} ({cause}). "
+                    "Check that the server is running and the base URL is right."
+                )
+            )
         return self._located(self._stream_error(error, received=False))
 
     def _status_error(self, error: openai.APIStatusError, retries: int = 0) -> LLMError:
@@ -316,25 +349,37 @@ class ChatClient:
         """The typed error for a failure while reading the stream."""
         where = "in the middle of the reply" if received else "before the reply started"
         if isinstance(error, UnicodeDecodeError):
-            return MalformedResponseError(f"The server at {self.host} sent bytes that are not UTF-8 text {where}; "
-                                          "it may not be an OpenAI-compatible endpoint.")
+            return MalformedResponseError(
+                f"The server at {self.host} sent bytes that are not UTF-8 text {where}; "
+                "it may not be an OpenAI-compatible endpoint."
+            )
         if isinstance(error, json.JSONDecodeError | AttributeError | TypeError | KeyError):
-            return MalformedResponseError(f"The server at {self.host} sent a chunk that is not a valid "
-                                          f"chat-completions event {where}; it may not be an OpenAI-compatible "
-                                          "endpoint.")
+            return MalformedResponseError(
+                f"The server at {self.host} sent a chunk that is not a valid "
+                f"chat-completions event {where}; it may not be an OpenAI-compatible "
+                "endpoint."
+            )
         if isinstance(error, openai.APITimeoutError) or "Timeout" in type(error).__name__:
             return StreamStalledError(f"The model at {self.host} stopped sending {where}. Try again.")
         if isinstance(error, openai.APIConnectionError) or type(error).__module__.startswith(("httpx", "httpcore")):
             if not received:
-                return self._request_error(error) if isinstance(error, openai.APIError) else ConnectionFailedError(
-                    f"The connection to {self.host} failed before the reply started ({root_cause(error)}). "
-                    "Try again.")
+                return (
+                    self._request_error(error)
+                    if isinstance(error, openai.APIError)
+                    else ConnectionFailedError(
+                        f"The connection to {self.host} failed before the reply started ({root_cause(error)}). "
+                        "Try again."
+                    )
+                )
             return StreamTruncatedError(f"The connection to {self.host} closed {where}. Try again.")
         if isinstance(error, openai.APIError):
-            return ServerError(f"The server at {self.host} reported an error {where}{self._detail(error)}. "
-                               "Try again in a moment.")
-        return LLMError(f"Talking to {self.host} failed unexpectedly ({type(error).__name__}: "
-                        f"{redact(str(error)[:200], self._api_key)}).")
+            return ServerError(
+                f"The server at {self.host} reported an error {where}{self._detail(error)}. Try again in a moment."
+            )
+        return LLMError(
+            f"Talking to {self.host} failed unexpectedly ({type(error).__name__}: "
+            f"{redact(str(error)[:200], self._api_key)})."
+        )
 
 
 def token_limit_parameter(base_url: str) -> str:

@@ -73,16 +73,30 @@ class _Fork:
             if isinstance(event, TextDelta | ToUserDelta):
                 self.queues["to_user"].append(event.text)
             elif isinstance(event, ToolCallReady):
-                self.queues["function_call"].append(json.dumps({
-                    "tool_call_index": event.index, "tool_call_id": event.id, "name": event.name,
-                    "arguments": event.arguments,
-                }))
+                self.queues["function_call"].append(
+                    json.dumps(
+                        {
+                            "tool_call_index": event.index,
+                            "tool_call_id": event.id,
+                            "name": event.name,
+                            "arguments": event.arguments,
+                        }
+                    )
+                )
             elif isinstance(event, ToolCallInvalid):
                 # Not dropped: consumers see the call with empty arguments and the reason under "error".
-                self.queues["function_call"].append(json.dumps({
-                    "tool_call_index": event.index, "tool_call_id": event.id, "name": event.name,
-                    "arguments": {}, "raw": event.raw, "error": event.reason,
-                }))
+                self.queues["function_call"].append(
+                    json.dumps(
+                        {
+                            "tool_call_index": event.index,
+                            "tool_call_id": event.id,
+                            "name": event.name,
+                            "arguments": {},
+                            "raw": event.raw,
+                            "error": event.reason,
+                        }
+                    )
+                )
 
     async def consume(self, role: str) -> AsyncIterator[str]:
         queue = self.queues[role]
@@ -144,9 +158,12 @@ Callback = Callable[[], Any]
 class LLMAsyncAdapter:
     """Turns the sync or async openai stream into an async iterable (as Agere's adapter does)."""
 
-    def llm_to_async_iterable(self, response: Iterable[Any] | AsyncIterable[Any],
-                              at_receiving_start: list[Callback] | None = None,
-                              at_receiving_end: list[Callback] | None = None) -> AsyncIterator[Any]:
+    def llm_to_async_iterable(
+        self,
+        response: Iterable[Any] | AsyncIterable[Any],
+        at_receiving_start: list[Callback] | None = None,
+        at_receiving_end: list[Callback] | None = None,
+    ) -> AsyncIterator[Any]:
         """Yield the chunks of `response`; a sync stream is read in a worker thread so the loop never blocks."""
         if isinstance(response, AsyncIterable):
             return _from_async(response, at_receiving_start or [], at_receiving_end or [])

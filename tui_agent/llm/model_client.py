@@ -27,8 +27,9 @@ class ModelClient(Protocol):
         """The endpoint as people name it (for errors and the status bar)."""
         ...
 
-    def stream_chat(self, messages: Iterable[Mapping[str, Any]], tools: list[dict[str, Any]] | None = None,
-                    **options: Any) -> AsyncIterator[StreamEvent]:
+    def stream_chat(
+        self, messages: Iterable[Mapping[str, Any]], tools: list[dict[str, Any]] | None = None, **options: Any
+    ) -> AsyncIterator[StreamEvent]:
         """Stream one reply to `messages` (OpenAI-shaped chat messages and tool schemas); raises only
         `tui_agent.llm.errors.LLMError`s, each with a sentence a person understands."""
         ...

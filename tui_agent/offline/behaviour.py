@@ -19,8 +19,10 @@ from tui_agent.offline.scenario import Reply
 
 Message = dict[str, Any]
 UNIT_SYMBOLS = {"celsius": "°C", "fahrenheit": "°F"}
-DENIED = re.compile(r"The user denied the call to |The tool \S+ (?:is not allowed to run|needs the user's approval)"
-                    r"|Approval for \S+ could not be obtained")
+DENIED = re.compile(
+    r"The user denied the call to |The tool \S+ (?:is not allowed to run|needs the user's approval)"
+    r"|Approval for \S+ could not be obtained"
+)
 INTERRUPTED = re.compile(r"The tool call was interrupted before it finished|The call to \S+ was cancelled\.")
 
 

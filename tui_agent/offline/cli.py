@@ -11,18 +11,26 @@ from typing import Any
 def add_parser(subparsers: Any) -> None:
     """Register the `serve` subcommand."""
     parser = subparsers.add_parser(
-        "serve", help="run the built-in offline model as an OpenAI-compatible server",
+        "serve",
+        help="run the built-in offline model as an OpenAI-compatible server",
         description="Serve the deterministic offline model over HTTP (chat completions with SSE, /v1/models). "
         "Point any OpenAI client at the printed base URL; any API key and model name work.",
     )
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     parser.add_argument("--scenario", metavar="FILE", help="JSON or TOML file scripting replies and faults")
-    parser.add_argument("--delay", type=float, default=0.02,
-                        help="seconds between chunks of default replies (default: 0.02; 0 for full speed)")
-    parser.add_argument("--strict", action="store_true",
-                        help="answer 400, as strict chat templates (Gemma, Mistral in llama.cpp or vLLM) do, to "
-                        "messages whose roles do not alternate, unanswered tool calls or empty assistant messages")
+    parser.add_argument(
+        "--delay",
+        type=float,
+        default=0.02,
+        help="seconds between chunks of default replies (default: 0.02; 0 for full speed)",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="answer 400, as strict chat templates (Gemma, Mistral in llama.cpp or vLLM) do, to "
+        "messages whose roles do not alternate, unanswered tool calls or empty assistant messages",
+    )
     parser.set_defaults(func=run)
 
 

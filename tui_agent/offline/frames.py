@@ -62,8 +62,15 @@ def within_limit(reply: Reply, limit: int | None) -> Reply:
         kept.append(cut)
         if left < 0:
             first, *rest = kept
-            return reply.model_copy(update={"reasoning": first.reasoning, "text": first.text, "interleaved": rest,
-                                            "tool_calls": first.tool_calls, "finish_reason": "length"})
+            return reply.model_copy(
+                update={
+                    "reasoning": first.reasoning,
+                    "text": first.text,
+                    "interleaved": rest,
+                    "tool_calls": first.tool_calls,
+                    "finish_reason": "length",
+                }
+            )
     return reply
 
 
@@ -126,8 +133,9 @@ def _tool_call_deltas(reply: Reply, specs: list[ToolCallSpec], first: int) -> li
 
 def _segment_deltas(reply: Reply) -> list[Delta]:
     """The reply's `delta_fields`, then reasoning, text and calls of each of its segments, in order."""
-    deltas: list[Delta] = [{name: piece} for name, text in reply.delta_fields.items()
-                           for piece in pieces(text, reply.chunk_size)]
+    deltas: list[Delta] = [
+        {name: piece} for name, text in reply.delta_fields.items() for piece in pieces(text, reply.chunk_size)
+    ]
     calls = 0
     for segment in reply.segments:
         if segment.reasoning:
@@ -157,16 +165,20 @@ class ChunkWriter:
     """Turns deltas into `data:` payloads for one response (shared id, model and timestamp)."""
 
     def __init__(self, model: str, created: int, completion_id: str) -> None:
-        self.prefix = json.dumps({"id": completion_id, "object": "chat.completion.chunk", "created": created,
-                                  "model": model})[:-1]
+        self.prefix = json.dumps(
+            {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model}
+        )[:-1]
 
     def chunk(self, delta: Delta, reason: str | None) -> str:
         choice = {"index": 0, "delta": delta, "finish_reason": reason}
         return f'{self.prefix}, "choices": [{json.dumps(choice)}]}}'
 
     def usage(self, prompt_tokens: int, completion_tokens: int) -> str:
-        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                 "total_tokens": prompt_tokens + completion_tokens}
+        usage = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
         return f'{self.prefix}, "choices": [], "usage": {json.dumps(usage)}}}'
 
 
@@ -189,7 +201,10 @@ def completion_body(
             for i, spec in enumerate(reply.all_calls)
         ]
     return {
-        "id": completion_id, "object": "chat.completion", "created": created, "model": model,
+        "id": completion_id,
+        "object": "chat.completion",
+        "created": created,
+        "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": finish_reason(reply)}],
         "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
     }

@@ -54,8 +54,9 @@ def head(status: int, headers: dict[str, str]) -> bytes:
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 
-async def send(writer: asyncio.StreamWriter, status: int, body: bytes, content_type: str,
-               extra: dict[str, str] | None = None) -> None:
+async def send(
+    writer: asyncio.StreamWriter, status: int, body: bytes, content_type: str, extra: dict[str, str] | None = None
+) -> None:
     """Write a complete response with a Content-Length."""
     headers = {"Content-Type": content_type, "Content-Length": str(len(body)), **(extra or {})}
     writer.write(head(status, headers) + body)

@@ -22,15 +22,52 @@ from tui_agent.offline.scenario import ToolCallSpec
 Arguments = dict[str, Any]
 LOCATION_KEYS = ("location", "city", "place", "where")
 TIME_ZONES = {
-    "paris": "Europe/Paris", "london": "Europe/London", "berlin": "Europe/Berlin", "madrid": "Europe/Madrid",
-    "rome": "Europe/Rome", "tokyo": "Asia/Tokyo", "beijing": "Asia/Shanghai", "delhi": "Asia/Kolkata",
-    "sydney": "Australia/Sydney", "new york": "America/New_York", "san francisco": "America/Los_Angeles",
-    "los angeles": "America/Los_Angeles", "chicago": "America/Chicago", "utc": "UTC",
+    "paris": "Europe/Paris",
+    "london": "Europe/London",
+    "berlin": "Europe/Berlin",
+    "madrid": "Europe/Madrid",
+    "rome": "Europe/Rome",
+    "tokyo": "Asia/Tokyo",
+    "beijing": "Asia/Shanghai",
+    "delhi": "Asia/Kolkata",
+    "sydney": "Australia/Sydney",
+    "new york": "America/New_York",
+    "san francisco": "America/Los_Angeles",
+    "los angeles": "America/Los_Angeles",
+    "chicago": "America/Chicago",
+    "utc": "UTC",
 }
-UNQUOTED_COMMAND = re.compile(r"\b(?:run|execute)\s+([\w./~-][^?!;]*?)(?:\s+(?:for me|please))?[\s?.!]*$",
-                             re.IGNORECASE)
-NOT_COMMANDS = frozenset({"a", "an", "the", "this", "that", "it", "my", "your", "some", "into", "out", "away", "to",
-                          "through", "over", "around", "across", "off", "on", "in", "for", "me", "you", "them"})
+UNQUOTED_COMMAND = re.compile(
+    r"\b(?:run|execute)\s+([\w./~-][^?!;]*?)(?:\s+(?:for me|please))?[\s?.!]*$", re.IGNORECASE
+)
+NOT_COMMANDS = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "it",
+        "my",
+        "your",
+        "some",
+        "into",
+        "out",
+        "away",
+        "to",
+        "through",
+        "over",
+        "around",
+        "across",
+        "off",
+        "on",
+        "in",
+        "for",
+        "me",
+        "you",
+        "them",
+    }
+)
 EXPRESSION = re.compile(r"[-+(]*\d[\d.\s]*(?:(?:\*\*|//|[-+*/%^x×])\s*[(]*\s*\d[\d.\s]*[)]*\s*)+")
 
 

@@ -164,11 +164,13 @@ class OfflineServer:
             return reply
 
         def with_ids(specs: list[ToolCallSpec]) -> list[ToolCallSpec]:
-            return [spec if spec.id else spec.model_copy(update={"id": f"call_{secrets.token_hex(12)}"})
-                    for spec in specs]
+            return [
+                spec if spec.id else spec.model_copy(update={"id": f"call_{secrets.token_hex(12)}"}) for spec in specs
+            ]
 
-        segments = [segment.model_copy(update={"tool_calls": with_ids(segment.tool_calls)})
-                    for segment in reply.interleaved]
+        segments = [
+            segment.model_copy(update={"tool_calls": with_ids(segment.tool_calls)}) for segment in reply.interleaved
+        ]
         return reply.model_copy(update={"tool_calls": with_ids(reply.tool_calls), "interleaved": segments})
 
     def _identity(self, body: dict[str, Any]) -> tuple[str, int, str]:
@@ -195,12 +197,24 @@ class OfflineServer:
             payloads.append(chunks.usage(*usage))
         return [*payloads, "[DONE]"]
 
-    async def _stream(self, reply: Reply, body: dict[str, Any], record: RequestRecord,
-                      reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    async def _stream(
+        self,
+        reply: Reply,
+        body: dict[str, Any],
+        record: RequestRecord,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> bool:
         stream = ChunkedStream(writer)
         try:
-            await stream.open(200, {"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache",
-                                    "X-Request-Id": record.request_id})
+            await stream.open(
+                200,
+                {
+                    "Content-Type": "text/event-stream; charset=utf-8",
+                    "Cache-Control": "no-cache",
+                    "X-Request-Id": record.request_id,
+                },
+            )
             if reply.first_token_delay:
                 await asyncio.sleep(reply.first_token_delay)
             payloads = self._payloads(reply, body)
@@ -222,8 +236,15 @@ class OfflineServer:
             return False
         return True
 
-    async def _fault(self, reply: Reply, number: int, stream: ChunkedStream, record: RequestRecord,
-                     reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    async def _fault(
+        self,
+        reply: Reply,
+        number: int,
+        stream: ChunkedStream,
+        record: RequestRecord,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> bool:
         """Apply the reply's fault due before chunk `number`; False when the response must end here."""
         if number == reply.malformed_after:
             await stream.write(MALFORMED)

@@ -36,8 +36,14 @@ class MemorySessions:
         assert isinstance(memory, _Memory)
         return memory
 
-    def add_session(self, title: str, messages: list[Message] | None = None, *, model: str | None = None,
-                    updated_at: datetime | None = None) -> Session:
+    def add_session(
+        self,
+        title: str,
+        messages: list[Message] | None = None,
+        *,
+        model: str | None = None,
+        updated_at: datetime | None = None,
+    ) -> Session:
         """Store a session (its messages are renumbered into it); returns it."""
         when = updated_at or datetime.now(UTC)
         session = Session(uuid.uuid4().hex, title, when, when, model)
@@ -63,16 +69,19 @@ class MemorySessions:
             return []
         messages = self._memory.messages.get(current, [])
         end = len(messages) if before_position is None else max(before_position, 0)
-        return messages[max(end - limit, 0):end]
+        return messages[max(end - limit, 0) : end]
 
     async def list_sessions(self, limit: int = 200) -> list[Session]:
         return sorted(self._memory.sessions.values(), key=lambda s: s.updated_at, reverse=True)[:limit]
 
     async def search_sessions(self, query: str, limit: int = 50) -> list[SearchHit]:
         words = query.lower().split()
-        hits = [SearchHit(s.id, s.title, m.id, m.content[:80], m.role, m.position)
-                for s in await self.list_sessions() for m in self._memory.messages[s.id]
-                if words and all(word in m.content.lower() for word in words)]
+        hits = [
+            SearchHit(s.id, s.title, m.id, m.content[:80], m.role, m.position)
+            for s in await self.list_sessions()
+            for m in self._memory.messages[s.id]
+            if words and all(word in m.content.lower() for word in words)
+        ]
         return hits[:limit]
 
     async def session_messages(self, session_id: str, limit: int = 500) -> list[Message]:

@@ -68,7 +68,11 @@ Script = Sequence[ScriptItem]
 
 
 def reply_script(
-    chunks: Iterable[str], *, message_id: str = "m1", delay: float = 0.0, usage: tuple[int, int] | None = None,
+    chunks: Iterable[str],
+    *,
+    message_id: str = "m1",
+    delay: float = 0.0,
+    usage: tuple[int, int] | None = None,
     reasoning: Iterable[str] = (),
 ) -> list[ScriptItem]:
     """A plain streamed reply: message started, its `reasoning` pieces, then one delta per chunk (pausing `delay`
@@ -103,7 +107,8 @@ class _Turn:
     def interrupted(self) -> list[AgentEvent]:
         events: list[AgentEvent] = [
             replace(update, call=update.call.replace(status=ToolStatus.INTERRUPTED))
-            for update in self.calls.values() if not update.call.status.is_final
+            for update in self.calls.values()
+            if not update.call.status.is_final
         ]
         if self.message_id is not None:
             events.append(AssistantMessageFinished(self.message_id, MessageStatus.INTERRUPTED))
@@ -114,8 +119,13 @@ class ScriptedBackend(MemorySessions):
     """Replays one script per `send`; records what the UI asked for."""
 
     def __init__(
-        self, scripts: Iterable[Script] = (), *, model: str = "scripted-model", endpoint: str = "offline model",
-        session_title: str = "New session", notices: Iterable[str] = (),
+        self,
+        scripts: Iterable[Script] = (),
+        *,
+        model: str = "scripted-model",
+        endpoint: str = "offline model",
+        session_title: str = "New session",
+        notices: Iterable[str] = (),
     ) -> None:
         self._scripts = list(scripts)
         self._model, self._endpoint, self._title = model, endpoint, session_title
@@ -173,7 +183,6 @@ class ScriptedBackend(MemorySessions):
     def add_script(self, script: Script) -> None:
         """Queue one more turn."""
         self._scripts.append(script)
-
 
     def cancel(self) -> None:
         self.cancel_count += 1

@@ -22,11 +22,19 @@ from tui_agent.tools.registry import ToolRegistry
 
 def add_parser(subparsers: Any) -> None:
     """Register `plugins` on the top-level parser."""
-    parser = subparsers.add_parser("plugins", help="list tools and plugin load problems",
-                                   description="List every tool (name, source, approval, status) and every "
-                                               "plugin that could not be loaded.")
-    parser.add_argument("--plugins", dest="plugins_here", action="append", metavar="DIR", default=[],
-                        help="extra plugin folder (repeatable)")
+    parser = subparsers.add_parser(
+        "plugins",
+        help="list tools and plugin load problems",
+        description="List every tool (name, source, approval, status) and every plugin that could not be loaded.",
+    )
+    parser.add_argument(
+        "--plugins",
+        dest="plugins_here",
+        action="append",
+        metavar="DIR",
+        default=[],
+        help="extra plugin folder (repeatable)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(func=run)
 
@@ -46,8 +54,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _with_servers(registry: ToolRegistry, configured: dict[str, McpServerSettings],
-                        notices: list[str]) -> dict[str, Any]:
+async def _with_servers(
+    registry: ToolRegistry, configured: dict[str, McpServerSettings], notices: list[str]
+) -> dict[str, Any]:
     """Start the MCP servers, wait for them and describe everything; the servers are stopped afterwards."""
     servers = McpServers(configured, registry, paths.data_dir() / "mcp")
     try:
@@ -58,13 +67,22 @@ async def _with_servers(registry: ToolRegistry, configured: dict[str, McpServerS
         await servers.close()
 
 
-def describe(registry: ToolRegistry, notices: list[str] | None = None,
-             servers: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def describe(
+    registry: ToolRegistry, notices: list[str] | None = None, servers: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """The registry as plain data (the `--json` output)."""
-    tools = [{"name": entry.spec.name, "source": entry.spec.source, "plugin": entry.spec.plugin,
-              "approval": registry.approval_for(entry.spec.name) if entry.status == "enabled" else entry.spec.approval,
-              "status": entry.status, "replaced_by": entry.replaced_by, "description": entry.spec.description}
-             for entry in registry.entries]
+    tools = [
+        {
+            "name": entry.spec.name,
+            "source": entry.spec.source,
+            "plugin": entry.spec.plugin,
+            "approval": registry.approval_for(entry.spec.name) if entry.status == "enabled" else entry.spec.approval,
+            "status": entry.status,
+            "replaced_by": entry.replaced_by,
+            "description": entry.spec.description,
+        }
+        for entry in registry.entries
+    ]
     problems = [{"file": problem.file, "message": problem.message} for problem in registry.problems]
     return {"tools": tools, "problems": problems, "notices": list(notices or []), "mcp_servers": list(servers or [])}
 
@@ -74,8 +92,10 @@ def render(report: dict[str, Any]) -> str:
     rows = [("TOOL", "APPROVAL", "STATUS", "SOURCE")]
     rows += [(tool["name"], tool["approval"], tool["status"], tool["source"]) for tool in report["tools"]]
     widths = [max(len(row[column]) for row in rows) for column in range(3)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True)) + "  " + row[3]
-             for row in rows]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True)) + "  " + row[3]
+        for row in rows
+    ]
     if not report["tools"]:
         lines.append("(no tools found)")
     lines.extend(f"note: {notice}" for notice in report["notices"])

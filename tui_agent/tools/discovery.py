@@ -39,8 +39,10 @@ def folder_sources(folder: Path) -> list[PluginSource]:
 
 def entry_point_sources() -> list[PluginSource]:
     """Installed packages that declare plugins in the `tui_agent.plugins` entry-point group."""
-    return [_entry_point_source(point) for point in sorted(entry_points(group=ENTRY_POINT_GROUP),
-                                                           key=lambda point: point.name)]
+    return [
+        _entry_point_source(point)
+        for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda point: point.name)
+    ]
 
 
 def _entry_point_source(point: EntryPoint) -> PluginSource:
@@ -50,7 +52,10 @@ def _entry_point_source(point: EntryPoint) -> PluginSource:
 
 
 def plugin_sources(
-    extra_dirs: Iterable[Path], *, include_shipped: bool = True, include_user_dir: bool = True,
+    extra_dirs: Iterable[Path],
+    *,
+    include_shipped: bool = True,
+    include_user_dir: bool = True,
     include_entry_points: bool = True,
 ) -> tuple[list[PluginSource], list[LoadProblem]]:
     """Every plugin source in precedence order, and the folders that could not be read."""

@@ -29,8 +29,9 @@ from tui_agent.tools.loader import PluginSource
 from tui_agent.tools.probe import SURVIVED
 from tui_agent.tools.problems import LoadProblem
 
-CRASHED = ("ended a run of tui-agent while being imported (it exits or crashes the process); skipped until "
-           "the file changes")
+CRASHED = (
+    "ended a run of tui-agent while being imported (it exits or crashes the process); skipped until the file changes"
+)
 PROBE_GRACE = 5.0
 """Seconds a probe may take beyond the import deadline (starting Python and tui-agent's tools)."""
 
@@ -134,8 +135,13 @@ def _probe_each(sources: Sequence[PluginSource], timeout: float) -> list[PluginS
 
 def _start_probe(source: PluginSource) -> subprocess.Popen[bytes]:
     target = ["file", str(source.path)] if source.path is not None else ["entry-point", source.name]
-    return subprocess.Popen([sys.executable, "-m", "tui_agent.tools.probe", *target], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "tui_agent.tools.probe", *target],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 def _survived(probe: subprocess.Popen[bytes], timeout: float) -> bool:

@@ -103,7 +103,8 @@ def import_path(path: Path) -> ModuleType:
     module_name = f"{MODULE_PREFIX}{path.stem}_{digest}"
     if path.is_dir():
         spec = importlib.util.spec_from_file_location(
-            module_name, path / "__init__.py", submodule_search_locations=[str(path)])
+            module_name, path / "__init__.py", submodule_search_locations=[str(path)]
+        )
     else:
         spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
@@ -118,8 +119,9 @@ def import_path(path: Path) -> ModuleType:
     return module
 
 
-def load_guarded(sources: Sequence[PluginSource], timeout: float,
-                 journal: ImportJournal | None = None) -> tuple[list[Loaded], list[LoadProblem]]:
+def load_guarded(
+    sources: Sequence[PluginSource], timeout: float, journal: ImportJournal | None = None
+) -> tuple[list[Loaded], list[LoadProblem]]:
     """Load every source concurrently; return those that loaded (in source order) and the problems."""
     out, err = _StreamRouter(sys.stdout), _StreamRouter(sys.stderr)
     installed_out, installed_err = cast(TextIO, out), cast(TextIO, err)
@@ -143,10 +145,12 @@ def load_guarded(sources: Sequence[PluginSource], timeout: float,
     return _outcomes(attempts, timeout)
 
 
-def _start(attempt: _Attempt, out: _StreamRouter, err: _StreamRouter,
-           journal: ImportJournal | None) -> threading.Thread:
-    thread = threading.Thread(target=_run, args=(attempt, out, err, journal), daemon=True,
-                              name=f"plugin-import:{attempt.source.name}")
+def _start(
+    attempt: _Attempt, out: _StreamRouter, err: _StreamRouter, journal: ImportJournal | None
+) -> threading.Thread:
+    thread = threading.Thread(
+        target=_run, args=(attempt, out, err, journal), daemon=True, name=f"plugin-import:{attempt.source.name}"
+    )
     thread.start()
     return thread
 
@@ -177,8 +181,12 @@ def _outcomes(attempts: list[_Attempt], timeout: float) -> tuple[list[Loaded], l
         elif attempt.problem is not None:
             problems.append(LoadProblem(location, f"{attempt.problem}; skipped"))
         elif printed := "".join(attempt.stdout).strip():
-            problems.append(LoadProblem(location, f"printed to stdout while being imported "
-                                                  f"({_shorten(printed)!r}); plugins must not print; skipped"))
+            problems.append(
+                LoadProblem(
+                    location,
+                    f"printed to stdout while being imported ({_shorten(printed)!r}); plugins must not print; skipped",
+                )
+            )
         else:
             loaded.append(Loaded(attempt.source, attempt.value))
             if warned := "".join(attempt.stderr).strip():
@@ -193,8 +201,11 @@ def _describe(exc: BaseException) -> str:
 
 def _where(exc: BaseException) -> str:
     """The plugin line that raised, when the traceback reaches plugin code."""
-    frames = [frame for frame in traceback.extract_tb(exc.__traceback__)
-              if frame.filename.endswith(".py") and not frame.filename.startswith(_OWN_CODE)]
+    frames = [
+        frame
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if frame.filename.endswith(".py") and not frame.filename.startswith(_OWN_CODE)
+    ]
     return f" (line {frames[-1].lineno} of {Path(frames[-1].filename).name})" if frames else ""
 
 

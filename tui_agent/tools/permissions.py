@@ -73,14 +73,17 @@ def _on_the_way(*starts: Path) -> str | None:
 def _foreign(path: Path, info: os.stat_result, reported: Path | None) -> str | None:
     if info.st_uid in (0, os.geteuid()):
         return None
-    return (f"{_subject(path, reported)}owned by {_user(info.st_uid)}, not by you or root, who could change code "
-            f"that runs as you; run `chown {_user(os.geteuid())} {path}` (as root) or move the plugin somewhere "
-            "of your own")
+    return (
+        f"{_subject(path, reported)}owned by {_user(info.st_uid)}, not by you or root, who could change code "
+        f"that runs as you; run `chown {_user(os.geteuid())} {path}` (as root) or move the plugin somewhere "
+        "of your own"
+    )
 
 
 def _writable(path: Path, reported: Path | None) -> str:
-    return (f"{_subject(path, reported)}writable by others, who could change code that runs as you; "
-            f"run `chmod o-w {path}`")
+    return (
+        f"{_subject(path, reported)}writable by others, who could change code that runs as you; run `chmod o-w {path}`"
+    )
 
 
 def _subject(path: Path, reported: Path | None) -> str:

@@ -39,8 +39,11 @@ def scrubbed_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 async def run_program(
-    command: str | Sequence[str], *, cwd: Path | None = None,
-    output_cap: int = 32768, shell: bool = False,
+    command: str | Sequence[str],
+    *,
+    cwd: Path | None = None,
+    output_cap: int = 32768,
+    shell: bool = False,
 ) -> ProgramResult:
     """Run `command` (a shell string with `shell=True`, else an argv list) and collect its output."""
     process = await _start(command, cwd, shell)
@@ -62,11 +65,13 @@ async def _start(command: str | Sequence[str], cwd: Path | None, shell: bool) ->
     if shell:
         if not isinstance(command, str):
             raise TypeError("shell=True needs the command as one string")
-        return await asyncio.create_subprocess_shell(command, stdin=devnull, stdout=pipe, stderr=stdout, cwd=cwd,
-                                                     env=scrubbed_env(), start_new_session=True)
+        return await asyncio.create_subprocess_shell(
+            command, stdin=devnull, stdout=pipe, stderr=stdout, cwd=cwd, env=scrubbed_env(), start_new_session=True
+        )
     argv = [command] if isinstance(command, str) else list(command)
-    return await asyncio.create_subprocess_exec(*argv, stdin=devnull, stdout=pipe, stderr=stdout, cwd=cwd,
-                                                env=scrubbed_env(), start_new_session=True)
+    return await asyncio.create_subprocess_exec(
+        *argv, stdin=devnull, stdout=pipe, stderr=stdout, cwd=cwd, env=scrubbed_env(), start_new_session=True
+    )
 
 
 async def _exit_status(process: asyncio.subprocess.Process) -> int:

@@ -54,8 +54,14 @@ class ToolRegistry:
 
     @classmethod
     def from_plugins(
-        cls, extra_dirs: Iterable[Path] = (), settings: ToolsSettings | None = None, include_user_dir: bool = True,
-        include_entry_points: bool = True, *, include_shipped: bool = True, journal: ImportJournal | None = None,
+        cls,
+        extra_dirs: Iterable[Path] = (),
+        settings: ToolsSettings | None = None,
+        include_user_dir: bool = True,
+        include_entry_points: bool = True,
+        *,
+        include_shipped: bool = True,
+        journal: ImportJournal | None = None,
     ) -> ToolRegistry:
         """Find, import and register every plugin; problems are collected, never raised.
 
@@ -63,8 +69,11 @@ class ToolRegistry:
         """
         registry = cls(settings)
         sources, registry.problems = plugin_sources(
-            extra_dirs, include_shipped=include_shipped, include_user_dir=include_user_dir,
-            include_entry_points=include_entry_points)
+            extra_dirs,
+            include_shipped=include_shipped,
+            include_user_dir=include_user_dir,
+            include_entry_points=include_entry_points,
+        )
         disabled = set(registry.settings.disabled_plugins)
         everything_off = EVERY_TOOL in registry.settings.turned_off
         wanted = [source for source in sources if source.name not in disabled and not everything_off]
@@ -77,8 +86,9 @@ class ToolRegistry:
         return registry
 
     @classmethod
-    def from_functions(cls, functions: Sequence[Callable[..., Any]], settings: ToolsSettings | None = None,
-                       source: str = "<code>") -> ToolRegistry:
+    def from_functions(
+        cls, functions: Sequence[Callable[..., Any]], settings: ToolsSettings | None = None, source: str = "<code>"
+    ) -> ToolRegistry:
         """A registry of `@tool` functions given directly (embedding, tests)."""
         registry = cls(settings)
         registry.add_tools(functions, source=source, plugin=source)
@@ -119,8 +129,11 @@ class ToolRegistry:
             entry.status = INVALID_CONFIG
         elif (previous := self._active.get(spec.name)) is not None:
             previous.status, previous.replaced_by = REPLACED, spec.source
-            self.problems.append(LoadProblem(spec.source, f"tool {spec.name!r} is also defined in "
-                                                          f"{previous.spec.source}; the later one wins"))
+            self.problems.append(
+                LoadProblem(
+                    spec.source, f"tool {spec.name!r} is also defined in {previous.spec.source}; the later one wins"
+                )
+            )
         if entry.status == ENABLED:
             self._active[spec.name] = entry
         self.entries.append(entry)
@@ -133,11 +146,16 @@ class ToolRegistry:
         for spec in specs:
             if (holder := self._active.get(spec.name)) is not None:
                 renamed = f"{prefix}__{spec.name}"[:64]
-                problems.append(LoadProblem(spec.source, f"tool {spec.name!r} is also defined in "
-                                                         f"{holder.spec.source}; offered as {renamed!r}"))
+                problems.append(
+                    LoadProblem(
+                        spec.source,
+                        f"tool {spec.name!r} is also defined in {holder.spec.source}; offered as {renamed!r}",
+                    )
+                )
                 if renamed in self._active:
-                    problems[-1] = LoadProblem(spec.source, f"tool {spec.name!r} clashes with "
-                                                            f"{holder.spec.source} twice over; skipped")
+                    problems[-1] = LoadProblem(
+                        spec.source, f"tool {spec.name!r} clashes with {holder.spec.source} twice over; skipped"
+                    )
                     continue
                 spec = replace(spec, name=renamed)
             self.add(spec)

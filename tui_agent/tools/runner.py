@@ -65,8 +65,9 @@ class ToolRunner:
         if self.grants.session_id != session_id:
             self.grants = Grants(session_id)
 
-    async def run(self, calls: Sequence[ToolCall], on_change: OnChange, ask: Asker | None = None,
-                  session_id: str = "") -> list[ToolCall]:
+    async def run(
+        self, calls: Sequence[ToolCall], on_change: OnChange, ask: Asker | None = None, session_id: str = ""
+    ) -> list[ToolCall]:
         """Run `calls` of session `session_id` concurrently outside any turn (tools, tests, benchmarks); a
         turn runs each call in a commander node of its own instead. Cancelling cancels them all."""
         self.begin_session(session_id)
@@ -108,14 +109,19 @@ class ToolRunner:
     async def _approve(self, spec: ToolSpec, command: str | None, report: _Reporter, ask: Asker | None) -> None:
         policy = self.registry.approval_for(spec.name)
         if policy == "deny":
-            raise _Finished(ToolStatus.DENIED, f"The tool {spec.name} is not allowed to run (its approval "
-                                               "policy is 'deny'). Do not call it again.")
+            raise _Finished(
+                ToolStatus.DENIED,
+                f"The tool {spec.name} is not allowed to run (its approval policy is 'deny'). Do not call it again.",
+            )
         if policy == "never" or self._allowed(spec.name, command):
             return
         if ask is None:
-            raise _Finished(ToolStatus.DENIED, f"The tool {spec.name} needs the user's approval, and nobody can "
-                                               "give it in this non-interactive run (where `--allow "
-                                               f"{spec.name}` would), so it was not run.")
+            raise _Finished(
+                ToolStatus.DENIED,
+                f"The tool {spec.name} needs the user's approval, and nobody can "
+                "give it in this non-interactive run (where `--allow "
+                f"{spec.name}` would), so it was not run.",
+            )
         report.change(status=ToolStatus.AWAITING_APPROVAL, command=command)
         async with self._asking:  # one question at a time; an "always" answer covers the calls queued behind it
             if self.grants.covers(spec.name, command):
@@ -224,8 +230,9 @@ async def _asked(ask: Asker, call: ToolCall) -> Decision:
         return Decision(await ask(call))
     except Exception as exc:  # a broken approval callback must not run the tool
         log.warning("approval for %s failed: %s", call.name, exc)
-        raise _Finished(ToolStatus.DENIED, f"Approval for {call.name} could not be obtained "
-                                           f"({exc}), so it was not run.") from exc
+        raise _Finished(
+            ToolStatus.DENIED, f"Approval for {call.name} could not be obtained ({exc}), so it was not run."
+        ) from exc
 
 
 def _cancelled_by_us() -> bool:
@@ -257,6 +264,7 @@ class _Reporter:
 
     def finish(self, status: ToolStatus, text: str) -> ToolCall:
         failed = status in (ToolStatus.FAILED, ToolStatus.DENIED, ToolStatus.INTERRUPTED)
-        self.change(status=status, finished_at=time.monotonic(), result=None if failed else text,
-                    error=text if failed else None)
+        self.change(
+            status=status, finished_at=time.monotonic(), result=None if failed else text, error=text if failed else None
+        )
         return self.call

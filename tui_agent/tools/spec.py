@@ -53,12 +53,23 @@ class ToolOptions:
 def tool(func: F, /) -> F: ...
 @overload
 def tool(
-    *, name: str | None = None, description: str | None = None, approval: Approval = DEFAULT_APPROVAL,
-    timeout: float | None = None, to_user: bool = False, command: str | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    approval: Approval = DEFAULT_APPROVAL,
+    timeout: float | None = None,
+    to_user: bool = False,
+    command: str | None = None,
 ) -> Callable[[F], F]: ...
 def tool(
-    func: Callable[..., Any] | None = None, /, *, name: str | None = None, description: str | None = None,
-    approval: Approval = DEFAULT_APPROVAL, timeout: float | None = None, to_user: bool = False,
+    func: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    approval: Approval = DEFAULT_APPROVAL,
+    timeout: float | None = None,
+    to_user: bool = False,
     command: str | None = None,
 ) -> Any:
     """Mark a sync or async function as a tool the model may call; usable bare (`@tool`) or with options.
@@ -157,19 +168,35 @@ def build_spec(func: Callable[..., Any], options: ToolOptions, *, source: str, p
     field = model.model_fields.get(options.command) if options.command is not None else None
     if options.command is not None and (field is None or field.annotation is not str):
         raise ToolDefinitionError(f"tool {name!r}: command={options.command!r} must name one of its str parameters")
-    spec = ToolSpec(name, description, options.approval, func, model, inspect.iscoroutinefunction(func),
-                    source, plugin, options.timeout, options.to_user, options.command)
+    spec = ToolSpec(
+        name,
+        description,
+        options.approval,
+        func,
+        model,
+        inspect.iscoroutinefunction(func),
+        source,
+        plugin,
+        options.timeout,
+        options.to_user,
+        options.command,
+    )
     try:
         spec.parameters_schema()
     except Exception as exc:  # pydantic raises several types for unsupported annotations
         first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ToolDefinitionError(f"tool {name!r}: its arguments cannot be described as JSON schema "
-                                  f"({first_line})") from exc
+        raise ToolDefinitionError(
+            f"tool {name!r}: its arguments cannot be described as JSON schema ({first_line})"
+        ) from exc
     return spec
 
 
 def arguments_model(
-    func: Callable[..., Any], name: str, descriptions: Mapping[str, str], *, reserve_to_user: bool = False,
+    func: Callable[..., Any],
+    name: str,
+    descriptions: Mapping[str, str],
+    *,
+    reserve_to_user: bool = False,
 ) -> type[BaseModel]:
     """A pydantic model of the function's parameters (types, defaults, docstring descriptions)."""
     try:
@@ -200,6 +227,8 @@ def _unsupported(fields: Mapping[str, tuple[Any, Any]], error: Exception) -> str
             TypeAdapter(hint)
         except Exception:
             shown = getattr(hint, "__name__", repr(hint))
-            return (f"parameter {param!r} has a type that cannot be described as JSON schema ({shown}); use str, "
-                    "int, float, bool, Literal, lists, dicts or pydantic models")
+            return (
+                f"parameter {param!r} has a type that cannot be described as JSON schema ({shown}); use str, "
+                "int, float, bool, Literal, lists, dicts or pydantic models"
+            )
     return f"its parameters cannot be described as JSON schema ({str(error).splitlines()[0]})"

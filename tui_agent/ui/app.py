@@ -51,8 +51,7 @@ class TuiAgentApp(App[None]):
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, id="quit")]
     BINDINGS += [  # replaces Textual's ctrl+c bindings (copy in inputs and screens, "press ctrl+q" hint)
-        Binding("ctrl+c", "interrupt", "Copy / stop reply / quit (x2)", priority=True,
-                id="interrupt"),
+        Binding("ctrl+c", "interrupt", "Copy / stop reply / quit (x2)", priority=True, id="interrupt"),
     ]
     BINDINGS += [
         Binding("ctrl+t", "toggle_task_tree", "Task tree", priority=True, id="toggle_task_tree"),
@@ -60,14 +59,29 @@ class TuiAgentApp(App[None]):
     ]
     BINDINGS += [
         Binding("f1", "help", "Help", priority=True, id="help"),
-        Binding(App.COMMAND_PALETTE_BINDING, "command_palette", "Command palette", show=False, priority=True,
-                id="command_palette"),
+        Binding(
+            App.COMMAND_PALETTE_BINDING,
+            "command_palette",
+            "Command palette",
+            show=False,
+            priority=True,
+            id="command_palette",
+        ),
     ]
 
     def __init__(
-        self, engine: Engine | EngineBuild, *, model: str = "", endpoint: str = "", early_page: EarlyPage | None = None,
-        theme: str | None = None, theme_dirs: Iterable[Path] = (), clock: Clock = time.monotonic,
-        cursor_blink: bool = True, keys: Mapping[str, str] | None = None, output_log: OutputLog | None = None,
+        self,
+        engine: Engine | EngineBuild,
+        *,
+        model: str = "",
+        endpoint: str = "",
+        early_page: EarlyPage | None = None,
+        theme: str | None = None,
+        theme_dirs: Iterable[Path] = (),
+        clock: Clock = time.monotonic,
+        cursor_blink: bool = True,
+        keys: Mapping[str, str] | None = None,
+        output_log: OutputLog | None = None,
         reasoning: str = "collapsed",
     ) -> None:
         super().__init__()
@@ -98,8 +112,15 @@ class TuiAgentApp(App[None]):
         if problem is not None:
             self._startup_notices.append(problem)
 
-    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
-               timeout: float | None = None, markup: bool = True) -> None:
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
         """Textual's notification, except that an error stays up until read (or clicked away)."""
         if severity == "error":
             timeout = max(timeout or 0.0, ERROR_TIMEOUT)
@@ -132,8 +153,9 @@ class TuiAgentApp(App[None]):
         """The chat screen is the app's base screen, so the first frame draws it (a screen pushed over an
         empty default one is drawn inside Textual's start-up batch, where the frame is dropped, and then
         only a frame later: ~12 ms more to the first frame)."""
-        return ChatScreen(self.engine_slot, clock=self._clock, cursor_blink=self._cursor_blink,
-                          reasoning=self._reasoning)
+        return ChatScreen(
+            self.engine_slot, clock=self._clock, cursor_blink=self._cursor_blink, reasoning=self._reasoning
+        )
 
     def on_mount(self) -> None:
         for notice in self._startup_notices:  # plain text: "[keys]" and paths are not markup
@@ -152,13 +174,17 @@ class TuiAgentApp(App[None]):
         """Say once where output that bypassed the UI (fds 1 and 2: tools, plugins, child processes) went."""
         if self._output_log is not None and self._output_log.has_new_output():
             self._stray_output_timer.stop()
-            self.notify(f"A tool or plugin wrote to the terminal; that output is in {self._output_log.path}",
-                        severity="warning", timeout=15)
+            self.notify(
+                f"A tool or plugin wrote to the terminal; that output is in {self._output_log.path}",
+                severity="warning",
+                timeout=15,
+            )
 
     def _after_first_frame(self) -> None:
         if self.engine_slot.needs_build:
-            self._build_worker = self.run_worker(self._build_engine, group="engine", exit_on_error=False,
-                                                 description="build the engine")
+            self._build_worker = self.run_worker(
+                self._build_engine, group="engine", exit_on_error=False, description="build the engine"
+            )
         for problem in self._themes.finish():
             self.notify(problem, severity="warning", timeout=10, markup=False)
 
@@ -249,8 +275,10 @@ class TuiAgentApp(App[None]):
         engine = self.engine_slot.ready
         servers = engine.backend.mcp_servers if engine is not None else None
         if servers is None or not servers.servers:
-            self.notify("No MCP servers are configured: add a [mcp_servers.NAME] table to the config file "
-                        "(see the README), or wait a moment if tui-agent is still starting.")
+            self.notify(
+                "No MCP servers are configured: add a [mcp_servers.NAME] table to the config file "
+                "(see the README), or wait a moment if tui-agent is still starting."
+            )
             return
         self.push_screen(McpScreen(servers))
 

@@ -13,7 +13,8 @@ from typing import Any
 def add_parser(subparsers: Any) -> None:
     """Register the `themes` subcommand."""
     parser = subparsers.add_parser(
-        "themes", help="list the available themes",
+        "themes",
+        help="list the available themes",
         description="List every theme: the ones shipped with tui-agent, yours (TOML files in the user themes "
         "folder) and Textual's built-in ones. Pick one with --theme NAME or from the command palette (Ctrl+P).",
     )

@@ -37,21 +37,28 @@ def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]
     help_key = keys_of(type(app), "help", app.key_overrides)
     yield SystemCommand("New session", "Start a new, empty conversation", app.action_new_session)
     yield SystemCommand("Sessions", "List, search, open, rename, fork or delete sessions", app.action_sessions)
-    yield SystemCommand("Switch model", "Pick one of the endpoint's models; the conversation is kept",
-                        app.action_switch_model)
+    yield SystemCommand(
+        "Switch model", "Pick one of the endpoint's models; the conversation is kept", app.action_switch_model
+    )
     yield SystemCommand("Theme", "Change the theme (saved in the config file)", app.action_pick_theme)
-    yield SystemCommand("Export session", "Write the current session to a file (Markdown or JSON); asks where",
-                        app.action_export_session)
+    yield SystemCommand(
+        "Export session",
+        "Write the current session to a file (Markdown or JSON); asks where",
+        app.action_export_session,
+    )
     yield SystemCommand("Toggle tool panel", "Show or hide the tool calls on the right", app.action_toggle_tool_panel)
     yield SystemCommand("Toggle task tree", "Show or hide the current turn's task tree", app.action_toggle_task_tree)
-    yield SystemCommand("Retry last reply", f"Ask again; the old reply is kept, dimmed ({retry})",
-                        partial(redo, app, True))
-    yield SystemCommand("Continue reply", f"Have the model go on with a cut-off reply ({go_on})",
-                        partial(redo, app, False))
+    yield SystemCommand(
+        "Retry last reply", f"Ask again; the old reply is kept, dimmed ({retry})", partial(redo, app, True)
+    )
+    yield SystemCommand(
+        "Continue reply", f"Have the model go on with a cut-off reply ({go_on})", partial(redo, app, False)
+    )
     yield SystemCommand("Copy last reply", "Copy the latest answer to the clipboard", app.action_copy_last_reply)
     yield SystemCommand("Show config path", "Where the config file is", app.action_show_config_path)
-    yield SystemCommand("MCP servers", "Their state and tools; restart one, show its log, turn it on or off",
-                        app.action_mcp_servers)
+    yield SystemCommand(
+        "MCP servers", "Their state and tools; restart one, show its log, turn it on or off", app.action_mcp_servers
+    )
     yield SystemCommand("Help", f"Every key binding ({help_key})", app.action_help)
     yield from (command for command in textual_commands if command.title not in REPLACED_TEXTUAL_COMMANDS)
 
@@ -81,8 +88,10 @@ async def switch_model(app: TuiAgentApp) -> None:
         app.notify("The endpoint lists no models.", severity="warning")
         return
     current = backend.model
-    commands = [SimpleCommand(name, partial(use_model, app, backend, name), "in use" if name == current else None)
-                for name in sorted(models)]
+    commands = [
+        SimpleCommand(name, partial(use_model, app, backend, name), "in use" if name == current else None)
+        for name in sorted(models)
+    ]
     app.search_commands(commands, placeholder="Switch to model…")
 
 

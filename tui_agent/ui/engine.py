@@ -22,8 +22,9 @@ EngineBuild = Callable[[], Awaitable[Engine]]
 class EngineSlot:
     """The app's engine: the awaitable screens wait on, and what the first frame shows until it is there."""
 
-    def __init__(self, source: Engine | EngineBuild, *, model: str = "", endpoint: str = "",
-                 early_page: EarlyPage | None = None) -> None:
+    def __init__(
+        self, source: Engine | EngineBuild, *, model: str = "", endpoint: str = "", early_page: EarlyPage | None = None
+    ) -> None:
         self._build: EngineBuild | None = source if callable(source) else None
         self.ready: Engine | None = None if callable(source) else source
         """The built engine (None while it is built, or when that failed)."""

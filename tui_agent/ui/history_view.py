@@ -53,8 +53,15 @@ def message_widgets(message: Message, reasoning: str = "collapsed") -> list[Widg
         return []
     replaced = message.replaced_by is not None
     widgets: list[Widget] = list(part_blocks(message, reasoning))
-    widgets.append(AssistantMessage.finished(message.id, message.content, message.status, replaced,
-                                             thought_only=bool(widgets) and not message.content.strip()))
+    widgets.append(
+        AssistantMessage.finished(
+            message.id,
+            message.content,
+            message.status,
+            replaced,
+            thought_only=bool(widgets) and not message.content.strip(),
+        )
+    )
     cut_off = is_cut_off(message.status, message.error)
     if replaced or message.status in REDO_OFFERED:
         widgets.append(MessageMarker(message.status, message.error if cut_off else None, replaced=replaced))
@@ -176,8 +183,9 @@ class HistoryView:
                 self.panels.update_call(update)
 
 
-def attach_history(screen: Widget, engine: EngineSlot, log: ChatLog, panels: ToolPanels,
-                   on_loaded: Callable[[], None] = lambda: None) -> HistoryView:
+def attach_history(
+    screen: Widget, engine: EngineSlot, log: ChatLog, panels: ToolPanels, on_loaded: Callable[[], None] = lambda: None
+) -> HistoryView:
     """Give a chat screen its history: the newest page now, older pages on scroll to the top.
 
     A session that `--resume`/`--continue` could not open is said inline, once, above the fresh one.

@@ -51,9 +51,16 @@ PROMPT_KEYS = [
 
 def binding_owners(app: App[Any]) -> list[tuple[str, type[DOMNode]]]:
     """The parts of the app whose bindings are listed and overridable, with a title for each."""
-    return [("Everywhere", type(app)), ("Chat screen", ChatScreen), ("Conversation", ChatLog),
-            ("Thinking block", ThinkingBlock), ("Tool panel", ToolPanel), ("Task tree", TaskTree),
-            ("Approval dialog", ApprovalScreen), ("Session screen", SessionsScreen)]
+    return [
+        ("Everywhere", type(app)),
+        ("Chat screen", ChatScreen),
+        ("Conversation", ChatLog),
+        ("Thinking block", ThinkingBlock),
+        ("Tool panel", ToolPanel),
+        ("Task tree", TaskTree),
+        ("Approval dialog", ApprovalScreen),
+        ("Session screen", SessionsScreen),
+    ]
 
 
 def bindings_in_force(owner: type[DOMNode], *, ours_only: bool = False) -> list[Binding]:
@@ -73,8 +80,12 @@ def bindings_in_force(owner: type[DOMNode], *, ours_only: bool = False) -> list[
 
 def overridable_actions(app: App[Any]) -> set[str]:
     """Every action name the `[keys]` table may name: the ids of the listed parts' bindings."""
-    return {binding.id for _, owner in binding_owners(app) for binding in bindings_in_force(owner, ours_only=True)
-            if binding.id}
+    return {
+        binding.id
+        for _, owner in binding_owners(app)
+        for binding in bindings_in_force(owner, ours_only=True)
+        if binding.id
+    }
 
 
 def key_overrides(app: App[Any], overrides: Mapping[str, str]) -> tuple[dict[str, str], str | None]:
@@ -83,8 +94,10 @@ def key_overrides(app: App[Any], overrides: Mapping[str, str]) -> tuple[dict[str
     keymap = {name: spelled(keys) for name, keys in overrides.items() if name in known}
     problems = []
     if unknown := sorted(set(overrides) - set(keymap)):
-        problems.append(f"The [keys] table names no key binding called {', '.join(repr(n) for n in unknown)}; "
-                        "those lines were skipped (F1 lists the action names).")
+        problems.append(
+            f"The [keys] table names no key binding called {', '.join(repr(n) for n in unknown)}; "
+            "those lines were skipped (F1 lists the action names)."
+        )
     problems.extend(taken_keys(app, keymap))
     return keymap, "\n".join(problems) or None
 
@@ -109,7 +122,8 @@ def taken_keys(app: App[Any], keymap: Mapping[str, str]) -> list[str]:
                     f"[keys]: {key} was {taken!r} in {title.lower()}; {name!r} takes it, so {taken!r} "
                     "has no key there now."
                     for binding in listed
-                    if binding.key == key and (taken := binding.id or action_name(binding)) != name
+                    if binding.key == key
+                    and (taken := binding.id or action_name(binding)) != name
                     and taken not in keymap
                 )
     return found
@@ -127,9 +141,12 @@ def key_rows(owner: type[DOMNode], keymap: Keymap) -> list[KeyRow]:
     grouped: dict[tuple[str | None, str], tuple[Binding, list[str]]] = {}
     for _, binding in bindings:
         grouped.setdefault((binding.id, binding.action), (binding, []))[1].append(binding.key)  # as [keys] spells it
-    return [KeyRow(" ".join(keys), binding.description or action_name(binding).replace("_", " "),
-                   binding.id or FIXED)  # a binding without an id is out of the keymap's reach
-            for binding, keys in grouped.values()]
+    return [
+        KeyRow(
+            " ".join(keys), binding.description or action_name(binding).replace("_", " "), binding.id or FIXED
+        )  # a binding without an id is out of the keymap's reach
+        for binding, keys in grouped.values()
+    ]
 
 
 def keys_of(owner: type[DOMNode], binding_id: str, keymap: Keymap) -> str:

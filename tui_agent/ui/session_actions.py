@@ -69,14 +69,16 @@ async def ask_export(app: TuiAgentApp) -> None:
     def chosen(answer: tuple[Path, ExportFormat] | None) -> None:
         if answer is not None:
             path, export_format = answer
-            app.run_worker(export_current(app, path=path, export_format=export_format), group="export",
-                           exit_on_error=False)
+            app.run_worker(
+                export_current(app, path=path, export_format=export_format), group="export", exit_on_error=False
+            )
 
     app.push_screen(ExportScreen(title, default_path), callback=chosen)
 
 
-async def export_current(app: TuiAgentApp, folder: Path | None = None, *, path: Path | None = None,
-                         export_format: ExportFormat = "markdown") -> Path | None:
+async def export_current(
+    app: TuiAgentApp, folder: Path | None = None, *, path: Path | None = None, export_format: ExportFormat = "markdown"
+) -> Path | None:
     """Write the current session to `path` (else `<folder or data dir/exports>/<title>-<date>.<ext>`), mode
     0600, creating its folder, and say where; returns the file, None when there was nothing to write or it failed."""
     backend = await app.engine()
@@ -90,8 +92,7 @@ async def export_current(app: TuiAgentApp, folder: Path | None = None, *, path: 
         target.parent.mkdir(mode=PRIVATE_FOLDER_MODE, parents=True, exist_ok=True)
         write_private(target, text)  # the whole conversation: for its owner's eyes only
     except OSError as error:
-        app.notify(f"Could not write the export to {target}: {error.strerror or error}", severity="error",
-                   markup=False)
+        app.notify(f"Could not write the export to {target}: {error.strerror or error}", severity="error", markup=False)
         return None
     app.notify(f"Exported to {target.absolute()}", timeout=10, markup=False)
     return target

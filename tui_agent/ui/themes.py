@@ -35,8 +35,19 @@ APP_VARIABLE_DEFAULTS: dict[str, str] = {
 }
 
 
-THEME_COLOURS = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel", "boost",
-                 "warning", "error", "success")
+THEME_COLOURS = (
+    "primary",
+    "secondary",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+    "warning",
+    "error",
+    "success",
+)
 """Colour keys a theme file may set (`primary` it must)."""
 THEME_KEYS = {"name", "dark", "variables", *THEME_COLOURS}
 

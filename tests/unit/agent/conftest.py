@@ -34,8 +34,9 @@ async def make_agent(tmp_path: Path) -> AsyncIterator[MakeAgent]:
         await agent.close()
 
 
-async def collect(events: AsyncIterator[AgentEvent],
-                  decide: Callable[[ToolCall], Decision] = lambda call: Decision.DENY) -> list[AgentEvent]:
+async def collect(
+    events: AsyncIterator[AgentEvent], decide: Callable[[ToolCall], Decision] = lambda call: Decision.DENY
+) -> list[AgentEvent]:
     """Every event of one turn; each approval question is answered by `decide` (deny, as a -p run does)."""
     seen: list[AgentEvent] = []
     async for event in events:

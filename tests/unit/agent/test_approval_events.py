@@ -15,8 +15,9 @@ from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import ToolStatus
 
 PLUGINS = Path(__file__).parent / "plugins"
-CAREFUL = {"replies": [{"tool_calls": [{"name": "careful_echo", "arguments": {"text": "hi"}}]},
-                       {"text": "It was not run."}]}
+CAREFUL = {
+    "replies": [{"tool_calls": [{"name": "careful_echo", "arguments": {"text": "hi"}}]}, {"text": "It was not run."}]
+}
 
 
 async def run_and_withdraw(make_agent: MakeAgent, *, node_only: bool) -> tuple[list[AgentEvent], ApprovalRequested]:

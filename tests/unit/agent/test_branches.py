@@ -12,8 +12,7 @@ from tui_agent.agent.events import TurnEndReason, TurnFinished
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus, Role
 
-STRICT = pytest.mark.parametrize("offline_server", [{"replies": [], "then": "default", "strict": True}],
-                                 indirect=True)
+STRICT = pytest.mark.parametrize("offline_server", [{"replies": [], "then": "default", "strict": True}], indirect=True)
 
 
 def _sent(server: BackgroundServer) -> list[tuple[str, Any]]:
@@ -28,7 +27,8 @@ async def _ask(built: Any, prompt: str) -> None:
 
 @STRICT
 async def test_the_model_gets_the_active_branch_after_an_edit_and_after_switching_back(
-        make_agent: MakeAgent, offline_server: BackgroundServer) -> None:
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
     built = await make_agent(offline_server.base_url)
     await _ask(built, "first")
     await _ask(built, "second")
@@ -49,7 +49,8 @@ async def test_the_model_gets_the_active_branch_after_an_edit_and_after_switchin
 
 @STRICT
 async def test_on_the_branch_of_a_retried_reply_that_reply_is_the_one_sent(
-        make_agent: MakeAgent, offline_server: BackgroundServer) -> None:
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
     built = await make_agent(offline_server.base_url)
     await _ask(built, "hello")
     store, session = built.agent.store, built.agent.session

@@ -33,8 +33,10 @@ async def test_a_call_0_cut_off_in_the_second_round_is_still_recorded(
     assert session is not None
     messages = await built.agent.store.load_tail(session.id, 10)
     calls = [(call.call_id, call.name, call.status) for message in messages for call in message.tool_calls]
-    assert calls == [("call_0", "get_current_weather", ToolStatus.DONE),
-                     ("call_0", "calculate", ToolStatus.INTERRUPTED)]
+    assert calls == [
+        ("call_0", "get_current_weather", ToolStatus.DONE),
+        ("call_0", "calculate", ToolStatus.INTERRUPTED),
+    ]
 
 
 @scenario({"tool_calls": [WEATHER, SUM]}, {"text": "Sunny, and 42."})
@@ -45,13 +47,17 @@ async def test_two_calls_with_one_id_in_one_response_are_both_run_recorded_and_a
     events = await collect(built.agent.send("Weather and a sum"))
     final = {event.key: event.call for event in events if isinstance(event, ToolCallUpdated)}
     assert [(update.name, update.status) for update in final.values()] == [
-        ("get_current_weather", ToolStatus.DONE), ("calculate", ToolStatus.DONE)]
+        ("get_current_weather", ToolStatus.DONE),
+        ("calculate", ToolStatus.DONE),
+    ]
     session = built.agent.session
     assert session is not None
     messages = await built.agent.store.load_tail(session.id, 10)
     stored = [(call.call_id, call.name, call.status) for call in messages[1].tool_calls]
     assert [(name, status) for _, name, status in stored] == [
-        ("get_current_weather", ToolStatus.DONE), ("calculate", ToolStatus.DONE)]
+        ("get_current_weather", ToolStatus.DONE),
+        ("calculate", ToolStatus.DONE),
+    ]
     assert len({call_id for call_id, _, _ in stored}) == 2 == len(final)
     answered = [message for message in offline_server.requests[-1].body["messages"] if message["role"] == "tool"]
     assert sorted(message["tool_call_id"] for message in answered) == sorted(call_id for call_id, _, _ in stored)

@@ -14,9 +14,23 @@ from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings, load_settings
 from tui_agent.offline.server import BackgroundServer
 
-OPENAI_LIST = ["gpt-4o", "gpt-4o-mini", "text-embedding-3-small", "text-embedding-ada-002", "dall-e-3", "tts-1",
-               "whisper-1", "omni-moderation-latest", "gpt-image-1", "gpt-4o-mini-tts", "gpt-4o-transcribe",
-               "gpt-4o-realtime-preview", "nomic-embed-text", "bge-reranker-v2-m3", "o3-mini"]
+OPENAI_LIST = [
+    "gpt-4o",
+    "gpt-4o-mini",
+    "text-embedding-3-small",
+    "text-embedding-ada-002",
+    "dall-e-3",
+    "tts-1",
+    "whisper-1",
+    "omni-moderation-latest",
+    "gpt-image-1",
+    "gpt-4o-mini-tts",
+    "gpt-4o-transcribe",
+    "gpt-4o-realtime-preview",
+    "nomic-embed-text",
+    "bge-reranker-v2-m3",
+    "o3-mini",
+]
 
 
 def test_only_chat_models_are_listed() -> None:
@@ -36,8 +50,9 @@ async def build(server: BackgroundServer, tmp_path: Any) -> Any:
 
 
 @pytest.mark.parametrize("offline_server", [{"models": ["gemma-3-270m-it", "nomic-embed-text"]}], indirect=True)
-async def test_the_only_chat_model_served_is_used_sent_and_stored(offline_server: BackgroundServer,
-                                                                   tmp_path: Any) -> None:
+async def test_the_only_chat_model_served_is_used_sent_and_stored(
+    offline_server: BackgroundServer, tmp_path: Any
+) -> None:
     built = await build(offline_server, tmp_path)
     try:
         assert built.agent.model == "gemma-3-270m-it" and not any("model" in n for n in built.notices)
@@ -52,8 +67,9 @@ async def test_the_only_chat_model_served_is_used_sent_and_stored(offline_server
         await built.close()
 
 
-@pytest.mark.parametrize("offline_server", [{"models": ["qwen3-8b", "llama-3.1-8b", "text-embedding-3-small"]}],
-                         indirect=True)
+@pytest.mark.parametrize(
+    "offline_server", [{"models": ["qwen3-8b", "llama-3.1-8b", "text-embedding-3-small"]}], indirect=True
+)
 async def test_several_models_are_listed_and_none_is_guessed(offline_server: BackgroundServer, tmp_path: Any) -> None:
     built = await build(offline_server, tmp_path)
     try:

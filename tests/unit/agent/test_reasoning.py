@@ -17,13 +17,18 @@ from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus
 
 THOUGHT = "Two and two make four; say it plainly."
-SCENARIO = {"replies": [{"reasoning": THOUGHT, "text": "Four.", "chunk_size": 6},
-                        {"reasoning": "Only thinking, no words.", "reasoning_field": "reasoning"}]}
+SCENARIO = {
+    "replies": [
+        {"reasoning": THOUGHT, "text": "Four.", "chunk_size": 6},
+        {"reasoning": "Only thinking, no words.", "reasoning_field": "reasoning"},
+    ]
+}
 
 
 @pytest.mark.parametrize("offline_server", [SCENARIO], indirect=True)
-async def test_reasoning_is_shown_saved_and_kept_from_the_model(make_agent: MakeAgent,
-                                                                 offline_server: BackgroundServer) -> None:
+async def test_reasoning_is_shown_saved_and_kept_from_the_model(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
     built = await make_agent(offline_server.base_url)
     events = await collect(built.agent.send("What is 2 + 2?"))
     thinking = [e for e in events if isinstance(e, AssistantPartDelta)]
@@ -41,8 +46,9 @@ async def test_reasoning_is_shown_saved_and_kept_from_the_model(make_agent: Make
 
 
 @pytest.mark.parametrize("offline_server", [{"replies": [SCENARIO["replies"][1]]}], indirect=True)
-async def test_a_reasoning_only_reply_is_saved_with_its_reasoning(make_agent: MakeAgent,
-                                                                  offline_server: BackgroundServer) -> None:
+async def test_a_reasoning_only_reply_is_saved_with_its_reasoning(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
     built = await make_agent(offline_server.base_url)
     events = await collect(built.agent.send("Hm?"))
     assert [e.text for e in events if isinstance(e, AssistantPartDelta)]
@@ -57,13 +63,18 @@ async def test_a_reasoning_only_reply_is_saved_with_its_reasoning(make_agent: Ma
     assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
 
 
-CONTINUED = {"replies": [{"reasoning": "Count to five.", "text": "One two", "finish_reason": "length"},
-                         {"reasoning": "Go on from two.", "text": " three four five."}]}
+CONTINUED = {
+    "replies": [
+        {"reasoning": "Count to five.", "text": "One two", "finish_reason": "length"},
+        {"reasoning": "Go on from two.", "text": " three four five."},
+    ]
+}
 
 
 @pytest.mark.parametrize("offline_server", [CONTINUED], indirect=True)
 async def test_a_continued_reply_keeps_its_reasoning_then_the_continuations(
-        make_agent: MakeAgent, offline_server: BackgroundServer) -> None:
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
     built = await make_agent(offline_server.base_url)
     await collect(built.agent.send("Count"))
     events = await collect(built.agent.continue_reply())

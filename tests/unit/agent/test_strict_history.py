@@ -25,8 +25,9 @@ ECHO = {"tool_calls": [{"name": "slow_echo", "arguments": {"text": "hi", "second
 
 
 def scenario(*replies: dict[str, Any], then: str = "default") -> Any:
-    return pytest.mark.parametrize("offline_server", [{"replies": list(replies), "then": then, "strict": True}],
-                                   indirect=True)
+    return pytest.mark.parametrize(
+        "offline_server", [{"replies": list(replies), "then": then, "strict": True}], indirect=True
+    )
 
 
 def roles(body: dict[str, Any] | None) -> list[tuple[str, str]]:
@@ -57,8 +58,11 @@ async def test_a_turn_cut_mid_stream_then_a_good_turn(make_agent: MakeAgent, off
     built = await make_agent(offline_server.base_url)
     assert ended(await collect(built.agent.send("first"))) is TurnEndReason.ERROR
     assert ended(await collect(built.agent.send("second"))) is TurnEndReason.DONE
-    assert roles(offline_server.requests[-1].body) == [("user", "first"), ("assistant", "Half of an a"),
-                                                        ("user", "second")]
+    assert roles(offline_server.requests[-1].body) == [
+        ("user", "first"),
+        ("assistant", "Half of an a"),
+        ("user", "second"),
+    ]
 
 
 @scenario(ECHO, {"status": 500}, then="repeat_last")
@@ -103,9 +107,13 @@ RECORD = st.one_of(
     st.just({"role": "user", "content": "u"}),
     st.just({"role": "system", "content": "s"}),
     st.sampled_from(["", "text"]).map(lambda text: {"role": "assistant", "content": text or None}),
-    st.lists(CALL_IDS, min_size=1, max_size=3, unique=True).map(lambda ids: {
-        "role": "assistant", "content": None,
-        "tool_calls": [{"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in ids]}),
+    st.lists(CALL_IDS, min_size=1, max_size=3, unique=True).map(
+        lambda ids: {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in ids],
+        }
+    ),
     CALL_IDS.map(lambda i: {"role": "tool", "tool_call_id": i, "content": "r"}),
 )
 

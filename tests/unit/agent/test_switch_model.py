@@ -26,7 +26,9 @@ async def test_next_turn_uses_the_new_model_with_the_whole_conversation(
     bodies = [r.body for r in offline_server.requests if r.body is not None]
     assert [body["model"] for body in bodies] == ["offline", "offline-large"]
     assert [m["content"] for m in bodies[1]["messages"] if m["role"] == "user"] == [
-        "Remember the word pelican.", "Which word?"]
+        "Remember the word pelican.",
+        "Which word?",
+    ]
     assert agent.session is not None
     stored = await agent.store.load_tail(agent.session.id, 10)
     assert [m.model for m in stored if m.role is Role.ASSISTANT] == ["offline", "offline-large"]

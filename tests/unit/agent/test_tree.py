@@ -39,11 +39,17 @@ from tui_agent.tool_call import ToolCall
 PLUGINS = Path(__file__).parent / "plugins"
 WEATHER = "weather in Paris"
 SLOW_TOOL = {"replies": [{"tool_calls": [{"name": "slow_echo", "arguments": {"text": "hi", "seconds": 30}}]}]}
-TWO_SLOW_TOOLS = {"replies": [
-    {"tool_calls": [{"name": "slow_echo", "arguments": {"text": "stuck", "seconds": 30}},
-                    {"name": "slow_echo", "arguments": {"text": "quick enough", "seconds": 1.0}}]},
-    {"text": "One of the two came back."},
-]}
+TWO_SLOW_TOOLS = {
+    "replies": [
+        {
+            "tool_calls": [
+                {"name": "slow_echo", "arguments": {"text": "stuck", "seconds": 30}},
+                {"name": "slow_echo", "arguments": {"text": "quick enough", "seconds": 1.0}},
+            ]
+        },
+        {"text": "One of the two came back."},
+    ]
+}
 
 
 def nodes(events: list[TreeEvent]) -> list[NodeEvent]:
@@ -74,13 +80,24 @@ async def test_a_turn_delivers_every_node_from_creation_to_its_end(make_agent: M
     made = created(seen)
     names = [event.name for event in made.values()]
     # The first response calls the weather tool, so the loop asks the model a second time.
-    assert names == ["ChatJob", "ResponseJob", "respond", "show_reply", "run_tools", "get_current_weather",
-                     "ResponseJob", "respond", "show_reply", "run_tools"]
-    shape = [(event.name, event.kind) for event in made.values()][:len(TURN_SHAPE)]
+    assert names == [
+        "ChatJob",
+        "ResponseJob",
+        "respond",
+        "show_reply",
+        "run_tools",
+        "get_current_weather",
+        "ResponseJob",
+        "respond",
+        "show_reply",
+        "run_tools",
+    ]
+    shape = [(event.name, event.kind) for event in made.values()][: len(TURN_SHAPE)]
     assert shape == [(name, kind) for name, kind, _ in TURN_SHAPE]  # what test doubles draw is the real shape
     ids = list(made)
-    assert [ids.index(made[i].parent_id) if made[i].parent_id in made else None for i in ids[:len(TURN_SHAPE)]] == [
-        parent for _, _, parent in TURN_SHAPE]
+    assert [ids.index(made[i].parent_id) if made[i].parent_id in made else None for i in ids[: len(TURN_SHAPE)]] == [
+        parent for _, _, parent in TURN_SHAPE
+    ]
     chat_job = next(event for event in made.values() if event.name == "ChatJob")
     assert chat_job.kind is NodeKind.JOB and chat_job.parent_id not in made  # it hangs under the commander
     for event in made.values():
@@ -185,8 +202,11 @@ async def test_cancelling_run_tools_interrupts_its_tool_and_the_turn_ends_cleanl
     assert [call.status for call in reply.tool_calls] == [ToolStatus.INTERRUPTED]
     # The model is never asked again, and the history it gets next time answers the call.
     assert len(offline_server.requests) == 1
-    assert built.agent.conversation.messages[-1] == {"role": "tool", "tool_call_id": update.call_id,
-                                                      "content": INTERRUPTED_RESULT}
+    assert built.agent.conversation.messages[-1] == {
+        "role": "tool",
+        "tool_call_id": update.call_id,
+        "content": INTERRUPTED_RESULT,
+    }
     again = await collect(built.agent.send(WEATHER))
     assert isinstance(again[-1], TurnFinished) and again[-1].reason is TurnEndReason.DONE
 

@@ -28,8 +28,10 @@ async def test_plain_prompt_streams_and_is_saved(make_agent: MakeAgent) -> None:
     session = built.agent.session
     assert session is not None and session.title == "Tell me about markdown"
     stored = await built.agent.store.load_tail(session.id, 10)
-    assert [(m.role, m.status) for m in stored] == [(Role.USER, MessageStatus.COMPLETE),
-                                                     (Role.ASSISTANT, MessageStatus.COMPLETE)]
+    assert [(m.role, m.status) for m in stored] == [
+        (Role.USER, MessageStatus.COMPLETE),
+        (Role.ASSISTANT, MessageStatus.COMPLETE),
+    ]
     assert stored[0].content == "Tell me about markdown" and stored[1].content == text
 
 

@@ -134,8 +134,11 @@ async def test_cancel_mid_tool_interrupts_the_call(make_agent: MakeAgent, offlin
     assert update.status is ToolStatus.INTERRUPTED
     _, reply = await stored(built)
     assert reply.status is MessageStatus.INTERRUPTED and reply.tool_calls[0].status is ToolStatus.INTERRUPTED
-    assert built.agent.conversation.messages[-1] == {"role": "tool", "tool_call_id": update.call_id,
-                                                      "content": INTERRUPTED_RESULT}
+    assert built.agent.conversation.messages[-1] == {
+        "role": "tool",
+        "tool_call_id": update.call_id,
+        "content": INTERRUPTED_RESULT,
+    }
 
 
 @scenario({"tool_calls": [{"name": "slow_echo", "arguments": {"text": "again", "seconds": 0}}]}, then="repeat_last")
@@ -150,8 +153,9 @@ async def test_tool_round_budget_ends_the_turn(make_agent: MakeAgent, offline_se
     assert [m.status for m in await stored(built)][-1] is MessageStatus.COMPLETE
 
 
-@pytest.mark.parametrize(("decision", "status"), [(Decision.ALLOW_ONCE, ToolStatus.DONE),
-                                                  (Decision.DENY, ToolStatus.DENIED)])
+@pytest.mark.parametrize(
+    ("decision", "status"), [(Decision.ALLOW_ONCE, ToolStatus.DONE), (Decision.DENY, ToolStatus.DENIED)]
+)
 async def test_ask_tools_wait_for_the_answer_to_the_approval_event(
     make_agent: MakeAgent, decision: Decision, status: ToolStatus
 ) -> None:

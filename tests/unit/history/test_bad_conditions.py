@@ -125,7 +125,7 @@ async def test_damaged_pages_are_detected_and_moved_aside(db_path: Path) -> None
     await store.close()
     data = bytearray(file_bytes(db_path))
     for offset in range(4096 * 3, len(data), 4096):  # scribble over every page but the first few
-        data[offset + 8:offset + 64] = b"\xff" * 56
+        data[offset + 8 : offset + 64] = b"\xff" * 56
     put_bytes(db_path, bytes(data))
     reopened = await HistoryStore.open(db_path)
     try:
@@ -218,7 +218,9 @@ async def test_a_lock_held_at_start_opens_anyway_and_saves_everything_once_it_is
         await store.close()
     assert raw_rows(db_path, "SELECT title FROM sessions") == [("made while locked",)]
     assert raw_rows(db_path, "SELECT content, status FROM messages ORDER BY position") == [
-        ("hello?", "complete"), ("answered", "complete")]
+        ("hello?", "complete"),
+        ("answered", "complete"),
+    ]
     assert raw_rows(db_path, "SELECT call_id FROM tool_calls") == [("c1",)]
 
 

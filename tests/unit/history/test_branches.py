@@ -19,7 +19,8 @@ async def _texts(store: HistoryStore, session_id: str) -> list[str]:
 
 
 async def test_an_edited_prompt_is_a_sibling_on_a_new_branch_and_switching_back_restores_the_old(
-        store: HistoryStore) -> None:
+    store: HistoryStore,
+) -> None:
     session = await store.create_session("edit")
     first, _ = await _turn(store, session.id, "two plus two?", "four")
     _, old_leaf = await _turn(store, session.id, "times ten?", "forty")
@@ -84,8 +85,7 @@ async def test_a_fork_copies_the_branch_up_to_the_message_only(store: HistorySto
     assert edited.id not in {m.id for m in copied}
 
 
-async def test_search_finds_a_message_on_another_branch_and_switching_opens_that_branch(
-        store: HistoryStore) -> None:
+async def test_search_finds_a_message_on_another_branch_and_switching_opens_that_branch(store: HistoryStore) -> None:
     session = await store.create_session("search")
     first, _ = await _turn(store, session.id, "tell me about quokkas", "small marsupials")
     await store.add_sibling(first, Role.USER, "tell me about wombats")

@@ -29,8 +29,13 @@ class Child:
 
     def __init__(self, db: Path) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.proc = subprocess.Popen([sys.executable, str(SCRIPT), str(db)], stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, env=env)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(SCRIPT), str(db)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()

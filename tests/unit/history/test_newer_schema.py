@@ -38,8 +38,11 @@ async def newer_database(db: Path) -> str:
 
 def _files(folder: Path) -> dict[str, bytes]:
     """Every file's bytes, but the side files SQLite needs to read a WAL database (an -shm, an empty -wal)."""
-    return {p.name: p.read_bytes() for p in folder.iterdir()
-            if not p.name.endswith("-shm") and not (p.name.endswith("-wal") and p.stat().st_size == 0)}
+    return {
+        p.name: p.read_bytes()
+        for p in folder.iterdir()
+        if not p.name.endswith("-shm") and not (p.name.endswith("-wal") and p.stat().st_size == 0)
+    }
 
 
 async def test_a_newer_database_opens_read_only_and_is_never_written(db_path: Path) -> None:
@@ -49,8 +52,9 @@ async def test_a_newer_database_opens_read_only_and_is_never_written(db_path: Pa
     try:
         assert store.read_only
         notices = store.report.notices()
-        assert any(f"newer tui-agent (schema {NEWER})" in n and "read-only" in n and "will not be saved" in n
-                   for n in notices), notices
+        assert any(
+            f"newer tui-agent (schema {NEWER})" in n and "read-only" in n and "will not be saved" in n for n in notices
+        ), notices
         assert [s.id for s in await store.list_recent()] == [session_id]
         assert [h.session_id for h in await store.search("walrus")] == [session_id] * 2
         assert "a large marine mammal" in await store.export_json(session_id)
@@ -65,13 +69,20 @@ async def test_a_newer_database_opens_read_only_and_is_never_written(db_path: Pa
     assert file_bytes(db_path) == before["history.db"]
 
 
-@pytest.mark.parametrize("command", [
-    ["sessions", "list"], ["sessions", "list", "--json"], ["sessions", "show", "{id}"],
-    ["sessions", "search", "walrus"], ["sessions", "export", "--last", "--format", "json"],
-    ["sessions", "export", "{id}"],
-])
-def test_sessions_commands_read_a_newer_database(db_path: Path, command: list[str],
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["sessions", "list"],
+        ["sessions", "list", "--json"],
+        ["sessions", "show", "{id}"],
+        ["sessions", "search", "walrus"],
+        ["sessions", "export", "--last", "--format", "json"],
+        ["sessions", "export", "{id}"],
+    ],
+)
+def test_sessions_commands_read_a_newer_database(
+    db_path: Path, command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     session_id = asyncio.run(newer_database(db_path))
     before = _files(db_path.parent)
     capsys.readouterr()
@@ -83,8 +94,7 @@ def test_sessions_commands_read_a_newer_database(db_path: Path, command: list[st
     assert _files(db_path.parent) == before
 
 
-def test_deleting_from_a_newer_database_is_refused_clearly(db_path: Path,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_deleting_from_a_newer_database_is_refused_clearly(db_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     session_id = asyncio.run(newer_database(db_path))
     before = _files(db_path.parent)
     assert main(["--db", str(db_path), "sessions", "delete", session_id, "-y"]) == 1

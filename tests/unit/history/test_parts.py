@@ -24,13 +24,18 @@ def _database_before_parts(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, isolation_level=None)
     migrate(conn, target=BEFORE_PARTS)
-    conn.execute("INSERT INTO sessions (id, title, created_at, updated_at, message_count) "
-                 "VALUES ('s1', 'old', 1.0, 1.0, 2)")
-    conn.execute("INSERT INTO messages (id, session_id, position, role, content, status, created_at, updated_at) "
-                 "VALUES ('m1', 's1', 0, 'user', 'weather?', 'complete', 1.0, 1.0), "
-                 "('m2', 's1', 1, 'assistant', 'Sunny.', 'complete', 2.0, 2.0)")
-    conn.execute("INSERT INTO tool_calls (message_id, call_id, name, raw_arguments, arguments, status, result) "
-                 "VALUES ('m2', 'c1', 'weather', '{}', '{}', 'done', 'sun')")
+    conn.execute(
+        "INSERT INTO sessions (id, title, created_at, updated_at, message_count) VALUES ('s1', 'old', 1.0, 1.0, 2)"
+    )
+    conn.execute(
+        "INSERT INTO messages (id, session_id, position, role, content, status, created_at, updated_at) "
+        "VALUES ('m1', 's1', 0, 'user', 'weather?', 'complete', 1.0, 1.0), "
+        "('m2', 's1', 1, 'assistant', 'Sunny.', 'complete', 2.0, 2.0)"
+    )
+    conn.execute(
+        "INSERT INTO tool_calls (message_id, call_id, name, raw_arguments, arguments, status, result) "
+        "VALUES ('m2', 'c1', 'weather', '{}', '{}', 'done', 'sun')"
+    )
     conn.close()
 
 
@@ -44,10 +49,13 @@ async def test_an_older_database_is_migrated_and_its_messages_kept(db_path: Path
         assert [type(part) for part in reply.parts] == [TextPart, ToolCallPart]
         assert reply.tool_calls[0].result == "sun"
         _, new = await store.begin_turn("s1", "and tomorrow?")
-        await store.finish_message(new.id, MessageStatus.COMPLETE, content="Rain.",
-                                   parts={"reasoning": "Check the front."})
-        assert (await store.load_tail("s1", 1))[0].parts == [StreamedPart("reasoning", "Check the front."),
-                                                             TextPart("Rain.")]
+        await store.finish_message(
+            new.id, MessageStatus.COMPLETE, content="Rain.", parts={"reasoning": "Check the front."}
+        )
+        assert (await store.load_tail("s1", 1))[0].parts == [
+            StreamedPart("reasoning", "Check the front."),
+            TextPart("Rain."),
+        ]
     finally:
         await store.close()
     assert raw_rows(db_path, "PRAGMA user_version") == [(LATEST_VERSION,)]
@@ -98,16 +106,19 @@ async def test_exports_carry_the_parts_in_order(store: HistoryStore) -> None:
     _, reply = await store.begin_turn(session.id, "weather?")
     await store.record_tool_call(reply.id, "c1", "weather", '{"city": "Oslo"}', {"city": "Oslo"})
     await store.update_tool_call(reply.id, "c1", ToolStatus.DONE, result="snow")
-    await store.finish_message(reply.id, MessageStatus.COMPLETE, content="Snow.",
-                               parts={"reasoning": "Line one.\n\nLine two."})
+    await store.finish_message(
+        reply.id, MessageStatus.COMPLETE, content="Snow.", parts={"reasoning": "Line one.\n\nLine two."}
+    )
     markdown = await store.export_markdown(session.id)
-    section = markdown[markdown.index("## Assistant"):]
+    section = markdown[markdown.index("## Assistant") :]
     assert section.index("### Reasoning") < section.index("> Line one.\n>\n> Line two.") < section.index("Snow.")
     assert section.index("Snow.") < section.index("### Tool call `weather`")
     exported = json.loads(await store.export_json(session.id))
-    assert exported["messages"][1]["parts"] == [{"kind": "reasoning", "text": "Line one.\n\nLine two."},
-                                                {"kind": "text", "text": "Snow."},
-                                                {"kind": "tool_call", "call_id": "c1"}]
+    assert exported["messages"][1]["parts"] == [
+        {"kind": "reasoning", "text": "Line one.\n\nLine two."},
+        {"kind": "text", "text": "Snow."},
+        {"kind": "tool_call", "call_id": "c1"},
+    ]
     assert exported["messages"][0]["parts"] == [{"kind": "text", "text": "weather?"}]
 
 
@@ -120,10 +131,13 @@ async def test_parts_of_any_kind_are_kept_in_order_and_exported(store: HistorySt
     saver.push("Hello.")
     await saver.finish(MessageStatus.COMPLETE)
     (stored,) = await store.load_tail(session.id, 1)
-    assert stored.parts == [StreamedPart("reasoning", "Be kind. Say hello."), StreamedPart("critique", "Too terse."),
-                            TextPart("Hello.")]
+    assert stored.parts == [
+        StreamedPart("reasoning", "Be kind. Say hello."),
+        StreamedPart("critique", "Too terse."),
+        TextPart("Hello."),
+    ]
     markdown = await store.export_markdown(session.id)
-    section = markdown[markdown.index("## Assistant"):]
+    section = markdown[markdown.index("## Assistant") :]
     assert section.index("### Reasoning") < section.index("### Critique\n\n> Too terse.") < section.index("Hello.")
     parts = json.loads(await store.export_json(session.id))["messages"][1]["parts"]
     assert [part["kind"] for part in parts] == ["reasoning", "critique", "text"]

@@ -21,8 +21,12 @@ async def test_leftovers_of_a_dead_store_are_interrupted(db_path: Path) -> None:
     session = await store.create_session("s")
     _, reply = await store.begin_turn(session.id, "q")
     await store.update_streaming_text(reply.id, "half an ans")
-    for call_id, status in [("a", ToolStatus.PENDING), ("b", ToolStatus.AWAITING_APPROVAL),
-                            ("c", ToolStatus.RUNNING), ("d", ToolStatus.DONE)]:
+    for call_id, status in [
+        ("a", ToolStatus.PENDING),
+        ("b", ToolStatus.AWAITING_APPROVAL),
+        ("c", ToolStatus.RUNNING),
+        ("d", ToolStatus.DONE),
+    ]:
         await store.record_tool_call(reply.id, call_id, "tool", "{}", {}, status=status)
     await _abandon(store)
 
@@ -35,8 +39,11 @@ async def test_leftovers_of_a_dead_store_are_interrupted(db_path: Path) -> None:
         [message] = await reopened.load_tail(session.id, 1)
         assert message.status is MessageStatus.INTERRUPTED and message.content == "half an ans"
         assert {c.call_id: c.status for c in message.tool_calls} == {
-            "a": ToolStatus.INTERRUPTED, "b": ToolStatus.INTERRUPTED, "c": ToolStatus.INTERRUPTED,
-            "d": ToolStatus.DONE}
+            "a": ToolStatus.INTERRUPTED,
+            "b": ToolStatus.INTERRUPTED,
+            "c": ToolStatus.INTERRUPTED,
+            "d": ToolStatus.DONE,
+        }
         assert [h.message_id for h in await reopened.search("half")] == [reply.id]
     finally:
         await reopened.close()

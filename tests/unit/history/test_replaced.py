@@ -42,15 +42,18 @@ async def test_a_continued_reply_streams_again_and_is_interrupted_if_the_run_end
     assert reopened.status is MessageStatus.STREAMING and reopened.error is None and reopened.content == "half"
     await store.close()  # the run ends mid-continuation
     assert raw_rows(db_path, "SELECT status, content FROM messages WHERE role = 'assistant'") == [
-        ("interrupted", "half")]
+        ("interrupted", "half")
+    ]
 
 
 def test_the_replaced_by_column_is_added_to_an_existing_database(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
     migrate(conn, target=2)
     conn.execute("INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('s', 't', 0, 0)")
-    conn.execute("INSERT INTO messages (id, session_id, position, role, status, created_at, updated_at) "
-                 "VALUES ('m', 's', 0, 'user', 'complete', 0, 0)")
+    conn.execute(
+        "INSERT INTO messages (id, session_id, position, role, status, created_at, updated_at) "
+        "VALUES ('m', 's', 0, 'user', 'complete', 0, 0)"
+    )
     assert migrate(conn) == len(MIGRATIONS) - 2
     assert conn.execute("SELECT id, replaced_by FROM messages").fetchall() == [("m", None)]
     conn.close()

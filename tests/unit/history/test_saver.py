@@ -20,8 +20,9 @@ class CountingStore(HistoryStore):
 
     saves: list[str]
 
-    async def update_streaming_text(self, message_id: str, text: str, parts: Mapping[str, str] | None = None, *,
-                                    redacted: bool = False) -> None:
+    async def update_streaming_text(
+        self, message_id: str, text: str, parts: Mapping[str, str] | None = None, *, redacted: bool = False
+    ) -> None:
         self.saves.append(text)
         await super().update_streaming_text(message_id, text, parts, redacted=redacted)
 
@@ -53,7 +54,8 @@ async def test_a_burst_of_tokens_is_one_write(db_path: Path) -> None:
         await _wait_for(lambda: saver.saved_length > 0, "the first save")
         assert store.saves == ["".join(tokens)]
         assert raw_rows(db_path, "SELECT content, status FROM messages WHERE id = ?", (reply.id,)) == [
-            ("".join(tokens), "streaming")]
+            ("".join(tokens), "streaming")
+        ]
     finally:
         await store.close()
 
@@ -89,7 +91,10 @@ async def test_finish_with_an_error_keeps_the_partial_text(db_path: Path) -> Non
         await saver.finish(MessageStatus.FAILED, error="The connection dropped.")
         [message] = await store.load_tail(session.id, 1)
         assert (message.content, message.status, message.error) == (
-            "partial ", MessageStatus.FAILED, "The connection dropped.")
+            "partial ",
+            MessageStatus.FAILED,
+            "The connection dropped.",
+        )
         assert store.saves == []  # the pending periodic save was replaced by the final write
     finally:
         await store.close()

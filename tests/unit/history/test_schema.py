@@ -17,10 +17,13 @@ def _v1_database(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, isolation_level=None)
     migrate(conn, target=1)
-    conn.execute("INSERT INTO sessions (id, title, created_at, updated_at, message_count) "
-                 "VALUES ('s1', 'old', 1.0, 1.0, 1)")
-    conn.execute("INSERT INTO messages (id, session_id, position, role, content, status, created_at, updated_at) "
-                 "VALUES ('m1', 's1', 0, 'user', 'remember the walrus', 'complete', 1.0, 1.0)")
+    conn.execute(
+        "INSERT INTO sessions (id, title, created_at, updated_at, message_count) VALUES ('s1', 'old', 1.0, 1.0, 1)"
+    )
+    conn.execute(
+        "INSERT INTO messages (id, session_id, position, role, content, status, created_at, updated_at) "
+        "VALUES ('m1', 's1', 0, 'user', 'remember the walrus', 'complete', 1.0, 1.0)"
+    )
     conn.close()
 
 

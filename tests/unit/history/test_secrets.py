@@ -21,7 +21,9 @@ CONFIG_CANARY = "sk-canary-CFG-8e7d6c5b4a392817"
 def _write_config() -> None:
     paths.config_file().write_text(
         f'base_url = "https://me:{CONFIG_CANARY}@api.example.com/v1?api_key={CONFIG_CANARY}"\n'
-        f'api_key = "{CONFIG_CANARY}"\nmodel = "gpt-test"\napi_key_env = "MY_LLM"\n', encoding="utf-8")
+        f'api_key = "{CONFIG_CANARY}"\nmodel = "gpt-test"\napi_key_env = "MY_LLM"\n',
+        encoding="utf-8",
+    )
 
 
 def _files(db_path: Path) -> dict[str, bytes]:
@@ -35,8 +37,9 @@ async def test_canary_keys_appear_nowhere(db_path: Path, monkeypatch: pytest.Mon
     settings = load_settings(read_config_file(paths.config_file()))
     store = await HistoryStore.open(db_path)
     leaky = f"key {ENV_CANARY} and {CONFIG_CANARY} and {NAMED_CANARY}"
-    session = await store.create_session(f"title {ENV_CANARY}", model=settings.model, endpoint=settings.base_url,
-                                         system_prompt=leaky)
+    session = await store.create_session(
+        f"title {ENV_CANARY}", model=settings.model, endpoint=settings.base_url, system_prompt=leaky
+    )
     _, reply = await store.begin_turn(session.id, f"my key is {ENV_CANARY}")
     saver = StreamingSaver(store, reply.id, interval=0.01)
     saver.push(f"echoing {CONFIG_CANARY} ")

@@ -57,8 +57,7 @@ def test_show_by_prefix_includes_tool_calls(db: Path, capsys: pytest.CaptureFixt
     assert "# Weather chat" in out and "get_weather" in out and "12 C and cloudy" in out
 
 
-def test_export_json_to_file_and_last_as_markdown(db: Path, tmp_path: Path,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_json_to_file_and_last_as_markdown(db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     weather, cooking = asyncio.run(_fill(db))
     target = tmp_path / "out.json"
     assert main(["--db", str(db), "sessions", "export", weather, "--format", "json", "-o", str(target)]) == 0
@@ -97,8 +96,7 @@ def test_default_database_lives_under_tui_agent_home(isolated_home: Path, capsys
     assert "Weather chat" in capsys.readouterr().out
 
 
-def test_a_newer_database_is_read_with_a_sentence_not_a_traceback(db: Path,
-                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_newer_database_is_read_with_a_sentence_not_a_traceback(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     asyncio.run(_fill(db))
     conn = sqlite3.connect(db)
     assert conn.execute("PRAGMA application_id").fetchone() == (APPLICATION_ID,)

@@ -44,8 +44,7 @@ async def test_sessions_create_rename_get_list_delete(store: HistoryStore) -> No
 async def test_get_session_by_unique_prefix_only(store: HistoryStore) -> None:
     sessions = [await store.create_session(f"s{i}") for i in range(20)]
     target = sessions[0]
-    prefix = next(target.id[:n] for n in range(1, 33)
-                  if sum(s.id.startswith(target.id[:n]) for s in sessions) == 1)
+    prefix = next(target.id[:n] for n in range(1, 33) if sum(s.id.startswith(target.id[:n]) for s in sessions) == 1)
     found = await store.get_session(prefix)
     assert found is not None and found.id == target.id
     shared = [s for s in sessions if s.id[0] == target.id[0]]
@@ -70,7 +69,7 @@ async def test_streaming_text_finish_and_usage(store: HistoryStore) -> None:
     await store.update_streaming_text(reply.id, "partial")
     assert raw_rows(store.path, "SELECT content FROM messages WHERE id = ?", (reply.id,)) == [("partial",)]
     await store.finish_message(reply.id, MessageStatus.COMPLETE, content="full answer", usage=Usage(10, 5))
-    [message] = (await store.load_tail(session.id, 1))
+    [message] = await store.load_tail(session.id, 1)
     assert message.content == "full answer" and message.status is MessageStatus.COMPLETE
     assert message.usage == Usage(10, 5) and message.usage.total_tokens == 15
     await store.finish_message(reply.id, MessageStatus.FAILED, error="The server broke.")
@@ -189,8 +188,9 @@ async def test_concurrent_writes_are_grouped_and_all_land(store: HistoryStore) -
     import asyncio
 
     session = await store.create_session("busy")
-    messages = await asyncio.gather(*(store.append_message(session.id, Role.USER, f"m{i}", MessageStatus.COMPLETE)
-                                      for i in range(50)))
+    messages = await asyncio.gather(
+        *(store.append_message(session.id, Role.USER, f"m{i}", MessageStatus.COMPLETE) for i in range(50))
+    )
     assert sorted(m.position for m in messages) == list(range(50))
     rows = raw_rows(store.path, "SELECT position, content FROM messages ORDER BY position")
     assert {content: pos for pos, content in rows} == {m.content: m.position for m in messages}
@@ -204,7 +204,8 @@ async def test_one_bad_write_in_a_group_fails_alone(store: HistoryStore) -> None
         store.append_message(session.id, Role.USER, "good", MessageStatus.COMPLETE),
         store.finish_message("missing", MessageStatus.COMPLETE),
         store.append_message(session.id, Role.USER, "also good", MessageStatus.COMPLETE),
-        return_exceptions=True)
+        return_exceptions=True,
+    )
     assert isinstance(results[1], MessageNotFoundError)
     assert [m.content for m in await store.load_tail(session.id, 5)] == ["good", "also good"]
 

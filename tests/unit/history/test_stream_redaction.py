@@ -13,8 +13,24 @@ from tui_agent.history.stream_redaction import StreamRedaction
 
 SECRET = "hunter2-the-password"
 MULTILINE = "line one of the key\nline two of the key"
-PIECES = [SECRET, MULTILINE, OPENAI, GITHUB, SLACK, PEM, PEM_CUT, "-----BEGIN ", "sk-", "\n", "\n\n", " ",
-          "word ", '"', "[redacted]", "AAAA+/==\n"]
+PIECES = [
+    SECRET,
+    MULTILINE,
+    OPENAI,
+    GITHUB,
+    SLACK,
+    PEM,
+    PEM_CUT,
+    "-----BEGIN ",
+    "sk-",
+    "\n",
+    "\n\n",
+    " ",
+    "word ",
+    '"',
+    "[redacted]",
+    "AAAA+/==\n",
+]
 
 
 def growing_text(seed: int, length: int) -> str:

@@ -21,14 +21,32 @@ GITHUB_KINDS = [prefix + "_" + "x9Y8w7V6u5T4s3R2q1P0o9N8m7L6k5J4i3H2" for prefix
 GITHUB_PAT = "github_pat_" + "11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVW"
 SLACK = "xoxb-" + "17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy"
 SLACK_KINDS = [f"xox{kind}-" + "2-1234567890-abcdefABCDEF123456" for kind in "aposr"]
-JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." + "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ."
-       + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
-PEM = ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi\nProc-Type: 4,ENCRYPTED\n"
-       "Z2FyYmFnZQ==\n-----END RSA PRIVATE KEY-----")
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
+    + "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ."
+    + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi\nProc-Type: 4,ENCRYPTED\n"
+    "Z2FyYmFnZQ==\n-----END RSA PRIVATE KEY-----"
+)
 PEM_CUT = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\nb3Blbn"
 
-TOKENS = [OPENAI, OPENAI_PROJECT, ANTHROPIC, AWS, AWS_SESSION, GITHUB, *GITHUB_KINDS, GITHUB_PAT, SLACK,
-          *SLACK_KINDS, JWT, PEM, PEM_CUT]
+TOKENS = [
+    OPENAI,
+    OPENAI_PROJECT,
+    ANTHROPIC,
+    AWS,
+    AWS_SESSION,
+    GITHUB,
+    *GITHUB_KINDS,
+    GITHUB_PAT,
+    SLACK,
+    *SLACK_KINDS,
+    JWT,
+    PEM,
+    PEM_CUT,
+]
 
 
 @pytest.mark.parametrize("token", TOKENS)

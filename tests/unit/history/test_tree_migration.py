@@ -74,8 +74,13 @@ async def test_every_message_is_kept_and_each_session_is_one_branch(old_copy: Pa
 async def test_the_model_gets_the_same_conversation_after_the_upgrade(old_copy: Path) -> None:
     expected = _linear(old_copy)
     [(retried,)] = raw_rows(old_copy, "SELECT id FROM sessions WHERE title = 'retried'")
-    assert [m["content"] for m in expected[retried]] == ["Name a river.", "The Rhine.", "Another one?",
-                                                         "The Danube.", "Continue."]
+    assert [m["content"] for m in expected[retried]] == [
+        "Name a river.",
+        "The Rhine.",
+        "Another one?",
+        "The Danube.",
+        "Continue.",
+    ]
     built = await build_agent(Settings(db=old_copy), EndpointChoice(None, "offline", None))
     try:
         for session_id, request in expected.items():
@@ -106,8 +111,13 @@ async def test_a_read_only_database_from_before_the_tree_is_read_as_one_branch(o
             assert store.read_only
             retried = next(s for s in await store.list_recent() if s.title == "retried")
             shown = await store.load_tail(retried.id, 100)
-            assert [m.content for m in shown] == ["Name a river.", "The Rh", "The Rhine.", "Another one?",
-                                                  "The Danube."]
+            assert [m.content for m in shown] == [
+                "Name a river.",
+                "The Rh",
+                "The Rhine.",
+                "Another one?",
+                "The Danube.",
+            ]
             assert await store.count_messages(retried.id) == 5
             assert [m.content for m in await store.children(shown[2].id)] == ["Another one?"]
             assert (await store.siblings(shown[2].id)).messages == [shown[2]]

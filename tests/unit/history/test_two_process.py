@@ -30,8 +30,16 @@ def test_two_writers_on_one_file(tmp_path: Path) -> None:
     db = tmp_path / "shared.db"
     shared_id = asyncio.run(_shared_session(db))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    procs = [subprocess.Popen([sys.executable, str(SCRIPT), str(db), shared_id, "2.5"], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(SCRIPT), str(db), shared_id, "2.5"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for _ in range(2)
+    ]
     outputs = [proc.communicate(timeout=60) for proc in procs]
     reports = []
     for proc, (out, err) in zip(procs, outputs, strict=True):
@@ -44,8 +52,10 @@ def test_two_writers_on_one_file(tmp_path: Path) -> None:
     assert all(len(report["ids"]) > 30 for report in reports)  # both really wrote, interleaved
     stored = {row[0] for row in raw_rows(db, "SELECT id FROM messages")}
     assert set(written) <= stored
-    positions = [row[0] for row in raw_rows(db, "SELECT position FROM messages WHERE session_id = ? ORDER BY "
-                                                "position", (shared_id,))]
+    positions = [
+        row[0]
+        for row in raw_rows(db, "SELECT position FROM messages WHERE session_id = ? ORDER BY position", (shared_id,))
+    ]
     assert positions == list(range(len(written) // 3))
     assert raw_rows(db, "SELECT count(*) FROM messages WHERE status != 'complete'") == [(0,)]
     assert integrity(db) == "ok"

@@ -82,8 +82,16 @@ async def test_a_long_rate_limit_names_the_cap(offline_server: BackgroundServer)
 
 @pytest.mark.parametrize(
     "offline_server",
-    [replies({"tool_calls": [{"name": "get_current_weather", "arguments": {"location": "Paris"}}],
-              "chunk_size": 4, "cut_after": 2}, then="repeat_last")],
+    [
+        replies(
+            {
+                "tool_calls": [{"name": "get_current_weather", "arguments": {"location": "Paris"}}],
+                "chunk_size": 4,
+                "cut_after": 2,
+            },
+            then="repeat_last",
+        )
+    ],
     indirect=True,
 )
 async def test_a_stream_cut_after_a_tool_call_began_is_not_retried(offline_server: BackgroundServer) -> None:
@@ -115,8 +123,16 @@ async def test_a_status_error_keeps_the_whole_message_the_request_id_and_the_end
 
 @pytest.mark.parametrize(
     "offline_server",
-    [replies({"raw_events": ['{"choices": [{"index": 0, "delta": {"content": "Hi"}}]}',
-                             json.dumps({"error": {"message": LONG_MESSAGE}})]})],
+    [
+        replies(
+            {
+                "raw_events": [
+                    '{"choices": [{"index": 0, "delta": {"content": "Hi"}}]}',
+                    json.dumps({"error": {"message": LONG_MESSAGE}}),
+                ]
+            }
+        )
+    ],
     indirect=True,
 )
 async def test_an_error_inside_the_stream_keeps_its_details(offline_server: BackgroundServer) -> None:

@@ -50,8 +50,13 @@ def outcomes(server: BackgroundServer) -> list[str]:
             ModelNotFoundError,
             "does not know the model 'offline'",
         ),
-        (replies({"status": 500, "error_message": f"boom for {KEY[:14]}...", "retry_after": 0.01}, then="repeat_last"),
-         ServerError, "failed (500"),
+        (
+            replies(
+                {"status": 500, "error_message": f"boom for {KEY[:14]}...", "retry_after": 0.01}, then="repeat_last"
+            ),
+            ServerError,
+            "failed (500",
+        ),
         (replies({"status": 400, "error_message": "context too long"}), RequestRejectedError, "context too long"),
     ],
     ids=["401", "403", "404", "500", "400"],

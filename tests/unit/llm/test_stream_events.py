@@ -279,13 +279,16 @@ async def test_max_tokens_is_sent_and_a_cut_reply_ends_with_length(offline_serve
     assert events[-1] == StreamEnd("length")
 
 
-@pytest.mark.parametrize(("base_url", "field"), [
-    ("https://api.openai.com/v1", "max_completion_tokens"),
-    ("https://my-resource.openai.azure.com/openai/v1", "max_completion_tokens"),
-    ("http://127.0.0.1:8080/v1", "max_tokens"),
-    ("https://openrouter.ai/api/v1", "max_tokens"),
-    ("https://api.openai.com.evil.example/v1", "max_tokens"),
-])
+@pytest.mark.parametrize(
+    ("base_url", "field"),
+    [
+        ("https://api.openai.com/v1", "max_completion_tokens"),
+        ("https://my-resource.openai.azure.com/openai/v1", "max_completion_tokens"),
+        ("http://127.0.0.1:8080/v1", "max_tokens"),
+        ("https://openrouter.ai/api/v1", "max_tokens"),
+        ("https://api.openai.com.evil.example/v1", "max_tokens"),
+    ],
+)
 def test_the_token_limit_field_depends_on_the_server(base_url: str, field: str) -> None:
     assert token_limit_parameter(base_url) == field
 
@@ -306,17 +309,30 @@ async def test_reasoning_deltas_of_either_field(field: str) -> None:
     assert "".join(e.text for e in of_type(events, TextDelta)) == "It is 4."
 
 
-@pytest.mark.parametrize("offline_server", [replies({"reasoning": "Short.", "text": "Done.", "ignore_stream": True})],
-                         indirect=True)
+@pytest.mark.parametrize(
+    "offline_server", [replies({"reasoning": "Short.", "text": "Done.", "ignore_stream": True})], indirect=True
+)
 async def test_reasoning_of_a_completion_that_was_not_streamed(offline_server: BackgroundServer) -> None:
     events = await collect(offline_server.base_url)
     assert of_type(events, PartDelta) == [PartDelta("reasoning", "Short.")]
     assert of_type(events, TextDelta) == [TextDelta("Done.")]
 
 
-@pytest.mark.parametrize("offline_server", [replies({"raw_events": [
-    chunk({"role": "assistant", "reasoning_content": "one ", "reasoning": "one "}),
-    chunk({"reasoning_content": "two"}), chunk({"content": "three"}, "stop")]})], indirect=True)
+@pytest.mark.parametrize(
+    "offline_server",
+    [
+        replies(
+            {
+                "raw_events": [
+                    chunk({"role": "assistant", "reasoning_content": "one ", "reasoning": "one "}),
+                    chunk({"reasoning_content": "two"}),
+                    chunk({"content": "three"}, "stop"),
+                ]
+            }
+        )
+    ],
+    indirect=True,
+)
 async def test_a_server_sending_both_fields_is_read_once(offline_server: BackgroundServer) -> None:
     events = await collect(offline_server.base_url)
     assert "".join(e.text for e in of_type(events, PartDelta)) == "one two"

@@ -25,11 +25,22 @@ def call(name: str, arguments: str) -> dict[str, Any]:
     return {"tool_calls": [{"index": 0, "id": "c1", "function": {"name": name, "arguments": arguments}}]}
 
 
-POISON = {"replies": [{"raw_events": [
-    chunk({"content": "a\ud800b"}),
-    chunk(call("get_current_weather\udc00", '{"to_user": "Looking \\ud83d\\ude00 \\ud800", "location": "Os\\udfffo"}')),
-    chunk({}, "tool_calls"),
-]}]}
+POISON = {
+    "replies": [
+        {
+            "raw_events": [
+                chunk({"content": "a\ud800b"}),
+                chunk(
+                    call(
+                        "get_current_weather\udc00",
+                        '{"to_user": "Looking \\ud83d\\ude00 \\ud800", "location": "Os\\udfffo"}',
+                    )
+                ),
+                chunk({}, "tool_calls"),
+            ]
+        }
+    ]
+}
 
 
 @pytest.mark.parametrize("offline_server", [POISON], indirect=True)
@@ -45,8 +56,9 @@ async def test_text_names_arguments_and_to_user_come_out_encodable(offline_serve
         repr(event).encode("utf-8")  # nothing anywhere in an event that UTF-8 refuses
 
 
-@pytest.mark.parametrize("offline_server", [{"replies": [{"raw_events": ['{"error": {"message": "bad \\ud800"}}']}]}],
-                         indirect=True)
+@pytest.mark.parametrize(
+    "offline_server", [{"replies": [{"raw_events": ['{"error": {"message": "bad \\ud800"}}']}]}], indirect=True
+)
 async def test_a_server_error_message_is_encodable(offline_server: BackgroundServer) -> None:
     with pytest.raises(ServerError) as caught:
         await collect(offline_server.base_url)

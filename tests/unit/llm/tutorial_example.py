@@ -28,6 +28,7 @@ def get_current_weather(location, unit="fahrenheit"):
     else:
         return json.dumps({"location": location, "temperature": "unknown"})
 
+
 tools = [
     {
         "type": "function",
@@ -42,7 +43,7 @@ tools = [
                     "to_user": {
                         "type": "string",
                         "description": (
-                            "The content paraphrased for the user." 
+                            "The content paraphrased for the user."
                             "The content of this parameter can tell the user what you are about to do, "
                             "or it can be an explanation of the behavior of the function calling. "
                             "For example, 'I'm going to search the weather for you, please wait a moment.'"
@@ -59,6 +60,7 @@ tools = [
         },
     }
 ]
+
 
 def openai_chat(context: list[ChatCompletionMessageParam]):
     openai_client = OpenAI()
@@ -83,10 +85,7 @@ class ChatJob(Job):
         job = ResponseJob(response=response, context=self.context)
         job.add_callback_functions(
             which="at_job_end",
-            functions_info={
-                "function": self.new_chat_callback,
-                "inject_task_node": True
-            },
+            functions_info={"function": self.new_chat_callback, "inject_task_node": True},
         )
         await self.put_job(job)
 
@@ -118,6 +117,7 @@ class ResponseJob(Job):
 
 class ResponseHandler:
     """A handler to handle response from LLM"""
+
     def __init__(self, context: list[ChatCompletionMessageParam]):
         self.context = context
 
@@ -134,7 +134,9 @@ class ResponseHandler:
         to_user_gen = make_role_generator("to_user")
         function_call_gen = make_role_generator("function_call")
         self_handler.call_handler(OpenaiHandler(self.context).user_handler(user_gen=to_user_gen))
-        self_handler.call_handler(OpenaiHandler(self.context).function_call_handler(function_call_gen=function_call_gen))
+        self_handler.call_handler(
+            OpenaiHandler(self.context).function_call_handler(function_call_gen=function_call_gen)
+        )
 
 
 class OpenaiHandler:
@@ -152,19 +154,19 @@ class OpenaiHandler:
             user_gen (AsyncIterable): A iterable object including the message to user.
         """
         message_list = []
-        
+
         # Collect and print message.
         print("\n\033[31mGPT:\033[0m")
         async for char in user_gen:
-            print(char, end='', flush=True)
+            print(char, end="", flush=True)
             message_list.append(char)
         print("\n")
-            
+
         # Save response to context.
-        collected_message = ''.join(message_list)
+        collected_message = "".join(message_list)
         if collected_message:
             self.context.append({"role": "assistant", "content": collected_message})
-    
+
     @handler(PASS_WORD)
     async def function_call_handler(self, self_handler, function_call_gen: AsyncIterable) -> None:
         """Handling the part of the message to call tools
@@ -193,9 +195,11 @@ class OpenaiHandler:
                     function_to_call = None
                     function_response = f"There is no tool named '{function_name}'."
                 function_args = function_dict["arguments"]
-                
-                function_call_display_str = f"{function_name}({', '.join(f'{k}={v}' for k, v in function_args.items())})"
-                
+
+                function_call_display_str = (
+                    f"{function_name}({', '.join(f'{k}={v}' for k, v in function_args.items())})"
+                )
+
                 print(f"Function call: {function_call_display_str}; ID: {tool_call_id}.")
                 if function_to_call is not None:
                     function_response = function_to_call(**function_args)
@@ -205,7 +209,7 @@ class OpenaiHandler:
                     "function_args": function_args,
                     "function_result": function_response,
                 }
-        
+
         if not function_result_dict:
             return
         # send the function response to GPT
@@ -215,7 +219,8 @@ class OpenaiHandler:
                 "role": "tool",
                 "name": function_result["function_name"],
                 "content": function_result["function_result"],
-            } for function_result in function_result_dict.values()
+            }
+            for function_result in function_result_dict.values()
         ]
         # add response to context
         self.context.append(
@@ -223,8 +228,16 @@ class OpenaiHandler:
                 "role": "assistant",
                 "content": None,
                 "tool_calls": [
-                    {"id": one_function_call["tool_call_id"], "function": {"arguments": str(one_function_call["function_args"]), "name": one_function_call["function_name"]}, "type": "function"} for one_function_call in function_result_dict.values()
-                ]
+                    {
+                        "id": one_function_call["tool_call_id"],
+                        "function": {
+                            "arguments": str(one_function_call["function_args"]),
+                            "name": one_function_call["function_name"],
+                        },
+                        "type": "function",
+                    }
+                    for one_function_call in function_result_dict.values()
+                ],
             }
         )
         self.context.extend(messages)

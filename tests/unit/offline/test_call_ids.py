@@ -18,8 +18,12 @@ def ids_of_two_responses(server: BackgroundServer, stream: bool) -> list[str]:
     ids: list[str] = []
     for _ in range(2):
         if stream:
-            chunks = client.chat.completions.create(model="m", messages=ASK, tools=[WEATHER_TOOL],  # type: ignore
-                                                    stream=True)
+            chunks = client.chat.completions.create(
+                model="m",
+                messages=ASK,
+                tools=[WEATHER_TOOL],  # type: ignore
+                stream=True,
+            )
             ids += [call.id for c in chunks if c.choices for call in c.choices[0].delta.tool_calls or [] if call.id]
         else:
             reply = client.chat.completions.create(model="m", messages=ASK, tools=[WEATHER_TOOL])  # type: ignore
@@ -39,8 +43,9 @@ def test_call_ids_can_be_numbered_per_response(offline_server: BackgroundServer)
     assert ids_of_two_responses(offline_server, stream=True) == ["call_0", "call_1", "call_0", "call_1"]
 
 
-@pytest.mark.parametrize("offline_server", [{"replies": [{"tool_calls": [{"name": "f", "id": "mine"}]}]}],
-                         indirect=True)
+@pytest.mark.parametrize(
+    "offline_server", [{"replies": [{"tool_calls": [{"name": "f", "id": "mine"}]}]}], indirect=True
+)
 def test_a_scripted_id_is_kept(offline_server: BackgroundServer) -> None:
     client = openai.OpenAI(base_url=offline_server.base_url, api_key="k", max_retries=0)
     reply = client.chat.completions.create(model="m", messages=ASK)  # type: ignore[arg-type]

@@ -178,18 +178,27 @@ def test_background_server_stops_and_frees_its_thread() -> None:
         assert [m.id for m in openai.OpenAI(base_url=server.base_url, api_key="k").models.list().data] == ["offline"]
 
 
-INTERLEAVED = {"replies": [{"reasoning": "First I think.", "text": "Looking.", "chunk_size": 64,
-                            "tool_calls": [{"name": "a", "arguments": {"x": 1}}],
-                            "interleaved": [{"reasoning": " Then again, between calls.",
-                                             "tool_calls": [{"name": "b"}]}]}],
-               "then": "repeat_last"}
+INTERLEAVED = {
+    "replies": [
+        {
+            "reasoning": "First I think.",
+            "text": "Looking.",
+            "chunk_size": 64,
+            "tool_calls": [{"name": "a", "arguments": {"x": 1}}],
+            "interleaved": [{"reasoning": " Then again, between calls.", "tool_calls": [{"name": "b"}]}],
+        }
+    ],
+    "then": "repeat_last",
+}
 
 
 @pytest.mark.parametrize("offline_server", [INTERLEAVED], indirect=True)
 def test_interleaved_reasoning_streams_in_order_and_counts_as_completion_tokens(
-        offline_server: BackgroundServer) -> None:
-    _, chunks = stream_text(offline_server, messages=[{"role": "user", "content": "go"}],
-                            stream_options={"include_usage": True})
+    offline_server: BackgroundServer,
+) -> None:
+    _, chunks = stream_text(
+        offline_server, messages=[{"role": "user", "content": "go"}], stream_options={"include_usage": True}
+    )
     order = []
     for chunk in chunks[:-1]:
         delta = chunk.choices[0].delta.model_dump()
@@ -205,9 +214,11 @@ def test_interleaved_reasoning_streams_in_order_and_counts_as_completion_tokens(
     assert [call.model_dump()["function"]["name"] for call in whole.choices[0].message.tool_calls or []] == ["a", "b"]
 
 
-@pytest.mark.parametrize("offline_server", [{"replies": [{"reasoning": "one two three", "text": "four"}]}],
-                         indirect=True)
+@pytest.mark.parametrize(
+    "offline_server", [{"replies": [{"reasoning": "one two three", "text": "four"}]}], indirect=True
+)
 def test_reasoning_words_are_completion_tokens(offline_server: BackgroundServer) -> None:
-    _, chunks = stream_text(offline_server, messages=[{"role": "user", "content": "go"}],
-                            stream_options={"include_usage": True})
+    _, chunks = stream_text(
+        offline_server, messages=[{"role": "user", "content": "go"}], stream_options={"include_usage": True}
+    )
     assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens == 4

@@ -15,28 +15,34 @@ from tui_agent.offline.server import BackgroundServer
 
 USER = {"role": "user", "content": "hi"}
 REPLY = {"role": "assistant", "content": "hello"}
-CALL = {"role": "assistant", "content": None,
-        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}
+CALL = {
+    "role": "assistant",
+    "content": None,
+    "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}],
+}
 ANSWER = {"role": "tool", "tool_call_id": "c1", "content": "42"}
 SYSTEM = {"role": "system", "content": "be brief"}
 
 
-@pytest.mark.parametrize(("messages", "problem"), [
-    pytest.param([SYSTEM, USER], None, id="system-then-user"),
-    pytest.param([USER, REPLY, USER], None, id="alternating"),
-    pytest.param([USER, CALL, ANSWER], None, id="call-answered"),
-    pytest.param([USER, CALL, ANSWER, REPLY, USER], None, id="call-answered-then-reply"),
-    pytest.param([USER, USER], strict.ALTERNATE, id="two-users"),
-    pytest.param([USER, REPLY, REPLY, USER], strict.ALTERNATE, id="two-assistants"),
-    pytest.param([REPLY, USER], strict.ALTERNATE, id="assistant-first"),
-    pytest.param([USER, SYSTEM], strict.SYSTEM_FIRST, id="late-system"),
-    pytest.param([USER, {"role": "assistant", "content": ""}, USER], strict.EMPTY_ASSISTANT, id="empty-assistant"),
-    pytest.param([USER, CALL, USER], strict.UNANSWERED, id="unanswered-call"),
-    pytest.param([USER, CALL], strict.UNANSWERED, id="unanswered-at-end"),
-    pytest.param([USER, CALL, ANSWER, USER], "Unexpected role 'user' after role 'tool'", id="user-after-tool"),
-    pytest.param([USER, ANSWER], "Unexpected tool call id c1 after role 'user'", id="orphan-answer"),
-    pytest.param([USER, REPLY], strict.LAST_ROLE, id="ends-with-assistant"),
-])
+@pytest.mark.parametrize(
+    ("messages", "problem"),
+    [
+        pytest.param([SYSTEM, USER], None, id="system-then-user"),
+        pytest.param([USER, REPLY, USER], None, id="alternating"),
+        pytest.param([USER, CALL, ANSWER], None, id="call-answered"),
+        pytest.param([USER, CALL, ANSWER, REPLY, USER], None, id="call-answered-then-reply"),
+        pytest.param([USER, USER], strict.ALTERNATE, id="two-users"),
+        pytest.param([USER, REPLY, REPLY, USER], strict.ALTERNATE, id="two-assistants"),
+        pytest.param([REPLY, USER], strict.ALTERNATE, id="assistant-first"),
+        pytest.param([USER, SYSTEM], strict.SYSTEM_FIRST, id="late-system"),
+        pytest.param([USER, {"role": "assistant", "content": ""}, USER], strict.EMPTY_ASSISTANT, id="empty-assistant"),
+        pytest.param([USER, CALL, USER], strict.UNANSWERED, id="unanswered-call"),
+        pytest.param([USER, CALL], strict.UNANSWERED, id="unanswered-at-end"),
+        pytest.param([USER, CALL, ANSWER, USER], "Unexpected role 'user' after role 'tool'", id="user-after-tool"),
+        pytest.param([USER, ANSWER], "Unexpected tool call id c1 after role 'user'", id="orphan-answer"),
+        pytest.param([USER, REPLY], strict.LAST_ROLE, id="ends-with-assistant"),
+    ],
+)
 def test_role_problem_names_what_a_strict_template_refuses(messages: list[dict[str, Any]], problem: str | None) -> None:
     assert strict.role_problem(messages) == problem
 

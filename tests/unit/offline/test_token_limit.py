@@ -21,9 +21,15 @@ def client(server: BackgroundServer) -> openai.OpenAI:
 @pytest.mark.parametrize("offline_server", [{"replies": [{"text": TEN_WORDS}], "then": "repeat_last"}], indirect=True)
 @pytest.mark.parametrize("field", ["max_tokens", "max_completion_tokens"])
 def test_a_streamed_reply_stops_at_the_limit(offline_server: BackgroundServer, field: str) -> None:
-    chunks = list(client(offline_server).chat.completions.create(
-        model="m", messages=[{"role": "user", "content": "count"}], stream=True,
-        stream_options={"include_usage": True}, **{field: 4}))  # type: ignore[call-overload]
+    chunks = list(
+        client(offline_server).chat.completions.create(
+            model="m",
+            messages=[{"role": "user", "content": "count"}],
+            stream=True,
+            stream_options={"include_usage": True},
+            **{field: 4},
+        )
+    )  # type: ignore[call-overload]
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert text == "one two three four"
     assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "length"
@@ -33,14 +39,16 @@ def test_a_streamed_reply_stops_at_the_limit(offline_server: BackgroundServer, f
 @pytest.mark.parametrize("offline_server", [{"replies": [{"text": TEN_WORDS}]}], indirect=True)
 def test_a_whole_reply_stops_at_the_limit(offline_server: BackgroundServer) -> None:
     reply = client(offline_server).chat.completions.create(
-        model="m", messages=[{"role": "user", "content": "count"}], max_tokens=2)
+        model="m", messages=[{"role": "user", "content": "count"}], max_tokens=2
+    )
     assert reply.choices[0].message.content == "one two" and reply.choices[0].finish_reason == "length"
 
 
 @pytest.mark.parametrize("offline_server", [{"replies": [{"text": TEN_WORDS}]}], indirect=True)
 def test_a_reply_within_the_limit_is_whole(offline_server: BackgroundServer) -> None:
     reply = client(offline_server).chat.completions.create(
-        model="m", messages=[{"role": "user", "content": "count"}], max_tokens=10)
+        model="m", messages=[{"role": "user", "content": "count"}], max_tokens=10
+    )
     assert reply.choices[0].message.content == TEN_WORDS and reply.choices[0].finish_reason == "stop"
 
 
@@ -54,13 +62,22 @@ def test_tool_arguments_past_the_limit_are_cut() -> None:
         json.loads(frames.raw_arguments(call))
 
 
-THINKS = {"reasoning": "one two three", "text": "four five",
-          "interleaved": [{"reasoning": "six seven", "text": "eight"}]}
+THINKS = {
+    "reasoning": "one two three",
+    "text": "four five",
+    "interleaved": [{"reasoning": "six seven", "text": "eight"}],
+}
 
 
-@pytest.mark.parametrize(("limit", "reasoning", "text"), [(2, "one two", ""), (4, "one two three", "four"),
-                                                         (6, "one two threesix", "four five"),
-                                                         (8, "one two threesix seven", "four fiveeight")])
+@pytest.mark.parametrize(
+    ("limit", "reasoning", "text"),
+    [
+        (2, "one two", ""),
+        (4, "one two three", "four"),
+        (6, "one two threesix", "four five"),
+        (8, "one two threesix seven", "four fiveeight"),
+    ],
+)
 def test_reasoning_counts_toward_the_limit_in_the_order_it_streams(limit: int, reasoning: str, text: str) -> None:
     cut = frames.within_limit(Reply.model_validate(THINKS), limit)
     assert cut.finish_reason == ("length" if limit < 8 else None)

@@ -14,8 +14,13 @@ FAST_IMPORT = 2.0
 
 def only_from(*folders: Path, settings: ToolsSettings | None = None) -> ToolRegistry:
     """A registry of the given folders alone (no shipped, user or installed plugins)."""
-    return ToolRegistry.from_plugins(folders, settings or ToolsSettings(import_timeout=FAST_IMPORT),
-                                     include_user_dir=False, include_entry_points=False, include_shipped=False)
+    return ToolRegistry.from_plugins(
+        folders,
+        settings or ToolsSettings(import_timeout=FAST_IMPORT),
+        include_user_dir=False,
+        include_entry_points=False,
+        include_shipped=False,
+    )
 
 
 def shipped() -> ToolRegistry:

@@ -99,12 +99,27 @@ async def test_always_ends_with_its_session() -> None:
     assert [request.arguments["word"] for request in user.asked] == ["a", "c", "d"]
 
 
-@pytest.mark.parametrize(("command", "runs"), [
-    ("git status", True), ("ls", False), ("ls -la src", True), ("git status --short", False),
-    ("ls; rm -rf x", False), ("ls && rm x", False), ("ls || rm x", False), ("ls | sh", False),
-    ("ls `rm x`", False), ("ls $(rm x)", False), ("ls ${x:=y}", False), ("ls > x", False), ("ls < x", False),
-    ("ls x &", False), ("ls x\nrm x", False), ("ls x\rrm x", False),
-])
+@pytest.mark.parametrize(
+    ("command", "runs"),
+    [
+        ("git status", True),
+        ("ls", False),
+        ("ls -la src", True),
+        ("git status --short", False),
+        ("ls; rm -rf x", False),
+        ("ls && rm x", False),
+        ("ls || rm x", False),
+        ("ls | sh", False),
+        ("ls `rm x`", False),
+        ("ls $(rm x)", False),
+        ("ls ${x:=y}", False),
+        ("ls > x", False),
+        ("ls < x", False),
+        ("ls x &", False),
+        ("ls x\nrm x", False),
+        ("ls x\rrm x", False),
+    ],
+)
 async def test_config_patterns_allow_whole_commands_without_shell_syntax(command: str, runs: bool) -> None:
     runner = runner_for(None, sh={"allow": ["git status", "ls *"]})  # no approver: as in -p
     result = await call(runner, "sh", command=command)

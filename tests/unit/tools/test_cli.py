@@ -15,7 +15,7 @@ from tui_agent.cli import main
 def fast_imports(isolated_home: Path) -> None:
     config = isolated_home / "config"
     config.mkdir(parents=True, exist_ok=True)
-    (config / "config.toml").write_text("[tools]\nimport_timeout = 2.0\napproval = { calculate = \"deny\" }\n")
+    (config / "config.toml").write_text('[tools]\nimport_timeout = 2.0\napproval = { calculate = "deny" }\n')
 
 
 def test_json_lists_tools_and_problems(fast_imports: None, capsys: pytest.CaptureFixture[str]) -> None:
@@ -47,7 +47,8 @@ def test_no_problems_with_shipped_plugins(capsys: pytest.CaptureFixture[str]) ->
 
 def test_top_level_plugins_flag_is_honoured(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "extra.py").write_text(
-        "from tui_agent.tools import tool\n\n@tool\ndef extra_tool() -> str:\n    '''Extra.'''\n    return 'x'\n")
+        "from tui_agent.tools import tool\n\n@tool\ndef extra_tool() -> str:\n    '''Extra.'''\n    return 'x'\n"
+    )
     assert main(["--plugins", str(tmp_path), "plugins", "--json"]) == 0
     names = [tool["name"] for tool in json.loads(capsys.readouterr().out)["tools"]]
     assert "extra_tool" in names

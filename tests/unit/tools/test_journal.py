@@ -20,13 +20,20 @@ HEALTHY = "from tui_agent.tools import tool\n\n@tool\ndef healthy_tool() -> str:
 
 
 def load(folder: Path, journal: ImportJournal, timeout: float = FAST_IMPORT) -> ToolRegistry:
-    return ToolRegistry.from_plugins([folder], ToolsSettings(import_timeout=timeout), include_user_dir=False,
-                                     include_entry_points=False, include_shipped=False, journal=journal)
+    return ToolRegistry.from_plugins(
+        [folder],
+        ToolsSettings(import_timeout=timeout),
+        include_user_dir=False,
+        include_entry_points=False,
+        include_shipped=False,
+        journal=journal,
+    )
 
 
 def dead_pid() -> int:
-    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     return int(done.stdout)
 
 
@@ -97,7 +104,8 @@ def test_the_fingerprint_of_a_package_follows_its_modules(tmp_path: Path) -> Non
 
 
 def test_an_entry_point_that_ended_a_run_is_skipped_until_its_package_version_changes(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "ep_crash.py").write_text("import os\nos._exit(3)\n")
     dist = tmp_path / "ep_crash_pkg-1.0.dist-info"
     dist.mkdir()
@@ -111,8 +119,13 @@ def test_an_entry_point_that_ended_a_run_is_skipped_until_its_package_version_ch
     (journal.markers / f"{pid}-x.json").write_text(json.dumps({"pid": pid, "location": "ep-crash-pkg: ep_crash"}))
 
     def load_entry_points() -> ToolRegistry:
-        return ToolRegistry.from_plugins((), ToolsSettings(import_timeout=FAST_IMPORT), include_user_dir=False,
-                                         include_shipped=False, journal=journal)
+        return ToolRegistry.from_plugins(
+            (),
+            ToolsSettings(import_timeout=FAST_IMPORT),
+            include_user_dir=False,
+            include_shipped=False,
+            journal=journal,
+        )
 
     assert [(p.file, p.message) for p in load_entry_points().problems] == [("ep-crash-pkg: ep_crash", CRASHED)]
     assert json.loads(journal.crashes.read_text()) == {"ep-crash-pkg: ep_crash": "version 1.0"}

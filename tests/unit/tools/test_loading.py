@@ -90,8 +90,15 @@ def test_streams_are_restored_when_nothing_hangs(tmp_path: Path) -> None:
 def test_shipped_plugins_load_without_problems() -> None:
     registry = shipped()
     assert registry.problems == []
-    assert set(registry.names()) == {"get_current_weather", "calculate", "current_time", "list_directory",
-                                     "read_file", "search_files", "run_shell"}
+    assert set(registry.names()) == {
+        "get_current_weather",
+        "calculate",
+        "current_time",
+        "list_directory",
+        "read_file",
+        "search_files",
+        "run_shell",
+    }
     assert registry.approval_for("run_shell") == "ask"
     assert registry.approval_for("get_current_weather") == "never"
 
@@ -102,8 +109,9 @@ def test_openai_tools_cover_every_enabled_tool() -> None:
 
 
 def test_config_disables_plugins_and_tools_and_overrides_approval() -> None:
-    settings = ToolsSettings(disabled_plugins=["shell"], disabled_tools=["read_file"],
-                             approval={"calculate": "deny", "nonexistent": "never"})
+    settings = ToolsSettings(
+        disabled_plugins=["shell"], disabled_tools=["read_file"], approval={"calculate": "deny", "nonexistent": "never"}
+    )
     registry = ToolRegistry.from_plugins((), settings, include_user_dir=False, include_entry_points=False)
     assert "run_shell" not in registry.names()
     assert "read_file" not in registry.names()
@@ -116,14 +124,16 @@ def test_config_disables_plugins_and_tools_and_overrides_approval() -> None:
 def test_user_plugin_folder_is_searched_and_wins_over_shipped(isolated_home: Path) -> None:
     folder = isolated_home / "config" / "plugins"
     folder.mkdir(parents=True)
-    (folder / "my_weather.py").write_text(textwrap.dedent('''
+    (folder / "my_weather.py").write_text(
+        textwrap.dedent('''
         from tui_agent.tools import tool
 
         @tool(approval="never")
         def get_current_weather(location: str) -> str:
             """Always sunny."""
             return "sunny"
-    '''))
+    ''')
+    )
     registry = ToolRegistry.from_plugins((), ToolsSettings(), include_entry_points=False)
     spec = registry.get("get_current_weather")
     assert spec is not None and spec.source.endswith("my_weather.py")
@@ -140,7 +150,8 @@ def test_package_plugin_folder(tmp_path: Path) -> None:
     package = tmp_path / "pkg_plugin"
     package.mkdir()
     (package / "helpers.py").write_text("WORD = 'from a submodule'\n")
-    (package / "__init__.py").write_text(textwrap.dedent('''
+    (package / "__init__.py").write_text(
+        textwrap.dedent('''
         from tui_agent.tools import tool
         from .helpers import WORD
 
@@ -148,20 +159,23 @@ def test_package_plugin_folder(tmp_path: Path) -> None:
         def packaged() -> str:
             """From a package."""
             return WORD
-    '''))
+    ''')
+    )
     registry = only_from(tmp_path)
     assert registry.problems == [] and registry.names() == ["packaged"]
 
 
 def test_entry_point_plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "ep_tools.py").write_text(textwrap.dedent('''
+    (tmp_path / "ep_tools.py").write_text(
+        textwrap.dedent('''
         from tui_agent.tools import tool
 
         @tool(approval="never")
         def from_entry_point() -> str:
             """Provided by an installed package."""
             return "ep"
-    '''))
+    ''')
+    )
     dist = tmp_path / "ep_tools_pkg-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: ep-tools-pkg\nVersion: 1.0\n")
@@ -194,12 +208,15 @@ def test_shipped_plugins_are_found_in_a_wheel_layout(tmp_path: Path) -> None:
     site = tmp_path / "site"
     shutil.copytree(repo / "tui_agent", site / "tui_agent", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(repo / "plugins", site / "tui_agent" / "_shipped" / "plugins")
-    code = ("from tui_agent.tools.registry import ToolRegistry\n"
-            "r = ToolRegistry.from_plugins(include_user_dir=False, include_entry_points=False)\n"
-            "print(r.get('calculate').source); print(len(r.problems))")
+    code = (
+        "from tui_agent.tools.registry import ToolRegistry\n"
+        "r = ToolRegistry.from_plugins(include_user_dir=False, include_entry_points=False)\n"
+        "print(r.get('calculate').source); print(len(r.problems))"
+    )
     env = {**os.environ, "PYTHONPATH": str(site), "TUI_AGENT_HOME": str(tmp_path / "home")}
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         check=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=True, timeout=60
+    )
     assert out.stdout.split() == [str(site / "tui_agent" / "_shipped" / "plugins" / "calculator.py"), "0"]
 
 
@@ -207,7 +224,8 @@ def test_shipped_plugins_are_found_in_a_wheel_layout(tmp_path: Path) -> None:
 def test_any_base_exception_at_import_is_reported(tmp_path: Path, raised: str) -> None:
     (tmp_path / "interrupts.py").write_text(f"raise {raised}\n")
     (tmp_path / "fine.py").write_text(
-        "from tui_agent.tools import tool\n\n@tool\ndef fine_tool() -> str:\n    '''Fine.'''\n    return 'x'\n")
+        "from tui_agent.tools import tool\n\n@tool\ndef fine_tool() -> str:\n    '''Fine.'''\n    return 'x'\n"
+    )
     registry = only_from(tmp_path)
     assert registry.names() == ["fine_tool"]
     message = problem_for(registry, "interrupts.py")

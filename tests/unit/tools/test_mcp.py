@@ -110,18 +110,25 @@ async def test_stderr_goes_to_the_log_file(start: Start, tmp_path: Path, capfd: 
 
 
 async def test_broken_servers_are_named_and_harmless(start: Start) -> None:
-    exits = McpServerSettings(command=sys.executable, args=["-c", "import sys; print('fatal: no config file', "
-                                                                  "file=sys.stderr); sys.exit(2)"])
-    servers = await start(good=stdio(approval="never"), missing=McpServerSettings(command="no-such-mcp-server"),
-                          hangs=stdio("--hang", startup_timeout=1.5), exits=exits,
-                          off=McpServerSettings(url="http://127.0.0.1:9/mcp", enabled=False))
+    exits = McpServerSettings(
+        command=sys.executable, args=["-c", "import sys; print('fatal: no config file', file=sys.stderr); sys.exit(2)"]
+    )
+    servers = await start(
+        good=stdio(approval="never"),
+        missing=McpServerSettings(command="no-such-mcp-server"),
+        hangs=stdio("--hang", startup_timeout=1.5),
+        exits=exits,
+        off=McpServerSettings(url="http://127.0.0.1:9/mcp", enabled=False),
+    )
     notices: list[str] = []
     servers.watch(notices.append)
     states = {server["name"]: server["status"] for server in servers.summary()}
     assert states["good"] == "ready with 8 tools"
     assert states["missing"] == "failed: the command 'no-such-mcp-server' was not found"
-    assert states["hangs"] == ("failed: did not finish starting within 1.5 s (startup_timeout) "
-                               "(its last stderr line: 'hang-server: waiting forever')")
+    assert states["hangs"] == (
+        "failed: did not finish starting within 1.5 s (startup_timeout) "
+        "(its last stderr line: 'hang-server: waiting forever')"
+    )
     assert states["exits"] == "failed: exited during start-up (its last stderr line: 'fatal: no config file')"
     assert states["off"] == "disabled"
     assert len(notices) == 3 and all("Its log:" in notice for notice in notices)
@@ -168,8 +175,9 @@ async def test_tools_list_changed_updates_the_registry(start: Start) -> None:
 @pytest.fixture
 def http_server() -> Iterator[str]:
     port = free_port()
-    process = subprocess.Popen([sys.executable, str(SERVER), "--http", str(port)], stderr=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, str(SERVER), "--http", str(port)], stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL
+    )
     try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
@@ -194,9 +202,11 @@ async def test_missing_bearer_token_is_named(start: Start) -> None:
 
 def test_a_bad_server_entry_costs_that_server_only(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
-    path.write_text('theme = "paper"\n[mcp_servers.good]\ncommand = "uvx"\n'
-                    '[mcp_servers.bad]\ncommand = "x"\nstartup_timeout = "soon"\n'
-                    '[mcp_servers.both]\ncommand = "x"\nurl = "http://a"\n')
+    path.write_text(
+        'theme = "paper"\n[mcp_servers.good]\ncommand = "uvx"\n'
+        '[mcp_servers.bad]\ncommand = "x"\nstartup_timeout = "soon"\n'
+        '[mcp_servers.both]\ncommand = "x"\nurl = "http://a"\n'
+    )
     resolved = resolve_config({}, path, {})
     assert list(resolved.settings.mcp_servers) == ["good"] and resolved.settings.theme == "paper"
     assert "mcp_servers.bad.startup_timeout (line 6)" in resolved.problems[0]
@@ -205,8 +215,9 @@ def test_a_bad_server_entry_costs_that_server_only(tmp_path: Path) -> None:
 
 
 async def test_tools_over_the_schema_budget_are_reported_once_naming_the_largest(start: Start) -> None:
-    servers = await start(ToolRegistry(ToolsSettings(schema_budget=500)), big=stdio(), small=stdio(
-        enabled_tools=["echo"]))
+    servers = await start(
+        ToolRegistry(ToolsSettings(schema_budget=500)), big=stdio(), small=stdio(enabled_tools=["echo"])
+    )
     notices: list[str] = []
     servers.watch(notices.append)
     (notice,) = [notice for notice in notices if "characters of schema" in notice]
@@ -214,7 +225,8 @@ async def test_tools_over_the_schema_budget_are_reported_once_naming_the_largest
 
 
 async def test_an_sdk_that_cannot_be_loaded_fails_the_servers_not_the_turn(
-        start: Start, monkeypatch: pytest.MonkeyPatch) -> None:
+    start: Start, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(servers_module, "SDK_MODULE", "tui_agent.no_such_sdk")
     servers = await start(demo=stdio())  # settled: no exception reaches the turn
     assert servers.summary()[0]["status"].startswith("failed: the MCP SDK cannot be loaded (ModuleNotFoundError")

@@ -40,8 +40,16 @@ def test_cap_counts_bytes_and_never_splits_a_character() -> None:
 
 def test_capped_text_is_cap_output_of_to_text_computed_in_pieces() -> None:
     values = [
-        "é" * 3_000_000, [{"n": n, "text": "é" * (n % 5)} for n in range(5000)], {"a": [1, 2], "b": Path("/x")},
-        {1: "int keys"}, ("t", 1), [], {}, None, Point(x=1, y=2), "short",
+        "é" * 3_000_000,
+        [{"n": n, "text": "é" * (n % 5)} for n in range(5000)],
+        {"a": [1, 2], "b": Path("/x")},
+        {1: "int keys"},
+        ("t", 1),
+        [],
+        {},
+        None,
+        Point(x=1, y=2),
+        "short",
     ]
     for value in values:
         for cap in (0, 7, 1000, 10_000_000):

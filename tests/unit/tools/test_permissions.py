@@ -42,8 +42,9 @@ def test_a_plugin_writable_by_others_is_refused_and_the_rest_load(folder: Path) 
     bad = plugin(folder, "open", 0o666)
     registry = only_from(folder)
     assert registry.names() == ["fine_tool"]
-    assert messages(registry)["open.py"] == ("writable by others, who could change code that runs as you; run "
-                                             f"`chmod o-w {bad}`; not loaded")
+    assert messages(registry)["open.py"] == (
+        f"writable by others, who could change code that runs as you; run `chmod o-w {bad}`; not loaded"
+    )
 
 
 @pytest.mark.parametrize("mode", [0o777, 0o1777])
@@ -111,7 +112,8 @@ def test_a_plugin_folder_owned_by_another_user_is_refused(folder: Path) -> None:
 
 
 def test_the_user_plugin_folder_is_checked_and_the_plugins_command_says_why(
-        isolated_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     user_folder = isolated_home / "config" / "plugins"
     plugin(user_folder, "mine", 0o666)
     assert main(["plugins", "--json"]) == 0

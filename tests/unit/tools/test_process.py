@@ -44,8 +44,17 @@ async def wait_for_file(path: Path) -> int:
 
 
 def test_scrubbed_env_drops_secret_names() -> None:
-    env = scrubbed_env({"PATH": "/bin", "OPENAI_API_KEY": "k", "GH_TOKEN": "t", "my_secret": "s",
-                        "DB_PASSWORD": "p", "HOME": "/h", "KEYBOARD": "dropped too (contains KEY)"})
+    env = scrubbed_env(
+        {
+            "PATH": "/bin",
+            "OPENAI_API_KEY": "k",
+            "GH_TOKEN": "t",
+            "my_secret": "s",
+            "DB_PASSWORD": "p",
+            "HOME": "/h",
+            "KEYBOARD": "dropped too (contains KEY)",
+        }
+    )
     assert env == {"PATH": "/bin", "HOME": "/h"}
 
 
@@ -68,8 +77,9 @@ async def test_no_stdin_and_exit_status() -> None:
 
 
 async def test_stdout_and_stderr_are_captured_and_capped() -> None:
-    result = await run_program(["sh", "-c", "echo out; echo err >&2; head -c 5000 /dev/zero | tr '\\0' y"],
-                               output_cap=100)
+    result = await run_program(
+        ["sh", "-c", "echo out; echo err >&2; head -c 5000 /dev/zero | tr '\\0' y"], output_cap=100
+    )
     assert result.output.startswith("out\nerr\n") and len(result.output) == 100
     assert result.truncated_bytes == 5008 - 100
 

@@ -134,8 +134,24 @@ async def witnessed() -> list[Any]:
     return [Witness(), Witness()]
 
 
-TOOLS = [witnessed, shout, whisper, explode, bad_value, leave, sleepy, forever, flood, structured, guarded, forbidden,
-         speaks, meet, stuck, quit_sync]
+TOOLS = [
+    witnessed,
+    shout,
+    whisper,
+    explode,
+    bad_value,
+    leave,
+    sleepy,
+    forever,
+    flood,
+    structured,
+    guarded,
+    forbidden,
+    speaks,
+    meet,
+    stuck,
+    quit_sync,
+]
 
 
 class AskingRunner(ToolRunner):
@@ -145,8 +161,9 @@ class AskingRunner(ToolRunner):
         super().__init__(registry, **options)
         self.approval = approval
 
-    async def run(self, calls: Sequence[ToolCall], on_change: OnChange, ask: Asker | None = None,
-                  session_id: str = "") -> list[ToolCall]:
+    async def run(
+        self, calls: Sequence[ToolCall], on_change: OnChange, ask: Asker | None = None, session_id: str = ""
+    ) -> list[ToolCall]:
         return await super().run(calls, on_change, ask or self.approval, session_id)
 
 
@@ -167,8 +184,9 @@ class Recorder:
         return [state.status for state in self.states if state.call_id == call_id]
 
 
-async def run_one(runner: ToolRunner, name: str, arguments: dict[str, Any] | None = None,
-                  recorder: Recorder | None = None) -> ToolCall:
+async def run_one(
+    runner: ToolRunner, name: str, arguments: dict[str, Any] | None = None, recorder: Recorder | None = None
+) -> ToolCall:
     [result] = await runner.run([ToolCall("c1", name, arguments=arguments or {})], recorder or Recorder())
     return result
 
@@ -177,8 +195,10 @@ async def test_sync_and_async_tools_in_request_order() -> None:
     recorder = Recorder()
     calls = [ToolCall("a", "shout", arguments={"word": "Hi"}), ToolCall("b", "whisper", arguments={"word": "Hi"})]
     results = await make_runner().run(calls, recorder)
-    assert [(r.call_id, r.outcome, r.status) for r in results] == [("a", "HI", ToolStatus.DONE),
-                                                                   ("b", "hi", ToolStatus.DONE)]
+    assert [(r.call_id, r.outcome, r.status) for r in results] == [
+        ("a", "HI", ToolStatus.DONE),
+        ("b", "hi", ToolStatus.DONE),
+    ]
     assert recorder.statuses("a") == [ToolStatus.PENDING, ToolStatus.RUNNING, ToolStatus.DONE]
     final = recorder.states[-1]
     assert final.started_at is not None and final.finished_at is not None and final.finished_at >= final.started_at
@@ -188,7 +208,8 @@ async def test_calls_really_overlap() -> None:
     BARRIER["meet"] = asyncio.Barrier(2)
     results = await make_runner().run(
         [ToolCall("a", "meet", arguments={"side": "left"}), ToolCall("b", "meet", arguments={"side": "right"})],
-        Recorder())
+        Recorder(),
+    )
     assert [r.outcome for r in results] == ["left", "right"]
 
 
@@ -256,9 +277,9 @@ async def test_structured_results_are_json() -> None:
 async def test_cancel_interrupts_running_calls() -> None:
     recorder = Recorder()
     runner = make_runner()
-    task = asyncio.create_task(runner.run([ToolCall("a", "forever", arguments={}), ToolCall("b", "shout",
-                                                                                         arguments={"word": "x"})],
-                                          recorder))
+    task = asyncio.create_task(
+        runner.run([ToolCall("a", "forever", arguments={}), ToolCall("b", "shout", arguments={"word": "x"})], recorder)
+    )
     while ToolStatus.RUNNING not in recorder.statuses("a"):
         await asyncio.sleep(0.01)
     task.cancel()
@@ -292,8 +313,12 @@ async def test_ask_allow_once_asks_every_time() -> None:
     assert first.outcome == "ran with a"
     assert [request.arguments for request in asked] == [{"word": "a"}, {"word": "b"}]
     assert asked[0].name == "guarded" and asked[0].call_id == "c1"
-    assert recorder.statuses("c1") == [ToolStatus.PENDING, ToolStatus.AWAITING_APPROVAL, ToolStatus.RUNNING,
-                                       ToolStatus.DONE]
+    assert recorder.statuses("c1") == [
+        ToolStatus.PENDING,
+        ToolStatus.AWAITING_APPROVAL,
+        ToolStatus.RUNNING,
+        ToolStatus.DONE,
+    ]
 
 
 async def test_allow_always_is_remembered_for_the_runner() -> None:
@@ -364,8 +389,9 @@ async def test_cancel_while_awaiting_approval_is_interrupted_and_never_runs() ->
         return Decision.ALLOW_ONCE
 
     recorder = Recorder()
-    task = asyncio.create_task(make_runner(approval=slow_user).run([ToolCall("c", "guarded", arguments={"word": "a"})],
-                                                                   recorder))
+    task = asyncio.create_task(
+        make_runner(approval=slow_user).run([ToolCall("c", "guarded", arguments={"word": "a"})], recorder)
+    )
     await asyncio.wait_for(asked.wait(), 10)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -437,11 +463,17 @@ def strange() -> str:
 BASE_EXCEPTION_TOOLS = [interrupt_sync, interrupt_async, generator_exit, cancels_itself, cancels_itself_sync, strange]
 
 
-@pytest.mark.parametrize(("name", "shown"), [
-    ("interrupt_sync", "KeyboardInterrupt"), ("interrupt_async", "KeyboardInterrupt"),
-    ("generator_exit", "GeneratorExit"), ("cancels_itself", "CancelledError"),
-    ("cancels_itself_sync", "CancelledError"), ("strange", "Strange: odd"),
-])
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("interrupt_sync", "KeyboardInterrupt"),
+        ("interrupt_async", "KeyboardInterrupt"),
+        ("generator_exit", "GeneratorExit"),
+        ("cancels_itself", "CancelledError"),
+        ("cancels_itself_sync", "CancelledError"),
+        ("strange", "Strange: odd"),
+    ],
+)
 async def test_any_base_exception_from_a_tool_is_only_a_failed_call(name: str, shown: str) -> None:
     registry = ToolRegistry.from_functions([*TOOLS, *BASE_EXCEPTION_TOOLS], ToolsSettings())
     recorder = Recorder()

@@ -36,8 +36,17 @@ def spec_of(func: Any) -> ToolSpec:
 
 @tool(approval="never")
 def every_type(
-    text: str, count: int, ratio: float, flag: bool, unit: Literal["celsius", "fahrenheit"], order: Order,
-    numbers: list[int], orders: list[Order], tags: dict[str, str], maybe: str | None = None, limit: int = 10,
+    text: str,
+    count: int,
+    ratio: float,
+    flag: bool,
+    unit: Literal["celsius", "fahrenheit"],
+    order: Order,
+    numbers: list[int],
+    orders: list[Order],
+    tags: dict[str, str],
+    maybe: str | None = None,
+    limit: int = 10,
 ) -> str:
     """Exercise every supported type.
 
@@ -93,10 +102,19 @@ def test_openai_tool_shape() -> None:
 
 def test_validation_converts_nested_models() -> None:
     spec = spec_of(every_type)
-    kwargs = spec.validate({
-        "text": "t", "count": "3", "ratio": 0.5, "flag": True, "unit": "celsius",
-        "order": {"item": "tea", "ship_to": {"city": "Oslo"}}, "numbers": [1, 2], "orders": [], "tags": {},
-    })
+    kwargs = spec.validate(
+        {
+            "text": "t",
+            "count": "3",
+            "ratio": 0.5,
+            "flag": True,
+            "unit": "celsius",
+            "order": {"item": "tea", "ship_to": {"city": "Oslo"}},
+            "numbers": [1, 2],
+            "orders": [],
+            "tags": {},
+        }
+    )
     assert kwargs["count"] == 3
     assert isinstance(kwargs["order"], Order) and kwargs["order"].ship_to.city == "Oslo"
     assert kwargs["limit"] == 10 and kwargs["maybe"] is None
@@ -105,11 +123,23 @@ def test_validation_converts_nested_models() -> None:
 def test_validation_error_names_each_problem() -> None:
     spec = spec_of(every_type)
     with pytest.raises(ValidationError) as caught:
-        spec.validate({"text": "t", "count": "many", "ratio": 1, "flag": True, "unit": "kelvin",
-                       "order": {"item": "tea"}, "numbers": [], "orders": [], "tags": {}, "extra": 1})
+        spec.validate(
+            {
+                "text": "t",
+                "count": "many",
+                "ratio": 1,
+                "flag": True,
+                "unit": "kelvin",
+                "order": {"item": "tea"},
+                "numbers": [],
+                "orders": [],
+                "tags": {},
+                "extra": 1,
+            }
+        )
     message = describe_validation_error("every_type", caught.value)
     assert message.startswith("Invalid arguments for every_type:")
-    assert '- count: Input should be a valid integer' in message and '(got "many")' in message
+    assert "- count: Input should be a valid integer" in message and '(got "many")' in message
     assert "- unit: Input should be 'celsius' or 'fahrenheit' (got \"kelvin\")" in message
     assert "- order.ship_to: Field required" in message
     assert "- extra: Extra inputs are not permitted" in message

@@ -46,8 +46,13 @@ def test_weather_signature_matches_the_tutorial(registry: ToolRegistry) -> None:
 async def test_weather_is_deterministic_and_converts_units(registry: ToolRegistry) -> None:
     first = json.loads((await call(registry, "get_current_weather", location="Boston, MA")).outcome)
     again = json.loads((await call(registry, "get_current_weather", location="boston, ma ")).outcome)
-    fahrenheit = json.loads((await call(registry, "get_current_weather", location="Boston, MA",
-                                        unit="fahrenheit", to_user="Checking Boston")).outcome)
+    fahrenheit = json.loads(
+        (
+            await call(
+                registry, "get_current_weather", location="Boston, MA", unit="fahrenheit", to_user="Checking Boston"
+            )
+        ).outcome
+    )
     assert first["temperature"] == again["temperature"] and first["forecast"] == again["forecast"]
     assert fahrenheit["unit"] == "fahrenheit"
     assert fahrenheit["temperature"] == round(first["temperature"] * 9 / 5 + 32)
@@ -55,9 +60,17 @@ async def test_weather_is_deterministic_and_converts_units(registry: ToolRegistr
 
 @pytest.mark.parametrize(
     ("expression", "expected"),
-    [("0.1 + 0.2", "0.3"), ("1/3 + 1/6", "0.5"), ("2^10", "1024"), ("(2 + 3) * 1.5 ** 2", "11.25"),
-     ("1/3", "1/3 (≈ 0.3333333333333333333333333)"), ("-7 // 2", "-4"), ("7 % 3", "1"), ("2 ** -2", "0.25"),
-     ("1e3", "1000")],
+    [
+        ("0.1 + 0.2", "0.3"),
+        ("1/3 + 1/6", "0.5"),
+        ("2^10", "1024"),
+        ("(2 + 3) * 1.5 ** 2", "11.25"),
+        ("1/3", "1/3 (≈ 0.3333333333333333333333333)"),
+        ("-7 // 2", "-4"),
+        ("7 % 3", "1"),
+        ("2 ** -2", "0.25"),
+        ("1e3", "1000"),
+    ],
 )
 async def test_calculator_is_exact(registry: ToolRegistry, expression: str, expected: str) -> None:
     result = await call(registry, "calculate", expression=expression)
@@ -66,10 +79,17 @@ async def test_calculator_is_exact(registry: ToolRegistry, expression: str, expe
 
 @pytest.mark.parametrize(
     ("expression", "reason"),
-    [("__import__('os').system('true')", "is not allowed"), ("1/0", "division by zero"),
-     ("9 ** 99999999", "exponents are limited"), ("2 ** 0.5", "whole-number exponents"),
-     ("10 ** 9000", "too large"), ("1 +", "not a valid arithmetic expression"), ("x + 1", "is not allowed"),
-     ("1" + "+1" * 150, "more than 200 parts"), ("1e400", "too large a number")],
+    [
+        ("__import__('os').system('true')", "is not allowed"),
+        ("1/0", "division by zero"),
+        ("9 ** 99999999", "exponents are limited"),
+        ("2 ** 0.5", "whole-number exponents"),
+        ("10 ** 9000", "too large"),
+        ("1 +", "not a valid arithmetic expression"),
+        ("x + 1", "is not allowed"),
+        ("1" + "+1" * 150, "more than 200 parts"),
+        ("1e400", "too large a number"),
+    ],
 )
 async def test_calculator_refuses_unsafe_or_huge(registry: ToolRegistry, expression: str, reason: str) -> None:
     result = await call(registry, "calculate", expression=expression)
@@ -112,7 +132,9 @@ async def test_files_list_and_read(registry: ToolRegistry, workdir: Path) -> Non
 
 @pytest.mark.parametrize("path", ["../outside.txt", "/etc/passwd", "escape", "src/../../outside.txt"])
 async def test_files_refuse_paths_outside_the_working_directory(
-    registry: ToolRegistry, workdir: Path, path: str,
+    registry: ToolRegistry,
+    workdir: Path,
+    path: str,
 ) -> None:
     result = await call(registry, "read_file", path=path)
     assert result.status == ToolStatus.FAILED and "outside the working directory" in result.outcome
@@ -135,7 +157,7 @@ async def test_shell_runs_in_the_working_directory(registry: ToolRegistry, workd
     assert result.outcome == f"exit status 2\n{workdir}\n"
 
 
-@given(a=st.integers(-10**6, 10**6), b=st.integers(1, 10**6), c=st.integers(-10**6, 10**6), d=st.integers(1, 999))
+@given(a=st.integers(-(10**6), 10**6), b=st.integers(1, 10**6), c=st.integers(-(10**6), 10**6), d=st.integers(1, 999))
 @settings(max_examples=60, deadline=None)
 def test_calculator_matches_fraction_arithmetic(a: int, b: int, c: int, d: int) -> None:
     spec = shipped_registry().get("calculate")

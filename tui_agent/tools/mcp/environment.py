@@ -10,8 +10,24 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-PASSED_THROUGH = ("HOME", "LOGNAME", "USER", "PATH", "SHELL", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR",
-                  "TZ", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "SYSTEMROOT", "APPDATA")
+PASSED_THROUGH = (
+    "HOME",
+    "LOGNAME",
+    "USER",
+    "PATH",
+    "SHELL",
+    "TERM",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TMPDIR",
+    "TZ",
+    "XDG_CACHE_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "SYSTEMROOT",
+    "APPDATA",
+)
 
 
 def server_environment(configured: Mapping[str, str], environ: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -52,8 +52,9 @@ class McpCallError(ValueError):
 class McpServer:
     """A server's state, its tools and its owner task. `on_change(server)` hears of every state change."""
 
-    def __init__(self, name: str, settings: McpServerSettings, log_dir: Path,
-                 on_change: Callable[[McpServer], None]) -> None:
+    def __init__(
+        self, name: str, settings: McpServerSettings, log_dir: Path, on_change: Callable[[McpServer], None]
+    ) -> None:
         self.name, self.settings = name, settings
         self.log_path = log_dir / f"{safe_name(name)}.log"
         self.state = ServerState.STARTING if settings.enabled else ServerState.DISABLED
@@ -177,8 +178,9 @@ class McpServer:
             if not is_connection_closed(error):
                 raise McpCallError(f"{self.name}: {error}") from error
             self._crashed()
-            raise McpCallError(f"The MCP server {self.name} stopped during the call"
-                                         f"{self._last_words()}; {self._next_step()}") from error
+            raise McpCallError(
+                f"The MCP server {self.name} stopped during the call{self._last_words()}; {self._next_step()}"
+            ) from error
         return text
 
     async def _session_for_call(self) -> Any:
@@ -210,8 +212,9 @@ class McpServer:
 
     # -- reporting ----------------------------------------------------------------------------------
     def _fail(self, error: BaseException) -> None:
-        why = explain(error, command=self.settings.command, url=self.settings.url,
-                      startup_timeout=self.settings.startup_timeout)
+        why = explain(
+            error, command=self.settings.command, url=self.settings.url, startup_timeout=self.settings.startup_timeout
+        )
         self.fail(f"{why}{self._last_words()}")
 
     def fail(self, reason: str) -> None:

@@ -34,8 +34,9 @@ class McpServers:
 
     def __init__(self, configured: Mapping[str, McpServerSettings], registry: ToolRegistry, log_dir: Path) -> None:
         self.registry = registry
-        self.servers = {name: McpServer(name, settings, log_dir, self._changed)
-                        for name, settings in configured.items()}
+        self.servers = {
+            name: McpServer(name, settings, log_dir, self._changed) for name, settings in configured.items()
+        }
         self._sdk: ModuleType | None = None
         self._loading: asyncio.Task[None] | None = None
         self._notices: list[str] = []
@@ -57,8 +58,10 @@ class McpServers:
             sdk = await self._load()
         except Exception as error:  # a broken install: every server fails with the reason, nothing else does
             for server in starting:
-                server.fail(f"the MCP SDK cannot be loaded ({type(error).__name__}: {error}); "
-                            "reinstall tui-agent (pip install mcp)")
+                server.fail(
+                    f"the MCP SDK cannot be loaded ({type(error).__name__}: {error}); "
+                    "reinstall tui-agent (pip install mcp)"
+                )
             return
         for server in starting:
             server.start(sdk)
@@ -106,9 +109,14 @@ class McpServers:
         if self._loading is not None and not self._loading.done():
             self._loading.cancel()
             await asyncio.gather(self._loading, return_exceptions=True)
-        await asyncio.gather(*(server.stop() for server in self.servers.values()
-                               if server.state not in (ServerState.DISABLED, ServerState.STOPPED)),
-                             return_exceptions=True)
+        await asyncio.gather(
+            *(
+                server.stop()
+                for server in self.servers.values()
+                if server.state not in (ServerState.DISABLED, ServerState.STOPPED)
+            ),
+            return_exceptions=True,
+        )
 
     # -- tools and notices --------------------------------------------------------------------------
     def _changed(self, server: McpServer) -> None:
@@ -116,10 +124,16 @@ class McpServers:
             specs = tool_specs(server.name, server.settings, server.tools, server.call)
             clashes = self.registry.replace_source(plugin_of(server.name), specs, prefix=safe_name(server.name))
             if clashes:  # one notice per server, not one per tool
-                renamed = sorted(spec.name for spec in self.registry.specs_of(plugin_of(server.name))
-                                 if isinstance(spec, McpToolSpec) and spec.name != safe_name(spec.remote_name))
-                self._say(server.name, f"MCP server {server.name}: {len(clashes)} tool name(s) already taken; "
-                                       f"offered as {', '.join(renamed) or 'nothing'} (see `tui-agent plugins`).")
+                renamed = sorted(
+                    spec.name
+                    for spec in self.registry.specs_of(plugin_of(server.name))
+                    if isinstance(spec, McpToolSpec) and spec.name != safe_name(spec.remote_name)
+                )
+                self._say(
+                    server.name,
+                    f"MCP server {server.name}: {len(clashes)} tool name(s) already taken; "
+                    f"offered as {', '.join(renamed) or 'nothing'} (see `tui-agent plugins`).",
+                )
         else:
             self.registry.remove_source(plugin_of(server.name))
         if server.state in (ServerState.FAILED, ServerState.CRASHED):
@@ -137,10 +151,14 @@ class McpServers:
         if self._budget_warned or total <= budget:
             return
         self._budget_warned = True
-        largest = ", ".join(f"{source} ({size:,})" for source, size in
-                            sorted(sizes.items(), key=lambda item: -item[1])[:3])
-        self._say("", f"The tools offered to the model take {total:,} characters of schema (budget {budget:,}); "
-                      f"largest: {largest}. List the tools you need in `enabled_tools` of [mcp_servers.NAME].")
+        largest = ", ".join(
+            f"{source} ({size:,})" for source, size in sorted(sizes.items(), key=lambda item: -item[1])[:3]
+        )
+        self._say(
+            "",
+            f"The tools offered to the model take {total:,} characters of schema (budget {budget:,}); "
+            f"largest: {largest}. List the tools you need in `enabled_tools` of [mcp_servers.NAME].",
+        )
 
     def _say(self, key: str, notice: str) -> None:
         if (key, notice) in self._said:
@@ -158,7 +176,15 @@ class McpServers:
 
     def summary(self) -> list[dict[str, Any]]:
         """Each server as plain data: name, state, its sentence, tool count, log (for `plugins --json`)."""
-        return [{"name": server.name, "state": server.state.value, "status": server.describe(),
-                 "tools": len(server.offered()), "reason": server.reason, "log": str(server.log_path),
-                 "transport": "stdio" if server.settings.command is not None else "http"}
-                for server in self.servers.values()]
+        return [
+            {
+                "name": server.name,
+                "state": server.state.value,
+                "status": server.describe(),
+                "tools": len(server.offered()),
+                "reason": server.reason,
+                "log": str(server.log_path),
+                "transport": "stdio" if server.settings.command is not None else "http",
+            }
+            for server in self.servers.values()
+        ]

@@ -39,12 +39,17 @@ class ToolReportedError(ValueError):
     runner shows the message alone)."""
 
 
-async def connect(stack: AsyncExitStack, settings: McpServerSettings, errlog: TextIO,
-                  on_tools_changed: Callable[[], Awaitable[None]]) -> ClientSession:
+async def connect(
+    stack: AsyncExitStack, settings: McpServerSettings, errlog: TextIO, on_tools_changed: Callable[[], Awaitable[None]]
+) -> ClientSession:
     """Open the transport and the session inside `stack` (which the caller's task must close), initialise."""
     if settings.command is not None:
-        parameters = StdioServerParameters(command=settings.command, args=list(settings.args),
-                                           env=server_environment(settings.env), cwd=_cwd(settings.cwd))
+        parameters = StdioServerParameters(
+            command=settings.command,
+            args=list(settings.args),
+            env=server_environment(settings.env),
+            cwd=_cwd(settings.cwd),
+        )
         read, write = await stack.enter_async_context(stdio_client(parameters, errlog=errlog))
     else:
         assert settings.url is not None
@@ -95,8 +100,9 @@ def result_text(result: types.CallToolResult) -> str:
     structured = result.structured_content
     if structured is not None and list(structured) == ["result"] and result.content:
         structured = None  # the SDK's wrapping of a plain return value, whose text is in `content` already
-    parts = [_content_text(item) for item in result.content
-             if structured is None or not isinstance(item, types.TextContent)]
+    parts = [
+        _content_text(item) for item in result.content if structured is None or not isinstance(item, types.TextContent)
+    ]
     if structured is not None:
         parts.insert(0, json.dumps(structured, indent=2, ensure_ascii=False))
     return "\n".join(part for part in parts if part)

@@ -65,17 +65,29 @@ def plugin_of(server: str) -> str:
 def offered(settings: McpServerSettings, names: Sequence[str]) -> list[str]:
     """The tool names `enabled_tools` and `disabled_tools` let through."""
     allowed = set(settings.enabled_tools) if settings.enabled_tools is not None else None
-    return [name for name in names
-            if (allowed is None or name in allowed) and name not in settings.disabled_tools]
+    return [name for name in names if (allowed is None or name in allowed) and name not in settings.disabled_tools]
 
 
-def tool_specs(server: str, settings: McpServerSettings, tools: Sequence[Any],
-               call: Callable[..., Awaitable[str]]) -> list[McpToolSpec]:
+def tool_specs(
+    server: str, settings: McpServerSettings, tools: Sequence[Any], call: Callable[..., Awaitable[str]]
+) -> list[McpToolSpec]:
     """Specs for the server's offered tools; `call(remote_name, **arguments)` runs one."""
     wanted = set(offered(settings, [tool.name for tool in tools]))
-    return [McpToolSpec(
-        name=safe_name(tool.name), description=tool.description or tool.title or tool.name,
-        approval=settings.approval, func=partial(call, tool.name), arguments_model=_AnyArguments, is_async=True,
-        source=source_of(server), plugin=plugin_of(server), timeout=settings.tool_timeout,
-        server=server, remote_name=tool.name, input_schema=dict(tool.input_schema or {}),
-    ) for tool in tools if tool.name in wanted]
+    return [
+        McpToolSpec(
+            name=safe_name(tool.name),
+            description=tool.description or tool.title or tool.name,
+            approval=settings.approval,
+            func=partial(call, tool.name),
+            arguments_model=_AnyArguments,
+            is_async=True,
+            source=source_of(server),
+            plugin=plugin_of(server),
+            timeout=settings.tool_timeout,
+            server=server,
+            remote_name=tool.name,
+            input_schema=dict(tool.input_schema or {}),
+        )
+        for tool in tools
+        if tool.name in wanted
+    ]

@@ -66,12 +66,17 @@ class ChatScreen(ReportingScreen[None]):
     ]
     BINDINGS += [  # the prompt keeps the focus: these scroll the conversation from it
         Binding("pageup", "page_up", "Scroll the conversation up", show=False, priority=True, id="page_up"),
-        Binding("pagedown", "page_down", "Scroll the conversation down", show=False, priority=True,
-                id="page_down"),
+        Binding("pagedown", "page_down", "Scroll the conversation down", show=False, priority=True, id="page_down"),
     ]
 
-    def __init__(self, engine: EngineSlot, *, clock: Clock = time.monotonic, cursor_blink: bool = True,
-                 reasoning: str = "collapsed") -> None:
+    def __init__(
+        self,
+        engine: EngineSlot,
+        *,
+        clock: Clock = time.monotonic,
+        cursor_blink: bool = True,
+        reasoning: str = "collapsed",
+    ) -> None:
         super().__init__()
         self.engine = engine
         self.backend: ChatBackend | None = None
@@ -128,8 +133,9 @@ class ChatScreen(ReportingScreen[None]):
         return self.query_one(StatusBar)
 
     def on_mount(self) -> None:
-        self.history: HistoryView = attach_history(self, self.engine, self.chat_log, self.tool_panels,
-                                                   on_loaded=self._show_loaded_session)
+        self.history: HistoryView = attach_history(
+            self, self.engine, self.chat_log, self.tool_panels, on_loaded=self._show_loaded_session
+        )
         self._show_status()
         self.run_worker(self._connect(), group="engine", exit_on_error=False, description="connect to the engine")
 
@@ -229,8 +235,12 @@ class ChatScreen(ReportingScreen[None]):
         self.chat_log.hide_actions()
         self.chat_log.add_user(prompt)
         self._set_busy(True)
-        self.run_worker(self._run_turn(lambda backend: backend.send(prompt)), group="turn", exit_on_error=False,
-                        description="chat turn")
+        self.run_worker(
+            self._run_turn(lambda backend: backend.send(prompt)),
+            group="turn",
+            exit_on_error=False,
+            description="chat turn",
+        )
 
     def action_retry_reply(self) -> None:
         """Ctrl+R: ask again for the last reply; the old one stays, dimmed, and the model no longer sees it."""

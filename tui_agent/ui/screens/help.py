@@ -22,7 +22,8 @@ def render_rows(rows: list[KeyRow]) -> Content:
     """One aligned line per binding: keys, description, action name."""
     lines = [
         Content.assemble(
-            (row.keys.ljust(KEY_WIDTH), "bold $accent"), row.description.ljust(DESCRIPTION_WIDTH),
+            (row.keys.ljust(KEY_WIDTH), "bold $accent"),
+            row.description.ljust(DESCRIPTION_WIDTH),
             (row.action, "dim"),
         )
         for row in rows
@@ -58,9 +59,14 @@ class HelpScreen(ModalScreen[None]):
                 if rows:
                     yield Static(title, classes="help-title")
                     yield Static(render_rows(rows), classes="help-keys")
-            yield Static(Content("Change a key in the config file's [keys] table: action name = \"key\", "
-                                 "e.g. sessions = \"ctrl+o\" (`tui-agent config path` shows where the file is). "
-                                 "Esc closes."), id="help-footer")
+            yield Static(
+                Content(
+                    'Change a key in the config file\'s [keys] table: action name = "key", '
+                    'e.g. sessions = "ctrl+o" (`tui-agent config path` shows where the file is). '
+                    "Esc closes."
+                ),
+                id="help-footer",
+            )
 
     def action_close(self) -> None:
         self.dismiss(None)

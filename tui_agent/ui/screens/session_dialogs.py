@@ -79,8 +79,10 @@ class ForkScreen(ModalScreen[str | None]):
         with Vertical(classes="session-dialog") as dialog:
             dialog.border_title = Content(f"Fork {one_line(self.session_title, 40)} from…")
             yield Static(Content("Choose the last message the new session keeps (Enter), Esc to cancel."))
-            options = [Option(Content.assemble((f"{m.role.value:>9}  ", "dim"), one_line(m.content or "(no text)")),
-                              id=m.id) for m in self.messages]
+            options = [
+                Option(Content.assemble((f"{m.role.value:>9}  ", "dim"), one_line(m.content or "(no text)")), id=m.id)
+                for m in self.messages
+            ]
             yield OptionList(*options, id="fork-messages")
 
     def on_mount(self) -> None:
@@ -101,8 +103,10 @@ class ConfirmDeleteScreen(ModalScreen[bool]):
     """Asks before deleting a session: `y` deletes, `n` or Esc keeps it."""
 
     DEFAULT_CSS = DIALOG_CSS
-    BINDINGS = [Binding("y", "answer(True)", "Delete", id="delete.confirm"),
-                Binding("n,escape", "answer(False)", "Keep", id="delete.keep")]
+    BINDINGS = [
+        Binding("y", "answer(True)", "Delete", id="delete.confirm"),
+        Binding("n,escape", "answer(False)", "Keep", id="delete.keep"),
+    ]
 
     def __init__(self, title: str) -> None:
         super().__init__()
@@ -111,8 +115,11 @@ class ConfirmDeleteScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="session-dialog") as dialog:
             dialog.border_title = Content("Delete session?")
-            yield Static(Content.assemble("Delete ", (one_line(self.session_title), "bold"),
-                                          " and all its messages? This cannot be undone."))
+            yield Static(
+                Content.assemble(
+                    "Delete ", (one_line(self.session_title), "bold"), " and all its messages? This cannot be undone."
+                )
+            )
             with Horizontal():
                 yield Button(Content("Keep (n)"), id="keep", variant="primary")
                 yield Button(Content("Delete (y)"), id="delete", variant="error")
@@ -135,9 +142,12 @@ class ExportScreen(ModalScreen[tuple[Path, ExportFormat] | None]):
     """Asks where to write the current session and as what (Markdown or JSON); Enter or Export writes, Esc
     cancels. The path starts at `default_path(format)`; switching the format switches its extension."""
 
-    DEFAULT_CSS = DIALOG_CSS + """
+    DEFAULT_CSS = (
+        DIALOG_CSS
+        + """
     ExportScreen RadioSet { layout: horizontal; margin: 1 0; }
     """
+    )
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
 
     def __init__(self, title: str, default_path: Callable[[ExportFormat], Path]) -> None:

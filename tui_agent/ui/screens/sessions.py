@@ -132,7 +132,8 @@ class SessionsScreen(ReportingScreen[None]):
             return
         words = query.lower().split()
         rows: dict[str, tuple[Session, str | None]] = {
-            s.id: (s, None) for s in everything if all(word in s.title.lower() for word in words)}
+            s.id: (s, None) for s in everything if all(word in s.title.lower() for word in words)
+        }
         by_id = {session.id: session for session in everything}
         try:
             hits: list[SearchHit] = await self.backend.search_sessions(query)

@@ -128,8 +128,9 @@ class ChatLog(VerticalScroll):
     def _in_view(self) -> list[Entry]:
         """Mounted entries at least partly on screen (as last laid out)."""
         top, bottom = self.scroll_y, self.scroll_y + self.scrollable_content_region.height
-        return [entry for entry in self.entries
-                if entry.virtual_region.bottom > top and entry.virtual_region.y < bottom]
+        return [
+            entry for entry in self.entries if entry.virtual_region.bottom > top and entry.virtual_region.y < bottom
+        ]
 
     def _let_go_above(self, in_view: Sequence[Entry]) -> None:
         """Too many mounted: let the oldest settled ones go, none on screen (stopping at one still changing)."""
@@ -152,7 +153,7 @@ class ChatLog(VerticalScroll):
         if len(entries) <= TRIM_AT or not all(entry.settled for entry in entries):
             return
         last_in_view = max((entries.index(entry) for entry in in_view if entry in entries), default=-1)
-        drop = entries[max(KEEP_MOUNTED, last_in_view + 1):]
+        drop = entries[max(KEEP_MOUNTED, last_in_view + 1) :]
         self._forget(drop)
         self._below[:0] = [entry.let_go() for entry in drop]
         self.remove_children(drop)
@@ -307,8 +308,10 @@ class ChatLog(VerticalScroll):
         """The mounted widget of a reply, live or loaded from history."""
         from tui_agent.ui.widgets.messages import AssistantMessage
 
-        return next((entry for entry in self.entries
-                     if isinstance(entry, AssistantMessage) and entry.message_id == message_id), None)
+        return next(
+            (entry for entry in self.entries if isinstance(entry, AssistantMessage) and entry.message_id == message_id),
+            None,
+        )
 
     def _marker_after(self, message: AssistantMessage) -> MessageMarker | None:
         from tui_agent.ui.widgets.messages import MessageMarker
@@ -375,8 +378,14 @@ class ChatLog(VerticalScroll):
         """The mounted block of a reply's part of `kind`, live or loaded from history."""
         from tui_agent.ui.widgets.thinking import ThinkingBlock
 
-        return next((entry for entry in self.entries if isinstance(entry, ThinkingBlock)
-                     and entry.message_id == message_id and entry.kind == kind), None)
+        return next(
+            (
+                entry
+                for entry in self.entries
+                if isinstance(entry, ThinkingBlock) and entry.message_id == message_id and entry.kind == kind
+            ),
+            None,
+        )
 
     def thinking(self, message_id: str, kind: str = "reasoning") -> ThinkingBlock | None:
         """The block of a live reply's reasoning (or part of `kind`), if it has one."""
@@ -399,8 +408,7 @@ class ChatLog(VerticalScroll):
         if blocks:
             message.thought_only = alone
 
-    def finish(self, message_id: str, status: MessageStatus, error: str | None = None, *,
-               closed: bool = True) -> None:
+    def finish(self, message_id: str, status: MessageStatus, error: str | None = None, *, closed: bool = True) -> None:
         """Show a reply's final status; `closed=False` when the UI finishes it first (Esc)."""
         message = self._assistant.get(message_id)
         if message is not None and not message.closed:

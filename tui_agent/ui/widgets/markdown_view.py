@@ -104,8 +104,6 @@ def settled_boundary(text: str, at_least: int | None = None) -> int:
     return boundary if at_least is None or boundary >= at_least else 0
 
 
-
-
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _DELIMITER_ROW = re.compile(r" {0,3}\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*")
 
@@ -140,12 +138,17 @@ def growing_cut(source: str) -> Cut | None:
         return _list_cut(source, first)
     second_end = source.find("\n", first_end + 1)
     if "|" in first and second_end != -1 and _DELIMITER_ROW.fullmatch(source[first_end + 1 : second_end]):
-        end = _line_cut(source, max(SPLIT_OTHER, second_end + 1), lambda line: "|" in line,
-                        lambda line: "|" not in line)
+        end = _line_cut(
+            source, max(SPLIT_OTHER, second_end + 1), lambda line: "|" in line, lambda line: "|" not in line
+        )
         return Cut(end, kind="table", carry=source[: second_end + 1]) if end else None
     quote = first.startswith(">")
-    end = _line_cut(source, SPLIT_OTHER, lambda line: line[:1].isalnum() or (quote and line[:1] == ">"),
-                    lambda line: _interrupts(line) and not (quote and line[:1] == ">"))
+    end = _line_cut(
+        source,
+        SPLIT_OTHER,
+        lambda line: line[:1].isalnum() or (quote and line[:1] == ">"),
+        lambda line: _interrupts(line) and not (quote and line[:1] == ">"),
+    )
     return Cut(end) if end else _space_cut(source, first_end)
 
 
@@ -155,7 +158,8 @@ def _interrupts(line: str) -> bool:
     if len(line) - len(stripped) > 3 or not stripped:
         return False
     return (stripped[0] in "#>`~<" and bool(re.match(r"#{1,6}(?:\s|$)|>|`{3}|~{3}|<", stripped))) or bool(
-        _RULE.fullmatch(line))
+        _RULE.fullmatch(line)
+    )
 
 
 def _line_cut(source: str, at: int, can_start: Callable[[str], bool], ends: Callable[[str], bool]) -> int:
@@ -441,8 +445,14 @@ class MarkdownView(Widget):
 
     def _add_piece(self, source: str, cut: Cut) -> None:
         """Settle `source` (the carry, then text up to the cut) as a piece; the tail goes on after it."""
-        piece = _Piece(source[len(self._carry) :], self._follows(), self._carry_kind, self._carry, cut.closing,
-                       cut.kind if cut.goes_on else "")
+        piece = _Piece(
+            source[len(self._carry) :],
+            self._follows(),
+            self._carry_kind,
+            self._carry,
+            cut.closing,
+            cut.kind if cut.goes_on else "",
+        )
         self._settled += len(piece.source)
         if piece.source.strip():
             piece.height = self._estimate(piece)

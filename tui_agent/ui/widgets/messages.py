@@ -124,8 +124,9 @@ class AssistantMessage(MarkdownView):
         return self.closed
 
     @classmethod
-    def finished(cls, message_id: str, text: str, status: MessageStatus, replaced: bool = False,
-                 thought_only: bool = False) -> AssistantMessage:
+    def finished(
+        cls, message_id: str, text: str, status: MessageStatus, replaced: bool = False, thought_only: bool = False
+    ) -> AssistantMessage:
         """A reply as stored: its whole text, in its final status (`replaced`: a retry replaced it; `thought_only`:
         it is all reasoning, which its thinking block shows, so this empty widget is not)."""
         reply = cls(message_id)
@@ -136,8 +137,9 @@ class AssistantMessage(MarkdownView):
         return reply
 
     def let_go(self) -> LetGo:
-        make = partial(AssistantMessage.finished, self.message_id, self.text, self.status, self.replaced,
-                       self.thought_only)
+        make = partial(
+            AssistantMessage.finished, self.message_id, self.text, self.status, self.replaced, self.thought_only
+        )
         return LetGo(make, self.message_id)
 
     def reopen(self) -> None:

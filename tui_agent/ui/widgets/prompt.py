@@ -44,8 +44,9 @@ class PromptInput(TextArea):
             self.prompt_input, self.text = prompt_input, text
 
     def __init__(self, *, id: str | None = None, cursor_blink: bool = True) -> None:  # noqa: A002
-        super().__init__(id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
-                         highlight_cursor_line=False)
+        super().__init__(
+            id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False, highlight_cursor_line=False
+        )
         self.cursor_blink = cursor_blink
         self.placeholder = "Ask anything — Enter sends, Shift+Enter or Ctrl+J for a new line, Esc stops a reply"
         self.prompt_history: list[str] = []

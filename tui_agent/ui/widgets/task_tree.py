@@ -40,12 +40,20 @@ TICK_SECONDS = 0.5
 TOOL_NODE = "tool:"
 """How the id of a tool call's node starts (`tui_agent.agent.turn_jobs.tool_node_id`)."""
 NODE_GLYPHS = {
-    NodeState.PENDING: "○", NodeState.ACTIVE: "◐", NodeState.COMPLETED: "✓",
-    NodeState.FAILED: "✗", NodeState.CANCELLED: "⊘",
+    NodeState.PENDING: "○",
+    NodeState.ACTIVE: "◐",
+    NodeState.COMPLETED: "✓",
+    NodeState.FAILED: "✗",
+    NodeState.CANCELLED: "⊘",
 }
 TOOL_GLYPHS = {
-    ToolStatus.PENDING: "○", ToolStatus.AWAITING_APPROVAL: "?", ToolStatus.RUNNING: "◐", ToolStatus.DONE: "✓",
-    ToolStatus.FAILED: "✗", ToolStatus.DENIED: "⊘", ToolStatus.INTERRUPTED: "⊘",
+    ToolStatus.PENDING: "○",
+    ToolStatus.AWAITING_APPROVAL: "?",
+    ToolStatus.RUNNING: "◐",
+    ToolStatus.DONE: "✓",
+    ToolStatus.FAILED: "✗",
+    ToolStatus.DENIED: "⊘",
+    ToolStatus.INTERRUPTED: "⊘",
 }
 STATE_STYLES = {"✗": "bold red", "⊘": "yellow", "◐": "bold", "?": "bold"}
 
@@ -149,12 +157,18 @@ class TaskTree(Tree[str]):
         """Say once how to cancel, with the keys in force (the `[keys]` table may have changed them)."""
         cancel = self._keys_for("cancel_node") or "the cancel key"
         hide = self._keys_for("toggle_task_tree") or "Ctrl+T"
-        self.notify(f"Select a running node and press {cancel} to cancel it and everything under it; "
-                    f"{hide} hides the tree.", title="Task tree", timeout=6)
+        self.notify(
+            f"Select a running node and press {cancel} to cancel it and everything under it; {hide} hides the tree.",
+            title="Task tree",
+            timeout=6,
+        )
 
     def _keys_for(self, action: str) -> str:
-        keys = [self.app.get_key_display(active.binding) for active in self.screen.active_bindings.values()
-                if active.binding.action in (action, f"app.{action}")]
+        keys = [
+            self.app.get_key_display(active.binding)
+            for active in self.screen.active_bindings.values()
+            if active.binding.action in (action, f"app.{action}")
+        ]
         return " or ".join(dict.fromkeys(keys))
 
     def hide(self) -> None:
@@ -196,8 +210,15 @@ class TaskTree(Tree[str]):
                 self._reset()
                 parent = ""
             kind = "tool" if str(event.node_id).startswith(TOOL_NODE) else str(event.kind)
-            item = TreeItem(key, parent or None, event.name, kind, NODE_GLYPHS[NodeState.PENDING],
-                            active=True, node_id=event.node_id)
+            item = TreeItem(
+                key,
+                parent or None,
+                event.name,
+                kind,
+                NODE_GLYPHS[NodeState.PENDING],
+                active=True,
+                node_id=event.node_id,
+            )
             self.items[key] = item
             return item
         if item is None:

@@ -68,8 +68,9 @@ class ThinkingBlock(Static, can_focus=True):
     expanded = var(False, toggle_class="-expanded")
     """The reasoning is shown whole (else only its one-line summary)."""
 
-    def __init__(self, message_id: str, *, expanded: bool = False, kind: str = "reasoning",
-                 labels: PartLabels = THINKING) -> None:
+    def __init__(
+        self, message_id: str, *, expanded: bool = False, kind: str = "reasoning", labels: PartLabels = THINKING
+    ) -> None:
         super().__init__()
         self.message_id = message_id
         self.kind = kind
@@ -90,8 +91,16 @@ class ThinkingBlock(Static, can_focus=True):
         self.update(self._content())
 
     @classmethod
-    def finished(cls, message_id: str, text: str, *, expanded: bool = False, alone: bool = False,
-                 kind: str = "reasoning", labels: PartLabels = THINKING) -> ThinkingBlock:
+    def finished(
+        cls,
+        message_id: str,
+        text: str,
+        *,
+        expanded: bool = False,
+        alone: bool = False,
+        kind: str = "reasoning",
+        labels: PartLabels = THINKING,
+    ) -> ThinkingBlock:
         """A stored reply's reasoning (or part of `kind`), complete (`alone`: the reply has no answer)."""
         block = cls(message_id, expanded=expanded, kind=kind, labels=labels)
         block._text = sanitize(text)
@@ -116,8 +125,17 @@ class ThinkingBlock(Static, can_focus=True):
     def let_go(self) -> LetGo:
         from tui_agent.ui.widgets.messages import LetGo  # it lives with the entries, which import this module
 
-        return LetGo(partial(type(self).finished, self.message_id, self.text, expanded=self.expanded,
-                             alone=self.alone, kind=self.kind, labels=self.labels))
+        return LetGo(
+            partial(
+                type(self).finished,
+                self.message_id,
+                self.text,
+                expanded=self.expanded,
+                alone=self.alone,
+                kind=self.kind,
+                labels=self.labels,
+            )
+        )
 
     def append(self, chunk: str) -> None:
         """More streamed reasoning, drawn within `FLUSH_INTERVAL` (after the answer began too: the model thinks
