@@ -66,7 +66,7 @@ async def streaming(pilot: object, screen: ChatScreen) -> None:
 
 
 async def test_esc_is_ready_before_the_final_write_and_the_next_prompt_comes_after_it(
-    real_app: MakeApp,
+    real_app: MakeApp,  # noqa: F811 (the fixture imported above)
     tmp_path: Path,
 ) -> None:
     app, _ = real_app({"replies": [LONG, {"text": "Second answer."}]})
@@ -89,7 +89,7 @@ async def test_esc_is_ready_before_the_final_write_and_the_next_prompt_comes_aft
 
 
 async def test_continuing_right_after_esc_reads_the_final_reply_not_a_streaming_one(
-    real_app: MakeApp,
+    real_app: MakeApp,  # noqa: F811 (the fixture imported above)
     tmp_path: Path,
 ) -> None:
     """Continue reads the last reply from history: it must wait for the final write (not say "still written")."""
@@ -125,7 +125,7 @@ async def test_quitting_right_after_esc_still_saves_the_final_text(real_app: Mak
 
 
 async def test_a_print_run_gets_the_end_before_the_final_write_and_its_events_end_after_it(
-    make_agent: MakeAgent,
+    make_agent: MakeAgent,  # noqa: F811 (the fixture imported above)
     offline_server: BackgroundServer,
     tmp_path: Path,
 ) -> None:
