@@ -148,3 +148,35 @@ async def test_chunks_arriving_after_esc_are_drawn_together(monkeypatch: object)
         assert len(resets) <= 1  # settling the whole text again, per late chunk, made this quadratic
         assert reply.text == source
         assert reply.shown_text() == whole_render(source, reply.size.width)
+
+
+async def test_pieces_settled_while_streaming_are_rendered_outside_the_frames(monkeypatch: object) -> None:
+    """A key waits for the next frame; a frame that first renders a freshly settled piece (~10 ms of Rich)
+    made it wait for that too. The newest pieces are rendered in turns of the loop of their own instead."""
+    source = "".join(f"- item {n}: `src/pkg/module_{n}.py` keeps the parser\n" for n in range(800))
+    in_frames: list[bool] = []
+    painting = [False]
+    render_lines, render_piece = MarkdownView.render_lines, MarkdownView._render_piece
+
+    def framed(view: MarkdownView, crop: object) -> list[Strip]:
+        painting[0] = True
+        try:
+            return render_lines(view, crop)  # type: ignore[arg-type]
+        finally:
+            painting[0] = False
+
+    def counted(view: MarkdownView, index: int) -> bool:
+        if view._pieces[index].lines is None:
+            in_frames.append(painting[0])
+        return render_piece(view, index)
+
+    monkeypatch.setattr(MarkdownView, "render_lines", framed)  # type: ignore[attr-defined]
+    monkeypatch.setattr(MarkdownView, "_render_piece", counted)  # type: ignore[attr-defined]
+    app, _ = make_app([reply_script(pieces(source, 200), delay=0.01)])  # paced: many frames while it streams
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "go")
+        (reply,) = chat(pilot).chat_log.assistant_messages
+        await wait_until(pilot, lambda: reply.drawn, "the reply drawn")
+        while_streaming = list(in_frames)
+        assert reply.shown_text() == whole_render(source, reply.size.width)
+    assert len(while_streaming) > 5 and sum(while_streaming) <= len(while_streaming) // 4, while_streaming

@@ -112,6 +112,8 @@ class Agent(SessionActions):
         self._conversation = Conversation(system_prompt)
         self._session: Session | None = None
         self._job: ChatJob | None = None
+        self._ended: Turn | None = None
+        """The last turn: its end is announced before its final writes are committed (`Turn.end`)."""
         self._turn_ids = itertools.count(1)
         self._notices: Observers[str] = Observers()
         self._unsaved: Observers[str | None] = Observers()
@@ -168,6 +170,7 @@ class Agent(SessionActions):
         """Continue a stored session: the model gets its whole history, tool calls and results included."""
         if self._job is not None:
             raise TurnInProgressError("A reply is still running: press Esc to stop it first.")
+        await self._turn_saved()
         session = await self.store.get_session(session_id)
         if session is None:
             raise SessionNotFoundError(f"There is no session {session_id!r} (see `tui-agent sessions list`).")
@@ -212,6 +215,7 @@ class Agent(SessionActions):
     async def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
         """Run one turn for `prompt`, yielding its events; closing the iterator early cancels the turn."""
         self._check_idle()
+        await self._turn_saved()
         session = await self._ensure_session(prompt)
         user, reply = await self.store.begin_turn(session.id, prompt, model=self.model)
         self._conversation.add_user(prompt)
@@ -224,6 +228,7 @@ class Agent(SessionActions):
         """Send `text` as a new version of user message `message_id`: a sibling of it on a new branch, made
         active, answered by a turn (`TurnStarted.branches_from` names `message_id`); the old branch stays."""
         self._check_idle()
+        await self._turn_saved()
         session, old = await self._message_here(message_id, Role.USER)
         user = await self.store.add_sibling(old.id, Role.USER, text)
         reply = await self.store.append_message(
@@ -239,6 +244,7 @@ class Agent(SessionActions):
         """Ask again for reply `message_id` (with `model` for this once, if given): a sibling reply to the same
         prompt on a new branch, made active (`ReplyReplaced` first names the old one, which stays in history)."""
         self._check_idle()
+        await self._turn_saved()
         session, old = await self._message_here(message_id, Role.ASSISTANT)
         async for event in self._redo(session, old, model):
             yield event
@@ -246,6 +252,7 @@ class Agent(SessionActions):
     async def retry(self) -> AsyncIterator[AgentEvent]:
         """Regenerate the session's last reply (failed, cut off, or any other): see `regenerate`."""
         self._check_idle()
+        await self._turn_saved()
         session, last = await self._last_reply()
         async for event in self._redo(session, last):
             yield event
@@ -281,6 +288,7 @@ class Agent(SessionActions):
         """Have the model go on with the session's last reply from where it stopped (Esc, the token limit, a
         failure): the new text is added to that same reply, on screen and in history."""
         self._check_idle()
+        await self._turn_saved()
         session, last = await self._last_reply()
         if last.tool_calls or not last.content.strip():
             raise NothingToRedoError(
@@ -336,6 +344,14 @@ class Agent(SessionActions):
         if job is not None and not turn.finished:
             job.cancel()
             await job.wait()
+        self._ended = turn
+        await self._turn_saved()  # history is whole when a turn's events end (the UI stops at `TurnFinished`)
+
+    async def _turn_saved(self) -> None:
+        """Wait for the last turn's final writes, so what is read or written next comes after them."""
+        turn = self._ended
+        if turn is not None and turn.finished:  # a turn whose end never began wrote nothing to wait for
+            await turn.saved()
 
     async def _ensure_session(self, prompt: str) -> Session:
         if self._session is None:
@@ -355,6 +371,7 @@ class Agent(SessionActions):
     async def close(self) -> None:
         """Cancel any running turn, stop the commander and flush history."""
         self.cancel()
+        await self._turn_saved()  # before the commander's exit cancels what it still runs
         if self._commander_task is not None:
             self._commander.exit()
             await asyncio.gather(self._commander_task, return_exceptions=True)

@@ -39,9 +39,11 @@ class SessionActions:
     _conversation: Conversation
     _services: TurnServices
 
-    if TYPE_CHECKING:  # Agent's own resume rebuilds the conversation
+    if TYPE_CHECKING:  # Agent's own resume rebuilds the conversation; `_turn_saved` waits for a turn's final writes
 
         async def resume(self, session_id: str) -> Session: ...
+
+        async def _turn_saved(self) -> None: ...
 
     def _turn_running(self) -> bool:
         return getattr(self, "_job", None) is not None
@@ -55,6 +57,7 @@ class SessionActions:
         """A page of the current session, oldest first: the newest `limit`, or those before a position."""
         if self._session is None:
             return []
+        await self._turn_saved()  # the last reply's final text, not the last streaming save
         if before_position is None:
             return await self.store.load_tail(self._session.id, limit)
         return await self.store.load_before(self._session.id, before_position, limit)
@@ -69,6 +72,7 @@ class SessionActions:
         returns that leaf's id. Tool calls come with the messages that made them."""
         if self._turn_running():
             raise SessionBusyError(BUSY_MESSAGE)
+        await self._turn_saved()  # the branch is read after the last reply's final write
         session, _ = await self._message_here(message_id)
         leaf = await self.store.switch_to(message_id)
         await self._reload_conversation(session)
@@ -94,14 +98,17 @@ class SessionActions:
 
     async def list_sessions(self, limit: int = 200) -> list[Session]:
         """Stored sessions, most recently active first."""
+        await self._turn_saved()
         return await self.store.list_recent(limit)
 
     async def search_sessions(self, query: str, limit: int = 50) -> list[SearchHit]:
         """Messages in any session containing the words of `query`."""
+        await self._turn_saved()
         return await self.store.search(query, limit)
 
     async def session_messages(self, session_id: str, limit: int = 500) -> list[Message]:
         """The last `limit` messages of any session, oldest first (to pick one to fork from)."""
+        await self._turn_saved()
         return await self.store.load_tail(session_id, limit)
 
     async def rename_session(self, session_id: str, title: str) -> None:
@@ -111,6 +118,7 @@ class SessionActions:
 
     async def fork_session(self, session_id: str, message_id: str) -> Session:
         """A copy of the session up to and including `message_id` (not opened)."""
+        await self._turn_saved()
         return await self.store.fork_session(session_id, message_id)
 
     async def delete_session(self, session_id: str) -> None:
@@ -135,5 +143,6 @@ class SessionActions:
         """(title, Markdown or JSON) of the current session, tool calls included; None before the first prompt."""
         if self._session is None:
             return None
+        await self._turn_saved()
         export = self.store.export_json if export_format == "json" else self.store.export_markdown
         return self._session.title, await export(self._session.id)

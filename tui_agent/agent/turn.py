@@ -126,6 +126,8 @@ class Turn:
         self._unanswered: list[ToolCall] = []
         self._writes: asyncio.Task[None] | None = None
         self.finished = False
+        """`end` has begun: the end is announced, or about to be."""
+        self._saved = asyncio.Event()
 
     # -- the assistant message being streamed -------------------------------------------------------
     def attach_message(
@@ -217,12 +219,20 @@ class Turn:
         self.error = self.error or message
 
     async def finish_message(self, status: MessageStatus, error: str | None = None) -> None:
-        """Write the current message's final text and status."""
+        """Announce the current message's final status, then write it with its final text."""
+        await self._save_final(self._announce_final(status, error), status, error)
+
+    def _announce_final(self, status: MessageStatus, error: str | None) -> StreamingSaver | None:
+        """Tell the UI the current message has ended; returns its saver, whose final write is the caller's."""
         if self._saver is None:
-            return
+            return None
         saver, self._saver = self._saver, None
-        await saver.finish(status, error=error, usage=self._usage if self._usage.total_tokens else None)
         self._emit(AssistantMessageFinished(self.message_id, status, error, turn_id=self.id))
+        return saver
+
+    async def _save_final(self, saver: StreamingSaver | None, status: MessageStatus, error: str | None) -> None:
+        if saver is not None:
+            await saver.finish(status, error=error, usage=self._usage if self._usage.total_tokens else None)
 
     @property
     def model_text(self) -> str:
@@ -299,13 +309,16 @@ class Turn:
 
     # -- the end ------------------------------------------------------------------------------------
     async def end(self, reason: TurnEndReason) -> None:
-        """Write the final state of everything still open and announce how the turn ended."""
+        """Announce how the turn ended, then write the final state of everything still open.
+
+        The announcement comes first so the UI is ready at once (the final write of a long reply, with its
+        search index, takes tens of milliseconds); the turn's job, and the agent's stream of its events, end
+        only once the writes are committed (`saved`), so whoever reads history after a turn finds them."""
         if self.finished:
             return
         self.finished = True
         reason = self._final_reason(reason)
         await self._interrupt_open_calls()
-        await self._writes_done()
         status = {
             TurnEndReason.CANCELLED: MessageStatus.INTERRUPTED,
             TurnEndReason.LENGTH: MessageStatus.INTERRUPTED,
@@ -316,8 +329,17 @@ class Turn:
         note = {TurnEndReason.ERROR: self.error, TurnEndReason.LENGTH: self._cut_off_note()}.get(
             reason, self.budget_note
         )
-        await self.finish_message(status, note)
+        saver = self._announce_final(status, note)
         self._emit(TurnFinished(reason, note, turn_id=self.id))
+        try:
+            await self._writes_done()  # the calls' last states, then the reply's: the order they had before
+            await self._save_final(saver, status, note)
+        finally:
+            self._saved.set()
+
+    async def saved(self) -> None:
+        """Wait until the final writes `end` makes after announcing the end are committed (or kept in memory)."""
+        await self._saved.wait()
 
     def _final_reason(self, reason: TurnEndReason) -> TurnEndReason:
         if reason is not TurnEndReason.DONE:

@@ -86,6 +86,8 @@ class ChatScreen(ReportingScreen[None]):
         self._reasoning = reasoning
         """How replies' reasoning is shown (the `[ui] reasoning` setting; see `ChatLog`)."""
         self._turn_lock = asyncio.Lock()
+        self._engine_finishing: asyncio.Task[None] | None = None
+        """The last turn's events after `TurnFinished`, read in the background: the engine's final writes."""
         self.busy = False
         self._waiting = False
         """The status bar says what the reply waits for (until its first text, tool call or end)."""
@@ -314,6 +316,8 @@ class ChatScreen(ReportingScreen[None]):
 
     async def _run_turn(self, turn: TurnOf) -> None:
         async with self._turn_lock:  # a cancelled turn may still be draining its last events
+            if self._engine_finishing is not None:
+                await self._engine_finishing
             self._set_busy(True)
             turn_events = self._turn_events(turn)
             # Everything that exists now (the log, history, the app) is long-lived: take it out of the
@@ -324,6 +328,9 @@ class ChatScreen(ReportingScreen[None]):
                 turn_slice = time.perf_counter() + EVENT_SLICE
                 async for event in turn_events:
                     self.render_event(event)
+                    if _finishes(event):  # ready now; the engine's last writes go on (a long reply: ~40 ms)
+                        self._engine_finishing = asyncio.create_task(_read_to_end(turn_events))
+                        break
                     if time.perf_counter() > turn_slice:  # events already queued come without a pause:
                         await asyncio.sleep(0)  # let keys and frames in between
                         turn_slice = time.perf_counter() + EVENT_SLICE
@@ -389,3 +396,17 @@ class ChatScreen(ReportingScreen[None]):
             return
         reply = self.chat_log.assistant(ended.message_id)
         self.chat_log.show_actions(can_continue=reply is not None and bool(reply.text.strip()))
+
+
+def _finishes(event: AgentEvent) -> bool:
+    from tui_agent.agent.events import TurnFinished  # loaded by the engine before any event exists
+
+    return isinstance(event, TurnFinished)
+
+
+async def _read_to_end(events: AsyncIterator[AgentEvent]) -> None:
+    """What is left of a turn's events after `TurnFinished`: none, but reading to the end lets the engine
+    commit the turn's final writes and take the next turn (a new turn waits for this first)."""
+    with contextlib.suppress(Exception):  # the turn's end is shown; history reports its own failures
+        async for _ in events:
+            pass

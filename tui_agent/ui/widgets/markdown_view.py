@@ -323,6 +323,7 @@ class MarkdownView(Widget):
         self._tail_dirty = True
         self._backlog = False
         self._settling = False
+        self._rendering = False
         self._styled.clear()
 
     def prepare(self, width: int) -> None:
@@ -356,6 +357,7 @@ class MarkdownView(Widget):
         # (layout and painting call this too) or flushes that come in between: each would add a slice.
         if not self._settling and self._settle(time.perf_counter() + SLICE):
             self._tail_dirty = True
+            self._render_end_soon()
         if self._backlog:
             self._tail = []
             if not self._settling:
@@ -366,6 +368,29 @@ class MarkdownView(Widget):
             piece = _Piece(tail, self._follows(), self._carry_kind, self._carry)
             self._tail = self._render_source(piece, follows=piece.follows) if tail.strip() else []
             self._tail_dirty = False
+
+    def _render_end_soon(self) -> None:
+        if not self._rendering and not self._frozen:
+            self._rendering = True
+            self.call_later(self._render_end)
+
+    def _render_end(self) -> None:
+        """While it streams, render the newest settled piece a screen can show that is not yet, in a turn of
+        the loop of its own (then the next): otherwise the frame that first shows it renders it, and a key
+        waiting for that frame waits for the rendering too (~10 ms a piece)."""
+        self._rendering = False
+        if self._width <= 0 or self._frozen:
+            return
+        starts, top = self._starts, self._starts[-1] - self.app.size.height  # a screenful above the tail
+        index = len(self._pieces) - 1
+        while index >= 0 and starts[index + 1] > top and self._pieces[index].lines is not None:
+            index -= 1
+        if index < 0 or starts[index + 1] <= top:
+            return
+        if self._render_piece(index):
+            self._styled.clear()  # lines after it moved
+            self.refresh(layout=True)
+        self._render_end_soon()
 
     def _settle_more(self) -> None:
         """The next slice of a backlog (a reply that arrived faster than one slice settles)."""
