@@ -15,10 +15,9 @@ from typing import Any
 
 import pytest
 
-from tests.ui.helpers import FIXED_NOW, chat, send, wait_until
+from tests.ui.helpers import app_on_real_agent, chat, send, wait_until
 from tests.ui.test_real_stack import history as stored
 from tui_agent.agent.endpoint import EndpointChoice
-from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus, ToolStatus
@@ -71,13 +70,7 @@ async def app_on(tmp_path: Path) -> AsyncIterator[MakeApp]:
         servers.append(server)
         settings = Settings(db=tmp_path / "history.db", plugin_dirs=[PLUGINS], **values)
         choice = EndpointChoice(server.base_url, "scripted", "test-key")
-        app = TuiAgentApp(
-            lambda: build_agent(settings, choice),
-            model=choice.model,
-            endpoint=choice.label,
-            clock=lambda: FIXED_NOW,
-            cursor_blink=False,
-        )
+        app, _ = app_on_real_agent(settings, choice)
         return app
 
     yield make
@@ -132,13 +125,7 @@ def notices(app: TuiAgentApp) -> list[str]:
 async def test_a_plain_http_endpoint_on_another_machine_is_noticed_once(tmp_path: Path) -> None:
     settings = Settings(db=tmp_path / "history.db")
     choice = EndpointChoice("http://192.0.2.10:8000/v1", "remote", "test-key")  # TEST-NET: never reached
-    app = TuiAgentApp(
-        lambda: build_agent(settings, choice),
-        model=choice.model,
-        endpoint=choice.label,
-        clock=lambda: FIXED_NOW,
-        cursor_blink=False,
-    )
+    app, _ = app_on_real_agent(settings, choice)
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_until(pilot, lambda: any("plain http" in notice for notice in notices(app)), "the warning")
         await pilot.pause(0.2)

@@ -11,10 +11,9 @@ from pathlib import Path
 from textual.command import CommandInput, CommandList, CommandPalette
 from textual.pilot import Pilot
 
-from tests.ui.helpers import FIXED_NOW, SIZE, chat, make_app, send, task_tree, wait_until
+from tests.ui.helpers import SIZE, app_on_real_agent, chat, make_app, send, task_tree, wait_until
 from tui_agent import paths
 from tui_agent.agent.endpoint import EndpointChoice
-from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.testing.scripted import ScriptedBackend, reply_script
@@ -179,13 +178,7 @@ async def test_switch_model_against_the_offline_server_keeps_the_conversation(tm
     settings = Settings(db=tmp_path / "history.db")
     choice = EndpointChoice(server.base_url, "offline", "test-key")
     try:
-        app = TuiAgentApp(
-            lambda: build_agent(settings, choice),
-            model=choice.model,
-            endpoint=choice.label,
-            clock=lambda: FIXED_NOW,
-            cursor_blink=False,
-        )
+        app, _ = app_on_real_agent(settings, choice)
         async with app.run_test(size=SIZE) as pilot:
             await send(pilot, "Remember the word pelican.")
             await run_command(pilot, "Switch model")
