@@ -2,10 +2,10 @@
 
 `push()` and `push_part()` are synchronous and cheap (called per token); one background write carries
 everything pushed since the last one, so a reply costs a handful of writes however many tokens it has.
-`finish()` writes the full text and parts with the final status. Each save redacts only the text that is new
-(`StreamRedaction`), so a long reply's saves cost time linear in its length, not quadratic; and it does so in
-a worker thread: the regular expressions hold the GIL, but the interpreter hands it back to the event loop
-every few milliseconds, so keys and frames get in while a large delta is redacted.
+`finish()` writes the full text and parts with the final status. Each save redacts only what is new in the
+text and in each part (`StreamRedaction`), so a long reply's saves cost time linear in its length, not
+quadratic; and it does so in a worker thread: the regular expressions hold the GIL, but the interpreter hands
+it back to the event loop every few milliseconds, so keys and frames get in while a large delta is redacted.
 """
 
 from __future__ import annotations
@@ -49,6 +49,8 @@ class StreamingSaver:
         self._timer: asyncio.Task[None] | None = None
         self._finished = False
         self._redaction = StreamRedaction(store.redactor)
+        self._part_redactions: dict[str, StreamRedaction] = {}
+        """One per part kind: a long reasoning grows like the text and is redacted the same way."""
         self.error: HistoryError | None = None
         """The last background save's failure, if one failed."""
 
@@ -97,8 +99,8 @@ class StreamingSaver:
         text, parts = self.text, self.parts
         self._last_save = time.monotonic()
         try:
-            redacted = await asyncio.to_thread(self._redaction.text, text)  # see the module docstring
-            await self._store.update_streaming_text(self._message_id, redacted, parts or None, redacted=True)
+            redacted, redacted_parts = await asyncio.to_thread(self._redact, text, parts)  # see the module docstring
+            await self._store.update_streaming_text(self._message_id, redacted, redacted_parts or None, redacted=True)
             self._saved_length, self._saved_parts = len(text), {kind: len(held) for kind, held in parts.items()}
         except HistoryError as error:
             # A background save has no caller to raise to; `finish()` writes the whole text anyway.
@@ -107,6 +109,13 @@ class StreamingSaver:
             self._timer = None
         if self._unsaved() and not self._finished:
             self._timer = asyncio.get_running_loop().create_task(self._save_after(self._interval), name="history-save")
+
+    def _redact(self, text: str, parts: dict[str, str]) -> tuple[str, dict[str, str]]:
+        """The text and each part as `Redactor.text` makes them, paying only for what is new in each."""
+        redactions = self._part_redactions
+        for kind in parts.keys() - redactions.keys():
+            redactions[kind] = StreamRedaction(self._store.redactor)
+        return self._redaction.text(text), {kind: redactions[kind].text(held) for kind, held in parts.items()}
 
     @property
     def saved_length(self) -> int:
@@ -121,8 +130,8 @@ class StreamingSaver:
             timer.cancel()
             # A save already on its way to the database is allowed to land first (it is superseded anyway).
             await asyncio.gather(timer, return_exceptions=True)
-        content = await asyncio.to_thread(self._redaction.text, self.text)
+        content, parts = await asyncio.to_thread(self._redact, self.text, self.parts)
         await self._store.finish_message(
-            self._message_id, status, content=content, error=error, usage=usage, parts=self.parts or None, redacted=True
+            self._message_id, status, content=content, error=error, usage=usage, parts=parts or None, redacted=True
         )
         self._saved_length, self._saved_parts = len(self.text), self._lengths()

@@ -341,11 +341,11 @@ class HistoryStore:
         self, message_id: str, text: str, parts: Mapping[str, str] | None = None, *, redacted: bool = False
     ) -> None:
         """Save the text (and other parts by kind) streamed so far (call at most every ~300 ms; see
-        `StreamingSaver`). `redacted`: `text` is already what `redactor.text` makes of it (a `StreamRedaction`'s);
-        the parts are redacted here."""
-        r = self.redactor
-        text = text if redacted else r.text(text)
-        await self._write(writes.update_text(message_id, text, _redacted(r, parts)), key=("text", message_id))
+        `StreamingSaver`). `redacted`: `text` and `parts` are already what `redactor.text` makes of them (a
+        `StreamRedaction`'s each)."""
+        if not redacted:
+            text, parts = self.redactor.text(text), _redacted(self.redactor, parts)
+        await self._write(writes.update_text(message_id, text, _plain(parts)), key=("text", message_id))
 
     async def finish_message(
         self,
@@ -359,12 +359,11 @@ class HistoryStore:
         redacted: bool = False,
     ) -> None:
         """Write a reply's final status, text, error, usage and (when it has some) other parts by kind, redacted
-        alike (`redacted`: `content` already is, as in `update_streaming_text`)."""
+        alike (`redacted`: `content` and `parts` already are, as in `update_streaming_text`)."""
         r = self.redactor
-        content = content if redacted else r.maybe(content)
-        await self._write(
-            writes.finish_message(message_id, status, content, r.maybe(error), usage, _redacted(r, parts))
-        )
+        if not redacted:
+            content, parts = r.maybe(content), _redacted(r, parts)
+        await self._write(writes.finish_message(message_id, status, content, r.maybe(error), usage, _plain(parts)))
 
     async def record_tool_call(
         self,
@@ -450,6 +449,10 @@ class HistoryStore:
 def _redacted(redactor: Redactor, parts: Mapping[str, str] | None) -> dict[str, str] | None:
     """A reply's other parts by kind, each redacted like its text."""
     return None if parts is None else {kind: redactor.text(text) for kind, text in parts.items()}
+
+
+def _plain(parts: Mapping[str, str] | None) -> dict[str, str] | None:
+    return None if parts is None else dict(parts)
 
 
 def _resolve(path: Path | None) -> tuple[Path, Mode]:

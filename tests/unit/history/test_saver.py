@@ -119,3 +119,25 @@ async def test_each_save_redacts_only_what_is_new(db_path: Path) -> None:
         assert redactor.passed < 3 * len(chunk) * 40 + 41 * MARGIN
     finally:
         await store.close()
+
+
+async def test_each_save_redacts_only_what_is_new_in_a_part_too(db_path: Path) -> None:
+    """A long reasoning grows like the text: its saves are linear in its length too, and the stored part is
+    redacted exactly as the whole text would be."""
+    redactor = CountingRedactor()
+    store = await HistoryStore.open(db_path, redactor=redactor)
+    try:
+        session = await store.create_session("s")
+        _, reply = await store.begin_turn(session.id, "q")
+        saver = StreamingSaver(store, reply.id, interval=0)
+        redactor.passed = 0
+        chunk = "- a step of a long thought\n" * 2000
+        for _ in range(40):
+            saver.push_part("reasoning", chunk)
+            await _wait_for(lambda: not saver._unsaved(), "a save")
+        await saver.finish(MessageStatus.COMPLETE)
+        [message] = await store.load_tail(session.id, 1)
+        assert message.reasoning == chunk * 40
+        assert redactor.passed < 3 * len(chunk) * 40 + 41 * MARGIN
+    finally:
+        await store.close()
