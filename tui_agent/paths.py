@@ -60,7 +60,7 @@ def user_themes_dir() -> Path:
 
 
 def shipped_dir(name: str) -> Path:
-    """Return a shipped data folder (`themes` or `plugins`).
+    """Return a shipped data folder (`themes`, `plugins`, `agents` or `teams`).
 
     In a wheel they are bundled as `tui_agent/_shipped/<name>`; in a source checkout or an editable
     install they sit at the repository root.
