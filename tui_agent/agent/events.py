@@ -150,6 +150,22 @@ class TurnFinished(TurnEvent):
     error: str | None = None
 
 
+@dataclass(frozen=True)
+class SubAgentEvent(TurnEvent):
+    """An event of a sub-agent's turn, which tool call `call` of this turn (an `ask_<agent>` call) runs.
+
+    The sub-agent's events reach its caller's stream wrapped in this, as deep as delegation goes, so the
+    caller's panel for `call` can show the sub-agent live (its text, reasoning, tool calls, approvals) and
+    an `ApprovalRequested` inside can say which agent asks. `session_id` is the sub-agent's own (child)
+    session; `event.turn_id` is the sub-agent's turn, `turn_id` the caller's.
+    """
+
+    call: CallKey
+    agent: str
+    session_id: str
+    event: AgentEvent
+
+
 AgentEvent = (
     TurnStarted
     | AssistantMessageStarted
@@ -162,5 +178,6 @@ AgentEvent = (
     | ApprovalRequested
     | UsageUpdated
     | TurnFinished
+    | SubAgentEvent
 )
 """Everything a turn can emit, in the order it happens."""

@@ -129,7 +129,39 @@ V6_TREE: tuple[str, ...] = (
     "CREATE INDEX messages_retried ON messages(replaced_by) WHERE replaced_by IS NOT NULL",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1_TABLES, V2_SEARCH, V3_STAMP, V4_REPLACED_BY, V5_PARTS, V6_TREE)
+# Agents are data (profile and team files): a session remembers the agent or team it runs (`agent`, a
+# profile name or "team:<name>"), each message the agent that wrote it (`agent`; NULL: the session's), and a
+# team session why its team stopped (`stop_reason`, shown on resume).
+V7_AGENTS: tuple[str, ...] = (
+    "ALTER TABLE sessions ADD COLUMN agent TEXT",
+    "ALTER TABLE messages ADD COLUMN agent TEXT",
+    "ALTER TABLE sessions ADD COLUMN stop_reason TEXT",
+)
+
+# Attachments (files and images in the prompt) are stored once, by the SHA-256 of their bytes, however many
+# messages carry them; a message's `file`/`image` part names the hash. A compacted message keeps its row and
+# is left out of what is sent: `compacted_by` is the id of the summary message that stands for it.
+V8_ATTACHMENTS: tuple[str, ...] = (
+    """CREATE TABLE attachments (
+        hash TEXT PRIMARY KEY,
+        mime TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        created_at REAL NOT NULL
+    )""",
+    "ALTER TABLE messages ADD COLUMN compacted_by TEXT",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    V1_TABLES,
+    V2_SEARCH,
+    V3_STAMP,
+    V4_REPLACED_BY,
+    V5_PARTS,
+    V6_TREE,
+    V7_AGENTS,
+    V8_ATTACHMENTS,
+)
 """Step N (1-based) brings the database from version N-1 to N."""
 
 LATEST_VERSION = len(MIGRATIONS)

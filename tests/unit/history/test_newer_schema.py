@@ -30,7 +30,7 @@ async def newer_database(db: Path) -> str:
     finally:
         await store.close()
     conn = sqlite3.connect(db, isolation_level=None)
-    conn.execute("CREATE TABLE attachments (id TEXT PRIMARY KEY, message_id TEXT)")
+    conn.execute("CREATE TABLE reminders (id TEXT PRIMARY KEY, message_id TEXT)")
     conn.execute(f"PRAGMA user_version = {NEWER}")
     conn.close()
     return session.id

@@ -378,6 +378,8 @@ class ChatScreen(ReportingScreen[None]):
                 self._show_status()
             case events.TurnFinished():
                 self._turn_finished(event)
+            case events.SubAgentEvent():
+                pass  # a sub-agent's stream is shown in its caller's panel (issue 19's delegation branch)
             case _:
                 assert_never(event)
 
