@@ -229,10 +229,13 @@ class ChatLog(VerticalScroll):
 
         shown = next((entry for entry in self.entries if isinstance(entry, AssistantMessage)), None)
         width = shown.size.width if shown is not None else 0
-        for widget in widgets:
-            if width > 0 and isinstance(widget, AssistantMessage):
-                widget.prepare(width)
-                await asyncio.sleep(0)
+        replies = [widget for widget in widgets if isinstance(widget, AssistantMessage)]
+        if width <= 0 or not replies:
+            return
+        first, last, rows = replies[0], replies[-1], self.size.height  # the page's ends are what shows first
+        for reply in replies:
+            reply.prepare(width, first_rows=rows if reply is first else 0, last_rows=rows if reply is last else 0)
+            await asyncio.sleep(0)
 
     async def load_earlier(self) -> None:
         """Mount the previous page of entries let go above the window."""

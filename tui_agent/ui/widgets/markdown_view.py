@@ -326,14 +326,25 @@ class MarkdownView(Widget):
         self._rendering = False
         self._styled.clear()
 
-    def prepare(self, width: int) -> None:
+    def prepare(self, width: int, *, first_rows: int = 0, last_rows: int = 0) -> None:
         """Settle the text for `width` (content cells) now, and render it if it is of ordinary size, so the
         frame that first lays this out only arranges it (a long reply's pieces render when a frame shows
-        them: rendering them all here would cost a page of long replies seconds)."""
+        them: rendering them all here would cost a page of long replies seconds). Of a long reply, the
+        pieces in its first `first_rows` and last `last_rows` rows are rendered: the rows a page mounted
+        above the view shows first (its top after a jump to the top, its end when scrolling up)."""
         self._update_lines(width)
         if len(self._text) <= PREPARE_CHARS:
-            for index in range(len(self._pieces)):
-                self._render_piece(index)
+            first_rows = last_rows = self._starts[-1]
+        if self._backlog:
+            return  # not all settled yet: frames render what they show
+        index = 0
+        while index < len(self._pieces) and self._starts[index] < first_rows:
+            self._render_piece(index)
+            index += 1
+        index = len(self._pieces) - 1
+        while index >= 0 and self._starts[-1] - self._starts[index + 1] < last_rows:
+            self._render_piece(index)
+            index -= 1
 
     def _render_markdown(self, source: str, width: int) -> list[Strip]:
         console = self.app.console
