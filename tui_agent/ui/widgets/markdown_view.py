@@ -326,17 +326,22 @@ class MarkdownView(Widget):
         self._rendering = False
         self._styled.clear()
 
-    def prepare(self, width: int, *, first_rows: int = 0, last_rows: int = 0) -> None:
+    def prepare(self, width: int, *, first_rows: int = 0, last_rows: int = 0) -> bool:
         """Settle the text for `width` (content cells) now, and render it if it is of ordinary size, so the
         frame that first lays this out only arranges it (a long reply's pieces render when a frame shows
         them: rendering them all here would cost a page of long replies seconds). Of a long reply, the
         pieces in its first `first_rows` and last `last_rows` rows are rendered: the rows a page mounted
-        above the view shows first (its top after a jump to the top, its end when scrolling up)."""
+        above the view shows first (its top after a jump to the top, its end when scrolling up).
+
+        Settling takes a slice of time (`SLICE`) per call: False when there is more to settle (call again
+        after a turn of the event loop), True when done."""
+        if self._backlog and width == self._width and self._settle(time.perf_counter() + SLICE):
+            self._tail_dirty = True
         self._update_lines(width)
+        if self._backlog:
+            return False
         if len(self._text) <= PREPARE_CHARS:
             first_rows = last_rows = self._starts[-1]
-        if self._backlog:
-            return  # not all settled yet: frames render what they show
         index = 0
         while index < len(self._pieces) and self._starts[index] < first_rows:
             self._render_piece(index)
@@ -345,6 +350,7 @@ class MarkdownView(Widget):
         while index >= 0 and self._starts[-1] - self._starts[index + 1] < last_rows:
             self._render_piece(index)
             index -= 1
+        return True
 
     def _render_markdown(self, source: str, width: int) -> list[Strip]:
         console = self.app.console
