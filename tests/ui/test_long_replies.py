@@ -17,7 +17,8 @@ from textual.strip import Strip
 
 from tests.ui.helpers import SIZE, chat, make_app, send, wait_until
 from tui_agent.testing.scripted import reply_script
-from tui_agent.ui.widgets.markdown_view import SPLIT, MarkdownView
+from tui_agent.ui.widgets.markdown_cuts import SPLIT
+from tui_agent.ui.widgets.markdown_view import MarkdownView
 
 BOUND = 16_000
 """Characters Rich may be given at once (a piece, with what it carries): far below the replies here."""
