@@ -21,6 +21,7 @@ Textual's selection needs, the selected span is drawn in the screen's selection 
 
 from __future__ import annotations
 
+import asyncio
 import time
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -214,14 +215,16 @@ class MarkdownView(Widget):
     def _render_end_soon(self) -> None:
         if not self._rendering and not self._frozen:
             self._rendering = True
-            self.call_later(self._render_end)
+            # A callback of the event loop, not a message: a widget handles all its queued messages in one turn
+            # of the loop, so a chain of pieces (each ~4 ms) and a flush went by without a key or frame between.
+            asyncio.get_running_loop().call_soon(self._render_end)
 
     def _render_end(self) -> None:
         """While it streams, render the newest settled piece a screen can show that is not yet, in a turn of
         the loop of its own (then the next): otherwise the frame that first shows it renders it, and a key
         waiting for that frame waits for the rendering too (~10 ms a piece)."""
         self._rendering = False
-        if self._width <= 0 or self._frozen:
+        if self._width <= 0 or self._frozen or not self.is_attached:
             return
         starts, top = self._starts, self._starts[-1] - self.app.size.height  # a screenful above the tail
         index = len(self._pieces) - 1
