@@ -524,6 +524,9 @@ def rss_line(metric: str, rss: float, empty: float, limit: float) -> None:
 
 
 def child(args: list[str], timeout: float) -> None:
+    from tui_agent.launch import tune_garbage_collector
+
+    tune_garbage_collector()  # as `tui-agent` does at start (resume.py and history.py do too)
     if args[0] == "print":
         figures = asyncio.run(child_print(args[1]))
     elif args[0] == "paste":
