@@ -36,6 +36,7 @@ from tui_agent.history.redact import Redactor
 from tui_agent.history.saver import StreamingSaver
 from tui_agent.history.store import HistoryStore
 from tui_agent.history.writer import run_batch
+from tui_agent.launch import tune_garbage_collector
 from tui_agent.status import MessageStatus, Role, ToolStatus
 
 WORDS = (
@@ -429,4 +430,5 @@ if __name__ == "__main__":
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--appends", type=int, default=10_000)
     parser.add_argument("--replies", type=int, default=50)
+    tune_garbage_collector()  # as `tui-agent` does at start: the loop lag is the app's (full collections were ~6 ms)
     asyncio.run(main(parser.parse_args()))

@@ -14,7 +14,11 @@ frame after the whole reply is drawn, and every character sent must be on screen
 (5) per-byte time of the chat screen at 5 MB against 20 KB (ratio <= 1.5);
 (6) peak RSS of (1) against an empty session (value <= 3x empty + 4x the reply);
 (7) Esc to ready while (1) streams (a quarter of it drawn): from Esc to the first frame showing a key
-    typed once the turn is over (value <= 100 ms).
+    typed once the turn is over (value <= 100 ms);
+(8) keypress-to-echo p99 after a 1 MB single-line paste into the prompt (value <= 50 ms);
+(9) a tool result of 50 MB (a plugin's, capped for the model; see `HUGE_TOOL`): the event loop's longest block
+    while the turn runs, and so the longest wait of a key or a frame (value <= 17 ms, one frame at 60 per
+    second), against the same loop's longest block before the turn (baseline=).
 Key echo in (4) and (7) is compared with key echo before the stream, in the same process (baseline=).
 
     python bench/long.py [--quick] [--timeout S] [--only 0,1,...]   (--quick: smaller sizes, for a first look)
@@ -171,6 +175,120 @@ async def child_tui(base_url: str | None, expect: int, probe: str, limit: float)
     return figures
 
 
+async def child_paste(size: int) -> dict[str, Any]:
+    """Key echo before and after a paste of `size` characters on one line into the prompt of an empty session."""
+    from render import keypress_to_echo
+    from textual import events
+
+    from tui_agent.agent.endpoint import EndpointChoice
+    from tui_agent.agent.services import build_agent
+    from tui_agent.config import Settings
+    from tui_agent.ui.app import TuiAgentApp
+    from tui_agent.ui.screens.chat import ChatScreen
+
+    with tempfile.TemporaryDirectory() as folder:
+        built = await build_agent(Settings(db=Path(folder) / "history.db"), EndpointChoice(None, "offline"))
+        app = TuiAgentApp(built, cursor_blink=False)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            assert isinstance(screen, ChatScreen)
+            await pilot.pause(0.2)
+            prompt = screen.prompt_input
+
+            def length() -> int:
+                return len(prompt.text)
+
+            idle = [await keypress_to_echo(pilot, length, app) for _ in range(30)]
+            start = time.perf_counter()
+            app.post_message(events.Paste("w" * (size - 1) + "."))
+            while length() < 30 + 5:  # the paste (or what stands for it) is in the box
+                await asyncio.sleep(0.001)
+            pasted = time.perf_counter() - start
+            after = [await keypress_to_echo(pilot, length, app) for _ in range(60)]
+        await built.close()
+    return {"idle_latencies": idle, "latencies": after, "paste_s": pasted}
+
+
+HUGE_TOOL = '''"""A tool whose result is a file of {size:,} characters (bench/long.py case 9)."""
+
+from tui_agent.tools import tool
+
+
+@tool(approval="never")
+def huge_output() -> list[str]:
+    """Return a very long text, a megabyte at a time."""
+    with open({path!r}, encoding="utf-8") as file:
+        return list(iter(lambda: file.read(1 << 20), ""))
+'''
+"""The plugin case 9 installs: it reads its result from a file, as a tool reading a big file or log does, and
+returns it as a list of 1 MB texts. One 50 MB text would be decoded in one call of ~25 ms during which the
+interpreter runs no other thread, the UI's included: that is the tool's own cost (a tool may return a list to
+avoid it), while what the app does with the result (turning it into capped text, storing, showing it) is this
+case's measure."""
+
+
+async def child_tool(base_url: str, limit: float) -> dict[str, Any]:
+    """The chat screen on a turn whose tool returns a huge result: the loop's longest block before and during it."""
+    from tui_agent import paths
+    from tui_agent.agent.endpoint import EndpointChoice
+    from tui_agent.agent.services import build_agent
+    from tui_agent.config import Settings
+    from tui_agent.ui.app import TuiAgentApp
+    from tui_agent.ui.screens.chat import ChatScreen
+
+    plugins = paths.user_plugins_dir()
+    plugins.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as folder:
+        result = Path(folder) / "result.txt"
+        result.write_text(("a line of a huge tool result, " * 3 + "\n") * (TOOL_RESULT // 91), encoding="utf-8")
+        (plugins / "huge.py").write_text(HUGE_TOOL.format(size=TOOL_RESULT, path=str(result)), encoding="utf-8")
+        settings = Settings(db=Path(folder) / "history.db")
+        built = await build_agent(settings, EndpointChoice(base_url, "offline-bench", "bench-key"))
+        app = TuiAgentApp(built, cursor_blink=False)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            assert isinstance(screen, ChatScreen)
+            await pilot.pause(0.2)
+            screen.prompt_input.insert("warm up")  # a first turn imports what turns use: not this case's cost
+            await pilot.press("enter")
+            while not (screen.idle and screen.chat_log.assistant_messages):
+                await asyncio.sleep(0.01)
+            await pilot.pause(0.2)
+            with LoopBlocks() as idle:
+                await asyncio.sleep(1.0)
+            screen.prompt_input.insert("go")
+            start = time.perf_counter()
+            with LoopBlocks() as during:
+                await pilot.press("enter")
+                while not (screen.idle and screen.chat_log.assistant_messages) and time.perf_counter() - start < limit:
+                    await asyncio.sleep(0.01)
+            replies = [reply.text for reply in screen.chat_log.assistant_messages]
+        await built.close()
+    return {"idle_block": idle.worst, "block": during.worst, "seconds": time.perf_counter() - start, "replies": replies}
+
+
+class LoopBlocks:
+    """The longest time the event loop went without running a 1 ms ticker (what a key or a frame waits at most)."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    async def _tick(self) -> None:
+        while True:
+            start = time.perf_counter()
+            await asyncio.sleep(0.001)
+            self.worst = max(self.worst, time.perf_counter() - start - 0.001)
+
+    def __enter__(self) -> LoopBlocks:
+        self._task = asyncio.get_running_loop().create_task(self._tick())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._task is not None
+        self._task.cancel()
+
+
 async def escape_to_ready(pilot: Any, screen: Any, length: Any) -> float:
     """Seconds from Esc to the first frame that shows a key typed as soon as the turn is over."""
     from render import keypress_to_echo
@@ -210,12 +328,13 @@ MARKUP = str.maketrans("", "", "`*|-#_")
 
 # -- the parent -------------------------------------------------------------------------------------------
 @contextmanager
-def served(text: str, chunk_size: int) -> Iterator[str]:
-    """The offline model in its own process, serving `text` to every request; yields its base URL."""
+def served(text: str, chunk_size: int, *, replies: list[dict[str, Any]] | None = None) -> Iterator[str]:
+    """The offline model in its own process, serving `text` to every request (or `replies`, in turn, then the
+    last again); yields its base URL."""
     with tempfile.TemporaryDirectory() as folder:
         scenario = Path(folder) / "long.json"
-        reply = {"text": text, "chunk_size": chunk_size}
-        scenario.write_text(json.dumps({"replies": [reply], "then": "repeat_last"}), encoding="utf-8")
+        replies = replies or [{"text": text, "chunk_size": chunk_size}]
+        scenario.write_text(json.dumps({"replies": replies, "then": "repeat_last"}), encoding="utf-8")
         server = subprocess.Popen(
             [sys.executable, "-m", "tui_agent", "serve", "--scenario", str(scenario)], stdout=subprocess.PIPE, text=True
         )
@@ -348,20 +467,52 @@ def main(quick: bool, timeout: float, only: set[str]) -> None:
         )
         empty = run_child("tui", "-", "0", "-", timeout=timeout)["rss_mb"]
         rss_line(f"peak_rss_{len(big_text) // kb}kb_mb", big["rss_mb"], empty, 3 * empty + 4 * len(big_text) / 1e6)
+    if want("8"):
+        size = 100 * kb if quick else 1000 * kb
+        ours = run_child("paste", str(size), timeout=timeout)
+        print(f"info: a {size // kb} KB single-line paste was in the prompt box after {ours['paste_s'] * 1000:.0f} ms")
+        echo_line(ours, "keypress_after_paste_p99_ms", "after the paste")
+    if want("9"):
+        tool_case(timeout)
 
 
-def echo_line(ours: dict[str, Any]) -> None:
-    """Key echo while the stream runs against key echo before it (the same process, the same screen)."""
+TOOL_RESULT = 50_000_000
+"""Characters of case 9's tool result."""
+
+
+def tool_case(timeout: float) -> None:
+    replies = [
+        {"text": "Ready."},
+        {"tool_calls": [{"name": "huge_output", "arguments": {}}]},
+        {"text": "The tool said a lot.", "chunk_size": 8},
+    ]
+    with served("", 1, replies=replies) as url:
+        ours = run_child("tool", url, timeout=timeout)
+    finished = ours["replies"][-1:] == ["The tool said a lot."]
+    block, idle = ours["block"] * 1000, ours["idle_block"] * 1000
+    print(
+        f"info: a turn with a {TOOL_RESULT // 1_000_000} MB tool result took {ours['seconds']:.2f}s "
+        f"({'answered' if finished else 'NOT answered: counts as failed'}); the loop's longest block "
+        f"{block:.1f} ms (before the turn {idle:.1f} ms)",
+        flush=True,
+    )
+    block = block if finished else float("inf")
+    print(
+        f"result: tool_result_{TOOL_RESULT // 1_000_000}mb_loop_block_ms={block:.1f} baseline={idle:.1f} "
+        f"ratio={block / idle:.2f} target=value<=17",
+        flush=True,
+    )
+
+
+def echo_line(ours: dict[str, Any], metric: str = "keypress_echo_p99_ms", when: str = "during the stream") -> None:
+    """Key echo while the stream runs (or `when`) against key echo before it (the same process, the same screen)."""
     during, idle = ours["latencies"], ours["idle_latencies"]
     p99, base = percentile(during, 99) * 1000, percentile(idle, 99) * 1000
     print(
-        f"info: {len(during)} keypresses during the stream: p50 {percentile(during, 50) * 1000:.1f} ms, "
+        f"info: {len(during)} keypresses {when}: p50 {percentile(during, 50) * 1000:.1f} ms, "
         f"max {max(during or [0]) * 1000:.1f} ms; {len(idle)} before it: p50 {percentile(idle, 50) * 1000:.1f} ms"
     )
-    print(
-        f"result: keypress_echo_p99_ms={p99:.1f} baseline={base:.1f} ratio={p99 / base:.2f} target=value<=50",
-        flush=True,
-    )
+    print(f"result: {metric}={p99:.1f} baseline={base:.1f} ratio={p99 / base:.2f} target=value<=50", flush=True)
 
 
 def rss_line(metric: str, rss: float, empty: float, limit: float) -> None:
@@ -373,8 +524,15 @@ def rss_line(metric: str, rss: float, empty: float, limit: float) -> None:
 
 
 def child(args: list[str], timeout: float) -> None:
+    from tui_agent.launch import tune_garbage_collector
+
+    tune_garbage_collector()  # as `tui-agent` does at start (resume.py and history.py do too)
     if args[0] == "print":
         figures = asyncio.run(child_print(args[1]))
+    elif args[0] == "paste":
+        figures = asyncio.run(child_paste(int(args[1])))
+    elif args[0] == "tool":
+        figures = asyncio.run(child_tool(args[1], timeout))
     else:
         url = None if args[1] == "-" else args[1]
         figures = asyncio.run(child_tui(url, int(args[2]), args[3], timeout))

@@ -12,7 +12,7 @@ write, as in render.py) against full-screen frames of the empty session (target 
 messages shown at the end (must be all of them). The time per page loaded is printed too. The same for the
 session of long replies: opened within the same targets, scrolled to the top with frames within 5x.
 
-    python bench/resume.py [--runs N]
+    python bench/resume.py [--runs N] [--only open,scroll,long_open,long_scroll]
 """
 
 from __future__ import annotations
@@ -179,59 +179,81 @@ def result(metric: str, value: float, base: float, target: str) -> None:
     print(f"result: {metric}={value:.1f} baseline={base:.1f} ratio={value / base:.2f} target={target}")
 
 
+CASES = ("open", "scroll", "long_open", "long_scroll")
+"""Parts of the run `--only` picks: opening the 200/10,000-message sessions, scrolling the large one, and
+the same two for the session of long replies."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--only", default="", help=f"comma-separated parts of the run, of {', '.join(CASES)}")
     args = parser.parse_args()
+    only = set(filter(None, args.only.split(","))) or set(CASES)
+    if unknown := only - set(CASES):
+        parser.error(f"unknown parts: {', '.join(sorted(unknown))}")
     compile_bytecode()
     tune_garbage_collector()  # as `tui-agent` does at start
     with tempfile.TemporaryDirectory() as home:
         db = Path(home) / "history.db"
         began = time.perf_counter()
         empty = asyncio.run(seed(db, "empty-session-title", 0, 0))
-        small = asyncio.run(seed(db, "small-session-title", 200, 40))
-        large = asyncio.run(seed(db, "large-session-title", 10_000, 2_000))
-        long = asyncio.run(seed_long(db, "long-replies-title", 200))
-        print(f"info: seeded 3 sessions in {time.perf_counter() - began:.1f}s")
+        if {"open", "scroll"} & only:
+            small = asyncio.run(seed(db, "small-session-title", 200, 40))
+            large = asyncio.run(seed(db, "large-session-title", 10_000, 2_000))
+        if {"long_open", "long_scroll"} & only:
+            long = asyncio.run(seed_long(db, "long-replies-title", 200))
+        print(f"info: seeded the sessions in {time.perf_counter() - began:.1f}s")
         env = {**os.environ, "TUI_AGENT_HOME": home, "TERM": "xterm-256color"}
         env.pop("OPENAI_BASE_URL", None)
-        open_seconds(db, empty, b"empty-session-title", env, 1)  # warm the file cache
-        base = open_seconds(db, empty, b"empty-session-title", env, args.runs)
-        small_s = open_seconds(db, small, b"small-session-title", env, args.runs)
-        large_s = open_seconds(db, large, b"large-session-title", env, args.runs)
-        long_s = open_seconds(db, long, b"long-replies-title", env, args.runs)
-        print(
-            f"info: empty {base * 1000:.0f} ms, 200 messages {small_s * 1000:.0f} ms, "
-            f"10,000 messages {large_s * 1000:.0f} ms, 200 x 50 KB replies {long_s * 1000:.0f} ms "
-            f"(median of {args.runs}, to the session on screen)"
-        )
-        empty_frames = asyncio.run(repaint_frames(db, empty))
-        large_run = asyncio.run(scroll_frames(db, large))
-        long_run = asyncio.run(scroll_frames(db, long))
+        if {"open", "long_open"} & only:
+            open_seconds(db, empty, b"empty-session-title", env, 1)  # warm the file cache
+            base = open_seconds(db, empty, b"empty-session-title", env, args.runs)
+        if "open" in only:
+            small_s = open_seconds(db, small, b"small-session-title", env, args.runs)
+            large_s = open_seconds(db, large, b"large-session-title", env, args.runs)
+            print(
+                f"info: empty {base * 1000:.0f} ms, 200 messages {small_s * 1000:.0f} ms, "
+                f"10,000 messages {large_s * 1000:.0f} ms (median of {args.runs}, to the session on screen)"
+            )
+            result("resume_200_ms", small_s * 1000, base * 1000, "value<=500")
+            result("resume_10000_ms", large_s * 1000, base * 1000, "value<=500")
+            result("resume_200_vs_empty", small_s * 1000, base * 1000, "ratio<=2")
+            result("resume_10000_vs_empty", large_s * 1000, base * 1000, "ratio<=2")
+        if "long_open" in only:
+            long_s = open_seconds(db, long, b"long-replies-title", env, args.runs)
+            print(
+                f"info: empty {base * 1000:.0f} ms, 200 x 50 KB replies {long_s * 1000:.0f} ms "
+                f"(median of {args.runs}, to the session on screen)"
+            )
+            result("resume_long_replies_ms", long_s * 1000, base * 1000, "value<=500")
+            result("resume_long_replies_vs_empty", long_s * 1000, base * 1000, "ratio<=2")
+        if {"scroll", "long_scroll"} & only:
+            empty_frames = asyncio.run(repaint_frames(db, empty))
+        if "scroll" in only:
+            report_scroll(asyncio.run(scroll_frames(db, large)), empty_frames)
+        if "long_scroll" in only:
+            report_long_scroll(asyncio.run(scroll_frames(db, long)), empty_frames)
+
+
+def report_scroll(run: Scrolled, empty_frames: list[float]) -> None:
     print(
-        f"info: scrolled to the top {len(large_run.steps)} times ({sum(large_run.steps):.1f} s, "
-        f"{len(large_run.frames)} frames); "
-        f"{large_run.shown} of 10000 messages shown at the end; per page p95 {p95(large_run.steps) * 1000:.0f} ms, "
-        f"last pages {[round(step * 1000) for step in large_run.steps[-3:]]} ms"
+        f"info: scrolled to the top {len(run.steps)} times ({sum(run.steps):.1f} s, {len(run.frames)} frames); "
+        f"{run.shown} of 10000 messages shown at the end; per page p95 {p95(run.steps) * 1000:.0f} ms, "
+        f"last pages {[round(step * 1000) for step in run.steps[-3:]]} ms"
     )
-    result("resume_200_ms", small_s * 1000, base * 1000, "value<=500")
-    result("resume_10000_ms", large_s * 1000, base * 1000, "value<=500")
-    result("resume_200_vs_empty", small_s * 1000, base * 1000, "ratio<=2")
-    result("resume_10000_vs_empty", large_s * 1000, base * 1000, "ratio<=2")
-    result("scroll_frame_p95_ms", p95(large_run.frames) * 1000, p95(empty_frames) * 1000, "ratio<=5")
-    print(f"result: loaded_at_top={large_run.shown} baseline=10000 ratio={large_run.shown / 10000:.2f} target=ratio==1")
+    result("scroll_frame_p95_ms", p95(run.frames) * 1000, p95(empty_frames) * 1000, "ratio<=5")
+    print(f"result: loaded_at_top={run.shown} baseline=10000 ratio={run.shown / 10000:.2f} target=ratio==1")
+
+
+def report_long_scroll(run: Scrolled, empty_frames: list[float]) -> None:
     print(
-        f"info: long replies: scrolled to the top {len(long_run.steps)} times ({sum(long_run.steps):.1f} s, "
-        f"{len(long_run.frames)} frames); {long_run.shown} of 400 messages shown at the end; "
-        f"per page p95 {p95(long_run.steps) * 1000:.0f} ms"
+        f"info: long replies: scrolled to the top {len(run.steps)} times ({sum(run.steps):.1f} s, "
+        f"{len(run.frames)} frames); {run.shown} of 400 messages shown at the end; "
+        f"per page p95 {p95(run.steps) * 1000:.0f} ms"
     )
-    result("resume_long_replies_ms", long_s * 1000, base * 1000, "value<=500")
-    result("resume_long_replies_vs_empty", long_s * 1000, base * 1000, "ratio<=2")
-    result("scroll_long_replies_frame_p95_ms", p95(long_run.frames) * 1000, p95(empty_frames) * 1000, "ratio<=5")
-    print(
-        f"result: long_replies_loaded_at_top={long_run.shown} baseline=400 ratio={long_run.shown / 400:.2f} "
-        "target=ratio==1"
-    )
+    result("scroll_long_replies_frame_p95_ms", p95(run.frames) * 1000, p95(empty_frames) * 1000, "ratio<=5")
+    print(f"result: long_replies_loaded_at_top={run.shown} baseline=400 ratio={run.shown / 400:.2f} target=ratio==1")
 
 
 if __name__ == "__main__":

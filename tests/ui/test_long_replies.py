@@ -7,6 +7,7 @@ and a reply arriving in one delta was rendered in one go)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -17,7 +18,8 @@ from textual.strip import Strip
 
 from tests.ui.helpers import SIZE, chat, make_app, send, wait_until
 from tui_agent.testing.scripted import reply_script
-from tui_agent.ui.widgets.markdown_view import SPLIT, MarkdownView
+from tui_agent.ui.widgets.markdown_cuts import SPLIT
+from tui_agent.ui.widgets.markdown_view import MarkdownView
 
 BOUND = 16_000
 """Characters Rich may be given at once (a piece, with what it carries): far below the replies here."""
@@ -180,3 +182,40 @@ async def test_pieces_settled_while_streaming_are_rendered_outside_the_frames(mo
         while_streaming = list(in_frames)
         assert reply.shown_text() == whole_render(source, reply.size.width)
     assert len(while_streaming) > 5 and sum(while_streaming) <= len(while_streaming) // 4, while_streaming
+
+
+async def test_the_newest_pieces_are_rendered_one_turn_of_the_loop_each(monkeypatch: object) -> None:
+    """A widget handles all its queued messages in one turn of the event loop: pieces rendered as a chain of
+    its messages (~4 ms each), and a flush with them, went by without a key or a frame in between. Each piece
+    is rendered in a turn of the loop of its own."""
+    source = "".join(f"- item {n}: `src/pkg/module_{n}.py` keeps the parser\n" for n in range(1200))
+    turns, rendered_in = [0], []
+    render_end, render_piece = MarkdownView._render_end, MarkdownView._render_piece
+    ending = [False]
+
+    def tick() -> None:  # once per turn of the loop
+        turns[0] += 1
+        asyncio.get_running_loop().call_soon(tick)
+
+    def end(view: MarkdownView) -> None:
+        ending[0] = True
+        try:
+            render_end(view)
+        finally:
+            ending[0] = False
+
+    def counted(view: MarkdownView, index: int) -> bool:
+        if ending[0] and view._pieces[index].lines is None:
+            rendered_in.append(turns[0])
+        return render_piece(view, index)
+
+    monkeypatch.setattr(MarkdownView, "_render_end", end)  # type: ignore[attr-defined]
+    monkeypatch.setattr(MarkdownView, "_render_piece", counted)  # type: ignore[attr-defined]
+    app, _ = make_app([reply_script(pieces(source, 4 * SPLIT), delay=0.05)])  # several pieces settle at once
+    async with app.run_test(size=(120, 160)) as pilot:  # and a screen shows several
+        tick()
+        await send(pilot, "go")
+        (reply,) = chat(pilot).chat_log.assistant_messages
+        await wait_until(pilot, lambda: reply.drawn, "the reply drawn")
+        assert reply.shown_text() == whole_render(source, reply.size.width)
+    assert len(rendered_in) > 5 and len(set(rendered_in)) == len(rendered_in), rendered_in

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.segment import Segment
 
-from tui_agent.ui.widgets.markdown_view import ends_with_rule, settled_boundary
+from tui_agent.ui.widgets.markdown_cuts import ends_with_rule, settled_boundary
 
 DOC = """# Title
 

@@ -11,7 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from textual.geometry import Region
 from textual.pilot import Pilot
+from textual.strip import Strip
 
 from tests.ui.helpers import chat, conversation_keys, read_to_the_bottom, scroll_to_the_top, send, wait_until
 from tests.ui.sessions_stack import Call, RealStack, Turn, add_turn, api_messages, real_stack, seed, stored
@@ -20,6 +22,8 @@ from tui_agent.agent.resume import ResumeRequest
 from tui_agent.history.store import HistoryStore
 from tui_agent.status import MessageStatus, Role, ToolStatus
 from tui_agent.ui.history_view import HISTORY_PAGE
+from tui_agent.ui.widgets.chat_log import TRIM_AT_CHARS
+from tui_agent.ui.widgets.markdown_view import MarkdownView
 from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
 
 SIZE = (140, 50)
@@ -254,3 +258,70 @@ async def test_the_newest_page_is_on_screen_before_the_engine_is_built(stack: Re
         assert len(api_messages(body)) >= 80
         sessions, _ = await stored(stack.db)
         assert [s.id for s in sessions] == [session.id]
+
+
+def long_reply(n: int, parts: int = 14) -> str:
+    """A reply of `parts` sections (about 2 KB each): a heading and a long list, hundreds of rows in all."""
+    sections = (
+        f"## Part {part}\n\n" + "".join(f"- step {part}.{k}: wrote `out/{n}_{k}.o`\n" for k in range(60))
+        for part in range(parts)
+    )
+    return f"# Answer {n}\n\n" + "\n".join(sections) + f"\nreply-{n}-end\n"
+
+
+async def test_a_session_of_long_replies_mounts_a_few_at_a_time_and_shows_them_all(stack: RealStack) -> None:
+    """Each mounted entry is laid out by every frame; twenty 30 KB replies are thousands of rows, where a few
+    fill the screen many times over. A page of long replies is bounded by their size, not only their count."""
+    turns = [Turn(f"question {i}", long_reply(i)) for i in range(12)]
+    session = await seed(stack.db, "Long replies", turns)
+    app, _ = stack.app(ResumeRequest(session_id=session.id))
+    async with app.run_test(size=SIZE) as pilot:
+        await shown_history(pilot, "question 11")
+        screen = chat(pilot)
+        replies = [entry for entry in screen.chat_log.entries if isinstance(entry, AssistantMessage)]
+        assert len(replies) <= 2 and replies[-1].text == long_reply(11)  # the whole stored page was 12 of them
+        assert screen.chat_log.hidden_count > 0
+        await scroll_to_the_top(pilot, screen)
+        mounted = [entry.text for entry in screen.chat_log.entries if isinstance(entry, AssistantMessage)]
+        assert sum(map(len, mounted)) <= TRIM_AT_CHARS < 12 * len(long_reply(0))
+        keys = await read_to_the_bottom(pilot, screen)
+        assert [key for key in keys if key.startswith("user: ")] == [f"user: question {i}" for i in range(12)]
+        assert [key.split(": ", 1)[1] for key in keys if key.startswith("assistant")] == [
+            long_reply(i) for i in range(12)
+        ]
+
+
+async def test_the_rows_a_page_above_shows_first_are_rendered_before_its_frame(
+    stack: RealStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A frame that lays out a page mounted above the view and renders the markdown it shows (~4 ms a piece)
+    was the slowest frame of a long scroll up; the page's first and last rows are rendered before it is mounted."""
+    turns = [Turn(f"question {i}", long_reply(i, parts=5)) for i in range(40)]  # pages from history too
+    session = await seed(stack.db, "Long replies", turns)
+    in_frames: list[bool] = []
+    painting = [False]
+    render_lines, render_piece = MarkdownView.render_lines, MarkdownView._render_piece
+
+    def framed(view: MarkdownView, crop: Region) -> list[Strip]:
+        painting[0] = True
+        try:
+            return render_lines(view, crop)
+        finally:
+            painting[0] = False
+
+    def counted(view: MarkdownView, index: int) -> bool:
+        if view._pieces[index].lines is None:
+            in_frames.append(painting[0])
+        return render_piece(view, index)
+
+    monkeypatch.setattr(MarkdownView, "render_lines", framed)
+    monkeypatch.setattr(MarkdownView, "_render_piece", counted)
+    app, _ = stack.app(ResumeRequest(session_id=session.id))
+    async with app.run_test(size=SIZE) as pilot:
+        await shown_history(pilot, "question 39")
+        screen = chat(pilot)
+        await pilot.pause()
+        in_frames.clear()  # the first page is mounted before the log has a width to render for
+        await scroll_to_the_top(pilot, screen)
+        assert conversation_keys(screen.chat_log.entries)[0] == "user: question 0"
+    assert in_frames and not any(in_frames), in_frames

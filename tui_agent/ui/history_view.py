@@ -160,9 +160,7 @@ class HistoryView:
             self.oldest_position = messages[0].position
             self.loaded_messages += len(messages)
             self._add_panels(messages, older=True)
-            entries = self._entries(messages)
-            await self.log.prepared(entries)
-            await self.log.prepend(entries)
+            await self.log.add_older(self._entries(messages))
             return len(messages)
         finally:
             self.loading = False

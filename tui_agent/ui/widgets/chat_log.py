@@ -4,6 +4,8 @@ Frame cost must not grow with history: every finished message is one widget, and
 entries stays mounted (Textual lays out every mounted widget on every frame). Entries outside the window
 are let go, above or below it, and mounted again (as copies) a page at a time when the person scrolls to
 that edge; the entries at the other edge are let go in turn, and what is on screen stays where it was.
+Pages and the window are bounded by entries and by characters of replies: a page of 50 KB replies is a
+few of them (thousands of rows already), not twenty, each a widget the frame that mounts it lays out.
 A reply's reasoning is a `ThinkingBlock` entry just above it, made as `reasoning` says ("collapsed",
 "expanded", or "hidden": no block at all); a part of another kind is a block of its own, as its view in
 `tui_agent.ui.widgets.parts` says; `t` (the log focused) opens or closes the newest one. The log
@@ -47,6 +49,30 @@ TRIM_AT = 45
 """Let entries go once this many are mounted (the gap keeps it rare)."""
 PAGE = 20
 """Entries mounted again per scroll to an edge."""
+PAGE_CHARS = 64_000
+"""Characters of replies mounted per page at most (at least one entry; a page read from history too)."""
+KEEP_CHARS = 200_000
+"""Characters of replies left mounted after letting some go (at least one entry)."""
+TRIM_AT_CHARS = 300_000
+"""Let entries go once this many characters of replies are mounted."""
+
+
+def entry_chars(entry: Widget) -> int:
+    """What an entry weighs in a page: a reply's length (other entries are a few lines)."""
+    from tui_agent.ui.widgets.messages import AssistantMessage
+
+    return len(entry.text) if isinstance(entry, AssistantMessage) else 0
+
+
+def fit(sizes: Sequence[int], most: int, chars: int) -> int:
+    """How many of the entries weighing `sizes`, counted from the end, make at most `most` entries and `chars`
+    characters (at least one, when there is one)."""
+    total = count = 0
+    for size in reversed(sizes):
+        if count >= most or (count and total + size > chars):
+            break
+        total, count = total + size, count + 1
+    return count
 
 
 class ChatLog(VerticalScroll):
@@ -132,14 +158,21 @@ class ChatLog(VerticalScroll):
             entry for entry in self.entries if entry.virtual_region.bottom > top and entry.virtual_region.y < bottom
         ]
 
+    @staticmethod
+    def _crowded(sizes: Sequence[int]) -> bool:
+        """Are entries weighing `sizes` too many to keep mounted?"""
+        return len(sizes) > TRIM_AT or sum(sizes) > TRIM_AT_CHARS
+
     def _let_go_above(self, in_view: Sequence[Entry]) -> None:
         """Too many mounted: let the oldest settled ones go, none on screen (stopping at one still changing)."""
         entries = self.entries
-        if len(entries) <= TRIM_AT:
+        sizes = [entry_chars(entry) for entry in entries]
+        if not self._crowded(sizes):
             return
         first_in_view = min((entries.index(entry) for entry in in_view if entry in entries), default=len(entries))
+        keep = fit(sizes, KEEP_MOUNTED, KEEP_CHARS)
         drop: list[Entry] = []
-        for entry in entries[: min(len(entries) - KEEP_MOUNTED, first_in_view)]:
+        for entry in entries[: min(len(entries) - keep, first_in_view)]:
             if not entry.settled:
                 break
             drop.append(entry)
@@ -150,10 +183,11 @@ class ChatLog(VerticalScroll):
     def _let_go_below(self, in_view: Sequence[Entry]) -> None:
         """Too many mounted: let the newest go, none on screen, only when nothing mounted still changes."""
         entries = self.entries
-        if len(entries) <= TRIM_AT or not all(entry.settled for entry in entries):
+        sizes = [entry_chars(entry) for entry in entries]
+        if not self._crowded(sizes) or not all(entry.settled for entry in entries):
             return
         last_in_view = max((entries.index(entry) for entry in in_view if entry in entries), default=-1)
-        drop = entries[max(KEEP_MOUNTED, last_in_view + 1) :]
+        drop = entries[max(fit(sizes[::-1], KEEP_MOUNTED, KEEP_CHARS), last_in_view + 1) :]
         self._forget(drop)
         self._below[:0] = [entry.let_go() for entry in drop]
         self.remove_children(drop)
@@ -219,8 +253,39 @@ class ChatLog(VerticalScroll):
         return mounted
 
     def append_settled(self, widgets: Sequence[Widget]) -> AwaitMount:
-        """Mount finished entries at the bottom (a session's stored messages), then follow the newest."""
-        return self.mount_all(widgets, before=self._later_hint)
+        """Mount finished entries at the bottom (a session's stored messages), then follow the newest; of long
+        replies only the newest that make a page (the others wait above, let go). The top of the page is
+        rendered once it is laid out, before a scroll up shows it."""
+        self.call_after_refresh(self._render_top)
+        return self.mount_all(self._let_go_older(widgets), before=self._later_hint)
+
+    def _render_top(self) -> None:
+        from tui_agent.ui.widgets.messages import AssistantMessage
+
+        first = next((entry for entry in self.entries if isinstance(entry, AssistantMessage)), None)
+        if first is None or not first.size.width:
+            return
+        # the width it is laid out at next: a scroll bar the page brought may not have taken its column yet
+        width = self.scrollable_content_region.width - first.styles.gutter.width - first.styles.margin.width
+        first.prepare(width, first_rows=self.size.height)
+
+    async def add_older(self, widgets: Sequence[Widget]) -> None:
+        """Entries older than all the log holds (a page read from history), above the view, which stays; of long
+        replies only the newest that make a page (the others wait above, let go)."""
+        newest = self._let_go_older(widgets)
+        await self.prepared(newest)
+        await self.prepend(newest)
+
+    def _let_go_older(self, widgets: Sequence[Widget]) -> Sequence[Widget]:
+        """The newest of `widgets` (older than every entry) that make a page of `PAGE_CHARS`, letting the others go
+        before they were ever mounted."""
+        count = fit([entry_chars(widget) for widget in widgets], len(widgets), PAGE_CHARS)
+        if count == len(widgets):
+            return widgets
+        older = cast("Sequence[Entry]", widgets[: len(widgets) - count])
+        self._above[:0] = [entry.let_go() for entry in older]
+        self._window_changed()
+        return widgets[len(widgets) - count :]
 
     async def prepared(self, widgets: Sequence[Widget]) -> None:
         """Render replies' markdown before they are mounted, one at a time between frames (input stays
@@ -229,33 +294,40 @@ class ChatLog(VerticalScroll):
 
         shown = next((entry for entry in self.entries if isinstance(entry, AssistantMessage)), None)
         width = shown.size.width if shown is not None else 0
-        for widget in widgets:
-            if width > 0 and isinstance(widget, AssistantMessage):
-                widget.prepare(width)
+        replies = [widget for widget in widgets if isinstance(widget, AssistantMessage)]
+        if width <= 0 or not replies:
+            return
+        first, last, rows = replies[0], replies[-1], self.size.height  # the page's ends are what shows first
+        for reply in replies:
+            done = False
+            while not done:  # a slice of settling at a time (a reply of megabytes takes many)
+                done = reply.prepare(
+                    width, first_rows=rows if reply is first else 0, last_rows=rows if reply is last else 0
+                )
                 await asyncio.sleep(0)
 
     async def load_earlier(self) -> None:
         """Mount the previous page of entries let go above the window."""
-        page = self._above[-PAGE:]
-        if not page or self.scroll_y > 0:
+        if not self._above or self.scroll_y > 0:
             return
+        page = self._above[-fit([entry.chars for entry in self._above], PAGE, PAGE_CHARS) :]
         copies = [entry.make() for entry in page]
         await self.prepared(copies)
-        if self._above[-PAGE:] != page:
+        if self._above[-len(page) :] != page:
             return  # the log moved on while the page was being prepared
-        del self._above[-PAGE:]
+        del self._above[-len(page) :]
         await self.prepend(copies)
 
     async def load_later(self) -> None:
         """Mount the next page of entries let go below the window, letting the oldest go; the view stays."""
-        page = self._below[:PAGE]
-        if not page or self.scroll_y < self.max_scroll_y:
+        if not self._below or self.scroll_y < self.max_scroll_y:
             return
+        page = self._below[: fit([entry.chars for entry in reversed(self._below)], PAGE, PAGE_CHARS)]
         copies = [entry.make() for entry in page]
         await self.prepared(copies)
-        if self._below[:PAGE] != page:
+        if self._below[: len(page)] != page:
             return  # the log moved on while the page was being prepared
-        del self._below[:PAGE]
+        del self._below[: len(page)]
         restore, in_view = self._keeping_view(), self._in_view()
         self.mount_all(copies, before=self._later_hint)
         self._let_go_above(in_view)

@@ -21,10 +21,9 @@ Textual's selection needs, the selected span is drawn in the screen's selection 
 
 from __future__ import annotations
 
-import re
+import asyncio
 import time
 from bisect import bisect_right
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.segment import Segment
@@ -34,187 +33,14 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
-_LIST_ITEM = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
-
+from tui_agent.ui.widgets.markdown_cuts import SPLIT, SPLIT_OTHER, Cut, ends_with_rule, growing_cut, settled_boundary
 
 GROWTH_STEP = 4
 """Lines a streaming view grows by at a time."""
-SPLIT = 2000
-"""Characters after which a growing list or code block is cut into a settled piece and a tail."""
-SPLIT_OTHER = 12_000
-"""The same for tables, paragraphs and anything else (cutting them shows, so it waits for longer)."""
 SLICE = 0.012
 """Seconds of settling per turn of the event loop before yielding to it (keys, frames)."""
 PREPARE_CHARS = 8000
 """Replies up to this long are rendered whole before they are mounted again (see `prepare`)."""
-
-
-def _starts_block(line: str, closing_list: bool) -> bool:
-    """Can an unindented `line` after a blank line start a new, independent block?"""
-    if not line or line[0] in " \t":
-        return False  # indented: continues a list item or is code belonging to what came before
-    return not (closing_list and _LIST_ITEM.match(line))  # same list, made loose by the blank line
-
-
-_RULE = re.compile(r" {0,3}([-*_])(?: *\1){2,} *")
-_HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
-
-
-def ends_with_rule(chunk: str) -> bool:
-    """Does `chunk` end with a thematic break (which Rich follows with no blank line)?"""
-    lines = chunk.rstrip().split("\n")
-    if not _RULE.fullmatch(lines[-1]):
-        return False
-    return len(lines) == 1 or not lines[-2].strip() or lines[-1].strip()[0] != "-"  # else a setext heading
-
-
-def settled_boundary(text: str, at_least: int | None = None) -> int:
-    """Index where the last settled block of `text` ends (0 if none); text before it never re-flows.
-    With `at_least`, the first such index from there on (0 if none): settling a long text a piece at a time.
-
-    A boundary is the start of an unindented line that follows a blank line outside a fenced code block
-    and cannot continue the block before it. Only complete lines decide, so a half-streamed line never
-    moves a boundary, except that a new block's first characters settle what is before them.
-    """
-    boundary, fence, previous_blank, block_is_list = 0, "", False, False
-    position = 0
-    while (end := text.find("\n", position)) != -1:
-        line = text[position:end]
-        stripped = line.lstrip(" ")
-        indent = len(line) - len(stripped)
-        if fence:
-            if indent <= 3 and stripped.startswith(fence) and not stripped.strip(fence[0]).strip():
-                fence = ""
-        elif line.strip():
-            if previous_blank and _starts_block(line, block_is_list):
-                boundary, block_is_list = position, bool(_LIST_ITEM.match(line))
-                if at_least is not None and boundary >= at_least:
-                    return boundary
-            elif position == 0:
-                block_is_list = bool(_LIST_ITEM.match(line))
-            elif block_is_list and not indent and (_HEADING.match(line) or _RULE.fullmatch(line)):
-                block_is_list = False  # a heading or rule ends the list: a list after it is a new one
-            if indent <= 3 and stripped[:3] in ("```", "~~~"):
-                fence = stripped[: len(stripped) - len(stripped.lstrip(stripped[0]))]
-        previous_blank = not line.strip() and not fence
-        position = end + 1
-    rest = text[position:]
-    if previous_blank and rest.strip() and rest[0] not in "-+*0123456789" and _starts_block(rest, block_is_list):
-        boundary = position  # the next block has begun on a line still streaming
-    return boundary if at_least is None or boundary >= at_least else 0
-
-
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-_DELIMITER_ROW = re.compile(r" {0,3}\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*")
-
-
-@dataclass(frozen=True)
-class Cut:
-    """Where a growing block is cut: the piece ends at `end`; how the piece is closed and the rest opened."""
-
-    end: int
-    goes_on: bool = True
-    """The block goes on after the cut (False: a block boundary, or the end of the text)."""
-    kind: str = ""
-    """"code", "table" or "list" (their rendered rows are trimmed where they were cut), else ""."""
-    closing: str = ""
-    """Source closing the piece's block (a code fence)."""
-    carry: str = ""
-    """Source the rest needs in front (a code block's opening line, a table's header)."""
-
-
-def growing_cut(source: str) -> Cut | None:
-    """Where to cut `source`, which starts with a block that keeps growing, if that block is long enough.
-
-    A cut never crosses a line that ends the block without a blank line (a heading after a list, say):
-    what comes after such a line is a new block, which needs its separator line."""
-    first_end = source.find("\n")
-    if first_end == -1:
-        return _space_cut(source, len(source))
-    first = source[:first_end]
-    if fence := _FENCE.match(first):
-        return _code_cut(source, first_end, fence.group(1))
-    if _LIST_ITEM.match(first):
-        return _list_cut(source, first)
-    second_end = source.find("\n", first_end + 1)
-    if "|" in first and second_end != -1 and _DELIMITER_ROW.fullmatch(source[first_end + 1 : second_end]):
-        end = _line_cut(
-            source, max(SPLIT_OTHER, second_end + 1), lambda line: "|" in line, lambda line: "|" not in line
-        )
-        return Cut(end, kind="table", carry=source[: second_end + 1]) if end else None
-    quote = first.startswith(">")
-    end = _line_cut(
-        source,
-        SPLIT_OTHER,
-        lambda line: line[:1].isalnum() or (quote and line[:1] == ">"),
-        lambda line: _interrupts(line) and not (quote and line[:1] == ">"),
-    )
-    return Cut(end) if end else _space_cut(source, first_end)
-
-
-def _interrupts(line: str) -> bool:
-    """Does `line` end a paragraph or list without a blank line (a heading, fence, quote, rule, HTML)?"""
-    stripped = line.lstrip(" ")
-    if len(line) - len(stripped) > 3 or not stripped:
-        return False
-    return (stripped[0] in "#>`~<" and bool(re.match(r"#{1,6}(?:\s|$)|>|`{3}|~{3}|<", stripped))) or bool(
-        _RULE.fullmatch(line)
-    )
-
-
-def _line_cut(source: str, at: int, can_start: Callable[[str], bool], ends: Callable[[str], bool]) -> int:
-    """The first complete line from `at` on that `can_start` a piece, unless a line `ends` the block first."""
-    position = source.find("\n") + 1
-    while position and (end := source.find("\n", position)) != -1:
-        line = source[position:end]
-        if ends(line):
-            return 0
-        if position >= at and can_start(line):
-            return position
-        position = end + 1
-    return 0
-
-
-def _space_cut(source: str, first_end: int) -> Cut | None:
-    """One long first line: cut after a space followed by a word (which cannot start another kind of block)."""
-    if first_end <= SPLIT_OTHER:
-        return None
-    position = source.find(" ", SPLIT_OTHER, first_end)
-    while position != -1 and position + 1 < first_end:
-        if source[position + 1].isalnum():
-            return Cut(position + 1)
-        position = source.find(" ", position + 1, first_end)
-    return None
-
-
-def _list_cut(source: str, first: str) -> Cut | None:
-    marker = first[: _LIST_ITEM.match(first).end()].strip()[-1:]  # type: ignore[union-attr]
-
-    def same_list(line: str) -> bool:
-        item = _LIST_ITEM.match(line)
-        return item is not None and item.group().strip()[-1:] == marker and not _RULE.fullmatch(line)
-
-    def ends(line: str) -> bool:
-        return _interrupts(line) or (_LIST_ITEM.match(line) is not None and not same_list(line))
-
-    end = _line_cut(source, SPLIT, same_list, ends)
-    return Cut(end, kind="list") if end else None
-
-
-def _code_cut(source: str, opener_end: int, fence: str) -> Cut | None:
-    """A line inside the still open code block, both it and the line before holding code (a piece's code is
-    stripped at its end by Rich, so a cut after a blank line would lose it)."""
-    if len(source) <= SPLIT:
-        return None
-    position, previous = opener_end + 1, ""
-    while (end := source.find("\n", position)) != -1:
-        line = source[position:end]
-        if line.lstrip(" ").startswith(fence) and not line.strip().strip(fence[0]):
-            return None  # closed: what follows settles as blocks do
-        if position >= SPLIT and line.strip() and previous.strip():
-            return Cut(position, kind="code", closing=fence + "\n", carry=source[: opener_end + 1])
-        position, previous = end + 1, line
-    return None
 
 
 @dataclass
@@ -326,14 +152,31 @@ class MarkdownView(Widget):
         self._rendering = False
         self._styled.clear()
 
-    def prepare(self, width: int) -> None:
+    def prepare(self, width: int, *, first_rows: int = 0, last_rows: int = 0) -> bool:
         """Settle the text for `width` (content cells) now, and render it if it is of ordinary size, so the
         frame that first lays this out only arranges it (a long reply's pieces render when a frame shows
-        them: rendering them all here would cost a page of long replies seconds)."""
+        them: rendering them all here would cost a page of long replies seconds). Of a long reply, the
+        pieces in its first `first_rows` and last `last_rows` rows are rendered: the rows a page mounted
+        above the view shows first (its top after a jump to the top, its end when scrolling up).
+
+        Settling takes a slice of time (`SLICE`) per call: False when there is more to settle (call again
+        after a turn of the event loop), True when done."""
+        if self._backlog and width == self._width and self._settle(time.perf_counter() + SLICE):
+            self._tail_dirty = True
         self._update_lines(width)
+        if self._backlog:
+            return False
         if len(self._text) <= PREPARE_CHARS:
-            for index in range(len(self._pieces)):
-                self._render_piece(index)
+            first_rows = last_rows = self._starts[-1]
+        index = 0
+        while index < len(self._pieces) and self._starts[index] < first_rows:
+            self._render_piece(index)
+            index += 1
+        index = len(self._pieces) - 1
+        while index >= 0 and self._starts[-1] - self._starts[index + 1] < last_rows:
+            self._render_piece(index)
+            index -= 1
+        return True
 
     def _render_markdown(self, source: str, width: int) -> list[Strip]:
         console = self.app.console
@@ -372,14 +215,16 @@ class MarkdownView(Widget):
     def _render_end_soon(self) -> None:
         if not self._rendering and not self._frozen:
             self._rendering = True
-            self.call_later(self._render_end)
+            # A callback of the event loop, not a message: a widget handles all its queued messages in one turn
+            # of the loop, so a chain of pieces (each ~4 ms) and a flush went by without a key or frame between.
+            asyncio.get_running_loop().call_soon(self._render_end)
 
     def _render_end(self) -> None:
         """While it streams, render the newest settled piece a screen can show that is not yet, in a turn of
         the loop of its own (then the next): otherwise the frame that first shows it renders it, and a key
         waiting for that frame waits for the rendering too (~10 ms a piece)."""
         self._rendering = False
-        if self._width <= 0 or self._frozen:
+        if self._width <= 0 or self._frozen or not self.is_attached:
             return
         starts, top = self._starts, self._starts[-1] - self.app.size.height  # a screenful above the tail
         index = len(self._pieces) - 1

@@ -140,7 +140,7 @@ class AssistantMessage(MarkdownView):
         make = partial(
             AssistantMessage.finished, self.message_id, self.text, self.status, self.replaced, self.thought_only
         )
-        return LetGo(make, self.message_id)
+        return LetGo(make, self.message_id, len(self.text))
 
     def reopen(self) -> None:
         """The reply is being continued: it streams again, its new text after what it shows."""
@@ -312,3 +312,5 @@ class LetGo(NamedTuple):
     make: Callable[[], Entry]
     message_id: str | None = None
     """The reply's id, for an assistant message (its tool calls are hidden while it is let go)."""
+    chars: int = 0
+    """The reply's length, for an assistant message (what bounds a page of long replies)."""
