@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 
 from tui_agent import paths
 from tui_agent.agent.agent import Agent
+from tui_agent.agent.delegation import Delegation, session_profile
 from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice, cleartext_warning
 from tui_agent.agent.model_choice import discover_model
 from tui_agent.agent.port import ChatBackend
 from tui_agent.agent.turn import TurnBudget
+from tui_agent.agents.profiles import load_catalog
 from tui_agent.config import Settings
 from tui_agent.history.redact import Redactor
 from tui_agent.history.store import HistoryStore
@@ -106,6 +108,7 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     notices.extend(store.report.notices())
     registry = await asyncio.to_thread(ToolRegistry.from_plugins, settings.plugin_dirs, settings.tools)
     notices.extend(f"Plugin problem: {problem.file}: {problem.message}" for problem in registry.problems)
+    registry = await _with_delegates(registry)
     runner = ToolRunner(registry, timeout=settings.tools.timeout, output_cap=settings.tools.output_cap)
     mcp = McpServers(settings.mcp_servers, registry, paths.data_dir() / "mcp")
     resources.push_async_callback(mcp.close)
@@ -122,6 +125,15 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
         mcp=mcp,
     )
     return BuiltAgent(agent, notices, resources)
+
+
+async def _with_delegates(registry: ToolRegistry) -> ToolRegistry:
+    """The session agent's tools: with a delegate tool (`ask_<name>`) for each agent its profile may ask."""
+    catalog = await asyncio.to_thread(load_catalog)
+    profile = session_profile(catalog)
+    if profile is None or not profile.delegates:
+        return registry
+    return Delegation(catalog).tools_for(registry, profile)
 
 
 async def _start_offline_model(resources: AsyncExitStack) -> str:

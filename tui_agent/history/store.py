@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from tui_agent import paths
-from tui_agent.history import export, owners, rows, writes
+from tui_agent.history import export, owners, rows, sub_sessions, writes
 from tui_agent.history.errors import HistoryError, MessageNotFoundError, SessionNotFoundError
 from tui_agent.history.models import Message, SearchHit, Session, Siblings, Usage
 from tui_agent.history.opening import (
@@ -176,6 +176,31 @@ class HistoryStore:
         await self._write(writes.insert_session(session))
         self._next_position[session.id] = 0
         return session
+
+    async def create_sub_session(
+        self, title: str, parent_session_id: str, parent_message_id: str, agent: str, **details: str | None
+    ) -> Session:
+        """A session for sub-agent `agent`'s run, linked to the reply (`parent_message_id`) whose call runs it;
+        `details`: `model`, `endpoint`, `system_prompt` as for `create_session`."""
+        now, r = datetime.now(UTC), self.redactor
+        session = Session(
+            writes.new_id(),
+            r.text(title),
+            now,
+            now,
+            details.get("model"),
+            r.endpoint(details.get("endpoint")),
+            r.maybe(details.get("system_prompt")),
+            parent_session_id,
+            parent_message_id,
+        )
+        await self._write(sub_sessions.insert_sub_session(session, agent))
+        self._next_position[session.id] = 0
+        return session
+
+    async def sub_sessions(self, session_id: str) -> list[tuple[str, str]]:
+        """(session id, agent) of the sub-agent runs `session_id`'s calls started, oldest first."""
+        return await self._call(lambda conn: sub_sessions.sub_sessions(conn, session_id))
 
     async def rename_session(self, session_id: str, title: str) -> None:
         self._require_writable("renamed")
@@ -409,12 +434,24 @@ class HistoryStore:
         """The active branch as Markdown, with a note of the other branches when there are some (with
         `all_branches`: every message, each naming its id and its parent's)."""
         session, messages = await self._whole(session_id, all_branches)
-        return export.to_markdown(session, messages, all_branches)
+        return export.to_markdown(session, messages, all_branches, await self._sub_runs(session.id, all_branches))
 
     async def export_json(self, session_id: str, all_branches: bool = False) -> str:
         """The active branch (or, with `all_branches`, every message) as JSON; each message names its parent."""
         session, messages = await self._whole(session_id, all_branches)
-        return export.to_json(session, messages)
+        return export.to_json(session, messages, await self._sub_runs(session.id, all_branches))
+
+    async def _sub_runs(self, session_id: str, all_branches: bool, depth: int = 0) -> list[export.SubAgentRun]:
+        """The sub-agent sessions a session's calls ran, each with its own (an export includes them all)."""
+        if depth > export.MAX_SUB_DEPTH:  # links are data: a loop in a damaged file must not recurse forever
+            return []
+        runs = []
+        for sub_id, agent in await self.sub_sessions(session_id):
+            session, messages = await self._whole(sub_id, all_branches)
+            runs.append(
+                export.SubAgentRun(agent, session, messages, await self._sub_runs(sub_id, all_branches, depth + 1))
+            )
+        return runs
 
     async def _whole(self, session_id: str, all_branches: bool = False) -> tuple[Session, list[Message]]:
         session = await self._require_session(session_id)

@@ -47,7 +47,7 @@ def default_reply(body: dict[str, Any]) -> Reply:
         calls, said = match_intent(prompt, tools)
         if calls:
             return Reply(text=said or "", tool_calls=calls, chunk_size=8)
-    return Reply(text=markdown_answer(prompt), chunk_size=12)
+    return Reply(text=markdown_answer(prompt, persona(messages)), chunk_size=12)
 
 
 def _trailing_tool_results(messages: list[Message]) -> list[Message]:
@@ -110,10 +110,16 @@ def _weather(content: str) -> tuple[str, str] | None:
 
 def _describe(name: str, content: str) -> str:
     content = content.strip()
+    if name.startswith("ask_") and content:  # a sub-agent's answer: pass it on in its words
+        return f"The {name.removeprefix('ask_')} says:\n\n" + "\n".join(_quoted(content))
     if "\n" not in content and len(content) <= 120:
         return f"`{name}` returned **{content}**" if content else f"`{name}` returned nothing"
     shown = content if len(content) <= 600 else content[:600] + "\n..."
     return f"`{name}` returned:\n\n```\n{shown}\n```"
+
+
+def _quoted(text: str) -> list[str]:
+    return [f"> {line}" if line else ">" for line in text.splitlines()]
 
 
 def answer_from_tool_results(messages: list[Message]) -> str:
@@ -134,18 +140,34 @@ def answer_from_tool_results(messages: list[Message]) -> str:
         parts.append(_not_run(name, arguments, content.strip()) or _describe(name, content))
     if len(parts) == 1:
         return parts[0] + ("\n" if parts[0].endswith(("```", ".")) else ".\n")
+    if any(name.startswith("ask_") for name, _ in calls.values()):  # sub-agents' answers: one paragraph each
+        return "Here is what I found:\n\n" + "\n\n".join(parts) + "\n"
     return "Here is what I found:\n\n" + "\n".join(f"- {part}" for part in parts) + "\n"
 
 
-def markdown_answer(prompt: str) -> str:
-    """A readable, deterministic markdown answer to an ordinary prompt."""
+def persona(messages: list[Message]) -> str | None:
+    """Who the system prompt says the model is ("a careful researcher" for "You are a careful researcher."),
+    None without one saying so."""
+    first = messages[0] if messages else {}
+    found = (
+        re.match(r"You are (an? [^.,;:\n]{1,60})", text_of(first.get("content")))
+        if first.get("role") == "system"
+        else None
+    )
+    return found.group(1) if found else None
+
+
+def markdown_answer(prompt: str, persona: str | None = None) -> str:
+    """A readable, deterministic markdown answer to an ordinary prompt (`persona`: who the system prompt says
+    the model is, said in the answer)."""
     words = prompt.split()
     title = " ".join(words[:6]).strip("?!.,:;") or "Hello"
     quoted = prompt if len(prompt) <= 80 else prompt[:77] + "..."
     return (
         f"## {title[:1].upper()}{title[1:]}\n\n"
         f"You asked: *{quoted or '(nothing)'}*\n\n"
-        "I am the **offline model**, so this is a sample answer rather than a real one:\n\n"
+        f"I am the **offline model**{f' playing {persona}' if persona else ''}, so this is a sample answer "
+        "rather than a real one:\n\n"
         f"- your message has {len(words)} word{'s' if len(words) != 1 else ''}\n"
         "- ask about the weather in a city to see a tool call\n"
         "- point tui-agent at a real endpoint with `--base-url` for real answers\n\n"

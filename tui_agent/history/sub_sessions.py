@@ -1,0 +1,42 @@
+"""Provides the writes and reads of sub-agent sessions: a session a sub-agent's run is stored in, linked to the
+tool call of its caller that ran it.
+
+A sub-agent session is an ordinary session (crash-safe, resumable) whose `parent_session_id` is its caller's
+session, `parent_message_id` the caller's reply that made the `ask_<agent>` call, and `agent` the sub-agent.
+A fork is linked to its parent the same way; what tells a sub-agent session apart is that the message it hangs
+from made an `ask_<agent>` call for its agent. A reply's calls to the same agent and its sub-agent sessions
+pair up in order (the sessions are created in the order the calls start).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from tui_agent.history.models import Session
+from tui_agent.history.writer import WriteFn
+from tui_agent.history.writes import insert_session
+
+DELEGATE_PREFIX = "ask_"
+"""The name of a delegate tool is this plus the agent's name."""
+
+
+def insert_sub_session(session: Session, agent: str) -> WriteFn:
+    """Write `session` (its parent ids set) as agent `agent`'s."""
+    insert = insert_session(session)
+
+    def run(conn: sqlite3.Connection) -> None:
+        insert(conn)
+        conn.execute("UPDATE sessions SET agent = ? WHERE id = ?", (agent, session.id))
+
+    return run
+
+
+def sub_sessions(conn: sqlite3.Connection, session_id: str) -> list[tuple[str, str]]:
+    """(session id, agent) of each sub-agent session run by a call of `session_id`'s, oldest first."""
+    rows = conn.execute(
+        "SELECT s.id, s.agent FROM sessions s WHERE s.parent_session_id = ? AND s.agent IS NOT NULL "
+        "AND EXISTS (SELECT 1 FROM tool_calls t WHERE t.message_id = s.parent_message_id "
+        "AND t.name = ? || s.agent) ORDER BY s.created_at, s.rowid",
+        (session_id, DELEGATE_PREFIX),
+    )
+    return [(str(row[0]), str(row[1])) for row in rows]
