@@ -86,6 +86,8 @@ async def test_two_delegations_run_at_once_and_cancelling_one_node_interrupts_th
     events: list[AgentEvent] = []
     async for event in agent.send("ask the researcher and the coder to run `echo hi`"):
         events.append(event)
+        if isinstance(event, ApprovalRequested):  # not the caller's to ask: deny, so the test fails, not hangs
+            event.answer.set_result(Decision.DENY)
         if isinstance(event, SubAgentEvent) and isinstance(event.event, ApprovalRequested):
             asking = next(e.call for e in events if isinstance(e, ToolCallUpdated) and e.call.name == "ask_coder")
             assert agent.cancel_node(tool_node_id(asking))
@@ -109,6 +111,8 @@ async def test_a_sub_agents_approval_reaches_the_caller_wrapped_and_its_answer_i
     events: list[AgentEvent] = []
     async for event in built.agent.send("ask the coder to run `echo sub-agent-was-here`"):
         events.append(event)
+        if isinstance(event, ApprovalRequested):  # not the caller's to ask: deny, so the test fails, not hangs
+            event.answer.set_result(Decision.DENY)
         if isinstance(event, SubAgentEvent) and isinstance(event.event, ApprovalRequested):
             asked.append(event)
             event.event.answer.set_result(Decision.ALLOW_ONCE)
@@ -135,13 +139,6 @@ async def test_the_export_of_a_session_includes_its_sub_agent_sessions(make_agen
     (sub,) = exported["sub_agents"]
     assert sub["agent"] == "researcher" and sub["session"]["id"] == child_id
     assert sub["messages"][0]["content"] == "What the weather is in Paris"
-
-
-async def test_a_prompt_that_asks_no_agent_is_answered_as_before(make_agent: MakeAgent) -> None:
-    built = await make_agent()
-    events = await collect(built.agent.send("what is the weather in Paris"))
-    assert set(calls_of(events)) == {"get_current_weather"}
-    assert not [event for event in events if isinstance(event, SubAgentEvent)]
 
 
 def write_agents(home: Path, agents: dict[str, str]) -> None:
