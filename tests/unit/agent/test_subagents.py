@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.unit.agent.conftest import MakeAgent, collect
 from tui_agent.agent.events import (
     AgentEvent,
@@ -183,3 +185,27 @@ async def test_delegation_stops_at_the_depth_bound_and_never_calls_back_up_its_c
     assert session is not None
     ((researcher_id, _),) = await built.agent.store.sub_sessions(session.id)
     assert [agent for _, agent in await built.agent.store.sub_sessions(researcher_id)] == ["helper"]
+
+
+FAILING_SUB_AGENT = {
+    "replies": [
+        {"tool_calls": [{"name": "ask_researcher", "arguments": {"task": "Find the answer"}}]},
+        {"status": 400, "error_message": "the researcher's model is gone"},
+    ]
+}
+
+
+@pytest.mark.parametrize("offline_server", [FAILING_SUB_AGENT], indirect=True)
+async def test_a_failed_sub_agent_is_a_failed_call_with_its_reason(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
+    built = await make_agent(offline_server.base_url)
+    events = await collect(built.agent.send("Find the answer"))
+
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
+    asked = calls_of(events)["ask_researcher"]
+    assert asked.status is ToolStatus.FAILED
+    assert asked.error is not None and asked.error.startswith("ask_researcher failed: The researcher failed: ")
+    assert "the researcher's model is gone" in asked.error
+    (end,) = [e for e in inner(events, "researcher") if isinstance(e, TurnFinished)]
+    assert end.reason is TurnEndReason.ERROR
