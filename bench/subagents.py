@@ -42,8 +42,8 @@ def streamed(tokens: int) -> dict[str, Any]:
     return {"text": TOKEN * tokens, "chunk_size": len(TOKEN), "chunk_delay": 0.01}
 
 
-def bare(tokens: int) -> dict[str, Any]:
-    return {"replies": [streamed(tokens)]}
+def bare(tokens: int, turns: int = 1) -> dict[str, Any]:
+    return {"replies": [streamed(tokens) for _ in range(turns)]}
 
 
 def delegated(tokens: int) -> dict[str, Any]:
@@ -114,7 +114,7 @@ def main() -> None:
         alone, apart, delegations = [], [], []
         for run in range(args.repeat):
             alone.append(measure(bare(args.tokens), Path(home), f"alone-{run}"))
-            apart.append(measure(bare(args.tokens), Path(home), f"apart-{run}", SUB_AGENTS))
+            apart.append(measure(bare(args.tokens, SUB_AGENTS), Path(home), f"apart-{run}", SUB_AGENTS))
             delegations.append(measure(delegated(args.tokens), Path(home), f"delegated-{run}"))
     one = min(cpu for cpu, _, _ in alone)
     four = min(cpu for cpu, _, _ in apart)

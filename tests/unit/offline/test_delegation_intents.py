@@ -3,6 +3,8 @@ task, one call per agent asked; as the sub-agent it speaks as its system prompt 
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.unit.offline.test_behaviour import SHIPPED, tool
@@ -33,7 +35,7 @@ def test_a_sub_agent_speaks_as_its_system_prompt_says_and_its_answer_is_passed_o
         "messages": [{"role": "system", "content": "You are a careful researcher."}, {"role": "user", "content": "hi"}]
     }
     assert "offline model** playing a careful researcher" in default_reply(body).text
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "ask the researcher"},
         {"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "ask_researcher", "arguments": "{}"}}]},
         {"role": "tool", "tool_call_id": "c1", "content": "Paris is sunny."},
