@@ -178,6 +178,9 @@ class Agent(SessionActions):
         self._session = session
         self._conversation = Conversation.from_history(stored, session.system_prompt)
         self._services.totals = SessionTotals.of(stored)
+        subs = await self.store.sub_usage(session.id)  # its sub-agents' tokens count in its total, as they did live
+        self._services.totals.prompt_tokens += subs.prompt_tokens
+        self._services.totals.completion_tokens += subs.completion_tokens
         return session
 
     def watch_notices(self, observer: NoticeObserver) -> Unsubscribe:

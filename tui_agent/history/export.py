@@ -25,8 +25,6 @@ from tui_agent.status import MessageStatus
 
 PRIVATE_FILE_MODE = 0o600
 ExportFormat = Literal["markdown", "json"]
-MAX_SUB_DEPTH = 8
-"""Sub-agent runs nested deeper than this are left out of an export (delegation stops far sooner)."""
 
 
 @dataclass

@@ -202,6 +202,10 @@ class HistoryStore:
         """(session id, agent) of the sub-agent runs `session_id`'s calls started, oldest first."""
         return await self._call(lambda conn: sub_sessions.sub_sessions(conn, session_id))
 
+    async def sub_usage(self, session_id: str) -> Usage:
+        """Tokens `session_id`'s sub-agent runs used, every level down (its own replies' are not counted)."""
+        return await self._call(lambda conn: sub_sessions.sub_usage(conn, session_id))
+
     async def rename_session(self, session_id: str, title: str) -> None:
         self._require_writable("renamed")
         await self._write(writes.rename_session(session_id, self.redactor.text(title)))
@@ -443,7 +447,7 @@ class HistoryStore:
 
     async def _sub_runs(self, session_id: str, all_branches: bool, depth: int = 0) -> list[export.SubAgentRun]:
         """The sub-agent sessions a session's calls ran, each with its own (an export includes them all)."""
-        if depth > export.MAX_SUB_DEPTH:  # links are data: a loop in a damaged file must not recurse forever
+        if depth > sub_sessions.MAX_DEPTH:  # links are data: a loop in a damaged file must not recurse forever
             return []
         runs = []
         for sub_id, agent in await self.sub_sessions(session_id):

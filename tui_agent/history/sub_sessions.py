@@ -12,12 +12,18 @@ from __future__ import annotations
 
 import sqlite3
 
-from tui_agent.history.models import Session
+from tui_agent.history.models import Session, Usage
 from tui_agent.history.writer import WriteFn
 from tui_agent.history.writes import insert_session
 
 DELEGATE_PREFIX = "ask_"
 """The name of a delegate tool is this plus the agent's name."""
+MAX_DEPTH = 8
+"""Sub-agent sessions nested deeper than this are not followed (delegation stops far sooner; links are data)."""
+IS_SUB = (
+    "s.agent IS NOT NULL AND EXISTS (SELECT 1 FROM tool_calls t WHERE t.message_id = s.parent_message_id "
+    "AND t.name = :prefix || s.agent)"
+)
 
 
 def insert_sub_session(session: Session, agent: str) -> WriteFn:
@@ -34,9 +40,22 @@ def insert_sub_session(session: Session, agent: str) -> WriteFn:
 def sub_sessions(conn: sqlite3.Connection, session_id: str) -> list[tuple[str, str]]:
     """(session id, agent) of each sub-agent session run by a call of `session_id`'s, oldest first."""
     rows = conn.execute(
-        "SELECT s.id, s.agent FROM sessions s WHERE s.parent_session_id = ? AND s.agent IS NOT NULL "
-        "AND EXISTS (SELECT 1 FROM tool_calls t WHERE t.message_id = s.parent_message_id "
-        "AND t.name = ? || s.agent) ORDER BY s.created_at, s.rowid",
-        (session_id, DELEGATE_PREFIX),
+        f"SELECT s.id, s.agent FROM sessions s WHERE s.parent_session_id = :parent AND {IS_SUB} "
+        "ORDER BY s.created_at, s.rowid",
+        {"parent": session_id, "prefix": DELEGATE_PREFIX},
     )
     return [(str(row[0]), str(row[1])) for row in rows]
+
+
+def sub_usage(conn: sqlite3.Connection, session_id: str) -> Usage:
+    """Tokens the sub-agent sessions below `session_id` used, every level down, in all."""
+    prompt, completion = conn.execute(
+        "WITH RECURSIVE subs(id, depth) AS ("
+        f"SELECT s.id, 1 FROM sessions s WHERE s.parent_session_id = :parent AND {IS_SUB} "
+        f"UNION SELECT s.id, subs.depth + 1 FROM sessions s JOIN subs ON s.parent_session_id = subs.id "
+        f"WHERE subs.depth < :depth AND {IS_SUB}) "
+        "SELECT COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0) FROM messages "
+        "WHERE session_id IN (SELECT id FROM subs)",
+        {"parent": session_id, "prefix": DELEGATE_PREFIX, "depth": MAX_DEPTH},
+    ).fetchone()
+    return Usage(prompt, completion)

@@ -66,7 +66,7 @@ async def test_the_sub_agents_answer_is_the_calls_result_and_its_run_a_linked_ch
     assert child.system_prompt is not None and child.system_prompt.startswith("You are a careful researcher")
 
 
-async def test_the_sub_agents_tokens_roll_up_to_the_callers_session(make_agent: MakeAgent) -> None:
+async def test_the_sub_agents_tokens_roll_up_to_the_callers_session_live_and_resumed(make_agent: MakeAgent) -> None:
     built = await make_agent()
     agent = built.agent
     events = await collect(agent.send("ask the researcher what the weather is in Paris"))
@@ -77,6 +77,10 @@ async def test_the_sub_agents_tokens_roll_up_to_the_callers_session(make_agent: 
     stored = await agent.store.load_tail(agent.session.id, 10)
     replies = sum(m.usage.completion_tokens for m in stored if m.usage is not None)
     assert own[-1].completion_tokens == agent.session_usage[1] == replies + theirs[-1].completion_tokens
+
+    again = await make_agent()  # the same history file: resumed, the session's total still counts them
+    await again.agent.resume(agent.session.id)
+    assert again.agent.session_usage == agent.session_usage
 
 
 async def test_two_delegations_run_at_once_and_cancelling_one_node_interrupts_that_one_only(
