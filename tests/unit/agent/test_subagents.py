@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,8 +84,15 @@ async def test_the_sub_agents_tokens_roll_up_to_the_callers_session_live_and_res
     assert again.agent.session_usage == agent.session_usage
 
 
+def sub_agent_job(agent: Any, call: ToolCall) -> Any:
+    """The `ChatJob` of the sub-agent `call` runs (the child of the call's node)."""
+    (job,) = agent.commander.get_node(tool_node_id(call)).children
+    return job
+
+
+@pytest.mark.parametrize("which", ["the call's node", "the sub-agent's own job"])
 async def test_two_delegations_run_at_once_and_cancelling_one_node_interrupts_that_one_only(
-    make_agent: MakeAgent,
+    make_agent: MakeAgent, which: str
 ) -> None:
     """The coder asks to run a command; its node is cancelled while it waits, and the researcher finishes."""
     built = await make_agent()
@@ -96,7 +104,10 @@ async def test_two_delegations_run_at_once_and_cancelling_one_node_interrupts_th
             event.answer.set_result(Decision.DENY)
         if isinstance(event, SubAgentEvent) and isinstance(event.event, ApprovalRequested):
             asking = next(e.call for e in events if isinstance(e, ToolCallUpdated) and e.call.name == "ask_coder")
-            assert agent.cancel_node(tool_node_id(asking))
+            if which == "the call's node":
+                assert agent.cancel_node(tool_node_id(asking))
+            else:
+                assert sub_agent_job(agent, asking).cancel()
 
     assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
     calls = calls_of(events)
