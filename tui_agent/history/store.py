@@ -37,6 +37,7 @@ from tui_agent.history.redact import Redactor
 from tui_agent.history.report import OpenReport
 from tui_agent.history.writer import DEFERRED, Writer
 from tui_agent.status import MessageStatus, Role, ToolStatus
+from tui_agent.tool_call import CallKey
 
 log = logging.getLogger(__name__)
 
@@ -201,6 +202,10 @@ class HistoryStore:
     async def sub_sessions(self, session_id: str) -> list[tuple[str, str]]:
         """(session id, agent) of the sub-agent runs `session_id`'s calls started, oldest first."""
         return await self._call(lambda conn: sub_sessions.sub_sessions(conn, session_id))
+
+    async def sub_session_calls(self, session_id: str) -> dict[CallKey, tuple[str, str]]:
+        """`session_id`'s calls that ran a sub-agent: call key (message id, call id) -> (its session id, agent)."""
+        return await self._call(lambda conn: sub_sessions.sub_session_calls(conn, session_id))
 
     async def sub_usage(self, session_id: str) -> Usage:
         """Tokens `session_id`'s sub-agent runs used, every level down (its own replies' are not counted)."""

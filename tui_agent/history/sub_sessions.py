@@ -11,10 +11,12 @@ pair up in order (the sessions are created in the order the calls start).
 from __future__ import annotations
 
 import sqlite3
+from collections import defaultdict, deque
 
 from tui_agent.history.models import Session, Usage
 from tui_agent.history.writer import WriteFn
 from tui_agent.history.writes import insert_session
+from tui_agent.tool_call import CallKey
 
 DELEGATE_PREFIX = "ask_"
 """The name of a delegate tool is this plus the agent's name."""
@@ -59,3 +61,28 @@ def sub_usage(conn: sqlite3.Connection, session_id: str) -> Usage:
         {"parent": session_id, "prefix": DELEGATE_PREFIX, "depth": MAX_DEPTH},
     ).fetchone()
     return Usage(prompt, completion)
+
+
+def sub_session_calls(conn: sqlite3.Connection, session_id: str) -> dict[CallKey, tuple[str, str]]:
+    """The `ask_<agent>` calls of `session_id` that ran a sub-agent: call key -> (its session id, agent)."""
+    sessions = conn.execute(
+        f"SELECT s.id, s.agent, s.parent_message_id FROM sessions s WHERE s.parent_session_id = :parent AND {IS_SUB} "
+        "ORDER BY s.created_at, s.rowid",
+        {"parent": session_id, "prefix": DELEGATE_PREFIX},
+    ).fetchall()
+    waiting: dict[tuple[str, str], deque[str]] = defaultdict(deque)
+    for sub_id, agent, message_id in sessions:
+        waiting[(str(message_id), DELEGATE_PREFIX + str(agent))].append(str(sub_id))
+    found: dict[CallKey, tuple[str, str]] = {}
+    for message_id, name in list(waiting):
+        calls = conn.execute(
+            "SELECT call_id FROM tool_calls WHERE message_id = ? AND name = ? AND started_at IS NOT NULL ORDER BY seq",
+            (message_id, name),
+        )
+        for (call_id,) in calls:
+            if waiting[(message_id, name)]:
+                found[(message_id, str(call_id))] = (
+                    waiting[(message_id, name)].popleft(),
+                    name[len(DELEGATE_PREFIX) :],
+                )
+    return found

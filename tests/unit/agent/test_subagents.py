@@ -117,7 +117,8 @@ async def test_two_delegations_run_at_once_and_cancelling_one_node_interrupts_th
     assert [e.reason for e in coder_end] == [TurnEndReason.CANCELLED]
     assert calls_of(inner(events, "coder"))["run_shell"].status is ToolStatus.INTERRUPTED
     assert agent.session is not None
-    assert len(await agent.store.sub_sessions(agent.session.id)) == 2
+    live = {event.call: (event.session_id, event.agent) for event in events if isinstance(event, SubAgentEvent)}
+    assert len(live) == 2 and await agent.store.sub_session_calls(agent.session.id) == live  # stored as run
 
 
 async def test_a_sub_agents_approval_reaches_the_caller_wrapped_and_its_answer_is_obeyed(
