@@ -53,7 +53,7 @@ def test_print_with_an_agent_sends_its_prompt_and_tools_and_stores_it(
     assert offered and offered <= set(RESEARCHER.tools) and "run_shell" not in offered
 
 
-async def test_the_agent_of_a_print_run_is_stored_with_its_session(
+async def test_the_agent_of_a_print_run_is_stored_with_its_session_and_listed(
     isolated_home: Path, offline_server: BackgroundServer
 ) -> None:
     done = run(["--base-url", offline_server.base_url, "--agent", "writer", "-p", "a post on owls"], isolated_home)
@@ -64,6 +64,9 @@ async def test_the_agent_of_a_print_run_is_stored_with_its_session(
     finally:
         await store.close()
     assert session.agent == "writer"
+    listed = run(["sessions", "list"], isolated_home)
+    assert listed.returncode == 0 and "[writer] a post on owls" in listed.stdout
+    assert '"agent": "writer"' in run(["sessions", "list", "--json"], isolated_home).stdout
 
 
 def test_an_unknown_agent_is_refused_with_the_agents_there_are(isolated_home: Path) -> None:
