@@ -145,6 +145,10 @@ class Agent(SessionActions):
 
     @property
     def endpoint(self) -> str:
+        """The endpoint's label: the run's, or the agent's own when its profile names one."""
+        setup = self._setup
+        if setup is not None and setup.profile is not None and setup.profile.base_url and self.roster is not None:
+            return setup.endpoint.label
         return self._endpoint_label
 
     @property

@@ -119,3 +119,52 @@ async def test_a_bad_agent_file_is_reported_by_its_path_and_the_others_still_run
     assert built.agent.agent == "assistant"  # an unknown name in the config: the default agent runs
     assert "helper" in [profile.name for profile in built.agent.list_agents()]
     assert "broken" not in [profile.name for profile in built.agent.list_agents()]
+
+
+async def test_a_session_whose_agent_is_gone_goes_on_with_the_current_one_and_says_so(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
+    folder = paths.config_dir() / "agents"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "helper.toml").write_text('system_prompt = "Help."\n', encoding="utf-8")
+    built = await make_agent(offline_server.base_url, agent="helper")
+    await ask(built, "hello")
+    session_id = built.agent.current_session_id
+    assert session_id is not None
+    (folder / "helper.toml").unlink()
+
+    later = await make_agent(offline_server.base_url)
+    notices: list[str] = []
+    later.agent.watch_notices(notices.append)
+    await later.agent.resume(session_id)
+
+    assert later.agent.agent == "assistant"
+    assert notices == [
+        "This session ran the agent 'helper', which is gone (see `tui-agent agents`); it goes on as assistant."
+    ]
+    await ask(later, "still there?")
+    assert last_request(offline_server)["messages"][0]["content"] == "Help."  # the session's own stored prompt
+
+
+async def test_an_agent_on_another_endpoint_talks_to_it_with_its_own_model(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
+    other = BackgroundServer({"strict": True})
+    other.start()
+    try:
+        folder = paths.config_dir() / "agents"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "local.toml").write_text(
+            f'base_url = "{other.base_url}"\nmodel = "tiny"\nsystem_prompt = "Be brief."\n', encoding="utf-8"
+        )
+        built = await make_agent(offline_server.base_url)
+        await built.agent.switch_agent("local")
+        await ask(built, "hello")
+        assert built.agent.endpoint == "127.0.0.1" and built.agent.model == "tiny"
+        body = last_request(other)
+        assert body["model"] == "tiny" and body["messages"][0]["content"] == "Be brief."
+        await built.agent.switch_agent("assistant")
+        await ask(built, "back")
+        assert last_request(offline_server)["model"] == "offline"
+    finally:
+        other.stop()
