@@ -11,19 +11,36 @@ sub-agent that fails makes the call fail with its reason, one cancelled makes it
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tui_agent.agent.agent import title_from_prompt
 from tui_agent.agent.conversation import Conversation
 from tui_agent.agent.events import AgentEvent, SubAgentEvent, TurnEndReason, TurnFinished, TurnStarted, UsageUpdated
 from tui_agent.agent.turn import Turn, TurnBudget, TurnServices, running_call
 from tui_agent.agent.turn_jobs import ChatJob
-from tui_agent.agents.profiles import AgentProfile
 from tui_agent.commander.events import NodeState
 from tui_agent.commander.node import current_node
 from tui_agent.tool_call import CallKey, ToolCall
-from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
+
+if TYPE_CHECKING:  # the openai client is imported only when a client is built
+    from tui_agent.llm.model_client import ModelClient
+
+
+@dataclass(frozen=True)
+class SubAgent:
+    """What an asked agent runs with: its profile set up over the run's settings, and its tools."""
+
+    name: str
+    system_prompt: str | None
+    budget: TurnBudget
+    temperature: float | None
+    client: ModelClient | None
+    """Its own endpoint or model's client; None: the caller's (same endpoint, same model)."""
+    equip: Callable[[ToolRunner], None]
+    """Gives a runner this agent's tools (its delegate tools included) and policy."""
 
 
 class SubAgentFailedError(ValueError):
@@ -54,50 +71,50 @@ class _Relay:
             self.finished = event
 
 
-async def run_subagent(profile: AgentProfile, tools: ToolRegistry, task: str) -> str:
-    """Run agent `profile` with `tools` on `task` for the call running in this task; returns its answer."""
+async def run_subagent(sub: SubAgent, task: str) -> str:
+    """Run agent `sub` on `task` for the call running in this task; returns its answer."""
     caller, call = running_call.get()
     node = current_node.get()
     if node is None:
-        raise SubAgentFailedError(f"The {profile.name} can only be asked from inside a turn.")
-    child, relay = await _start(caller, call, profile, tools, task)
+        raise SubAgentFailedError(f"The {sub.name} can only be asked from inside a turn.")
+    child, relay = await _start(caller, call, sub, task)
     job = ChatJob(child)
     await node.put_job(job)
     state = await job.wait()
     if state is NodeState.CANCELLED:  # its own node was cancelled (the task tree): the call is interrupted
         node.cancel()
         await asyncio.sleep(0)
-    return _answer(profile.name, child, relay.finished)
+    return _answer(sub.name, child, relay.finished)
 
 
-async def _start(
-    caller: Turn, call: ToolCall, profile: AgentProfile, tools: ToolRegistry, task: str
-) -> tuple[Turn, _Relay]:
+async def _start(caller: Turn, call: ToolCall, sub: SubAgent, task: str) -> tuple[Turn, _Relay]:
     """Store the sub-agent's session and task, and make its turn (not started yet)."""
     services, store = caller.services, caller.services.store
-    system_prompt = profile.system_prompt
+    client = sub.client or services.client
     session = await store.create_sub_session(
         title_from_prompt(task),
         caller.session_id,
         call.message_id,
-        profile.name,
-        model=services.model,
-        system_prompt=system_prompt,
+        sub.name,
+        model=client.model,
+        system_prompt=sub.system_prompt,
     )
-    user, reply = await store.begin_turn(session.id, task, model=services.model)
-    runner = ToolRunner(tools, timeout=services.runner.timeout, output_cap=services.runner.output_cap)
-    runner.preapproved = services.runner.preapproved  # `-p --allow TOOL` holds for the sub-agents too
+    user, reply = await store.begin_turn(session.id, task, model=client.model)
+    runner = services.runner.with_policy(None)  # `-p --allow TOOL` holds for the sub-agents too
+    sub.equip(runner)
     child_services = TurnServices(
-        services.client, runner, store, services.model, missing_key_message=services.missing_key_message
+        client,
+        runner,
+        store,
+        client.model,
+        missing_key_message=services.missing_key_message,
+        temperature=sub.temperature,
     )
-    conversation = Conversation(system_prompt)
+    conversation = Conversation(sub.system_prompt)
     conversation.add_user(task)
-    budget = TurnBudget(
-        profile.max_tool_rounds or caller.budget.max_tool_rounds, profile.max_tokens or caller.budget.max_tokens
-    )
-    turn_id = f"{caller.id}/{profile.name}:{call.call_id}"
-    relay = _Relay(caller, call.key, profile.name, session.id, turn_id)
-    child = Turn(child_services, session.id, conversation, budget, relay.deliver, turn_id)
+    turn_id = f"{caller.id}/{sub.name}:{call.call_id}"
+    relay = _Relay(caller, call.key, sub.name, session.id, turn_id)
+    child = Turn(child_services, session.id, conversation, sub.budget, relay.deliver, turn_id)
     relay.deliver(TurnStarted(session.id, user.id, task, turn_id=turn_id))
     child.attach_message(reply.id)
     return child, relay

@@ -94,6 +94,8 @@ class TurnServices:
     totals: SessionTotals = field(default_factory=SessionTotals)
     missing_key_message: str | None = None
     """Said instead of the server's 401 message when no API key was configured at all."""
+    temperature: float | None = None
+    """Sent with every request when set (the agent's or the config's); None: the server's default."""
 
 
 class Turn:
@@ -162,8 +164,8 @@ class Turn:
         its first token; tool sources still starting, MCP servers, are waited for first; each bounds its own
         wait, and Esc cancels it)."""
         self._emit(ReplyWaiting(self.message_id, time.monotonic(), turn_id=self.id))
-        registry = self.services.runner.registry
-        await registry.settled()
+        runner = self.services.runner
+        await runner.registry.settled()
         messages = self.conversation.request()
         if self._continuing:  # asked once, not stored: history keeps one reply, its text continued
             messages = [
@@ -172,7 +174,9 @@ class Turn:
                 {"role": "user", "content": CONTINUE_PROMPT},
             ]
             self._continuing = ""
-        async for event in self.services.client.stream_chat(messages, registry.openai_tools() or None):
+        temperature = self.services.temperature
+        options = {} if temperature is None else {"temperature": temperature}
+        async for event in self.services.client.stream_chat(messages, runner.offered_tools() or None, **options):
             yield event
 
     def retrying(self, retry: RetryScheduled) -> None:

@@ -169,11 +169,17 @@ class HistoryStore:
     # sessions
 
     async def create_session(
-        self, title: str, model: str | None = None, endpoint: str | None = None, system_prompt: str | None = None
+        self,
+        title: str,
+        model: str | None = None,
+        endpoint: str | None = None,
+        system_prompt: str | None = None,
+        agent: str | None = None,
     ) -> Session:
         now = datetime.now(UTC)
         r = self.redactor
         session = Session(writes.new_id(), r.text(title), now, now, model, r.endpoint(endpoint), r.maybe(system_prompt))
+        session.agent = agent
         await self._write(writes.insert_session(session))
         self._next_position[session.id] = 0
         return session
@@ -215,6 +221,10 @@ class HistoryStore:
         self._require_writable("renamed")
         await self._write(writes.rename_session(session_id, self.redactor.text(title)))
 
+    async def set_session_agent(self, session_id: str, agent: str | None, system_prompt: str | None) -> None:
+        """Record the agent a session runs from now on and its system prompt (redacted like any text)."""
+        await self._write(writes.set_session_agent(session_id, agent, self.redactor.maybe(system_prompt)))
+
     async def delete_session(self, session_id: str) -> None:
         self._require_writable("deleted")
         await self._write(writes.delete_session(session_id))
@@ -236,6 +246,7 @@ class HistoryStore:
             source.id,
             message_id,
         )
+        fork.agent = source.agent
         count = await self._write(writes.fork_session(fork, source.id, message_id))
         fork.message_count = 0 if count is DEFERRED else int(count)
         self._next_position[fork.id] = fork.message_count
