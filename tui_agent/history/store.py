@@ -201,7 +201,8 @@ class HistoryStore:
             parent_session_id,
             parent_message_id,
         )
-        await self._write(sub_sessions.insert_sub_session(session, agent))
+        session.agent = agent
+        await self._write(writes.insert_session(session))
         self._next_position[session.id] = 0
         return session
 

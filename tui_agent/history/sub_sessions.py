@@ -1,11 +1,11 @@
-"""Provides the writes and reads of sub-agent sessions: a session a sub-agent's run is stored in, linked to the
+"""Provides the reads of sub-agent sessions: a session a sub-agent's run is stored in, linked to the
 tool call of its caller that ran it.
 
 A sub-agent session is an ordinary session (crash-safe, resumable) whose `parent_session_id` is its caller's
 session, `parent_message_id` the caller's reply that made the `ask_<agent>` call, and `agent` the sub-agent.
 A fork is linked to its parent the same way; what tells a sub-agent session apart is that the message it hangs
-from made an `ask_<agent>` call for its agent. A reply's calls to the same agent and its sub-agent sessions
-pair up in order (the sessions are created in the order the calls start).
+from made an `ask_<agent>` call for its agent. A reply's calls to the same agent that started running and its
+sub-agent sessions pair up in order (a call's session is created as it starts): `sub_session_calls`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,7 @@ from __future__ import annotations
 import sqlite3
 from collections import defaultdict, deque
 
-from tui_agent.history.models import Session, Usage
-from tui_agent.history.writer import WriteFn
-from tui_agent.history.writes import insert_session
+from tui_agent.history.models import Usage
 from tui_agent.tool_call import CallKey
 
 DELEGATE_PREFIX = "ask_"
@@ -26,17 +24,6 @@ IS_SUB = (
     "s.agent IS NOT NULL AND EXISTS (SELECT 1 FROM tool_calls t WHERE t.message_id = s.parent_message_id "
     "AND t.name = :prefix || s.agent)"
 )
-
-
-def insert_sub_session(session: Session, agent: str) -> WriteFn:
-    """Write `session` (its parent ids set) as agent `agent`'s."""
-    insert = insert_session(session)
-
-    def run(conn: sqlite3.Connection) -> None:
-        insert(conn)
-        conn.execute("UPDATE sessions SET agent = ? WHERE id = ?", (agent, session.id))
-
-    return run
 
 
 def sub_sessions(conn: sqlite3.Connection, session_id: str) -> list[tuple[str, str]]:
