@@ -5,7 +5,9 @@ tools and the user's words match one (see intents.py: weather in a city, arithme
 a shell command, or a tool named in the prompt), the reply is a tool call with sensible arguments — one
 call per city — and a sentence saying what it does: as `to_user` when the schema has that parameter,
 otherwise as the reply's text. When the last message is a tool result, the reply answers from the
-results; a denied, failed or interrupted call is told as a sentence ("I wasn't allowed to run `ls`.").
+results; a denied, failed or interrupted call is told as a sentence ("I wasn't allowed to run `ls`."), and a
+sub-agent's answer (an `ask_<agent>` result) is passed on, quoted. An agent that cannot delegate (a sub-agent)
+says in its answer who its system prompt makes it ("playing a careful researcher").
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ def default_reply(body: dict[str, Any]) -> Reply:
         calls, said = match_intent(prompt, tools)
         if calls:
             return Reply(text=said or "", tool_calls=calls, chunk_size=8)
-    return Reply(text=markdown_answer(prompt, persona(messages)), chunk_size=12)
+    asks = any(str((tool.get("function") or {}).get("name", "")).startswith("ask_") for tool in tools)
+    return Reply(text=markdown_answer(prompt, None if asks else persona(messages)), chunk_size=12)
 
 
 def _trailing_tool_results(messages: list[Message]) -> list[Message]:
@@ -147,7 +150,8 @@ def answer_from_tool_results(messages: list[Message]) -> str:
 
 def persona(messages: list[Message]) -> str | None:
     """Who the system prompt says the model is ("a careful researcher" for "You are a careful researcher."),
-    None without one saying so."""
+    None without one saying so. Said in an agent's answer when it cannot delegate (a sub-agent, as the shipped
+    ones are); the session's own agent, which asks the others, answers as it always has."""
     first = messages[0] if messages else {}
     found = (
         re.match(r"You are (an? [^.,;:\n]{1,60})", text_of(first.get("content")))
