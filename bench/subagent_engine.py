@@ -10,9 +10,9 @@ sub-agent in (b) (the caller's own two short responses counted in, so it errs hi
 (a). Target: ratio <= 1.2. Also printed: the CPU share of (b) against one agent streaming alone (concurrent
 streams share the loop's wake-ups, so four cost well under four times one).
 
-Keypress echo and the CPU share through the real screen need the sub-agent panel (the UI side): not here yet.
+Keypress echo and the CPU share through the real screen are `bench/subagents.py`'s (the sub-agent panels).
 
-    python bench/subagents.py [--tokens N] [--repeat R]
+    python bench/subagent_engine.py [--tokens N] [--repeat R]
 """
 
 from __future__ import annotations
