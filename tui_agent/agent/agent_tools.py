@@ -23,10 +23,11 @@ class WithDelegates(ToolRegistry):
 
     def __init__(self, base: ToolRegistry, extra: Sequence[ToolSpec]) -> None:
         super().__init__(base.settings)
+        # The run's public state (settings, entries, problems, plugins' hooks...) is shared, not a copy; what is
+        # private (the active tools, the waiters) stays the base's, which every method here asks.
+        self.__dict__.update({name: value for name, value in vars(base).items() if not name.startswith("_")})
         self.base = base
         self.extra = {spec.name: spec for spec in extra}
-        self.problems = base.problems
-        self.entries = base.entries
 
     def get(self, name: str) -> ToolSpec | None:
         return self.extra.get(name) or self.base.get(name)
