@@ -70,6 +70,7 @@ def flags_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "db": args.db,
         "plugin_dirs": args.plugins,
         "theme": args.theme,
+        "agent": getattr(args, "agent", None),
     }
 
 

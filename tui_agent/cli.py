@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "config": ("tui_agent.config_cli", "show the config file's path or the effective settings"),
     "usage": ("tui_agent.history.usage_cli", "tokens and cost per day and per model, from history"),
     "doctor": ("tui_agent.doctor", "check the endpoint, config file, plugins, MCP servers and history file"),
+    "agents": ("tui_agent.agents.cli", "list the agents and teams, where each comes from, and bad files"),
 }
 """Subcommand name -> (module registering it via `add_parser(subparsers)`, one-line help).
 
@@ -46,6 +47,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--db", help="history database file (default: in the user data dir)")
     parser.add_argument("--plugins", action="append", metavar="DIR", help="extra plugin folder (repeatable)")
     parser.add_argument("--theme", help="theme name")
+    parser.add_argument(
+        "--agent", metavar="NAME", help="the agent new sessions run (default: assistant; see `tui-agent agents`)"
+    )
     parser.add_argument(
         "--continue", dest="continue_session", action="store_true", help="continue the most recent session"
     )

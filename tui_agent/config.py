@@ -207,13 +207,18 @@ class Settings(BaseModel):
     plugin_dirs: list[Path] = Field(default_factory=list)
     """Extra plugin folders, searched after the shipped and user folders."""
     system_prompt: str | None = None
-    """Sent first in every new session."""
+    """Sent first in every new session (over the default agent's own; an agent asked for by name uses its own)."""
+    agent: str | None = None
+    """The agent new sessions run (`--agent`): a profile's name; None: `assistant` when a file defines it; "": no
+    agent, this file's settings alone."""
     max_tool_rounds: int = Field(default=10, ge=1)
     """How many times one turn may call tools and ask the model again."""
     max_tokens: int | None = Field(default=None, ge=1)
     """Tokens one reply may have, sent with every request (`max_tokens`; `max_completion_tokens` to OpenAI's
     own API); a reply cut at it is marked. Also the completion tokens one turn may use over its tool rounds.
     None: no limit."""
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    """Sampling temperature sent with every request (None: the server's own default); an agent may set its own."""
     stall_timeout: float = Field(default=30.0, gt=0)
     """Seconds without new content before a streaming reply is given up as stalled."""
     request_timeout: float = Field(default=60.0, gt=0)

@@ -39,6 +39,9 @@ def run_app(args: argparse.Namespace) -> int:
     and their problems reported, with the rest of the engine after the paint. Only the UI writes to the
     terminal meanwhile: fds 1 and 2 go to the output log (`tui_agent.terminal`).
     """
+    if (unknown := _unknown_agent(getattr(args, "agent", None))) is not None:  # said before the app takes over
+        print(f"tui-agent: {unknown}", file=sys.stderr)
+        return 2
     tune_garbage_collector()
     first = boot(args)
     with own_terminal(output_log_path()) as terminal:
@@ -57,6 +60,15 @@ def run_app(args: argparse.Namespace) -> int:
     for alarm in app.alarms:  # a notification is easily missed; this stays in the terminal (fds 1/2 are back)
         print(f"tui-agent: {alarm}", file=sys.stderr)
     return app.return_code or 0
+
+
+def _unknown_agent(name: str | None) -> str | None:
+    """Why `--agent NAME` cannot run; the agent files (and pydantic) load only when the flag is given."""
+    if name is None:
+        return None
+    from tui_agent.agents.apply import unknown_agent
+
+    return unknown_agent(name)
 
 
 async def _run_until_exit(app: TuiAgentApp, terminal: OwnTerminal) -> None:

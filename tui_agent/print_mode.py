@@ -17,6 +17,7 @@ from tui_agent.agent.endpoint import EndpointChoice, choose_endpoint
 from tui_agent.agent.headless import print_turn, say
 from tui_agent.agent.resume import ResumeFailedError, ResumeRequest, apply_resume
 from tui_agent.agent.services import build_agent
+from tui_agent.agents.apply import unknown_agent
 from tui_agent.boot import settings_from_args
 from tui_agent.config import Settings
 from tui_agent.terminal import private_reply
@@ -33,6 +34,9 @@ def run_print(args: argparse.Namespace) -> int:
     prompt = sys.stdin.read() if args.print == STDIN_PROMPT else args.print
     if redo is None and not prompt.strip():
         print("tui-agent: the prompt is empty.", file=sys.stderr)
+        return 2
+    if (unknown := unknown_agent(getattr(args, "agent", None))) is not None:  # what there is, where to see more
+        print(f"tui-agent: {unknown}", file=sys.stderr)
         return 2
     settings, problems = settings_from_args(args)
     for problem in problems:

@@ -18,4 +18,4 @@ def test_continue_after_a_failed_print_turn_is_answered(isolated_home: Path) -> 
         assert done.returncode == 0, done.stderr
         assert "offline model" in done.stdout
         sent = (server.requests[-1].body or {})["messages"]
-    assert sent == [{"role": "user", "content": "What is asyncio?\n\nAre you there?"}]
+    assert sent[1:] == [{"role": "user", "content": "What is asyncio?\n\nAre you there?"}]  # after the agent's prompt

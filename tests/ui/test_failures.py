@@ -131,9 +131,10 @@ async def test_an_error_keeps_its_whole_message_request_id_and_endpoint_shown_wr
 
 
 def last_request_messages(server: BackgroundServer) -> list[dict[str, Any]]:
+    """The conversation of the last request (the agent's system prompt left out)."""
     body = server.requests[-1].body
     assert body is not None
-    return list(body["messages"])
+    return [message for message in body["messages"] if message["role"] != "system"]
 
 
 async def test_a_failed_turn_is_retried_with_one_key_and_the_failed_reply_is_kept_as_replaced(

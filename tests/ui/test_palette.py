@@ -27,6 +27,8 @@ OUR_COMMANDS = [
     "New session",
     "Sessions",
     "Switch model",
+    "Switch agent",
+    "Edit system prompt",
     "Theme",
     "Export session",
     "Toggle tool panel",

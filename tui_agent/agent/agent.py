@@ -33,10 +33,13 @@ from tui_agent.agent.events import (
 from tui_agent.agent.model_choice import chat_models
 from tui_agent.agent.observers import Observers
 from tui_agent.agent.port import NoticeObserver
+from tui_agent.agent.profile_use import AgentRoster, AgentSetup
 from tui_agent.agent.sessions import SessionActions
 from tui_agent.agent.tree import TreeFeed, TreeObserver, Unsubscribe
 from tui_agent.agent.turn import SessionTotals, Turn, TurnBudget, TurnServices
 from tui_agent.agent.turn_jobs import ChatJob
+from tui_agent.agents.apply import UnknownAgentError
+from tui_agent.agents.profiles import AgentProfile
 from tui_agent.commander import CommanderAsync
 from tui_agent.errors import UserError
 from tui_agent.history.models import Message, Session, Usage
@@ -45,7 +48,8 @@ from tui_agent.status import Role
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
 
-if TYPE_CHECKING:  # the openai client is imported only when a client is built
+if TYPE_CHECKING:  # the openai client is imported only when a client is built; delegation imports this module
+    from tui_agent.agent.delegation import Delegation
     from tui_agent.llm.model_client import ModelClient
     from tui_agent.tools.mcp.servers import McpServers
 
@@ -99,6 +103,9 @@ class Agent(SessionActions):
         system_prompt: str | None = None,
         missing_key_message: str | None = None,
         mcp: McpServers | None = None,
+        roster: AgentRoster | None = None,
+        setup: AgentSetup | None = None,
+        delegation: Delegation | None = None,
     ) -> None:
         self.client, self.registry, self.store = client, registry, store
         self.runner = runner or ToolRunner(registry)
@@ -123,6 +130,13 @@ class Agent(SessionActions):
         """The run's MCP servers (a tool source; their notices and the MCP screen go through it)."""
         if mcp is not None:
             mcp.watch(self._notices.tell)
+        self.roster = roster
+        """The run's agents (None: no agent files, the config's settings only)."""
+        self._setup: AgentSetup | None = None
+        self.delegation = delegation
+        """The agents the session's agent may ask (`ask_<name>` tools); None: no delegation."""
+        if setup is not None:
+            self._use_setup(setup)
 
     @property
     def mcp_servers(self) -> McpServers | None:
@@ -135,7 +149,23 @@ class Agent(SessionActions):
 
     @property
     def endpoint(self) -> str:
+        """The endpoint's label: the run's, or the agent's own when its profile names one."""
+        setup = self._setup
+        if setup is not None and setup.profile is not None and setup.profile.base_url and self.roster is not None:
+            return setup.endpoint.label
         return self._endpoint_label
+
+    @property
+    def agent(self) -> str:
+        """The agent the session runs ("" when none: the config's settings as they are)."""
+        return self._setup.name if self._setup is not None else ""
+
+    @property
+    def session_system_prompt(self) -> str:
+        """The system prompt the model is sent in this session ("" when there is none)."""
+        if self._session is not None:
+            return self._session.system_prompt or ""
+        return self.system_prompt or ""
 
     @property
     def session_title(self) -> str:
@@ -176,9 +206,73 @@ class Agent(SessionActions):
             raise SessionNotFoundError(f"There is no session {session_id!r} (see `tui-agent sessions list`).")
         stored = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
         self._session = session
+        self._restore_agent(session)
         self._conversation = Conversation.from_history(stored, session.system_prompt)
         self._services.totals = SessionTotals.of(stored)
+        subs = await self.store.sub_usage(session.id)  # its sub-agents' tokens count in its total, as they did live
+        self._services.totals.prompt_tokens += subs.prompt_tokens
+        self._services.totals.completion_tokens += subs.completion_tokens
         return session
+
+    # -- agents -------------------------------------------------------------------------------------
+    def list_agents(self) -> list[AgentProfile]:
+        """The agents a session may run, by name (none without agent files)."""
+        return self.roster.agents() if self.roster is not None else []
+
+    async def switch_agent(self, name: str) -> None:
+        """Run agent `name` from the next turn on: its prompt, tools, model and budgets; stored with the
+        session (its system prompt becomes the agent's), so a resume runs it again."""
+        self._check_idle()
+        if self.roster is None:
+            raise UnknownAgentError("There are no agents to switch to (no agent files were found).")
+        setup = self.roster.setup(name)
+        await self._turn_saved()
+        self._use_setup(setup)
+        await self._store_prompt(setup.name, setup.system_prompt)
+
+    async def set_system_prompt(self, text: str) -> None:
+        """Make `text` the system prompt of this session from the next turn on (stored; "" for none)."""
+        self._check_idle()
+        await self._turn_saved()
+        await self._store_prompt(self.agent or None, text if text.strip() else None)
+
+    async def _store_prompt(self, agent: str | None, prompt: str | None) -> None:
+        """The session's agent and system prompt, in history and in what the model is sent next."""
+        session = self._session
+        if session is None:  # before the first prompt: the session is created with them
+            self.system_prompt = prompt
+            self._conversation = Conversation(prompt)
+            return
+        await self.store.set_session_agent(session.id, agent or None, prompt)
+        session.agent, session.system_prompt = agent or None, prompt
+        await self._reload_conversation(session)
+
+    def _use_setup(self, setup: AgentSetup) -> None:
+        """Run the turns from now on as `setup` says (a new session also starts with its system prompt)."""
+        self._setup = setup
+        if self.roster is not None:
+            self.client = self.roster.clients.client_for(setup)
+            self._services.client, self._services.model = self.client, self.client.model
+        self._services.temperature = setup.temperature
+        self.budget = setup.budget
+        self.runner.policy = setup.profile
+        if self.delegation is not None:  # its delegate tools, `ask_<name>`, with the rest
+            self.delegation.equip(self.runner, setup.profile)
+        self.system_prompt = setup.system_prompt
+        if self._session is None:
+            self._conversation = Conversation(self.system_prompt)
+
+    def _restore_agent(self, session: Session) -> None:
+        """Run the agent a resumed session ran (its system prompt is the session's own, as stored)."""
+        if self.roster is None or not session.agent or session.agent == self.agent:
+            return
+        try:
+            self._use_setup(self.roster.setup(session.agent))
+        except UnknownAgentError:
+            self._notices.tell(
+                f"This session ran the agent {session.agent!r}, which is gone (see `tui-agent agents`); "
+                f"it goes on as {self.agent or 'configured'}."
+            )
 
     def watch_notices(self, observer: NoticeObserver) -> Unsubscribe:
         """Tell `observer` history's notices (disk full, saved again...) and the MCP servers' news."""
@@ -360,6 +454,7 @@ class Agent(SessionActions):
                 model=self.model,
                 endpoint=self.endpoint,
                 system_prompt=self.system_prompt,
+                agent=self.agent or None,
             )
         return self._session
 

@@ -7,7 +7,9 @@ summarised on stderr, sanitised alike (a call's name and arguments are revealed:
 characters show as `⟨U+202E⟩`). The model's reasoning is left out unless `--show-reasoning` asks for it:
 then it goes to stderr, sanitised too, dimmed only when stderr is a terminal. A reply's parts of other kinds
 (a refusal, ...; see `tui_agent.llm.parts`) are left out unless `--show-part KIND` asks for them: then they go
-to stderr the same way, each run of them after its kind ("refusal: "). A tool that asks for approval is
+to stderr the same way, each run of them after its kind ("refusal: "). A sub-agent's progress goes to stderr too, each
+line after its agent (`[researcher] …`: what it was asked, then a line per tool call); its answer reaches
+stdout through its caller's. A tool that asks for approval — a sub-agent's included — is
 denied (one that `--allow` names never asks), with a line on stderr saying how to allow it. The exit status says
 how the turn ended: 0 done, 1 error, 3 stopped by a budget, 4 the reply was cut off at the token limit
 (`max_tokens`), 130 cancelled.
@@ -25,9 +27,11 @@ from tui_agent.agent.events import (
     AssistantPartDelta,
     AssistantTextDelta,
     ReplyWaiting,
+    SubAgentEvent,
     ToolCallUpdated,
     TurnEndReason,
     TurnFinished,
+    TurnStarted,
 )
 from tui_agent.sanitize import StreamSanitizer, reveal, sanitize
 from tui_agent.tool_call import Decision
@@ -64,6 +68,24 @@ def answer_unattended(request: ApprovalRequested, err: TextIO) -> None:
     name = request.call.name
     say(err, f"{name} needs approval, which nobody can give in a -p run: not run (`--allow {name}` lets it run)")
     request.answer.set_result(Decision.DENY)
+
+
+def report_sub_agent(event: SubAgentEvent, err: TextIO, reported: set[tuple[str, str]]) -> None:
+    """A sub-agent's event (as deep as it is nested) on stderr: its task, its tool calls, its questions."""
+    names, inner = [event.agent], event.event
+    while isinstance(inner, SubAgentEvent):
+        names.append(inner.agent)
+        event, inner = inner, inner.event
+    who = "".join(f"[{reveal(name)}] " for name in names)
+    if isinstance(inner, TurnStarted):
+        err.write(f"{who}asked: {sanitize(' '.join(inner.prompt.split()))[:RESULT_PREVIEW]}\n")
+    elif isinstance(inner, ToolCallUpdated) and inner.call.status.is_final and inner.key not in reported:
+        reported.add(inner.key)
+        err.write(who + tool_summary(inner) + "\n")
+    elif isinstance(inner, ApprovalRequested):
+        answer_unattended(inner, err)
+    elif isinstance(inner, TurnFinished) and inner.error:
+        err.write(f"{who}{inner.reason.value}: {sanitize(inner.error)}\n")
 
 
 class ReplyWriter:
@@ -141,6 +163,9 @@ async def print_turn(
     async for event in turn if turn is not None else agent.send(prompt):
         if isinstance(event, AssistantPartDelta):
             parts.write(event)
+            continue
+        if isinstance(event, SubAgentEvent):
+            report_sub_agent(event, err, reported)
             continue
         parts.end()
         if isinstance(event, AssistantTextDelta):

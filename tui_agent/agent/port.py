@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias
 if TYPE_CHECKING:  # the UI's first frame imports this module; event and record classes load with the engine
     from tui_agent.agent.events import AgentEvent
     from tui_agent.agent.tree import TreeObserver, Unsubscribe
+    from tui_agent.agents.profiles import AgentProfile
     from tui_agent.history.export import ExportFormat
     from tui_agent.history.models import Message, SearchHit, Session, Siblings
     from tui_agent.history.peek import SessionPeek
@@ -117,6 +118,27 @@ class ChatPort(Protocol):
 
     def switch_model(self, name: str) -> None:
         """Use `name` from the next request on; the conversation and the session are kept."""
+
+    @property
+    def agent(self) -> str:
+        """The agent (profile) the session runs, for the status bar; "" when none (the config's settings)."""
+        ...
+
+    @property
+    def session_system_prompt(self) -> str:
+        """The system prompt the model is sent in this session ("" when there is none)."""
+        ...
+
+    def list_agents(self) -> list[AgentProfile]:
+        """The agents a session may run, by name."""
+        ...
+
+    async def switch_agent(self, name: str) -> None:
+        """Run agent `name` from the next turn on (its prompt, tools, model, budgets), stored with the session;
+        an unknown name raises an error whose message lists the agents."""
+
+    async def set_system_prompt(self, text: str) -> None:
+        """Make `text` this session's system prompt from the next turn on, stored ("" for none)."""
 
 
 class SessionLibrary(Protocol):

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tui_agent import paths
 from tui_agent.agent.agent import Agent
+from tui_agent.agent.delegation import Delegation
 from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice, cleartext_warning
 from tui_agent.agent.model_choice import discover_model
 from tui_agent.agent.port import ChatBackend
+from tui_agent.agent.profile_use import AgentRoster, ClientPool
 from tui_agent.agent.turn import TurnBudget
+from tui_agent.agents.apply import UnknownAgentError
+from tui_agent.agents.profiles import load_catalog
 from tui_agent.config import Settings
 from tui_agent.history.redact import Redactor
 from tui_agent.history.store import HistoryStore
@@ -70,7 +74,8 @@ def missing_key_message(choice: EndpointChoice) -> str | None:
 
 
 async def build_agent(settings: Settings, choice: EndpointChoice) -> BuiltAgent:
-    """Start (or connect to) the model, open history and load plugins."""
+    """Start (or connect to) the model, open history, load plugins and the agent files; new sessions run the
+    agent `settings.agent` names (an unknown one is a notice, and the default agent runs)."""
     resources = AsyncExitStack()
     try:
         return await _build(settings, choice, resources)
@@ -80,21 +85,28 @@ async def build_agent(settings: Settings, choice: EndpointChoice) -> BuiltAgent:
 
 
 async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExitStack) -> BuiltAgent:
-    notices: list[str] = []
+    catalog = await asyncio.to_thread(load_catalog)
+    notices = [f"Agent file problem: {problem}" for problem in catalog.problems_of()]
     if (warning := cleartext_warning(choice.base_url)) is not None:
         notices.append(warning)
     base_url, api_key = choice.base_url, choice.api_key
     if base_url is None:
         base_url, api_key = await _start_offline_model(resources), OFFLINE_API_KEY
         notices.append(OFFLINE_NOTICE)
-    client = ChatClient(
-        base_url,
-        choice.model,
-        api_key,
-        timeout=settings.request_timeout,
-        stall_timeout=settings.stall_timeout,
-        max_tokens=settings.max_tokens,
-    )
+
+    def make_client(endpoint: EndpointChoice, max_tokens: int | None) -> ChatClient:
+        """A client for an agent's endpoint (the offline model's when it names none); its key from its own variable."""
+        url, key = (base_url, api_key) if endpoint.offline else (endpoint.base_url or base_url, endpoint.api_key)
+        return ChatClient(
+            url,
+            endpoint.model,
+            key,
+            timeout=settings.request_timeout,
+            stall_timeout=settings.stall_timeout,
+            max_tokens=max_tokens,
+        )
+
+    client = make_client(replace(choice, base_url=base_url), settings.max_tokens)
     resources.push_async_callback(client.aclose)
     if not client.model:
         model, notice = await discover_model(client)
@@ -110,6 +122,14 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     mcp = McpServers(settings.mcp_servers, registry, paths.data_dir() / "mcp")
     resources.push_async_callback(mcp.close)
     mcp.start()  # in the background: a turn waits for servers still starting, each bounded
+    clients = ClientPool(client, choice, make_client)
+    resources.push_async_callback(clients.aclose)
+    roster = AgentRoster(catalog, settings, clients)
+    try:
+        setup = roster.setup(settings.agent)
+    except UnknownAgentError as error:  # from the config file (the front ends refuse an unknown `--agent`)
+        notices.append(f"{error} New sessions run the default agent.")
+        setup = roster.setup(None)
     agent = Agent(
         client=client,
         registry=registry,
@@ -120,6 +140,9 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
         system_prompt=settings.system_prompt,
         missing_key_message=missing_key_message(choice),
         mcp=mcp,
+        roster=roster,
+        setup=setup,
+        delegation=Delegation(roster, registry),
     )
     return BuiltAgent(agent, notices, resources)
 

@@ -12,6 +12,7 @@ written to history and announced with `TurnFinished`. Jobs and handlers (`tui_ag
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -46,6 +47,10 @@ from tui_agent.tools.runner import ToolRunner
 if TYPE_CHECKING:  # the openai client is imported only when a client is built
     from tui_agent.llm.model_client import ModelClient
 
+
+running_call: contextvars.ContextVar[tuple[Turn, ToolCall]] = contextvars.ContextVar("running_call")
+"""The turn and call whose tool is running in this task: a tool that runs a sub-agent (`ask_<name>`) reads it
+to know whose call it answers (the runner gives a tool its arguments only)."""
 
 CONTINUE_PROMPT = (
     "Continue exactly where you stopped: your reply above was cut off. Do not repeat any of it "
@@ -89,6 +94,8 @@ class TurnServices:
     totals: SessionTotals = field(default_factory=SessionTotals)
     missing_key_message: str | None = None
     """Said instead of the server's 401 message when no API key was configured at all."""
+    temperature: float | None = None
+    """Sent with every request when set (the agent's or the config's); None: the server's default."""
 
 
 class Turn:
@@ -157,8 +164,8 @@ class Turn:
         its first token; tool sources still starting, MCP servers, are waited for first; each bounds its own
         wait, and Esc cancels it)."""
         self._emit(ReplyWaiting(self.message_id, time.monotonic(), turn_id=self.id))
-        registry = self.services.runner.registry
-        await registry.settled()
+        runner = self.services.runner
+        await runner.registry.settled()
         messages = self.conversation.request()
         if self._continuing:  # asked once, not stored: history keeps one reply, its text continued
             messages = [
@@ -167,7 +174,9 @@ class Turn:
                 {"role": "user", "content": CONTINUE_PROMPT},
             ]
             self._continuing = ""
-        async for event in self.services.client.stream_chat(messages, registry.openai_tools() or None):
+        temperature = self.services.temperature
+        options = {} if temperature is None else {"temperature": temperature}
+        async for event in self.services.client.stream_chat(messages, runner.offered_tools() or None, **options):
             yield event
 
     def retrying(self, retry: RetryScheduled) -> None:
@@ -279,7 +288,22 @@ class Turn:
 
     async def run_call(self, call: ToolCall) -> ToolCall:
         """Run one valid call to its final value (validation, approval, timeout and cap are the runner's)."""
-        return await self.services.runner.run_one(call, self.follow_call, self.ask)
+        token = running_call.set((self, call))
+        try:
+            return await self.services.runner.run_one(call, self.follow_call, self.ask)
+        finally:
+            running_call.reset(token)
+
+    def relay(self, event: AgentEvent) -> None:
+        """Put an event of a sub-agent's turn (wrapped in `SubAgentEvent`) on this turn's stream."""
+        self._emit(event)
+
+    def add_sub_usage(self, prompt_tokens: int, completion_tokens: int) -> None:
+        """Count a sub-agent's tokens in this session's totals (its own replies keep their own usage)."""
+        totals = self.services.totals
+        totals.prompt_tokens += prompt_tokens
+        totals.completion_tokens += completion_tokens
+        self._emit(UsageUpdated(totals.prompt_tokens, totals.completion_tokens, turn_id=self.id))
 
     async def answer_without_running(self, call: ToolCall, status: ToolStatus, text: str) -> None:
         """Give a call that will not run (invalid, over budget) its final value and answer."""

@@ -110,6 +110,7 @@ def _session_row(session: Session, tally: Tally | None) -> dict[str, Any]:
         "updated_at": session.updated_at.isoformat(),
         "created_at": session.created_at.isoformat(),
         "model": session.model,
+        "agent": session.agent,
         "messages": session.message_count,
         "tokens": 0 if tally is None else tally.tokens,
         "cost": money,
@@ -148,7 +149,8 @@ async def list_sessions(store: HistoryStore, args: argparse.Namespace) -> int:
         cost = spent(tallies.get(session.id))
         _say(
             f"{session.id}  {when}  {session.message_count:>4} msgs  {cost:>12}  {session.model or '-':<16} "
-            f"{session.title}"
+            + (f"[{session.agent}] " if session.agent else "")  # the agent it runs, before its title
+            + session.title
         )
     return 0
 

@@ -3,6 +3,9 @@
 Each message comes with its parts: a reply's parts other than its text, by kind (a quoted section each before its
 text, "Reasoning" for its reasoning; `parts` in JSON, any kind), its text, and its tool calls with their results.
 
+A session's sub-agent runs (the sessions its `ask_<agent>` calls ran) come after its messages, each as a whole
+session export of its own (its own sub-agent runs included), under a line naming the agent and the call's reply.
+
 An export is text Python can always encode: a lone surrogate that reached an older database (tool
 arguments saved as JSON escapes) comes out as U+FFFD.
 """
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -24,9 +27,27 @@ PRIVATE_FILE_MODE = 0o600
 ExportFormat = Literal["markdown", "json"]
 
 
-def to_markdown(session: Session, messages: list[Message], all_branches: bool = False) -> str:
+@dataclass
+class SubAgentRun:
+    """A sub-agent's run, as exported with the session whose call ran it."""
+
+    agent: str
+    session: Session
+    messages: list[Message]
+    runs: list[SubAgentRun] = field(default_factory=list)
+    """The sub-agent's own sub-agent runs."""
+
+
+def to_markdown(
+    session: Session,
+    messages: list[Message],
+    all_branches: bool = False,
+    runs: list[SubAgentRun] | None = None,
+    agent: str | None = None,
+) -> str:
     """The messages as Markdown: a branch (a note says how many messages are on others), or with `all_branches`
-    every message, its heading naming its id and its parent's."""
+    every message, its heading naming its id and its parent's; then the sub-agent `runs` (`agent`: the
+    sub-agent this session is the run of)."""
     lines = [f"# {session.title}", "", f"- Session: `{session.id}`", f"- Created: {_when(session.created_at)}"]
     elsewhere = session.message_count - len(messages)
     if elsewhere > 0 and not all_branches:
@@ -36,13 +57,20 @@ def to_markdown(session: Session, messages: list[Message], all_branches: bool = 
         )
     if session.model:
         lines.append(f"- Model: {session.model}")
-    if session.parent_session_id:
+    if agent is not None:
+        lines.append(
+            f"- Sub-agent `{agent}` of `{session.parent_session_id}`, asked in reply `{session.parent_message_id}`"
+        )
+    elif session.parent_session_id:
         lines.append(f"- Forked from: `{session.parent_session_id}` at message `{session.parent_message_id}`")
     if session.system_prompt:
         lines += ["", "## System prompt", "", session.system_prompt]
     for message in messages:
         lines += ["", *_message_markdown(message, all_branches)]
-    return replace_surrogates("\n".join(lines) + "\n")
+    text = replace_surrogates("\n".join(lines) + "\n")
+    for run in runs or []:
+        text += "\n---\n\n" + to_markdown(run.session, run.messages, all_branches, run.runs, run.agent)
+    return text
 
 
 def _message_markdown(message: Message, with_ids: bool = False) -> list[str]:
@@ -97,14 +125,24 @@ def _when(moment: datetime) -> str:
     return moment.isoformat(timespec="seconds")
 
 
-def to_json(session: Session, messages: list[Message]) -> str:
-    payload = {
+def to_json(session: Session, messages: list[Message], runs: list[SubAgentRun] | None = None) -> str:
+    """The session as JSON; its sub-agent `runs` (when it has some) under `sub_agents`, each a session's JSON
+    with its `agent`."""
+    return json.dumps(replace_surrogates_in(_session_json(session, messages, runs or [])), indent=2, ensure_ascii=False)
+
+
+def _session_json(session: Session, messages: list[Message], runs: list[SubAgentRun]) -> dict[str, Any]:
+    payload: dict[str, Any] = {
         "format": "tui-agent-session",
         "version": 1,
         "session": _plain(asdict(session)),
         "messages": [_message_json(m) for m in messages],
     }
-    return json.dumps(replace_surrogates_in(payload), indent=2, ensure_ascii=False)
+    if runs:
+        payload["sub_agents"] = [
+            {"agent": run.agent, **_session_json(run.session, run.messages, run.runs)} for run in runs
+        ]
+    return payload
 
 
 def _message_json(message: Message) -> dict[str, Any]:

@@ -125,6 +125,8 @@ class Session:
     """Messages stored in the session, every branch included."""
     active_leaf_id: str | None = None
     """The last message of the branch the session is on (the model gets the path to it); None when empty."""
+    agent: str | None = None
+    """The agent profile the session runs (restored on resume); None: the config's settings, or before step 7."""
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from tui_agent.status import MessageStatus, Role, ToolStatus
 
 SESSION_COLUMNS = (
     "id, title, created_at, updated_at, model, endpoint, system_prompt, parent_session_id, "
-    "parent_message_id, message_count, active_leaf_id"
+    "parent_message_id, message_count, active_leaf_id, agent"
 )
 MESSAGE_COLUMNS = (
     "id, session_id, position, role, content, status, error, model, prompt_tokens, "
@@ -23,6 +23,8 @@ TREE_VERSION = 6
 """The schema step that made messages a tree. A database read before it is upgraded (read-only, or while
 another program holds the write lock) is read as one branch: every message, in order."""
 _LINEAR = {"active_leaf_id": "NULL", "parent_id": "NULL"}
+AGENTS_VERSION = 7
+"""The schema step that gave sessions their `agent`; read as NULL before it."""
 EVERY = 2**62
 """A depth or position bound that is never reached."""
 
@@ -49,7 +51,9 @@ def is_tree(conn: sqlite3.Connection) -> bool:
 
 
 def _columns(conn: sqlite3.Connection, columns: str) -> str:
-    return columns if is_tree(conn) else ", ".join(_LINEAR.get(c, c) for c in columns.split(", "))
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    missing = {**(_LINEAR if version < TREE_VERSION else {}), **({"agent": "NULL"} if version < AGENTS_VERSION else {})}
+    return ", ".join(missing.get(c, c) for c in columns.split(", ")) if missing else columns
 
 
 def _mcols(conn: sqlite3.Connection) -> str:
@@ -81,6 +85,7 @@ def session_from_row(row: Sequence[Any]) -> Session:
         parent_message_id=row[8],
         message_count=row[9],
         active_leaf_id=row[10],
+        agent=row[11],
     )
 
 

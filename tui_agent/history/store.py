@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from tui_agent import paths
-from tui_agent.history import export, owners, rows, writes
+from tui_agent.history import export, owners, rows, sub_sessions, writes
 from tui_agent.history.errors import HistoryError, MessageNotFoundError, SessionNotFoundError
 from tui_agent.history.models import Message, SearchHit, Session, Siblings, Usage
 from tui_agent.history.opening import (
@@ -37,6 +37,7 @@ from tui_agent.history.redact import Redactor
 from tui_agent.history.report import OpenReport
 from tui_agent.history.writer import DEFERRED, Writer
 from tui_agent.status import MessageStatus, Role, ToolStatus
+from tui_agent.tool_call import CallKey
 
 log = logging.getLogger(__name__)
 
@@ -168,18 +169,62 @@ class HistoryStore:
     # sessions
 
     async def create_session(
-        self, title: str, model: str | None = None, endpoint: str | None = None, system_prompt: str | None = None
+        self,
+        title: str,
+        model: str | None = None,
+        endpoint: str | None = None,
+        system_prompt: str | None = None,
+        agent: str | None = None,
     ) -> Session:
         now = datetime.now(UTC)
         r = self.redactor
         session = Session(writes.new_id(), r.text(title), now, now, model, r.endpoint(endpoint), r.maybe(system_prompt))
+        session.agent = agent
         await self._write(writes.insert_session(session))
         self._next_position[session.id] = 0
         return session
 
+    async def create_sub_session(
+        self, title: str, parent_session_id: str, parent_message_id: str, agent: str, **details: str | None
+    ) -> Session:
+        """A session for sub-agent `agent`'s run, linked to the reply (`parent_message_id`) whose call runs it;
+        `details`: `model`, `endpoint`, `system_prompt` as for `create_session`."""
+        now, r = datetime.now(UTC), self.redactor
+        session = Session(
+            writes.new_id(),
+            r.text(title),
+            now,
+            now,
+            details.get("model"),
+            r.endpoint(details.get("endpoint")),
+            r.maybe(details.get("system_prompt")),
+            parent_session_id,
+            parent_message_id,
+        )
+        session.agent = agent
+        await self._write(writes.insert_session(session))
+        self._next_position[session.id] = 0
+        return session
+
+    async def sub_sessions(self, session_id: str) -> list[tuple[str, str]]:
+        """(session id, agent) of the sub-agent runs `session_id`'s calls started, oldest first."""
+        return await self._call(lambda conn: sub_sessions.sub_sessions(conn, session_id))
+
+    async def sub_session_calls(self, session_id: str) -> dict[CallKey, tuple[str, str]]:
+        """`session_id`'s calls that ran a sub-agent: call key (message id, call id) -> (its session id, agent)."""
+        return await self._call(lambda conn: sub_sessions.sub_session_calls(conn, session_id))
+
+    async def sub_usage(self, session_id: str) -> Usage:
+        """Tokens `session_id`'s sub-agent runs used, every level down (its own replies' are not counted)."""
+        return await self._call(lambda conn: sub_sessions.sub_usage(conn, session_id))
+
     async def rename_session(self, session_id: str, title: str) -> None:
         self._require_writable("renamed")
         await self._write(writes.rename_session(session_id, self.redactor.text(title)))
+
+    async def set_session_agent(self, session_id: str, agent: str | None, system_prompt: str | None) -> None:
+        """Record the agent a session runs from now on and its system prompt (redacted like any text)."""
+        await self._write(writes.set_session_agent(session_id, agent, self.redactor.maybe(system_prompt)))
 
     async def delete_session(self, session_id: str) -> None:
         self._require_writable("deleted")
@@ -202,6 +247,7 @@ class HistoryStore:
             source.id,
             message_id,
         )
+        fork.agent = source.agent
         count = await self._write(writes.fork_session(fork, source.id, message_id))
         fork.message_count = 0 if count is DEFERRED else int(count)
         self._next_position[fork.id] = fork.message_count
@@ -409,12 +455,24 @@ class HistoryStore:
         """The active branch as Markdown, with a note of the other branches when there are some (with
         `all_branches`: every message, each naming its id and its parent's)."""
         session, messages = await self._whole(session_id, all_branches)
-        return export.to_markdown(session, messages, all_branches)
+        return export.to_markdown(session, messages, all_branches, await self._sub_runs(session.id, all_branches))
 
     async def export_json(self, session_id: str, all_branches: bool = False) -> str:
         """The active branch (or, with `all_branches`, every message) as JSON; each message names its parent."""
         session, messages = await self._whole(session_id, all_branches)
-        return export.to_json(session, messages)
+        return export.to_json(session, messages, await self._sub_runs(session.id, all_branches))
+
+    async def _sub_runs(self, session_id: str, all_branches: bool, depth: int = 0) -> list[export.SubAgentRun]:
+        """The sub-agent sessions a session's calls ran, each with its own (an export includes them all)."""
+        if depth > sub_sessions.MAX_DEPTH:  # links are data: a loop in a damaged file must not recurse forever
+            return []
+        runs = []
+        for sub_id, agent in await self.sub_sessions(session_id):
+            session, messages = await self._whole(sub_id, all_branches)
+            runs.append(
+                export.SubAgentRun(agent, session, messages, await self._sub_runs(sub_id, all_branches, depth + 1))
+            )
+        return runs
 
     async def _whole(self, session_id: str, all_branches: bool = False) -> tuple[Session, list[Message]]:
         session = await self._require_session(session_id)

@@ -34,12 +34,13 @@ def insert_session(session: Session) -> WriteFn:
         session.system_prompt,
         session.parent_session_id,
         session.parent_message_id,
+        session.agent,
     )
 
     def run(conn: sqlite3.Connection) -> None:
         conn.execute(
             "INSERT INTO sessions (id, title, created_at, updated_at, model, endpoint, system_prompt, "
-            "parent_session_id, parent_message_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "parent_session_id, parent_message_id, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             row,
         )
 
@@ -51,6 +52,18 @@ def rename_session(session_id: str, title: str) -> WriteFn:
 
     def run(conn: sqlite3.Connection) -> None:
         cur = conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))
+        _require(cur.rowcount, session_id)
+
+    return run
+
+
+def set_session_agent(session_id: str, agent: str | None, system_prompt: str | None) -> WriteFn:
+    """The agent a session runs and its system prompt (switching agents, or editing the prompt, sets them)."""
+
+    def run(conn: sqlite3.Connection) -> None:
+        cur = conn.execute(
+            "UPDATE sessions SET agent = ?, system_prompt = ? WHERE id = ?", (agent, system_prompt, session_id)
+        )
         _require(cur.rowcount, session_id)
 
     return run

@@ -5,7 +5,9 @@ tools and the user's words match one (see intents.py: weather in a city, arithme
 a shell command, or a tool named in the prompt), the reply is a tool call with sensible arguments — one
 call per city — and a sentence saying what it does: as `to_user` when the schema has that parameter,
 otherwise as the reply's text. When the last message is a tool result, the reply answers from the
-results; a denied, failed or interrupted call is told as a sentence ("I wasn't allowed to run `ls`.").
+results; a denied, failed or interrupted call is told as a sentence ("I wasn't allowed to run `ls`."), and a
+sub-agent's answer (an `ask_<agent>` result) is passed on, quoted. An agent that cannot delegate (a sub-agent)
+says in its answer who its system prompt makes it ("playing a careful researcher").
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ def default_reply(body: dict[str, Any]) -> Reply:
         calls, said = match_intent(prompt, tools)
         if calls:
             return Reply(text=said or "", tool_calls=calls, chunk_size=8)
-    return Reply(text=markdown_answer(prompt), chunk_size=12)
+    asks = any(str((tool.get("function") or {}).get("name", "")).startswith("ask_") for tool in tools)
+    return Reply(text=markdown_answer(prompt, None if asks else persona(messages)), chunk_size=12)
 
 
 def _trailing_tool_results(messages: list[Message]) -> list[Message]:
@@ -110,10 +113,16 @@ def _weather(content: str) -> tuple[str, str] | None:
 
 def _describe(name: str, content: str) -> str:
     content = content.strip()
+    if name.startswith("ask_") and content:  # a sub-agent's answer: pass it on in its words
+        return f"The {name.removeprefix('ask_')} says:\n\n" + "\n".join(_quoted(content))
     if "\n" not in content and len(content) <= 120:
         return f"`{name}` returned **{content}**" if content else f"`{name}` returned nothing"
     shown = content if len(content) <= 600 else content[:600] + "\n..."
     return f"`{name}` returned:\n\n```\n{shown}\n```"
+
+
+def _quoted(text: str) -> list[str]:
+    return [f"> {line}" if line else ">" for line in text.splitlines()]
 
 
 def answer_from_tool_results(messages: list[Message]) -> str:
@@ -134,18 +143,35 @@ def answer_from_tool_results(messages: list[Message]) -> str:
         parts.append(_not_run(name, arguments, content.strip()) or _describe(name, content))
     if len(parts) == 1:
         return parts[0] + ("\n" if parts[0].endswith(("```", ".")) else ".\n")
+    if any(name.startswith("ask_") for name, _ in calls.values()):  # sub-agents' answers: one paragraph each
+        return "Here is what I found:\n\n" + "\n\n".join(parts) + "\n"
     return "Here is what I found:\n\n" + "\n".join(f"- {part}" for part in parts) + "\n"
 
 
-def markdown_answer(prompt: str) -> str:
-    """A readable, deterministic markdown answer to an ordinary prompt."""
+def persona(messages: list[Message]) -> str | None:
+    """Who the system prompt says the model is ("a careful researcher" for "You are a careful researcher."),
+    None without one saying so. Said in an agent's answer when it cannot delegate (a sub-agent, as the shipped
+    ones are); the session's own agent, which asks the others, answers as it always has."""
+    first = messages[0] if messages else {}
+    found = (
+        re.match(r"You are (an? [^.,;:\n]{1,60})", text_of(first.get("content")))
+        if first.get("role") == "system"
+        else None
+    )
+    return found.group(1) if found else None
+
+
+def markdown_answer(prompt: str, persona: str | None = None) -> str:
+    """A readable, deterministic markdown answer to an ordinary prompt (`persona`: who the system prompt says
+    the model is, said in the answer)."""
     words = prompt.split()
     title = " ".join(words[:6]).strip("?!.,:;") or "Hello"
     quoted = prompt if len(prompt) <= 80 else prompt[:77] + "..."
     return (
         f"## {title[:1].upper()}{title[1:]}\n\n"
         f"You asked: *{quoted or '(nothing)'}*\n\n"
-        "I am the **offline model**, so this is a sample answer rather than a real one:\n\n"
+        f"I am the **offline model**{f' playing {persona}' if persona else ''}, so this is a sample answer "
+        "rather than a real one:\n\n"
         f"- your message has {len(words)} word{'s' if len(words) != 1 else ''}\n"
         "- ask about the weather in a city to see a tool call\n"
         "- point tui-agent at a real endpoint with `--base-url` for real answers\n\n"

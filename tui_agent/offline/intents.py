@@ -8,7 +8,8 @@ otherwise `match_intent` returns it to be sent as the reply's text, so no tool-c
 
 The phrases it understands (the README lists them too): "weather in CITY (and CITY...)", arithmetic
 ("what is 2 + 3 * 4", "calculate 6 x 7"), "what time is it (in CITY)", "list the files (in PATH)", "read
-FILE", "search the files for 'TEXT'", "run CMD" / "run `CMD`" / "execute CMD", and a tool's own name.
+FILE", "search the files for 'TEXT'", "run CMD" / "run `CMD`" / "execute CMD", a tool's own name, and
+"ask the AGENT (and the AGENT) TASK" when `ask_<agent>` tools are offered (one call each, with the task).
 """
 
 from __future__ import annotations
@@ -205,9 +206,31 @@ def match_tools(prompt: str, schemas: list[dict[str, Any]]) -> list[ToolCallSpec
     return match_intent(prompt, schemas)[0]
 
 
+def delegations(tools: list[Tool], prompt: str) -> list[ToolCallSpec]:
+    """ "ask the researcher (and the coder) TASK": one `ask_<agent>` call per agent named, each with the task."""
+    asked = re.search(r"\bask\s+(.*)", prompt, flags=re.IGNORECASE | re.DOTALL)
+    agents = {tool.name.removeprefix("ask_"): tool for tool in tools if tool.name.startswith("ask_")}
+    if asked is None or not agents:
+        return []
+    named = {name: found.end() for name in agents if (found := _agent_named(name, asked.group(1)))}
+    if not named:
+        return []
+    rest = asked.group(1)[max(named.values()) :]
+    task = re.sub(r"^[\s,:]*(?:(?:to|about|for|whether|if)\b)?\s*", "", rest).strip() or prompt
+    task = task[:1].upper() + task[1:]
+    said = f"I'll ask the {' and the '.join(named)}."
+    return [agents[name].call({"task": task}, said, speak=i == 0) for i, name in enumerate(named)]
+
+
+def _agent_named(name: str, text: str) -> re.Match[str] | None:
+    return re.search(rf"\b{re.escape(name)}s?\b", text, flags=re.IGNORECASE)
+
+
 def match_intent(prompt: str, schemas: list[dict[str, Any]]) -> tuple[list[ToolCallSpec], str | None]:
     """The calls the prompt asks for, and the sentence to send as text when no call could carry it."""
     tools = [Tool(schema) for schema in schemas]
+    if asks := delegations(tools, prompt):  # before the tool rules: the task may well name a tool's subject
+        return asks, next((tool.said for tool in tools if tool.said), None)
     for rule in RULES:
         for tool in tools:
             calls = rule(tool, prompt)

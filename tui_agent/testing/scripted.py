@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_agent.agent.events import (
     AgentEvent,
@@ -38,6 +38,9 @@ from tui_agent.agent.tree import TreeObserver, Unsubscribe
 from tui_agent.testing.memory_sessions import MemorySessions
 from tui_agent.testing.scripted_tree import ScriptedTree
 from tui_agent.tool_call import Decision
+
+if TYPE_CHECKING:  # pydantic loads with the engine; a scripted app may start without it
+    from tui_agent.agents.profiles import AgentProfile
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,9 @@ class ScriptedBackend(MemorySessions):
         self._notice_observers: list[NoticeObserver] = []
         self.resume_failure: str | None = None
         """What `Engine.resume_failure` says (a test may set it)."""
+        self.agents: list[AgentProfile] = []
+        """What `list_agents` answers (none unless a test sets some; the status bar then shows no agent)."""
+        self._agent, self._system_prompt = "", ""
 
     # -- as an Engine ---------------------------------------------------------------------------------
     @property
@@ -229,6 +235,26 @@ class ScriptedBackend(MemorySessions):
 
     def switch_model(self, name: str) -> None:
         self._model = name
+
+    @property
+    def agent(self) -> str:
+        return self._agent
+
+    @property
+    def session_system_prompt(self) -> str:
+        return self._system_prompt
+
+    def list_agents(self) -> list[AgentProfile]:
+        return list(self.agents)
+
+    async def switch_agent(self, name: str) -> None:
+        profile = next((agent for agent in self.agents if agent.name == name), None)
+        if profile is None:
+            raise LookupError(f"There is no agent {name!r}.")
+        self._agent, self._system_prompt = name, profile.system_prompt or ""
+
+    async def set_system_prompt(self, text: str) -> None:
+        self._system_prompt = text
 
     async def close(self) -> None:
         self.closed = True

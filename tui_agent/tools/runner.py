@@ -1,11 +1,13 @@
 """Provides `ToolRunner`: runs one tool call to its final `ToolCall` (a turn runs each in a node of its own).
 
-Per call: validate the arguments, apply the approval policy (asking the user, through the `Asker` the caller
-passes, for `ask` tools unless `tui_agent.tools.approvals` says they may run unasked), run with a timeout,
-cap the output. Every outcome — unknown tool, bad arguments, denial, exception (any `BaseException`),
-timeout — is the call's final value with a text for the model, never an exception for the caller; only a
-real cancellation propagates. Sync tools run in a daemon thread of their own (which cannot be killed: on
-timeout or cancel it is abandoned and its result discarded); async tools are cancelled for real.
+Per call: check the tool is one the agent may use (`ToolPolicy`: an agent profile's tools and approval
+overrides; none means every tool, the config's policies), validate the arguments, apply the approval policy
+(asking the user, through the `Asker` the caller passes, for `ask` tools unless `tui_agent.tools.approvals`
+says they may run unasked), run with a timeout, cap the output. Every outcome — unknown tool, bad arguments,
+denial, exception (any `BaseException`), timeout — is the call's final value with a text for the model, never
+an exception for the caller; only a real cancellation propagates. Sync tools run in a daemon thread of their
+own (which cannot be killed: on timeout or cancel it is abandoned and its result discarded); async tools are
+cancelled for real.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -24,7 +26,7 @@ from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.tools.approvals import Grants, pattern_allows
 from tui_agent.tools.output import cap_output, capped_text, let_go
 from tui_agent.tools.registry import ToolRegistry
-from tui_agent.tools.spec import ToolSpec, describe_validation_error
+from tui_agent.tools.spec import Approval, ToolSpec, describe_validation_error
 
 Asker = Callable[[ToolCall], Awaitable[Decision]]
 """Puts a call (status AWAITING_APPROVAL) to the user and returns the answer."""
@@ -33,6 +35,18 @@ OnChange = Callable[[ToolCall], None]
 log = logging.getLogger(__name__)
 INLINE_TEXT = 64 * 1024
 """Characters of an async tool's plain-text result capped on the loop (tens of microseconds); more goes to a thread."""
+
+
+class ToolPolicy(Protocol):
+    """Which tools one agent may use and its approval overrides (`tui_agent.agents.profiles.AgentProfile`)."""
+
+    def allows_tool(self, tool: str) -> bool:
+        """Whether `tool` is offered to this agent (and may run when called)."""
+        ...
+
+    def approval_for(self, tool: str) -> Approval | None:
+        """This agent's approval policy for `tool`, None when it keeps the configured one."""
+        ...
 
 
 class _Finished(Exception):
@@ -50,8 +64,17 @@ class ToolRunner:
     a tool's own `timeout` wins over both.
     """
 
-    def __init__(self, registry: ToolRegistry, *, timeout: float | None = None, output_cap: int | None = None) -> None:
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        *,
+        timeout: float | None = None,
+        output_cap: int | None = None,
+        policy: ToolPolicy | None = None,
+    ) -> None:
         self.registry = registry
+        self.policy = policy
+        """The agent's tools and approval overrides (None: every tool, as configured); switching agents sets it."""
         self.timeout = timeout
         self.output_cap = output_cap if output_cap is not None else registry.settings.output_cap
         self.preapproved: frozenset[str] = frozenset()
@@ -59,6 +82,28 @@ class ToolRunner:
         self.grants = Grants("")
         """The "always" answers of the session being run; another session starts with none."""
         self._asking = asyncio.Lock()
+
+    def with_policy(self, policy: ToolPolicy | None) -> ToolRunner:
+        """A runner over the same tools and limits for another agent (a sub-agent): its own policy and grants."""
+        runner = ToolRunner(self.registry, timeout=self.timeout, output_cap=self.output_cap, policy=policy)
+        runner.preapproved = self.preapproved
+        return runner
+
+    def allows(self, tool: str) -> bool:
+        """Whether the agent may use `tool` (every enabled tool without a policy)."""
+        return self.policy is None or self.policy.allows_tool(tool)
+
+    def offered_tools(self) -> list[dict[str, Any]]:
+        """The `tools` list of a chat request: the enabled tools this agent may use."""
+        return [tool for tool in self.registry.openai_tools() if self.allows(tool["function"]["name"])]
+
+    def approval_for(self, tool: str) -> Approval:
+        """The policy a call of `tool` runs under: a tool turned off or denied by the config stays denied,
+        then the agent's override, then the configured or the tool's own policy."""
+        configured = self.registry.approval_for(tool)
+        if configured == "deny" or self.policy is None:
+            return configured
+        return self.policy.approval_for(tool) or configured
 
     def begin_session(self, session_id: str) -> None:
         """Calls of `session_id` follow: "always this session" answers of another session end here."""
@@ -97,9 +142,9 @@ class ToolRunner:
         return report.finish(ToolStatus.DONE, text)
 
     def _prepare(self, call: ToolCall) -> tuple[ToolSpec, dict[str, Any]]:
-        spec = self.registry.get(call.name)
+        spec = self.registry.get(call.name) if self.allows(call.name) else None
         if spec is None:
-            known = ", ".join(self.registry.names()) or "none"
+            known = ", ".join(name for name in self.registry.names() if self.allows(name)) or "none"
             raise _Finished(ToolStatus.FAILED, f"no tool named {call.name} (available tools: {known})")
         try:
             return spec, spec.validate(call.arguments or {})
@@ -107,7 +152,7 @@ class ToolRunner:
             raise _Finished(ToolStatus.FAILED, describe_validation_error(spec.name, error)) from error
 
     async def _approve(self, spec: ToolSpec, command: str | None, report: _Reporter, ask: Asker | None) -> None:
-        policy = self.registry.approval_for(spec.name)
+        policy = self.approval_for(spec.name)
         if policy == "deny":
             raise _Finished(
                 ToolStatus.DENIED,

@@ -21,6 +21,7 @@ from tui_agent.agent.port import ChatBackend
 from tui_agent.config import ConfigFileError
 from tui_agent.config_write import set_config_value
 from tui_agent.errors import user_message
+from tui_agent.ui.agent_commands import edit_system_prompt, switch_agent
 from tui_agent.ui.keys import keys_of
 from tui_agent.ui.screens.chat import ChatScreen
 
@@ -39,6 +40,12 @@ def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]
     yield SystemCommand("Sessions", "List, search, open, rename, fork or delete sessions", app.action_sessions)
     yield SystemCommand(
         "Switch model", "Pick one of the endpoint's models; the conversation is kept", app.action_switch_model
+    )
+    yield SystemCommand(
+        "Switch agent", "Run another agent (prompt, tools, model) from the next turn on", partial(switch_agent, app)
+    )
+    yield SystemCommand(
+        "Edit system prompt", "Change this session's system prompt (stored with it)", partial(edit_system_prompt, app)
     )
     yield SystemCommand("Theme", "Change the theme (saved in the config file)", app.action_pick_theme)
     yield SystemCommand(

@@ -26,7 +26,9 @@ STRICT = pytest.mark.parametrize("offline_server", [{"replies": [], "then": "def
 
 
 def _sent(server: BackgroundServer) -> list[tuple[str, Any]]:
-    return [(m["role"], m.get("content")) for m in (server.requests[-1].body or {})["messages"]]
+    """The conversation of the last request (the agent's system prompt left out)."""
+    messages = (server.requests[-1].body or {})["messages"]
+    return [(m["role"], m.get("content")) for m in messages if m["role"] != "system"]
 
 
 def _done(events: list[AgentEvent]) -> list[AgentEvent]:

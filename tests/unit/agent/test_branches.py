@@ -16,7 +16,9 @@ STRICT = pytest.mark.parametrize("offline_server", [{"replies": [], "then": "def
 
 
 def _sent(server: BackgroundServer) -> list[tuple[str, Any]]:
-    return [(m["role"], m.get("content")) for m in (server.requests[-1].body or {})["messages"]]
+    """The conversation of the last request (the agent's system prompt left out)."""
+    messages = (server.requests[-1].body or {})["messages"]
+    return [(m["role"], m.get("content")) for m in messages if m["role"] != "system"]
 
 
 async def _ask(built: Any, prompt: str) -> None:

@@ -31,7 +31,8 @@ def scenario(*replies: dict[str, Any], then: str = "default") -> Any:
 
 
 def roles(body: dict[str, Any] | None) -> list[tuple[str, str]]:
-    return [(m["role"], m.get("content") or "") for m in (body or {})["messages"]]
+    """The conversation sent (the agent's system prompt left out)."""
+    return [(m["role"], m.get("content") or "") for m in (body or {})["messages"] if m["role"] != "system"]
 
 
 def ended(events: list[AgentEvent]) -> TurnEndReason:

@@ -62,7 +62,7 @@ async def test_second_turn_sends_the_whole_conversation(make_agent: MakeAgent) -
     events = await collect(built.agent.send("Thanks! And a list of tips?"))
     assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
     roles = [message["role"] for message in built.agent.conversation.messages]
-    assert roles == ["user", "assistant", "tool", "assistant", "user", "assistant"]
+    assert roles == ["system", "user", "assistant", "tool", "assistant", "user", "assistant"]  # the agent's prompt
 
 
 async def test_session_usage_counts_earlier_runs_and_starts_at_zero_for_a_new_session(make_agent: MakeAgent) -> None:

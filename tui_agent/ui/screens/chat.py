@@ -215,6 +215,7 @@ class ChatScreen(ReportingScreen[None]):
 
     def _show_status(self) -> None:
         if (backend := self.backend) is not None:
+            self.status_bar.set_agent(backend.agent)
             self.status_bar.show(model=backend.model, endpoint=backend.endpoint, title=backend.session_title)
         else:  # what boot read, and the title of the early page, until the engine is there
             self.status_bar.show(model=self.engine.model, endpoint=self.engine.endpoint, title=self.history.early_title)

@@ -1,5 +1,6 @@
-"""Provides `StatusBar`: model, endpoint, session title and the session's tokens in/out, on one line; and a
-warning while history is not being saved (database locked, disk full, read-only).
+"""Provides `StatusBar`: the session's agent (when it runs one), model, endpoint, session title and the
+session's tokens in/out, on one line; and a warning while history is not being saved (database locked, disk
+full, read-only).
 
 While a reply has not begun, it says what it waits for ("rate limited — retrying in 3 s (1 of 2)",
 "waiting for the server 12 s"), redrawn every `TICK` seconds so the timer moves.
@@ -27,6 +28,7 @@ class StatusBar(Static):
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
+        self.agent = ""
         self.model = ""
         self.endpoint = ""
         self.title = ""
@@ -39,6 +41,11 @@ class StatusBar(Static):
 
     def show(self, *, model: str, endpoint: str, title: str) -> None:
         self.model, self.endpoint, self.title = model, endpoint, title
+        self._redraw()
+
+    def set_agent(self, agent: str) -> None:
+        """Show the agent the session runs ("": none, nothing shown)."""
+        self.agent = agent
         self._redraw()
 
     def set_usage(self, tokens_in: int, tokens_out: int) -> None:
@@ -84,6 +91,7 @@ class StatusBar(Static):
         parts = [
             Content(state),
             *warning,
+            *([Content.styled(f"agent {sanitize(self.agent)}", "bold $accent")] if self.agent else []),
             Content.styled(sanitize(self.model), "bold"),
             Content(sanitize(self.endpoint)),
             Content(sanitize(self.title)),

@@ -1,0 +1,92 @@
+"""`-p` with sub-agents (real subprocesses, the offline model): the sub-agent's progress on stderr after its name,
+its answer reaching stdout through its caller's, its approvals answered by the `--allow` policy, and a run killed
+while a sub-agent streams leaving its session (and its caller's call) interrupted, linked, as any crash does."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_print_approval import run
+from tui_agent.history.store import HistoryStore
+from tui_agent.offline.server import BackgroundServer
+from tui_agent.status import MessageStatus, ToolStatus
+
+
+def test_a_delegated_answer_reaches_stdout_and_the_sub_agents_tool_calls_are_on_stderr(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    done = run(["-p", "ask the researcher what the weather is in Paris"], isolated_home, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "The researcher says:" in done.stdout and "The weather in Paris is" in done.stdout
+    assert "[researcher] asked: What the weather is in Paris" in done.stderr
+    assert "[researcher] [tool] get_current_weather(" in done.stderr
+    assert "[tool] ask_researcher(" in done.stderr
+
+
+def test_a_sub_agents_approval_is_denied_without_allow_and_given_with_it(isolated_home: Path, tmp_path: Path) -> None:
+    denied = run(["-p", 'ask the coder to run "touch made-by-coder"'], isolated_home, tmp_path)
+    assert denied.returncode == 0, denied.stderr
+    assert "[coder] [tool] run_shell(" in denied.stderr and " denied: " in denied.stderr
+    assert "--allow run_shell" in denied.stderr
+    assert not (tmp_path / "made-by-coder").exists()
+
+    allowed = run(["-p", 'ask the coder to run "touch made-by-coder"', "--allow", "run_shell"], isolated_home, tmp_path)
+    assert allowed.returncode == 0, allowed.stderr
+    assert "[coder] [tool] run_shell(" in allowed.stderr and " done: exit status 0" in allowed.stderr
+    assert (tmp_path / "made-by-coder").exists()
+
+
+SLOW_SUB_AGENT = {
+    "replies": [
+        {"tool_calls": [{"name": "ask_researcher", "arguments": {"task": "Read everything"}}]},
+        {"text": "word " * 2000, "chunk_size": 5, "chunk_delay": 0.01},
+    ]
+}
+
+
+def crash_while_the_sub_agent_streams(home: Path, server: BackgroundServer) -> None:
+    """Run `-p` until its sub-agent's reply has streamed a little, then kill it as a crash would."""
+    env = {**os.environ, "TUI_AGENT_HOME": str(home), "OPENAI_API_KEY": "test-key"}
+    command = [sys.executable, "-m", "tui_agent", "--base-url", server.base_url, "-p", "Read everything"]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
+    assert process.stderr is not None
+    try:
+        for line in process.stderr:
+            if line.startswith("[researcher] asked:"):
+                break
+        deadline = time.monotonic() + 30
+        while len(server.requests) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.5)
+    finally:
+        process.kill()
+        process.wait(timeout=30)
+
+
+async def stored_after_the_crash(db: Path) -> None:
+    store = await HistoryStore.open(db)
+    try:
+        (caller,) = [s for s in await store.list_recent(10) if s.parent_session_id is None]
+        ((key, (child_id, agent)),) = (await store.sub_session_calls(caller.id)).items()
+        (reply,) = [m for m in await store.load_tail(caller.id, 10) if m.tool_calls]
+        (call,) = reply.tool_calls
+        assert agent == "researcher" and key == call.key and call.status is ToolStatus.INTERRUPTED
+        task, answer = await store.load_tail(child_id, 10)
+        assert task.content == "Read everything" and answer.status is MessageStatus.INTERRUPTED
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize("offline_server", [SLOW_SUB_AGENT], indirect=True)
+def test_a_run_killed_while_its_sub_agent_streams_leaves_both_sessions_interrupted_and_linked(
+    isolated_home: Path, offline_server: BackgroundServer
+) -> None:
+    crash_while_the_sub_agent_streams(isolated_home, offline_server)
+    asyncio.run(stored_after_the_crash(isolated_home / "data" / "history.db"))

@@ -1,0 +1,79 @@
+"""Agents from the palette on the real stack: the picked agent answers (its prompt and tools reach the model
+server), the status bar names it, and `--continue` runs it again; the system prompt can be edited too."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.widgets import TextArea
+
+from tests.ui.helpers import chat_ready, send, wait_until
+from tests.ui.sessions_stack import RealStack, real_stack
+from tests.ui.test_palette import run_command
+from tui_agent import paths
+from tui_agent.agent.resume import ResumeRequest
+from tui_agent.agents.profiles import load_catalog
+from tui_agent.history.store import HistoryStore
+from tui_agent.ui.screens.system_prompt import SystemPromptScreen
+
+SIZE = (140, 40)
+RESEARCHER = load_catalog([paths.shipped_dir("agents")], []).agents["researcher"]
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[RealStack]:
+    with real_stack(tmp_path, "Noted.") as running:
+        yield running
+
+
+def system_prompt_sent(stack: RealStack) -> str:
+    first = stack.chat_requests()[-1]["messages"][0]
+    assert first["role"] == "system"
+    return str(first["content"])
+
+
+async def test_an_agent_picked_from_the_palette_answers_and_runs_again_on_continue(stack: RealStack) -> None:
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await chat_ready(pilot)
+        await wait_until(pilot, lambda: screen.status_bar.agent == "assistant", "the default agent shown")
+        await run_command(pilot, "Switch agent")
+        await run_command(pilot, "researcher")
+        assert screen.status_bar.agent == "researcher"
+        await send(pilot, "Where is the config read?")
+    assert system_prompt_sent(stack) == RESEARCHER.system_prompt
+    tools = {tool["function"]["name"] for tool in stack.chat_requests()[-1].get("tools", [])}
+    assert tools and tools <= set(RESEARCHER.tools)
+
+    again, _ = stack.app(ResumeRequest(latest=True))
+    async with again.run_test(size=SIZE) as pilot:
+        screen = await chat_ready(pilot)
+        await wait_until(pilot, lambda: screen.status_bar.agent == "researcher", "the stored agent shown")
+        await send(pilot, "And the history?")
+    assert system_prompt_sent(stack) == RESEARCHER.system_prompt
+
+
+async def test_the_system_prompt_edited_from_the_palette_is_sent_and_stored(stack: RealStack) -> None:
+    app, built = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await send(pilot, "hello")
+        await run_command(pilot, "Edit system prompt")
+        await wait_until(pilot, lambda: isinstance(app.screen, SystemPromptScreen), "the prompt dialog")
+        area = app.screen.query_one(TextArea)
+        area.text = "Answer in one word."
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: not isinstance(app.screen, SystemPromptScreen), "the dialog closed")
+        await send(pilot, "again")
+        agent = await built.ready()
+        session_id = agent.current_session_id
+    assert system_prompt_sent(stack) == "Answer in one word."
+    store = await HistoryStore.open(stack.db)
+    try:
+        assert session_id is not None
+        stored = await store.get_session(session_id)
+    finally:
+        await store.close()
+    assert stored is not None and stored.system_prompt == "Answer in one word."
