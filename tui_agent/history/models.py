@@ -125,6 +125,9 @@ class Session:
     """Messages stored in the session, every branch included."""
     active_leaf_id: str | None = None
     """The last message of the branch the session is on (the model gets the path to it); None when empty."""
+    agent: str | None = None
+    """The agent (profile name, or "team:<name>") the session runs; with `parent_session_id`, a sub-agent's
+    session, run by a tool call of its parent's message `parent_message_id`."""
 
 
 @dataclass(frozen=True)
