@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from textual.pilot import Pilot
+from textual.widgets import OptionList
 
 from tests.ui.helpers import FIXED_NOW, call, chat, make_app, send, task_tree, wait_until
 from tui_agent.agent.events import (
@@ -25,6 +26,7 @@ from tui_agent.status import MessageStatus, Role
 from tui_agent.testing.scripted import AskApproval, Delegated, Gate, Script, ScriptItem
 from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.ui.screens.approval import ApprovalScreen
+from tui_agent.ui.screens.sessions import SessionsScreen
 from tui_agent.ui.screens.sub_session import SubSessionScreen
 from tui_agent.ui.widgets.sub_agent import TEXT_LINES
 from tui_agent.ui.widgets.tool_panel import ToolPanel
@@ -231,3 +233,24 @@ async def test_a_resumed_ask_call_shows_its_agent_and_opens_its_stored_session()
         await pilot.press("o")
         await wait_until(pilot, lambda: isinstance(app.screen, SubSessionScreen), "the session shown")
         assert panel.sub_agent is not None and panel.sub_agent.session_id == child.id
+
+
+async def test_sub_agent_sessions_are_listed_under_their_parent_and_forks_are_not() -> None:
+    app, backend = make_app()
+    older = backend.add_session("Older chat", updated_at=datetime(2026, 1, 1, tzinfo=UTC))
+    parent = backend.add_session("Weather", updated_at=datetime(2026, 1, 2, tzinfo=UTC))
+    fork = backend.add_session("Weather (fork)", updated_at=datetime(2026, 1, 4, tzinfo=UTC))
+    fork.parent_session_id = parent.id
+    child = backend.add_session("Find the weather in Oslo", updated_at=datetime(2026, 1, 3, tzinfo=UTC))
+    child.parent_session_id, child.parent_message_id, child.agent = parent.id, "a1", "researcher"
+    async with app.run_test() as pilot:
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "the sessions screen")
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        await wait_until(pilot, lambda: len(screen.sessions) == 4, "the sessions listed")
+        assert list(screen.sessions) == [fork.id, parent.id, child.id, older.id]
+        options = screen.query_one(OptionList)
+        child_row = str(options.get_option_at_index(2).prompt).splitlines()[0]
+        assert child_row.startswith("    ") and "↳ researcher · Find the weather in Oslo" in child_row
+        assert not str(options.get_option_at_index(0).prompt).startswith(" " * 4)
