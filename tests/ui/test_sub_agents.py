@@ -113,23 +113,26 @@ async def test_the_ask_panel_shows_the_sub_agent_streaming_with_its_own_tool_cal
         await wait_until(pilot, lambda: "researcher · finished" in panel_text(pilot), lambda: panel_text(pilot))
         shown = panel_text(pilot)
         assert "✓ get_weather  0.5s" in shown
-        assert "It rains in Oslo." in shown
+        assert "── result ──\nIt rains in Oslo." in shown
 
 
 async def test_a_long_sub_agent_answer_shows_only_its_newest_lines() -> None:
+    gate = Gate()
     lines = [f"line {n}\n" for n in range(300)]
-    sub = [
-        AssistantMessageStarted("s1"),
-        *(AssistantTextDelta("s1", line) for line in lines),
-        TurnFinished(TurnEndReason.DONE),
-    ]
-    app, _ = make_app([delegating(*sub)])
+    sub = [AssistantMessageStarted("s1"), *(AssistantTextDelta("s1", line) for line in lines), gate]
+    app, _ = make_app([delegating(*sub, TurnFinished(TurnEndReason.DONE))])
     async with app.run_test() as pilot:
-        await send(pilot, "Ask the researcher for a lot")
+        await send(pilot, "Ask the researcher for a lot", wait=False)
+        await wait_until(pilot, lambda: gate.reached, "the sub-agent's text sent")
         await wait_until(pilot, lambda: "line 299" in panel_text(pilot), lambda: panel_text(pilot))
         shown = panel_text(pilot)
         assert f"line {299 - TEXT_LINES}\n" not in shown and "line 0\n" not in shown
         assert f"… {300 - TEXT_LINES} earlier lines (o: open its session)" in shown
+        gate.open()
+        await wait_until(pilot, lambda: chat(pilot).idle, "turn finished")
+        # answered: its final answer is the call's result; the text it streamed is only counted
+        await wait_until(pilot, lambda: "… its text: 300 lines" in panel_text(pilot), lambda: panel_text(pilot))
+        assert "line 299" not in panel_text(pilot)
 
 
 async def test_a_sub_agents_question_names_the_agent_and_its_answer_reaches_it() -> None:

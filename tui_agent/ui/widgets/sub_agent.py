@@ -155,18 +155,30 @@ class SubAgentRun:
                 self.error = event.error or self.error
 
     # -- drawing ----------------------------------------------------------------------------------
-    def render(self, *, expanded: bool = False, call_status: ToolStatus | None = None, hint: bool = False) -> Content:
+    def render(
+        self,
+        *,
+        expanded: bool = False,
+        call_status: ToolStatus | None = None,
+        answered: bool = False,
+        hint: bool = False,
+    ) -> Content:
         """The run in a few lines; `call_status`: its call's, which says how it ended when the sub-agent did
-        not (interrupted by Esc before its own end arrived, or a stored call); `hint`: say how to open its
-        session (its panel has the focus)."""
+        not (interrupted by Esc before its own end arrived, or a stored call); `answered`: the call has its
+        result (the sub-agent's final answer, shown under it), so the text is only counted; `hint`: say how to
+        open its session (its panel has the focus)."""
         lines = [self._header(call_status)]
         lines.extend(self._part_lines(expanded))
         lines.extend(self._call_lines())
         text, earlier = self.text.newest(TEXT_LINES, TEXT_CHARS)
-        if earlier:
+        if answered:
+            if text:
+                count = earlier + text.count("\n") + 1
+                lines.append(Content.styled(f"… its text: {count} line{'s' if count != 1 else ''}", "dim italic"))
+        elif earlier:
             more = f"… {earlier} earlier line{'s' if earlier != 1 else ''}"
             lines.append(Content.styled(more + (" (o: open its session)" if self.session_id else ""), "dim italic"))
-        if text:
+        if text and not answered:
             lines.append(Content(text))
         if hint:
             lines.append(Content.styled("o: open its session", "dim italic"))

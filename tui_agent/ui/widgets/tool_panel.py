@@ -183,8 +183,13 @@ class ToolPanel(Static, can_focus=True):
         self._drawn_at = time.monotonic()
         parts = [Content(reveal(pretty_arguments(self.call.raw_arguments)) or "(no arguments)")]
         if self.sub_agent is not None:
-            run = self.sub_agent.render(expanded=self.expanded, call_status=self.call.status, hint=self.has_focus)
-            parts.append(run)
+            call = self.call
+            answered = call.result is not None and call.status.is_final
+            parts.append(
+                self.sub_agent.render(
+                    expanded=self.expanded, call_status=call.status, answered=answered, hint=self.has_focus
+                )
+            )
         if self.call.error:
             parts.append(Content.styled(f"error: {sanitize(self.call.error)}", "$text-error"))
         if self.call.result is not None:
