@@ -116,6 +116,19 @@ async def test_the_ask_panel_shows_the_sub_agent_streaming_with_its_own_tool_cal
         assert "── result ──\nIt rains in Oslo." in shown
 
 
+async def test_esc_shows_the_sub_agent_and_its_open_call_interrupted() -> None:
+    gate = Gate()
+    app, backend = make_app([delegating(*researcher_turn(weather(ToolStatus.RUNNING), gate))])
+    async with app.run_test() as pilot:
+        await send(pilot, "Ask the researcher about Oslo", wait=False)
+        await wait_until(pilot, lambda: gate.reached, "the sub-agent mid-turn")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: chat(pilot).idle, "turn ended")
+        await wait_until(pilot, lambda: "researcher · interrupted" in panel_text(pilot), lambda: panel_text(pilot))
+        assert "■ get_weather" in panel_text(pilot)
+        assert backend.cancel_count == 1
+
+
 async def test_a_long_sub_agent_answer_shows_only_its_newest_lines() -> None:
     gate = Gate()
     lines = [f"line {n}\n" for n in range(300)]

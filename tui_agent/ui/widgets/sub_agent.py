@@ -169,7 +169,7 @@ class SubAgentRun:
         open its session (its panel has the focus)."""
         lines = [self._header(call_status)]
         lines.extend(self._part_lines(expanded))
-        lines.extend(self._call_lines())
+        lines.extend(self._call_lines(cut=self.ended is None and call_status is not None and call_status.is_final))
         text, earlier = self.text.newest(TEXT_LINES, TEXT_CHARS)
         if answered:
             if text:
@@ -207,8 +207,11 @@ class SubAgentRun:
                 lines.append(Content.styled(shown or text, "dim"))
         return lines
 
-    def _call_lines(self) -> list[Content]:
+    def _call_lines(self, *, cut: bool) -> list[Content]:
+        """One line per tool call (`cut`: the run was cut short, so a call still open is interrupted)."""
         calls = list(self.calls.values())
+        if cut:
+            calls = [c if c.status.is_final else c.replace(status=ToolStatus.INTERRUPTED) for c in calls]
         lines: list[Content] = []
         if len(calls) > CALL_LINES:
             lines.append(Content.styled(f"  … {len(calls) - CALL_LINES} earlier tool calls", "dim"))
