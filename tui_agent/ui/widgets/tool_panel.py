@@ -136,6 +136,7 @@ class ToolPanel(Static, can_focus=True):
         self.sub_agent = sub_agent
         """The sub-agent an `ask_*` call runs, as far as its events have come (None for other tools)."""
         self._drawn_at = 0.0
+        self._hint = False
         self._redraw: Timer | None = None
         self.call = call
         self.apply(call)
@@ -187,7 +188,7 @@ class ToolPanel(Static, can_focus=True):
             answered = call.result is not None and call.status.is_final
             parts.append(
                 self.sub_agent.render(
-                    expanded=self.expanded, call_status=call.status, answered=answered, hint=self.has_focus
+                    expanded=self.expanded, call_status=call.status, answered=answered, hint=self._hint
                 )
             )
         if self.call.error:
@@ -209,11 +210,16 @@ class ToolPanel(Static, can_focus=True):
         self.action_toggle_result()
 
     def on_focus(self) -> None:
-        if self.sub_agent is not None:  # its hint says how to open its session
-            self.refresh_view()
+        self._show_hint(True)
 
     def on_blur(self) -> None:
-        self.on_focus()
+        self._show_hint(False)  # (this runs before Textual's own handler clears `has_focus`)
+
+    def _show_hint(self, shown: bool) -> None:
+        """A focused sub-agent's panel says how to open its session."""
+        self._hint = shown
+        if self.sub_agent is not None:
+            self.refresh_view()
 
     def action_open_session(self) -> None:
         if self.sub_agent is None:
