@@ -247,13 +247,13 @@ async def test_a_resumed_ask_call_shows_its_agent_and_opens_its_stored_session()
         panel = chat(pilot).tool_panels.panel(("a1", "c1"))
         assert isinstance(panel, ToolPanel)
         panel.focus()
+        await wait_until(pilot, lambda: "o: open its session" in panel_text(pilot, ("a1", "c1")), "the hint")
+        chat(pilot).prompt_input.focus()
+        await wait_until(pilot, lambda: "o: open" not in panel_text(pilot, ("a1", "c1")), "no hint once it lost focus")
+        panel.focus()
         await pilot.press("o")
         await wait_until(pilot, lambda: isinstance(app.screen, SubSessionScreen), "the session shown")
         assert panel.sub_agent is not None and panel.sub_agent.session_id == child.id
-        await pilot.press("escape")
-        await wait_until(pilot, lambda: not isinstance(app.screen, SubSessionScreen), "the session closed")
-        chat(pilot).prompt_input.focus()
-        await wait_until(pilot, lambda: "o: open" not in panel_text(pilot, ("a1", "c1")), "no hint once it lost focus")
 
 
 async def test_sub_agent_sessions_are_listed_under_their_parent_and_forks_are_not() -> None:
