@@ -15,6 +15,7 @@ from tui_agent.agent.events import (
     AssistantMessageStarted,
     AssistantPartDelta,
     AssistantTextDelta,
+    SubAgentEvent,
     ToolCallUpdated,
     ToolStatus,
     TurnEndReason,
@@ -28,7 +29,7 @@ from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
 from tui_agent.ui.screens.sub_session import SubSessionScreen
-from tui_agent.ui.widgets.sub_agent import TEXT_LINES
+from tui_agent.ui.widgets.sub_agent import PENDING_PIECES, TAIL_CHARS, TEXT_LINES, SubAgentRun
 from tui_agent.ui.widgets.tool_panel import ToolPanel
 
 ASK = ("m1", "c1")
@@ -275,3 +276,12 @@ async def test_sub_agent_sessions_are_listed_under_their_parent_and_forks_are_no
         child_row = str(options.get_option_at_index(2).prompt).splitlines()[0]
         assert child_row.startswith("    ") and "↳ researcher · Find the weather in Oslo" in child_row
         assert not str(options.get_option_at_index(0).prompt).startswith(" " * 4)
+
+
+def test_a_text_nobody_draws_keeps_only_its_tail() -> None:
+    run = SubAgentRun("writer")
+    for _ in range(10_000):
+        run.take(SubAgentEvent(("s1", "d1"), "critic", "sub-critic", AssistantTextDelta("k1", "word ")))
+    critic = run.delegates[("s1", "d1")]
+    assert critic.text.chars == 50_000 - 5 * (10_000 % PENDING_PIECES)  # joined as it came, though never drawn
+    assert len(critic.text.text) == TAIL_CHARS and critic.text.chars == 50_000

@@ -29,6 +29,8 @@ TEXT_CHARS = 1200
 """At most this much of the newest text is shown (a line of thousands of characters wraps to a page)."""
 TAIL_CHARS = 4000
 """The newest text kept for drawing; the rest is counted, not kept."""
+PENDING_PIECES = 512
+"""Pieces of text kept unjoined before they are joined into the kept tail anyway."""
 CALL_LINES = 5
 """Tool calls of the sub-agent listed (the newest)."""
 PART_LINES = 6
@@ -69,6 +71,8 @@ class Tail:
 
     def add(self, text: str) -> None:
         self._pending.append(self._sanitizer.feed(text))
+        if len(self._pending) >= PENDING_PIECES:  # a text nobody draws (a delegate's delegate's) stays small
+            _ = self.text
 
     def break_line(self) -> None:
         """A new message begins: a blank line between it and the one before."""
