@@ -18,7 +18,7 @@ from textual.content import Content
 from tui_agent.agent import events
 from tui_agent.sanitize import StreamSanitizer, reveal, sanitize
 from tui_agent.status import MessageStatus, ToolStatus, TurnEndReason
-from tui_agent.ui.widgets.tool_panel import ASK_PREFIX, STATUS_LABEL, Clock, format_elapsed
+from tui_agent.ui.widgets.tool_panel import STATUS_LABEL, Clock, format_elapsed
 
 if TYPE_CHECKING:
     from tui_agent.tool_call import CallKey, ToolCall
@@ -41,11 +41,6 @@ END_WORDS = {
     TurnEndReason.BUDGET: "stopped at its budget",
     TurnEndReason.ERROR: "failed",
 }
-
-
-def agent_of(tool_name: str) -> str | None:
-    """The agent an `ask_<agent>` tool delegates to; None for any other tool."""
-    return tool_name[len(ASK_PREFIX) :] or None if tool_name.startswith(ASK_PREFIX) else None
 
 
 def innermost(event: events.SubAgentEvent) -> tuple[list[str], events.AgentEvent]:
@@ -81,7 +76,7 @@ class Tail:
 
     @property
     def text(self) -> str:
-        """The newest text (all of it when short)."""
+        """The newest text (all of it when short), with what came since it was last read."""
         if self._pending:
             added = "".join(self._pending)
             self._pending.clear()
@@ -116,12 +111,9 @@ class SubAgentRun:
         self.calls: dict[CallKey, ToolCall] = {}
         self.delegates: dict[CallKey, SubAgentRun] = {}
         """The runs of its own `ask_*` calls."""
-        self.changes = 0
-        """Bumped by every event taken: a panel redraws only when it moved."""
 
     def take(self, event: events.AgentEvent) -> None:
         """Take one event of the sub-agent's turn."""
-        self.changes += 1
         match event:
             case events.AssistantTextDelta():
                 self.text.add(event.text)
