@@ -126,7 +126,9 @@ class Session:
     active_leaf_id: str | None = None
     """The last message of the branch the session is on (the model gets the path to it); None when empty."""
     agent: str | None = None
-    """The agent profile the session runs (restored on resume); None: the config's settings, or before step 7."""
+    """The agent profile (or "team:<name>") the session runs, restored on resume; None: the config's settings,
+    or a database before step 7. With `parent_session_id`, a sub-agent's session, run by a tool call of its
+    parent's message `parent_message_id`."""
 
 
 @dataclass(frozen=True)

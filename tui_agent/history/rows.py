@@ -20,6 +20,8 @@ MESSAGE_COLUMNS = (
     "completion_tokens, created_at, updated_at, replaced_by, parent_id"
 )
 TREE_VERSION = 6
+AGENTS_VERSION = 7
+"""The schema step that gave sessions their `agent` (NULL when read from a database before it)."""
 """The schema step that made messages a tree. A database read before it is upgraded (read-only, or while
 another program holds the write lock) is read as one branch: every message, in order."""
 _LINEAR = {"active_leaf_id": "NULL", "parent_id": "NULL"}
@@ -62,8 +64,11 @@ def _mcols(conn: sqlite3.Connection) -> str:
 
 
 def _scols(conn: sqlite3.Connection) -> str:
-    """The session columns this database has (NULL for the tree's, before it)."""
-    return _columns(conn, SESSION_COLUMNS)
+    """The session columns this database has (NULL for the tree's before step 6, for `agent` before step 7)."""
+    columns = _columns(conn, SESSION_COLUMNS)
+    if int(conn.execute("PRAGMA user_version").fetchone()[0]) < AGENTS_VERSION:
+        columns = columns.replace(", agent", ", NULL")
+    return columns
 
 
 def _arguments(text: str) -> Any:

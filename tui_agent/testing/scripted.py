@@ -4,7 +4,9 @@ It is its own `Engine` too (built already), so `TuiAgentApp(ScriptedBackend(...)
 
 Each `send` plays the next script: `AgentEvent`s are yielded in order, a float pauses (seconds), and
 `AskApproval` yields the call's update and an `ApprovalRequested` event, as the agent does, and continues
-with the branch for the answer the UI gives its future. `cancel()`
+with the branch for the answer the UI gives its future. `Delegated` plays a script as a sub-agent's turn,
+each of its events wrapped in a `SubAgentEvent` (nested for a delegate's delegate), as the agent passes a
+delegate's events on. `cancel()`
 ends the turn the way the agent does (message and open tool calls interrupted, then `TurnFinished`).
 It records prompts, cancels and decisions so tests can assert on the intents the UI sent.
 """
@@ -26,6 +28,7 @@ from tui_agent.agent.events import (
     AssistantTextDelta,
     MessageStatus,
     ReplyReplaced,
+    SubAgentEvent,
     ToolCallUpdated,
     ToolStatus,
     TurnEndReason,
@@ -37,7 +40,7 @@ from tui_agent.agent.port import ChatBackend, NoticeObserver
 from tui_agent.agent.tree import TreeObserver, Unsubscribe
 from tui_agent.testing.memory_sessions import MemorySessions
 from tui_agent.testing.scripted_tree import ScriptedTree
-from tui_agent.tool_call import Decision
+from tui_agent.tool_call import CallKey, Decision
 
 if TYPE_CHECKING:  # pydantic loads with the engine; a scripted app may start without it
     from tui_agent.agents.profiles import AgentProfile
@@ -50,6 +53,19 @@ class AskApproval:
     update: ToolCallUpdated
     allowed: Sequence[ScriptItem] = ()
     denied: Sequence[ScriptItem] = ()
+
+
+@dataclass(frozen=True)
+class Delegated:
+    """Play `items` as the turn of sub-agent `agent`, run by this turn's call `call` (an `ask_<agent>` call):
+    each event they yield comes wrapped in a `SubAgentEvent`, an `AskApproval` among them asks the UI that way
+    and a `Delegated` among them nests one level deeper."""
+
+    call: CallKey
+    agent: str
+    items: Sequence[ScriptItem]
+    session_id: str = ""
+    """The sub-agent's (child) session; "" names it `sub-<agent>`."""
 
 
 class Gate:
@@ -67,7 +83,7 @@ class Gate:
         await self._event.wait()
 
 
-ScriptItem = AgentEvent | float | AskApproval | Gate
+ScriptItem = AgentEvent | float | AskApproval | Gate | Delegated
 Script = Sequence[ScriptItem]
 
 
@@ -143,6 +159,8 @@ class ScriptedBackend(MemorySessions):
         """(message id, new text) of each prompt the UI sent as edited."""
         self.decisions: list[Decision] = []
         self.cancel_count = 0
+        self.cancelled_nodes: list[int | str] = []
+        """The task-tree nodes the UI asked to cancel, in order."""
         self.models: list[str] = [model, "scripted-large"]
         """What `list_models` answers (a test may change it)."""
         self.closed = False
@@ -227,6 +245,7 @@ class ScriptedBackend(MemorySessions):
         """Any node of the scripted turn cancels the whole turn (the script has no finer structure)."""
         if not self.tree.is_open(node_id):
             return False
+        self.cancelled_nodes.append(node_id)
         self.cancel()
         return True
 
@@ -314,6 +333,10 @@ class ScriptedBackend(MemorySessions):
                 await self._until_cancelled(asyncio.sleep(float(item)))
             elif isinstance(item, Gate):
                 await self._until_cancelled(item.wait())
+            elif isinstance(item, Delegated):
+                session_id = item.session_id or f"sub-{item.agent}"
+                async for event in self._play(item.items, _Turn()):
+                    yield SubAgentEvent(item.call, item.agent, session_id, event)
             elif isinstance(item, AskApproval):
                 turn.track(item.update)
                 yield item.update

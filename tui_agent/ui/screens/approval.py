@@ -3,6 +3,9 @@
 The name and arguments are shown through `reveal`: a bidi override or a zero-width character appears as
 `⟨U+202E⟩`, so a command cannot look other than it is.
 
+A sub-agent's call says which agent asks (the chain of them, for a delegate's delegate), in the title and
+on a line of its own above the tool.
+
 Keys: `a` or `y` allow once, `s` always this session, `d`, `n` or Esc deny. A line under the arguments
 says what "always" would allow: every call of the tool, or for a command-like tool (the shell) this exact
 command only.
@@ -76,13 +79,19 @@ class ApprovalScreen(ModalScreen[Decision]):
         Binding("d,n,escape", "decide('deny')", "Deny", id="decide('deny')"),
     ]
 
-    def __init__(self, update: ToolCall) -> None:
+    def __init__(self, update: ToolCall, *, agent: str | None = None) -> None:
         super().__init__()
         self.update = update
+        self.agent = agent
+        """The sub-agent asking ("writer → researcher" through a chain); None: the session's own agent."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="approval-dialog") as dialog:
             dialog.border_title = Content("Allow this tool to run?")
+            if self.agent:
+                dialog.border_title = Content(f"{reveal(self.agent)} asks: allow this tool to run?")
+                asking = Content.assemble("Asked by the sub-agent ", (reveal(self.agent), "bold $accent"))
+                yield Static(asking, id="approval-agent")
             yield Static(Content.assemble("Tool: ", (reveal(self.update.name), "bold")), id="approval-tool")
             with VerticalScroll(id="approval-arguments"):
                 yield Static(Content(reveal(shown_arguments(self.update)) or "(no arguments)"))

@@ -3,7 +3,9 @@
 It sends intents to the engine's `ChatBackend` (send, cancel, retry and continue the last reply), awaited
 from the app's `EngineSlot`, and renders the `AgentEvent`s a turn yields, in a worker; it knows nothing of
 the agent beyond those events. An `ApprovalRequested` event is answered with the approval modal; tool-call
-events also go to the task tree. Until the engine is built the status bar shows what boot read.
+events also go to the task tree. A sub-agent's events (`SubAgentEvent`) go to its call's panel, its tool
+calls to the task tree too, and its questions to the approval modal, which names the agent asking.
+Until the engine is built the status bar shows what boot read.
 A prompt sent while a turn runs waits in `QueuedPrompts` above the prompt and is sent when the turn ends.
 """
 
@@ -40,7 +42,13 @@ EVENT_SLICE = 0.004
 if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from collections.abc import AsyncIterator, Callable
 
-    from tui_agent.agent.events import AgentEvent, ApprovalRequested, AssistantMessageFinished, TurnFinished
+    from tui_agent.agent.events import (
+        AgentEvent,
+        ApprovalRequested,
+        AssistantMessageFinished,
+        SubAgentEvent,
+        TurnFinished,
+    )
     from tui_agent.agent.tree import Unsubscribe
     from tui_agent.tool_call import Decision
     from tui_agent.ui.widgets.task_tree import TaskTree
@@ -182,6 +190,13 @@ class ChatScreen(ReportingScreen[None]):
     def on_chat_log_window_moved(self, event: ChatLog.WindowMoved) -> None:
         self.tool_panels.hide_calls_of(event.let_go)
 
+    def on_tool_panel_open_session(self, event: ToolPanel.OpenSession) -> None:
+        """`o` on a sub-agent's call: its session, read only (or opened as the current one)."""
+        from tui_agent.ui.screens.sub_session import show_sub_session
+
+        event.stop()
+        self.run_worker(show_sub_session(self, event.panel), group="sub-session", exit_on_error=False)
+
     def action_focus_tools(self) -> None:
         """F6: focus the newest tool panel (showing the column if hidden); from the column, back to the prompt."""
         panels = self.tool_panels.panels
@@ -280,16 +295,16 @@ class ChatScreen(ReportingScreen[None]):
         self.tool_panels.interrupt_open()
         self._set_busy(False)
 
-    def ask_approval(self, request: ApprovalRequested) -> None:
+    def ask_approval(self, request: ApprovalRequested, agent: str | None = None) -> None:
         """Show the approval modal; the choice answers the turn's question (Esc in it: deny). A turn that ends
-        first (cancelled) cancels the question, which takes the modal away."""
+        first (cancelled) cancels the question, which takes the modal away. `agent`: the sub-agent asking."""
         from tui_agent.tool_call import Decision
         from tui_agent.ui.screens.approval import ApprovalScreen
 
         answer = request.answer
         if answer.done():
             return
-        modal = ApprovalScreen(request.call)
+        modal = ApprovalScreen(request.call, agent=agent)
 
         def decided(decision: Decision | None) -> None:
             if not answer.done():
@@ -380,9 +395,21 @@ class ChatScreen(ReportingScreen[None]):
             case events.TurnFinished():
                 self._turn_finished(event)
             case events.SubAgentEvent():
-                pass  # a sub-agent's stream is shown in its caller's panel (issue 19's delegation branch)
+                self._render_sub_agent(event)
             case _:
                 assert_never(event)
+
+    def _render_sub_agent(self, event: SubAgentEvent) -> None:
+        """A sub-agent's event: shown in its call's panel; its tool calls in the task tree, its questions asked."""
+        from tui_agent.agent import events
+        from tui_agent.ui.widgets.sub_agent import innermost
+
+        self.tool_panels.follow_sub_agent(event)
+        agents, inner = innermost(event)
+        if isinstance(inner, events.ToolCallUpdated) and self._task_tree is not None:
+            self._task_tree.follow_call(inner.call)
+        elif isinstance(inner, events.ApprovalRequested):
+            self.ask_approval(inner, agent=" → ".join(agents))
 
     def _turn_finished(self, event: TurnFinished) -> None:
         self.chat_log.close_open()  # a message the backend never closed is not left "streaming"

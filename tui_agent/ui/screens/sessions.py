@@ -3,6 +3,8 @@
 Typing filters by title and by full-text search over message content (hits show a snippet). Enter opens
 the highlighted session in the chat screen (resumed, history shown); Ctrl+R renames, Ctrl+F forks from a
 chosen message and opens the fork, Ctrl+D deletes after a confirmation, Ctrl+N starts a new session.
+A sub-agent's session (one with a parent session and an agent) is listed under its parent's, indented and
+named after its agent, when its parent is listed too.
 An action that fails raises out of its worker; the app's one worker handler says why (a notification).
 """
 
@@ -31,15 +33,52 @@ def last_activity(when: datetime) -> str:
     return when.strftime("%Y-%m-%d %H:%M")
 
 
-def session_row(session: Session, snippet: str | None = None, *, current: bool = False) -> Content:
-    """Title, then last activity, model and message count; a search snippet under it when there is one."""
+Row = tuple[Session, str | None]
+"""A session listed, and the search snippet that found it (None: found by title, or no filter)."""
+
+
+def session_row(session: Session, snippet: str | None = None, *, current: bool = False, depth: int = 0) -> Content:
+    """Title, then last activity, model and message count; a search snippet under it when there is one.
+    `depth`: how far under its parent a sub-agent's session is, which its agent's name then leads."""
     count = f"{session.message_count} message{'s' if session.message_count != 1 else ''}"
     meta = " · ".join(part for part in (last_activity(session.updated_at), session.model or "", count) if part)
-    title = Content.assemble(("● " if current else "  ", "bold"), (one_line(session.title or "Untitled"), "bold"))
-    lines = [title, Content.styled(f"  {meta}", "dim")]
+    indent = "    " * depth
+    title = Content.assemble(indent, ("● " if current else "  ", "bold"))
+    if depth and session.agent:
+        title = Content.assemble(title, "↳ ", (one_line(session.agent, 30), "bold $accent"), " · ")
+    title = Content.assemble(title, (one_line(session.title or "Untitled"), "bold"))
+    lines = [title, Content.styled(f"{indent}  {meta}", "dim")]
     if snippet:
-        lines.append(Content.styled(f"  {one_line(snippet, 100)}", "italic"))
+        lines.append(Content.styled(f"{indent}  {one_line(snippet, 100)}", "italic"))
     return Content("\n").join(lines)
+
+
+def is_sub_agents(session: Session) -> bool:
+    """The session a sub-agent ran for a tool call of its parent's (a fork has a parent but no agent)."""
+    return session.parent_session_id is not None and session.agent is not None
+
+
+def nest(rows: list[Row]) -> list[tuple[Row, int]]:
+    """The rows in order, each sub-agent's session moved right under its parent's (when listed), with its
+    depth under it."""
+    listed = {session.id for session, _ in rows}
+    children: dict[str, list[Row]] = {}
+    for row in rows:
+        if is_sub_agents(row[0]) and row[0].parent_session_id in listed and row[0].parent_session_id != row[0].id:
+            children.setdefault(row[0].parent_session_id or "", []).append(row)
+    nested = {id(row) for rows_under in children.values() for row in rows_under}
+    ordered: list[tuple[Row, int]] = []
+
+    def add(row: Row, depth: int) -> None:
+        ordered.append((row, depth))
+        for child in children.pop(row[0].id, []):
+            add(child, depth + 1)
+
+    for row in rows:
+        if id(row) not in nested:
+            add(row, 0)
+    ordered.extend((row, 0) for rows_under in children.values() for row in rows_under)  # a loop of parents
+    return ordered
 
 
 def show_fresh_chat(app: App[Any]) -> None:
@@ -146,13 +185,15 @@ class SessionsScreen(ReportingScreen[None]):
         ordered = [rows[s.id] for s in everything if s.id in rows]
         self._show(ordered)
 
-    def _show(self, rows: list[tuple[Session, str | None]]) -> None:
+    def _show(self, rows: list[Row]) -> None:
         options = self.option_list
         keep = self.highlighted.id if self.highlighted else None
         current = self.backend.current_session_id
-        self.sessions = {session.id: session for session, _ in rows}
+        ordered = nest(rows)
+        self.sessions = {session.id: session for (session, _), _ in ordered}
         options.clear_options()
-        options.add_options([Option(session_row(s, snippet, current=s.id == current), id=s.id) for s, snippet in rows])
+        shown = [(session_row(s, snip, current=s.id == current, depth=depth), s.id) for (s, snip), depth in ordered]
+        options.add_options([Option(row, id=session_id) for row, session_id in shown])
         if rows:
             ids = list(self.sessions)
             options.highlighted = ids.index(keep) if keep in self.sessions else 0

@@ -3,8 +3,10 @@
 It follows `ChatBackend.subscribe_tree`: commander node events build the tree. Each tool call is a node of
 its own (named after the tool, id `tool:<message>/<call>`); the chat screen hands it the call's updates from
 the turn's stream (`follow_call`), which give the node the call's status (awaiting approval, denied…).
-Cancelling a tool node interrupts that call only. A node created under no known node starts a new turn
-and replaces the tree. While hidden the panel only
+Cancelling a tool node interrupts that call only. A sub-agent's turn runs under the node of the `ask_<agent>`
+call that runs it: that node is labelled with the agent's name (agent → its turn's nodes → its tool calls,
+which the chat screen hands over as it does the turn's own), and cancelling it cancels that sub-agent only.
+A node created under no known node starts a new turn and replaces the tree. While hidden the panel only
 keeps its model up to date (a dict write per event) and touches no widget; showing it rebuilds the tree.
 One timer ticks the elapsed time of running nodes, and only while the panel is shown.
 """
@@ -34,6 +36,7 @@ from tui_agent.commander.events import (
 )
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import ToolCall
+from tui_agent.ui.widgets.tool_panel import ASK_PREFIX
 
 Clock = Callable[[], float]
 TICK_SECONDS = 0.5
@@ -75,7 +78,8 @@ class TreeItem:
     parent: str | None
     name: str
     kind: str
-    """A `NodeKind` value, or "tool" for a tool call's handler."""
+    """A `NodeKind` value, "tool" for a tool call's handler, or "agent" for the node a sub-agent's turn
+    starts with (named after the agent)."""
     glyph: str
     active: bool
     started_at: float | None = None
@@ -87,7 +91,7 @@ class TreeItem:
 
     def label(self, now: float) -> Text:
         # A tool call is told apart by its italic name (a suffix would push the time out of a narrow panel).
-        name_style = "italic" if self.kind == "tool" else ""
+        name_style = {"tool": "italic", "agent": "bold"}.get(self.kind, "")
         text = Text.assemble((self.glyph, STATE_STYLES.get(self.glyph, "")), " ", (self.name, name_style))
         if self.started_at is not None:
             end = self.ended_at if self.ended_at is not None else now
@@ -210,10 +214,11 @@ class TaskTree(Tree[str]):
                 self._reset()
                 parent = ""
             kind = "tool" if str(event.node_id).startswith(TOOL_NODE) else str(event.kind)
+            name, kind = _sub_agent_named(self.items.get(parent), event.name, kind)
             item = TreeItem(
                 key,
                 parent or None,
-                event.name,
+                name,
                 kind,
                 NODE_GLYPHS[NodeState.PENDING],
                 active=True,
@@ -291,8 +296,17 @@ class TaskTree(Tree[str]):
             self.notify(f"{item.name} could not be cancelled: it is no longer running.", severity="warning")
         elif item.kind == "tool":
             self.notify(f"Interrupted {item.name}; the turn goes on with that answer.", title="Task tree")
+        elif item.kind == "agent":
+            self.notify(f"Cancelled the sub-agent {item.name}; the turn goes on without it.", title="Task tree")
         else:
             self.notify(f"Cancelled {item.name} and everything under it.", title="Task tree")
+
+
+def _sub_agent_named(parent: TreeItem | None, name: str, kind: str) -> tuple[str, str]:
+    """(name, kind) of a new node: the first node under an `ask_<agent>` call's is that agent's turn."""
+    if parent is not None and parent.kind == "tool" and parent.name.startswith(ASK_PREFIX):
+        return parent.name[len(ASK_PREFIX) :] or name, "agent"
+    return name, kind
 
 
 def _final_state(event: NodeEnded) -> NodeState:

@@ -6,8 +6,13 @@ its status with a distinct colour and symbol each, the elapsed time (ticking whi
 result, collapsed when long (Enter or a click expands it). Everything shown is sanitised `Content`; the name
 and arguments through `reveal`, so bidi and invisible characters in them show as `⟨U+202E⟩`.
 
+The panel of an `ask_<agent>` call also shows the sub-agent it runs, live (`SubAgentRun`, in
+`sub_agent.py`): what it does, its reasoning (one line; expanded, its newest lines), its own tool calls and
+the newest lines of its text, redrawn at most every `SUB_AGENT_INTERVAL` however fast it streams; `o` asks
+the screen to open the sub-agent's session (`ToolPanel.OpenSession`).
+
 From the keyboard: F6 (the chat screen's `focus_tools`) focuses the newest panel, Up/Down or k/j move
-between panels, Enter expands, Esc goes back to the prompt.
+between panels, Enter expands, `o` opens a sub-agent's session, Esc goes back to the prompt.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.events import Click
+from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
 
@@ -27,13 +33,19 @@ from tui_agent.sanitize import reveal, sanitize
 from tui_agent.status import ToolStatus
 
 if TYPE_CHECKING:  # the event classes load with the engine, after the first paint
+    from tui_agent.agent.events import SubAgentEvent
     from tui_agent.tool_call import ToolCall
+    from tui_agent.ui.widgets.sub_agent import SubAgentRun
 
 Clock = Callable[[], float]
 CallKey = tuple[str, str]
 """(assistant message id, call id): one tool call of the session (`ToolCall.key`)."""
 FOLLOW_DELAY = 0.25
 """Seconds the chat log must keep still before the column follows it."""
+SUB_AGENT_INTERVAL = 0.1
+"""Seconds between redraws of a panel whose sub-agent streams (its events come by the hundred a second)."""
+ASK_PREFIX = "ask_"
+"""How the name of a tool that delegates to an agent starts (`ask_<agent>`)."""
 COLLAPSED_LINES = 8
 COLLAPSED_CHARS = 600
 
@@ -106,12 +118,26 @@ class ToolPanel(Static, can_focus=True):
         Binding("down,j", "next_panel", "Next tool call", show=False, id="next_panel"),
         Binding("up,k", "previous_panel", "Previous tool call", show=False, id="previous_panel"),
         Binding("escape", "back_to_prompt", "Back to the prompt", show=False, id="back_to_prompt"),
+        Binding("o", "open_session", "Open the sub-agent's session", show=False, id="open_session"),
     ]
 
-    def __init__(self, call: ToolCall, clock: Clock) -> None:
+    class OpenSession(Message):
+        """Posted by an `ask_*` call's panel when the person asks to see the sub-agent's session."""
+
+        def __init__(self, panel: ToolPanel) -> None:
+            super().__init__()
+            self.panel = panel
+            """The panel asking (its `call` and `sub_agent` say which session)."""
+
+    def __init__(self, call: ToolCall, clock: Clock, sub_agent: SubAgentRun | None = None) -> None:
         super().__init__(classes="tool-panel")
         self._clock = clock
         self.expanded = False
+        self.sub_agent = sub_agent
+        """The sub-agent an `ask_*` call runs, as far as its events have come (None for other tools)."""
+        self._drawn_at = 0.0
+        self._hint = False
+        self._redraw: Timer | None = None
         self.call = call
         self.apply(call)
 
@@ -141,8 +167,30 @@ class ToolPanel(Static, can_focus=True):
         self.border_subtitle = Content(f"{label} · {format_elapsed(elapsed)}" if elapsed is not None else label)
         self.update(self._body())
 
+    def sub_agent_moved(self) -> None:
+        """The sub-agent took events: redraw now if the last redraw is old enough, else once, soon."""
+        if self._redraw is not None:
+            return
+        wait = self._drawn_at + SUB_AGENT_INTERVAL - time.monotonic()
+        if wait <= 0:
+            self.refresh_view()
+        else:
+            self._redraw = self.set_timer(wait, self.refresh_view, name="sub-agent-redraw")
+
     def _body(self) -> Content:
+        if self._redraw is not None:
+            self._redraw.stop()
+            self._redraw = None
+        self._drawn_at = time.monotonic()
         parts = [Content(reveal(pretty_arguments(self.call.raw_arguments)) or "(no arguments)")]
+        if self.sub_agent is not None:
+            call = self.call
+            answered = call.result is not None and call.status.is_final
+            parts.append(
+                self.sub_agent.render(
+                    expanded=self.expanded, call_status=call.status, answered=answered, hint=self._hint
+                )
+            )
         if self.call.error:
             parts.append(Content.styled(f"error: {sanitize(self.call.error)}", "$text-error"))
         if self.call.result is not None:
@@ -160,6 +208,24 @@ class ToolPanel(Static, can_focus=True):
 
     def on_click(self, event: Click) -> None:
         self.action_toggle_result()
+
+    def on_focus(self) -> None:
+        self._show_hint(True)
+
+    def on_blur(self) -> None:
+        self._show_hint(False)  # (this runs before Textual's own handler clears `has_focus`)
+
+    def _show_hint(self, shown: bool) -> None:
+        """A focused sub-agent's panel says how to open its session."""
+        self._hint = shown
+        if self.sub_agent is not None:
+            self.refresh_view()
+
+    def action_open_session(self) -> None:
+        if self.sub_agent is None:
+            self.notify("Only a sub-agent's call has a session to open.", severity="warning", timeout=3)
+        else:
+            self.post_message(self.OpenSession(self))
 
     def action_next_panel(self) -> None:
         self._focus_neighbour(+1)
@@ -192,6 +258,8 @@ class ToolPanels(VerticalScroll):
         """The latest state of every call known, oldest first."""
         self._panels: dict[CallKey, ToolPanel] = {}
         """The mounted panels."""
+        self._sub_agents: dict[CallKey, SubAgentRun] = {}
+        """The sub-agents of `ask_*` calls, by call (kept while their panels come and go)."""
         self._let_go: frozenset[str] = frozenset()
         """Ids of the messages whose calls are not shown (the chat log let them go)."""
         self._follow_timer: Timer | None = None
@@ -216,13 +284,36 @@ class ToolPanels(VerticalScroll):
             panel.apply(update)
         elif self._shown(update):
             if new:
-                panel = self._panels[key] = ToolPanel(update, self._clock)
+                panel = self._panels[key] = self._new_panel(update)
                 self.mount(panel)
                 self.query("#no-tools").remove()
             else:
                 self._follow_window()
                 panel = self._panels.get(key)
         return panel
+
+    def _new_panel(self, call: ToolCall) -> ToolPanel:
+        return ToolPanel(call, self._clock, self._sub_agent(call.key, call.name))
+
+    def _sub_agent(self, key: CallKey, tool: str, agent: str | None = None) -> SubAgentRun | None:
+        """The run of call `key` if it delegates (made on first sight: its events may come before the call)."""
+        run = self._sub_agents.get(key)
+        if run is None and (agent or tool.startswith(ASK_PREFIX)):
+            from tui_agent.ui.widgets.sub_agent import SubAgentRun  # with the first delegation only
+
+            run = self._sub_agents[key] = SubAgentRun(agent or tool[len(ASK_PREFIX) :], clock=self._clock)
+        return run
+
+    def follow_sub_agent(self, event: SubAgentEvent) -> None:
+        """One event of the sub-agent call `event.call` runs: taken now, drawn with the panel's next redraw."""
+        run = self._sub_agent(event.call, "", event.agent)
+        assert run is not None
+        run.session_id = event.session_id
+        run.take(event.event)
+        if (panel := self._panels.get(event.call)) is not None:
+            if panel.sub_agent is None:  # the call came first under a name that did not say it delegates
+                panel.sub_agent = run
+            panel.sub_agent_moved()
 
     def add_earlier(self, updates: list[ToolCall]) -> None:
         """Calls older than every one known (a session's earlier page), shown if in the window."""
@@ -255,7 +346,7 @@ class ToolPanels(VerticalScroll):
         for key in reversed(wanted):
             shown = self._panels.get(key)
             if shown is None:
-                shown = self._panels[key] = ToolPanel(self._calls[key], self._clock)
+                shown = self._panels[key] = self._new_panel(self._calls[key])
                 self.mount(shown, before=following) if following is not None else self.mount(shown)
             following = shown
         if wanted:
@@ -268,6 +359,10 @@ class ToolPanels(VerticalScroll):
             if not call.status.is_final:
                 finished = now if call.started_at is not None else None
                 self.update_call(call.replace(status=ToolStatus.INTERRUPTED, finished_at=finished))
+
+    def calls_of(self, message_id: str) -> list[ToolCall]:
+        """The calls of assistant message `message_id` known here, in the order they came."""
+        return [call for call in self._calls.values() if call.message_id == message_id]
 
     def panel(self, key: CallKey) -> ToolPanel | None:
         """The mounted panel of the call with this `ToolCall.key`, if any."""
