@@ -20,13 +20,11 @@ MESSAGE_COLUMNS = (
     "completion_tokens, created_at, updated_at, replaced_by, parent_id"
 )
 TREE_VERSION = 6
-AGENTS_VERSION = 7
-"""The schema step that gave sessions their `agent` (NULL when read from a database before it)."""
 """The schema step that made messages a tree. A database read before it is upgraded (read-only, or while
 another program holds the write lock) is read as one branch: every message, in order."""
 _LINEAR = {"active_leaf_id": "NULL", "parent_id": "NULL"}
 AGENTS_VERSION = 7
-"""The schema step that gave sessions their `agent`; read as NULL before it."""
+"""The schema step that gave sessions (and messages) their `agent`; read as NULL before it."""
 EVERY = 2**62
 """A depth or position bound that is never reached."""
 
@@ -65,10 +63,7 @@ def _mcols(conn: sqlite3.Connection) -> str:
 
 def _scols(conn: sqlite3.Connection) -> str:
     """The session columns this database has (NULL for the tree's before step 6, for `agent` before step 7)."""
-    columns = _columns(conn, SESSION_COLUMNS)
-    if int(conn.execute("PRAGMA user_version").fetchone()[0]) < AGENTS_VERSION:
-        columns = columns.replace(", agent", ", NULL")
-    return columns
+    return _columns(conn, SESSION_COLUMNS)
 
 
 def _arguments(text: str) -> Any:
