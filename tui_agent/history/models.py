@@ -91,6 +91,8 @@ class Message:
     view for included; empty when it has none)."""
     parent_id: str | None = None
     """The message this one follows in the session's tree (None for the first); siblings share a parent."""
+    agent: str | None = None
+    """The agent that wrote it (a team member's name); None: the session's own agent."""
 
     @property
     def reasoning(self) -> str:
@@ -125,6 +127,10 @@ class Session:
     """Messages stored in the session, every branch included."""
     active_leaf_id: str | None = None
     """The last message of the branch the session is on (the model gets the path to it); None when empty."""
+    agent: str | None = None
+    """The agent profile the session runs, or "team:<name>" for a team; None: the config's own settings."""
+    stop_reason: str | None = None
+    """For a team session: why its team last stopped (shown, and stored, when it does)."""
 
 
 @dataclass(frozen=True)

@@ -168,14 +168,24 @@ class HistoryStore:
     # sessions
 
     async def create_session(
-        self, title: str, model: str | None = None, endpoint: str | None = None, system_prompt: str | None = None
+        self,
+        title: str,
+        model: str | None = None,
+        endpoint: str | None = None,
+        system_prompt: str | None = None,
+        agent: str | None = None,
     ) -> Session:
         now = datetime.now(UTC)
         r = self.redactor
         session = Session(writes.new_id(), r.text(title), now, now, model, r.endpoint(endpoint), r.maybe(system_prompt))
+        session.agent = agent
         await self._write(writes.insert_session(session))
         self._next_position[session.id] = 0
         return session
+
+    async def mark_team(self, session_id: str, agent: str, stop_reason: str | None = None) -> None:
+        """Remember that the session runs team `agent` ("team:<name>") and why it last stopped (None: running)."""
+        await self._write(writes.mark_team(session_id, agent, self.redactor.maybe(stop_reason)))
 
     async def rename_session(self, session_id: str, title: str) -> None:
         self._require_writable("renamed")
@@ -246,9 +256,17 @@ class HistoryStore:
         return user, reply
 
     async def append_message(
-        self, session_id: str, role: Role, content: str, status: MessageStatus, model: str | None = None
+        self,
+        session_id: str,
+        role: Role,
+        content: str,
+        status: MessageStatus,
+        model: str | None = None,
+        agent: str | None = None,
     ) -> Message:
+        """Commit a message at the end of the active branch (`agent`: the team member who writes it)."""
         message = self._new_message(session_id, role, content, status, model)
+        message.agent = agent
         await self._add_messages([message])
         return message
 

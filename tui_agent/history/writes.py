@@ -34,12 +34,13 @@ def insert_session(session: Session) -> WriteFn:
         session.system_prompt,
         session.parent_session_id,
         session.parent_message_id,
+        session.agent,
     )
 
     def run(conn: sqlite3.Connection) -> None:
         conn.execute(
             "INSERT INTO sessions (id, title, created_at, updated_at, model, endpoint, system_prompt, "
-            "parent_session_id, parent_message_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "parent_session_id, parent_message_id, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             row,
         )
 
@@ -51,6 +52,18 @@ def rename_session(session_id: str, title: str) -> WriteFn:
 
     def run(conn: sqlite3.Connection) -> None:
         cur = conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))
+        _require(cur.rowcount, session_id)
+
+    return run
+
+
+def mark_team(session_id: str, agent: str, stop_reason: str | None) -> WriteFn:
+    """The team a session runs (`agent`, "team:<name>") and why it last stopped (None: it is running)."""
+
+    def run(conn: sqlite3.Connection) -> None:
+        cur = conn.execute(
+            "UPDATE sessions SET agent = ?, stop_reason = ? WHERE id = ?", (agent, stop_reason, session_id)
+        )
         _require(cur.rowcount, session_id)
 
     return run
@@ -96,7 +109,7 @@ def _insert_chain(conn: sqlite3.Connection, messages: Sequence[Message], owner: 
         message.parent_id, parent = parent, message.id
     conn.executemany(
         "INSERT INTO messages (id, session_id, position, role, content, status, model, created_at, updated_at, "
-        "owner, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "owner, parent_id, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 m.id,
@@ -110,6 +123,7 @@ def _insert_chain(conn: sqlite3.Connection, messages: Sequence[Message], owner: 
                 now,
                 owner if m.status is MessageStatus.STREAMING else None,
                 m.parent_id,
+                m.agent,
             )
             for i, m in enumerate(messages)
         ],
@@ -327,11 +341,11 @@ def _copy_messages(conn: sqlite3.Connection, source_id: str, fork_id: str, last_
     # A copied reply that was still streaming is not streaming in the fork.
     conn.execute(
         "INSERT INTO messages (id, session_id, position, role, content, status, error, model, prompt_tokens, "
-        "completion_tokens, created_at, updated_at, replaced_by, parent_id) SELECT f.new, ?, f.position, m.role, "
-        "m.content, CASE m.status WHEN 'streaming' THEN 'interrupted' ELSE m.status END, m.error, m.model, "
+        "completion_tokens, created_at, updated_at, replaced_by, parent_id, agent) SELECT f.new, ?, f.position, "
+        "m.role, m.content, CASE m.status WHEN 'streaming' THEN 'interrupted' ELSE m.status END, m.error, m.model, "
         "m.prompt_tokens, m.completion_tokens, m.created_at, m.updated_at, "
         "(SELECT r.new FROM fork_tree r WHERE r.old = m.replaced_by), "
-        "(SELECT p.new FROM fork_tree p WHERE p.old = m.parent_id) "
+        "(SELECT p.new FROM fork_tree p WHERE p.old = m.parent_id), m.agent "
         "FROM fork_tree f JOIN messages m ON m.id = f.old ORDER BY f.position",
         (fork_id,),
     )

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from tui_agent.offline.intents import match_intent
+from tui_agent.offline.personas import persona_reply, without_control
 from tui_agent.offline.scenario import Reply
 
 Message = dict[str, Any]
@@ -42,6 +43,9 @@ def default_reply(body: dict[str, Any]) -> Reply:
     last = messages[-1] if messages else {}
     if last.get("role") == "tool":
         return Reply(text=answer_from_tool_results(messages))
+    if (persona := persona_reply(messages)) is not None:  # a team's writer or critic
+        return persona
+    tools = without_control(tools)
     prompt = text_of(last.get("content")).strip()
     if tools and last.get("role") == "user":
         calls, said = match_intent(prompt, tools)

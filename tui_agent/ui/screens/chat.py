@@ -235,8 +235,9 @@ class ChatScreen(ReportingScreen[None]):
         self.chat_log.hide_actions()
         self.chat_log.add_user(prompt)
         self._set_busy(True)
+        team = getattr(self.app, "team", None)  # `--team`, or "Run a team" in the palette
         self.run_worker(
-            self._run_turn(lambda backend: backend.send(prompt)),
+            self._run_turn(lambda backend: backend.run_team(team, prompt) if team else backend.send(prompt)),
             group="turn",
             exit_on_error=False,
             description="chat turn",
@@ -366,7 +367,7 @@ class ChatScreen(ReportingScreen[None]):
                 self._waiting = True
                 self.status_bar.set_waiting(event)
             case events.AssistantMessageStarted():
-                log.start_assistant(event.message_id, event.text)
+                log.start_assistant(event.message_id, event.text, event.agent)
             case events.AssistantMessageFinished():
                 self._last_finished = event
                 log.finish(event.message_id, event.status, event.error)
@@ -380,6 +381,8 @@ class ChatScreen(ReportingScreen[None]):
                 self._turn_finished(event)
             case events.SubAgentEvent():
                 pass  # a sub-agent's stream is shown in its caller's panel (issue 19's delegation branch)
+            case events.TeamStopped():
+                log.add_system(f"Team {event.team} stopped after {event.rounds} round(s): {event.reason}.")
             case _:
                 assert_never(event)
 
