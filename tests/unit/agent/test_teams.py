@@ -6,8 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.unit.agent.conftest import MakeAgent, collect
+from tui_agent import paths
 from tui_agent.agent.events import AgentEvent, AssistantMessageStarted, TeamStopped, TurnEndReason, TurnFinished
+from tui_agent.agents.profiles import Catalog, load_catalog
 from tui_agent.commander.events import NodeCreated
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.offline.strict import role_problem
@@ -63,3 +67,77 @@ async def test_the_shipped_writer_critic_team_ends_approved_in_two_rounds(
     writer_second = [m["role"] for m in bodies[2]["messages"]]
     assert writer_second == ["system", "user", "assistant", "user"]
     assert bodies[2]["messages"][-1]["content"].startswith("[critic] One revision")
+
+
+def catalog_with(tmp_path: Path, teams: dict[str, str], agents: dict[str, str] | None = None) -> Catalog:
+    """The shipped agents (and `agents`), and only the `teams` given, as files in `tmp_path`."""
+    folders = {"teams": teams, "agents": agents or {}}
+    for kind, files in folders.items():
+        (tmp_path / kind).mkdir()
+        for name, text in files.items():
+            (tmp_path / kind / f"{name}.toml").write_text(text)
+    catalog = load_catalog([paths.shipped_dir("agents"), tmp_path / "agents"], [tmp_path / "teams"])
+    assert not catalog.problems_of(), catalog.problems_of()
+    return catalog
+
+
+async def test_a_team_that_never_reaches_done_when_stops_at_max_rounds(
+    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path
+) -> None:
+    built = await make_agent(offline_server.base_url)
+    built.agent.catalog = catalog_with(
+        tmp_path, {"pair": 'members = ["writer", "critic"]\ndone_when = "SHIP IT"\nmax_rounds = 3'}
+    )
+    events = await collect(built.agent.run_team("pair", "Write about rain"))
+
+    stop = stopped(events)
+    assert (stop.reason, stop.rounds) == ("max_rounds (3) reached", 3)
+    assert speakers(events) == ["writer", "critic"] * 3
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
+    session = await built.agent.store.get_session(built.agent.current_session_id or "")
+    assert session is not None and session.stop_reason == "max_rounds (3) reached"
+
+
+ROUTER = 'name = "router"\nsystem_prompt = "You route the work."\ntools = []\n'
+
+
+def calls(tool: str, **arguments: Any) -> dict[str, Any]:
+    return {"tool_calls": [{"name": tool, "arguments": arguments}]}
+
+
+@pytest.mark.parametrize(
+    "offline_server",
+    [
+        {
+            "replies": [
+                calls("next_speaker", name="writer"),
+                {"text": "Rain drums on the roof."},
+                calls("next_speaker", name="critic"),
+                {"text": "Good enough for me."},
+                calls("done", reason="the post is ready"),
+            ]
+        }
+    ],
+    indirect=True,
+)
+async def test_a_router_picks_who_speaks_and_ends_the_team(
+    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path
+) -> None:
+    built = await make_agent(offline_server.base_url)
+    team = 'flow = "router"\nrouter = "router"\nmembers = ["writer", "critic"]\nmax_rounds = 5'
+    built.agent.catalog = catalog_with(tmp_path, {"routed": team}, {"router": ROUTER})
+    events = await collect(built.agent.run_team("routed", "Write about rain"))
+
+    stop = stopped(events)
+    assert (stop.reason, stop.rounds) == ("router called done: the post is ready", 3)
+    assert speakers(events) == ["router", "writer", "router", "critic", "router"]
+    bodies = [request.body for request in offline_server.requests if request.body]
+    assert len(bodies) == 5 and all(role_problem(body["messages"]) is None for body in bodies)
+    offered = [sorted(tool["function"]["name"] for tool in body.get("tools") or []) for body in bodies]
+    assert offered[0] == ["done", "next_speaker"]  # the router steers, it does not work
+    assert offered[1] == ["done"]  # the writer's profile allows no tools: only the team's own
+    router_last = bodies[4]["messages"]
+    assert "[critic] Good enough for me." in router_last[-1]["content"]
+    assert "writer, critic" in router_last[0]["content"]  # the router is told who it leads
+    session = await built.agent.store.get_session(built.agent.current_session_id or "")
+    assert session is not None and session.agent == "team:routed"

@@ -1,0 +1,88 @@
+"""Hooks from plugin files, on the real stack (the offline model over HTTP, real SQLite, the plugin loader):
+they can rewrite what an agent receives and what a tool returns; one that raises or hangs is said and skipped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.unit.agent.conftest import MakeAgent, collect
+from tui_agent.agent.events import ToolCallUpdated, TurnEndReason, TurnFinished
+from tui_agent.offline.server import BackgroundServer
+
+REWRITING = """
+from tui_agent.tools import hook, tool
+
+seen = []
+
+
+@hook("before_agent")
+def shout(agent, text):
+    return text + " (asked by the hook)"
+
+
+@hook("after_tool")
+async def stamp(name, arguments, result):
+    return f"stamped: {result}"
+
+
+@hook("after_agent")
+def remember(agent, reply):
+    seen.append((agent, reply))
+"""
+
+FAILING = """
+import time
+
+from tui_agent.tools import hook
+
+
+@hook("before_agent")
+def broken(agent, text):
+    raise RuntimeError("the hook broke")
+
+
+@hook("before_tool")
+def slow(name, arguments):
+    time.sleep(30)
+"""
+
+
+def plugin(tmp_path: Path, name: str, text: str) -> Path:
+    folder = tmp_path / "hook-plugins"
+    folder.mkdir(exist_ok=True)
+    (folder / f"{name}.py").write_text(text)
+    return folder
+
+
+async def test_a_hook_rewrites_what_the_agent_receives_and_a_tool_result(
+    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path
+) -> None:
+    built = await make_agent(offline_server.base_url, plugin_dirs=[plugin(tmp_path, "rewrite", REWRITING)])
+    assert built.agent.registry.hooks.count() == 3, built.agent.registry.problems
+    events = await collect(built.agent.send("What's the weather in Paris?"))
+
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
+    first = offline_server.requests[0].body or {}
+    assert first["messages"][-1]["content"] == "What's the weather in Paris? (asked by the hook)"
+    (call,) = {event.call.call_id: event.call for event in events if isinstance(event, ToolCallUpdated)}.values()
+    assert call.result is not None and call.result.startswith("stamped: {")
+    stored = await built.agent.store.load_tail(built.agent.current_session_id or "", 5)
+    assert stored[0].content == "What's the weather in Paris?"  # what the person typed is kept as typed
+
+
+async def test_a_hook_that_raises_or_hangs_is_reported_and_skipped(
+    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path
+) -> None:
+    built = await make_agent(offline_server.base_url, plugin_dirs=[plugin(tmp_path, "failing", FAILING)])
+    built.agent.registry.hooks.timeout = 0.3
+    notices: list[str] = []
+    built.agent.watch_notices(notices.append)
+    events = await collect(built.agent.send("What's the weather in Paris?"))
+
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
+    first = offline_server.requests[0].body or {}
+    assert first["messages"][-1]["content"] == "What's the weather in Paris?"  # unchanged
+    assert any("broken" in notice and "RuntimeError: the hook broke" in notice for notice in notices), notices
+    assert any("slow" in notice and "more than 0.3 s" in notice for notice in notices), notices
+    calls = [event.call for event in events if isinstance(event, ToolCallUpdated) and event.call.status.is_final]
+    assert calls and calls[-1].result is not None and "temperature" in calls[-1].result  # the tool still ran
