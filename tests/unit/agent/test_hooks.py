@@ -8,6 +8,7 @@ from pathlib import Path
 from tests.unit.agent.conftest import MakeAgent, collect
 from tui_agent.agent.events import ToolCallUpdated, TurnEndReason, TurnFinished
 from tui_agent.offline.server import BackgroundServer
+from tui_agent.tools.registry import ToolRegistry
 
 REWRITING = """
 from tui_agent.tools import hook, tool
@@ -86,3 +87,16 @@ async def test_a_hook_that_raises_or_hangs_is_reported_and_skipped(
     assert any("slow" in notice and "more than 0.3 s" in notice for notice in notices), notices
     calls = [event.call for event in events if isinstance(event, ToolCallUpdated) and event.call.status.is_final]
     assert calls and calls[-1].result is not None and "temperature" in calls[-1].result  # the tool still ran
+
+
+def test_the_example_hook_plugin_loads_its_four_hooks_when_copied_and_is_not_loaded_where_it_ships(
+    tmp_path: Path,
+) -> None:
+    example = Path(__file__).parents[3] / "plugins" / "examples" / "hooks.py"
+    shipped = ToolRegistry.from_plugins([], include_user_dir=False, include_entry_points=False)
+    assert shipped.hooks.count() == 0  # harmless by default: examples/ is not a plugin folder
+    copied = ToolRegistry.from_plugins(
+        [plugin(tmp_path, "hooks", example.read_text())], include_user_dir=False, include_entry_points=False
+    )
+    assert copied.hooks.count() == 4 and not copied.problems, copied.problems
+    assert sorted(copied.hooks.by_kind) == ["after_agent", "after_tool", "before_agent", "before_tool"]
