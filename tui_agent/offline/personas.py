@@ -67,8 +67,8 @@ def _post(topic: str, *, revised: bool) -> str:
     if revised:
         return (
             f"## {topic[:1].upper()}{topic[1:]}, again\n\n"
-            f"The kettle clicks, and there it is: {topic}. Not an idea any more but a sound in the kitchen, "
-            "a warmth in both hands, a small ritual that asks nothing and gives the morning back.\n\n"
+            f"Listen first: {topic} has a sound, and a smell, and a place where it is most itself. Stand "
+            "there for a minute and it stops being an idea and becomes something you could touch.\n\n"
             f"Come for {topic}; stay for the quiet it makes.\n"
         )
     return (

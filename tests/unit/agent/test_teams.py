@@ -10,12 +10,19 @@ import pytest
 
 from tests.unit.agent.conftest import MakeAgent, collect
 from tui_agent import paths
-from tui_agent.agent.events import AgentEvent, AssistantMessageStarted, TeamStopped, TurnEndReason, TurnFinished
+from tui_agent.agent.events import (
+    AgentEvent,
+    AssistantMessageStarted,
+    AssistantTextDelta,
+    TeamStopped,
+    TurnEndReason,
+    TurnFinished,
+)
 from tui_agent.agents.profiles import Catalog, load_catalog
 from tui_agent.commander.events import NodeCreated
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.offline.strict import role_problem
-from tui_agent.status import Role
+from tui_agent.status import MessageStatus, Role
 
 TEAM_FILES = Path(__file__).parent / "teams"
 
@@ -141,3 +148,28 @@ async def test_a_router_picks_who_speaks_and_ends_the_team(
     assert "writer, critic" in router_last[0]["content"]  # the router is told who it leads
     session = await built.agent.store.get_session(built.agent.current_session_id or "")
     assert session is not None and session.agent == "team:routed"
+
+
+SLOW = {"text": "A slow draft " * 40, "chunk_size": 4, "chunk_delay": 0.02}
+
+
+@pytest.mark.parametrize("offline_server", [{"replies": [SLOW]}], indirect=True)
+async def test_cancelling_a_team_stops_it_with_that_reason_and_the_next_prompt_works(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
+    agent = (await make_agent(offline_server.base_url)).agent
+    events: list[AgentEvent] = []
+    async for event in agent.run_team("writer-critic", "Write about snow"):
+        events.append(event)
+        if isinstance(event, AssistantTextDelta):
+            agent.cancel()  # Esc
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.CANCELLED
+    assert stopped(events).reason == "cancelled"
+    stored = await agent.store.load_tail(agent.current_session_id or "", 10)
+    assert [(m.agent, m.status) for m in stored[1:]] == [("writer", MessageStatus.INTERRUPTED)]
+    assert stored[1].content and SLOW["text"].startswith(stored[1].content)  # what had come is kept
+    after = await collect(agent.send("And now?"))  # the team's words go to the session's agent, labelled
+    assert isinstance(after[-1], TurnFinished) and after[-1].reason is TurnEndReason.DONE
+    last = (offline_server.requests[-1].body or {})["messages"]
+    assert role_problem(last) is None
+    assert last[-1] == {"role": "user", "content": f"Write about snow\n\n[writer] {stored[1].content}\n\nAnd now?"}
