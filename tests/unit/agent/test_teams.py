@@ -3,6 +3,7 @@ llama.cpp's templates would), a real SQLite file, the shipped writer/critic team
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -173,3 +174,23 @@ async def test_cancelling_a_team_stops_it_with_that_reason_and_the_next_prompt_w
     last = (offline_server.requests[-1].body or {})["messages"]
     assert role_problem(last) is None
     assert last[-1] == {"role": "user", "content": f"Write about snow\n\n[writer] {stored[1].content}\n\nAnd now?"}
+
+
+async def test_an_export_names_each_member_and_why_the_team_stopped(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
+    agent = (await make_agent(offline_server.base_url)).agent
+    await collect(agent.run_team("writer-critic", "Write a post about tea"))
+    exported = await agent.export_session()
+    assert exported is not None
+    markdown = exported[1]
+    assert "- team:writer-critic stopped: critic said APPROVED" in markdown
+    assert [line for line in markdown.splitlines() if line.startswith("## Assistant")] == [
+        "## Assistant: writer",
+        "## Assistant: critic",
+        "## Assistant: writer",
+        "## Assistant: critic",
+    ]
+    session = json.loads((await agent.export_session("json") or ("", "{}"))[1])
+    assert session["session"]["stop_reason"] == "critic said APPROVED"
+    assert [message["agent"] for message in session["messages"]] == [None, "writer", "critic", "writer", "critic"]
