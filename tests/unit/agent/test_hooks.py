@@ -8,6 +8,7 @@ from pathlib import Path
 from tests.unit.agent.conftest import MakeAgent, collect
 from tui_agent.agent.events import ToolCallUpdated, TurnEndReason, TurnFinished
 from tui_agent.offline.server import BackgroundServer
+from tui_agent.tools.cli import describe, render
 from tui_agent.tools.registry import ToolRegistry
 
 REWRITING = """
@@ -100,3 +101,5 @@ def test_the_example_hook_plugin_loads_its_four_hooks_when_copied_and_is_not_loa
     )
     assert copied.hooks.count() == 4 and not copied.problems, copied.problems
     assert sorted(copied.hooks.by_kind) == ["after_agent", "after_tool", "before_agent", "before_tool"]
+    listed = render(describe(copied))  # `tui-agent plugins` lists them
+    assert "Hooks:\n- before_agent: brief_critic (" in listed and "- after_tool: stamp_slow_results (" in listed
