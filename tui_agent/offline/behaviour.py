@@ -43,7 +43,7 @@ def default_reply(body: dict[str, Any]) -> Reply:
     last = messages[-1] if messages else {}
     if last.get("role") == "tool":
         return Reply(text=answer_from_tool_results(messages))
-    if (persona := persona_reply(messages)) is not None:  # a team's writer or critic
+    if (persona := persona_reply(messages, tools)) is not None:  # a team's writer, critic or router
         return persona
     tools = without_control(tools)
     prompt = text_of(last.get("content")).strip()

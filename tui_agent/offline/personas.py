@@ -7,6 +7,9 @@ Told by the system prompt who it is:
 - a writer (the prompt says "You are a writer"): a short post on the topic (the first user message); when
   it has written before, the post again, revised from the notes it was given.
 
+- a team's router (offered `next_speaker`): `done` once the latest reply says APPROVED, else `next_speaker`
+  with the member after the last one who spoke (the first, when none has).
+
 Any other request gets None, and the default behaviour answers it as before. The team's control tools
 (`done`, `next_speaker`) are never called from a prompt's words: `without_control` takes them out of what
 the intent rules match against.
@@ -17,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tui_agent.offline.scenario import Reply
+from tui_agent.offline.scenario import Reply, ToolCallSpec
 
 Message = dict[str, Any]
 CONTROL_TOOLS = frozenset({"done", "next_speaker"})
@@ -29,8 +32,10 @@ NOTE = (
 )
 
 
-def persona_reply(messages: list[Message]) -> Reply | None:
-    """The reply of the writer or critic the system prompt describes; None for anyone else."""
+def persona_reply(messages: list[Message], tools: list[dict[str, Any]] | None = None) -> Reply | None:
+    """The reply of the writer, critic or team router the request describes; None for anyone else."""
+    if (members := _members(tools or [])) and messages and messages[-1].get("role") == "user":
+        return _route(members, _text(messages[-1]))
     system = _text(messages[0]) if messages and messages[0].get("role") == "system" else ""
     if not system or not messages or messages[-1].get("role") != "user":
         return None
@@ -40,6 +45,25 @@ def persona_reply(messages: list[Message]) -> Reply | None:
     if CRITIC.search(system):
         return Reply(text="APPROVED" if spoken else NOTE, chunk_size=12)
     return None
+
+
+def _members(tools: list[dict[str, Any]]) -> list[str]:
+    """The members a `next_speaker` tool offers (a router's request), else none."""
+    for tool in tools:
+        function = tool.get("function") or {}
+        if function.get("name") == "next_speaker":
+            name = ((function.get("parameters") or {}).get("properties") or {}).get("name") or {}
+            return [str(member) for member in name.get("enum") or []]
+    return []
+
+
+def _route(members: list[str], latest: str) -> Reply:
+    """A router's choice: `done` once a reply says APPROVED, else the member after the last one who spoke."""
+    if "APPROVED" in latest:
+        return Reply(tool_calls=[ToolCallSpec(name="done", arguments={"reason": "the work is approved"})])
+    spoke = [label for label in re.findall(r"^\[([\w-]+)\] ", latest, re.MULTILINE) if label in members]
+    after = members[(members.index(spoke[-1]) + 1) % len(members)] if spoke else members[0]
+    return Reply(tool_calls=[ToolCallSpec(name="next_speaker", arguments={"name": after})])
 
 
 def without_control(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -194,3 +194,19 @@ async def test_an_export_names_each_member_and_why_the_team_stopped(
     session = json.loads((await agent.export_session("json") or ("", "{}"))[1])
     assert session["session"]["stop_reason"] == "critic said APPROVED"
     assert [message["agent"] for message in session["messages"]] == [None, "writer", "critic", "writer", "critic"]
+
+
+async def test_the_offline_model_routes_a_router_team_until_the_critic_approves(
+    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path
+) -> None:
+    built = await make_agent(offline_server.base_url)
+    team = 'flow = "router"\nrouter = "router"\nmembers = ["writer", "critic"]\nmax_rounds = 6'
+    built.agent.catalog = catalog_with(tmp_path, {"routed": team}, {"router": ROUTER})
+    events = await collect(built.agent.run_team("routed", "Write about rain"))
+
+    # No done_when: the router reads the critic's APPROVED and ends the team itself.
+    assert speakers(events) == ["router", "writer", "router", "critic"] * 2 + ["router"]
+    stop = stopped(events)
+    assert (stop.reason, stop.rounds) == ("router called done: the work is approved", 5)
+    bodies = [request.body for request in offline_server.requests if request.body]
+    assert all(role_problem(body["messages"]) is None for body in bodies)
