@@ -14,6 +14,7 @@ from tests.ui.helpers import chat, send, wait_until
 from tests.ui.sessions_stack import RealStack
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.offline.server import BackgroundServer
+from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.messages import AgentLabel, SystemLine, agent_colour
 
 
@@ -35,6 +36,7 @@ async def test_member_labels_show_and_come_back_on_resume(stack: RealStack) -> N
     app, _ = stack.app()
     app.team = "writer-critic"  # as `--team writer-critic` starts it
     async with app.run_test(size=(120, 40)) as pilot:
+        assert any("Your prompts go to team writer-critic" in n.message for n in notifications(app))
         await send(pilot, "Write a post about tea")
         await wait_until(pilot, lambda: len(labels(pilot)) == 4, lambda: f"four labels, got {labels(pilot)}")
         assert labels(pilot) == ["writer", "critic", "writer", "critic"]

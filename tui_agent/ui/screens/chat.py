@@ -137,6 +137,8 @@ class ChatScreen(ReportingScreen[None]):
             self, self.engine, self.chat_log, self.tool_panels, on_loaded=self._show_loaded_session
         )
         self._show_status()
+        if team := getattr(self.app, "team", None):  # `--team NAME`
+            self.notify(f"Your prompts go to team {team} (Ctrl+P, Run a team: another, or none).")
         self.run_worker(self._connect(), group="engine", exit_on_error=False, description="connect to the engine")
 
     async def _connect(self) -> None:
