@@ -187,10 +187,10 @@ class Turn:
     async def _before_agent(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """`messages` with their last user message as the `before_agent` hooks leave it (the record unchanged)."""
         hooks = self.services.runner.registry.hooks
-        if not hooks.count() or not messages or messages[-1].get("role") != "user":
-            return messages
-        last = messages[-1]
-        text = await hooks.before_agent(self.agent or DEFAULT_AGENT_NAME, str(last.get("content") or ""))
+        last = messages[-1] if messages else {}
+        if not hooks.count() or last.get("role") != "user" or not isinstance(last.get("content"), str):
+            return messages  # (a message of parts, with images, is sent as it is)
+        text = await hooks.before_agent(self.agent or DEFAULT_AGENT_NAME, last["content"])
         return [*messages[:-1], {**last, "content": text}]
 
     def retrying(self, retry: RetryScheduled) -> None:

@@ -103,3 +103,22 @@ def test_the_example_hook_plugin_loads_its_four_hooks_when_copied_and_is_not_loa
     assert sorted(copied.hooks.by_kind) == ["after_agent", "after_tool", "before_agent", "before_tool"]
     listed = render(describe(copied))  # `tui-agent plugins` lists them
     assert "Hooks:\n- before_agent: brief_critic (" in listed and "- after_tool: stamp_slow_results (" in listed
+
+
+TEAM_HOOK = """
+from tui_agent.tools import hook
+
+@hook("before_agent")
+def brief(agent, text):
+    return text + " [be brief]" if agent == "critic" else None
+"""
+
+
+async def test_a_before_agent_hook_sees_each_team_member_by_name(
+    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path
+) -> None:
+    built = await make_agent(offline_server.base_url, plugin_dirs=[plugin(tmp_path, "team_hook", TEAM_HOOK)])
+    events = await collect(built.agent.run_team("writer-critic", "Write a post about tea"))
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
+    last_inputs = [(request.body or {})["messages"][-1]["content"] for request in offline_server.requests]
+    assert [text.endswith(" [be brief]") for text in last_inputs] == [False, True, False, True]
