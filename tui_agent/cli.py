@@ -63,6 +63,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         help="answer one prompt without the full-screen app ('-' reads it from stdin)",
     )
     parser.add_argument(
+        "--team", metavar="NAME", help="send the prompts to this team of agents (see teams/; with -p too)"
+    )
+    parser.add_argument(
         "--retry",
         action="store_true",
         help="with -p and --continue/--resume: ask again for the session's last reply (no prompt)",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from functools import partial
 from typing import TextIO
 
 from tui_agent.agent.agent import NothingToRedoError
@@ -17,6 +18,7 @@ from tui_agent.agent.endpoint import EndpointChoice, choose_endpoint
 from tui_agent.agent.headless import print_turn, say
 from tui_agent.agent.resume import ResumeFailedError, ResumeRequest, apply_resume
 from tui_agent.agent.services import build_agent
+from tui_agent.agent.team import TeamError
 from tui_agent.agents.apply import unknown_agent
 from tui_agent.boot import settings_from_args
 from tui_agent.config import Settings
@@ -52,6 +54,7 @@ def run_print(args: argparse.Namespace) -> int:
                 getattr(args, "allow", None) or [],
                 redo,
                 shown_parts(args),
+                getattr(args, "team", None),
             )
         )
 
@@ -90,6 +93,7 @@ async def _print_one_turn(
     allowed: list[str] | None = None,
     redo: str | None = None,
     show_parts: frozenset[str] = frozenset(),
+    team: str | None = None,
 ) -> int:
     try:
         built = await build_agent(settings, choice)
@@ -117,9 +121,11 @@ async def _print_one_turn(
             say(sys.stderr, f"--allow {name}: there is no tool called {name} (see `tui-agent plugins`)")
         agent = built.agent
         turn = {"retry": agent.retry, "continue": agent.continue_reply}.get(redo or "", lambda: agent.send(prompt))
+        if team:
+            turn = partial(agent.run_team, team, prompt)
         try:
             return await print_turn(agent, prompt, reply, sys.stderr, turn(), show_parts=show_parts)
-        except NothingToRedoError as error:
+        except (NothingToRedoError, TeamError) as error:
             say(sys.stderr, str(error))
             return 1
     finally:

@@ -30,6 +30,7 @@ OUR_COMMANDS = [
     "Switch agent",
     "Edit system prompt",
     "Theme",
+    "Run a team",
     "Export session",
     "Toggle tool panel",
     "Toggle task tree",
@@ -216,3 +217,16 @@ async def test_mcp_servers_without_any_configured_says_how_to_add_one() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await run_command(pilot, "MCP servers")
         assert any("[mcp_servers.NAME]" in notification.message for notification in notifications(app))
+
+
+async def test_run_a_team_sends_the_next_prompts_to_it_until_no_team_is_picked() -> None:
+    app, backend = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await run_command(pilot, "Run a team")
+        await run_command(pilot, "writer-critic")
+        await send(pilot, "Write about tea")
+        assert backend.teams_run == [("writer-critic", "Write about tea")]
+        await run_command(pilot, "Run a team")
+        await run_command(pilot, "(no team)")
+        await send(pilot, "hello")
+        assert backend.teams_run == [("writer-critic", "Write about tea")] and backend.prompts[-1] == "hello"

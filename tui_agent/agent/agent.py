@@ -39,8 +39,8 @@ from tui_agent.agent.tree import TreeFeed, TreeObserver, Unsubscribe
 from tui_agent.agent.turn import SessionTotals, Turn, TurnBudget, TurnServices
 from tui_agent.agent.turn_jobs import ChatJob
 from tui_agent.agents.apply import UnknownAgentError
-from tui_agent.agents.profiles import AgentProfile
-from tui_agent.commander import CommanderAsync
+from tui_agent.agents.profiles import AgentProfile, Catalog, load_catalog
+from tui_agent.commander import CommanderAsync, Job
 from tui_agent.errors import UserError
 from tui_agent.history.models import Message, Session, Usage
 from tui_agent.history.store import HistoryStore
@@ -118,7 +118,8 @@ class Agent(SessionActions):
         self._commander_task: asyncio.Task[Any] | None = None
         self._conversation = Conversation(system_prompt)
         self._session: Session | None = None
-        self._job: ChatJob | None = None
+        self._job: Job | None = None
+        """The running turn's job (a `ChatJob`, or a team's `TeamJob`)."""
         self._ended: Turn | None = None
         """The last turn: its end is announced before its final writes are committed (`Turn.end`)."""
         self._turn_ids = itertools.count(1)
@@ -137,6 +138,9 @@ class Agent(SessionActions):
         """The agents the session's agent may ask (`ask_<name>` tools); None: no delegation."""
         if setup is not None:
             self._use_setup(setup)
+        registry.hooks.on_notice = self._notices.tell  # a failing hook is said, and skipped
+        self.catalog: Catalog | None = None
+        """The agent and team files (read on first use when the build did not give them)."""
 
     @property
     def mcp_servers(self) -> McpServers | None:
@@ -415,6 +419,51 @@ class Agent(SessionActions):
                 yield event
         finally:
             await self._settle(turn)
+
+    async def list_teams(self) -> list[tuple[str, str]]:
+        """The teams of the agent and team files: (name, description), by name."""
+        catalog = await self._catalog()
+        return sorted((team.name, team.description) for team in catalog.teams.values())
+
+    async def _catalog(self) -> Catalog:
+        """The agent and team files: the roster's when the build read them, else read now (once)."""
+        if self.catalog is None:
+            self.catalog = self.roster.catalog if self.roster is not None else await asyncio.to_thread(load_catalog)
+        return self.catalog
+
+    async def run_team(self, name: str, prompt: str) -> AsyncIterator[AgentEvent]:
+        """Run team `name` on `prompt` in this session (see `tui_agent.agent.team`), yielding its events: every
+        member turn's, a `TeamStopped` with why it stopped, then one `TurnFinished`."""
+        from tui_agent.agent.team import TEAM_PREFIX, TeamJob, TeamRun, find_team, team_events
+
+        self._check_idle()
+        catalog = await self._catalog()
+        team = find_team(catalog, name)
+        await self._turn_saved()
+        session = await self._ensure_session(prompt)
+        await self.store.mark_team(session.id, TEAM_PREFIX + team.name)
+        session.agent, session.stop_reason = TEAM_PREFIX + team.name, None
+        user = await self.store.append_message(session.id, Role.USER, prompt, MessageStatus.COMPLETE)
+        turn_id = self._next_turn_id()
+        events: asyncio.Queue[AgentEvent] = asyncio.Queue()
+        run = TeamRun(
+            team, catalog, self._services, session.id, events.put_nowait, turn_id,
+            budget=self.budget, system_prompt=self.system_prompt,
+        )  # fmt: skip
+        yield TurnStarted(session.id, user.id, prompt, turn_id=turn_id)
+        self._job = job = TeamJob(run)
+        await self._start_commander()
+        await self._commander.put_job(job, parent=self._commander)
+        try:
+            async for event in team_events(events, turn_id):
+                yield event
+        finally:
+            self._job = None
+            if not run.finished:
+                job.cancel()
+                await job.wait()
+            session.stop_reason = run.stop_reason
+            await self._reload_conversation(session)  # the next prompt's model sees the team's messages
 
     def _next_turn_id(self) -> str:
         return f"turn-{next(self._turn_ids)}"

@@ -23,6 +23,9 @@ whatever happened before — failed, interrupted or cut-off replies included:
   "interrupted" result); assistant messages with neither text nor tool calls are left out; two assistant
   messages in a row are joined;
 - the request never ends with an assistant message: `Continue.` is asked after it.
+
+In a session a team worked in, each agent is sent the others' replies (a stored message's `agent`) as input
+labelled with their name (`[critic] ...`), and only its own as its words (`from_history(..., speaker=)`).
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ from tui_agent.tool_call import ToolCall
 INTERRUPTED_RESULT = "The tool call was interrupted before it finished; it did not complete and was not re-run."
 NO_REPLY = "(no reply)"
 """Stands in for a reply that never came after tool results (see the module docstring)."""
+DEFAULT_SPEAKER = "assistant"
+"""How a reply of the session's own agent is labelled when a team member reads it."""
 CONTINUE = "Continue."
 """Asked after a request's last assistant message, so the model has something to answer."""
 
@@ -69,8 +74,12 @@ class Conversation:
         return strict_history(self.messages)
 
     @classmethod
-    def from_history(cls, stored: Iterable[Message], system_prompt: str | None = None) -> Conversation:
-        """Rebuild the model's view from stored messages (tool results and interruptions included)."""
+    def from_history(
+        cls, stored: Iterable[Message], system_prompt: str | None = None, speaker: str | None = None
+    ) -> Conversation:
+        """Rebuild the model's view from stored messages (tool results and interruptions included), as agent
+        `speaker` sees it (None: the session's own): another agent's reply (a team member's) is its input,
+        labelled with its name (`[critic] ...`), not its own words."""
         conversation = cls(system_prompt)
         stored = list(stored)
         ids = {message.id for message in stored}
@@ -84,8 +93,16 @@ class Conversation:
                 and message.status is not MessageStatus.STREAMING
                 and message.id not in retried
             ):
-                conversation.add_assistant(message.content, message.tool_calls)
+                if message.agent == speaker:
+                    conversation.add_assistant(message.content, message.tool_calls)
+                elif message.content.strip():
+                    conversation.add_user(labelled(message.agent or DEFAULT_SPEAKER, message.content))
         return conversation
+
+
+def labelled(speaker: str, text: str) -> str:
+    """Another agent's reply, as the agent reading it receives it."""
+    return f"[{speaker}] {text}"
 
 
 def strict_history(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

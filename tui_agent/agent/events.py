@@ -48,6 +48,8 @@ class AssistantMessageStarted(TurnEvent):
 
     message_id: str
     text: str = ""
+    agent: str | None = None
+    """The team member writing it (its label in the log); None: the session's own agent."""
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,16 @@ class TurnFinished(TurnEvent):
 
 
 @dataclass(frozen=True)
+class TeamStopped(TurnEvent):
+    """A team run stopped (just before its `TurnFinished`): `reason` says why, in words ("critic said
+    APPROVED", "max_rounds (4) reached", "router: done — ..."); it is stored as the session's stop reason."""
+
+    team: str
+    reason: str
+    rounds: int
+
+
+@dataclass(frozen=True)
 class SubAgentEvent(TurnEvent):
     """An event of a sub-agent's turn, which tool call `call` of this turn (an `ask_<agent>` call) runs.
 
@@ -179,5 +191,6 @@ AgentEvent = (
     | UsageUpdated
     | TurnFinished
     | SubAgentEvent
+    | TeamStopped
 )
 """Everything a turn can emit, in the order it happens."""

@@ -12,7 +12,8 @@ line after its agent (`[researcher] …`: what it was asked, then a line per too
 stdout through its caller's. A tool that asks for approval — a sub-agent's included — is
 denied (one that `--allow` names never asks), with a line on stderr saying how to allow it. The exit status says
 how the turn ended: 0 done, 1 error, 3 stopped by a budget, 4 the reply was cut off at the token limit
-(`max_tokens`), 130 cancelled.
+(`max_tokens`), 130 cancelled. A team's run (`-p --team NAME`) prints each member's reply under a `[name]`
+line, and ends with a `[stopped] why` line.
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ from typing import Any, TextIO
 from tui_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
+    AssistantMessageStarted,
     AssistantPartDelta,
     AssistantTextDelta,
     ReplyWaiting,
     SubAgentEvent,
+    TeamStopped,
     ToolCallUpdated,
     TurnEndReason,
     TurnFinished,
@@ -109,6 +112,19 @@ class ReplyWriter:
         self.out.write(text)
         self.out.flush()
 
+    def header(self, agent: str) -> None:
+        """A team member begins: `[name]` on a line of its own, as a paragraph of its own."""
+        self.paragraph(f"[{sanitize(agent)}]\n")
+        self._message_id, self._tail = None, ""  # the member's text follows the name directly
+
+    def paragraph(self, text: str) -> None:
+        """`text` (ours, not the model's) after a blank line."""
+        if self._tail:
+            text = "\n" * (2 - len(self._tail) + len(self._tail.rstrip("\n"))) + text
+        self._tail = text[-2:]
+        self.out.write(text)
+        self.out.flush()
+
 
 class PartWriter:
     """Writes the reply's parts of the `shown` kinds to stderr, sanitised, dimmed when stderr is a terminal;
@@ -160,6 +176,7 @@ async def print_turn(
     reply = ReplyWriter(out)
     parts = PartWriter(err, show_parts)
     reported: set[tuple[str, str]] = set()
+    speaker: str | None = None
     async for event in turn if turn is not None else agent.send(prompt):
         if isinstance(event, AssistantPartDelta):
             parts.write(event)
@@ -170,6 +187,11 @@ async def print_turn(
         parts.end()
         if isinstance(event, AssistantTextDelta):
             reply.write(event)
+        elif isinstance(event, AssistantMessageStarted) and event.agent and event.agent != speaker:
+            speaker = event.agent  # a team member's reply: under its name
+            reply.header(event.agent)
+        elif isinstance(event, TeamStopped):
+            reply.paragraph(f"[stopped] {sanitize(event.reason)} (after {event.rounds} round(s))\n")
         elif isinstance(event, ToolCallUpdated) and event.call.status.is_final and event.key not in reported:
             reported.add(event.key)
             err.write(tool_summary(event) + "\n")

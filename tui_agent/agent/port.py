@@ -97,6 +97,15 @@ class ChatPort(Protocol):
         next, and `load_history` pages along it (tool calls come with their messages)."""
         ...
 
+    def run_team(self, name: str, prompt: str) -> AsyncIterator[AgentEvent]:
+        """Have team `name` work on `prompt` in this session: every member turn's events (each reply's
+        `AssistantMessageStarted.agent` names its member), a `TeamStopped` saying why, then one `TurnFinished`."""
+        ...
+
+    async def list_teams(self) -> list[tuple[str, str]]:
+        """The teams that can run: (name, description), by name."""
+        ...
+
     def continue_reply(self) -> AsyncIterator[AgentEvent]:
         """Have the model go on with the session's last reply; its text is added to that reply."""
         ...

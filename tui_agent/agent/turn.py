@@ -52,6 +52,8 @@ running_call: contextvars.ContextVar[tuple[Turn, ToolCall]] = contextvars.Contex
 """The turn and call whose tool is running in this task: a tool that runs a sub-agent (`ask_<name>`) reads it
 to know whose call it answers (the runner gives a tool its arguments only)."""
 
+DEFAULT_AGENT_NAME = "assistant"
+"""What hooks are told an agent is called when the session runs no named one."""
 CONTINUE_PROMPT = (
     "Continue exactly where you stopped: your reply above was cut off. Do not repeat any of it "
     "and do not comment on the interruption; start with the very next word."
@@ -135,6 +137,15 @@ class Turn:
         self.finished = False
         """`end` has begun: the end is announced, or about to be."""
         self._saved = asyncio.Event()
+        self.agent: str | None = None
+        """The team member this turn is (its messages carry the name); None: the session's own agent."""
+        self.stop_after_tools = False
+        """End the turn after the current tool round instead of asking the model again (a team's control tools)."""
+        self.reply_text = ""
+        """The text of the turn's last response, once it has ended (a team passes it to the next member)."""
+        self._asked = False
+        self.end_reason: TurnEndReason | None = None
+        """How the turn ended, once `end` has begun."""
 
     # -- the assistant message being streamed -------------------------------------------------------
     def attach_message(
@@ -149,13 +160,13 @@ class Turn:
         self._breaks = {kind for kind, held in (parts or {}).items() if held}
         self._api_text, self._usage = [text] if text else [], usage or StoredUsage()
         self._continuing, self.finish_reason = text, None
-        self._emit(AssistantMessageStarted(message_id, text, turn_id=self.id))
+        self._emit(AssistantMessageStarted(message_id, text, agent=self.agent, turn_id=self.id))
 
     async def start_message(self) -> None:
         """Commit a new `streaming` assistant message for the next model response."""
         store = self.services.store
         message = await store.append_message(
-            self.session_id, Role.ASSISTANT, "", MessageStatus.STREAMING, model=self.services.model
+            self.session_id, Role.ASSISTANT, "", MessageStatus.STREAMING, model=self.services.model, agent=self.agent
         )
         self.attach_message(message.id)
 
@@ -167,6 +178,9 @@ class Turn:
         runner = self.services.runner
         await runner.registry.settled()
         messages = self.conversation.request()
+        if not self._asked:  # the turn's first request: hooks may rewrite what the agent receives
+            self._asked = True
+            messages = await self._before_agent(messages)
         if self._continuing:  # asked once, not stored: history keeps one reply, its text continued
             messages = [
                 *messages,
@@ -178,6 +192,15 @@ class Turn:
         options = {} if temperature is None else {"temperature": temperature}
         async for event in self.services.client.stream_chat(messages, runner.offered_tools() or None, **options):
             yield event
+
+    async def _before_agent(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """`messages` with their last user message as the `before_agent` hooks leave it (the record unchanged)."""
+        hooks = self.services.runner.registry.hooks
+        last = messages[-1] if messages else {}
+        if not hooks.count() or last.get("role") != "user" or not isinstance(last.get("content"), str):
+            return messages  # (a message of parts, with images, is sent as it is)
+        text = await hooks.before_agent(self.agent or DEFAULT_AGENT_NAME, last["content"])
+        return [*messages[:-1], {**last, "content": text}]
 
     def retrying(self, retry: RetryScheduled) -> None:
         """The request failed before the reply began and goes again at `retry.at`: say so, with a timer."""
@@ -314,6 +337,7 @@ class Turn:
     def conclude_round(self) -> None:
         """Put the response and the answers to its calls (each call's latest value) into the conversation."""
         calls = [self._calls.get(call.key, call) for call in self._unanswered]
+        self.reply_text = self.model_text
         self.conversation.add_assistant(self.model_text, calls)
         self._unanswered, self._api_text = [], []
 
@@ -341,13 +365,15 @@ class Turn:
         if self.finished:
             return
         self.finished = True
-        reason = self._final_reason(reason)
+        reason = self.end_reason = self._final_reason(reason)
         await self._interrupt_open_calls()
         status = {
             TurnEndReason.CANCELLED: MessageStatus.INTERRUPTED,
             TurnEndReason.LENGTH: MessageStatus.INTERRUPTED,
             TurnEndReason.ERROR: MessageStatus.FAILED,
         }.get(reason, MessageStatus.COMPLETE)
+        if self._api_text:
+            self.reply_text = self.model_text
         if self._unanswered or self._api_text:
             self.conclude_round()
         note = {TurnEndReason.ERROR: self.error, TurnEndReason.LENGTH: self._cut_off_note()}.get(
@@ -360,6 +386,8 @@ class Turn:
             await self._save_final(saver, status, note)
         finally:
             self._saved.set()
+        if reason is TurnEndReason.DONE:
+            await self.services.runner.registry.hooks.after_agent(self.agent or DEFAULT_AGENT_NAME, self.reply_text)
 
     async def saved(self) -> None:
         """Wait until the final writes `end` makes after announcing the end are committed (or kept in memory)."""

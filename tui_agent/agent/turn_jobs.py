@@ -156,7 +156,7 @@ async def _tool_round(node: HandlerCoroutine, turn: Turn, events: Channel[ToolSt
     await turn.record_calls(calls)
     await _answer(node, turn, collector)
     turn.conclude_round()
-    if turn.budget_note is not None:
+    if turn.budget_note is not None or turn.stop_after_tools:
         return
     await turn.finish_message(MessageStatus.COMPLETE)
     if turn.over_token_budget():

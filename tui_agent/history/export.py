@@ -57,6 +57,8 @@ def to_markdown(
         )
     if session.model:
         lines.append(f"- Model: {session.model}")
+    if session.stop_reason:  # a team's session: why the team last stopped
+        lines.append(f"- {session.agent or 'Team'} stopped: {session.stop_reason}")
     if agent is not None:
         lines.append(
             f"- Sub-agent `{agent}` of `{session.parent_session_id}`, asked in reply `{session.parent_message_id}`"
@@ -77,7 +79,8 @@ def _message_markdown(message: Message, with_ids: bool = False) -> list[str]:
     notes = [] if message.status is MessageStatus.COMPLETE else [message.status.value]
     notes += ["replaced by a retry"] if message.replaced_by else []
     status = f" ({', '.join(notes)})" if notes else ""
-    lines = [f"## {message.role.value.capitalize()}{status}", ""]
+    who = f": {message.agent}" if message.agent else ""  # a team member's reply
+    lines = [f"## {message.role.value.capitalize()}{who}{status}", ""]
     if with_ids:
         lines[1:1] = [
             "",

@@ -91,6 +91,8 @@ class Message:
     view for included; empty when it has none)."""
     parent_id: str | None = None
     """The message this one follows in the session's tree (None for the first); siblings share a parent."""
+    agent: str | None = None
+    """The agent that wrote it (a team member's name); None: the session's own agent."""
 
     @property
     def reasoning(self) -> str:
@@ -129,6 +131,8 @@ class Session:
     """The agent profile (or "team:<name>") the session runs, restored on resume; None: the config's settings,
     or a database before step 7. With `parent_session_id`, a sub-agent's session, run by a tool call of its
     parent's message `parent_message_id`."""
+    stop_reason: str | None = None
+    """For a team session: why its team last stopped (shown, and stored, when it does)."""
 
 
 @dataclass(frozen=True)

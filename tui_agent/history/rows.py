@@ -13,18 +13,19 @@ from tui_agent.status import MessageStatus, Role, ToolStatus
 
 SESSION_COLUMNS = (
     "id, title, created_at, updated_at, model, endpoint, system_prompt, parent_session_id, "
-    "parent_message_id, message_count, active_leaf_id, agent"
+    "parent_message_id, message_count, active_leaf_id, agent, stop_reason"
 )
 MESSAGE_COLUMNS = (
     "id, session_id, position, role, content, status, error, model, prompt_tokens, "
-    "completion_tokens, created_at, updated_at, replaced_by, parent_id"
+    "completion_tokens, created_at, updated_at, replaced_by, parent_id, agent"
 )
 TREE_VERSION = 6
 """The schema step that made messages a tree. A database read before it is upgraded (read-only, or while
 another program holds the write lock) is read as one branch: every message, in order."""
 _LINEAR = {"active_leaf_id": "NULL", "parent_id": "NULL"}
 AGENTS_VERSION = 7
-"""The schema step that gave sessions (and messages) their `agent`; read as NULL before it."""
+"""The schema step that gave sessions and messages their agent (and a team session its stop reason)."""
+_AGENTS = {"agent": "NULL", "stop_reason": "NULL"}
 EVERY = 2**62
 """A depth or position bound that is never reached."""
 
@@ -51,9 +52,10 @@ def is_tree(conn: sqlite3.Connection) -> bool:
 
 
 def _columns(conn: sqlite3.Connection, columns: str) -> str:
+    """`columns`, with NULL for those a database read before its upgrade does not have yet."""
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    missing = {**(_LINEAR if version < TREE_VERSION else {}), **({"agent": "NULL"} if version < AGENTS_VERSION else {})}
-    return ", ".join(missing.get(c, c) for c in columns.split(", ")) if missing else columns
+    missing = {**(_LINEAR if version < TREE_VERSION else {}), **(_AGENTS if version < AGENTS_VERSION else {})}
+    return ", ".join(missing.get(c, c) for c in columns.split(", "))
 
 
 def _mcols(conn: sqlite3.Connection) -> str:
@@ -86,6 +88,7 @@ def session_from_row(row: Sequence[Any]) -> Session:
         message_count=row[9],
         active_leaf_id=row[10],
         agent=row[11],
+        stop_reason=row[12],
     )
 
 
@@ -105,6 +108,7 @@ def message_from_row(row: Sequence[Any]) -> Message:
         updated_at=utc_from_epoch(row[11]),
         replaced_by=row[12],
         parent_id=row[13],
+        agent=row[14],
     )
 
 
@@ -193,7 +197,7 @@ def load_tail(conn: sqlite3.Connection, session_id: str, before: int | None, lim
         return []
     rows = conn.execute(
         # Through the session's messages newest first (the position index, no sort), keeping the branch's.
-        f"{SHOWN} SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = :session AND position < :bound "
+        f"{SHOWN} SELECT {_mcols(conn)} FROM messages WHERE session_id = :session AND position < :bound "
         "AND id IN (SELECT id FROM shown) ORDER BY position DESC LIMIT :limit",
         {
             "start": start,

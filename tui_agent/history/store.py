@@ -218,6 +218,10 @@ class HistoryStore:
         """Tokens `session_id`'s sub-agent runs used, every level down (its own replies' are not counted)."""
         return await self._call(lambda conn: sub_sessions.sub_usage(conn, session_id))
 
+    async def mark_team(self, session_id: str, agent: str, stop_reason: str | None = None) -> None:
+        """Remember that the session runs team `agent` ("team:<name>") and why it last stopped (None: running)."""
+        await self._write(writes.mark_team(session_id, agent, self.redactor.maybe(stop_reason)))
+
     async def rename_session(self, session_id: str, title: str) -> None:
         self._require_writable("renamed")
         await self._write(writes.rename_session(session_id, self.redactor.text(title)))
@@ -292,9 +296,17 @@ class HistoryStore:
         return user, reply
 
     async def append_message(
-        self, session_id: str, role: Role, content: str, status: MessageStatus, model: str | None = None
+        self,
+        session_id: str,
+        role: Role,
+        content: str,
+        status: MessageStatus,
+        model: str | None = None,
+        agent: str | None = None,
     ) -> Message:
+        """Commit a message at the end of the active branch (`agent`: the team member who writes it)."""
         message = self._new_message(session_id, role, content, status, model)
+        message.agent = agent
         await self._add_messages([message])
         return message
 

@@ -69,6 +69,18 @@ def set_session_agent(session_id: str, agent: str | None, system_prompt: str | N
     return run
 
 
+def mark_team(session_id: str, agent: str, stop_reason: str | None) -> WriteFn:
+    """The team a session runs (`agent`, "team:<name>") and why it last stopped (None: it is running)."""
+
+    def run(conn: sqlite3.Connection) -> None:
+        cur = conn.execute(
+            "UPDATE sessions SET agent = ?, stop_reason = ? WHERE id = ?", (agent, stop_reason, session_id)
+        )
+        _require(cur.rowcount, session_id)
+
+    return run
+
+
 def delete_session(session_id: str) -> WriteFn:
     def run(conn: sqlite3.Connection) -> None:
         _require(conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount, session_id)
@@ -109,7 +121,7 @@ def _insert_chain(conn: sqlite3.Connection, messages: Sequence[Message], owner: 
         message.parent_id, parent = parent, message.id
     conn.executemany(
         "INSERT INTO messages (id, session_id, position, role, content, status, model, created_at, updated_at, "
-        "owner, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "owner, parent_id, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 m.id,
@@ -123,6 +135,7 @@ def _insert_chain(conn: sqlite3.Connection, messages: Sequence[Message], owner: 
                 now,
                 owner if m.status is MessageStatus.STREAMING else None,
                 m.parent_id,
+                m.agent,
             )
             for i, m in enumerate(messages)
         ],
@@ -340,11 +353,11 @@ def _copy_messages(conn: sqlite3.Connection, source_id: str, fork_id: str, last_
     # A copied reply that was still streaming is not streaming in the fork.
     conn.execute(
         "INSERT INTO messages (id, session_id, position, role, content, status, error, model, prompt_tokens, "
-        "completion_tokens, created_at, updated_at, replaced_by, parent_id) SELECT f.new, ?, f.position, m.role, "
-        "m.content, CASE m.status WHEN 'streaming' THEN 'interrupted' ELSE m.status END, m.error, m.model, "
+        "completion_tokens, created_at, updated_at, replaced_by, parent_id, agent) SELECT f.new, ?, f.position, "
+        "m.role, m.content, CASE m.status WHEN 'streaming' THEN 'interrupted' ELSE m.status END, m.error, m.model, "
         "m.prompt_tokens, m.completion_tokens, m.created_at, m.updated_at, "
         "(SELECT r.new FROM fork_tree r WHERE r.old = m.replaced_by), "
-        "(SELECT p.new FROM fork_tree p WHERE p.old = m.parent_id) "
+        "(SELECT p.new FROM fork_tree p WHERE p.old = m.parent_id), m.agent "
         "FROM fork_tree f JOIN messages m ON m.id = f.old ORDER BY f.position",
         (fork_id,),
     )

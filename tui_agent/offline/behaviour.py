@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from tui_agent.offline.intents import match_intent
+from tui_agent.offline.personas import persona_reply, without_control
 from tui_agent.offline.scenario import Reply
 
 Message = dict[str, Any]
@@ -44,6 +45,9 @@ def default_reply(body: dict[str, Any]) -> Reply:
     last = messages[-1] if messages else {}
     if last.get("role") == "tool":
         return Reply(text=answer_from_tool_results(messages))
+    if (team_reply := persona_reply(messages, tools)) is not None:  # a team's writer, critic or router
+        return team_reply
+    tools = without_control(tools)
     prompt = text_of(last.get("content")).strip()
     if tools and last.get("role") == "user":
         calls, said = match_intent(prompt, tools)

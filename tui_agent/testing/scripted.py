@@ -153,6 +153,10 @@ class ScriptedBackend(MemorySessions):
         self._cancelled = asyncio.Event()
         self.tree = ScriptedTree()
         self.prompts: list[str] = []
+        self.teams: list[tuple[str, str]] = [("writer-critic", "A writer and a critic")]
+        """What `list_teams` offers."""
+        self.teams_run: list[tuple[str, str]] = []
+        """(team, prompt) of every `run_team`."""
         self.redos: list[str] = []
         """"retry", "continue" and "regenerate ID", in the order the UI asked for them."""
         self.edits: list[tuple[str, str]] = []
@@ -282,6 +286,16 @@ class ScriptedBackend(MemorySessions):
         self.prompts.append(prompt)
         script = self._scripts.pop(0) if self._scripts else reply_script([f"You said: {prompt}"])
         return self._turn(script, TurnStarted("scripted-session", f"user-{len(self.prompts)}", prompt))
+
+    def run_team(self, name: str, prompt: str) -> AsyncIterator[AgentEvent]:
+        """Play the next script as team `name`'s run on `prompt` (recorded in `teams_run`)."""
+        self.teams_run.append((name, prompt))
+        self.prompts.append(prompt)
+        script = self._scripts.pop(0) if self._scripts else reply_script([f"Team {name}: {prompt}"])
+        return self._turn(script, TurnStarted("scripted-session", f"user-{len(self.prompts)}", prompt))
+
+    async def list_teams(self) -> list[tuple[str, str]]:
+        return list(self.teams)
 
     def retry(self) -> AsyncIterator[AgentEvent]:
         """Play the next script as a retry of the last reply (recorded in `redos`)."""

@@ -84,7 +84,14 @@ def describe(
         for entry in registry.entries
     ]
     problems = [{"file": problem.file, "message": problem.message} for problem in registry.problems]
-    return {"tools": tools, "problems": problems, "notices": list(notices or []), "mcp_servers": list(servers or [])}
+    hooks = [{"kind": kind, "hook": name} for kind, found in registry.hooks.by_kind.items() for name, _ in found]
+    return {
+        "tools": tools,
+        "hooks": hooks,
+        "problems": problems,
+        "notices": list(notices or []),
+        "mcp_servers": list(servers or []),
+    }
 
 
 def render(report: dict[str, Any]) -> str:
@@ -99,6 +106,8 @@ def render(report: dict[str, Any]) -> str:
     if not report["tools"]:
         lines.append("(no tools found)")
     lines.extend(f"note: {notice}" for notice in report["notices"])
+    if report.get("hooks"):
+        lines += ["", "Hooks:", *(f"- {hook['kind']}: {hook['hook']}" for hook in report["hooks"])]
     if report.get("mcp_servers"):
         lines.append("")
         lines.append("MCP servers:")

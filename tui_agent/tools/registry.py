@@ -21,6 +21,7 @@ from typing import Any
 from tui_agent import paths
 from tui_agent.config import EVERY_TOOL, ToolsSettings
 from tui_agent.tools.discovery import plugin_sources
+from tui_agent.tools.hooks import Hooks, hooks_in
 from tui_agent.tools.journal import ImportJournal
 from tui_agent.tools.loader import Loaded, load_guarded
 from tui_agent.tools.problems import LoadProblem
@@ -51,6 +52,8 @@ class ToolRegistry:
         self.problems: list[LoadProblem] = []
         self._active: dict[str, ToolEntry] = {}
         self._waiters: list[Callable[[], Awaitable[None]]] = []
+        self.hooks = Hooks()
+        """The plugins' `@hook` functions (found with their tools; see `tui_agent.tools.hooks`)."""
 
     @classmethod
     def from_plugins(
@@ -98,6 +101,12 @@ class ToolRegistry:
         """Register the tools of one loaded plugin."""
         location = plugin.source.location
         candidates = _tool_candidates(plugin.value)
+        hooks = hooks_in(plugin.value)
+        if candidates is not None and hooks:  # a list of functions may mix tools and hooks
+            candidates = [func for func in candidates if func not in hooks]
+        self.problems.extend(LoadProblem(location, problem) for problem in self.hooks.add_all(hooks, location))
+        if hooks and not candidates:
+            return  # a plugin of hooks only
         if candidates is None:
             self.problems.append(LoadProblem(location, "gave neither a module nor @tool functions; skipped"))
         elif not candidates:

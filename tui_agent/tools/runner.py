@@ -133,7 +133,9 @@ class ToolRunner:
         try:
             spec, arguments = self._prepare(call)
             await self._approve(spec, spec.command_in(arguments), report, ask)
+            await self.registry.hooks.before_tool(spec.name, arguments)
             text = await self._execute(spec, arguments, report)
+            text = await self.registry.hooks.after_tool(spec.name, arguments, text)
         except _Finished as end:
             return report.finish(end.status, end.text)
         except asyncio.CancelledError:

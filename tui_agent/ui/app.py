@@ -83,8 +83,11 @@ class TuiAgentApp(App[None]):
         keys: Mapping[str, str] | None = None,
         output_log: OutputLog | None = None,
         reasoning: str = "collapsed",
+        team: str | None = None,
     ) -> None:
         super().__init__()
+        self.team = team
+        """The team the prompts go to (`--team`, "Run a team" in the palette); None: the session's agent."""
         self.engine_slot = EngineSlot(engine, model=model, endpoint=endpoint, early_page=early_page)
         """The engine, built after the first frame (`model`/`endpoint`: what the status bar shows until then)."""
         self._build_worker: Worker[Engine] | None = None
@@ -248,6 +251,12 @@ class TuiAgentApp(App[None]):
         from tui_agent.ui.commands import switch_model  # loads pydantic (~55 ms): not before the first frame
 
         await switch_model(self)
+
+    async def action_run_team(self) -> None:
+        """Pick a team for the next prompts (or none: back to one agent)."""
+        from tui_agent.ui.commands import pick_team  # loads pydantic (~55 ms): not before the first frame
+
+        await pick_team(self)
 
     def action_pick_theme(self) -> None:
         """Pick a theme; the choice is saved in the config file."""

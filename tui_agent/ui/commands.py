@@ -49,6 +49,9 @@ def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]
     )
     yield SystemCommand("Theme", "Change the theme (saved in the config file)", app.action_pick_theme)
     yield SystemCommand(
+        "Run a team", "Send the next prompts to a team of agents (writer + critic...)", app.action_run_team
+    )
+    yield SystemCommand(
         "Export session",
         "Write the current session to a file (Markdown or JSON); asks where",
         app.action_export_session,
@@ -109,6 +112,34 @@ def use_model(app: TuiAgentApp, backend: ChatBackend, name: str) -> None:
     if screen is not None:
         screen.status_bar.show(model=backend.model, endpoint=backend.endpoint, title=backend.session_title)
     app.notify(f"The next reply comes from {name}; the conversation is kept.")
+
+
+# -- teams --------------------------------------------------------------------------------------------
+NO_TEAM = "(no team)"
+
+
+async def pick_team(app: TuiAgentApp) -> None:
+    """Offer the teams (and going back to one agent) in a second palette."""
+    try:
+        teams = await (await app.engine()).list_teams()
+    except Exception as error:  # a sentence a person can act on, never a crash
+        app.notify(f"Could not list the teams: {user_message(error)}", severity="error")
+        return
+    commands = [
+        SimpleCommand(name, partial(use_team, app, name), "in use" if name == app.team else description or None)
+        for name, description in teams
+    ]
+    commands.append(SimpleCommand(NO_TEAM, partial(use_team, app, None), "Prompts go to the session's agent"))
+    app.search_commands(commands, placeholder="Run a team…")
+
+
+def use_team(app: TuiAgentApp, name: str | None) -> None:
+    """Send the next prompts to team `name` (None: to the session's own agent)."""
+    app.team = name
+    if name is None:
+        app.notify("Your next prompts go to the session's agent.")
+    else:
+        app.notify(f"Your next prompts go to team {name}; it stops when it is done or out of rounds.")
 
 
 # -- themes -------------------------------------------------------------------------------------------

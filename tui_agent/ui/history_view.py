@@ -45,21 +45,22 @@ def message_widgets(message: Message, reasoning: str = "collapsed") -> list[Widg
     """The chat-log entries one stored message becomes (nothing for system and tool rows); its reasoning as
     `reasoning` says (see `ChatLog.reasoning`), its other parts as their views say."""
     # after-paint (~6 ms with the Markdown view): only a session with messages needs them
-    from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
+    from tui_agent.ui.widgets.messages import AgentLabel, AssistantMessage, ErrorNotice, MessageMarker, UserMessage
 
     if message.role is Role.USER:
         return [UserMessage(message.content)]
     if message.role is not Role.ASSISTANT:
         return []
     replaced = message.replaced_by is not None
-    widgets: list[Widget] = list(part_blocks(message, reasoning))
+    widgets: list[Widget] = [AgentLabel(message.agent)] if message.agent else []  # a team member's reply
+    widgets.extend(part_blocks(message, reasoning))
     widgets.append(
         AssistantMessage.finished(
             message.id,
             message.content,
             message.status,
             replaced,
-            thought_only=bool(widgets) and not message.content.strip(),
+            thought_only=len(widgets) > bool(message.agent) and not message.content.strip(),
         )
     )
     cut_off = is_cut_off(message.status, message.error)

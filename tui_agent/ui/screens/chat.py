@@ -145,6 +145,8 @@ class ChatScreen(ReportingScreen[None]):
             self, self.engine, self.chat_log, self.tool_panels, on_loaded=self._show_loaded_session
         )
         self._show_status()
+        if team := getattr(self.app, "team", None):  # `--team NAME`
+            self.notify(f"Your prompts go to team {team} (Ctrl+P, Run a team: another, or none).")
         self.run_worker(self._connect(), group="engine", exit_on_error=False, description="connect to the engine")
 
     async def _connect(self) -> None:
@@ -251,8 +253,9 @@ class ChatScreen(ReportingScreen[None]):
         self.chat_log.hide_actions()
         self.chat_log.add_user(prompt)
         self._set_busy(True)
+        team = getattr(self.app, "team", None)  # `--team`, or "Run a team" in the palette
         self.run_worker(
-            self._run_turn(lambda backend: backend.send(prompt)),
+            self._run_turn(lambda backend: backend.run_team(team, prompt) if team else backend.send(prompt)),
             group="turn",
             exit_on_error=False,
             description="chat turn",
@@ -382,7 +385,7 @@ class ChatScreen(ReportingScreen[None]):
                 self._waiting = True
                 self.status_bar.set_waiting(event)
             case events.AssistantMessageStarted():
-                log.start_assistant(event.message_id, event.text)
+                log.start_assistant(event.message_id, event.text, event.agent)
             case events.AssistantMessageFinished():
                 self._last_finished = event
                 log.finish(event.message_id, event.status, event.error)
@@ -396,6 +399,8 @@ class ChatScreen(ReportingScreen[None]):
                 self._turn_finished(event)
             case events.SubAgentEvent():
                 self._render_sub_agent(event)
+            case events.TeamStopped():
+                log.add_system(f"Team {event.team} stopped after {event.rounds} round(s): {event.reason}.")
             case _:
                 assert_never(event)
 

@@ -357,12 +357,15 @@ class ChatLog(VerticalScroll):
         self.anchor()
         return message
 
-    def start_assistant(self, message_id: str, text: str = "") -> AssistantMessage:
-        """The reply's widget, made for a new reply; a reply being continued (`text`: what it says so far)
-        streams again in its own widget when that is still shown."""
+    def start_assistant(self, message_id: str, text: str = "", agent: str | None = None) -> AssistantMessage:
+        """The reply's widget, made for a new reply (under its team member's label, `agent`); a reply being
+        continued (`text`: what it says so far) streams again in its own widget when that is still shown."""
         message = self._assistant.get(message_id) or self.shown_reply(message_id)
         if message is None:
-            from tui_agent.ui.widgets.messages import AssistantMessage
+            from tui_agent.ui.widgets.messages import AgentLabel, AssistantMessage
+
+            if agent:
+                self._add(AgentLabel(agent))
 
             message = self._assistant[message_id] = AssistantMessage(message_id)
             message.set_text(text)

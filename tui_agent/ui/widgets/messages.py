@@ -11,6 +11,7 @@ tail) cannot saturate the event loop, whatever the size of the deltas.
 from __future__ import annotations
 
 import time
+import zlib
 from collections.abc import Callable
 from functools import partial
 from typing import NamedTuple
@@ -300,7 +301,44 @@ class SystemLine(Static):
         return LetGo(partial(SystemLine, self.text))
 
 
-Entry = UserMessage | ThinkingBlock | AssistantMessage | MessageMarker | ErrorNotice | ReplyActions | SystemLine
+AGENT_COLOURS = ("primary", "secondary", "accent", "success", "warning")
+"""Theme colours a team member's label may take: the same name always gets the same one (`agent_colour`)."""
+
+
+def agent_colour(name: str) -> str:
+    """The theme colour of an agent's label: a stable hash of its name (not Python's, which varies per run)."""
+    return AGENT_COLOURS[zlib.crc32(name.encode()) % len(AGENT_COLOURS)]
+
+
+class AgentLabel(Static):
+    """Above a team member's reply: who wrote it, in the member's own colour."""
+
+    DEFAULT_CSS = "AgentLabel { margin: 1 0 0 0; padding: 0 1; text-style: bold; height: 1; }\n" + "\n".join(
+        f"AgentLabel.-{colour} {{ color: $text-{colour}; }}" for colour in AGENT_COLOURS
+    )
+
+    def __init__(self, agent: str) -> None:
+        super().__init__(Content(f"▍{sanitize(agent)}"), classes=f"-{agent_colour(agent)}")
+        self.agent = agent
+
+    @property
+    def settled(self) -> bool:
+        return True
+
+    def let_go(self) -> LetGo:
+        return LetGo(partial(AgentLabel, self.agent))
+
+
+Entry = (
+    UserMessage
+    | ThinkingBlock
+    | AgentLabel
+    | AssistantMessage
+    | MessageMarker
+    | ErrorNotice
+    | ReplyActions
+    | SystemLine
+)
 """Everything the chat log holds."""
 
 

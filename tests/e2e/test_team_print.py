@@ -1,0 +1,33 @@
+"""`tui-agent -p --team NAME`: the shipped writer/critic team against the offline model, from the binary."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.e2e.test_print import run
+from tui_agent.history.store import HistoryStore
+
+
+async def test_print_runs_the_writer_critic_team_to_approved(isolated_home: Path) -> None:
+    done = run(["--offline", "-p", "Write a post about tea", "--team", "writer-critic"], isolated_home)
+    assert done.returncode == 0, done.stderr
+    headers = re.findall(r"^\[(\w+)\]$", done.stdout, re.MULTILINE)
+    assert headers == ["writer", "critic", "writer", "critic"]
+    assert "\n[critic]\nAPPROVED\n" in done.stdout
+    assert done.stdout.rstrip().endswith("[stopped] critic said APPROVED (after 2 round(s))")
+    store = await HistoryStore.open(isolated_home / "data" / "history.db")
+    try:
+        (session,) = await store.list_recent()
+        messages = await store.load_tail(session.id, 10)
+    finally:
+        await store.close()
+    assert (session.agent, session.stop_reason) == ("team:writer-critic", "critic said APPROVED")
+    assert [m.agent for m in messages] == [None, "writer", "critic", "writer", "critic"]
+
+
+def test_print_with_an_unknown_team_says_which_teams_there_are(isolated_home: Path) -> None:
+    done = run(["--offline", "-p", "hi", "--team", "nobody"], isolated_home)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert "There is no team 'nobody' (teams: writer-critic" in done.stderr

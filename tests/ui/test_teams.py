@@ -1,0 +1,55 @@
+"""A team in the app, on the real stack (offline model over HTTP, real agent and SQLite): each member's reply is
+labelled with its name and colour, the stop reason is said, and the labels come back on resume."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from tests.fixtures.offline import strict_scenario
+from tests.ui.helpers import chat, send, wait_until
+from tests.ui.sessions_stack import RealStack
+from tui_agent.agent.resume import ResumeRequest
+from tui_agent.offline.server import BackgroundServer
+from tui_agent.ui.textual_private import notifications
+from tui_agent.ui.widgets.messages import AgentLabel, SystemLine, agent_colour
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[RealStack]:
+    server = BackgroundServer(strict_scenario())  # the default behaviour: the writer and the critic play along
+    server.start()
+    try:
+        yield RealStack(tmp_path / "history.db", server)
+    finally:
+        server.stop()
+
+
+def labels(pilot: Pilot[None]) -> list[str]:
+    return [label.agent for label in chat(pilot).chat_log.query(AgentLabel)]
+
+
+async def test_member_labels_show_and_come_back_on_resume(stack: RealStack) -> None:
+    app, _ = stack.app()
+    app.team = "writer-critic"  # as `--team writer-critic` starts it
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert any("Your prompts go to team writer-critic" in n.message for n in notifications(app))
+        await send(pilot, "Write a post about tea")
+        await wait_until(pilot, lambda: len(labels(pilot)) == 4, lambda: f"four labels, got {labels(pilot)}")
+        assert labels(pilot) == ["writer", "critic", "writer", "critic"]
+        lines = [str(line.render()) for line in chat(pilot).query(SystemLine)]
+        assert any("writer-critic stopped after 2 round(s): critic said APPROVED" in line for line in lines), lines
+        writer, critic = chat(pilot).chat_log.query(AgentLabel)[:2]
+        assert writer.has_class(f"-{agent_colour('writer')}") and critic.has_class(f"-{agent_colour('critic')}")
+        assert agent_colour("writer") != agent_colour("critic")
+        replies = chat(pilot).chat_log.assistant_messages
+        assert replies[-1].shown_text().strip() == "APPROVED"
+
+    app, built = stack.app(ResumeRequest(latest=True))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await built.ready()
+        await wait_until(pilot, lambda: len(labels(pilot)) == 4, lambda: f"labels back, got {labels(pilot)}")
+        assert labels(pilot) == ["writer", "critic", "writer", "critic"]

@@ -1,0 +1,124 @@
+"""Hooks from plugin files, on the real stack (the offline model over HTTP, real SQLite, the plugin loader):
+they can rewrite what an agent receives and what a tool returns; one that raises or hangs is said and skipped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.unit.agent.conftest import MakeAgent, collect
+from tui_agent.agent.events import ToolCallUpdated, TurnEndReason, TurnFinished
+from tui_agent.offline.server import BackgroundServer
+from tui_agent.tools.cli import describe, render
+from tui_agent.tools.registry import ToolRegistry
+
+REWRITING = """
+from tui_agent.tools import hook, tool
+
+seen = []
+
+
+@hook("before_agent")
+def shout(agent, text):
+    return text + " (asked by the hook)"
+
+
+@hook("after_tool")
+async def stamp(name, arguments, result):
+    return f"stamped: {result}"
+
+
+@hook("after_agent")
+def remember(agent, reply):
+    seen.append((agent, reply))
+"""
+
+FAILING = """
+import time
+
+from tui_agent.tools import hook
+
+
+@hook("before_agent")
+def broken(agent, text):
+    raise RuntimeError("the hook broke")
+
+
+@hook("before_tool")
+def slow(name, arguments):
+    time.sleep(30)
+"""
+
+
+def plugin(tmp_path: Path, name: str, text: str) -> Path:
+    folder = tmp_path / "hook-plugins"
+    folder.mkdir(exist_ok=True)
+    (folder / f"{name}.py").write_text(text)
+    return folder
+
+
+async def test_a_hook_rewrites_what_the_agent_receives_and_a_tool_result(
+    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path
+) -> None:
+    built = await make_agent(offline_server.base_url, plugin_dirs=[plugin(tmp_path, "rewrite", REWRITING)])
+    assert built.agent.registry.hooks.count() == 3, built.agent.registry.problems
+    events = await collect(built.agent.send("What's the weather in Paris?"))
+
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
+    first = offline_server.requests[0].body or {}
+    assert first["messages"][-1]["content"] == "What's the weather in Paris? (asked by the hook)"
+    (call,) = {event.call.call_id: event.call for event in events if isinstance(event, ToolCallUpdated)}.values()
+    assert call.result is not None and call.result.startswith("stamped: {")
+    stored = await built.agent.store.load_tail(built.agent.current_session_id or "", 5)
+    assert stored[0].content == "What's the weather in Paris?"  # what the person typed is kept as typed
+
+
+async def test_a_hook_that_raises_or_hangs_is_reported_and_skipped(
+    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path
+) -> None:
+    built = await make_agent(offline_server.base_url, plugin_dirs=[plugin(tmp_path, "failing", FAILING)])
+    built.agent.registry.hooks.timeout = 0.3
+    notices: list[str] = []
+    built.agent.watch_notices(notices.append)
+    events = await collect(built.agent.send("What's the weather in Paris?"))
+
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
+    first = offline_server.requests[0].body or {}
+    assert first["messages"][-1]["content"] == "What's the weather in Paris?"  # unchanged
+    assert any("broken" in notice and "RuntimeError: the hook broke" in notice for notice in notices), notices
+    assert any("slow" in notice and "more than 0.3 s" in notice for notice in notices), notices
+    calls = [event.call for event in events if isinstance(event, ToolCallUpdated) and event.call.status.is_final]
+    assert calls and calls[-1].result is not None and "temperature" in calls[-1].result  # the tool still ran
+
+
+def test_the_example_hook_plugin_loads_its_four_hooks_when_copied_and_is_not_loaded_where_it_ships(
+    tmp_path: Path,
+) -> None:
+    example = Path(__file__).parents[3] / "plugins" / "examples" / "hooks.py"
+    shipped = ToolRegistry.from_plugins([], include_user_dir=False, include_entry_points=False)
+    assert shipped.hooks.count() == 0  # harmless by default: examples/ is not a plugin folder
+    copied = ToolRegistry.from_plugins(
+        [plugin(tmp_path, "hooks", example.read_text())], include_user_dir=False, include_entry_points=False
+    )
+    assert copied.hooks.count() == 4 and not copied.problems, copied.problems
+    assert sorted(copied.hooks.by_kind) == ["after_agent", "after_tool", "before_agent", "before_tool"]
+    listed = render(describe(copied))  # `tui-agent plugins` lists them
+    assert "Hooks:\n- before_agent: brief_critic (" in listed and "- after_tool: stamp_slow_results (" in listed
+
+
+TEAM_HOOK = """
+from tui_agent.tools import hook
+
+@hook("before_agent")
+def brief(agent, text):
+    return text + " [be brief]" if agent == "critic" else None
+"""
+
+
+async def test_a_before_agent_hook_sees_each_team_member_by_name(
+    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path
+) -> None:
+    built = await make_agent(offline_server.base_url, plugin_dirs=[plugin(tmp_path, "team_hook", TEAM_HOOK)])
+    events = await collect(built.agent.run_team("writer-critic", "Write a post about tea"))
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
+    last_inputs = [(request.body or {})["messages"][-1]["content"] for request in offline_server.requests]
+    assert [text.endswith(" [be brief]") for text in last_inputs] == [False, True, False, True]

@@ -1,0 +1,276 @@
+"""Provides `TeamRun` and its jobs: a team of agents taking turns in one session, on the commander.
+
+    TeamJob ──> RoundJob "round 1" ──> play_round ─┬─> MemberJob "writer"  (a whole turn: ResponseJob, tools...)
+            │                                      └─> MemberJob "critic"
+            └─> RoundJob "round 2" ...              (put by the round before, unless the team stopped)
+
+`loop`: the members speak in order, one member turn each per round. `router`: each round the router speaks
+first (offered only `next_speaker(name)` and `done(reason)`), then the member it chose. The team stops when a
+reply contains the team's `done_when` text, a speaker calls `done`, the router chooses no one, a member turn
+fails or is cancelled, or `max_rounds` rounds have been played. The reason, in words, is emitted
+(`TeamStopped`) and stored (`sessions.stop_reason`), then the team's `TurnFinished` ends its stream.
+
+Each member turn is an ordinary `Turn` with the member's system prompt, tools (its profile's, plus the team's
+control tools) and view of the conversation (`team_view.member_conversation`); its messages carry the member's
+name (`messages.agent`, `AssistantMessageStarted.agent`). Its events go into the team's stream; its own
+`TurnFinished` does not (a team's stream ends once, at the team's end).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING
+
+from tui_agent.agent.events import AgentEvent, TeamStopped, TurnFinished
+from tui_agent.agent.team_control import Control, control_tools
+from tui_agent.agent.team_view import member_conversation
+from tui_agent.agent.turn import Turn, TurnBudget, TurnServices
+from tui_agent.agent.turn_jobs import ChatJob
+from tui_agent.agents.profiles import Catalog, TeamProfile
+from tui_agent.commander import HandlerCoroutine, Job, as_handler
+from tui_agent.errors import UserError
+from tui_agent.status import MessageStatus, Role, TurnEndReason
+from tui_agent.tools.registry import ToolRegistry
+from tui_agent.tools.runner import ToolRunner
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from tui_agent.tools.spec import ToolSpec
+
+TEAM_PREFIX = "team:"
+"""`sessions.agent` of a session run as a team: this, then the team's name."""
+ROUTER_NOTE = (
+    "You lead a team: {members}. Call next_speaker(name) to choose who speaks next, or done(reason) when the "
+    "task is finished. Do not do the members' work yourself."
+)
+
+
+class TeamError(UserError, ValueError):
+    """A team that cannot run (unknown, or naming agents that do not exist)."""
+
+
+def find_team(catalog: Catalog, name: str) -> TeamProfile:
+    """The team called `name`, checked: its members (and router) are agents of the catalog."""
+    team = catalog.teams.get(name)
+    if team is None:
+        known = ", ".join(sorted(catalog.teams)) or "none"
+        raise TeamError(f"There is no team {name!r} (teams: {known}; add one in the teams/ folder).")
+    missing = [who for who in [*team.members, *([team.router] if team.router else [])] if who not in catalog.agents]
+    if missing:
+        raise TeamError(f"Team {name!r} names {', '.join(map(repr, missing))}, which is not an agent.")
+    if team.flow == "router" and team.router is None:
+        raise TeamError(f'Team {name!r} has flow = "router" but no router agent.')
+    return team
+
+
+async def team_events(events: asyncio.Queue[AgentEvent], turn_id: str) -> AsyncIterator[AgentEvent]:
+    """A team's events up to its own `TurnFinished`: every member turn's, except each member turn's end."""
+    while True:
+        event = await events.get()
+        if isinstance(event, TurnFinished):
+            if event.turn_id == turn_id:
+                yield event
+                return
+            continue
+        yield event
+
+
+class TeamRun:
+    """One run of a team on a prompt: the state its jobs share, and its side effects."""
+
+    def __init__(
+        self,
+        team: TeamProfile,
+        catalog: Catalog,
+        services: TurnServices,
+        session_id: str,
+        emit: Callable[[AgentEvent], None],
+        turn_id: str,
+        *,
+        budget: TurnBudget,
+        system_prompt: str | None = None,
+    ) -> None:
+        self.team, self.catalog, self.services, self.session_id = team, catalog, services, session_id
+        self.emit, self.id, self.budget, self.system_prompt = emit, turn_id, budget, system_prompt
+        self.rounds = 0
+        self.stop_reason: str | None = None
+        self.failure: TurnEndReason | None = None
+        self.finished = False
+        self.job: TeamJob | None = None
+
+    def stop(self, reason: str, failure: TurnEndReason | None = None) -> None:
+        """Remember the first reason to stop; the team ends once its jobs have unwound."""
+        if self.stop_reason is None:
+            self.stop_reason, self.failure = reason, failure
+
+    async def member_turn(self, node: HandlerCoroutine, member: str, control: Control, *, router: bool = False) -> Turn:
+        """Run one turn of `member` as a node under `node`, to its end (its writes committed)."""
+        profile = self.catalog.agents[member]
+        store = self.services.store
+        stored = await store.load_tail(self.session_id, await store.count_messages(self.session_id))
+        system = profile.system_prompt or self.system_prompt
+        if router:
+            system = f"{system or ''}\n\n{ROUTER_NOTE.format(members=', '.join(self.team.members))}".strip()
+        conversation = member_conversation(stored, member, system, self.team.prefix.get(member, ""))
+        tools = control_tools(control, self.team.members if router else None)
+        services = await self._services_for(member, tools, router=router)
+        turn = Turn(services, self.session_id, conversation, self._budget_of(member), self.emit, self._turn_id(member))
+        turn.agent, turn.stop_after_tools, control.turn = member, router, turn
+        reply = await store.append_message(
+            self.session_id, Role.ASSISTANT, "", MessageStatus.STREAMING, model=services.model, agent=member
+        )
+        turn.attach_message(reply.id)
+        job = MemberJob(turn)
+        await node.put_job(job)
+        await job.wait()
+        return turn
+
+    def _turn_id(self, member: str) -> str:
+        return f"{self.id}/{self.rounds}/{member}"
+
+    def _budget_of(self, member: str) -> TurnBudget:
+        rounds = self.catalog.agents[member].max_tool_rounds
+        return TurnBudget(rounds or self.budget.max_tool_rounds, self.budget.max_tokens)
+
+    async def _services_for(self, member: str, control: list[ToolSpec], *, router: bool) -> TurnServices:
+        """The team's services with a runner over the member's own tools (a router's: control tools only)."""
+        main = self.services.runner
+        await main.registry.settled()  # tool sources still starting (MCP servers) join first
+        registry = ToolRegistry(main.registry.settings)
+        registry.hooks = main.registry.hooks
+        profile = self.catalog.agents[member]
+        for name in [] if router else main.registry.names():
+            spec = main.registry.get(name)
+            if spec is not None and profile.allows_tool(name):
+                registry.add(spec)
+        for spec in control:
+            registry.add(spec)
+        runner = ToolRunner(registry, timeout=main.timeout, output_cap=main.output_cap)
+        runner.preapproved, runner.grants = main.preapproved, main.grants
+        s = self.services
+        return TurnServices(s.client, runner, s.store, s.model, s.totals, s.missing_key_message)
+
+    def judge(self, turn: Turn, control: Control) -> bool:
+        """Whether the team stops after `turn` (and why, remembered); True when it does."""
+        member, reason = turn.agent or "?", turn.end_reason
+        if reason is TurnEndReason.CANCELLED:
+            self.stop(f"{member}'s turn was cancelled", TurnEndReason.CANCELLED)
+        elif reason is TurnEndReason.ERROR:
+            self.stop(f"{member}'s turn failed: {turn.error}", TurnEndReason.ERROR)
+        elif control.done is not None:
+            self.stop(f"{member} called done: {control.done}")
+        elif self.team.done_when and self.team.done_when in turn.reply_text:
+            self.stop(f"{member} said {self.team.done_when}")
+        return self.stop_reason is not None
+
+    async def finish(self, reason: TurnEndReason) -> None:
+        """Say and store why the team stopped, then end its stream (once)."""
+        if self.finished:
+            return
+        self.finished = True
+        if reason is TurnEndReason.CANCELLED:
+            self.stop("cancelled", TurnEndReason.CANCELLED)
+        self.stop("the team ended unexpectedly", TurnEndReason.ERROR)  # a reason only when none was given
+        why = self.stop_reason or ""
+        ended = self.failure or TurnEndReason.DONE
+        try:
+            await self.services.store.mark_team(self.session_id, TEAM_PREFIX + self.team.name, why)
+        finally:
+            self.emit(TeamStopped(self.team.name, why, self.rounds, turn_id=self.id))
+            error = why if ended is TurnEndReason.ERROR else None
+            self.emit(TurnFinished(ended, error, turn_id=self.id))
+
+
+class TeamJob(Job):
+    """A team run: plays round 1; each round puts the next one under this job until the team stops."""
+
+    def __init__(self, run: TeamRun) -> None:
+        super().__init__()
+        self.run_ = run
+        run.job = self
+        self.add_callback_functions("at_job_end", {"function": self._ended})
+        self.add_callback_functions("at_terminate", {"function": self._cancelled})
+        self.add_callback_functions("at_exception", {"function": self._crashed, "inject_exception": True})
+
+    @property
+    def label(self) -> str:
+        return f"team {self.run_.team.name}"
+
+    async def run(self) -> None:
+        await self.put_job(RoundJob(self.run_, 1))
+
+    async def _ended(self) -> None:
+        await self.run_.finish(self.run_.failure or TurnEndReason.DONE)
+
+    async def _cancelled(self) -> None:
+        await self.run_.finish(TurnEndReason.CANCELLED)
+
+    async def _crashed(self, exception: BaseException | None) -> None:
+        self.run_.stop(f"the team failed: {exception}", TurnEndReason.ERROR)
+        await self.run_.finish(TurnEndReason.ERROR)
+
+
+class RoundJob(Job):
+    """One round of a team: every member in order (`loop`), or the router and the member it chose."""
+
+    def __init__(self, run: TeamRun, number: int) -> None:
+        super().__init__()
+        self.run_, self.number = run, number
+
+    @property
+    def label(self) -> str:
+        return f"round {self.number}"
+
+    async def run(self) -> HandlerCoroutine:
+        return play_round(self.run_, self.number).named(f"play round {self.number}")
+
+
+class MemberJob(ChatJob):
+    """One member's turn, shown in the task tree under the member's name."""
+
+    @property
+    def label(self) -> str:
+        return self.turn.agent or super().label
+
+
+@as_handler
+async def play_round(node: HandlerCoroutine, run: TeamRun, number: int) -> None:
+    """Play round `number`, then put the next round under the team's job unless the team stops."""
+    run.rounds = number
+    try:
+        if run.team.flow == "router":
+            await _router_round(node, run)
+        else:
+            await _loop_round(node, run)
+    except Exception as error:  # never leave the team without a reason
+        run.stop(f"round {number} failed: {error}", TurnEndReason.ERROR)
+        raise
+    if run.stop_reason is not None:
+        return
+    if number >= run.team.max_rounds:
+        run.stop(f"max_rounds ({run.team.max_rounds}) reached")
+        return
+    assert run.job is not None
+    await node.put_job(RoundJob(run, number + 1), parent=run.job)
+
+
+async def _loop_round(node: HandlerCoroutine, run: TeamRun) -> None:
+    for member in run.team.members:
+        control = Control()
+        if run.judge(await run.member_turn(node, member, control), control):
+            return
+
+
+async def _router_round(node: HandlerCoroutine, run: TeamRun) -> None:
+    router = run.team.router
+    assert router is not None
+    choice = Control()
+    if run.judge(await run.member_turn(node, router, choice, router=True), choice):
+        return
+    speaker = choice.next_speaker
+    if speaker not in run.team.members:
+        run.stop(f"{router} chose no one to speak next")
+        return
+    control = Control()
+    run.judge(await run.member_turn(node, speaker, control), control)

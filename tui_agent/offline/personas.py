@@ -1,0 +1,102 @@
+"""Provides `persona_reply`: the offline model playing a team member, so teams run (and are tested) offline.
+
+Told by the system prompt who it is:
+
+- a critic (the prompt says "you are a (demanding) editor" or "... critic", or has the word APPROVED): the
+  first time it reviews, it asks for one revision with a concrete note; the next time, it answers `APPROVED`;
+- a writer (the prompt says "You are a writer"): a short post on the topic (the first user message); when
+  it has written before, the post again, revised from the notes it was given.
+
+- a team's router (offered `next_speaker`): `done` once the latest reply says APPROVED, else `next_speaker`
+  with the member after the last one who spoke (the first, when none has).
+
+Any other request gets None, and the default behaviour answers it as before. The team's control tools
+(`done`, `next_speaker`) are never called from a prompt's words: `without_control` takes them out of what
+the intent rules match against.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tui_agent.offline.scenario import Reply, ToolCallSpec
+
+Message = dict[str, Any]
+CONTROL_TOOLS = frozenset({"done", "next_speaker"})
+CRITIC = re.compile(r"\b[Yy]ou are an? (?:\w+ )?(?:editor|critic)\b|\bAPPROVED\b")
+WRITER = re.compile(r"\byou are a writer\b", re.IGNORECASE)
+NOTE = (
+    "One revision, please: the post tells more than it shows. Open with one concrete image (a sound, a "
+    "smell, a place) and end on a sentence the reader will remember."
+)
+
+
+def persona_reply(messages: list[Message], tools: list[dict[str, Any]] | None = None) -> Reply | None:
+    """The reply of the writer, critic or team router the request describes; None for anyone else."""
+    if (members := _members(tools or [])) and messages and messages[-1].get("role") == "user":
+        return _route(members, _text(messages[-1]))
+    system = _text(messages[0]) if messages and messages[0].get("role") == "system" else ""
+    if not system or not messages or messages[-1].get("role") != "user":
+        return None
+    spoken = sum(1 for message in messages if message.get("role") == "assistant" and _text(message).strip())
+    if WRITER.search(system):
+        return Reply(text=_post(_topic(messages), revised=spoken > 0), chunk_size=12)
+    if CRITIC.search(system):
+        return Reply(text="APPROVED" if spoken else NOTE, chunk_size=12)
+    return None
+
+
+def _members(tools: list[dict[str, Any]]) -> list[str]:
+    """The members a `next_speaker` tool offers (a router's request), else none."""
+    for tool in tools:
+        function = tool.get("function") or {}
+        if function.get("name") == "next_speaker":
+            name = ((function.get("parameters") or {}).get("properties") or {}).get("name") or {}
+            return [str(member) for member in name.get("enum") or []]
+    return []
+
+
+def _route(members: list[str], latest: str) -> Reply:
+    """A router's choice: `done` once a reply says APPROVED, else the member after the last one who spoke."""
+    if "APPROVED" in latest:
+        return Reply(tool_calls=[ToolCallSpec(name="done", arguments={"reason": "the work is approved"})])
+    spoke = [label for label in re.findall(r"^\[([\w-]+)\] ", latest, re.MULTILINE) if label in members]
+    after = members[(members.index(spoke[-1]) + 1) % len(members)] if spoke else members[0]
+    return Reply(tool_calls=[ToolCallSpec(name="next_speaker", arguments={"name": after})])
+
+
+def without_control(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The offered tools but the team's control tools."""
+    return [tool for tool in tools if (tool.get("function") or {}).get("name") not in CONTROL_TOOLS]
+
+
+def _text(message: Message) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return str(content or "")
+
+
+def _topic(messages: list[Message]) -> str:
+    """The topic: the first line of the person's first message, without "write a post about"."""
+    first = next((_text(m) for m in messages if m.get("role") == "user"), "")
+    line = next((part.strip() for part in first.splitlines() if part.strip()), "the sea")
+    topic = re.sub(r"^(?:please\s+)?(?:write\s+)?(?:a\s+)?(?:short\s+)?(?:post\s+|blog post\s+)?(?:about|on)\s+",
+                   "", line, flags=re.IGNORECASE)  # fmt: skip
+    return topic.strip(" .!?") or "the sea"
+
+
+def _post(topic: str, *, revised: bool) -> str:
+    if revised:
+        return (
+            f"## {topic[:1].upper()}{topic[1:]}, again\n\n"
+            f"Listen first: {topic} has a sound, and a smell, and a place where it is most itself. Stand "
+            "there for a minute and it stops being an idea and becomes something you could touch.\n\n"
+            f"Come for {topic}; stay for the quiet it makes.\n"
+        )
+    return (
+        f"## {topic[:1].upper()}{topic[1:]}\n\n"
+        f"{topic[:1].upper()}{topic[1:]} is worth a moment of anyone's day. It is simple, it is everywhere, "
+        "and it rewards a little attention: the more you look, the more there is to see.\n"
+    )
