@@ -33,6 +33,7 @@ OUR_COMMANDS = [
     "Toggle task tree",
     "Retry last reply",
     "Continue reply",
+    "Compact conversation",
     "Copy last reply",
     "Show config path",
     "MCP servers",

@@ -91,6 +91,9 @@ class Message:
     view for included; empty when it has none)."""
     parent_id: str | None = None
     """The message this one follows in the session's tree (None for the first); siblings share a parent."""
+    compacted_by: str | None = None
+    """For a message compacted away: the id of the summary (a `system` message later on the branch) that
+    stands for it in what the model is sent; it stays in history and on screen, collapsed."""
 
     @property
     def reasoning(self) -> str:

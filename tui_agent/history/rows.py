@@ -17,12 +17,14 @@ SESSION_COLUMNS = (
 )
 MESSAGE_COLUMNS = (
     "id, session_id, position, role, content, status, error, model, prompt_tokens, "
-    "completion_tokens, created_at, updated_at, replaced_by, parent_id"
+    "completion_tokens, created_at, updated_at, replaced_by, parent_id, compacted_by"
 )
 TREE_VERSION = 6
 """The schema step that made messages a tree. A database read before it is upgraded (read-only, or while
 another program holds the write lock) is read as one branch: every message, in order."""
 _LINEAR = {"active_leaf_id": "NULL", "parent_id": "NULL"}
+COMPACTION_VERSION = 8
+"""The schema step that added `messages.compacted_by` (read as NULL from a database before it)."""
 EVERY = 2**62
 """A depth or position bound that is never reached."""
 
@@ -49,7 +51,12 @@ def is_tree(conn: sqlite3.Connection) -> bool:
 
 
 def _columns(conn: sqlite3.Connection, columns: str) -> str:
-    return columns if is_tree(conn) else ", ".join(_LINEAR.get(c, c) for c in columns.split(", "))
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    missing = {
+        **(_LINEAR if version < TREE_VERSION else {}),
+        **({"compacted_by": "NULL"} if version < COMPACTION_VERSION else {}),
+    }
+    return ", ".join(missing.get(c, c) for c in columns.split(", ")) if missing else columns
 
 
 def _mcols(conn: sqlite3.Connection) -> str:
@@ -100,6 +107,7 @@ def message_from_row(row: Sequence[Any]) -> Message:
         updated_at=utc_from_epoch(row[11]),
         replaced_by=row[12],
         parent_id=row[13],
+        compacted_by=row[14],
     )
 
 
@@ -188,7 +196,7 @@ def load_tail(conn: sqlite3.Connection, session_id: str, before: int | None, lim
         return []
     rows = conn.execute(
         # Through the session's messages newest first (the position index, no sort), keeping the branch's.
-        f"{SHOWN} SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = :session AND position < :bound "
+        f"{SHOWN} SELECT {_mcols(conn)} FROM messages WHERE session_id = :session AND position < :bound "
         "AND id IN (SELECT id FROM shown) ORDER BY position DESC LIMIT :limit",
         {
             "start": start,

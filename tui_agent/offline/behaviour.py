@@ -16,6 +16,7 @@ from typing import Any
 
 from tui_agent.offline.intents import match_intent
 from tui_agent.offline.scenario import Reply
+from tui_agent.offline.summary import asks_for_summary, summary_of
 
 Message = dict[str, Any]
 UNIT_SYMBOLS = {"celsius": "°C", "fahrenheit": "°F"}
@@ -43,6 +44,8 @@ def default_reply(body: dict[str, Any]) -> Reply:
     if last.get("role") == "tool":
         return Reply(text=answer_from_tool_results(messages))
     prompt = text_of(last.get("content")).strip()
+    if last.get("role") == "user" and asks_for_summary(prompt):  # compaction asks for one
+        return Reply(text=summary_of(messages), chunk_size=12)
     if tools and last.get("role") == "user":
         calls, said = match_intent(prompt, tools)
         if calls:
