@@ -53,7 +53,7 @@ async def compact_then_send(screen: ChatScreen, prompt: str | None) -> None:
 def compacted_note(done: Compaction, before: Meter, *, auto: bool) -> str:
     """The line the redrawn conversation starts its end with: what was compacted, and why when automatic."""
     count = len(done.compacted)
-    what = f"{count} older message{'s' if count != 1 else ''} were compacted into the summary below"
+    what = f"{count} older message{'s' if count != 1 else ''} were compacted into the summary above"
     share = before.context_share
     if auto and share is not None and before.context_window is not None:
         return (
