@@ -48,6 +48,7 @@ def to_markdown(session: Session, messages: list[Message], all_branches: bool = 
 def _message_markdown(message: Message, with_ids: bool = False) -> list[str]:
     notes = [] if message.status is MessageStatus.COMPLETE else [message.status.value]
     notes += ["replaced by a retry"] if message.replaced_by else []
+    notes += ["compacted into a summary"] if message.compacted_by else []
     status = f" ({', '.join(notes)})" if notes else ""
     lines = [f"## {message.role.value.capitalize()}{status}", ""]
     if with_ids:
