@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui_agent.agent.compaction import (
     Compaction,
+    CompactionFailedError,
     NothingToCompactError,
     older_turns,
     stored_usage,
@@ -231,6 +232,8 @@ class Agent(SessionActions):
         session = self._session
         if session is None:
             raise NothingToCompactError("Nothing to compact yet: the conversation is empty.")
+        if self.store.unsaved is not None:  # compaction is read from and written to history, which lags now
+            raise CompactionFailedError(f"Cannot compact while history is not saved ({self.store.unsaved}).")
         path = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
         older, before_cut = older_turns(path)
         if not older:

@@ -3,11 +3,13 @@ sent before and after, what history keeps, resume, a second compaction, and the 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.unit.agent.conftest import MakeAgent, collect
+from tests.unit.history.test_newer_schema import newer_database
 from tui_agent.agent.compaction import SUMMARY_REQUEST, CompactionFailedError, NothingToCompactError
 from tui_agent.agent.conversation import SUMMARY_HEADING
 from tui_agent.agent.events import TurnEndReason, TurnFinished
@@ -140,3 +142,16 @@ async def test_nothing_to_compact_and_a_failed_summary_change_nothing(
         "second turn",
         "third turn",
     ]
+
+
+@STRICT
+async def test_compaction_is_refused_while_history_is_not_saved(
+    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path
+) -> None:
+    session_id = await newer_database(tmp_path / "history.db")  # opened read-only: changes stay in memory
+    built = await make_agent(offline_server.base_url)
+    await built.agent.resume(session_id)
+    await _ask(built, "a second turn")
+    with pytest.raises(CompactionFailedError, match=r"Cannot compact while history is not saved \(read-only"):
+        await built.agent.compact()
+    await _ask(built, "a third turn")  # the chat goes on
