@@ -155,3 +155,27 @@ async def test_compaction_is_refused_while_history_is_not_saved(
     with pytest.raises(CompactionFailedError, match=r"Cannot compact while history is not saved \(read-only"):
         await built.agent.compact()
     await _ask(built, "a third turn")  # the chat goes on
+
+
+@STRICT
+async def test_on_a_branch_without_the_summary_the_compacted_messages_are_sent_again(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
+    built = await make_agent(offline_server.base_url)
+    await _three_turns(built)
+    await built.agent.compact()
+    store, session = built.agent.store, built.agent.session
+    assert session is not None
+    river, *_ = await store.tree(session.id)
+    second_prompt = next(m for m in await store.tree(session.id) if m.content == "What's the weather in Paris?")
+    await built.agent.switch_branch(river.id)  # still the compacted branch: nothing changes
+    edited = await store.add_sibling(second_prompt.id, Role.USER, "Name a city")  # a branch before the summary
+    await store.switch_to(edited.id)
+    await built.agent.resume(session.id)
+    await _ask(built, "and a country")
+    sent = _sent(offline_server)
+    assert not any(str(m.get("content") or "").startswith(SUMMARY_HEADING) for m in sent)
+    assert [m["content"] for m in sent if m["role"] == "user"] == [
+        "Name a river in Europe",
+        "Name a city\n\nand a country",
+    ]
