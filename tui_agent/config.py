@@ -23,6 +23,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PositiveInt,
     PrivateAttr,
     StrictBool,
     ValidationError,
@@ -34,7 +35,7 @@ from tui_agent.config_sources import ENV_VARS as ENV_VARS
 from tui_agent.config_sources import ConfigFileError as ConfigFileError
 from tui_agent.config_sources import merge_sources
 from tui_agent.config_sources import read_config_file as read_config_file
-from tui_agent.prices import Price, PriceTable, price_from
+from tui_agent.prices import Price, PriceTable, WindowTable, price_from
 
 UNSAFE_IN_PATTERNS = (";", "&", "|", "`", "$(", "${", ">", "<", "\n", "\r", "\0")
 """Shell syntax that makes one command more than it looks: lists (`;`, `&&`, `||`, `&`), pipes, command
@@ -239,9 +240,20 @@ class Settings(BaseModel):
     prices: dict[str, PriceSettings] = Field(default_factory=dict)
     """Model prices (the `[prices."pattern"]` tables) over the shipped table (`tui_agent/prices.toml`)."""
 
+    context_windows: dict[str, PositiveInt] = Field(default_factory=dict)
+    """Context windows in tokens per fnmatch pattern (the `[context_windows]` table: `"my-model*" = 32768`),
+    over what the server says and the shipped table (`tui_agent/context_windows.toml`)."""
+    compact_at: float = Field(default=0.8, gt=0, le=1)
+    """Before a turn, when the context holds this share of the model's window, older turns are summarised
+    into one message (compaction); 1 compacts only a full window."""
+
     def price_table(self) -> PriceTable:
         """The shipped prices with this config's `[prices]` on top."""
         return PriceTable.with_overrides({pattern: entry.price() for pattern, entry in self.prices.items()})
+
+    def window_table(self) -> WindowTable:
+        """The shipped context windows with this config's `[context_windows]` on top."""
+        return WindowTable.with_overrides(self.context_windows)
 
 
 def load_settings(

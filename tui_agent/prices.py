@@ -1,5 +1,6 @@
 """Provides model prices and the cost of a reply: `cost(model, usage)`, from the table shipped in the package
-(`prices.toml`) with the user's `[prices."pattern"]` overrides on top.
+(`prices.toml`) with the user's `[prices."pattern"]` overrides on top; and models' context windows
+(`WindowTable`, from `context_windows.toml` with the user's `[context_windows]` on top), looked up the same way.
 
 An unknown model has no price: `cost` returns None and callers show tokens only; a cost is never made up.
 Money is `Decimal` throughout, so sums over a month of replies stay exact.
@@ -12,10 +13,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fnmatch import fnmatchcase
 from functools import cache
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 MILLION = Decimal(1_000_000)
 WILDCARDS = frozenset("*?[")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -81,14 +83,7 @@ class PriceTable:
     def lookup(self, model: str | None) -> Price | None:
         """The price of `model`: an exact pattern first, then the glob with the most literal characters (ties:
         the longer pattern); None when nothing matches."""
-        if not model:
-            return None
-        if model in self._prices and not WILDCARDS.intersection(model):
-            return self._prices[model]
-        matching = [pattern for pattern in self._prices if fnmatchcase(model, pattern)]
-        if not matching:
-            return None
-        return self._prices[max(matching, key=_specificity)]
+        return best_match(self._prices, model)
 
     def cost(self, model: str | None, usage: TokenCounts) -> Decimal | None:
         """Dollars `usage` cost on `model`; None for a model without a price."""
@@ -103,6 +98,19 @@ class PriceTable:
             + usage.completion_tokens * price.output
         )
         return total / MILLION
+
+
+def best_match(table: Mapping[str, T], model: str | None) -> T | None:
+    """The entry of `table` (fnmatch patterns) for `model`: an exact pattern first, then the glob with the most
+    literal characters (ties: the longer pattern); None when nothing matches."""
+    if not model:
+        return None
+    if model in table and not WILDCARDS.intersection(model):
+        return table[model]
+    matching = [pattern for pattern in table if fnmatchcase(model, pattern)]
+    if not matching:
+        return None
+    return table[max(matching, key=_specificity)]
 
 
 def _specificity(pattern: str) -> tuple[int, int]:
@@ -120,3 +128,40 @@ def format_cost(amount: Decimal | None) -> str:
     if amount is None:
         return "-"
     return f"${amount:.4f}" if amount < 1 else f"${amount:,.2f}"
+
+
+@cache
+def shipped_windows() -> Mapping[str, int]:
+    """Context windows shipped in the package (`context_windows.toml`: pattern = tokens), read once."""
+    import tomllib
+    from importlib import resources
+
+    text = resources.files("tui_agent").joinpath("context_windows.toml").read_text(encoding="utf-8")
+    return {pattern: int(tokens) for pattern, tokens in tomllib.loads(text).items()}
+
+
+class WindowTable:
+    """Patterns -> context windows (tokens a request and its reply may hold together); `lookup` as prices'."""
+
+    def __init__(self, windows: Mapping[str, int]) -> None:
+        self._windows = dict(windows)
+
+    @classmethod
+    def with_overrides(
+        cls, overrides: Mapping[str, int] | None = None, base: Mapping[str, int] | None = None
+    ) -> WindowTable:
+        """The shipped table (or `base`) with the user's windows added; a user pattern replaces the same one."""
+        return cls({**(shipped_windows() if base is None else base), **(overrides or {})})
+
+    def lookup(self, model: str | None) -> int | None:
+        return best_match(self._windows, model)
+
+
+def format_tokens(count: int) -> str:
+    """ "950", "12.3k", "128k", "1.05M": a token count short enough for the status line."""
+    if count < 1000:
+        return str(count)
+    if count < 1_000_000:
+        thousands = count / 1000
+        return f"{thousands:.1f}k".replace(".0k", "k") if thousands < 100 else f"{round(thousands)}k"
+    return f"{count / 1_000_000:.2f}".rstrip("0").rstrip(".") + "M"

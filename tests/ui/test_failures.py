@@ -88,7 +88,8 @@ async def test_retries_and_the_wait_for_a_first_token_show_in_the_status_line_wi
     assert "◌ server error 500 — retrying in 1 s (2 of 2) — Esc stops" in seen
     assert "◌ waiting for the server 1 s (retry 2 of 2) — Esc stops" in seen
     assert seen[-1] == "○ ready"
-    assert [r.outcome for r in server.requests] == ["status 429", "status 500", "ok"]
+    chats = [r for r in server.requests if r.method == "POST"]  # the app also asks GET /v1/models (context windows)
+    assert [r.outcome for r in chats] == ["status 429", "status 500", "ok"]
 
 
 async def test_a_slow_first_token_shows_the_wait_then_replying(scripted_app: Make) -> None:
@@ -124,10 +125,11 @@ async def test_an_error_keeps_its_whole_message_request_id_and_endpoint_shown_wr
         lines = [line.text.rstrip() for line in notice.render_lines(notice.region.reset_offset)]
         shown = " ".join(line.strip("│╭╮╰╯─ ") for line in lines)
         assert len(lines) > 8 and all(len(line) <= 100 for line in lines)  # wrapped, not cut off at the edge
-    assert "THE-END" in shown and "request id req_offline_1" in shown and server.base_url in shown
+    request_id = server.requests[-1].request_id  # the chat request's (after the app's GET /v1/models)
+    assert "THE-END" in shown and f"request id {request_id}" in shown and server.base_url in shown
     (_, reply) = await stored(tmp_path / "history.db")
     assert reply.status is MessageStatus.FAILED and reply.error is not None
-    assert LONG_MESSAGE in reply.error and "req_offline_1" in reply.error and server.base_url in reply.error
+    assert LONG_MESSAGE in reply.error and request_id in reply.error and server.base_url in reply.error
 
 
 def last_request_messages(server: BackgroundServer) -> list[dict[str, Any]]:

@@ -36,6 +36,7 @@ OUR_COMMANDS = [
     "Toggle task tree",
     "Retry last reply",
     "Continue reply",
+    "Compact conversation",
     "Copy last reply",
     "Show config path",
     "MCP servers",

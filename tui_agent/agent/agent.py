@@ -17,11 +17,21 @@ turn's stream yields only its own events, ending at its own `TurnFinished`. With
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from tui_agent.agent.compaction import (
+    Compaction,
+    CompactionFailedError,
+    NothingToCompactError,
+    older_turns,
+    stored_usage,
+    summarise,
+    summary_request,
+)
 from tui_agent.agent.conversation import Conversation
 from tui_agent.agent.events import (
     AgentEvent,
@@ -30,6 +40,7 @@ from tui_agent.agent.events import (
     TurnFinished,
     TurnStarted,
 )
+from tui_agent.agent.meter import Meter, SessionMeter, estimate_tokens
 from tui_agent.agent.model_choice import chat_models
 from tui_agent.agent.observers import Observers
 from tui_agent.agent.port import NoticeObserver
@@ -44,6 +55,7 @@ from tui_agent.commander import CommanderAsync, Job
 from tui_agent.errors import UserError
 from tui_agent.history.models import Message, Session, Usage
 from tui_agent.history.store import HistoryStore
+from tui_agent.llm.errors import LLMError
 from tui_agent.status import Role
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
@@ -54,6 +66,8 @@ if TYPE_CHECKING:  # the openai client is imported only when a client is built; 
     from tui_agent.tools.mcp.servers import McpServers
 
 TITLE_LENGTH = 60
+WINDOWS_WAIT = 5.0
+"""Seconds the server may take to say its models' context windows (`learn_context_windows`)."""
 
 
 def title_from_prompt(prompt: str) -> str:
@@ -106,13 +120,23 @@ class Agent(SessionActions):
         roster: AgentRoster | None = None,
         setup: AgentSetup | None = None,
         delegation: Delegation | None = None,
+        meter: SessionMeter | None = None,
     ) -> None:
         self.client, self.registry, self.store = client, registry, store
         self.runner = runner or ToolRunner(registry)
         self.budget = budget or TurnBudget()
         self.system_prompt = system_prompt
         self._endpoint_label = endpoint_label
-        self._services = TurnServices(client, self.runner, store, client.model, missing_key_message=missing_key_message)
+        self._services = TurnServices(
+            client,
+            self.runner,
+            store,
+            client.model,
+            missing_key_message=missing_key_message,
+            meter=meter or SessionMeter(),
+        )
+        self._compacting = False
+        self._windows_task: asyncio.Task[None] | None = None
         self._commander: CommanderAsync[Any] = CommanderAsync()
         self._tree = TreeFeed(self._commander)
         self._commander_task: asyncio.Task[Any] | None = None
@@ -182,6 +206,11 @@ class Agent(SessionActions):
         return totals.prompt_tokens, totals.completion_tokens
 
     @property
+    def meter(self) -> Meter:
+        """Cost and context of the session now, for the model the next request asks."""
+        return self._services.meter.snapshot(self.model)
+
+    @property
     def session(self) -> Session | None:
         return self._session
 
@@ -216,6 +245,7 @@ class Agent(SessionActions):
         subs = await self.store.sub_usage(session.id)  # its sub-agents' tokens count in its total, as they did live
         self._services.totals.prompt_tokens += subs.prompt_tokens
         self._services.totals.completion_tokens += subs.completion_tokens
+        self._services.meter.load(stored, session.model, estimate_tokens(self._conversation.request()))
         return session
 
     # -- agents -------------------------------------------------------------------------------------
@@ -277,6 +307,47 @@ class Agent(SessionActions):
                 f"This session ran the agent {session.agent!r}, which is gone (see `tui-agent agents`); "
                 f"it goes on as {self.agent or 'configured'}."
             )
+
+    def learn_context_windows(self) -> None:
+        """Ask the server, in the background and once, which context windows it gives its models (the gauge
+        uses them; a server that says none, or does not answer within `WINDOWS_WAIT`, leaves the other
+        sources). A turn starting meanwhile waits for the answer, so the request order is always the same."""
+        if self._windows_task is not None:
+            return
+
+        async def learn() -> None:
+            with contextlib.suppress(LLMError, TimeoutError):
+                windows = await asyncio.wait_for(self.client.context_windows(), WINDOWS_WAIT)
+                self._services.meter.served_windows.update(windows)
+
+        self._windows_task = asyncio.get_running_loop().create_task(learn(), name="context-windows")
+
+    async def compact(self) -> Compaction:
+        """Summarise the older turns of the active branch into one message the model is sent in their place
+        (see `tui_agent.agent.compaction`); the originals stay in history and on screen, marked compacted."""
+        self._check_idle()
+        await self._turn_saved()
+        session = self._session
+        if session is None:
+            raise NothingToCompactError("Nothing to compact yet: the conversation is empty.")
+        if self.store.unsaved is not None:  # compaction is read from and written to history, which lags now
+            raise CompactionFailedError(f"Cannot compact while history is not saved ({self.store.unsaved}).")
+        path = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
+        older, before_cut = older_turns(path)
+        if not older:
+            raise NothingToCompactError("Nothing to compact yet: only the latest turn would be left, and it is kept.")
+        self._compacting = True
+        try:
+            text, usage = await summarise(self.client, summary_request(before_cut, session.system_prompt))
+            compacted = [message.id for message in older]
+            summary = await self.store.add_summary(session.id, text, compacted, model=self.model)
+            if usage is not None:  # asking for the summary is paid for like a reply
+                self._services.meter.add(self.model, usage)
+                await self.store.finish_message(summary.id, summary.status, usage=stored_usage(usage))
+            await self._reload_conversation(session)
+        finally:
+            self._compacting = False
+        return Compaction(summary, compacted, usage)
 
     def watch_notices(self, observer: NoticeObserver) -> Unsubscribe:
         """Tell `observer` history's notices (disk full, saved again...) and the MCP servers' news."""
@@ -408,6 +479,8 @@ class Agent(SessionActions):
         parts: dict[str, str] | None = None,
     ) -> AsyncIterator[AgentEvent]:
         """Run a turn whose first response goes into `message_id`, yielding its events to `TurnFinished`."""
+        if self._windows_task is not None and not self._windows_task.done():
+            await asyncio.wait({self._windows_task})
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
         turn = Turn(self._services, session.id, self._conversation, self.budget, events.put_nowait, turn_id)
         turn.attach_message(message_id, continuing, usage, parts)
@@ -469,7 +542,7 @@ class Agent(SessionActions):
         return f"turn-{next(self._turn_ids)}"
 
     def _check_idle(self) -> None:
-        if self._job is not None:
+        if self._job is not None or self._compacting:
             raise TurnInProgressError("A reply is still running: press Esc to stop it first.")
 
     async def _last_reply(self) -> tuple[Session, Message]:
@@ -515,6 +588,8 @@ class Agent(SessionActions):
     async def close(self) -> None:
         """Cancel any running turn, stop the commander and flush history."""
         self.cancel()
+        if self._windows_task is not None:
+            self._windows_task.cancel()
         await self._turn_saved()  # before the commander's exit cancels what it still runs
         if self._commander_task is not None:
             self._commander.exit()

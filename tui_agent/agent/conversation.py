@@ -5,6 +5,11 @@ calls that never ran (denied, invalid, interrupted) — endpoints reject a histo
 answer. `from_history` rebuilds the list from stored messages when a session is resumed (and after a
 retry): a reply that was retried (`replaced_by` a message among them) is left out, as if never sent.
 
+A compacted session (`tui_agent.agent.compaction`) has a summary — a `system` message later on the branch —
+standing for older messages (their `compacted_by` names it): they are left out, and the summary is sent in
+their place, as the user's words ("Summary of the conversation so far: ..."), so roles still alternate. A
+summary compacted by a later one is left out too; a summary that is not on the branch compacts nothing.
+
 A reply's parts other than its text (reasoning, ...) are never part of it: shown and stored, but not sent back
 (providers ask for that, and it would spend the context on thoughts the model has already had).
 
@@ -30,7 +35,7 @@ labelled with their name (`[critic] ...`), and only its own as its words (`from_
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tui_agent.history.models import Message
@@ -42,6 +47,8 @@ NO_REPLY = "(no reply)"
 """Stands in for a reply that never came after tool results (see the module docstring)."""
 DEFAULT_SPEAKER = "assistant"
 """How a reply of the session's own agent is labelled when a team member reads it."""
+SUMMARY_HEADING = "Summary of the conversation so far (older messages were compacted into it):"
+"""Leads a compaction summary in what is sent."""
 CONTINUE = "Continue."
 """Asked after a request's last assistant message, so the model has something to answer."""
 
@@ -69,6 +76,10 @@ class Conversation:
         for call in calls:
             self.messages.append({"role": "tool", "tool_call_id": call.call_id, "content": model_answer(call)})
 
+    def add_summary(self, text: str) -> None:
+        """Append a compaction summary, said as the user's words (see the module docstring)."""
+        self.messages.append({"role": "user", "content": f"{SUMMARY_HEADING}\n\n{text}"})
+
     def request(self) -> list[dict[str, Any]]:
         """The messages to send: `messages` repaired as the module docstring says (the record is unchanged)."""
         return strict_history(self.messages)
@@ -85,8 +96,15 @@ class Conversation:
         ids = {message.id for message in stored}
         # A retried reply is shown beside its retry; on a branch without the retry (switched to) it is the reply.
         retried = {message.id for message in stored if message.replaced_by in ids}
+        summaries = {message.id: message for message in stored if message.role is Role.SYSTEM}
+        said: set[str] = set()
         for message in stored:
-            if message.role is Role.USER:
+            summary = summary_for(message, summaries) or summaries.get(message.id)
+            if summary is not None:  # said once, where the first message it stands for was
+                if summary.id not in said:
+                    said.add(summary.id)
+                    conversation.add_summary(summary.content)
+            elif message.role is Role.USER:
                 conversation.add_user(message.content)
             elif (
                 message.role is Role.ASSISTANT
@@ -103,6 +121,17 @@ class Conversation:
 def labelled(speaker: str, text: str) -> str:
     """Another agent's reply, as the agent reading it receives it."""
     return f"[{speaker}] {text}"
+
+
+def summary_for(message: Message, summaries: Mapping[str, Message]) -> Message | None:
+    """The summary among `summaries` (those on the branch) that stands for `message` in the end (following
+    summaries compacted by later ones); None when it was not compacted on this branch."""
+    found, target, seen = None, message.compacted_by, set()
+    while target is not None and target in summaries and target not in seen:
+        seen.add(target)
+        found = summaries[target]
+        target = found.compacted_by
+    return found
 
 
 def strict_history(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -13,7 +13,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 if TYPE_CHECKING:  # the UI's first frame imports this module; event and record classes load with the engine
+    from tui_agent.agent.compaction import Compaction
     from tui_agent.agent.events import AgentEvent
+    from tui_agent.agent.meter import Meter
     from tui_agent.agent.tree import TreeObserver, Unsubscribe
     from tui_agent.agents.profiles import AgentProfile
     from tui_agent.history.export import ExportFormat
@@ -49,6 +51,19 @@ class ChatPort(Protocol):
     @property
     def session_usage(self) -> tuple[int, int]:
         """Tokens (in, out) the current session has used, earlier runs included."""
+        ...
+
+    @property
+    def meter(self) -> Meter:
+        """Cost (last reply, session) and context (tokens of the active branch, the model's window) now."""
+        ...
+
+    def learn_context_windows(self) -> None:
+        """Ask the endpoint, in the background and once, for its models' context windows (for the gauge)."""
+
+    async def compact(self) -> Compaction:
+        """Summarise the older turns into one message sent in their place from now on; the originals stay in
+        history and on screen, marked compacted. Raises a `UserError` saying why when it cannot."""
         ...
 
     @property

@@ -16,6 +16,7 @@ from tui_agent import paths
 from tui_agent.agent.agent import Agent
 from tui_agent.agent.delegation import Delegation
 from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice, cleartext_warning
+from tui_agent.agent.meter import SessionMeter
 from tui_agent.agent.model_choice import discover_model
 from tui_agent.agent.port import ChatBackend
 from tui_agent.agent.profile_use import AgentRoster, ClientPool
@@ -27,6 +28,7 @@ from tui_agent.history.redact import Redactor
 from tui_agent.history.store import HistoryStore
 from tui_agent.llm.client import ChatClient
 from tui_agent.offline.server import BackgroundServer
+from tui_agent.prices import WindowTable
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
@@ -143,6 +145,11 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
         roster=roster,
         setup=setup,
         delegation=Delegation(roster, registry),
+        meter=SessionMeter(
+            prices=settings.price_table(),
+            user_windows=WindowTable(settings.context_windows),
+            compact_at=settings.compact_at,
+        ),
     )
     return BuiltAgent(agent, notices, resources)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tui_agent.agent.conversation import Conversation
+from tui_agent.agent.meter import estimate_tokens
 from tui_agent.agent.turn import SessionTotals, TurnServices
 from tui_agent.errors import UserError
 from tui_agent.history.export import ExportFormat
@@ -95,6 +96,7 @@ class SessionActions:
         stored = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
         kept = [message for message in stored if message.id != leave_out]
         self._conversation = Conversation.from_history(kept, session.system_prompt)
+        self._services.meter.measure(kept, estimate_tokens(self._conversation.request()))
 
     async def list_sessions(self, limit: int = 200) -> list[Session]:
         """Stored sessions, most recently active first."""
@@ -138,6 +140,7 @@ class SessionActions:
         self._session = None
         self._conversation = Conversation(self.system_prompt)
         self._services.totals = SessionTotals()
+        self._services.meter.reset()
 
     async def export_session(self, export_format: ExportFormat = "markdown") -> tuple[str, str] | None:
         """(title, Markdown or JSON) of the current session, tool calls included; None before the first prompt."""

@@ -18,6 +18,7 @@ name (`messages.agent`, `AssistantMessageStarted.agent`). Its events go into the
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
@@ -148,8 +149,7 @@ class TeamRun:
             registry.add(spec)
         runner = ToolRunner(registry, timeout=main.timeout, output_cap=main.output_cap)
         runner.preapproved, runner.grants = main.preapproved, main.grants
-        s = self.services
-        return TurnServices(s.client, runner, s.store, s.model, s.totals, s.missing_key_message)
+        return dataclasses.replace(self.services, runner=runner)  # the session's client, totals and meter
 
     def judge(self, turn: Turn, control: Control) -> bool:
         """Whether the team stops after `turn` (and why, remembered); True when it does."""

@@ -34,6 +34,7 @@ from tui_agent.agent.events import (
     TurnFinished,
     UsageUpdated,
 )
+from tui_agent.agent.meter import SessionMeter
 from tui_agent.history.models import PART_BREAK, Message
 from tui_agent.history.models import Usage as StoredUsage
 from tui_agent.history.saver import StreamingSaver
@@ -94,6 +95,8 @@ class TurnServices:
     store: HistoryStore
     model: str
     totals: SessionTotals = field(default_factory=SessionTotals)
+    meter: SessionMeter = field(default_factory=SessionMeter)
+    """Cost and context for the status line (each response's usage is counted into it)."""
     missing_key_message: str | None = None
     """Said instead of the server's 401 message when no API key was configured at all."""
     temperature: float | None = None
@@ -229,6 +232,7 @@ class Turn:
         totals = self.services.totals
         totals.prompt_tokens += usage.prompt_tokens
         totals.completion_tokens += usage.completion_tokens
+        self.services.meter.add(self.services.model, usage)
         self._turn_completion_tokens += usage.completion_tokens
         earlier = self._usage  # a continued reply's own tokens so far (one usage per response otherwise)
         self._usage = StoredUsage(

@@ -78,6 +78,7 @@ def to_markdown(
 def _message_markdown(message: Message, with_ids: bool = False) -> list[str]:
     notes = [] if message.status is MessageStatus.COMPLETE else [message.status.value]
     notes += ["replaced by a retry"] if message.replaced_by else []
+    notes += ["compacted into a summary"] if message.compacted_by else []
     status = f" ({', '.join(notes)})" if notes else ""
     who = f": {message.agent}" if message.agent else ""  # a team member's reply
     lines = [f"## {message.role.value.capitalize()}{who}{status}", ""]

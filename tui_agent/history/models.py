@@ -93,6 +93,9 @@ class Message:
     """The message this one follows in the session's tree (None for the first); siblings share a parent."""
     agent: str | None = None
     """The agent that wrote it (a team member's name); None: the session's own agent."""
+    compacted_by: str | None = None
+    """For a message compacted away: the id of the summary (a `system` message later on the branch) that
+    stands for it in what the model is sent; it stays in history and on screen, collapsed."""
 
     @property
     def reasoning(self) -> str:

@@ -17,7 +17,7 @@ SESSION_COLUMNS = (
 )
 MESSAGE_COLUMNS = (
     "id, session_id, position, role, content, status, error, model, prompt_tokens, "
-    "completion_tokens, created_at, updated_at, replaced_by, parent_id, agent"
+    "completion_tokens, created_at, updated_at, replaced_by, parent_id, agent, compacted_by"
 )
 TREE_VERSION = 6
 """The schema step that made messages a tree. A database read before it is upgraded (read-only, or while
@@ -26,6 +26,8 @@ _LINEAR = {"active_leaf_id": "NULL", "parent_id": "NULL"}
 AGENTS_VERSION = 7
 """The schema step that gave sessions and messages their agent (and a team session its stop reason)."""
 _AGENTS = {"agent": "NULL", "stop_reason": "NULL"}
+COMPACTION_VERSION = 8
+"""The schema step that added `messages.compacted_by` (read as NULL from a database before it)."""
 EVERY = 2**62
 """A depth or position bound that is never reached."""
 
@@ -54,7 +56,11 @@ def is_tree(conn: sqlite3.Connection) -> bool:
 def _columns(conn: sqlite3.Connection, columns: str) -> str:
     """`columns`, with NULL for those a database read before its upgrade does not have yet."""
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    missing = {**(_LINEAR if version < TREE_VERSION else {}), **(_AGENTS if version < AGENTS_VERSION else {})}
+    missing = {
+        **(_LINEAR if version < TREE_VERSION else {}),
+        **(_AGENTS if version < AGENTS_VERSION else {}),
+        **({"compacted_by": "NULL"} if version < COMPACTION_VERSION else {}),
+    }
     return ", ".join(missing.get(c, c) for c in columns.split(", "))
 
 
@@ -109,6 +115,7 @@ def message_from_row(row: Sequence[Any]) -> Message:
         replaced_by=row[12],
         parent_id=row[13],
         agent=row[14],
+        compacted_by=row[15],
     )
 
 

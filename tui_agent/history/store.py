@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -310,6 +310,15 @@ class HistoryStore:
         await self._add_messages([message])
         return message
 
+    async def add_summary(
+        self, session_id: str, summary: str, compacted: Sequence[str], model: str | None = None
+    ) -> Message:
+        """Commit a compaction: `summary` as a `system` message at the end of the active branch, standing for
+        the `compacted` messages (their `compacted_by` names it; they stay, left out of what is sent)."""
+        message = self._new_message(session_id, Role.SYSTEM, summary, MessageStatus.COMPLETE, model)
+        await self._add_messages([message], compacts=compacted)
+        return message
+
     async def replace_reply(self, session_id: str, message_id: str, model: str | None = None) -> Message:
         """Commit a `streaming` reply that replaces `message_id` (a retry); the old one is kept, `replaced_by` it."""
         reply = self._new_message(session_id, Role.ASSISTANT, "", MessageStatus.STREAMING, model)
@@ -377,7 +386,11 @@ class HistoryStore:
         )
 
     async def _add_messages(
-        self, messages: list[Message], replaces: str | None = None, sibling_of: str | None = None
+        self,
+        messages: list[Message],
+        replaces: str | None = None,
+        sibling_of: str | None = None,
+        compacts: Sequence[str] = (),
     ) -> None:
         session_id = messages[0].session_id
         if session_id not in self._next_position:
@@ -387,7 +400,7 @@ class HistoryStore:
         elif sibling_of is not None:
             write = writes.add_sibling(sibling_of, messages, self.owner)
         else:
-            write = writes.add_messages(messages, self.owner)
+            write = writes.add_messages(messages, self.owner, compacts)
         first = await self._write(write)
         if first is DEFERRED:
             first = self._next_position[session_id]

@@ -93,14 +93,20 @@ def _require(rowcount: int, session_id: str) -> None:
         raise SessionNotFoundError(f"There is no session {session_id!r} in the history.")
 
 
-def add_messages(messages: Sequence[Message], owner: str) -> WriteFn:
+def add_messages(messages: Sequence[Message], owner: str, compacts: Sequence[str] = ()) -> WriteFn:
     """Insert messages under the session's active leaf, each the child of the one before, and make the last
-    the active leaf; returns the position of the first (decided in-transaction)."""
+    the active leaf; returns the position of the first (decided in-transaction). `compacts`: messages the
+    first one (a summary) stands for from now on (their `compacted_by`), in the same transaction."""
     session_id = messages[0].session_id
 
     def run(conn: sqlite3.Connection) -> int:
         row = conn.execute("SELECT active_leaf_id FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        return _insert_chain(conn, messages, owner, None if row is None else row[0])
+        first = _insert_chain(conn, messages, owner, None if row is None else row[0])
+        conn.executemany(
+            "UPDATE messages SET compacted_by = ? WHERE id = ? AND session_id = ?",
+            [(messages[0].id, compacted, session_id) for compacted in compacts],
+        )
+        return first
 
     return run
 

@@ -65,7 +65,13 @@ class StreamAssembler:
         events: list[StreamEvent] = []
         usage = chunk.get("usage")
         if usage:
-            self.usage = Usage(usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0)
+            details = usage.get("prompt_tokens_details") or {}
+            cached = details.get("cached_tokens") if isinstance(details, dict) else 0
+            self.usage = Usage(
+                usage.get("prompt_tokens") or 0,
+                usage.get("completion_tokens") or 0,
+                cached if isinstance(cached, int) and not isinstance(cached, bool) else 0,
+            )
         choices = chunk.get("choices")
         if not choices:
             return events

@@ -62,6 +62,22 @@ NO_KEY = "no-key-set"
 """Sent when no API key is configured (the openai client insists on one; local servers ignore it)."""
 
 
+WINDOW_FIELDS = ("context_length", "max_model_len", "context_window", "max_context_length")
+"""Where servers put a model's context window in its `/v1/models` entry: OpenRouter and LM Studio
+(`context_length`, `max_context_length`), vLLM (`max_model_len`), others (`context_window`)."""
+
+
+def served_window(entry: Mapping[str, Any]) -> int | None:
+    """The context window a `/v1/models` entry gives (see `WINDOW_FIELDS`; llama.cpp: `meta.n_ctx_train`, the
+    window it was trained with), None when it gives none that is a positive whole number."""
+    meta = entry.get("meta")
+    found = [entry.get(name) for name in WINDOW_FIELDS]
+    found.append(meta.get("n_ctx_train") if isinstance(meta, Mapping) else None)
+    return next(
+        (value for value in found if isinstance(value, int) and not isinstance(value, bool) and value > 0), None
+    )
+
+
 class ChatClient:
     """A chat-completions endpoint. `stream_chat` streams a reply; `list_models`; `aclose` when done."""
 
@@ -103,6 +119,15 @@ class ChatClient:
         except Exception as error:  # every failure becomes a sentence
             raise self._request_error(error) from error
         return [model.id for model in page.data]
+
+    async def context_windows(self) -> dict[str, int]:
+        """Model id -> context window, for the models whose `/v1/models` entry says it (`served_window`)."""
+        try:
+            page = await self._client.models.list()
+        except Exception as error:  # every failure becomes a sentence
+            raise self._request_error(error) from error
+        windows = ((model.id, served_window(model.to_dict())) for model in page.data)
+        return {model: window for model, window in windows if window is not None}
 
     async def stream_chat(
         self, messages: Iterable[Mapping[str, Any]], tools: list[dict[str, Any]] | None = None, **options: Any

@@ -76,10 +76,12 @@ class ToolCallInvalid:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Token counts the server reported for the request."""
+    """Token counts the server reported for the request; `cached_tokens` is the part of `prompt_tokens` the
+    provider served from its prompt cache (`prompt_tokens_details.cached_tokens`; 0 when not reported)."""
 
     prompt_tokens: int
     completion_tokens: int
+    cached_tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)

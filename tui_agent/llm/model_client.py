@@ -38,6 +38,10 @@ class ModelClient(Protocol):
         """Model ids the endpoint offers."""
         ...
 
+    async def context_windows(self) -> dict[str, int]:
+        """Model id -> context window in tokens, for the models the endpoint says it of (often none)."""
+        ...
+
     async def aclose(self) -> None:
         """Release connections."""
         ...

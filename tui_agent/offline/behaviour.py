@@ -19,6 +19,7 @@ from typing import Any
 from tui_agent.offline.intents import match_intent
 from tui_agent.offline.personas import persona_reply, without_control
 from tui_agent.offline.scenario import Reply
+from tui_agent.offline.summary import asks_for_summary, summary_of
 
 Message = dict[str, Any]
 UNIT_SYMBOLS = {"celsius": "°C", "fahrenheit": "°F"}
@@ -49,6 +50,8 @@ def default_reply(body: dict[str, Any]) -> Reply:
         return team_reply
     tools = without_control(tools)
     prompt = text_of(last.get("content")).strip()
+    if last.get("role") == "user" and asks_for_summary(prompt):  # compaction asks for one
+        return Reply(text=summary_of(messages), chunk_size=12)
     if tools and last.get("role") == "user":
         calls, said = match_intent(prompt, tools)
         if calls:

@@ -149,6 +149,9 @@ class Scenario(BaseModel):
     then: Literal["default", "repeat_last"] = "default"
     models: list[str] = Field(default_factory=lambda: ["offline"])
     """Model ids listed by `/v1/models` (any model name is accepted regardless)."""
+    context_window: int | None = Field(default=32768, gt=0)
+    """Tokens (words) each model's `/v1/models` entry gives as its `context_length`, as OpenRouter, LM Studio
+    and others say their window; None leaves the field out."""
     call_ids: Literal["unique", "per_response"] = "unique"
     """Ids of calls without their own: `unique` ones, new for every call as real providers' are, or
     `per_response`: `call_0`, `call_1`... numbered again in every response, as several local servers do."""

@@ -100,7 +100,11 @@ class OfflineServer:
         path = request.path.rstrip("/")
         if request.method == "GET" and path in ("/v1/models", "/models"):
             self.requests.append(RequestRecord(request.method, path, None, "ok"))
-            data = [{"id": m, "object": "model", "created": 0, "owned_by": "offline"} for m in self.scenario.models]
+            window = {} if self.scenario.context_window is None else {"context_length": self.scenario.context_window}
+            data = [
+                {"id": m, "object": "model", "created": 0, "owned_by": "offline", **window}
+                for m in self.scenario.models
+            ]
             await send_json(writer, 200, {"object": "list", "data": data})
             return True
         if request.method == "POST" and path in ("/v1/chat/completions", "/chat/completions"):

@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Sequen
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from tui_agent.agent.compaction import Compaction, NothingToCompactError
 from tui_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
@@ -36,6 +37,7 @@ from tui_agent.agent.events import (
     TurnStarted,
     UsageUpdated,
 )
+from tui_agent.agent.meter import Meter
 from tui_agent.agent.port import ChatBackend, NoticeObserver
 from tui_agent.agent.tree import TreeObserver, Unsubscribe
 from tui_agent.testing.memory_sessions import MemorySessions
@@ -175,6 +177,9 @@ class ScriptedBackend(MemorySessions):
         self.agents: list[AgentProfile] = []
         """What `list_agents` answers (none unless a test sets some; the status bar then shows no agent)."""
         self._agent, self._system_prompt = "", ""
+        self.meter_now = Meter()
+        """What `meter` answers (a test may set it)."""
+        self.compactions = 0
 
     # -- as an Engine ---------------------------------------------------------------------------------
     @property
@@ -206,6 +211,18 @@ class ScriptedBackend(MemorySessions):
     def session_usage(self) -> tuple[int, int]:
         """Scripted sessions start with no tokens used; their scripts report usage as events."""
         return (0, 0)
+
+    @property
+    def meter(self) -> Meter:
+        return self.meter_now
+
+    def learn_context_windows(self) -> None:
+        """Scripted models have no windows to learn (a test sets `meter_now` instead)."""
+
+    async def compact(self) -> Compaction:
+        """Scripted sessions have nothing stored to compact: counted, then refused as the agent refuses."""
+        self.compactions += 1
+        raise NothingToCompactError("Nothing to compact yet: the conversation is empty.")
 
     @property
     def notices(self) -> list[str]:

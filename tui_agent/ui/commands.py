@@ -64,6 +64,11 @@ def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]
     yield SystemCommand(
         "Continue reply", f"Have the model go on with a cut-off reply ({go_on})", partial(redo, app, False)
     )
+    yield SystemCommand(
+        "Compact conversation",
+        "Summarise the older turns into one message the model gets instead; they stay here, collapsed",
+        partial(compact, app),
+    )
     yield SystemCommand("Copy last reply", "Copy the latest answer to the clipboard", app.action_copy_last_reply)
     yield SystemCommand("Show config path", "Where the config file is", app.action_show_config_path)
     yield SystemCommand(
@@ -83,6 +88,13 @@ def redo(app: TuiAgentApp, retry: bool) -> None:
     screen = chat_screen(app)
     if screen is not None:
         screen.action_retry_reply() if retry else screen.action_continue_reply()
+
+
+def compact(app: TuiAgentApp) -> None:
+    """Compact the conversation, as the chat screen does before a turn when the context is full."""
+    screen = chat_screen(app)
+    if screen is not None:
+        screen.action_compact()
 
 
 # -- switch model -------------------------------------------------------------------------------------

@@ -47,6 +47,8 @@ def message_widgets(message: Message, reasoning: str = "collapsed") -> list[Widg
     # after-paint (~6 ms with the Markdown view): only a session with messages needs them
     from tui_agent.ui.widgets.messages import AgentLabel, AssistantMessage, ErrorNotice, MessageMarker, UserMessage
 
+    if (compaction := compaction_widgets(message)) is not None:
+        return compaction
     if message.role is Role.USER:
         return [UserMessage(message.content)]
     if message.role is not Role.ASSISTANT:
@@ -69,6 +71,18 @@ def message_widgets(message: Message, reasoning: str = "collapsed") -> list[Widg
     if message.error and not cut_off:  # a cut-off reply's marker says it
         widgets.append(ErrorNotice(message.error))
     return widgets
+
+
+def compaction_widgets(message: Message) -> list[Widget] | None:
+    """A compaction's summary (a `system` message), or a message compacted into one (one collapsed line); None
+    for any other message."""
+    from tui_agent.ui.widgets.messages import CompactedMessage, SummaryMessage
+
+    if message.role is Role.SYSTEM:
+        return [SummaryMessage(message.content)]
+    if message.compacted_by is None or message.role not in (Role.USER, Role.ASSISTANT):
+        return None
+    return [CompactedMessage("you" if message.role is Role.USER else "assistant", message.content)]
 
 
 def part_blocks(message: Message, reasoning: str) -> list[Widget]:

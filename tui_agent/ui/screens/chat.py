@@ -26,6 +26,7 @@ from textual.widget import AwaitMount
 from tui_agent.agent.port import ChatBackend
 from tui_agent.errors import EngineUnavailableError, user_message
 from tui_agent.status import MessageStatus, TurnEndReason
+from tui_agent.ui.compaction import compact_then_send
 from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.screens.reporting import ReportingScreen
@@ -40,7 +41,7 @@ EVENT_SLICE = 0.004
 """Seconds of a turn's events shown in a row before the loop takes its other work (keys, frames)."""
 
 if TYPE_CHECKING:  # the events load with the engine, after the first paint
-    from collections.abc import AsyncIterator, Callable
+    from collections.abc import AsyncIterator, Callable, Sequence
 
     from tui_agent.agent.events import (
         AgentEvent,
@@ -84,8 +85,13 @@ class ChatScreen(ReportingScreen[None]):
         clock: Clock = time.monotonic,
         cursor_blink: bool = True,
         reasoning: str = "collapsed",
+        note: str | None = None,
+        then_send: Sequence[str] = (),
     ) -> None:
+        """`note` and `then_send`: a line to add once the history is shown, and prompts to send then (a screen
+        drawn again after a compaction)."""
         super().__init__()
+        self._note, self._then_send = note, list(then_send)
         self.engine = engine
         self.backend: ChatBackend | None = None
         """The engine's backend once this screen is plugged into it (`_connected`)."""
@@ -112,6 +118,11 @@ class ChatScreen(ReportingScreen[None]):
         yield QueuedPrompts(id="queued")
         yield PromptInput(id="prompt", cursor_blink=self._cursor_blink)
         yield StatusBar(id="status")
+
+    @property
+    def turn_lock(self) -> asyncio.Lock:
+        """Held while a turn (or a compaction) runs: prompts sent meanwhile are queued."""
+        return self._turn_lock
 
     @property
     def idle(self) -> bool:
@@ -159,6 +170,7 @@ class ChatScreen(ReportingScreen[None]):
         if self.backend is None:
             self.backend = backend
             self._stop_watching_unsaved = backend.watch_unsaved(self.status_bar.set_unsaved)
+            backend.learn_context_windows()  # for the context gauge; the first turn waits for it
             self._show_status()
         await self._add_task_tree()
         return backend
@@ -229,11 +241,17 @@ class ChatScreen(ReportingScreen[None]):
         """The session's history is shown: its title and the tokens it used before (it may be resumed)."""
         self._show_status()
         self.status_bar.set_usage(*(self.backend.session_usage if self.backend else self.history.early_usage))
+        note, self._note = self._note, None
+        if note is not None:
+            self.chat_log.add_system(note)
+        prompts, self._then_send = self._then_send, []
+        self.send_prompts(prompts)
 
     def _show_status(self) -> None:
         if (backend := self.backend) is not None:
             self.status_bar.set_agent(backend.agent)
             self.status_bar.show(model=backend.model, endpoint=backend.endpoint, title=backend.session_title)
+            self.status_bar.set_meter(backend.meter)
         else:  # what boot read, and the title of the early page, until the engine is there
             self.status_bar.show(model=self.engine.model, endpoint=self.engine.endpoint, title=self.history.early_title)
 
@@ -249,7 +267,24 @@ class ChatScreen(ReportingScreen[None]):
         else:
             self._start_turn(event.text)
 
-    def _start_turn(self, prompt: str) -> None:
+    def send_prompts(self, prompts: Sequence[str]) -> None:
+        """Send the first of `prompts` now (without compacting first) and queue the others."""
+        if prompts:
+            self._start_turn(prompts[0], compact=False)
+        for prompt in prompts[1:]:
+            self.queued.push(prompt)
+
+    def action_compact(self) -> None:
+        """Summarise the older turns into one message sent in their place (the palette's "Compact conversation")."""
+        if not self.idle:
+            self.notify("A reply is running: compact once it has finished.", severity="warning")
+            return
+        self.run_worker(compact_then_send(self, None), group="turn", exit_on_error=False, description="compact")
+
+    def _start_turn(self, prompt: str, *, compact: bool = True) -> None:
+        if compact and self.backend is not None and self.backend.meter.needs_compaction:  # full: compact first
+            self.run_worker(compact_then_send(self, prompt), group="turn", exit_on_error=False, description="compact")
+            return
         self.chat_log.hide_actions()
         self.chat_log.add_user(prompt)
         self._set_busy(True)
@@ -393,6 +428,8 @@ class ChatScreen(ReportingScreen[None]):
                 log.mark_replaced(event.message_id)
             case events.UsageUpdated():
                 self.status_bar.set_usage(event.prompt_tokens, event.completion_tokens)
+                if self.backend is not None:
+                    self.status_bar.set_meter(self.backend.meter)
             case events.TurnStarted():
                 self._show_status()
             case events.TurnFinished():

@@ -10,6 +10,7 @@ An action that fails raises out of its worker; the app's one worker handler says
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -81,21 +82,29 @@ def nest(rows: list[Row]) -> list[tuple[Row, int]]:
     return ordered
 
 
-def show_fresh_chat(app: App[Any]) -> None:
-    """Close everything above the chat screen and replace it with a new one showing the current session.
+def show_fresh_chat(app: App[Any], *, note: str | None = None, then_send: Sequence[str] = ()) -> None:
+    """Close everything above the chat screen and replace it with a new one showing the current session
+    (with `note` after it and `then_send` sent then: see `ChatScreen`).
 
     Runs as an app worker: the screen asking for it (this one, usually) is closed on the way.
     """
-    app.run_worker(_replace_chat(app), group="fresh-chat", exclusive=True, exit_on_error=False)
+    app.run_worker(_replace_chat(app, note, then_send), group="fresh-chat", exclusive=True, exit_on_error=False)
 
 
-async def _replace_chat(app: App[Any]) -> None:
+async def _replace_chat(app: App[Any], note: str | None = None, then_send: Sequence[str] = ()) -> None:
     while len(app.screen_stack) > 1 and not isinstance(app.screen, ChatScreen):
         await app.pop_screen()
     old = app.screen
     if not isinstance(old, ChatScreen):
         return
-    fresh = ChatScreen(old.engine, clock=old._clock, cursor_blink=old._cursor_blink, reasoning=old._reasoning)
+    fresh = ChatScreen(
+        old.engine,
+        clock=old._clock,
+        cursor_blink=old._cursor_blink,
+        reasoning=old._reasoning,
+        note=note,
+        then_send=then_send,
+    )
     if len(app.screen_stack) > 1:
         await app.switch_screen(fresh)
     else:  # the app's base screen can't be switched out: the fresh one goes over it, which is left empty

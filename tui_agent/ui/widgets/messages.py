@@ -329,6 +329,74 @@ class AgentLabel(Static):
         return LetGo(partial(AgentLabel, self.agent))
 
 
+COMPACTED_PREVIEW = 90
+"""Characters of a compacted message shown on its one line."""
+SUMMARY_TITLE = "▣ summary — the model is sent this instead of the messages marked compacted"
+
+
+class CompactedMessage(Static):
+    """A message compacted into a summary: kept in the view as one dimmed line ("⋯ compacted", who, how it
+    began); a click shows it whole (and hides it again)."""
+
+    DEFAULT_CSS = """
+    CompactedMessage {
+        padding: 0 1;
+        color: $text-muted;
+    }
+    CompactedMessage.-open {
+        color: $text;
+    }
+    """
+
+    opened = var(False, toggle_class="-open")
+
+    def __init__(self, who: str, text: str) -> None:
+        self.who, self.text = who, text
+        super().__init__(self._shown(False))
+
+    def _shown(self, opened: bool) -> Content:
+        text = sanitize(self.text).strip() or "(tool calls only)"
+        if not opened:
+            line = " ".join(text.split())
+            text = line if len(line) <= COMPACTED_PREVIEW else line[: COMPACTED_PREVIEW - 1] + "…"
+        return Content.assemble(("⋯ compacted ", "italic"), (f"{self.who}: ", "bold"), text)
+
+    def on_click(self) -> None:
+        self.opened = not self.opened
+        self.update(self._shown(self.opened))
+
+    @property
+    def settled(self) -> bool:
+        return True
+
+    def let_go(self) -> LetGo:
+        return LetGo(partial(CompactedMessage, self.who, self.text))
+
+
+class SummaryMessage(Static):
+    """A compaction's summary, where it was made: what the model is sent in place of the compacted messages."""
+
+    DEFAULT_CSS = """
+    SummaryMessage {
+        margin: 1 0 0 0;
+        padding: 0 1;
+        border-left: outer $accent;
+        color: $text-muted;
+    }
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(Content.assemble((SUMMARY_TITLE, "bold"), "\n", sanitize(text)))
+        self.text = text
+
+    @property
+    def settled(self) -> bool:
+        return True
+
+    def let_go(self) -> LetGo:
+        return LetGo(partial(SummaryMessage, self.text))
+
+
 Entry = (
     UserMessage
     | ThinkingBlock
@@ -338,6 +406,8 @@ Entry = (
     | ErrorNotice
     | ReplyActions
     | SystemLine
+    | CompactedMessage
+    | SummaryMessage
 )
 """Everything the chat log holds."""
 

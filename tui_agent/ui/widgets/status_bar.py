@@ -2,6 +2,11 @@
 session's tokens in/out, on one line; and a warning while history is not being saved (database locked, disk
 full, read-only).
 
+With the engine's `Meter` it adds what the tokens cost (the last reply and the session, from the price table;
+a model without a price shows tokens only) and the context gauge: the active branch's tokens against the
+model's window (`~` marks an estimate; an unknown window shows the tokens alone), in the warning colour once
+it reaches the share that compacts the next turn.
+
 While a reply has not begun, it says what it waits for ("rate limited — retrying in 3 s (1 of 2)",
 "waiting for the server 12 s"), redrawn every `TICK` seconds so the timer moves.
 """
@@ -15,10 +20,12 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
+from tui_agent.prices import format_cost, format_tokens
 from tui_agent.sanitize import sanitize
 
 if TYPE_CHECKING:  # events load with the engine, after the first paint
     from tui_agent.agent.events import ReplyWaiting
+    from tui_agent.agent.meter import Meter
 
 TICK = 0.25
 
@@ -38,6 +45,8 @@ class StatusBar(Static):
         self.unsaved: str | None = None
         self.waiting: ReplyWaiting | None = None
         self._ticker: Timer | None = None
+        self.meter: Meter | None = None
+        self.compacting = False
 
     def show(self, *, model: str, endpoint: str, title: str) -> None:
         self.model, self.endpoint, self.title = model, endpoint, title
@@ -50,6 +59,15 @@ class StatusBar(Static):
 
     def set_usage(self, tokens_in: int, tokens_out: int) -> None:
         self.tokens_in, self.tokens_out = tokens_in, tokens_out
+        self._redraw()
+
+    def set_meter(self, meter: Meter | None) -> None:
+        """Show the session's cost and context (None: nothing known yet, tokens only)."""
+        self.meter = meter
+        self._redraw()
+
+    def set_compacting(self, compacting: bool) -> None:
+        self.compacting = compacting
         self._redraw()
 
     def set_busy(self, busy: bool) -> None:
@@ -79,6 +97,8 @@ class StatusBar(Static):
     @property
     def state(self) -> str:
         """The first part of the line: ready, replying, or what the reply waits for."""
+        if self.compacting:
+            return "◌ compacting older turns into a summary…"
         if not self.busy:
             return "○ ready"
         if self.waiting is not None:
@@ -95,6 +115,35 @@ class StatusBar(Static):
             Content.styled(sanitize(self.model), "bold"),
             Content(sanitize(self.endpoint)),
             Content(sanitize(self.title)),
-            Content(f"tokens in {self.tokens_in:,} / out {self.tokens_out:,}"),
+            Content(f"tokens in {self.tokens_in:,}{self._cached} / out {self.tokens_out:,}{self._costs}"),
+            *self._gauge,
         ]
         self.update(Content("  │  ").join(parts))
+
+    @property
+    def _cached(self) -> str:
+        cached = self.meter.cached_in if self.meter is not None else 0
+        return f" ({cached:,} cached)" if cached else ""
+
+    @property
+    def _costs(self) -> str:
+        """ " · $0.0012 last · $0.0345 session", or nothing for a model without a price."""
+        meter = self.meter
+        if meter is None or meter.session_cost is None and meter.last_cost is None:
+            return ""
+        last = "" if meter.last_cost is None else f" · {format_cost(meter.last_cost)} last"
+        session = "" if meter.session_cost is None else f" · {format_cost(meter.session_cost)} session"
+        return last + session
+
+    @property
+    def _gauge(self) -> list[Content]:
+        """ "context 3.4k / 128k (3%)", "context ~900" (window unknown, an estimate); none before any."""
+        meter = self.meter
+        if meter is None or not meter.context_tokens:
+            return []
+        tokens = ("~" if meter.context_estimated else "") + format_tokens(meter.context_tokens)
+        share = meter.context_share
+        if share is None or meter.context_window is None:
+            return [Content(f"context {tokens}")]
+        text = f"context {tokens} / {format_tokens(meter.context_window)} ({share:.0%})"
+        return [Content.styled(text, "bold $warning") if meter.needs_compaction else Content(text)]

@@ -1,0 +1,197 @@
+"""Cost, the context gauge and compaction in the app, on the real stack (the strict offline model over HTTP,
+the real agent, a real SQLite file): the status line's figures, compacting from the palette and before a turn
+once the context is full, the view of a compacted session, and resume."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from tests.fixtures.offline import strict_scenario
+from tests.ui.helpers import FIXED_NOW, Built, chat, chat_ready, send, wait_until
+from tests.ui.sessions_stack import build_and_resume
+from tests.ui.test_palette import run_command
+from tui_agent.agent.conversation import SUMMARY_HEADING
+from tui_agent.agent.endpoint import EndpointChoice
+from tui_agent.agent.resume import ResumeRequest
+from tui_agent.boot import early_page
+from tui_agent.config import Settings
+from tui_agent.offline.server import BackgroundServer
+from tui_agent.prices import format_cost
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.screens.chat import ChatScreen
+from tui_agent.ui.widgets.messages import CompactedMessage, SummaryMessage, SystemLine, UserMessage
+
+SIZE = (200, 40)
+PRICED = {"offline": {"input": 1.0, "output": 2.0}}
+
+
+@pytest.fixture
+def server() -> Iterator[BackgroundServer]:
+    """The offline model, strict, saying a window of 2,000 tokens (words) in its `/v1/models`."""
+    running = BackgroundServer(strict_scenario({"context_window": 2000}))
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def make_app(
+    server: BackgroundServer, db: Path, resume: ResumeRequest | None = None, **values: Any
+) -> tuple[TuiAgentApp, Built]:
+    settings = Settings(db=db, **values)
+    choice = EndpointChoice(server.base_url, "offline", "test-key")
+    app = TuiAgentApp(
+        lambda: build_and_resume(settings, choice, resume),
+        model=choice.model,
+        endpoint=choice.label,
+        early_page=early_page(db, resume) if resume is not None else None,
+        clock=lambda: FIXED_NOW,
+        cursor_blink=False,
+    )
+    return app, Built(app)
+
+
+def status(pilot: Pilot[None]) -> str:
+    return str(chat(pilot).status_bar.render())
+
+
+def chat_bodies(server: BackgroundServer) -> list[dict[str, Any]]:
+    return [request.body for request in server.requests if request.body is not None]
+
+
+async def test_the_status_line_shows_what_replies_cost_and_how_full_the_context_is(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    app, built = make_app(server, tmp_path / "history.db", prices=PRICED)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await send(pilot, "Name a river in Europe")
+        await send(pilot, "And another one")
+        meter = (await built.ready()).meter
+        in_, out = meter.tokens_in, meter.tokens_out
+        assert meter.session_cost == (Decimal(in_) * 1 + Decimal(out) * 2) / 1_000_000
+        line = status(pilot)
+        assert f"tokens in {in_:,} / out {out:,}" in line
+        assert f"{format_cost(meter.last_cost)} last · {format_cost(meter.session_cost)} session" in line
+        share = meter.context_tokens / 2000
+        assert f"context {meter.context_tokens} / 2k ({share:.0%})" in line  # the server's window
+        assert meter.context_tokens == sum(usage_of(server.requests[-1].body))
+
+
+def usage_of(body: dict[str, Any] | None) -> tuple[int, int]:
+    """What the offline model counts for a request (words in) and its default reply (words out)."""
+    from tui_agent.offline.behaviour import default_reply
+    from tui_agent.offline.server import _usage
+
+    assert body is not None
+    return _usage(body, default_reply(body))
+
+
+async def test_a_model_without_a_price_or_window_shows_tokens_only(tmp_path: Path) -> None:
+    quiet = BackgroundServer(strict_scenario({"context_window": None}))
+    quiet.start()
+    try:
+        app, _ = make_app(quiet, tmp_path / "history.db")
+        async with app.run_test(size=SIZE) as pilot:
+            await chat_ready(pilot)
+            await send(pilot, "hello")
+            line = status(pilot)
+    finally:
+        quiet.stop()
+    assert "$" not in line  # never a made-up price
+    assert re.search(r"tokens in \d+ / out \d+", line)
+    assert re.search(r"context \d+(?!\s*/)", line)  # no window: the tokens alone
+
+
+async def compacted_screen(pilot: Pilot[None], before: ChatScreen) -> ChatScreen:
+    await wait_until(
+        pilot,
+        lambda: pilot.app.screen is not before and bool(pilot.app.screen.query(SummaryMessage)),
+        "the conversation drawn again with its summary",
+    )
+    screen = chat(pilot)
+    await wait_until(pilot, lambda: screen.idle, "the screen idle")
+    return screen
+
+
+async def test_compacting_from_the_palette_collapses_the_older_turns_and_the_chat_goes_on(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    app, _ = make_app(server, tmp_path / "history.db")
+    async with app.run_test(size=SIZE) as pilot:
+        before = await chat_ready(pilot)
+        for prompt in ("Name a river in Europe", "Name a mountain", "Name a lake"):
+            await send(pilot, prompt)
+        await run_command(pilot, "Compact conversation")
+        screen = await compacted_screen(pilot, before)
+        compacted = [(widget.who, widget.text) for widget in screen.query(CompactedMessage)]
+        assert [text for who, text in compacted if who == "you"] == ["Name a river in Europe", "Name a mountain"]
+        assert [u.prompt for u in screen.query(UserMessage)] == ["Name a lake"]  # the latest turn is kept whole
+        assert "Name a river in Europe" in screen.query_one(SummaryMessage).text
+        assert "4 older messages were compacted" in " ".join(line.text for line in screen.query(SystemLine))
+        assert "context ~" in status(pilot)  # an estimate until the server counts the compacted path
+        await send(pilot, "Name a sea")
+        sent = chat_bodies(server)[-1]["messages"]
+        assert sent[0]["content"].startswith(SUMMARY_HEADING)
+        assert [m["content"] for m in sent if m["role"] == "user"][1:] == ["Name a sea"]
+        assert server.requests[-1].outcome == "ok"  # valid for a strict chat template
+
+    app, _ = make_app(server, tmp_path / "history.db", ResumeRequest(latest=True))
+    async with app.run_test(size=SIZE) as pilot:  # resumed: the same view, the same request
+        await wait_until(pilot, lambda: bool(chat(pilot).query(SummaryMessage)), "the resumed summary")
+        screen = chat(pilot)
+        assert len(screen.query(CompactedMessage)) == 4
+        assert [u.prompt for u in screen.query(UserMessage)] == ["Name a lake", "Name a sea"]
+        await send(pilot, "Name a desert")
+        sent = chat_bodies(server)[-1]["messages"]
+        assert sent[0]["content"].startswith(SUMMARY_HEADING)
+        assert [m["content"] for m in sent if m["role"] == "user"][1:] == ["Name a sea", "Name a desert"]
+
+
+async def test_a_full_context_is_compacted_before_the_next_prompt_is_sent_and_the_app_says_so(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    app, _ = make_app(server, tmp_path / "history.db", context_windows={"offline": 250}, compact_at=0.5)
+    async with app.run_test(size=SIZE) as pilot:
+        before = await chat_ready(pilot)
+        await send(pilot, "Name a river in Europe")
+        await send(pilot, "Name a mountain")
+        assert "context" in status(pilot) and chat(pilot).backend.meter.needs_compaction  # type: ignore[union-attr]
+        requests = len(chat_bodies(server))
+        await send(pilot, "Name a lake", wait=False)
+        screen = await compacted_screen(pilot, before)
+        note = " ".join(line.text for line in screen.query(SystemLine))
+        assert "The context had reached" in note and "of the model's 250 tokens" in note
+        bodies = chat_bodies(server)[requests:]
+        assert len(bodies) == 2  # the summary, then the prompt
+        assert "Summarise the conversation" in bodies[0]["messages"][-1]["content"]
+        assert bodies[1]["messages"][0]["content"].startswith(SUMMARY_HEADING)
+        assert bodies[1]["messages"][-1]["content"] == "Name a lake"
+        assert [u.prompt for u in screen.query(UserMessage)] == ["Name a mountain", "Name a lake"]
+        assert server.requests[-1].outcome == "ok"
+
+
+async def test_nothing_to_compact_is_said_and_nothing_changes(server: BackgroundServer, tmp_path: Path) -> None:
+    app, _ = make_app(server, tmp_path / "history.db")
+    async with app.run_test(size=SIZE) as pilot:
+        before = await chat_ready(pilot)
+        await send(pilot, "only one turn")
+        await run_command(pilot, "Compact conversation")
+        await wait_until(pilot, lambda: "Nothing to compact" in " ".join(notices(pilot.app)), "the reason said")
+        assert pilot.app.screen is before and not before.query(CompactedMessage)
+        await send(pilot, "still chatting")
+        assert [u.prompt for u in before.query(UserMessage)] == ["only one turn", "still chatting"]
+
+
+def notices(app: TuiAgentApp) -> list[str]:
+    from tui_agent.ui.textual_private import notifications
+
+    return [str(notification.message) for notification in notifications(app)]

@@ -1,0 +1,95 @@
+"""Provides `compact`: the older turns of a session's active branch summarised by the model into one message
+that stands for them in what is sent from then on.
+
+The last `KEEP_TURNS` turns (from the user's prompt on) stay as they are; every message before them that is
+not already under a summary is compacted. The model is sent those messages (as it would be for a reply,
+valid for strict chat templates) with `SUMMARY_REQUEST` after them, and its answer is stored as a `system`
+message at the end of the branch, the compacted messages' `compacted_by` naming it. Nothing is deleted: the
+originals stay in history and on screen (collapsed), and `Conversation.from_history` sends the summary in
+their place. A failure (the model errs or says nothing) changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tui_agent.agent.conversation import Conversation, strict_history, summary_for
+from tui_agent.errors import UserError
+from tui_agent.history.models import Message
+from tui_agent.history.models import Usage as StoredUsage
+from tui_agent.llm.errors import LLMError
+from tui_agent.llm.events import TextDelta, Usage
+from tui_agent.status import Role
+
+if TYPE_CHECKING:  # the openai client is imported only when a client is built
+    from tui_agent.llm.model_client import ModelClient
+
+KEEP_TURNS = 1
+"""Turns at the end of the branch kept whole (the model needs the latest exchange word for word)."""
+SUMMARY_REQUEST = (
+    "Summarise the conversation so far, so that it can go on from your summary alone: what the person wants, "
+    "the facts, decisions and tool results that matter, and what is still open. Write it for yourself, as "
+    "plain notes, at most 300 words, and say nothing else."
+)
+
+
+class NothingToCompactError(UserError, RuntimeError):
+    """There are no older turns to compact yet."""
+
+
+class CompactionFailedError(UserError, RuntimeError):
+    """The model could not summarise the conversation; nothing was changed."""
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """What a compaction did."""
+
+    summary: Message
+    """The stored summary (a `system` message at the end of the branch)."""
+    compacted: list[str]
+    """Ids of the messages it stands for from now on."""
+    usage: Usage | None
+    """What asking for the summary used (it is paid for like any reply)."""
+
+
+def older_turns(path: Sequence[Message], keep_turns: int = KEEP_TURNS) -> tuple[list[Message], list[Message]]:
+    """(the messages to compact, the messages they end before): everything before the `keep_turns`-th last
+    prompt that no summary on the branch stands for yet."""
+    prompts = [index for index, message in enumerate(path) if message.role is Role.USER]
+    if len(prompts) <= keep_turns:
+        return [], list(path)
+    cut = prompts[-keep_turns] if keep_turns > 0 else len(path)
+    summaries = {message.id: message for message in path if message.role is Role.SYSTEM}
+    older = [message for message in path[:cut] if summary_for(message, summaries) is None]
+    return older, list(path[:cut])
+
+
+def summary_request(before_cut: Sequence[Message], system_prompt: str | None) -> list[dict[str, object]]:
+    """The messages sent to ask for the summary: the older turns as the model knows them, then the request."""
+    conversation = Conversation.from_history(before_cut, system_prompt)
+    return strict_history([*conversation.messages, {"role": "user", "content": SUMMARY_REQUEST}])
+
+
+async def summarise(client: ModelClient, messages: list[dict[str, object]]) -> tuple[str, Usage | None]:
+    """The model's summary of `messages` (no tools offered) and the usage it reported."""
+    text: list[str] = []
+    usage: Usage | None = None
+    try:
+        async for event in client.stream_chat(messages, None):
+            if isinstance(event, TextDelta):
+                text.append(event.text)
+            elif isinstance(event, Usage):
+                usage = event
+    except LLMError as error:
+        raise CompactionFailedError(f"Could not compact the conversation: {error.user_message}") from error
+    summary = "".join(text).strip()
+    if not summary:
+        raise CompactionFailedError("Could not compact the conversation: the model gave no summary.")
+    return summary, usage
+
+
+def stored_usage(usage: Usage | None) -> StoredUsage | None:
+    return None if usage is None else StoredUsage(usage.prompt_tokens, usage.completion_tokens)
