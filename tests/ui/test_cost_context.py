@@ -86,6 +86,11 @@ async def test_the_status_line_shows_what_replies_cost_and_how_full_the_context_
         assert meter.context_tokens == sum(usage_of(server.requests[-1].body))
 
 
+def after_the_system_prompt(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What follows the agent's system prompt (which leads every request)."""
+    return messages[1:] if messages and messages[0]["role"] == "system" else messages
+
+
 def usage_of(body: dict[str, Any] | None) -> tuple[int, int]:
     """What the offline model counts for a request (words in) and its default reply (words out)."""
     from tui_agent.offline.behaviour import default_reply
@@ -139,7 +144,7 @@ async def test_compacting_from_the_palette_collapses_the_older_turns_and_the_cha
         assert "4 older messages were compacted" in " ".join(line.text for line in screen.query(SystemLine))
         assert "context ~" in status(pilot)  # an estimate until the server counts the compacted path
         await send(pilot, "Name a sea")
-        sent = chat_bodies(server)[-1]["messages"]
+        sent = after_the_system_prompt(chat_bodies(server)[-1]["messages"])
         assert sent[0]["content"].startswith(SUMMARY_HEADING)
         assert [m["content"] for m in sent if m["role"] == "user"][1:] == ["Name a sea"]
         assert server.requests[-1].outcome == "ok"  # valid for a strict chat template
@@ -151,7 +156,7 @@ async def test_compacting_from_the_palette_collapses_the_older_turns_and_the_cha
         assert len(screen.query(CompactedMessage)) == 4
         assert [u.prompt for u in screen.query(UserMessage)] == ["Name a lake", "Name a sea"]
         await send(pilot, "Name a desert")
-        sent = chat_bodies(server)[-1]["messages"]
+        sent = after_the_system_prompt(chat_bodies(server)[-1]["messages"])
         assert sent[0]["content"].startswith(SUMMARY_HEADING)
         assert [m["content"] for m in sent if m["role"] == "user"][1:] == ["Name a sea", "Name a desert"]
 
@@ -173,7 +178,7 @@ async def test_a_full_context_is_compacted_before_the_next_prompt_is_sent_and_th
         bodies = chat_bodies(server)[requests:]
         assert len(bodies) == 2  # the summary, then the prompt
         assert "Summarise the conversation" in bodies[0]["messages"][-1]["content"]
-        assert bodies[1]["messages"][0]["content"].startswith(SUMMARY_HEADING)
+        assert after_the_system_prompt(bodies[1]["messages"])[0]["content"].startswith(SUMMARY_HEADING)
         assert bodies[1]["messages"][-1]["content"] == "Name a lake"
         assert [u.prompt for u in screen.query(UserMessage)] == ["Name a mountain", "Name a lake"]
         assert server.requests[-1].outcome == "ok"

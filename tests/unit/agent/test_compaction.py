@@ -20,7 +20,9 @@ STRICT = pytest.mark.parametrize("offline_server", [{"strict": True}], indirect=
 
 
 def _sent(server: BackgroundServer) -> list[dict[str, Any]]:
-    return list((server.requests[-1].body or {})["messages"])
+    """The last request's messages after the agent's system prompt (which leads every request)."""
+    messages = list((server.requests[-1].body or {})["messages"])
+    return messages[1:] if messages and messages[0]["role"] == "system" else messages
 
 
 def _said(server: BackgroundServer) -> str:
