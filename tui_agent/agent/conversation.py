@@ -23,13 +23,18 @@ whatever happened before — failed, interrupted or cut-off replies included:
   "interrupted" result); assistant messages with neither text nor tool calls are left out; two assistant
   messages in a row are joined;
 - the request never ends with an assistant message: `Continue.` is asked after it.
+
+A prompt with files or images is a content list (`content.user_content`); when the model refuses images
+(`refuse_images`, after a 400), they are left out of every later request, each replaced by a note.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from tui_agent.agent.content import as_parts, has_images, user_content, without_images
+from tui_agent.history.attachments import Attachment
 from tui_agent.history.models import Message
 from tui_agent.status import MessageStatus, Role, ToolStatus
 from tui_agent.tool_call import ToolCall
@@ -46,12 +51,13 @@ class Conversation:
 
     def __init__(self, system_prompt: str | None = None) -> None:
         self.messages: list[dict[str, Any]] = []
+        self.images_refused = False
         if system_prompt:
             self.messages.append({"role": "system", "content": system_prompt})
 
-    def add_user(self, text: str) -> None:
-        """Append the user's prompt."""
-        self.messages.append({"role": "user", "content": text})
+    def add_user(self, text: str, attachments: Sequence[Attachment] = ()) -> None:
+        """Append the user's prompt, with its files and images (`content.user_content`)."""
+        self.messages.append({"role": "user", "content": user_content(text, attachments)})
 
     def add_assistant(self, text: str, calls: Sequence[ToolCall] = ()) -> None:
         """Append an assistant reply and, when it made tool calls, their answers (`model_answer`) right after it."""
@@ -65,12 +71,30 @@ class Conversation:
             self.messages.append({"role": "tool", "tool_call_id": call.call_id, "content": model_answer(call)})
 
     def request(self) -> list[dict[str, Any]]:
-        """The messages to send: `messages` repaired as the module docstring says (the record is unchanged)."""
-        return strict_history(self.messages)
+        """The messages to send: `messages` repaired as the module docstring says (the record is unchanged);
+        after `refuse_images`, each image is a note that it was left out."""
+        messages = without_images(self.messages) if self.images_refused else self.messages
+        return strict_history(messages)
+
+    @property
+    def has_images(self) -> bool:
+        """Whether an image would be sent with the next request."""
+        return not self.images_refused and has_images(self.messages)
+
+    def refuse_images(self) -> None:
+        """The model rejected a request with images: from now on they are left out of what is sent."""
+        self.images_refused = True
 
     @classmethod
-    def from_history(cls, stored: Iterable[Message], system_prompt: str | None = None) -> Conversation:
-        """Rebuild the model's view from stored messages (tool results and interruptions included)."""
+    def from_history(
+        cls,
+        stored: Iterable[Message],
+        system_prompt: str | None = None,
+        attachments: Mapping[str, Sequence[Attachment]] | None = None,
+    ) -> Conversation:
+        """Rebuild the model's view from stored messages (tool results and interruptions included; a prompt's
+        files and images from `attachments`, by message id)."""
+        attached = attachments or {}
         conversation = cls(system_prompt)
         stored = list(stored)
         ids = {message.id for message in stored}
@@ -78,7 +102,7 @@ class Conversation:
         retried = {message.id for message in stored if message.replaced_by in ids}
         for message in stored:
             if message.role is Role.USER:
-                conversation.add_user(message.content)
+                conversation.add_user(message.content, attached.get(message.id, ()))
             elif (
                 message.role is Role.ASSISTANT
                 and message.status is not MessageStatus.STREAMING
@@ -115,7 +139,12 @@ def strict_history(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 def _add_user(out: list[dict[str, Any]], message: dict[str, Any]) -> None:
     last = out[-1]["role"] if out else None
     if last == "user":
-        out[-1] = {"role": "user", "content": f"{_text(out[-1])}\n\n{_text(message)}"}
+        earlier, content = out[-1].get("content"), message.get("content")
+        if isinstance(earlier, list) or isinstance(content, list):  # attachments: keep every part
+            joined = [*as_parts(earlier), {"type": "text", "text": "\n\n"}, *as_parts(content)]
+            out[-1] = {"role": "user", "content": joined}
+        else:
+            out[-1] = {"role": "user", "content": f"{_text(out[-1])}\n\n{_text(message)}"}
         return
     if last == "tool":
         out.append({"role": "assistant", "content": NO_REPLY})

@@ -2,6 +2,7 @@
 
 Each message comes with its parts: a reply's parts other than its text, by kind (a quoted section each before its
 text, "Reasoning" for its reasoning; `parts` in JSON, any kind), its text, and its tool calls with their results.
+A prompt's attachments come after its text: name, type, size and SHA-256, and a text file's text (`texts`, by hash).
 
 An export is text Python can always encode: a lone surrogate that reached an older database (tool
 arguments saved as JSON escapes) comes out as U+FFFD.
@@ -11,11 +12,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from tui_agent.history.attachments import AttachmentRef
 from tui_agent.history.models import Message, Session, ToolCall, ToolCallPart, utc_from_epoch
 from tui_agent.sanitize import replace_surrogates, replace_surrogates_in
 from tui_agent.status import MessageStatus
@@ -24,7 +27,9 @@ PRIVATE_FILE_MODE = 0o600
 ExportFormat = Literal["markdown", "json"]
 
 
-def to_markdown(session: Session, messages: list[Message], all_branches: bool = False) -> str:
+def to_markdown(
+    session: Session, messages: list[Message], all_branches: bool = False, texts: Mapping[str, str] | None = None
+) -> str:
     """The messages as Markdown: a branch (a note says how many messages are on others), or with `all_branches`
     every message, its heading naming its id and its parent's."""
     lines = [f"# {session.title}", "", f"- Session: `{session.id}`", f"- Created: {_when(session.created_at)}"]
@@ -42,6 +47,7 @@ def to_markdown(session: Session, messages: list[Message], all_branches: bool = 
         lines += ["", "## System prompt", "", session.system_prompt]
     for message in messages:
         lines += ["", *_message_markdown(message, all_branches)]
+        lines += [line for ref in message.attachments for line in _attachment_markdown(ref, texts or {})]
     return replace_surrogates("\n".join(lines) + "\n")
 
 
@@ -64,6 +70,13 @@ def _message_markdown(message: Message, with_ids: bool = False) -> list[str]:
     for call in message.tool_calls:
         lines += ["", *_tool_markdown(call)]
     return lines
+
+
+def _attachment_markdown(ref: AttachmentRef, texts: Mapping[str, str]) -> list[str]:
+    note = f", {ref.note}" if ref.note else ""
+    about = f"{ref.mime}, {ref.size:,} bytes{note}, sha256 `{ref.hash}`"
+    lines = ["", f"### Attached {ref.kind} `{ref.name}`", "", about]
+    return lines + (["", _fence(texts[ref.hash])] if ref.hash in texts else [])
 
 
 def _quoted(text: str) -> list[str]:
@@ -97,22 +110,25 @@ def _when(moment: datetime) -> str:
     return moment.isoformat(timespec="seconds")
 
 
-def to_json(session: Session, messages: list[Message]) -> str:
+def to_json(session: Session, messages: list[Message], texts: Mapping[str, str] | None = None) -> str:
     payload = {
         "format": "tui-agent-session",
         "version": 1,
         "session": _plain(asdict(session)),
-        "messages": [_message_json(m) for m in messages],
+        "messages": [_message_json(m, texts or {}) for m in messages],
     }
     return json.dumps(replace_surrogates_in(payload), indent=2, ensure_ascii=False)
 
 
-def _message_json(message: Message) -> dict[str, Any]:
+def _message_json(message: Message, texts: Mapping[str, str]) -> dict[str, Any]:
     """A message as exported: its fields (a tool call's epoch times as ISO dates, like every other time), and
     its `parts` in order (a tool call part names its call in `tool_calls`)."""
     plain: dict[str, Any] = _plain(asdict(message))
     plain.pop("part_texts")  # they are in `parts`, by kind
     plain["reasoning"] = message.reasoning  # this format's field since version 1
+    for attached in plain["attachments"]:  # name, kind, mime, size, hash (and note); a text file's text
+        if attached["hash"] in texts and attached["kind"] == "file":
+            attached["text"] = texts[attached["hash"]]
     for call in plain["tool_calls"]:
         call.pop("command", None)  # live-only: what "always" would allow while a call awaits approval
         for key in ("started_at", "finished_at"):

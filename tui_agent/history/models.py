@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import ClassVar
 
+from tui_agent.history.attachments import AttachmentRef
 from tui_agent.status import MessageStatus, Role
 from tui_agent.tool_call import ToolCall as ToolCall  # a stored call is the same value as a live one
 
@@ -91,6 +92,8 @@ class Message:
     view for included; empty when it has none)."""
     parent_id: str | None = None
     """The message this one follows in the session's tree (None for the first); siblings share a parent."""
+    attachments: list[AttachmentRef] = field(default_factory=list)
+    """A prompt's files and images, in order (their `file`/`image` parts; the bytes are stored apart)."""
 
     @property
     def reasoning(self) -> str:

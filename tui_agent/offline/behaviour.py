@@ -6,6 +6,7 @@ a shell command, or a tool named in the prompt), the reply is a tool call with s
 call per city — and a sentence saying what it does: as `to_user` when the schema has that parameter,
 otherwise as the reply's text. When the last message is a tool result, the reply answers from the
 results; a denied, failed or interrupted call is told as a sentence ("I wasn't allowed to run `ls`.").
+A prompt with files or images is answered with a first line saying what came ("I received an image (a.png).").
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import re
 from typing import Any
 
+from tui_agent.offline.attached import received, received_sentence
 from tui_agent.offline.intents import match_intent
 from tui_agent.offline.scenario import Reply
 
@@ -42,12 +44,14 @@ def default_reply(body: dict[str, Any]) -> Reply:
     last = messages[-1] if messages else {}
     if last.get("role") == "tool":
         return Reply(text=answer_from_tool_results(messages))
-    prompt = text_of(last.get("content")).strip()
-    if tools and last.get("role") == "user":
+    prompt, things = received(last.get("content"))
+    prompt = prompt.strip()
+    if tools and last.get("role") == "user" and not things:
         calls, said = match_intent(prompt, tools)
         if calls:
             return Reply(text=said or "", tool_calls=calls, chunk_size=8)
-    return Reply(text=markdown_answer(prompt), chunk_size=12)
+    heard = f"{received_sentence(things)}\n\n" if things else ""  # files and images: say what came
+    return Reply(text=heard + markdown_answer(prompt), chunk_size=12)
 
 
 def _trailing_tool_results(messages: list[Message]) -> list[Message]:

@@ -35,6 +35,7 @@ from tui_agent.agent.events import (
 )
 from tui_agent.agent.port import ChatBackend, NoticeObserver
 from tui_agent.agent.tree import TreeObserver, Unsubscribe
+from tui_agent.history.attachments import Attachment
 from tui_agent.testing.memory_sessions import MemorySessions
 from tui_agent.testing.scripted_tree import ScriptedTree
 from tui_agent.tool_call import Decision
@@ -134,6 +135,8 @@ class ScriptedBackend(MemorySessions):
         self._cancelled = asyncio.Event()
         self.tree = ScriptedTree()
         self.prompts: list[str] = []
+        self.attachments: list[list[Attachment]] = []
+        """Each sent prompt's files and images."""
         self.redos: list[str] = []
         """"retry", "continue" and "regenerate ID", in the order the UI asked for them."""
         self.edits: list[tuple[str, str]] = []
@@ -233,8 +236,9 @@ class ScriptedBackend(MemorySessions):
     async def close(self) -> None:
         self.closed = True
 
-    def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
+    def send(self, prompt: str, attachments: Sequence[Attachment] = ()) -> AsyncIterator[AgentEvent]:
         self.prompts.append(prompt)
+        self.attachments.append(list(attachments))
         script = self._scripts.pop(0) if self._scripts else reply_script([f"You said: {prompt}"])
         return self._turn(script, TurnStarted("scripted-session", f"user-{len(self.prompts)}", prompt))
 
