@@ -24,6 +24,7 @@ from textual.worker import Worker, WorkerState
 from tui_agent.agent.endpoint import OFFLINE_NOTICE
 from tui_agent.agent.port import ChatBackend, EarlyPage, Engine
 from tui_agent.errors import user_message
+from tui_agent.history.attachments import AttachLimits
 from tui_agent.sanitize import sanitize
 from tui_agent.terminal import OutputLog
 from tui_agent.ui.engine import EngineBuild, EngineSlot
@@ -83,6 +84,7 @@ class TuiAgentApp(App[None]):
         keys: Mapping[str, str] | None = None,
         output_log: OutputLog | None = None,
         reasoning: str = "collapsed",
+        attach_limits: AttachLimits | None = None,
     ) -> None:
         super().__init__()
         self.engine_slot = EngineSlot(engine, model=model, endpoint=endpoint, early_page=early_page)
@@ -92,6 +94,7 @@ class TuiAgentApp(App[None]):
         self._clock = clock
         self._cursor_blink = cursor_blink
         self._reasoning = reasoning
+        self._attach_limits = attach_limits
         """How replies' reasoning is shown: "collapsed", "expanded" or "hidden" (`[ui] reasoning`)."""
         self._engine_closed = False
         self._startup_notices: list[str] = []
@@ -154,7 +157,11 @@ class TuiAgentApp(App[None]):
         empty default one is drawn inside Textual's start-up batch, where the frame is dropped, and then
         only a frame later: ~12 ms more to the first frame)."""
         return ChatScreen(
-            self.engine_slot, clock=self._clock, cursor_blink=self._cursor_blink, reasoning=self._reasoning
+            self.engine_slot,
+            clock=self._clock,
+            cursor_blink=self._cursor_blink,
+            reasoning=self._reasoning,
+            attach_limits=self._attach_limits,
         )
 
     def on_mount(self) -> None:

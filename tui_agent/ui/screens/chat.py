@@ -23,11 +23,13 @@ from textual.widget import AwaitMount
 
 from tui_agent.agent.port import ChatBackend
 from tui_agent.errors import EngineUnavailableError, user_message
+from tui_agent.history.attachments import AttachLimits, Attachment
 from tui_agent.status import MessageStatus, TurnEndReason
 from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.textual_private import ToastRack
+from tui_agent.ui.widgets.attachment_chips import AttachmentChips
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.prompt import PromptInput
 from tui_agent.ui.widgets.queued import QueuedPrompts
@@ -76,8 +78,13 @@ class ChatScreen(ReportingScreen[None]):
         clock: Clock = time.monotonic,
         cursor_blink: bool = True,
         reasoning: str = "collapsed",
+        attach_limits: AttachLimits | None = None,
     ) -> None:
         super().__init__()
+        self._attach_limits = attach_limits
+        """`[ui] attach_paste_over` and `attach_max_bytes` (the prompt's attachments)."""
+        self._queued_attachments: dict[str, list[Attachment]] = {}
+        """The files of prompts waiting in the queue, by their text."""
         self.engine = engine
         self.backend: ChatBackend | None = None
         """The engine's backend once this screen is plugged into it (`_connected`)."""
@@ -102,7 +109,8 @@ class ChatScreen(ReportingScreen[None]):
             yield ChatLog(id="chat-log", reasoning=self._reasoning)
             yield ToolPanels(clock=self._clock, id="tool-panels")
         yield QueuedPrompts(id="queued")
-        yield PromptInput(id="prompt", cursor_blink=self._cursor_blink)
+        yield AttachmentChips(id="attachments")
+        yield PromptInput(id="prompt", cursor_blink=self._cursor_blink, attach_limits=self._attach_limits)
         yield StatusBar(id="status")
 
     @property
@@ -228,15 +236,25 @@ class ChatScreen(ReportingScreen[None]):
         event.stop()
         if self.busy or self._turn_lock.locked() or self.queued.prompts:
             self.queued.push(event.text)  # shown above the prompt, not under the reply still being written
+            if event.attachments:
+                self._queued_attachments[event.text] = event.attachments
         else:
-            self._start_turn(event.text)
+            self._start_turn(event.text, event.attachments)
 
-    def _start_turn(self, prompt: str) -> None:
+    def on_prompt_input_attachments_changed(self, event: PromptInput.AttachmentsChanged) -> None:
+        self.query_one(AttachmentChips).show(event.refs)
+
+    def on_attachment_chips_removed(self, event: AttachmentChips.Removed) -> None:
+        self.prompt_input.remove_attachment(event.index)
+        self.prompt_input.focus()
+
+    def _start_turn(self, prompt: str, attachments: list[Attachment] | None = None) -> None:
+        files = attachments or []
         self.chat_log.hide_actions()
-        self.chat_log.add_user(prompt)
+        self.chat_log.add_user(prompt, [a.ref for a in files])
         self._set_busy(True)
         self.run_worker(
-            self._run_turn(lambda backend: backend.send(prompt)),
+            self._run_turn(lambda backend: backend.send(prompt, files)),
             group="turn",
             exit_on_error=False,
             description="chat turn",
@@ -265,6 +283,7 @@ class ChatScreen(ReportingScreen[None]):
         prompt = self.prompt_input
         if not prompt.text and (waiting := self.queued.take_last()) is not None:
             prompt.load_text(waiting)
+            prompt.set_attachments(self._queued_attachments.pop(waiting, []))
             prompt.move_cursor(prompt.document.end)
             return
         self.stop_reply()
@@ -341,7 +360,7 @@ class ChatScreen(ReportingScreen[None]):
                 self._set_busy(False)
                 self._show_status()
         if (waiting := self.queued.take_first()) is not None:  # the lock is free: the next turn may start
-            self._start_turn(waiting)
+            self._start_turn(waiting, self._queued_attachments.pop(waiting, None))
 
     def render_event(self, event: AgentEvent) -> None:
         """Show one event from the turn."""
