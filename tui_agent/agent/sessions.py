@@ -95,7 +95,9 @@ class SessionActions:
         separately)."""
         stored = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
         kept = [message for message in stored if message.id != leave_out]
+        refused = self._conversation.images_refused  # the same model: images stay left out (a retry after a 400)
         self._conversation = await self._conversation_of(kept, session)
+        self._conversation.images_refused = refused
 
     async def _conversation_of(self, stored: list[Message], session: Session) -> Conversation:
         """What the model sees of `stored`, prompts with their files and images (their bytes read back)."""
