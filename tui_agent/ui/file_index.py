@@ -1,9 +1,9 @@
 """Provides `FileIndex`: the working directory's files, listed in a thread and streamed, and `best_matches`, the
 fuzzy filter the file picker (`@` in the prompt) shows.
 
-In a git repository the list is `git ls-files --cached --others --exclude-standard` (what git tracks plus new
-files `.gitignore` does not exclude: git applies every ignore rule, nested ones and the global excludes
-included, faster than Python could). Elsewhere, or when git is missing, it is a walk that skips hidden
+In a git repository the list is `git ls-files --cached`, then `--others --exclude-standard` (what git tracks,
+then new files `.gitignore` does not exclude: git applies every ignore rule, nested ones and the global
+excludes included, faster than Python could). Elsewhere, or when git is missing, it is a walk that skips hidden
 folders and the usual heavy ones (`node_modules`, virtualenvs, caches, build output). Names arrive in batches,
 so the first can be shown after a few milliseconds on a tree of 100,000 files; the list stops at
 `MAX_FILES`. No Textual here: the picker polls `files`, and `bench/picker.py` times the same code.
@@ -68,16 +68,25 @@ class FileIndex:
         return room > len(batch) and not self._stop.is_set()
 
     def _from_git(self) -> bool:
-        """List with git; False when `root` is not in a repository (or git is missing) and nothing was listed."""
-        command = ["git", "-C", str(self.root), "ls-files", "--cached", "--others", "--exclude-standard", "-z"]
+        """List with git; False when `root` is not in a repository (or git is missing) and nothing was listed.
+        Tracked files first, read from the index at once; then new files, which git lists only after walking
+        the tree (asked in one command, git shows nothing until that walk is done)."""
+        tracked = self._git_names("--cached")
+        if tracked is None:
+            return False
+        self.source = "git"
+        return self._git_names("--others", "--exclude-standard") is not None or tracked > 0
+
+    def _git_names(self, *which: str) -> int | None:
+        """Add the names `git ls-files` gives; how many, or None when git failed (not a repository)."""
+        command = ["git", "-C", str(self.root), "ls-files", "-z", *which]
         try:
             process = subprocess.Popen(
-                command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL
+                command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, bufsize=0
             )
         except OSError:
-            return False
+            return None
         assert process.stdout is not None
-        self.source = "git"
         listed, rest = 0, b""
         with process:
             while chunk := process.stdout.read(65536):  # unbuffered: whatever git has written, at once
@@ -88,8 +97,7 @@ class FileIndex:
                 if not self._add(batch):
                     process.kill()
                     break
-            process.stdout.close()
-        return listed > 0 or process.returncode == 0
+        return listed if listed or process.returncode == 0 else None
 
     def _walk(self) -> None:
         folders, batch = [self.root], []
@@ -111,26 +119,34 @@ class FileIndex:
 
 def best_matches(query: str, files: list[str], count: int = SHOWN) -> list[str]:
     """The `count` files that best match `query` as a fuzzy pattern (its characters in order, case ignored):
-    a match in the file's name before one in its folders, then the shorter path; all in listing order for an
-    empty query."""
-    query = query.strip()
+    files whose name starts with it, then whose name holds it, then whose name matches it, then the rest (a
+    match across folders), the shorter path first in each; in listing order for an empty query. Every pass
+    over the list is a C loop (`filter` with a compiled pattern): ~20 ms for 100,000 names."""
+    query = "".join(query.split())
     if not query:
         return files[:count]
-    pattern = re.compile(".*?".join(map(re.escape, query)), re.IGNORECASE)
-    whole = query.lower()
-    scored = ((_rank(path, whole, pattern), path) for path in files if pattern.search(path))
-    return [path for _, path in heapq.nsmallest(count, scored)]
+    matches = list(filter(re.compile(_in_order(query, "")).match, files))
+    literal = re.escape(query)
+    shown: list[str] = []
+    for tier in (rf"(?:^|/){literal}[^/]*$", rf"{literal}[^/]*$", rf"(?:^|/){_in_order(query, '/')}[^/]*$"):
+        if len(shown) >= count:
+            break
+        tiered = filter(re.compile(tier, re.IGNORECASE).search, matches)
+        shown += [path for path in heapq.nsmallest(count, tiered, key=len) if path not in shown]
+    if len(shown) < count:
+        taken = set(shown)
+        shown += heapq.nsmallest(count, (path for path in matches if path not in taken), key=len)
+    return shown[:count]
 
 
-def _rank(path: str, whole: str, pattern: re.Pattern[str]) -> tuple[int, int]:
-    name = path.rsplit("/", 1)[-1]
-    lowered = name.lower()
-    if lowered.startswith(whole):
-        tier = 0
-    elif whole in lowered:
-        tier = 1
-    elif pattern.search(name):
-        tier = 2
-    else:
-        tier = 3
-    return tier, len(path)
+def _in_order(query: str, stop: str) -> str:
+    """A pattern for `query`'s characters in order, case ignored, none of the characters in `stop` between: each
+    step skips possessively to the next wanted character (the earliest is always right), so a name costs one
+    pass however it fails."""
+    steps = []
+    for char in query:
+        if char in stop:
+            continue
+        both = re.escape(char.lower() + char.upper() if char.lower() != char.upper() else char)
+        steps.append(f"[^{re.escape(stop)}{both}]*+[{both}]")
+    return "".join(steps)
