@@ -220,7 +220,8 @@ class Turn:
             return self.services.missing_key_message
         if isinstance(error, RequestRejectedError) and self.conversation.has_images:
             self.conversation.refuse_images()  # the prompt stays; what is sent from now on has a note instead
-            return f"{error.report}\n\n{IMAGES_REFUSED}"
+            said = error.user_message  # the why before where (the endpoint and request id line)
+            return error.report.replace(said, f"{said}\n\n{IMAGES_REFUSED}", 1)
         return error.report
 
     def fail(self, message: str) -> None:

@@ -43,9 +43,9 @@ class AttachPasteScreen(ModalScreen["PasteChoice | None"]):
     """
 
     BINDINGS = [
-        Binding("a", "choose('attach')", "Attach", show=False),
-        Binding("p", "choose('paste')", "Paste anyway", show=False),
-        Binding("escape", "choose('')", "Cancel", show=False),
+        Binding("a", "choose('attach')", "Attach", show=False, id="attach_paste.attach"),
+        Binding("p", "choose('paste')", "Paste anyway", show=False, id="attach_paste.paste"),
+        Binding("escape", "choose('')", "Cancel", show=False, id="attach_paste.cancel"),
     ]
 
     def __init__(self, size: str, name: str) -> None:

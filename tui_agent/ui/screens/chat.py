@@ -254,7 +254,7 @@ class ChatScreen(ReportingScreen[None]):
         self.chat_log.add_user(prompt, [a.ref for a in files])
         self._set_busy(True)
         self.run_worker(
-            self._run_turn(lambda backend: backend.send(prompt, files)),
+            self._run_turn(lambda backend: backend.send(prompt, files) if files else backend.send(prompt)),
             group="turn",
             exit_on_error=False,
             description="chat turn",

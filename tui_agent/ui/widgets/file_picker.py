@@ -44,10 +44,11 @@ class FilePicker(ModalScreen[str | None]):
         background: $panel;
         padding: 0 1;
     }
-    FilePicker Input {
+    FilePicker Input, FilePicker Input:focus {
         border: none;
         height: 1;
         padding: 0;
+        background: $panel;
     }
     FilePicker OptionList {
         height: auto;
@@ -61,10 +62,10 @@ class FilePicker(ModalScreen[str | None]):
     """
 
     BINDINGS = [
-        Binding("escape", "dismiss_picker", "Close", show=False),
-        Binding("down", "move(1)", "Next", show=False, priority=True),
-        Binding("up", "move(-1)", "Previous", show=False, priority=True),
-        Binding("enter", "choose", "Choose", show=False, priority=True),
+        Binding("escape", "dismiss_picker", "Close", show=False, id="file_picker.close"),
+        Binding("down", "move(1)", "Next", show=False, priority=True, id="file_picker.next"),
+        Binding("up", "move(-1)", "Previous", show=False, priority=True, id="file_picker.previous"),
+        Binding("enter", "choose", "Choose", show=False, priority=True, id="file_picker.choose"),
     ]
 
     def __init__(self, root: Path | None = None) -> None:
