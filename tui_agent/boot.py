@@ -25,7 +25,6 @@ from tui_agent.agent.endpoint import EndpointChoice, choose_endpoint
 from tui_agent.agent.port import EarlyPage
 from tui_agent.agent.resume import ResumeFailedError, ResumeRequest, apply_resume
 from tui_agent.config_sources import DEFAULT_API_KEY_ENV, ConfigFileError, merge_sources, read_config_file
-from tui_agent.history.attachments import AttachLimits
 
 if TYPE_CHECKING:  # validated settings (pydantic), the engine and history's records load after the first frame
     from tui_agent.agent.services import BuiltAgent
@@ -51,8 +50,11 @@ class FirstPaintSettings(NamedTuple):
     """The history file, when not the default one."""
     reasoning: str = "collapsed"
     """How replies' reasoning is shown (`[ui] reasoning`; an invalid value is reported once settings load)."""
-    attach_limits: AttachLimits = AttachLimits()
-    """`[ui] attach_paste_over` and `attach_max_bytes` (an invalid value is reported once settings load)."""
+    attach_paste_over: int = 20_000
+    """A paste longer than this is offered as an attachment (`[ui] attach_paste_over`; an invalid value is
+    reported once settings load)."""
+    attach_max_bytes: int = 256_000
+    """An attached text file is cut after this many bytes (`[ui] attach_max_bytes`)."""
 
 
 class Boot(NamedTuple):
@@ -102,18 +104,14 @@ def first_paint_settings(
         keys=_text_table(merged.get("keys")),
         db=_path(merged.get("db")),
         reasoning=_reasoning(merged.get("ui")),
-        attach_limits=_attach_limits(merged.get("ui")),
+        attach_paste_over=_positive(merged.get("ui"), "attach_paste_over", 20_000),
+        attach_max_bytes=_positive(merged.get("ui"), "attach_max_bytes", 256_000),
     )
 
 
-def _attach_limits(ui: Any) -> AttachLimits:
-    table = ui if isinstance(ui, dict) else {}
-    paste, cap = table.get("attach_paste_over"), table.get("attach_max_bytes")
-    default = AttachLimits()
-    return AttachLimits(
-        paste if type(paste) is int and paste > 0 else default.paste_over,
-        cap if type(cap) is int and cap > 0 else default.max_bytes,
-    )
+def _positive(ui: Any, key: str, default: int) -> int:
+    value = ui.get(key) if isinstance(ui, dict) else None
+    return value if type(value) is int and value > 0 else default
 
 
 def _reasoning(ui: Any) -> str:

@@ -7,16 +7,15 @@ carry them (`tui_agent.history.attachment_rows`). `load_attachment` reads one fr
 its magic bytes (PNG, JPEG, GIF, WebP), anything else must be UTF-8 text (a binary file is refused by name),
 and text longer than the cap is cut with a note saying so.
 
-Standard library only: the prompt imports this before the engine exists.
+Standard library only, and what is heavier (hashlib, json) imported where it is used: the prompt loads this
+module when it first attaches something.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Literal
 
 from tui_agent.errors import UserError
 
@@ -28,14 +27,6 @@ DEFAULT_MAX_BYTES = 256_000
 MAX_IMAGE_BYTES = 20_000_000
 """An image larger than this is refused (providers refuse ~20 MB; a data URL of more helps nobody)."""
 SNIFF_BYTES = 8192
-
-
-class AttachLimits(NamedTuple):
-    """The `[ui]` settings for attachments: a paste longer than `paste_over` characters is offered as an
-    attachment; a text file is cut after `max_bytes`."""
-
-    paste_over: int = 20_000
-    max_bytes: int = DEFAULT_MAX_BYTES
 
 
 class AttachmentError(UserError, ValueError):
@@ -57,12 +48,16 @@ class AttachmentRef:
     """Why the stored bytes are not the whole file ("cut at 256 KB of 1.2 MB"), or empty."""
 
     def to_json(self) -> str:
+        import json  # here: the prompt imports this module before the first frame
+
         fields = {"name": self.name, "mime": self.mime, "size": self.size, "hash": self.hash}
         return json.dumps(fields | ({"note": self.note} if self.note else {}))
 
     @classmethod
     def from_json(cls, kind: str, content: str) -> AttachmentRef | None:
         """The ref a stored part holds; None for a part that is not one (damaged, or a newer shape)."""
+        import json
+
         try:
             data = json.loads(content)
             if kind not in KINDS or not isinstance(data, dict):
@@ -93,6 +88,8 @@ class Attachment:
 
     @property
     def hash(self) -> str:
+        import hashlib  # here: OpenSSL's loading is not for the first frame
+
         return hashlib.sha256(self.data).hexdigest()
 
     @property

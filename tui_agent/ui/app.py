@@ -24,13 +24,13 @@ from textual.worker import Worker, WorkerState
 from tui_agent.agent.endpoint import OFFLINE_NOTICE
 from tui_agent.agent.port import ChatBackend, EarlyPage, Engine
 from tui_agent.errors import user_message
-from tui_agent.history.attachments import AttachLimits
 from tui_agent.sanitize import sanitize
 from tui_agent.terminal import OutputLog
 from tui_agent.ui.engine import EngineBuild, EngineSlot
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.mcp import McpScreen
 from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, ThemeStart
+from tui_agent.ui.widgets.prompt import AttachLimits
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
 
 if TYPE_CHECKING:  # loads with the first Ctrl+C

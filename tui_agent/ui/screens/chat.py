@@ -23,7 +23,6 @@ from textual.widget import AwaitMount
 
 from tui_agent.agent.port import ChatBackend
 from tui_agent.errors import EngineUnavailableError, user_message
-from tui_agent.history.attachments import AttachLimits, Attachment
 from tui_agent.status import MessageStatus, TurnEndReason
 from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
@@ -31,7 +30,7 @@ from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.textual_private import ToastRack
 from tui_agent.ui.widgets.attachment_chips import AttachmentChips
 from tui_agent.ui.widgets.chat_log import ChatLog
-from tui_agent.ui.widgets.prompt import PromptInput
+from tui_agent.ui.widgets.prompt import AttachLimits, PromptInput
 from tui_agent.ui.widgets.queued import QueuedPrompts
 from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanel, ToolPanels
@@ -44,6 +43,7 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
 
     from tui_agent.agent.events import AgentEvent, ApprovalRequested, AssistantMessageFinished, TurnFinished
     from tui_agent.agent.tree import Unsubscribe
+    from tui_agent.history.attachments import Attachment
     from tui_agent.tool_call import Decision
     from tui_agent.ui.widgets.task_tree import TaskTree
 

@@ -7,6 +7,7 @@ Backspace on an empty prompt removes the last one. Hidden when there are none.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from textual.containers import Horizontal
 from textual.content import Content
@@ -14,8 +15,10 @@ from textual.events import Click
 from textual.message import Message
 from textual.widgets import Static
 
-from tui_agent.history.attachments import AttachmentRef
 from tui_agent.sanitize import sanitize
+
+if TYPE_CHECKING:
+    from tui_agent.history.attachments import AttachmentRef
 
 HINT = "click a chip or Backspace on an empty prompt to remove"
 

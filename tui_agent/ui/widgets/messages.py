@@ -13,18 +13,20 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from textual.content import Content
 from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Static
 
-from tui_agent.history.attachments import AttachmentRef
 from tui_agent.sanitize import StreamSanitizer, sanitize
 from tui_agent.status import MessageStatus
 from tui_agent.ui.widgets.markdown_view import MarkdownView
 from tui_agent.ui.widgets.thinking import ThinkingBlock
+
+if TYPE_CHECKING:
+    from tui_agent.history.attachments import AttachmentRef
 
 FLUSH_INTERVAL = 0.05
 FLUSH_SHARE = 4

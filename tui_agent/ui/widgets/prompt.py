@@ -18,29 +18,30 @@ empty prompt removes the last attachment; Enter sends them with the text (`Submi
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from textual import events, work
 from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
 
-from tui_agent.history.attachments import (
-    AttachLimits,
-    Attachment,
-    AttachmentError,
-    AttachmentRef,
-    human_size,
-    load_attachment,
-)
 from tui_agent.ui.widgets.pasted_path import image_path_in
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # attachments load with the first one, not before the first frame
+    from tui_agent.history.attachments import Attachment, AttachmentRef
     from tui_agent.history.prompts import PromptHistory
 
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j", "newline"})
 PASTE_CHIP_CHARS = 10_000
 """A paste (or recalled prompt) longer than this shows as a chip standing for it."""
+
+
+class AttachLimits(NamedTuple):
+    """The `[ui]` settings for attachments: a paste longer than `paste_over` characters is offered as an
+    attachment; a text file is cut after `max_bytes` (`Settings.ui`'s defaults)."""
+
+    paste_over: int = 20_000
+    max_bytes: int = 256_000
 
 
 def chip_label(text: str, what: str = "pasted") -> str:
@@ -132,6 +133,7 @@ class PromptInput(TextArea):
 
     def _offer_attachment(self, text: str) -> None:
         """Ask whether a long paste goes with the prompt as a file or into the box."""
+        from tui_agent.history.attachments import Attachment, human_size
         from tui_agent.ui.screens.attach_paste import AttachPasteScreen, PasteChoice
 
         self._pastes += 1
@@ -155,6 +157,8 @@ class PromptInput(TextArea):
 
     @work(thread=True, group="attach", exit_on_error=False)
     def _load_attachment(self, path: str) -> None:
+        from tui_agent.history.attachments import AttachmentError, load_attachment
+
         try:
             found = load_attachment(Path(path).expanduser(), name=path, max_bytes=self.attach_limits.max_bytes)
         except AttachmentError as error:
