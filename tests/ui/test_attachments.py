@@ -88,12 +88,7 @@ async def pick(pilot: Pilot[None], query: str) -> None:
     await wait_until(pilot, lambda: picker.options.option_count > 0, "files listed")
     for char in query:
         await pilot.press(char)
-    await wait_until(
-        pilot,
-        lambda: picker.options.option_count > 0 and picker._shown_for is not None and picker._shown_for[0] == query,
-        "filtered",
-    )
-    await pilot.pause(0.1)
+    await wait_until(pilot, lambda: picker.shown_query == query and picker.options.option_count > 0, "filtered")
     await pilot.press("enter")
     await wait_until(pilot, lambda: not isinstance(pilot.app.screen, FilePicker), "the picker closed")
 

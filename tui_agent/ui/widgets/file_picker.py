@@ -72,7 +72,9 @@ class FilePicker(ModalScreen[str | None]):
         super().__init__()
         self.index = FileIndex(root or Path.cwd())
         self._shown_for: tuple[str, int, bool] | None = None
-        """(query, files listed, listing done) the list shows: nothing to redo while these stay."""
+        """(query, files listed, listing done) the list is filtered for: nothing to redo while these stay."""
+        self.shown_query: str | None = None
+        """The query whose matches the list shows (None until the first are shown)."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -114,6 +116,7 @@ class FilePicker(ModalScreen[str | None]):
     def _show(self, query: str, matches: list[str], listed: int) -> None:
         if query != self.query_text or not self.is_mounted:
             return  # a newer query's filter is on its way
+        self.shown_query = query
         options = self.options
         chosen = options.highlighted
         options.clear_options()
