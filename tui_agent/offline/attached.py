@@ -14,6 +14,8 @@ from typing import Any
 NO_IMAGES = "This model does not support image inputs (image_url content parts are not accepted)."
 FILE_MARK = "Attached file: "
 IMAGE_MARK = "Attached image: "
+LEFT_OUT_MARK = "(The image is left out"
+"""How tui-agent's note for an image it no longer sends begins (`tui_agent.agent.content.IMAGE_LEFT_OUT`)."""
 
 
 def has_image(messages: Any) -> bool:
@@ -44,6 +46,9 @@ def received(content: Any) -> tuple[str, list[str]]:
             things.append(f"the file {text[len(FILE_MARK) :].splitlines()[0]}")
         elif text.startswith(IMAGE_MARK):
             named_image = text[len(IMAGE_MARK) :].strip()
+        elif text.startswith(LEFT_OUT_MARK):
+            things.append(f"a note that the image {named_image or ''} was left out".replace("  ", " "))
+            named_image = None
         elif text.strip():
             words.append(text.strip())
     return " ".join(words), things

@@ -5,11 +5,12 @@ from __future__ import annotations
 import openai
 import pytest
 
-from tui_agent.agent.content import user_content
+from tui_agent.agent.content import user_content, without_images
 from tui_agent.history.attachments import Attachment
 from tui_agent.offline.server import BackgroundServer
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
+PNG_FILE = Attachment("image", "a.png", "image/png", PNG)
 
 
 def ask(server: BackgroundServer, content: object) -> str:
@@ -33,3 +34,5 @@ def test_a_text_only_model_refuses_an_image_with_400_and_takes_text() -> None:
         with pytest.raises(openai.BadRequestError, match="does not support image inputs"):
             ask(server, user_content("look", [Attachment("image", "a.png", "image/png", PNG)]))
         assert "I received the file a.txt." in ask(server, user_content("read", [Attachment.of_text("a.txt", "x")]))
+        left_out = without_images([{"role": "user", "content": user_content("look", [PNG_FILE])}])
+        assert ask(server, left_out[0]["content"]).startswith("I received a note that the image a.png was left out.")
