@@ -50,6 +50,11 @@ class FirstPaintSettings(NamedTuple):
     """The history file, when not the default one."""
     reasoning: str = "collapsed"
     """How replies' reasoning is shown (`[ui] reasoning`; an invalid value is reported once settings load)."""
+    attach_paste_over: int = 20_000
+    """A paste longer than this is offered as an attachment (`[ui] attach_paste_over`; an invalid value is
+    reported once settings load)."""
+    attach_max_bytes: int = 256_000
+    """An attached text file is cut after this many bytes (`[ui] attach_max_bytes`)."""
 
 
 class Boot(NamedTuple):
@@ -100,7 +105,14 @@ def first_paint_settings(
         keys=_text_table(merged.get("keys")),
         db=_path(merged.get("db")),
         reasoning=_reasoning(merged.get("ui")),
+        attach_paste_over=_positive(merged.get("ui"), "attach_paste_over", 20_000),
+        attach_max_bytes=_positive(merged.get("ui"), "attach_max_bytes", 256_000),
     )
+
+
+def _positive(ui: Any, key: str, default: int) -> int:
+    value = ui.get(key) if isinstance(ui, dict) else None
+    return value if type(value) is int and value > 0 else default
 
 
 def _reasoning(ui: Any) -> str:

@@ -94,6 +94,13 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         default=[],
         help="with -p: let this 'ask' tool run without asking (repeatable)",
     )
+    parser.add_argument(
+        "--attach",
+        action="append",
+        metavar="FILE",
+        default=[],
+        help="with -p: send this file with the prompt, a text file or a PNG/JPEG/GIF/WebP image (repeatable)",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     words = set(argv or ())
     everything = argv is None or not words.isdisjoint({"-h", "--help"})
@@ -116,6 +123,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if args.allow and (args.print is None or args.command is not None):
             parser.error("--allow is for -p runs (in the app, the approval dialog asks)")
+        if args.attach and (args.print is None or args.command is not None):
+            parser.error("--attach is for -p runs (in the app, type @ in the prompt)")
         if args.show_reasoning and (args.print is None or args.command is not None):
             parser.error("--show-reasoning is for -p runs (in the app, the thinking block shows it)")
         if args.show_part and (args.print is None or args.command is not None):

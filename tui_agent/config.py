@@ -186,6 +186,10 @@ class UiSettings(BaseModel):
     reasoning: ReasoningMode = "collapsed"
     """A reply's reasoning (sent by thinking models): "collapsed" shows one dimmed line above the answer that a
     click, Enter or `t` opens; "expanded" shows it open; "hidden" leaves it out (it is still saved)."""
+    attach_paste_over: int = Field(default=20_000, ge=1)
+    """A paste longer than this many characters is offered as an attachment instead of text in the prompt box."""
+    attach_max_bytes: int = Field(default=256_000, ge=1)
+    """An attached text file is cut after this many bytes (the model is told it was cut)."""
 
 
 class Settings(BaseModel):

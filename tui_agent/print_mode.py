@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import sys
 from functools import partial
+from pathlib import Path
 from typing import TextIO
 
 from tui_agent.agent.agent import NothingToRedoError
@@ -22,6 +23,7 @@ from tui_agent.agent.team import TeamError
 from tui_agent.agents.apply import unknown_agent
 from tui_agent.boot import settings_from_args
 from tui_agent.config import Settings
+from tui_agent.history.attachments import Attachment, AttachmentError, load_attachment
 from tui_agent.terminal import private_reply
 
 STDIN_PROMPT = "-"
@@ -34,7 +36,7 @@ def run_print(args: argparse.Namespace) -> int:
     if isinstance(redo, int):
         return redo
     prompt = sys.stdin.read() if args.print == STDIN_PROMPT else args.print
-    if redo is None and not prompt.strip():
+    if redo is None and not prompt.strip() and not getattr(args, "attach", None):
         print("tui-agent: the prompt is empty.", file=sys.stderr)
         return 2
     if (unknown := unknown_agent(getattr(args, "agent", None))) is not None:  # what there is, where to see more
@@ -43,6 +45,9 @@ def run_print(args: argparse.Namespace) -> int:
     settings, problems = settings_from_args(args)
     for problem in problems:
         print(f"tui-agent: {problem}", file=sys.stderr)
+    attachments = attached_files(getattr(args, "attach", None) or [], settings.ui.attach_max_bytes)
+    if isinstance(attachments, int):
+        return attachments
     with private_reply() as reply:  # what tools and plugins write goes to stderr, never into the reply
         return asyncio.run(
             _print_one_turn(
@@ -55,8 +60,24 @@ def run_print(args: argparse.Namespace) -> int:
                 redo,
                 shown_parts(args),
                 getattr(args, "team", None),
+                attachments,
             )
         )
+
+
+def attached_files(paths: list[str], max_bytes: int) -> list[Attachment] | int:
+    """The `--attach` files, read; or exit status 2 when one cannot be attached (said on stderr, by name)."""
+    attachments: list[Attachment] = []
+    for path in paths:
+        try:
+            attachment = load_attachment(Path(path).expanduser(), name=path, max_bytes=max_bytes)
+        except AttachmentError as error:
+            print(f"tui-agent: --attach: {error.user_message}", file=sys.stderr)
+            return 2
+        if attachment.note:
+            print(f"tui-agent: --attach: {path} is long: {attachment.note}.", file=sys.stderr)
+        attachments.append(attachment)
+    return attachments
 
 
 def shown_parts(args: argparse.Namespace) -> frozenset[str]:
@@ -94,6 +115,7 @@ async def _print_one_turn(
     redo: str | None = None,
     show_parts: frozenset[str] = frozenset(),
     team: str | None = None,
+    attachments: list[Attachment] | None = None,
 ) -> int:
     try:
         built = await build_agent(settings, choice)
@@ -120,7 +142,9 @@ async def _print_one_turn(
         for name in sorted(set(allowed or []) - set(built.agent.registry.names())):
             say(sys.stderr, f"--allow {name}: there is no tool called {name} (see `tui-agent plugins`)")
         agent = built.agent
-        turn = {"retry": agent.retry, "continue": agent.continue_reply}.get(redo or "", lambda: agent.send(prompt))
+        turn = {"retry": agent.retry, "continue": agent.continue_reply}.get(
+            redo or "", lambda: agent.send(prompt, attachments or [])
+        )
         if team:
             turn = partial(agent.run_team, team, prompt)
         try:

@@ -26,6 +26,7 @@ from tui_agent.agent.events import (
 )
 from tui_agent.testing.scripted import Gate, ScriptedBackend, reply_script
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.screens.attach_paste import AttachPasteScreen
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.chat_log import TRIM_AT
@@ -187,12 +188,19 @@ async def test_up_and_down_recall_earlier_prompts() -> None:
         assert recalled == ["two", "one", "one", "two", "draft"]
 
 
+async def paste_anyway(pilot: Pilot[None]) -> None:
+    """Past `[ui] attach_paste_over` a paste is offered as an attachment: put it in the box anyway."""
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, AttachPasteScreen), "offered as an attachment")
+    await pilot.press("p")
+
+
 async def test_megabyte_paste_is_sent_whole() -> None:
     big = ("x" * 99 + "\n") * 10_486  # a little over 1 MB, many lines
     app, backend = make_app([reply_script(["ok"])])
     async with app.run_test() as pilot:
         prompt = chat(pilot).prompt_input
         app.post_message(events.Paste(big))  # a terminal paste reaches the app first
+        await paste_anyway(pilot)
         await wait_until(pilot, lambda: prompt.prompt_text == big, "paste inserted")
         await pilot.press("enter")
         await wait_until(pilot, lambda: chat(pilot).idle)
@@ -208,6 +216,7 @@ async def test_a_megabyte_single_line_paste_is_a_chip_in_the_box_and_sent_whole(
         prompt = chat(pilot).prompt_input
         await pilot.press("a", "space")
         app.post_message(events.Paste(big))
+        await paste_anyway(pilot)
         await wait_until(pilot, lambda: "[pasted 1.0 MB, 1 line]" in prompt.text, "the chip shown")
         await pilot.press("space", "b")
         assert prompt.text == "a [pasted 1.0 MB, 1 line] b"

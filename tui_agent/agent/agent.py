@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +53,7 @@ from tui_agent.agents.apply import UnknownAgentError
 from tui_agent.agents.profiles import AgentProfile, Catalog, load_catalog
 from tui_agent.commander import CommanderAsync, Job
 from tui_agent.errors import UserError
+from tui_agent.history.attachments import Attachment
 from tui_agent.history.models import Message, Session, Usage
 from tui_agent.history.store import HistoryStore
 from tui_agent.llm.errors import LLMError
@@ -240,7 +241,7 @@ class Agent(SessionActions):
         stored = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
         self._session = session
         self._restore_agent(session)
-        self._conversation = Conversation.from_history(stored, session.system_prompt)
+        self._conversation = await self._conversation_of(stored, session)
         self._services.totals = SessionTotals.of(stored)
         subs = await self.store.sub_usage(session.id)  # its sub-agents' tokens count in its total, as they did live
         self._services.totals.prompt_tokens += subs.prompt_tokens
@@ -379,15 +380,17 @@ class Agent(SessionActions):
     def switch_model(self, name: str) -> None:
         """Ask `name` from the next request on; the conversation (the context) is kept as it is."""
         self.client.model = name
+        self._conversation.images_refused = False  # the new model may read the images the old one refused
         self._services.model = name  # the model recorded with each new reply
 
-    async def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
-        """Run one turn for `prompt`, yielding its events; closing the iterator early cancels the turn."""
+    async def send(self, prompt: str, attachments: Sequence[Attachment] = ()) -> AsyncIterator[AgentEvent]:
+        """Run one turn for `prompt` (with files and images), yielding its events; closing the iterator early
+        cancels the turn."""
         self._check_idle()
         await self._turn_saved()
-        session = await self._ensure_session(prompt)
-        user, reply = await self.store.begin_turn(session.id, prompt, model=self.model)
-        self._conversation.add_user(prompt)
+        session = await self._ensure_session(prompt or (attachments[0].name if attachments else ""))
+        user, reply = await self.store.begin_turn(session.id, prompt, model=self.model, attachments=attachments)
+        self._conversation.add_user(prompt, attachments)
         turn_id = self._next_turn_id()
         yield TurnStarted(session.id, user.id, prompt, turn_id=turn_id)
         async for event in self._run(session, reply.id, turn_id):
@@ -399,7 +402,7 @@ class Agent(SessionActions):
         self._check_idle()
         await self._turn_saved()
         session, old = await self._message_here(message_id, Role.USER)
-        user = await self.store.add_sibling(old.id, Role.USER, text)
+        user = await self.store.add_sibling(old.id, Role.USER, text, attachments=old.attachments)  # files kept
         reply = await self.store.append_message(
             session.id, Role.ASSISTANT, "", MessageStatus.STREAMING, model=self.model
         )

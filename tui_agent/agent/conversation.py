@@ -31,6 +31,8 @@ whatever happened before — failed, interrupted or cut-off replies included:
 
 In a session a team worked in, each agent is sent the others' replies (a stored message's `agent`) as input
 labelled with their name (`[critic] ...`), and only its own as its words (`from_history(..., speaker=)`).
+A prompt with files or images is a content list (`content.user_content`); when the model refuses images
+(`refuse_images`, after a 400), they are left out of every later request, each replaced by a note.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from tui_agent.agent.content import as_parts, has_images, user_content, without_images
+from tui_agent.history.attachments import Attachment
 from tui_agent.history.models import Message
 from tui_agent.status import MessageStatus, Role, ToolStatus
 from tui_agent.tool_call import ToolCall
@@ -58,12 +62,13 @@ class Conversation:
 
     def __init__(self, system_prompt: str | None = None) -> None:
         self.messages: list[dict[str, Any]] = []
+        self.images_refused = False
         if system_prompt:
             self.messages.append({"role": "system", "content": system_prompt})
 
-    def add_user(self, text: str) -> None:
-        """Append the user's prompt."""
-        self.messages.append({"role": "user", "content": text})
+    def add_user(self, text: str, attachments: Sequence[Attachment] = ()) -> None:
+        """Append the user's prompt, with its files and images (`content.user_content`)."""
+        self.messages.append({"role": "user", "content": user_content(text, attachments)})
 
     def add_assistant(self, text: str, calls: Sequence[ToolCall] = ()) -> None:
         """Append an assistant reply and, when it made tool calls, their answers (`model_answer`) right after it."""
@@ -81,16 +86,33 @@ class Conversation:
         self.messages.append({"role": "user", "content": f"{SUMMARY_HEADING}\n\n{text}"})
 
     def request(self) -> list[dict[str, Any]]:
-        """The messages to send: `messages` repaired as the module docstring says (the record is unchanged)."""
-        return strict_history(self.messages)
+        """The messages to send: `messages` repaired as the module docstring says (the record is unchanged);
+        after `refuse_images`, each image is a note that it was left out."""
+        messages = without_images(self.messages) if self.images_refused else self.messages
+        return strict_history(messages)
+
+    @property
+    def has_images(self) -> bool:
+        """Whether an image would be sent with the next request."""
+        return not self.images_refused and has_images(self.messages)
+
+    def refuse_images(self) -> None:
+        """The model rejected a request with images: from now on they are left out of what is sent."""
+        self.images_refused = True
 
     @classmethod
     def from_history(
-        cls, stored: Iterable[Message], system_prompt: str | None = None, speaker: str | None = None
+        cls,
+        stored: Iterable[Message],
+        system_prompt: str | None = None,
+        attachments: Mapping[str, Sequence[Attachment]] | None = None,
+        speaker: str | None = None,
     ) -> Conversation:
-        """Rebuild the model's view from stored messages (tool results and interruptions included), as agent
-        `speaker` sees it (None: the session's own): another agent's reply (a team member's) is its input,
-        labelled with its name (`[critic] ...`), not its own words."""
+        """Rebuild the model's view from stored messages (tool results and interruptions included; a prompt's
+        files and images from `attachments`, by message id), as agent `speaker` sees it (None: the session's
+        own): another agent's reply (a team member's) is its input, labelled with its name (`[critic] ...`),
+        not its own words."""
+        attached = attachments or {}
         conversation = cls(system_prompt)
         stored = list(stored)
         ids = {message.id for message in stored}
@@ -105,7 +127,7 @@ class Conversation:
                     said.add(summary.id)
                     conversation.add_summary(summary.content)
             elif message.role is Role.USER:
-                conversation.add_user(message.content)
+                conversation.add_user(message.content, attached.get(message.id, ()))
             elif (
                 message.role is Role.ASSISTANT
                 and message.status is not MessageStatus.STREAMING
@@ -161,7 +183,12 @@ def strict_history(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 def _add_user(out: list[dict[str, Any]], message: dict[str, Any]) -> None:
     last = out[-1]["role"] if out else None
     if last == "user":
-        out[-1] = {"role": "user", "content": f"{_text(out[-1])}\n\n{_text(message)}"}
+        earlier, content = out[-1].get("content"), message.get("content")
+        if isinstance(earlier, list) or isinstance(content, list):  # attachments: keep every part
+            joined = [*as_parts(earlier), {"type": "text", "text": "\n\n"}, *as_parts(content)]
+            out[-1] = {"role": "user", "content": joined}
+        else:
+            out[-1] = {"role": "user", "content": f"{_text(out[-1])}\n\n{_text(message)}"}
         return
     if last == "tool":
         out.append({"role": "assistant", "content": NO_REPLY})

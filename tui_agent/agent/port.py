@@ -9,7 +9,7 @@ Tests and benchmarks drive the same screens with `tui_agent.testing.ScriptedBack
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 if TYPE_CHECKING:  # the UI's first frame imports this module; event and record classes load with the engine
@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the UI's first frame imports this module; event and record 
     from tui_agent.agent.meter import Meter
     from tui_agent.agent.tree import TreeObserver, Unsubscribe
     from tui_agent.agents.profiles import AgentProfile
+    from tui_agent.history.attachments import Attachment
     from tui_agent.history.export import ExportFormat
     from tui_agent.history.models import Message, SearchHit, Session, Siblings
     from tui_agent.history.peek import SessionPeek
@@ -85,8 +86,9 @@ class ChatPort(Protocol):
         """Tell `observer` each notice from now on (history's disk full / saved again, MCP servers' news)."""
         ...
 
-    def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
-        """Run one turn, yielding its events up to and including `TurnFinished`."""
+    def send(self, prompt: str, attachments: Sequence[Attachment] = ()) -> AsyncIterator[AgentEvent]:
+        """Run one turn (the prompt with its files and images), yielding its events up to and including
+        `TurnFinished`."""
         ...
 
     def retry(self) -> AsyncIterator[AgentEvent]:

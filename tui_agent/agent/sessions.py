@@ -14,6 +14,7 @@ from tui_agent.agent.conversation import Conversation
 from tui_agent.agent.meter import estimate_tokens
 from tui_agent.agent.turn import SessionTotals, TurnServices
 from tui_agent.errors import UserError
+from tui_agent.history import attachment_rows
 from tui_agent.history.export import ExportFormat
 from tui_agent.history.models import Message, SearchHit, Session, Siblings
 from tui_agent.history.store import HistoryStore
@@ -95,8 +96,15 @@ class SessionActions:
         separately)."""
         stored = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
         kept = [message for message in stored if message.id != leave_out]
-        self._conversation = Conversation.from_history(kept, session.system_prompt)
+        refused = self._conversation.images_refused  # the same model: images stay left out (a retry after a 400)
+        self._conversation = await self._conversation_of(kept, session)
+        self._conversation.images_refused = refused
         self._services.meter.measure(kept, estimate_tokens(self._conversation.request()))
+
+    async def _conversation_of(self, stored: list[Message], session: Session) -> Conversation:
+        """What the model sees of `stored`, prompts with their files and images (their bytes read back)."""
+        data = await self.store.attachment_data(ref.hash for m in stored for ref in m.attachments)
+        return Conversation.from_history(stored, session.system_prompt, attachment_rows.restore(stored, data))
 
     async def list_sessions(self, limit: int = 200) -> list[Session]:
         """Stored sessions, most recently active first."""

@@ -39,7 +39,7 @@ from tui_agent.history.models import PART_BREAK, Message
 from tui_agent.history.models import Usage as StoredUsage
 from tui_agent.history.saver import StreamingSaver
 from tui_agent.history.store import HistoryStore
-from tui_agent.llm.errors import AuthenticationFailedError, LLMError
+from tui_agent.llm.errors import AuthenticationFailedError, LLMError, RequestRejectedError
 from tui_agent.llm.events import RetryScheduled, StreamEvent, Usage
 from tui_agent.status import CUT_OFF, Role
 from tui_agent.tool_call import CallKey, Decision, ToolCall
@@ -60,6 +60,12 @@ CONTINUE_PROMPT = (
     "and do not comment on the interruption; start with the very next word."
 )
 """Sent after a cut-off reply to have it continued; servers differ on assistant prefill, every one takes this."""
+IMAGES_REFUSED = (
+    "The request carried an image, and this model may not accept images. Your prompt and its image are kept; "
+    "from now on the image is left out of what is sent (a note stands for it): press Ctrl+R to ask again "
+    "without it, or switch to a model that reads images."
+)
+"""Added to a 400 for a request with images (a text-only model's answer)."""
 
 
 @dataclass
@@ -248,6 +254,10 @@ class Turn:
         """The sentence to show (and store) for a model error, with its endpoint and request id."""
         if isinstance(error, AuthenticationFailedError) and self.services.missing_key_message:
             return self.services.missing_key_message
+        if isinstance(error, RequestRejectedError) and self.conversation.has_images:
+            self.conversation.refuse_images()  # the prompt stays; what is sent from now on has a note instead
+            said = error.user_message  # the why before where (the endpoint and request id line)
+            return error.report.replace(said, f"{said}\n\n{IMAGES_REFUSED}", 1)
         return error.report
 
     def fail(self, message: str) -> None:

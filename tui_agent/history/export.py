@@ -2,6 +2,7 @@
 
 Each message comes with its parts: a reply's parts other than its text, by kind (a quoted section each before its
 text, "Reasoning" for its reasoning; `parts` in JSON, any kind), its text, and its tool calls with their results.
+A prompt's attachments come after its text: name, type, size and SHA-256, and a text file's text (`texts`, by hash).
 
 A session's sub-agent runs (the sessions its `ask_<agent>` calls ran) come after its messages, each as a whole
 session export of its own (its own sub-agent runs included), under a line naming the agent and the call's reply.
@@ -14,11 +15,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from tui_agent.history.attachments import AttachmentRef
 from tui_agent.history.models import Message, Session, ToolCall, ToolCallPart, utc_from_epoch
 from tui_agent.sanitize import replace_surrogates, replace_surrogates_in
 from tui_agent.status import MessageStatus
@@ -44,6 +47,7 @@ def to_markdown(
     all_branches: bool = False,
     runs: list[SubAgentRun] | None = None,
     agent: str | None = None,
+    texts: Mapping[str, str] | None = None,
 ) -> str:
     """The messages as Markdown: a branch (a note says how many messages are on others), or with `all_branches`
     every message, its heading naming its id and its parent's; then the sub-agent `runs` (`agent`: the
@@ -69,9 +73,10 @@ def to_markdown(
         lines += ["", "## System prompt", "", session.system_prompt]
     for message in messages:
         lines += ["", *_message_markdown(message, all_branches)]
+        lines += [line for ref in message.attachments for line in _attachment_markdown(ref, texts or {})]
     text = replace_surrogates("\n".join(lines) + "\n")
     for run in runs or []:
-        text += "\n---\n\n" + to_markdown(run.session, run.messages, all_branches, run.runs, run.agent)
+        text += "\n---\n\n" + to_markdown(run.session, run.messages, all_branches, run.runs, run.agent, texts)
     return text
 
 
@@ -96,6 +101,13 @@ def _message_markdown(message: Message, with_ids: bool = False) -> list[str]:
     for call in message.tool_calls:
         lines += ["", *_tool_markdown(call)]
     return lines
+
+
+def _attachment_markdown(ref: AttachmentRef, texts: Mapping[str, str]) -> list[str]:
+    note = f", {ref.note}" if ref.note else ""
+    about = f"{ref.mime}, {ref.size:,} bytes{note}, sha256 `{ref.hash}`"
+    lines = ["", f"### Attached {ref.kind} `{ref.name}`", "", about]
+    return lines + (["", _fence(texts[ref.hash])] if ref.hash in texts else [])
 
 
 def _quoted(text: str) -> list[str]:
@@ -129,32 +141,43 @@ def _when(moment: datetime) -> str:
     return moment.isoformat(timespec="seconds")
 
 
-def to_json(session: Session, messages: list[Message], runs: list[SubAgentRun] | None = None) -> str:
+def to_json(
+    session: Session,
+    messages: list[Message],
+    runs: list[SubAgentRun] | None = None,
+    texts: Mapping[str, str] | None = None,
+) -> str:
     """The session as JSON; its sub-agent `runs` (when it has some) under `sub_agents`, each a session's JSON
-    with its `agent`."""
-    return json.dumps(replace_surrogates_in(_session_json(session, messages, runs or [])), indent=2, ensure_ascii=False)
+    with its `agent`; a text file's text (`texts`, by hash) with its attachment."""
+    payload = _session_json(session, messages, runs or [], texts or {})
+    return json.dumps(replace_surrogates_in(payload), indent=2, ensure_ascii=False)
 
 
-def _session_json(session: Session, messages: list[Message], runs: list[SubAgentRun]) -> dict[str, Any]:
+def _session_json(
+    session: Session, messages: list[Message], runs: list[SubAgentRun], texts: Mapping[str, str]
+) -> dict[str, Any]:
     payload: dict[str, Any] = {
         "format": "tui-agent-session",
         "version": 1,
         "session": _plain(asdict(session)),
-        "messages": [_message_json(m) for m in messages],
+        "messages": [_message_json(m, texts or {}) for m in messages],
     }
     if runs:
         payload["sub_agents"] = [
-            {"agent": run.agent, **_session_json(run.session, run.messages, run.runs)} for run in runs
+            {"agent": run.agent, **_session_json(run.session, run.messages, run.runs, texts)} for run in runs
         ]
     return payload
 
 
-def _message_json(message: Message) -> dict[str, Any]:
+def _message_json(message: Message, texts: Mapping[str, str]) -> dict[str, Any]:
     """A message as exported: its fields (a tool call's epoch times as ISO dates, like every other time), and
     its `parts` in order (a tool call part names its call in `tool_calls`)."""
     plain: dict[str, Any] = _plain(asdict(message))
     plain.pop("part_texts")  # they are in `parts`, by kind
     plain["reasoning"] = message.reasoning  # this format's field since version 1
+    for attached in plain["attachments"]:  # name, kind, mime, size, hash (and note); a text file's text
+        if attached["hash"] in texts and attached["kind"] == "file":
+            attached["text"] = texts[attached["hash"]]
     for call in plain["tool_calls"]:
         call.pop("command", None)  # live-only: what "always" would allow while a call awaits approval
         for key in ("started_at", "finished_at"):

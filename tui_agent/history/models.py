@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import ClassVar
 
+from tui_agent.history.attachments import AttachmentRef
 from tui_agent.status import MessageStatus, Role
 from tui_agent.tool_call import ToolCall as ToolCall  # a stored call is the same value as a live one
 
@@ -96,6 +97,8 @@ class Message:
     compacted_by: str | None = None
     """For a message compacted away: the id of the summary (a `system` message later on the branch) that
     stands for it in what the model is sent; it stays in history and on screen, collapsed."""
+    attachments: list[AttachmentRef] = field(default_factory=list)
+    """A prompt's files and images, in order (their `file`/`image` parts; the bytes are stored apart)."""
 
     @property
     def reasoning(self) -> str:

@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from tui_agent.history import attachment_rows
 from tui_agent.history.models import Message, SearchHit, Session, ToolCall, Usage, utc_from_epoch
 from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates_in
 from tui_agent.status import MessageStatus, Role, ToolStatus
@@ -185,7 +186,7 @@ def attach_parts(conn: sqlite3.Connection, messages: list[Message]) -> list[Mess
 
 def _whole(conn: sqlite3.Connection, messages: list[Message]) -> list[Message]:
     """Messages with their tool calls and parts."""
-    return attach_parts(conn, attach_tool_calls(conn, messages))
+    return attachment_rows.attach_refs(conn, attach_parts(conn, attach_tool_calls(conn, messages)))
 
 
 def load_tail(conn: sqlite3.Connection, session_id: str, before: int | None, limit: int) -> list[Message]:

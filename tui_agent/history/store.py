@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -18,7 +19,8 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from tui_agent import paths
-from tui_agent.history import export, owners, rows, sub_sessions, writes
+from tui_agent.history import attachment_rows, export, owners, rows, sub_sessions, writes
+from tui_agent.history.attachments import Attachment, AttachmentRef
 from tui_agent.history.errors import HistoryError, MessageNotFoundError, SessionNotFoundError
 from tui_agent.history.models import Message, SearchHit, Session, Siblings, Usage
 from tui_agent.history.opening import (
@@ -288,12 +290,30 @@ class HistoryStore:
 
     # messages
 
-    async def begin_turn(self, session_id: str, prompt: str, model: str | None = None) -> tuple[Message, Message]:
-        """Commit the user's prompt and a `streaming` assistant placeholder in one transaction."""
+    async def begin_turn(
+        self, session_id: str, prompt: str, model: str | None = None, attachments: Sequence[Attachment] = ()
+    ) -> tuple[Message, Message]:
+        """Commit the user's prompt (with its attachments, text ones redacted like it) and a `streaming` assistant
+        placeholder in one transaction."""
         user = self._new_message(session_id, Role.USER, prompt, MessageStatus.COMPLETE, None)
+        blobs = [self._redacted_attachment(a) for a in attachments]
+        user.attachments = [a.ref for a in blobs]
         reply = self._new_message(session_id, Role.ASSISTANT, "", MessageStatus.STREAMING, model)
-        await self._add_messages([user, reply])
+        await self._add_messages([user, reply], blobs=blobs)
         return user, reply
+
+    def _redacted_attachment(self, attachment: Attachment) -> Attachment:
+        if attachment.kind == "image":
+            return attachment
+        text = self.redactor.text(attachment.text)
+        return replace(attachment, data=text.encode("utf-8")) if text != attachment.text else attachment
+
+    async def attachment_data(self, hashes: Iterable[str]) -> dict[str, bytes]:
+        """The stored bytes of attachments by hash (one missing is left out)."""
+        wanted = list(hashes)
+        if not wanted:
+            return {}
+        return await self._call(lambda conn: attachment_rows.load_data(conn, wanted))
 
     async def append_message(
         self,
@@ -332,10 +352,13 @@ class HistoryStore:
         content: str,
         status: MessageStatus = MessageStatus.COMPLETE,
         model: str | None = None,
+        attachments: Sequence[AttachmentRef] = (),
     ) -> Message:
         """Commit a message beside `message_id` (same parent: an edited prompt, a regenerated reply) on a new
-        branch, made active; the old branch stays as it was."""
+        branch, made active; the old branch stays as it was. `attachments`: already stored (an edited prompt
+        keeps its files)."""
         message = self._new_message(await self._session_of(message_id), role, content, status, model)
+        message.attachments = list(attachments)
         await self._add_messages([message], sibling_of=message_id)
         return message
 
@@ -391,6 +414,7 @@ class HistoryStore:
         replaces: str | None = None,
         sibling_of: str | None = None,
         compacts: Sequence[str] = (),
+        blobs: Sequence[Attachment] = (),
     ) -> None:
         session_id = messages[0].session_id
         if session_id not in self._next_position:
@@ -401,7 +425,7 @@ class HistoryStore:
             write = writes.add_sibling(sibling_of, messages, self.owner)
         else:
             write = writes.add_messages(messages, self.owner, compacts)
-        first = await self._write(write)
+        first = await self._write(writes.with_blobs(write, blobs))
         if first is DEFERRED:
             first = self._next_position[session_id]
         for offset, message in enumerate(messages):
@@ -480,12 +504,14 @@ class HistoryStore:
         """The active branch as Markdown, with a note of the other branches when there are some (with
         `all_branches`: every message, each naming its id and its parent's)."""
         session, messages = await self._whole(session_id, all_branches)
-        return export.to_markdown(session, messages, all_branches, await self._sub_runs(session.id, all_branches))
+        runs = await self._sub_runs(session.id, all_branches)
+        return export.to_markdown(session, messages, all_branches, runs, texts=await self._attached_texts(messages))
 
     async def export_json(self, session_id: str, all_branches: bool = False) -> str:
         """The active branch (or, with `all_branches`, every message) as JSON; each message names its parent."""
         session, messages = await self._whole(session_id, all_branches)
-        return export.to_json(session, messages, await self._sub_runs(session.id, all_branches))
+        runs = await self._sub_runs(session.id, all_branches)
+        return export.to_json(session, messages, runs, await self._attached_texts(messages))
 
     async def _sub_runs(self, session_id: str, all_branches: bool, depth: int = 0) -> list[export.SubAgentRun]:
         """The sub-agent sessions a session's calls ran, each with its own (an export includes them all)."""
@@ -498,6 +524,12 @@ class HistoryStore:
                 export.SubAgentRun(agent, session, messages, await self._sub_runs(sub_id, all_branches, depth + 1))
             )
         return runs
+
+    async def _attached_texts(self, messages: list[Message]) -> dict[str, str]:
+        """The text of every attached text file among `messages`, by hash (exports include it)."""
+        hashes = [ref.hash for m in messages for ref in m.attachments if ref.kind == "file"]
+        data = await self.attachment_data(hashes)
+        return {digest: blob.decode("utf-8", errors="replace") for digest, blob in data.items()}
 
     async def _whole(self, session_id: str, all_branches: bool = False) -> tuple[Session, list[Message]]:
         session = await self._require_session(session_id)

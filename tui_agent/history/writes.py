@@ -9,7 +9,8 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tui_agent.history import rows
+from tui_agent.history import attachment_rows, rows
+from tui_agent.history.attachments import Attachment
 from tui_agent.history.errors import MessageNotFoundError, SessionNotFoundError
 from tui_agent.history.models import Message, Session, Usage
 from tui_agent.history.writer import WriteFn
@@ -146,7 +147,20 @@ def _insert_chain(conn: sqlite3.Connection, messages: Sequence[Message], owner: 
             for i, m in enumerate(messages)
         ],
     )
+    attachment_rows.insert_parts(conn, messages)  # a prompt's files and images (their bytes are saved apart)
     return first
+
+
+def with_blobs(write: WriteFn, attachments: Sequence[Attachment]) -> WriteFn:
+    """`write`, with the attachments' bytes stored first in the same transaction (each hash once)."""
+    if not attachments:
+        return write
+
+    def run(conn: sqlite3.Connection) -> Any:
+        attachment_rows.save_blobs(conn, attachments)
+        return write(conn)
+
+    return run
 
 
 def add_sibling(of_id: str, messages: Sequence[Message], owner: str) -> WriteFn:

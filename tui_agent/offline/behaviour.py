@@ -8,6 +8,7 @@ otherwise as the reply's text. When the last message is a tool result, the reply
 results; a denied, failed or interrupted call is told as a sentence ("I wasn't allowed to run `ls`."), and a
 sub-agent's answer (an `ask_<agent>` result) is passed on, quoted. An agent that cannot delegate (a sub-agent)
 says in its answer who its system prompt makes it ("playing a careful researcher").
+A prompt with files or images is answered with a first line saying what came ("I received an image (a.png).").
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 import re
 from typing import Any
 
+from tui_agent.offline.attached import received, received_sentence
 from tui_agent.offline.intents import match_intent
 from tui_agent.offline.personas import persona_reply, without_control
 from tui_agent.offline.scenario import Reply
@@ -49,15 +51,17 @@ def default_reply(body: dict[str, Any]) -> Reply:
     if (team_reply := persona_reply(messages, tools)) is not None:  # a team's writer, critic or router
         return team_reply
     tools = without_control(tools)
-    prompt = text_of(last.get("content")).strip()
+    prompt, things = received(last.get("content"))
+    prompt = prompt.strip()
     if last.get("role") == "user" and asks_for_summary(prompt):  # compaction asks for one
         return Reply(text=summary_of(messages), chunk_size=12)
-    if tools and last.get("role") == "user":
+    if tools and last.get("role") == "user" and not things:
         calls, said = match_intent(prompt, tools)
         if calls:
             return Reply(text=said or "", tool_calls=calls, chunk_size=8)
     asks = any(str((tool.get("function") or {}).get("name", "")).startswith("ask_") for tool in tools)
-    return Reply(text=markdown_answer(prompt, None if asks else persona(messages)), chunk_size=12)
+    heard = f"{received_sentence(things)}\n\n" if things else ""  # files and images: say what came
+    return Reply(text=heard + markdown_answer(prompt, None if asks else persona(messages)), chunk_size=12)
 
 
 def _trailing_tool_results(messages: list[Message]) -> list[Message]:

@@ -31,6 +31,11 @@ def add_parser(subparsers: Any) -> None:
         help="answer 400, as strict chat templates (Gemma, Mistral in llama.cpp or vLLM) do, to "
         "messages whose roles do not alternate, unanswered tool calls or empty assistant messages",
     )
+    parser.add_argument(
+        "--text-only",
+        action="store_true",
+        help="answer 400, as a model that reads no images does, to a request with an image part",
+    )
     parser.set_defaults(func=run)
 
 
@@ -47,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
         scenario.default_chunk_delay = args.delay
     if args.strict:
         scenario.strict = True
+    if args.text_only:
+        scenario.text_only = True
     with contextlib.suppress(KeyboardInterrupt):
         return asyncio.run(_serve(scenario, args.host, args.port))
     return 0

@@ -158,6 +158,8 @@ class Scenario(BaseModel):
     strict: bool = False
     """Answer 400, as strict chat templates do, to messages whose roles do not alternate, unanswered tool
     calls, empty assistant messages... (see `tui_agent.offline.strict`)."""
+    text_only: bool = False
+    """Answer 400, as a text-only model does, to a request with an `image_url` content part."""
     default_chunk_delay: float = 0.01
     """Seconds between chunks of default-behaviour replies: a visible typing effect in the app, still quick in
     tests (a default answer is a few dozen chunks)."""

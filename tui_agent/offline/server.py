@@ -21,6 +21,7 @@ from types import TracebackType
 from typing import Any, Literal
 
 from tui_agent.offline import frames
+from tui_agent.offline.attached import NO_IMAGES, has_image
 from tui_agent.offline.behaviour import default_reply, text_of
 from tui_agent.offline.http import ChunkedStream, Request, read_request, send, send_json
 from tui_agent.offline.scenario import Reply, Scenario, ToolCallSpec, as_scenario
@@ -142,6 +143,10 @@ class OfflineServer:
         if self.scenario.strict and (problem := role_problem(body.get("messages"))) is not None:
             record.outcome = "status 400"  # rejected before any scripted reply is used, as a server would
             await send_json(writer, 400, frames.error_body(400, problem), tagged)
+            return True
+        if self.scenario.text_only and has_image(body.get("messages")):
+            record.outcome = "status 400"  # as vLLM or llama.cpp answer for a model without a vision encoder
+            await send_json(writer, 400, frames.error_body(400, NO_IMAGES), tagged)
             return True
         reply = self._with_call_ids(frames.within_limit(self._next_reply(body), frames.token_limit(body)))
         if reply.status != 200:

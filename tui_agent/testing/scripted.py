@@ -40,6 +40,7 @@ from tui_agent.agent.events import (
 from tui_agent.agent.meter import Meter
 from tui_agent.agent.port import ChatBackend, NoticeObserver
 from tui_agent.agent.tree import TreeObserver, Unsubscribe
+from tui_agent.history.attachments import Attachment
 from tui_agent.testing.memory_sessions import MemorySessions
 from tui_agent.testing.scripted_tree import ScriptedTree
 from tui_agent.tool_call import CallKey, Decision
@@ -159,6 +160,8 @@ class ScriptedBackend(MemorySessions):
         """What `list_teams` offers."""
         self.teams_run: list[tuple[str, str]] = []
         """(team, prompt) of every `run_team`."""
+        self.attachments: list[list[Attachment]] = []
+        """Each sent prompt's files and images."""
         self.redos: list[str] = []
         """"retry", "continue" and "regenerate ID", in the order the UI asked for them."""
         self.edits: list[tuple[str, str]] = []
@@ -299,8 +302,9 @@ class ScriptedBackend(MemorySessions):
     async def close(self) -> None:
         self.closed = True
 
-    def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
+    def send(self, prompt: str, attachments: Sequence[Attachment] = ()) -> AsyncIterator[AgentEvent]:
         self.prompts.append(prompt)
+        self.attachments.append(list(attachments))
         script = self._scripts.pop(0) if self._scripts else reply_script([f"You said: {prompt}"])
         return self._turn(script, TurnStarted("scripted-session", f"user-{len(self.prompts)}", prompt))
 

@@ -30,6 +30,7 @@ from tui_agent.ui.engine import EngineBuild, EngineSlot
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.mcp import McpScreen
 from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, ThemeStart
+from tui_agent.ui.widgets.prompt import AttachLimits
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
 
 if TYPE_CHECKING:  # loads with the first Ctrl+C
@@ -84,6 +85,7 @@ class TuiAgentApp(App[None]):
         output_log: OutputLog | None = None,
         reasoning: str = "collapsed",
         team: str | None = None,
+        attach_limits: AttachLimits | None = None,
     ) -> None:
         super().__init__()
         self.team = team
@@ -95,6 +97,7 @@ class TuiAgentApp(App[None]):
         self._clock = clock
         self._cursor_blink = cursor_blink
         self._reasoning = reasoning
+        self._attach_limits = attach_limits
         """How replies' reasoning is shown: "collapsed", "expanded" or "hidden" (`[ui] reasoning`)."""
         self._engine_closed = False
         self._startup_notices: list[str] = []
@@ -157,7 +160,11 @@ class TuiAgentApp(App[None]):
         empty default one is drawn inside Textual's start-up batch, where the frame is dropped, and then
         only a frame later: ~12 ms more to the first frame)."""
         return ChatScreen(
-            self.engine_slot, clock=self._clock, cursor_blink=self._cursor_blink, reasoning=self._reasoning
+            self.engine_slot,
+            clock=self._clock,
+            cursor_blink=self._cursor_blink,
+            reasoning=self._reasoning,
+            attach_limits=self._attach_limits,
         )
 
     def on_mount(self) -> None:

@@ -31,8 +31,9 @@ from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.textual_private import ToastRack
+from tui_agent.ui.widgets.attachment_chips import AttachmentChips
 from tui_agent.ui.widgets.chat_log import ChatLog
-from tui_agent.ui.widgets.prompt import PromptInput
+from tui_agent.ui.widgets.prompt import AttachLimits, PromptInput
 from tui_agent.ui.widgets.queued import QueuedPrompts
 from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanel, ToolPanels
@@ -51,6 +52,7 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
         TurnFinished,
     )
     from tui_agent.agent.tree import Unsubscribe
+    from tui_agent.history.attachments import Attachment
     from tui_agent.tool_call import Decision
     from tui_agent.ui.widgets.task_tree import TaskTree
 
@@ -87,11 +89,16 @@ class ChatScreen(ReportingScreen[None]):
         reasoning: str = "collapsed",
         note: str | None = None,
         then_send: Sequence[str] = (),
+        attach_limits: AttachLimits | None = None,
     ) -> None:
         """`note` and `then_send`: a line to add once the history is shown, and prompts to send then (a screen
         drawn again after a compaction)."""
         super().__init__()
         self._note, self._then_send = note, list(then_send)
+        self._attach_limits = attach_limits
+        """`[ui] attach_paste_over` and `attach_max_bytes` (the prompt's attachments)."""
+        self._queued_attachments: dict[str, list[Attachment]] = {}
+        """The files of prompts waiting in the queue, by their text."""
         self.engine = engine
         self.backend: ChatBackend | None = None
         """The engine's backend once this screen is plugged into it (`_connected`)."""
@@ -116,7 +123,8 @@ class ChatScreen(ReportingScreen[None]):
             yield ChatLog(id="chat-log", reasoning=self._reasoning)
             yield ToolPanels(clock=self._clock, id="tool-panels")
         yield QueuedPrompts(id="queued")
-        yield PromptInput(id="prompt", cursor_blink=self._cursor_blink)
+        yield AttachmentChips(id="attachments")
+        yield PromptInput(id="prompt", cursor_blink=self._cursor_blink, attach_limits=self._attach_limits)
         yield StatusBar(id="status")
 
     @property
@@ -264,8 +272,17 @@ class ChatScreen(ReportingScreen[None]):
         event.stop()
         if self.busy or self._turn_lock.locked() or self.queued.prompts:
             self.queued.push(event.text)  # shown above the prompt, not under the reply still being written
+            if event.attachments:
+                self._queued_attachments[event.text] = event.attachments
         else:
-            self._start_turn(event.text)
+            self._start_turn(event.text, event.attachments)
+
+    def on_prompt_input_attachments_changed(self, event: PromptInput.AttachmentsChanged) -> None:
+        self.query_one(AttachmentChips).show(event.refs)
+
+    def on_attachment_chips_removed(self, event: AttachmentChips.Removed) -> None:
+        self.prompt_input.remove_attachment(event.index)
+        self.prompt_input.focus()
 
     def send_prompts(self, prompts: Sequence[str]) -> None:
         """Send the first of `prompts` now (without compacting first) and queue the others."""
@@ -281,16 +298,24 @@ class ChatScreen(ReportingScreen[None]):
             return
         self.run_worker(compact_then_send(self, None), group="turn", exit_on_error=False, description="compact")
 
-    def _start_turn(self, prompt: str, *, compact: bool = True) -> None:
-        if compact and self.backend is not None and self.backend.meter.needs_compaction:  # full: compact first
+    def _start_turn(self, prompt: str, attachments: list[Attachment] | None = None, *, compact: bool = True) -> None:
+        files = attachments or []
+        full = self.backend is not None and self.backend.meter.needs_compaction
+        if compact and full and not files:  # full: compact first (a prompt with files is sent as it is)
             self.run_worker(compact_then_send(self, prompt), group="turn", exit_on_error=False, description="compact")
             return
         self.chat_log.hide_actions()
-        self.chat_log.add_user(prompt)
+        self.chat_log.add_user(prompt, [a.ref for a in files])
         self._set_busy(True)
         team = getattr(self.app, "team", None)  # `--team`, or "Run a team" in the palette
         self.run_worker(
-            self._run_turn(lambda backend: backend.run_team(team, prompt) if team else backend.send(prompt)),
+            self._run_turn(
+                lambda backend: (
+                    backend.run_team(team, prompt)
+                    if team
+                    else (backend.send(prompt, files) if files else backend.send(prompt))
+                )
+            ),
             group="turn",
             exit_on_error=False,
             description="chat turn",
@@ -319,6 +344,7 @@ class ChatScreen(ReportingScreen[None]):
         prompt = self.prompt_input
         if not prompt.text and (waiting := self.queued.take_last()) is not None:
             prompt.load_text(waiting)
+            prompt.set_attachments(self._queued_attachments.pop(waiting, []))
             prompt.move_cursor(prompt.document.end)
             return
         self.stop_reply()
@@ -395,7 +421,7 @@ class ChatScreen(ReportingScreen[None]):
                 self._set_busy(False)
                 self._show_status()
         if (waiting := self.queued.take_first()) is not None:  # the lock is free: the next turn may start
-            self._start_turn(waiting)
+            self._start_turn(waiting, self._queued_attachments.pop(waiting, None))
 
     def render_event(self, event: AgentEvent) -> None:
         """Show one event from the turn."""

@@ -31,6 +31,7 @@ from textual.widgets import Static
 from tui_agent.status import MessageStatus, is_cut_off
 
 if TYPE_CHECKING:
+    from tui_agent.history.attachments import AttachmentRef
     from tui_agent.ui.widgets.messages import (
         AssistantMessage,
         Entry,
@@ -348,10 +349,10 @@ class ChatLog(VerticalScroll):
         self.scroll_to(y=kept, animate=False, immediate=True, release_anchor=False)
 
     # -- the conversation ------------------------------------------------------------------------------
-    def add_user(self, prompt: str) -> UserMessage:
+    def add_user(self, prompt: str, attachments: Sequence[AttachmentRef] = ()) -> UserMessage:
         from tui_agent.ui.widgets.messages import UserMessage
 
-        message = UserMessage(prompt)
+        message = UserMessage(prompt, attachments)
         self.last_error = None
         self._add(message)
         self.anchor()

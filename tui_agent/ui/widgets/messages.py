@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from textual.content import Content
 from textual.reactive import var
@@ -25,6 +25,9 @@ from tui_agent.sanitize import StreamSanitizer, sanitize
 from tui_agent.status import MessageStatus
 from tui_agent.ui.widgets.markdown_view import MarkdownView
 from tui_agent.ui.widgets.thinking import ThinkingBlock
+
+if TYPE_CHECKING:
+    from tui_agent.history.attachments import AttachmentRef
 
 FLUSH_INTERVAL = 0.05
 FLUSH_SHARE = 4
@@ -57,16 +60,21 @@ class UserMessage(Static):
     }
     """
 
-    def __init__(self, prompt: str) -> None:
-        super().__init__(Content(preview(sanitize(prompt))))
+    def __init__(self, prompt: str, attachments: Sequence[AttachmentRef] = ()) -> None:
+        text = Content(preview(sanitize(prompt)))
+        if attachments:  # the files and images it carried, as chips under its text
+            chips = Content.styled(" ".join(sanitize(ref.label) for ref in attachments), "bold $accent")
+            text = Content("\n").join([text, chips]) if prompt else chips
+        super().__init__(text)
         self.prompt = prompt
+        self.attachments = tuple(attachments)
 
     @property
     def settled(self) -> bool:
         return True
 
     def let_go(self) -> LetGo:
-        return LetGo(partial(UserMessage, self.prompt))
+        return LetGo(partial(UserMessage, self.prompt, self.attachments))
 
 
 class AssistantMessage(MarkdownView):

@@ -6,23 +6,42 @@ first frame).
 A paste longer than `PASTE_CHIP_CHARS` shows as a chip (`[pasted 1.0 MB, 1 line]`) instead of its text:
 a megabyte in the box would make every later keystroke re-lay it out. The whole paste is sent in the
 chip's place; deleting any of the chip's characters drops the paste. An earlier prompt that long, recalled
-with Up, shows as a chip too."""
+with Up, shows as a chip too.
+
+Files and images: `@` at the start of the prompt or after a space opens the file picker (`FilePicker`; Esc
+there types a plain `@`); the chosen file is read (`load_attachment`: text capped, images by their bytes, a
+binary file refused with a message) and shown as a chip above the prompt (`AttachmentChips`, which the screen
+draws from `AttachmentsChanged`). A paste that is the path of an image file attaches the image; a paste longer
+than `[ui] attach_paste_over` characters is offered as an attachment (`AttachPasteScreen`). Backspace on an
+empty prompt removes the last attachment; Enter sends them with the text (`Submitted.attachments`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
-from textual import events
+from textual import events, work
 from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
 
-if TYPE_CHECKING:
+from tui_agent.ui.widgets.pasted_path import image_path_in
+
+if TYPE_CHECKING:  # attachments load with the first one, not before the first frame
+    from tui_agent.history.attachments import Attachment, AttachmentRef
     from tui_agent.history.prompts import PromptHistory
 
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j", "newline"})
 PASTE_CHIP_CHARS = 10_000
 """A paste (or recalled prompt) longer than this shows as a chip standing for it."""
+
+
+class AttachLimits(NamedTuple):
+    """The `[ui]` settings for attachments: a paste longer than `paste_over` characters is offered as an
+    attachment; a text file is cut after `max_bytes` (`Settings.ui`'s defaults)."""
+
+    paste_over: int = 20_000
+    max_bytes: int = 256_000
 
 
 def chip_label(text: str, what: str = "pasted") -> str:
@@ -39,11 +58,25 @@ class PromptInput(TextArea):
     class Submitted(Message):
         """The person pressed Enter on a non-empty prompt."""
 
-        def __init__(self, prompt_input: PromptInput, text: str) -> None:
+        def __init__(self, prompt_input: PromptInput, text: str, attachments: list[Attachment] | None = None) -> None:
             super().__init__()
             self.prompt_input, self.text = prompt_input, text
+            self.attachments: list[Attachment] = attachments or []
 
-    def __init__(self, *, id: str | None = None, cursor_blink: bool = True) -> None:  # noqa: A002
+    class AttachmentsChanged(Message):
+        """The files and images the next prompt carries changed (the screen shows them as chips)."""
+
+        def __init__(self, refs: list[AttachmentRef]) -> None:
+            super().__init__()
+            self.refs = refs
+
+    def __init__(
+        self,
+        *,
+        id: str | None = None,  # noqa: A002
+        cursor_blink: bool = True,
+        attach_limits: AttachLimits | None = None,
+    ) -> None:
         super().__init__(
             id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False, highlight_cursor_line=False
         )
@@ -56,6 +89,10 @@ class PromptInput(TextArea):
         self._draft = ""
         self._chips: dict[str, str] = {}
         """The text each chip in the box stands for."""
+        self.attach_limits = attach_limits or AttachLimits()
+        self.attachments: list[Attachment] = []
+        """Files and images the next prompt carries."""
+        self._pastes = 0
 
     @property
     def prompt_text(self) -> str:
@@ -75,13 +112,95 @@ class PromptInput(TextArea):
         return chip
 
     def on_paste(self, event: events.Paste) -> None:
-        """A long paste goes in as a chip; anything else is left to TextArea (it inserts the text)."""
-        if len(event.text) <= PASTE_CHIP_CHARS or self.read_only:
+        """An image's path attaches the image; a paste over `attach_paste_over` is offered as an attachment; a
+        long one goes in as a chip; anything else is left to TextArea (it inserts the text)."""
+        if self.read_only:
             return
-        self._consume(event)
-        result = self.replace(self._chip(event.text), *self.selection, maintain_selection_offset=False)
+        if (image := image_path_in(event.text)) is not None:
+            self._consume(event)
+            self.attach_path(str(image))
+        elif len(event.text) > self.attach_limits.paste_over:
+            self._consume(event)
+            self._offer_attachment(event.text)
+        elif len(event.text) > PASTE_CHIP_CHARS:
+            self._consume(event)
+            self._paste_as_chip(event.text)
+
+    def _paste_as_chip(self, text: str) -> None:
+        result = self.replace(self._chip(text), *self.selection, maintain_selection_offset=False)
         self.move_cursor(result.end_location)
         self.focus()
+
+    def _offer_attachment(self, text: str) -> None:
+        """Ask whether a long paste goes with the prompt as a file or into the box."""
+        from tui_agent.history.attachments import Attachment, human_size
+        from tui_agent.ui.screens.attach_paste import AttachPasteScreen, PasteChoice
+
+        self._pastes += 1
+        name = f"paste-{self._pastes}.txt"
+        size = f"{human_size(len(text.encode('utf-8', errors='replace')))}, {text.count(chr(10)) + 1:,} lines"
+
+        def chosen(choice: PasteChoice | None) -> None:
+            if choice == "attach":
+                self.add_attachment(Attachment.of_text(name, text))
+                self.notify(f"The paste ({size}) is attached as {name}, not put in the prompt box.", timeout=6)
+            elif choice == "paste":
+                self._paste_as_chip(text)
+            self.focus()
+
+        self.app.push_screen(AttachPasteScreen(size, name), callback=chosen)
+
+    def attach_path(self, path: str) -> None:
+        """Read `path` (relative to the working directory, or absolute) in a thread and attach it; a file that
+        cannot be attached (binary, unreadable) is said in a notification, by name."""
+        self._load_attachment(path)
+
+    @work(thread=True, group="attach", exit_on_error=False)
+    def _load_attachment(self, path: str) -> None:
+        from tui_agent.history.attachments import AttachmentError, load_attachment
+
+        try:
+            found = load_attachment(Path(path).expanduser(), name=path, max_bytes=self.attach_limits.max_bytes)
+        except AttachmentError as error:
+            self.app.call_from_thread(self.notify, error.user_message, severity="error", timeout=8, markup=False)
+            return
+        self.app.call_from_thread(self.add_attachment, found)
+
+    def add_attachment(self, attachment: Attachment) -> None:
+        """Carry `attachment` with the next prompt (a cut text file is said)."""
+        self.attachments.append(attachment)
+        self._attachments_changed()
+        if attachment.note:
+            self.notify(f"{attachment.name} is long: {attachment.note} (see [ui] attach_max_bytes).", markup=False)
+
+    def remove_attachment(self, index: int = -1) -> None:
+        if -len(self.attachments) <= index < len(self.attachments):
+            del self.attachments[index]
+            self._attachments_changed()
+
+    def set_attachments(self, attachments: list[Attachment]) -> None:
+        self.attachments = list(attachments)
+        self._attachments_changed()
+
+    def _attachments_changed(self) -> None:
+        self.post_message(self.AttachmentsChanged([a.ref for a in self.attachments]))
+
+    def _open_picker(self) -> None:
+        """`@`: choose a file to attach; Esc in the picker types the `@` after all."""
+        from tui_agent.ui.widgets.file_picker import FilePicker
+
+        def picked(path: str | None) -> None:
+            if path is None:
+                self.insert("@")
+            else:
+                self.attach_path(path)
+            self.focus()
+
+        self.app.push_screen(FilePicker(), callback=picked)
+
+    def _at_word_start(self) -> bool:
+        row, column = self.cursor_location
+        return column == 0 or self.document.get_line(row)[column - 1 : column].isspace()
 
     def render_line(self, y: int) -> Strip:
         if self.content_size.width < 1:  # TextArea wraps its placeholder to this width: 0 would raise
@@ -99,6 +218,12 @@ class PromptInput(TextArea):
             # TextArea scrolls to the cursor before the new line is laid out: at the bottom of a full
             # prompt the cursor's line stayed hidden until the next key.
             self.call_after_refresh(self.scroll_cursor_visible)
+        elif event.character == "@" and self._at_word_start() and not self.read_only:
+            self._consume(event)
+            self._open_picker()
+        elif event.key == "backspace" and self.attachments and not self.text:
+            self._consume(event)
+            self.remove_attachment()
         elif event.key == "up" and self.cursor_location[0] == 0 and self._recall(-1):
             self._consume(event)
         elif event.key == "down" and self.cursor_location[0] == self.document.line_count - 1 and self._recall(+1):
@@ -113,16 +238,19 @@ class PromptInput(TextArea):
     def submit(self) -> None:
         """Send the prompt (if it has any text), remember it and clear the input."""
         text = self.prompt_text
-        if not text.strip():
+        if not text.strip() and not self.attachments:
             return
         stored = self._stored_history()
-        if not self.prompt_history or self.prompt_history[-1] != text:
+        if text.strip() and (not self.prompt_history or self.prompt_history[-1] != text):
             self.prompt_history.append(text)
             stored.add(text)
         self._recall_index = None
         self._chips.clear()
         self.load_text("")  # much cheaper than an undoable delete when a huge paste was sent
-        self.post_message(self.Submitted(self, text))
+        attachments, self.attachments = self.attachments, []
+        if attachments:
+            self._attachments_changed()
+        self.post_message(self.Submitted(self, text, attachments))
 
     def _recall(self, step: int) -> bool:
         """Show the previous (-1) or next (+1) prompt from history; False when there is none to move to."""

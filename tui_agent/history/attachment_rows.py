@@ -1,0 +1,73 @@
+"""Provides the SQL of attachments: their bytes in `attachments` (one row per SHA-256, however many messages carry
+it) and a prompt's `file`/`image` parts in `message_parts` (an `AttachmentRef` as JSON each, in order).
+
+Plain functions of a sqlite3 connection, called inside the store's reads and write transactions.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+
+from tui_agent.history.attachments import KINDS, Attachment, AttachmentRef
+from tui_agent.history.models import Message
+from tui_agent.status import Role
+
+IN_CHUNK = 500
+"""Ids per `IN (...)` query (SQLite allows 999 variables in older builds)."""
+
+
+def save_blobs(conn: sqlite3.Connection, attachments: Iterable[Attachment]) -> None:
+    """Store each attachment's bytes once: a hash already stored is left as it is."""
+    now = time.time()
+    conn.executemany(
+        "INSERT OR IGNORE INTO attachments (hash, mime, size, data, created_at) VALUES (?, ?, ?, ?, ?)",
+        [(a.hash, a.mime, len(a.data), a.data, now) for a in attachments],
+    )
+
+
+def insert_parts(conn: sqlite3.Connection, messages: Sequence[Message]) -> None:
+    """The `file`/`image` parts of newly inserted messages (their `attachments`), in order."""
+    conn.executemany(
+        "INSERT INTO message_parts (message_id, position, kind, content) VALUES (?, ?, ?, ?)",
+        [(m.id, i, ref.kind, ref.to_json()) for m in messages for i, ref in enumerate(m.attachments)],
+    )
+
+
+def attach_refs(conn: sqlite3.Connection, messages: list[Message]) -> list[Message]:
+    """Fill each prompt's `attachments` from its stored parts (a part that is not a readable ref is skipped)."""
+    by_id = {m.id: m for m in messages if m.role is Role.USER}
+    ids = list(by_id)
+    kinds = ",".join("?" * len(KINDS))
+    for start in range(0, len(ids), IN_CHUNK):
+        chunk = ids[start : start + IN_CHUNK]
+        rows = conn.execute(
+            f"SELECT message_id, kind, content FROM message_parts WHERE kind IN ({kinds}) "
+            f"AND message_id IN ({','.join('?' * len(chunk))}) ORDER BY message_id, position",
+            [*KINDS, *chunk],
+        )
+        for message_id, kind, content in rows:
+            if (ref := AttachmentRef.from_json(kind, content)) is not None:
+                by_id[message_id].attachments.append(ref)
+    return messages
+
+
+def load_data(conn: sqlite3.Connection, hashes: Iterable[str]) -> dict[str, bytes]:
+    """The stored bytes of each hash that is stored (a missing one is left out)."""
+    wanted = sorted(set(hashes))
+    found: dict[str, bytes] = {}
+    for start in range(0, len(wanted), IN_CHUNK):
+        chunk = wanted[start : start + IN_CHUNK]
+        rows = conn.execute(f"SELECT hash, data FROM attachments WHERE hash IN ({','.join('?' * len(chunk))})", chunk)
+        found.update((str(digest), bytes(data)) for digest, data in rows)
+    return found
+
+
+def restore(messages: Iterable[Message], data: dict[str, bytes]) -> dict[str, list[Attachment]]:
+    """Each prompt's attachments with their bytes, by message id (a ref whose bytes are missing is left out)."""
+    return {
+        m.id: [Attachment.restored(ref, data[ref.hash]) for ref in m.attachments if ref.hash in data]
+        for m in messages
+        if m.attachments
+    }
