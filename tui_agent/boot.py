@@ -25,6 +25,7 @@ from tui_agent.agent.endpoint import EndpointChoice, choose_endpoint
 from tui_agent.agent.port import EarlyPage
 from tui_agent.agent.resume import ResumeFailedError, ResumeRequest, apply_resume
 from tui_agent.config_sources import DEFAULT_API_KEY_ENV, ConfigFileError, merge_sources, read_config_file
+from tui_agent.ui.turn_notice import NOTICE_KINDS, TurnNotice
 
 if TYPE_CHECKING:  # validated settings (pydantic), the engine and history's records load after the first frame
     from tui_agent.agent.services import BuiltAgent
@@ -50,6 +51,8 @@ class FirstPaintSettings(NamedTuple):
     """The history file, when not the default one."""
     reasoning: str = "collapsed"
     """How replies' reasoning is shown (`[ui] reasoning`; an invalid value is reported once settings load)."""
+    turn_notice: TurnNotice = TurnNotice()
+    """How a long turn's end is announced when the terminal is not focused (`[ui] notify`, `notify_after`)."""
 
 
 class Boot(NamedTuple):
@@ -99,12 +102,22 @@ def first_paint_settings(
         keys=_text_table(merged.get("keys")),
         db=_path(merged.get("db")),
         reasoning=_reasoning(merged.get("ui")),
+        turn_notice=_turn_notice(merged.get("ui")),
     )
 
 
 def _reasoning(ui: Any) -> str:
     value = ui.get("reasoning") if isinstance(ui, dict) else None
     return value if value in ("collapsed", "expanded", "hidden") else "collapsed"
+
+
+def _turn_notice(ui: Any) -> TurnNotice:
+    values = ui if isinstance(ui, dict) else {}
+    kind, after = values.get("notify"), values.get("notify_after")
+    return TurnNotice(
+        kind=kind if kind in NOTICE_KINDS else "auto",
+        after=float(after) if isinstance(after, int | float) and not isinstance(after, bool) and after >= 0 else 10.0,
+    )
 
 
 def _text(value: Any) -> str | None:

@@ -185,6 +185,11 @@ class UiSettings(BaseModel):
     reasoning: ReasoningMode = "collapsed"
     """A reply's reasoning (sent by thinking models): "collapsed" shows one dimmed line above the answer that a
     click, Enter or `t` opens; "expanded" shows it open; "hidden" leaves it out (it is still saved)."""
+    notify: Literal["auto", "bell", "osc9", "osc777", "off"] = "auto"
+    """How a long turn that ends while the terminal is not focused is announced: the terminal's bell, a desktop
+    notification (OSC 9 or OSC 777, for terminals that show them), "auto" (picked for the terminal), "off"."""
+    notify_after: float = Field(default=10.0, ge=0)
+    """Seconds a turn must have taken to be announced."""
 
 
 class Settings(BaseModel):

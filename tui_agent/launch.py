@@ -52,6 +52,7 @@ def run_app(args: argparse.Namespace) -> int:
             keys=first.settings.keys,
             output_log=terminal.log,
             reasoning=first.settings.reasoning,
+            turn_notice=first.settings.turn_notice,
         )
         asyncio.run(_run_until_exit(app, terminal))
     for alarm in app.alarms:  # a notification is easily missed; this stays in the terminal (fds 1/2 are back)
