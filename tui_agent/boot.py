@@ -25,6 +25,7 @@ from tui_agent.agent.endpoint import EndpointChoice, choose_endpoint
 from tui_agent.agent.port import EarlyPage
 from tui_agent.agent.resume import ResumeFailedError, ResumeRequest, apply_resume
 from tui_agent.config_sources import DEFAULT_API_KEY_ENV, ConfigFileError, merge_sources, read_config_file
+from tui_agent.ui.turn_notice import NOTICE_KINDS, TurnNotice
 
 if TYPE_CHECKING:  # validated settings (pydantic), the engine and history's records load after the first frame
     from tui_agent.agent.services import BuiltAgent
@@ -55,6 +56,8 @@ class FirstPaintSettings(NamedTuple):
     reported once settings load)."""
     attach_max_bytes: int = 256_000
     """An attached text file is cut after this many bytes (`[ui] attach_max_bytes`)."""
+    turn_notice: TurnNotice = TurnNotice()
+    """How a long turn's end is announced when the terminal is not focused (`[ui] notify`, `notify_after`)."""
 
 
 class Boot(NamedTuple):
@@ -107,6 +110,7 @@ def first_paint_settings(
         reasoning=_reasoning(merged.get("ui")),
         attach_paste_over=_positive(merged.get("ui"), "attach_paste_over", 20_000),
         attach_max_bytes=_positive(merged.get("ui"), "attach_max_bytes", 256_000),
+        turn_notice=_turn_notice(merged.get("ui")),
     )
 
 
@@ -118,6 +122,15 @@ def _positive(ui: Any, key: str, default: int) -> int:
 def _reasoning(ui: Any) -> str:
     value = ui.get("reasoning") if isinstance(ui, dict) else None
     return value if value in ("collapsed", "expanded", "hidden") else "collapsed"
+
+
+def _turn_notice(ui: Any) -> TurnNotice:
+    values = ui if isinstance(ui, dict) else {}
+    kind, after = values.get("notify"), values.get("notify_after")
+    return TurnNotice(
+        kind=kind if kind in NOTICE_KINDS else "auto",
+        after=float(after) if isinstance(after, int | float) and not isinstance(after, bool) and after >= 0 else 10.0,
+    )
 
 
 def _text(value: Any) -> str | None:

@@ -190,6 +190,11 @@ class UiSettings(BaseModel):
     """A paste longer than this many characters is offered as an attachment instead of text in the prompt box."""
     attach_max_bytes: int = Field(default=256_000, ge=1)
     """An attached text file is cut after this many bytes (the model is told it was cut)."""
+    notify: Literal["auto", "bell", "osc9", "osc777", "off"] = "auto"
+    """How a long turn that ends while the terminal is not focused is announced: the terminal's bell, a desktop
+    notification (OSC 9 or OSC 777, for terminals that show them), "auto" (picked for the terminal), "off"."""
+    notify_after: float = Field(default=10.0, ge=0)
+    """Seconds a turn must have taken to be announced."""
 
 
 class Settings(BaseModel):

@@ -58,6 +58,7 @@ def run_app(args: argparse.Namespace) -> int:
             reasoning=first.settings.reasoning,
             team=getattr(args, "team", None),
             attach_limits=AttachLimits(first.settings.attach_paste_over, first.settings.attach_max_bytes),
+            turn_notice=first.settings.turn_notice,
         )
         asyncio.run(_run_until_exit(app, terminal))
     for alarm in app.alarms:  # a notification is easily missed; this stays in the terminal (fds 1/2 are back)

@@ -77,11 +77,13 @@ async def test_palette_offers_our_commands_once_each() -> None:
 
 
 async def test_the_palette_names_the_keys_in_force() -> None:
-    app = TuiAgentApp(ScriptedBackend(), cursor_blink=False, keys={"retry_reply": "f3", "help": "f2"})
+    keys = {"retry_reply": "f3", "help": "f2", "sessions": "ctrl+o,f4"}
+    app = TuiAgentApp(ScriptedBackend(), cursor_blink=False, keys=keys)
     async with app.run_test(size=SIZE):
         helps = {command.title: command.help for command in app.get_system_commands(app.screen)}
-        assert helps["Retry last reply"].endswith("(f3)") and helps["Help"].endswith("(f2)")
-        assert helps["Continue reply"].endswith("(ctrl+g)")
+        assert helps["Retry last reply"].endswith(" · f3") and helps["Help"].endswith(" · f2")
+        assert helps["Continue reply"].endswith(" · ctrl+g") and helps["Sessions"].endswith(" · ctrl+o or f4")
+        assert helps["Toggle tool panel"].endswith(" · ctrl+b") and helps["Toggle task tree"].endswith(" · ctrl+t")
 
 
 async def test_toggle_tool_panel_and_task_tree() -> None:

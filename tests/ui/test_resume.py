@@ -104,6 +104,7 @@ async def test_resumed_session_shows_every_status_and_the_model_gets_all_of_it(s
     async with app.run_test(size=SIZE) as pilot:
         await shown_history(pilot, "Try again")
         screen = chat(pilot)
+        assert not screen.chat_log.welcome_shown and screen.tool_panels.display
         panels = {panel.call.call_id: panel for panel in screen.tool_panels.panels}
         assert list(panels) == [c.call_id for c in FINISHED_CALLS + OPEN_CALLS]
         assert {i: p.status for i, p in panels.items()} == {
@@ -189,6 +190,7 @@ async def test_an_unknown_id_is_said_inline_and_a_new_session_starts(stack: Real
         (notice,) = chat(pilot).query(ErrorNotice)
         assert "no-such-id" in str(notice.render()) and "Starting a new session" in str(notice.render())
         assert not chat(pilot).query(UserMessage)
+        assert not chat(pilot).chat_log.welcome_shown, "the sentence saying why takes the welcome's place"
         await send(pilot, "fresh start")
         assert (await backend.ready()).current_session_id is not None
     sessions, _ = await stored(stack.db)

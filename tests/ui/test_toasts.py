@@ -24,6 +24,8 @@ async def test_launch_notices_cover_neither_prompt_nor_tool_column_at_100x30() -
     app, _ = make_app(notices=LAUNCH_NOTICES)
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         await wait_until(pilot, lambda: len(app.screen.query(Toast)) == len(LAUNCH_NOTICES), "the toasts shown")
+        chat(pilot).tool_panels.unfold()  # as the first call does: the toasts already up make room for it
+        await pilot.pause()
         await pilot.pause()
         screen = chat(pilot)
         log = screen.chat_log.region
@@ -49,6 +51,7 @@ async def test_a_toast_shown_with_the_task_tree_open_stays_over_the_conversation
     app, _ = make_app()
     async with app.run_test(size=(120, 36), notifications=True) as pilot:
         tree = await task_tree(pilot)
+        await pilot.press("ctrl+b")  # the tool column, which waits folded for a first call
         await pilot.press("ctrl+t")
         await wait_until(pilot, lambda: tree.display and tree.size.width > 0, "the task tree shown")
         app.notify("A notice while the task tree is open, long enough to wrap onto a second line of its toast.")

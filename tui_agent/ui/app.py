@@ -30,6 +30,7 @@ from tui_agent.ui.engine import EngineBuild, EngineSlot
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.mcp import McpScreen
 from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, ThemeStart
+from tui_agent.ui.turn_notice import TurnNotice
 from tui_agent.ui.widgets.prompt import AttachLimits
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
 
@@ -86,6 +87,7 @@ class TuiAgentApp(App[None]):
         reasoning: str = "collapsed",
         team: str | None = None,
         attach_limits: AttachLimits | None = None,
+        turn_notice: TurnNotice | None = None,
     ) -> None:
         super().__init__()
         self.team = team
@@ -99,6 +101,8 @@ class TuiAgentApp(App[None]):
         self._reasoning = reasoning
         self._attach_limits = attach_limits
         """How replies' reasoning is shown: "collapsed", "expanded" or "hidden" (`[ui] reasoning`)."""
+        self.turn_notice = turn_notice or TurnNotice()
+        """How a long turn's end is announced while the terminal is not focused (`[ui] notify`)."""
         self._engine_closed = False
         self._startup_notices: list[str] = []
         self._ctrl_c: CtrlC | None = None
@@ -227,7 +231,7 @@ class TuiAgentApp(App[None]):
     def action_toggle_tool_panel(self) -> None:
         """Show or hide the tool panel on the right (Ctrl+B)."""
         for panels in self.screen.query(ToolPanels):
-            panels.display = not panels.display
+            panels.toggle()
 
     def action_sessions(self) -> None:
         """Open the session screen (Ctrl+S): list, filter, open, rename, fork, delete."""

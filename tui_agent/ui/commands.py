@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
 from textual.command import SimpleCommand
+from textual.dom import DOMNode
 from textual.theme import BUILTIN_THEMES
 
 from tui_agent import paths
@@ -33,11 +34,15 @@ REPLACED_TEXTUAL_COMMANDS = {"Theme"}
 
 
 def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]) -> Iterator[SystemCommand]:
-    """tui-agent's commands first, then Textual's (quit, keys, screenshot...) minus the ones we replace."""
-    retry, go_on = (keys_of(ChatScreen, name, app.key_overrides) for name in ("retry_reply", "continue_reply"))
-    help_key = keys_of(type(app), "help", app.key_overrides)
+    """tui-agent's commands first, then Textual's (quit, keys, screenshot...) minus the ones we replace. A
+    command that also has a key says which, as the `[keys]` table has it now."""
+    chat, everywhere = ChatScreen, type(app)
     yield SystemCommand("New session", "Start a new, empty conversation", app.action_new_session)
-    yield SystemCommand("Sessions", "List, search, open, rename, fork or delete sessions", app.action_sessions)
+    yield SystemCommand(
+        "Sessions",
+        keyed(app, "List, search, open, rename, fork or delete sessions", chat, "sessions"),
+        app.action_sessions,
+    )
     yield SystemCommand(
         "Switch model", "Pick one of the endpoint's models; the conversation is kept", app.action_switch_model
     )
@@ -56,13 +61,25 @@ def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]
         "Write the current session to a file (Markdown or JSON); asks where",
         app.action_export_session,
     )
-    yield SystemCommand("Toggle tool panel", "Show or hide the tool calls on the right", app.action_toggle_tool_panel)
-    yield SystemCommand("Toggle task tree", "Show or hide the current turn's task tree", app.action_toggle_task_tree)
     yield SystemCommand(
-        "Retry last reply", f"Ask again; the old reply is kept, dimmed ({retry})", partial(redo, app, True)
+        "Toggle tool panel",
+        keyed(app, "Show or hide the tool calls on the right", everywhere, "toggle_tool_panel"),
+        app.action_toggle_tool_panel,
     )
     yield SystemCommand(
-        "Continue reply", f"Have the model go on with a cut-off reply ({go_on})", partial(redo, app, False)
+        "Toggle task tree",
+        keyed(app, "Show or hide the current turn's task tree", everywhere, "toggle_task_tree"),
+        app.action_toggle_task_tree,
+    )
+    yield SystemCommand(
+        "Retry last reply",
+        keyed(app, "Ask again; the old reply is kept, dimmed", chat, "retry_reply"),
+        partial(redo, app, True),
+    )
+    yield SystemCommand(
+        "Continue reply",
+        keyed(app, "Have the model go on with a cut-off reply", chat, "continue_reply"),
+        partial(redo, app, False),
     )
     yield SystemCommand(
         "Compact conversation",
@@ -74,8 +91,14 @@ def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]
     yield SystemCommand(
         "MCP servers", "Their state and tools; restart one, show its log, turn it on or off", app.action_mcp_servers
     )
-    yield SystemCommand("Help", f"Every key binding ({help_key})", app.action_help)
+    yield SystemCommand("Help", keyed(app, "Every key binding", everywhere, "help"), app.action_help)
     yield from (command for command in textual_commands if command.title not in REPLACED_TEXTUAL_COMMANDS)
+
+
+def keyed(app: TuiAgentApp, help_text: str, owner: type[DOMNode], binding_id: str) -> str:
+    """`help_text` and the key(s) binding `binding_id` of `owner` has now: "Every key binding · f1"."""
+    keys = keys_of(owner, binding_id, app.key_overrides)
+    return f"{help_text} · {' or '.join(keys.split())}" if keys else help_text
 
 
 def chat_screen(app: TuiAgentApp) -> ChatScreen | None:

@@ -15,7 +15,7 @@ from textual.notifications import Notification
 from textual.screen import Screen
 from textual.widgets._toast import Toast, ToastRack
 
-__all__ = ["FrameUpdate", "Toast", "ToastRack", "notifications", "wrap_frame_update"]
+__all__ = ["FrameUpdate", "Toast", "ToastRack", "notifications", "wrap_frame_update", "write_to_terminal"]
 
 # `Toast` and `ToastRack`: Textual mounts a toast rack on every screen (docked at the top) and shows each
 # notification as a toast in it, but exports neither class. The chat screen narrows the rack to the
@@ -48,3 +48,18 @@ def wrap_frame_update(wrapper: Callable[[FrameUpdate, Screen[Any]], None]) -> Ca
 
     setattr(Screen, FRAME_UPDATE, wrapped)
     return lambda: setattr(Screen, FRAME_UPDATE, update)
+
+
+def write_to_terminal(app: App[Any], text: str) -> bool:
+    """Write `text` (an escape sequence the app composed itself) to the terminal, between frames; False when
+    there is no terminal (headless, or the driver is gone).
+
+    Textual's only public raw write is `App.bell()`, which writes BEL through `App._driver`; an OSC desktop
+    notification needs the same door.
+    """
+    driver = app._driver
+    if app.is_headless or driver is None:
+        return False
+    driver.write(text)
+    driver.flush()
+    return True

@@ -23,6 +23,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widget import AwaitMount
 
+from tui_agent.agent.endpoint import OFFLINE_LABEL
 from tui_agent.agent.port import ChatBackend
 from tui_agent.errors import EngineUnavailableError, user_message
 from tui_agent.status import MessageStatus, TurnEndReason
@@ -30,19 +31,20 @@ from tui_agent.ui.compaction import compact_then_send
 from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.screens.reporting import ReportingScreen
-from tui_agent.ui.textual_private import ToastRack
+from tui_agent.ui.textual_private import ToastRack, write_to_terminal
 from tui_agent.ui.widgets.attachment_chips import AttachmentChips
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.prompt import AttachLimits, PromptInput
 from tui_agent.ui.widgets.queued import QueuedPrompts
 from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanel, ToolPanels
+from tui_agent.ui.widgets.welcome import KeyHint, Welcome
 
 EVENT_SLICE = 0.004
 """Seconds of a turn's events shown in a row before the loop takes its other work (keys, frames)."""
 
 if TYPE_CHECKING:  # the events load with the engine, after the first paint
-    from collections.abc import AsyncIterator, Callable, Sequence
+    from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 
     from tui_agent.agent.events import (
         AgentEvent,
@@ -112,6 +114,8 @@ class ChatScreen(ReportingScreen[None]):
         self.busy = False
         self._waiting = False
         """The status bar says what the reply waits for (until its first text, tool call or end)."""
+        self._turn_began = 0.0
+        """When the running turn's events began (`clock`), for the notice of a long turn's end."""
         self._last_finished: AssistantMessageFinished | None = None
         """The turn's latest reply to reach its final status (retry and continue are offered for it)."""
         self._task_tree_mount: AwaitMount | None = None
@@ -120,7 +124,9 @@ class ChatScreen(ReportingScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
-            yield ChatLog(id="chat-log", reasoning=self._reasoning)
+            # a resumed session's page is on its way: no welcome to flash before it
+            welcome = self._welcome() if self.engine.early_page is None else None
+            yield ChatLog(id="chat-log", reasoning=self._reasoning, welcome=welcome)
             yield ToolPanels(clock=self._clock, id="tool-panels")
         yield QueuedPrompts(id="queued")
         yield AttachmentChips(id="attachments")
@@ -158,6 +164,29 @@ class ChatScreen(ReportingScreen[None]):
     @property
     def status_bar(self) -> StatusBar:
         return self.query_one(StatusBar)
+
+    def _welcome(self) -> Welcome:
+        app_bindings = type(self.app).BINDINGS
+        keys = [KeyHint("enter", "send; shift+enter or ctrl+j for a new line")]
+        keys += [
+            KeyHint(self._key_in_force(bindings, binding), does)
+            for bindings, binding, does in (
+                (self.BINDINGS, "cancel_turn", "stop the reply"),
+                (app_bindings, "command_palette", "commands: new session, model, theme, export…"),
+                (self.BINDINGS, "sessions", "sessions: open, search, rename, fork"),
+                (app_bindings, "help", "every key"),
+            )
+        ]
+        offline = self.engine.endpoint == OFFLINE_LABEL
+        return Welcome(model=self.engine.model, endpoint=self.engine.endpoint, offline=offline, keys=keys, id="welcome")
+
+    def _key_in_force(self, bindings: Iterable[object], binding_id: str) -> str:
+        """The key a binding has now: its `[keys]` override, else its own (without the key map module, which
+        would cost the first frame ~25 ms)."""
+        overrides: dict[str, str] = getattr(self.app, "key_overrides", {})
+        if binding_id in overrides:
+            return overrides[binding_id]
+        return next((b.key for b in bindings if isinstance(b, Binding) and b.id == binding_id), "")
 
     def on_mount(self) -> None:
         self.history: HistoryView = attach_history(
@@ -209,6 +238,9 @@ class ChatScreen(ReportingScreen[None]):
         self._stop_watching_history()
         await self.remove_children()
 
+    def on_tool_panels_toggled(self) -> None:
+        self.call_after_refresh(self.fit_toasts)  # the conversation's width changed: toasts stay over it
+
     def on_chat_log_window_moved(self, event: ChatLog.WindowMoved) -> None:
         self.tool_panels.hide_calls_of(event.let_go)
 
@@ -227,7 +259,7 @@ class ChatScreen(ReportingScreen[None]):
         elif not panels:
             self.notify("No tool calls yet.", timeout=3)
         else:
-            self.tool_panels.display = True
+            self.tool_panels.unfold()
             panels[-1].focus()
 
     def fit_toasts(self) -> None:
@@ -405,6 +437,7 @@ class ChatScreen(ReportingScreen[None]):
             gc.freeze()
             try:
                 self._last_finished = None
+                self._turn_began = self._clock()
                 turn_slice = time.perf_counter() + EVENT_SLICE
                 async for event in turn_events:
                     self.render_event(event)
@@ -486,6 +519,15 @@ class ChatScreen(ReportingScreen[None]):
             self.chat_log.add_error(event.error or reason or "The reply failed.", title=TURN_END_TITLES[event.reason])
         self._offer_redo()
         self._show_status()
+        self._ring_if_away(event)
+
+    def _ring_if_away(self, event: TurnFinished) -> None:
+        """A long turn ended while the person is in another window: the terminal rings (`[ui] notify`)."""
+        what = "reply ready" if event.reason is TurnEndReason.DONE else f"reply ended ({event.reason.value})"
+        notice = getattr(self.app, "turn_notice", None)
+        took = self._clock() - self._turn_began
+        if notice is not None and (sequence := notice.sequence_for(took, self.app.app_focus, what)):
+            write_to_terminal(self.app, sequence)
 
     def _offer_redo(self) -> None:
         """Under a reply that failed or was cut off: retry it, or continue it when it has text."""

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     )
     from tui_agent.ui.widgets.thinking import ThinkingBlock
 
-HINT_IDS = frozenset({"earlier", "later"})
+HINT_IDS = frozenset({"earlier", "later", "welcome"})
 """The two lines saying how many entries are let go above and below; every other child is an entry."""
 KEEP_MOUNTED = 30
 """Entries left mounted after letting some go."""
@@ -88,8 +88,16 @@ class ChatLog(VerticalScroll):
             super().__init__()
             self.let_go = let_go
 
-    def __init__(self, *, id: str | None = None, reasoning: str = "collapsed") -> None:  # noqa: A002
+    def __init__(
+        self,
+        *,
+        id: str | None = None,  # noqa: A002
+        reasoning: str = "collapsed",
+        welcome: Widget | None = None,
+    ) -> None:
         super().__init__(id=id)
+        self._welcome = welcome
+        """What an empty session shows (id "welcome") until its first message (tui-agent's own lines go above)."""
         self.reasoning = reasoning
         """How replies' reasoning is shown: "collapsed", "expanded" or "hidden" (the `[ui] reasoning` setting)."""
         self._assistant: dict[str, AssistantMessage] = {}
@@ -107,6 +115,8 @@ class ChatLog(VerticalScroll):
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static(id="earlier", classes="log-hint")
+        if self._welcome is not None:
+            yield self._welcome
         yield Static(id="later", classes="log-hint")
 
     def on_mount(self) -> None:
@@ -129,6 +139,12 @@ class ChatLog(VerticalScroll):
 
     # -- the window ------------------------------------------------------------------------------------
     def _add(self, widget: Entry) -> None:
+        from tui_agent.ui.widgets.messages import SystemLine
+
+        if self._welcome is not None and isinstance(widget, SystemLine):
+            self.mount(widget, before=self._welcome)  # "the offline model answers" stays above the welcome
+            return
+        self._end_welcome()
         if self._below:
             self._back_to_newest()
         in_view = self._in_view()
@@ -257,6 +273,8 @@ class ChatLog(VerticalScroll):
         """Mount finished entries at the bottom (a session's stored messages), then follow the newest; of long
         replies only the newest that make a page (the others wait above, let go). The top of the page is
         rendered once it is laid out, before a scroll up shows it."""
+        if widgets:
+            self._end_welcome()
         self.call_after_refresh(self._render_top)
         return self.mount_all(self._let_go_older(widgets), before=self._later_hint)
 
@@ -287,6 +305,17 @@ class ChatLog(VerticalScroll):
         self._above[:0] = [entry.let_go() for entry in older]
         self._window_changed()
         return widgets[len(widgets) - count :]
+
+    def _end_welcome(self) -> None:
+        """The session has a message: the welcome gives way to it, for good."""
+        if self._welcome is not None:
+            self._welcome.remove()
+            self._welcome = None
+
+    @property
+    def welcome_shown(self) -> bool:
+        """The empty session's welcome is shown (no message yet)."""
+        return self._welcome is not None
 
     async def prepared(self, widgets: Sequence[Widget]) -> None:
         """Render replies' markdown before they are mounted, one at a time between frames (input stays

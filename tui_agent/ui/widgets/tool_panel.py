@@ -248,7 +248,9 @@ class ToolPanels(VerticalScroll):
     """The right-hand column: one panel per tool call, in the order they appeared.
 
     It follows the chat log's window: calls of assistant messages the log has let go have no panel
-    (unless not yet final), so a session of thousands of calls costs a few dozen widgets.
+    (unless not yet final), so a session of thousands of calls costs a few dozen widgets. It stays folded
+    away (not displayed) until the session's first call, or until the person shows it (`toggle`): an empty
+    column took ~60 of 160 columns from the conversation. Once shown, only the person hides it again.
     """
 
     def __init__(self, *, clock: Clock = time.monotonic, id: str | None = None) -> None:  # noqa: A002
@@ -263,11 +265,14 @@ class ToolPanels(VerticalScroll):
         self._let_go: frozenset[str] = frozenset()
         """Ids of the messages whose calls are not shown (the chat log let them go)."""
         self._follow_timer: Timer | None = None
+        self._unfolded = False
+        """Shown once (by the first call or the person): from then on only `toggle` hides it."""
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static(Content("Tool calls appear here."), id="no-tools")
 
     def on_mount(self) -> None:
+        self.display = self._unfolded
         self.anchor()
         self.set_interval(0.5, self._tick, name="tool-elapsed")
 
@@ -286,7 +291,7 @@ class ToolPanels(VerticalScroll):
             if new:
                 panel = self._panels[key] = self._new_panel(update)
                 self.mount(panel)
-                self.query("#no-tools").remove()
+                self._first_call_shown()
             else:
                 self._follow_window()
                 panel = self._panels.get(key)
@@ -350,7 +355,28 @@ class ToolPanels(VerticalScroll):
                 self.mount(shown, before=following) if following is not None else self.mount(shown)
             following = shown
         if wanted:
-            self.query("#no-tools").remove()
+            self._first_call_shown()
+
+    class Toggled(Message):
+        """The column was shown or hidden: the conversation beside it changed width."""
+
+    def _first_call_shown(self) -> None:
+        self.query("#no-tools").remove()
+        if not self._unfolded:
+            self.unfold()
+
+    def toggle(self) -> None:
+        """Show or hide the column (Ctrl+B); shown by the person, it no longer waits for a first call."""
+        self._unfolded = True
+        self.display = not self.display
+        self.post_message(self.Toggled())
+
+    def unfold(self) -> None:
+        """Show the column (its first call, or F6 moving into it)."""
+        self._unfolded = True
+        if not self.display:
+            self.display = True
+            self.post_message(self.Toggled())
 
     def interrupt_open(self) -> None:
         """Esc: every call not yet final is shown interrupted at once (the backend confirms later)."""

@@ -1,0 +1,57 @@
+"""An empty session opens on a welcome that explains itself (what this is, which model answers and how to point
+it at another, the keys in force); the tool column waits folded until the first tool call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.ui.helpers import app_on_real_agent, chat_ready, make_app, send, wait_until
+from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice
+from tui_agent.config import Settings
+from tui_agent.ui.widgets.messages import SystemLine
+from tui_agent.ui.widgets.welcome import Welcome
+
+
+def welcome_text(welcome: Welcome) -> str:
+    return str(welcome.render())
+
+
+async def test_a_new_session_explains_itself_until_the_first_prompt_and_the_tool_column_waits(tmp_path: Path) -> None:
+    app, _ = app_on_real_agent(Settings(db=tmp_path / "history.db"), EndpointChoice(None, "offline"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        screen = await chat_ready(pilot)
+        welcome = screen.query_one(Welcome)
+        text = welcome_text(welcome)
+        assert "built-in offline model" in text and "“what's the weather in Paris and Tokyo?”" in text
+        assert "--base-url http://localhost:11434/v1" in text and "LM Studio" in text
+        assert all(key in text for key in ("escape", "ctrl+p", "ctrl+s", "f1"))
+        assert not screen.tool_panels.display, "an empty tool column would take a third of the screen"
+        await wait_until(pilot, lambda: bool(screen.chat_log.query(SystemLine)), "the offline model's line")
+        line = screen.chat_log.query_one(SystemLine)
+        assert OFFLINE_NOTICE in str(line.render()) and line.region.y < welcome.region.y, "the line stays above"
+
+        await send(pilot, "What's the weather in Paris?")
+        assert not screen.query(Welcome) and not screen.chat_log.welcome_shown
+        assert screen.tool_panels.display and len(screen.tool_panels.panels) == 1
+        assert screen.chat_log.size.width < 100, "the conversation made room for the tool column"
+
+
+async def test_the_welcome_names_the_keys_in_force_and_a_real_endpoint() -> None:
+    app, _ = make_app(model="llama3.2", endpoint="http://localhost:11434/v1")
+    app._apply_keys({"sessions": "ctrl+o", "cancel_turn": "ctrl+g"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        text = welcome_text((await chat_ready(pilot)).query_one(Welcome))
+        assert "Answering: llama3.2 at http://localhost:11434/v1" in text
+        assert "ctrl+o" in text and "ctrl+g" in text and "ctrl+s " not in text
+        assert "offline model understands" not in text
+
+
+async def test_a_person_who_hides_the_tool_column_keeps_it_hidden_when_calls_come(tmp_path: Path) -> None:
+    app, _ = app_on_real_agent(Settings(db=tmp_path / "history.db"), EndpointChoice(None, "offline"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        screen = await chat_ready(pilot)
+        await pilot.press("ctrl+b")
+        assert screen.tool_panels.display, "Ctrl+B shows the empty column"
+        await pilot.press("ctrl+b")
+        await send(pilot, "What's the weather in Paris?")
+        assert not screen.tool_panels.display and len(screen.tool_panels.panels) == 1
