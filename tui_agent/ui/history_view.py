@@ -48,7 +48,7 @@ def message_widgets(message: Message, reasoning: str = "collapsed") -> list[Widg
     from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
 
     if message.role is Role.USER:
-        return [UserMessage(message.content)]
+        return [UserMessage(message.content, message.id)]
     if message.role is not Role.ASSISTANT:
         return []
     replaced = message.replaced_by is not None

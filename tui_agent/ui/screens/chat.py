@@ -24,11 +24,14 @@ from textual.widget import AwaitMount
 from tui_agent.agent.port import ChatBackend
 from tui_agent.errors import EngineUnavailableError, user_message
 from tui_agent.status import MessageStatus, TurnEndReason
+from tui_agent.ui.branches import Branches
 from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.textual_private import ToastRack
+from tui_agent.ui.widgets.branch_mark import BranchMarked
 from tui_agent.ui.widgets.chat_log import ChatLog
+from tui_agent.ui.widgets.message_cursor import MessageCursor
 from tui_agent.ui.widgets.prompt import PromptInput
 from tui_agent.ui.widgets.queued import QueuedPrompts
 from tui_agent.ui.widgets.status_bar import StatusBar
@@ -68,6 +71,7 @@ class ChatScreen(ReportingScreen[None]):
         Binding("pageup", "page_up", "Scroll the conversation up", show=False, priority=True, id="page_up"),
         Binding("pagedown", "page_down", "Scroll the conversation down", show=False, priority=True, id="page_down"),
     ]
+    BINDINGS += [Binding("ctrl+up", "select_message", "Select a message (edit, copy, branch…)", id="select_message")]
 
     def __init__(
         self,
@@ -96,12 +100,15 @@ class ChatScreen(ReportingScreen[None]):
         self._task_tree_mount: AwaitMount | None = None
         self._task_tree: TaskTree | None = None
         self._stop_watching_unsaved: Unsubscribe = lambda: None
+        self.branches = Branches(self)
+        """The conversation tree: `‹2/3›` marks, edit, regenerate, switch branch, fork."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
             yield ChatLog(id="chat-log", reasoning=self._reasoning)
             yield ToolPanels(clock=self._clock, id="tool-panels")
         yield QueuedPrompts(id="queued")
+        yield MessageCursor(id="message-cursor")
         yield PromptInput(id="prompt", cursor_blink=self._cursor_blink)
         yield StatusBar(id="status")
 
@@ -131,6 +138,17 @@ class ChatScreen(ReportingScreen[None]):
     @property
     def status_bar(self) -> StatusBar:
         return self.query_one(StatusBar)
+
+    @property
+    def message_cursor(self) -> MessageCursor:
+        return self.query_one(MessageCursor)
+
+    def action_select_message(self) -> None:
+        """Ctrl+Up: select the newest message (then up/down, e, r, c, y, f, left/right; Esc back)."""
+        self.message_cursor.enter()
+
+    def on_branch_marked_mark_wanted(self, event: BranchMarked.MarkWanted) -> None:
+        self.branches.want(event.entry, event.message_id)
 
     def on_mount(self) -> None:
         self.history: HistoryView = attach_history(
@@ -226,7 +244,9 @@ class ChatScreen(ReportingScreen[None]):
     # -- intents ------------------------------------------------------------------------------------
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         event.stop()
-        if self.busy or self._turn_lock.locked() or self.queued.prompts:
+        if self.branches.editing is not None:
+            self.branches.send_edit(event.text)
+        elif self.busy or self._turn_lock.locked() or self.queued.prompts:
             self.queued.push(event.text)  # shown above the prompt, not under the reply still being written
         else:
             self._start_turn(event.text)
@@ -254,6 +274,10 @@ class ChatScreen(ReportingScreen[None]):
         if not self.idle:
             self.notify("A reply is running: press Esc to stop it first.", severity="warning")
             return
+        self.start_branch_turn(turn)
+
+    def start_branch_turn(self, turn: TurnOf) -> None:
+        """Run a turn that is not a new prompt (retry, continue, edit, regenerate)."""
         self.chat_log.hide_actions()
         self.prompt_input.focus()  # a click on the link focused the log: typing goes to the prompt again
         self._set_busy(True)
@@ -263,6 +287,8 @@ class ChatScreen(ReportingScreen[None]):
         """Esc: on an empty prompt with a prompt queued, take the newest queued one back to edit; otherwise
         stop the reply."""
         prompt = self.prompt_input
+        if self.branches.cancel_edit():
+            return
         if not prompt.text and (waiting := self.queued.take_last()) is not None:
             prompt.load_text(waiting)
             prompt.move_cursor(prompt.document.end)
@@ -372,9 +398,11 @@ class ChatScreen(ReportingScreen[None]):
                 log.finish(event.message_id, event.status, event.error)
             case events.ReplyReplaced():
                 log.mark_replaced(event.message_id)
+                self.branches.sibling_made()
             case events.UsageUpdated():
                 self.status_bar.set_usage(event.prompt_tokens, event.completion_tokens)
             case events.TurnStarted():
+                self.branches.turn_started(event.user_message_id)
                 self._show_status()
             case events.TurnFinished():
                 self._turn_finished(event)
@@ -390,6 +418,7 @@ class ChatScreen(ReportingScreen[None]):
             self.chat_log.add_error(event.error or reason or "The reply failed.", title=TURN_END_TITLES[event.reason])
         self._offer_redo()
         self._show_status()
+        self.branches.turn_ended()
 
     def _offer_redo(self) -> None:
         """Under a reply that failed or was cut off: retry it, or continue it when it has text."""

@@ -22,6 +22,7 @@ from textual.widgets import Static
 
 from tui_agent.sanitize import StreamSanitizer, sanitize
 from tui_agent.status import MessageStatus
+from tui_agent.ui.widgets.branch_mark import BranchMarked
 from tui_agent.ui.widgets.markdown_view import MarkdownView
 from tui_agent.ui.widgets.thinking import ThinkingBlock
 
@@ -43,7 +44,7 @@ def preview(text: str) -> str:
     return f"{shown}\n… ({len(lines):,} lines, {len(text):,} characters in all)"
 
 
-class UserMessage(Static):
+class UserMessage(BranchMarked, Static):
     """What the person sent, shown literally."""
 
     DEFAULT_CSS = """
@@ -56,19 +57,21 @@ class UserMessage(Static):
     }
     """
 
-    def __init__(self, prompt: str) -> None:
+    def __init__(self, prompt: str, message_id: str | None = None) -> None:
         super().__init__(Content(preview(sanitize(prompt))))
         self.prompt = prompt
+        self.message_id = message_id
+        """Its id in history: known when loaded, or once its turn has started (edit, branches)."""
 
     @property
     def settled(self) -> bool:
         return True
 
     def let_go(self) -> LetGo:
-        return LetGo(partial(UserMessage, self.prompt))
+        return LetGo(partial(UserMessage, self.prompt, self.message_id))
 
 
-class AssistantMessage(MarkdownView):
+class AssistantMessage(BranchMarked, MarkdownView):
     """One assistant reply: streams as markdown, then settles into a single rendered block.
 
     Esc finishes it locally at once (`finish(..., closed=False)`); text the backend had already produced

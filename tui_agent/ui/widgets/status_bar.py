@@ -35,6 +35,8 @@ class StatusBar(Static):
         self.busy = False
         self.unsaved: str | None = None
         self.waiting: ReplyWaiting | None = None
+        self.branch_note: str | None = None
+        """Set while the conversation shown is not its newest branch ("older branch 1/2")."""
         self._ticker: Timer | None = None
 
     def show(self, *, model: str, endpoint: str, title: str) -> None:
@@ -55,6 +57,11 @@ class StatusBar(Static):
         """Show why history is not being saved (None: it is)."""
         self.unsaved = unsaved
         self._redraw()
+
+    def set_branch_note(self, note: str | None) -> None:
+        if note != self.branch_note:
+            self.branch_note = note
+            self._redraw()
 
     def set_waiting(self, waiting: ReplyWaiting | None) -> None:
         """Say what the reply waits for, with a moving timer (events carry `time.monotonic()` readings, so the
@@ -84,6 +91,7 @@ class StatusBar(Static):
         parts = [
             Content(state),
             *warning,
+            *([] if self.branch_note is None else [Content.styled(f"⑂ {self.branch_note}", "$text-warning")]),
             Content.styled(sanitize(self.model), "bold"),
             Content(sanitize(self.endpoint)),
             Content(sanitize(self.title)),

@@ -1,0 +1,80 @@
+"""Provides `BranchMarked`, what a prompt or reply in the chat log has for the conversation tree: the `‹2/3›`
+mark of a message with siblings (other versions of it, on other branches), the message cursor's highlight,
+and the highlight of a selected code block inside it.
+
+A message asks for its mark as it mounts (`MarkWanted`, to the chat screen, which asks the port once and
+remembers): entries are let go and made again as the log pages, and a copy asks again, answered at once.
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.content import Content
+from textual.message import Message
+from textual.strip import Strip
+from textual.widget import Widget
+
+
+def branch_label(index: int, count: int) -> str:
+    """`‹2/3›`: the message is the second of three versions."""
+    return f"‹{index + 1}/{count}›"
+
+
+class BranchMarked(Widget):
+    """A message of the conversation tree, as the chat log shows it (mixed into `UserMessage` and
+    `AssistantMessage`)."""
+
+    DEFAULT_CSS = """
+    BranchMarked.-branched {
+        margin-top: 0;
+        border-top: blank;
+        border-title-align: right;
+        border-title-color: $text-muted;
+    }
+    BranchMarked.-cursor {
+        outline-left: thick $accent;
+        background: $boost;
+    }
+    """
+
+    class MarkWanted(Message):
+        """A message with an id was mounted: the screen shows its `‹2/3›` when it has siblings."""
+
+        def __init__(self, entry: BranchMarked, message_id: str) -> None:
+            super().__init__()
+            self.entry, self.message_id = entry, message_id
+
+    branch: tuple[int, int] | None = None
+    """(index, count) among its siblings, once known."""
+    code_rows: tuple[int, int] | None = None
+    """Lines [start, end) of the code block the cursor is on, highlighted; None: no code block selected."""
+
+    @property
+    def tree_id(self) -> str | None:
+        """The message's id in history (None for a prompt whose turn has not started yet)."""
+        return getattr(self, "message_id", None)
+
+    def on_mount(self) -> None:
+        if (message_id := self.tree_id) is not None:
+            self.post_message(self.MarkWanted(self, message_id))
+
+    def show_branch(self, index: int, count: int) -> None:
+        """Show `‹index+1/count›` above the message (nothing when it is the only version)."""
+        self.branch = (index, count)
+        self.set_class(count > 1, "-branched")
+        self.border_title = Content(branch_label(index, count)) if count > 1 else None
+
+    def highlight_code(self, rows: tuple[int, int] | None) -> None:
+        if rows != self.code_rows:
+            self.code_rows = rows
+            self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        rows = self.code_rows
+        if rows is None or not rows[0] <= y < rows[1]:
+            return strip
+        highlight = self.screen.get_component_rich_style("screen--selection")
+        style = Style(bgcolor=highlight.bgcolor, color=highlight.color)
+        return Strip(Segment.apply_style(list(strip), post_style=style), strip.cell_length)
