@@ -303,3 +303,41 @@ async def test_copy_goes_to_the_system_clipboard_too_and_never_fails_without_one
         await pilot.press("c")
         assert any(n.message == "Copied the message, 1 line." for n in notifications(app))
         assert not any(n.severity == "error" for n in notifications(app))
+
+
+async def test_the_cursor_keys_follow_the_keys_table_and_are_listed_in_f1_and_the_palette(stack: RealStack) -> None:
+    from tests.ui.test_keys import app_with, help_text
+    from tui_agent.ui.screens.help import HelpScreen
+
+    app = app_with({"select_message": "f9", "edit_message": "E", "copy_message": "w"})
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "a prompt")
+        screen = chat(pilot)
+        await pilot.press("ctrl+up")
+        assert not screen.message_cursor.active  # the old key no longer selects
+        await pilot.press("f9", "up", "e")
+        assert screen.message_cursor.active and not screen.prompt_input.has_class("-editing")
+        assert "E edit" in str(screen.message_cursor.render()) and "w copy" in str(screen.message_cursor.render())
+        await pilot.press("w")
+        assert app.clipboard == "a prompt"
+        await pilot.press("E")
+        assert screen.prompt_input.has_class("-editing") and screen.prompt_input.text == "a prompt"
+        await pilot.press("escape", "f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help open")
+        listed = help_text(app)
+        assert "Selected message" in listed and "edit_message" in listed and "next_branch" in listed
+        helps = {command.title: command.help for command in app.get_system_commands(app.screen)}
+        assert helps["Edit a prompt"].endswith("(E on a selected message)")
+        assert helps["Select a message"].endswith("(f9)")
+
+
+async def test_palette_commands_act_on_the_newest_message(stack: RealStack) -> None:
+    from tests.ui.test_palette import run_command
+
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Tell me about alpha")
+        screen = chat(pilot)
+        await run_command(pilot, "Edit a prompt")
+        await wait_until(pilot, lambda: screen.prompt_input.has_class("-editing"), "editing from the palette")
+        assert screen.prompt_input.text == "Tell me about alpha"

@@ -71,7 +71,7 @@ class ChatScreen(ReportingScreen[None]):
         Binding("pageup", "page_up", "Scroll the conversation up", show=False, priority=True, id="page_up"),
         Binding("pagedown", "page_down", "Scroll the conversation down", show=False, priority=True, id="page_down"),
     ]
-    BINDINGS += [Binding("ctrl+up", "select_message", "Select a message (edit, copy, branch…)", id="select_message")]
+    BINDINGS += [Binding("ctrl+up", "select_message", "Select a message to act on", id="select_message")]
 
     def __init__(
         self,

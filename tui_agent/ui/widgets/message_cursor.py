@@ -94,7 +94,7 @@ class MessageCursor(Static, can_focus=True):
         ]
 
     # -- selecting ------------------------------------------------------------------------------------
-    def enter(self, kind: type[BranchMarked] | None = None) -> bool:
+    def enter(self, kind: type | None = None) -> bool:
         """Select the newest message (of `kind`, when given) and take the keys; False when there is none."""
         candidates = [entry for entry in self.messages() if kind is None or isinstance(entry, kind)]
         if not candidates:
@@ -272,9 +272,12 @@ class MessageCursor(Static, can_focus=True):
             self.select(landed)
             self.call_after_refresh(self.chat.chat_log.scroll_to_widget, landed, animate=False)
 
-    def run(self, action: str, kind: type[BranchMarked] | None = None) -> None:
-        """Do `action` (`edit`, `regenerate`...) on the selected message, or, with none selected, on the newest
-        message (of `kind`): the command palette's and the hover bar's way in."""
+    def run(self, action: str, kind: type | None = None, step: int = 1) -> None:
+        """Do `action` (`edit`, `regenerate`, `branch`...) on the selected message, or, with none selected, on the
+        newest message (of `kind`): the command palette's and the hover bar's way in."""
         if (self.selected is None or not self.active) and not self.enter(kind):
             return
-        getattr(self, f"action_{action}")()
+        if action == "branch":
+            self.action_branch(step)
+        else:
+            getattr(self, f"action_{action}")()
