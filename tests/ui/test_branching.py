@@ -41,6 +41,10 @@ def selected(screen: ChatScreen) -> object:
     return screen.message_cursor.selected
 
 
+def focused(app: object) -> object:
+    return getattr(app, "focused", None)
+
+
 def active(screen: ChatScreen) -> bool:
     return screen.message_cursor.active
 
@@ -111,7 +115,7 @@ async def test_ctrl_up_selects_the_newest_message_and_up_down_escape_move(stack:
         await pilot.press("down")
         assert selected(screen) is newest
         await pilot.press("escape")
-        assert not active(screen) and app.focused is screen.prompt_input and not newest.has_class("-cursor")
+        assert not active(screen) and focused(app) is screen.prompt_input and not newest.has_class("-cursor")
 
 
 async def test_an_edit_in_the_middle_makes_a_branch_and_left_right_walk_it_with_the_tool_column(
