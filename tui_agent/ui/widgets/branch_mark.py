@@ -8,6 +8,8 @@ remembers): entries are let go and made again as the log pages, and a copy asks 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.segment import Segment
 from rich.style import Style
 from textual.content import Content
@@ -21,22 +23,32 @@ def branch_label(index: int, count: int) -> str:
     return f"‹{index + 1}/{count}›"
 
 
-class BranchMarked(Widget):
-    """A message of the conversation tree, as the chat log shows it (mixed into `UserMessage` and
-    `AssistantMessage`)."""
-
-    DEFAULT_CSS = """
-    BranchMarked.-branched {
+def branch_css(name: str) -> str:
+    """The CSS of widget class `name`'s mark and cursor (Textual reads CSS along a widget's first base only,
+    so a mixin's own would be skipped: each message class adds this to its DEFAULT_CSS)."""
+    return f"""
+    {name}.-branched {{
         margin-top: 0;
         border-top: blank;
         border-title-align: right;
         border-title-color: $text-muted;
-    }
-    BranchMarked.-cursor {
+    }}
+    {name}.-cursor {{
         outline-left: thick $accent;
         background: $boost;
-    }
+    }}
     """
+
+
+if TYPE_CHECKING:  # a mixin for widgets: typed as one, a plain class at run time (see `branch_css`)
+    _Mixin = Widget
+else:
+    _Mixin = object
+
+
+class BranchMarked(_Mixin):
+    """A message of the conversation tree, as the chat log shows it (mixed into `UserMessage` and
+    `AssistantMessage`, before their widget base)."""
 
     class MarkWanted(Message):
         """A message with an id was mounted: the screen shows its `‹2/3›` when it has siblings."""
@@ -77,4 +89,5 @@ class BranchMarked(Widget):
             return strip
         highlight = self.screen.get_component_rich_style("screen--selection")
         style = Style(bgcolor=highlight.bgcolor, color=highlight.color)
-        return Strip(Segment.apply_style(list(strip), post_style=style), strip.cell_length)
+        segments: list[Segment] = list(Segment.apply_style(list(strip), post_style=style))
+        return Strip(segments, strip.cell_length)

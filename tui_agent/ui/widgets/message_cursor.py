@@ -29,15 +29,15 @@ if TYPE_CHECKING:
     from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
 
 HINTS = [
-    ("message_up", "↑↓", "move"),
+    ("message_up", "↑↓", ""),
     ("edit_message", "e", "edit"),
     ("regenerate_message", "r", "regenerate"),
     ("copy_message", "c", "copy"),
-    ("next_code_block", "tab", "code block"),
+    ("next_code_block", "tab", "code"),
     ("copy_code", "y", "copy code"),
     ("fork_here", "f", "fork"),
     ("previous_branch", "←→", "branch"),
-    ("leave_messages", "esc", "prompt"),
+    ("leave_messages", "esc", "back"),
 ]
 """The bar's hints: binding id, default key shown, what it does."""
 
@@ -142,7 +142,7 @@ class MessageCursor(Static, can_focus=True):
             return
         overrides = getattr(self.app, "key_overrides", {})
         hints = [
-            f"{keys_of(MessageCursor, name, overrides) if name in overrides else key} {what}"
+            f"{keys_of(MessageCursor, name, overrides) if name in overrides else key} {what}".strip()
             for name, key, what in HINTS
         ]
         kind = "prompt" if type(entry).__name__ == "UserMessage" else "reply"

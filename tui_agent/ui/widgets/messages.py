@@ -22,7 +22,7 @@ from textual.widgets import Static
 
 from tui_agent.sanitize import StreamSanitizer, sanitize
 from tui_agent.status import MessageStatus
-from tui_agent.ui.widgets.branch_mark import BranchMarked
+from tui_agent.ui.widgets.branch_mark import BranchMarked, branch_css
 from tui_agent.ui.widgets.markdown_view import MarkdownView
 from tui_agent.ui.widgets.thinking import ThinkingBlock
 
@@ -55,7 +55,7 @@ class UserMessage(BranchMarked, Static):
         color: $role-user;
         background: $boost;
     }
-    """
+    """ + branch_css("UserMessage")
 
     def __init__(self, prompt: str, message_id: str | None = None) -> None:
         super().__init__(Content(preview(sanitize(prompt))))
@@ -98,7 +98,7 @@ class AssistantMessage(BranchMarked, MarkdownView):
     AssistantMessage.-thought-only {
         display: none;
     }
-    """
+    """ + branch_css("AssistantMessage")
 
     replaced = var(False, toggle_class="-replaced")
     """A retry replaced this reply: it is kept, dimmed and cut to a few lines, and no longer sent."""
