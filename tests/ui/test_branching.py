@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 
 from tests.fixtures.offline import strict_scenario
 from tests.ui.helpers import chat, send, wait_until
-from tests.ui.sessions_stack import RealStack
+from tests.ui.sessions_stack import RealStack, Turn, seed
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.history.store import HistoryStore
 from tui_agent.offline.server import BackgroundServer
@@ -254,6 +254,28 @@ async def test_fork_from_a_message_opens_a_new_session_up_to_it(stack: RealStack
             "the fork opened",
         )
         await wait_until(pilot, lambda: prompts(chat(pilot)) == [WEATHER, "Tell me about bravo"], "the fork shown")
+
+
+async def test_switching_in_a_long_session_keeps_the_earlier_entries_once_and_in_order(stack: RealStack) -> None:
+    session = await seed(stack.db, "Long", [Turn(f"q{n}", f"answer {n}") for n in range(30)])
+    app, _ = stack.app(ResumeRequest(session_id=session.id))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "q29" in prompts(chat(pilot)), "the newest page")
+        for n in range(30, 36):  # more entries mounted than a page of history holds
+            await send(pilot, f"q{n}")
+        screen = chat(pilot)
+        mounted = len(prompts(screen))
+        await select(pilot, "q35")
+        await pilot.press("e")
+        screen.prompt_input.load_text("q35, edited")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.idle and prompts(screen)[-1] == "q35, edited", "the edit")
+        for key, last in (("left", "q35"), ("right", "q35, edited"), ("left", "q35")):
+            await select(pilot, prompts(screen)[-1])
+            await pilot.press(key)
+            await wait_until(pilot, lambda last=last: prompts(screen)[-1] == last, f"{key}: {last}")  # type: ignore[misc]
+            shown = prompts(screen)
+            assert len(shown) == mounted and shown[:-1] == [f"q{n}" for n in range(36 - mounted, 35)], shown
 
 
 async def test_resume_lands_on_the_branch_left(stack: RealStack) -> None:

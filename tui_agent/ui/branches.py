@@ -20,6 +20,8 @@ from tui_agent.errors import EngineUnavailableError, user_message
 from tui_agent.ui.widgets.branch_mark import BranchMarked, branch_label
 
 if TYPE_CHECKING:
+    from textual.widget import Widget
+
     from tui_agent.agent.port import ChatBackend
     from tui_agent.ui.screens.chat import ChatScreen
     from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
@@ -206,19 +208,43 @@ class Branches:
             return None
         target = found.messages[index].id
         await backend.switch_branch(target)
-        await self.redraw(backend)
+        await self.redraw(backend, target)
         return target
 
-    async def redraw(self, backend: ChatBackend) -> None:
-        """Show the active branch from history: its newest page, and its tool calls in the column."""
-        from tui_agent.ui.history_view import HISTORY_PAGE
+    async def redraw(self, backend: ChatBackend, target: str | None = None) -> None:
+        """Show the active branch from history, its tool calls in the column: from message `target` down when
+        what is above it is on screen (the common part stays mounted), else its newest page afresh."""
+        from tui_agent.ui.history_view import HISTORY_PAGE, message_widgets, tool_update
 
         screen = self.screen
         page = await backend.load_history(None, HISTORY_PAGE)
-        screen.chat_log.cut_from(None)
-        screen.tool_panels.forget_calls_of(None)
-        screen.history.oldest_position = None
-        await screen.history.show_page(page)
+        at = next((i for i, message in enumerate(page) if message.id == target), None)
+        cut = self._first_entry_not_of({message.id for message in page[:at]}) if at else None
+        if at is None or cut is None:
+            screen.chat_log.cut_from(None)
+            screen.tool_panels.forget_calls_of(None)
+            screen.history.oldest_position = None
+            await screen.history.show_page(page)
+            return
+        screen.tool_panels.forget_calls_of(screen.chat_log.cut_from(cut))
+        below = page[at:]
+        for call in (call for message in below for call in message.tool_calls):
+            screen.tool_panels.update_call(tool_update(call))
+        widgets = [w for message in below for w in message_widgets(message, screen.chat_log.reasoning)]
+        await screen.chat_log.append_settled(widgets)
+        screen.chat_log.scroll_end(animate=False)
+
+    def _first_entry_not_of(self, kept: set[str]) -> Widget | None:
+        """The first entry of the log after the branch's common part (`kept`, the newest page's messages above
+        the branch point); None when none of that part is mounted (older entries above it stay too)."""
+        seen = False
+        for entry in self.screen.chat_log.entries:
+            message_id = getattr(entry, "message_id", None)
+            if message_id in kept:
+                seen = True
+            elif message_id is not None and seen:
+                return entry
+        return None
 
     # -- fork -----------------------------------------------------------------------------------------
     async def fork(self, entry: BranchMarked) -> None:
