@@ -375,3 +375,31 @@ async def test_palette_commands_act_on_the_newest_message(stack: RealStack) -> N
         await run_command(pilot, "Edit a prompt")
         await wait_until(pilot, lambda: screen.prompt_input.has_class("-editing"), "editing from the palette")
         assert screen.prompt_input.text == "Tell me about alpha"
+
+
+async def test_a_search_hit_on_another_branch_opens_the_session_on_that_branch(stack: RealStack) -> None:
+    from textual.widgets import Input
+
+    from tui_agent.ui.screens.sessions import SessionsScreen
+
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await three_turns(pilot)
+        await select(pilot, "Tell me about bravo")
+        await pilot.press("e")
+        screen.prompt_input.load_text("bravo again")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.idle and prompts(screen)[-1] == "bravo again", "the edit")
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "the session screen")
+        app.screen.query_one(Input).value = "charlie"
+        await wait_until(pilot, lambda: bool(app.screen.hits), "the hit listed")  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, ChatScreen) and "And charlie" in prompts(app.screen),
+            "the session opened on the hit's branch",
+        )
+        assert prompts(chat(pilot)) == [WEATHER, "Tell me about bravo", "And charlie"]
+        await send(pilot, "delta")
+        assert sent_prompts(stack) == [WEATHER, "Tell me about bravo", "And charlie", "delta"]
