@@ -403,3 +403,41 @@ async def test_a_search_hit_on_another_branch_opens_the_session_on_that_branch(s
         assert prompts(chat(pilot)) == [WEATHER, "Tell me about bravo", "And charlie"]
         await send(pilot, "delta")
         assert sent_prompts(stack) == [WEATHER, "Tell me about bravo", "And charlie", "delta"]
+
+
+async def click_link(pilot: Pilot[None], label: str) -> None:
+    from tui_agent.ui.widgets.hover_bar import HoverBar
+
+    bar = chat(pilot).query_one(HoverBar)
+    await wait_until(pilot, lambda: bar.has_class("-shown"), "the hover bar")
+    text = str(bar.render())
+    assert label in text, text
+    await pilot.click(bar, offset=(1 + text.index(label), 0))
+
+
+async def test_the_hover_bar_offers_the_same_actions_to_the_mouse(stack: RealStack) -> None:
+    from tui_agent.ui.widgets.hover_bar import HoverBar
+
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Show me some python")
+        screen = chat(pilot)
+        reply = next(e for e in screen.chat_log.entries if isinstance(e, AssistantMessage))
+        prompt = next(e for e in screen.chat_log.entries if isinstance(e, UserMessage))
+        await pilot.hover(reply)
+        assert "↻ regenerate" in str(screen.query_one(HoverBar).render())
+        await click_link(pilot, "⧉ code")
+        assert app.clipboard.strip() and "```" not in app.clipboard and reply.code_rows is not None
+        await pilot.hover(prompt, offset=(2, 0))
+        await click_link(pilot, "✎ edit")
+        assert screen.prompt_input.has_class("-editing") and screen.prompt_input.text == "Show me some python"
+        screen.prompt_input.load_text("Show me some rust")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.idle and prompts(screen) == ["Show me some rust"], "the edit")
+        edited = next(e for e in screen.chat_log.entries if isinstance(e, UserMessage))
+        await marked(pilot, edited, "‹2/2›")
+        await pilot.hover(edited, offset=(2, 1))
+        await click_link(pilot, "‹")
+        await wait_until(pilot, lambda: prompts(screen) == ["Show me some python"], "the first version again")
+        await pilot.hover(screen.prompt_input)
+        assert not screen.query_one(HoverBar).has_class("-shown")

@@ -16,6 +16,7 @@ import time
 from functools import cached_property
 from typing import TYPE_CHECKING, assert_never
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -31,6 +32,7 @@ from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.textual_private import ToastRack
 from tui_agent.ui.widgets.branch_mark import BranchMarked
 from tui_agent.ui.widgets.chat_log import ChatLog
+from tui_agent.ui.widgets.hover_bar import HoverBar
 from tui_agent.ui.widgets.message_cursor import MessageCursor
 from tui_agent.ui.widgets.prompt import PromptInput
 from tui_agent.ui.widgets.queued import QueuedPrompts
@@ -111,6 +113,7 @@ class ChatScreen(ReportingScreen[None]):
         yield MessageCursor(id="message-cursor")
         yield PromptInput(id="prompt", cursor_blink=self._cursor_blink)
         yield StatusBar(id="status")
+        yield HoverBar(id="hover-bar")
 
     @property
     def idle(self) -> bool:
@@ -150,10 +153,15 @@ class ChatScreen(ReportingScreen[None]):
     def on_branch_marked_mark_wanted(self, event: BranchMarked.MarkWanted) -> None:
         self.branches.want(event.entry, event.message_id)
 
+    def on_enter(self, event: events.Enter) -> None:
+        """The pointer moved onto something: over a message, its hover bar of actions."""
+        self.query_one(HoverBar).hover(event.node)
+
     def on_mount(self) -> None:
         self.history: HistoryView = attach_history(
             self, self.engine, self.chat_log, self.tool_panels, on_loaded=self._show_loaded_session
         )
+        self.watch(self.chat_log, "scroll_y", lambda: self.query_one(HoverBar).hide(), init=False)
         self._show_status()
         self.run_worker(self._connect(), group="engine", exit_on_error=False, description="connect to the engine")
 
