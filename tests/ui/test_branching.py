@@ -441,3 +441,25 @@ async def test_the_hover_bar_offers_the_same_actions_to_the_mouse(stack: RealSta
         await wait_until(pilot, lambda: prompts(screen) == ["Show me some python"], "the first version again")
         await pilot.hover(screen.prompt_input)
         assert not screen.query_one(HoverBar).has_class("-shown")
+
+
+async def test_switching_the_first_prompt_keeps_tui_agent_s_own_lines_above_it(tmp_path: Path) -> None:
+    from tests.ui.helpers import app_on_real_agent
+    from tui_agent.agent.endpoint import EndpointChoice
+    from tui_agent.config import Settings
+    from tui_agent.ui.widgets.messages import SystemLine
+
+    app, _ = app_on_real_agent(Settings(db=tmp_path / "history.db"), EndpointChoice(None, "offline"))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(pilot)
+        await wait_until(pilot, lambda: bool(screen.query(SystemLine)), "the offline model's line")
+        await send(pilot, "Tell me about alpha")
+        await select(pilot, "Tell me about alpha")
+        await pilot.press("e")
+        screen.prompt_input.load_text("Tell me about beta")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.idle and prompts(screen) == ["Tell me about beta"], "the edit")
+        await select(pilot, "Tell me about beta")
+        await pilot.press("left")
+        await wait_until(pilot, lambda: prompts(screen) == ["Tell me about alpha"], "the first version")
+        assert screen.query(SystemLine)  # not history's: a redraw from history would lose it

@@ -219,7 +219,8 @@ class Branches:
         screen = self.screen
         page = await backend.load_history(None, HISTORY_PAGE)
         at = next((i for i, message in enumerate(page) if message.id == target), None)
-        cut = self._first_entry_not_of({message.id for message in page[:at]}) if at else None
+        first = at == 0 and page[0].parent_id is None  # the branch point is the session's first message
+        cut = self._first_entry_not_of({message.id for message in page[:at]}, first) if at is not None else None
         if at is None or cut is None:
             screen.chat_log.cut_from(None)
             screen.tool_panels.forget_calls_of(None)
@@ -234,10 +235,10 @@ class Branches:
         await screen.chat_log.append_settled(widgets)
         screen.chat_log.scroll_end(animate=False)
 
-    def _first_entry_not_of(self, kept: set[str]) -> Widget | None:
+    def _first_entry_not_of(self, kept: set[str], seen: bool = False) -> Widget | None:
         """The first entry of the log after the branch's common part (`kept`, the newest page's messages above
-        the branch point); None when none of that part is mounted (older entries above it stay too)."""
-        seen = False
+        the branch point); None when none of that part is mounted (older entries above it stay too). `seen`:
+        the branch point is the first message (the lines above it, tui-agent's own, stay)."""
         for entry in self.screen.chat_log.entries:
             message_id = getattr(entry, "message_id", None)
             if message_id in kept:
