@@ -463,3 +463,25 @@ async def test_switching_the_first_prompt_keeps_tui_agent_s_own_lines_above_it(t
         await pilot.press("left")
         await wait_until(pilot, lambda: prompts(screen) == ["Tell me about alpha"], "the first version")
         assert screen.query(SystemLine)  # not history's: a redraw from history would lose it
+
+
+async def test_shift_r_regenerates_with_the_model_picked(stack: RealStack) -> None:
+    from textual.command import CommandPalette
+
+    app, built = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Tell me about alpha")
+        screen = chat(pilot)
+        await pilot.press("ctrl+up")
+        old = screen.message_cursor.selected
+        assert isinstance(old, AssistantMessage)
+        models = await (await built.ready()).list_models()
+        other = next(name for name in models if name != "scripted")
+        await pilot.press("R")
+        await wait_until(pilot, lambda: CommandPalette.is_open(app), "the model picker")
+        await pilot.press(*other)
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.idle and old.replaced, "the regeneration")
+        assert stack.chat_requests()[-1]["model"] == other
+        assert (await built.ready()).model == "scripted"  # for this regeneration only
