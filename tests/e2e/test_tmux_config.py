@@ -32,7 +32,7 @@ def test_keys_override_and_theme_saved(session: str, isolated_home: Path) -> Non
     assert "f2" in screen and "Help" in screen
     tmux("send-keys", "-t", session, "Escape")
     tmux("send-keys", "-t", session, "C-p")
-    wait_for(session, "Switch model")
+    wait_for(session, "Search for commands")  # the palette (its list is longer than a small window shows)
     tmux("send-keys", "-t", session, "-l", "Theme")
     wait_for(session, "saved in the config file")
     tmux("send-keys", "-t", session, "Enter")

@@ -40,7 +40,9 @@ ACTIONS = {
 
 def links_for(entry: BranchMarked) -> list[str]:
     """The links a message's bar offers, in order."""
-    prompt = type(entry).__name__ == "UserMessage"
+    from tui_agent.ui.widgets.messages import UserMessage  # loaded with the first message
+
+    prompt = isinstance(entry, UserMessage)
     links = ["edit" if prompt else "regenerate", "copy"]
     if not prompt and code_blocks(getattr(entry, "text", "") or ""):
         links.append("code")

@@ -136,6 +136,7 @@ class MessageCursor(Static, can_focus=True):
 
     def _show_hints(self) -> None:
         from tui_agent.ui.keys import keys_of
+        from tui_agent.ui.widgets.messages import UserMessage  # loaded with the first message
 
         entry, shown = self._current(), self.messages()
         if entry is None:
@@ -145,7 +146,7 @@ class MessageCursor(Static, can_focus=True):
             f"{keys_of(MessageCursor, name, overrides) if name in overrides else key} {what}".strip()
             for name, key, what in HINTS
         ]
-        kind = "prompt" if type(entry).__name__ == "UserMessage" else "reply"
+        kind = "prompt" if isinstance(entry, UserMessage) else "reply"
         where = f"{kind} {shown.index(entry) + 1}/{len(shown)}" if entry in shown else kind
         code = f" · code block {self.code_index + 1}" if self.code_index is not None else ""
         self.update(Content(f"▸ {where}{code}  │  " + " · ".join(hints)))
