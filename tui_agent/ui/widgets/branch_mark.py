@@ -73,7 +73,9 @@ class BranchMarked(_Mixin):
 
     def show_branch(self, index: int, count: int) -> None:
         """Show `‹index+1/count›` above the message (nothing when it is the only version)."""
-        self.branch = (index, count)
+        before, self.branch = self.branch, (index, count)
+        if count <= 1 and (before is None or before[1] <= 1):
+            return  # the only version (most messages): nothing to draw, no restyle
         self.set_class(count > 1, "-branched")
         self.border_title = Content(branch_label(index, count)) if count > 1 else None
 
