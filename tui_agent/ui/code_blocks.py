@@ -3,7 +3,7 @@ rendered lines (`code_rows`), for the message cursor: `tab` moves between them, 
 
 The blocks come from markdown-it (the parser the reply is drawn with), so a fence inside a list or a quote
 counts and a fence inside a code block does not. Finding a block's rows matches its lines against the
-rendered text (Rich draws a code block one row per line, between two padding rows).
+rendered text (Rich draws a code block between two padding rows, a long line wrapped over several rows).
 """
 
 from __future__ import annotations
@@ -38,20 +38,29 @@ def code_blocks(markdown: str) -> list[CodeBlock]:
 
 
 def code_rows(shown: list[str], block: CodeBlock, after: int = 0) -> tuple[int, int] | None:
-    """Rows [start, end) of `shown` (the reply's rendered lines) that draw `block`, looking from row `after`;
-    None when they cannot be found (the block is then copied all the same, just not highlighted)."""
+    """Rows [start, end) of `shown` (the reply's rendered lines) that draw `block` with its padding rows, looking
+    from row `after`; None when they cannot be found (the block is copied all the same, just not highlighted)."""
     lines = block.lines
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if first is None:
-        return None
-    wanted = lines[first].strip()
     for row in range(after, len(shown)):
-        if _draws(shown[row].strip(), wanted):
-            start = max(row - first - 1, 0)  # the padding row above
-            return start, min(row - first + len(lines) + 1, len(shown))
+        if not shown[row].strip() and lines[0].strip():
+            continue
+        end = _drawn_until(shown, row, lines)
+        if end is not None:
+            return max(row - 1, 0), min(end + 1, len(shown))  # with the padding rows above and below
     return None
 
 
-def _draws(row: str, line: str) -> bool:
-    """The rendered `row` shows code `line` (whole, or cut at the reply's width)."""
-    return row == line or (len(row) >= 8 and line.startswith(row))
+def _drawn_until(shown: list[str], row: int, lines: list[str]) -> int | None:
+    """The row after `lines` when they are drawn from `row` on, each over one row or wrapped over several."""
+    for line in lines:
+        wanted, got = "".join(line.split()), ""
+        while True:
+            if row >= len(shown):
+                return None
+            got += "".join(shown[row].split())
+            row += 1
+            if got == wanted:
+                break
+            if not wanted.startswith(got) or not got:
+                return None
+    return row
