@@ -67,8 +67,10 @@ class SessionActions:
 
     async def siblings(self, message_id: str) -> Siblings:
         """The messages beside `message_id` (same parent, itself included), oldest first, and its index."""
-        await self._message_here(message_id)
-        return await self.store.siblings(message_id)
+        found = await self.store.siblings(message_id)
+        if self._session is None or found.messages[found.index].session_id != self._session.id:
+            raise NotInSessionError("That message is not in the current session.")
+        return found
 
     async def switch_branch(self, message_id: str) -> str:
         """Make the branch through `message_id` active (down to its newest leaf) and the model's next context;

@@ -20,12 +20,16 @@ from tui_agent.errors import EngineUnavailableError, user_message
 from tui_agent.ui.widgets.branch_mark import BranchMarked, branch_label
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
     from textual.widget import Widget
+    from textual.worker import Worker
 
     from tui_agent.agent.port import ChatBackend
     from tui_agent.ui.screens.chat import ChatScreen
     from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
 
+MARK_DELAY = 0.15
+"""Seconds without a message mounting before the marks of those mounted are asked for."""
 EDITING_TITLE = "editing — Enter sends it as a new version (the old one is kept), Esc cancels"
 BUSY = "A reply is running: press Esc to stop it first."
 
@@ -38,6 +42,8 @@ class Branches:
         self.marks: dict[str, tuple[int, int]] = {}
         """(index, count) among its siblings, by message id, as the port last said."""
         self._wanted: dict[str, list[BranchMarked]] = {}
+        self._asking: Timer | None = None
+        self._asker: Worker[None] | None = None
         self.editing: UserMessage | None = None
         """The prompt whose new version is in the prompt box."""
         self._asked_again = False
@@ -48,31 +54,41 @@ class Branches:
 
     # -- marks ----------------------------------------------------------------------------------------
     def want(self, entry: BranchMarked, message_id: str) -> None:
-        """Show `entry`'s mark: at once when known, else once the port has said."""
+        """Show `entry`'s mark: at once when known, else once the port has said (asked when messages have
+        stopped mounting for a moment: a scroll through pages asks for those left on screen only)."""
         if (mark := self.marks.get(message_id)) is not None:
             entry.show_branch(*mark)
             self._say_branch()
             return
-        start = not self._wanted
         self._wanted.setdefault(message_id, []).append(entry)
-        if start:
-            self.screen.run_worker(self._ask_marks(), group="branch-marks", exit_on_error=False)
+        if self._asking is not None:
+            self._asking.stop()
+        self._asking = self.screen.set_timer(MARK_DELAY, self._ask_soon, name="branch-marks")
+
+    def _ask_soon(self) -> None:
+        if self._asker is not None and not self._asker.is_finished:  # still asking: ask again once it is done
+            self._asking = self.screen.set_timer(MARK_DELAY, self._ask_soon, name="branch-marks")
+            return
+        self._asking = None
+        self._asker = self.screen.run_worker(self._ask_marks(), group="branch-marks", exit_on_error=False)
 
     async def _ask_marks(self) -> None:
         with contextlib.suppress(EngineUnavailableError):  # said by the app; marks are only decoration
             backend = await self._backend()
             while self._wanted:
-                message_id, entries = next(iter(self._wanted.items()))
+                message_id, entries = self._wanted.popitem()
+                shown = [entry for entry in entries if entry.is_attached]
+                if not shown:
+                    continue  # let go meanwhile: a copy mounted later asks again
                 try:
                     found = await backend.siblings(message_id)
                     mark = (found.index, len(found.messages))
                 except Exception:  # a message not (yet) stored, a history that can't be read: no mark
                     mark = (0, 1)
                 self.marks[message_id] = mark
-                for entry in self._wanted.pop(message_id, entries):
+                for entry in shown:
                     entry.show_branch(*mark)
             self._say_branch()
-        self._wanted.clear()
 
     def ask_again(self) -> None:
         """A sibling was made: every mounted message asks for its mark anew."""
