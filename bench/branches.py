@@ -62,21 +62,26 @@ async def switch_times(db: Path, session_id: str) -> list[float]:
     """Seconds from `left`/`right` on an edited prompt to the end of the first frame showing the other branch."""
     times: list[float] = []
     async with resumed(db, session_id) as (pilot, screen):
+        redraw, redrawn = screen.branches.redraw, []
+
+        async def timed_redraw(*args, **kwargs):  # type: ignore[no-untyped-def]
+            await redraw(*args, **kwargs)
+            redrawn.append(time.perf_counter())  # the log holds the other branch: the next frame shows it
+
+        screen.branches.redraw = timed_redraw  # type: ignore[method-assign]
+        cursor = screen.message_cursor
         for turn in range(EDITED_TURNS * 2):
             await pilot.press("ctrl+up")
-            cursor = screen.message_cursor
             while not (isinstance(cursor.selected, UserMessage) and cursor.selected.message_id):
                 await pilot.press("up")
-            chosen = cursor.selected
-            step = "left" if turn % 2 else "right"
+            before = len(redrawn)
             start = time.perf_counter()
-            cursor.action_branch(-1 if step == "left" else 1)  # what the key runs: the switch, in a worker
-            while cursor.selected is chosen or cursor.selected is None or not cursor.selected.is_attached:
+            cursor.action_branch(1 if turn % 2 == 0 else -1)  # what the key runs: the switch, in a worker
+            while len(redrawn) == before:
                 await pilot.pause(0)
-            drawn = len(FRAMES)
-            while len(FRAMES) == drawn:  # the frame that shows it
-                await pilot.pause(0)
-            times.append(FRAMES[-1][0] - start)
+            while not any(end > redrawn[-1] for end, _ in FRAMES[-5:]):
+                await pilot.pause(0.001)
+            times.append(next(end for end, _ in FRAMES if end > redrawn[-1]) - start)
             await pilot.press("escape")
     return times
 
