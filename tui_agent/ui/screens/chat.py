@@ -5,6 +5,8 @@ from the app's `EngineSlot`, and renders the `AgentEvent`s a turn yields, in a w
 the agent beyond those events. An `ApprovalRequested` event is answered with the approval modal; tool-call
 events also go to the task tree. Until the engine is built the status bar shows what boot read.
 A prompt sent while a turn runs waits in `QueuedPrompts` above the prompt and is sent when the turn ends.
+Ctrl+Up selects a message (`MessageCursor`, or the `HoverBar` under the pointer) to edit, regenerate, copy,
+fork or switch version; `Branches` sends those through the port and keeps the log and tool column in step.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ import time
 from functools import cached_property
 from typing import TYPE_CHECKING, assert_never
 
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.events import Enter
 from textual.widget import AwaitMount
 
 from tui_agent.agent.port import ChatBackend
@@ -153,7 +155,7 @@ class ChatScreen(ReportingScreen[None]):
     def on_branch_marked_mark_wanted(self, event: BranchMarked.MarkWanted) -> None:
         self.branches.want(event.entry, event.message_id)
 
-    def on_enter(self, event: events.Enter) -> None:
+    def on_enter(self, event: Enter) -> None:
         """The pointer moved onto something: over a message, its hover bar of actions."""
         self.query_one(HoverBar).hover(event.node)
 
