@@ -389,6 +389,7 @@ class Agent(SessionActions):
         self._check_idle()
         await self._turn_saved()
         session = await self._ensure_session(prompt or (attachments[0].name if attachments else ""))
+        await self._context_after_switch()
         user, reply = await self.store.begin_turn(session.id, prompt, model=self.model, attachments=attachments)
         self._conversation.add_user(prompt, attachments)
         turn_id = self._next_turn_id()

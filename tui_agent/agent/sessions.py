@@ -3,7 +3,8 @@
 List, search, rename, fork, delete, open (resume), start afresh and export — each a thin step over the
 `HistoryStore`, kept here so `Agent` stays about turns. `Agent` mixes it in. The current session is a tree:
 `siblings` and `switch_branch` walk it, and whatever changes the active branch rebuilds what the model is sent
-from that branch alone (`_reload_conversation`); `load_history` pages along it.
+from that branch alone (`_reload_conversation`; after a switch, at the next prompt, so walking branches reads
+only the pages shown); `load_history` pages along it.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ class SessionActions:
     _session: Session | None
     _conversation: Conversation
     _services: TurnServices
+    _switched: Session | None = None
+    """A session whose branch was switched: the model's context is read from the new branch before the next prompt."""
 
     if TYPE_CHECKING:  # Agent's own resume rebuilds the conversation; `_turn_saved` waits for a turn's final writes
 
@@ -66,8 +69,10 @@ class SessionActions:
 
     async def siblings(self, message_id: str) -> Siblings:
         """The messages beside `message_id` (same parent, itself included), oldest first, and its index."""
-        await self._message_here(message_id)
-        return await self.store.siblings(message_id)
+        found = await self.store.siblings(message_id)
+        if self._session is None or found.messages[found.index].session_id != self._session.id:
+            raise NotInSessionError("That message is not in the current session.")
+        return found
 
     async def switch_branch(self, message_id: str) -> str:
         """Make the branch through `message_id` active (down to its newest leaf) and the model's next context;
@@ -77,8 +82,14 @@ class SessionActions:
         await self._turn_saved()  # the branch is read after the last reply's final write
         session, _ = await self._message_here(message_id)
         leaf = await self.store.switch_to(message_id)
-        await self._reload_conversation(session)
+        self._switched = session  # read at the next prompt: switching back and forth costs no reading of the branch
         return leaf
+
+    async def _context_after_switch(self) -> None:
+        """Before a prompt is added: the model's context follows a branch switched to since the last turn."""
+        switched, self._switched = self._switched, None
+        if switched is not None and switched is self._session:
+            await self._reload_conversation(switched)
 
     async def _message_here(self, message_id: str, role: Role | None = None) -> tuple[Session, Message]:
         """The current session and its message `message_id` (of `role`, when given)."""
@@ -94,6 +105,7 @@ class SessionActions:
     async def _reload_conversation(self, session: Session, leave_out: str | None = None) -> None:
         """What the model sees, from the active branch (a replaced reply drops out; `leave_out` is shown
         separately)."""
+        self._switched = None
         stored = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
         kept = [message for message in stored if message.id != leave_out]
         refused = self._conversation.images_refused  # the same model: images stay left out (a retry after a 400)

@@ -87,6 +87,7 @@ def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]
         partial(compact, app),
     )
     yield SystemCommand("Copy last reply", "Copy the latest answer to the clipboard", app.action_copy_last_reply)
+    yield from message_commands(app)
     yield SystemCommand("Show config path", "Where the config file is", app.action_show_config_path)
     yield SystemCommand(
         "MCP servers", "Their state and tools; restart one, show its log, turn it on or off", app.action_mcp_servers
@@ -118,6 +119,40 @@ def compact(app: TuiAgentApp) -> None:
     screen = chat_screen(app)
     if screen is not None:
         screen.action_compact()
+
+
+def message_commands(app: TuiAgentApp) -> Iterator[SystemCommand]:
+    """The message cursor's actions: on the selected message, else on the newest one they apply to."""
+    from tui_agent.ui.widgets.message_cursor import MessageCursor
+    from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
+
+    select = keys_of(ChatScreen, "select_message", app.key_overrides)
+    yield SystemCommand("Select a message", f"Walk the conversation with the keys ({select})", partial(on_message, app))
+    for title, help_text, binding, action, kind in (
+        ("Edit a prompt", "Send a new version of it; the old branch is kept", "edit_message", "edit", UserMessage),
+        ("Regenerate a reply", "A new version of it; the old one is kept", "regenerate_message", "regenerate", None),
+        ("Regenerate with another model", "Pick the model for a new version", "regenerate_with_model", None, None),
+        ("Copy message", "The selected (or newest) message as Markdown", "copy_message", "copy_message", None),
+        ("Copy code block", "The selected code block of a reply", "copy_code", "copy_code", AssistantMessage),
+        ("Fork from message", "A new session with the conversation up to it", "fork_here", "fork", None),
+        ("Previous branch", "The previous version of the selected message", "previous_branch", "branch", None),
+        ("Next branch", "The next version of the selected message", "next_branch", "branch", None),
+    ):
+        keys = keys_of(MessageCursor, binding, app.key_overrides)
+        run = partial(on_message, app, action or binding, kind, -1 if binding == "previous_branch" else 1)
+        yield SystemCommand(title, f"{help_text} ({keys} on a selected message)", run)
+
+
+def on_message(app: TuiAgentApp, action: str | None = None, kind: type | None = None, step: int = 1) -> None:
+    """Select a message (`action` None), or do `action` on the selected or newest one (of `kind`)."""
+    screen = chat_screen(app)
+    if screen is None:
+        return
+    cursor = screen.message_cursor
+    if action is None:
+        cursor.enter()
+    else:
+        cursor.run(action, kind, step)
 
 
 # -- switch model -------------------------------------------------------------------------------------

@@ -50,7 +50,7 @@ def message_widgets(message: Message, reasoning: str = "collapsed") -> list[Widg
     if (compaction := compaction_widgets(message)) is not None:
         return compaction
     if message.role is Role.USER:
-        return [UserMessage(message.content, message.attachments)]
+        return [UserMessage(message.content, message.id, message.attachments)]
     if message.role is not Role.ASSISTANT:
         return []
     replaced = message.replaced_by is not None

@@ -23,6 +23,7 @@ from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
 from tui_agent.ui.widgets.chat_log import ChatLog
+from tui_agent.ui.widgets.message_cursor import MessageCursor
 from tui_agent.ui.widgets.task_tree import TaskTree
 from tui_agent.ui.widgets.thinking import ThinkingBlock
 from tui_agent.ui.widgets.tool_panel import ToolPanel
@@ -55,6 +56,7 @@ def binding_owners(app: App[Any]) -> list[tuple[str, type[DOMNode]]]:
         ("Everywhere", type(app)),
         ("Chat screen", ChatScreen),
         ("Conversation", ChatLog),
+        ("Selected message", MessageCursor),
         ("Thinking block", ThinkingBlock),
         ("Tool panel", ToolPanel),
         ("Task tree", TaskTree),

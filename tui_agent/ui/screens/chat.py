@@ -7,6 +7,8 @@ events also go to the task tree. A sub-agent's events (`SubAgentEvent`) go to it
 calls to the task tree too, and its questions to the approval modal, which names the agent asking.
 Until the engine is built the status bar shows what boot read.
 A prompt sent while a turn runs waits in `QueuedPrompts` above the prompt and is sent when the turn ends.
+Ctrl+Up selects a message (`MessageCursor`, or the `HoverBar` under the pointer) to edit, regenerate, copy,
+fork or switch version; `Branches` sends those through the port and keeps the log and tool column in step.
 """
 
 from __future__ import annotations
@@ -21,19 +23,24 @@ from typing import TYPE_CHECKING, assert_never
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.events import Enter
 from textual.widget import AwaitMount
 
 from tui_agent.agent.endpoint import OFFLINE_LABEL
 from tui_agent.agent.port import ChatBackend
 from tui_agent.errors import EngineUnavailableError, user_message
 from tui_agent.status import MessageStatus, TurnEndReason
+from tui_agent.ui.branches import Branches
 from tui_agent.ui.compaction import compact_then_send
 from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.textual_private import ToastRack, write_to_terminal
 from tui_agent.ui.widgets.attachment_chips import AttachmentChips
+from tui_agent.ui.widgets.branch_mark import BranchMarked
 from tui_agent.ui.widgets.chat_log import ChatLog
+from tui_agent.ui.widgets.hover_bar import HoverBar
+from tui_agent.ui.widgets.message_cursor import MessageCursor
 from tui_agent.ui.widgets.prompt import AttachLimits, PromptInput
 from tui_agent.ui.widgets.queued import QueuedPrompts
 from tui_agent.ui.widgets.status_bar import StatusBar
@@ -81,6 +88,7 @@ class ChatScreen(ReportingScreen[None]):
         Binding("pageup", "page_up", "Scroll the conversation up", show=False, priority=True, id="page_up"),
         Binding("pagedown", "page_down", "Scroll the conversation down", show=False, priority=True, id="page_down"),
     ]
+    BINDINGS += [Binding("ctrl+up", "select_message", "Select a message to act on", id="select_message")]
 
     def __init__(
         self,
@@ -121,6 +129,8 @@ class ChatScreen(ReportingScreen[None]):
         self._task_tree_mount: AwaitMount | None = None
         self._task_tree: TaskTree | None = None
         self._stop_watching_unsaved: Unsubscribe = lambda: None
+        self.branches = Branches(self)
+        """The conversation tree: `‹2/3›` marks, edit, regenerate, switch branch, fork."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -130,8 +140,10 @@ class ChatScreen(ReportingScreen[None]):
             yield ToolPanels(clock=self._clock, id="tool-panels")
         yield QueuedPrompts(id="queued")
         yield AttachmentChips(id="attachments")
+        yield MessageCursor(id="message-cursor")
         yield PromptInput(id="prompt", cursor_blink=self._cursor_blink, attach_limits=self._attach_limits)
         yield StatusBar(id="status")
+        yield HoverBar(id="hover-bar")
 
     @property
     def turn_lock(self) -> asyncio.Lock:
@@ -188,10 +200,26 @@ class ChatScreen(ReportingScreen[None]):
             return overrides[binding_id]
         return next((b.key for b in bindings if isinstance(b, Binding) and b.id == binding_id), "")
 
+    @property
+    def message_cursor(self) -> MessageCursor:
+        return self.query_one(MessageCursor)
+
+    def action_select_message(self) -> None:
+        """Ctrl+Up: select the newest message (then up/down, e, r, c, y, f, left/right; Esc back)."""
+        self.message_cursor.enter()
+
+    def on_branch_marked_mark_wanted(self, event: BranchMarked.MarkWanted) -> None:
+        self.branches.want(event.entry, event.message_id)
+
+    def on_enter(self, event: Enter) -> None:
+        """The pointer moved onto something: over a message, its hover bar of actions."""
+        self.query_one(HoverBar).hover(event.node)
+
     def on_mount(self) -> None:
         self.history: HistoryView = attach_history(
             self, self.engine, self.chat_log, self.tool_panels, on_loaded=self._show_loaded_session
         )
+        self.watch(self.chat_log, "scroll_y", lambda: self.query_one(HoverBar).hide(), init=False)
         self._show_status()
         if team := getattr(self.app, "team", None):  # `--team NAME`
             self.notify(f"Your prompts go to team {team} (Ctrl+P, Run a team: another, or none).")
@@ -302,7 +330,9 @@ class ChatScreen(ReportingScreen[None]):
     # -- intents ------------------------------------------------------------------------------------
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         event.stop()
-        if self.busy or self._turn_lock.locked() or self.queued.prompts:
+        if self.branches.editing is not None:
+            self.branches.send_edit(event.text)
+        elif self.busy or self._turn_lock.locked() or self.queued.prompts:
             self.queued.push(event.text)  # shown above the prompt, not under the reply still being written
             if event.attachments:
                 self._queued_attachments[event.text] = event.attachments
@@ -365,6 +395,10 @@ class ChatScreen(ReportingScreen[None]):
         if not self.idle:
             self.notify("A reply is running: press Esc to stop it first.", severity="warning")
             return
+        self.start_branch_turn(turn)
+
+    def start_branch_turn(self, turn: TurnOf) -> None:
+        """Run a turn that is not a new prompt (retry, continue, edit, regenerate)."""
         self.chat_log.hide_actions()
         self.prompt_input.focus()  # a click on the link focused the log: typing goes to the prompt again
         self._set_busy(True)
@@ -374,6 +408,8 @@ class ChatScreen(ReportingScreen[None]):
         """Esc: on an empty prompt with a prompt queued, take the newest queued one back to edit; otherwise
         stop the reply."""
         prompt = self.prompt_input
+        if self.branches.cancel_edit():
+            return
         if not prompt.text and (waiting := self.queued.take_last()) is not None:
             prompt.load_text(waiting)
             prompt.set_attachments(self._queued_attachments.pop(waiting, []))
@@ -485,11 +521,13 @@ class ChatScreen(ReportingScreen[None]):
                 log.finish(event.message_id, event.status, event.error)
             case events.ReplyReplaced():
                 log.mark_replaced(event.message_id)
+                self.branches.sibling_made()
             case events.UsageUpdated():
                 self.status_bar.set_usage(event.prompt_tokens, event.completion_tokens)
                 if self.backend is not None:
                     self.status_bar.set_meter(self.backend.meter)
             case events.TurnStarted():
+                self.branches.turn_started(event.user_message_id)
                 self._show_status()
             case events.TurnFinished():
                 self._turn_finished(event)
@@ -519,6 +557,7 @@ class ChatScreen(ReportingScreen[None]):
             self.chat_log.add_error(event.error or reason or "The reply failed.", title=TURN_END_TITLES[event.reason])
         self._offer_redo()
         self._show_status()
+        self.branches.turn_ended()
         self._ring_if_away(event)
 
     def _ring_if_away(self, event: TurnFinished) -> None:

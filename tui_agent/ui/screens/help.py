@@ -1,6 +1,6 @@
-"""Provides `HelpScreen` (F1): every key binding (app, chat screen, prompt, tool panel, task tree, approval
-dialog, session screen) with the keys in force after the `[keys]` overrides and the action name to override
-each one by. Esc or F1 closes it.
+"""Provides `HelpScreen` (F1): every key binding (app, chat screen, prompt, selected message, tool panel, task
+tree, approval dialog, session screen) with the keys in force after the `[keys]` overrides and the action name
+to override each one by. Esc or F1 closes it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Provides `SessionsScreen`: every stored session, filtered as you type, to open, rename, fork or delete.
 
-Typing filters by title and by full-text search over message content (hits show a snippet). Enter opens
-the highlighted session in the chat screen (resumed, history shown); Ctrl+R renames, Ctrl+F forks from a
+Typing filters by title and by full-text search over message content, on every branch (hits show a snippet).
+Enter opens the highlighted session in the chat screen (resumed, history shown, on the branch of the search
+hit); Ctrl+R renames, Ctrl+F forks from a
 chosen message and opens the fork, Ctrl+D deletes after a confirmation, Ctrl+N starts a new session.
 A sub-agent's session (one with a parent session and an agent) is listed under its parent's, indented and
 named after its agent, when its parent is listed too.
@@ -27,6 +28,8 @@ from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.screens.session_dialogs import ConfirmDeleteScreen, ForkScreen, RenameScreen, one_line
 
+EVERY_MESSAGE = 1_000_000
+"""A page size no session reaches: the whole active branch (read only when a search hit is opened)."""
 HELP = "Enter open · Ctrl+R rename · Ctrl+F fork · Ctrl+D delete · Ctrl+N new session · Esc back"
 
 
@@ -80,6 +83,14 @@ def nest(rows: list[Row]) -> list[tuple[Row, int]]:
             add(row, 0)
     ordered.extend((row, 0) for rows_under in children.values() for row in rows_under)  # a loop of parents
     return ordered
+
+
+async def open_on_branch(backend: ChatBackend, message_id: str) -> None:
+    """Make the branch through a search hit active when the open session's active branch does not hold it
+    (search covers every branch; a hit on the branch shown already leaves it as it is)."""
+    shown = await backend.load_history(None, EVERY_MESSAGE)
+    if all(message.id != message_id for message in shown):
+        await backend.switch_branch(message_id)
 
 
 def show_fresh_chat(app: App[Any], *, note: str | None = None, then_send: Sequence[str] = ()) -> None:
@@ -139,6 +150,8 @@ class SessionsScreen(ReportingScreen[None]):
         """The sessions listed now, by id, in list order."""
         self.chat_stale = False
         """The chat screen shows a session that no longer exists (deleted here)."""
+        self.hits: dict[str, str] = {}
+        """The best search hit's message in each session listed for it: opening the session shows its branch."""
 
     def compose(self) -> ComposeResult:
         yield Static(Content("Sessions"), id="sessions-title")
@@ -188,7 +201,9 @@ class SessionsScreen(ReportingScreen[None]):
         except Exception as error:  # a query the search can't parse still filters by title
             self.notify(str(error), severity="warning")
             hits = []
+        self.hits = {}
         for hit in hits:
+            self.hits.setdefault(hit.session_id, hit.message_id)
             if hit.session_id in by_id and hit.session_id not in rows:
                 rows[hit.session_id] = (by_id[hit.session_id], hit.snippet)
         ordered = [rows[s.id] for s in everything if s.id in rows]
@@ -229,8 +244,10 @@ class SessionsScreen(ReportingScreen[None]):
 
     @work(group="session-action", exclusive=True, exit_on_error=False)
     async def open(self, session_id: str) -> None:
-        """Resume the session and show it in a fresh chat screen."""
+        """Resume the session and show it in a fresh chat screen (on the branch of the search hit, if any)."""
         await self.backend.open_session(session_id)
+        if self.query_text and (hit := self.hits.get(session_id)) is not None:
+            await open_on_branch(self.backend, hit)
         show_fresh_chat(self.app)
 
     def action_back(self) -> None:

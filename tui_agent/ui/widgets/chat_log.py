@@ -381,7 +381,7 @@ class ChatLog(VerticalScroll):
     def add_user(self, prompt: str, attachments: Sequence[AttachmentRef] = ()) -> UserMessage:
         from tui_agent.ui.widgets.messages import UserMessage
 
-        message = UserMessage(prompt, attachments)
+        message = UserMessage(prompt, attachments=attachments)
         self.last_error = None
         self._add(message)
         self.anchor()
@@ -455,6 +455,26 @@ class ChatLog(VerticalScroll):
     @property
     def actions(self) -> ReplyActions | None:
         return self._actions
+
+    def cut_from(self, entry: Widget | None) -> set[str]:
+        """Take away for good every entry from `entry` on (with those let go below), or all of them when None:
+        the conversation leaves that branch (edit, regenerate, switch). Returns the ids of the replies taken
+        away, whose tool calls go with them."""
+        entries = self.entries
+        gone = entries[entries.index(entry) :] if entry in entries else ([] if entry is not None else entries)
+        dropped = self._below + (self._above if entry is None else [])
+        ids = {getattr(e, "message_id", None) for e in gone} | {letgo.message_id for letgo in dropped}
+        self._forget(gone)
+        self._below.clear()
+        if entry is None:
+            self._above.clear()
+        if self._actions in gone:
+            self._actions = None
+        self.last_error = None
+        self.remove_children(gone)
+        self._window_changed()
+        self.anchor()
+        return {message_id for message_id in ids if message_id}
 
     def append(self, message_id: str, text: str) -> None:
         for block in self._blocks.get(message_id, {}).values():

@@ -23,6 +23,7 @@ from textual.widgets import Static
 
 from tui_agent.sanitize import StreamSanitizer, sanitize
 from tui_agent.status import MessageStatus
+from tui_agent.ui.widgets.branch_mark import BranchMarked, branch_css
 from tui_agent.ui.widgets.markdown_view import MarkdownView
 from tui_agent.ui.widgets.thinking import ThinkingBlock
 
@@ -47,7 +48,7 @@ def preview(text: str) -> str:
     return f"{shown}\n… ({len(lines):,} lines, {len(text):,} characters in all)"
 
 
-class UserMessage(Static):
+class UserMessage(BranchMarked, Static):
     """What the person sent, shown literally."""
 
     DEFAULT_CSS = """
@@ -58,15 +59,17 @@ class UserMessage(Static):
         color: $role-user;
         background: $boost;
     }
-    """
+    """ + branch_css("UserMessage")
 
-    def __init__(self, prompt: str, attachments: Sequence[AttachmentRef] = ()) -> None:
+    def __init__(self, prompt: str, message_id: str | None = None, attachments: Sequence[AttachmentRef] = ()) -> None:
         text = Content(preview(sanitize(prompt)))
         if attachments:  # the files and images it carried, as chips under its text
             chips = Content.styled(" ".join(sanitize(ref.label) for ref in attachments), "bold $accent")
             text = Content("\n").join([text, chips]) if prompt else chips
         super().__init__(text)
         self.prompt = prompt
+        self.message_id = message_id
+        """Its id in history: known when loaded, or once its turn has started (edit, branches)."""
         self.attachments = tuple(attachments)
 
     @property
@@ -74,10 +77,10 @@ class UserMessage(Static):
         return True
 
     def let_go(self) -> LetGo:
-        return LetGo(partial(UserMessage, self.prompt, self.attachments))
+        return LetGo(partial(UserMessage, self.prompt, self.message_id, self.attachments))
 
 
-class AssistantMessage(MarkdownView):
+class AssistantMessage(BranchMarked, MarkdownView):
     """One assistant reply: streams as markdown, then settles into a single rendered block.
 
     Esc finishes it locally at once (`finish(..., closed=False)`); text the backend had already produced
@@ -104,7 +107,7 @@ class AssistantMessage(MarkdownView):
     AssistantMessage.-thought-only {
         display: none;
     }
-    """
+    """ + branch_css("AssistantMessage")
 
     replaced = var(False, toggle_class="-replaced")
     """A retry replaced this reply: it is kept, dimmed and cut to a few lines, and no longer sent."""

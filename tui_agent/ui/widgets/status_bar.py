@@ -44,6 +44,8 @@ class StatusBar(Static):
         self.busy = False
         self.unsaved: str | None = None
         self.waiting: ReplyWaiting | None = None
+        self.branch_note: str | None = None
+        """Set while the conversation shown is not its newest branch ("older branch 1/2")."""
         self._ticker: Timer | None = None
         self.meter: Meter | None = None
         self.compacting = False
@@ -81,6 +83,11 @@ class StatusBar(Static):
         self.unsaved = unsaved
         self._redraw()
 
+    def set_branch_note(self, note: str | None) -> None:
+        if note != self.branch_note:
+            self.branch_note = note
+            self._redraw()
+
     def set_waiting(self, waiting: ReplyWaiting | None) -> None:
         """Say what the reply waits for, with a moving timer (events carry `time.monotonic()` readings, so the
         bar reads that clock); None once the reply has begun."""
@@ -112,6 +119,7 @@ class StatusBar(Static):
             Content(state),
             *warning,
             *([Content.styled(f"agent {sanitize(self.agent)}", "bold $accent")] if self.agent else []),
+            *([] if self.branch_note is None else [Content.styled(f"⑂ {self.branch_note}", "$text-warning")]),
             Content.styled(sanitize(self.model), "bold"),
             Content(sanitize(self.endpoint)),
             Content(sanitize(self.title)),

@@ -326,6 +326,14 @@ class ToolPanels(VerticalScroll):
         self._calls = {**earlier, **self._calls}
         self._follow_soon()
 
+    def forget_calls_of(self, message_ids: set[str] | None) -> None:
+        """These replies (None: all) left the conversation (another branch is shown): their calls and panels go."""
+        gone = [key for key, call in self._calls.items() if message_ids is None or call.message_id in message_ids]
+        for key in gone:
+            del self._calls[key]
+            if (panel := self._panels.pop(key, None)) is not None:
+                panel.remove()
+
     def hide_calls_of(self, message_ids: frozenset[str]) -> None:
         """Show every call but those of these messages (the ones the chat log let go)."""
         self._let_go = message_ids

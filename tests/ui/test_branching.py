@@ -1,0 +1,487 @@
+"""The message cursor, edit, regenerate and branches in the TUI, on the real stack: the offline model over HTTP in
+strict mode (its default answers: a tool call for the weather, Markdown with a code block otherwise), the real
+agent and a real SQLite file. What the log, the tool column and the status line show must match the active branch
+history holds, and the model must get exactly that branch."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from tests.fixtures.offline import strict_scenario
+from tests.ui.helpers import chat, send, wait_until
+from tests.ui.sessions_stack import RealStack, Turn, seed
+from tui_agent.agent.resume import ResumeRequest
+from tui_agent.history.store import HistoryStore
+from tui_agent.offline.server import BackgroundServer
+from tui_agent.status import Role
+from tui_agent.ui.clipboard import clipboard_command
+from tui_agent.ui.screens.chat import ChatScreen
+from tui_agent.ui.textual_private import notifications
+from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
+
+SIZE = (140, 45)
+WEATHER = "What's the weather in Paris?"
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[RealStack]:
+    server = BackgroundServer(strict_scenario({"replies": [], "then": "default"}))
+    server.start()
+    try:
+        yield RealStack(tmp_path / "history.db", server)
+    finally:
+        server.stop()
+
+
+def selected(screen: ChatScreen) -> object:
+    return screen.message_cursor.selected
+
+
+def focused(app: object) -> object:
+    return getattr(app, "focused", None)
+
+
+def active(screen: ChatScreen) -> bool:
+    return screen.message_cursor.active
+
+
+def prompts(screen: ChatScreen) -> list[str]:
+    return [entry.prompt for entry in screen.chat_log.entries if isinstance(entry, UserMessage)]
+
+
+def sent_prompts(stack: RealStack) -> list[str]:
+    messages = stack.chat_requests()[-1]["messages"]
+    return [m["content"] for m in messages if m["role"] == "user"]
+
+
+def panels(screen: ChatScreen) -> list[str]:
+    return [panel.call.message_id for panel in screen.tool_panels.panels]
+
+
+async def stored_prompts(db: Path) -> list[str]:
+    store = await HistoryStore.open(db)
+    try:
+        (session, *_) = await store.list_recent()
+        return [m.content for m in await store.load_tail(session.id, 100) if m.role is Role.USER]
+    finally:
+        await store.close()
+
+
+async def select(pilot: Pilot[None], text: str) -> UserMessage:
+    """Ctrl+Up, then Up until the selected message is the prompt `text`."""
+    screen = chat(pilot)
+    cursor = screen.message_cursor
+    if not cursor.active:
+        await pilot.press("ctrl+up")
+    for _ in range(30):
+        entry = cursor.selected
+        if isinstance(entry, UserMessage) and entry.prompt == text:
+            return entry
+        await pilot.press("up")
+    raise AssertionError(f"no message {text!r} to select")
+
+
+def mark(entry: UserMessage | AssistantMessage) -> str:
+    title = entry.border_title
+    return str(title) if title is not None else ""
+
+
+async def marked(pilot: Pilot[None], entry: UserMessage | AssistantMessage, label: str) -> None:
+    await wait_until(pilot, lambda: mark(entry) == label, lambda: f"mark {label!r}, shows {mark(entry)!r}")
+
+
+async def three_turns(pilot: Pilot[None]) -> ChatScreen:
+    for prompt in (WEATHER, "Tell me about bravo", "And charlie"):
+        await send(pilot, prompt)
+    return chat(pilot)
+
+
+async def test_ctrl_up_selects_the_newest_message_and_up_down_escape_move(stack: RealStack) -> None:
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await three_turns(pilot)
+        await pilot.press("ctrl+up")
+        cursor = screen.message_cursor
+        assert cursor.active and app.focused is cursor
+        newest = cursor.selected
+        assert isinstance(newest, AssistantMessage) and newest.has_class("-cursor")
+        await pilot.press("up")
+        assert isinstance(cursor.selected, UserMessage) and cursor.selected.prompt == "And charlie"
+        assert not newest.has_class("-cursor") and cursor.selected.has_class("-cursor")
+        await pilot.press("down")
+        assert selected(screen) is newest
+        await pilot.press("escape")
+        assert not active(screen) and focused(app) is screen.prompt_input and not newest.has_class("-cursor")
+
+
+async def test_an_edit_in_the_middle_makes_a_branch_and_left_right_walk_it_with_the_tool_column(
+    stack: RealStack,
+) -> None:
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await three_turns(pilot)
+        (weather_call,) = panels(screen)
+        bravo = await select(pilot, "Tell me about bravo")
+        await pilot.press("e")
+        prompt = screen.prompt_input
+        assert prompt.text == "Tell me about bravo" and prompt.has_class("-editing") and app.focused is prompt
+        prompt.load_text("Tell me about bravo, edited")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.idle and not prompt.has_class("-editing"), "the edit's turn ended")
+        assert prompts(screen) == [WEATHER, "Tell me about bravo, edited"]
+        assert sent_prompts(stack) == [WEATHER, "Tell me about bravo, edited"]
+        assert panels(screen) == [weather_call]  # the tool call of the first turn is on both branches
+        edited = next(e for e in screen.chat_log.entries if isinstance(e, UserMessage) and "edited" in e.prompt)
+        await marked(pilot, edited, "‹2/2›")
+        assert screen.status_bar.branch_note is None
+        assert not bravo.is_attached
+
+        await select(pilot, "Tell me about bravo, edited")
+        await pilot.press("left")
+        await wait_until(pilot, lambda: "And charlie" in prompts(screen), "the old branch shown")
+        assert prompts(screen) == [WEATHER, "Tell me about bravo", "And charlie"]
+        assert panels(screen) == [weather_call]
+        selected = screen.message_cursor.selected
+        assert isinstance(selected, UserMessage) and selected.prompt == "Tell me about bravo"
+        await marked(pilot, selected, "‹1/2›")
+        await wait_until(pilot, lambda: screen.status_bar.branch_note is not None, "the status line says so")
+        assert "older branch ‹1/2›" in str(screen.status_bar.render())
+        assert await stored_prompts(stack.db) == [WEATHER, "Tell me about bravo", "And charlie"]
+
+        await pilot.press("right")
+        await wait_until(pilot, lambda: "And charlie" not in prompts(screen), "the edited branch again")
+        await wait_until(pilot, lambda: screen.status_bar.branch_note is None, "the newest branch")
+        await pilot.press("left")
+        await wait_until(pilot, lambda: "And charlie" in prompts(screen), "the old branch again")
+        await pilot.press("escape")
+        await send(pilot, "delta")
+        assert sent_prompts(stack) == [WEATHER, "Tell me about bravo", "And charlie", "delta"]
+
+
+async def test_switching_a_branch_switches_the_tool_column_with_it(stack: RealStack) -> None:
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, WEATHER)
+        screen = chat(pilot)
+        assert len(panels(screen)) == 1
+        await select(pilot, WEATHER)
+        await pilot.press("e")
+        screen.prompt_input.load_text("Just say hello")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.idle and prompts(screen) == ["Just say hello"], "the edit answered")
+        assert panels(screen) == []  # the weather call belongs to the other branch
+        await select(pilot, "Just say hello")
+        await pilot.press("left")
+        await wait_until(pilot, lambda: prompts(screen) == [WEATHER], "the weather branch")
+        await wait_until(pilot, lambda: len(panels(screen)) == 1, "its tool call back in the column")
+        await pilot.press("right")
+        await wait_until(pilot, lambda: prompts(screen) == ["Just say hello"], "the edited branch")
+        await wait_until(pilot, lambda: panels(screen) == [], "no tool call on it")
+
+
+async def test_regenerate_in_the_middle_with_tool_calls_is_a_sibling_reply(stack: RealStack) -> None:
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await three_turns(pilot)
+        (weather_call,) = panels(screen)
+        await select(pilot, "Tell me about bravo")
+        await pilot.press("down")
+        bravo_reply = screen.message_cursor.selected
+        assert isinstance(bravo_reply, AssistantMessage)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: screen.idle and bravo_reply.replaced, "the regeneration ran")
+        assert prompts(screen) == [WEATHER, "Tell me about bravo"]  # charlie stays on the old branch
+        replies = [e for e in screen.chat_log.entries if isinstance(e, AssistantMessage)]
+        assert replies[-2] is bravo_reply and replies[-1].message_id != bravo_reply.message_id
+        assert sent_prompts(stack) == [WEATHER, "Tell me about bravo"]
+        assert panels(screen) == [weather_call]
+        await marked(pilot, replies[-1], "‹2/2›")
+        await marked(pilot, bravo_reply, "‹1/2›")
+
+
+async def test_r_on_the_last_reply_is_a_retry_and_the_mark_follows(stack: RealStack) -> None:
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Tell me about alpha")
+        screen = chat(pilot)
+        await pilot.press("ctrl+up")
+        old = screen.message_cursor.selected
+        assert isinstance(old, AssistantMessage)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: screen.idle and old.replaced, "the new version")
+        newest = [e for e in screen.chat_log.entries if isinstance(e, AssistantMessage)][-1]
+        await marked(pilot, newest, "‹2/2›")
+
+
+async def test_copy_a_message_and_a_code_block(stack: RealStack) -> None:
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Show me some python")
+        screen = chat(pilot)
+        await pilot.press("ctrl+up")
+        reply = screen.message_cursor.selected
+        assert isinstance(reply, AssistantMessage) and "```" in reply.text
+        await pilot.press("c")
+        assert app.clipboard == reply.text
+        await pilot.press("tab")
+        assert reply.code_rows is not None
+        start, end = reply.code_rows
+        shown = reply.shown_text().split("\n")[start:end]
+        await pilot.press("y")
+        copied = app.clipboard
+        assert copied.strip() and copied.strip().split("\n")[0].strip() in "\n".join(shown)
+        assert "```" not in copied
+        lines = copied.count("\n") + (0 if copied.endswith("\n") else 1)
+        assert any(f"code block 1, {lines} line" in n.message for n in notifications(app))
+        await pilot.press("up", "c")
+        assert app.clipboard == "Show me some python"
+
+
+async def test_fork_from_a_message_opens_a_new_session_up_to_it(stack: RealStack) -> None:
+    app, built = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await three_turns(pilot)
+        first = (await built.ready()).current_session_id
+        await select(pilot, "Tell me about bravo")
+        await pilot.press("f")
+        await wait_until(
+            pilot,
+            lambda: (agent := built.agent) is not None and agent.current_session_id != first,
+            "the fork opened",
+        )
+        await wait_until(pilot, lambda: prompts(chat(pilot)) == [WEATHER, "Tell me about bravo"], "the fork shown")
+
+
+async def test_switching_in_a_long_session_keeps_the_earlier_entries_once_and_in_order(stack: RealStack) -> None:
+    session = await seed(stack.db, "Long", [Turn(f"q{n}", f"answer {n}") for n in range(30)])
+    app, _ = stack.app(ResumeRequest(session_id=session.id))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "q29" in prompts(chat(pilot)), "the newest page")
+        for n in range(30, 36):  # more entries mounted than a page of history holds
+            await send(pilot, f"q{n}")
+        screen = chat(pilot)
+        mounted = len(prompts(screen))
+        await select(pilot, "q35")
+        await pilot.press("e")
+        screen.prompt_input.load_text("q35, edited")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.idle and prompts(screen)[-1] == "q35, edited", "the edit")
+        for key, last in (("left", "q35"), ("right", "q35, edited"), ("left", "q35")):
+            await select(pilot, prompts(screen)[-1])
+            await pilot.press(key)
+            await wait_until(pilot, lambda last=last: prompts(screen)[-1] == last, f"{key}: {last}")  # type: ignore[misc]
+            shown = prompts(screen)
+            assert len(shown) == mounted and shown[:-1] == [f"q{n}" for n in range(36 - mounted, 35)], shown
+
+
+async def test_resume_lands_on_the_branch_left(stack: RealStack) -> None:
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await three_turns(pilot)
+        await select(pilot, "Tell me about bravo")
+        await pilot.press("e")
+        screen.prompt_input.load_text("bravo, edited")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.idle and prompts(screen)[-1] == "bravo, edited", "the edit")
+        await select(pilot, "bravo, edited")
+        await pilot.press("left")
+        await wait_until(pilot, lambda: "And charlie" in prompts(screen), "the old branch")
+    again, _ = stack.app(ResumeRequest(latest=True))
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "And charlie" in prompts(chat(pilot)), "the branch left, resumed")
+        assert prompts(chat(pilot)) == [WEATHER, "Tell me about bravo", "And charlie"]
+        bravo = next(e for e in chat(pilot).chat_log.entries if isinstance(e, UserMessage) and "bravo" in e.prompt)
+        await marked(pilot, bravo, "‹1/2›")
+
+
+async def test_editing_is_cancelled_with_escape_and_a_reply_cannot_be_edited(stack: RealStack) -> None:
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Tell me about alpha")
+        screen = chat(pilot)
+        await pilot.press("ctrl+up", "e")  # the newest message is a reply
+        assert not screen.prompt_input.has_class("-editing")
+        await pilot.press("up", "e")
+        assert screen.prompt_input.has_class("-editing")
+        await pilot.press("escape")
+        assert not screen.prompt_input.has_class("-editing") and screen.prompt_input.text == ""
+        await send(pilot, "an ordinary prompt")
+        assert prompts(screen) == ["Tell me about alpha", "an ordinary prompt"]
+
+
+async def test_copy_goes_to_the_system_clipboard_too_and_never_fails_without_one(
+    stack: RealStack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert clipboard_command({}, "linux") is None
+    target = tmp_path / "clipboard.txt"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "xclip"
+    fake.write_text(f"#!/bin/sh\ncat > {target}\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert clipboard_command(platform="linux") == ["xclip", "-selection", "clipboard"]
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Tell me about alpha")
+        await pilot.press("ctrl+up", "up", "c")
+        await wait_until(pilot, lambda: target.exists() and target.read_text() == "Tell me about alpha", "xclip fed")
+        assert app.clipboard == "Tell me about alpha"  # and the terminal's copy (OSC 52)
+        fake.unlink()  # no clipboard program: the terminal's copy alone, no error
+        await pilot.press("c")
+        assert any(n.message == "Copied the message, 1 line." for n in notifications(app))
+        assert not any(n.severity == "error" for n in notifications(app))
+
+
+async def test_the_cursor_keys_follow_the_keys_table_and_are_listed_in_f1_and_the_palette(stack: RealStack) -> None:
+    from tests.ui.test_keys import app_with, help_text
+    from tui_agent.ui.screens.help import HelpScreen
+
+    app = app_with({"select_message": "f9", "edit_message": "E", "copy_message": "w"})
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "a prompt")
+        screen = chat(pilot)
+        await pilot.press("ctrl+up")
+        assert not active(screen)  # the old key no longer selects
+        await pilot.press("f9", "up", "e")
+        assert active(screen) and not screen.prompt_input.has_class("-editing")
+        assert "E edit" in str(screen.message_cursor.render()) and "w copy" in str(screen.message_cursor.render())
+        await pilot.press("w")
+        assert app.clipboard == "a prompt"
+        await pilot.press("E")
+        assert screen.prompt_input.has_class("-editing") and screen.prompt_input.text == "a prompt"
+        await pilot.press("escape", "f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help open")
+        listed = help_text(app)
+        assert "Selected message" in listed and "edit_message" in listed and "next_branch" in listed
+        helps = {command.title: command.help for command in app.get_system_commands(app.screen)}
+        assert helps["Edit a prompt"].endswith("(E on a selected message)")
+        assert helps["Select a message"].endswith("(f9)")
+
+
+async def test_palette_commands_act_on_the_newest_message(stack: RealStack) -> None:
+    from tests.ui.test_palette import run_command
+
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Tell me about alpha")
+        screen = chat(pilot)
+        await run_command(pilot, "Edit a prompt")
+        await wait_until(pilot, lambda: screen.prompt_input.has_class("-editing"), "editing from the palette")
+        assert screen.prompt_input.text == "Tell me about alpha"
+
+
+async def test_a_search_hit_on_another_branch_opens_the_session_on_that_branch(stack: RealStack) -> None:
+    from textual.widgets import Input
+
+    from tui_agent.ui.screens.sessions import SessionsScreen
+
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await three_turns(pilot)
+        await select(pilot, "Tell me about bravo")
+        await pilot.press("e")
+        screen.prompt_input.load_text("bravo again")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.idle and prompts(screen)[-1] == "bravo again", "the edit")
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "the session screen")
+        app.screen.query_one(Input).value = "charlie"
+        await wait_until(pilot, lambda: bool(app.screen.hits), "the hit listed")  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, ChatScreen) and "And charlie" in prompts(app.screen),
+            "the session opened on the hit's branch",
+        )
+        assert prompts(chat(pilot)) == [WEATHER, "Tell me about bravo", "And charlie"]
+        await send(pilot, "delta")
+        assert sent_prompts(stack) == [WEATHER, "Tell me about bravo", "And charlie", "delta"]
+
+
+async def click_link(pilot: Pilot[None], label: str) -> None:
+    from tui_agent.ui.widgets.hover_bar import HoverBar
+
+    bar = chat(pilot).query_one(HoverBar)
+    await wait_until(pilot, lambda: bar.has_class("-shown"), "the hover bar")
+    text = str(bar.render())
+    assert label in text, text
+    await pilot.click(bar, offset=(1 + text.index(label), 0))
+
+
+async def test_the_hover_bar_offers_the_same_actions_to_the_mouse(stack: RealStack) -> None:
+    from tui_agent.ui.widgets.hover_bar import HoverBar
+
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Show me some python")
+        screen = chat(pilot)
+        reply = next(e for e in screen.chat_log.entries if isinstance(e, AssistantMessage))
+        prompt = next(e for e in screen.chat_log.entries if isinstance(e, UserMessage))
+        await pilot.hover(reply)
+        assert "↻ regenerate" in str(screen.query_one(HoverBar).render())
+        await click_link(pilot, "⧉ code")
+        assert app.clipboard.strip() and "```" not in app.clipboard and reply.code_rows is not None
+        await pilot.hover(prompt, offset=(2, 0))
+        await click_link(pilot, "✎ edit")
+        assert screen.prompt_input.has_class("-editing") and screen.prompt_input.text == "Show me some python"
+        screen.prompt_input.load_text("Show me some rust")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.idle and prompts(screen) == ["Show me some rust"], "the edit")
+        edited = next(e for e in screen.chat_log.entries if isinstance(e, UserMessage))
+        await marked(pilot, edited, "‹2/2›")
+        await pilot.hover(edited, offset=(2, 1))
+        await click_link(pilot, "‹")
+        await wait_until(pilot, lambda: prompts(screen) == ["Show me some python"], "the first version again")
+        await pilot.hover(screen.prompt_input)
+        assert not screen.query_one(HoverBar).has_class("-shown")
+
+
+async def test_switching_the_first_prompt_keeps_tui_agent_s_own_lines_above_it(tmp_path: Path) -> None:
+    from tests.ui.helpers import app_on_real_agent
+    from tui_agent.agent.endpoint import EndpointChoice
+    from tui_agent.config import Settings
+    from tui_agent.ui.widgets.messages import SystemLine
+
+    app, _ = app_on_real_agent(Settings(db=tmp_path / "history.db"), EndpointChoice(None, "offline"))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(pilot)
+        await wait_until(pilot, lambda: bool(screen.query(SystemLine)), "the offline model's line")
+        await send(pilot, "Tell me about alpha")
+        await select(pilot, "Tell me about alpha")
+        await pilot.press("e")
+        screen.prompt_input.load_text("Tell me about beta")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.idle and prompts(screen) == ["Tell me about beta"], "the edit")
+        await select(pilot, "Tell me about beta")
+        await pilot.press("left")
+        await wait_until(pilot, lambda: prompts(screen) == ["Tell me about alpha"], "the first version")
+        assert screen.query(SystemLine)  # not history's: a redraw from history would lose it
+
+
+async def test_shift_r_regenerates_with_the_model_picked(stack: RealStack) -> None:
+    from textual.command import CommandPalette
+
+    app, built = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Tell me about alpha")
+        screen = chat(pilot)
+        await pilot.press("ctrl+up")
+        old = screen.message_cursor.selected
+        assert isinstance(old, AssistantMessage)
+        models = await (await built.ready()).list_models()
+        other = next(name for name in models if name != "scripted")
+        await pilot.press("R")
+        await wait_until(pilot, lambda: CommandPalette.is_open(app), "the model picker")
+        await pilot.press(*other)
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.idle and old.replaced, "the regeneration")
+        assert stack.chat_requests()[-1]["model"] == other
+        assert (await built.ready()).model == "scripted"  # for this regeneration only

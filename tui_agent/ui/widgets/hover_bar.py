@@ -1,0 +1,114 @@
+"""Provides `HoverBar`: the mouse's way to the message cursor's actions. With the pointer over a prompt or a reply,
+a small bar of links sits over its top-right corner — edit (a prompt), regenerate (a reply), copy, copy code
+(a reply with code), fork, and `‹ ›` between versions when it has some; a click selects the message and does
+what the key would (`MessageCursor`). The bar floats over the conversation (screen overlay), so showing and
+moving it lays nothing else out; it goes when the pointer leaves the messages or the log scrolls.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+from textual.content import Content
+from textual.widgets import Static
+
+from tui_agent.ui.code_blocks import code_blocks
+from tui_agent.ui.widgets.branch_mark import BranchMarked
+
+if TYPE_CHECKING:
+    from tui_agent.ui.screens.chat import ChatScreen
+
+LINKS = {
+    "edit": "✎ edit",
+    "regenerate": "↻ regenerate",
+    "copy": "⧉ copy",
+    "code": "⧉ code",
+    "fork": "⑂ fork",
+    "previous": "‹",
+    "next": "›",
+}
+"""What each link says, by the action it names."""
+ACTIONS = {
+    "edit": "edit",
+    "regenerate": "regenerate",
+    "copy": "copy_message",
+    "code": "copy_code",
+    "fork": "fork",
+}
+"""The message cursor's action behind each link (`‹ ›`: its branch action)."""
+
+
+def links_for(entry: BranchMarked) -> list[str]:
+    """The links a message's bar offers, in order."""
+    from tui_agent.ui.widgets.messages import UserMessage  # loaded with the first message
+
+    prompt = isinstance(entry, UserMessage)
+    links = ["edit" if prompt else "regenerate", "copy"]
+    if not prompt and code_blocks(getattr(entry, "text", "") or ""):
+        links.append("code")
+    links.append("fork")
+    if entry.branch is not None and entry.branch[1] > 1:
+        links += ["previous", "next"]
+    return links
+
+
+class HoverBar(Static):
+    """A bar of actions over the message under the pointer."""
+
+    DEFAULT_CSS = """
+    HoverBar {
+        display: none;
+        position: absolute;
+        overlay: screen;
+        width: auto;
+        height: 1;
+        padding: 0 1;
+        background: $panel;
+        color: $text;
+    }
+    HoverBar.-shown { display: block; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self.entry: BranchMarked | None = None
+
+    @property
+    def chat(self) -> ChatScreen:
+        return cast("ChatScreen", self.screen)
+
+    def hover(self, node: object) -> None:
+        """The pointer is over `node`: show the bar over it if it is a message, hide it if it left the messages."""
+        if node is self:
+            return
+        if not isinstance(node, BranchMarked) or node.tree_id is None:
+            self.hide()
+            return
+        self.entry = node
+        links = links_for(node)
+        self.update(Content.from_markup("  ".join(f"[@click=act('{name}')]{LINKS[name]}[/]" for name in links)))
+        width = sum(len(LINKS[name]) for name in links) + 2 * (len(links) - 1) + 2
+        log, region = self.chat.chat_log.region, node.region
+        x = max(region.x, region.right - width - 1)
+        y = max(region.y, log.y)
+        self.styles.offset = (x, y)
+        self.add_class("-shown")
+
+    def hide(self) -> None:
+        self.entry = None
+        self.remove_class("-shown")
+
+    def action_act(self, name: str) -> None:
+        """A link was clicked: select the message and act on it as the cursor's key would."""
+        entry = self.entry
+        self.hide()
+        if entry is None or not entry.is_attached:
+            return
+        cursor = self.chat.message_cursor
+        cursor.add_class("-active")
+        cursor.select(entry)
+        cursor.focus()
+        if name in ("previous", "next"):
+            cursor.action_branch(-1 if name == "previous" else 1)
+        else:
+            getattr(cursor, f"action_{ACTIONS[name]}")()
