@@ -4,6 +4,7 @@ once the context is full, the view of a compacted session, and resume."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 from decimal import Decimal
@@ -15,10 +16,12 @@ from textual.pilot import Pilot
 
 from tests.fixtures.offline import strict_scenario
 from tests.ui.helpers import FIXED_NOW, Built, chat, chat_ready, send, wait_until
+from tests.ui.helpers import make_app as scripted_app
 from tests.ui.sessions_stack import build_and_resume
 from tests.ui.test_palette import run_command
 from tui_agent.agent.conversation import SUMMARY_HEADING
 from tui_agent.agent.endpoint import EndpointChoice
+from tui_agent.agent.meter import Meter
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.boot import early_page
 from tui_agent.config import Settings
@@ -27,6 +30,7 @@ from tui_agent.prices import format_cost
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.widgets.messages import CompactedMessage, SummaryMessage, SystemLine, UserMessage
+from tui_agent.ui.widgets.status_bar import StatusBar
 
 SIZE = (200, 40)
 PRICED = {"offline": {"input": 1.0, "output": 2.0}}
@@ -200,3 +204,23 @@ def notices(app: TuiAgentApp) -> list[str]:
     from tui_agent.ui.textual_private import notifications
 
     return [str(notification.message) for notification in notifications(app)]
+
+
+async def test_a_narrow_terminal_keeps_the_gauge_and_cost_in_view_and_shortens_the_title_first() -> None:
+    app, _ = scripted_app()
+    async with app.run_test(size=(200, 30)) as pilot:
+        bar = (await chat_ready(pilot)).query_one(StatusBar)
+        title = "A long session title about rivers, mountains and the weather in many cities"
+        bar.show(model="gpt-4o-mini", endpoint="https://api.openai.com/v1", title=title)
+        bar.set_agent("assistant")
+        meter = Meter(500, 80, last_cost=Decimal("0.0012"), session_cost=Decimal("0.0345"))
+        bar.set_meter(dataclasses.replace(meter, context_tokens=3400, context_window=128_000))
+        await pilot.pause()
+        line = str(bar.render())
+        assert "context 3.4k / 128k (3%)" in line and "$0.0345 session" in line
+        assert "gpt-4o-mini" in line and "api.openai.com" in line, "only the title made room at 200 columns"
+        assert title not in line and "A long session" in line
+        await pilot.resize_terminal(150, 30)
+        await pilot.pause()
+        line = str(bar.render())
+        assert "context 3.4k / 128k (3%)" in line and "$0.0345 session" in line and len(line) <= 148

@@ -28,6 +28,8 @@ if TYPE_CHECKING:  # events load with the engine, after the first paint
     from tui_agent.agent.meter import Meter
 
 TICK = 0.25
+MIN_TITLE = 16
+"""Characters of the session title kept before the endpoint and the model make room instead."""
 
 
 class StatusBar(Static):
@@ -113,20 +115,42 @@ class StatusBar(Static):
         return "● replying — Esc stops"
 
     def _redraw(self) -> None:
-        state = self.state
+        """The line, fitted to the width: the title is shortened first, then the endpoint and the model left out,
+        so the state, the tokens, the cost and the context gauge stay in view on a narrow terminal."""
+        room = self.size.width - self.styles.gutter.width
+        title = sanitize(self.title)
+        line = self._line(title, endpoint=True, model=True)
+        if room <= 0 or line.cell_length <= room:
+            self.update(line)
+            return
+        over = line.cell_length - room
+        if len(title) - over >= MIN_TITLE:
+            self.update(self._line(title[: len(title) - over - 1] + "…", endpoint=True, model=True))
+            return
+        short = title[: MIN_TITLE - 1] + "…" if len(title) > MIN_TITLE else title
+        for endpoint, model in ((False, True), (False, False)):
+            line = self._line(short, endpoint=endpoint, model=model)
+            if line.cell_length <= room:
+                break
+        self.update(line)
+
+    def _line(self, title: str, *, endpoint: bool, model: bool) -> Content:
         warning = [] if self.unsaved is None else [Content.styled(f"⚠ not saved: {self.unsaved}", "bold $warning")]
         parts = [
-            Content(state),
+            Content(self.state),
             *warning,
             *([Content.styled(f"agent {sanitize(self.agent)}", "bold $accent")] if self.agent else []),
             *([] if self.branch_note is None else [Content.styled(f"⑂ {self.branch_note}", "$text-warning")]),
-            Content.styled(sanitize(self.model), "bold"),
-            Content(sanitize(self.endpoint)),
-            Content(sanitize(self.title)),
+            *([Content.styled(sanitize(self.model), "bold")] if model else []),
+            *([Content(sanitize(self.endpoint))] if endpoint else []),
+            Content(title),
             Content(f"tokens in {self.tokens_in:,}{self._cached} / out {self.tokens_out:,}{self._costs}"),
             *self._gauge,
         ]
-        self.update(Content("  │  ").join(parts))
+        return Content("  │  ").join(parts)
+
+    def on_resize(self) -> None:
+        self._redraw()
 
     @property
     def _cached(self) -> str:
