@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
 from tui_agent.agent.events import AgentEvent, TeamStopped, TurnFinished
+from tui_agent.agent.profile_use import turn_setup
 from tui_agent.agent.team_control import Control, control_tools
 from tui_agent.agent.team_view import member_conversation
 from tui_agent.agent.turn import Turn, TurnBudget, TurnServices
@@ -37,6 +38,7 @@ from tui_agent.tools.runner import ToolRunner
 if TYPE_CHECKING:
     import asyncio
 
+    from tui_agent.agent.profile_use import AgentRoster, AgentSetup
     from tui_agent.tools.spec import ToolSpec
 
 TEAM_PREFIX = "team:"
@@ -91,9 +93,12 @@ class TeamRun:
         *,
         budget: TurnBudget,
         system_prompt: str | None = None,
+        roster: AgentRoster | None = None,
     ) -> None:
         self.team, self.catalog, self.services, self.session_id = team, catalog, services, session_id
         self.emit, self.id, self.budget, self.system_prompt = emit, turn_id, budget, system_prompt
+        self.roster = roster
+        """Builds each member's setup (its model or endpoint, temperature, budgets) over the run's settings."""
         self.rounds = 0
         self.stop_reason: str | None = None
         self.failure: TurnEndReason | None = None
@@ -130,7 +135,14 @@ class TeamRun:
     def _turn_id(self, member: str) -> str:
         return f"{self.id}/{self.rounds}/{member}"
 
+    def _setup_of(self, member: str) -> AgentSetup:
+        """The member's profile (from the team's catalog) over the run's settings."""
+        assert self.roster is not None
+        return turn_setup(self.catalog.agents[member], self.roster.settings)
+
     def _budget_of(self, member: str) -> TurnBudget:
+        if self.roster is not None:
+            return self._setup_of(member).budget
         rounds = self.catalog.agents[member].max_tool_rounds
         return TurnBudget(rounds or self.budget.max_tool_rounds, self.budget.max_tokens)
 
@@ -149,7 +161,13 @@ class TeamRun:
             registry.add(spec)
         runner = ToolRunner(registry, timeout=main.timeout, output_cap=main.output_cap)
         runner.preapproved, runner.grants = main.preapproved, main.grants
-        return dataclasses.replace(self.services, runner=runner)  # the session's client, totals and meter
+        if self.roster is None:
+            return dataclasses.replace(self.services, runner=runner)  # the session's client, totals and meter
+        setup = self._setup_of(member)  # the member's own model or endpoint, and temperature
+        client = self.roster.clients.client_for(setup)
+        return dataclasses.replace(
+            self.services, runner=runner, client=client, model=client.model, temperature=setup.temperature
+        )
 
     def judge(self, turn: Turn, control: Control) -> bool:
         """Whether the team stops after `turn` (and why, remembered); True when it does."""

@@ -210,3 +210,22 @@ async def test_the_offline_model_routes_a_router_team_until_the_critic_approves(
     assert (stop.reason, stop.rounds) == ("router called done: the work is approved", 5)
     bodies = [request.body for request in offline_server.requests if request.body]
     assert all(role_problem(body["messages"]) is None for body in bodies)
+
+
+async def test_each_member_speaks_with_its_own_profile_model_and_temperature(
+    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path
+) -> None:
+    built = await make_agent(offline_server.base_url)
+    agents = {
+        "poet": 'system_prompt = "You are a writer."\ntools = []\nmodel = "poet-model"\ntemperature = 1.3\n',
+        "judge": 'system_prompt = "You are a critic and editor."\ntools = []\ntemperature = 0.1\n',
+    }
+    team = 'members = ["poet", "judge"]\ndone_when = "APPROVED"\nmax_rounds = 3'
+    built.agent.catalog = catalog_with(tmp_path, {"duo": team}, agents)
+    await collect(built.agent.run_team("duo", "Write about snow"))
+
+    bodies: list[dict[str, Any]] = [request.body for request in offline_server.requests if request.body]
+    assert [(body["model"], body.get("temperature")) for body in bodies[:2]] == [
+        ("poet-model", 1.3),
+        (built.agent.model, 0.1),
+    ]
