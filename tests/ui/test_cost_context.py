@@ -206,7 +206,7 @@ def notices(app: TuiAgentApp) -> list[str]:
     return [str(notification.message) for notification in notifications(app)]
 
 
-async def test_a_narrow_terminal_keeps_the_gauge_and_cost_in_view_and_shortens_the_title_first() -> None:
+async def test_a_narrow_terminal_keeps_the_gauge_and_cost_in_view() -> None:
     app, _ = scripted_app()
     async with app.run_test(size=(200, 30)) as pilot:
         bar = (await chat_ready(pilot)).query_one(StatusBar)
@@ -218,8 +218,8 @@ async def test_a_narrow_terminal_keeps_the_gauge_and_cost_in_view_and_shortens_t
         await pilot.pause()
         line = str(bar.render())
         assert "context 3.4k / 128k (3%)" in line and "$0.0345 session" in line
-        assert "gpt-4o-mini" in line and "api.openai.com" in line, "only the title made room at 200 columns"
-        assert title not in line and "A long session" in line
+        assert "gpt-4o-mini" in line and "api.openai.com" not in line, "the endpoint made room first"
+        assert title not in line and "A long session" in line, "then the title, shortened"
         await pilot.resize_terminal(150, 30)
         await pilot.pause()
         line = str(bar.render())

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # events load with the engine, after the first paint
 
 TICK = 0.25
 MIN_TITLE = 16
-"""Characters of the session title kept before the endpoint and the model make room instead."""
+"""Characters of the session title kept before the model makes room instead (the endpoint makes room first)."""
 
 
 class StatusBar(Static):
@@ -115,24 +115,26 @@ class StatusBar(Static):
         return "● replying — Esc stops"
 
     def _redraw(self) -> None:
-        """The line, fitted to the width: the title is shortened first, then the endpoint and the model left out,
-        so the state, the tokens, the cost and the context gauge stay in view on a narrow terminal."""
+        """The line, fitted to the width: the endpoint is left out first, then the title shortened, then the model
+        left out, so the state, the title, the tokens, the cost and the context gauge stay in view."""
         room = self.size.width - self.styles.gutter.width
         title = sanitize(self.title)
         line = self._line(title, endpoint=True, model=True)
-        if room <= 0 or line.cell_length <= room:
-            self.update(line)
-            return
-        over = line.cell_length - room
-        if len(title) - over >= MIN_TITLE:
-            self.update(self._line(title[: len(title) - over - 1] + "…", endpoint=True, model=True))
-            return
-        short = title[: MIN_TITLE - 1] + "…" if len(title) > MIN_TITLE else title
-        for endpoint, model in ((False, True), (False, False)):
-            line = self._line(short, endpoint=endpoint, model=model)
-            if line.cell_length <= room:
-                break
+        if room > 0 and line.cell_length > room:
+            line = self._fitted(title, room)
         self.update(line)
+
+    def _fitted(self, title: str, room: int) -> Content:
+        line = Content()
+        for model in (True, False):
+            line = self._line(title, endpoint=False, model=model)
+            over = line.cell_length - room
+            if over <= 0:
+                return line
+            if len(title) - over - 1 >= MIN_TITLE:
+                return self._line(title[: len(title) - over - 1] + "…", endpoint=False, model=model)
+        short = title[: MIN_TITLE - 1] + "…" if len(title) > MIN_TITLE else title
+        return self._line(short, endpoint=False, model=False)
 
     def _line(self, title: str, *, endpoint: bool, model: bool) -> Content:
         warning = [] if self.unsaved is None else [Content.styled(f"⚠ not saved: {self.unsaved}", "bold $warning")]
