@@ -20,6 +20,7 @@ async def test_a_new_session_explains_itself_until_the_first_prompt_and_the_tool
     app, _ = app_on_real_agent(Settings(db=tmp_path / "history.db"), EndpointChoice(None, "offline"))
     async with app.run_test(size=(140, 45)) as pilot:
         screen = await chat_ready(pilot)
+        await wait_until(pilot, lambda: bool(screen.query(Welcome)), "the welcome shown (after the first frame)")
         welcome = screen.query_one(Welcome)
         text = welcome_text(welcome)
         assert "built-in offline model" in text and "“what's the weather in Paris and Tokyo?”" in text
@@ -40,7 +41,9 @@ async def test_the_welcome_names_the_keys_in_force_and_a_real_endpoint() -> None
     app, _ = make_app(model="llama3.2", endpoint="http://localhost:11434/v1")
     app._apply_keys({"sessions": "ctrl+o", "cancel_turn": "ctrl+g"})
     async with app.run_test(size=(120, 40)) as pilot:
-        text = welcome_text((await chat_ready(pilot)).query_one(Welcome))
+        screen = await chat_ready(pilot)
+        await wait_until(pilot, lambda: bool(screen.query(Welcome)), "the welcome shown (after the first frame)")
+        text = welcome_text(screen.query_one(Welcome))
         assert "Answering: llama3.2 at http://localhost:11434/v1" in text
         assert "ctrl+o" in text and "ctrl+g" in text and "ctrl+s " not in text
         assert "offline model understands" not in text

@@ -134,9 +134,7 @@ class ChatScreen(ReportingScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
-            # a resumed session's page is on its way: no welcome to flash before it
-            welcome = self._welcome() if self.engine.early_page is None else None
-            yield ChatLog(id="chat-log", reasoning=self._reasoning, welcome=welcome)
+            yield ChatLog(id="chat-log", reasoning=self._reasoning)
             yield ToolPanels(clock=self._clock, id="tool-panels")
         yield QueuedPrompts(id="queued")
         yield AttachmentChips(id="attachments")
@@ -216,6 +214,9 @@ class ChatScreen(ReportingScreen[None]):
         self.query_one(HoverBar).hover(event.node)
 
     def on_mount(self) -> None:
+        if self.engine.early_page is None:  # a resumed session's page is on its way: no welcome to flash before it
+            # after the first frame: laying out the welcome made the first frame ~5% slower
+            self.call_after_refresh(lambda: self.chat_log.show_welcome(self._welcome()))
         self.history: HistoryView = attach_history(
             self, self.engine, self.chat_log, self.tool_panels, on_loaded=self._show_loaded_session
         )

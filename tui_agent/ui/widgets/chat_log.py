@@ -93,10 +93,9 @@ class ChatLog(VerticalScroll):
         *,
         id: str | None = None,  # noqa: A002
         reasoning: str = "collapsed",
-        welcome: Widget | None = None,
     ) -> None:
         super().__init__(id=id)
-        self._welcome = welcome
+        self._welcome: Widget | None = None
         """What an empty session shows (id "welcome") until its first message (tui-agent's own lines go above)."""
         self.reasoning = reasoning
         """How replies' reasoning is shown: "collapsed", "expanded" or "hidden" (the `[ui] reasoning` setting)."""
@@ -115,8 +114,6 @@ class ChatLog(VerticalScroll):
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static(id="earlier", classes="log-hint")
-        if self._welcome is not None:
-            yield self._welcome
         yield Static(id="later", classes="log-hint")
 
     def on_mount(self) -> None:
@@ -305,6 +302,14 @@ class ChatLog(VerticalScroll):
         self._above[:0] = [entry.let_go() for entry in older]
         self._window_changed()
         return widgets[len(widgets) - count :]
+
+    def show_welcome(self, welcome: Widget) -> None:
+        """Show `welcome` (id "welcome") while the session has no message (tui-agent's own lines stay above)."""
+        from tui_agent.ui.widgets.messages import SystemLine
+
+        if self._welcome is None and all(isinstance(entry, SystemLine) for entry in self.entries):
+            self._welcome = welcome
+            self.mount(welcome, before=self._later_hint)
 
     def _end_welcome(self) -> None:
         """The session has a message: the welcome gives way to it, for good."""
