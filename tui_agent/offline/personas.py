@@ -4,8 +4,8 @@ Told by the system prompt who it is:
 
 - a critic (the prompt says "you are a (demanding) editor" or "... critic", or has the word APPROVED): the
   first time it reviews, it asks for one revision with a concrete note; the next time, it answers `APPROVED`;
-- a writer (the prompt says "You are a writer"): a short post on the topic (the first user message); when
-  it has written before, the post again, revised from the notes it was given.
+- a writer (the prompt says "You are a writer"): a short post on the topic (the person's latest prompt); when
+  it has written since, the post again, revised from the notes it was given.
 
 - a team's router (offered `next_speaker`): `done` once the latest reply says APPROVED, else `next_speaker`
   with the member after the last one who spoke (the first, when none has).
@@ -39,9 +39,10 @@ def persona_reply(messages: list[Message], tools: list[dict[str, Any]] | None = 
     system = _text(messages[0]) if messages and messages[0].get("role") == "system" else ""
     if not system or not messages or messages[-1].get("role") != "user":
         return None
-    spoken = sum(1 for message in messages if message.get("role") == "assistant" and _text(message).strip())
+    asked = _person_asked(messages)  # this run of the team: from the person's latest prompt on
+    spoken = sum(1 for message in messages[asked:] if message.get("role") == "assistant" and _text(message).strip())
     if WRITER.search(system):
-        return Reply(text=_post(_topic(messages), revised=spoken > 0), chunk_size=12)
+        return Reply(text=_post(_topic(messages[asked:]), revised=spoken > 0), chunk_size=12)
     if CRITIC.search(system):
         return Reply(text="APPROVED" if spoken else NOTE, chunk_size=12)
     return None
@@ -78,8 +79,15 @@ def _text(message: Message) -> str:
     return str(content or "")
 
 
+def _person_asked(messages: list[Message]) -> int:
+    """Where the person's latest prompt is: the last user message that is not another member's labelled words
+    (`[critic] ...`) or a team's prefix before them; 0 when there is none."""
+    people = [i for i, m in enumerate(messages) if m.get("role") == "user" and not _text(m).lstrip().startswith("[")]
+    return next((i for i in reversed(people) if "\n\n[" not in _text(messages[i])), 0)
+
+
 def _topic(messages: list[Message]) -> str:
-    """The topic: the first line of the person's first message, without "write a post about"."""
+    """The topic: the first line of the first user message of `messages`, without "write a post about"."""
     first = next((_text(m) for m in messages if m.get("role") == "user"), "")
     line = next((part.strip() for part in first.splitlines() if part.strip()), "the sea")
     topic = re.sub(r"^(?:please\s+)?(?:write\s+)?(?:a\s+)?(?:short\s+)?(?:post\s+|blog post\s+)?(?:about|on)\s+",
