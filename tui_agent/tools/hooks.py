@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from types import ModuleType
 from typing import Any, Literal, TypeVar, cast, get_args
+
+from tui_agent.tools.daemon import in_daemon_thread
 
 HookKind = Literal["before_agent", "after_agent", "before_tool", "after_tool"]
 HOOK_KINDS: tuple[HookKind, ...] = get_args(HookKind)
@@ -109,7 +111,7 @@ class Hooks:
             async with asyncio.timeout(self.timeout):
                 if inspect.iscoroutinefunction(func):
                     return await func(*args)
-                outcome = await _in_daemon_thread(func, args)
+                outcome = await in_daemon_thread(partial(func, *args), f"hook:{name}")
                 return await outcome if inspect.isawaitable(outcome) else outcome
         except TimeoutError:
             self.on_notice(f"Hook {name} took more than {self.timeout:g} s and was skipped.")
@@ -118,35 +120,6 @@ class Hooks:
         except BaseException as error:  # KeyboardInterrupt, SystemExit...: a failed hook, never the app's end
             self.on_notice(f"Hook {name} failed and was skipped: {type(error).__name__}: {error}")
         return None
-
-
-def _in_daemon_thread(func: Callable[..., Any], args: tuple[Any, ...]) -> asyncio.Future[Any]:
-    """Run a sync hook in a daemon thread (not the loop's executor, which `asyncio.run` waits for at exit)."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-
-    def settle(outcome: Callable[[], None]) -> None:
-        if not future.done():
-            outcome()
-
-    def work() -> None:
-        try:
-            value = func(*args)
-        except BaseException as exc:  # handed to the awaiting task, which reports it
-            error = exc
-            _call_soon(loop, lambda: settle(lambda: future.set_exception(error)))
-        else:
-            _call_soon(loop, lambda: settle(lambda: future.set_result(value)))
-
-    threading.Thread(target=work, name=f"hook:{getattr(func, '__name__', 'hook')}", daemon=True).start()
-    return future
-
-
-def _call_soon(loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> None:
-    try:
-        loop.call_soon_threadsafe(callback)
-    except RuntimeError:  # the loop closed while the hook was still running: nobody is waiting any more
-        pass
 
 
 def _text_or(value: Any, unchanged: str) -> str:

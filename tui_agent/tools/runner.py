@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import partial
 from typing import Any, Protocol
 
 from pydantic import ValidationError
@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.tools.approvals import Grants, pattern_allows
+from tui_agent.tools.daemon import in_daemon_thread
 from tui_agent.tools.output import cap_output, capped_text, let_go
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.spec import Approval, ToolSpec, describe_validation_error
@@ -214,11 +215,11 @@ async def _call(spec: ToolSpec, arguments: Mapping[str, Any], cap: int) -> str:
             return cap_output(value, cap)
         box = [value]
     else:
-        outcome = await _in_daemon_thread(_run_capped, {"func": spec.func, "arguments": arguments, "cap": cap})
+        outcome = await in_daemon_thread(partial(_run_capped, spec.func, arguments, cap), f"tool:{spec.name}")
         if not asyncio.iscoroutine(outcome):
             return str(outcome)
         box = [await outcome]
-    return str(await _in_daemon_thread(_capped_in_thread, {"box": box, "cap": cap}))
+    return str(await in_daemon_thread(partial(_capped_in_thread, box, cap), f"tool:{spec.name}"))
 
 
 def _run_capped(func: Callable[..., Any], arguments: Mapping[str, Any], cap: int) -> Any:
@@ -237,39 +238,6 @@ def _capped_in_thread(box: list[Any], cap: int) -> str:
     text = capped_text(value, cap)
     let_go(value)
     return text
-
-
-def _in_daemon_thread(func: Callable[..., Any], arguments: Mapping[str, Any]) -> asyncio.Future[Any]:
-    """Run a sync tool in its own daemon thread.
-
-    Not the loop's default executor: a sync tool that never returns would hold one of its few workers
-    forever, and `asyncio.run` waits for those workers at exit. A daemon thread is abandoned instead.
-    """
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-
-    def settle(outcome: Callable[[], None]) -> None:
-        if not future.done():
-            outcome()
-
-    def work() -> None:
-        try:
-            value = func(**arguments)
-        except BaseException as exc:  # handed to the awaiting task, which turns it into a failed result
-            error = exc
-            _call_soon(loop, lambda: settle(lambda: future.set_exception(error)))
-        else:
-            _call_soon(loop, lambda: settle(lambda: future.set_result(value)))
-
-    threading.Thread(target=work, name=f"tool:{getattr(func, '__name__', 'tool')}", daemon=True).start()
-    return future
-
-
-def _call_soon(loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> None:
-    try:
-        loop.call_soon_threadsafe(callback)
-    except RuntimeError:  # the loop closed while the tool was still running: nobody is waiting any more
-        pass
 
 
 async def _asked(ask: Asker, call: ToolCall) -> Decision:

@@ -1,0 +1,41 @@
+"""Provides `in_daemon_thread`: plugin code (a sync tool, a sync hook) run in a daemon thread of its own.
+
+Not the loop's default executor: code that never returns would hold one of its few workers forever, and
+`asyncio.run` waits for those workers at exit. A daemon thread is abandoned instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import Any
+
+
+def in_daemon_thread(run: Callable[[], Any], name: str) -> asyncio.Future[Any]:
+    """A future of `run()`'s value (or exception), computed in a daemon thread called `name`."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(outcome: Callable[[], None]) -> None:
+        if not future.done():
+            outcome()
+
+    def work() -> None:
+        try:
+            value = run()
+        except BaseException as exc:  # handed to the awaiting task, which reports it
+            error = exc
+            _call_soon(loop, lambda: settle(lambda: future.set_exception(error)))
+        else:
+            _call_soon(loop, lambda: settle(lambda: future.set_result(value)))
+
+    threading.Thread(target=work, name=name, daemon=True).start()
+    return future
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> None:
+    try:
+        loop.call_soon_threadsafe(callback)
+    except RuntimeError:  # the loop closed while the code was still running: nobody is waiting any more
+        pass
