@@ -56,13 +56,14 @@ async def shrink_and_grow(pilot: Pilot[None]) -> None:
 async def test_every_size_survives_every_stage(real_app: MakeApp, tmp_path: Path) -> None:
     app, _ = real_app(SCENARIO, plugin_dirs=[PLUGINS])
     async with app.run_test(size=(120, 36)) as pilot:
+        log = chat(pilot).chat_log  # looked up now: the approval dialog may cover the chat screen at any moment
         await send(pilot, "tell me everything", wait=False)
-        await wait_until(pilot, lambda: bool(chat(pilot).chat_log.assistant_messages), "the reply started")
+        await wait_until(pilot, lambda: bool(log.assistant_messages), "the reply started")
         await shrink_and_grow(pilot)  # streaming text and tool panels
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval dialog")
         await shrink_and_grow(pilot)
         await pilot.press("a")
-        await wait_until(pilot, lambda: len(chat(pilot).chat_log.assistant_messages) > 1, "the second reply")
+        await wait_until(pilot, lambda: len(log.assistant_messages) > 1, "the second reply")
         await pilot.press("ctrl+t")  # the task tree, while the second reply streams
         await shrink_and_grow(pilot)
         await pilot.press("ctrl+t")
