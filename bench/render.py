@@ -211,27 +211,33 @@ async def paced(prior: int, seconds: float, rate: float = 100.0) -> dict[str, fl
         screen = app.screen
         assert isinstance(screen, ChatScreen)
         add_history(screen, prior)
-        await settle(pilot, time.perf_counter(), request=True)
-        await pilot.pause(0.3)
-        prompt = screen.prompt_input
-        prompt.insert("stream")
-        await pilot.press("enter")
-        await pilot.pause(0.2)
-        FRAMES.clear()
-        cpu0, wall0 = time.process_time(), time.perf_counter()
-        latencies = []
-        while not screen.idle:
-            latencies.append(await keypress_to_echo(pilot, lambda: len(prompt.text), app))
-            await asyncio.sleep(0.1)
-        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-        frames = sorted(duration for _, duration in FRAMES)
+        latencies, frames, cpu_share = await stream_while_typing(pilot, screen)
         message = screen.chat_log.assistant("paced")
         check(message is not None and message.text == "".join(chunks), "paced text differs from the source")
     return {
         "latency_p99": percentile(latencies, 99),
         "frame_p95": percentile(frames, 95),
-        "cpu_share": cpu / wall,
+        "cpu_share": cpu_share,
     }
+
+
+async def stream_while_typing(pilot: Any, screen: ChatScreen) -> tuple[list[float], list[float], float]:
+    """Send a prompt once the app has settled, then press a key every 0.1 s until the turn ends: each key's
+    time to echo, the frame times meanwhile (sorted) and the process's CPU share of the wall time."""
+    await settle(pilot, time.perf_counter(), request=True)
+    await pilot.pause(0.3)
+    prompt = screen.prompt_input
+    prompt.insert("stream")
+    await pilot.press("enter")
+    await pilot.pause(0.2)
+    FRAMES.clear()
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    latencies = []
+    while not screen.idle:
+        latencies.append(await keypress_to_echo(pilot, lambda: len(prompt.text), screen.app))
+        await asyncio.sleep(0.1)
+    cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    return latencies, sorted(duration for _, duration in FRAMES), cpu / wall
 
 
 async def keypress_to_echo(pilot: Any, length: Callable[[], int], app: App[Any]) -> float:

@@ -18,8 +18,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator
 
-from frames import FRAMES
-from render import SIZE, PacedBackend, check, document, keypress_to_echo, percentile, result, settle
+from render import SIZE, PacedBackend, check, document, percentile, result, stream_while_typing
 
 from tui_agent.agent.events import (
     AgentEvent,
@@ -103,20 +102,7 @@ async def paced(backend: ScriptedBackend) -> dict[str, float]:
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, ChatScreen)
-        await settle(pilot, time.perf_counter(), request=True)
-        await pilot.pause(0.3)
-        prompt = screen.prompt_input
-        prompt.insert("stream")
-        await pilot.press("enter")
-        await pilot.pause(0.2)
-        FRAMES.clear()
-        cpu0, wall0 = time.process_time(), time.perf_counter()
-        latencies = []
-        while not screen.idle:
-            latencies.append(await keypress_to_echo(pilot, lambda: len(prompt.text), app))
-            await asyncio.sleep(0.1)
-        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-        frames = sorted(duration for _, duration in FRAMES)
+        latencies, frames, cpu_share = await stream_while_typing(pilot, screen)
         if isinstance(backend, PacedSubAgents):
             await pilot.pause(0.3)
             lines = len("".join(backend.chunks).strip().splitlines())
@@ -125,7 +111,7 @@ async def paced(backend: ScriptedBackend) -> dict[str, float]:
                 check(
                     f"its text: {lines} lines" in shown and shown.rstrip().endswith("ok"), f"{panel.call.name}: {shown}"
                 )
-    return {"latency_p99": percentile(latencies, 99), "frame_p95": percentile(frames, 95), "cpu_share": cpu / wall}
+    return {"latency_p99": percentile(latencies, 99), "frame_p95": percentile(frames, 95), "cpu_share": cpu_share}
 
 
 def fmt(figures: dict[str, float]) -> str:
