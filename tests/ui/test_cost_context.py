@@ -127,7 +127,11 @@ async def compacted_screen(pilot: Pilot[None], before: ChatScreen) -> ChatScreen
         "the conversation drawn again with its summary",
     )
     screen = chat(pilot)
-    await wait_until(pilot, lambda: screen.idle, "the screen idle")
+
+    def noted() -> bool:  # the note is added once the history is drawn, a little after the summary shows up
+        return any("compacted" in line.text for line in screen.query(SystemLine))
+
+    await wait_until(pilot, lambda: noted() and screen.idle, "the note said and the screen idle")
     return screen
 
 
