@@ -114,13 +114,40 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+PRINT_FLAGS = ("-p", "--print")
+
+
+def prompt_beside_print(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """`-p --agent coder "the prompt"`: a prompt typed after the options (as `claude -p` takes it) moved next
+    to `-p`, where argparse looks for it; otherwise argparse would take it for a command name."""
+    at = next((index for index, word in enumerate(argv) if word in PRINT_FLAGS), None)
+    if at is None or (at + 1 < len(argv) and not is_option(argv[at + 1])):
+        return argv  # no -p, or its prompt is right after it
+    index = at + 1
+    while index < len(argv):
+        word = argv[index]
+        if word == "--":
+            return argv
+        if not is_option(word):
+            if word in SUBCOMMANDS:
+                return argv
+            return [*argv[: at + 1], word, *argv[at + 1 : index], *argv[index + 1 :]]
+        action = parser._option_string_actions.get(word)  # argparse keeps no public map of option -> action
+        index += 2 if action is not None and action.nargs != 0 else 1
+    return argv
+
+
+def is_option(word: str) -> bool:
+    return word.startswith("-") and word != "-"  # a lone "-" is the stdin prompt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     gc.disable()  # what start-up makes lives on: collecting it only costs time (~4 ms before the app runs)
     try:
         parser = build_parser(argv)
-        args = parser.parse_args(argv)
+        args = parser.parse_args(prompt_beside_print(parser, argv))
         if args.allow and (args.print is None or args.command is not None):
             parser.error("--allow is for -p runs (in the app, the approval dialog asks)")
         if args.attach and (args.print is None or args.command is not None):

@@ -10,7 +10,7 @@ from tui_agent.history.store import HistoryStore
 
 
 async def test_print_runs_the_writer_critic_team_to_approved(isolated_home: Path) -> None:
-    done = run(["--offline", "-p", "Write a post about tea", "--team", "writer-critic"], isolated_home)
+    done = run(["--offline", "-p", "--team", "writer-critic", "Write a post about tea"], isolated_home)
     assert done.returncode == 0, done.stderr
     headers = re.findall(r"^\[(\w+)\]$", done.stdout, re.MULTILINE)
     assert headers == ["writer", "critic", "writer", "critic"]

@@ -52,3 +52,23 @@ def test_collections_are_back_on_after_any_command_but_the_app(capsys: pytest.Ca
     assert main(["config", "path"]) == 0
     assert gc.isenabled()
     assert capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "prompt", "command"),
+    [
+        (["-p", "--agent", "coder", "fix it"], "fix it", None),
+        (["-p", "--team", "writer-critic", "--offline", "a post"], "a post", None),
+        (["--print", "--attach", "a.txt", "--attach", "b.txt", "what is in these"], "what is in these", None),
+        (["-p", "-", "--agent", "coder"], "-", None),  # stdin, named right after -p
+        (["-p", "sessions"], "sessions", None),  # right after -p, a word is the prompt
+        (["-p", "--continue"], "", None),  # no prompt at all (--retry and --continue-reply need none)
+        (["--offline", "sessions", "list"], None, "sessions"),
+    ],
+)
+def test_the_prompt_may_come_after_the_options_of_p(argv: list[str], prompt: str | None, command: str | None) -> None:
+    from tui_agent.cli import build_parser, prompt_beside_print
+
+    parser = build_parser(argv)
+    args = parser.parse_args(prompt_beside_print(parser, argv))
+    assert (args.print, args.command) == (prompt, command)
