@@ -83,11 +83,39 @@ async def test_the_status_line_shows_what_replies_cost_and_how_full_the_context_
         in_, out = meter.tokens_in, meter.tokens_out
         assert meter.session_cost == (Decimal(in_) * 1 + Decimal(out) * 2) / 1_000_000
         line = status(pilot)
-        assert f"tokens in {in_:,} / out {out:,}" in line
+        assert f"tokens in {in_:,} ({meter.cached_in:,} cached) / out {out:,}" in line  # the 2nd repeats the 1st
         assert f"{format_cost(meter.last_cost)} last · {format_cost(meter.session_cost)} session" in line
         share = meter.context_tokens / 2000
         assert f"context {meter.context_tokens} / 2k ({share:.0%})" in line  # the server's window
         assert meter.context_tokens == sum(usage_of(server.requests[-1].body))
+
+
+CACHED_PRICED = {"offline": {"input": 1.0, "cached_input": 0.25, "output": 2.0}}
+
+
+async def test_cached_prompt_tokens_are_kept_so_a_resumed_session_costs_what_it_did_live(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    app, built = make_app(server, tmp_path / "history.db", prices=CACHED_PRICED)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await send(pilot, "Name a river in Europe")
+        await send(pilot, "And another one")  # begins as the first request did: its prefix is cached
+        live = (await built.ready()).meter
+    assert 0 < live.cached_in < live.tokens_in
+    in_, cached, out = Decimal(live.tokens_in), Decimal(live.cached_in), Decimal(live.tokens_out)
+    assert live.session_cost == ((in_ - cached) * 1 + cached * Decimal("0.25") + out * 2) / 1_000_000
+
+    app, built = make_app(server, tmp_path / "history.db", ResumeRequest(latest=True), prices=CACHED_PRICED)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: len(chat(pilot).query(UserMessage)) == 2, "the resumed conversation")
+        resumed = (await built.ready()).meter
+        assert (resumed.tokens_in, resumed.cached_in, resumed.session_cost) == (
+            live.tokens_in,
+            live.cached_in,
+            live.session_cost,
+        )
+        await wait_until(pilot, lambda: f"({live.cached_in:,} cached)" in status(pilot), "the cached tokens shown")
 
 
 def after_the_system_prompt(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
