@@ -197,6 +197,31 @@ async def test_compacting_from_the_palette_collapses_the_older_turns_and_the_cha
         assert [m["content"] for m in sent if m["role"] == "user"][1:] == ["Name a sea", "Name a desert"]
 
 
+async def test_a_fork_of_a_compacted_session_sends_the_summary_not_the_compacted_messages(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    app, built = make_app(server, tmp_path / "history.db")
+    async with app.run_test(size=SIZE) as pilot:
+        before = await chat_ready(pilot)
+        for prompt in ("Name a river in Europe", "Name a mountain", "Name a lake"):
+            await send(pilot, prompt)
+        await run_command(pilot, "Compact conversation")
+        await compacted_screen(pilot, before)
+        await send(pilot, "Name a sea")
+        original, compacted = (await built.ready()).current_session_id, chat(pilot)
+        await pilot.press("ctrl+up", "f")  # fork at the newest reply: the summary comes with it
+        await wait_until(pilot, lambda: (built.agent and built.agent.current_session_id) != original, "the fork")
+        await wait_until(pilot, lambda: chat(pilot) is not compacted and chat(pilot).idle, "the fork drawn")
+        await wait_until(pilot, lambda: len(chat(pilot).query(CompactedMessage)) == 4, "compacted in the fork too")
+        await send(pilot, "Name a desert")
+        sent = after_the_system_prompt(chat_bodies(server)[-1]["messages"])
+        assert sent[0]["content"].startswith(SUMMARY_HEADING)
+        said = [str(m.get("content")) for m in sent]
+        assert not any("Name a river" in text or "Name a mountain" in text for text in said[1:])
+        assert [m["content"] for m in sent if m["role"] == "user"][1:] == ["Name a sea", "Name a desert"]
+        assert server.requests[-1].outcome == "ok"
+
+
 async def test_a_full_context_is_compacted_before_the_next_prompt_is_sent_and_the_app_says_so(
     server: BackgroundServer, tmp_path: Path
 ) -> None:
