@@ -83,8 +83,11 @@ def mark_team(session_id: str, agent: str, stop_reason: str | None) -> WriteFn:
 
 
 def delete_session(session_id: str) -> WriteFn:
+    """Delete a session (its messages and their parts go with it) and the attachments no message names any more."""
+
     def run(conn: sqlite3.Connection) -> None:
         _require(conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount, session_id)
+        attachment_rows.prune_unreferenced(conn)
 
     return run
 
