@@ -197,6 +197,27 @@ async def test_compacting_from_the_palette_collapses_the_older_turns_and_the_cha
         assert [m["content"] for m in sent if m["role"] == "user"][1:] == ["Name a sea", "Name a desert"]
 
 
+async def test_the_tokens_asked_for_a_summary_count_in_the_session_as_they_do_after_a_resume(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    app, built = make_app(server, tmp_path / "history.db")
+    async with app.run_test(size=SIZE) as pilot:
+        before = await chat_ready(pilot)
+        for prompt in ("Name a river in Europe", "Name a mountain"):
+            await send(pilot, prompt)
+        await run_command(pilot, "Compact conversation")
+        await compacted_screen(pilot, before)
+        agent = await built.ready()
+        live = agent.session_usage
+        assert live == (agent.meter.tokens_in, agent.meter.tokens_out)  # the summary's tokens in both
+        assert f"tokens in {live[0]:,} (" in status(pilot)
+
+    app, built = make_app(server, tmp_path / "history.db", ResumeRequest(latest=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bool(chat(pilot).query(SummaryMessage)), "the resumed summary")
+        assert (await built.ready()).session_usage == live
+
+
 async def test_a_fork_of_a_compacted_session_sends_the_summary_not_the_compacted_messages(
     server: BackgroundServer, tmp_path: Path
 ) -> None:

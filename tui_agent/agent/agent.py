@@ -342,8 +342,10 @@ class Agent(SessionActions):
             text, usage = await summarise(self.client, summary_request(before_cut, session.system_prompt))
             compacted = [message.id for message in older]
             summary = await self.store.add_summary(session.id, text, compacted, model=self.model)
-            if usage is not None:  # asking for the summary is paid for like a reply
+            if usage is not None:  # asking for the summary is paid for like a reply, and counted like one
                 self._services.meter.add(self.model, usage)
+                self._services.totals.prompt_tokens += usage.prompt_tokens
+                self._services.totals.completion_tokens += usage.completion_tokens
                 await self.store.finish_message(summary.id, summary.status, usage=stored_usage(usage))
             await self._reload_conversation(session)
         finally:
