@@ -166,3 +166,13 @@ def test_a_key_in_the_environment_and_no_base_url_checks_openai_as_a_chat_would(
     assert "https://api.openai.com/v1" in line and "$OPENAI_API_KEY is set" in line
     assert "offline" not in done.stdout
     assert KEY not in done.stdout + done.stderr
+
+
+def test_with_no_endpoint_the_model_checked_is_the_one_a_chat_asks_for(isolated_home: Path) -> None:
+    config = isolated_home / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('model = "llama3.2"\n')
+    done = doctor(isolated_home)
+    assert done.returncode == 0, done.stdout + done.stderr
+    line = next(line for line in done.stdout.splitlines() if line.split()[1:2] == ["model"])
+    assert "llama3.2" in line and "none configured" not in line

@@ -93,10 +93,10 @@ def _endpoint(settings: Settings, timeout: float) -> list[Check]:
         return check_endpoint(choice.base_url, choice.model or None, settings.api_key_env, os.environ, timeout, label)
     from tui_agent.offline.server import BackgroundServer
 
-    with BackgroundServer() as server:  # it answers to any model name: the one it lists is checked
+    with BackgroundServer({"models": [choice.model]}) as server:  # it answers to any name: the one a chat asks
         return check_endpoint(
             server.base_url,
-            None,
+            choice.model,
             settings.api_key_env,
             {},
             timeout,
