@@ -282,6 +282,10 @@ def resolve_settings(
     return resolved.settings, resolved.problems
 
 
+UNKNOWN_SETTING = "Extra inputs are not permitted"
+"""Pydantic's message for a key the settings do not have."""
+
+
 @dataclass(frozen=True)
 class Fallback:
     """A value of the config file that is not used because it is invalid."""
@@ -314,6 +318,8 @@ class Fallback:
         return then
 
     def notice(self, path: Path) -> str:
+        if self.reason == UNKNOWN_SETTING:  # pydantic's words for a key no model field has: likely a typo
+            return f"{path}: unknown setting {self.where} (no such setting: a typo?); it is ignored"
         return f"{path}: invalid value for {self.where} ({self.reason}); {self.consequence}"
 
 
@@ -356,6 +362,7 @@ def resolve_config(flags: Mapping[str, Any], path: Path, environ: Mapping[str, s
     off = {fallback.tools_off: fallback.where for fallback in fallbacks if fallback.tools_off}
     if off:
         settings = settings.model_copy(update={"tools": settings.tools.turning_off(off)})
+    fallbacks.sort(key=lambda fallback: fallback.line or 0)  # validation's order is not the file's
     problems.extend(fallback.notice(path) for fallback in fallbacks)
     return ResolvedConfig(settings, problems, fallbacks, file_values)
 

@@ -158,3 +158,21 @@ def test_a_history_file_held_by_a_writer_is_reported_locked(isolated_home: Path)
     assert "warn  history" in checked.stdout and "locked by another process" in checked.stdout
     assert checked.returncode == 0  # a warning is no failure
     assert "ok    history" in doctor(isolated_home).stdout
+
+
+def test_a_key_in_the_environment_and_no_base_url_checks_openai_as_a_chat_would(isolated_home: Path) -> None:
+    done = doctor(isolated_home, key=KEY)  # a chat goes to api.openai.com then, not to the offline model
+    line = next(line for line in done.stdout.splitlines() if line.split()[1:2] == ["endpoint"])
+    assert "https://api.openai.com/v1" in line and "$OPENAI_API_KEY is set" in line
+    assert "offline" not in done.stdout
+    assert KEY not in done.stdout + done.stderr
+
+
+def test_with_no_endpoint_the_model_checked_is_the_one_a_chat_asks_for(isolated_home: Path) -> None:
+    config = isolated_home / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('model = "llama3.2"\n')
+    done = doctor(isolated_home)
+    assert done.returncode == 0, done.stdout + done.stderr
+    line = next(line for line in done.stdout.splitlines() if line.split()[1:2] == ["model"])
+    assert "llama3.2" in line and "none configured" not in line

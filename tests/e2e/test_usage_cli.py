@@ -62,6 +62,24 @@ async def test_usage_sums_tokens_and_cost_per_day_and_model_with_the_config_pric
     assert priced[-1].startswith("total") and priced[-1].endswith("$1.95")
 
 
+async def test_cached_prompt_tokens_are_priced_at_the_cached_price_in_sessions_list_and_usage(
+    isolated_home: Path,
+) -> None:
+    store = await HistoryStore.open(isolated_home / "data" / "history.db")
+    try:
+        session = await store.create_session("cached", model="gpt-4o-mini")
+        _, reply = await store.begin_turn(session.id, "question", model="gpt-4o-mini")
+        usage = Usage(1_000_000, 0, cached_tokens=800_000)  # 200k at 0.15 + 800k at 0.075 per million
+        await store.finish_message(reply.id, MessageStatus.COMPLETE, content="answer", usage=usage)
+    finally:
+        await store.close()
+    rows = json.loads(run(["sessions", "list", "--json"], isolated_home).stdout)
+    assert rows[0]["cost"] == "0.09"
+    lines = run(["usage"], isolated_home).stdout.splitlines()
+    mini = next(line for line in lines if "gpt-4o-mini" in line)
+    assert "800,000" in mini and mini.endswith("$0.0900")
+
+
 def test_usage_with_an_empty_history_says_so(isolated_home: Path) -> None:
     done = run(["usage"], isolated_home)
     assert done.returncode == 0, done.stderr

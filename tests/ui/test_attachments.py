@@ -247,3 +247,55 @@ async def test_a_model_that_refuses_images_gets_a_clear_message_and_the_session_
         (sent,) = user_contents(text_only)
         assert not any(part.get("type") == "image_url" for part in sent)
         assert text_only.server.requests[-1].outcome == "ok"
+
+
+async def test_up_in_the_prompt_brings_back_an_earlier_prompt_with_its_files(project: Path, stack: RealStack) -> None:
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await chat_ready(pilot)
+        await pick(pilot, "notes")
+        await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the chip")
+        await send_typed(pilot, "When is the launch?")
+        await send_typed(pilot, "Thanks")
+        screen.prompt_input.insert("a draft ")  # @ opens the picker after a space
+        await pick(pilot, "screenshot")
+        await wait_until(pilot, lambda: chips(pilot) == ["screenshot.png"], "the draft's chip")
+        await pilot.press("up")
+        assert screen.prompt_input.text == "Thanks" and chips(pilot) == []
+        await pilot.press("up")
+        assert screen.prompt_input.text == "When is the launch?" and chips(pilot) == ["docs/notes.md"]
+        await pilot.press("down", "down")  # back to the draft, with its own chip
+        assert screen.prompt_input.text == "a draft " and chips(pilot) == ["screenshot.png"]
+        await pilot.press("up", "up")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.idle and len(screen.query(UserMessage)) == 3, "sent again")
+        sent = user_contents(stack)[-1]
+        assert sent[0] == {"type": "text", "text": "When is the launch?"}
+        assert "The launch is on Tuesday." in sent[1]["text"]
+
+
+async def test_editing_a_prompt_puts_its_files_back_as_chips_and_sends_what_the_chips_then_say(
+    project: Path, stack: RealStack
+) -> None:
+    from tests.ui.test_branching import select
+
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await chat_ready(pilot)
+        await pick(pilot, "notes")
+        await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the chip")
+        await send_typed(pilot, "When is the launch?")
+        await select(pilot, "When is the launch?")
+        await pilot.press("e")
+        await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the edited prompt's file as a chip")
+        screen.prompt_input.load_text("When exactly, and what is on the image?")  # the cursor at its start
+        await pick(pilot, "screenshot")
+        await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md", "screenshot.png"], "one more")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.idle and len(screen.chat_log.assistant_messages) == 1, "answered")
+        sent = user_contents(stack)[-1]
+        assert sent[0] == {"type": "text", "text": "When exactly, and what is on the image?"}
+        assert "The launch is on Tuesday." in sent[1]["text"] and sent[-1]["type"] == "image_url"
+        shown = screen.query(UserMessage).last()
+        assert [ref.name for ref in shown.attachments] == ["docs/notes.md", "screenshot.png"]
+        assert chips(pilot) == []

@@ -83,11 +83,39 @@ async def test_the_status_line_shows_what_replies_cost_and_how_full_the_context_
         in_, out = meter.tokens_in, meter.tokens_out
         assert meter.session_cost == (Decimal(in_) * 1 + Decimal(out) * 2) / 1_000_000
         line = status(pilot)
-        assert f"tokens in {in_:,} / out {out:,}" in line
+        assert f"tokens in {in_:,} ({meter.cached_in:,} cached) / out {out:,}" in line  # the 2nd repeats the 1st
         assert f"{format_cost(meter.last_cost)} last · {format_cost(meter.session_cost)} session" in line
         share = meter.context_tokens / 2000
         assert f"context {meter.context_tokens} / 2k ({share:.0%})" in line  # the server's window
         assert meter.context_tokens == sum(usage_of(server.requests[-1].body))
+
+
+CACHED_PRICED = {"offline": {"input": 1.0, "cached_input": 0.25, "output": 2.0}}
+
+
+async def test_cached_prompt_tokens_are_kept_so_a_resumed_session_costs_what_it_did_live(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    app, built = make_app(server, tmp_path / "history.db", prices=CACHED_PRICED)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await send(pilot, "Name a river in Europe")
+        await send(pilot, "And another one")  # begins as the first request did: its prefix is cached
+        live = (await built.ready()).meter
+    assert 0 < live.cached_in < live.tokens_in
+    in_, cached, out = Decimal(live.tokens_in), Decimal(live.cached_in), Decimal(live.tokens_out)
+    assert live.session_cost == ((in_ - cached) * 1 + cached * Decimal("0.25") + out * 2) / 1_000_000
+
+    app, built = make_app(server, tmp_path / "history.db", ResumeRequest(latest=True), prices=CACHED_PRICED)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: len(chat(pilot).query(UserMessage)) == 2, "the resumed conversation")
+        resumed = (await built.ready()).meter
+        assert (resumed.tokens_in, resumed.cached_in, resumed.session_cost) == (
+            live.tokens_in,
+            live.cached_in,
+            live.session_cost,
+        )
+        await wait_until(pilot, lambda: f"({live.cached_in:,} cached)" in status(pilot), "the cached tokens shown")
 
 
 def after_the_system_prompt(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -167,6 +195,52 @@ async def test_compacting_from_the_palette_collapses_the_older_turns_and_the_cha
         sent = after_the_system_prompt(chat_bodies(server)[-1]["messages"])
         assert sent[0]["content"].startswith(SUMMARY_HEADING)
         assert [m["content"] for m in sent if m["role"] == "user"][1:] == ["Name a sea", "Name a desert"]
+
+
+async def test_the_tokens_asked_for_a_summary_count_in_the_session_as_they_do_after_a_resume(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    app, built = make_app(server, tmp_path / "history.db")
+    async with app.run_test(size=SIZE) as pilot:
+        before = await chat_ready(pilot)
+        for prompt in ("Name a river in Europe", "Name a mountain"):
+            await send(pilot, prompt)
+        await run_command(pilot, "Compact conversation")
+        await compacted_screen(pilot, before)
+        agent = await built.ready()
+        live = agent.session_usage
+        assert live == (agent.meter.tokens_in, agent.meter.tokens_out)  # the summary's tokens in both
+        assert f"tokens in {live[0]:,} (" in status(pilot)
+
+    app, built = make_app(server, tmp_path / "history.db", ResumeRequest(latest=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bool(chat(pilot).query(SummaryMessage)), "the resumed summary")
+        assert (await built.ready()).session_usage == live
+
+
+async def test_a_fork_of_a_compacted_session_sends_the_summary_not_the_compacted_messages(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    app, built = make_app(server, tmp_path / "history.db")
+    async with app.run_test(size=SIZE) as pilot:
+        before = await chat_ready(pilot)
+        for prompt in ("Name a river in Europe", "Name a mountain", "Name a lake"):
+            await send(pilot, prompt)
+        await run_command(pilot, "Compact conversation")
+        await compacted_screen(pilot, before)
+        await send(pilot, "Name a sea")
+        original, compacted = (await built.ready()).current_session_id, chat(pilot)
+        await pilot.press("ctrl+up", "f")  # fork at the newest reply: the summary comes with it
+        await wait_until(pilot, lambda: (built.agent and built.agent.current_session_id) != original, "the fork")
+        await wait_until(pilot, lambda: chat(pilot) is not compacted and chat(pilot).idle, "the fork drawn")
+        await wait_until(pilot, lambda: len(chat(pilot).query(CompactedMessage)) == 4, "compacted in the fork too")
+        await send(pilot, "Name a desert")
+        sent = after_the_system_prompt(chat_bodies(server)[-1]["messages"])
+        assert sent[0]["content"].startswith(SUMMARY_HEADING)
+        said = [str(m.get("content")) for m in sent]
+        assert not any("Name a river" in text or "Name a mountain" in text for text in said[1:])
+        assert [m["content"] for m in sent if m["role"] == "user"][1:] == ["Name a sea", "Name a desert"]
+        assert server.requests[-1].outcome == "ok"
 
 
 async def test_a_full_context_is_compacted_before_the_next_prompt_is_sent_and_the_app_says_so(

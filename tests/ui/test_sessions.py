@@ -20,7 +20,9 @@ from tests.ui.helpers import chat, send, wait_until
 from tests.ui.sessions_stack import Call, RealStack, Turn, api_messages, real_stack, seed, stored
 from tui_agent import paths
 from tui_agent.agent.resume import ResumeRequest
-from tui_agent.status import Role, ToolStatus
+from tui_agent.history.attachments import Attachment
+from tui_agent.history.store import HistoryStore
+from tui_agent.status import MessageStatus, Role, ToolStatus
 from tui_agent.ui.screens.session_dialogs import ConfirmDeleteScreen, ForkScreen, RenameScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
 from tui_agent.ui.textual_private import notifications
@@ -335,3 +337,41 @@ async def test_a_session_action_failing_outside_its_own_checks_is_said(stack: Re
         await wait_until(pilot, lambda: notified(pilot, "could not be used", "messages"), "the failure said")
         assert screen.is_active and not isinstance(app.screen, ForkScreen)
         other_program(stack.db, "ALTER TABLE messages_elsewhere RENAME TO messages")  # for the app's exit
+
+
+async def _seed_with_attachments(db: Path, title: str, *attachments: Attachment) -> str:
+    store = await HistoryStore.open(db)
+    try:
+        session = await store.create_session(title, model="scripted")
+        _, reply = await store.begin_turn(session.id, "Look at these", model="scripted", attachments=attachments)
+        await store.finish_message(reply.id, MessageStatus.COMPLETE, content="Seen.")
+        return session.id
+    finally:
+        await store.close()
+
+
+def stored_attachments(db: Path) -> set[str]:
+    with sqlite3.connect(db) as conn:
+        return {name for (name,) in conn.execute("SELECT hash FROM attachments")}
+
+
+async def delete_selected(pilot: Pilot[None], screen: SessionsScreen, left: int) -> None:
+    await pilot.press("ctrl+d")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmDeleteScreen), "confirmation")
+    await pilot.press("y")
+    await wait_until(pilot, lambda: screen.is_active and len(screen.sessions) == left, "deleted")
+
+
+async def test_deleting_a_session_deletes_the_attachments_no_other_session_carries(stack: RealStack) -> None:
+    shared, own = Attachment.of_text("notes.md", "shared notes"), Attachment.of_text("plan.md", "Oslo's own plan")
+    await _seed_with_attachments(stack.db, "Bread", shared)
+    await _seed_with_attachments(stack.db, "Weather in Oslo", shared, own)  # the newest: listed first
+    assert stored_attachments(stack.db) == {shared.hash, own.hash}
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_sessions(pilot, 2)
+        assert rows(pilot)[0].strip().startswith("Weather in Oslo")
+        await delete_selected(pilot, screen, 1)
+        assert stored_attachments(stack.db) == {shared.hash}  # Bread still carries it
+        await delete_selected(pilot, screen, 0)
+        assert stored_attachments(stack.db) == set()

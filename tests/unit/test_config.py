@@ -111,3 +111,13 @@ def test_redaction_is_off_only_for_a_real_false_and_the_history_agrees(tmp_path:
         settings, _ = resolve_settings({}, path, environ={})
         assert settings.redact_secrets is redacts
         assert Redactor.default(path).token_shapes is redacts
+
+
+def test_the_problems_are_said_in_the_file_order_and_an_unknown_key_is_called_one(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        'compact_at = 2.5\n[prices."offline"]\ninput = 1.0\noutput = "two"\n[ui]\nnotify = "loud"\nbogus = 1\n'
+    )
+    _, problems = resolve_settings({}, path, environ={})
+    assert [problem.split(" (line ")[1].split(")")[0] for problem in problems] == ["1", "4", "6", "7"]
+    assert problems[-1] == f"{path}: unknown setting ui.bogus (line 7) (no such setting: a typo?); it is ignored"

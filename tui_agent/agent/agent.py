@@ -342,8 +342,10 @@ class Agent(SessionActions):
             text, usage = await summarise(self.client, summary_request(before_cut, session.system_prompt))
             compacted = [message.id for message in older]
             summary = await self.store.add_summary(session.id, text, compacted, model=self.model)
-            if usage is not None:  # asking for the summary is paid for like a reply
+            if usage is not None:  # asking for the summary is paid for like a reply, and counted like one
                 self._services.meter.add(self.model, usage)
+                self._services.totals.prompt_tokens += usage.prompt_tokens
+                self._services.totals.completion_tokens += usage.completion_tokens
                 await self.store.finish_message(summary.id, summary.status, usage=stored_usage(usage))
             await self._reload_conversation(session)
         finally:
@@ -397,13 +399,17 @@ class Agent(SessionActions):
         async for event in self._run(session, reply.id, turn_id):
             yield event
 
-    async def edit(self, message_id: str, text: str) -> AsyncIterator[AgentEvent]:
+    async def edit(
+        self, message_id: str, text: str, attachments: Sequence[Attachment] | None = None
+    ) -> AsyncIterator[AgentEvent]:
         """Send `text` as a new version of user message `message_id`: a sibling of it on a new branch, made
-        active, answered by a turn (`TurnStarted.branches_from` names `message_id`); the old branch stays."""
+        active, answered by a turn (`TurnStarted.branches_from` names `message_id`); the old branch stays.
+        `attachments`: the new version's files and images (None: the old version's, kept)."""
         self._check_idle()
         await self._turn_saved()
         session, old = await self._message_here(message_id, Role.USER)
-        user = await self.store.add_sibling(old.id, Role.USER, text, attachments=old.attachments)  # files kept
+        kept = old.attachments if attachments is None else ()
+        user = await self.store.add_sibling(old.id, Role.USER, text, attachments=kept, files=attachments or ())
         reply = await self.store.append_message(
             session.id, Role.ASSISTANT, "", MessageStatus.STREAMING, model=self.model
         )

@@ -92,4 +92,4 @@ async def summarise(client: ModelClient, messages: list[dict[str, object]]) -> t
 
 
 def stored_usage(usage: Usage | None) -> StoredUsage | None:
-    return None if usage is None else StoredUsage(usage.prompt_tokens, usage.completion_tokens)
+    return None if usage is None else StoredUsage(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)

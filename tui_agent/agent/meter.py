@@ -4,7 +4,7 @@ agent's running account it is read from.
 Cost comes from the price table for the model of each reply (`tui_agent.prices`): a reply of a model without
 a price has no cost, and a session with any such reply has none either — tokens are shown instead, never a
 made-up figure. Prompt tokens the provider served from its cache are billed at the cached price when the
-usage reports them (`cached_tokens`; only live replies: history keeps prompt and completion tokens).
+usage reports them (`cached_tokens`; history keeps them with each reply, so a resumed session counts them too).
 
 The context is the active path's size in tokens: after a reply, what the server counted (its prompt and
 completion tokens: everything sent plus the answer); when there is no such count for the path as it now
@@ -35,7 +35,7 @@ class Meter:
     tokens_in: int = 0
     tokens_out: int = 0
     cached_in: int = 0
-    """Of `tokens_in`, those the provider served from its cache (as reported, live replies only)."""
+    """Of `tokens_in`, those the provider served from its cache (as reported)."""
     last_cost: Decimal | None = None
     """The last reply's cost; None before any reply, or when its model has no price."""
     session_cost: Decimal | None = None

@@ -100,9 +100,16 @@ class ChatPort(Protocol):
         prompt on a new, active branch; the old one is kept, `replaced_by` the new (`ReplyReplaced` first)."""
         ...
 
-    def edit(self, message_id: str, text: str) -> AsyncIterator[AgentEvent]:
+    def edit(
+        self, message_id: str, text: str, attachments: Sequence[Attachment] | None = None
+    ) -> AsyncIterator[AgentEvent]:
         """Send `text` as a new version of user message `message_id` (a sibling on a new, active branch) and
-        answer it; the turn's `TurnStarted.branches_from` names `message_id`. The old branch stays."""
+        answer it; the turn's `TurnStarted.branches_from` names `message_id`. The old branch stays.
+        `attachments`: the new version's files and images (None: the old version's)."""
+        ...
+
+    async def prompt_attachments(self, message_id: str) -> list[Attachment]:
+        """The files and images prompt `message_id` was sent with, with their bytes (an edit starts from them)."""
         ...
 
     async def siblings(self, message_id: str) -> Siblings:

@@ -16,6 +16,7 @@ from tui_agent.agent.meter import estimate_tokens
 from tui_agent.agent.turn import SessionTotals, TurnServices
 from tui_agent.errors import UserError
 from tui_agent.history import attachment_rows
+from tui_agent.history.attachments import Attachment
 from tui_agent.history.export import ExportFormat
 from tui_agent.history.models import Message, SearchHit, Session, Siblings
 from tui_agent.history.store import HistoryStore
@@ -101,6 +102,13 @@ class SessionActions:
         if role is not None and message.role is not role:
             raise NotInSessionError(f"That message is not a {'prompt' if role is Role.USER else 'reply'}.")
         return session, message
+
+    async def prompt_attachments(self, message_id: str) -> list[Attachment]:
+        """The files and images prompt `message_id` (of the current session) was sent with, with their bytes:
+        an edit of it starts from them (one whose bytes are missing is left out)."""
+        _, message = await self._message_here(message_id, Role.USER)
+        data = await self.store.attachment_data(ref.hash for ref in message.attachments)
+        return attachment_rows.restore([message], data).get(message.id, [])
 
     async def _reload_conversation(self, session: Session, leave_out: str | None = None) -> None:
         """What the model sees, from the active branch (a replaced reply drops out; `leave_out` is shown

@@ -242,7 +242,9 @@ class Turn:
         self._turn_completion_tokens += usage.completion_tokens
         earlier = self._usage  # a continued reply's own tokens so far (one usage per response otherwise)
         self._usage = StoredUsage(
-            earlier.prompt_tokens + usage.prompt_tokens, earlier.completion_tokens + usage.completion_tokens
+            earlier.prompt_tokens + usage.prompt_tokens,
+            earlier.completion_tokens + usage.completion_tokens,
+            earlier.cached_tokens + usage.cached_tokens,
         )
         self._emit(UsageUpdated(totals.prompt_tokens, totals.completion_tokens, turn_id=self.id))
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent import paths
+from tui_agent.config import Settings
 from tui_agent.config_sources import DEFAULT_API_KEY_ENV, ConfigFileError, read_config_file
 from tui_agent.doctor.check import Check, failed
 from tui_agent.doctor.endpoint import check_endpoint
@@ -72,7 +73,7 @@ def diagnose(flags: Mapping[str, Any], timeout: float = 10.0) -> list[Check]:
     if resolved is None:
         return checks
     settings = resolved.settings
-    checks += _endpoint(settings.base_url, settings.model, settings.api_key_env, settings.offline, timeout)
+    checks += _endpoint(settings, timeout)
     registry, found = check_plugins(settings)
     checks += found
     checks += asyncio.run(check_mcp(settings, registry))
@@ -80,17 +81,23 @@ def diagnose(flags: Mapping[str, Any], timeout: float = 10.0) -> list[Check]:
     return checks
 
 
-def _endpoint(url: str | None, model: str | None, key_env: str, offline: bool, timeout: float) -> list[Check]:
-    """The configured endpoint; with none (or --offline), the built-in offline model, started for the check."""
-    if url and not offline:
-        return check_endpoint(url, model, key_env, os.environ, timeout)
+def _endpoint(settings: Settings, timeout: float) -> list[Check]:
+    """The endpoint a chat would use (`choose_endpoint`: with a key in the environment and no base_url, OpenAI's);
+    with none (or --offline), the built-in offline model, started for the check."""
+    from tui_agent.agent.endpoint import OPENAI_URL, choose_endpoint
+
+    choice = choose_endpoint(settings)
+    if choice.base_url is not None:
+        implied = not settings.base_url and choice.base_url == OPENAI_URL
+        label = f" (OpenAI's: ${settings.api_key_env} is set and no base_url is configured)" if implied else ""
+        return check_endpoint(choice.base_url, choice.model or None, settings.api_key_env, os.environ, timeout, label)
     from tui_agent.offline.server import BackgroundServer
 
-    with BackgroundServer() as server:  # it answers to any model name: the one it lists is checked
+    with BackgroundServer({"models": [choice.model]}) as server:  # it answers to any name: the one a chat asks
         return check_endpoint(
             server.base_url,
-            None,
-            key_env,
+            choice.model,
+            settings.api_key_env,
             {},
             timeout,
             label=" (the built-in offline model: no endpoint is configured)",

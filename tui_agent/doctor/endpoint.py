@@ -65,7 +65,7 @@ def check_endpoint(
         listed = client.get(base + "/models")
     except UNREACHABLE as error:  # refused, timed out, a bad host, not speaking HTTP
         reason = getattr(error, "reason", None) or error
-        return [Check("fail", "endpoint", f"cannot reach {url} ({reason})", f"start the server, or {WHERE_URL}")]
+        return [Check("fail", "endpoint", f"cannot reach {url}{label} ({reason})", f"start the server, or {WHERE_URL}")]
     checks = [Check("ok", "endpoint", f"{url} answers{label}")]
     if listed.status_code in (401, 403):
         return [*checks, _rejected(listed.status_code, key_env, key)]

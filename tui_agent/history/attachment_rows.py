@@ -53,6 +53,18 @@ def attach_refs(conn: sqlite3.Connection, messages: list[Message]) -> list[Messa
     return messages
 
 
+def prune_unreferenced(conn: sqlite3.Connection) -> int:
+    """Delete the stored bytes no message's part names any more (after a session is deleted); an attachment
+    another session shares stays. Returns how many were deleted."""
+    kinds = ",".join("?" * len(KINDS))
+    parts = conn.execute(f"SELECT kind, content FROM message_parts WHERE kind IN ({kinds})", KINDS)
+    named = {ref.hash for kind, content in parts if (ref := AttachmentRef.from_json(kind, content)) is not None}
+    stored = [str(digest) for (digest,) in conn.execute("SELECT hash FROM attachments")]  # the key's index only
+    orphans = [(digest,) for digest in stored if digest not in named]
+    conn.executemany("DELETE FROM attachments WHERE hash = ?", orphans)
+    return len(orphans)
+
+
 def load_data(conn: sqlite3.Connection, hashes: Iterable[str]) -> dict[str, bytes]:
     """The stored bytes of each hash that is stored (a missing one is left out)."""
     wanted = sorted(set(hashes))

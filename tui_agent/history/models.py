@@ -27,6 +27,8 @@ class Usage:
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
+    """Of `prompt_tokens`, those the provider served from its prompt cache (billed at the cached price)."""
 
     @property
     def total_tokens(self) -> int:

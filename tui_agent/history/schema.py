@@ -152,6 +152,11 @@ V8_ATTACHMENTS: tuple[str, ...] = (
     "ALTER TABLE messages ADD COLUMN compacted_by TEXT",
 )
 
+# Prompt tokens the provider served from its cache (`prompt_tokens_details.cached_tokens`) are billed at the
+# cached-input price: a reply keeps how many of its `prompt_tokens` they were, so a resumed session, `sessions
+# list` and `tui-agent usage` price them as the live status line did. NULL: none reported (or written before).
+V9_CACHED_TOKENS: tuple[str, ...] = ("ALTER TABLE messages ADD COLUMN cached_tokens INTEGER",)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     V1_TABLES,
     V2_SEARCH,
@@ -161,6 +166,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     V6_TREE,
     V7_AGENTS,
     V8_ATTACHMENTS,
+    V9_CACHED_TOKENS,
 )
 """Step N (1-based) brings the database from version N-1 to N."""
 

@@ -353,13 +353,15 @@ class HistoryStore:
         status: MessageStatus = MessageStatus.COMPLETE,
         model: str | None = None,
         attachments: Sequence[AttachmentRef] = (),
+        files: Sequence[Attachment] = (),
     ) -> Message:
         """Commit a message beside `message_id` (same parent: an edited prompt, a regenerated reply) on a new
         branch, made active; the old branch stays as it was. `attachments`: already stored (an edited prompt
-        keeps its files)."""
+        keeps its files); `files`: attachments with their bytes, stored (text ones redacted) and carried after."""
         message = self._new_message(await self._session_of(message_id), role, content, status, model)
-        message.attachments = list(attachments)
-        await self._add_messages([message], sibling_of=message_id)
+        blobs = [self._redacted_attachment(a) for a in files]
+        message.attachments = [*attachments, *(a.ref for a in blobs)]
+        await self._add_messages([message], sibling_of=message_id, blobs=blobs)
         return message
 
     async def switch_to(self, message_id: str) -> str:

@@ -14,14 +14,24 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from tui_agent.history.models import Usage
+from tui_agent.history.rows import CACHED_VERSION
+from tui_agent.history.schema import user_version
 from tui_agent.prices import PriceTable
 
 _BY_MODEL = """
-    SELECT {key}, COALESCE(m.model, s.model), SUM(COALESCE(m.prompt_tokens, 0)), SUM(COALESCE(m.completion_tokens, 0))
+    SELECT {key}, COALESCE(m.model, s.model), SUM(COALESCE(m.prompt_tokens, 0)), SUM(COALESCE(m.completion_tokens, 0)),
+        SUM(COALESCE({cached}, 0))
     FROM messages m JOIN sessions s ON s.id = m.session_id
     WHERE (m.prompt_tokens IS NOT NULL OR m.completion_tokens IS NOT NULL) {where}
     GROUP BY 1, 2 ORDER BY 1, 2
 """
+
+
+def _by_model(conn: sqlite3.Connection, key: str, where: str) -> str:
+    """The usage query grouped by `key` and model (cached tokens as none in a database older than step 9,
+    which `sessions list` may read without upgrading it)."""
+    cached = "m.cached_tokens" if user_version(conn) >= CACHED_VERSION else "NULL"
+    return _BY_MODEL.format(key=key, where=where, cached=cached)
 
 
 @dataclass
@@ -30,6 +40,8 @@ class Tally:
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
+    """Of `prompt_tokens`, those served from the provider's cache (priced at the cached-input price)."""
     cost: Decimal = Decimal(0)
     priced: bool = True
     """False when some of the tokens are of a model without a price (`cost` leaves them out)."""
@@ -37,6 +49,7 @@ class Tally:
     def add(self, model: str | None, usage: Usage, prices: PriceTable) -> None:
         self.prompt_tokens += usage.prompt_tokens
         self.completion_tokens += usage.completion_tokens
+        self.cached_tokens += usage.cached_tokens
         amount = prices.cost(model, usage)
         if amount is None:
             self.priced = False
@@ -58,10 +71,10 @@ def session_tallies(conn: sqlite3.Connection, session_ids: list[str], prices: Pr
     if not session_ids:
         return {}
     marks = ",".join("?" * len(session_ids))
-    sql = _BY_MODEL.format(key="m.session_id", where=f"AND m.session_id IN ({marks})")
+    sql = _by_model(conn, key="m.session_id", where=f"AND m.session_id IN ({marks})")
     tallies: dict[str, Tally] = {}
-    for session_id, model, prompt, completion in conn.execute(sql, session_ids):
-        tallies.setdefault(session_id, Tally()).add(model, Usage(prompt, completion), prices)
+    for session_id, model, prompt, completion, cached in conn.execute(sql, session_ids):
+        tallies.setdefault(session_id, Tally()).add(model, Usage(prompt, completion, cached), prices)
     return tallies
 
 
@@ -86,8 +99,8 @@ def daily_usage(
         params.append((start - timedelta(days=max(days, 1) - 1)).timestamp())
     day = "strftime('%Y-%m-%d', m.created_at, 'unixepoch')"
     rows = []
-    for when, model, prompt, completion in conn.execute(_BY_MODEL.format(key=day, where=where), params):
+    for when, model, prompt, completion, cached in conn.execute(_by_model(conn, key=day, where=where), params):
         tally = Tally()
-        tally.add(model, Usage(prompt, completion), prices)
+        tally.add(model, Usage(prompt, completion, cached), prices)
         rows.append(UsageRow(when, model, tally))
     return rows

@@ -33,7 +33,7 @@ async def show_usage(store: HistoryStore, args: argparse.Namespace) -> int:
     if not rows:
         _say("No token usage recorded" + (f" in the last {args.days} days." if args.days else " yet."))
         return 0
-    _say(f"{'day':<10}  {'model':<28} {'input':>12} {'output':>12} {'cost':>12}")
+    _say(f"{'day':<10}  {'model':<28} {'input':>12} {'cached':>12} {'output':>12} {'cost':>12}")
     total = Tally()
     for row in rows:
         _say(_line(row.day, row.model or "-", row.tally))
@@ -46,11 +46,13 @@ async def show_usage(store: HistoryStore, args: argparse.Namespace) -> int:
 
 def _line(day: str, model: str, tally: Tally) -> str:
     cost = format_cost(tally.cost) if tally.priced else (format_cost(tally.cost) + "+" if tally.cost else "-")
-    return f"{day:<10}  {model:<28} {tally.prompt_tokens:>12,} {tally.completion_tokens:>12,} {cost:>12}"
+    tokens = f"{tally.prompt_tokens:>12,} {tally.cached_tokens:>12,} {tally.completion_tokens:>12,}"
+    return f"{day:<10}  {model:<28} {tokens} {cost:>12}"
 
 
 def _merge(total: Tally, row: UsageRow) -> None:
     total.prompt_tokens += row.tally.prompt_tokens
     total.completion_tokens += row.tally.completion_tokens
+    total.cached_tokens += row.tally.cached_tokens
     total.cost += row.tally.cost
     total.priced = total.priced and row.tally.priced

@@ -83,8 +83,11 @@ def mark_team(session_id: str, agent: str, stop_reason: str | None) -> WriteFn:
 
 
 def delete_session(session_id: str) -> WriteFn:
+    """Delete a session (its messages and their parts go with it) and the attachments no message names any more."""
+
     def run(conn: sqlite3.Connection) -> None:
         _require(conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount, session_id)
+        attachment_rows.prune_unreferenced(conn)
 
     return run
 
@@ -252,14 +255,15 @@ def finish_message(
     usage: Usage | None,
     parts: Mapping[str, str] | None = None,
 ) -> WriteFn:
-    tokens = (None, None) if usage is None else (usage.prompt_tokens, usage.completion_tokens)
+    tokens = (None,) * 3 if usage is None else (usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
 
     def run(conn: sqlite3.Connection) -> None:
         now = time.time()
         row = conn.execute(
             "UPDATE messages SET status = ?, content = COALESCE(?, content), error = ?, "
             "prompt_tokens = COALESCE(?, prompt_tokens), completion_tokens = COALESCE(?, completion_tokens), "
-            "updated_at = ?, owner = NULL WHERE id = ? RETURNING session_id",
+            "cached_tokens = COALESCE(?, cached_tokens), updated_at = ?, owner = NULL WHERE id = ? "
+            "RETURNING session_id",
             (status.value, content, error, *tokens, now, message_id),
         ).fetchone()
         if row is None:
@@ -373,11 +377,15 @@ def _copy_messages(conn: sqlite3.Connection, source_id: str, fork_id: str, last_
     # A copied reply that was still streaming is not streaming in the fork.
     conn.execute(
         "INSERT INTO messages (id, session_id, position, role, content, status, error, model, prompt_tokens, "
-        "completion_tokens, created_at, updated_at, replaced_by, parent_id, agent) SELECT f.new, ?, f.position, "
-        "m.role, m.content, CASE m.status WHEN 'streaming' THEN 'interrupted' ELSE m.status END, m.error, m.model, "
-        "m.prompt_tokens, m.completion_tokens, m.created_at, m.updated_at, "
+        "completion_tokens, cached_tokens, created_at, updated_at, replaced_by, parent_id, agent, compacted_by) "
+        "SELECT f.new, ?, f.position, m.role, m.content, "
+        "CASE m.status WHEN 'streaming' THEN 'interrupted' ELSE m.status END, m.error, m.model, "
+        "m.prompt_tokens, m.completion_tokens, m.cached_tokens, m.created_at, m.updated_at, "
         "(SELECT r.new FROM fork_tree r WHERE r.old = m.replaced_by), "
-        "(SELECT p.new FROM fork_tree p WHERE p.old = m.parent_id), m.agent "
+        "(SELECT p.new FROM fork_tree p WHERE p.old = m.parent_id), m.agent, "
+        # A summary forked with its messages stands for them in the fork too; one left behind (the fork is
+        # cut before it) compacts nothing there.
+        "(SELECT c.new FROM fork_tree c WHERE c.old = m.compacted_by) "
         "FROM fork_tree f JOIN messages m ON m.id = f.old ORDER BY f.position",
         (fork_id,),
     )

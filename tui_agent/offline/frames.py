@@ -173,17 +173,23 @@ class ChunkWriter:
         choice = {"index": 0, "delta": delta, "finish_reason": reason}
         return f'{self.prefix}, "choices": [{json.dumps(choice)}]}}'
 
-    def usage(self, prompt_tokens: int, completion_tokens: int) -> str:
-        usage = {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        }
+    def usage(self, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0) -> str:
+        usage = usage_object(prompt_tokens, completion_tokens, cached_tokens)
         return f'{self.prefix}, "choices": [], "usage": {json.dumps(usage)}}}'
 
 
+def usage_object(prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0) -> dict[str, Any]:
+    """OpenAI's usage object: the counts, and how many prompt tokens came from the prompt cache."""
+    return {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+        "prompt_tokens_details": {"cached_tokens": cached_tokens},
+    }
+
+
 def completion_body(
-    reply: Reply, model: str, created: int, completion_id: str, usage: tuple[int, int]
+    reply: Reply, model: str, created: int, completion_id: str, usage: tuple[int, int, int]
 ) -> dict[str, Any]:
     """The non-streaming `chat.completion` object for a reply."""
     text, reasoning = "".join(s.text for s in reply.segments), "".join(s.reasoning for s in reply.segments)
@@ -206,7 +212,7 @@ def completion_body(
         "created": created,
         "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": finish_reason(reply)}],
-        "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
+        "usage": usage_object(*usage),
     }
 
 

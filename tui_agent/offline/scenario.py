@@ -58,6 +58,8 @@ class UsageSpec(BaseModel):
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
+    """Of `prompt_tokens`, those to report as served from the prompt cache."""
 
 
 class Segment(BaseModel):

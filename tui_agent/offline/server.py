@@ -24,6 +24,7 @@ from tui_agent.offline import frames
 from tui_agent.offline.attached import NO_IMAGES, has_image
 from tui_agent.offline.behaviour import default_reply, text_of
 from tui_agent.offline.http import ChunkedStream, Request, read_request, send, send_json
+from tui_agent.offline.prompt_cache import PromptCache
 from tui_agent.offline.scenario import Reply, Scenario, ToolCallSpec, as_scenario
 from tui_agent.offline.strict import role_problem
 
@@ -59,8 +60,9 @@ class OfflineServer:
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._ids = itertools.count(1)
-        self._rendered: dict[tuple[int, str, tuple[int, int] | None], list[str]] = {}
+        self._rendered: dict[tuple[int, str, tuple[int, int, int] | None], list[str]] = {}
         """Payloads of scripted replies, rendered once (benchmarks repeat one huge reply)."""
+        self._prompt_cache = PromptCache(words)
 
     @property
     def base_url(self) -> str:
@@ -164,7 +166,9 @@ class OfflineServer:
             return await self._stream(reply, body, record, reader, writer)
         record.outcome = "ok"
         ids = self._identity(body)
-        await send_json(writer, 200, frames.completion_body(reply, ids[0], ids[1], ids[2], _usage(body, reply)), tagged)
+        await send_json(
+            writer, 200, frames.completion_body(reply, ids[0], ids[1], ids[2], self._usage(body, reply)), tagged
+        )
         return True
 
     def _with_call_ids(self, reply: Reply) -> Reply:
@@ -189,7 +193,8 @@ class OfflineServer:
         if reply.raw_events is not None:
             return list(reply.raw_events)
         wants_usage = (body.get("stream_options") or {}).get("include_usage")
-        usage = _usage(body, reply) if wants_usage else None
+        counted = self._usage(body, reply)  # the prompt cache remembers every request, usage asked for or not
+        usage = counted if wants_usage else None
         key = (id(reply), str(body.get("model")), usage)
         if not any(reply is scripted for scripted in self.scenario.replies):
             return self._render(reply, body, usage)
@@ -197,7 +202,16 @@ class OfflineServer:
             self._rendered[key] = self._render(reply, body, usage)
         return self._rendered[key]
 
-    def _render(self, reply: Reply, body: dict[str, Any], usage: tuple[int, int] | None) -> list[str]:
+    def _usage(self, body: dict[str, Any], reply: Reply) -> tuple[int, int, int]:
+        """The request's usage: prompt and completion tokens (`_usage`), and of the prompt's, those an earlier
+        request already sent (the prompt cache), or the scripted counts."""
+        prompt, completion = _usage(body, reply)
+        cached = self._prompt_cache.cached(body.get("messages"))
+        if reply.usage is not None:
+            return prompt, completion, reply.usage.cached_tokens
+        return prompt, completion, min(cached, prompt)
+
+    def _render(self, reply: Reply, body: dict[str, Any], usage: tuple[int, int, int] | None) -> list[str]:
         chunks = frames.ChunkWriter(*self._identity(body))
         payloads = [chunks.chunk(delta, reason) for delta, reason in frames.reply_deltas(reply)]
         if reply.missing_finish_reason:
@@ -280,9 +294,14 @@ def _usage(body: dict[str, Any], reply: Reply) -> tuple[int, int]:
     completion tokens, as real servers count them)."""
     if reply.usage is not None:
         return reply.usage.prompt_tokens, reply.usage.completion_tokens
-    prompt = sum(len(text_of(m.get("content")).split()) for m in body.get("messages") or [] if isinstance(m, dict))
+    prompt = sum(words(m.get("content")) for m in body.get("messages") or [] if isinstance(m, dict))
     said = [part for s in reply.segments for part in (s.reasoning, s.text, *map(frames.raw_arguments, s.tool_calls))]
     return prompt, sum(len(part.split()) for part in said)
+
+
+def words(content: Any) -> int:
+    """A message content's tokens, as the offline model counts them: its words."""
+    return len(text_of(content).split())
 
 
 class BackgroundServer:

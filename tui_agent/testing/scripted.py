@@ -330,13 +330,19 @@ class ScriptedBackend(MemorySessions):
         script = self._scripts.pop(0) if self._scripts else reply_script(["Regenerated."])
         return self._turn([ReplyReplaced(message_id), *script])
 
-    def edit(self, message_id: str, text: str) -> AsyncIterator[AgentEvent]:
+    def edit(
+        self, message_id: str, text: str, attachments: Sequence[Attachment] | None = None
+    ) -> AsyncIterator[AgentEvent]:
         """Play the next script as the answer to `text`, a new version of prompt `message_id` (recorded in
         `edits`)."""
         self.edits.append((message_id, text))
         script = self._scripts.pop(0) if self._scripts else reply_script([f"You said: {text}"])
         started = TurnStarted("scripted-session", f"edit-{len(self.edits)}", text, branches_from=message_id)
         return self._turn(script, started)
+
+    async def prompt_attachments(self, message_id: str) -> list[Attachment]:
+        """No prompt here was stored with files."""
+        return []
 
     def continue_reply(self) -> AsyncIterator[AgentEvent]:
         """Play the next script as the last reply's continuation (recorded in `redos`)."""

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from tui_agent.agent.port import ChatBackend
+    from tui_agent.history.attachments import Attachment
     from tui_agent.ui.screens.chat import ChatScreen
     from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
 
@@ -48,6 +49,8 @@ class Branches:
         """The prompt whose new version is in the prompt box."""
         self._asked_again = False
         """A turn that makes a sibling runs: marks are asked again when it ends."""
+        self._files_pending: UserMessage | None = None
+        """The prompt being edited whose files are still being read back (sent meanwhile, it keeps them)."""
 
     async def _backend(self) -> ChatBackend:
         return await self.screen.engine.engine()
@@ -130,14 +133,31 @@ class Branches:
 
     # -- edit -----------------------------------------------------------------------------------------
     def begin_edit(self, entry: UserMessage) -> None:
-        """Put the prompt's text in the prompt box, marked "editing"; Enter sends it as a new version."""
+        """Put the prompt's text in the prompt box, marked "editing", and its files and images above it as chips
+        (read back from history); Enter sends it as a new version with the chips then in the box."""
         prompt = self.screen.prompt_input
         self.editing = entry
         prompt.load_text(entry.prompt)
+        prompt.set_attachments([])
+        if entry.attachments and entry.message_id is not None:
+            self._files_pending = entry
+            self.screen.run_worker(
+                self._restore_attachments(entry, entry.message_id), group="edit-files", exit_on_error=False
+            )
         prompt.move_cursor(prompt.document.end)
         prompt.border_title = EDITING_TITLE
         prompt.add_class("-editing")
         prompt.focus()
+
+    async def _restore_attachments(self, entry: UserMessage, message_id: str) -> None:
+        try:
+            found = await (await self._backend()).prompt_attachments(message_id)
+        finally:
+            self._files_pending = None
+        if self.editing is entry:  # still editing it
+            self.screen.prompt_input.set_attachments(found)
+        if len(found) < len(entry.attachments):
+            self.screen.notify("Some of this prompt's files are no longer in history: not attached.", timeout=8)
 
     def end_edit(self) -> None:
         prompt = self.screen.prompt_input
@@ -151,22 +171,26 @@ class Branches:
             return False
         self.end_edit()
         self.screen.prompt_input.load_text("")
+        self.screen.prompt_input.set_attachments([])
         return True
 
-    def send_edit(self, text: str) -> None:
-        """Send `text` as a new version of the prompt being edited: a sibling on a new branch, answered."""
+    def send_edit(self, text: str, attachments: list[Attachment]) -> None:
+        """Send `text` with `attachments` as a new version of the prompt being edited: a sibling on a new branch,
+        answered."""
         entry, screen = self.editing, self.screen
         assert entry is not None and entry.message_id is not None
         if not screen.idle:
             screen.notify(BUSY, severity="warning")
             screen.prompt_input.load_text(text)
+            screen.prompt_input.set_attachments(attachments)
             return
         message_id = entry.message_id
+        files = None if self._files_pending is entry and not attachments else attachments  # None: the old ones
         self.end_edit()
         self._leave_from(entry)
-        screen.chat_log.add_user(text)
+        screen.chat_log.add_user(text, entry.attachments if files is None else [a.ref for a in files])
         self._asked_again = True
-        screen.start_branch_turn(lambda backend: backend.edit(message_id, text))
+        screen.start_branch_turn(lambda backend: backend.edit(message_id, text, files))
 
     def _leave_from(self, entry: BranchMarked | None) -> None:
         """The entries from `entry` on (all when it is no longer mounted) leave the log, with their calls."""

@@ -332,7 +332,7 @@ class ChatScreen(ReportingScreen[None]):
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         event.stop()
         if self.branches.editing is not None:
-            self.branches.send_edit(event.text)
+            self.branches.send_edit(event.text, event.attachments)
         elif self.busy or self._turn_lock.locked() or self.queued.prompts:
             self.queued.push(event.text)  # shown above the prompt, not under the reply still being written
             if event.attachments:

@@ -1,7 +1,7 @@
 """Provides `PromptInput`: the multi-line prompt. Enter sends; Shift+Enter or Ctrl+J adds a newline;
-Up on the first line and Down on the last line walk through earlier prompts, this run's and earlier runs'
-(`PromptHistory`: a private file in the data dir, redacted, read at the first Enter or Up, not before the
-first frame).
+Up on the first line and Down on the last line walk through earlier prompts, this run's (with the files and
+images they were sent with, as chips) and earlier runs' (text only; `PromptHistory`: a private file in the
+data dir, redacted, read at the first Enter or Up, not before the first frame).
 
 A paste longer than `PASTE_CHIP_CHARS` shows as a chip (`[pasted 1.0 MB, 1 line]`) instead of its text:
 a megabyte in the box would make every later keystroke re-lay it out. The whole paste is sent in the
@@ -87,6 +87,10 @@ class PromptInput(TextArea):
         """Earlier runs' prompts, loaded into `prompt_history` when first needed."""
         self._recall_index: int | None = None
         self._draft = ""
+        self._draft_files: list[Attachment] = []
+        self._files_of: dict[int, list[Attachment]] = {}
+        """The files and images this run's prompts were sent with, by index in `prompt_history` (Up brings them
+        back with the text; earlier runs' prompts are kept as text only)."""
         self._chips: dict[str, str] = {}
         """The text each chip in the box stands for."""
         self.attach_limits = attach_limits or AttachLimits()
@@ -241,16 +245,26 @@ class PromptInput(TextArea):
         if not text.strip() and not self.attachments:
             return
         stored = self._stored_history()
-        if text.strip() and (not self.prompt_history or self.prompt_history[-1] != text):
-            self.prompt_history.append(text)
+        attachments, self.attachments = self.attachments, []
+        self._remember(text, attachments)
+        if text.strip():
             stored.add(text)
         self._recall_index = None
         self._chips.clear()
         self.load_text("")  # much cheaper than an undoable delete when a huge paste was sent
-        attachments, self.attachments = self.attachments, []
         if attachments:
             self._attachments_changed()
         self.post_message(self.Submitted(self, text, attachments))
+
+    def _remember(self, text: str, attachments: list[Attachment]) -> None:
+        """Keep a sent prompt for Up, with its files, unless it repeats the one before."""
+        last = len(self.prompt_history) - 1
+        if last >= 0 and self.prompt_history[last] == text and self._files_of.get(last, []) == attachments:
+            return
+        if text.strip() or attachments:
+            self.prompt_history.append(text)
+            if attachments:
+                self._files_of[last + 1] = list(attachments)
 
     def _recall(self, step: int) -> bool:
         """Show the previous (-1) or next (+1) prompt from history; False when there is none to move to."""
@@ -258,7 +272,7 @@ class PromptInput(TextArea):
         if not self.prompt_history or (self._recall_index is None and step > 0):
             return False
         if self._recall_index is None:
-            self._draft = self.prompt_text
+            self._draft, self._draft_files = self.prompt_text, list(self.attachments)
             index = len(self.prompt_history) - 1
         else:
             index = self._recall_index + step
@@ -266,13 +280,15 @@ class PromptInput(TextArea):
             return True  # at the oldest prompt: stay there
         if index >= len(self.prompt_history):
             self._recall_index = None
-            self._show(self._draft)
+            self._show(self._draft, self._draft_files)
             return True
         self._recall_index = index
-        self._show(self.prompt_history[index])
+        self._show(self.prompt_history[index], self._files_of.get(index, []))
         return True
 
-    def _show(self, text: str) -> None:
+    def _show(self, text: str, attachments: list[Attachment]) -> None:
+        if attachments or self.attachments:
+            self.set_attachments(attachments)
         self._chips.clear()
         self.load_text(self._chip(text, "earlier prompt") if len(text) > PASTE_CHIP_CHARS else text)
         self.move_cursor(self.document.end)
