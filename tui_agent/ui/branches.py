@@ -120,7 +120,7 @@ class Branches:
             self.want(prompts[-1], user_message_id)
 
     def sibling_made(self) -> None:
-        """A retry's new reply is a sibling: marks are asked again when the turn ends."""
+        """A retry or a continuation made a sibling reply: marks are asked again when the turn ends."""
         self._asked_again = True
 
     def turn_ended(self) -> None:
