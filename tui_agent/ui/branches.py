@@ -87,7 +87,8 @@ class Branches:
                     mark = (0, 1)
                 self.marks[message_id] = mark
                 for entry in shown:
-                    entry.show_branch(*mark)
+                    if entry.tree_id == message_id:  # (a cut-off reply's widget goes on as its continuation)
+                        entry.show_branch(*mark)
             self._say_branch()
 
     def ask_again(self) -> None:
