@@ -29,6 +29,15 @@ def flags(server: BackgroundServer) -> list[str]:
     return ["--base-url", server.base_url, "--model", "offline"]
 
 
+async def tree(home: Path) -> list[Message]:
+    store = await HistoryStore.open(home / "data" / "history.db")
+    try:
+        (session,) = await store.list_recent()
+        return await store.tree(session.id)
+    finally:
+        await store.close()
+
+
 async def stored(home: Path) -> list[Message]:
     store = await HistoryStore.open(home / "data" / "history.db")
     try:
@@ -65,7 +74,7 @@ async def test_a_failed_turn_says_its_retries_and_details_then_retry_redoes_it(
     [{"replies": [{"text": "Cut at the", "finish_reason": "length"}, {"text": " token limit."}]}],
     indirect=True,
 )
-async def test_continue_reply_prints_the_rest_and_adds_it_to_the_reply(
+async def test_continue_reply_prints_the_rest_into_a_sibling_of_the_cut_off_reply(
     scripted: BackgroundServer,
     isolated_home: Path,
 ) -> None:
@@ -75,7 +84,62 @@ async def test_continue_reply_prints_the_rest_and_adds_it_to_the_reply(
     assert done.stdout == " token limit.\n"
     (_, reply) = await stored(isolated_home)
     assert reply.content == "Cut at the token limit." and reply.status is MessageStatus.COMPLETE
-    assert reply.usage is not None and reply.usage.completion_tokens == 3 + 2  # both requests' words counted
+    cut_off = next(m for m in await tree(isolated_home) if m.role.value == "assistant" and m.id != reply.id)
+    assert cut_off.parent_id == reply.parent_id and cut_off.content == "Cut at the"
+    assert reply.usage is not None and reply.usage.completion_tokens == 2  # its own words
+    assert cut_off.usage is not None and cut_off.usage.completion_tokens == 3  # kept with the cut-off reply
+
+
+REDONE = {
+    "strict": True,
+    "replies": [
+        {"text": "Cut at the", "finish_reason": "length"},
+        {"text": " token limit."},
+        FAILING,
+        FAILING,
+        FAILING,
+        {"text": "Retried answer."},
+        {"text": "Last."},
+    ],
+}
+
+
+@pytest.mark.parametrize("scripted", [REDONE], indirect=True)
+async def test_retry_and_continue_keep_the_old_replies_as_siblings_in_the_tree_and_the_model_gets_the_branch(
+    scripted: BackgroundServer,
+    isolated_home: Path,
+) -> None:
+    for args, status in (
+        (["-p", "tell me"], 4),  # cut off
+        (["--continue", "-p", "--continue-reply"], 0),
+        (["--continue", "-p", "and then?"], 1),
+        (["--continue", "--retry", "-p"], 0),
+        (["--continue", "-p", "last one"], 0),
+    ):
+        done = run([*flags(scripted), *args], isolated_home)
+        assert done.returncode == status, done.stderr
+    assert scripted.requests[-1].body is not None
+    assert scripted.requests[-1].body["messages"][1:] == [  # a strict server took it: one reply per prompt
+        {"role": "user", "content": "tell me"},
+        {"role": "assistant", "content": "Cut at the token limit."},
+        {"role": "user", "content": "and then?"},
+        {"role": "assistant", "content": "Retried answer."},
+        {"role": "user", "content": "last one"},
+    ]
+    (session,) = {m.session_id for m in await stored(isolated_home)}
+    shown = run(["sessions", "show", session[:10], "--tree"], isolated_home)
+    assert shown.returncode == 0, shown.stderr
+    lines = [line.rsplit("  ", 1)[0] for line in shown.stdout.splitlines()[1:]]  # each without its id
+    assert lines == [
+        "● user      tell me",
+        "├─ ○ assistant Cut at the  [interrupted]",
+        "└─ ● assistant Cut at the token limit.",
+        "   ● user      and then?",
+        "   ├─ ○ assistant (no text)  [failed, retried]",
+        "   └─ ● assistant Retried answer.",
+        "      ● user      last one",
+        "      ● assistant Last.",
+    ]
 
 
 @pytest.mark.parametrize(

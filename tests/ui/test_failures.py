@@ -197,7 +197,7 @@ async def test_a_retry_does_not_send_the_failed_replys_text_and_the_next_turn_al
     ]
 
 
-async def test_esc_mid_reply_then_continue_appends_to_the_same_reply_on_screen_and_in_history(
+async def test_esc_mid_reply_then_continue_goes_on_on_screen_and_stores_the_whole_reply(
     scripted_app: Make,
     tmp_path: Path,
 ) -> None:

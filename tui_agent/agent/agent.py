@@ -4,9 +4,9 @@
 event loop) and yields the turn's events until `TurnFinished`. The session is a tree and the model gets its
 active branch: `edit(id, text)` sends a new version of a prompt as its sibling on a new branch;
 `regenerate(id, model)` and `retry()` (the last reply) add a new reply beside an old one (kept in history
-with `replaced_by`, left out of what the model sees) — one mechanism, `_redo`. `continue_reply()` streams into
-the last reply again, after the model was shown it and asked to go on (`CONTINUE_PROMPT`, sent once, never
-stored): the reply grows in place, not as a sibling, so the text keeps appearing after the old text.
+with `replaced_by`, left out of what the model sees) — one mechanism, `_redo`. `continue_reply()` adds a
+sibling too: it starts with the cut-off reply's text, and the model, shown that text once and asked to go on
+(`CONTINUE_PROMPT`, sent once, never stored), writes the rest into it; the cut-off reply stays on its branch.
 `cancel()` cancels the turn's subtree. A tool call that needs the user's approval is asked in the stream:
 an `ApprovalRequested` event whose future the caller resolves. Every event carries its turn's id, and a
 turn's stream yields only its own events, ending at its own `TurnFinished`. With the session actions of
@@ -47,14 +47,14 @@ from tui_agent.agent.port import NoticeObserver
 from tui_agent.agent.profile_use import AgentRoster, AgentSetup
 from tui_agent.agent.sessions import SessionActions
 from tui_agent.agent.tree import TreeFeed, TreeObserver, Unsubscribe
-from tui_agent.agent.turn import SessionTotals, Turn, TurnBudget, TurnServices
+from tui_agent.agent.turn import Continuation, SessionTotals, Turn, TurnBudget, TurnServices
 from tui_agent.agent.turn_jobs import ChatJob
 from tui_agent.agents.apply import UnknownAgentError
 from tui_agent.agents.profiles import AgentProfile, Catalog, load_catalog
 from tui_agent.commander import CommanderAsync, Job
 from tui_agent.errors import UserError
 from tui_agent.history.attachments import Attachment
-from tui_agent.history.models import Message, Session, Usage
+from tui_agent.history.models import Message, Session
 from tui_agent.history.store import HistoryStore
 from tui_agent.llm.errors import LLMError
 from tui_agent.status import Role
@@ -465,7 +465,8 @@ class Agent(SessionActions):
 
     async def continue_reply(self) -> AsyncIterator[AgentEvent]:
         """Have the model go on with the session's last reply from where it stopped (Esc, the token limit, a
-        failure): the new text is added to that same reply, on screen and in history."""
+        failure): a sibling reply on a new, active branch holds its text and the new text after it (one whole
+        reply for the model from then on); the cut-off one stays as it was, on its own branch."""
         self._check_idle()
         await self._turn_saved()
         session, last = await self._last_reply()
@@ -474,26 +475,23 @@ class Agent(SessionActions):
                 "The last reply has no text to continue (it ended in tool calls, or before "
                 "any text arrived): retry it instead."
             )
-        await self.store.reopen_message(last.id)
-        await self._reload_conversation(session, leave_out=last.id)
-        async for event in self._run(session, last.id, self._next_turn_id(), last.content, last.usage, last.part_texts):
+        reply = await self.store.add_sibling(
+            last.id, Role.ASSISTANT, last.content, MessageStatus.STREAMING, model=self.model
+        )
+        await self._reload_conversation(session)  # (a `streaming` reply is not sent: the turn shows its text once)
+        continuation = Continuation(last.id, last.content, last.part_texts)
+        async for event in self._run(session, reply.id, self._next_turn_id(), continuation):
             yield event
 
     async def _run(
-        self,
-        session: Session,
-        message_id: str,
-        turn_id: str,
-        continuing: str = "",
-        usage: Usage | None = None,
-        parts: dict[str, str] | None = None,
+        self, session: Session, message_id: str, turn_id: str, continuation: Continuation | None = None
     ) -> AsyncIterator[AgentEvent]:
         """Run a turn whose first response goes into `message_id`, yielding its events to `TurnFinished`."""
         if self._windows_task is not None and not self._windows_task.done():
             await asyncio.wait({self._windows_task})
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
         turn = Turn(self._services, session.id, self._conversation, self.budget, events.put_nowait, turn_id)
-        turn.attach_message(message_id, continuing, usage, parts)
+        turn.attach_message(message_id, continuation)
         self._job = ChatJob(turn)
         await self._start_commander()
         await self._commander.put_job(self._job, parent=self._commander)

@@ -43,13 +43,16 @@ class TurnStarted(TurnEvent):
 
 @dataclass(frozen=True)
 class AssistantMessageStarted(TurnEvent):
-    """A new assistant message (one per model response in the turn) was persisted as `streaming`, or an
-    earlier one streams again to be continued (`text`: what it already says; the new text follows it)."""
+    """A new assistant message (one per model response in the turn) was persisted as `streaming` (`text`:
+    what it already says, for a continuation; the new text follows it)."""
 
     message_id: str
     text: str = ""
     agent: str | None = None
     """The team member writing it (its label in the log); None: the session's own agent."""
+    continues: str | None = None
+    """For a continuation: the cut-off reply it goes on from, kept as its sibling (the screen's widget of that
+    reply may stream on as this one)."""
 
 
 @dataclass(frozen=True)

@@ -131,7 +131,9 @@ class ChatPort(Protocol):
         ...
 
     def continue_reply(self) -> AsyncIterator[AgentEvent]:
-        """Have the model go on with the session's last reply; its text is added to that reply."""
+        """Have the model go on with the session's last reply (cut off, or failed with text): a sibling reply
+        on a new, active branch, starting with its text (`AssistantMessageStarted.continues` names the cut-off
+        one, which stays on its branch), the rest streamed after it."""
         ...
 
     def cancel(self) -> None:

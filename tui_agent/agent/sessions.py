@@ -110,12 +110,10 @@ class SessionActions:
         data = await self.store.attachment_data(ref.hash for ref in message.attachments)
         return attachment_rows.restore([message], data).get(message.id, [])
 
-    async def _reload_conversation(self, session: Session, leave_out: str | None = None) -> None:
-        """What the model sees, from the active branch (a replaced reply drops out; `leave_out` is shown
-        separately)."""
+    async def _reload_conversation(self, session: Session) -> None:
+        """What the model sees, from the active branch (a replaced reply drops out)."""
         self._switched = None
-        stored = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
-        kept = [message for message in stored if message.id != leave_out]
+        kept = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
         refused = self._conversation.images_refused  # the same model: images stay left out (a retry after a 400)
         self._conversation = await self._conversation_of(kept, session)
         self._conversation.images_refused = refused

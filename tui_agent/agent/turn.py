@@ -68,6 +68,19 @@ IMAGES_REFUSED = (
 """Added to a 400 for a request with images (a text-only model's answer)."""
 
 
+@dataclass(frozen=True)
+class Continuation:
+    """A cut-off reply that a turn goes on from, in a new sibling reply that starts with its text: the model is
+    shown `text` once, with `CONTINUE_PROMPT` after it; the reply's other `parts` by kind are kept, and the
+    continuation's of the same kind follow them after `PART_BREAK`. Only the new response's tokens are the
+    sibling's usage (the cut-off one keeps its own: every branch is counted)."""
+
+    of: str
+    """The cut-off reply's id (it stays, on its own branch)."""
+    text: str
+    parts: Mapping[str, str] = field(default_factory=dict)
+
+
 @dataclass
 class TurnBudget:
     """Limits on one turn; reaching one ends the turn with reason BUDGET."""
@@ -157,19 +170,17 @@ class Turn:
         """How the turn ended, once `end` has begun."""
 
     # -- the assistant message being streamed -------------------------------------------------------
-    def attach_message(
-        self, message_id: str, text: str = "", usage: StoredUsage | None = None, parts: Mapping[str, str] | None = None
-    ) -> None:
-        """Use an assistant message that is already committed (the turn's first): a `streaming` placeholder,
-        or a reply to continue whose `text` so far the model is shown once, with `CONTINUE_PROMPT` after it
-        (its `usage` so far is added to the continuation's; its other `parts` by kind are kept, and the
-        continuation's of the same kind follow them after `PART_BREAK`)."""
+    def attach_message(self, message_id: str, continuation: Continuation | None = None) -> None:
+        """Use an assistant message that is already committed (the turn's first): a `streaming` placeholder, or
+        the sibling that continues a cut-off reply (see `Continuation`)."""
+        text, parts = (continuation.text, continuation.parts) if continuation is not None else ("", None)
         self.message_id = message_id
         self._saver = StreamingSaver(self.services.store, message_id, text=text, parts=parts)
         self._breaks = {kind for kind, held in (parts or {}).items() if held}
-        self._api_text, self._usage = [text] if text else [], usage or StoredUsage()
+        self._api_text, self._usage = [text] if text else [], StoredUsage()
         self._continuing, self.finish_reason = text, None
-        self._emit(AssistantMessageStarted(message_id, text, agent=self.agent, turn_id=self.id))
+        continues = continuation.of if continuation is not None else None
+        self._emit(AssistantMessageStarted(message_id, text, agent=self.agent, continues=continues, turn_id=self.id))
 
     async def start_message(self) -> None:
         """Commit a new `streaming` assistant message for the next model response."""
@@ -240,7 +251,7 @@ class Turn:
         totals.completion_tokens += usage.completion_tokens
         self.services.meter.add(self.services.model, usage)
         self._turn_completion_tokens += usage.completion_tokens
-        earlier = self._usage  # a continued reply's own tokens so far (one usage per response otherwise)
+        earlier = self._usage  # this message's (a continuation's own: the cut-off reply keeps its tokens)
         self._usage = StoredUsage(
             earlier.prompt_tokens + usage.prompt_tokens,
             earlier.completion_tokens + usage.completion_tokens,

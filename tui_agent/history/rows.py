@@ -47,6 +47,8 @@ SHOWN = """WITH RECURSIVE
         UNION ALL
         SELECT m.id, m.parent_id FROM shown JOIN messages m ON m.replaced_by = shown.id
             AND m.session_id = :session AND m.parent_id IS shown.parent_id)"""
+ON_BRANCH_NOT_REPLACED = "CASE WHEN id IN (SELECT id FROM path) THEN NULL ELSE replaced_by END"
+"""`replaced_by` as a branch shows it: set only on a reply shown beside its retry, never on one of the path."""
 TOOL_COLUMNS = "message_id, call_id, name, raw_arguments, arguments, status, result, error, started_at, finished_at"
 IN_CHUNK = 500
 
@@ -206,9 +208,11 @@ def load_tail(conn: sqlite3.Connection, session_id: str, before: int | None, lim
         depth = limit + 1
     if start is None:
         return []
+    # A reply on the branch is its reply, even when it was retried on another branch (switched back to).
+    columns = _mcols(conn).replace("replaced_by", ON_BRANCH_NOT_REPLACED)
     rows = conn.execute(
         # Through the session's messages newest first (the position index, no sort), keeping the branch's.
-        f"{SHOWN} SELECT {_mcols(conn)} FROM messages WHERE session_id = :session AND position < :bound "
+        f"{SHOWN} SELECT {columns} FROM messages WHERE session_id = :session AND position < :bound "
         "AND id IN (SELECT id FROM shown) ORDER BY position DESC LIMIT :limit",
         {
             "start": start,

@@ -398,10 +398,6 @@ class HistoryStore:
     async def _session_of(self, message_id: str) -> str:
         return (await self._require_message(message_id)).session_id
 
-    async def reopen_message(self, message_id: str) -> None:
-        """Make a finished reply `streaming` again, to be continued (its error is cleared; crash-safe as ever)."""
-        await self._write(writes.reopen_message(message_id, self.owner))
-
     def _new_message(
         self, session_id: str, role: Role, content: str, status: MessageStatus, model: str | None
     ) -> Message:

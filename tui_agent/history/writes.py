@@ -208,20 +208,6 @@ def switch_to(session_id: str, message_id: str) -> WriteFn:
     return run
 
 
-def reopen_message(message_id: str, owner: str) -> WriteFn:
-    """A reply being continued streams again: `streaming`, owned by this store, its old error cleared."""
-
-    def run(conn: sqlite3.Connection) -> None:
-        cur = conn.execute(
-            "UPDATE messages SET status = 'streaming', error = NULL, owner = ?, updated_at = ? WHERE id = ?",
-            (owner, time.time(), message_id),
-        )
-        if cur.rowcount == 0:
-            raise MessageNotFoundError(f"There is no message {message_id!r} in the history.")
-
-    return run
-
-
 def update_text(message_id: str, text: str, parts: Mapping[str, str] | None = None) -> WriteFn:
     def run(conn: sqlite3.Connection) -> None:
         conn.execute("UPDATE messages SET content = ?, updated_at = ? WHERE id = ?", (text, time.time(), message_id))

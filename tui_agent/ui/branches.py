@@ -90,7 +90,8 @@ class Branches:
                     mark = (0, 1)
                 self.marks[message_id] = mark
                 for entry in shown:
-                    entry.show_branch(*mark)
+                    if entry.tree_id == message_id:  # (a cut-off reply's widget goes on as its continuation)
+                        entry.show_branch(*mark)
             self._say_branch()
 
     def ask_again(self) -> None:
@@ -123,7 +124,7 @@ class Branches:
             self.want(prompts[-1], user_message_id)
 
     def sibling_made(self) -> None:
-        """A retry's new reply is a sibling: marks are asked again when the turn ends."""
+        """A retry or a continuation made a sibling reply: marks are asked again when the turn ends."""
         self._asked_again = True
 
     def turn_ended(self) -> None:

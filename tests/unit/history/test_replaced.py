@@ -1,4 +1,4 @@
-"""Retry and continue in the store: a replaced reply is kept and linked; a continued one streams again."""
+"""Retry and continue in the store: a replaced reply is kept and linked; a continuation is a sibling."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from tests.unit.history.helpers import raw_rows
 from tui_agent.history.errors import MessageNotFoundError
 from tui_agent.history.schema import MIGRATIONS, migrate
 from tui_agent.history.store import HistoryStore
-from tui_agent.status import MessageStatus
+from tui_agent.status import MessageStatus, Role
 
 
 async def test_a_replaced_reply_is_kept_and_linked_and_a_fork_keeps_the_link(store: HistoryStore) -> None:
@@ -32,17 +32,34 @@ async def test_a_replaced_reply_is_kept_and_linked_and_a_fork_keeps_the_link(sto
         await store.replace_reply(session.id, "not-a-message")
 
 
-async def test_a_continued_reply_streams_again_and_is_interrupted_if_the_run_ends(db_path: Path) -> None:
+async def test_a_retried_reply_switched_back_to_is_its_branch_s_reply_not_a_replaced_one(store: HistoryStore) -> None:
+    session = await store.create_session("retry")
+    _, failed = await store.begin_turn(session.id, "hello")
+    await store.finish_message(failed.id, MessageStatus.FAILED, content="half", error="boom")
+    retried = await store.replace_reply(session.id, failed.id)
+    await store.finish_message(retried.id, MessageStatus.COMPLETE, content="whole")
+    await store.switch_to(failed.id)
+    assert [(m.content, m.replaced_by) for m in await store.load_tail(session.id, 10)] == [
+        ("hello", None),
+        ("half", None),  # on this branch it is the reply (sent, not dimmed)
+    ]
+    assert [m.replaced_by for m in await store.tree(session.id)] == [None, retried.id, None]  # the link is kept
+    await store.switch_to(retried.id)
+    assert [m.replaced_by for m in await store.load_tail(session.id, 10)] == [None, retried.id, None]
+
+
+async def test_a_continuation_is_a_sibling_and_is_interrupted_if_the_run_ends(db_path: Path) -> None:
     store = await HistoryStore.open(db_path)
     session = await store.create_session("continue")
     _, reply = await store.begin_turn(session.id, "hello")
     await store.finish_message(reply.id, MessageStatus.INTERRUPTED, content="half", error="stopped")
-    await store.reopen_message(reply.id)
-    (_, reopened) = await store.load_tail(session.id, 10)
-    assert reopened.status is MessageStatus.STREAMING and reopened.error is None and reopened.content == "half"
-    await store.close()  # the run ends mid-continuation
-    assert raw_rows(db_path, "SELECT status, content FROM messages WHERE role = 'assistant'") == [
-        ("interrupted", "half")
+    going_on = await store.add_sibling(reply.id, Role.ASSISTANT, "half", MessageStatus.STREAMING)
+    (_, shown) = await store.load_tail(session.id, 10)
+    assert shown.id == going_on.id and shown.status is MessageStatus.STREAMING and shown.content == "half"
+    await store.close()  # the run ends mid-continuation: the cut-off reply is as it was, the new one interrupted
+    assert raw_rows(db_path, "SELECT id, status, content FROM messages WHERE role = 'assistant'") == [
+        (reply.id, "interrupted", "half"),
+        (going_on.id, "interrupted", "half"),
     ]
 
 

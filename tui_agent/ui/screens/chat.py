@@ -389,7 +389,8 @@ class ChatScreen(ReportingScreen[None]):
         self._redo(lambda backend: backend.retry())
 
     def action_continue_reply(self) -> None:
-        """Ctrl+G: have the model go on with the last reply where it stopped; the text is added to it."""
+        """Ctrl+G: have the model go on with the last reply where it stopped: a new version of it, its text and
+        the rest (the cut-off one is kept, on its own branch)."""
         self._redo(lambda backend: backend.continue_reply())
 
     def _redo(self, turn: TurnOf) -> None:
@@ -516,7 +517,9 @@ class ChatScreen(ReportingScreen[None]):
                 self._waiting = True
                 self.status_bar.set_waiting(event)
             case events.AssistantMessageStarted():
-                log.start_assistant(event.message_id, event.text, event.agent)
+                log.start_assistant(event.message_id, event.text, event.agent, event.continues)
+                if event.continues is not None:
+                    self.branches.sibling_made()
             case events.AssistantMessageFinished():
                 self._last_finished = event
                 log.finish(event.message_id, event.status, event.error)

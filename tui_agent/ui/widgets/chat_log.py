@@ -392,10 +392,14 @@ class ChatLog(VerticalScroll):
         self.anchor()
         return message
 
-    def start_assistant(self, message_id: str, text: str = "", agent: str | None = None) -> AssistantMessage:
-        """The reply's widget, made for a new reply (under its team member's label, `agent`); a reply being
-        continued (`text`: what it says so far) streams again in its own widget when that is still shown."""
+    def start_assistant(
+        self, message_id: str, text: str = "", agent: str | None = None, continues: str | None = None
+    ) -> AssistantMessage:
+        """The reply's widget, made for a new reply (under its team member's label, `agent`; `text`: what it
+        says so far); a continuation of reply `continues` streams on in that reply's widget when it is shown."""
         message = self._assistant.get(message_id) or self.shown_reply(message_id)
+        if message is None and continues is not None:
+            message = self._carry_on(continues, message_id)
         if message is None:
             from tui_agent.ui.widgets.messages import AgentLabel, AssistantMessage
 
@@ -405,13 +409,29 @@ class ChatLog(VerticalScroll):
             message = self._assistant[message_id] = AssistantMessage(message_id)
             message.set_text(text)
             self._add(message)
-        elif text and message.closed:
-            self._assistant[message_id] = message
-            if (marker := self._marker_after(message)) is not None:
-                self._markers.pop(message_id, None)
-                marker.remove()
-            message.reopen()
-            self.anchor()
+        return message
+
+    def _carry_on(self, cut_off: str, message_id: str) -> AssistantMessage | None:
+        """The cut-off reply's widget (its part blocks too) becomes reply `message_id`'s, which starts with its
+        text, and streams again: the text goes on where it stopped (the cut-off reply stays on its branch)."""
+        message = self._assistant.pop(cut_off, None) or self.shown_reply(cut_off)
+        if message is None or not message.closed:
+            return None
+        if (marker := self._markers.pop(cut_off, None) or self._marker_after(message)) is not None:
+            marker.remove()
+        from tui_agent.ui.widgets.thinking import ThinkingBlock
+
+        blocks = self._blocks.pop(cut_off, {})
+        for entry in self.entries:  # live ones, and those loaded from history
+            if isinstance(entry, ThinkingBlock) and entry.message_id == cut_off:
+                blocks.setdefault(entry.kind, entry)
+        for block in blocks.values():
+            block.message_id = message_id
+        self._blocks[message_id] = blocks
+        message.message_id, self._assistant[message_id] = message_id, message
+        message.show_branch(0, 1)  # its own mark comes when the turn ends
+        message.reopen()
+        self.anchor()
         return message
 
     def shown_reply(self, message_id: str) -> AssistantMessage | None:
