@@ -482,6 +482,10 @@ async def test_shift_r_regenerates_with_the_model_picked(stack: RealStack) -> No
         await pilot.press(*other)
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: screen.idle and old.replaced, "the regeneration")
+        backend = await built.ready()
+        # the picked model is for this regeneration only: it is put back once the turn's events are all read,
+        # a moment after the screen is idle again
+        await wait_until(
+            pilot, lambda: screen.idle and old.replaced and backend.model == "scripted", "the regeneration"
+        )
         assert stack.chat_requests()[-1]["model"] == other
-        assert (await built.ready()).model == "scripted"  # for this regeneration only
