@@ -525,7 +525,7 @@ class Agent(SessionActions):
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
         run = TeamRun(
             team, catalog, self._services, session.id, events.put_nowait, turn_id,
-            budget=self.budget, system_prompt=self.system_prompt, roster=self.roster,
+            budget=self.budget, system_prompt=self.system_prompt, roster=self.roster, delegation=self.delegation,
         )  # fmt: skip
         yield TurnStarted(session.id, user.id, prompt, turn_id=turn_id)
         self._job = job = TeamJob(run)
