@@ -298,8 +298,16 @@ class Agent(SessionActions):
             self._conversation = Conversation(self.system_prompt)
 
     def _restore_agent(self, session: Session) -> None:
-        """Run the agent a resumed session ran (its system prompt is the session's own, as stored)."""
-        if self.roster is None or not session.agent or session.agent == self.agent:
+        """Run the agent a resumed session ran (its system prompt is the session's own, as stored); a team's
+        session goes on with this run's agent (each member has its own setup; `--team` runs the team again)."""
+        from tui_agent.agent.team import TEAM_PREFIX
+
+        if (
+            self.roster is None
+            or not session.agent
+            or session.agent == self.agent
+            or session.agent.startswith(TEAM_PREFIX)
+        ):
             return
         try:
             self._use_setup(self.roster.setup(session.agent))
