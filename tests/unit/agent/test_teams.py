@@ -252,3 +252,26 @@ async def test_a_member_runs_its_tools_under_its_own_profiles_approval(
     assert [(call.name, call.status) for call in final] == [("get_current_weather", ToolStatus.DENIED)]
     offered = {tool["function"]["name"] for tool in (offline_server.requests[0].body or {}).get("tools") or []}
     assert offered == {"done", "get_current_weather"}
+
+
+def replies(events: list[AgentEvent]) -> list[str]:
+    """Each member reply's text, in order."""
+    texts: dict[str, str] = {}
+    for event in events:
+        if isinstance(event, AssistantMessageStarted):
+            texts[event.message_id] = event.text
+        elif isinstance(event, AssistantTextDelta):
+            texts[event.message_id] += event.text
+    return list(texts.values())
+
+
+async def test_the_team_works_on_each_new_prompt_in_a_session_with_earlier_turns(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
+    agent = (await make_agent(offline_server.base_url)).agent
+    await collect(agent.send("what's the weather in Paris and Tokyo?"))  # earlier turns, joined into one input
+    for topic in ("Tea", "Rain"):
+        events = await collect(agent.run_team("writer-critic", f"Write a post about {topic.lower()}"))
+        written = replies(events)
+        assert written[0].startswith(f"## {topic}\n") and written[2].startswith(f"## {topic}, again\n"), written
+        assert (stopped(events).reason, stopped(events).rounds) == ("critic said APPROVED", 2)
