@@ -54,7 +54,7 @@ from tui_agent.agents.profiles import AgentProfile, Catalog, load_catalog
 from tui_agent.commander import CommanderAsync, Job
 from tui_agent.errors import UserError
 from tui_agent.history.attachments import Attachment
-from tui_agent.history.models import Message, Session, Usage
+from tui_agent.history.models import TEAM_PREFIX, Message, Session, Usage
 from tui_agent.history.store import HistoryStore
 from tui_agent.llm.errors import LLMError
 from tui_agent.status import Role
@@ -207,6 +207,11 @@ class Agent(SessionActions):
         return totals.prompt_tokens, totals.completion_tokens
 
     @property
+    def team_stop(self) -> tuple[str, str] | None:
+        """(team, why it stopped) of the current session's last team run, as stored; None when there is none."""
+        return self._session.team_stop if self._session is not None else None
+
+    @property
     def meter(self) -> Meter:
         """Cost and context of the session now, for the model the next request asks."""
         return self._services.meter.snapshot(self.model)
@@ -300,8 +305,6 @@ class Agent(SessionActions):
     def _restore_agent(self, session: Session) -> None:
         """Run the agent a resumed session ran (its system prompt is the session's own, as stored); a team's
         session goes on with this run's agent (each member has its own setup; `--team` runs the team again)."""
-        from tui_agent.agent.team import TEAM_PREFIX
-
         if (
             self.roster is None
             or not session.agent
@@ -519,7 +522,7 @@ class Agent(SessionActions):
     async def run_team(self, name: str, prompt: str) -> AsyncIterator[AgentEvent]:
         """Run team `name` on `prompt` in this session (see `tui_agent.agent.team`), yielding its events: every
         member turn's, a `TeamStopped` with why it stopped, then one `TurnFinished`."""
-        from tui_agent.agent.team import TEAM_PREFIX, TeamJob, TeamRun, find_team, team_events
+        from tui_agent.agent.team import TeamJob, TeamRun, find_team, team_events
 
         self._check_idle()
         catalog = await self._catalog()

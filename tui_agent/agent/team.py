@@ -33,6 +33,7 @@ from tui_agent.agent.turn_jobs import ChatJob
 from tui_agent.agents.profiles import AgentProfile, Catalog, TeamProfile
 from tui_agent.commander import HandlerCoroutine, Job, as_handler
 from tui_agent.errors import UserError
+from tui_agent.history.models import TEAM_PREFIX
 from tui_agent.status import MessageStatus, Role, TurnEndReason
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
@@ -44,8 +45,6 @@ if TYPE_CHECKING:
     from tui_agent.agent.profile_use import AgentRoster, AgentSetup
     from tui_agent.tools.spec import ToolSpec
 
-TEAM_PREFIX = "team:"
-"""`sessions.agent` of a session run as a team: this, then the team's name."""
 ROUTER_NOTE = (
     "You lead a team: {members}. Call next_speaker(name) to choose who speaks next, or done(reason) when the "
     "task is finished. Do not do the members' work yourself."

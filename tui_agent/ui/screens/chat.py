@@ -35,6 +35,7 @@ from tui_agent.ui.compaction import compact_then_send
 from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.screens.reporting import ReportingScreen
+from tui_agent.ui.team_stop import stop_line
 from tui_agent.ui.textual_private import ToastRack, write_to_terminal
 from tui_agent.ui.widgets.attachment_chips import AttachmentChips
 from tui_agent.ui.widgets.branch_mark import BranchMarked
@@ -535,7 +536,7 @@ class ChatScreen(ReportingScreen[None]):
             case events.SubAgentEvent():
                 self._render_sub_agent(event)
             case events.TeamStopped():
-                log.add_system(f"Team {event.team} stopped after {event.rounds} round(s): {event.reason}.")
+                log.add_system(stop_line(event.team, event.reason, event.rounds))
             case _:
                 assert_never(event)
 
