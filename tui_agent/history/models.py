@@ -143,6 +143,8 @@ class Session:
     parent's message `parent_message_id`."""
     stop_reason: str | None = None
     """For a team session: why its team last stopped (shown, and stored, when it does)."""
+    sub_agent: bool = False
+    """A sub-agent's run (a call of its parent's ran it; a fork has a parent and an agent too), as listed."""
 
     @property
     def team_stop(self) -> tuple[str, str] | None:
