@@ -1,5 +1,6 @@
 """Resuming sessions that ran sub-agents or a team, on the real stack (the offline model over HTTP, the real agent
-and SQLite): `--continue` shows what the session showed live, its sub-agents' tokens and why its team stopped."""
+and SQLite): `--continue` shows what the session showed live (its sub-agents' tokens, why its team stopped), and the
+sessions screen lists its sub-agents' sessions under it."""
 
 from __future__ import annotations
 
@@ -126,3 +127,25 @@ def test_a_members_tool_rounds_count_as_one_turn_and_the_line_follows_the_newest
     )
     assert resumed_stop(page[2:], ("", "max_rounds (4) reached")) == (3, "The team stopped: max_rounds (4) reached.")
     assert resumed_stop(page[6:], ("pair", "critic said APPROVED")) is None
+
+
+async def test_the_sessions_screen_nests_a_sub_agents_session_under_its_caller_but_not_a_fork(
+    stack: RealStack,
+) -> None:
+    app, built = stack.app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "ask the researcher what the weather is in Paris")
+        agent = await built.ready()
+        caller = agent.current_session_id or ""
+        first = (await agent.session_messages(caller))[0]
+        fork = await agent.fork_session(caller, first.id)  # it keeps the caller's agent, and its parent
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "the sessions screen")
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        await wait_until(pilot, lambda: len(screen.sessions) == 3, "three sessions listed")
+        options = screen.query_one(OptionList)
+        rows = [str(options.get_option_at_index(i).prompt).splitlines()[0] for i in range(3)]
+        assert list(screen.sessions)[:2] == [fork.id, caller], rows
+        assert not rows[0].startswith("    ") and not rows[1].startswith("    ")
+        assert rows[2].startswith("    ") and "↳ researcher · " in rows[2], rows
