@@ -247,3 +247,25 @@ async def test_a_hidden_tree_draws_nothing_and_hiding_gives_the_prompt_its_focus
         assert all(line.startswith("✓ ") for line in shown_lines(tree))
         await pilot.pause()
         assert len([n for n in notifications(app) if "to cancel it" in n.message]) == 1
+
+
+async def test_typing_with_the_tree_focused_goes_to_the_prompt_and_x_still_cancels() -> None:
+    gate = Gate()
+    app, backend = make_app([[gate]])
+    backend.tree = ScriptedTree(clock=lambda: FIXED_NOW - 1.0)
+    async with app.run_test() as pilot:
+        screen = chat(pilot)
+        await send(pilot, "hello", wait=False)
+        await wait_until(pilot, lambda: gate.reached, "mid-turn")
+        tree = await task_tree(pilot)
+        await pilot.press("ctrl+t")
+        assert tree.has_focus
+        await pilot.press("w", "h", "y", "?")  # nothing in the tree answers to these: the next prompt begins
+        assert screen.prompt_input.has_focus and screen.prompt_input.text == "why?"
+        await pilot.press("ctrl+t", "ctrl+t")  # hidden, shown: the tree has the keys again
+        assert tree.has_focus
+        tree.select_node(tree.root.children[0])
+        await pilot.press("x")
+        await wait_until(pilot, lambda: screen.idle, "the turn cancelled from the tree")
+        assert screen.prompt_input.text == "why?"
+        gate.open()

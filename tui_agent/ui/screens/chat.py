@@ -281,6 +281,11 @@ class ChatScreen(ReportingScreen[None]):
         event.stop()
         self.run_worker(show_sub_session(self, event.panel), group="sub-session", exit_on_error=False)
 
+    def on_task_tree_typed(self, event: TaskTree.Typed) -> None:
+        """A key typed in the task tree: the prompt takes it, and the keys from then on."""
+        self.prompt_input.focus()
+        self.prompt_input.insert(event.character)
+
     def action_focus_tools(self) -> None:
         """F6: focus the newest tool panel (showing the column if hidden); from the column, back to the prompt."""
         panels = self.tool_panels.panels
