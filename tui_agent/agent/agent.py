@@ -207,11 +207,6 @@ class Agent(SessionActions):
         return totals.prompt_tokens, totals.completion_tokens
 
     @property
-    def team_stop(self) -> tuple[str, str] | None:
-        """(team, why it stopped) of the current session's last team run, as stored; None when there is none."""
-        return self._session.team_stop if self._session is not None else None
-
-    @property
     def meter(self) -> Meter:
         """Cost and context of the session now, for the model the next request asks."""
         return self._services.meter.snapshot(self.model)
@@ -305,18 +300,14 @@ class Agent(SessionActions):
     def _restore_agent(self, session: Session) -> None:
         """Run the agent a resumed session ran (its system prompt is the session's own, as stored); a team's
         session goes on with this run's agent (each member has its own setup; `--team` runs the team again)."""
-        if (
-            self.roster is None
-            or not session.agent
-            or session.agent == self.agent
-            or session.agent.startswith(TEAM_PREFIX)
-        ):
+        agent = session.agent or ""
+        if self.roster is None or agent in ("", self.agent) or agent.startswith(TEAM_PREFIX):
             return
         try:
-            self._use_setup(self.roster.setup(session.agent))
+            self._use_setup(self.roster.setup(agent))
         except UnknownAgentError:
             self._notices.tell(
-                f"This session ran the agent {session.agent!r}, which is gone (see `tui-agent agents`); "
+                f"This session ran the agent {agent!r}, which is gone (see `tui-agent agents`); "
                 f"it goes on as {self.agent or 'configured'}."
             )
 
