@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 from textual.pilot import Pilot
 
 from tests.ui.helpers import FIXED_NOW, chat, make_app, send, task_tree, wait_until
@@ -260,12 +261,16 @@ async def test_typing_with_the_tree_focused_goes_to_the_prompt_and_x_still_cance
         tree = await task_tree(pilot)
         await pilot.press("ctrl+t")
         assert tree.has_focus
-        await pilot.press("w", "h", "y", "?")  # nothing in the tree answers to these: the next prompt begins
-        assert screen.prompt_input.has_focus and screen.prompt_input.text == "why?"
+        # Nothing in the tree answers to "w": the next prompt begins, and the keys typed with it follow it there
+        # (the space and the x too) before the focus has moved.
+        for key, character in [("w", "w"), ("h", "h"), ("y", "y"), ("space", " "), ("x", "x"), ("question_mark", "?")]:
+            app.post_message(events.Key(key, character))  # all at once, as a terminal sends a typed burst
+        await wait_until(pilot, lambda: screen.prompt_input.text == "why x?", lambda: repr(screen.prompt_input.text))
+        assert screen.prompt_input.has_focus and screen.prompt_input.text == "why x?"
         await pilot.press("ctrl+t", "ctrl+t")  # hidden, shown: the tree has the keys again
         assert tree.has_focus
         tree.select_node(tree.root.children[0])
         await pilot.press("x")
         await wait_until(pilot, lambda: screen.idle, "the turn cancelled from the tree")
-        assert screen.prompt_input.text == "why?"
+        assert screen.prompt_input.text == "why x?"
         gate.open()

@@ -138,6 +138,8 @@ class TaskTree(Tree[str]):
         self._timer: Timer | None = None
         self._hinted = False
         self._cursor_key: str | None = None
+        self._typing_away = False
+        """A key typed here went to the prompt: the keys after it follow until the focus has moved."""
         """The selected item when the panel was hidden, selected again when it is shown."""
 
     # -- life -----------------------------------------------------------------------------------
@@ -198,11 +200,18 @@ class TaskTree(Tree[str]):
 
     # -- events ---------------------------------------------------------------------------------
     def on_key(self, event: events.Key) -> None:
-        """Typing here starts the next prompt (the screen moves it there), unless the key is bound (x cancels)."""
-        if event.is_printable and event.character and event.key not in self.screen.active_bindings:
+        """Typing here starts the next prompt (the screen moves it there), unless the key is bound (x cancels);
+        once it has begun, every key typed before the prompt has the focus goes there too (spaces, an x)."""
+        if not (event.is_printable and event.character):
+            return
+        if self._typing_away or event.key not in self.screen.active_bindings:
+            self._typing_away = True
             event.stop()
             event.prevent_default()
             self.post_message(self.Typed(event.character))
+
+    def on_blur(self) -> None:
+        self._typing_away = False
 
     def follow(self, event: TreeEvent) -> None:
         """Take one commander node event: update the model, and the widget only while it is shown."""
