@@ -5,6 +5,7 @@ while a sub-agent streams leaving its session (and its caller's call) interrupte
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -90,3 +91,36 @@ def test_a_run_killed_while_its_sub_agent_streams_leaves_both_sessions_interrupt
 ) -> None:
     crash_while_the_sub_agent_streams(isolated_home, offline_server)
     asyncio.run(stored_after_the_crash(isolated_home / "data" / "history.db"))
+
+
+async def fork_the_caller(db: Path) -> tuple[str, str]:
+    """(the caller's session, a fork of it)."""
+    store = await HistoryStore.open(db)
+    try:
+        (caller,) = [s for s in await store.list_recent(10) if s.parent_session_id is None]
+        first = (await store.load_tail(caller.id, 10))[0]
+        return caller.id, (await store.fork_session(caller.id, first.id)).id
+    finally:
+        await store.close()
+
+
+def test_sessions_list_shows_sub_agent_sessions_under_their_caller_and_forks_at_the_top(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    done = run(["-p", "ask the researcher and the coder about the weather in Paris"], isolated_home, tmp_path)
+    assert done.returncode == 0, done.stderr
+    caller, fork = asyncio.run(fork_the_caller(isolated_home / "data" / "history.db"))
+
+    listed = run(["sessions", "list"], isolated_home, tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert [line.split()[0] for line in lines[:2]] == [fork, caller]  # a fork runs the caller's agent, not a sub-agent
+    assert sorted(line.split("[")[1].split("]")[0] for line in lines[2:]) == ["coder", "researcher"]
+    assert all(line.startswith("  ↳ ") for line in lines[2:]) and not lines[1].startswith(" "), lines
+    rows = json.loads(run(["sessions", "list", "--json"], isolated_home, tmp_path).stdout)
+    assert [(row["id"] == caller, row["parent_session_id"] == caller, row["sub_agent"]) for row in rows] == [
+        (False, True, False),
+        (True, False, False),
+        (False, True, True),
+        (False, True, True),
+    ]

@@ -31,3 +31,12 @@ def test_print_with_an_unknown_team_says_which_teams_there_are(isolated_home: Pa
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert "There is no team 'nobody' (teams: writer-critic" in done.stderr
+
+
+def test_a_team_session_continued_goes_on_with_the_default_agent_without_a_warning(isolated_home: Path) -> None:
+    team = run(["--offline", "-p", "--team", "writer-critic", "Write a post about tea"], isolated_home)
+    assert team.returncode == 0, team.stderr
+    after = run(["--offline", "--continue", "-p", "what is 6 * 7?"], isolated_home)
+    assert after.returncode == 0, after.stderr
+    assert "gone" not in after.stderr and "team:writer-critic" not in after.stderr
+    assert "42" in after.stdout

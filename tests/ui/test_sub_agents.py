@@ -262,9 +262,10 @@ async def test_sub_agent_sessions_are_listed_under_their_parent_and_forks_are_no
     older = backend.add_session("Older chat", updated_at=datetime(2026, 1, 1, tzinfo=UTC))
     parent = backend.add_session("Weather", updated_at=datetime(2026, 1, 2, tzinfo=UTC))
     fork = backend.add_session("Weather (fork)", updated_at=datetime(2026, 1, 4, tzinfo=UTC))
-    fork.parent_session_id = parent.id
+    fork.parent_session_id, fork.agent = parent.id, "assistant"  # a fork runs its parent's agent
     child = backend.add_session("Find the weather in Oslo", updated_at=datetime(2026, 1, 3, tzinfo=UTC))
     child.parent_session_id, child.parent_message_id, child.agent = parent.id, "a1", "researcher"
+    child.sub_agent = True  # as the listing read marks it (a call of the parent's ran it)
     async with app.run_test() as pilot:
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "the sessions screen")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 from textual.pilot import Pilot
 
 from tests.ui.helpers import FIXED_NOW, chat, make_app, send, task_tree, wait_until
@@ -247,3 +248,29 @@ async def test_a_hidden_tree_draws_nothing_and_hiding_gives_the_prompt_its_focus
         assert all(line.startswith("✓ ") for line in shown_lines(tree))
         await pilot.pause()
         assert len([n for n in notifications(app) if "to cancel it" in n.message]) == 1
+
+
+async def test_typing_with_the_tree_focused_goes_to_the_prompt_and_x_still_cancels() -> None:
+    gate = Gate()
+    app, backend = make_app([[gate]])
+    backend.tree = ScriptedTree(clock=lambda: FIXED_NOW - 1.0)
+    async with app.run_test() as pilot:
+        screen = chat(pilot)
+        await send(pilot, "hello", wait=False)
+        await wait_until(pilot, lambda: gate.reached, "mid-turn")
+        tree = await task_tree(pilot)
+        await pilot.press("ctrl+t")
+        assert tree.has_focus
+        # Nothing in the tree answers to "w": the next prompt begins, and the keys typed with it follow it there
+        # (the space and the x too) before the focus has moved.
+        for key, character in [("w", "w"), ("h", "h"), ("y", "y"), ("space", " "), ("x", "x"), ("question_mark", "?")]:
+            app.post_message(events.Key(key, character))  # all at once, as a terminal sends a typed burst
+        await wait_until(pilot, lambda: screen.prompt_input.text == "why x?", lambda: repr(screen.prompt_input.text))
+        assert screen.prompt_input.has_focus and screen.prompt_input.text == "why x?"
+        await pilot.press("ctrl+t", "ctrl+t")  # hidden, shown: the tree has the keys again
+        assert tree.has_focus
+        tree.select_node(tree.root.children[0])
+        await pilot.press("x")
+        await wait_until(pilot, lambda: screen.idle, "the turn cancelled from the tree")
+        assert screen.prompt_input.text == "why x?"
+        gate.open()

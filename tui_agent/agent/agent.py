@@ -54,7 +54,7 @@ from tui_agent.agents.profiles import AgentProfile, Catalog, load_catalog
 from tui_agent.commander import CommanderAsync, Job
 from tui_agent.errors import UserError
 from tui_agent.history.attachments import Attachment
-from tui_agent.history.models import Message, Session
+from tui_agent.history.models import TEAM_PREFIX, Message, Session
 from tui_agent.history.store import HistoryStore
 from tui_agent.llm.errors import LLMError
 from tui_agent.status import Role
@@ -298,14 +298,16 @@ class Agent(SessionActions):
             self._conversation = Conversation(self.system_prompt)
 
     def _restore_agent(self, session: Session) -> None:
-        """Run the agent a resumed session ran (its system prompt is the session's own, as stored)."""
-        if self.roster is None or not session.agent or session.agent == self.agent:
+        """Run the agent a resumed session ran (its system prompt is the session's own, as stored); a team's
+        session goes on with this run's agent (each member has its own setup; `--team` runs the team again)."""
+        agent = session.agent or ""
+        if self.roster is None or agent in ("", self.agent) or agent.startswith(TEAM_PREFIX):
             return
         try:
-            self._use_setup(self.roster.setup(session.agent))
+            self._use_setup(self.roster.setup(agent))
         except UnknownAgentError:
             self._notices.tell(
-                f"This session ran the agent {session.agent!r}, which is gone (see `tui-agent agents`); "
+                f"This session ran the agent {agent!r}, which is gone (see `tui-agent agents`); "
                 f"it goes on as {self.agent or 'configured'}."
             )
 
@@ -515,7 +517,7 @@ class Agent(SessionActions):
     async def run_team(self, name: str, prompt: str) -> AsyncIterator[AgentEvent]:
         """Run team `name` on `prompt` in this session (see `tui_agent.agent.team`), yielding its events: every
         member turn's, a `TeamStopped` with why it stopped, then one `TurnFinished`."""
-        from tui_agent.agent.team import TEAM_PREFIX, TeamJob, TeamRun, find_team, team_events
+        from tui_agent.agent.team import TeamJob, TeamRun, find_team, team_events
 
         self._check_idle()
         catalog = await self._catalog()
@@ -529,7 +531,7 @@ class Agent(SessionActions):
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
         run = TeamRun(
             team, catalog, self._services, session.id, events.put_nowait, turn_id,
-            budget=self.budget, system_prompt=self.system_prompt, roster=self.roster,
+            budget=self.budget, system_prompt=self.system_prompt, roster=self.roster, delegation=self.delegation,
         )  # fmt: skip
         yield TurnStarted(session.id, user.id, prompt, turn_id=turn_id)
         self._job = job = TeamJob(run)

@@ -47,11 +47,12 @@ class WithDelegates(ToolRegistry):
 
 @dataclass(frozen=True)
 class DelegatingPolicy:
-    """Agent `profile`'s tool policy (`tui_agent.tools.runner.ToolPolicy`), its delegate tools allowed too."""
+    """Agent `profile`'s tool policy (`tui_agent.tools.runner.ToolPolicy`), its delegate tools (and a team's
+    control tools) allowed too."""
 
     profile: AgentProfile
     delegates: frozenset[str]
-    """The names of its delegate tools."""
+    """The names of its delegate tools (and of a team member's control tools)."""
 
     def allows_tool(self, tool: str) -> bool:
         return tool in self.delegates or self.profile.allows_tool(tool)

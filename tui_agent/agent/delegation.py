@@ -10,6 +10,7 @@ call back up).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tui_agent.agent.agent_tools import DelegatingPolicy, WithDelegates
@@ -37,14 +38,21 @@ class Delegation:
     """The run's tools (every source); an agent's delegate tools are added over them."""
     max_depth: int = DEFAULT_MAX_DEPTH
 
-    def equip(self, runner: ToolRunner, profile: AgentProfile | None, chain: tuple[str, ...] = ()) -> None:
+    def equip(
+        self,
+        runner: ToolRunner,
+        profile: AgentProfile | None,
+        chain: tuple[str, ...] = (),
+        own: Sequence[ToolSpec] = (),
+    ) -> None:
         """Give `runner` agent `profile`'s tools, asked down `chain` (the agents above it, the session's first):
-        the run's tools its profile allows, and a delegate tool for each agent it may ask from there."""
+        the run's tools its profile allows, and a delegate tool for each agent it may ask from there; `own`:
+        tools of this run of it alone, offered whatever its profile says (a team's control tools)."""
         runner.registry, runner.policy = self.tools, profile
         if profile is None:
             return
         chain = (*chain, profile.name)
-        asks = [] if len(chain) > self.max_depth else self._asks(profile, chain)
+        asks = [*([] if len(chain) > self.max_depth else self._asks(profile, chain)), *own]
         if asks:
             runner.registry = WithDelegates(self.tools, asks)
             runner.policy = DelegatingPolicy(profile, frozenset(spec.name for spec in asks))

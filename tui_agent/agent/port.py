@@ -55,6 +55,12 @@ class ChatPort(Protocol):
         ...
 
     @property
+    def team_stop(self) -> tuple[str, str] | None:
+        """(the team's name, why it stopped) of the current session's last team run, as stored (shown again after
+        the team's last reply when the session is opened); None when no team stopped in it."""
+        ...
+
+    @property
     def meter(self) -> Meter:
         """Cost (last reply, session) and context (tokens of the active branch, the model's window) now."""
         ...

@@ -59,6 +59,11 @@ class SessionActions:
         """The id of the session being continued (None until the first prompt of a new one)."""
         return self._session.id if self._session is not None else None
 
+    @property
+    def team_stop(self) -> tuple[str, str] | None:
+        """(team, why it stopped) of the current session's last team run, as stored; None when there is none."""
+        return self._session.team_stop if self._session is not None else None
+
     async def load_history(self, before_position: int | None = None, limit: int = 50) -> list[Message]:
         """A page of the current session, oldest first: the newest `limit`, or those before a position."""
         if self._session is None:

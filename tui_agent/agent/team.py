@@ -10,9 +10,10 @@ reply contains the team's `done_when` text, a speaker calls `done`, the router c
 fails or is cancelled, or `max_rounds` rounds have been played. The reason, in words, is emitted
 (`TeamStopped`) and stored (`sessions.stop_reason`), then the team's `TurnFinished` ends its stream.
 
-Each member turn is an ordinary `Turn` with the member's system prompt, tools (its profile's, plus the team's
-control tools) and view of the conversation (`team_view.member_conversation`); its messages carry the member's
-name (`messages.agent`, `AssistantMessageStarted.agent`). Its events go into the team's stream; its own
+Each member turn is an ordinary `Turn` with the member's system prompt, tools (its profile's, under its
+approval overrides, and its delegates, plus the team's control tools) and view of the conversation
+(`team_view.member_conversation`); its messages carry the member's name (`messages.agent`,
+`AssistantMessageStarted.agent`). Its events go into the team's stream; its own
 `TurnFinished` does not (a team's stream ends once, at the team's end).
 """
 
@@ -22,15 +23,17 @@ import dataclasses
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
+from tui_agent.agent.agent_tools import DelegatingPolicy, WithDelegates
 from tui_agent.agent.events import AgentEvent, TeamStopped, TurnFinished
 from tui_agent.agent.profile_use import turn_setup
 from tui_agent.agent.team_control import Control, control_tools
 from tui_agent.agent.team_view import member_conversation
 from tui_agent.agent.turn import Turn, TurnBudget, TurnServices
 from tui_agent.agent.turn_jobs import ChatJob
-from tui_agent.agents.profiles import Catalog, TeamProfile
+from tui_agent.agents.profiles import AgentProfile, Catalog, TeamProfile
 from tui_agent.commander import HandlerCoroutine, Job, as_handler
 from tui_agent.errors import UserError
+from tui_agent.history.models import TEAM_PREFIX
 from tui_agent.status import MessageStatus, Role, TurnEndReason
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
@@ -38,11 +41,10 @@ from tui_agent.tools.runner import ToolRunner
 if TYPE_CHECKING:
     import asyncio
 
+    from tui_agent.agent.delegation import Delegation
     from tui_agent.agent.profile_use import AgentRoster, AgentSetup
     from tui_agent.tools.spec import ToolSpec
 
-TEAM_PREFIX = "team:"
-"""`sessions.agent` of a session run as a team: this, then the team's name."""
 ROUTER_NOTE = (
     "You lead a team: {members}. Call next_speaker(name) to choose who speaks next, or done(reason) when the "
     "task is finished. Do not do the members' work yourself."
@@ -94,11 +96,14 @@ class TeamRun:
         budget: TurnBudget,
         system_prompt: str | None = None,
         roster: AgentRoster | None = None,
+        delegation: Delegation | None = None,
     ) -> None:
         self.team, self.catalog, self.services, self.session_id = team, catalog, services, session_id
         self.emit, self.id, self.budget, self.system_prompt = emit, turn_id, budget, system_prompt
         self.roster = roster
         """Builds each member's setup (its model or endpoint, temperature, budgets) over the run's settings."""
+        self.delegation = delegation
+        """Gives each member its profile's tools and the agents it may ask (None: its tools, no delegates)."""
         self.rounds = 0
         self.stop_reason: str | None = None
         self.failure: TurnEndReason | None = None
@@ -147,20 +152,18 @@ class TeamRun:
         return TurnBudget(rounds or self.budget.max_tool_rounds, self.budget.max_tokens)
 
     async def _services_for(self, member: str, control: list[ToolSpec], *, router: bool) -> TurnServices:
-        """The team's services with a runner over the member's own tools (a router's: control tools only)."""
+        """The team's services with a runner for the member (a router's: control tools only)."""
         main = self.services.runner
         await main.registry.settled()  # tool sources still starting (MCP servers) join first
-        registry = ToolRegistry(main.registry.settings)
-        registry.hooks = main.registry.hooks
-        profile = self.catalog.agents[member]
-        for name in [] if router else main.registry.names():
-            spec = main.registry.get(name)
-            if spec is not None and profile.allows_tool(name):
-                registry.add(spec)
-        for spec in control:
-            registry.add(spec)
-        runner = ToolRunner(registry, timeout=main.timeout, output_cap=main.output_cap)
-        runner.preapproved, runner.grants = main.preapproved, main.grants
+        runner = main.with_policy(None)
+        runner.grants = main.grants  # "always this session" answers hold for the whole team
+        if router:
+            runner.registry = ToolRegistry(main.registry.settings)
+            runner.registry.hooks = main.registry.hooks
+            for spec in control:
+                runner.registry.add(spec)
+        else:
+            self._equip(runner, self.catalog.agents[member], control)
         if self.roster is None:
             return dataclasses.replace(self.services, runner=runner)  # the session's client, totals and meter
         setup = self._setup_of(member)  # the member's own model or endpoint, and temperature
@@ -168,6 +171,16 @@ class TeamRun:
         return dataclasses.replace(
             self.services, runner=runner, client=client, model=client.model, temperature=setup.temperature
         )
+
+    def _equip(self, runner: ToolRunner, profile: AgentProfile, control: list[ToolSpec]) -> None:
+        """The member's tools as its profile sets them (which tools, their approval, its delegates), with the
+        team's control tools."""
+        if self.delegation is not None:
+            self.delegation.equip(runner, profile, own=control)
+            return
+        base = runner.registry.base if isinstance(runner.registry, WithDelegates) else runner.registry
+        runner.registry = WithDelegates(base, control)  # not the session agent's own delegate tools
+        runner.policy = DelegatingPolicy(profile, frozenset(spec.name for spec in control))
 
     def judge(self, turn: Turn, control: Control) -> bool:
         """Whether the team stops after `turn` (and why, remembered); True when it does."""

@@ -23,6 +23,7 @@ from typing import Any
 from tui_agent.history.errors import HistoryError
 from tui_agent.history.export import write_private
 from tui_agent.history.models import SearchHit, Session
+from tui_agent.history.nesting import nest
 from tui_agent.history.store import HistoryStore
 from tui_agent.history.tree_text import ACTIVE, tree_lines
 from tui_agent.history.usage import Tally, session_tallies
@@ -36,7 +37,9 @@ def add_parser(subparsers: Any) -> None:
     """Register `sessions` and its subcommands."""
     parser = subparsers.add_parser("sessions", help="list, show, export, search or delete saved sessions")
     actions = parser.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
-    listing = actions.add_parser("list", help="recent sessions, newest first")
+    listing = actions.add_parser(
+        "list", help="recent sessions, newest first (a sub-agent's session indented under its caller's)"
+    )
     listing.add_argument("--json", action="store_true", help="machine-readable output")
     listing.add_argument("-n", "--limit", type=int, default=50)
     listing.set_defaults(action=list_sessions)
@@ -111,6 +114,8 @@ def _session_row(session: Session, tally: Tally | None) -> dict[str, Any]:
         "created_at": session.created_at.isoformat(),
         "model": session.model,
         "agent": session.agent,
+        "parent_session_id": session.parent_session_id,
+        "sub_agent": session.sub_agent,
         "messages": session.message_count,
         "tokens": 0 if tally is None else tally.tokens,
         "cost": money,
@@ -134,7 +139,9 @@ def spent(tally: Tally | None) -> str:
 
 
 async def list_sessions(store: HistoryStore, args: argparse.Namespace) -> int:
-    sessions = await store.list_recent(args.limit)
+    """Recent sessions, newest first, each sub-agent's run indented under its caller's (`↳`)."""
+    nested = nest(await store.list_recent(args.limit), lambda session: session)
+    sessions = [session for session, _ in nested]
     prices = price_table()
     ids = [session.id for session in sessions]
     tallies = await store._call(lambda conn: session_tallies(conn, ids, prices))  # a read, as list_recent's
@@ -144,11 +151,12 @@ async def list_sessions(store: HistoryStore, args: argparse.Namespace) -> int:
         return 0
     if not sessions:
         print("No sessions yet. Run `tui-agent` to start one.")
-    for session in sessions:
+    for session, depth in nested:
         when = session.updated_at.astimezone().strftime("%Y-%m-%d %H:%M")
         cost = spent(tallies.get(session.id))
         _say(
-            f"{session.id}  {when}  {session.message_count:>4} msgs  {cost:>12}  {session.model or '-':<16} "
+            ("  " * depth + "↳ " if depth else "")
+            + f"{session.id}  {when}  {session.message_count:>4} msgs  {cost:>12}  {session.model or '-':<16} "
             + (f"[{session.agent}] " if session.agent else "")  # the agent it runs, before its title
             + session.title
         )

@@ -118,6 +118,10 @@ class Message:
         return parts
 
 
+TEAM_PREFIX = "team:"
+"""`Session.agent` of a session run as a team: this, then the team's name."""
+
+
 @dataclass
 class Session:
     """A conversation; forks remember the session and message they branched from."""
@@ -141,6 +145,16 @@ class Session:
     parent's message `parent_message_id`."""
     stop_reason: str | None = None
     """For a team session: why its team last stopped (shown, and stored, when it does)."""
+    sub_agent: bool = False
+    """A sub-agent's run (a call of its parent's ran it; a fork has a parent and an agent too), as listed."""
+
+    @property
+    def team_stop(self) -> tuple[str, str] | None:
+        """(the team's name, why it stopped) of the session's last team run; None when no team stopped in it."""
+        if not self.stop_reason:
+            return None
+        agent = self.agent or ""
+        return agent.removeprefix(TEAM_PREFIX) if agent.startswith(TEAM_PREFIX) else "", self.stop_reason
 
 
 @dataclass(frozen=True)

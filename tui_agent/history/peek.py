@@ -16,6 +16,7 @@ from tui_agent.history import rows
 from tui_agent.history.models import Message, Session, Usage
 from tui_agent.history.opening import Mode, uri_for
 from tui_agent.history.schema import APPLICATION_ID, LATEST_VERSION, application_id, user_version
+from tui_agent.history.sub_sessions import sub_usage
 from tui_agent.status import MessageStatus
 
 BUSY_MS = 200
@@ -29,6 +30,7 @@ class SessionPeek:
     session: Session
     messages: list[Message]
     usage: Usage
+    """Its tokens, its sub-agents' included."""
 
 
 def peek_session(db: Path, session_id: str | None, limit: int) -> SessionPeek | None:
@@ -60,7 +62,10 @@ def _read(conn: sqlite3.Connection, session_id: str | None, limit: int) -> Sessi
     messages = rows.load_tail(conn, session.id, None, limit)
     if any(unfinished(message) for message in messages):
         return None  # the engine's open decides: interrupted by a run that is gone, or live in another one
-    return SessionPeek(session, messages, rows.session_usage(conn, session.id))
+    own, subs = rows.session_usage(conn, session.id), sub_usage(conn, session.id)  # as live: its sub-agents' too
+    return SessionPeek(
+        session, messages, Usage(own.prompt_tokens + subs.prompt_tokens, own.completion_tokens + subs.completion_tokens)
+    )
 
 
 def unfinished(message: Message) -> bool:

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from tui_agent.history import attachment_rows
+from tui_agent.history import attachment_rows, sub_sessions
 from tui_agent.history.models import Message, SearchHit, Session, ToolCall, Usage, utc_from_epoch
 from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates_in
 from tui_agent.status import MessageStatus, Role, ToolStatus
@@ -153,8 +153,14 @@ def get_session(conn: sqlite3.Connection, id_or_prefix: str) -> Session | None:
 
 
 def list_recent(conn: sqlite3.Connection, limit: int) -> list[Session]:
+    """The most recently updated sessions, each marked when a sub-agent's run (`Session.sub_agent`)."""
     rows = conn.execute(f"SELECT {_scols(conn)} FROM sessions ORDER BY updated_at DESC LIMIT ?", (limit,))
-    return [session_from_row(row) for row in rows]
+    sessions = [session_from_row(row) for row in rows]
+    linked = [session.id for session in sessions if session.parent_session_id and session.agent]
+    subs = sub_sessions.sub_agent_ids(conn, linked) if linked else set()
+    for session in sessions:
+        session.sub_agent = session.id in subs
+    return sessions
 
 
 def attach_tool_calls(conn: sqlite3.Connection, messages: list[Message]) -> list[Message]:

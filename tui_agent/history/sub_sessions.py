@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import sqlite3
 from collections import defaultdict, deque
+from collections.abc import Sequence
 
 from tui_agent.history.models import Usage
 from tui_agent.tool_call import CallKey
 
 DELEGATE_PREFIX = "ask_"
 """The name of a delegate tool is this plus the agent's name."""
+CHUNK = 500
+"""Session ids asked about in one statement (SQLite's limit on variables is far above)."""
 MAX_DEPTH = 8
 """Sub-agent sessions nested deeper than this are not followed (delegation stops far sooner; links are data)."""
 IS_SUB = (
@@ -34,6 +37,20 @@ def sub_sessions(conn: sqlite3.Connection, session_id: str) -> list[tuple[str, s
         {"parent": session_id, "prefix": DELEGATE_PREFIX},
     )
     return [(str(row[0]), str(row[1])) for row in rows]
+
+
+def sub_agent_ids(conn: sqlite3.Connection, session_ids: Sequence[str]) -> set[str]:
+    """Which of `session_ids` are sub-agent sessions (a fork has a parent, and its agent, too)."""
+    found: set[str] = set()
+    for start in range(0, len(session_ids), CHUNK):
+        chunk = list(session_ids[start : start + CHUNK])
+        rows = conn.execute(
+            f"SELECT s.id FROM sessions s WHERE s.id IN ({','.join('?' * len(chunk))}) "
+            f"AND {IS_SUB.replace(':prefix', '?')}",
+            [*chunk, DELEGATE_PREFIX],
+        )
+        found.update(str(row[0]) for row in rows)
+    return found
 
 
 def sub_usage(conn: sqlite3.Connection, session_id: str) -> Usage:

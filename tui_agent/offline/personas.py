@@ -2,13 +2,18 @@
 
 Told by the system prompt who it is:
 
-- a critic (the prompt says "you are a (demanding) editor" or "... critic", or has the word APPROVED): the
-  first time it reviews, it asks for one revision with a concrete note; the next time, it answers `APPROVED`;
+- a critic (the prompt says "you are a (demanding) editor" or "... critic", or has the word APPROVED): it asks
+  for one revision with a concrete note, and approves the draft that follows (`APPROVED`), so each run of a
+  writer/critic team takes two rounds, also in a session where the team ran before;
 - a writer (the prompt says "You are a writer"): a short post on the topic (the person's latest prompt); when
-  it has written since, the post again, revised from the notes it was given.
+  another member answered its post, the post again, revised from the notes it was given.
 
 - a team's router (offered `next_speaker`): `done` once the latest reply says APPROVED, else `next_speaker`
   with the member after the last one who spoke (the first, when none has).
+
+A member receives the session's earlier turns and the person's prompt as one input when nothing it said came
+between them (consecutive inputs are joined by a blank line), so the person's latest prompt is found at the
+end of the latest input that does not end with another member's labelled words (`[critic] ...`).
 
 Any other request gets None, and the default behaviour answers it as before. The team's control tools
 (`done`, `next_speaker`) are never called from a prompt's words: `without_control` takes them out of what
@@ -26,6 +31,9 @@ Message = dict[str, Any]
 CONTROL_TOOLS = frozenset({"done", "next_speaker"})
 CRITIC = re.compile(r"\b[Yy]ou are an? (?:\w+ )?(?:editor|critic)\b|\bAPPROVED\b")
 WRITER = re.compile(r"\byou are a writer\b", re.IGNORECASE)
+ABOUT = re.compile(
+    r"^(?:please\s+)?(?:write\s+)?(?:a\s+)?(?:short\s+)?(?:post\s+|blog post\s+)?(?:about|on)\s+", re.IGNORECASE
+)
 NOTE = (
     "One revision, please: the post tells more than it shows. Open with one concrete image (a sound, a "
     "smell, a place) and end on a sentence the reader will remember."
@@ -39,12 +47,12 @@ def persona_reply(messages: list[Message], tools: list[dict[str, Any]] | None = 
     system = _text(messages[0]) if messages and messages[0].get("role") == "system" else ""
     if not system or not messages or messages[-1].get("role") != "user":
         return None
-    asked = _person_asked(messages)  # this run of the team: from the person's latest prompt on
-    spoken = sum(1 for message in messages[asked:] if message.get("role") == "assistant" and _text(message).strip())
+    own = [_text(m) for m in messages if m.get("role") == "assistant" and _text(m).strip()]
     if WRITER.search(system):
-        return Reply(text=_post(_topic(messages[asked:]), revised=spoken > 0), chunk_size=12)
+        answered = bool(own) and _labelled(_blocks(messages[-1]))
+        return Reply(text=_post(_topic(messages), revised=answered), chunk_size=12)
     if CRITIC.search(system):
-        return Reply(text="APPROVED" if spoken else NOTE, chunk_size=12)
+        return Reply(text="APPROVED" if own and "APPROVED" not in own[-1] else NOTE, chunk_size=12)
     return None
 
 
@@ -79,20 +87,23 @@ def _text(message: Message) -> str:
     return str(content or "")
 
 
-def _person_asked(messages: list[Message]) -> int:
-    """Where the person's latest prompt is: the last user message that is not another member's labelled words
-    (`[critic] ...`) or a team's prefix before them; 0 when there is none."""
-    people = [i for i, m in enumerate(messages) if m.get("role") == "user" and not _text(m).lstrip().startswith("[")]
-    return next((i for i in reversed(people) if "\n\n[" not in _text(messages[i])), 0)
+def _blocks(message: Message) -> list[str]:
+    """The paragraphs of a message (joined inputs are separated by a blank line)."""
+    return [block.strip() for block in _text(message).split("\n\n") if block.strip()]
+
+
+def _labelled(blocks: list[str]) -> bool:
+    """Whether the last of `blocks` is another member's words (`[critic] ...`)."""
+    return bool(blocks) and blocks[-1].startswith("[")
 
 
 def _topic(messages: list[Message]) -> str:
-    """The topic: the first line of the first user message of `messages`, without "write a post about"."""
-    first = next((_text(m) for m in messages if m.get("role") == "user"), "")
-    line = next((part.strip() for part in first.splitlines() if part.strip()), "the sea")
-    topic = re.sub(r"^(?:please\s+)?(?:write\s+)?(?:a\s+)?(?:short\s+)?(?:post\s+|blog post\s+)?(?:about|on)\s+",
-                   "", line, flags=re.IGNORECASE)  # fmt: skip
-    return topic.strip(" .!?") or "the sea"
+    """The topic: the person's latest prompt (see the module docstring), without "write a post about"."""
+    inputs = [_blocks(m) for m in messages if m.get("role") == "user"]
+    blocks = next((found for found in reversed(inputs) if found and not _labelled(found)), [])
+    prompt = next((block for block in reversed(blocks) if ABOUT.match(block)), blocks[-1] if blocks else "")
+    line = next((part.strip() for part in prompt.splitlines() if part.strip()), "the sea")
+    return ABOUT.sub("", line).strip(" .!?") or "the sea"
 
 
 def _post(topic: str, *, revised: bool) -> str:

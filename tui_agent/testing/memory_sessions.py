@@ -68,6 +68,11 @@ class MemorySessions:
     def current_session_id(self) -> str | None:
         return self._memory.current
 
+    @property
+    def team_stop(self) -> tuple[str, str] | None:
+        current = self._memory.current
+        return self._memory.sessions[current].team_stop if current in self._memory.sessions else None
+
     async def load_history(self, before_position: int | None = None, limit: int = 50) -> list[Message]:
         current = self._memory.current
         if current is None:

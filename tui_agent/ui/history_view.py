@@ -20,6 +20,7 @@ from textual.widget import Widget
 from tui_agent.errors import EngineUnavailableError
 from tui_agent.status import MessageStatus, Role, is_cut_off
 from tui_agent.ui.engine import EngineSlot
+from tui_agent.ui.team_stop import resumed_stop
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.tool_panel import ToolPanels
 
@@ -108,6 +109,8 @@ class HistoryView:
         """Position of the oldest message shown; None before anything was loaded."""
         self.loading = False
         self.loaded_messages = 0
+        self.team_stop: tuple[str, str] | None = None
+        """Why the session's team last stopped, said after its last reply in the first page that holds it."""
 
     @property
     def exhausted(self) -> bool:
@@ -134,12 +137,16 @@ class HistoryView:
         self.early = await read(self.page)
         if self.early is None:
             return False
+        self.team_stop = self.early.session.team_stop
         await self.show_page(self.early.messages)
         return True
 
     async def show_latest(self) -> int:
         """Show the newest page of the current session; returns how many messages it had."""
-        return await self.show_page(await (await self.engine.engine()).load_history(None, self.page))
+        backend = await self.engine.engine()
+        messages = await backend.load_history(None, self.page)
+        self.team_stop = backend.team_stop
+        return await self.show_page(messages)
 
     async def show_page(self, messages: list[Message]) -> int:
         """Show `messages`, the newest page of the session."""
@@ -184,8 +191,15 @@ class HistoryView:
         if last.role is Role.ASSISTANT and last.status in REDO_OFFERED and last.replaced_by is None:
             self.log.show_actions(can_continue=bool(last.content.strip()) and not last.tool_calls)
 
-    def _entries(self, messages: Iterable[Message]) -> list[Widget]:
-        return [widget for message in messages for widget in message_widgets(message, self.log.reasoning)]
+    def _entries(self, messages: list[Message]) -> list[Widget]:
+        entries = [[*message_widgets(message, self.log.reasoning)] for message in messages]
+        if self.team_stop is not None and (found := resumed_stop(messages, self.team_stop)) is not None:
+            from tui_agent.ui.widgets.messages import SystemLine
+
+            self.team_stop = None  # said once: pages come newest first, so after the team's newest reply
+            at, line = found
+            entries[at].append(SystemLine(line))
+        return [widget for widgets in entries for widget in widgets]
 
     def _add_panels(self, messages: Iterable[Message], *, older: bool) -> None:
         updates = [tool_update(call) for message in messages for call in message.tool_calls]

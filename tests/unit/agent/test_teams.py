@@ -13,9 +13,11 @@ from tests.unit.agent.conftest import MakeAgent, collect
 from tui_agent import paths
 from tui_agent.agent.events import (
     AgentEvent,
+    ApprovalRequested,
     AssistantMessageStarted,
     AssistantTextDelta,
     TeamStopped,
+    ToolCallUpdated,
     TurnEndReason,
     TurnFinished,
 )
@@ -23,7 +25,7 @@ from tui_agent.agents.profiles import Catalog, load_catalog
 from tui_agent.commander.events import NodeCreated
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.offline.strict import role_problem
-from tui_agent.status import MessageStatus, Role
+from tui_agent.status import MessageStatus, Role, ToolStatus
 
 TEAM_FILES = Path(__file__).parent / "teams"
 
@@ -229,3 +231,47 @@ async def test_each_member_speaks_with_its_own_profile_model_and_temperature(
         ("poet-model", 1.3),
         (built.agent.model, 0.1),
     ]
+
+
+async def test_a_member_runs_its_tools_under_its_own_profiles_approval(
+    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path
+) -> None:
+    built = await make_agent(offline_server.base_url)
+    forecaster = (
+        'system_prompt = "You forecast."\ntools = ["get_current_weather"]\n'
+        '[approval]\nget_current_weather = "ask"\n'  # the weather tool itself never asks
+    )
+    built.agent.catalog = catalog_with(
+        tmp_path, {"forecast": 'members = ["forecaster"]\nmax_rounds = 1'}, {"forecaster": forecaster}
+    )
+    events = await collect(built.agent.run_team("forecast", "What's the weather in Paris?"))
+
+    asked = [event.call.name for event in events if isinstance(event, ApprovalRequested)]
+    assert asked == ["get_current_weather"]
+    final = [e.call for e in events if isinstance(e, ToolCallUpdated) and e.call.status.is_final]
+    assert [(call.name, call.status) for call in final] == [("get_current_weather", ToolStatus.DENIED)]
+    offered = {tool["function"]["name"] for tool in (offline_server.requests[0].body or {}).get("tools") or []}
+    assert offered == {"done", "get_current_weather"}
+
+
+def replies(events: list[AgentEvent]) -> list[str]:
+    """Each member reply's text, in order."""
+    texts: dict[str, str] = {}
+    for event in events:
+        if isinstance(event, AssistantMessageStarted):
+            texts[event.message_id] = event.text
+        elif isinstance(event, AssistantTextDelta):
+            texts[event.message_id] += event.text
+    return list(texts.values())
+
+
+async def test_the_team_works_on_each_new_prompt_in_a_session_with_earlier_turns(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
+    agent = (await make_agent(offline_server.base_url)).agent
+    await collect(agent.send("what's the weather in Paris and Tokyo?"))  # earlier turns, joined into one input
+    for topic in ("Tea", "Rain"):
+        events = await collect(agent.run_team("writer-critic", f"Write a post about {topic.lower()}"))
+        written = replies(events)
+        assert written[0].startswith(f"## {topic}\n") and written[2].startswith(f"## {topic}, again\n"), written
+        assert (stopped(events).reason, stopped(events).rounds) == ("critic said APPROVED", 2)

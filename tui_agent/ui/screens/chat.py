@@ -35,6 +35,7 @@ from tui_agent.ui.compaction import compact_then_send
 from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.screens.reporting import ReportingScreen
+from tui_agent.ui.team_stop import stop_line
 from tui_agent.ui.textual_private import ToastRack, write_to_terminal
 from tui_agent.ui.widgets.attachment_chips import AttachmentChips
 from tui_agent.ui.widgets.branch_mark import BranchMarked
@@ -279,6 +280,11 @@ class ChatScreen(ReportingScreen[None]):
 
         event.stop()
         self.run_worker(show_sub_session(self, event.panel), group="sub-session", exit_on_error=False)
+
+    def on_task_tree_typed(self, event: TaskTree.Typed) -> None:
+        """A key typed in the task tree: the prompt takes it, and the keys from then on."""
+        self.prompt_input.focus()
+        self.prompt_input.insert(event.character)
 
     def action_focus_tools(self) -> None:
         """F6: focus the newest tool panel (showing the column if hidden); from the column, back to the prompt."""
@@ -538,7 +544,7 @@ class ChatScreen(ReportingScreen[None]):
             case events.SubAgentEvent():
                 self._render_sub_agent(event)
             case events.TeamStopped():
-                log.add_system(f"Team {event.team} stopped after {event.rounds} round(s): {event.reason}.")
+                log.add_system(stop_line(event.team, event.reason, event.rounds))
             case _:
                 assert_never(event)
 

@@ -4,8 +4,8 @@ Typing filters by title and by full-text search over message content, on every b
 Enter opens the highlighted session in the chat screen (resumed, history shown, on the branch of the search
 hit); Ctrl+R renames, Ctrl+F forks from a
 chosen message and opens the fork, Ctrl+D deletes after a confirmation, Ctrl+N starts a new session.
-A sub-agent's session (one with a parent session and an agent) is listed under its parent's, indented and
-named after its agent, when its parent is listed too.
+A sub-agent's session is listed under its parent's (`tui_agent.history.nesting`), indented and named after its
+agent, when its parent is listed too.
 An action that fails raises out of its worker; the app's one worker handler says why (a notification).
 """
 
@@ -24,6 +24,7 @@ from textual.widgets.option_list import Option
 
 from tui_agent.agent.port import ChatBackend
 from tui_agent.history.models import SearchHit, Session
+from tui_agent.history.nesting import nest
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.screens.session_dialogs import ConfirmDeleteScreen, ForkScreen, RenameScreen, one_line
@@ -55,34 +56,6 @@ def session_row(session: Session, snippet: str | None = None, *, current: bool =
     if snippet:
         lines.append(Content.styled(f"{indent}  {one_line(snippet, 100)}", "italic"))
     return Content("\n").join(lines)
-
-
-def is_sub_agents(session: Session) -> bool:
-    """The session a sub-agent ran for a tool call of its parent's (a fork has a parent but no agent)."""
-    return session.parent_session_id is not None and session.agent is not None
-
-
-def nest(rows: list[Row]) -> list[tuple[Row, int]]:
-    """The rows in order, each sub-agent's session moved right under its parent's (when listed), with its
-    depth under it."""
-    listed = {session.id for session, _ in rows}
-    children: dict[str, list[Row]] = {}
-    for row in rows:
-        if is_sub_agents(row[0]) and row[0].parent_session_id in listed and row[0].parent_session_id != row[0].id:
-            children.setdefault(row[0].parent_session_id or "", []).append(row)
-    nested = {id(row) for rows_under in children.values() for row in rows_under}
-    ordered: list[tuple[Row, int]] = []
-
-    def add(row: Row, depth: int) -> None:
-        ordered.append((row, depth))
-        for child in children.pop(row[0].id, []):
-            add(child, depth + 1)
-
-    for row in rows:
-        if id(row) not in nested:
-            add(row, 0)
-    ordered.extend((row, 0) for rows_under in children.values() for row in rows_under)  # a loop of parents
-    return ordered
 
 
 async def open_on_branch(backend: ChatBackend, message_id: str) -> None:
@@ -213,7 +186,7 @@ class SessionsScreen(ReportingScreen[None]):
         options = self.option_list
         keep = self.highlighted.id if self.highlighted else None
         current = self.backend.current_session_id
-        ordered = nest(rows)
+        ordered = nest(rows, lambda row: row[0])
         self.sessions = {session.id: session for (session, _), _ in ordered}
         options.clear_options()
         shown = [(session_row(s, snip, current=s.id == current, depth=depth), s.id) for (s, snip), depth in ordered]

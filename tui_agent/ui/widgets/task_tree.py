@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
+from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -116,6 +118,13 @@ class TaskTree(Tree[str]):
 
     BINDINGS = [Binding("delete,x", "cancel_node", "Cancel node", id="cancel_node")]
 
+    class Typed(Message):
+        """A character typed while the tree had the focus that no key binding takes: the next prompt's."""
+
+        def __init__(self, character: str) -> None:
+            super().__init__()
+            self.character = character
+
     def __init__(self, backend: ChatBackend, *, clock: Clock, **options: Any) -> None:
         super().__init__("turn", **options)
         self.show_root = False
@@ -129,6 +138,8 @@ class TaskTree(Tree[str]):
         self._timer: Timer | None = None
         self._hinted = False
         self._cursor_key: str | None = None
+        self._typing_away = False
+        """A key typed here went to the prompt: the keys after it follow until the focus has moved."""
         """The selected item when the panel was hidden, selected again when it is shown."""
 
     # -- life -----------------------------------------------------------------------------------
@@ -188,6 +199,20 @@ class TaskTree(Tree[str]):
             self.screen.focus_next()
 
     # -- events ---------------------------------------------------------------------------------
+    def on_key(self, event: events.Key) -> None:
+        """Typing here starts the next prompt (the screen moves it there), unless the key is bound (x cancels);
+        once it has begun, every key typed before the prompt has the focus goes there too (spaces, an x)."""
+        if not (event.is_printable and event.character):
+            return
+        if self._typing_away or event.key not in self.screen.active_bindings:
+            self._typing_away = True
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Typed(event.character))
+
+    def on_blur(self) -> None:
+        self._typing_away = False
+
     def follow(self, event: TreeEvent) -> None:
         """Take one commander node event: update the model, and the widget only while it is shown."""
         item = self._follow_node(event)
