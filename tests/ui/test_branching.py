@@ -468,6 +468,8 @@ async def test_switching_the_first_prompt_keeps_tui_agent_s_own_lines_above_it(t
 async def test_shift_r_regenerates_with_the_model_picked(stack: RealStack) -> None:
     from textual.command import CommandPalette
 
+    from tests.ui.test_palette import run_command
+
     app, built = stack.app()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "Tell me about alpha")
@@ -479,9 +481,12 @@ async def test_shift_r_regenerates_with_the_model_picked(stack: RealStack) -> No
         other = next(name for name in models if name != "scripted")
         await pilot.press("R")
         await wait_until(pilot, lambda: CommandPalette.is_open(app), "the model picker")
-        await pilot.press(*other)
-        await pilot.pause(0.3)
-        await pilot.press("enter")
+        await run_command(pilot, other)  # typed, and Enter once the picker has it highlighted
         await wait_until(pilot, lambda: screen.idle and old.replaced, "the regeneration")
         assert stack.chat_requests()[-1]["model"] == other
-        assert (await built.ready()).model == "scripted"  # for this regeneration only
+        agent, bar = await built.ready(), screen.status_bar
+        await wait_until(  # for this regeneration only: given back once the turn's last writes are done
+            pilot,
+            lambda: agent.model == bar.model == "scripted",
+            lambda: f"the model given back (the agent's {agent.model!r}, the status line's {bar.model!r})",
+        )
