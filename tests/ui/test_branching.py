@@ -94,6 +94,22 @@ async def marked(pilot: Pilot[None], entry: UserMessage | AssistantMessage, labe
     await wait_until(pilot, lambda: mark(entry) == label, lambda: f"mark {label!r}, shows {mark(entry)!r}")
 
 
+async def switched(pilot: Pilot[None], shown: list[str], landed: str) -> None:
+    """Wait for a switch (← →) to end: the branch's prompts shown, and the cursor on the version switched to
+    (selected last, once the redraw has mounted and the entries it took away are gone)."""
+    screen = chat(pilot)
+
+    def on(text: str) -> bool:
+        entry = screen.message_cursor.selected
+        return isinstance(entry, UserMessage) and entry.prompt == text and entry.is_attached
+
+    await wait_until(
+        pilot,
+        lambda: prompts(screen) == shown and on(landed),
+        lambda: f"{shown} shown, {landed!r} selected (shows {prompts(screen)}, selected {selected(screen)!r})",
+    )
+
+
 async def three_turns(pilot: Pilot[None]) -> ChatScreen:
     for prompt in (WEATHER, "Tell me about bravo", "And charlie"):
         await send(pilot, prompt)
@@ -142,22 +158,21 @@ async def test_an_edit_in_the_middle_makes_a_branch_and_left_right_walk_it_with_
 
         await select(pilot, "Tell me about bravo, edited")
         await pilot.press("left")
-        await wait_until(pilot, lambda: "And charlie" in prompts(screen), "the old branch shown")
-        assert prompts(screen) == [WEATHER, "Tell me about bravo", "And charlie"]
+        await switched(pilot, [WEATHER, "Tell me about bravo", "And charlie"], "Tell me about bravo")
         assert panels(screen) == [weather_call]
         selected = screen.message_cursor.selected
-        assert isinstance(selected, UserMessage) and selected.prompt == "Tell me about bravo"
+        assert isinstance(selected, UserMessage)
         await marked(pilot, selected, "‹1/2›")
         await wait_until(pilot, lambda: screen.status_bar.branch_note is not None, "the status line says so")
         assert "older branch ‹1/2›" in str(screen.status_bar.render())
         assert await stored_prompts(stack.db) == [WEATHER, "Tell me about bravo", "And charlie"]
 
         await pilot.press("right")
-        await wait_until(pilot, lambda: "And charlie" not in prompts(screen), "the edited branch again")
+        await switched(pilot, [WEATHER, "Tell me about bravo, edited"], "Tell me about bravo, edited")
         await wait_until(pilot, lambda: screen.status_bar.branch_note is None, "the newest branch")
         await pilot.press("left")
-        await wait_until(pilot, lambda: "And charlie" in prompts(screen), "the old branch again")
-        await pilot.press("escape")
+        await switched(pilot, [WEATHER, "Tell me about bravo", "And charlie"], "Tell me about bravo")
+        await pilot.press("escape")  # once the switch is over: it selects (and focuses) the version it landed on
         await send(pilot, "delta")
         assert sent_prompts(stack) == [WEATHER, "Tell me about bravo", "And charlie", "delta"]
 
@@ -176,10 +191,10 @@ async def test_switching_a_branch_switches_the_tool_column_with_it(stack: RealSt
         assert panels(screen) == []  # the weather call belongs to the other branch
         await select(pilot, "Just say hello")
         await pilot.press("left")
-        await wait_until(pilot, lambda: prompts(screen) == [WEATHER], "the weather branch")
+        await switched(pilot, [WEATHER], WEATHER)
         await wait_until(pilot, lambda: len(panels(screen)) == 1, "its tool call back in the column")
-        await pilot.press("right")
-        await wait_until(pilot, lambda: prompts(screen) == ["Just say hello"], "the edited branch")
+        await pilot.press("right")  # once the switch is over (a second one would cancel it)
+        await switched(pilot, ["Just say hello"], "Just say hello")
         await wait_until(pilot, lambda: panels(screen) == [], "no tool call on it")
 
 
@@ -270,12 +285,11 @@ async def test_switching_in_a_long_session_keeps_the_earlier_entries_once_and_in
         screen.prompt_input.load_text("q35, edited")
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.idle and prompts(screen)[-1] == "q35, edited", "the edit")
+        earlier = [f"q{n}" for n in range(36 - mounted, 35)]
         for key, last in (("left", "q35"), ("right", "q35, edited"), ("left", "q35")):
             await select(pilot, prompts(screen)[-1])
             await pilot.press(key)
-            await wait_until(pilot, lambda last=last: prompts(screen)[-1] == last, f"{key}: {last}")  # type: ignore[misc]
-            shown = prompts(screen)
-            assert len(shown) == mounted and shown[:-1] == [f"q{n}" for n in range(36 - mounted, 35)], shown
+            await switched(pilot, [*earlier, last], last)  # each earlier entry once, in order
 
 
 async def test_resume_lands_on_the_branch_left(stack: RealStack) -> None:
@@ -289,7 +303,7 @@ async def test_resume_lands_on_the_branch_left(stack: RealStack) -> None:
         await wait_until(pilot, lambda: screen.idle and prompts(screen)[-1] == "bravo, edited", "the edit")
         await select(pilot, "bravo, edited")
         await pilot.press("left")
-        await wait_until(pilot, lambda: "And charlie" in prompts(screen), "the old branch")
+        await switched(pilot, [WEATHER, "Tell me about bravo", "And charlie"], "Tell me about bravo")
     again, _ = stack.app(ResumeRequest(latest=True))
     async with again.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: "And charlie" in prompts(chat(pilot)), "the branch left, resumed")
@@ -461,7 +475,7 @@ async def test_switching_the_first_prompt_keeps_tui_agent_s_own_lines_above_it(t
         await wait_until(pilot, lambda: screen.idle and prompts(screen) == ["Tell me about beta"], "the edit")
         await select(pilot, "Tell me about beta")
         await pilot.press("left")
-        await wait_until(pilot, lambda: prompts(screen) == ["Tell me about alpha"], "the first version")
+        await switched(pilot, ["Tell me about alpha"], "Tell me about alpha")
         assert screen.query(SystemLine)  # not history's: a redraw from history would lose it
 
 
