@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
+from textual.app import App
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widget import Widget
 
 from tui_agent.agent.agent import Agent
@@ -43,6 +46,12 @@ async def wait_until(
             return
         await pilot.pause(0.01)
     raise AssertionError(f"never reached: {what() if callable(what) else what}")
+
+
+def showing(app: App[Any], kind: type[Screen[Any]]) -> bool:
+    """The app shows a `kind` screen with its widgets mounted: a screen pushed from a worker or a callback is
+    `app.screen` a moment before it has composed them (wait for this before querying them)."""
+    return isinstance(app.screen, kind) and app.screen.is_mounted
 
 
 def chat(pilot: Pilot[None]) -> ChatScreen:

@@ -12,7 +12,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.fixtures.offline import strict_scenario
-from tests.ui.helpers import chat, send, wait_until
+from tests.ui.helpers import chat, send, showing, wait_until
 from tests.ui.sessions_stack import RealStack, Turn, seed
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.history.store import HistoryStore
@@ -405,7 +405,7 @@ async def test_a_search_hit_on_another_branch_opens_the_session_on_that_branch(s
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.idle and prompts(screen)[-1] == "bravo again", "the edit")
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "the session screen")
+        await wait_until(pilot, lambda: showing(app, SessionsScreen), "the session screen")
         app.screen.query_one(Input).value = "charlie"
         await wait_until(pilot, lambda: bool(app.screen.hits), "the hit listed")  # type: ignore[attr-defined]
         await pilot.press("enter")
