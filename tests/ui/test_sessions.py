@@ -136,7 +136,8 @@ async def test_open_shows_the_session_and_continues_it(stack: RealStack) -> None
         await back_in_chat(pilot, "And tomorrow?")
         screen = chat(pilot)
         assert [p.call.call_id for p in screen.tool_panels.panels] == ["call_w1"]
-        assert "Weather in Oslo" in screen.status_bar.title
+        bar = screen.status_bar  # the title is said once the page is mounted, or once the engine has the session
+        await wait_until(pilot, lambda: "Weather in Oslo" in bar.title, lambda: f"the title shown ({bar.title!r})")
         await send(pilot, "Thanks!")
         assert (await backend.ready()).current_session_id == weather.id
     (body,) = stack.chat_requests()
