@@ -72,13 +72,28 @@ async def chat_ready(pilot: Pilot[None]) -> ChatScreen:
     return chat(pilot)
 
 
+def newest_prompt(screen: ChatScreen) -> UserMessage | None:
+    return next((entry for entry in reversed(screen.chat_log.entries) if isinstance(entry, UserMessage)), None)
+
+
 async def send(pilot: Pilot[None], prompt: str, *, wait: bool = True) -> None:
-    """Type a prompt and press Enter; by default wait for the turn to end."""
+    """Type a prompt and press Enter; by default wait until the screen has taken it (the prompt shown, or a
+    screen drawn in its place by a compaction) and the turn has ended. The key reaches the prompt, and the
+    prompt's message the screen, as messages: under load `press` can return before, while the screen is idle."""
     screen = chat(pilot)
+    before = newest_prompt(screen)
     screen.prompt_input.insert(prompt)
     await pilot.press("enter")
     if wait:
-        await wait_until(pilot, lambda: screen.idle, "turn finished")
+
+        def taken() -> bool:
+            return newest_prompt(screen) is not before or pilot.app.screen is not screen
+
+        await wait_until(
+            pilot,
+            lambda: taken() and screen.idle,
+            lambda: f"{prompt[:40]!r} taken ({taken()}) and its turn finished (idle: {screen.idle})",
+        )
 
 
 def shown(view: MarkdownView) -> str:
