@@ -61,8 +61,10 @@ def chat(pilot: Pilot[None]) -> ChatScreen:
 
 
 async def task_tree(pilot: Pilot[None]) -> TaskTree:
-    """The chat screen's task tree, which joins it after its first frame."""
-    await wait_until(pilot, lambda: bool(chat(pilot).query(TaskTree)), "the task tree mounted")
+    """The chat screen's task tree, which joins it after its first frame (mounted: it follows the turn from then)."""
+    await wait_until(
+        pilot, lambda: any(tree.is_mounted for tree in chat(pilot).query(TaskTree)), "the task tree mounted"
+    )
     return chat(pilot).query_one(TaskTree)
 
 
