@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
+from textual.app import App
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widget import Widget
 
 from tui_agent.agent.agent import Agent
@@ -45,6 +48,12 @@ async def wait_until(
     raise AssertionError(f"never reached: {what() if callable(what) else what}")
 
 
+def showing(app: App[Any], kind: type[Screen[Any]]) -> bool:
+    """The app shows a `kind` screen with its widgets mounted: a screen pushed from a worker or a callback is
+    `app.screen` a moment before it has composed them (wait for this before querying them)."""
+    return isinstance(app.screen, kind) and app.screen.is_mounted
+
+
 def chat(pilot: Pilot[None]) -> ChatScreen:
     screen = pilot.app.screen
     assert isinstance(screen, ChatScreen), f"expected the chat screen, got {screen!r}"
@@ -52,8 +61,10 @@ def chat(pilot: Pilot[None]) -> ChatScreen:
 
 
 async def task_tree(pilot: Pilot[None]) -> TaskTree:
-    """The chat screen's task tree, which joins it after its first frame."""
-    await wait_until(pilot, lambda: bool(chat(pilot).query(TaskTree)), "the task tree mounted")
+    """The chat screen's task tree, which joins it after its first frame (mounted: it follows the turn from then)."""
+    await wait_until(
+        pilot, lambda: any(tree.is_mounted for tree in chat(pilot).query(TaskTree)), "the task tree mounted"
+    )
     return chat(pilot).query_one(TaskTree)
 
 
@@ -63,13 +74,28 @@ async def chat_ready(pilot: Pilot[None]) -> ChatScreen:
     return chat(pilot)
 
 
+def newest_prompt(screen: ChatScreen) -> UserMessage | None:
+    return next((entry for entry in reversed(screen.chat_log.entries) if isinstance(entry, UserMessage)), None)
+
+
 async def send(pilot: Pilot[None], prompt: str, *, wait: bool = True) -> None:
-    """Type a prompt and press Enter; by default wait for the turn to end."""
+    """Type a prompt and press Enter; by default wait until the screen has taken it (the prompt shown, or a
+    screen drawn in its place by a compaction) and the turn has ended. The key reaches the prompt, and the
+    prompt's message the screen, as messages: under load `press` can return before, while the screen is idle."""
     screen = chat(pilot)
+    before = newest_prompt(screen)
     screen.prompt_input.insert(prompt)
     await pilot.press("enter")
     if wait:
-        await wait_until(pilot, lambda: screen.idle, "turn finished")
+
+        def taken() -> bool:
+            return newest_prompt(screen) is not before or pilot.app.screen is not screen
+
+        await wait_until(
+            pilot,
+            lambda: taken() and screen.idle,
+            lambda: f"{prompt[:40]!r} taken ({taken()}) and its turn finished (idle: {screen.idle})",
+        )
 
 
 def shown(view: MarkdownView) -> str:

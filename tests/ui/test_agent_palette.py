@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import TextArea
 
-from tests.ui.helpers import chat_ready, send, wait_until
+from tests.ui.helpers import chat_ready, send, showing, wait_until
 from tests.ui.sessions_stack import RealStack, real_stack
 from tests.ui.test_palette import run_command
 from tui_agent import paths
@@ -61,7 +61,7 @@ async def test_the_system_prompt_edited_from_the_palette_is_sent_and_stored(stac
         await chat_ready(pilot)
         await send(pilot, "hello")
         await run_command(pilot, "Edit system prompt")
-        await wait_until(pilot, lambda: isinstance(app.screen, SystemPromptScreen), "the prompt dialog")
+        await wait_until(pilot, lambda: showing(app, SystemPromptScreen), "the prompt dialog")
         area = app.screen.query_one(TextArea)
         area.text = "Answer in one word."
         await pilot.press("ctrl+s")

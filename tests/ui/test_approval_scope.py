@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from textual.widgets import Static
 
-from tests.ui.helpers import FIXED_NOW, chat, chat_ready, send, wait_until
+from tests.ui.helpers import FIXED_NOW, chat, chat_ready, send, showing, wait_until
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
@@ -50,7 +50,7 @@ async def real_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
 
 
 def asking(app: TuiAgentApp) -> bool:
-    return isinstance(app.screen, ApprovalScreen)
+    return showing(app, ApprovalScreen)  # its widgets mounted: the scope line is read next
 
 
 async def test_always_this_session_ends_with_the_session(real_app: MakeApp) -> None:

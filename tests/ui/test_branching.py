@@ -12,7 +12,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.fixtures.offline import strict_scenario
-from tests.ui.helpers import chat, send, wait_until
+from tests.ui.helpers import chat, send, showing, wait_until
 from tests.ui.sessions_stack import RealStack, Turn, seed
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.history.store import HistoryStore
@@ -94,6 +94,22 @@ async def marked(pilot: Pilot[None], entry: UserMessage | AssistantMessage, labe
     await wait_until(pilot, lambda: mark(entry) == label, lambda: f"mark {label!r}, shows {mark(entry)!r}")
 
 
+async def switched(pilot: Pilot[None], shown: list[str], landed: str) -> None:
+    """Wait for a switch (← →) to end: the branch's prompts shown, and the cursor on the version switched to
+    (selected last, once the redraw has mounted and the entries it took away are gone)."""
+    screen = chat(pilot)
+
+    def on(text: str) -> bool:
+        entry = screen.message_cursor.selected
+        return isinstance(entry, UserMessage) and entry.prompt == text and entry.is_attached
+
+    await wait_until(
+        pilot,
+        lambda: prompts(screen) == shown and on(landed),
+        lambda: f"{shown} shown, {landed!r} selected (shows {prompts(screen)}, selected {selected(screen)!r})",
+    )
+
+
 async def three_turns(pilot: Pilot[None]) -> ChatScreen:
     for prompt in (WEATHER, "Tell me about bravo", "And charlie"):
         await send(pilot, prompt)
@@ -142,22 +158,21 @@ async def test_an_edit_in_the_middle_makes_a_branch_and_left_right_walk_it_with_
 
         await select(pilot, "Tell me about bravo, edited")
         await pilot.press("left")
-        await wait_until(pilot, lambda: "And charlie" in prompts(screen), "the old branch shown")
-        assert prompts(screen) == [WEATHER, "Tell me about bravo", "And charlie"]
+        await switched(pilot, [WEATHER, "Tell me about bravo", "And charlie"], "Tell me about bravo")
         assert panels(screen) == [weather_call]
         selected = screen.message_cursor.selected
-        assert isinstance(selected, UserMessage) and selected.prompt == "Tell me about bravo"
+        assert isinstance(selected, UserMessage)
         await marked(pilot, selected, "‹1/2›")
         await wait_until(pilot, lambda: screen.status_bar.branch_note is not None, "the status line says so")
         assert "older branch ‹1/2›" in str(screen.status_bar.render())
         assert await stored_prompts(stack.db) == [WEATHER, "Tell me about bravo", "And charlie"]
 
         await pilot.press("right")
-        await wait_until(pilot, lambda: "And charlie" not in prompts(screen), "the edited branch again")
+        await switched(pilot, [WEATHER, "Tell me about bravo, edited"], "Tell me about bravo, edited")
         await wait_until(pilot, lambda: screen.status_bar.branch_note is None, "the newest branch")
         await pilot.press("left")
-        await wait_until(pilot, lambda: "And charlie" in prompts(screen), "the old branch again")
-        await pilot.press("escape")
+        await switched(pilot, [WEATHER, "Tell me about bravo", "And charlie"], "Tell me about bravo")
+        await pilot.press("escape")  # once the switch is over: it selects (and focuses) the version it landed on
         await send(pilot, "delta")
         assert sent_prompts(stack) == [WEATHER, "Tell me about bravo", "And charlie", "delta"]
 
@@ -176,10 +191,10 @@ async def test_switching_a_branch_switches_the_tool_column_with_it(stack: RealSt
         assert panels(screen) == []  # the weather call belongs to the other branch
         await select(pilot, "Just say hello")
         await pilot.press("left")
-        await wait_until(pilot, lambda: prompts(screen) == [WEATHER], "the weather branch")
+        await switched(pilot, [WEATHER], WEATHER)
         await wait_until(pilot, lambda: len(panels(screen)) == 1, "its tool call back in the column")
-        await pilot.press("right")
-        await wait_until(pilot, lambda: prompts(screen) == ["Just say hello"], "the edited branch")
+        await pilot.press("right")  # once the switch is over (a second one would cancel it)
+        await switched(pilot, ["Just say hello"], "Just say hello")
         await wait_until(pilot, lambda: panels(screen) == [], "no tool call on it")
 
 
@@ -270,12 +285,11 @@ async def test_switching_in_a_long_session_keeps_the_earlier_entries_once_and_in
         screen.prompt_input.load_text("q35, edited")
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.idle and prompts(screen)[-1] == "q35, edited", "the edit")
+        earlier = [f"q{n}" for n in range(36 - mounted, 35)]
         for key, last in (("left", "q35"), ("right", "q35, edited"), ("left", "q35")):
             await select(pilot, prompts(screen)[-1])
             await pilot.press(key)
-            await wait_until(pilot, lambda last=last: prompts(screen)[-1] == last, f"{key}: {last}")  # type: ignore[misc]
-            shown = prompts(screen)
-            assert len(shown) == mounted and shown[:-1] == [f"q{n}" for n in range(36 - mounted, 35)], shown
+            await switched(pilot, [*earlier, last], last)  # each earlier entry once, in order
 
 
 async def test_resume_lands_on_the_branch_left(stack: RealStack) -> None:
@@ -289,7 +303,7 @@ async def test_resume_lands_on_the_branch_left(stack: RealStack) -> None:
         await wait_until(pilot, lambda: screen.idle and prompts(screen)[-1] == "bravo, edited", "the edit")
         await select(pilot, "bravo, edited")
         await pilot.press("left")
-        await wait_until(pilot, lambda: "And charlie" in prompts(screen), "the old branch")
+        await switched(pilot, [WEATHER, "Tell me about bravo", "And charlie"], "Tell me about bravo")
     again, _ = stack.app(ResumeRequest(latest=True))
     async with again.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: "And charlie" in prompts(chat(pilot)), "the branch left, resumed")
@@ -391,7 +405,7 @@ async def test_a_search_hit_on_another_branch_opens_the_session_on_that_branch(s
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.idle and prompts(screen)[-1] == "bravo again", "the edit")
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "the session screen")
+        await wait_until(pilot, lambda: showing(app, SessionsScreen), "the session screen")
         app.screen.query_one(Input).value = "charlie"
         await wait_until(pilot, lambda: bool(app.screen.hits), "the hit listed")  # type: ignore[attr-defined]
         await pilot.press("enter")
@@ -461,12 +475,14 @@ async def test_switching_the_first_prompt_keeps_tui_agent_s_own_lines_above_it(t
         await wait_until(pilot, lambda: screen.idle and prompts(screen) == ["Tell me about beta"], "the edit")
         await select(pilot, "Tell me about beta")
         await pilot.press("left")
-        await wait_until(pilot, lambda: prompts(screen) == ["Tell me about alpha"], "the first version")
+        await switched(pilot, ["Tell me about alpha"], "Tell me about alpha")
         assert screen.query(SystemLine)  # not history's: a redraw from history would lose it
 
 
 async def test_shift_r_regenerates_with_the_model_picked(stack: RealStack) -> None:
     from textual.command import CommandPalette
+
+    from tests.ui.test_palette import run_command
 
     app, built = stack.app()
     async with app.run_test(size=SIZE) as pilot:
@@ -479,13 +495,12 @@ async def test_shift_r_regenerates_with_the_model_picked(stack: RealStack) -> No
         other = next(name for name in models if name != "scripted")
         await pilot.press("R")
         await wait_until(pilot, lambda: CommandPalette.is_open(app), "the model picker")
-        await pilot.press(*other)
-        await pilot.pause(0.3)
-        await pilot.press("enter")
-        backend = await built.ready()
-        # the picked model is for this regeneration only: it is put back once the turn's events are all read,
-        # a moment after the screen is idle again
-        await wait_until(
-            pilot, lambda: screen.idle and old.replaced and backend.model == "scripted", "the regeneration"
-        )
+        await run_command(pilot, other)  # typed, and Enter once the picker has it highlighted
+        await wait_until(pilot, lambda: screen.idle and old.replaced, "the regeneration")
         assert stack.chat_requests()[-1]["model"] == other
+        agent, bar = await built.ready(), screen.status_bar
+        await wait_until(  # for this regeneration only: given back once the turn's last writes are done
+            pilot,
+            lambda: agent.model == bar.model == "scripted",
+            lambda: f"the model given back (the agent's {agent.model!r}, the status line's {bar.model!r})",
+        )

@@ -345,8 +345,11 @@ async def test_a_new_prompt_while_far_up_brings_the_newest_entries_back() -> Non
             "user: question 40",
             "assistant a40: Answer 40.",
         ]
-        await pilot.pause()
-        assert log.scroll_y == log.max_scroll_y  # the newest entry is in view
+        await wait_until(  # the newest entry in view, once the log has scrolled to it (after a refresh)
+            pilot,
+            lambda: log.scroll_y == log.max_scroll_y,
+            lambda: f"at the bottom (y={log.scroll_y}, max={log.max_scroll_y})",
+        )
 
 
 async def test_text_appended_on_the_same_line_is_painted() -> None:
@@ -377,14 +380,18 @@ async def test_page_up_and_down_scroll_the_conversation_from_the_prompt() -> Non
     async with answering_app(12, "Answer {n}.\n\n- item\n- item").run_test() as pilot:
         screen = await ask(pilot, 12)
         log = screen.chat_log
+
+        def where() -> str:
+            return f"y={log.scroll_y}, max={log.max_scroll_y}"
+
+        # a scroll (the log following the newest entry, a page key) takes effect after the next refresh
+        await wait_until(pilot, lambda: 0 < log.scroll_y == log.max_scroll_y, lambda: f"at the bottom ({where()})")
         bottom = log.scroll_y
-        assert bottom > 0
         await pilot.press("pageup")
-        await pilot.pause()
-        assert log.scroll_y < bottom and screen.prompt_input.has_focus
+        await wait_until(pilot, lambda: log.scroll_y < bottom, lambda: f"a page up ({where()})")
+        assert screen.prompt_input.has_focus
         await pilot.press("pagedown")
-        await pilot.pause()
-        assert log.scroll_y == bottom
+        await wait_until(pilot, lambda: log.scroll_y == bottom, lambda: f"back at the bottom ({where()})")
 
 
 async def test_prompt_history_is_kept_across_runs() -> None:

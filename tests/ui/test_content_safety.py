@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.ui.helpers import app_on_real_agent, chat, send, wait_until
+from tests.ui.helpers import app_on_real_agent, chat, send, showing, wait_until
 from tests.ui.test_real_stack import history as stored
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.config import Settings
@@ -106,7 +106,7 @@ async def test_approval_dialog_and_tool_panel_show_bidi_and_invisible_characters
     app = app_on({"replies": [BIDI_REPLY, {"text": f"Done: {RLO}txt.exe"}]})
     async with app.run_test(size=(140, 40)) as pilot:
         await send(pilot, "list it", wait=False)
-        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")
+        await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
         shown = " ".join(str(static.render()) for static in app.screen.query("Static"))
         assert "ls ⟨U+202E⟩fdp.exe⟨U+2066⟩ #⟨U+200B⟩" in shown and RLO not in shown
         await pilot.press("a")

@@ -13,7 +13,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from tests.ui.helpers import SIZE, make_app, wait_until
+from tests.ui.helpers import SIZE, make_app, showing, wait_until
 from tests.ui.test_palette import notices, run_command
 from tui_agent import paths
 from tui_agent.testing.scripted import ScriptedBackend
@@ -36,7 +36,7 @@ async def open_dialog(pilot: Pilot[None], title: str = "Trip to Oslo") -> Export
     session = app.engine_slot.ready.add_session(title)
     await app.engine_slot.ready.open_session(session.id)
     await run_command(pilot, "Export session")
-    await wait_until(pilot, lambda: isinstance(app.screen, ExportScreen), "the export dialog")
+    await wait_until(pilot, lambda: showing(app, ExportScreen), "the export dialog")
     assert isinstance(app.screen, ExportScreen)
     return app.screen
 
@@ -90,7 +90,7 @@ async def test_escape_cancels_and_a_second_default_does_not_overwrite_the_first(
         assert not (paths.data_dir() / "exports").exists()
         for _ in range(2):
             await run_command(pilot, "Export session")
-            await wait_until(pilot, lambda: isinstance(app.screen, ExportScreen), "the export dialog")
+            await wait_until(pilot, lambda: showing(app, ExportScreen), "the export dialog")
             await pilot.press("enter")
             await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), "dialog closed")
         folder = paths.data_dir() / "exports"

@@ -34,7 +34,8 @@ async def test_a_new_session_explains_itself_until_the_first_prompt_and_the_tool
         await send(pilot, "What's the weather in Paris?")
         assert not screen.query(Welcome) and not screen.chat_log.welcome_shown
         assert screen.tool_panels.display and len(screen.tool_panels.panels) == 1
-        assert screen.chat_log.size.width < 100, "the conversation made room for the tool column"
+        log = screen.chat_log  # laid out anew at the next frame after the column is shown
+        await wait_until(pilot, lambda: log.size.width < 100, lambda: f"room made for the tool column ({log.size})")
 
 
 async def test_the_welcome_names_the_keys_in_force_and_a_real_endpoint() -> None:

@@ -18,16 +18,27 @@ def gated_reply(message_id: str, gates: list[Gate]) -> list[ScriptItem]:
     return [*script[:2], gates[0], script[2], gates[1], *script[3:]]
 
 
-async def streams_at_the_bottom(pilot: Pilot[None], log: ChatLog, gates: list[Gate], first: int = 0) -> list[bool]:
-    """Open the gates one by one (the first one after part `first`); whether the log was at its bottom after
-    each part was drawn."""
-    at_bottom = []
+async def streams_at_the_bottom(
+    pilot: Pilot[None], log: ChatLog, gates: list[Gate], first: int = 0, *, followed: bool
+) -> None:
+    """Open the gates one by one (the first one after part `first`); after each part is drawn the log is at its
+    bottom (`followed`: it scrolls there after the frame that lays the new text out), or stays where it was."""
     for part, gate in enumerate(gates, start=first):
         await part_shown(pilot, gate, part)
-        await pilot.pause()
-        at_bottom.append(log.scroll_y == log.max_scroll_y > 0)
+
+        def where(part: int = part) -> str:
+            return f"part {part}: y={log.scroll_y}, max={log.max_scroll_y}"
+
+        if followed:
+            await wait_until(pilot, lambda: at_the_bottom(log), lambda: f"followed to the bottom ({where()})")
+        else:
+            await pilot.pause()  # a frame for a scroll that must not come
+            assert not at_the_bottom(log), f"the log stays where the person is ({where()})"
         gate.open()
-    return at_bottom
+
+
+def at_the_bottom(log: ChatLog) -> bool:
+    return log.scroll_y == log.max_scroll_y > 0
 
 
 async def part_shown(pilot: Pilot[None], gate: Gate, part: int) -> None:
@@ -45,10 +56,10 @@ async def test_a_streaming_reply_is_followed_until_the_person_scrolls_up() -> No
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "go", wait=False)
         log = chat(pilot).chat_log
-        assert await streams_at_the_bottom(pilot, log, gates[:1]) == [True]
-        log.scroll_up(animate=False)
-        await pilot.pause()
-        assert await streams_at_the_bottom(pilot, log, gates[1:], first=1) == [False]  # it stays where the person is
+        await streams_at_the_bottom(pilot, log, gates[:1], followed=True)
+        log.scroll_up(animate=False)  # taken after the next refresh
+        await wait_until(pilot, lambda: 0 < log.scroll_y < log.max_scroll_y, lambda: f"scrolled up (y={log.scroll_y})")
+        await streams_at_the_bottom(pilot, log, gates[1:], first=1, followed=False)  # it stays where the person is
 
 
 async def test_having_read_back_down_a_retried_reply_is_followed_again() -> None:
@@ -62,7 +73,8 @@ async def test_having_read_back_down_a_retried_reply_is_followed_again() -> None
         await scroll_to_the_top(pilot, screen)
         assert screen.chat_log.later_count > 0  # the newest entries were let go below
         await read_to_the_bottom(pilot, screen)
-        screen.chat_log.scroll_end(animate=False)
-        await pilot.pause()
+        log = screen.chat_log
+        log.scroll_end(animate=False)
+        await wait_until(pilot, lambda: at_the_bottom(log), lambda: f"at the bottom (y={log.scroll_y})")
         await pilot.press("ctrl+r")
-        assert await streams_at_the_bottom(pilot, screen.chat_log, gates) == [True, True]
+        await streams_at_the_bottom(pilot, log, gates, followed=True)

@@ -3,10 +3,12 @@ it streams a reply grows in steps of a few rows), also after its thinking block 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from tests.ui.helpers import SIZE, chat_ready, make_app
+from tests.ui.helpers import SIZE, chat_ready, make_app, wait_until
 from tui_agent.status import MessageStatus
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.markdown_view import GROWTH_STEP
@@ -23,12 +25,21 @@ async def streamed_then_finished(pilot: Pilot[None], reply: str) -> tuple[ChatLo
     log.add_user("Weather in Paris?")
     log.append_part("m1", "reasoning", THOUGHT)
     log.append("m1", reply)
-    await pilot.pause()
     message = log.assistant("m1")
-    assert message is not None and message.size.height % GROWTH_STEP == 0  # streaming: grown in steps
+    assert message is not None
+    await wait_until(pilot, lambda: message.size.height > 0, "the streaming reply laid out")
+    assert message.size.height % GROWTH_STEP == 0  # streaming: grown in steps
     log.finish("m1", MessageStatus.COMPLETE)
-    await pilot.pause()
     return log, message
+
+
+async def laid_out(pilot: Pilot[None], what: str, *checks: Callable[[], bool]) -> None:
+    """Wait for the frame that lays the log out as `checks` say (each names what failed, for the message)."""
+    await wait_until(pilot, lambda: all(check() for check in checks), lambda: f"{what}: {failing(checks)}")
+
+
+def failing(checks: tuple[Callable[[], bool], ...]) -> list[int]:
+    return [n for n, check in enumerate(checks) if not check()]
 
 
 def last_shown(log: ChatLog) -> Widget:
@@ -39,15 +50,23 @@ async def test_a_finished_reply_ends_on_the_logs_last_row_and_stays_there_when_i
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         log, message = await streamed_then_finished(pilot, "Paris is sunny, 21 °C.")
-        assert message.size.height == 1
-        assert last_shown(log) is message and message.region.bottom == log.content_region.bottom
+        await laid_out(  # a finished reply drops its streaming height at the next frame
+            pilot,
+            "the finished reply one row high, on the log's last row (checks failing)",
+            lambda: message.size.height == 1,
+            lambda: last_shown(log) is message,
+            lambda: message.region.bottom == log.content_region.bottom,
+        )
         block = log.query_one(ThinkingBlock)
         await pilot.click(ThinkingBlock)
-        await pilot.wait_for_scheduled_animations()
-        await pilot.pause()
-        assert block.expanded and block.size.height == 2  # its title and the thought (one line: no tool column yet)
-        assert block.region.bottom + 1 == message.region.y  # its margin row, then the reply
-        assert message.region.bottom == log.content_region.bottom
+        await laid_out(
+            pilot,
+            "the thought open above the reply, the reply still on the last row (checks failing)",
+            lambda: block.expanded,
+            lambda: block.size.height == 2,  # its title and the thought (one line: no tool column yet)
+            lambda: block.region.bottom + 1 == message.region.y,  # its margin row, then the reply
+            lambda: message.region.bottom == log.content_region.bottom,
+        )
 
 
 async def test_a_long_finished_reply_scrolled_to_the_end_shows_its_last_line_on_the_last_row() -> None:
@@ -55,7 +74,11 @@ async def test_a_long_finished_reply_scrolled_to_the_end_shows_its_last_line_on_
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         log, message = await streamed_then_finished(pilot, "\n\n".join(f"Line {n}." for n in range(lines)))
-        assert message.size.height == len(message.shown_text().splitlines())
-        assert log.scroll_y == log.max_scroll_y > 0
-        assert message.region.bottom == log.content_region.bottom
+        await laid_out(
+            pilot,
+            "the reply as high as its lines, scrolled to its end on the last row (checks failing)",
+            lambda: message.size.height == len(message.shown_text().splitlines()),
+            lambda: log.scroll_y == log.max_scroll_y > 0,
+            lambda: message.region.bottom == log.content_region.bottom,
+        )
         assert log.virtual_size.height == message.virtual_region.bottom

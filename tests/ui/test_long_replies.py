@@ -146,7 +146,7 @@ async def test_chunks_arriving_after_esc_are_drawn_together(monkeypatch: object)
         for start in range(10_000, len(source), 10):
             reply.append(source[start : start + 10])
         reply.finish(MessageStatus.INTERRUPTED)
-        await pilot.pause()
+        await wait_until(pilot, lambda: reply.drawn, "the late chunks drawn")  # a slice of time each, not at once
         assert len(resets) <= 1  # settling the whole text again, per late chunk, made this quadratic
         assert reply.text == source
         assert reply.shown_text() == whole_render(source, reply.size.width)

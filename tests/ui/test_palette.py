@@ -11,7 +11,7 @@ from pathlib import Path
 from textual.command import CommandInput, CommandList, CommandPalette
 from textual.pilot import Pilot
 
-from tests.ui.helpers import SIZE, app_on_real_agent, chat, make_app, send, task_tree, wait_until
+from tests.ui.helpers import SIZE, app_on_real_agent, chat, make_app, send, showing, task_tree, wait_until
 from tui_agent import paths
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.config import Settings
@@ -58,7 +58,7 @@ async def run_command(pilot: Pilot[None], text: str) -> None:
     app = pilot.app
     if not CommandPalette.is_open(app):
         await pilot.press("ctrl+p")
-        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "palette open")
+    await wait_until(pilot, lambda: showing(app, CommandPalette), "palette open")  # a second palette too
     palette = app.screen
     palette.query_one(CommandInput).value = text
     commands = palette.query_one(CommandList)

@@ -21,7 +21,7 @@ async def test_a_prompt_sent_mid_reply_waits_as_queued_and_is_sent_when_the_turn
         await wait_until(pilot, lambda: gate.reached, "mid-reply")
         screen = chat(pilot)
         await send(pilot, "second", wait=False)
-        await pilot.pause()
+        await wait_until(pilot, lambda: screen.queued.prompts == ["second"], lambda: f"queued: {screen.queued.prompts}")
         assert backend.prompts == ["first"]
         assert [entry.prompt for entry in screen.query(UserMessage)] == ["first"]  # not under the live reply
         assert screen.queued.display and screen.queued.prompts == ["second"]
@@ -49,7 +49,7 @@ async def test_several_queued_prompts_are_sent_in_order_one_turn_each() -> None:
         for prompt in ("two", "three"):
             await send(pilot, prompt, wait=False)
         screen = chat(pilot)
-        assert screen.queued.prompts == ["two", "three"]
+        await wait_until(pilot, lambda: screen.queued.prompts == ["two", "three"], lambda: f"{screen.queued.prompts}")
         gate.open()
         await wait_until(pilot, lambda: screen.idle, "every queued prompt answered")
         assert backend.prompts == ["first", "two", "three"]
@@ -65,6 +65,8 @@ async def test_escape_on_the_empty_prompt_takes_the_newest_queued_prompt_back() 
         await send(pilot, "two", wait=False)
         await send(pilot, "three, with a typo", wait=False)
         screen = chat(pilot)
+        queued = ["two", "three, with a typo"]
+        await wait_until(pilot, lambda: screen.queued.prompts == queued, lambda: f"queued: {screen.queued.prompts}")
         await pilot.press("escape")
         assert screen.prompt_input.text == "three, with a typo"
         assert screen.queued.prompts == ["two"]

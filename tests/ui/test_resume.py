@@ -22,6 +22,7 @@ from tui_agent.agent.resume import ResumeRequest
 from tui_agent.history.store import HistoryStore
 from tui_agent.status import MessageStatus, Role, ToolStatus
 from tui_agent.ui.history_view import HISTORY_PAGE
+from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.widgets.chat_log import TRIM_AT_CHARS
 from tui_agent.ui.widgets.markdown_view import MarkdownView
 from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
@@ -78,6 +79,12 @@ async def shown_history(pilot: Pilot[None], prompt: str) -> None:
     await pilot.pause()
 
 
+async def titled(pilot: Pilot[None], screen: ChatScreen, title: str) -> None:
+    """Wait for the status line to name the session (the screen says it after the history page is mounted)."""
+    bar = screen.status_bar
+    await wait_until(pilot, lambda: bar.title == title, lambda: f"the title {title!r} shown (shows {bar.title!r})")
+
+
 async def seed_all_statuses(stack: RealStack) -> str:
     """The session of TURNS, plus a second reply (the answer after the tool round) in the first turn."""
     store = await HistoryStore.open(stack.db)
@@ -104,6 +111,7 @@ async def test_resumed_session_shows_every_status_and_the_model_gets_all_of_it(s
     async with app.run_test(size=SIZE) as pilot:
         await shown_history(pilot, "Try again")
         screen = chat(pilot)
+        await titled(pilot, screen, "Every status")  # once the page is mounted, or once the engine is there
         assert not screen.chat_log.welcome_shown and screen.tool_panels.display
         panels = {panel.call.call_id: panel for panel in screen.tool_panels.panels}
         assert list(panels) == [c.call_id for c in FINISHED_CALLS + OPEN_CALLS]
@@ -127,7 +135,6 @@ async def test_resumed_session_shows_every_status_and_the_model_gets_all_of_it(s
             "Working on it",
             "Half an ans",
         ]
-        assert screen.status_bar.title == "Every status"
         await send(pilot, "Continue please")
         assert (await backend.ready()).current_session_id == session_id
         assert screen.chat_log.assistant_messages[-1].shown_text().strip() == "Carrying on."
@@ -249,7 +256,7 @@ async def test_the_newest_page_is_on_screen_before_the_engine_is_built(stack: Re
         await shown_history(pilot, "question 39")
         screen = chat(pilot)
         assert backend.agent is None  # read from the file, not through the engine
-        assert screen.status_bar.title == "Shown early"
+        await titled(pilot, screen, "Shown early")  # said once the early page is mounted
         assert screen.history.loaded_messages == HISTORY_PAGE
         engine_may_start.set()
         await wait_until(pilot, lambda: backend.agent is not None, "the engine built")

@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 
-from tests.ui.helpers import chat, send, wait_until
+from tests.ui.helpers import chat, send, showing, wait_until
 from tests.ui.sessions_stack import Call, RealStack, Turn, api_messages, real_stack, seed, stored
 from tui_agent import paths
 from tui_agent.agent.resume import ResumeRequest
@@ -138,7 +138,8 @@ async def test_open_shows_the_session_and_continues_it(stack: RealStack) -> None
         await back_in_chat(pilot, "And tomorrow?")
         screen = chat(pilot)
         assert [p.call.call_id for p in screen.tool_panels.panels] == ["call_w1"]
-        assert "Weather in Oslo" in screen.status_bar.title
+        bar = screen.status_bar  # the title is said once the page is mounted, or once the engine has the session
+        await wait_until(pilot, lambda: "Weather in Oslo" in bar.title, lambda: f"the title shown ({bar.title!r})")
         await send(pilot, "Thanks!")
         assert (await backend.ready()).current_session_id == weather.id
     (body,) = stack.chat_requests()
@@ -156,13 +157,13 @@ async def test_rename(stack: RealStack) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_sessions(pilot, 1)
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: isinstance(app.screen, RenameScreen), "rename dialog")
+        await wait_until(pilot, lambda: showing(app, RenameScreen), "rename dialog")
         app.screen.query_one(Input).value = ""
         await pilot.press(*"Oslo forecast", "enter")
         await wait_until(pilot, lambda: screen.is_active and rows(pilot)[0].startswith("  Oslo forecast"), "renamed")
         # Esc in the dialog keeps the title.
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: isinstance(app.screen, RenameScreen), "rename dialog again")
+        await wait_until(pilot, lambda: showing(app, RenameScreen), "rename dialog again")
         await pilot.press(*" nope", "escape")
         await wait_until(pilot, lambda: screen.is_active, "dialog closed")
         await pilot.pause()
@@ -177,7 +178,7 @@ async def test_fork_from_a_chosen_message_opens_the_fork(stack: RealStack) -> No
     async with app.run_test(size=SIZE) as pilot:
         await open_sessions(pilot, 1)
         await pilot.press("ctrl+f")
-        await wait_until(pilot, lambda: isinstance(app.screen, ForkScreen), "fork dialog")
+        await wait_until(pilot, lambda: showing(app, ForkScreen), "fork dialog")
         fork_screen = app.screen
         assert isinstance(fork_screen, ForkScreen)
         assert [m.role for m in fork_screen.messages] == [Role.USER, Role.ASSISTANT] * 2
@@ -212,14 +213,14 @@ async def test_delete_asks_first(stack: RealStack) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_sessions(pilot, 2)
         await pilot.press("down", "ctrl+d")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteScreen), "confirmation")
+        await wait_until(pilot, lambda: showing(app, ConfirmDeleteScreen), "confirmation")
         assert "Weather in Oslo" in str(app.screen.query_one("Static").render())
         await pilot.press("n")
         await wait_until(pilot, lambda: screen.is_active, "kept")
         await pilot.pause()
         assert len(screen.sessions) == 2
         await pilot.press("ctrl+d")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteScreen), "confirmation again")
+        await wait_until(pilot, lambda: showing(app, ConfirmDeleteScreen), "confirmation again")
         await pilot.press("y")
         await wait_until(pilot, lambda: screen.is_active and len(screen.sessions) == 1, "deleted")
         assert rows(pilot)[0].startswith("  Bread")
@@ -236,7 +237,7 @@ async def test_deleting_the_open_session_leaves_a_fresh_chat(stack: RealStack) -
         screen = await open_sessions(pilot, 1)
         assert rows(pilot)[0].startswith("● Weather in Oslo")  # the open one is marked
         await pilot.press("ctrl+d")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteScreen), "confirmation")
+        await wait_until(pilot, lambda: showing(app, ConfirmDeleteScreen), "confirmation")
         await pilot.press("y")
         await wait_until(pilot, lambda: screen.is_active and not screen.sessions, "deleted")
         assert rows(pilot) == ["No sessions yet: your first prompt starts one."]
@@ -318,7 +319,7 @@ async def test_a_refused_rename_is_said_and_the_title_kept(stack: RealStack) -> 
             "BEGIN SELECT RAISE(ABORT, 'renames are switched off here'); END",
         )
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: isinstance(app.screen, RenameScreen), "rename dialog")
+        await wait_until(pilot, lambda: showing(app, RenameScreen), "rename dialog")
         app.screen.query_one(Input).value = ""
         await pilot.press(*"Oslo forecast", "enter")
         await wait_until(pilot, lambda: notified(pilot, "could not be used", "renames are switched off"), "the refusal")

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
-from tests.ui.helpers import FIXED_NOW, call, chat, make_app, send, task_tree, wait_until
+from tests.ui.helpers import FIXED_NOW, call, chat, make_app, send, showing, task_tree, wait_until
 from tui_agent.agent.events import (
     AssistantMessageFinished,
     AssistantMessageStarted,
@@ -154,7 +154,7 @@ async def test_a_sub_agents_question_names_the_agent_and_its_answer_reaches_it()
     app, backend = make_app([delegating(*researcher_turn(ask_weather))])
     async with app.run_test() as pilot:
         await send(pilot, "Ask the researcher about Oslo", wait=False)
-        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")
+        await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
         modal = app.screen
         assert isinstance(modal, ApprovalScreen)
         assert "Asked by the sub-agent researcher" in str(modal.query_one("#approval-agent").render())
@@ -170,7 +170,7 @@ async def test_a_delegates_delegate_asks_through_the_chain() -> None:
     app, _ = make_app([delegating(*researcher_turn(deeper))])
     async with app.run_test() as pilot:
         await send(pilot, "Ask the researcher, who asks the critic", wait=False)
-        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")
+        await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
         assert "researcher → critic" in str(app.screen.query_one("#approval-agent").render())
         await pilot.press("d")
         await wait_until(pilot, lambda: chat(pilot).idle, "turn finished")
@@ -215,7 +215,7 @@ async def test_o_on_the_panel_opens_the_sub_agents_session_read_only_then_as_cur
         panel.focus()
         await wait_until(pilot, lambda: "o: open its session" in panel_text(pilot), "the hint on the focused panel")
         await pilot.press("o")
-        await wait_until(pilot, lambda: isinstance(app.screen, SubSessionScreen), "the session shown")
+        await wait_until(pilot, lambda: showing(app, SubSessionScreen), "the session shown")
         assert "It rains." in "".join(str(s.render()) for s in app.screen.query(".sub-session-message"))
         await pilot.press("ctrl+o")
         await wait_until(pilot, lambda: backend.current_session_id == child.id, "opened as the current session")
@@ -253,7 +253,7 @@ async def test_a_resumed_ask_call_shows_its_agent_and_opens_its_stored_session()
         await wait_until(pilot, lambda: "o: open" not in panel_text(pilot, ("a1", "c1")), "no hint once it lost focus")
         panel.focus()
         await pilot.press("o")
-        await wait_until(pilot, lambda: isinstance(app.screen, SubSessionScreen), "the session shown")
+        await wait_until(pilot, lambda: showing(app, SubSessionScreen), "the session shown")
         assert panel.sub_agent is not None and panel.sub_agent.session_id == child.id
 
 
@@ -268,7 +268,7 @@ async def test_sub_agent_sessions_are_listed_under_their_parent_and_forks_are_no
     child.sub_agent = True  # as the listing read marks it (a call of the parent's ran it)
     async with app.run_test() as pilot:
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "the sessions screen")
+        await wait_until(pilot, lambda: showing(app, SessionsScreen), "the sessions screen")
         screen = app.screen
         assert isinstance(screen, SessionsScreen)
         await wait_until(pilot, lambda: len(screen.sessions) == 4, "the sessions listed")

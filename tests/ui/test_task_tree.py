@@ -138,9 +138,9 @@ async def test_cancelling_a_running_node_stops_its_subtree_and_says_so(
         assert line_for(tree, "run_tools").startswith("◐ ") and line_for(tree, "slow_echo").startswith("◐ ")
         await select(pilot, tree, "run_tools")
         await pilot.press("ctrl+t", "ctrl+t")  # hidden and shown again: the selection is kept
-        await pilot.pause()
-        selected = tree.selected_item()
-        assert selected is not None and selected.name == "run_tools"
+        await wait_until(  # the cursor is put back after the frame that lays the lines out
+            pilot, lambda: (item := tree.selected_item()) is not None and item.name == "run_tools", "run_tools selected"
+        )
         await pilot.press(key)
         await wait_until(pilot, lambda: screen.idle, "the turn ended")
         assert any("Cancelled run_tools" in n.message for n in notifications(app))
@@ -235,8 +235,12 @@ async def test_a_hidden_tree_draws_nothing_and_hiding_gives_the_prompt_its_focus
         await pilot.press("ctrl+t")
         assert shown_lines(tree) == [f"◐ {item.name}  3.2s" for item in tree.items.values()]
         assert tree.has_focus
-        await pilot.pause()
-        (hint,) = [n.message for n in notifications(app) if "to cancel it" in n.message]
+
+        def hints() -> list[str]:
+            return [n.message for n in notifications(app) if "to cancel it" in n.message]
+
+        await wait_until(pilot, lambda: bool(hints()), "the hint said (after the frame that shows the tree)")
+        (hint,) = hints()
         assert "del or x" in hint  # the keys in force, said once
         await pilot.press("ctrl+t")
         assert not tree.display and screen.prompt_input.has_focus
@@ -247,7 +251,7 @@ async def test_a_hidden_tree_draws_nothing_and_hiding_gives_the_prompt_its_focus
         await pilot.press("ctrl+t")
         assert all(line.startswith("✓ ") for line in shown_lines(tree))
         await pilot.pause()
-        assert len([n for n in notifications(app) if "to cancel it" in n.message]) == 1
+        assert len(hints()) == 1
 
 
 async def test_typing_with_the_tree_focused_goes_to_the_prompt_and_x_still_cancels() -> None:

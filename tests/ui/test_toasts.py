@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widget import Widget
+
 from tests.ui.helpers import FIXED_NOW, chat, make_app, send, task_tree, wait_until
 from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
 from tui_agent.ui.app import ERROR_TIMEOUT, TuiAgentApp
+from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.textual_private import Toast, notifications
 from tui_agent.ui.widgets.messages import SystemLine
 
@@ -20,21 +23,37 @@ LAUNCH_NOTICES = [  # (the offline model's notice is a line in the conversation,
 ]
 
 
+def misplaced(screen: ChatScreen, *covered: Widget, short: bool = True) -> list[str]:
+    """What is wrong with where the toasts sit (nothing: each over the conversation, covering none of
+    `covered`, and with `short` a line or three)."""
+    log, wrong = screen.chat_log.region, []
+    for toast in screen.query(Toast):
+        region = toast.region
+        if not region:
+            wrong.append("a toast not laid out yet")
+        wrong += [f"a toast covers {widget.id}: {region}" for widget in covered if region.overlaps(widget.region)]
+        if not log.contains_region(region):
+            wrong.append(f"{region} is not over the conversation {log}")
+        if short and region.height > 3:
+            wrong.append(f"{region}: a one-sentence notice takes a line or three, not a block")
+    return wrong
+
+
 async def test_launch_notices_cover_neither_prompt_nor_tool_column_at_100x30() -> None:
     app, _ = make_app(notices=LAUNCH_NOTICES)
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         await wait_until(pilot, lambda: len(app.screen.query(Toast)) == len(LAUNCH_NOTICES), "the toasts shown")
-        chat(pilot).tool_panels.unfold()  # as the first call does: the toasts already up make room for it
-        await pilot.pause()
-        await pilot.pause()
         screen = chat(pilot)
-        log = screen.chat_log.region
-        for toast in screen.query(Toast):
-            region = toast.region
-            for covered in (screen.prompt_input, screen.tool_panels, screen.status_bar):
-                assert not region.overlaps(covered.region), f"a toast covers {covered.id}: {region}"
-            assert log.contains_region(region), f"{region} is not over the conversation {log}"
-            assert region.height <= 3, "a one-sentence notice takes a line or three, not a block"
+        column = screen.tool_panels
+        column.unfold()  # as the first call does: the toasts already up make room for it (after a frame or two)
+        covered = (screen.prompt_input, column, screen.status_bar)
+        await wait_until(
+            pilot,
+            lambda: column.region.width > 0 and not misplaced(screen, *covered),
+            lambda: (
+                f"the column shown ({column.region}), the toasts over the conversation: {misplaced(screen, *covered)}"
+            ),
+        )
 
 
 async def test_errors_stay_up_longer_than_information() -> None:
@@ -55,12 +74,12 @@ async def test_a_toast_shown_with_the_task_tree_open_stays_over_the_conversation
         await pilot.press("ctrl+t")
         await wait_until(pilot, lambda: tree.display and tree.size.width > 0, "the task tree shown")
         app.notify("A notice while the task tree is open, long enough to wrap onto a second line of its toast.")
-        await wait_until(pilot, lambda: bool(app.screen.query(Toast)), "the toast shown")
-        await pilot.pause()
         screen = chat(pilot)
-        for toast in screen.query(Toast):  # the tree's own hint too
-            assert not toast.region.overlaps(tree.region) and not toast.region.overlaps(screen.tool_panels.region)
-            assert screen.chat_log.region.contains_region(toast.region)
+        await wait_until(  # the tree's own hint too; laid out a frame after it is mounted
+            pilot,
+            lambda: bool(screen.query(Toast)) and not misplaced(screen, tree, screen.tool_panels, short=False),
+            lambda: f"the toasts over the conversation: {misplaced(screen, tree, screen.tool_panels, short=False)}",
+        )
 
 
 async def test_the_offline_model_notice_is_a_line_in_the_conversation_not_a_toast(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.ui.helpers import call, chat, make_app, send, wait_until
+from tests.ui.helpers import call, chat, make_app, send, showing, wait_until
 from tui_agent.agent.events import ToolStatus
 from tui_agent.testing.scripted import AskApproval, Gate, reply_script
 from tui_agent.tool_call import Decision
@@ -109,7 +109,7 @@ async def test_approval_allow_once() -> None:
     app, backend = make_app([approval_script()])
     async with app.run_test() as pilot:
         await send(pilot, "clean up", wait=False)
-        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")
+        await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
         assert "rm -rf [bold]/tmp/x" in app.export_screenshot().replace("&#160;", " ")
         await pilot.press("a")
         await wait_until(pilot, lambda: chat(pilot).idle)
@@ -122,7 +122,7 @@ async def test_approval_always_by_button() -> None:
     app, backend = make_app([approval_script()])
     async with app.run_test() as pilot:
         await send(pilot, "clean up", wait=False)
-        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")
+        await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
         await pilot.click("#allow_always")
         await wait_until(pilot, lambda: chat(pilot).idle)
         assert backend.decisions == [Decision.ALLOW_ALWAYS]
@@ -132,7 +132,7 @@ async def test_approval_deny() -> None:
     app, backend = make_app([approval_script()])
     async with app.run_test() as pilot:
         await send(pilot, "clean up", wait=False)
-        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")
+        await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
         await pilot.press("d")
         await wait_until(pilot, lambda: chat(pilot).idle)
         assert backend.decisions == [Decision.DENY]

@@ -487,6 +487,7 @@ class ChatScreen(ReportingScreen[None]):
                     self.render_event(event)
                     if _finishes(event):  # ready now; the engine's last writes go on (a long reply: ~40 ms)
                         self._engine_finishing = asyncio.create_task(_read_to_end(turn_events))
+                        self._engine_finishing.add_done_callback(self._engine_finished)
                         break
                     if time.perf_counter() > turn_slice:  # events already queued come without a pause:
                         await asyncio.sleep(0)  # let keys and frames in between
@@ -499,6 +500,12 @@ class ChatScreen(ReportingScreen[None]):
                 self._show_status()
         if (waiting := self.queued.take_first()) is not None:  # the lock is free: the next turn may start
             self._start_turn(waiting, self._queued_attachments.pop(waiting, None))
+
+    def _engine_finished(self, _: asyncio.Task[None]) -> None:
+        """The turn's last writes are done: the status line shows what they changed (a regeneration's own
+        model is given back only then; the line said that model until the next turn)."""
+        if self.is_attached and self.query(StatusBar):  # a screen retired meanwhile has no status line
+            self._show_status()
 
     def render_event(self, event: AgentEvent) -> None:
         """Show one event from the turn."""
