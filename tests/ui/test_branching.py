@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.pilot import Pilot
 
 from tests.fixtures.offline import strict_scenario
@@ -193,9 +194,30 @@ async def test_switching_a_branch_switches_the_tool_column_with_it(stack: RealSt
         await pilot.press("left")
         await switched(pilot, [WEATHER], WEATHER)
         await wait_until(pilot, lambda: len(panels(screen)) == 1, "its tool call back in the column")
-        await pilot.press("right")  # once the switch is over (a second one would cancel it)
+        await pilot.press("right")
         await switched(pilot, ["Just say hello"], "Just say hello")
         await wait_until(pilot, lambda: panels(screen) == [], "no tool call on it")
+
+
+async def test_left_twice_pressed_at_once_walks_two_versions_back(stack: RealStack) -> None:
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, WEATHER)
+        screen = chat(pilot)
+        for older, newer in ((WEATHER, "Just say hello"), ("Just say hello", "Say hi")):
+            await select(pilot, older)
+            await pilot.press("e")
+            screen.prompt_input.load_text(newer)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda newer=newer: screen.idle and prompts(screen) == [newer], "the edit answered")
+        await select(pilot, "Say hi")
+        for key in ("left", "left"):  # a fast hand, both at once: the second starts where the first landed
+            app.post_message(events.Key(key, None))
+        await switched(pilot, [WEATHER], WEATHER)
+        await wait_until(pilot, lambda: len(panels(screen)) == 1, "its tool call back in the column")
+        await pilot.pause(0.2)  # nothing is left to switch
+        landed = selected(screen)
+        assert prompts(screen) == [WEATHER] and isinstance(landed, UserMessage) and landed.prompt == WEATHER
 
 
 async def test_regenerate_in_the_middle_with_tool_calls_is_a_sibling_reply(stack: RealStack) -> None:

@@ -12,6 +12,7 @@ hover bar call (`run`): it acts on the selected message, else selects the newest
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, cast
 
 from textual.binding import Binding
@@ -76,6 +77,7 @@ class MessageCursor(Static, can_focus=True):
         self.selected: BranchMarked | None = None
         self.code_index: int | None = None
         """Which of the selected reply's code blocks is selected (tab), if any."""
+        self._switching = asyncio.Lock()
 
     @property
     def chat(self) -> ChatScreen:
@@ -258,11 +260,18 @@ class MessageCursor(Static, can_focus=True):
             run_later(self.chat, lambda: self.chat.branches.fork(entry), "fork the session")
 
     def action_branch(self, step: int) -> None:
-        entry = self._current()
-        if entry is not None:
-            run_later(self.chat, lambda: self._switch(entry, step), "switch branch")
+        if self._current() is not None:  # left, right pressed quickly: two switches, one after the other
+            self.chat.run_worker(self._switch(step), group="branch-switch", exit_on_error=False)
 
-    async def _switch(self, entry: BranchMarked, step: int) -> None:
+    async def _switch(self, step: int) -> None:
+        """Switch the selected message's version; a switch asked for meanwhile waits, then starts from the
+        version this one landed on (not from an entry this one took off the log)."""
+        async with self._switching:
+            entry = self._current()
+            if entry is not None:
+                await self._switch_from(entry, step)
+
+    async def _switch_from(self, entry: BranchMarked, step: int) -> None:
         target = await self.chat.branches.switch(entry, step)
         if target is None:
             return
