@@ -10,8 +10,8 @@ sibling too: it starts with the cut-off reply's text, and the model, shown that 
 `cancel()` cancels the turn's subtree. A tool call that needs the user's approval is asked in the stream:
 an `ApprovalRequested` event whose future the caller resolves. Every event carries its turn's id, and a
 turn's stream yields only its own events, ending at its own `TurnFinished`. With the session actions of
-`SessionActions` the agent implements the UI's port, `tui_agent.agent.port.ChatBackend` (mypy checks it where
-`services.BuiltAgent.backend` returns the agent as one).
+`SessionActions` and the agents and teams of `AgentChoice`, the agent implements the UI's port,
+`tui_agent.agent.port.ChatBackend` (mypy checks it where `services.BuiltAgent.backend` returns the agent as one).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from tui_agent.agent.agent_choice import AgentChoice
 from tui_agent.agent.compaction import (
     Compaction,
     CompactionFailedError,
@@ -49,12 +50,11 @@ from tui_agent.agent.sessions import SessionActions
 from tui_agent.agent.tree import TreeFeed, TreeObserver, Unsubscribe
 from tui_agent.agent.turn import Continuation, SessionTotals, Turn, TurnBudget, TurnServices
 from tui_agent.agent.turn_jobs import ChatJob
-from tui_agent.agents.apply import UnknownAgentError
-from tui_agent.agents.profiles import AgentProfile, Catalog, load_catalog
+from tui_agent.agents.profiles import Catalog
 from tui_agent.commander import CommanderAsync, Job
 from tui_agent.errors import UserError
 from tui_agent.history.attachments import Attachment
-from tui_agent.history.models import TEAM_PREFIX, Message, Session
+from tui_agent.history.models import Message, Session
 from tui_agent.history.store import HistoryStore
 from tui_agent.llm.errors import LLMError
 from tui_agent.status import Role
@@ -103,7 +103,7 @@ class NothingToRedoError(UserError, RuntimeError):
     """Retry or continue was asked for, but the session's last message is not a reply that can be redone."""
 
 
-class Agent(SessionActions):
+class Agent(AgentChoice, SessionActions):
     """One chat session: its conversation, history, tools and the commander running its turns."""
 
     def __init__(
@@ -157,7 +157,6 @@ class Agent(SessionActions):
         if mcp is not None:
             mcp.watch(self._notices.tell)
         self.roster = roster
-        """The run's agents (None: no agent files, the config's settings only)."""
         self._setup: AgentSetup | None = None
         self.delegation = delegation
         """The agents the session's agent may ask (`ask_<name>` tools); None: no delegation."""
@@ -165,7 +164,6 @@ class Agent(SessionActions):
             self._use_setup(setup)
         registry.hooks.on_notice = self._notices.tell  # a failing hook is said, and skipped
         self.catalog: Catalog | None = None
-        """The agent and team files (read on first use when the build did not give them)."""
 
     @property
     def mcp_servers(self) -> McpServers | None:
@@ -248,68 +246,6 @@ class Agent(SessionActions):
         self._services.totals.completion_tokens += subs.completion_tokens
         self._services.meter.load(stored, session.model, estimate_tokens(self._conversation.request()))
         return session
-
-    # -- agents -------------------------------------------------------------------------------------
-    def list_agents(self) -> list[AgentProfile]:
-        """The agents a session may run, by name (none without agent files)."""
-        return self.roster.agents() if self.roster is not None else []
-
-    async def switch_agent(self, name: str) -> None:
-        """Run agent `name` from the next turn on: its prompt, tools, model and budgets; stored with the
-        session (its system prompt becomes the agent's), so a resume runs it again."""
-        self._check_idle()
-        if self.roster is None:
-            raise UnknownAgentError("There are no agents to switch to (no agent files were found).")
-        setup = self.roster.setup(name)
-        await self._turn_saved()
-        self._use_setup(setup)
-        await self._store_prompt(setup.name, setup.system_prompt)
-
-    async def set_system_prompt(self, text: str) -> None:
-        """Make `text` the system prompt of this session from the next turn on (stored; "" for none)."""
-        self._check_idle()
-        await self._turn_saved()
-        await self._store_prompt(self.agent or None, text if text.strip() else None)
-
-    async def _store_prompt(self, agent: str | None, prompt: str | None) -> None:
-        """The session's agent and system prompt, in history and in what the model is sent next."""
-        session = self._session
-        if session is None:  # before the first prompt: the session is created with them
-            self.system_prompt = prompt
-            self._conversation = Conversation(prompt)
-            return
-        await self.store.set_session_agent(session.id, agent or None, prompt)
-        session.agent, session.system_prompt = agent or None, prompt
-        await self._reload_conversation(session)
-
-    def _use_setup(self, setup: AgentSetup) -> None:
-        """Run the turns from now on as `setup` says (a new session also starts with its system prompt)."""
-        self._setup = setup
-        if self.roster is not None:
-            self.client = self.roster.clients.client_for(setup)
-            self._services.client, self._services.model = self.client, self.client.model
-        self._services.temperature = setup.temperature
-        self.budget = setup.budget
-        self.runner.policy = setup.profile
-        if self.delegation is not None:  # its delegate tools, `ask_<name>`, with the rest
-            self.delegation.equip(self.runner, setup.profile)
-        self.system_prompt = setup.system_prompt
-        if self._session is None:
-            self._conversation = Conversation(self.system_prompt)
-
-    def _restore_agent(self, session: Session) -> None:
-        """Run the agent a resumed session ran (its system prompt is the session's own, as stored); a team's
-        session goes on with this run's agent (each member has its own setup; `--team` runs the team again)."""
-        agent = session.agent or ""
-        if self.roster is None or agent in ("", self.agent) or agent.startswith(TEAM_PREFIX):
-            return
-        try:
-            self._use_setup(self.roster.setup(agent))
-        except UnknownAgentError:
-            self._notices.tell(
-                f"This session ran the agent {agent!r}, which is gone (see `tui-agent agents`); "
-                f"it goes on as {self.agent or 'configured'}."
-            )
 
     def learn_context_windows(self) -> None:
         """Ask the server, in the background and once, which context windows it gives its models (the gauge
@@ -502,51 +438,6 @@ class Agent(SessionActions):
                 yield event
         finally:
             await self._settle(turn)
-
-    async def list_teams(self) -> list[tuple[str, str]]:
-        """The teams of the agent and team files: (name, description), by name."""
-        catalog = await self._catalog()
-        return sorted((team.name, team.description) for team in catalog.teams.values())
-
-    async def _catalog(self) -> Catalog:
-        """The agent and team files: the roster's when the build read them, else read now (once)."""
-        if self.catalog is None:
-            self.catalog = self.roster.catalog if self.roster is not None else await asyncio.to_thread(load_catalog)
-        return self.catalog
-
-    async def run_team(self, name: str, prompt: str) -> AsyncIterator[AgentEvent]:
-        """Run team `name` on `prompt` in this session (see `tui_agent.agent.team`), yielding its events: every
-        member turn's, a `TeamStopped` with why it stopped, then one `TurnFinished`."""
-        from tui_agent.agent.team import TeamJob, TeamRun, find_team, team_events
-
-        self._check_idle()
-        catalog = await self._catalog()
-        team = find_team(catalog, name)
-        await self._turn_saved()
-        session = await self._ensure_session(prompt)
-        await self.store.mark_team(session.id, TEAM_PREFIX + team.name)
-        session.agent, session.stop_reason = TEAM_PREFIX + team.name, None
-        user = await self.store.append_message(session.id, Role.USER, prompt, MessageStatus.COMPLETE)
-        turn_id = self._next_turn_id()
-        events: asyncio.Queue[AgentEvent] = asyncio.Queue()
-        run = TeamRun(
-            team, catalog, self._services, session.id, events.put_nowait, turn_id,
-            budget=self.budget, system_prompt=self.system_prompt, roster=self.roster, delegation=self.delegation,
-        )  # fmt: skip
-        yield TurnStarted(session.id, user.id, prompt, turn_id=turn_id)
-        self._job = job = TeamJob(run)
-        await self._start_commander()
-        await self._commander.put_job(job, parent=self._commander)
-        try:
-            async for event in team_events(events, turn_id):
-                yield event
-        finally:
-            self._job = None
-            if not run.finished:
-                job.cancel()
-                await job.wait()
-            session.stop_reason = run.stop_reason
-            await self._reload_conversation(session)  # the next prompt's model sees the team's messages
 
     def _next_turn_id(self) -> str:
         return f"turn-{next(self._turn_ids)}"
