@@ -10,10 +10,8 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from tests.fixtures.offline import strict_scenario
 from tests.ui.helpers import chat, chat_ready, send, wait_until
-from tests.ui.sessions_stack import RealStack
-from tui_agent.offline.server import BackgroundServer
+from tests.ui.sessions_stack import RealStack, stack_serving
 from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
 
 SnapCompare = Callable[..., bool]
@@ -22,12 +20,7 @@ SIZE = (110, 34)
 
 @pytest.fixture
 def stack(tmp_path: Path) -> Iterator[RealStack]:
-    server = BackgroundServer(strict_scenario({"replies": [], "then": "default"}))
-    server.start()
-    try:
-        yield RealStack(tmp_path / "history.db", server)
-    finally:
-        server.stop()
+    yield from stack_serving(tmp_path, {"replies": [], "then": "default"})
 
 
 async def edit_newest_prompt(pilot: Pilot[None], text: str) -> None:

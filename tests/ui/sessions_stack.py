@@ -92,15 +92,17 @@ async def stored(db: Path, session_id: str | None = None) -> tuple[list[Session]
         await store.close()
 
 
+def stack_serving(tmp_path: Path, scenario: object = None) -> Iterator[RealStack]:
+    """A history file in `tmp_path` and a strict offline model playing `scenario` (None: its default
+    behaviour), for a fixture to `yield from`."""
+    with BackgroundServer(strict_scenario(scenario)) as server:
+        yield RealStack(tmp_path / "history.db", server)
+
+
 @contextmanager
 def real_stack(tmp_path: Path, reply: str) -> Iterator[RealStack]:
     """A history file in `tmp_path` and a model server that answers every prompt with `reply`."""
-    server = BackgroundServer(strict_scenario({"replies": [{"text": reply}], "then": "repeat_last"}))
-    server.start()
-    try:
-        yield RealStack(tmp_path / "history.db", server)
-    finally:
-        server.stop()
+    yield from stack_serving(tmp_path, {"replies": [{"text": reply}], "then": "repeat_last"})
 
 
 @dataclass

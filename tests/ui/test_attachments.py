@@ -18,12 +18,10 @@ import pytest
 from textual import events
 from textual.pilot import Pilot
 
-from tests.fixtures.offline import strict_scenario
 from tests.ui.helpers import chat, chat_ready, wait_until
-from tests.ui.sessions_stack import RealStack
+from tests.ui.sessions_stack import RealStack, stack_serving
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.agent.turn import IMAGES_REFUSED
-from tui_agent.offline.server import BackgroundServer
 from tui_agent.ui.screens.attach_paste import AttachPasteScreen
 from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.attachment_chips import AttachmentChips
@@ -60,23 +58,14 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def stack_for(tmp_path: Path, **scenario: Any) -> Iterator[RealStack]:
-    server = BackgroundServer(strict_scenario(scenario))
-    server.start()
-    try:
-        yield RealStack(tmp_path / "history.db", server)
-    finally:
-        server.stop()
-
-
 @pytest.fixture
 def stack(tmp_path: Path) -> Iterator[RealStack]:
-    yield from stack_for(tmp_path)
+    yield from stack_serving(tmp_path)
 
 
 @pytest.fixture
 def text_only(tmp_path: Path) -> Iterator[RealStack]:
-    yield from stack_for(tmp_path, text_only=True)
+    yield from stack_serving(tmp_path, {"text_only": True})
 
 
 async def pick(pilot: Pilot[None], query: str) -> None:

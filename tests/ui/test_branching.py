@@ -12,12 +12,10 @@ import pytest
 from textual import events
 from textual.pilot import Pilot
 
-from tests.fixtures.offline import strict_scenario
 from tests.ui.helpers import chat, send, showing, wait_until
-from tests.ui.sessions_stack import RealStack, Turn, seed
+from tests.ui.sessions_stack import RealStack, Turn, seed, stack_serving
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.history.store import HistoryStore
-from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import Role
 from tui_agent.ui.clipboard import clipboard_command
 from tui_agent.ui.screens.chat import ChatScreen
@@ -30,12 +28,7 @@ WEATHER = "What's the weather in Paris?"
 
 @pytest.fixture
 def stack(tmp_path: Path) -> Iterator[RealStack]:
-    server = BackgroundServer(strict_scenario({"replies": [], "then": "default"}))
-    server.start()
-    try:
-        yield RealStack(tmp_path / "history.db", server)
-    finally:
-        server.stop()
+    yield from stack_serving(tmp_path, {"replies": [], "then": "default"})
 
 
 def selected(screen: ChatScreen) -> object:

@@ -12,14 +12,12 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.fixtures.offline import strict_scenario
 from tests.ui.helpers import chat, send, wait_until
-from tests.ui.sessions_stack import RealStack
+from tests.ui.sessions_stack import RealStack, stack_serving
 from tests.ui.test_branching import SIZE, marked, panels
 from tui_agent.agent.turn import CONTINUE_PROMPT
 from tui_agent.history.models import Message
 from tui_agent.history.store import HistoryStore
-from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus, Role
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.widgets.messages import AssistantMessage, MessageMarker
@@ -30,23 +28,14 @@ RETRY = [BROKEN, {"text": "Let me look.", "tool_calls": [LYON]}, {"text": "Sunny
 CONTINUE = [{"text": "Cut at the", "finish_reason": "length"}, {"text": " token limit."}, {"text": "Next."}]
 
 
-def scripted_stack(tmp_path: Path, replies: list[dict[str, Any]]) -> Iterator[RealStack]:
-    server = BackgroundServer(strict_scenario({"replies": replies}))
-    server.start()
-    try:
-        yield RealStack(tmp_path / "history.db", server)
-    finally:
-        server.stop()
-
-
 @pytest.fixture
 def retry_stack(tmp_path: Path) -> Iterator[RealStack]:
-    yield from scripted_stack(tmp_path, RETRY)
+    yield from stack_serving(tmp_path, {"replies": RETRY})
 
 
 @pytest.fixture
 def continue_stack(tmp_path: Path) -> Iterator[RealStack]:
-    yield from scripted_stack(tmp_path, CONTINUE)
+    yield from stack_serving(tmp_path, {"replies": CONTINUE})
 
 
 def replies(screen: ChatScreen) -> list[AssistantMessage]:

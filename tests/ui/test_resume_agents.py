@@ -12,12 +12,10 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
-from tests.fixtures.offline import strict_scenario
 from tests.ui.helpers import chat, send, wait_until
-from tests.ui.sessions_stack import RealStack
+from tests.ui.sessions_stack import RealStack, stack_serving
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.history.models import Message
-from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus, Role, ToolStatus
 from tui_agent.tool_call import ToolCall
 from tui_agent.ui.screens.chat import ChatScreen
@@ -28,12 +26,7 @@ from tui_agent.ui.widgets.messages import AssistantMessage, SystemLine
 
 @pytest.fixture
 def stack(tmp_path: Path) -> Iterator[RealStack]:
-    server = BackgroundServer(strict_scenario())  # the default behaviour: delegation and the team play along
-    server.start()
-    try:
-        yield RealStack(tmp_path / "history.db", server)
-    finally:
-        server.stop()
+    yield from stack_serving(tmp_path)  # the default behaviour: delegation and the team play along
 
 
 def tokens(pilot: Pilot[None]) -> tuple[int, int]:

@@ -9,23 +9,16 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from tests.fixtures.offline import strict_scenario
 from tests.ui.helpers import chat, send, wait_until
-from tests.ui.sessions_stack import RealStack
+from tests.ui.sessions_stack import RealStack, stack_serving
 from tui_agent.agent.resume import ResumeRequest
-from tui_agent.offline.server import BackgroundServer
 from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.messages import AgentLabel, SystemLine, agent_colour
 
 
 @pytest.fixture
 def stack(tmp_path: Path) -> Iterator[RealStack]:
-    server = BackgroundServer(strict_scenario())  # the default behaviour: the writer and the critic play along
-    server.start()
-    try:
-        yield RealStack(tmp_path / "history.db", server)
-    finally:
-        server.stop()
+    yield from stack_serving(tmp_path)  # the default behaviour: the writer and the critic play along
 
 
 def labels(pilot: Pilot[None]) -> list[str]:
