@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tui_agent.ui.widgets.prompt import PromptInput
+
 if TYPE_CHECKING:
     from textual.widget import Widget
 
@@ -42,10 +44,11 @@ class LaterWidgets:
                 MessageCursor(id="message-cursor"),
                 HoverBar(id="hover-bar"),
             )
-            above_prompt: list[Widget] = [chips, cursor]
-            self.screen.mount(*above_prompt, before=self.screen.prompt_input)
-            self.screen.mount(bar)
             self._widgets = (chips, cursor, bar)
+            if prompt := self.screen.query(PromptInput):  # none once the screen is retired (emptied): nothing to mount
+                above_prompt: list[Widget] = [chips, cursor]
+                self.screen.mount(*above_prompt, before=prompt.first())
+                self.screen.mount(bar)
         return self._widgets
 
     @property
