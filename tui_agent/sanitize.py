@@ -31,7 +31,7 @@ _SPECIAL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud
 embeddings/overrides/isolates and lone surrogates."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_INVISIBLE = re.compile(
+_INVISIBLE = (  # a pattern `re` compiles (and caches) when `reveal` first runs, not before the first frame
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160"
     "\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb"
     "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
@@ -185,7 +185,7 @@ def reveal(text: str) -> str:
     """`text` with every control and invisible format character (newline and tab excepted) shown as
     `⟨U+XXXX⟩`, so nothing in it acts on the terminal or hides what is there; lone surrogates become U+FFFD."""
     text = replace_surrogates(text)
-    return _INVISIBLE.sub(_code_point, text) if _INVISIBLE.search(text) else text
+    return re.sub(_INVISIBLE, _code_point, text) if re.search(_INVISIBLE, text) else text
 
 
 def _code_point(match: re.Match[str]) -> str:
@@ -196,7 +196,7 @@ def escape_for_terminal(json_text: str) -> str:
     """JSON text with every control and invisible character (see `reveal`) written as a `\\uXXXX` escape: the
     same JSON value, safe to print. Outside strings JSON has only spaces and newlines, which stay."""
     json_text = replace_surrogates(json_text)
-    return _INVISIBLE.sub(_json_escape, json_text) if _INVISIBLE.search(json_text) else json_text
+    return re.sub(_INVISIBLE, _json_escape, json_text) if re.search(_INVISIBLE, json_text) else json_text
 
 
 def _json_escape(match: re.Match[str]) -> str:

@@ -69,8 +69,10 @@ async def task_tree(pilot: Pilot[None]) -> TaskTree:
 
 
 async def chat_ready(pilot: Pilot[None]) -> ChatScreen:
-    """The chat screen once its prompt takes keys (the snapshot plugin's pilot starts before it has mounted)."""
+    """The chat screen once its prompt takes keys (the snapshot plugin's pilot starts before it has mounted) and
+    the widgets that join after the first frame are in (the message cursor, hover bar, attachment strip)."""
     await wait_until(pilot, lambda: isinstance(pilot.app.focused, PromptInput), "the prompt focused")
+    await wait_until(pilot, lambda: chat(pilot).later.mounted, "the after-first-frame widgets")
     return chat(pilot)
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.color import Color
+from textual.css.stylesheet import Stylesheet
 
-from tests.ui.helpers import make_app, wait_until
+from tests.ui.helpers import chat_ready, make_app, wait_until
 from tui_agent import paths
 from tui_agent.testing.scripted import ScriptedBackend
 from tui_agent.ui.app import TuiAgentApp
@@ -62,6 +64,27 @@ async def test_app_uses_default_theme_and_reports_bad_user_themes_in_one_notific
         assert "mine" in app.available_themes
         [notice] = [n.message for n in notifications(app)]
         assert "broken.toml" in notice and "wrong.toml" in notice
+        assert app.theme_variables["tool-running"] == "#e0af68"
+
+
+async def test_the_app_starts_in_its_theme_with_one_parse_of_the_css(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual's theme watcher re-parses every stylesheet source and restyles every node; set before the app
+    runs, the theme needs none of that, and the re-parse fell inside the first frame (bench/startup.py)."""
+    reparses: list[Stylesheet] = []
+    real_reparse = Stylesheet.reparse
+
+    def counted(stylesheet: Stylesheet) -> None:
+        reparses.append(stylesheet)
+        real_reparse(stylesheet)
+
+    monkeypatch.setattr(Stylesheet, "reparse", counted)
+    app, _ = make_app()
+    async with app.run_test() as pilot:
+        screen = await chat_ready(pilot)
+        await wait_until(pilot, lambda: "tui-agent-light" in app.available_themes, "every theme read")
+        assert reparses == []
+        assert app.theme == DEFAULT_THEME and app.has_class(f"-theme-{DEFAULT_THEME}", "-dark-mode")
+        assert screen.styles.background == Color.parse(app.current_theme.background or "")  # its colours drawn
         assert app.theme_variables["tool-running"] == "#e0af68"
 
 

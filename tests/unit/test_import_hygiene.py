@@ -46,8 +46,19 @@ AFTER_PAINT_MODULES = (
     "tui_agent.ui.screens.approval",
     "tui_agent.ui.widgets.messages",
     "tui_agent.ui.widgets.markdown_view",
+    "tui_agent.ui.widgets.message_cursor",
+    "tui_agent.ui.widgets.hover_bar",
+    "tui_agent.ui.widgets.attachment_chips",
+    "tui_agent.ui.widgets.welcome",
+    "tui_agent.ui.widgets.pasted_path",
+    "tui_agent.ui.branches",
+    "tui_agent.ui.code_blocks",
+    "tui_agent.ui.clipboard",
+    "tui_agent.ui.screens.mcp",
+    "tui_agent.prices",
 )
-"""Ours, loaded when first used: each is a few milliseconds of dataclasses or widget classes."""
+"""Ours, loaded when first used: each is a few milliseconds of dataclasses or widget classes (the message
+cursor, hover bar and attachment strip join the chat screen after the first frame: `LaterWidgets`)."""
 
 
 def test_first_frame_does_not_import_the_engine() -> None:

@@ -28,7 +28,6 @@ from tui_agent.sanitize import sanitize
 from tui_agent.terminal import OutputLog
 from tui_agent.ui.engine import EngineBuild, EngineSlot
 from tui_agent.ui.screens.chat import ChatScreen
-from tui_agent.ui.screens.mcp import McpScreen
 from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, ThemeStart
 from tui_agent.ui.turn_notice import TurnNotice
 from tui_agent.ui.widgets.prompt import AttachLimits
@@ -300,6 +299,8 @@ class TuiAgentApp(App[None]):
                 "(see the README), or wait a moment if tui-agent is still starting."
             )
             return
+        from tui_agent.ui.screens.mcp import McpScreen  # after-paint: the MCP screen's widgets
+
         self.push_screen(McpScreen(servers))
 
     def action_help(self) -> None:

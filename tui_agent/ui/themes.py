@@ -133,9 +133,27 @@ def problems_notice(problems: list[str]) -> str:
     return "Skipped theme files that could not be loaded:\n" + "\n".join(f"• {problem}" for problem in problems)
 
 
+def start_in(app: App[Any], name: str) -> None:
+    """Set the theme of an app that is not running yet, as `app.theme = name` would, without the stylesheet
+    re-parse Textual's theme watcher queues for the app's first turn: before the app runs there is no CSS to
+    parse again, and that re-parse (the app's and every widget's CSS a second time, then every node restyled)
+    landed in the first frame (~2 ms, bench/startup.py). A theme of the other brightness, or an app already
+    running, goes through Textual's watcher: its ANSI colour mapping has to change too."""
+    theme = app.get_theme(name)
+    if theme is None or app.is_running or theme.dark != app.current_theme.dark:
+        app.theme = name
+        return
+    app.set_reactive(App.theme, name)
+    for old in [cls for cls in app.classes if cls.startswith("-theme-")]:
+        app.set_class(False, old, update=False)
+    app.set_class(True, f"-theme-{name}", update=False)  # what the watcher adds, for CSS keyed on the theme
+    app.stylesheet.set_variables(app.get_css_variables())  # read when the stylesheet is first parsed
+
+
 class ThemeStart:
     """Registers an app's themes: the wanted one before the first frame (its own file, when its name gives
-    it away), every file once the frame is out (`finish`; ~6 ms), for the theme picker."""
+    it away; started in by `start_in`), every file once the frame is out (`finish`; ~6 ms), for the theme
+    picker."""
 
     def __init__(self, app: App[Any], extra_dirs: Iterable[Path] = ()) -> None:
         self.app = app
@@ -152,7 +170,7 @@ class ThemeStart:
         if wanted not in self.app.available_themes:
             notices.append(f"There is no theme called {wanted!r}; using {DEFAULT_THEME}.")
             wanted = DEFAULT_THEME if DEFAULT_THEME in self.app.available_themes else "textual-dark"
-        self.app.theme = wanted
+        start_in(self.app, wanted)
         return notices
 
     def _register_named(self, name: str) -> bool:

@@ -9,6 +9,7 @@ Until the engine is built the status bar shows what boot read.
 A prompt sent while a turn runs waits in `QueuedPrompts` above the prompt and is sent when the turn ends.
 Ctrl+Up selects a message (`MessageCursor`, or the `HoverBar` under the pointer) to edit, regenerate, copy,
 fork or switch version; `Branches` sends those through the port and keeps the log and tool column in step.
+The cursor, the hover bar, the attachment strip and the welcome join after the first frame (`LaterWidgets`).
 """
 
 from __future__ import annotations
@@ -30,23 +31,18 @@ from tui_agent.agent.endpoint import OFFLINE_LABEL
 from tui_agent.agent.port import ChatBackend
 from tui_agent.errors import EngineUnavailableError, user_message
 from tui_agent.status import MessageStatus, TurnEndReason
-from tui_agent.ui.branches import Branches
 from tui_agent.ui.compaction import compact_then_send
 from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
+from tui_agent.ui.screens.chat_later import LaterWidgets
 from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.team_stop import stop_line
 from tui_agent.ui.textual_private import ToastRack, write_to_terminal
-from tui_agent.ui.widgets.attachment_chips import AttachmentChips
-from tui_agent.ui.widgets.branch_mark import BranchMarked
 from tui_agent.ui.widgets.chat_log import ChatLog
-from tui_agent.ui.widgets.hover_bar import HoverBar
-from tui_agent.ui.widgets.message_cursor import MessageCursor
 from tui_agent.ui.widgets.prompt import AttachLimits, PromptInput
 from tui_agent.ui.widgets.queued import QueuedPrompts
 from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanel, ToolPanels
-from tui_agent.ui.widgets.welcome import KeyHint, Welcome
 
 EVENT_SLICE = 0.004
 """Seconds of a turn's events shown in a row before the loop takes its other work (keys, frames)."""
@@ -64,7 +60,12 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from tui_agent.agent.tree import Unsubscribe
     from tui_agent.history.attachments import Attachment
     from tui_agent.tool_call import Decision
+    from tui_agent.ui.branches import Branches
+    from tui_agent.ui.widgets.attachment_chips import AttachmentChips
+    from tui_agent.ui.widgets.branch_mark import BranchMarked
+    from tui_agent.ui.widgets.message_cursor import MessageCursor
     from tui_agent.ui.widgets.task_tree import TaskTree
+    from tui_agent.ui.widgets.welcome import Welcome
 
     TurnOf = Callable[[ChatBackend], AsyncIterator[AgentEvent]]
     """Starts a turn (send, retry, continue) on the backend."""
@@ -130,19 +131,23 @@ class ChatScreen(ReportingScreen[None]):
         self._task_tree_mount: AwaitMount | None = None
         self._task_tree: TaskTree | None = None
         self._stop_watching_unsaved: Unsubscribe = lambda: None
-        self.branches = Branches(self)
-        """The conversation tree: `‹2/3›` marks, edit, regenerate, switch branch, fork."""
+        self.later = LaterWidgets(self)
+        """The message cursor, the hover bar and the attachment strip (mounted after the first frame)."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
             yield ChatLog(id="chat-log", reasoning=self._reasoning)
             yield ToolPanels(clock=self._clock, id="tool-panels")
         yield QueuedPrompts(id="queued")
-        yield AttachmentChips(id="attachments")
-        yield MessageCursor(id="message-cursor")
         yield PromptInput(id="prompt", cursor_blink=self._cursor_blink, attach_limits=self._attach_limits)
         yield StatusBar(id="status")
-        yield HoverBar(id="hover-bar")
+
+    @cached_property
+    def branches(self) -> Branches:
+        """The conversation tree: `‹2/3›` marks, edit, regenerate, switch branch, fork (loaded when first used)."""
+        from tui_agent.ui.branches import Branches
+
+        return Branches(self)
 
     @property
     def turn_lock(self) -> asyncio.Lock:
@@ -177,6 +182,8 @@ class ChatScreen(ReportingScreen[None]):
         return self.query_one(StatusBar)
 
     def _welcome(self) -> Welcome:
+        from tui_agent.ui.widgets.welcome import KeyHint, Welcome
+
         app_bindings = type(self.app).BINDINGS
         keys = [KeyHint("enter", "send; shift+enter or ctrl+j for a new line")]
         keys += [
@@ -201,7 +208,7 @@ class ChatScreen(ReportingScreen[None]):
 
     @property
     def message_cursor(self) -> MessageCursor:
-        return self.query_one(MessageCursor)
+        return self.later.message_cursor
 
     def action_select_message(self) -> None:
         """Ctrl+Up: select the newest message (then up/down, e, r, c, y, f, left/right; Esc back)."""
@@ -212,20 +219,24 @@ class ChatScreen(ReportingScreen[None]):
 
     def on_enter(self, event: Enter) -> None:
         """The pointer moved onto something: over a message, its hover bar of actions."""
-        self.query_one(HoverBar).hover(event.node)
+        self.later.hover_bar.hover(event.node)
 
     def on_mount(self) -> None:
-        if self.engine.early_page is None:  # a resumed session's page is on its way: no welcome to flash before it
-            # after the first frame: laying out the welcome made the first frame ~5% slower
-            self.call_after_refresh(lambda: self.chat_log.show_welcome(self._welcome()))
+        self.call_after_refresh(self._after_first_frame)
         self.history: HistoryView = attach_history(
             self, self.engine, self.chat_log, self.tool_panels, on_loaded=self._show_loaded_session
         )
-        self.watch(self.chat_log, "scroll_y", lambda: self.query_one(HoverBar).hide(), init=False)
+        self.watch(self.chat_log, "scroll_y", self.later.hide_hover_bar, init=False)
         self._show_status()
         if team := getattr(self.app, "team", None):  # `--team NAME`
             self.notify(f"Your prompts go to team {team} (Ctrl+P, Run a team: another, or none).")
         self.run_worker(self._connect(), group="engine", exit_on_error=False, description="connect to the engine")
+
+    def _after_first_frame(self) -> None:
+        self.later.mount()
+        if self.engine.early_page is None:  # a resumed session's page is on its way: no welcome to flash before it
+            # after the first frame: laying out the welcome made the first frame ~5% slower
+            self.chat_log.show_welcome(self._welcome())
 
     async def _connect(self) -> None:
         with contextlib.suppress(EngineUnavailableError):  # the app's build worker reports it
@@ -347,7 +358,7 @@ class ChatScreen(ReportingScreen[None]):
             self._start_turn(event.text, event.attachments)
 
     def on_prompt_input_attachments_changed(self, event: PromptInput.AttachmentsChanged) -> None:
-        self.query_one(AttachmentChips).show(event.refs)
+        self.later.attachment_chips.show(event.refs)
 
     def on_attachment_chips_removed(self, event: AttachmentChips.Removed) -> None:
         self.prompt_input.remove_attachment(event.index)

@@ -25,8 +25,6 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
 
-from tui_agent.ui.widgets.pasted_path import image_path_in
-
 if TYPE_CHECKING:  # attachments load with the first one, not before the first frame
     from tui_agent.history.attachments import Attachment, AttachmentRef
     from tui_agent.history.prompts import PromptHistory
@@ -120,6 +118,8 @@ class PromptInput(TextArea):
         long one goes in as a chip; anything else is left to TextArea (it inserts the text)."""
         if self.read_only:
             return
+        from tui_agent.ui.widgets.pasted_path import image_path_in  # with the first paste, not the first frame
+
         if (image := image_path_in(event.text)) is not None:
             self._consume(event)
             self.attach_path(str(image))

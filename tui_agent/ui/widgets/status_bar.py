@@ -20,7 +20,6 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
-from tui_agent.prices import format_cost, format_tokens
 from tui_agent.sanitize import sanitize
 
 if TYPE_CHECKING:  # events load with the engine, after the first paint
@@ -165,6 +164,8 @@ class StatusBar(Static):
         meter = self.meter
         if meter is None or meter.session_cost is None and meter.last_cost is None:
             return ""
+        from tui_agent.prices import format_cost  # with the engine's meter: not before the first frame
+
         last = "" if meter.last_cost is None else f" · {format_cost(meter.last_cost)} last"
         session = "" if meter.session_cost is None else f" · {format_cost(meter.session_cost)} session"
         return last + session
@@ -175,6 +176,8 @@ class StatusBar(Static):
         meter = self.meter
         if meter is None or not meter.context_tokens:
             return []
+        from tui_agent.prices import format_tokens  # with the engine's meter: not before the first frame
+
         tokens = ("~" if meter.context_estimated else "") + format_tokens(meter.context_tokens)
         share = meter.context_share
         if share is None or meter.context_window is None:
