@@ -1,10 +1,8 @@
 """Provides `ChatScreen`: the conversation (left), tool panels (right), prompt and status line (bottom).
 
 It sends intents to the engine's `ChatBackend` (send, cancel, retry and continue the last reply), awaited
-from the app's `EngineSlot`, and renders the `AgentEvent`s a turn yields, in a worker; it knows nothing of
-the agent beyond those events. An `ApprovalRequested` event is answered with the approval modal; tool-call
-events also go to the task tree. A sub-agent's events (`SubAgentEvent`) go to its call's panel, its tool
-calls to the task tree too, and its questions to the approval modal, which names the agent asking.
+from the app's `EngineSlot`, and shows the `AgentEvent`s a turn yields, in a worker (`TurnView` puts each
+where it goes); it knows nothing of the agent beyond those events.
 Until the engine is built the status bar shows what boot read.
 A prompt sent while a turn runs waits in `QueuedPrompts` above the prompt and is sent when the turn ends.
 Ctrl+Up selects a message (`MessageCursor`, or the `HoverBar` under the pointer) to edit, regenerate, copy,
@@ -19,7 +17,7 @@ import contextlib
 import gc
 import time
 from functools import cached_property
-from typing import TYPE_CHECKING, assert_never
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -30,14 +28,13 @@ from textual.widget import AwaitMount
 from tui_agent.agent.endpoint import OFFLINE_LABEL
 from tui_agent.agent.port import ChatBackend
 from tui_agent.errors import EngineUnavailableError, user_message
-from tui_agent.status import MessageStatus, TurnEndReason
+from tui_agent.status import TurnEndReason
 from tui_agent.ui.compaction import compact_then_send
 from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.screens.chat_later import LaterWidgets
-from tui_agent.ui.screens.reporting import ReportingScreen
-from tui_agent.ui.team_stop import stop_line
-from tui_agent.ui.textual_private import ToastRack, write_to_terminal
+from tui_agent.ui.screens.turn_view import TurnView
+from tui_agent.ui.textual_private import ToastRack
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.prompt import AttachLimits, PromptInput
 from tui_agent.ui.widgets.queued import QueuedPrompts
@@ -52,14 +49,10 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
 
     from tui_agent.agent.events import (
         AgentEvent,
-        ApprovalRequested,
         AssistantMessageFinished,
-        SubAgentEvent,
-        TurnFinished,
     )
     from tui_agent.agent.tree import Unsubscribe
     from tui_agent.history.attachments import Attachment
-    from tui_agent.tool_call import Decision
     from tui_agent.ui.branches import Branches
     from tui_agent.ui.widgets.attachment_chips import AttachmentChips
     from tui_agent.ui.widgets.branch_mark import BranchMarked
@@ -69,10 +62,9 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
 
     TurnOf = Callable[[ChatBackend], AsyncIterator[AgentEvent]]
     """Starts a turn (send, retry, continue) on the backend."""
-TURN_END_TITLES = {TurnEndReason.BUDGET: "Stopped: budget reached", TurnEndReason.ERROR: "Error"}
 
 
-class ChatScreen(ReportingScreen[None]):
+class ChatScreen(TurnView):
     """The main screen."""
 
     AUTO_FOCUS = "#prompt"  # focused as the screen mounts: no focus moves (and restyles) before the first frame
@@ -446,28 +438,6 @@ class ChatScreen(ReportingScreen[None]):
         self.tool_panels.interrupt_open()
         self._set_busy(False)
 
-    def ask_approval(self, request: ApprovalRequested, agent: str | None = None) -> None:
-        """Show the approval modal; the choice answers the turn's question (Esc in it: deny). A turn that ends
-        first (cancelled) cancels the question, which takes the modal away. `agent`: the sub-agent asking."""
-        from tui_agent.tool_call import Decision
-        from tui_agent.ui.screens.approval import ApprovalScreen
-
-        answer = request.answer
-        if answer.done():
-            return
-        modal = ApprovalScreen(request.call, agent=agent)
-
-        def decided(decision: Decision | None) -> None:
-            if not answer.done():
-                answer.set_result(decision or Decision.DENY)
-
-        def withdrawn(future: asyncio.Future[Decision]) -> None:
-            if future.cancelled() and self.app.screen is modal:
-                self.app.pop_screen()
-
-        self.app.push_screen(modal, callback=decided)
-        answer.add_done_callback(withdrawn)
-
     # -- the turn -----------------------------------------------------------------------------------
     async def _turn_events(self, turn: TurnOf) -> AsyncIterator[AgentEvent]:
         """The turn's events once the engine is there; a failed build ends the turn with its sentence."""
@@ -517,92 +487,6 @@ class ChatScreen(ReportingScreen[None]):
         model is given back only then; the line said that model until the next turn)."""
         if self.is_attached and self.query(StatusBar):  # a screen retired meanwhile has no status line
             self._show_status()
-
-    def render_event(self, event: AgentEvent) -> None:
-        """Show one event from the turn."""
-        from tui_agent.agent import events  # loaded by the engine before any event exists
-
-        log = self.chat_log
-        if self._waiting and not isinstance(event, events.ReplyWaiting | events.UsageUpdated):
-            self._waiting = False  # the reply began (or ended): "replying" again
-            self.status_bar.set_waiting(None)
-        match event:  # a kind left out fails mypy (`assert_never`)
-            case events.AssistantTextDelta():
-                log.append(event.message_id, event.text)
-            case events.AssistantPartDelta():
-                log.append_part(event.message_id, event.kind, event.text)
-            case events.ToolCallUpdated():
-                self.tool_panels.update_call(event.call)
-                if self._task_tree is not None:
-                    self._task_tree.follow_call(event.call)
-            case events.ApprovalRequested():
-                self.ask_approval(event)
-            case events.ReplyWaiting():
-                self._waiting = True
-                self.status_bar.set_waiting(event)
-            case events.AssistantMessageStarted():
-                log.start_assistant(event.message_id, event.text, event.agent, event.continues)
-                if event.continues is not None:
-                    self.branches.sibling_made()
-            case events.AssistantMessageFinished():
-                self._last_finished = event
-                log.finish(event.message_id, event.status, event.error)
-            case events.ReplyReplaced():
-                log.mark_replaced(event.message_id)
-                self.branches.sibling_made()
-            case events.UsageUpdated():
-                self.status_bar.set_usage(event.prompt_tokens, event.completion_tokens)
-                if self.backend is not None:
-                    self.status_bar.set_meter(self.backend.meter)
-            case events.TurnStarted():
-                self.branches.turn_started(event.user_message_id)
-                self._show_status()
-            case events.TurnFinished():
-                self._turn_finished(event)
-            case events.SubAgentEvent():
-                self._render_sub_agent(event)
-            case events.TeamStopped():
-                log.add_system(stop_line(event.team, event.reason, event.rounds))
-            case _:
-                assert_never(event)
-
-    def _render_sub_agent(self, event: SubAgentEvent) -> None:
-        """A sub-agent's event: shown in its call's panel; its tool calls in the task tree, its questions asked."""
-        from tui_agent.agent import events
-        from tui_agent.ui.widgets.sub_agent import innermost
-
-        self.tool_panels.follow_sub_agent(event)
-        agents, inner = innermost(event)
-        if isinstance(inner, events.ToolCallUpdated) and self._task_tree is not None:
-            self._task_tree.follow_call(inner.call)
-        elif isinstance(inner, events.ApprovalRequested):
-            self.ask_approval(inner, agent=" → ".join(agents))
-
-    def _turn_finished(self, event: TurnFinished) -> None:
-        self.chat_log.close_open()  # a message the backend never closed is not left "streaming"
-        if event.reason in TURN_END_TITLES:
-            reason = "The reply stopped at the turn's budget." if event.reason is TurnEndReason.BUDGET else ""
-            self.chat_log.add_error(event.error or reason or "The reply failed.", title=TURN_END_TITLES[event.reason])
-        self._offer_redo()
-        self._show_status()
-        self.branches.turn_ended()
-        self._ring_if_away(event)
-
-    def _ring_if_away(self, event: TurnFinished) -> None:
-        """A long turn ended while the person is in another window: the terminal rings (`[ui] notify`)."""
-        what = "reply ready" if event.reason is TurnEndReason.DONE else f"reply ended ({event.reason.value})"
-        notice = getattr(self.app, "turn_notice", None)
-        took = self._clock() - self._turn_began
-        if notice is not None and (sequence := notice.sequence_for(took, self.app.app_focus, what)):
-            write_to_terminal(self.app, sequence)
-
-    def _offer_redo(self) -> None:
-        """Under a reply that failed or was cut off: retry it, or continue it when it has text."""
-        ended = self._last_finished
-        if ended is None or ended.status not in (MessageStatus.FAILED, MessageStatus.INTERRUPTED):
-            return
-        reply = self.chat_log.assistant(ended.message_id)
-        self.chat_log.show_actions(can_continue=reply is not None and bool(reply.text.strip()))
 
 
 def _finishes(event: AgentEvent) -> bool:

@@ -1,0 +1,171 @@
+"""Provides `TurnView`: how the chat screen shows a turn's events as they come.
+
+`render_event` takes each `AgentEvent` to its place: text and parts to the chat log, tool calls to the tool
+column and the task tree, questions to the approval modal (`ask_approval`; a sub-agent's names the agent),
+usage and waits to the status line. At the turn's end it shows why a turn stopped short, offers retry or
+continue under a reply that failed or was cut off, and rings when a long turn ends while the person is away.
+`ChatScreen` builds on it and runs the turns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, assert_never
+
+from tui_agent.status import MessageStatus, TurnEndReason
+from tui_agent.ui.screens.reporting import ReportingScreen
+from tui_agent.ui.team_stop import stop_line
+from tui_agent.ui.textual_private import write_to_terminal
+
+if TYPE_CHECKING:  # the events load with the engine, after the first paint
+    from tui_agent.agent.events import (
+        AgentEvent,
+        ApprovalRequested,
+        AssistantMessageFinished,
+        SubAgentEvent,
+        TurnFinished,
+    )
+    from tui_agent.agent.port import ChatBackend
+    from tui_agent.tool_call import Decision
+    from tui_agent.ui.branches import Branches
+    from tui_agent.ui.widgets.chat_log import ChatLog
+    from tui_agent.ui.widgets.status_bar import StatusBar
+    from tui_agent.ui.widgets.task_tree import TaskTree
+    from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
+
+TURN_END_TITLES = {TurnEndReason.BUDGET: "Stopped: budget reached", TurnEndReason.ERROR: "Error"}
+
+
+class TurnView(ReportingScreen[None]):
+    """The chat screen's showing of events (`ChatScreen` provides what is declared here)."""
+
+    backend: ChatBackend | None
+    _clock: Clock
+    _waiting: bool
+    _turn_began: float
+    _last_finished: AssistantMessageFinished | None
+    _task_tree: TaskTree | None
+
+    if TYPE_CHECKING:
+
+        @property
+        def chat_log(self) -> ChatLog: ...
+
+        @property
+        def tool_panels(self) -> ToolPanels: ...
+
+        @property
+        def status_bar(self) -> StatusBar: ...
+
+        @property
+        def branches(self) -> Branches: ...
+
+        def _show_status(self) -> None: ...
+
+    def ask_approval(self, request: ApprovalRequested, agent: str | None = None) -> None:
+        """Show the approval modal; the choice answers the turn's question (Esc in it: deny). A turn that ends
+        first (cancelled) cancels the question, which takes the modal away. `agent`: the sub-agent asking."""
+        from tui_agent.tool_call import Decision
+        from tui_agent.ui.screens.approval import ApprovalScreen
+
+        answer = request.answer
+        if answer.done():
+            return
+        modal = ApprovalScreen(request.call, agent=agent)
+
+        def decided(decision: Decision | None) -> None:
+            if not answer.done():
+                answer.set_result(decision or Decision.DENY)
+
+        def withdrawn(future: asyncio.Future[Decision]) -> None:
+            if future.cancelled() and self.app.screen is modal:
+                self.app.pop_screen()
+
+        self.app.push_screen(modal, callback=decided)
+        answer.add_done_callback(withdrawn)
+
+    def render_event(self, event: AgentEvent) -> None:
+        """Show one event from the turn."""
+        from tui_agent.agent import events  # loaded by the engine before any event exists
+
+        log = self.chat_log
+        if self._waiting and not isinstance(event, events.ReplyWaiting | events.UsageUpdated):
+            self._waiting = False  # the reply began (or ended): "replying" again
+            self.status_bar.set_waiting(None)
+        match event:  # a kind left out fails mypy (`assert_never`)
+            case events.AssistantTextDelta():
+                log.append(event.message_id, event.text)
+            case events.AssistantPartDelta():
+                log.append_part(event.message_id, event.kind, event.text)
+            case events.ToolCallUpdated():
+                self.tool_panels.update_call(event.call)
+                if self._task_tree is not None:
+                    self._task_tree.follow_call(event.call)
+            case events.ApprovalRequested():
+                self.ask_approval(event)
+            case events.ReplyWaiting():
+                self._waiting = True
+                self.status_bar.set_waiting(event)
+            case events.AssistantMessageStarted():
+                log.start_assistant(event.message_id, event.text, event.agent, event.continues)
+                if event.continues is not None:
+                    self.branches.sibling_made()
+            case events.AssistantMessageFinished():
+                self._last_finished = event
+                log.finish(event.message_id, event.status, event.error)
+            case events.ReplyReplaced():
+                log.mark_replaced(event.message_id)
+                self.branches.sibling_made()
+            case events.UsageUpdated():
+                self.status_bar.set_usage(event.prompt_tokens, event.completion_tokens)
+                if self.backend is not None:
+                    self.status_bar.set_meter(self.backend.meter)
+            case events.TurnStarted():
+                self.branches.turn_started(event.user_message_id)
+                self._show_status()
+            case events.TurnFinished():
+                self._turn_finished(event)
+            case events.SubAgentEvent():
+                self._render_sub_agent(event)
+            case events.TeamStopped():
+                log.add_system(stop_line(event.team, event.reason, event.rounds))
+            case _:
+                assert_never(event)
+
+    def _render_sub_agent(self, event: SubAgentEvent) -> None:
+        """A sub-agent's event: shown in its call's panel; its tool calls in the task tree, its questions asked."""
+        from tui_agent.agent import events
+        from tui_agent.ui.widgets.sub_agent import innermost
+
+        self.tool_panels.follow_sub_agent(event)
+        agents, inner = innermost(event)
+        if isinstance(inner, events.ToolCallUpdated) and self._task_tree is not None:
+            self._task_tree.follow_call(inner.call)
+        elif isinstance(inner, events.ApprovalRequested):
+            self.ask_approval(inner, agent=" → ".join(agents))
+
+    def _turn_finished(self, event: TurnFinished) -> None:
+        self.chat_log.close_open()  # a message the backend never closed is not left "streaming"
+        if event.reason in TURN_END_TITLES:
+            reason = "The reply stopped at the turn's budget." if event.reason is TurnEndReason.BUDGET else ""
+            self.chat_log.add_error(event.error or reason or "The reply failed.", title=TURN_END_TITLES[event.reason])
+        self._offer_redo()
+        self._show_status()
+        self.branches.turn_ended()
+        self._ring_if_away(event)
+
+    def _ring_if_away(self, event: TurnFinished) -> None:
+        """A long turn ended while the person is in another window: the terminal rings (`[ui] notify`)."""
+        what = "reply ready" if event.reason is TurnEndReason.DONE else f"reply ended ({event.reason.value})"
+        notice = getattr(self.app, "turn_notice", None)
+        took = self._clock() - self._turn_began
+        if notice is not None and (sequence := notice.sequence_for(took, self.app.app_focus, what)):
+            write_to_terminal(self.app, sequence)
+
+    def _offer_redo(self) -> None:
+        """Under a reply that failed or was cut off: retry it, or continue it when it has text."""
+        ended = self._last_finished
+        if ended is None or ended.status not in (MessageStatus.FAILED, MessageStatus.INTERRUPTED):
+            return
+        reply = self.chat_log.assistant(ended.message_id)
+        self.chat_log.show_actions(can_continue=reply is not None and bool(reply.text.strip()))
