@@ -20,7 +20,7 @@ from tui_agent.tool_call import ToolCall
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.chat import ChatScreen
-from tui_agent.ui.widgets.chat_log import TRIM_AT
+from tui_agent.ui.widgets.log_window import TRIM_AT
 from tui_agent.ui.widgets.markdown_view import MarkdownView
 from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
 from tui_agent.ui.widgets.prompt import PromptInput

@@ -29,7 +29,7 @@ from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.attach_paste import AttachPasteScreen
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.textual_private import notifications
-from tui_agent.ui.widgets.chat_log import TRIM_AT
+from tui_agent.ui.widgets.log_window import TRIM_AT
 from tui_agent.ui.widgets.messages import ErrorNotice, MessageMarker, UserMessage
 
 REPLY = "# Plan\n\nFirst **bold** step.\n\n```python\nprint('hi')\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"

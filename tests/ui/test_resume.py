@@ -23,7 +23,7 @@ from tui_agent.history.store import HistoryStore
 from tui_agent.status import MessageStatus, Role, ToolStatus
 from tui_agent.ui.history_view import HISTORY_PAGE
 from tui_agent.ui.screens.chat import ChatScreen
-from tui_agent.ui.widgets.chat_log import TRIM_AT_CHARS
+from tui_agent.ui.widgets.log_window import TRIM_AT_CHARS
 from tui_agent.ui.widgets.markdown_view import MarkdownView
 from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, UserMessage
 

@@ -36,6 +36,7 @@ from tui_agent.ui.screens.chat_later import LaterWidgets
 from tui_agent.ui.screens.turn_view import TurnView
 from tui_agent.ui.textual_private import ToastRack
 from tui_agent.ui.widgets.chat_log import ChatLog
+from tui_agent.ui.widgets.log_window import LogWindow
 from tui_agent.ui.widgets.prompt import AttachLimits, PromptInput
 from tui_agent.ui.widgets.queued import QueuedPrompts
 from tui_agent.ui.widgets.status_bar import StatusBar
@@ -274,7 +275,7 @@ class ChatScreen(TurnView):
     def on_tool_panels_toggled(self) -> None:
         self.call_after_refresh(self.fit_toasts)  # the conversation's width changed: toasts stay over it
 
-    def on_chat_log_window_moved(self, event: ChatLog.WindowMoved) -> None:
+    def on_log_window_window_moved(self, event: LogWindow.WindowMoved) -> None:
         self.tool_panels.hide_calls_of(event.let_go)
 
     def on_tool_panel_open_session(self, event: ToolPanel.OpenSession) -> None:
