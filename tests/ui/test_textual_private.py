@@ -4,13 +4,17 @@ fails here, not somewhere in the middle of the suite (or silently, in the produc
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import inspect
 import re
 from pathlib import Path
 from typing import Any
 
+from textual import _time
 from textual.app import App
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import TextArea, Tree
 
@@ -18,9 +22,11 @@ from tests.ui.helpers import SIZE, chat, make_app, wait_until
 from tests.ui.test_keys import ui_classes
 from tui_agent.ui.textual_private import (
     FRAME_UPDATE,
+    TEXTUAL_TIMER_RUN,
     FrameUpdate,
     Toast,
     ToastRack,
+    frames_on_the_next_tick,
     notifications,
     wrap_frame_update,
 )
@@ -100,3 +106,45 @@ def test_no_textual_private_is_reached_from_outside_the_wrapper() -> None:
         found += [f"{path.name}: {m.group(0)}" for m in reached.finditer(text) if m.group(2) in names]
         found += [f"{path.name}: {m.group(0)}" for m in re.finditer(r"\btextual(?:\.\w+)*\._\w+", text)]
     assert not found, f"use tui_agent/ui/textual_private.py instead: {found}"
+
+
+TIMER_RUN_DIGEST = "60c942a84c1a8765"
+"""Digest of Textual's `Timer._run` source as `frames_on_the_next_tick` mirrors it (a release changing it fails)."""
+
+
+def test_the_timer_loop_mirrored_is_textuals_own() -> None:
+    source = inspect.getsource(TEXTUAL_TIMER_RUN)
+    assert hashlib.sha256(source.encode()).hexdigest()[:16] == TIMER_RUN_DIGEST
+
+
+class _Ticks(Timer):
+    """A timer recording each tick (its planned time, when it ran) and pausing after it, as a screen's does."""
+
+    ticks: list[tuple[float, float]]
+
+    async def _tick(self, *, next_timer: float, count: int) -> None:
+        self.ticks.append((next_timer, _time.get_time()))
+        self.pause()
+
+
+async def test_a_timer_resumed_after_a_pause_ticks_again_on_the_next_tick() -> None:
+    frames_on_the_next_tick()
+    interval = 0.05
+    timer = _Ticks(App(), interval, name="frames", skip=True)
+    timer.ticks = []
+    timer._start()
+    try:
+        while not timer.ticks:  # the first tick, then paused
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(4 * interval)  # paused for longer than two ticks
+        timer.resume()  # something changed: a frame at once
+        while len(timer.ticks) < 2:
+            await asyncio.sleep(0.005)
+        timer.resume()  # a key just after that frame
+        while len(timer.ticks) < 3:
+            await asyncio.sleep(0.005)
+    finally:
+        timer.stop()
+    _, painted = timer.ticks[1]
+    planned, _ = timer.ticks[2]
+    assert planned - painted <= interval  # its next tick (Textual's own loop: the one after, up to two ticks on)

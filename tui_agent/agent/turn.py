@@ -35,6 +35,7 @@ from tui_agent.agent.events import (
     UsageUpdated,
 )
 from tui_agent.agent.meter import SessionMeter
+from tui_agent.agent.text_runs import TextRuns
 from tui_agent.history.models import PART_BREAK, Message
 from tui_agent.history.models import Usage as StoredUsage
 from tui_agent.history.saver import StreamingSaver
@@ -148,7 +149,7 @@ class Turn:
         self._breaks: set[str] = set()
         """Kinds whose next piece starts a continuation's own (after `PART_BREAK`)."""
         self._saver: StreamingSaver | None = None
-        self._api_text: list[str] = []
+        self._api_text = TextRuns()
         self._usage = StoredUsage()
         self._turn_completion_tokens = 0
         self._calls: dict[CallKey, ToolCall] = {}
@@ -177,7 +178,7 @@ class Turn:
         self.message_id = message_id
         self._saver = StreamingSaver(self.services.store, message_id, text=text, parts=parts)
         self._breaks = {kind for kind, held in (parts or {}).items() if held}
-        self._api_text, self._usage = [text] if text else [], StoredUsage()
+        self._api_text, self._usage = TextRuns(text), StoredUsage()
         self._continuing, self.finish_reason = text, None
         continues = continuation.of if continuation is not None else None
         self._emit(AssistantMessageStarted(message_id, text, agent=self.agent, continues=continues, turn_id=self.id))
@@ -295,7 +296,7 @@ class Turn:
 
     @property
     def model_text(self) -> str:
-        return "".join(self._api_text)
+        return self._api_text.text
 
     # -- tool calls -----------------------------------------------------------------------------------
     def show_call(self, call: ToolCall) -> None:
@@ -365,8 +366,8 @@ class Turn:
         """Put the response and the answers to its calls (each call's latest value) into the conversation."""
         calls = [self._calls.get(call.key, call) for call in self._unanswered]
         self.reply_text = self.model_text
-        self.conversation.add_assistant(self.model_text, calls)
-        self._unanswered, self._api_text = [], []
+        self.conversation.add_assistant(self.reply_text, calls)
+        self._unanswered, self._api_text = [], TextRuns()
 
     def _save_in_order(self, write: Coroutine[Any, Any, None]) -> None:
         previous = self._writes

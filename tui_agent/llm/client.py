@@ -60,6 +60,10 @@ OPENAI_HOSTS = ("api.openai.com", ".openai.azure.com")
 """Hosts that take `max_completion_tokens` (a suffix when it starts with a dot)."""
 NO_KEY = "no-key-set"
 """Sent when no API key is configured (the openai client insists on one; local servers ignore it)."""
+STREAM_SLICE = 0.004
+"""Seconds of handling payloads that arrived together before the event loop runs its other tasks: a burst of
+hundreds of small payloads (a fast endpoint, or a slow reader) would otherwise hold it for tens of
+milliseconds, and in the app a key or a frame waits for that."""
 
 
 WINDOW_FIELDS = ("context_length", "max_model_len", "context_window", "max_context_length")
@@ -148,11 +152,15 @@ class ChatClient:
             response = opened
             self._check_content_type(response)
             async with contextlib.aclosing(self._read(response, assembler, watchdog)) as batches:
+                slice_end = time.perf_counter() + STREAM_SLICE
                 async for events in batches:
                     watchdog.paused = True  # time the consumer spends on events is not a stall
                     for event in events:
                         yield event
                     watchdog.paused = False
+                    if time.perf_counter() > slice_end:  # payloads read together come without a pause
+                        await asyncio.sleep(0)
+                        slice_end = time.perf_counter() + STREAM_SLICE
             for event in self._ending(assembler):
                 yield event
         except asyncio.CancelledError:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from typing import Any
 
 import pytest
 
-from tests.unit.llm.helpers import WEATHER_TOOL, collect, of_type
+from tests.unit.llm.helpers import USER, WEATHER_TOOL, collect, of_type
+from tui_agent.llm import client as client_module
 from tui_agent.llm.client import ChatClient, token_limit_parameter
 from tui_agent.llm.events import (
     PartDelta,
@@ -336,3 +339,35 @@ async def test_reasoning_of_a_completion_that_was_not_streamed(offline_server: B
 async def test_a_server_sending_both_fields_is_read_once(offline_server: BackgroundServer) -> None:
     events = await collect(offline_server.base_url)
     assert "".join(e.text for e in of_type(events, PartDelta)) == "one two"
+
+
+@pytest.mark.parametrize("offline_server", [replies({"text": "x" * 400, "chunk_size": 1})], indirect=True)
+async def test_payloads_read_together_leave_the_loop_to_other_tasks(
+    offline_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A burst of payloads (here: all but the first, sent while the reader was held up) is handled a slice of time
+    at a time (`STREAM_SLICE`, none here), with the event loop's other tasks (in the app: keys, frames) between."""
+    monkeypatch.setattr(client_module, "STREAM_SLICE", 0.0)
+    turns = 0
+
+    async def count_turns() -> None:
+        nonlocal turns
+        while True:
+            turns += 1
+            await asyncio.sleep(0)
+
+    client = ChatClient(offline_server.base_url, "offline")
+    ticker = asyncio.create_task(count_turns())
+    texts: list[str] = []
+    try:
+        async for event in client.stream_chat(USER):
+            if isinstance(event, TextDelta):
+                if not texts:
+                    time.sleep(0.2)  # noqa: ASYNC251 (held up: the server thread writes the rest, read in a block or two)
+                    turns = 0
+                texts.append(event.text)
+    finally:
+        ticker.cancel()
+        await client.aclose()
+    assert "".join(texts) == "x" * 400
+    assert turns >= len(texts) - 1
