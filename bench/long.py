@@ -184,6 +184,7 @@ async def child_paste(size: int) -> dict[str, Any]:
     from tui_agent.agent.services import build_agent
     from tui_agent.config import Settings
     from tui_agent.ui.app import TuiAgentApp
+    from tui_agent.ui.screens.attach_paste import AttachPasteScreen
     from tui_agent.ui.screens.chat import ChatScreen
 
     with tempfile.TemporaryDirectory() as folder:
@@ -202,6 +203,8 @@ async def child_paste(size: int) -> dict[str, Any]:
             start = time.perf_counter()
             app.post_message(events.Paste("w" * (size - 1) + "."))
             while length() < 30 + 5:  # the paste (or what stands for it) is in the box
+                if isinstance(app.screen, AttachPasteScreen):  # offered as a file: paste it anyway, the costly way
+                    app.screen.action_choose("paste")
                 await asyncio.sleep(0.001)
             pasted = time.perf_counter() - start
             after = [await keypress_to_echo(pilot, length, app) for _ in range(60)]
