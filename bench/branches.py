@@ -69,7 +69,9 @@ async def switch_times(db: Path, session_id: str) -> list[float]:
             redrawn.append(time.perf_counter())  # the log holds the other branch: the next frame shows it
 
         screen.branches.redraw = timed_redraw  # type: ignore[method-assign]
-        cursor = screen.message_cursor
+        cursor = screen.message_cursor  # mounted after the first frame, or now
+        while not (cursor.is_attached and cursor.messages()):  # the page on screen: Ctrl+Up has messages to select
+            await pilot.pause(0.01)
         for turn in range(EDITED_TURNS * 2):
             await pilot.press("ctrl+up")
             while not (isinstance(cursor.selected, UserMessage) and cursor.selected.message_id):
