@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.ui.helpers import FIXED_NOW, chat, send, wait_until
+from tests.ui.helpers import FIXED_NOW, chat, newest_prompt, send, wait_until
 from tests.ui.test_real_stack import history as stored
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
@@ -81,7 +81,7 @@ async def test_retries_and_the_wait_for_a_first_token_show_in_the_status_line_wi
     async with app.run_test(size=(140, 40)) as pilot:
         screen = chat(pilot)
         await send(pilot, "hello", wait=False)
-        seen = await watch_status(pilot, lambda: screen.idle)
+        seen = await watch_status(pilot, lambda: newest_prompt(screen) is not None and screen.idle)
         assert screen.chat_log.assistant_messages[-1].shown_text().strip() == "Finally here."
     assert "◌ rate limited — retrying in 2 s (1 of 2) — Esc stops" in seen
     assert "◌ rate limited — retrying in 1 s (1 of 2) — Esc stops" in seen  # the timer moved
@@ -108,7 +108,7 @@ async def test_a_slow_first_token_shows_the_wait_then_replying(scripted_app: Mak
     async with app.run_test(size=(140, 40)) as pilot:
         screen = chat(pilot)
         await send(pilot, "hello", wait=False)
-        seen = await watch_status(pilot, lambda: screen.idle)
+        seen = await watch_status(pilot, lambda: newest_prompt(screen) is not None and screen.idle)
     waits = [text for text in seen if "waiting for the server" in text]
     assert waits[:2] == ["◌ waiting for the server 0 s — Esc stops", "◌ waiting for the server 1 s — Esc stops"]
     assert seen.index(waits[-1]) < seen.index("● replying — Esc stops")

@@ -222,7 +222,9 @@ async def test_a_prompt_sent_while_streaming_is_queued_then_sent(real_app: MakeA
         screen = chat(pilot)
         await wait_until(pilot, lambda: bool(screen.chat_log.assistant_messages), "the reply streaming")
         await send(pilot, "and then this", wait=False)
-        assert screen.queued.prompts == ["and then this"] and screen.busy
+        # The prompt reaches the screen as a message, which may come after `press` returns.
+        await wait_until(pilot, lambda: screen.queued.prompts == ["and then this"], lambda: f"{screen.queued.prompts}")
+        assert screen.busy and [m.status for m in screen.chat_log.assistant_messages] == [MessageStatus.STREAMING]
         await wait_until(pilot, lambda: screen.idle, "both turns done")
         assert [m.status for m in screen.chat_log.assistant_messages] == [MessageStatus.COMPLETE] * 2
     messages = await history(tmp_path / "history.db")
