@@ -6,29 +6,21 @@ active branch: `edit`, `regenerate`, `retry` and `continue_reply` (`RedoTurns`) 
 prompt or a reply on a new branch, and run their turns here. `cancel()` cancels the turn's subtree. A tool
 call that needs the user's approval is asked in the stream: an `ApprovalRequested` event whose future the
 caller resolves. Every event carries its turn's id, and a turn's stream yields only its own events, ending at
-its own `TurnFinished`. With the session actions of `SessionActions`, the redone turns of `RedoTurns` and the
-agents and teams of `AgentChoice`, the agent implements the UI's port,
+its own `TurnFinished`. With the session actions of `SessionActions`, the redone turns of `RedoTurns`, the
+context windows and compaction of `ContextUpkeep` and the agents and teams of `AgentChoice`, the agent
+implements the UI's port,
 `tui_agent.agent.port.ChatBackend` (mypy checks it where `services.BuiltAgent.backend` returns the agent as one).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.agent.agent_choice import AgentChoice
-from tui_agent.agent.compaction import (
-    Compaction,
-    CompactionFailedError,
-    NothingToCompactError,
-    older_turns,
-    stored_usage,
-    summarise,
-    summary_request,
-)
+from tui_agent.agent.context_upkeep import ContextUpkeep
 from tui_agent.agent.conversation import Conversation
 from tui_agent.agent.events import (
     AgentEvent,
@@ -52,7 +44,6 @@ from tui_agent.errors import UserError
 from tui_agent.history.attachments import Attachment
 from tui_agent.history.models import Session
 from tui_agent.history.store import HistoryStore
-from tui_agent.llm.errors import LLMError
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
 
@@ -62,8 +53,6 @@ if TYPE_CHECKING:  # the openai client is imported only when a client is built; 
     from tui_agent.tools.mcp.servers import McpServers
 
 TITLE_LENGTH = 60
-WINDOWS_WAIT = 5.0
-"""Seconds the server may take to say its models' context windows (`learn_context_windows`)."""
 
 
 def title_from_prompt(prompt: str) -> str:
@@ -94,7 +83,7 @@ class SessionNotFoundError(LookupError):
     """No stored session has the given id (or id prefix)."""
 
 
-class Agent(AgentChoice, RedoTurns, SessionActions):
+class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
     """One chat session: its conversation, history, tools and the commander running its turns."""
 
     def __init__(
@@ -237,49 +226,6 @@ class Agent(AgentChoice, RedoTurns, SessionActions):
         self._services.totals.completion_tokens += subs.completion_tokens
         self._services.meter.load(stored, session.model, estimate_tokens(self._conversation.request()))
         return session
-
-    def learn_context_windows(self) -> None:
-        """Ask the server, in the background and once, which context windows it gives its models (the gauge
-        uses them; a server that says none, or does not answer within `WINDOWS_WAIT`, leaves the other
-        sources). A turn starting meanwhile waits for the answer, so the request order is always the same."""
-        if self._windows_task is not None:
-            return
-
-        async def learn() -> None:
-            with contextlib.suppress(LLMError, TimeoutError):
-                windows = await asyncio.wait_for(self.client.context_windows(), WINDOWS_WAIT)
-                self._services.meter.served_windows.update(windows)
-
-        self._windows_task = asyncio.get_running_loop().create_task(learn(), name="context-windows")
-
-    async def compact(self) -> Compaction:
-        """Summarise the older turns of the active branch into one message the model is sent in their place
-        (see `tui_agent.agent.compaction`); the originals stay in history and on screen, marked compacted."""
-        self._check_idle()
-        await self._turn_saved()
-        session = self._session
-        if session is None:
-            raise NothingToCompactError("Nothing to compact yet: the conversation is empty.")
-        if self.store.unsaved is not None:  # compaction is read from and written to history, which lags now
-            raise CompactionFailedError(f"Cannot compact while history is not saved ({self.store.unsaved}).")
-        path = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
-        older, before_cut = older_turns(path)
-        if not older:
-            raise NothingToCompactError("Nothing to compact yet: only the latest turn would be left, and it is kept.")
-        self._compacting = True
-        try:
-            text, usage = await summarise(self.client, summary_request(before_cut, session.system_prompt))
-            compacted = [message.id for message in older]
-            summary = await self.store.add_summary(session.id, text, compacted, model=self.model)
-            if usage is not None:  # asking for the summary is paid for like a reply, and counted like one
-                self._services.meter.add(self.model, usage)
-                self._services.totals.prompt_tokens += usage.prompt_tokens
-                self._services.totals.completion_tokens += usage.completion_tokens
-                await self.store.finish_message(summary.id, summary.status, usage=stored_usage(usage))
-            await self._reload_conversation(session)
-        finally:
-            self._compacting = False
-        return Compaction(summary, compacted, usage)
 
     def watch_notices(self, observer: NoticeObserver) -> Unsubscribe:
         """Tell `observer` history's notices (disk full, saved again...) and the MCP servers' news."""
