@@ -2,42 +2,28 @@
 
 `send(prompt)` persists the prompt, puts a `ChatJob` on the commander (which runs inside the caller's
 event loop) and yields the turn's events until `TurnFinished`. The session is a tree and the model gets its
-active branch: `edit(id, text)` sends a new version of a prompt as its sibling on a new branch;
-`regenerate(id, model)` and `retry()` (the last reply) add a new reply beside an old one (kept in history
-with `replaced_by`, left out of what the model sees) — one mechanism, `_redo`. `continue_reply()` adds a
-sibling too: it starts with the cut-off reply's text, and the model, shown that text once and asked to go on
-(`CONTINUE_PROMPT`, sent once, never stored), writes the rest into it; the cut-off reply stays on its branch.
-`cancel()` cancels the turn's subtree. A tool call that needs the user's approval is asked in the stream:
-an `ApprovalRequested` event whose future the caller resolves. Every event carries its turn's id, and a
-turn's stream yields only its own events, ending at its own `TurnFinished`. With the session actions of
-`SessionActions` and the agents and teams of `AgentChoice`, the agent implements the UI's port,
+active branch: `edit`, `regenerate`, `retry` and `continue_reply` (`RedoTurns`) write a new version of a
+prompt or a reply on a new branch, and run their turns here. `cancel()` cancels the turn's subtree. A tool
+call that needs the user's approval is asked in the stream: an `ApprovalRequested` event whose future the
+caller resolves. Every event carries its turn's id, and a turn's stream yields only its own events, ending at
+its own `TurnFinished`. With the session actions of `SessionActions`, the redone turns of `RedoTurns`, the
+context windows and compaction of `ContextUpkeep` and the agents and teams of `AgentChoice`, the agent
+implements the UI's port,
 `tui_agent.agent.port.ChatBackend` (mypy checks it where `services.BuiltAgent.backend` returns the agent as one).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.agent.agent_choice import AgentChoice
-from tui_agent.agent.compaction import (
-    Compaction,
-    CompactionFailedError,
-    NothingToCompactError,
-    older_turns,
-    stored_usage,
-    summarise,
-    summary_request,
-)
+from tui_agent.agent.context_upkeep import ContextUpkeep
 from tui_agent.agent.conversation import Conversation
 from tui_agent.agent.events import (
     AgentEvent,
-    MessageStatus,
-    ReplyReplaced,
     TurnFinished,
     TurnStarted,
 )
@@ -46,6 +32,8 @@ from tui_agent.agent.model_choice import chat_models
 from tui_agent.agent.observers import Observers
 from tui_agent.agent.port import NoticeObserver
 from tui_agent.agent.profile_use import AgentRoster, AgentSetup
+from tui_agent.agent.redo import NothingToRedoError as NothingToRedoError
+from tui_agent.agent.redo import RedoTurns
 from tui_agent.agent.sessions import SessionActions
 from tui_agent.agent.tree import TreeFeed, TreeObserver, Unsubscribe
 from tui_agent.agent.turn import Continuation, SessionTotals, Turn, TurnBudget, TurnServices
@@ -54,10 +42,8 @@ from tui_agent.agents.profiles import Catalog
 from tui_agent.commander import CommanderAsync, Job
 from tui_agent.errors import UserError
 from tui_agent.history.attachments import Attachment
-from tui_agent.history.models import Message, Session
+from tui_agent.history.models import Session
 from tui_agent.history.store import HistoryStore
-from tui_agent.llm.errors import LLMError
-from tui_agent.status import Role
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
 
@@ -67,8 +53,6 @@ if TYPE_CHECKING:  # the openai client is imported only when a client is built; 
     from tui_agent.tools.mcp.servers import McpServers
 
 TITLE_LENGTH = 60
-WINDOWS_WAIT = 5.0
-"""Seconds the server may take to say its models' context windows (`learn_context_windows`)."""
 
 
 def title_from_prompt(prompt: str) -> str:
@@ -99,11 +83,7 @@ class SessionNotFoundError(LookupError):
     """No stored session has the given id (or id prefix)."""
 
 
-class NothingToRedoError(UserError, RuntimeError):
-    """Retry or continue was asked for, but the session's last message is not a reply that can be redone."""
-
-
-class Agent(AgentChoice, SessionActions):
+class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
     """One chat session: its conversation, history, tools and the commander running its turns."""
 
     def __init__(
@@ -247,49 +227,6 @@ class Agent(AgentChoice, SessionActions):
         self._services.meter.load(stored, session.model, estimate_tokens(self._conversation.request()))
         return session
 
-    def learn_context_windows(self) -> None:
-        """Ask the server, in the background and once, which context windows it gives its models (the gauge
-        uses them; a server that says none, or does not answer within `WINDOWS_WAIT`, leaves the other
-        sources). A turn starting meanwhile waits for the answer, so the request order is always the same."""
-        if self._windows_task is not None:
-            return
-
-        async def learn() -> None:
-            with contextlib.suppress(LLMError, TimeoutError):
-                windows = await asyncio.wait_for(self.client.context_windows(), WINDOWS_WAIT)
-                self._services.meter.served_windows.update(windows)
-
-        self._windows_task = asyncio.get_running_loop().create_task(learn(), name="context-windows")
-
-    async def compact(self) -> Compaction:
-        """Summarise the older turns of the active branch into one message the model is sent in their place
-        (see `tui_agent.agent.compaction`); the originals stay in history and on screen, marked compacted."""
-        self._check_idle()
-        await self._turn_saved()
-        session = self._session
-        if session is None:
-            raise NothingToCompactError("Nothing to compact yet: the conversation is empty.")
-        if self.store.unsaved is not None:  # compaction is read from and written to history, which lags now
-            raise CompactionFailedError(f"Cannot compact while history is not saved ({self.store.unsaved}).")
-        path = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
-        older, before_cut = older_turns(path)
-        if not older:
-            raise NothingToCompactError("Nothing to compact yet: only the latest turn would be left, and it is kept.")
-        self._compacting = True
-        try:
-            text, usage = await summarise(self.client, summary_request(before_cut, session.system_prompt))
-            compacted = [message.id for message in older]
-            summary = await self.store.add_summary(session.id, text, compacted, model=self.model)
-            if usage is not None:  # asking for the summary is paid for like a reply, and counted like one
-                self._services.meter.add(self.model, usage)
-                self._services.totals.prompt_tokens += usage.prompt_tokens
-                self._services.totals.completion_tokens += usage.completion_tokens
-                await self.store.finish_message(summary.id, summary.status, usage=stored_usage(usage))
-            await self._reload_conversation(session)
-        finally:
-            self._compacting = False
-        return Compaction(summary, compacted, usage)
-
     def watch_notices(self, observer: NoticeObserver) -> Unsubscribe:
         """Tell `observer` history's notices (disk full, saved again...) and the MCP servers' news."""
         return self._notices.add(observer)
@@ -337,90 +274,6 @@ class Agent(AgentChoice, SessionActions):
         async for event in self._run(session, reply.id, turn_id):
             yield event
 
-    async def edit(
-        self, message_id: str, text: str, attachments: Sequence[Attachment] | None = None
-    ) -> AsyncIterator[AgentEvent]:
-        """Send `text` as a new version of user message `message_id`: a sibling of it on a new branch, made
-        active, answered by a turn (`TurnStarted.branches_from` names `message_id`); the old branch stays.
-        `attachments`: the new version's files and images (None: the old version's, kept)."""
-        self._check_idle()
-        await self._turn_saved()
-        session, old = await self._message_here(message_id, Role.USER)
-        kept = old.attachments if attachments is None else ()
-        user = await self.store.add_sibling(old.id, Role.USER, text, attachments=kept, files=attachments or ())
-        reply = await self.store.append_message(
-            session.id, Role.ASSISTANT, "", MessageStatus.STREAMING, model=self.model
-        )
-        await self._reload_conversation(session)
-        turn_id = self._next_turn_id()
-        yield TurnStarted(session.id, user.id, text, turn_id=turn_id, branches_from=old.id)
-        async for event in self._run(session, reply.id, turn_id):
-            yield event
-
-    async def regenerate(self, message_id: str, model: str | None = None) -> AsyncIterator[AgentEvent]:
-        """Ask again for reply `message_id` (with `model` for this once, if given): a sibling reply to the same
-        prompt on a new branch, made active (`ReplyReplaced` first names the old one, which stays in history)."""
-        self._check_idle()
-        await self._turn_saved()
-        session, old = await self._message_here(message_id, Role.ASSISTANT)
-        async for event in self._redo(session, old, model):
-            yield event
-
-    async def retry(self) -> AsyncIterator[AgentEvent]:
-        """Regenerate the session's last reply (failed, cut off, or any other): see `regenerate`."""
-        self._check_idle()
-        await self._turn_saved()
-        session, last = await self._last_reply()
-        async for event in self._redo(session, last):
-            yield event
-
-    async def _redo(self, session: Session, old: Message, model: str | None = None) -> AsyncIterator[AgentEvent]:
-        """Retry and regenerate: a new reply beside `old` (kept, `replaced_by` it), then the turn that writes it;
-        the model sees the new branch only."""
-        if old.status is MessageStatus.STREAMING:
-            raise NothingToRedoError("That reply is still being written (in another window?); wait for it.")
-        with self._model_for_turn(model):
-            reply = await self.store.replace_reply(session.id, old.id, model=self.model)
-            await self._reload_conversation(session)
-            turn_id = self._next_turn_id()
-            yield ReplyReplaced(old.id, turn_id=turn_id)
-            async for event in self._run(session, reply.id, turn_id):
-                yield event
-
-    @contextmanager
-    def _model_for_turn(self, model: str | None) -> Iterator[None]:
-        """Use `model` until the block ends (a regeneration's own model), then the one chosen before again."""
-        before = self.model
-        if model is None or model == before:
-            yield
-            return
-        self.switch_model(model)
-        try:
-            yield
-        finally:
-            if self.model == model:  # not switched meanwhile by the person
-                self.switch_model(before)
-
-    async def continue_reply(self) -> AsyncIterator[AgentEvent]:
-        """Have the model go on with the session's last reply from where it stopped (Esc, the token limit, a
-        failure): a sibling reply on a new, active branch holds its text and the new text after it (one whole
-        reply for the model from then on); the cut-off one stays as it was, on its own branch."""
-        self._check_idle()
-        await self._turn_saved()
-        session, last = await self._last_reply()
-        if last.tool_calls or not last.content.strip():
-            raise NothingToRedoError(
-                "The last reply has no text to continue (it ended in tool calls, or before "
-                "any text arrived): retry it instead."
-            )
-        reply = await self.store.add_sibling(
-            last.id, Role.ASSISTANT, last.content, MessageStatus.STREAMING, model=self.model
-        )
-        await self._reload_conversation(session)  # (a `streaming` reply is not sent: the turn shows its text once)
-        continuation = Continuation(last.id, last.content, last.part_texts)
-        async for event in self._run(session, reply.id, self._next_turn_id(), continuation):
-            yield event
-
     async def _run(
         self, session: Session, message_id: str, turn_id: str, continuation: Continuation | None = None
     ) -> AsyncIterator[AgentEvent]:
@@ -445,16 +298,6 @@ class Agent(AgentChoice, SessionActions):
     def _check_idle(self) -> None:
         if self._job is not None or self._compacting:
             raise TurnInProgressError("A reply is still running: press Esc to stop it first.")
-
-    async def _last_reply(self) -> tuple[Session, Message]:
-        """The current session and its last message, which must be a finished reply (to retry or continue)."""
-        session = self._session
-        last = (await self.store.load_tail(session.id, 1)) if session is not None else []
-        if session is None or not last or last[0].role is not Role.ASSISTANT:
-            raise NothingToRedoError("There is no reply to retry or continue yet: send a prompt first.")
-        if last[0].status is MessageStatus.STREAMING:
-            raise NothingToRedoError("The last reply is still being written (in another window?); wait for it.")
-        return session, last[0]
 
     async def _settle(self, turn: Turn) -> None:
         job, self._job = self._job, None

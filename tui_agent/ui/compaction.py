@@ -16,10 +16,10 @@ from tui_agent.errors import EngineUnavailableError, user_message
 if TYPE_CHECKING:
     from tui_agent.agent.compaction import Compaction
     from tui_agent.agent.meter import Meter
-    from tui_agent.ui.screens.chat import ChatScreen
+    from tui_agent.ui.screens.chat_turns import ChatTurns
 
 
-async def compact_then_send(screen: ChatScreen, prompt: str | None) -> None:
+async def compact_then_send(screen: ChatTurns, prompt: str | None) -> None:
     """Compact the conversation (before `prompt`, when the context is full; from the palette when None),
     then send `prompt` and whatever was queued meanwhile."""
     async with screen.turn_lock:

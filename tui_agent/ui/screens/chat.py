@@ -1,8 +1,8 @@
 """Provides `ChatScreen`: the conversation (left), tool panels (right), prompt and status line (bottom).
 
 It sends intents to the engine's `ChatBackend` (send, cancel, retry and continue the last reply), awaited
-from the app's `EngineSlot`, and shows the `AgentEvent`s a turn yields, in a worker (`TurnView` puts each
-where it goes); it knows nothing of the agent beyond those events.
+from the app's `EngineSlot`, and shows the `AgentEvent`s a turn yields, in a worker (`ChatTurns` runs the turns,
+`TurnView` puts each event where it goes); it knows nothing of the agent beyond those events.
 Until the engine is built the status bar shows what boot read.
 A prompt sent while a turn runs waits in `QueuedPrompts` above the prompt and is sent when the turn ends.
 Ctrl+Up selects a message (`MessageCursor`, or the `HoverBar` under the pointer) to edit, regenerate, copy,
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import time
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -27,13 +26,11 @@ from textual.widget import AwaitMount
 
 from tui_agent.agent.endpoint import OFFLINE_LABEL
 from tui_agent.agent.port import ChatBackend
-from tui_agent.errors import EngineUnavailableError, user_message
-from tui_agent.status import TurnEndReason
-from tui_agent.ui.compaction import compact_then_send
+from tui_agent.errors import EngineUnavailableError
 from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.screens.chat_later import LaterWidgets
-from tui_agent.ui.screens.turn_view import TurnView
+from tui_agent.ui.screens.chat_turns import ChatTurns
 from tui_agent.ui.textual_private import ToastRack
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.log_window import LogWindow
@@ -42,14 +39,10 @@ from tui_agent.ui.widgets.queued import QueuedPrompts
 from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanel, ToolPanels
 
-EVENT_SLICE = 0.004
-"""Seconds of a turn's events shown in a row before the loop takes its other work (keys, frames)."""
-
 if TYPE_CHECKING:  # the events load with the engine, after the first paint
-    from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+    from collections.abc import Iterable, Sequence
 
     from tui_agent.agent.events import (
-        AgentEvent,
         AssistantMessageFinished,
     )
     from tui_agent.agent.tree import Unsubscribe
@@ -61,11 +54,8 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from tui_agent.ui.widgets.task_tree import TaskTree
     from tui_agent.ui.widgets.welcome import Welcome
 
-    TurnOf = Callable[[ChatBackend], AsyncIterator[AgentEvent]]
-    """Starts a turn (send, retry, continue) on the backend."""
 
-
-class ChatScreen(TurnView):
+class ChatScreen(ChatTurns):
     """The main screen."""
 
     AUTO_FOCUS = "#prompt"  # focused as the screen mounts: no focus moves (and restyles) before the first frame
@@ -141,16 +131,6 @@ class ChatScreen(TurnView):
         from tui_agent.ui.branches import Branches
 
         return Branches(self)
-
-    @property
-    def turn_lock(self) -> asyncio.Lock:
-        """Held while a turn (or a compaction) runs: prompts sent meanwhile are queued."""
-        return self._turn_lock
-
-    @property
-    def idle(self) -> bool:
-        """No turn is running or still draining its closing events, and no prompt waits to be sent."""
-        return not self.busy and not self._turn_lock.locked() and not self.queued.prompts
 
     @cached_property
     def chat_log(self) -> ChatLog:
@@ -334,171 +314,9 @@ class ChatScreen(TurnView):
         else:  # what boot read, and the title of the early page, until the engine is there
             self.status_bar.show(model=self.engine.model, endpoint=self.engine.endpoint, title=self.history.early_title)
 
-    def _set_busy(self, busy: bool) -> None:
-        self.busy = busy
-        self.status_bar.set_busy(busy)
-
-    # -- intents ------------------------------------------------------------------------------------
-    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
-        event.stop()
-        if self.branches.editing is not None:
-            self.branches.send_edit(event.text, event.attachments)
-        elif self.busy or self._turn_lock.locked() or self.queued.prompts:
-            self.queued.push(event.text)  # shown above the prompt, not under the reply still being written
-            if event.attachments:
-                self._queued_attachments[event.text] = event.attachments
-        else:
-            self._start_turn(event.text, event.attachments)
-
     def on_prompt_input_attachments_changed(self, event: PromptInput.AttachmentsChanged) -> None:
         self.later.attachment_chips.show(event.refs)
 
     def on_attachment_chips_removed(self, event: AttachmentChips.Removed) -> None:
         self.prompt_input.remove_attachment(event.index)
         self.prompt_input.focus()
-
-    def send_prompts(self, prompts: Sequence[str]) -> None:
-        """Send the first of `prompts` now (without compacting first) and queue the others."""
-        if prompts:
-            self._start_turn(prompts[0], compact=False)
-        for prompt in prompts[1:]:
-            self.queued.push(prompt)
-
-    def action_compact(self) -> None:
-        """Summarise the older turns into one message sent in their place (the palette's "Compact conversation")."""
-        if not self.idle:
-            self.notify("A reply is running: compact once it has finished.", severity="warning")
-            return
-        self.run_worker(compact_then_send(self, None), group="turn", exit_on_error=False, description="compact")
-
-    def _start_turn(self, prompt: str, attachments: list[Attachment] | None = None, *, compact: bool = True) -> None:
-        files = attachments or []
-        full = self.backend is not None and self.backend.meter.needs_compaction
-        if compact and full and not files:  # full: compact first (a prompt with files is sent as it is)
-            self.run_worker(compact_then_send(self, prompt), group="turn", exit_on_error=False, description="compact")
-            return
-        self.chat_log.hide_actions()
-        self.chat_log.add_user(prompt, [a.ref for a in files])
-        self._set_busy(True)
-        team = getattr(self.app, "team", None)  # `--team`, or "Run a team" in the palette
-        self.run_worker(
-            self._run_turn(
-                lambda backend: (
-                    backend.run_team(team, prompt)
-                    if team
-                    else (backend.send(prompt, files) if files else backend.send(prompt))
-                )
-            ),
-            group="turn",
-            exit_on_error=False,
-            description="chat turn",
-        )
-
-    def action_retry_reply(self) -> None:
-        """Ctrl+R: ask again for the last reply; the old one stays, dimmed, and the model no longer sees it."""
-        self._redo(lambda backend: backend.retry())
-
-    def action_continue_reply(self) -> None:
-        """Ctrl+G: have the model go on with the last reply where it stopped: a new version of it, its text and
-        the rest (the cut-off one is kept, on its own branch)."""
-        self._redo(lambda backend: backend.continue_reply())
-
-    def _redo(self, turn: TurnOf) -> None:
-        if not self.idle:
-            self.notify("A reply is running: press Esc to stop it first.", severity="warning")
-            return
-        self.start_branch_turn(turn)
-
-    def start_branch_turn(self, turn: TurnOf) -> None:
-        """Run a turn that is not a new prompt (retry, continue, edit, regenerate)."""
-        self.chat_log.hide_actions()
-        self.prompt_input.focus()  # a click on the link focused the log: typing goes to the prompt again
-        self._set_busy(True)
-        self.run_worker(self._run_turn(turn), group="turn", exit_on_error=False, description="chat turn")
-
-    def action_cancel_turn(self) -> None:
-        """Esc: on an empty prompt with a prompt queued, take the newest queued one back to edit; otherwise
-        stop the reply."""
-        prompt = self.prompt_input
-        if self.branches.cancel_edit():
-            return
-        if not prompt.text and (waiting := self.queued.take_last()) is not None:
-            prompt.load_text(waiting)
-            prompt.set_attachments(self._queued_attachments.pop(waiting, []))
-            prompt.move_cursor(prompt.document.end)
-            return
-        self.stop_reply()
-
-    def stop_reply(self) -> None:
-        """Stop the reply now; the backend's closing events arrive after and change nothing visible."""
-        if not self.busy:
-            return
-        if self.backend is not None:
-            self.backend.cancel()
-        self.chat_log.interrupt_streaming()
-        self.tool_panels.interrupt_open()
-        self._set_busy(False)
-
-    # -- the turn -----------------------------------------------------------------------------------
-    async def _turn_events(self, turn: TurnOf) -> AsyncIterator[AgentEvent]:
-        """The turn's events once the engine is there; a failed build ends the turn with its sentence."""
-        try:
-            backend = await self._connected()
-        except EngineUnavailableError as error:
-            from tui_agent.agent.events import TurnFinished  # loads with the engine, which did not
-
-            yield TurnFinished(TurnEndReason.ERROR, error.user_message)
-            return
-        async for event in turn(backend):
-            yield event
-
-    async def _run_turn(self, turn: TurnOf) -> None:
-        async with self._turn_lock:  # a cancelled turn may still be draining its last events
-            if self._engine_finishing is not None:
-                await self._engine_finishing
-            self._set_busy(True)
-            turn_events = self._turn_events(turn)
-            # Everything that exists now (the log, history, the app) is long-lived: take it out of the
-            # collector's full passes, which otherwise stall a streaming frame by tens of milliseconds.
-            gc.freeze()
-            try:
-                self._last_finished = None
-                self._turn_began = self._clock()
-                turn_slice = time.perf_counter() + EVENT_SLICE
-                async for event in turn_events:
-                    self.render_event(event)
-                    if _finishes(event):  # ready now; the engine's last writes go on (a long reply: ~40 ms)
-                        self._engine_finishing = asyncio.create_task(_read_to_end(turn_events))
-                        self._engine_finishing.add_done_callback(self._engine_finished)
-                        break
-                    if time.perf_counter() > turn_slice:  # events already queued come without a pause:
-                        await asyncio.sleep(0)  # let keys and frames in between
-                        turn_slice = time.perf_counter() + EVENT_SLICE
-            except Exception as error:  # the backend reports failures as events; anything else lands here
-                self.chat_log.add_error(user_message(error))
-            finally:
-                self.chat_log.close_open()
-                self._set_busy(False)
-                self._show_status()
-        if (waiting := self.queued.take_first()) is not None:  # the lock is free: the next turn may start
-            self._start_turn(waiting, self._queued_attachments.pop(waiting, None))
-
-    def _engine_finished(self, _: asyncio.Task[None]) -> None:
-        """The turn's last writes are done: the status line shows what they changed (a regeneration's own
-        model is given back only then; the line said that model until the next turn)."""
-        if self.is_attached and self.query(StatusBar):  # a screen retired meanwhile has no status line
-            self._show_status()
-
-
-def _finishes(event: AgentEvent) -> bool:
-    from tui_agent.agent.events import TurnFinished  # loaded by the engine before any event exists
-
-    return isinstance(event, TurnFinished)
-
-
-async def _read_to_end(events: AsyncIterator[AgentEvent]) -> None:
-    """What is left of a turn's events after `TurnFinished`: none, but reading to the end lets the engine
-    commit the turn's final writes and take the next turn (a new turn waits for this first)."""
-    with contextlib.suppress(Exception):  # the turn's end is shown; history reports its own failures
-        async for _ in events:
-            pass

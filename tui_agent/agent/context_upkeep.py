@@ -1,0 +1,89 @@
+"""Provides `ContextUpkeep`: what keeps a session's context in bounds — the context windows the server gives its
+models (learned once, in the background, for the gauge) and compaction (the older turns of the active branch
+summarised into one message the model is sent in their place; `tui_agent.agent.compaction` makes the summary).
+`Agent` mixes it in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING
+
+from tui_agent.agent.compaction import (
+    Compaction,
+    CompactionFailedError,
+    NothingToCompactError,
+    older_turns,
+    stored_usage,
+    summarise,
+    summary_request,
+)
+from tui_agent.agent.sessions import SessionActions
+from tui_agent.llm.errors import LLMError
+
+if TYPE_CHECKING:  # the openai client is imported only when a client is built
+    from tui_agent.llm.model_client import ModelClient
+
+WINDOWS_WAIT = 5.0
+"""Seconds the server may take to say its models' context windows (`learn_context_windows`)."""
+
+
+class ContextUpkeep(SessionActions):
+    """Context windows and compaction for `Agent` (which provides what is declared here)."""
+
+    client: ModelClient
+    _windows_task: asyncio.Task[None] | None
+    _compacting: bool
+
+    if TYPE_CHECKING:
+
+        @property
+        def model(self) -> str: ...
+
+        def _check_idle(self) -> None: ...
+
+        async def _turn_saved(self) -> None: ...
+
+    def learn_context_windows(self) -> None:
+        """Ask the server, in the background and once, which context windows it gives its models (the gauge
+        uses them; a server that says none, or does not answer within `WINDOWS_WAIT`, leaves the other
+        sources). A turn starting meanwhile waits for the answer, so the request order is always the same."""
+        if self._windows_task is not None:
+            return
+
+        async def learn() -> None:
+            with contextlib.suppress(LLMError, TimeoutError):
+                windows = await asyncio.wait_for(self.client.context_windows(), WINDOWS_WAIT)
+                self._services.meter.served_windows.update(windows)
+
+        self._windows_task = asyncio.get_running_loop().create_task(learn(), name="context-windows")
+
+    async def compact(self) -> Compaction:
+        """Summarise the older turns of the active branch into one message the model is sent in their place
+        (see `tui_agent.agent.compaction`); the originals stay in history and on screen, marked compacted."""
+        self._check_idle()
+        await self._turn_saved()
+        session = self._session
+        if session is None:
+            raise NothingToCompactError("Nothing to compact yet: the conversation is empty.")
+        if self.store.unsaved is not None:  # compaction is read from and written to history, which lags now
+            raise CompactionFailedError(f"Cannot compact while history is not saved ({self.store.unsaved}).")
+        path = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
+        older, before_cut = older_turns(path)
+        if not older:
+            raise NothingToCompactError("Nothing to compact yet: only the latest turn would be left, and it is kept.")
+        self._compacting = True
+        try:
+            text, usage = await summarise(self.client, summary_request(before_cut, session.system_prompt))
+            compacted = [message.id for message in older]
+            summary = await self.store.add_summary(session.id, text, compacted, model=self.model)
+            if usage is not None:  # asking for the summary is paid for like a reply, and counted like one
+                self._services.meter.add(self.model, usage)
+                self._services.totals.prompt_tokens += usage.prompt_tokens
+                self._services.totals.completion_tokens += usage.completion_tokens
+                await self.store.finish_message(summary.id, summary.status, usage=stored_usage(usage))
+            await self._reload_conversation(session)
+        finally:
+            self._compacting = False
+        return Compaction(summary, compacted, usage)

@@ -1,0 +1,141 @@
+"""Provides `RedoTurns`: the turns that write a new version of something already in the session.
+
+`edit(id, text)` sends a new version of a prompt as its sibling on a new branch; `regenerate(id, model)` and
+`retry()` (the last reply) add a new reply beside an old one (kept in history with `replaced_by`, left out of
+what the model sees) — one mechanism, `_redo`. `continue_reply()` adds a sibling too: it starts with the
+cut-off reply's text, and the model, shown that text once and asked to go on (`CONTINUE_PROMPT`, sent once,
+never stored), writes the rest into it; the cut-off reply stays on its branch. `Agent` mixes it in and runs the turns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from tui_agent.agent.events import AgentEvent, MessageStatus, ReplyReplaced, TurnStarted
+from tui_agent.agent.sessions import SessionActions
+from tui_agent.agent.turn import Continuation
+from tui_agent.errors import UserError
+from tui_agent.history.attachments import Attachment
+from tui_agent.history.models import Message, Session
+from tui_agent.status import Role
+
+
+class NothingToRedoError(UserError, RuntimeError):
+    """Retry or continue was asked for, but the session's last message is not a reply that can be redone."""
+
+
+class RedoTurns(SessionActions):
+    """Edit, regenerate, retry and continue for `Agent` (which provides what is declared here)."""
+
+    if TYPE_CHECKING:
+
+        @property
+        def model(self) -> str: ...
+
+        def switch_model(self, name: str) -> None: ...
+
+        def _check_idle(self) -> None: ...
+
+        async def _turn_saved(self) -> None: ...
+
+        def _next_turn_id(self) -> str: ...
+
+        def _run(
+            self, session: Session, message_id: str, turn_id: str, continuation: Continuation | None = None
+        ) -> AsyncIterator[AgentEvent]: ...
+
+    async def edit(
+        self, message_id: str, text: str, attachments: Sequence[Attachment] | None = None
+    ) -> AsyncIterator[AgentEvent]:
+        """Send `text` as a new version of user message `message_id`: a sibling of it on a new branch, made
+        active, answered by a turn (`TurnStarted.branches_from` names `message_id`); the old branch stays.
+        `attachments`: the new version's files and images (None: the old version's, kept)."""
+        self._check_idle()
+        await self._turn_saved()
+        session, old = await self._message_here(message_id, Role.USER)
+        kept = old.attachments if attachments is None else ()
+        user = await self.store.add_sibling(old.id, Role.USER, text, attachments=kept, files=attachments or ())
+        reply = await self.store.append_message(
+            session.id, Role.ASSISTANT, "", MessageStatus.STREAMING, model=self.model
+        )
+        await self._reload_conversation(session)
+        turn_id = self._next_turn_id()
+        yield TurnStarted(session.id, user.id, text, turn_id=turn_id, branches_from=old.id)
+        async for event in self._run(session, reply.id, turn_id):
+            yield event
+
+    async def regenerate(self, message_id: str, model: str | None = None) -> AsyncIterator[AgentEvent]:
+        """Ask again for reply `message_id` (with `model` for this once, if given): a sibling reply to the same
+        prompt on a new branch, made active (`ReplyReplaced` first names the old one, which stays in history)."""
+        self._check_idle()
+        await self._turn_saved()
+        session, old = await self._message_here(message_id, Role.ASSISTANT)
+        async for event in self._redo(session, old, model):
+            yield event
+
+    async def retry(self) -> AsyncIterator[AgentEvent]:
+        """Regenerate the session's last reply (failed, cut off, or any other): see `regenerate`."""
+        self._check_idle()
+        await self._turn_saved()
+        session, last = await self._last_reply()
+        async for event in self._redo(session, last):
+            yield event
+
+    async def _redo(self, session: Session, old: Message, model: str | None = None) -> AsyncIterator[AgentEvent]:
+        """Retry and regenerate: a new reply beside `old` (kept, `replaced_by` it), then the turn that writes it;
+        the model sees the new branch only."""
+        if old.status is MessageStatus.STREAMING:
+            raise NothingToRedoError("That reply is still being written (in another window?); wait for it.")
+        with self._model_for_turn(model):
+            reply = await self.store.replace_reply(session.id, old.id, model=self.model)
+            await self._reload_conversation(session)
+            turn_id = self._next_turn_id()
+            yield ReplyReplaced(old.id, turn_id=turn_id)
+            async for event in self._run(session, reply.id, turn_id):
+                yield event
+
+    @contextmanager
+    def _model_for_turn(self, model: str | None) -> Iterator[None]:
+        """Use `model` until the block ends (a regeneration's own model), then the one chosen before again."""
+        before = self.model
+        if model is None or model == before:
+            yield
+            return
+        self.switch_model(model)
+        try:
+            yield
+        finally:
+            if self.model == model:  # not switched meanwhile by the person
+                self.switch_model(before)
+
+    async def continue_reply(self) -> AsyncIterator[AgentEvent]:
+        """Have the model go on with the session's last reply from where it stopped (Esc, the token limit, a
+        failure): a sibling reply on a new, active branch holds its text and the new text after it (one whole
+        reply for the model from then on); the cut-off one stays as it was, on its own branch."""
+        self._check_idle()
+        await self._turn_saved()
+        session, last = await self._last_reply()
+        if last.tool_calls or not last.content.strip():
+            raise NothingToRedoError(
+                "The last reply has no text to continue (it ended in tool calls, or before "
+                "any text arrived): retry it instead."
+            )
+        reply = await self.store.add_sibling(
+            last.id, Role.ASSISTANT, last.content, MessageStatus.STREAMING, model=self.model
+        )
+        await self._reload_conversation(session)  # (a `streaming` reply is not sent: the turn shows its text once)
+        continuation = Continuation(last.id, last.content, last.part_texts)
+        async for event in self._run(session, reply.id, self._next_turn_id(), continuation):
+            yield event
+
+    async def _last_reply(self) -> tuple[Session, Message]:
+        """The current session and its last message, which must be a finished reply (to retry or continue)."""
+        session = self._session
+        last = (await self.store.load_tail(session.id, 1)) if session is not None else []
+        if session is None or not last or last[0].role is not Role.ASSISTANT:
+            raise NothingToRedoError("There is no reply to retry or continue yet: send a prompt first.")
+        if last[0].status is MessageStatus.STREAMING:
+            raise NothingToRedoError("The last reply is still being written (in another window?); wait for it.")
+        return session, last[0]

@@ -1,0 +1,74 @@
+"""Provides `StoreReads`: the history store's reads (sessions listed and searched, sub-agent runs, branches,
+pages of the active branch, attachments' bytes). A part of `HistoryStore`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tui_agent.history import attachment_rows, rows, sub_sessions
+from tui_agent.history.models import Message, SearchHit, Session, Siblings, Usage
+from tui_agent.history.store_base import StoreBase
+from tui_agent.tool_call import CallKey
+
+
+class StoreReads(StoreBase):
+    """Reading sessions and messages, for `HistoryStore`."""
+
+    async def list_recent(self, limit: int = 50) -> list[Session]:
+        """Sessions, most recently updated first."""
+        return await self._call(lambda conn: rows.list_recent(conn, limit))
+
+    async def search(self, query: str, limit: int = 50) -> list[SearchHit]:
+        """Messages (in every session, on every branch) containing all the words of `query`, best matches first;
+        `switch_to(hit.message_id)` opens a session on the branch of a hit."""
+        return await self._call(lambda conn: rows.search(conn, query, limit))
+
+    async def sub_sessions(self, session_id: str) -> list[tuple[str, str]]:
+        """(session id, agent) of the sub-agent runs `session_id`'s calls started, oldest first."""
+        return await self._call(lambda conn: sub_sessions.sub_sessions(conn, session_id))
+
+    async def sub_session_calls(self, session_id: str) -> dict[CallKey, tuple[str, str]]:
+        """`session_id`'s calls that ran a sub-agent: call key (message id, call id) -> (its session id, agent)."""
+        return await self._call(lambda conn: sub_sessions.sub_session_calls(conn, session_id))
+
+    async def sub_usage(self, session_id: str) -> Usage:
+        """Tokens `session_id`'s sub-agent runs used, every level down (its own replies' are not counted)."""
+        return await self._call(lambda conn: sub_sessions.sub_usage(conn, session_id))
+
+    async def attachment_data(self, hashes: Iterable[str]) -> dict[str, bytes]:
+        """The stored bytes of attachments by hash (one missing is left out)."""
+        wanted = list(hashes)
+        if not wanted:
+            return {}
+        return await self._call(lambda conn: attachment_rows.load_data(conn, wanted))
+
+    async def siblings(self, message_id: str) -> Siblings:
+        """The messages sharing `message_id`'s parent, oldest first, and its index among them (`‹2/3›`)."""
+        message = await self._require_message(message_id)
+        found = await self._call(lambda conn: rows.siblings(conn, message))
+        return Siblings(found, next(i for i, m in enumerate(found) if m.id == message_id))
+
+    async def children(self, message_id: str) -> list[Message]:
+        """The messages that follow `message_id` directly, one per branch, oldest first."""
+        message = await self._require_message(message_id)
+        return await self._call(lambda conn: rows.children(conn, message))
+
+    async def tree(self, session_id: str) -> list[Message]:
+        """Every message of the session, every branch, in creation order (`parent_id` links them)."""
+        session = await self._require_session(session_id)
+        return await self._call(lambda conn: rows.load_tree(conn, session.id))
+
+    async def load_tail(self, session_id: str, limit: int) -> list[Message]:
+        """The last `limit` messages of the session's active branch, oldest first, tool calls included.
+
+        A branch shows the path from the first message to the active leaf, and the replies retried on it
+        (`replaced_by` set: shown dimmed, never sent to the model)."""
+        return await self._call(lambda conn: rows.load_tail(conn, session_id, None, limit))
+
+    async def load_before(self, session_id: str, position: int, limit: int) -> list[Message]:
+        """Up to `limit` messages of the branch just before `position`, oldest first (to page backwards)."""
+        return await self._call(lambda conn: rows.load_tail(conn, session_id, position, limit))
+
+    async def count_messages(self, session_id: str) -> int:
+        """How many messages the active branch shows (what `load_tail` pages through)."""
+        return await self._call(lambda conn: rows.count_shown(conn, session_id))

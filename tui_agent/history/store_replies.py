@@ -1,0 +1,77 @@
+"""Provides `StoreReplies`: the history store's writes of a reply as it goes (text streamed so far, its final
+status and usage, its tool calls), redacted first. A part of `HistoryStore`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tui_agent.history import writes
+from tui_agent.history.models import Usage
+from tui_agent.history.redact import Redactor
+from tui_agent.history.store_base import StoreBase
+from tui_agent.status import MessageStatus, ToolStatus
+
+
+class StoreReplies(StoreBase):
+    """A reply's progress and its tool calls, for `HistoryStore`."""
+
+    async def update_streaming_text(
+        self, message_id: str, text: str, parts: Mapping[str, str] | None = None, *, redacted: bool = False
+    ) -> None:
+        """Save the text (and other parts by kind) streamed so far (call at most every ~300 ms; see
+        `StreamingSaver`). `redacted`: `text` and `parts` are already what `redactor.text` makes of them (a
+        `StreamRedaction`'s each)."""
+        if not redacted:
+            text, parts = self.redactor.text(text), _redacted(self.redactor, parts)
+        await self._write(writes.update_text(message_id, text, _plain(parts)), key=("text", message_id))
+
+    async def finish_message(
+        self,
+        message_id: str,
+        status: MessageStatus,
+        content: str | None = None,
+        error: str | None = None,
+        usage: Usage | None = None,
+        parts: Mapping[str, str] | None = None,
+        *,
+        redacted: bool = False,
+    ) -> None:
+        """Write a reply's final status, text, error, usage and (when it has some) other parts by kind, redacted
+        alike (`redacted`: `content` and `parts` already are, as in `update_streaming_text`)."""
+        r = self.redactor
+        if not redacted:
+            content, parts = r.maybe(content), _redacted(r, parts)
+        await self._write(writes.finish_message(message_id, status, content, r.maybe(error), usage, _plain(parts)))
+
+    async def record_tool_call(
+        self,
+        message_id: str,
+        call_id: str,
+        name: str,
+        raw_arguments: str,
+        arguments: dict[str, Any] | None,
+        status: ToolStatus = ToolStatus.PENDING,
+    ) -> None:
+        """Record a tool call before it runs (recording the same call again updates it)."""
+        raw = self.redactor.text(raw_arguments)
+        parsed = None if arguments is None else self.redactor.json(arguments)
+        await self._write(writes.record_tool_call(message_id, call_id, name, raw, parsed, status, self.owner))
+
+    async def update_tool_call(
+        self, message_id: str, call_id: str, status: ToolStatus, result: str | None = None, error: str | None = None
+    ) -> None:
+        """Move a call on: `running` stamps started_at, a final status stamps finished_at."""
+        r = self.redactor
+        await self._write(
+            writes.update_tool_call(message_id, call_id, status, r.maybe(result), r.maybe(error), self.owner)
+        )
+
+
+def _redacted(redactor: Redactor, parts: Mapping[str, str] | None) -> dict[str, str] | None:
+    """A reply's other parts by kind, each redacted like its text."""
+    return None if parts is None else {kind: redactor.text(text) for kind, text in parts.items()}
+
+
+def _plain(parts: Mapping[str, str] | None) -> dict[str, str] | None:
+    return None if parts is None else dict(parts)

@@ -1,0 +1,92 @@
+"""Provides `StoreSessions`: the history store's writes of sessions (create, sub-agent runs, teams, rename,
+agent, delete, fork), their text redacted first. A part of `HistoryStore`."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from tui_agent.history import writes
+from tui_agent.history.models import Session
+from tui_agent.history.store_base import StoreBase
+from tui_agent.history.writer import DEFERRED
+
+
+class StoreSessions(StoreBase):
+    """Creating and changing sessions, for `HistoryStore`."""
+
+    async def create_session(
+        self,
+        title: str,
+        model: str | None = None,
+        endpoint: str | None = None,
+        system_prompt: str | None = None,
+        agent: str | None = None,
+    ) -> Session:
+        now = datetime.now(UTC)
+        r = self.redactor
+        session = Session(writes.new_id(), r.text(title), now, now, model, r.endpoint(endpoint), r.maybe(system_prompt))
+        session.agent = agent
+        await self._write(writes.insert_session(session))
+        self._next_position[session.id] = 0
+        return session
+
+    async def create_sub_session(
+        self, title: str, parent_session_id: str, parent_message_id: str, agent: str, **details: str | None
+    ) -> Session:
+        """A session for sub-agent `agent`'s run, linked to the reply (`parent_message_id`) whose call runs it;
+        `details`: `model`, `endpoint`, `system_prompt` as for `create_session`."""
+        now, r = datetime.now(UTC), self.redactor
+        session = Session(
+            writes.new_id(),
+            r.text(title),
+            now,
+            now,
+            details.get("model"),
+            r.endpoint(details.get("endpoint")),
+            r.maybe(details.get("system_prompt")),
+            parent_session_id,
+            parent_message_id,
+        )
+        session.agent = agent
+        await self._write(writes.insert_session(session))
+        self._next_position[session.id] = 0
+        return session
+
+    async def mark_team(self, session_id: str, agent: str, stop_reason: str | None = None) -> None:
+        """Remember that the session runs team `agent` ("team:<name>") and why it last stopped (None: running)."""
+        await self._write(writes.mark_team(session_id, agent, self.redactor.maybe(stop_reason)))
+
+    async def rename_session(self, session_id: str, title: str) -> None:
+        self._require_writable("renamed")
+        await self._write(writes.rename_session(session_id, self.redactor.text(title)))
+
+    async def set_session_agent(self, session_id: str, agent: str | None, system_prompt: str | None) -> None:
+        """Record the agent a session runs from now on and its system prompt (redacted like any text)."""
+        await self._write(writes.set_session_agent(session_id, agent, self.redactor.maybe(system_prompt)))
+
+    async def delete_session(self, session_id: str) -> None:
+        self._require_writable("deleted")
+        await self._write(writes.delete_session(session_id))
+        self._next_position.pop(session_id, None)
+
+    async def fork_session(self, session_id: str, message_id: str) -> Session:
+        """A new session with copies of `session_id`'s messages up to and including `message_id`."""
+        self._require_writable("forked")
+        source = await self._require_session(session_id)
+        now = datetime.now(UTC)
+        fork = Session(
+            writes.new_id(),
+            f"{source.title} (fork)",
+            now,
+            now,
+            source.model,
+            source.endpoint,
+            source.system_prompt,
+            source.id,
+            message_id,
+        )
+        fork.agent = source.agent
+        count = await self._write(writes.fork_session(fork, source.id, message_id))
+        fork.message_count = 0 if count is DEFERRED else int(count)
+        self._next_position[fork.id] = fork.message_count
+        return fork

@@ -1,0 +1,229 @@
+"""Provides `ChatTurns`: how the chat screen runs its turns, one at a time.
+
+A prompt is sent, or queued while a turn runs (and sent when it ends); retry, continue, edit and regenerate
+start a turn on a branch; Esc takes a queued prompt back or stops the reply. `_run_turn` reads the turn's
+events from the backend and hands each to `TurnView.render_event`, a few milliseconds of them at a time so keys
+and frames get in between. `ChatScreen` builds on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import time
+from typing import TYPE_CHECKING
+
+from tui_agent.errors import EngineUnavailableError, user_message
+from tui_agent.status import TurnEndReason
+from tui_agent.ui.compaction import compact_then_send
+from tui_agent.ui.screens.turn_view import TurnView
+from tui_agent.ui.widgets.prompt import PromptInput
+from tui_agent.ui.widgets.status_bar import StatusBar
+
+EVENT_SLICE = 0.004
+"""Seconds of a turn's events shown in a row before the loop takes its other work (keys, frames)."""
+
+if TYPE_CHECKING:  # the events load with the engine, after the first paint
+    from collections.abc import AsyncIterator, Callable, Sequence
+
+    from tui_agent.agent.events import AgentEvent
+    from tui_agent.agent.port import ChatBackend
+    from tui_agent.history.attachments import Attachment
+    from tui_agent.ui.engine import EngineSlot
+    from tui_agent.ui.widgets.queued import QueuedPrompts
+
+    TurnOf = Callable[[ChatBackend], AsyncIterator[AgentEvent]]
+    """Starts a turn (send, retry, continue) on the backend."""
+
+
+class ChatTurns(TurnView):
+    """The chat screen's turns (`ChatScreen` provides what is declared here)."""
+
+    engine: EngineSlot
+    busy: bool
+    _turn_lock: asyncio.Lock
+    _engine_finishing: asyncio.Task[None] | None
+    _queued_attachments: dict[str, list[Attachment]]
+
+    if TYPE_CHECKING:
+
+        @property
+        def prompt_input(self) -> PromptInput: ...
+
+        @property
+        def queued(self) -> QueuedPrompts: ...
+
+        async def _connected(self) -> ChatBackend: ...
+
+    @property
+    def turn_lock(self) -> asyncio.Lock:
+        """Held while a turn (or a compaction) runs: prompts sent meanwhile are queued."""
+        return self._turn_lock
+
+    @property
+    def idle(self) -> bool:
+        """No turn is running or still draining its closing events, and no prompt waits to be sent."""
+        return not self.busy and not self._turn_lock.locked() and not self.queued.prompts
+
+    def _set_busy(self, busy: bool) -> None:
+        self.busy = busy
+        self.status_bar.set_busy(busy)
+
+    # -- intents ------------------------------------------------------------------------------------
+    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        event.stop()
+        if self.branches.editing is not None:
+            self.branches.send_edit(event.text, event.attachments)
+        elif self.busy or self._turn_lock.locked() or self.queued.prompts:
+            self.queued.push(event.text)  # shown above the prompt, not under the reply still being written
+            if event.attachments:
+                self._queued_attachments[event.text] = event.attachments
+        else:
+            self._start_turn(event.text, event.attachments)
+
+    def send_prompts(self, prompts: Sequence[str]) -> None:
+        """Send the first of `prompts` now (without compacting first) and queue the others."""
+        if prompts:
+            self._start_turn(prompts[0], compact=False)
+        for prompt in prompts[1:]:
+            self.queued.push(prompt)
+
+    def action_compact(self) -> None:
+        """Summarise the older turns into one message sent in their place (the palette's "Compact conversation")."""
+        if not self.idle:
+            self.notify("A reply is running: compact once it has finished.", severity="warning")
+            return
+        self.run_worker(compact_then_send(self, None), group="turn", exit_on_error=False, description="compact")
+
+    def _start_turn(self, prompt: str, attachments: list[Attachment] | None = None, *, compact: bool = True) -> None:
+        files = attachments or []
+        full = self.backend is not None and self.backend.meter.needs_compaction
+        if compact and full and not files:  # full: compact first (a prompt with files is sent as it is)
+            self.run_worker(compact_then_send(self, prompt), group="turn", exit_on_error=False, description="compact")
+            return
+        self.chat_log.hide_actions()
+        self.chat_log.add_user(prompt, [a.ref for a in files])
+        self._set_busy(True)
+        team = getattr(self.app, "team", None)  # `--team`, or "Run a team" in the palette
+        self.run_worker(
+            self._run_turn(
+                lambda backend: (
+                    backend.run_team(team, prompt)
+                    if team
+                    else (backend.send(prompt, files) if files else backend.send(prompt))
+                )
+            ),
+            group="turn",
+            exit_on_error=False,
+            description="chat turn",
+        )
+
+    def action_retry_reply(self) -> None:
+        """Ctrl+R: ask again for the last reply; the old one stays, dimmed, and the model no longer sees it."""
+        self._redo(lambda backend: backend.retry())
+
+    def action_continue_reply(self) -> None:
+        """Ctrl+G: have the model go on with the last reply where it stopped: a new version of it, its text and
+        the rest (the cut-off one is kept, on its own branch)."""
+        self._redo(lambda backend: backend.continue_reply())
+
+    def _redo(self, turn: TurnOf) -> None:
+        if not self.idle:
+            self.notify("A reply is running: press Esc to stop it first.", severity="warning")
+            return
+        self.start_branch_turn(turn)
+
+    def start_branch_turn(self, turn: TurnOf) -> None:
+        """Run a turn that is not a new prompt (retry, continue, edit, regenerate)."""
+        self.chat_log.hide_actions()
+        self.prompt_input.focus()  # a click on the link focused the log: typing goes to the prompt again
+        self._set_busy(True)
+        self.run_worker(self._run_turn(turn), group="turn", exit_on_error=False, description="chat turn")
+
+    def action_cancel_turn(self) -> None:
+        """Esc: on an empty prompt with a prompt queued, take the newest queued one back to edit; otherwise
+        stop the reply."""
+        prompt = self.prompt_input
+        if self.branches.cancel_edit():
+            return
+        if not prompt.text and (waiting := self.queued.take_last()) is not None:
+            prompt.load_text(waiting)
+            prompt.set_attachments(self._queued_attachments.pop(waiting, []))
+            prompt.move_cursor(prompt.document.end)
+            return
+        self.stop_reply()
+
+    def stop_reply(self) -> None:
+        """Stop the reply now; the backend's closing events arrive after and change nothing visible."""
+        if not self.busy:
+            return
+        if self.backend is not None:
+            self.backend.cancel()
+        self.chat_log.interrupt_streaming()
+        self.tool_panels.interrupt_open()
+        self._set_busy(False)
+
+    # -- the turn -----------------------------------------------------------------------------------
+    async def _turn_events(self, turn: TurnOf) -> AsyncIterator[AgentEvent]:
+        """The turn's events once the engine is there; a failed build ends the turn with its sentence."""
+        try:
+            backend = await self._connected()
+        except EngineUnavailableError as error:
+            from tui_agent.agent.events import TurnFinished  # loads with the engine, which did not
+
+            yield TurnFinished(TurnEndReason.ERROR, error.user_message)
+            return
+        async for event in turn(backend):
+            yield event
+
+    async def _run_turn(self, turn: TurnOf) -> None:
+        async with self._turn_lock:  # a cancelled turn may still be draining its last events
+            if self._engine_finishing is not None:
+                await self._engine_finishing
+            self._set_busy(True)
+            turn_events = self._turn_events(turn)
+            # Everything that exists now (the log, history, the app) is long-lived: take it out of the
+            # collector's full passes, which otherwise stall a streaming frame by tens of milliseconds.
+            gc.freeze()
+            try:
+                self._last_finished = None
+                self._turn_began = self._clock()
+                turn_slice = time.perf_counter() + EVENT_SLICE
+                async for event in turn_events:
+                    self.render_event(event)
+                    if _finishes(event):  # ready now; the engine's last writes go on (a long reply: ~40 ms)
+                        self._engine_finishing = asyncio.create_task(_read_to_end(turn_events))
+                        self._engine_finishing.add_done_callback(self._engine_finished)
+                        break
+                    if time.perf_counter() > turn_slice:  # events already queued come without a pause:
+                        await asyncio.sleep(0)  # let keys and frames in between
+                        turn_slice = time.perf_counter() + EVENT_SLICE
+            except Exception as error:  # the backend reports failures as events; anything else lands here
+                self.chat_log.add_error(user_message(error))
+            finally:
+                self.chat_log.close_open()
+                self._set_busy(False)
+                self._show_status()
+        if (waiting := self.queued.take_first()) is not None:  # the lock is free: the next turn may start
+            self._start_turn(waiting, self._queued_attachments.pop(waiting, None))
+
+    def _engine_finished(self, _: asyncio.Task[None]) -> None:
+        """The turn's last writes are done: the status line shows what they changed (a regeneration's own
+        model is given back only then; the line said that model until the next turn)."""
+        if self.is_attached and self.query(StatusBar):  # a screen retired meanwhile has no status line
+            self._show_status()
+
+
+def _finishes(event: AgentEvent) -> bool:
+    from tui_agent.agent.events import TurnFinished  # loaded by the engine before any event exists
+
+    return isinstance(event, TurnFinished)
+
+
+async def _read_to_end(events: AsyncIterator[AgentEvent]) -> None:
+    """What is left of a turn's events after `TurnFinished`: none, but reading to the end lets the engine
+    commit the turn's final writes and take the next turn (a new turn waits for this first)."""
+    with contextlib.suppress(Exception):  # the turn's end is shown; history reports its own failures
+        async for _ in events:
+            pass
