@@ -84,6 +84,10 @@ class ChatScreen(TurnView):
         Binding("pagedown", "page_down", "Scroll the conversation down", show=False, priority=True, id="page_down"),
     ]
     BINDINGS += [Binding("ctrl+up", "select_message", "Select a message to act on", id="select_message")]
+    BINDINGS += [  # the palette's commands a person reaches for often; keys no terminal or prompt key takes
+        Binding("ctrl+n", "app.new_session", "New session", id="new_session"),  # as on the session screen
+        Binding("f9", "compact", "Compact the conversation", id="compact"),
+    ]
 
     def __init__(
         self,
