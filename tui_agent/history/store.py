@@ -11,7 +11,6 @@ import asyncio
 import logging
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -303,10 +302,7 @@ class HistoryStore:
         return user, reply
 
     def _redacted_attachment(self, attachment: Attachment) -> Attachment:
-        if attachment.kind == "image":
-            return attachment
-        text = self.redactor.text(attachment.text)
-        return replace(attachment, data=text.encode("utf-8")) if text != attachment.text else attachment
+        return self.redactor.attachment(attachment)
 
     async def attachment_data(self, hashes: Iterable[str]) -> dict[str, bytes]:
         """The stored bytes of attachments by hash (one missing is left out)."""

@@ -53,7 +53,7 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
         AssistantMessageFinished,
     )
     from tui_agent.agent.tree import Unsubscribe
-    from tui_agent.history.attachments import Attachment
+    from tui_agent.history.attachments import Attachment, AttachmentRef
     from tui_agent.ui.branches import Branches
     from tui_agent.ui.widgets.attachment_chips import AttachmentChips
     from tui_agent.ui.widgets.branch_mark import BranchMarked
@@ -136,7 +136,12 @@ class ChatScreen(TurnView):
             yield ChatLog(id="chat-log", reasoning=self._reasoning)
             yield ToolPanels(clock=self._clock, id="tool-panels")
         yield QueuedPrompts(id="queued")
-        yield PromptInput(id="prompt", cursor_blink=self._cursor_blink, attach_limits=self._attach_limits)
+        yield PromptInput(
+            id="prompt",
+            cursor_blink=self._cursor_blink,
+            attach_limits=self._attach_limits,
+            files_in_history=self._files_in_history,
+        )
         yield StatusBar(id="status")
 
     @cached_property
@@ -249,6 +254,10 @@ class ChatScreen(TurnView):
             self._show_status()
         await self._add_task_tree()
         return backend
+
+    async def _files_in_history(self, refs: list[AttachmentRef]) -> list[Attachment]:
+        """An earlier prompt's files, read back for Up in the prompt."""
+        return await (await self._connected()).stored_attachments(refs)
 
     def on_unmount(self) -> None:
         self._stop_watching_history()
