@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from textual import events
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from tests.ui.helpers import chat, chat_ready, wait_until
 from tests.ui.sessions_stack import RealStack, stack_serving
@@ -336,3 +337,21 @@ async def test_a_recalled_prompt_whose_file_history_no_longer_holds_says_so(proj
         await pilot.press("enter")  # the text alone, as the note says
         await wait_until(pilot, lambda: screen.idle and len(screen.query(UserMessage)) == 1, "sent")
         assert user_contents(stack)[-1] == "When is the launch?"
+
+
+async def test_a_long_paste_with_a_terminals_line_ends_is_counted_and_sent_in_lines(
+    project: Path, stack: RealStack
+) -> None:
+    pasted = "log line\r" * 3000  # xterm, VTE and tmux paste line ends as \r
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await chat_ready(pilot)
+        screen.prompt_input.post_message(events.Paste(pasted))
+        await wait_until(pilot, lambda: isinstance(app.screen, AttachPasteScreen), "asked")
+        assert "(27 KB, 3,000 lines)" in " ".join(str(s.render()) for s in app.screen.query(Static))
+        await pilot.press("a")
+        await wait_until(pilot, lambda: chips(pilot) == ["paste-1.txt"], "the paste as a chip")
+        assert any("(27 KB, 3,000 lines) is attached" in n.message for n in notifications(app))
+        await send_typed(pilot, "What went wrong?")
+        (sent,) = user_contents(stack)
+        assert "log line\n" * 3000 in sent[1]["text"]

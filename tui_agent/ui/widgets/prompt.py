@@ -50,8 +50,18 @@ def chip_label(text: str, what: str = "pasted") -> str:
     """`[pasted 1.0 MB, 3 lines]`: what a chip shows for `text`."""
     size = len(text.encode("utf-8", errors="replace"))
     amount = f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.0f} KB"
-    lines = text.count("\n") + 1
-    return f"[{what} {amount}, {lines:,} line{'s' if lines > 1 else ''}]"
+    return f"[{what} {amount}, {line_count(text)}]"
+
+
+def line_count(text: str) -> str:
+    """`1 line`, `3,000 lines`."""
+    lines = text.count("\n") + (not text.endswith("\n"))  # a last line end starts no line
+    return f"{lines:,} line{'s' if lines != 1 else ''}"
+
+
+def unix_lines(text: str) -> str:
+    """`text` with its line ends as `\n`: terminals paste line ends as `\r` (xterm, VTE, tmux)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 class PromptInput(TextArea):
@@ -135,10 +145,10 @@ class PromptInput(TextArea):
             self.attach_path(str(image))
         elif len(event.text) > self.attach_limits.paste_over:
             self._consume(event)
-            self._offer_attachment(event.text)
+            self._offer_attachment(unix_lines(event.text))
         elif len(event.text) > PASTE_CHIP_CHARS:
             self._consume(event)
-            self._paste_as_chip(event.text)
+            self._paste_as_chip(unix_lines(event.text))
 
     def _paste_as_chip(self, text: str) -> None:
         result = self.replace(self._chip(text), *self.selection, maintain_selection_offset=False)
@@ -152,7 +162,7 @@ class PromptInput(TextArea):
 
         self._pastes += 1
         name = f"paste-{self._pastes}.txt"
-        size = f"{human_size(len(text.encode('utf-8', errors='replace')))}, {text.count(chr(10)) + 1:,} lines"
+        size = f"{human_size(len(text.encode('utf-8', errors='replace')))}, {line_count(text)}"
 
         def chosen(choice: PasteChoice | None) -> None:
             if choice == "attach":
