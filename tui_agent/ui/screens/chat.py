@@ -322,6 +322,15 @@ class ChatScreen(TurnView):
             if width > 0:
                 rack.styles.width = width
 
+    def on_screen_suspend(self) -> None:
+        """A dialog on top shows the notices in its own rack, elsewhere (see `fit_toasts`): not twice."""
+        for rack in self.query(ToastRack):
+            rack.display = False
+
+    def on_screen_resume(self) -> None:
+        for rack in self.query(ToastRack):
+            rack.display = True
+
     def action_page_up(self) -> None:
         """Page back through the conversation (older pages load at the top, as with the mouse wheel)."""
         self.chat_log.scroll_page_up(animate=False)
