@@ -118,6 +118,21 @@ async def test_cached_prompt_tokens_are_kept_so_a_resumed_session_costs_what_it_
         await wait_until(pilot, lambda: f"({live.cached_in:,} cached)" in status(pilot), "the cached tokens shown")
 
 
+async def test_a_resumed_session_shows_the_servers_window_in_the_gauge_before_any_prompt(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    app, _ = make_app(server, tmp_path / "history.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await send(pilot, "Name a river in Europe")
+        shown = re.search(r"context \d+ / 2k \(\d+%\)", status(pilot))
+        assert shown is not None
+    app, _ = make_app(server, tmp_path / "history.db", ResumeRequest(latest=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: len(chat(pilot).query(UserMessage)) == 1, "the resumed conversation")
+        await wait_until(pilot, lambda: shown.group(0) in status(pilot), f"{shown.group(0)!r} in {status(pilot)!r}")
+
+
 def after_the_system_prompt(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What follows the agent's system prompt (which leads every request)."""
     return messages[1:] if messages and messages[0]["role"] == "system" else messages

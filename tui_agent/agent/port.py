@@ -9,6 +9,7 @@ Tests and benchmarks drive the same screens with `tui_agent.testing.ScriptedBack
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
@@ -65,8 +66,9 @@ class ChatPort(Protocol):
         """Cost (last reply, session) and context (tokens of the active branch, the model's window) now."""
         ...
 
-    def learn_context_windows(self) -> None:
-        """Ask the endpoint, in the background and once, for its models' context windows (for the gauge)."""
+    def learn_context_windows(self) -> asyncio.Future[None]:
+        """Ask the endpoint, in the background and once, for its models' context windows (for the gauge); done
+        once `meter` has them (or the endpoint said none)."""
 
     async def compact(self) -> Compaction:
         """Summarise the older turns into one message sent in their place from now on; the originals stay in

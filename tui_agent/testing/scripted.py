@@ -219,8 +219,11 @@ class ScriptedBackend(MemorySessions):
     def meter(self) -> Meter:
         return self.meter_now
 
-    def learn_context_windows(self) -> None:
+    def learn_context_windows(self) -> asyncio.Future[None]:
         """Scripted models have no windows to learn (a test sets `meter_now` instead)."""
+        learned: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        learned.set_result(None)
+        return learned
 
     async def compact(self) -> Compaction:
         """Scripted sessions have nothing stored to compact: counted, then refused as the agent refuses."""

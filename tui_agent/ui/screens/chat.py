@@ -250,7 +250,8 @@ class ChatScreen(TurnView):
         if self.backend is None:
             self.backend = backend
             self._stop_watching_unsaved = backend.watch_unsaved(self.status_bar.set_unsaved)
-            backend.learn_context_windows()  # for the context gauge; the first turn waits for it
+            # for the context gauge (the first turn waits for it); a resumed session's shows its window at once
+            backend.learn_context_windows().add_done_callback(self._show_gauge)
             self._show_status()
         await self._add_task_tree()
         return backend
@@ -258,6 +259,10 @@ class ChatScreen(TurnView):
     async def _files_in_history(self, refs: list[AttachmentRef]) -> list[Attachment]:
         """An earlier prompt's files, read back for Up in the prompt."""
         return await (await self._connected()).stored_attachments(refs)
+
+    def _show_gauge(self, _: object) -> None:
+        if self.is_attached and self.backend is not None:
+            self.status_bar.set_meter(self.backend.meter)
 
     def on_unmount(self) -> None:
         self._stop_watching_history()
