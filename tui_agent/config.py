@@ -318,6 +318,11 @@ class Fallback:
         return then
 
     def notice(self, path: Path) -> str:
+        if self.reason == UNKNOWN_SETTING and self.name == "api_key":  # the usual place for it elsewhere
+            return (
+                f"{path}: {self.where} is ignored: the key is read from the "
+                "environment variable api_key_env names (OPENAI_API_KEY unless it says otherwise), never from a file"
+            )
         if self.reason == UNKNOWN_SETTING:  # pydantic's words for a key no model field has: likely a typo
             return f"{path}: unknown setting {self.where} (no such setting: a typo?); it is ignored"
         return f"{path}: invalid value for {self.where} ({self.reason}); {self.consequence}"
@@ -344,7 +349,8 @@ def resolve_config(flags: Mapping[str, Any], path: Path, environ: Mapping[str, s
     except ConfigFileError as error:
         problems.append(str(error))
         file_values = {}
-    fallbacks: list[Fallback] = []
+    # The settings ignore a top-level key they do not have (the tables forbid them): a typo, said like theirs.
+    fallbacks = [_fallback(path, (key,), UNKNOWN_SETTING) for key in file_values if key not in Settings.model_fields]
     overridden = set(merge_sources({}, environ, flags))
     while True:  # each round drops at least one value, so this ends
         try:

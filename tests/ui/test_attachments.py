@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from textual import events
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from tests.ui.helpers import chat, chat_ready, wait_until
 from tests.ui.sessions_stack import RealStack, stack_serving
@@ -288,3 +289,69 @@ async def test_editing_a_prompt_puts_its_files_back_as_chips_and_sends_what_the_
         shown = screen.query(UserMessage).last()
         assert [ref.name for ref in shown.attachments] == ["docs/notes.md", "screenshot.png"]
         assert chips(pilot) == []
+
+
+async def test_up_in_a_later_run_brings_back_a_prompt_with_its_files_read_from_history(
+    project: Path, stack: RealStack
+) -> None:
+    with (project / "docs" / "notes.md").open("a") as notes:
+        notes.write("key: sk-test-0123456789abcdefghijklmnop\n")  # history keeps it redacted, under that hash
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await pick(pilot, "notes")
+        await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the chip")
+        await send_typed(pilot, "When is the launch?")
+        await send_typed(pilot, "Thanks")
+    (project / "docs" / "notes.md").write_text("Moved to Friday.\n")  # what was sent is what comes back
+    app, _ = stack.app(ResumeRequest(latest=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: len(chat(pilot).query(UserMessage)) == 2, "the resumed session")
+        screen = chat(pilot)
+        await pilot.press("up")
+        assert screen.prompt_input.text == "Thanks" and chips(pilot) == []
+        await pilot.press("up", "enter")  # Enter may come before the file is read back: it waits for it
+        await wait_until(pilot, lambda: screen.idle and len(screen.query(UserMessage)) == 3, "sent again")
+        sent = user_contents(stack)[-1]
+        assert sent[0] == {"type": "text", "text": "When is the launch?"}
+        assert "The launch is on Tuesday." in sent[1]["text"] and "key: [redacted]" in sent[1]["text"]
+        assert [ref.name for ref in screen.query(UserMessage).last().attachments] == ["docs/notes.md"]
+
+
+async def test_a_recalled_prompt_whose_file_history_no_longer_holds_says_so(project: Path, stack: RealStack) -> None:
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await pick(pilot, "notes")
+        await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the chip")
+        await send_typed(pilot, "When is the launch?")
+    with sqlite3.connect(stack.db) as conn:
+        conn.execute("DELETE FROM attachments")  # as when the session that stored it was deleted
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await chat_ready(pilot)
+        await pilot.press("up")
+        note = "Not attached: docs/notes.md (no longer in history)."
+        await wait_until(pilot, lambda: note in [n.message for n in notifications(pilot.app)], "the note")
+        assert screen.prompt_input.text == "When is the launch?" and chips(pilot) == []
+        await pilot.press("enter")  # the text alone, as the note says
+        await wait_until(pilot, lambda: screen.idle and len(screen.query(UserMessage)) == 1, "sent")
+        assert user_contents(stack)[-1] == "When is the launch?"
+
+
+async def test_a_long_paste_with_a_terminals_line_ends_is_counted_and_sent_in_lines(
+    project: Path, stack: RealStack
+) -> None:
+    pasted = "log line\r" * 3000  # xterm, VTE and tmux paste line ends as \r
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await chat_ready(pilot)
+        screen.prompt_input.post_message(events.Paste(pasted))
+        await wait_until(pilot, lambda: isinstance(app.screen, AttachPasteScreen), "asked")
+        assert "(27 KB, 3,000 lines)" in " ".join(str(s.render()) for s in app.screen.query(Static))
+        await pilot.press("a")
+        await wait_until(pilot, lambda: chips(pilot) == ["paste-1.txt"], "the paste as a chip")
+        assert any("(27 KB, 3,000 lines) is attached" in n.message for n in notifications(app))
+        await send_typed(pilot, "What went wrong?")
+        (sent,) = user_contents(stack)
+        assert "log line\n" * 3000 in sent[1]["text"]

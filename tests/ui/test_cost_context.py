@@ -118,6 +118,21 @@ async def test_cached_prompt_tokens_are_kept_so_a_resumed_session_costs_what_it_
         await wait_until(pilot, lambda: f"({live.cached_in:,} cached)" in status(pilot), "the cached tokens shown")
 
 
+async def test_a_resumed_session_shows_the_servers_window_in_the_gauge_before_any_prompt(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    app, _ = make_app(server, tmp_path / "history.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await send(pilot, "Name a river in Europe")
+        shown = re.search(r"context \d+ / 2k \(\d+%\)", status(pilot))
+        assert shown is not None
+    app, _ = make_app(server, tmp_path / "history.db", ResumeRequest(latest=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: len(chat(pilot).query(UserMessage)) == 1, "the resumed conversation")
+        await wait_until(pilot, lambda: shown.group(0) in status(pilot), f"{shown.group(0)!r} in {status(pilot)!r}")
+
+
 def after_the_system_prompt(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What follows the agent's system prompt (which leads every request)."""
     return messages[1:] if messages and messages[0]["role"] == "system" else messages
@@ -195,6 +210,38 @@ async def test_compacting_from_the_palette_collapses_the_older_turns_and_the_cha
         sent = after_the_system_prompt(chat_bodies(server)[-1]["messages"])
         assert sent[0]["content"].startswith(SUMMARY_HEADING)
         assert [m["content"] for m in sent if m["role"] == "user"][1:] == ["Name a sea", "Name a desert"]
+
+
+async def test_the_compact_key_moves_with_a_keys_override(server: BackgroundServer, tmp_path: Path) -> None:
+    app, _ = make_app(server, tmp_path / "history.db")
+    app._apply_keys({"compact": "f8"})  # as `[keys] compact = "f8"` in the config file does
+    async with app.run_test(size=SIZE) as pilot:
+        before = await chat_ready(pilot)
+        for prompt in ("Name a river in Europe", "Name a mountain", "Name a lake"):
+            await send(pilot, prompt)
+        await pilot.press("f9")  # the default key: moved away
+        await pilot.pause()
+        assert pilot.app.screen is before and not before.query(CompactedMessage)
+        await pilot.press("f8")
+        screen = await compacted_screen(pilot, before)
+        assert len(screen.query(CompactedMessage)) == 4
+        await send(pilot, "Name a sea")
+        sent = after_the_system_prompt(chat_bodies(server)[-1]["messages"])
+        assert sent[0]["content"].startswith(SUMMARY_HEADING)
+        assert server.requests[-1].outcome == "ok"
+
+
+async def test_f9_compacts_by_default(server: BackgroundServer, tmp_path: Path) -> None:
+    app, _ = make_app(server, tmp_path / "history.db")
+    async with app.run_test(size=SIZE) as pilot:
+        before = await chat_ready(pilot)
+        for prompt in ("Name a river in Europe", "Name a mountain"):
+            await send(pilot, prompt)
+        await pilot.press("f9")
+        screen = await compacted_screen(pilot, before)
+        assert [text for who, text in ((w.who, w.text) for w in screen.query(CompactedMessage)) if who == "you"] == [
+            "Name a river in Europe"
+        ]
 
 
 async def test_the_tokens_asked_for_a_summary_count_in_the_session_as_they_do_after_a_resume(

@@ -59,3 +59,17 @@ async def test_a_person_who_hides_the_tool_column_keeps_it_hidden_when_calls_com
         await pilot.press("ctrl+b")
         await send(pilot, "What's the weather in Paris?")
         assert not screen.tool_panels.display and len(screen.tool_panels.panels) == 1
+
+
+async def test_at_80x24_the_welcome_reads_from_its_top_and_the_first_reply_is_followed(tmp_path: Path) -> None:
+    app, _ = app_on_real_agent(Settings(db=tmp_path / "history.db"), EndpointChoice(None, "offline"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await chat_ready(pilot)
+        await wait_until(pilot, lambda: bool(screen.chat_log.query(SystemLine)), "the offline model's line")
+        log = screen.chat_log
+        await wait_until(pilot, lambda: log.max_scroll_y > 0, "the welcome taller than the log")
+        await pilot.pause()
+        assert log.scroll_y == 0, "what this is and which model answers are at the welcome's top, in view"
+        for prompt in ("explain streaming in markdown", "list the files", "what is 12 * (3 + 4)?"):
+            await send(pilot, prompt)  # more than the log holds
+        await wait_until(pilot, lambda: log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y, "the end shown")

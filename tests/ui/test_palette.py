@@ -10,6 +10,7 @@ from pathlib import Path
 
 from textual.command import CommandInput, CommandList, CommandPalette
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from tests.ui.helpers import SIZE, app_on_real_agent, chat, make_app, send, showing, task_tree, wait_until
 from tui_agent import paths
@@ -18,6 +19,8 @@ from tui_agent.config import Settings
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.testing.scripted import ScriptedBackend, reply_script
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.keys import key_rows
+from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.help import HelpScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
 from tui_agent.ui.textual_private import notifications
@@ -242,3 +245,38 @@ async def test_run_a_team_sends_the_next_prompts_to_it_until_no_team_is_picked()
         await run_command(pilot, "(no team)")
         await send(pilot, "hello")
         assert backend.teams_run == [("writer-critic", "Write about tea")] and backend.prompts[-1] == "hello"
+
+
+PALETTE_OF_BINDING = {
+    "new_session": "New session",
+    "sessions": "Sessions",
+    "toggle_tool_panel": "Toggle tool panel",
+    "toggle_task_tree": "Toggle task tree",
+    "retry_reply": "Retry last reply",
+    "continue_reply": "Continue reply",
+    "compact": "Compact conversation",
+    "select_message": "Select a message",
+    "help": "Help",
+    "quit": "Quit",
+}
+"""The palette command that does what each app or chat-screen binding does."""
+NOT_IN_THE_PALETTE = {"interrupt", "command_palette", "cancel_turn", "focus_tools", "page_up", "page_down"}
+"""Bindings for moments the palette cannot be open in (a reply running, the focus, scrolling) or the palette."""
+
+
+async def test_the_palette_and_f1_name_the_same_keys_for_every_command_with_one() -> None:
+    app = TuiAgentApp(ScriptedBackend(), cursor_blink=False, keys={"compact": "f8", "new_session": "ctrl+o"})
+    async with app.run_test(size=SIZE) as pilot:
+        helps = {command.title: command.help for command in app.get_system_commands(app.screen)}
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "F1 open")
+        rows = [row for owner in (type(app), ChatScreen) for row in key_rows(owner, app.key_overrides)]
+        assert {row.action for row in rows} == set(PALETTE_OF_BINDING) | NOT_IN_THE_PALETTE  # each one decided
+        for row in rows:
+            if row.action in PALETTE_OF_BINDING:
+                help_text = helps[PALETTE_OF_BINDING[row.action]]
+                assert all(key in help_text for key in row.keys.split()), (row, help_text)
+        assert helps["Compact conversation"].endswith(" · f8") and helps["New session"].endswith(" · ctrl+o")
+        assert helps["Quit"].endswith(" · ctrl+q")
+        shown = "\n".join(str(static.render()) for static in app.screen.query(Static))
+        assert "f8                  Compact the conversation" in shown and "ctrl+o              New session" in shown

@@ -100,3 +100,21 @@ async def test_the_offline_model_notice_is_a_line_in_the_conversation_not_a_toas
         assert not [n for n in notifications(app) if OFFLINE_NOTICE in n.message]
         await send(pilot, "hello")
         assert screen.chat_log.entries[0] is line  # the first line of the conversation stays first
+
+
+async def test_a_notice_shows_once_while_a_dialog_is_open_and_again_after() -> None:
+    from tui_agent.ui.screens.help import HelpScreen
+
+    app, _ = make_app()
+    async with app.run_test(size=(160, 45), notifications=True) as pilot:
+        screen = chat(pilot)
+        app.notify("A reply is still running: press Esc to stop it first.", timeout=60)
+        await wait_until(pilot, lambda: bool(screen.query(Toast)), "the notice shown")
+        await pilot.press("f1")  # the help screen shows it in its own rack, at its own place
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen) and bool(app.screen.query(Toast)), "help")
+        await pilot.pause()
+        shown = [toast for s in app.screen_stack for toast in s.query(Toast) if toast.display and toast.region]
+        assert len(shown) == 1 and shown[0].screen is app.screen, "the notice drawn twice, at two places"
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen, "help closed")
+        await wait_until(pilot, lambda: any(toast.region for toast in screen.query(Toast)), "the notice back")

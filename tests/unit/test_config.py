@@ -121,3 +121,21 @@ def test_the_problems_are_said_in_the_file_order_and_an_unknown_key_is_called_on
     _, problems = resolve_settings({}, path, environ={})
     assert [problem.split(" (line ")[1].split(")")[0] for problem in problems] == ["1", "4", "6", "7"]
     assert problems[-1] == f"{path}: unknown setting ui.bogus (line 7) (no such setting: a typo?); it is ignored"
+
+
+def test_a_misspelt_top_level_setting_is_said_with_its_line_and_the_rest_applies(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('model = "gpt-4o-mini"\n\ntemprature = 0.5\n[ui]\nnotify = "bell"\n')
+    settings, problems = resolve_settings({}, path, environ={})
+    assert problems == [f"{path}: unknown setting temprature (line 3) (no such setting: a typo?); it is ignored"]
+    assert settings.model == "gpt-4o-mini" and settings.temperature is None and settings.ui.notify == "bell"
+
+
+def test_an_api_key_in_the_file_is_said_to_be_ignored_and_where_the_key_comes_from(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('model = "gpt-4o-mini"\napi_key = "sk-test-0123456789abcdefghijklmnop"\n')
+    _, problems = resolve_settings({}, path, environ={})
+    assert problems == [
+        f"{path}: api_key (line 2) is ignored: the key is read from the environment variable api_key_env names "
+        "(OPENAI_API_KEY unless it says otherwise), never from a file"
+    ]

@@ -45,12 +45,13 @@ class ContextUpkeep(SessionActions):
 
         async def _turn_saved(self) -> None: ...
 
-    def learn_context_windows(self) -> None:
+    def learn_context_windows(self) -> asyncio.Future[None]:
         """Ask the server, in the background and once, which context windows it gives its models (the gauge
         uses them; a server that says none, or does not answer within `WINDOWS_WAIT`, leaves the other
-        sources). A turn starting meanwhile waits for the answer, so the request order is always the same."""
+        sources). A turn starting meanwhile waits for the answer, so the request order is always the same.
+        Returns the asking, done once the answer is in the meter."""
         if self._windows_task is not None:
-            return
+            return self._windows_task
 
         async def learn() -> None:
             with contextlib.suppress(LLMError, TimeoutError):
@@ -58,6 +59,7 @@ class ContextUpkeep(SessionActions):
                 self._services.meter.served_windows.update(windows)
 
         self._windows_task = asyncio.get_running_loop().create_task(learn(), name="context-windows")
+        return self._windows_task
 
     async def compact(self) -> Compaction:
         """Summarise the older turns of the active branch into one message the model is sent in their place

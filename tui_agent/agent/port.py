@@ -9,6 +9,7 @@ Tests and benchmarks drive the same screens with `tui_agent.testing.ScriptedBack
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:  # the UI's first frame imports this module; event and record 
     from tui_agent.agent.meter import Meter
     from tui_agent.agent.tree import TreeObserver, Unsubscribe
     from tui_agent.agents.profiles import AgentProfile
-    from tui_agent.history.attachments import Attachment
+    from tui_agent.history.attachments import Attachment, AttachmentRef
     from tui_agent.history.export import ExportFormat
     from tui_agent.history.models import Message, SearchHit, Session, Siblings
     from tui_agent.history.peek import SessionPeek
@@ -65,8 +66,9 @@ class ChatPort(Protocol):
         """Cost (last reply, session) and context (tokens of the active branch, the model's window) now."""
         ...
 
-    def learn_context_windows(self) -> None:
-        """Ask the endpoint, in the background and once, for its models' context windows (for the gauge)."""
+    def learn_context_windows(self) -> asyncio.Future[None]:
+        """Ask the endpoint, in the background and once, for its models' context windows (for the gauge); done
+        once `meter` has them (or the endpoint said none)."""
 
     async def compact(self) -> Compaction:
         """Summarise the older turns into one message sent in their place from now on; the originals stay in
@@ -116,6 +118,11 @@ class ChatPort(Protocol):
 
     async def prompt_attachments(self, message_id: str) -> list[Attachment]:
         """The files and images prompt `message_id` was sent with, with their bytes (an edit starts from them)."""
+        ...
+
+    async def stored_attachments(self, refs: Sequence[AttachmentRef]) -> list[Attachment]:
+        """The files and images `refs` name, with the bytes history keeps for them, in order (Up in the prompt
+        brings an earlier run's prompt back with them); one whose bytes are no longer stored is left out."""
         ...
 
     async def siblings(self, message_id: str) -> Siblings:

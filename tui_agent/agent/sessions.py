@@ -9,6 +9,7 @@ only the pages shown); `load_history` pages along it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tui_agent.agent.conversation import Conversation
@@ -16,7 +17,7 @@ from tui_agent.agent.meter import estimate_tokens
 from tui_agent.agent.turn import SessionTotals, TurnServices
 from tui_agent.errors import UserError
 from tui_agent.history import attachment_rows
-from tui_agent.history.attachments import Attachment
+from tui_agent.history.attachments import Attachment, AttachmentRef
 from tui_agent.history.export import ExportFormat
 from tui_agent.history.models import Message, SearchHit, Session, Siblings
 from tui_agent.history.store import HistoryStore
@@ -114,6 +115,11 @@ class SessionActions:
         _, message = await self._message_here(message_id, Role.USER)
         data = await self.store.attachment_data(ref.hash for ref in message.attachments)
         return attachment_rows.restore([message], data).get(message.id, [])
+
+    async def stored_attachments(self, refs: Sequence[AttachmentRef]) -> list[Attachment]:
+        """The files and images `refs` name, with their stored bytes (one no longer stored is left out)."""
+        data = await self.store.attachment_data(ref.hash for ref in refs)
+        return [Attachment.restored(ref, data[ref.hash]) for ref in refs if ref.hash in data]
 
     async def _reload_conversation(self, session: Session) -> None:
         """What the model sees, from the active branch (a replaced reply drops out)."""

@@ -50,8 +50,12 @@ class AttachmentRef:
     def to_json(self) -> str:
         import json  # here: the prompt imports this module before the first frame
 
-        fields = {"name": self.name, "mime": self.mime, "size": self.size, "hash": self.hash}
-        return json.dumps(fields | ({"note": self.note} if self.note else {}))
+        return json.dumps(self.fields())
+
+    def fields(self) -> dict[str, str | int]:
+        """What a stored part (or a prompt-history line) keeps, the kind aside."""
+        fields: dict[str, str | int] = {"name": self.name, "mime": self.mime, "size": self.size, "hash": self.hash}
+        return fields | ({"note": self.note} if self.note else {})
 
     @classmethod
     def from_json(cls, kind: str, content: str) -> AttachmentRef | None:
@@ -59,7 +63,14 @@ class AttachmentRef:
         import json
 
         try:
-            data = json.loads(content)
+            return cls.from_fields(kind, json.loads(content))
+        except ValueError:
+            return None
+
+    @classmethod
+    def from_fields(cls, kind: object, data: object) -> AttachmentRef | None:
+        """The ref `fields()` gave `data` for; None for anything else."""
+        try:
             if kind not in KINDS or not isinstance(data, dict):
                 return None
             size = int(data["size"])

@@ -15,12 +15,16 @@ import os
 import re
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from tui_agent.history.token_shapes import REDACTED, redact_token_shapes
 from tui_agent.sanitize import replace_surrogates
+
+if TYPE_CHECKING:
+    from tui_agent.history.attachments import Attachment
 
 SECRET_NAME = re.compile(r"(^|_)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
 MIN_SECRET_LENGTH = 8
@@ -61,6 +65,14 @@ class Redactor:
 
     def text(self, value: str) -> str:
         return self.shapes(self.known(value))
+
+    def attachment(self, attachment: Attachment) -> Attachment:
+        """`attachment` as history stores it: a text file's text redacted (so its hash is of that), an image as
+        it is."""
+        if attachment.kind == "image":
+            return attachment
+        text = self.text(attachment.text)
+        return replace(attachment, data=text.encode("utf-8")) if text != attachment.text else attachment
 
     def known(self, value: str) -> str:
         """`value` with lone surrogates replaced and the known secrets redacted (the first of two passes)."""

@@ -5,7 +5,6 @@ branches; each takes the next position on its branch. A part of `HistoryStore`."
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import UTC, datetime
 
 from tui_agent.history import writes
@@ -32,10 +31,7 @@ class StoreMessages(StoreBase):
         return user, reply
 
     def _redacted_attachment(self, attachment: Attachment) -> Attachment:
-        if attachment.kind == "image":
-            return attachment
-        text = self.redactor.text(attachment.text)
-        return replace(attachment, data=text.encode("utf-8")) if text != attachment.text else attachment
+        return self.redactor.attachment(attachment)
 
     async def append_message(
         self,

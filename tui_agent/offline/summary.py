@@ -24,11 +24,11 @@ def summary_of(messages: list[dict[str, Any]]) -> str:
     """A deterministic summary of the messages before the last one (the request for it)."""
     earlier, prompts, tools = [], [], []
     for message in messages[:-1]:
-        text = _text(message.get("content"))
-        if message.get("role") == "user" and text.startswith(HEADING):
-            earlier.append(" ".join(text.split()[: PROMPT_WORDS * 2]))
-        elif message.get("role") == "user" and text.strip():
-            prompts.append(" ".join(text.split()[:PROMPT_WORDS]))
+        for text in _said(message) if message.get("role") == "user" else []:
+            if text.startswith(HEADING):
+                earlier.append(" ".join(text.split()[: PROMPT_WORDS * 2]))
+            elif text.strip():
+                prompts.append(" ".join(text.split()[:PROMPT_WORDS]))
         for call in message.get("tool_calls") or []:
             name = str((call.get("function") or {}).get("name", "")) if isinstance(call, dict) else ""
             if name and name not in tools:
@@ -40,6 +40,20 @@ def summary_of(messages: list[dict[str, Any]]) -> str:
     if earlier:
         lines.append("Before that: " + " ".join(earlier))
     return "\n".join(lines)
+
+
+def _said(message: dict[str, Any]) -> list[str]:
+    """A user message's text, as an earlier summary and the prompt after it when they came as one message (a
+    strict chat template's merge: "<heading>\\n\\n<summary>", "\\n\\n", then the prompt's text and parts)."""
+    content = message.get("content")
+    if isinstance(content, list) and content and _text(content[:1]).startswith(HEADING):
+        return [_text(content[:1]), _text(content[1:])]
+    text = _text(content)
+    if not text.startswith(HEADING):
+        return [text]
+    heading, _, rest = text.partition("\n\n")
+    summary, _, prompt = rest.partition("\n\n")  # this model's summaries have no blank line
+    return [f"{heading}\n\n{summary}", prompt]
 
 
 def _text(content: Any) -> str:

@@ -40,7 +40,7 @@ from tui_agent.agent.events import (
 from tui_agent.agent.meter import Meter
 from tui_agent.agent.port import ChatBackend, NoticeObserver
 from tui_agent.agent.tree import TreeObserver, Unsubscribe
-from tui_agent.history.attachments import Attachment
+from tui_agent.history.attachments import Attachment, AttachmentRef
 from tui_agent.testing.memory_sessions import MemorySessions
 from tui_agent.testing.scripted_tree import ScriptedTree
 from tui_agent.tool_call import CallKey, Decision
@@ -219,8 +219,11 @@ class ScriptedBackend(MemorySessions):
     def meter(self) -> Meter:
         return self.meter_now
 
-    def learn_context_windows(self) -> None:
+    def learn_context_windows(self) -> asyncio.Future[None]:
         """Scripted models have no windows to learn (a test sets `meter_now` instead)."""
+        learned: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        learned.set_result(None)
+        return learned
 
     async def compact(self) -> Compaction:
         """Scripted sessions have nothing stored to compact: counted, then refused as the agent refuses."""
@@ -343,6 +346,11 @@ class ScriptedBackend(MemorySessions):
     async def prompt_attachments(self, message_id: str) -> list[Attachment]:
         """No prompt here was stored with files."""
         return []
+
+    async def stored_attachments(self, refs: Sequence[AttachmentRef]) -> list[Attachment]:
+        """The files this backend was sent that `refs` name (its "history")."""
+        sent = {attachment.hash: attachment for files in self.attachments for attachment in files}
+        return [Attachment.restored(ref, sent[ref.hash].data) for ref in refs if ref.hash in sent]
 
     def continue_reply(self) -> AsyncIterator[AgentEvent]:
         """Play the next script as the last reply's continuation (recorded in `redos`)."""

@@ -37,7 +37,9 @@ def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]
     """tui-agent's commands first, then Textual's (quit, keys, screenshot...) minus the ones we replace. A
     command that also has a key says which, as the `[keys]` table has it now."""
     chat, everywhere = ChatScreen, type(app)
-    yield SystemCommand("New session", "Start a new, empty conversation", app.action_new_session)
+    yield SystemCommand(
+        "New session", keyed(app, "Start a new, empty conversation", chat, "new_session"), app.action_new_session
+    )
     yield SystemCommand(
         "Sessions",
         keyed(app, "List, search, open, rename, fork or delete sessions", chat, "sessions"),
@@ -83,7 +85,12 @@ def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]
     )
     yield SystemCommand(
         "Compact conversation",
-        "Summarise the older turns into one message the model gets instead; they stay here, collapsed",
+        keyed(
+            app,
+            "Summarise the older turns into one message the model gets instead; they stay here, collapsed",
+            chat,
+            "compact",
+        ),
         partial(compact, app),
     )
     yield SystemCommand("Copy last reply", "Copy the latest answer to the clipboard", app.action_copy_last_reply)
@@ -93,7 +100,16 @@ def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]
         "MCP servers", "Their state and tools; restart one, show its log, turn it on or off", app.action_mcp_servers
     )
     yield SystemCommand("Help", keyed(app, "Every key binding", everywhere, "help"), app.action_help)
-    yield from (command for command in textual_commands if command.title not in REPLACED_TEXTUAL_COMMANDS)
+    yield from textual_keyed(app, textual_commands)
+
+
+def textual_keyed(app: TuiAgentApp, commands: Iterable[SystemCommand]) -> Iterator[SystemCommand]:
+    """Textual's commands minus the ones we replace; the one F1 lists a key for (Quit) names it as ours do."""
+    for command in commands:
+        if command.title == "Quit":
+            yield command._replace(help=keyed(app, command.help, type(app), "quit"))
+        elif command.title not in REPLACED_TEXTUAL_COMMANDS:
+            yield command
 
 
 def keyed(app: TuiAgentApp, help_text: str, owner: type[DOMNode], binding_id: str) -> str:

@@ -110,6 +110,8 @@ async def test_a_second_compaction_summarises_the_first_summary_too(
     second = await built.agent.compact()
     assert first.summary.id in second.compacted
     assert "Before that:" in second.summary.content  # the offline model was shown the first summary
+    # ... said with "And a mountain?" as one message (strict templates): the summary still counts that prompt
+    assert "The person asked 2 things:\n- And a mountain?\n- Name a lake\n" in second.summary.content
     await _ask(built, "one more")
     sent = _sent(offline_server)
     summaries = [m for m in sent if str(m.get("content") or "").startswith(SUMMARY_HEADING)]

@@ -7,7 +7,8 @@ import stat
 from pathlib import Path
 
 from tui_agent import paths
-from tui_agent.history.prompts import LIMIT, MAX_CHARS, PromptHistory
+from tui_agent.history.attachments import Attachment
+from tui_agent.history.prompts import LIMIT, MAX_CHARS, PromptHistory, StoredPrompt
 from tui_agent.history.redact import Redactor
 
 
@@ -58,3 +59,24 @@ def test_huge_pastes_and_bad_lines_and_unwritable_files_cost_only_the_history(tm
 
 def test_the_default_file_is_in_the_data_dir() -> None:
     assert PromptHistory.default().path.parent == paths.data_dir()
+
+
+def test_a_prompts_files_are_kept_by_their_hash_and_older_lines_still_read(tmp_path: Path) -> None:
+    key = "sk-test-0123456789abcdefghijklmnop"
+    notes = Attachment.of_text("docs/notes.md", f"The launch is on Tuesday. {key}")
+    shot = Attachment("image", "shot.png", "image/png", b"\x89PNG\r\n\x1a\n")
+    stored = history(tmp_path, key)
+    stored.path.write_text('"from an older version"\n{"text": "no files list", "files": 3}\n[1, 2]\n')
+    stored.add("When is the launch?", [notes, shot])
+    stored.add("When is the launch?", [notes, shot])  # a repeat: stored once
+    stored.add("", [notes])  # files alone are a prompt too
+    stored.add("When is the launch?")  # the same text without files is another prompt
+    as_stored = Attachment.of_text("docs/notes.md", "The launch is on Tuesday. [redacted]").ref  # history's hash
+    assert history(tmp_path).entries() == [
+        StoredPrompt("from an older version"),
+        StoredPrompt("no files list"),
+        StoredPrompt("When is the launch?", (as_stored, shot.ref)),
+        StoredPrompt("", (as_stored,)),
+        StoredPrompt("When is the launch?"),
+    ]
+    assert "The launch" not in stored.path.read_text(encoding="utf-8")  # the bytes stay in the database

@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
         AssistantMessageFinished,
     )
     from tui_agent.agent.tree import Unsubscribe
-    from tui_agent.history.attachments import Attachment
+    from tui_agent.history.attachments import Attachment, AttachmentRef
     from tui_agent.ui.branches import Branches
     from tui_agent.ui.widgets.attachment_chips import AttachmentChips
     from tui_agent.ui.widgets.branch_mark import BranchMarked
@@ -74,6 +74,10 @@ class ChatScreen(ChatTurns):
         Binding("pagedown", "page_down", "Scroll the conversation down", show=False, priority=True, id="page_down"),
     ]
     BINDINGS += [Binding("ctrl+up", "select_message", "Select a message to act on", id="select_message")]
+    BINDINGS += [  # the palette's commands a person reaches for often; keys no terminal or prompt key takes
+        Binding("ctrl+n", "app.new_session", "New session", id="new_session"),  # as on the session screen
+        Binding("f9", "compact", "Compact the conversation", id="compact"),
+    ]
 
     def __init__(
         self,
@@ -122,7 +126,12 @@ class ChatScreen(ChatTurns):
             yield ChatLog(id="chat-log", reasoning=self._reasoning)
             yield ToolPanels(clock=self._clock, id="tool-panels")
         yield QueuedPrompts(id="queued")
-        yield PromptInput(id="prompt", cursor_blink=self._cursor_blink, attach_limits=self._attach_limits)
+        yield PromptInput(
+            id="prompt",
+            cursor_blink=self._cursor_blink,
+            attach_limits=self._attach_limits,
+            files_in_history=self._files_in_history,
+        )
         yield StatusBar(id="status")
 
     @cached_property
@@ -221,10 +230,19 @@ class ChatScreen(ChatTurns):
         if self.backend is None:
             self.backend = backend
             self._stop_watching_unsaved = backend.watch_unsaved(self.status_bar.set_unsaved)
-            backend.learn_context_windows()  # for the context gauge; the first turn waits for it
+            # for the context gauge (the first turn waits for it); a resumed session's shows its window at once
+            backend.learn_context_windows().add_done_callback(self._show_gauge)
             self._show_status()
         await self._add_task_tree()
         return backend
+
+    async def _files_in_history(self, refs: list[AttachmentRef]) -> list[Attachment]:
+        """An earlier prompt's files, read back for Up in the prompt."""
+        return await (await self._connected()).stored_attachments(refs)
+
+    def _show_gauge(self, _: object) -> None:
+        if self.is_attached and self.backend is not None:
+            self.status_bar.set_meter(self.backend.meter)
 
     def on_unmount(self) -> None:
         self._stop_watching_history()
@@ -288,6 +306,15 @@ class ChatScreen(ChatTurns):
         for rack in self.query(ToastRack):
             if width > 0:
                 rack.styles.width = width
+
+    def on_screen_suspend(self) -> None:
+        """A dialog on top shows the notices in its own rack, elsewhere (see `fit_toasts`): not twice."""
+        for rack in self.query(ToastRack):
+            rack.display = False
+
+    def on_screen_resume(self) -> None:
+        for rack in self.query(ToastRack):
+            rack.display = True
 
     def action_page_up(self) -> None:
         """Page back through the conversation (older pages load at the top, as with the mouse wheel)."""

@@ -269,12 +269,21 @@ class LogWindow(VerticalScroll):
         if self._welcome is None and all(isinstance(entry, SystemLine) for entry in self.entries):
             self._welcome = welcome
             self.mount(welcome, before=self._later_hint)
+            self.call_after_refresh(self._welcome_from_the_top)
+
+    def _welcome_from_the_top(self) -> None:
+        """A welcome taller than the log (80×24) is read from its first line, what this is and which model
+        answers, not from its last: the log stops following its end until the first message."""
+        if self._welcome is not None:
+            self.anchor(False)
+            self.scroll_home(animate=False, immediate=True)
 
     def _end_welcome(self) -> None:
-        """The session has a message: the welcome gives way to it, for good."""
+        """The session has a message: the welcome gives way to it, for good, and the log follows the newest."""
         if self._welcome is not None:
             self._welcome.remove()
             self._welcome = None
+            self.anchor()
 
     @property
     def welcome_shown(self) -> bool:

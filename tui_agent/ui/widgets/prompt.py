@@ -1,7 +1,8 @@
 """Provides `PromptInput`: the multi-line prompt. Enter sends; Shift+Enter or Ctrl+J adds a newline;
-Up on the first line and Down on the last line walk through earlier prompts, this run's (with the files and
-images they were sent with, as chips) and earlier runs' (text only; `PromptHistory`: a private file in the
-data dir, redacted, read at the first Enter or Up, not before the first frame).
+Up on the first line and Down on the last line walk through earlier prompts, this run's and earlier runs'
+(`PromptHistory`: a private file in the data dir, redacted, read at the first Enter or Up, not before the first
+frame), with the files and images they were sent with as chips: an earlier run's are read back from history
+by their hash (`files_in_history`), and one that history no longer holds is named in a note.
 
 A paste longer than `PASTE_CHIP_CHARS` shows as a chip (`[pasted 1.0 MB, 1 line]`) instead of its text:
 a megabyte in the box would make every later keystroke re-lay it out. The whole paste is sent in the
@@ -17,6 +18,7 @@ empty prompt removes the last attachment; Enter sends them with the text (`Submi
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -29,6 +31,8 @@ if TYPE_CHECKING:  # attachments load with the first one, not before the first f
     from tui_agent.history.attachments import Attachment, AttachmentRef
     from tui_agent.history.prompts import PromptHistory
 
+FilesInHistory = Callable[["list[AttachmentRef]"], Awaitable["list[Attachment]"]]
+"""Reads back the files and images refs name from history (those it no longer holds left out)."""
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j", "newline"})
 PASTE_CHIP_CHARS = 10_000
 """A paste (or recalled prompt) longer than this shows as a chip standing for it."""
@@ -46,8 +50,18 @@ def chip_label(text: str, what: str = "pasted") -> str:
     """`[pasted 1.0 MB, 3 lines]`: what a chip shows for `text`."""
     size = len(text.encode("utf-8", errors="replace"))
     amount = f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.0f} KB"
-    lines = text.count("\n") + 1
-    return f"[{what} {amount}, {lines:,} line{'s' if lines > 1 else ''}]"
+    return f"[{what} {amount}, {line_count(text)}]"
+
+
+def line_count(text: str) -> str:
+    """`1 line`, `3,000 lines`."""
+    lines = text.count("\n") + (not text.endswith("\n"))  # a last line end starts no line
+    return f"{lines:,} line{'s' if lines != 1 else ''}"
+
+
+def unix_lines(text: str) -> str:
+    """`text` with its line ends as `\n`: terminals paste line ends as `\r` (xterm, VTE, tmux)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 class PromptInput(TextArea):
@@ -74,6 +88,7 @@ class PromptInput(TextArea):
         id: str | None = None,  # noqa: A002
         cursor_blink: bool = True,
         attach_limits: AttachLimits | None = None,
+        files_in_history: FilesInHistory | None = None,
     ) -> None:
         super().__init__(
             id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False, highlight_cursor_line=False
@@ -87,8 +102,13 @@ class PromptInput(TextArea):
         self._draft = ""
         self._draft_files: list[Attachment] = []
         self._files_of: dict[int, list[Attachment]] = {}
-        """The files and images this run's prompts were sent with, by index in `prompt_history` (Up brings them
-        back with the text; earlier runs' prompts are kept as text only)."""
+        """The files and images prompts were sent with (or read back), by index in `prompt_history`."""
+        self._refs_of: dict[int, list[AttachmentRef]] = {}
+        """What earlier runs' prompts were sent with, by index: read back from history when Up shows one."""
+        self._files_in_history = files_in_history
+        self._reading: int | None = None
+        """The index whose files are being read back; Enter meanwhile sends once they are there."""
+        self._send_when_read = False
         self._chips: dict[str, str] = {}
         """The text each chip in the box stands for."""
         self.attach_limits = attach_limits or AttachLimits()
@@ -125,10 +145,10 @@ class PromptInput(TextArea):
             self.attach_path(str(image))
         elif len(event.text) > self.attach_limits.paste_over:
             self._consume(event)
-            self._offer_attachment(event.text)
+            self._offer_attachment(unix_lines(event.text))
         elif len(event.text) > PASTE_CHIP_CHARS:
             self._consume(event)
-            self._paste_as_chip(event.text)
+            self._paste_as_chip(unix_lines(event.text))
 
     def _paste_as_chip(self, text: str) -> None:
         result = self.replace(self._chip(text), *self.selection, maintain_selection_offset=False)
@@ -142,7 +162,7 @@ class PromptInput(TextArea):
 
         self._pastes += 1
         name = f"paste-{self._pastes}.txt"
-        size = f"{human_size(len(text.encode('utf-8', errors='replace')))}, {text.count(chr(10)) + 1:,} lines"
+        size = f"{human_size(len(text.encode('utf-8', errors='replace')))}, {line_count(text)}"
 
         def chosen(choice: PasteChoice | None) -> None:
             if choice == "attach":
@@ -241,14 +261,16 @@ class PromptInput(TextArea):
 
     def submit(self) -> None:
         """Send the prompt (if it has any text), remember it and clear the input."""
+        if self._reading is not None:  # Enter right after Up: sent once the prompt's files are read back
+            self._send_when_read = True
+            return
         text = self.prompt_text
         if not text.strip() and not self.attachments:
             return
         stored = self._stored_history()
         attachments, self.attachments = self.attachments, []
         self._remember(text, attachments)
-        if text.strip():
-            stored.add(text)
+        stored.add(text, attachments)
         self._recall_index = None
         self._chips.clear()
         self.load_text("")  # much cheaper than an undoable delete when a huge paste was sent
@@ -259,7 +281,8 @@ class PromptInput(TextArea):
     def _remember(self, text: str, attachments: list[Attachment]) -> None:
         """Keep a sent prompt for Up, with its files, unless it repeats the one before."""
         last = len(self.prompt_history) - 1
-        if last >= 0 and self.prompt_history[last] == text and self._files_of.get(last, []) == attachments:
+        refs = [attachment.ref for attachment in attachments]
+        if last >= 0 and self.prompt_history[last] == text and self._refs_at(last) == refs:
             return
         if text.strip() or attachments:
             self.prompt_history.append(text)
@@ -278,13 +301,45 @@ class PromptInput(TextArea):
             index = self._recall_index + step
         if index < 0:
             return True  # at the oldest prompt: stay there
+        self._reading, self._send_when_read = None, False
         if index >= len(self.prompt_history):
             self._recall_index = None
             self._show(self._draft, self._draft_files)
             return True
         self._recall_index = index
-        self._show(self.prompt_history[index], self._files_of.get(index, []))
+        files = self._files_of.get(index)
+        self._show(self.prompt_history[index], files or [])
+        if files is None and index in self._refs_of:
+            self._reading = index
+            self.run_worker(self._read_back(index), group="recall-files", exclusive=True, exit_on_error=False)
         return True
+
+    def _refs_at(self, index: int) -> list[AttachmentRef]:
+        files = self._files_of.get(index)
+        return [attachment.ref for attachment in files] if files is not None else self._refs_of.get(index, [])
+
+    async def _read_back(self, index: int) -> None:
+        """Read prompt `index`'s files back from history, show them as chips, and say which are missing."""
+        from tui_agent.errors import user_message
+
+        refs, problem = self._refs_of[index], ""
+        try:
+            found = await self._files_in_history(refs) if self._files_in_history is not None else []
+        except Exception as error:  # history unreadable, no engine: the text is back, the files are said
+            found, problem = [], user_message(error)
+        if self._reading != index:  # moved on meanwhile
+            return
+        self._reading = None
+        if not problem:
+            self._files_of[index] = found
+        self.set_attachments(found)
+        there = {attachment.hash for attachment in found}
+        if missing := [ref.name for ref in refs if ref.hash not in there]:
+            why = f"history could not be read: {problem}" if problem else "no longer in history"
+            self.notify(f"Not attached: {', '.join(missing)} ({why}).", severity="warning", timeout=8, markup=False)
+        elif self._send_when_read:
+            self.submit()
+        self._send_when_read = False
 
     def _show(self, text: str, attachments: list[Attachment]) -> None:
         if attachments or self.attachments:
@@ -300,5 +355,7 @@ class PromptInput(TextArea):
             from tui_agent.history.prompts import PromptHistory
 
             self._stored = PromptHistory.default()
-            self.prompt_history[:0] = self._stored.load()
+            entries = self._stored.entries()
+            self.prompt_history[:0] = [entry.text for entry in entries]
+            self._refs_of = {index: list(entry.files) for index, entry in enumerate(entries) if entry.files}
         return self._stored

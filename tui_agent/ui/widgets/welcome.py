@@ -58,8 +58,10 @@ def welcome_text(*, model: str, endpoint: str, offline: bool, keys: list[KeyHint
     """The welcome as styled, sanitised content (the model and endpoint names come from config or a server)."""
     lines: list[Content] = [
         Content.styled("tui-agent", "bold $primary"),
-        Content("Chat with a model in your terminal. Its replies stream in here; every tool call it makes"),
-        Content("appears live in a column on the right. Every session is saved: Ctrl+S opens them again."),
+        Content(  # one paragraph: it wraps at the log's width (two fixed lines broke mid-sentence at 80 columns)
+            "Chat with a model in your terminal. Its replies stream in here; every tool call it makes appears "
+            "live in a column on the right. Every session is saved: Ctrl+S opens them again."
+        ),
         Content(""),
         _answering(model, endpoint, offline),
         Content(""),
