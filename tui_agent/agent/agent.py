@@ -143,6 +143,7 @@ class Agent(AgentChoice, SessionActions):
         self._commander_task: asyncio.Task[Any] | None = None
         self._conversation = Conversation(system_prompt)
         self._session: Session | None = None
+        self._team_stops = {}
         self._job: Job | None = None
         """The running turn's job (a `ChatJob`, or a team's `TeamJob`)."""
         self._ended: Turn | None = None
@@ -237,8 +238,9 @@ class Agent(AgentChoice, SessionActions):
         if session is None:
             raise SessionNotFoundError(f"There is no session {session_id!r} (see `tui-agent sessions list`).")
         stored = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
-        self._session = session
+        self._session, self._team_stops = session, await self.store.team_stops(session.id)
         self._restore_agent(session)
+        await self._restore_team(session)
         self._conversation = await self._conversation_of(stored, session)
         self._services.totals = SessionTotals.of(stored)
         subs = await self.store.sub_usage(session.id)  # its sub-agents' tokens count in its total, as they did live

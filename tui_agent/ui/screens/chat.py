@@ -17,7 +17,7 @@ import contextlib
 import gc
 import time
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -34,6 +34,7 @@ from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.screens.chat_later import LaterWidgets
 from tui_agent.ui.screens.turn_view import TurnView
+from tui_agent.ui.team_choice import follow_team
 from tui_agent.ui.textual_private import ToastRack
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.log_window import LogWindow
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
     )
     from tui_agent.agent.tree import Unsubscribe
     from tui_agent.history.attachments import Attachment
+    from tui_agent.ui.app import TuiAgentApp
     from tui_agent.ui.branches import Branches
     from tui_agent.ui.widgets.attachment_chips import AttachmentChips
     from tui_agent.ui.widgets.branch_mark import BranchMarked
@@ -242,6 +244,7 @@ class ChatScreen(TurnView):
             self.backend = backend
             self._stop_watching_unsaved = backend.watch_unsaved(self.status_bar.set_unsaved)
             backend.learn_context_windows()  # for the context gauge; the first turn waits for it
+            follow_team(cast("TuiAgentApp", self.app), backend)  # `--team`, or the resumed session's team
             self._show_status()
         await self._add_task_tree()
         return backend
@@ -327,6 +330,7 @@ class ChatScreen(TurnView):
         self.send_prompts(prompts)
 
     def _show_status(self) -> None:
+        self.status_bar.set_team(getattr(self.app, "team", None) or "")  # where the prompts go, before the agent
         if (backend := self.backend) is not None:
             self.status_bar.set_agent(backend.agent)
             self.status_bar.show(model=backend.model, endpoint=backend.endpoint, title=backend.session_title)
@@ -380,12 +384,13 @@ class ChatScreen(TurnView):
         self.chat_log.hide_actions()
         self.chat_log.add_user(prompt, [a.ref for a in files])
         self._set_busy(True)
-        team = getattr(self.app, "team", None)  # `--team`, or "Run a team" in the palette
+        app = self.app  # its team: `--team`, "Run a team" in the palette, or the resumed session's (read once the
+        # engine is there, which restores it)
         self.run_worker(
             self._run_turn(
                 lambda backend: (
                     backend.run_team(team, prompt)
-                    if team
+                    if (team := getattr(app, "team", None))
                     else (backend.send(prompt, files) if files else backend.send(prompt))
                 )
             ),
