@@ -416,21 +416,28 @@ class Agent(AgentChoice, SessionActions):
                 "any text arrived): retry it instead."
             )
         reply = await self.store.add_sibling(
-            last.id, Role.ASSISTANT, last.content, MessageStatus.STREAMING, model=self.model
+            last.id, Role.ASSISTANT, last.content, MessageStatus.STREAMING, model=self.model, agent=last.agent
         )
         await self._reload_conversation(session)  # (a `streaming` reply is not sent: the turn shows its text once)
         continuation = Continuation(last.id, last.content, last.part_texts)
-        async for event in self._run(session, reply.id, self._next_turn_id(), continuation):
+        async for event in self._run(session, reply.id, self._next_turn_id(), continuation, agent=last.agent):
             yield event
 
     async def _run(
-        self, session: Session, message_id: str, turn_id: str, continuation: Continuation | None = None
+        self,
+        session: Session,
+        message_id: str,
+        turn_id: str,
+        continuation: Continuation | None = None,
+        agent: str | None = None,
     ) -> AsyncIterator[AgentEvent]:
-        """Run a turn whose first response goes into `message_id`, yielding its events to `TurnFinished`."""
+        """Run a turn whose first response goes into `message_id`, yielding its events to `TurnFinished`
+        (`agent`: the team member whose reply it goes on with, named on its messages)."""
         if self._windows_task is not None and not self._windows_task.done():
             await asyncio.wait({self._windows_task})
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
         turn = Turn(self._services, session.id, self._conversation, self.budget, events.put_nowait, turn_id)
+        turn.agent = agent
         turn.attach_message(message_id, continuation)
         self._job = ChatJob(turn)
         await self._start_commander()
