@@ -106,6 +106,21 @@ async def test_continue_goes_on_with_the_sessions_team_and_every_runs_stop_comes
         assert app.team == "writer-critic"
 
 
+async def test_every_team_runs_stop_line_comes_back_after_that_run(stack: RealStack) -> None:
+    app, _ = stack.app()
+    app.team = "writer-critic"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "Write a post about tea")
+        await send(pilot, "Write a post about coffee")
+        await wait_until(pilot, lambda: len(stop_lines(pilot)) == 2, lambda: f"stop lines {stop_lines(pilot)}")
+
+    app, built = stack.app(ResumeRequest(latest=True))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await built.ready()
+        await wait_until(pilot, lambda: len(stop_lines(pilot)) == 2, lambda: f"stop lines {stop_lines(pilot)}")
+        assert each_stop_follows_an_approval(pilot)
+
+
 async def test_a_resumed_session_whose_team_is_gone_says_so_and_goes_on_with_the_agent(stack: RealStack) -> None:
     team_file = a_team_of_my_own("pair")
     app, _ = stack.app()
