@@ -166,6 +166,11 @@ async def test_a_members_continued_reply_keeps_its_name(stack: RealStack) -> Non
         await built.ready()
         await wait_until(pilot, lambda: len(labels(pilot)) == 4, lambda: f"labels back, got {labels(pilot)}")
         assert labels(pilot) == ["writer", "critic", "writer", "critic"]
+        await wait_until(pilot, lambda: len(stop_lines(pilot)) == 1, "the run's stop line, after the continued reply")
+        entries = chat(pilot).chat_log.entries
+        (line,) = [entry for entry in entries if isinstance(entry, SystemLine) and STOPPED in str(entry.render())]
+        continued = entries[entries.index(line) - 1]
+        assert isinstance(continued, AssistantMessage) and continued.message_id == messages[-1].id
 
 
 MIGRATED = "Team writer-critic stopped after 2 round(s): critic said APPROVED."  # its rounds counted from the page

@@ -418,6 +418,7 @@ class Agent(AgentChoice, SessionActions):
         reply = await self.store.add_sibling(
             last.id, Role.ASSISTANT, last.content, MessageStatus.STREAMING, model=self.model, agent=last.agent
         )
+        await self._stop_follows(session, last.id)
         await self._reload_conversation(session)  # (a `streaming` reply is not sent: the turn shows its text once)
         continuation = Continuation(last.id, last.content, last.part_texts)
         async for event in self._run(session, reply.id, self._next_turn_id(), continuation, agent=last.agent):

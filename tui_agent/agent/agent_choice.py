@@ -174,6 +174,14 @@ class AgentChoice:
             return
         self.team = name
 
+    async def _stop_follows(self, session: Session, cut_off: str) -> None:
+        """A continued reply (now the active leaf) goes on with `cut_off`: when that reply ended a team run, the
+        run's stop line follows it onto its branch (the cut-off one keeps its own)."""
+        stop = self._team_stops.get(cut_off)
+        if stop is not None:
+            await self.store.record_team_stop(session.id, stop.team, stop.reason, stop.rounds)
+            self._team_stops = await self.store.team_stops(session.id)
+
     async def list_teams(self) -> list[tuple[str, str]]:
         """The teams of the agent and team files: (name, description), by name."""
         catalog = await self._catalog()

@@ -224,7 +224,7 @@ class HistoryStore:
         """Remember that the session runs team `agent` ("team:<name>") and why it last stopped (None: running)."""
         await self._write(writes.mark_team(session_id, agent, self.redactor.maybe(stop_reason)))
 
-    async def record_team_stop(self, session_id: str, team: str, reason: str, rounds: int) -> None:
+    async def record_team_stop(self, session_id: str, team: str, reason: str, rounds: int | None) -> None:
         """Store why a run of `team` stopped, after the session's newest message (the run's last; `team_runs`)."""
         await self._write(team_runs.record_stop(session_id, team, self.redactor.text(reason), rounds))
 

@@ -31,7 +31,7 @@ class TeamStop:
     """The rounds it played; None when not stored (a stop kept from before step 10)."""
 
 
-def record_stop(session_id: str, team: str, reason: str, rounds: int) -> WriteFn:
+def record_stop(session_id: str, team: str, reason: str, rounds: int | None) -> WriteFn:
     """Store a team run's stop after the session's active leaf (the run's last message, as the run ends)."""
     stopped_at = time.time()
 
