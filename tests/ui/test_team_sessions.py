@@ -142,6 +142,18 @@ async def test_a_resumed_session_whose_team_is_gone_says_so_and_goes_on_with_the
         assert labels(pilot) == ["writer", "critic", "writer", "critic"]
 
 
+async def test_an_unknown_team_to_start_with_is_said_and_the_agent_answers(stack: RealStack) -> None:
+    app, _ = stack.app()
+    app.team = "nobody"  # as `--team nobody` starts it
+    async with app.run_test(size=(120, 40)) as pilot:
+        wrong = "The team was not changed: There is no team 'nobody' (teams: writer-critic"
+        await wait_until(pilot, lambda: said(pilot, wrong), lambda: f"told {told(pilot)}")
+        await wait_until(pilot, lambda: app.team is None and chat(pilot).status_bar.team == "", "no team")
+        await send(pilot, "what is 6 * 7?")
+        await wait_until(pilot, lambda: "42" in chat(pilot).chat_log.assistant_messages[-1].shown_text(), "42")
+        assert labels(pilot) == []
+
+
 async def test_a_members_continued_reply_keeps_its_name(stack: RealStack) -> None:
     app, _ = stack.app()
     app.team = "writer-critic"

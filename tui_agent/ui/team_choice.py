@@ -41,7 +41,7 @@ async def choose_team(app: TuiAgentApp, backend: ChatBackend, name: str | None) 
     try:
         await backend.use_team(name)
     except Exception as error:  # a sentence a person can act on, never a crash
-        app.notify(f"Team {name} cannot run: {user_message(error)}", severity="error", markup=False)
+        app.notify(f"The team was not changed: {user_message(error)}", severity="error", markup=False)
         return False
     finally:
         app.team = backend.team or None
