@@ -189,9 +189,13 @@ async def build_engine(args: argparse.Namespace, request: ResumeRequest | None =
 
 
 async def resume_notice(built: BuiltAgent, request: ResumeRequest | None) -> str | None:
-    """Resume what `request` names in the built agent; the sentence to show inline when that did not work."""
+    """Resume what `request` names in the built agent; the sentence to show inline when that did not work.
+    What resuming says (the session's agent or team is gone) joins the build's notices: no one listens yet."""
+    stop = built.agent.watch_notices(built.notices.append)
     try:
         _, notice = await apply_resume(built.agent, request)
     except ResumeFailedError as error:  # the app carries on in a fresh session and says why, inline
         notice = f"{error} Starting a new session."
+    finally:
+        stop()
     return notice

@@ -145,6 +145,7 @@ async def _print_one_turn(
         turn = {"retry": agent.retry, "continue": agent.continue_reply}.get(
             redo or "", lambda: agent.send(prompt, attachments or [])
         )
+        team = team or (agent.team if redo is None else None)  # a resumed team session goes on with its team
         if team:
             turn = partial(agent.run_team, team, prompt)
         try:

@@ -33,10 +33,25 @@ def test_print_with_an_unknown_team_says_which_teams_there_are(isolated_home: Pa
     assert "There is no team 'nobody' (teams: writer-critic" in done.stderr
 
 
-def test_a_team_session_continued_goes_on_with_the_default_agent_without_a_warning(isolated_home: Path) -> None:
+def test_a_team_session_continued_goes_on_with_its_team(isolated_home: Path) -> None:
     team = run(["--offline", "-p", "--team", "writer-critic", "Write a post about tea"], isolated_home)
     assert team.returncode == 0, team.stderr
+    after = run(["--offline", "--continue", "-p", "Write a post about coffee"], isolated_home)
+    assert after.returncode == 0, after.stderr
+    assert re.findall(r"^\[(\w+)\]$", after.stdout, re.MULTILINE) == ["writer", "critic", "writer", "critic"]
+    assert after.stdout.rstrip().endswith("[stopped] critic said APPROVED (after 2 round(s))")
+
+
+def test_a_team_session_whose_team_file_is_gone_says_so_and_goes_on_with_the_agent(isolated_home: Path) -> None:
+    teams = isolated_home / "config" / "teams"
+    teams.mkdir(parents=True)
+    shipped = (Path(__file__).parents[2] / "teams" / "writer-critic.toml").read_text(encoding="utf-8")
+    (teams / "pair.toml").write_text(shipped.replace('name = "writer-critic"', 'name = "pair"'), encoding="utf-8")
+    team = run(["--offline", "-p", "--team", "pair", "Write a post about tea"], isolated_home)
+    assert team.returncode == 0, team.stderr
+    (teams / "pair.toml").unlink()
     after = run(["--offline", "--continue", "-p", "what is 6 * 7?"], isolated_home)
     assert after.returncode == 0, after.stderr
-    assert "gone" not in after.stderr and "team:writer-critic" not in after.stderr
-    assert "42" in after.stdout
+    assert "This session ran team 'pair', which cannot run now: There is no team 'pair'" in after.stderr
+    assert "Traceback" not in after.stderr
+    assert "42" in after.stdout and "[writer]" not in after.stdout

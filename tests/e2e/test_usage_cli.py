@@ -84,3 +84,33 @@ def test_usage_with_an_empty_history_says_so(isolated_home: Path) -> None:
     done = run(["usage"], isolated_home)
     assert done.returncode == 0, done.stderr
     assert "No token usage recorded yet." in done.stdout
+
+
+async def _caller_and_sub_agent(home: Path) -> tuple[str, str]:
+    """A caller on gpt-4o-mini whose reply asked the researcher, and the researcher's run (on gpt-4o-mini too)."""
+    store = await HistoryStore.open(home / "data" / "history.db")
+    try:
+        caller = await store.create_session("caller", model="gpt-4o-mini")
+        _, reply = await store.begin_turn(caller.id, "ask the researcher", model="gpt-4o-mini")
+        await store.record_tool_call(reply.id, "c1", "ask_researcher", '{"task": "w"}', {"task": "w"})
+        sub = await store.create_sub_session("w", caller.id, reply.id, "researcher", model="gpt-4o-mini")
+        _, answer = await store.begin_turn(sub.id, "w", model="gpt-4o-mini")
+        await store.finish_message(answer.id, MessageStatus.COMPLETE, content="sun", usage=Usage(0, 1_000_000))
+        await store.finish_message(reply.id, MessageStatus.COMPLETE, content="sun", usage=Usage(1_000_000, 0))
+    finally:
+        await store.close()
+    return caller.id, sub.id
+
+
+async def test_sessions_list_counts_a_callers_sub_agents_in_its_cost_and_says_so(isolated_home: Path) -> None:
+    caller, sub = await _caller_and_sub_agent(isolated_home)
+    listed = run(["sessions", "list"], isolated_home)
+    assert listed.returncode == 0, listed.stderr
+    lines = {
+        line.split()[0] if not line.startswith(" ") else line.split()[1]: line for line in listed.stdout.splitlines()
+    }
+    assert "$0.7500" in lines[caller] and lines[caller].endswith("(cost with its sub-agents')")  # 0.15 + 0.60
+    assert "$0.6000" in lines[sub] and "sub-agents" not in lines[sub]  # its own, listed under the caller
+    rows = {row["id"]: row for row in json.loads(run(["sessions", "list", "--json"], isolated_home).stdout)}
+    assert (rows[caller]["cost"], rows[caller]["tokens"], rows[caller]["sub_agent_runs"]) == ("0.75", 2_000_000, 1)
+    assert (rows[sub]["cost"], rows[sub]["tokens"], rows[sub]["sub_agent_runs"]) == ("0.6", 1_000_000, 0)

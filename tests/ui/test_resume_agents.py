@@ -16,11 +16,12 @@ from tests.ui.helpers import chat, send, wait_until
 from tests.ui.sessions_stack import RealStack, stack_serving
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.history.models import Message
+from tui_agent.history.team_runs import TeamStop
 from tui_agent.status import MessageStatus, Role, ToolStatus
 from tui_agent.tool_call import ToolCall
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
-from tui_agent.ui.team_stop import resumed_stop
+from tui_agent.ui.team_stop import stop_lines as placed_stops
 from tui_agent.ui.widgets.messages import AssistantMessage, SystemLine
 
 
@@ -114,12 +115,17 @@ def test_a_members_tool_rounds_count_as_one_turn_and_the_line_follows_the_newest
         reply(None, "what is 6 * 7?", role=Role.USER),
         reply(None, "42"),
     ]
-    assert resumed_stop(page, ("pair", "critic said APPROVED")) == (
-        5,
-        "Team pair stopped after 2 round(s): critic said APPROVED.",
-    )
-    assert resumed_stop(page[2:], ("", "max_rounds (4) reached")) == (3, "The team stopped: max_rounds (4) reached.")
-    assert resumed_stop(page[6:], ("pair", "critic said APPROVED")) is None
+    approved = TeamStop("APPROVED", "pair", "critic said APPROVED")  # its rounds not stored: counted from the page
+    assert placed_stops(page, {"APPROVED": approved}) == {
+        5: "Team pair stopped after 2 round(s): critic said APPROVED."
+    }
+    out_of_rounds = TeamStop("APPROVED", "", "max_rounds (4) reached")
+    assert placed_stops(page[2:], {"APPROVED": out_of_rounds}) == {3: "The team stopped: max_rounds (4) reached."}
+    assert placed_stops(page[6:], {"APPROVED": approved}) == {}
+    stored = TeamStop("APPROVED", "pair", "critic said APPROVED", rounds=3)  # as stored since step 10
+    assert placed_stops(page[2:], {"APPROVED": stored}) == {
+        3: "Team pair stopped after 3 round(s): critic said APPROVED."
+    }
 
 
 async def test_the_sessions_screen_nests_a_sub_agents_session_under_its_caller_but_not_a_fork(

@@ -123,6 +123,7 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
         self._commander_task: asyncio.Task[Any] | None = None
         self._conversation = Conversation(system_prompt)
         self._session: Session | None = None
+        self._team_stops = {}
         self._job: Job | None = None
         """The running turn's job (a `ChatJob`, or a team's `TeamJob`)."""
         self._ended: Turn | None = None
@@ -217,8 +218,9 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
         if session is None:
             raise SessionNotFoundError(f"There is no session {session_id!r} (see `tui-agent sessions list`).")
         stored = await self.store.load_tail(session.id, await self.store.count_messages(session.id))
-        self._session = session
+        self._session, self._team_stops = session, await self.store.team_stops(session.id)
         self._restore_agent(session)
+        await self._restore_team(session)
         self._conversation = await self._conversation_of(stored, session)
         self._services.totals = SessionTotals.of(stored)
         subs = await self.store.sub_usage(session.id)  # its sub-agents' tokens count in its total, as they did live
@@ -275,13 +277,20 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
             yield event
 
     async def _run(
-        self, session: Session, message_id: str, turn_id: str, continuation: Continuation | None = None
+        self,
+        session: Session,
+        message_id: str,
+        turn_id: str,
+        continuation: Continuation | None = None,
+        agent: str | None = None,
     ) -> AsyncIterator[AgentEvent]:
-        """Run a turn whose first response goes into `message_id`, yielding its events to `TurnFinished`."""
+        """Run a turn whose first response goes into `message_id`, yielding its events to `TurnFinished`
+        (`agent`: the team member whose reply it goes on with, named on its messages)."""
         if self._windows_task is not None and not self._windows_task.done():
             await asyncio.wait({self._windows_task})
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
         turn = Turn(self._services, session.id, self._conversation, self.budget, events.put_nowait, turn_id)
+        turn.agent = agent
         turn.attach_message(message_id, continuation)
         self._job = ChatJob(turn)
         await self._start_commander()

@@ -8,7 +8,7 @@ A session runs one agent profile (`switch_agent`, restored on resume; its system
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.agent.conversation import Conversation
@@ -19,8 +19,10 @@ from tui_agent.agent.turn import TurnBudget, TurnServices
 from tui_agent.agents.apply import UnknownAgentError
 from tui_agent.agents.profiles import AgentProfile, Catalog, load_catalog
 from tui_agent.commander import CommanderAsync, Job
+from tui_agent.errors import UserError, user_message
 from tui_agent.history.models import TEAM_PREFIX, Session
 from tui_agent.history.store import HistoryStore
+from tui_agent.history.team_runs import TeamStop
 from tui_agent.status import Role
 from tui_agent.tools.runner import ToolRunner
 
@@ -43,12 +45,16 @@ class AgentChoice:
     catalog: Catalog | None
     """The agent and team files (read on first use when the build did not give them)."""
     _setup: AgentSetup | None = None
+    team: str = ""
+    """The team the session's prompts go to ("": its agent): chosen with `use_team`, set by `run_team`, stored
+    with the session (`agent = "team:<name>"`) and restored on resume."""
     _session: Session | None
     _conversation: Conversation
     _services: TurnServices
     _notices: Observers[str]
     _commander: CommanderAsync[Any]
     _job: Job | None
+    _team_stops: Mapping[str, TeamStop]
 
     if TYPE_CHECKING:  # Agent's own
 
@@ -116,7 +122,7 @@ class AgentChoice:
 
     def _restore_agent(self, session: Session) -> None:
         """Run the agent a resumed session ran (its system prompt is the session's own, as stored); a team's
-        session goes on with this run's agent (each member has its own setup; `--team` runs the team again)."""
+        session keeps this run's agent for when the team is set aside (each member has its own setup)."""
         agent = session.agent or ""
         if self.roster is None or agent in ("", self.agent) or agent.startswith(TEAM_PREFIX):
             return
@@ -127,6 +133,54 @@ class AgentChoice:
                 f"This session ran the agent {agent!r}, which is gone (see `tui-agent agents`); "
                 f"it goes on as {self.agent or 'configured'}."
             )
+
+    async def use_team(self, name: str | None) -> None:
+        """Send the session's prompts to team `name` from now on (None: to its agent again), stored with the
+        session as an agent choice is, so a resume goes on with it. Raises `TeamError` for a team that cannot run."""
+        from tui_agent.agent.team import find_team
+
+        self._check_idle()
+        if name:
+            find_team(await self._catalog(), name)
+        self.team = name or ""
+        session = self._session
+        if session is None:  # a new session is marked with its team as the team first runs
+            return
+        await self._turn_saved()
+        if name:
+            await self.store.mark_team(session.id, TEAM_PREFIX + name, session.stop_reason)
+            session.agent = TEAM_PREFIX + name
+        else:
+            await self.store.set_session_agent(session.id, self.agent or None, session.system_prompt)
+            session.agent = self.agent or None
+
+    async def _restore_team(self, session: Session) -> None:
+        """Go on with the team a resumed session ran (its prompts go to the team again); one that cannot run any
+        more (its file gone or broken) is said, and the session goes on with this run's agent."""
+        from tui_agent.agent.team import find_team
+
+        agent = session.agent or ""
+        self.team = ""
+        if not agent.startswith(TEAM_PREFIX):
+            return
+        name = agent.removeprefix(TEAM_PREFIX)
+        try:
+            find_team(await self._catalog(), name)
+        except (UserError, OSError) as error:
+            self._notices.tell(
+                f"This session ran team {name!r}, which cannot run now: {user_message(error)} "
+                f"It goes on as {self.agent or 'configured'} (Ctrl+P, Run a team: pick another)."
+            )
+            return
+        self.team = name
+
+    async def _stop_follows(self, session: Session, cut_off: str) -> None:
+        """A continued reply (now the active leaf) goes on with `cut_off`: when that reply ended a team run, the
+        run's stop line follows it onto its branch (the cut-off one keeps its own)."""
+        stop = self._team_stops.get(cut_off)
+        if stop is not None:
+            await self.store.record_team_stop(session.id, stop.team, stop.reason, stop.rounds)
+            self._team_stops = await self.store.team_stops(session.id)
 
     async def list_teams(self) -> list[tuple[str, str]]:
         """The teams of the agent and team files: (name, description), by name."""
@@ -150,7 +204,7 @@ class AgentChoice:
         await self._turn_saved()
         session = await self._ensure_session(prompt)
         await self.store.mark_team(session.id, TEAM_PREFIX + team.name)
-        session.agent, session.stop_reason = TEAM_PREFIX + team.name, None
+        session.agent, session.stop_reason, self.team = TEAM_PREFIX + team.name, None, team.name
         user = await self.store.append_message(session.id, Role.USER, prompt, MessageStatus.COMPLETE)
         turn_id = self._next_turn_id()
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
@@ -171,4 +225,5 @@ class AgentChoice:
                 job.cancel()
                 await job.wait()
             session.stop_reason = run.stop_reason
+            self._team_stops = await self.store.team_stops(session.id)  # this run's with the earlier ones
             await self._reload_conversation(session)  # the next prompt's model sees the team's messages

@@ -10,7 +10,7 @@ Tests and benchmarks drive the same screens with `tui_agent.testing.ScriptedBack
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 if TYPE_CHECKING:  # the UI's first frame imports this module; event and record classes load with the engine
@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # the UI's first frame imports this module; event and record 
     from tui_agent.history.export import ExportFormat
     from tui_agent.history.models import Message, SearchHit, Session, Siblings
     from tui_agent.history.peek import SessionPeek
+    from tui_agent.history.team_runs import TeamStop
     from tui_agent.tools.mcp.servers import McpServers
 
 
@@ -56,9 +57,9 @@ class ChatPort(Protocol):
         ...
 
     @property
-    def team_stop(self) -> tuple[str, str] | None:
-        """(the team's name, why it stopped) of the current session's last team run, as stored (shown again after
-        the team's last reply when the session is opened); None when no team stopped in it."""
+    def team_stops(self) -> Mapping[str, TeamStop]:
+        """Why each team run of the current session stopped, as stored, by the message it stopped after (the
+        line is shown again there when the session is opened); empty when no team ran in it."""
         ...
 
     @property
@@ -141,6 +142,16 @@ class ChatPort(Protocol):
 
     async def list_teams(self) -> list[tuple[str, str]]:
         """The teams that can run: (name, description), by name."""
+        ...
+
+    @property
+    def team(self) -> str:
+        """The team the session's prompts go to ("": its agent), as chosen, run, or restored on resume."""
+        ...
+
+    async def use_team(self, name: str | None) -> None:
+        """Send the session's prompts to team `name` from now on (None: to its agent), stored with the session so
+        a resume goes on with it; raises a `UserError` for a team that cannot run."""
         ...
 
     def continue_reply(self) -> AsyncIterator[AgentEvent]:

@@ -43,8 +43,15 @@ class RedoTurns(SessionActions):
         def _next_turn_id(self) -> str: ...
 
         def _run(
-            self, session: Session, message_id: str, turn_id: str, continuation: Continuation | None = None
+            self,
+            session: Session,
+            message_id: str,
+            turn_id: str,
+            continuation: Continuation | None = None,
+            agent: str | None = None,
         ) -> AsyncIterator[AgentEvent]: ...
+
+        async def _stop_follows(self, session: Session, cut_off: str) -> None: ...
 
     async def edit(
         self, message_id: str, text: str, attachments: Sequence[Attachment] | None = None
@@ -123,11 +130,12 @@ class RedoTurns(SessionActions):
                 "any text arrived): retry it instead."
             )
         reply = await self.store.add_sibling(
-            last.id, Role.ASSISTANT, last.content, MessageStatus.STREAMING, model=self.model
+            last.id, Role.ASSISTANT, last.content, MessageStatus.STREAMING, model=self.model, agent=last.agent
         )
+        await self._stop_follows(session, last.id)
         await self._reload_conversation(session)  # (a `streaming` reply is not sent: the turn shows its text once)
         continuation = Continuation(last.id, last.content, last.part_texts)
-        async for event in self._run(session, reply.id, self._next_turn_id(), continuation):
+        async for event in self._run(session, reply.id, self._next_turn_id(), continuation, agent=last.agent):
             yield event
 
     async def _last_reply(self) -> tuple[Session, Message]:

@@ -9,7 +9,7 @@ only the pages shown); `load_history` pages along it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from tui_agent.agent.conversation import Conversation
@@ -21,6 +21,7 @@ from tui_agent.history.attachments import Attachment, AttachmentRef
 from tui_agent.history.export import ExportFormat
 from tui_agent.history.models import Message, SearchHit, Session, Siblings
 from tui_agent.history.store import HistoryStore
+from tui_agent.history.team_runs import TeamStop
 from tui_agent.status import Role
 
 
@@ -44,6 +45,8 @@ class SessionActions:
     _conversation: Conversation
     _services: TurnServices
     _switched: Session | None = None
+    _team_stops: Mapping[str, TeamStop]
+    """The current session's team stops (`team_stops`), read when it is opened and after each team run."""
     """A session whose branch was switched: the model's context is read from the new branch before the next prompt."""
 
     if TYPE_CHECKING:  # Agent's own resume rebuilds the conversation; `_turn_saved` waits for a turn's final writes
@@ -61,9 +64,9 @@ class SessionActions:
         return self._session.id if self._session is not None else None
 
     @property
-    def team_stop(self) -> tuple[str, str] | None:
-        """(team, why it stopped) of the current session's last team run, as stored; None when there is none."""
-        return self._session.team_stop if self._session is not None else None
+    def team_stops(self) -> Mapping[str, TeamStop]:
+        """Why each team run of the current session stopped, by the message it stopped after (as stored)."""
+        return self._team_stops
 
     async def load_history(self, before_position: int | None = None, limit: int = 50) -> list[Message]:
         """A page of the current session, oldest first: the newest `limit`, or those before a position."""
@@ -174,7 +177,7 @@ class SessionActions:
         """Start afresh: the next prompt creates a new session."""
         if self._turn_running():
             raise SessionBusyError(BUSY_MESSAGE)
-        self._session = None
+        self._session, self._team_stops = None, {}
         self._conversation = Conversation(self.system_prompt)
         self._services.totals = SessionTotals()
         self._services.meter.reset()

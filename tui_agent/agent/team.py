@@ -8,7 +8,8 @@
 first (offered only `next_speaker(name)` and `done(reason)`), then the member it chose. The team stops when a
 reply contains the team's `done_when` text, a speaker calls `done`, the router chooses no one, a member turn
 fails or is cancelled, or `max_rounds` rounds have been played. The reason, in words, is emitted
-(`TeamStopped`) and stored (`sessions.stop_reason`), then the team's `TurnFinished` ends its stream.
+(`TeamStopped`) and stored (each run's in `team_runs`, the last in `sessions.stop_reason`), then the team's
+`TurnFinished` ends its stream.
 
 Each member turn is an ordinary `Turn` with the member's system prompt, tools (its profile's, under its
 approval overrides, and its delegates, plus the team's control tools) and view of the conversation
@@ -207,6 +208,7 @@ class TeamRun:
         ended = self.failure or TurnEndReason.DONE
         try:
             await self.services.store.mark_team(self.session_id, TEAM_PREFIX + self.team.name, why)
+            await self.services.store.record_team_stop(self.session_id, self.team.name, why, self.rounds)
         finally:
             self.emit(TeamStopped(self.team.name, why, self.rounds, turn_id=self.id))
             error = why if ended is TurnEndReason.ERROR else None

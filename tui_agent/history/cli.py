@@ -24,9 +24,10 @@ from tui_agent.history.errors import HistoryError
 from tui_agent.history.export import write_private
 from tui_agent.history.models import SearchHit, Session
 from tui_agent.history.nesting import nest
+from tui_agent.history.rolled_usage import RolledTally, rolled_tallies
 from tui_agent.history.store import HistoryStore
 from tui_agent.history.tree_text import ACTIVE, tree_lines
-from tui_agent.history.usage import Tally, session_tallies
+from tui_agent.history.usage import Tally
 from tui_agent.prices import PriceTable, format_cost
 from tui_agent.sanitize import escape_for_terminal, sanitize
 
@@ -104,7 +105,8 @@ def _complain(text: str) -> None:
     print(f"tui-agent: {sanitize(text)}", file=sys.stderr)
 
 
-def _session_row(session: Session, tally: Tally | None) -> dict[str, Any]:
+def _session_row(session: Session, rolled: RolledTally | None) -> dict[str, Any]:
+    tally = None if rolled is None else rolled.tally
     cost = None if tally is None else tally.known_cost
     money = None if cost is None else format(cost.normalize(), "f")
     return {
@@ -119,7 +121,12 @@ def _session_row(session: Session, tally: Tally | None) -> dict[str, Any]:
         "messages": session.message_count,
         "tokens": 0 if tally is None else tally.tokens,
         "cost": money,
+        "sub_agent_runs": 0 if rolled is None else rolled.sub_runs,  # tokens and cost include theirs
     }
+
+
+WITH_SUBS = "  (cost with its sub-agents')"
+"""After a caller's title: its cost (or tokens) counts its sub-agents' runs, each also listed under it."""
 
 
 def price_table() -> PriceTable:
@@ -139,12 +146,13 @@ def spent(tally: Tally | None) -> str:
 
 
 async def list_sessions(store: HistoryStore, args: argparse.Namespace) -> int:
-    """Recent sessions, newest first, each sub-agent's run indented under its caller's (`↳`)."""
+    """Recent sessions, newest first, each sub-agent's run indented under its caller's (`↳`); a caller's cost
+    counts its sub-agents' (said in its row), as its status line did."""
     nested = nest(await store.list_recent(args.limit), lambda session: session)
     sessions = [session for session, _ in nested]
     prices = price_table()
     ids = [session.id for session in sessions]
-    tallies = await store._call(lambda conn: session_tallies(conn, ids, prices))  # a read, as list_recent's
+    tallies = await store._call(lambda conn: rolled_tallies(conn, ids, prices))  # a read, as list_recent's
     if args.json:
         rows = [_session_row(s, tallies.get(s.id)) for s in sessions]
         print(escape_for_terminal(json.dumps(rows, indent=2, ensure_ascii=False)))
@@ -153,12 +161,14 @@ async def list_sessions(store: HistoryStore, args: argparse.Namespace) -> int:
         print("No sessions yet. Run `tui-agent` to start one.")
     for session, depth in nested:
         when = session.updated_at.astimezone().strftime("%Y-%m-%d %H:%M")
-        cost = spent(tallies.get(session.id))
+        rolled = tallies.get(session.id)
+        cost = spent(None if rolled is None else rolled.tally)
         _say(
             ("  " * depth + "↳ " if depth else "")
             + f"{session.id}  {when}  {session.message_count:>4} msgs  {cost:>12}  {session.model or '-':<16} "
             + (f"[{session.agent}] " if session.agent else "")  # the agent it runs, before its title
             + session.title
+            + (WITH_SUBS if rolled is not None and rolled.sub_runs else "")  # its sub-agents are listed under it
         )
     return 0
 

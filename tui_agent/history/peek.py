@@ -9,7 +9,7 @@ a page with a reply or tool call left unfinished, which only the engine's open c
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_agent.history import rows
@@ -17,6 +17,7 @@ from tui_agent.history.models import Message, Session, Usage
 from tui_agent.history.opening import Mode, uri_for
 from tui_agent.history.schema import APPLICATION_ID, LATEST_VERSION, application_id, user_version
 from tui_agent.history.sub_sessions import sub_usage
+from tui_agent.history.team_runs import TeamStop, stops
 from tui_agent.status import MessageStatus
 
 BUSY_MS = 200
@@ -31,6 +32,8 @@ class SessionPeek:
     messages: list[Message]
     usage: Usage
     """Its tokens, its sub-agents' included."""
+    team_stops: dict[str, TeamStop] = field(default_factory=dict)
+    """Why each of its team runs stopped, by the message it stopped after."""
 
 
 def peek_session(db: Path, session_id: str | None, limit: int) -> SessionPeek | None:
@@ -64,7 +67,10 @@ def _read(conn: sqlite3.Connection, session_id: str | None, limit: int) -> Sessi
         return None  # the engine's open decides: interrupted by a run that is gone, or live in another one
     own, subs = rows.session_usage(conn, session.id), sub_usage(conn, session.id)  # as live: its sub-agents' too
     return SessionPeek(
-        session, messages, Usage(own.prompt_tokens + subs.prompt_tokens, own.completion_tokens + subs.completion_tokens)
+        session,
+        messages,
+        Usage(own.prompt_tokens + subs.prompt_tokens, own.completion_tokens + subs.completion_tokens),
+        stops(conn, session.id),
     )
 
 

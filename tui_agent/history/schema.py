@@ -157,6 +157,28 @@ V8_ATTACHMENTS: tuple[str, ...] = (
 # list` and `tui-agent usage` price them as the live status line did. NULL: none reported (or written before).
 V9_CACHED_TOKENS: tuple[str, ...] = ("ALTER TABLE messages ADD COLUMN cached_tokens INTEGER",)
 
+# A session may run a team many times: each run's stop is a row (`sessions.stop_reason` kept only the last), shown
+# again after `message_id`, the run's last message (see `team_runs.py`). A stop stored before this step becomes
+# its session's one row, after the session's newest team member reply (`rounds` unknown: counted when shown).
+V10_TEAM_RUNS: tuple[str, ...] = (
+    """CREATE TABLE team_runs (
+        seq INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        message_id TEXT NOT NULL,
+        team TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        rounds INTEGER,
+        stopped_at REAL NOT NULL
+    )""",
+    "CREATE INDEX team_runs_session ON team_runs(session_id)",
+    """INSERT INTO team_runs (session_id, message_id, team, reason, stopped_at)
+        SELECT s.id, (SELECT m.id FROM messages m WHERE m.session_id = s.id AND m.role = 'assistant'
+            AND m.agent IS NOT NULL ORDER BY m.position DESC LIMIT 1),
+        CASE WHEN s.agent LIKE 'team:%' THEN substr(s.agent, 6) ELSE '' END, s.stop_reason, s.updated_at
+        FROM sessions s WHERE s.stop_reason IS NOT NULL AND s.stop_reason != '' AND EXISTS (SELECT 1 FROM messages m
+            WHERE m.session_id = s.id AND m.role = 'assistant' AND m.agent IS NOT NULL)""",
+)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     V1_TABLES,
     V2_SEARCH,
@@ -167,6 +189,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     V7_AGENTS,
     V8_ATTACHMENTS,
     V9_CACHED_TOKENS,
+    V10_TEAM_RUNS,
 )
 """Step N (1-based) brings the database from version N-1 to N."""
 

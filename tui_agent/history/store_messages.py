@@ -72,11 +72,14 @@ class StoreMessages(StoreBase):
         model: str | None = None,
         attachments: Sequence[AttachmentRef] = (),
         files: Sequence[Attachment] = (),
+        agent: str | None = None,
     ) -> Message:
         """Commit a message beside `message_id` (same parent: an edited prompt, a regenerated reply) on a new
         branch, made active; the old branch stays as it was. `attachments`: already stored (an edited prompt
-        keeps its files); `files`: attachments with their bytes, stored (text ones redacted) and carried after."""
+        keeps its files); `files`: attachments with their bytes, stored (text ones redacted) and carried after;
+        `agent`: the team member who writes it (a member's continued reply keeps its name)."""
         message = self._new_message(await self._session_of(message_id), role, content, status, model)
+        message.agent = agent
         blobs = [self._redacted_attachment(a) for a in files]
         message.attachments = [*attachments, *(a.ref for a in blobs)]
         await self._add_messages([message], sibling_of=message_id, blobs=blobs)

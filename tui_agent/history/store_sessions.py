@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from tui_agent.history import writes
+from tui_agent.history import team_runs, writes
 from tui_agent.history.models import Session
 from tui_agent.history.store_base import StoreBase
 from tui_agent.history.writer import DEFERRED
@@ -55,6 +55,14 @@ class StoreSessions(StoreBase):
     async def mark_team(self, session_id: str, agent: str, stop_reason: str | None = None) -> None:
         """Remember that the session runs team `agent` ("team:<name>") and why it last stopped (None: running)."""
         await self._write(writes.mark_team(session_id, agent, self.redactor.maybe(stop_reason)))
+
+    async def record_team_stop(self, session_id: str, team: str, reason: str, rounds: int | None) -> None:
+        """Store why a run of `team` stopped, after the session's newest message (the run's last; `team_runs`)."""
+        await self._write(team_runs.record_stop(session_id, team, self.redactor.text(reason), rounds))
+
+    async def team_stops(self, session_id: str) -> dict[str, team_runs.TeamStop]:
+        """The session's team stops by the message each follows (every run's, not only the last)."""
+        return await self._call(lambda conn: team_runs.stops(conn, session_id))
 
     async def rename_session(self, session_id: str, title: str) -> None:
         self._require_writable("renamed")

@@ -1,5 +1,5 @@
-"""Provides token usage and cost read from history: per session (for `sessions list`) and per day and model
-(for `tui-agent usage`).
+"""Provides token usage and cost read from history: the `Tally` of some replies (per session, with its sub-agents', for
+`sessions list`: `rolled_usage.py`) and per day and model (for `tui-agent usage`).
 
 Every reply that reported usage counts, on every branch: a retried reply was paid for too. A reply's model is
 its own, or its session's when it has none. Costs come from a `PriceTable`; a model without a price adds
@@ -64,18 +64,6 @@ class Tally:
     def known_cost(self) -> Decimal | None:
         """The cost when every token has a price; None otherwise (show tokens only)."""
         return self.cost if self.priced and self.tokens else None
-
-
-def session_tallies(conn: sqlite3.Connection, session_ids: list[str], prices: PriceTable) -> dict[str, Tally]:
-    """Session id -> its replies' tokens and cost (sessions without usage are absent)."""
-    if not session_ids:
-        return {}
-    marks = ",".join("?" * len(session_ids))
-    sql = _by_model(conn, key="m.session_id", where=f"AND m.session_id IN ({marks})")
-    tallies: dict[str, Tally] = {}
-    for session_id, model, prompt, completion, cached in conn.execute(sql, session_ids):
-        tallies.setdefault(session_id, Tally()).add(model, Usage(prompt, completion, cached), prices)
-    return tallies
 
 
 @dataclass(frozen=True)

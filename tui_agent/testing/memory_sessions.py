@@ -8,11 +8,13 @@ SQLite; `add_session` seeds a stored session (messages without a `parent_id` fol
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from tui_agent.history.export import ExportFormat, to_json
 from tui_agent.history.models import Message, SearchHit, Session, Siblings
+from tui_agent.history.team_runs import TeamStop
 
 
 @dataclass
@@ -69,9 +71,8 @@ class MemorySessions:
         return self._memory.current
 
     @property
-    def team_stop(self) -> tuple[str, str] | None:
-        current = self._memory.current
-        return self._memory.sessions[current].team_stop if current in self._memory.sessions else None
+    def team_stops(self) -> Mapping[str, TeamStop]:
+        return {}  # no team runs in memory
 
     async def load_history(self, before_position: int | None = None, limit: int = 50) -> list[Message]:
         current = self._memory.current

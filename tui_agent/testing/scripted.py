@@ -159,6 +159,7 @@ class ScriptedBackend(MemorySessions):
         self.teams: list[tuple[str, str]] = [("writer-critic", "A writer and a critic")]
         """What `list_teams` offers."""
         self.teams_run: list[tuple[str, str]] = []
+        self._team = ""
         """(team, prompt) of every `run_team`."""
         self.attachments: list[list[Attachment]] = []
         """Each sent prompt's files and images."""
@@ -320,6 +321,15 @@ class ScriptedBackend(MemorySessions):
 
     async def list_teams(self) -> list[tuple[str, str]]:
         return list(self.teams)
+
+    @property
+    def team(self) -> str:
+        return self._team
+
+    async def use_team(self, name: str | None) -> None:
+        if name and name not in dict(self.teams):
+            raise LookupError(f"There is no team {name!r}.")
+        self._team = name or ""
 
     def retry(self) -> AsyncIterator[AgentEvent]:
         """Play the next script as a retry of the last reply (recorded in `redos`)."""

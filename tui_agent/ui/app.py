@@ -92,7 +92,10 @@ class TuiAgentApp(App[None]):
         super().__init__()
         frames_on_the_next_tick()  # a key pressed just after a frame is painted on the next tick, not the one after
         self.team = team
-        """The team the prompts go to (`--team`, "Run a team" in the palette); None: the session's agent."""
+        """The team the prompts go to (`--team`, "Run a team" in the palette, or the resumed session's); None: the
+        session's agent. It follows the session's choice (`tui_agent.ui.team_choice`)."""
+        self.team_followed = False
+        """Whether a chat screen met the engine yet (the first one makes `--team` the session's choice)."""
         self.engine_slot = EngineSlot(engine, model=model, endpoint=endpoint, early_page=early_page)
         """The engine, built after the first frame (`model`/`endpoint`: what the status bar shows until then)."""
         self._build_worker: Worker[Engine] | None = None

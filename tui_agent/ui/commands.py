@@ -220,8 +220,15 @@ async def pick_team(app: TuiAgentApp) -> None:
 
 
 def use_team(app: TuiAgentApp, name: str | None) -> None:
-    """Send the next prompts to team `name` (None: to the session's own agent)."""
-    app.team = name
+    """Send the next prompts to team `name` (None: to the session's own agent), stored with the session."""
+    app.run_worker(_use_team(app, name), group="team", exit_on_error=False)
+
+
+async def _use_team(app: TuiAgentApp, name: str | None) -> None:
+    from tui_agent.ui.team_choice import choose_team
+
+    if not await choose_team(app, await app.engine(), name):
+        return
     if name is None:
         app.notify("Your next prompts go to the session's agent.")
     else:

@@ -12,7 +12,7 @@ and shown while the engine is built; the engine's own page then follows only whe
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from textual.widget import Widget
@@ -20,13 +20,14 @@ from textual.widget import Widget
 from tui_agent.errors import EngineUnavailableError
 from tui_agent.status import MessageStatus, Role, is_cut_off
 from tui_agent.ui.engine import EngineSlot
-from tui_agent.ui.team_stop import resumed_stop
+from tui_agent.ui.team_stop import stop_lines
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.tool_panel import ToolPanels
 
 if TYPE_CHECKING:  # loaded with the first page or the engine, after the first paint
     from tui_agent.history.models import Message, ToolCall
     from tui_agent.history.peek import SessionPeek
+    from tui_agent.history.team_runs import TeamStop
 
 REDO_OFFERED = (MessageStatus.INTERRUPTED, MessageStatus.FAILED)
 """A reply that ended so is marked, and when it is the session's last, retry and continue are offered."""
@@ -109,8 +110,8 @@ class HistoryView:
         """Position of the oldest message shown; None before anything was loaded."""
         self.loading = False
         self.loaded_messages = 0
-        self.team_stop: tuple[str, str] | None = None
-        """Why the session's team last stopped, said after its last reply in the first page that holds it."""
+        self.team_stops: Mapping[str, TeamStop] = {}
+        """Why each team run of the session stopped, by the message it stopped after (said after it)."""
 
     @property
     def exhausted(self) -> bool:
@@ -137,7 +138,7 @@ class HistoryView:
         self.early = await read(self.page)
         if self.early is None:
             return False
-        self.team_stop = self.early.session.team_stop
+        self.team_stops = self.early.team_stops
         await self.show_page(self.early.messages)
         return True
 
@@ -145,7 +146,7 @@ class HistoryView:
         """Show the newest page of the current session; returns how many messages it had."""
         backend = await self.engine.engine()
         messages = await backend.load_history(None, self.page)
-        self.team_stop = backend.team_stop
+        self.team_stops = backend.team_stops
         return await self.show_page(messages)
 
     async def show_page(self, messages: list[Message]) -> int:
@@ -193,12 +194,11 @@ class HistoryView:
 
     def _entries(self, messages: list[Message]) -> list[Widget]:
         entries = [[*message_widgets(message, self.log.reasoning)] for message in messages]
-        if self.team_stop is not None and (found := resumed_stop(messages, self.team_stop)) is not None:
+        if self.team_stops and (lines := stop_lines(messages, self.team_stops)):
             from tui_agent.ui.widgets.messages import SystemLine
 
-            self.team_stop = None  # said once: pages come newest first, so after the team's newest reply
-            at, line = found
-            entries[at].append(SystemLine(line))
+            for at, line in lines.items():
+                entries[at].append(SystemLine(line))
         return [widget for widgets in entries for widget in widgets]
 
     def _add_panels(self, messages: Iterable[Message], *, older: bool) -> None:

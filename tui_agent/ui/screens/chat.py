@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import time
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -31,6 +31,7 @@ from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.screens.chat_later import LaterWidgets
 from tui_agent.ui.screens.chat_turns import ChatTurns
+from tui_agent.ui.team_choice import follow_team
 from tui_agent.ui.textual_private import ToastRack
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.log_window import LogWindow
@@ -47,6 +48,7 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
     )
     from tui_agent.agent.tree import Unsubscribe
     from tui_agent.history.attachments import Attachment, AttachmentRef
+    from tui_agent.ui.app import TuiAgentApp
     from tui_agent.ui.branches import Branches
     from tui_agent.ui.widgets.attachment_chips import AttachmentChips
     from tui_agent.ui.widgets.branch_mark import BranchMarked
@@ -232,6 +234,7 @@ class ChatScreen(ChatTurns):
             self._stop_watching_unsaved = backend.watch_unsaved(self.status_bar.set_unsaved)
             # for the context gauge (the first turn waits for it); a resumed session's shows its window at once
             backend.learn_context_windows().add_done_callback(self._show_gauge)
+            follow_team(cast("TuiAgentApp", self.app), backend)  # `--team`, or the resumed session's team
             self._show_status()
         await self._add_task_tree()
         return backend
@@ -334,6 +337,7 @@ class ChatScreen(ChatTurns):
         self.send_prompts(prompts)
 
     def _show_status(self) -> None:
+        self.status_bar.set_team(getattr(self.app, "team", None) or "")  # where the prompts go, before the agent
         if (backend := self.backend) is not None:
             self.status_bar.set_agent(backend.agent)
             self.status_bar.show(model=backend.model, endpoint=backend.endpoint, title=backend.session_title)

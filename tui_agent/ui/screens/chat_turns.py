@@ -105,12 +105,13 @@ class ChatTurns(TurnView):
         self.chat_log.hide_actions()
         self.chat_log.add_user(prompt, [a.ref for a in files])
         self._set_busy(True)
-        team = getattr(self.app, "team", None)  # `--team`, or "Run a team" in the palette
+        app = self.app  # its team: `--team`, "Run a team" in the palette, or the resumed session's (read once the
+        # engine is there, which restores it)
         self.run_worker(
             self._run_turn(
                 lambda backend: (
                     backend.run_team(team, prompt)
-                    if team
+                    if (team := getattr(app, "team", None))
                     else (backend.send(prompt, files) if files else backend.send(prompt))
                 )
             ),

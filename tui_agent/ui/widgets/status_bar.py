@@ -37,6 +37,8 @@ class StatusBar(Static):
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self.agent = ""
+        self.team = ""
+        """The team the prompts go to ("": none); shown instead of the agent."""
         self.model = ""
         self.endpoint = ""
         self.title = ""
@@ -58,6 +60,11 @@ class StatusBar(Static):
     def set_agent(self, agent: str) -> None:
         """Show the agent the session runs ("": none, nothing shown)."""
         self.agent = agent
+        self._redraw()
+
+    def set_team(self, team: str) -> None:
+        """Show the team the prompts go to, in the agent's place ("": none, the agent is shown)."""
+        self.team = team
         self._redraw()
 
     def set_usage(self, tokens_in: int, tokens_out: int) -> None:
@@ -135,12 +142,19 @@ class StatusBar(Static):
         short = title[: MIN_TITLE - 1] + "…" if len(title) > MIN_TITLE else title
         return self._line(short, endpoint=False, model=False)
 
+    @property
+    def _who(self) -> list[Content]:
+        """Who answers the next prompt: the team it goes to, else the session's agent (none: nothing)."""
+        if self.team:
+            return [Content.styled(f"team {sanitize(self.team)}", "bold $accent")]
+        return [Content.styled(f"agent {sanitize(self.agent)}", "bold $accent")] if self.agent else []
+
     def _line(self, title: str, *, endpoint: bool, model: bool) -> Content:
         warning = [] if self.unsaved is None else [Content.styled(f"⚠ not saved: {self.unsaved}", "bold $warning")]
         parts = [
             Content(self.state),
             *warning,
-            *([Content.styled(f"agent {sanitize(self.agent)}", "bold $accent")] if self.agent else []),
+            *self._who,
             *([] if self.branch_note is None else [Content.styled(f"⑂ {self.branch_note}", "$text-warning")]),
             *([Content.styled(sanitize(self.model), "bold")] if model else []),
             *([Content(sanitize(self.endpoint))] if endpoint else []),

@@ -1,0 +1,57 @@
+"""Provides `rolled_tallies`: what a session cost with its sub-agents', for `sessions list`.
+
+A caller's row counts the tokens and cost of every sub-agent run below it (every level down, as its status line
+did live), each reply priced by its own model; the sub-agents' rows, listed under it, keep their own. A fork is
+not a sub-agent run: it counts alone.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+
+from tui_agent.history.models import Usage
+from tui_agent.history.rows import CACHED_VERSION
+from tui_agent.history.schema import user_version
+from tui_agent.history.sub_sessions import DELEGATE_PREFIX, IS_SUB, MAX_DEPTH
+from tui_agent.history.usage import Tally
+from tui_agent.prices import PriceTable
+
+_TREE = (
+    "WITH RECURSIVE tree(root, id, depth) AS (SELECT s.id, s.id, 0 FROM sessions s WHERE s.id IN ({ids}) "
+    "UNION SELECT tree.root, s.id, tree.depth + 1 FROM sessions s JOIN tree ON s.parent_session_id = tree.id "
+    f"WHERE tree.depth < :depth AND {IS_SUB}) "
+)
+
+
+@dataclass
+class RolledTally:
+    """A session's tokens and cost with its sub-agents' (`tally`), and how many sub-agent runs they include."""
+
+    tally: Tally = field(default_factory=Tally)
+    sub_runs: int = 0
+
+
+def rolled_tallies(conn: sqlite3.Connection, session_ids: list[str], prices: PriceTable) -> dict[str, RolledTally]:
+    """Session id -> its replies' and its sub-agent runs' tokens and cost (sessions without usage are absent)."""
+    if not session_ids:
+        return {}
+    params: dict[str, object] = {f"i{n}": id_ for n, id_ in enumerate(session_ids)}
+    params.update(prefix=DELEGATE_PREFIX, depth=MAX_DEPTH)
+    tree = _TREE.format(ids=",".join(f":i{n}" for n in range(len(session_ids))))
+    cached = "m.cached_tokens" if user_version(conn) >= CACHED_VERSION else "NULL"
+    rolled: dict[str, RolledTally] = {}
+    usage_rows = conn.execute(
+        f"{tree}SELECT tree.root, COALESCE(m.model, s.model), SUM(COALESCE(m.prompt_tokens, 0)), "
+        f"SUM(COALESCE(m.completion_tokens, 0)), SUM(COALESCE({cached}, 0)) FROM tree "
+        "JOIN messages m ON m.session_id = tree.id JOIN sessions s ON s.id = m.session_id "
+        "WHERE m.prompt_tokens IS NOT NULL OR m.completion_tokens IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2",
+        params,
+    )
+    for root, model, prompt, completion, cached_tokens in usage_rows:
+        rolled.setdefault(root, RolledTally()).tally.add(model, Usage(prompt, completion, cached_tokens), prices)
+    runs = conn.execute(f"{tree}SELECT root, COUNT(DISTINCT id) FROM tree WHERE depth > 0 GROUP BY root", params)
+    for root, count in runs:
+        if root in rolled:
+            rolled[root].sub_runs = int(count)
+    return rolled
