@@ -12,10 +12,10 @@ their place. A failure (the model errs or says nothing) changes nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from tui_agent.agent.conversation import Conversation, strict_history, summary_for
+from tui_agent.agent.conversation import Conversation, labelled, strict_history, summary_for
 from tui_agent.errors import UserError
 from tui_agent.history.models import Message
 from tui_agent.history.models import Usage as StoredUsage
@@ -68,9 +68,20 @@ def older_turns(path: Sequence[Message], keep_turns: int = KEEP_TURNS) -> tuple[
 
 
 def summary_request(before_cut: Sequence[Message], system_prompt: str | None) -> list[dict[str, object]]:
-    """The messages sent to ask for the summary: the older turns as the model knows them, then the request."""
-    conversation = Conversation.from_history(before_cut, system_prompt)
+    """The messages sent to ask for the summary: the older turns as the model knows them, then the request. A
+    team's replies are the answers to the person's prompts, labelled with who gave them (sent as one agent's
+    input they would merge with the prompts, and the request, into one message)."""
+    told = [as_told(message) for message in before_cut]
+    conversation = Conversation.from_history(told, system_prompt)
     return strict_history([*conversation.messages, {"role": "user", "content": SUMMARY_REQUEST}])
+
+
+def as_told(message: Message) -> Message:
+    """`message` as the session's own words, a team member's reply labelled with its name."""
+    if message.role is not Role.ASSISTANT or message.agent is None:
+        return message
+    said = labelled(message.agent, message.content) if message.content.strip() else message.content
+    return replace(message, agent=None, content=said)
 
 
 async def summarise(client: ModelClient, messages: list[dict[str, object]]) -> tuple[str, Usage | None]:

@@ -183,3 +183,19 @@ async def test_on_a_branch_without_the_summary_the_compacted_messages_are_sent_a
         "Name a river in Europe",
         "Name a city\n\nand a country",
     ]
+
+
+@STRICT
+async def test_a_teams_conversation_is_summarised_as_prompts_and_the_members_answers(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
+    built = await make_agent(offline_server.base_url)
+    for prompt in ("Write a post about tea", "Write a post about rain"):
+        await collect(built.agent.run_team("writer-critic", prompt))
+    done = await built.agent.compact()
+    asked = _sent(offline_server)
+    assert [m["role"] for m in asked] == ["user", "assistant", "user"]  # the members' replies did not merge
+    assert asked[1]["content"].startswith("[writer] ") and "[critic] APPROVED" in asked[1]["content"]
+    assert asked[-1]["content"] == SUMMARY_REQUEST
+    assert done.summary.content.startswith("The person asked 1 thing:\n- Write a post about tea")
+    assert offline_server.requests[-1].outcome == "ok"
