@@ -125,7 +125,7 @@ def _session_row(session: Session, rolled: RolledTally | None) -> dict[str, Any]
     }
 
 
-WITH_SUBS = "  (cost with its sub-agents')"
+WITH_SUBS = "  (tokens and cost with its sub-agents')"
 """After a caller's title: its cost (or tokens) counts its sub-agents' runs, each also listed under it."""
 
 
