@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -30,6 +31,8 @@ FIXED_NOW = 103.2
 WINDOW_BOUND = 2 * TRIM_AT
 """Entries a scrolled log may hold: a page plus whatever is on screen (small entries fill one with many)."""
 SIZE = (120, 36)
+WAIT_LIMIT = 60.0
+"""Seconds `wait_until` waits before it fails."""
 
 
 def make_app(scripts: Iterable[Script] = (), **backend_options: object) -> tuple[TuiAgentApp, ScriptedBackend]:
@@ -40,12 +43,15 @@ def make_app(scripts: Iterable[Script] = (), **backend_options: object) -> tuple
 async def wait_until(
     pilot: Pilot[None], condition: Callable[[], bool], what: str | Callable[[], str] = "condition"
 ) -> None:
-    """Let the app run until `condition` holds; fail (not hang) if it never does (`what` may say how far it got)."""
-    for _ in range(500):
-        if condition():
-            return
+    """Let the app run until `condition` holds; fail (not hang) if it never does (`what` may say how far it got).
+
+    The limit only bounds a hang: it is not a timing check, and a loaded CI machine (the suite takes ~500 s
+    there) may take seconds for what takes milliseconds here."""
+    deadline = time.monotonic() + WAIT_LIMIT
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never reached: {what() if callable(what) else what}")
         await pilot.pause(0.01)
-    raise AssertionError(f"never reached: {what() if callable(what) else what}")
 
 
 def showing(app: App[Any], kind: type[Screen[Any]]) -> bool:

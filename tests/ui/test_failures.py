@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.ui.helpers import FIXED_NOW, chat, newest_prompt, send, wait_until
+from tests.ui.helpers import FIXED_NOW, WAIT_LIMIT, chat, newest_prompt, send, wait_until
 from tests.ui.test_real_stack import history as stored
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
@@ -50,7 +50,7 @@ async def scripted_app(tmp_path: Path) -> AsyncIterator[Make]:
         server.stop()
 
 
-async def watch_status(pilot: Pilot[None], until: Callable[[], bool], limit: float = 30.0) -> list[str]:
+async def watch_status(pilot: Pilot[None], until: Callable[[], bool], limit: float = WAIT_LIMIT) -> list[str]:
     """Every distinct status line shown until `until()` holds (polled as a person would glance at it)."""
     bar = chat(pilot).status_bar
     seen: list[str] = []

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.ui.helpers import Built, app_on_real_agent, chat, send
+from tests.ui.helpers import WAIT_LIMIT, Built, app_on_real_agent, chat, send
 from tests.unit.history.test_newer_schema import NEWER, newer_database
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.config import Settings
@@ -54,7 +54,7 @@ def db_file(tmp_path: Path) -> Path:
     return tmp_path / "data" / "history.db"
 
 
-async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str, seconds: float = 30) -> None:
+async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str, seconds: float = WAIT_LIMIT) -> None:
     """Let the app run until `condition` holds, failing after `seconds` (retries back off up to 5 s)."""
     deadline = time.monotonic() + seconds
     while not condition():

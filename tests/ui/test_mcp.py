@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList
 
 from tests.fixtures.mcp_servers.config import stdio
-from tests.ui.helpers import Built, app_on_real_agent, chat
+from tests.ui.helpers import WAIT_LIMIT, Built, app_on_real_agent, chat
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.config import McpServerSettings, Settings
 from tui_agent.history.store import HistoryStore
@@ -49,7 +49,7 @@ async def mcp_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
 
 async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str) -> None:
     """Like `wait_until`, with room for real server processes to start (the SDK import alone takes a second)."""
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + WAIT_LIMIT
     while not condition():
         if time.monotonic() > deadline:
             raise AssertionError(f"never reached: {what}")
