@@ -87,11 +87,14 @@ def newest_prompt(screen: ChatScreen) -> UserMessage | None:
 
 
 async def send(pilot: Pilot[None], prompt: str, *, wait: bool = True) -> None:
-    """Type a prompt and press Enter; by default wait until the screen has taken it (the prompt shown, or a
-    screen drawn in its place by a compaction) and the turn has ended. The key reaches the prompt, and the
-    prompt's message the screen, as messages: under load `press` can return before, while the screen is idle."""
+    """Type a prompt and press Enter once the prompt has the focus; by default wait until the screen has taken
+    it (the prompt shown, or a screen drawn in its place by a compaction) and the turn has ended. The key reaches
+    the prompt, and the prompt's message the screen, as messages: under load `press` can return before, while the
+    screen is idle."""
     screen = chat(pilot)
     before = newest_prompt(screen)
+    # Enter goes to whatever has the focus: a key just pressed (Esc) may give it back to the prompt only now.
+    await wait_until(pilot, lambda: pilot.app.focused is screen.prompt_input, "the prompt focused")
     screen.prompt_input.insert(prompt)
     await pilot.press("enter")
     if wait:

@@ -265,7 +265,7 @@ async def test_up_in_the_prompt_brings_back_an_earlier_prompt_with_its_files(pro
 async def test_editing_a_prompt_puts_its_files_back_as_chips_and_sends_what_the_chips_then_say(
     project: Path, stack: RealStack
 ) -> None:
-    from tests.ui.test_branching import select
+    from tests.ui.test_branching import select, start_editing
 
     app, _ = stack.app()
     async with app.run_test(size=SIZE) as pilot:
@@ -274,7 +274,7 @@ async def test_editing_a_prompt_puts_its_files_back_as_chips_and_sends_what_the_
         await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the chip")
         await send(pilot, "When is the launch?")
         await select(pilot, "When is the launch?")
-        await pilot.press("e")
+        await start_editing(pilot)
         await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the edited prompt's file as a chip")
         screen.prompt_input.load_text("When exactly, and what is on the image?")  # the cursor at its start
         await pick(pilot, "screenshot")
