@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.errors import NoWidget
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from tests.fixtures.offline import strict_scenario
 from tests.ui.helpers import app_on_real_agent, chat, chat_ready, send, wait_until
@@ -64,6 +66,14 @@ async def test_reasoning_streams_into_a_collapsed_block_above_the_answer_and_is_
     assert parts[1] == [StreamedPart("reasoning", THOUGHT), TextPart("Four.")]
 
 
+def under_the_pointer(pilot: Pilot[None], widget: Widget) -> bool:
+    """Whether a click on `widget` (at its top left corner) lands on it: laid out where the screen shows it."""
+    try:
+        return pilot.app.screen.get_widget_at(*widget.region.offset)[0] is widget
+    except NoWidget:
+        return False
+
+
 async def test_a_key_and_a_click_open_and_close_the_block(tmp_path: Path) -> None:
     with BackgroundServer(strict_scenario({"replies": [REASONS]})) as server:
         app = _app(server, tmp_path)
@@ -71,16 +81,20 @@ async def test_a_key_and_a_click_open_and_close_the_block(tmp_path: Path) -> Non
             await chat_ready(pilot)
             await send(pilot, "What is 2 + 2?")
             (block,) = _blocks(pilot)
-            block.focus()
+            block.focus()  # the focus moves a moment later: wait before the key
+            await wait_until(pilot, lambda: block.has_focus, "the block focused")
             await pilot.press("enter")
-            assert block.expanded and str(block.render()) == f"▾ thought (15 words)\n{SHOWN}"
+            await wait_until(pilot, lambda: block.expanded, "opened by Enter")
+            assert str(block.render()) == f"▾ thought (15 words)\n{SHOWN}"
             await pilot.click(block)
-            assert not block.expanded
-            chat(pilot).chat_log.focus()
+            await wait_until(pilot, lambda: not block.expanded, "closed by a click")
+            log = chat(pilot).chat_log
+            log.focus()
+            await wait_until(pilot, lambda: log.has_focus, "the log focused")
             await pilot.press("t")  # the log focused: the newest block
-            assert block.expanded
+            await wait_until(pilot, lambda: block.expanded, "opened by t")
             await pilot.click(block)
-            assert not block.expanded
+            await wait_until(pilot, lambda: not block.expanded, "closed by a click again")
 
 
 async def test_expanded_and_hidden_settings(tmp_path: Path) -> None:
@@ -130,9 +144,13 @@ async def test_a_resumed_session_shows_its_reasoning(tmp_path: Path) -> None:
             replies = list(chat(pilot).query(AssistantMessage))
             assert [reply.has_class("-thought-only") for reply in replies] == [False, True]
             first.scroll_visible(animate=False, immediate=True)
-            await pilot.pause()
+            await wait_until(pilot, lambda: under_the_pointer(pilot, first), "the first block scrolled into view")
             await pilot.click(first)
-            assert first.expanded, (first.region, first.is_attached, chat(pilot).chat_log.scroll_y)
+            await wait_until(
+                pilot,
+                lambda: first.expanded,
+                lambda: f"{first.region}, {first.is_attached}, {chat(pilot).chat_log.scroll_y}",
+            )
         assert THOUGHT not in str(stack.chat_requests())  # never sent back, live or resumed
 
 
