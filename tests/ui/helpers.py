@@ -54,6 +54,13 @@ async def wait_until(
         await pilot.pause(0.01)
 
 
+async def pressed(pilot: Pilot[None], key: str, condition: Callable[[], bool], what: str) -> None:
+    """Press `key` and wait until `condition` holds: a key is handled as messages (the focused widget's, then
+    its parents' bindings), which on a loaded machine may come after `press` returns."""
+    await pilot.press(key)
+    await wait_until(pilot, condition, f"{key}: {what}")
+
+
 def showing(app: App[Any], kind: type[Screen[Any]]) -> bool:
     """The app shows a `kind` screen with its widgets mounted: a screen pushed from a worker or a callback is
     `app.screen` a moment before it has composed them (wait for this before querying them)."""
