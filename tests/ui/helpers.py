@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from textual.app import App
+from textual.errors import NoWidget
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
@@ -65,6 +66,19 @@ def showing(app: App[Any], kind: type[Screen[Any]]) -> bool:
     """The app shows a `kind` screen with its widgets mounted: a screen pushed from a worker or a callback is
     `app.screen` a moment before it has composed them (wait for this before querying them)."""
     return isinstance(app.screen, kind) and app.screen.is_mounted
+
+
+def under_the_pointer(pilot: Pilot[None], widget: Widget, offset: tuple[int, int] = (0, 0)) -> bool:
+    """Whether the pointer at `offset` in `widget` is on it (or on a widget in it): `widget` is laid out where
+    the screen shows it, so a click or a drag there reaches it (wait for this after a scroll or a mount)."""
+    region = widget.region
+    if not region.contains(region.x + offset[0], region.y + offset[1]):
+        return False
+    try:
+        hit, _ = pilot.app.screen.get_widget_at(region.x + offset[0], region.y + offset[1])
+    except NoWidget:
+        return False
+    return hit is widget or widget in hit.ancestors
 
 
 def chat(pilot: Pilot[None]) -> ChatScreen:

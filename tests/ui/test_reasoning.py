@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.errors import NoWidget
 from textual.pilot import Pilot
-from textual.widget import Widget
 
 from tests.fixtures.offline import strict_scenario
-from tests.ui.helpers import app_on_real_agent, chat, chat_ready, send, wait_until
+from tests.ui.helpers import app_on_real_agent, chat, chat_ready, send, under_the_pointer, wait_until
 from tests.ui.sessions_stack import RealStack
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.resume import ResumeRequest
@@ -64,14 +62,6 @@ async def test_reasoning_streams_into_a_collapsed_block_above_the_answer_and_is_
     parts = await _stored(tmp_path / "history.db")
     # saved as the model sent it (shown sanitised)
     assert parts[1] == [StreamedPart("reasoning", THOUGHT), TextPart("Four.")]
-
-
-def under_the_pointer(pilot: Pilot[None], widget: Widget) -> bool:
-    """Whether a click on `widget` (at its top left corner) lands on it: laid out where the screen shows it."""
-    try:
-        return pilot.app.screen.get_widget_at(*widget.region.offset)[0] is widget
-    except NoWidget:
-        return False
 
 
 async def test_a_key_and_a_click_open_and_close_the_block(tmp_path: Path) -> None:
