@@ -421,7 +421,7 @@ async def test_the_cursor_keys_follow_the_keys_table_and_are_listed_in_f1_and_th
         await wait_until(pilot, lambda: screen.prompt_input.has_class("-editing"), "the prompt to edit")
         assert screen.prompt_input.text == "a prompt"
         await pilot.press("escape", "f1")
-        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help open")
+        await wait_until(pilot, lambda: showing(app, HelpScreen), "help open")
         listed = help_text(app)
         assert "Selected message" in listed and "edit_message" in listed and "next_branch" in listed
         helps = {command.title: command.help for command in app.get_system_commands(app.screen)}

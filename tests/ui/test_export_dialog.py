@@ -86,13 +86,13 @@ async def test_escape_cancels_and_a_second_default_does_not_overwrite_the_first(
     async with app.run_test(size=SIZE) as pilot:
         await open_dialog(pilot)
         await pilot.press("escape")
-        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), "dialog closed")
+        await wait_until(pilot, lambda: showing(app, ChatScreen), "dialog closed")
         assert not (paths.data_dir() / "exports").exists()
         for _ in range(2):
             await run_command(pilot, "Export session")
             await wait_until(pilot, lambda: showing(app, ExportScreen), "the export dialog")
             await pilot.press("enter")
-            await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), "dialog closed")
+            await wait_until(pilot, lambda: showing(app, ChatScreen), "dialog closed")
         folder = paths.data_dir() / "exports"
         await wait_until(pilot, lambda: len(list(folder.glob("*.md"))) == 2, "two exports")
     assert listing(folder) == [f"trip-to-oslo-{today()}-2.md", f"trip-to-oslo-{today()}.md"]

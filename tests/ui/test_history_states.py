@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.ui.helpers import WAIT_LIMIT, Built, app_on_real_agent, chat, send
+from tests.ui.helpers import WAIT_LIMIT, Built, app_on_real_agent, chat, send, showing
 from tests.unit.history.test_newer_schema import NEWER, newer_database
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.config import Settings
@@ -108,10 +108,10 @@ async def test_a_newer_database_can_be_browsed_and_opened_but_not_renamed(real_a
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, SessionsScreen) and len(app.screen.sessions) == 1, "listed")
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: isinstance(app.screen, RenameScreen), "rename dialog")
+        await until(pilot, lambda: showing(app, RenameScreen), "rename dialog")
         await pilot.press(*"new name", "enter")
         await until(pilot, lambda: notified(pilot, "can't be renamed"), "the refusal")
-        await until(pilot, lambda: isinstance(app.screen, SessionsScreen), "back in the list")
+        await until(pilot, lambda: showing(app, SessionsScreen), "back in the list")
         await pilot.press("enter")
         await until(
             pilot,

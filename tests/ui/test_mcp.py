@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList
 
 from tests.fixtures.mcp_servers.config import stdio
-from tests.ui.helpers import WAIT_LIMIT, Built, app_on_real_agent, chat
+from tests.ui.helpers import WAIT_LIMIT, Built, app_on_real_agent, chat, showing
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.config import McpServerSettings, Settings
 from tui_agent.history.store import HistoryStore
@@ -74,7 +74,7 @@ async def test_an_mcp_tool_asks_then_runs_in_its_panel_and_is_saved(mcp_app: Mak
     app, _ = mcp_app(calling("echo", text="hi"), demo=stdio("--chatty"))
     async with app.run_test(size=(140, 40)) as pilot:
         await type_prompt(pilot, "echo hi")  # sent at once: the turn waits for the server to be ready
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")  # default: ask
+        await until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")  # default: ask
         await pilot.press("a")
         await until(pilot, lambda: chat(pilot).idle, "turn finished")
         (panel,) = chat(pilot).tool_panels.panels
@@ -113,7 +113,7 @@ async def test_the_mcp_screen_lists_restarts_toggles_and_shows_the_log(mcp_app: 
             "demo ready",
         )
         app.action_mcp_servers()
-        await until(pilot, lambda: isinstance(app.screen, McpScreen), "the MCP screen")
+        await until(pilot, lambda: showing(app, McpScreen), "the MCP screen")
         screen = app.screen
         assert isinstance(screen, McpScreen)
         await until(pilot, lambda: bool(screen.query(OptionList)), "the list mounted")

@@ -110,7 +110,7 @@ async def test_sessions_and_help_open_their_screens() -> None:
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await run_command(pilot, "Sessions")
-        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "session screen")
+        await wait_until(pilot, lambda: showing(app, SessionsScreen), "session screen")
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, SessionsScreen), "back to chat")
         await run_command(pilot, "Help")

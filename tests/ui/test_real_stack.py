@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.fixtures.offline import strict_scenario
-from tests.ui.helpers import FIXED_NOW, Built, app_on_real_agent, chat, send, task_tree, wait_until
+from tests.ui.helpers import FIXED_NOW, Built, app_on_real_agent, chat, send, showing, task_tree, wait_until
 from tests.unit.agent.test_turn_faults import FAULTS
 from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice
 from tui_agent.agent.services import build_agent
@@ -161,7 +161,7 @@ async def test_approval_modal_on_the_real_runner(real_app: MakeApp, tmp_path: Pa
     )
     async with app.run_test(size=(140, 40)) as pilot:
         await send(pilot, "echo carefully", wait=False)
-        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")
+        await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
         await pilot.press("a")
         await wait_until(pilot, lambda: chat(pilot).idle, "turn finished")
         (panel,) = chat(pilot).tool_panels.panels
@@ -186,7 +186,7 @@ async def test_a_tool_node_cancelled_while_its_approval_is_asked_takes_the_modal
         screen = chat(pilot)
         tree = await task_tree(pilot)
         await send(pilot, "echo carefully", wait=False)
-        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")
+        await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
         (tool,) = [item for item in tree.items.values() if item.kind == "tool"]
         assert tool.node_id is not None and screen.backend.cancel_node(tool.node_id)
         await wait_until(pilot, lambda: app.screen is screen and screen.idle, "modal gone, turn finished")

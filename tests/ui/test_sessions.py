@@ -358,7 +358,7 @@ def stored_attachments(db: Path) -> set[str]:
 
 async def delete_selected(pilot: Pilot[None], screen: SessionsScreen, left: int) -> None:
     await pilot.press("ctrl+d")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmDeleteScreen), "confirmation")
+    await wait_until(pilot, lambda: showing(pilot.app, ConfirmDeleteScreen), "confirmation")
     await pilot.press("y")
     await wait_until(pilot, lambda: screen.is_active and len(screen.sessions) == left, "deleted")
 

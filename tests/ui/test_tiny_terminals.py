@@ -13,7 +13,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from tests.ui import test_real_stack
-from tests.ui.helpers import chat, send, wait_until
+from tests.ui.helpers import chat, send, showing, wait_until
 from tests.ui.test_real_stack import PLUGINS, MakeApp, history
 from tui_agent.status import MessageStatus
 from tui_agent.ui.screens.approval import ApprovalScreen
@@ -60,7 +60,7 @@ async def test_every_size_survives_every_stage(real_app: MakeApp, tmp_path: Path
         await send(pilot, "tell me everything", wait=False)
         await wait_until(pilot, lambda: bool(log.assistant_messages), "the reply started")
         await shrink_and_grow(pilot)  # streaming text and tool panels
-        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval dialog")
+        await wait_until(pilot, lambda: showing(app, ApprovalScreen), "the approval dialog")
         await shrink_and_grow(pilot)
         await pilot.press("a")
         await wait_until(pilot, lambda: len(log.assistant_messages) > 1, "the second reply")
@@ -69,11 +69,11 @@ async def test_every_size_survives_every_stage(real_app: MakeApp, tmp_path: Path
         await pilot.press("ctrl+t")
         await wait_until(pilot, lambda: chat(pilot).idle, "the turn finished")
         await pilot.press("f1")
-        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
+        await wait_until(pilot, lambda: showing(app, HelpScreen), "the help screen")
         await shrink_and_grow(pilot)
         await pilot.press("escape")
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "the sessions screen")
+        await wait_until(pilot, lambda: showing(app, SessionsScreen), "the sessions screen")
         await shrink_and_grow(pilot)
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, SessionsScreen), "back to the chat")
@@ -106,11 +106,11 @@ async def test_every_size_survives_the_dialogs(real_app: MakeApp) -> None:
         await shrink_and_grow(pilot)
         await pilot.press("escape")
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "the sessions screen")
+        await wait_until(pilot, lambda: showing(app, SessionsScreen), "the sessions screen")
         for key in ("ctrl+r", "ctrl+f", "ctrl+d"):  # rename, fork (a list of messages), delete
             await pilot.press(key)
             await wait_until(pilot, lambda: not isinstance(app.screen, SessionsScreen), f"the {key} dialog")
             await shrink_and_grow(pilot)
             await pilot.press("escape")
-            await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "back to the sessions")
+            await wait_until(pilot, lambda: showing(app, SessionsScreen), "back to the sessions")
         assert app.is_running
