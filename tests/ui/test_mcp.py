@@ -121,6 +121,7 @@ async def test_the_mcp_screen_lists_restarts_toggles_and_shows_the_log(mcp_app: 
         await until(pilot, lambda: "ready with 8 tools" in rows()[0], "demo's state")
         assert "failed: the command 'no-such-mcp-server' was not found" in rows()[1] and "disabled" in rows()[2]
         await pilot.press("l")  # demo's log: its stderr, escapes removed
+        await until(pilot, lambda: screen.showing_log, "the log shown")
         log = str(screen.query_one("#mcp-log-text").render())
         assert "CHATTY-STDERR starting" in log and "\x1b" not in log
         assert screen.showing_log and screen.query_one("#mcp-log").styles.display == "block"

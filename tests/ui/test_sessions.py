@@ -254,7 +254,8 @@ async def test_new_session_title_comes_from_the_first_prompt_without_a_model_req
     app, backend = stack.app()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "\n  Plan a three-day trip to Lisbon with a focus on food, tiles and old trams please\nmore")
-        assert chat(pilot).status_bar.title == (await backend.ready()).session_title
+        engine, bar = await backend.ready(), chat(pilot).status_bar
+        await wait_until(pilot, lambda: bar.title == engine.session_title, lambda: f"{bar.title!r} named")
     assert len(stack.chat_requests()) == 1  # the reply only: no request to name the session
     (session,), _ = await stored(stack.db)
     assert session.title == "Plan a three-day trip to Lisbon with a focus on food, tiles…"
@@ -277,8 +278,7 @@ async def test_new_session_and_export(stack: RealStack, tmp_path: Path, monkeypa
         await back_in_chat(pilot, None)
         assert (await backend.ready()).current_session_id is None
         assert await export_current(app) is None  # nothing to export yet: said in a notification
-        await pilot.pause()
-        assert any("Nothing to export" in n.message for n in notifications(app))
+        await wait_until(pilot, lambda: any("Nothing to export" in n.message for n in notifications(app)), "said")
 
 
 async def test_session_screen_opens_once_and_esc_goes_back(stack: RealStack) -> None:
