@@ -251,7 +251,11 @@ async def test_a_full_context_is_compacted_before_the_next_prompt_is_sent_and_th
         before = await chat_ready(pilot)
         await send(pilot, "Name a river in Europe")
         await send(pilot, "Name a mountain")
-        assert "context" in status(pilot) and chat(pilot).backend.meter.needs_compaction  # type: ignore[union-attr]
+        await wait_until(  # the gauge and the meter are brought up to date as the turn's last events are read
+            pilot,
+            lambda: "context" in status(pilot) and chat(pilot).backend.meter.needs_compaction,  # type: ignore[union-attr]
+            lambda: f"the context full ({status(pilot)})",
+        )
         requests = len(chat_bodies(server))
         await send(pilot, "Name a lake", wait=False)
         screen = await compacted_screen(pilot, before)
@@ -298,7 +302,8 @@ async def test_a_narrow_terminal_keeps_the_gauge_and_cost_in_view() -> None:
         assert "context 3.4k / 128k (3%)" in line and "$0.0345 session" in line
         assert "gpt-4o-mini" in line and "api.openai.com" not in line, "the endpoint made room first"
         assert title not in line and "A long session" in line, "then the title, shortened"
+        wide = bar.size.width
         await pilot.resize_terminal(150, 30)
-        await pilot.pause()
+        await wait_until(pilot, lambda: bar.size.width < wide, lambda: f"the status line laid out again ({bar.size})")
         line = str(bar.render())
         assert "context 3.4k / 128k (3%)" in line and "$0.0345 session" in line and len(line) <= 148

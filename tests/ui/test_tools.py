@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.ui.helpers import call, chat, make_app, send, showing, wait_until
+from tests.ui.helpers import call, chat, make_app, send, showing, under_the_pointer, wait_until
 from tui_agent.agent.events import ToolStatus
 from tui_agent.testing.scripted import AskApproval, Gate, reply_script
 from tui_agent.tool_call import Decision
@@ -68,11 +68,13 @@ async def test_arguments_pretty_printed_and_long_result_expands() -> None:
         collapsed = str(panel.render())
         assert '"a": 1,\n  "b": [' in collapsed
         assert "line 7" in collapsed and "line 8" not in collapsed and "22 more lines" in collapsed
+        await wait_until(pilot, lambda: under_the_pointer(pilot, panel), "the panel laid out")
         await pilot.click(panel)
-        assert "line 29" in str(panel.render())
-        panel.focus()
+        await wait_until(pilot, lambda: "line 29" in str(panel.render()), "expanded by a click")
+        panel.focus()  # the focus moves a moment later: wait before the key
+        await wait_until(pilot, lambda: panel.has_focus, "the panel focused")
         await pilot.press("enter")
-        assert "line 29" not in str(panel.render())
+        await wait_until(pilot, lambda: "line 29" not in str(panel.render()), "collapsed by Enter")
 
 
 async def test_parallel_calls_run_together() -> None:
@@ -158,6 +160,7 @@ async def test_escape_mid_tool_interrupts_running_calls() -> None:
         await send(pilot, "slow tool", wait=False)
         await wait_until(pilot, lambda: gate.reached)
         await pilot.press("escape")
+        await wait_until(pilot, lambda: backend.cancel_count == 1, "the turn stopped")
         screen = chat(pilot)
         panel = screen.tool_panels.panel(("m1", "c1"))
         assert panel is not None and panel.status is ToolStatus.INTERRUPTED
