@@ -57,7 +57,7 @@ async def test_export_asks_where_and_writes_markdown_to_the_data_dir(
             assert not expected.parent.exists()  # nothing written before the person says so
             await pilot.press("enter")
             await wait_until(pilot, lambda: any("Exported to" in n for n in notices(app)), "export notice")
-            assert isinstance(app.screen, ChatScreen)
+            await wait_until(pilot, lambda: showing(app, ChatScreen), "the dialog closed")
     finally:
         os.umask(previous)
     assert "Trip to Oslo" in expected.read_text(encoding="utf-8")
@@ -71,7 +71,7 @@ async def test_json_can_be_chosen_and_a_typed_path_gets_its_folder(tmp_path: Pat
         dialog = await open_dialog(pilot)
         await pilot.click("#json")
         field = dialog.query_one("#export-path", Input)
-        assert field.value.endswith(f"trip-to-oslo-{today()}.json")
+        await wait_until(pilot, lambda: field.value.endswith(f"trip-to-oslo-{today()}.json"), lambda: field.value)
         field.value = str(tmp_path / "new" / "folder" / "oslo.json")
         await pilot.click("#export")
         target = tmp_path / "new" / "folder" / "oslo.json"

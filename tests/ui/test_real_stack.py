@@ -126,7 +126,7 @@ async def test_server_down_is_inline_and_the_app_carries_on(tmp_path: Path) -> N
         (notice,) = screen.query(ErrorNotice)
         assert "Traceback" not in str(notice.render()) and screen.idle
         await pilot.press("h", "i")
-        assert screen.prompt_input.text == "hi"
+        await wait_until(pilot, lambda: screen.prompt_input.text == "hi", "the keys typed: still responsive")
     (_, reply) = await history(tmp_path / "history.db")
     assert reply.status is MessageStatus.FAILED and reply.error
 
