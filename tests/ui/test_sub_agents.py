@@ -195,7 +195,8 @@ async def test_the_task_tree_names_the_sub_agents_turn_and_cancels_it() -> None:
         await pilot.press("ctrl+t")
         await wait_until(pilot, lambda: tree.has_focus, "the tree focused")
         while (selected := tree.selected_item()) is None or selected.kind != "agent":
-            await pilot.press("down")
+            await pilot.press("down")  # handled a moment after `press` returns, maybe: one key per move
+            await wait_until(pilot, lambda selected=selected: tree.selected_item() is not selected, "moved down")  # type: ignore[misc]
         await pilot.press("x")
         await wait_until(pilot, lambda: chat(pilot).idle, "turn ended")
         assert backend.cancelled_nodes == [agents[0].node_id]
@@ -251,7 +252,8 @@ async def test_a_resumed_ask_call_shows_its_agent_and_opens_its_stored_session()
         await wait_until(pilot, lambda: "o: open its session" in panel_text(pilot, ("a1", "c1")), "the hint")
         chat(pilot).prompt_input.focus()
         await wait_until(pilot, lambda: "o: open" not in panel_text(pilot, ("a1", "c1")), "no hint once it lost focus")
-        panel.focus()
+        panel.focus()  # the focus moves a moment later: wait before the key
+        await wait_until(pilot, lambda: panel.has_focus, "the panel focused again")
         await pilot.press("o")
         await wait_until(pilot, lambda: showing(app, SubSessionScreen), "the session shown")
         assert panel.sub_agent is not None and panel.sub_agent.session_id == child.id
