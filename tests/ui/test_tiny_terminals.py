@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.command import CommandPalette
 from textual.pilot import Pilot
 
 from tests.ui import test_real_stack
@@ -17,6 +18,7 @@ from tests.ui.helpers import chat, send, showing, wait_until
 from tests.ui.test_real_stack import PLUGINS, MakeApp, history
 from tui_agent.status import MessageStatus
 from tui_agent.ui.screens.approval import ApprovalScreen
+from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.help import HelpScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
 
@@ -98,13 +100,19 @@ async def test_every_size_survives_the_dialogs(real_app: MakeApp) -> None:
     )
     async with app.run_test(size=(120, 36)) as pilot:
         await send(pilot, "tell me everything")
-        chat(pilot).tool_panels.panels[0].focus()
+        panel = chat(pilot).tool_panels.panels[0]
+        panel.focus()  # the focus moves a moment later: wait before the key
+        await wait_until(pilot, lambda: panel.has_focus, "the panel focused")
         await pilot.press("enter")  # the whole result
+        await wait_until(pilot, lambda: panel.expanded, "the whole result shown")
         app.notify("a notification long enough to wrap " * 3, timeout=60)
         await shrink_and_grow(pilot)
-        await pilot.press("ctrl+p", "t", "h", "e")
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: showing(app, CommandPalette), "the palette")
+        await pilot.press("t", "h", "e")
         await shrink_and_grow(pilot)
         await pilot.press("escape")
+        await wait_until(pilot, lambda: showing(app, ChatScreen), "the palette closed")
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: showing(app, SessionsScreen), "the sessions screen")
         for key in ("ctrl+r", "ctrl+f", "ctrl+d"):  # rename, fork (a list of messages), delete
