@@ -79,7 +79,21 @@ async def test_the_status_line_shows_what_replies_cost_and_how_full_the_context_
         await chat_ready(pilot)
         await send(pilot, "Name a river in Europe")
         await send(pilot, "And another one")
-        meter = (await built.ready()).meter
+        agent = await built.ready()
+
+        def said() -> list[str]:
+            meter = agent.meter
+            return [
+                f"tokens in {meter.tokens_in:,} ({meter.cached_in:,} cached) / out {meter.tokens_out:,}",
+                f"{format_cost(meter.last_cost)} last · {format_cost(meter.session_cost)} session",
+                f"context {meter.context_tokens} / 2k ({meter.context_tokens / 2000:.0%})",  # the server's window
+            ]
+
+        # The line is drawn again once the turn's last writes are done, a moment after the screen is idle.
+        await wait_until(
+            pilot, lambda: all(part in status(pilot) for part in said()), lambda: f"{said()} in {status(pilot)}"
+        )
+        meter = agent.meter
         in_, out = meter.tokens_in, meter.tokens_out
         assert meter.session_cost == (Decimal(in_) * 1 + Decimal(out) * 2) / 1_000_000
         line = status(pilot)
@@ -251,7 +265,7 @@ async def test_a_full_context_is_compacted_before_the_next_prompt_is_sent_and_th
         before = await chat_ready(pilot)
         await send(pilot, "Name a river in Europe")
         await send(pilot, "Name a mountain")
-        await wait_until(  # the gauge and the meter are brought up to date as the turn's last events are read
+        await wait_until(  # the line is drawn again once the turn's last writes are done (after idle)
             pilot,
             lambda: "context" in status(pilot) and chat(pilot).backend.meter.needs_compaction,  # type: ignore[union-attr]
             lambda: f"the context full ({status(pilot)})",
