@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.ui.helpers import FIXED_NOW, WAIT_LIMIT, chat, newest_prompt, send, wait_until
+from tests.ui.helpers import FIXED_NOW, WAIT_LIMIT, chat, newest_prompt, send, under_the_pointer, wait_until
 from tests.ui.test_real_stack import history as stored
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
@@ -181,6 +181,8 @@ async def test_a_retry_does_not_send_the_failed_replys_text_and_the_next_turn_al
         await send(pilot, "first")
         partial = screen.chat_log.assistant_messages[-1].text
         assert partial and "Partial answer that breaks".startswith(partial)
+        actions = screen.query_one(ReplyActions)
+        await wait_until(pilot, lambda: under_the_pointer(pilot, actions, (2, 0)), "the links laid out")
         await pilot.click(ReplyActions, offset=(2, 0))  # the "↻ retry" link under the error
         await wait_until(pilot, lambda: screen.idle and len(screen.chat_log.assistant_messages) == 2, "retried")
         await send(pilot, "second")
