@@ -13,7 +13,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from tests.ui.helpers import SIZE, make_app, showing, wait_until
+from tests.ui.helpers import SIZE, make_app, showing, under_the_pointer, wait_until
 from tests.ui.test_palette import notices, run_command
 from tui_agent import paths
 from tui_agent.testing.scripted import ScriptedBackend
@@ -37,8 +37,11 @@ async def open_dialog(pilot: Pilot[None], title: str = "Trip to Oslo") -> Export
     await app.engine_slot.ready.open_session(session.id)
     await run_command(pilot, "Export session")
     await wait_until(pilot, lambda: showing(app, ExportScreen), "the export dialog")
-    assert isinstance(app.screen, ExportScreen)
-    return app.screen
+    dialog = app.screen
+    assert isinstance(dialog, ExportScreen)
+    buttons = [dialog.query_one("#json"), dialog.query_one("#export")]
+    await wait_until(pilot, lambda: all(under_the_pointer(pilot, b) for b in buttons), "laid out (to click)")
+    return dialog
 
 
 async def test_export_asks_where_and_writes_markdown_to_the_data_dir(

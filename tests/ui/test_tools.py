@@ -125,6 +125,8 @@ async def test_approval_always_by_button() -> None:
     async with app.run_test() as pilot:
         await send(pilot, "clean up", wait=False)
         await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
+        button = app.screen.query_one("#allow_always")
+        await wait_until(pilot, lambda: under_the_pointer(pilot, button), "the button laid out")
         await pilot.click("#allow_always")
         await wait_until(pilot, lambda: chat(pilot).idle)
         assert backend.decisions == [Decision.ALLOW_ALWAYS]
