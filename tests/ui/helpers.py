@@ -178,14 +178,22 @@ async def scroll_to_the_top(pilot: Pilot[None], screen: ChatScreen, *, most: int
     def everything_above_shown() -> bool:
         return log.hidden_count == 0 and view.exhausted
 
+    def above() -> tuple[int, int]:
+        return log.hidden_count, view.loaded_messages
+
     for step in range(most):
         if everything_above_shown():
             return step
-        log.scroll_home(animate=False)
-        await pilot.pause()
+        before = above()
+        log.scroll_home(animate=False)  # taken after the next refresh: y is still the old one (> 0) until then
         await wait_until(
             pilot,
-            lambda: not view.loading and log.scroll_y > 0 or everything_above_shown(),
+            lambda before=before: (
+                above() != before
+                and not view.loading
+                and log.scroll_y > 0  # type: ignore[misc]
+                or everything_above_shown()
+            ),
             lambda: (
                 f"a page above mounted and the view kept ({log.hidden_count} above, "
                 f"loaded {view.loaded_messages}, y={log.scroll_y}, {len(log.entries)} mounted)"
