@@ -185,15 +185,12 @@ async def scroll_to_the_top(pilot: Pilot[None], screen: ChatScreen, *, most: int
         if everything_above_shown():
             return step
         before = above()
-        log.scroll_home(animate=False)  # taken after the next refresh: y is still the old one (> 0) until then
+        # Taken after the next refresh: until then y is the old one (> 0). What comes back above is counted off
+        # before it is mounted; once it is, the view is kept (y > 0 again) a frame later.
+        log.scroll_home(animate=False)
         await wait_until(
             pilot,
-            lambda before=before: (
-                above() != before
-                and not view.loading
-                and log.scroll_y > 0  # type: ignore[misc]
-                or everything_above_shown()
-            ),
+            lambda before=before: above() != before and not view.loading and log.scroll_y > 0,  # type: ignore[misc]
             lambda: (
                 f"a page above mounted and the view kept ({log.hidden_count} above, "
                 f"loaded {view.loaded_messages}, y={log.scroll_y}, {len(log.entries)} mounted)"
