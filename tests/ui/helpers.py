@@ -81,6 +81,13 @@ def under_the_pointer(pilot: Pilot[None], widget: Widget, offset: tuple[int, int
     return hit is widget or widget in hit.ancestors
 
 
+def chat_idle(pilot: Pilot[None]) -> bool:
+    """The chat screen is shown and idle (to wait for after a key in a dialog over it, which closes a moment
+    after the key: `chat()` would fail while the dialog is still up)."""
+    screen = pilot.app.screen
+    return isinstance(screen, ChatScreen) and screen.idle
+
+
 def chat(pilot: Pilot[None]) -> ChatScreen:
     screen = pilot.app.screen
     assert isinstance(screen, ChatScreen), f"expected the chat screen, got {screen!r}"

@@ -8,6 +8,7 @@ from textual.pilot import Pilot
 from tests.ui.helpers import (
     SIZE,
     chat,
+    chat_idle,
     conversation_keys,
     make_app,
     pressed,
@@ -172,7 +173,7 @@ async def test_newline_keys_insert_and_enter_sends() -> None:
         await wait_until(pilot, lambda: chat(pilot).prompt_input.text == "a\nb\nc", "three lines typed")
         assert backend.prompts == []
         await pilot.press("enter")
-        await wait_until(pilot, lambda: chat(pilot).idle)
+        await wait_until(pilot, lambda: chat_idle(pilot))
         assert backend.prompts == ["a\nb\nc"]
 
 
@@ -204,7 +205,7 @@ async def test_megabyte_paste_is_sent_whole() -> None:
         await paste_anyway(pilot)
         await wait_until(pilot, lambda: prompt.prompt_text == big, "paste inserted")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: chat(pilot).idle)
+        await wait_until(pilot, lambda: chat_idle(pilot))
         assert backend.prompts == [big]
 
 
@@ -222,7 +223,7 @@ async def test_a_megabyte_single_line_paste_is_a_chip_in_the_box_and_sent_whole(
         await pilot.press("space", "b")
         await wait_until(pilot, lambda: prompt.text == "a [pasted 1.0 MB, 1 line] b", lambda: repr(prompt.text[:80]))
         await pilot.press("enter")
-        await wait_until(pilot, lambda: chat(pilot).idle)
+        await wait_until(pilot, lambda: chat_idle(pilot))
         assert backend.prompts == [f"a {big} b"]
         await pilot.press("up")
         await wait_until(

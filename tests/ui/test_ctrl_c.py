@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.geometry import Offset
 from textual.selection import Selection
 
-from tests.ui.helpers import SIZE, call, chat, make_app, send, showing, under_the_pointer, wait_until
+from tests.ui.helpers import SIZE, call, chat, chat_idle, make_app, send, showing, under_the_pointer, wait_until
 from tui_agent.agent.events import ToolStatus
 from tui_agent.testing.scripted import AskApproval, Gate, ScriptedBackend, reply_script
 from tui_agent.ui.app import TuiAgentApp
@@ -94,7 +94,7 @@ async def test_ctrl_c_stops_the_running_reply() -> None:
         await send(pilot, "go", wait=False)
         await wait_until(pilot, lambda: gate.reached, "mid-reply")
         await pilot.press("ctrl+c")
-        await wait_until(pilot, lambda: chat(pilot).idle, "reply stopped")
+        await wait_until(pilot, lambda: chat_idle(pilot), "reply stopped")
         assert backend.cancel_count == 1
         assert app.is_running
 
@@ -129,7 +129,7 @@ async def test_ctrl_c_is_overridable_by_its_action_name() -> None:
         await pilot.pause()
         assert backend.cancel_count == 0  # ctrl+c is Textual's again
         await pilot.press("f9")
-        await wait_until(pilot, lambda: chat(pilot).idle, "reply stopped")
+        await wait_until(pilot, lambda: chat_idle(pilot), "reply stopped")
         assert backend.cancel_count == 1
 
 

@@ -12,7 +12,7 @@ from textual.dom import DOMNode
 from textual.widgets import Static
 
 import tui_agent.ui
-from tests.ui.helpers import FIXED_NOW, SIZE, chat, send, showing, task_tree, wait_until
+from tests.ui.helpers import FIXED_NOW, SIZE, chat_idle, send, showing, task_tree, wait_until
 from tui_agent.testing.scripted import Gate, ScriptedBackend, reply_script
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.keys import key_rows
@@ -59,7 +59,7 @@ async def test_cancel_key_override_stops_the_reply() -> None:
         await send(pilot, "go", wait=False)
         await wait_until(pilot, lambda: gate.reached, "mid-turn")
         await pilot.press("f2")
-        await wait_until(pilot, lambda: chat(pilot).idle, "turn stopped")
+        await wait_until(pilot, lambda: chat_idle(pilot), "turn stopped")
         assert backend.cancel_count == 1
 
 

@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList
 
 from tests.fixtures.mcp_servers.config import stdio
-from tests.ui.helpers import WAIT_LIMIT, Built, app_on_real_agent, chat, showing
+from tests.ui.helpers import WAIT_LIMIT, Built, app_on_real_agent, chat, chat_idle, showing
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.config import McpServerSettings, Settings
 from tui_agent.history.store import HistoryStore
@@ -76,7 +76,7 @@ async def test_an_mcp_tool_asks_then_runs_in_its_panel_and_is_saved(mcp_app: Mak
         await type_prompt(pilot, "echo hi")  # sent at once: the turn waits for the server to be ready
         await until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")  # default: ask
         await pilot.press("a")
-        await until(pilot, lambda: chat(pilot).idle, "turn finished")
+        await until(pilot, lambda: chat_idle(pilot), "turn finished")
         (panel,) = chat(pilot).tool_panels.panels
         assert panel.call.name == "echo" and panel.status is ToolStatus.DONE and panel.call.result == "echo: hi"
         assert chat(pilot).chat_log.assistant_messages[-1].shown_text().strip() == "All done."
@@ -94,7 +94,7 @@ async def test_escape_cancels_a_running_mcp_call(mcp_app: MakeApp) -> None:
             "the call running",
         )
         await pilot.press("escape")
-        await until(pilot, lambda: chat(pilot).idle, "turn cancelled")
+        await until(pilot, lambda: chat_idle(pilot), "turn cancelled")
         (panel,) = chat(pilot).tool_panels.panels
         assert panel.status is ToolStatus.INTERRUPTED
 

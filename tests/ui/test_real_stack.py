@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.fixtures.offline import strict_scenario
-from tests.ui.helpers import FIXED_NOW, Built, app_on_real_agent, chat, send, showing, task_tree, wait_until
+from tests.ui.helpers import FIXED_NOW, Built, app_on_real_agent, chat, chat_idle, send, showing, task_tree, wait_until
 from tests.unit.agent.test_turn_faults import FAULTS
 from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice
 from tui_agent.agent.services import build_agent
@@ -163,7 +163,7 @@ async def test_approval_modal_on_the_real_runner(real_app: MakeApp, tmp_path: Pa
         await send(pilot, "echo carefully", wait=False)
         await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
         await pilot.press("a")
-        await wait_until(pilot, lambda: chat(pilot).idle, "turn finished")
+        await wait_until(pilot, lambda: chat_idle(pilot), "turn finished")
         (panel,) = chat(pilot).tool_panels.panels
         assert panel.status is ToolStatus.DONE and panel.call.result == "echo: hi"
     (call,) = (await history(tmp_path / "history.db"))[1].tool_calls

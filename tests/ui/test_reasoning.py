@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from tests.fixtures.offline import strict_scenario
-from tests.ui.helpers import app_on_real_agent, chat, chat_ready, send, under_the_pointer, wait_until
+from tests.ui.helpers import app_on_real_agent, chat, chat_idle, chat_ready, send, under_the_pointer, wait_until
 from tests.ui.sessions_stack import RealStack
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.resume import ResumeRequest
@@ -222,5 +222,5 @@ async def test_a_block_is_not_let_go_while_its_reply_may_still_reason(tmp_path: 
             )
             (block,) = _blocks(pilot)
             assert block.done and not block.settled  # interleaved reasoning may still come: the window keeps it
-            await wait_until(pilot, lambda: chat(pilot).idle, "the reply ended")
+            await wait_until(pilot, lambda: chat_idle(pilot), "the reply ended")
             assert block.settled

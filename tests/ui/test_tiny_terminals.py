@@ -14,7 +14,7 @@ from textual.command import CommandPalette
 from textual.pilot import Pilot
 
 from tests.ui import test_real_stack
-from tests.ui.helpers import chat, send, showing, wait_until
+from tests.ui.helpers import chat, chat_idle, send, showing, wait_until
 from tests.ui.test_real_stack import PLUGINS, MakeApp, history
 from tui_agent.status import MessageStatus
 from tui_agent.ui.screens.approval import ApprovalScreen
@@ -69,7 +69,7 @@ async def test_every_size_survives_every_stage(real_app: MakeApp, tmp_path: Path
         await pilot.press("ctrl+t")  # the task tree, while the second reply streams
         await shrink_and_grow(pilot)
         await pilot.press("ctrl+t")
-        await wait_until(pilot, lambda: chat(pilot).idle, "the turn finished")
+        await wait_until(pilot, lambda: chat_idle(pilot), "the turn finished")
         await pilot.press("f1")
         await wait_until(pilot, lambda: showing(app, HelpScreen), "the help screen")
         await shrink_and_grow(pilot)

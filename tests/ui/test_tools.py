@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.ui.helpers import call, chat, make_app, send, showing, under_the_pointer, wait_until
+from tests.ui.helpers import call, chat, chat_idle, make_app, send, showing, under_the_pointer, wait_until
 from tui_agent.agent.events import ToolStatus
 from tui_agent.testing.scripted import AskApproval, Gate, reply_script
 from tui_agent.tool_call import Decision
@@ -42,7 +42,7 @@ async def test_panel_goes_through_every_status_with_a_distinct_look() -> None:
             assert panel is not None
             seen.append((status_classes(panel), panel.border_subtitle))
             gate.open()
-        await wait_until(pilot, lambda: chat(pilot).idle)
+        await wait_until(pilot, lambda: chat_idle(pilot))
         assert [classes for classes, _ in seen] == [{"-pending"}, {"-awaiting_approval"}, {"-running"}, {"-done"}]
         assert [subtitle for _, subtitle in seen] == [
             "○ pending",
@@ -93,7 +93,7 @@ async def test_parallel_calls_run_together() -> None:
         panels = chat(pilot).tool_panels.panels
         assert [(p.call.name, p.status) for p in panels] == [("get_weather", "running"), ("get_time", "running")]
         gate.open()
-        await wait_until(pilot, lambda: chat(pilot).idle)
+        await wait_until(pilot, lambda: chat_idle(pilot))
         assert [p.status for p in panels] == [ToolStatus.DONE, ToolStatus.DONE]
 
 
@@ -114,7 +114,7 @@ async def test_approval_allow_once() -> None:
         await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
         assert "rm -rf [bold]/tmp/x" in app.export_screenshot().replace("&#160;", " ")
         await pilot.press("a")
-        await wait_until(pilot, lambda: chat(pilot).idle)
+        await wait_until(pilot, lambda: chat_idle(pilot))
         assert backend.decisions == [Decision.ALLOW_ONCE]
         panel = chat(pilot).tool_panels.panel(("m1", "c1"))
         assert panel is not None and panel.status is ToolStatus.DONE
@@ -128,7 +128,7 @@ async def test_approval_always_by_button() -> None:
         button = app.screen.query_one("#allow_always")
         await wait_until(pilot, lambda: under_the_pointer(pilot, button), "the button laid out")
         await pilot.click("#allow_always")
-        await wait_until(pilot, lambda: chat(pilot).idle)
+        await wait_until(pilot, lambda: chat_idle(pilot))
         assert backend.decisions == [Decision.ALLOW_ALWAYS]
 
 
@@ -138,7 +138,7 @@ async def test_approval_deny() -> None:
         await send(pilot, "clean up", wait=False)
         await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
         await pilot.press("d")
-        await wait_until(pilot, lambda: chat(pilot).idle)
+        await wait_until(pilot, lambda: chat_idle(pilot))
         assert backend.decisions == [Decision.DENY]
         screen = chat(pilot)
         panel = screen.tool_panels.panel(("m1", "c1"))
