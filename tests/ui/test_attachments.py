@@ -173,6 +173,7 @@ async def test_a_long_paste_is_offered_as_an_attachment(project: Path, stack: Re
         screen.prompt_input.post_message(events.Paste(pasted))
         await wait_until(pilot, lambda: showing(app, AttachPasteScreen), "asked")
         await pilot.press("a")
+        await wait_until(pilot, lambda: showing(app, ChatScreen), "answered")
         await wait_until(pilot, lambda: chips(pilot) == ["paste-1.txt"], "the paste as a chip")
         assert screen.prompt_input.text == ""
         await wait_until(pilot, lambda: any("attached as paste-1.txt" in n.message for n in notifications(app)))
@@ -182,6 +183,7 @@ async def test_a_long_paste_is_offered_as_an_attachment(project: Path, stack: Re
         screen.prompt_input.post_message(events.Paste(pasted))  # "paste anyway": the box's own chip
         await wait_until(pilot, lambda: showing(app, AttachPasteScreen), "asked again")
         await pilot.press("p")
+        await wait_until(pilot, lambda: showing(app, ChatScreen), "answered again")
         await wait_until(pilot, lambda: screen.prompt_input.text.startswith("[pasted"), "pasted as a chip")
         assert screen.prompt_input.prompt_text == pasted and chips(pilot) == []
 

@@ -12,7 +12,7 @@ import pytest
 from textual import events
 from textual.pilot import Pilot
 
-from tests.ui.helpers import chat, send, showing, wait_until
+from tests.ui.helpers import chat, send, showing, under_the_pointer, wait_until
 from tests.ui.sessions_stack import RealStack, Turn, seed, stack_serving
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.history.store import HistoryStore
@@ -385,7 +385,8 @@ async def test_copy_goes_to_the_system_clipboard_too_and_never_fails_without_one
     app, _ = stack.app()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "Tell me about alpha")
-        await pilot.press("ctrl+up", "up", "c")
+        await select(pilot, "Tell me about alpha")
+        await pilot.press("c")
         await wait_until(pilot, lambda: target.exists() and target.read_text() == "Tell me about alpha", "xclip fed")
         assert app.clipboard == "Tell me about alpha"  # and the terminal's copy (OSC 52)
         fake.unlink()  # no clipboard program: the terminal's copy alone, no error
@@ -473,10 +474,10 @@ async def click_link(pilot: Pilot[None], label: str) -> None:
     from tui_agent.ui.widgets.hover_bar import HoverBar
 
     bar = chat(pilot).query_one(HoverBar)
-    await wait_until(pilot, lambda: bar.has_class("-shown"), "the hover bar")
-    text = str(bar.render())
-    assert label in text, text
-    await pilot.click(bar, offset=(1 + text.index(label), 0))
+    await wait_until(pilot, lambda: bar.has_class("-shown") and label in str(bar.render()), f"the bar offers {label}")
+    offset = (1 + str(bar.render()).index(label), 0)
+    await wait_until(pilot, lambda: under_the_pointer(pilot, bar, offset), "the hover bar laid out")
+    await pilot.click(bar, offset=offset)
 
 
 async def test_the_hover_bar_offers_the_same_actions_to_the_mouse(stack: RealStack) -> None:

@@ -244,7 +244,10 @@ async def test_a_fork_of_a_compacted_session_sends_the_summary_not_the_compacted
         await compacted_screen(pilot, before)
         await send(pilot, "Name a sea")
         original, compacted = (await built.ready()).current_session_id, chat(pilot)
-        await pilot.press("ctrl+up", "f")  # fork at the newest reply: the summary comes with it
+        await pilot.press("ctrl+up")
+        cursor = compacted.message_cursor
+        await wait_until(pilot, lambda: cursor.active and cursor.selected is not None, "the newest reply selected")
+        await pilot.press("f")  # fork at the newest reply: the summary comes with it
         await wait_until(pilot, lambda: (built.agent and built.agent.current_session_id) != original, "the fork")
         await wait_until(pilot, lambda: chat(pilot) is not compacted and chat(pilot).idle, "the fork drawn")
         await wait_until(pilot, lambda: len(chat(pilot).query(CompactedMessage)) == 4, "compacted in the fork too")
