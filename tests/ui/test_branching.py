@@ -473,10 +473,16 @@ async def test_a_search_hit_on_another_branch_opens_the_session_on_that_branch(s
 async def click_link(pilot: Pilot[None], label: str) -> None:
     from tui_agent.ui.widgets.hover_bar import HoverBar
 
+    log = chat(pilot).chat_log
     bar = chat(pilot).query_one(HoverBar)
     await wait_until(pilot, lambda: bar.has_class("-shown") and label in str(bar.render()), f"the bar offers {label}")
     offset = (1 + str(bar.render()).index(label), 0)
-    await wait_until(pilot, lambda: under_the_pointer(pilot, bar, offset), "the hover bar laid out")
+
+    def placed() -> bool:  # moved over the message hovered (a frame after the hover): a click on its old place
+        entry = bar.entry  # goes to the message there, and the bar follows the pointer back to it
+        return entry is not None and bar.region.y == max(entry.region.y, log.region.y)
+
+    await wait_until(pilot, lambda: placed() and under_the_pointer(pilot, bar, offset), "the hover bar laid out")
     await pilot.click(bar, offset=offset)
 
 
