@@ -470,7 +470,8 @@ async def test_a_search_hit_on_another_branch_opens_the_session_on_that_branch(s
         assert sent_prompts(stack) == [WEATHER, "Tell me about bravo", "And charlie", "delta"]
 
 
-async def click_link(pilot: Pilot[None], label: str) -> None:
+async def click_link(pilot: Pilot[None], label: str, over: UserMessage | AssistantMessage) -> None:
+    """Click the hover bar's link `label`, the bar over `over` (the message the pointer was moved to)."""
     from tui_agent.ui.widgets.hover_bar import HoverBar
 
     log = chat(pilot).chat_log
@@ -479,8 +480,8 @@ async def click_link(pilot: Pilot[None], label: str) -> None:
     offset = (1 + str(bar.render()).index(label), 0)
 
     def placed() -> bool:  # moved over the message hovered (a frame after the hover): a click on its old place
-        entry = bar.entry  # goes to the message there, and the bar follows the pointer back to it
-        return entry is not None and bar.region.y == max(entry.region.y, log.region.y)
+        # goes to the message there, and the bar follows the pointer back to it
+        return bar.entry is over and bar.region.y == max(over.region.y, log.region.y)
 
     await wait_until(pilot, lambda: placed() and under_the_pointer(pilot, bar, offset), "the hover bar laid out")
     await pilot.click(bar, offset=offset)
@@ -497,11 +498,11 @@ async def test_the_hover_bar_offers_the_same_actions_to_the_mouse(stack: RealSta
         prompt = next(e for e in screen.chat_log.entries if isinstance(e, UserMessage))
         await pilot.hover(reply)
         await wait_until(pilot, lambda: "↻ regenerate" in str(screen.query_one(HoverBar).render()), "the reply's bar")
-        await click_link(pilot, "⧉ code")
+        await click_link(pilot, "⧉ code", reply)
         await wait_until(pilot, lambda: bool(app.clipboard.strip()), "the code copied")
         assert "```" not in app.clipboard and reply.code_rows is not None
         await pilot.hover(prompt, offset=(2, 0))
-        await click_link(pilot, "✎ edit")
+        await click_link(pilot, "✎ edit", prompt)
         await wait_until(pilot, lambda: screen.prompt_input.has_class("-editing"), "the prompt to edit")
         assert screen.prompt_input.text == "Show me some python"
         screen.prompt_input.load_text("Show me some rust")
@@ -510,7 +511,7 @@ async def test_the_hover_bar_offers_the_same_actions_to_the_mouse(stack: RealSta
         edited = next(e for e in screen.chat_log.entries if isinstance(e, UserMessage))
         await marked(pilot, edited, "‹2/2›")
         await pilot.hover(edited, offset=(2, 1))
-        await click_link(pilot, "‹")
+        await click_link(pilot, "‹", edited)
         await wait_until(pilot, lambda: prompts(screen) == ["Show me some python"], "the first version again")
         await pilot.hover(screen.prompt_input)
         await wait_until(pilot, lambda: not screen.query_one(HoverBar).has_class("-shown"), "the bar hidden")
