@@ -45,7 +45,7 @@ class Terminal:
                 raise AssertionError(f"{marker!r} never appeared; last output: {self.output[-400:]!r}")
             self._read(0.05)
 
-    def wait_for_exit(self, timeout: float = 30) -> int:
+    def wait_for_exit(self, timeout: float = 60) -> int:
         deadline = time.monotonic() + timeout
         while self.process.poll() is None and time.monotonic() < deadline:
             self._read(0.05)

@@ -109,5 +109,5 @@ def app_in_tmux(home: Path) -> Iterator[str]:
 def quit_and_read(name: str) -> str:
     """Ctrl+Q, then what the app printed on stderr after it left the full screen (-J joins wrapped lines)."""
     tmux("send-keys", "-t", name, "C-q")
-    wait_for(name, "tui-agent exited", timeout=20)
+    wait_for(name, "tui-agent exited")
     return tmux("capture-pane", "-p", "-J", "-t", name)

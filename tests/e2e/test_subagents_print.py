@@ -5,8 +5,10 @@ while a sub-agent streams leaving its session (and its caller's call) interrupte
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -62,13 +64,26 @@ def crash_while_the_sub_agent_streams(home: Path, server: BackgroundServer) -> N
         for line in process.stderr:
             if line.startswith("[researcher] asked:"):
                 break
-        deadline = time.monotonic() + 30
-        while len(server.requests) < 2 and time.monotonic() < deadline:
+        deadline = time.monotonic() + 60
+        while not sub_agent_reply_stored(home / "data" / "history.db"):  # not a fixed sleep: CI may be slower
+            assert time.monotonic() < deadline and process.poll() is None, "the sub-agent's reply never stored"
             time.sleep(0.05)
-        time.sleep(1.5)
     finally:
         process.kill()
-        process.wait(timeout=30)
+        process.wait(timeout=60)
+
+
+def sub_agent_reply_stored(db: Path) -> bool:
+    """Whether the sub-agent's streaming reply has some text in history (saved while it streams)."""
+    if not db.exists():
+        return False
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        return bool(
+            conn.execute(
+                "SELECT count(*) FROM messages m JOIN sessions s ON m.session_id = s.id"
+                " WHERE s.parent_session_id IS NOT NULL AND m.role = 'assistant' AND m.content != ''"
+            ).fetchone()[0]
+        )
 
 
 async def stored_after_the_crash(db: Path) -> None:

@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 
 from tests.ui.helpers import chat, chat_ready, send, wait_until
 from tests.ui.sessions_stack import RealStack, stack_serving
+from tests.ui.test_branching import select, start_editing
 from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
 
 SnapCompare = Callable[..., bool]
@@ -25,7 +26,9 @@ def stack(tmp_path: Path) -> Iterator[RealStack]:
 
 async def edit_newest_prompt(pilot: Pilot[None], text: str) -> None:
     screen = chat(pilot)
-    await pilot.press("ctrl+up", "up", "e")
+    newest = next(u.prompt for u in reversed(screen.chat_log.entries) if isinstance(u, UserMessage))
+    await select(pilot, newest)  # one key at a time, each waited for
+    await start_editing(pilot)  # the old text loaded, the prompt focused: the new text is not overwritten
     screen.prompt_input.load_text(text)
     await pilot.press("enter")
     await wait_until(pilot, lambda: screen.idle and text in [u.prompt for u in screen.query(UserMessage)], "edited")
@@ -36,19 +39,23 @@ async def three_versions_on_the_second(pilot: Pilot[None]) -> None:
     await send(pilot, "Say hi")
     await edit_newest_prompt(pilot, "Say hello")
     await edit_newest_prompt(pilot, "Say good morning")
-    await pilot.press("ctrl+up", "up", "left")
+    await select(pilot, "Say good morning")
+    await pilot.press("left")
     await wait_until(pilot, lambda: "Say hello" in [u.prompt for u in screen.query(UserMessage)], "version 2")
     prompt = next(u for u in screen.query(UserMessage) if u.prompt == "Say hello")
     await wait_until(pilot, lambda: str(prompt.border_title) == "‹2/3›", "its mark")
     await wait_until(pilot, lambda: screen.status_bar.branch_note is not None, "the status line")
     await pilot.press("escape")
+    await wait_until(pilot, lambda: pilot.app.focused is screen.prompt_input, "the prompt focused again")
     await pilot.pause()
 
 
 async def cursor_on_a_code_block(pilot: Pilot[None]) -> None:
     screen = await chat_ready(pilot)
     await send(pilot, "Show me some python")
-    await pilot.press("ctrl+up", "tab")
+    await pilot.press("ctrl+up")
+    await wait_until(pilot, lambda: screen.message_cursor.selected is not None, "the newest reply selected")
+    await pilot.press("tab")
     reply = screen.message_cursor.selected
     assert isinstance(reply, AssistantMessage)
     await wait_until(pilot, lambda: reply.code_rows is not None, "the code block selected")

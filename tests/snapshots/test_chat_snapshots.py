@@ -7,7 +7,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from tests.ui.helpers import SIZE, call, chat_ready, make_app, wait_until
+from tests.ui.helpers import SIZE, call, chat_ready, make_app, send, showing, under_the_pointer, wait_until
 from tui_agent.agent.events import (
     AssistantMessageFinished,
     AssistantMessageStarted,
@@ -41,10 +41,10 @@ print(httpx.get("https://wttr.in/Paris?format=3").text)
 
 def after_sending(prompt: str, until: Callable[[Pilot[None]], bool] | None = None) -> Callable[..., Any]:
     async def run_before(pilot: Pilot[None]) -> None:
-        screen = await chat_ready(pilot)
-        screen.prompt_input.insert(prompt)
-        await pilot.press("enter")
-        await wait_until(pilot, (lambda: until(pilot)) if until else (lambda: screen.idle))
+        await chat_ready(pilot)
+        await send(pilot, prompt, wait=until is None)  # by default until the prompt is taken and answered
+        if until is not None:
+            await wait_until(pilot, lambda: until(pilot))
         await pilot.pause()
 
     return run_before
@@ -123,7 +123,7 @@ def test_approval_modal(snap_compare: SnapCompare) -> None:
         arguments='{"command": "rm -rf build/ [bold]dist[/bold]", "cwd": "/home/me/project"}',
     )
     script: Script = [AskApproval(ask)]
-    run_before = after_sending("Clean the build", lambda pilot: isinstance(pilot.app.screen, ApprovalScreen))
+    run_before = after_sending("Clean the build", lambda pilot: showing(pilot.app, ApprovalScreen))
     assert snapshot(snap_compare, [script], run_before)
 
 
@@ -142,7 +142,10 @@ def test_thinking_block_collapsed(snap_compare: SnapCompare) -> None:
 def test_thinking_block_expanded(snap_compare: SnapCompare) -> None:
     async def open_it(pilot: Pilot[None]) -> None:
         await after_sending("Weather in Paris?")(pilot)
+        block = pilot.app.screen.query_one(ThinkingBlock)
+        await wait_until(pilot, lambda: under_the_pointer(pilot, block), "the block laid out")
         await pilot.click(ThinkingBlock)
+        await wait_until(pilot, lambda: block.expanded and block.size.height > 1, lambda: f"opened ({block.size})")
         await pilot.wait_for_scheduled_animations()  # the log follows the grown block to its end
         await pilot.pause()
 

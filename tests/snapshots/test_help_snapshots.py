@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from textual.pilot import Pilot
 
-from tests.ui.helpers import FIXED_NOW, SIZE, wait_until
+from tests.ui.helpers import FIXED_NOW, SIZE, showing, wait_until
 from tui_agent.testing.scripted import ScriptedBackend
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.help import HelpScreen
@@ -16,7 +16,7 @@ SnapCompare = Callable[..., bool]
 
 async def open_help(pilot: Pilot[None]) -> None:
     await pilot.press("f1")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), "help open")
+    await wait_until(pilot, lambda: showing(pilot.app, HelpScreen), "help open")
     await pilot.pause()
 
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from tests.ui.helpers import FIXED_NOW, SIZE, wait_until
+from tests.ui.helpers import FIXED_NOW, SIZE, showing, wait_until
 from tui_agent.history.models import Message
 from tui_agent.status import MessageStatus, Role
 from tui_agent.testing.scripted import ScriptedBackend
@@ -91,7 +91,7 @@ def test_delete_confirmation(snap_compare: SnapCompare) -> None:
     async def run_before(pilot: Pilot[None]) -> None:
         await open_sessions(pilot)
         await pilot.press("down", "ctrl+d")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmDeleteScreen), "confirmation")
+        await wait_until(pilot, lambda: showing(pilot.app, ConfirmDeleteScreen), "confirmation")
         await pilot.pause()
 
     assert snap_compare(three_sessions(), terminal_size=SIZE, run_before=run_before)

@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 from textual.pilot import Pilot
 
-from tests.ui.helpers import FIXED_NOW, SIZE, call, chat_ready, make_app, wait_until
+from tests.ui.helpers import FIXED_NOW, SIZE, call, chat_ready, make_app, task_tree, wait_until
+from tests.ui.test_task_tree import select
 from tui_agent.agent.events import AssistantMessageStarted, AssistantTextDelta, ToolStatus
 from tui_agent.testing.scripted import Gate, Script
 from tui_agent.testing.scripted_tree import ScriptedTree
@@ -32,7 +33,9 @@ def test_task_tree_mid_turn_with_a_running_tool_selected(snap_compare: SnapCompa
         await pilot.press("enter")
         await wait_until(pilot, lambda: gate.reached, "mid-turn")
         await pilot.press("ctrl+t")
-        await pilot.press(*["down"] * 5)  # the cursor on run_tools
+        tree = await task_tree(pilot)
+        await wait_until(pilot, lambda: tree.has_focus and bool(tree.root.children), "the tree shown, focused")
+        await select(pilot, tree, "run_tools")  # one Down at a time, each waited for
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from textual.app import App
+from textual.errors import NoWidget
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
@@ -30,6 +32,8 @@ FIXED_NOW = 103.2
 WINDOW_BOUND = 2 * TRIM_AT
 """Entries a scrolled log may hold: a page plus whatever is on screen (small entries fill one with many)."""
 SIZE = (120, 36)
+WAIT_LIMIT = 60.0
+"""Seconds `wait_until` waits before it fails."""
 
 
 def make_app(scripts: Iterable[Script] = (), **backend_options: object) -> tuple[TuiAgentApp, ScriptedBackend]:
@@ -40,18 +44,48 @@ def make_app(scripts: Iterable[Script] = (), **backend_options: object) -> tuple
 async def wait_until(
     pilot: Pilot[None], condition: Callable[[], bool], what: str | Callable[[], str] = "condition"
 ) -> None:
-    """Let the app run until `condition` holds; fail (not hang) if it never does (`what` may say how far it got)."""
-    for _ in range(500):
-        if condition():
-            return
+    """Let the app run until `condition` holds; fail (not hang) if it never does (`what` may say how far it got).
+
+    The limit only bounds a hang: it is not a timing check, and a loaded CI machine (the suite takes ~500 s
+    there) may take seconds for what takes milliseconds here."""
+    deadline = time.monotonic() + WAIT_LIMIT
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never reached: {what() if callable(what) else what}")
         await pilot.pause(0.01)
-    raise AssertionError(f"never reached: {what() if callable(what) else what}")
+
+
+async def pressed(pilot: Pilot[None], key: str, condition: Callable[[], bool], what: str) -> None:
+    """Press `key` and wait until `condition` holds: a key is handled as messages (the focused widget's, then
+    its parents' bindings), which on a loaded machine may come after `press` returns."""
+    await pilot.press(key)
+    await wait_until(pilot, condition, f"{key}: {what}")
 
 
 def showing(app: App[Any], kind: type[Screen[Any]]) -> bool:
     """The app shows a `kind` screen with its widgets mounted: a screen pushed from a worker or a callback is
     `app.screen` a moment before it has composed them (wait for this before querying them)."""
     return isinstance(app.screen, kind) and app.screen.is_mounted
+
+
+def under_the_pointer(pilot: Pilot[None], widget: Widget, offset: tuple[int, int] = (0, 0)) -> bool:
+    """Whether the pointer at `offset` in `widget` is on it (or on a widget in it): `widget` is laid out where
+    the screen shows it, so a click or a drag there reaches it (wait for this after a scroll or a mount)."""
+    region = widget.region
+    if not region.contains(region.x + offset[0], region.y + offset[1]):
+        return False
+    try:
+        hit, _ = pilot.app.screen.get_widget_at(region.x + offset[0], region.y + offset[1])
+    except NoWidget:
+        return False
+    return hit is widget or widget in hit.ancestors
+
+
+def chat_idle(pilot: Pilot[None]) -> bool:
+    """The chat screen is shown and idle (to wait for after a key in a dialog over it, which closes a moment
+    after the key: `chat()` would fail while the dialog is still up)."""
+    screen = pilot.app.screen
+    return isinstance(screen, ChatScreen) and screen.idle
 
 
 def chat(pilot: Pilot[None]) -> ChatScreen:
@@ -81,11 +115,14 @@ def newest_prompt(screen: ChatScreen) -> UserMessage | None:
 
 
 async def send(pilot: Pilot[None], prompt: str, *, wait: bool = True) -> None:
-    """Type a prompt and press Enter; by default wait until the screen has taken it (the prompt shown, or a
-    screen drawn in its place by a compaction) and the turn has ended. The key reaches the prompt, and the
-    prompt's message the screen, as messages: under load `press` can return before, while the screen is idle."""
+    """Type a prompt and press Enter once the prompt has the focus; by default wait until the screen has taken
+    it (the prompt shown, or a screen drawn in its place by a compaction) and the turn has ended. The key reaches
+    the prompt, and the prompt's message the screen, as messages: under load `press` can return before, while the
+    screen is idle."""
     screen = chat(pilot)
     before = newest_prompt(screen)
+    # Enter goes to whatever has the focus: a key just pressed (Esc) may give it back to the prompt only now.
+    await wait_until(pilot, lambda: pilot.app.focused is screen.prompt_input, "the prompt focused")
     screen.prompt_input.insert(prompt)
     await pilot.press("enter")
     if wait:
@@ -148,14 +185,19 @@ async def scroll_to_the_top(pilot: Pilot[None], screen: ChatScreen, *, most: int
     def everything_above_shown() -> bool:
         return log.hidden_count == 0 and view.exhausted
 
+    def above() -> tuple[int, int]:
+        return log.hidden_count, view.loaded_messages
+
     for step in range(most):
         if everything_above_shown():
             return step
+        before = above()
+        # Taken after the next refresh: until then y is the old one (> 0). What comes back above is counted off
+        # before it is mounted; once it is, the view is kept (y > 0 again) a frame later.
         log.scroll_home(animate=False)
-        await pilot.pause()
         await wait_until(
             pilot,
-            lambda: not view.loading and log.scroll_y > 0 or everything_above_shown(),
+            lambda before=before: above() != before and not view.loading and log.scroll_y > 0,  # type: ignore[misc]
             lambda: (
                 f"a page above mounted and the view kept ({log.hidden_count} above, "
                 f"loaded {view.loaded_messages}, y={log.scroll_y}, {len(log.entries)} mounted)"

@@ -11,7 +11,7 @@ from textual.widgets import TextArea
 
 from tests.ui.helpers import chat_ready, send, showing, wait_until
 from tests.ui.sessions_stack import RealStack, real_stack
-from tests.ui.test_palette import run_command
+from tests.ui.test_palette import picker, run_command
 from tui_agent import paths
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.agents.profiles import load_catalog
@@ -40,6 +40,7 @@ async def test_an_agent_picked_from_the_palette_answers_and_runs_again_on_contin
         screen = await chat_ready(pilot)
         await wait_until(pilot, lambda: screen.status_bar.agent == "assistant", "the default agent shown")
         await run_command(pilot, "Switch agent")
+        await picker(pilot)
         await run_command(pilot, "researcher")
         assert screen.status_bar.agent == "researcher"
         await send(pilot, "Where is the config read?")

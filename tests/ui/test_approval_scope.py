@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from textual.widgets import Static
 
-from tests.ui.helpers import FIXED_NOW, chat, chat_ready, send, showing, wait_until
+from tests.ui.helpers import FIXED_NOW, chat, chat_idle, chat_ready, send, showing, wait_until
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
@@ -62,7 +62,7 @@ async def test_always_this_session_ends_with_the_session(real_app: MakeApp) -> N
         await send(pilot, "echo carefully", wait=False)
         await wait_until(pilot, lambda: asking(app), "approval modal")
         await pilot.press("s")
-        await wait_until(pilot, lambda: chat(pilot).idle, "first turn finished")
+        await wait_until(pilot, lambda: chat_idle(pilot), "first turn finished")
         await send(pilot, "again, same session")  # "always" holds within the session: no question
         assert [panel.status for panel in chat(pilot).tool_panels.panels] == [ToolStatus.DONE] * 2
         first_screen = chat(pilot)
@@ -72,7 +72,7 @@ async def test_always_this_session_ends_with_the_session(real_app: MakeApp) -> N
         await send(pilot, "in a new session", wait=False)
         await wait_until(pilot, lambda: asking(app), "approval modal in the new session")
         await pilot.press("d")
-        await wait_until(pilot, lambda: chat(pilot).idle, "last turn finished")
+        await wait_until(pilot, lambda: chat_idle(pilot), "last turn finished")
         (panel,) = chat(pilot).tool_panels.panels
         assert panel.status is ToolStatus.DENIED
 
@@ -86,13 +86,13 @@ async def test_always_for_the_shell_covers_the_exact_command_only(real_app: Make
         scope = str(app.screen.query_one("#approval-scope", Static).render())
         assert "this exact command" in scope and "any other command asks again" in scope
         await pilot.press("s")
-        await wait_until(pilot, lambda: chat(pilot).idle, "first turn finished")
+        await wait_until(pilot, lambda: chat_idle(pilot), "first turn finished")
         await send(pilot, 'run "echo scoped"')
         assert [panel.status for panel in chat(pilot).tool_panels.panels] == [ToolStatus.DONE] * 2
         await send(pilot, f'run "echo scoped; touch {marker}"', wait=False)
         await wait_until(pilot, lambda: asking(app), "approval modal for the longer command")
         await pilot.press("d")
-        await wait_until(pilot, lambda: chat(pilot).idle, "last turn finished")
+        await wait_until(pilot, lambda: chat_idle(pilot), "last turn finished")
     assert not marker.exists()
 
 
@@ -104,4 +104,4 @@ async def test_the_dialog_says_always_covers_an_ordinary_tool(real_app: MakeApp)
         scope = str(app.screen.query_one("#approval-scope", Static).render())
         assert "every call of careful_echo in this session" in scope
         await pilot.press("a")
-        await wait_until(pilot, lambda: chat(pilot).idle, "turn finished")
+        await wait_until(pilot, lambda: chat_idle(pilot), "turn finished")

@@ -19,11 +19,12 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from tests.ui.helpers import chat, chat_ready, wait_until
+from tests.ui.helpers import chat, chat_ready, send, showing, wait_until
 from tests.ui.sessions_stack import RealStack, stack_serving
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.agent.turn import IMAGES_REFUSED
 from tui_agent.ui.screens.attach_paste import AttachPasteScreen
+from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.attachment_chips import AttachmentChips
 from tui_agent.ui.widgets.file_picker import FilePicker
@@ -72,7 +73,7 @@ def text_only(tmp_path: Path) -> Iterator[RealStack]:
 async def pick(pilot: Pilot[None], query: str) -> None:
     """Type `@`, filter with `query`, choose the first match."""
     await pilot.press("@")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, FilePicker), "the picker open")
+    await wait_until(pilot, lambda: showing(pilot.app, FilePicker), "the picker open")
     picker = pilot.app.screen
     assert isinstance(picker, FilePicker)
     await wait_until(pilot, lambda: picker.options.option_count > 0, "files listed")
@@ -87,16 +88,9 @@ def chips(pilot: Pilot[None]) -> list[str]:
     return [ref.name for ref in chat(pilot).query_one(AttachmentChips).refs]
 
 
-async def send_typed(pilot: Pilot[None], prompt: str) -> None:
-    screen = chat(pilot)
-    screen.prompt_input.insert(prompt)
-    await pilot.press("enter")
-    await wait_until(pilot, lambda: screen.idle and bool(screen.chat_log.assistant_messages), "turn finished")
-    await wait_until(pilot, lambda: screen.idle, "turn finished")
-
-
 def last_reply(pilot: Pilot[None]) -> str:
-    return chat(pilot).chat_log.assistant_messages[-1].shown_text()
+    replies = chat(pilot).chat_log.assistant_messages
+    return replies[-1].shown_text() if replies else ""
 
 
 def user_contents(stack: RealStack) -> list[Any]:
@@ -110,18 +104,18 @@ async def test_at_opens_a_fuzzy_picker_that_respects_gitignore_and_the_file_goes
     async with app.run_test(size=SIZE) as pilot:
         await chat_ready(pilot)
         await pilot.press("@")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, FilePicker), "the picker open")
+        await wait_until(pilot, lambda: showing(pilot.app, FilePicker), "the picker open")
         picker = pilot.app.screen
         assert isinstance(picker, FilePicker)
         await wait_until(pilot, lambda: picker.index.done.is_set() and picker.options.option_count == 5, "listed")
         listed = {str(picker.options.get_option_at_index(i).id) for i in range(picker.options.option_count)}
         assert "secret.log" not in listed and "docs/notes.md" in listed  # git's list: .gitignore holds
         await pilot.press("escape")  # closed: the @ is typed after all
-        assert chat(pilot).prompt_input.text == "@"
+        await wait_until(pilot, lambda: showing(app, ChatScreen) and chat(pilot).prompt_input.text == "@", "the @")
         chat(pilot).prompt_input.clear()
         await pick(pilot, "ntmd")  # fuzzy: n…t…m…d
         await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the chip")
-        await send_typed(pilot, "When is the launch?")
+        await send(pilot, "When is the launch?")
         assert "I received the file docs/notes.md." in last_reply(pilot)
         (sent,) = user_contents(stack)
         assert sent[0] == {"type": "text", "text": "When is the launch?"}
@@ -143,7 +137,7 @@ async def test_an_image_goes_as_an_image_part_and_a_binary_file_is_refused_by_na
         assert chips(pilot) == []
         await pick(pilot, "screenshot")
         await wait_until(pilot, lambda: chips(pilot) == ["screenshot.png"], "the image chip")
-        await send_typed(pilot, "What is on it?")
+        await send(pilot, "What is on it?")
         assert "I received an image (screenshot.png)." in last_reply(pilot)
         (sent,) = user_contents(stack)
         url = sent[-1]["image_url"]["url"]
@@ -166,8 +160,8 @@ async def test_a_long_text_file_is_cut_with_a_note(project: Path, stack: RealSta
         await chat_ready(pilot)
         await pick(pilot, "big.txt")
         await wait_until(pilot, lambda: chips(pilot) == ["big.txt"], "the chip")
-        assert any("cut at 256 KB of 500 KB" in n.message for n in notifications(app))
-        await send_typed(pilot, "Summarise")
+        await wait_until(pilot, lambda: any("cut at 256 KB of 500 KB" in n.message for n in notifications(app)))
+        await send(pilot, "Summarise")
         (sent,) = user_contents(stack)
         assert sent[1]["text"].startswith("Attached file: big.txt (cut at 256 KB of 500 KB)")
 
@@ -178,17 +172,19 @@ async def test_a_long_paste_is_offered_as_an_attachment(project: Path, stack: Re
     async with app.run_test(size=SIZE) as pilot:
         screen = await chat_ready(pilot)
         screen.prompt_input.post_message(events.Paste(pasted))
-        await wait_until(pilot, lambda: isinstance(app.screen, AttachPasteScreen), "asked")
+        await wait_until(pilot, lambda: showing(app, AttachPasteScreen), "asked")
         await pilot.press("a")
+        await wait_until(pilot, lambda: showing(app, ChatScreen), "answered")
         await wait_until(pilot, lambda: chips(pilot) == ["paste-1.txt"], "the paste as a chip")
         assert screen.prompt_input.text == ""
-        assert any("attached as paste-1.txt" in n.message for n in notifications(app))
-        await send_typed(pilot, "What went wrong?")
+        await wait_until(pilot, lambda: any("attached as paste-1.txt" in n.message for n in notifications(app)))
+        await send(pilot, "What went wrong?")
         (sent,) = user_contents(stack)
         assert pasted in sent[1]["text"]
         screen.prompt_input.post_message(events.Paste(pasted))  # "paste anyway": the box's own chip
-        await wait_until(pilot, lambda: isinstance(app.screen, AttachPasteScreen), "asked again")
+        await wait_until(pilot, lambda: showing(app, AttachPasteScreen), "asked again")
         await pilot.press("p")
+        await wait_until(pilot, lambda: showing(app, ChatScreen), "answered again")
         await wait_until(pilot, lambda: screen.prompt_input.text.startswith("[pasted"), "pasted as a chip")
         assert screen.prompt_input.prompt_text == pasted and chips(pilot) == []
 
@@ -200,7 +196,7 @@ async def test_stored_once_and_shown_again_on_resume(project: Path, stack: RealS
         for prompt in ("First look", "Second look"):
             await pick(pilot, "notes")
             await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the chip")
-            await send_typed(pilot, prompt)
+            await send(pilot, prompt)
         exported = await (await app.engine()).export_session("markdown")
     with sqlite3.connect(stack.db) as conn:
         assert conn.execute("SELECT count(*) FROM attachments").fetchone()[0] == 1  # two messages, one row
@@ -212,7 +208,7 @@ async def test_stored_once_and_shown_again_on_resume(project: Path, stack: RealS
         await wait_until(pilot, lambda: len(chat(pilot).query(UserMessage)) == 2, "history shown")
         for shown in chat(pilot).query(UserMessage):
             assert [ref.name for ref in shown.attachments] == ["docs/notes.md"]
-        await send_typed(pilot, "And now?")  # the model still gets the file with the earlier prompts
+        await send(pilot, "And now?")  # the model still gets the file with the earlier prompts
         contents = user_contents(stack)
         assert "The launch is on Tuesday." in contents[0][1]["text"]
 
@@ -245,18 +241,23 @@ async def test_up_in_the_prompt_brings_back_an_earlier_prompt_with_its_files(pro
         screen = await chat_ready(pilot)
         await pick(pilot, "notes")
         await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the chip")
-        await send_typed(pilot, "When is the launch?")
-        await send_typed(pilot, "Thanks")
+        await send(pilot, "When is the launch?")
+        await send(pilot, "Thanks")
         screen.prompt_input.insert("a draft ")  # @ opens the picker after a space
         await pick(pilot, "screenshot")
         await wait_until(pilot, lambda: chips(pilot) == ["screenshot.png"], "the draft's chip")
-        await pilot.press("up")
-        assert screen.prompt_input.text == "Thanks" and chips(pilot) == []
-        await pilot.press("up")
-        assert screen.prompt_input.text == "When is the launch?" and chips(pilot) == ["docs/notes.md"]
-        await pilot.press("down", "down")  # back to the draft, with its own chip
-        assert screen.prompt_input.text == "a draft " and chips(pilot) == ["screenshot.png"]
-        await pilot.press("up", "up")
+        for keys, text, files in (
+            (["up"], "Thanks", []),
+            (["up"], "When is the launch?", ["docs/notes.md"]),
+            (["down", "down"], "a draft ", ["screenshot.png"]),  # back to the draft, with its own chip
+            (["up", "up"], "When is the launch?", ["docs/notes.md"]),
+        ):
+            await pilot.press(*keys)
+            await wait_until(
+                pilot,
+                lambda text=text, files=files: screen.prompt_input.text == text and chips(pilot) == files,  # type: ignore[misc]
+                lambda: f"{screen.prompt_input.text!r} with {chips(pilot)}",
+            )
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.idle and len(screen.query(UserMessage)) == 3, "sent again")
         sent = user_contents(stack)[-1]
@@ -267,16 +268,16 @@ async def test_up_in_the_prompt_brings_back_an_earlier_prompt_with_its_files(pro
 async def test_editing_a_prompt_puts_its_files_back_as_chips_and_sends_what_the_chips_then_say(
     project: Path, stack: RealStack
 ) -> None:
-    from tests.ui.test_branching import select
+    from tests.ui.test_branching import select, start_editing
 
     app, _ = stack.app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await chat_ready(pilot)
         await pick(pilot, "notes")
         await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the chip")
-        await send_typed(pilot, "When is the launch?")
+        await send(pilot, "When is the launch?")
         await select(pilot, "When is the launch?")
-        await pilot.press("e")
+        await start_editing(pilot)
         await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the edited prompt's file as a chip")
         screen.prompt_input.load_text("When exactly, and what is on the image?")  # the cursor at its start
         await pick(pilot, "screenshot")

@@ -12,7 +12,7 @@ import pytest
 from textual import events
 from textual.pilot import Pilot
 
-from tests.ui.helpers import chat, send, showing, wait_until
+from tests.ui.helpers import chat, send, showing, under_the_pointer, wait_until
 from tests.ui.sessions_stack import RealStack, Turn, seed, stack_serving
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.history.store import HistoryStore
@@ -71,12 +71,22 @@ async def select(pilot: Pilot[None], text: str) -> UserMessage:
     cursor = screen.message_cursor
     if not cursor.active:
         await pilot.press("ctrl+up")
+        await wait_until(pilot, lambda: cursor.active and cursor.selected is not None, "a message selected")
     for _ in range(30):
         entry = cursor.selected
         if isinstance(entry, UserMessage) and entry.prompt == text:
             return entry
-        await pilot.press("up")
+        await pilot.press("up")  # handled a moment after `press` returns, maybe: one key per move
+        await wait_until(pilot, lambda entry=entry: cursor.selected is not entry, f"the cursor moved up to {text!r}")  # type: ignore[misc]
     raise AssertionError(f"no message {text!r} to select")
+
+
+async def start_editing(pilot: Pilot[None]) -> None:
+    """E on the selected prompt; wait until the prompt box holds it to edit, focused (the key is handled, and
+    the focus moved, a moment after `press` returns, maybe: text loaded before would be overwritten)."""
+    app, prompt = pilot.app, chat(pilot).prompt_input
+    await pilot.press("e")
+    await wait_until(pilot, lambda: prompt.has_class("-editing") and app.focused is prompt, "the prompt to edit")
 
 
 def mark(entry: UserMessage | AssistantMessage) -> str:
@@ -116,16 +126,18 @@ async def test_ctrl_up_selects_the_newest_message_and_up_down_escape_move(stack:
         screen = await three_turns(pilot)
         await pilot.press("ctrl+up")
         cursor = screen.message_cursor
-        assert cursor.active and app.focused is cursor
+        await wait_until(pilot, lambda: cursor.active and app.focused is cursor, "the cursor on, focused")
         newest = cursor.selected
         assert isinstance(newest, AssistantMessage) and newest.has_class("-cursor")
         await pilot.press("up")
+        await wait_until(pilot, lambda: cursor.selected is not newest, "the cursor moved up")
         assert isinstance(cursor.selected, UserMessage) and cursor.selected.prompt == "And charlie"
         assert not newest.has_class("-cursor") and cursor.selected.has_class("-cursor")
         await pilot.press("down")
-        assert selected(screen) is newest
+        await wait_until(pilot, lambda: selected(screen) is newest, "the cursor back down")
         await pilot.press("escape")
-        assert not active(screen) and focused(app) is screen.prompt_input and not newest.has_class("-cursor")
+        await wait_until(pilot, lambda: focused(app) is screen.prompt_input, "the prompt focused again")
+        assert not active(screen) and not newest.has_class("-cursor")
 
 
 async def test_an_edit_in_the_middle_makes_a_branch_and_left_right_walk_it_with_the_tool_column(
@@ -136,9 +148,9 @@ async def test_an_edit_in_the_middle_makes_a_branch_and_left_right_walk_it_with_
         screen = await three_turns(pilot)
         (weather_call,) = panels(screen)
         bravo = await select(pilot, "Tell me about bravo")
-        await pilot.press("e")
+        await start_editing(pilot)
         prompt = screen.prompt_input
-        assert prompt.text == "Tell me about bravo" and prompt.has_class("-editing") and app.focused is prompt
+        assert prompt.text == "Tell me about bravo"
         prompt.load_text("Tell me about bravo, edited")
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.idle and not prompt.has_class("-editing"), "the edit's turn ended")
@@ -167,6 +179,7 @@ async def test_an_edit_in_the_middle_makes_a_branch_and_left_right_walk_it_with_
         await pilot.press("left")
         await switched(pilot, [WEATHER, "Tell me about bravo", "And charlie"], "Tell me about bravo")
         await pilot.press("escape")  # once the switch is over: it selects (and focuses) the version it landed on
+        await wait_until(pilot, lambda: app.focused is screen.prompt_input, "the prompt focused again")
         await send(pilot, "delta")
         assert sent_prompts(stack) == [WEATHER, "Tell me about bravo", "And charlie", "delta"]
 
@@ -178,7 +191,7 @@ async def test_switching_a_branch_switches_the_tool_column_with_it(stack: RealSt
         screen = chat(pilot)
         assert len(panels(screen)) == 1
         await select(pilot, WEATHER)
-        await pilot.press("e")
+        await start_editing(pilot)
         screen.prompt_input.load_text("Just say hello")
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.idle and prompts(screen) == ["Just say hello"], "the edit answered")
@@ -199,7 +212,7 @@ async def test_left_twice_pressed_at_once_walks_two_versions_back(stack: RealSta
         screen = chat(pilot)
         for older, newer in ((WEATHER, "Just say hello"), ("Just say hello", "Say hi")):
             await select(pilot, older)
-            await pilot.press("e")
+            await start_editing(pilot)
             screen.prompt_input.load_text(newer)
             await pilot.press("enter")
             await wait_until(pilot, lambda newer=newer: screen.idle and prompts(screen) == [newer], "the edit answered")
@@ -218,8 +231,9 @@ async def test_regenerate_in_the_middle_with_tool_calls_is_a_sibling_reply(stack
     async with app.run_test(size=SIZE) as pilot:
         screen = await three_turns(pilot)
         (weather_call,) = panels(screen)
-        await select(pilot, "Tell me about bravo")
+        bravo = await select(pilot, "Tell me about bravo")
         await pilot.press("down")
+        await wait_until(pilot, lambda: screen.message_cursor.selected is not bravo, "the cursor moved down")
         bravo_reply = screen.message_cursor.selected
         assert isinstance(bravo_reply, AssistantMessage)
         await pilot.press("r")
@@ -239,6 +253,7 @@ async def test_r_on_the_last_reply_is_a_retry_and_the_mark_follows(stack: RealSt
         await send(pilot, "Tell me about alpha")
         screen = chat(pilot)
         await pilot.press("ctrl+up")
+        await wait_until(pilot, lambda: screen.message_cursor.selected is not None, "a message selected")
         old = screen.message_cursor.selected
         assert isinstance(old, AssistantMessage)
         await pilot.press("r")
@@ -253,22 +268,27 @@ async def test_copy_a_message_and_a_code_block(stack: RealStack) -> None:
         await send(pilot, "Show me some python")
         screen = chat(pilot)
         await pilot.press("ctrl+up")
+        await wait_until(pilot, lambda: screen.message_cursor.selected is not None, "a message selected")
         reply = screen.message_cursor.selected
         assert isinstance(reply, AssistantMessage) and "```" in reply.text
         await pilot.press("c")
-        assert app.clipboard == reply.text
+        await wait_until(pilot, lambda: app.clipboard == reply.text, "the reply copied")
         await pilot.press("tab")
+        await wait_until(pilot, lambda: reply.code_rows is not None, "the code block selected")
         assert reply.code_rows is not None
         start, end = reply.code_rows
         shown = reply.shown_text().split("\n")[start:end]
         await pilot.press("y")
+        await wait_until(pilot, lambda: any("code block 1," in n.message for n in notifications(app)), "copied")
         copied = app.clipboard
         assert copied.strip() and copied.strip().split("\n")[0].strip() in "\n".join(shown)
         assert "```" not in copied
         lines = copied.count("\n") + (0 if copied.endswith("\n") else 1)
         assert any(f"code block 1, {lines} line" in n.message for n in notifications(app))
-        await pilot.press("up", "c")
-        assert app.clipboard == "Show me some python"
+        await pilot.press("up")
+        await wait_until(pilot, lambda: screen.message_cursor.selected is not reply, "the prompt selected")
+        await pilot.press("c")
+        await wait_until(pilot, lambda: app.clipboard == "Show me some python", "the prompt copied")
 
 
 async def test_fork_from_a_message_opens_a_new_session_up_to_it(stack: RealStack) -> None:
@@ -296,7 +316,7 @@ async def test_switching_in_a_long_session_keeps_the_earlier_entries_once_and_in
         screen = chat(pilot)
         mounted = len(prompts(screen))
         await select(pilot, "q35")
-        await pilot.press("e")
+        await start_editing(pilot)
         screen.prompt_input.load_text("q35, edited")
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.idle and prompts(screen)[-1] == "q35, edited", "the edit")
@@ -312,7 +332,7 @@ async def test_resume_lands_on_the_branch_left(stack: RealStack) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await three_turns(pilot)
         await select(pilot, "Tell me about bravo")
-        await pilot.press("e")
+        await start_editing(pilot)
         screen.prompt_input.load_text("bravo, edited")
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.idle and prompts(screen)[-1] == "bravo, edited", "the edit")
@@ -332,12 +352,18 @@ async def test_editing_is_cancelled_with_escape_and_a_reply_cannot_be_edited(sta
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "Tell me about alpha")
         screen = chat(pilot)
-        await pilot.press("ctrl+up", "e")  # the newest message is a reply
+        await pilot.press("ctrl+up")
+        await wait_until(pilot, lambda: active(screen) and screen.message_cursor.selected is not None, "selected")
+        await pilot.press("e")  # the newest message is a reply
+        await wait_until(pilot, lambda: any("Only a stored prompt" in n.message for n in notifications(app)), "told")
         assert not screen.prompt_input.has_class("-editing")
-        await pilot.press("up", "e")
-        assert screen.prompt_input.has_class("-editing")
+        reply = screen.message_cursor.selected
+        await pilot.press("up")
+        await wait_until(pilot, lambda: screen.message_cursor.selected is not reply, "the prompt selected")
+        await start_editing(pilot)
         await pilot.press("escape")
-        assert not screen.prompt_input.has_class("-editing") and screen.prompt_input.text == ""
+        await wait_until(pilot, lambda: not screen.prompt_input.has_class("-editing"), "the edit cancelled")
+        assert screen.prompt_input.text == ""
         await send(pilot, "an ordinary prompt")
         assert prompts(screen) == ["Tell me about alpha", "an ordinary prompt"]
 
@@ -359,11 +385,14 @@ async def test_copy_goes_to_the_system_clipboard_too_and_never_fails_without_one
     app, _ = stack.app()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "Tell me about alpha")
-        await pilot.press("ctrl+up", "up", "c")
+        await select(pilot, "Tell me about alpha")
+        await pilot.press("c")
         await wait_until(pilot, lambda: target.exists() and target.read_text() == "Tell me about alpha", "xclip fed")
         assert app.clipboard == "Tell me about alpha"  # and the terminal's copy (OSC 52)
         fake.unlink()  # no clipboard program: the terminal's copy alone, no error
+        told = len(notifications(app))
         await pilot.press("c")
+        await wait_until(pilot, lambda: len(notifications(app)) > told, "told")  # one more toast: the copy's
         assert any(n.message == "Copied the message, 1 line." for n in notifications(app))
         assert not any(n.severity == "error" for n in notifications(app))
 
@@ -376,17 +405,24 @@ async def test_the_cursor_keys_follow_the_keys_table_and_are_listed_in_f1_and_th
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "a prompt")
         screen = chat(pilot)
-        await pilot.press("ctrl+up")
+        await pilot.press("ctrl+up", "x")  # the x, typed once the key is handled, goes to the prompt: still focused
+        await wait_until(pilot, lambda: screen.prompt_input.text == "x", "the x typed after it")
         assert not active(screen)  # the old key no longer selects
-        await pilot.press("f9", "up", "e")
+        screen.prompt_input.clear()
+        await pilot.press("f9")
+        await wait_until(pilot, lambda: active(screen) and screen.message_cursor.selected is not None, "selected")
+        reply = screen.message_cursor.selected
+        await pilot.press("up")
+        await wait_until(pilot, lambda: screen.message_cursor.selected is not reply, "the prompt selected")
+        await pilot.press("e", "w")  # the copy, once done, says the e before it is done too (keys come in order)
+        await wait_until(pilot, lambda: app.clipboard == "a prompt", "the prompt copied")
         assert active(screen) and not screen.prompt_input.has_class("-editing")
         assert "E edit" in str(screen.message_cursor.render()) and "w copy" in str(screen.message_cursor.render())
-        await pilot.press("w")
-        assert app.clipboard == "a prompt"
         await pilot.press("E")
-        assert screen.prompt_input.has_class("-editing") and screen.prompt_input.text == "a prompt"
+        await wait_until(pilot, lambda: screen.prompt_input.has_class("-editing"), "the prompt to edit")
+        assert screen.prompt_input.text == "a prompt"
         await pilot.press("escape", "f1")
-        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help open")
+        await wait_until(pilot, lambda: showing(app, HelpScreen), "help open")
         listed = help_text(app)
         assert "Selected message" in listed and "edit_message" in listed and "next_branch" in listed
         helps = {command.title: command.help for command in app.get_system_commands(app.screen)}
@@ -415,7 +451,7 @@ async def test_a_search_hit_on_another_branch_opens_the_session_on_that_branch(s
     async with app.run_test(size=SIZE) as pilot:
         screen = await three_turns(pilot)
         await select(pilot, "Tell me about bravo")
-        await pilot.press("e")
+        await start_editing(pilot)
         screen.prompt_input.load_text("bravo again")
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.idle and prompts(screen)[-1] == "bravo again", "the edit")
@@ -434,14 +470,21 @@ async def test_a_search_hit_on_another_branch_opens_the_session_on_that_branch(s
         assert sent_prompts(stack) == [WEATHER, "Tell me about bravo", "And charlie", "delta"]
 
 
-async def click_link(pilot: Pilot[None], label: str) -> None:
+async def click_link(pilot: Pilot[None], label: str, over: UserMessage | AssistantMessage) -> None:
+    """Click the hover bar's link `label`, the bar over `over` (the message the pointer was moved to)."""
     from tui_agent.ui.widgets.hover_bar import HoverBar
 
+    log = chat(pilot).chat_log
     bar = chat(pilot).query_one(HoverBar)
-    await wait_until(pilot, lambda: bar.has_class("-shown"), "the hover bar")
-    text = str(bar.render())
-    assert label in text, text
-    await pilot.click(bar, offset=(1 + text.index(label), 0))
+    await wait_until(pilot, lambda: bar.has_class("-shown") and label in str(bar.render()), f"the bar offers {label}")
+    offset = (1 + str(bar.render()).index(label), 0)
+
+    def placed() -> bool:  # moved over the message hovered (a frame after the hover): a click on its old place
+        # goes to the message there, and the bar follows the pointer back to it
+        return bar.entry is over and bar.region.y == max(over.region.y, log.region.y)
+
+    await wait_until(pilot, lambda: placed() and under_the_pointer(pilot, bar, offset), "the hover bar laid out")
+    await pilot.click(bar, offset=offset)
 
 
 async def test_the_hover_bar_offers_the_same_actions_to_the_mouse(stack: RealStack) -> None:
@@ -454,22 +497,24 @@ async def test_the_hover_bar_offers_the_same_actions_to_the_mouse(stack: RealSta
         reply = next(e for e in screen.chat_log.entries if isinstance(e, AssistantMessage))
         prompt = next(e for e in screen.chat_log.entries if isinstance(e, UserMessage))
         await pilot.hover(reply)
-        assert "↻ regenerate" in str(screen.query_one(HoverBar).render())
-        await click_link(pilot, "⧉ code")
-        assert app.clipboard.strip() and "```" not in app.clipboard and reply.code_rows is not None
+        await wait_until(pilot, lambda: "↻ regenerate" in str(screen.query_one(HoverBar).render()), "the reply's bar")
+        await click_link(pilot, "⧉ code", reply)
+        await wait_until(pilot, lambda: bool(app.clipboard.strip()), "the code copied")
+        assert "```" not in app.clipboard and reply.code_rows is not None
         await pilot.hover(prompt, offset=(2, 0))
-        await click_link(pilot, "✎ edit")
-        assert screen.prompt_input.has_class("-editing") and screen.prompt_input.text == "Show me some python"
+        await click_link(pilot, "✎ edit", prompt)
+        await wait_until(pilot, lambda: screen.prompt_input.has_class("-editing"), "the prompt to edit")
+        assert screen.prompt_input.text == "Show me some python"
         screen.prompt_input.load_text("Show me some rust")
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.idle and prompts(screen) == ["Show me some rust"], "the edit")
         edited = next(e for e in screen.chat_log.entries if isinstance(e, UserMessage))
         await marked(pilot, edited, "‹2/2›")
         await pilot.hover(edited, offset=(2, 1))
-        await click_link(pilot, "‹")
+        await click_link(pilot, "‹", edited)
         await wait_until(pilot, lambda: prompts(screen) == ["Show me some python"], "the first version again")
         await pilot.hover(screen.prompt_input)
-        assert not screen.query_one(HoverBar).has_class("-shown")
+        await wait_until(pilot, lambda: not screen.query_one(HoverBar).has_class("-shown"), "the bar hidden")
 
 
 async def test_switching_the_first_prompt_keeps_tui_agent_s_own_lines_above_it(tmp_path: Path) -> None:
@@ -484,7 +529,7 @@ async def test_switching_the_first_prompt_keeps_tui_agent_s_own_lines_above_it(t
         await wait_until(pilot, lambda: bool(screen.query(SystemLine)), "the offline model's line")
         await send(pilot, "Tell me about alpha")
         await select(pilot, "Tell me about alpha")
-        await pilot.press("e")
+        await start_editing(pilot)
         screen.prompt_input.load_text("Tell me about beta")
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.idle and prompts(screen) == ["Tell me about beta"], "the edit")
@@ -504,6 +549,7 @@ async def test_shift_r_regenerates_with_the_model_picked(stack: RealStack) -> No
         await send(pilot, "Tell me about alpha")
         screen = chat(pilot)
         await pilot.press("ctrl+up")
+        await wait_until(pilot, lambda: screen.message_cursor.selected is not None, "a message selected")
         old = screen.message_cursor.selected
         assert isinstance(old, AssistantMessage)
         models = await (await built.ready()).list_models()

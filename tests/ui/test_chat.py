@@ -8,11 +8,14 @@ from textual.pilot import Pilot
 from tests.ui.helpers import (
     SIZE,
     chat,
+    chat_idle,
     conversation_keys,
     make_app,
+    pressed,
     read_to_the_bottom,
     scroll_to_the_top,
     send,
+    showing,
     shown,
     wait_until,
 )
@@ -128,8 +131,8 @@ async def test_escape_mid_stream_interrupts_at_once_and_next_prompt_works() -> N
         screen = chat(pilot)
         await wait_until(pilot, lambda: gate.reached, "stream paused mid-reply")
         await pilot.press("escape")
-        assert backend.cancel_count == 1
-        assert not screen.busy
+        await wait_until(pilot, lambda: backend.cancel_count == 1, "the reply stopped")
+        assert not screen.busy  # at once: with the cancel, not when the backend's last events come
         message = screen.chat_log.assistant("m1")
         assert message is not None and message.status is MessageStatus.INTERRUPTED
         assert message.text == "Half a rep"
@@ -167,10 +170,10 @@ async def test_newline_keys_insert_and_enter_sends() -> None:
     app, backend = make_app()
     async with app.run_test() as pilot:
         await pilot.press("a", "ctrl+j", "b", "shift+enter", "c")
-        assert chat(pilot).prompt_input.text == "a\nb\nc"
+        await wait_until(pilot, lambda: chat(pilot).prompt_input.text == "a\nb\nc", "three lines typed")
         assert backend.prompts == []
         await pilot.press("enter")
-        await wait_until(pilot, lambda: chat(pilot).idle)
+        await wait_until(pilot, lambda: chat_idle(pilot))
         assert backend.prompts == ["a\nb\nc"]
 
 
@@ -181,16 +184,15 @@ async def test_up_and_down_recall_earlier_prompts() -> None:
         await send(pilot, "two")
         prompt = chat(pilot).prompt_input
         await pilot.press("d", "r", "a", "f", "t")
-        recalled = []
-        for key in ["up", "up", "up", "down", "down"]:
-            await pilot.press(key)
-            recalled.append(prompt.text)
-        assert recalled == ["two", "one", "one", "two", "draft"]
+        await wait_until(pilot, lambda: prompt.text == "draft", "the draft typed")
+        for key, text in [("up", "two"), ("up", "one"), ("up", "one"), ("down", "two"), ("down", "draft")]:
+            # (Up at the oldest stays there: the Down after it shows it was handled)
+            await pressed(pilot, key, lambda text=text: prompt.text == text, f"{text!r} recalled")  # type: ignore[misc]
 
 
 async def paste_anyway(pilot: Pilot[None]) -> None:
     """Past `[ui] attach_paste_over` a paste is offered as an attachment: put it in the box anyway."""
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, AttachPasteScreen), "offered as an attachment")
+    await wait_until(pilot, lambda: showing(pilot.app, AttachPasteScreen), "offered as an attachment")
     await pilot.press("p")
 
 
@@ -203,7 +205,7 @@ async def test_megabyte_paste_is_sent_whole() -> None:
         await paste_anyway(pilot)
         await wait_until(pilot, lambda: prompt.prompt_text == big, "paste inserted")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: chat(pilot).idle)
+        await wait_until(pilot, lambda: chat_idle(pilot))
         assert backend.prompts == [big]
 
 
@@ -219,12 +221,15 @@ async def test_a_megabyte_single_line_paste_is_a_chip_in_the_box_and_sent_whole(
         await paste_anyway(pilot)
         await wait_until(pilot, lambda: "[pasted 1.0 MB, 1 line]" in prompt.text, "the chip shown")
         await pilot.press("space", "b")
-        assert prompt.text == "a [pasted 1.0 MB, 1 line] b"
+        await wait_until(pilot, lambda: prompt.text == "a [pasted 1.0 MB, 1 line] b", lambda: repr(prompt.text[:80]))
         await pilot.press("enter")
-        await wait_until(pilot, lambda: chat(pilot).idle)
+        await wait_until(pilot, lambda: chat_idle(pilot))
         assert backend.prompts == [f"a {big} b"]
         await pilot.press("up")
-        assert prompt.text == "[earlier prompt 1.0 MB, 1 line]" and prompt.prompt_text == f"a {big} b"
+        await wait_until(
+            pilot, lambda: prompt.text == "[earlier prompt 1.0 MB, 1 line]", lambda: repr(prompt.text[:80])
+        )
+        assert prompt.prompt_text == f"a {big} b"
 
 
 async def test_a_prompt_taller_than_its_box_scrolls_to_the_cursor() -> None:
@@ -234,10 +239,15 @@ async def test_a_prompt_taller_than_its_box_scrolls_to_the_cursor() -> None:
         for line in range(30):
             prompt.insert(f"line {line}")
             await pilot.press("ctrl+j")
-        await pilot.pause()
-        row, _ = prompt.cursor_location
-        assert row == 30 and prompt.size.height < 30 and prompt.show_vertical_scrollbar
-        assert prompt.scroll_y <= row < prompt.scroll_y + prompt.scrollable_content_region.height
+            await wait_until(pilot, lambda line=line: prompt.cursor_location[0] == line + 1, "the new line")  # type: ignore[misc]
+
+        def cursor_shown() -> bool:  # scrolled to once the taller prompt is laid out
+            row, _ = prompt.cursor_location
+            shown = prompt.scroll_y <= row < prompt.scroll_y + prompt.scrollable_content_region.height
+            return prompt.size.height < 30 and prompt.show_vertical_scrollbar and shown
+
+        await wait_until(pilot, cursor_shown, lambda: f"the cursor shown (y {prompt.scroll_y}, {prompt.size})")
+        assert prompt.cursor_location[0] == 30
 
 
 async def test_notices_shown_and_quit_closes() -> None:

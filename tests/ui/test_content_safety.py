@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.ui.helpers import app_on_real_agent, chat, send, showing, wait_until
+from tests.ui.helpers import app_on_real_agent, chat, chat_idle, send, showing, wait_until
 from tests.ui.test_real_stack import history as stored
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.config import Settings
@@ -110,7 +110,7 @@ async def test_approval_dialog_and_tool_panel_show_bidi_and_invisible_characters
         shown = " ".join(str(static.render()) for static in app.screen.query("Static"))
         assert "ls ⟨U+202E⟩fdp.exe⟨U+2066⟩ #⟨U+200B⟩" in shown and RLO not in shown
         await pilot.press("a")
-        await wait_until(pilot, lambda: chat(pilot).idle, "turn finished")
+        await wait_until(pilot, lambda: chat_idle(pilot), "turn finished")
         (panel,) = chat(pilot).tool_panels.panels
         body = str(panel.render())
         assert "⟨U+202E⟩fdp.exe⟨U+2066⟩" in body and RLO not in body and "\u2066" not in body

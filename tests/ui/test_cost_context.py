@@ -79,7 +79,21 @@ async def test_the_status_line_shows_what_replies_cost_and_how_full_the_context_
         await chat_ready(pilot)
         await send(pilot, "Name a river in Europe")
         await send(pilot, "And another one")
-        meter = (await built.ready()).meter
+        agent = await built.ready()
+
+        def said() -> list[str]:
+            meter = agent.meter
+            return [
+                f"tokens in {meter.tokens_in:,} ({meter.cached_in:,} cached) / out {meter.tokens_out:,}",
+                f"{format_cost(meter.last_cost)} last · {format_cost(meter.session_cost)} session",
+                f"context {meter.context_tokens} / 2k ({meter.context_tokens / 2000:.0%})",  # the server's window
+            ]
+
+        # The line is drawn again once the turn's last writes are done, a moment after the screen is idle.
+        await wait_until(
+            pilot, lambda: all(part in status(pilot) for part in said()), lambda: f"{said()} in {status(pilot)}"
+        )
+        meter = agent.meter
         in_, out = meter.tokens_in, meter.tokens_out
         assert meter.session_cost == (Decimal(in_) * 1 + Decimal(out) * 2) / 1_000_000
         line = status(pilot)
@@ -277,7 +291,10 @@ async def test_a_fork_of_a_compacted_session_sends_the_summary_not_the_compacted
         await compacted_screen(pilot, before)
         await send(pilot, "Name a sea")
         original, compacted = (await built.ready()).current_session_id, chat(pilot)
-        await pilot.press("ctrl+up", "f")  # fork at the newest reply: the summary comes with it
+        await pilot.press("ctrl+up")
+        cursor = compacted.message_cursor
+        await wait_until(pilot, lambda: cursor.active and cursor.selected is not None, "the newest reply selected")
+        await pilot.press("f")  # fork at the newest reply: the summary comes with it
         await wait_until(pilot, lambda: (built.agent and built.agent.current_session_id) != original, "the fork")
         await wait_until(pilot, lambda: chat(pilot) is not compacted and chat(pilot).idle, "the fork drawn")
         await wait_until(pilot, lambda: len(chat(pilot).query(CompactedMessage)) == 4, "compacted in the fork too")
@@ -298,7 +315,11 @@ async def test_a_full_context_is_compacted_before_the_next_prompt_is_sent_and_th
         before = await chat_ready(pilot)
         await send(pilot, "Name a river in Europe")
         await send(pilot, "Name a mountain")
-        assert "context" in status(pilot) and chat(pilot).backend.meter.needs_compaction  # type: ignore[union-attr]
+        await wait_until(  # the line is drawn again once the turn's last writes are done (after idle)
+            pilot,
+            lambda: "context" in status(pilot) and chat(pilot).backend.meter.needs_compaction,  # type: ignore[union-attr]
+            lambda: f"the context full ({status(pilot)})",
+        )
         requests = len(chat_bodies(server))
         await send(pilot, "Name a lake", wait=False)
         screen = await compacted_screen(pilot, before)
@@ -345,7 +366,8 @@ async def test_a_narrow_terminal_keeps_the_gauge_and_cost_in_view() -> None:
         assert "context 3.4k / 128k (3%)" in line and "$0.0345 session" in line
         assert "gpt-4o-mini" in line and "api.openai.com" not in line, "the endpoint made room first"
         assert title not in line and "A long session" in line, "then the title, shortened"
+        wide = bar.size.width
         await pilot.resize_terminal(150, 30)
-        await pilot.pause()
+        await wait_until(pilot, lambda: bar.size.width < wide, lambda: f"the status line laid out again ({bar.size})")
         line = str(bar.render())
         assert "context 3.4k / 128k (3%)" in line and "$0.0345 session" in line and len(line) <= 148

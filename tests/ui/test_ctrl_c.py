@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.geometry import Offset
 from textual.selection import Selection
 
-from tests.ui.helpers import SIZE, call, chat, make_app, send, wait_until
+from tests.ui.helpers import SIZE, call, chat, chat_idle, make_app, send, showing, under_the_pointer, wait_until
 from tui_agent.agent.events import ToolStatus
 from tui_agent.testing.scripted import AskApproval, Gate, ScriptedBackend, reply_script
 from tui_agent.ui.app import TuiAgentApp
@@ -36,11 +36,11 @@ async def test_ctrl_c_copies_the_text_selected_in_a_reply() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "weather?")
         (reply,) = chat(pilot).chat_log.assistant_messages
-        await pilot.pause()
+        await wait_until(pilot, lambda: under_the_pointer(pilot, reply), "the reply laid out")
         reply.text_select_all()
-        await pilot.pause()
+        await wait_until(pilot, lambda: bool(chat(pilot).get_selected_text()), "the reply selected")
         await pilot.press("ctrl+c")
-        assert "It is sunny in Paris today." in app.clipboard
+        await wait_until(pilot, lambda: "It is sunny in Paris today." in app.clipboard, lambda: repr(app.clipboard))
         assert "AssistantMessage" not in app.clipboard and "**" not in app.clipboard
         assert app.is_running
 
@@ -50,14 +50,15 @@ async def test_a_mouse_drag_over_a_reply_copies_what_it_covers() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "weather?")
         (reply,) = chat(pilot).chat_log.assistant_messages
-        await pilot.pause()
+        await wait_until(pilot, lambda: under_the_pointer(pilot, reply, (reply.gutter.left + 8, 0)), "laid out")
         await pilot.mouse_down(reply, offset=(reply.gutter.left, 0))
         await pilot.hover(reply, offset=(reply.gutter.left + 8, 0))
         await pilot.mouse_up(reply, offset=(reply.gutter.left + 8, 0))
-        await pilot.pause()
-        assert chat(pilot).get_selected_text() == "It is sun"  # the cell under the pointer counts, as in a Static
+        selected = chat(pilot).get_selected_text
+        # The cell under the pointer counts, as in a Static.
+        await wait_until(pilot, lambda: selected() == "It is sun", lambda: repr(selected()))
         await pilot.press("ctrl+c")
-        assert app.clipboard == "It is sun"
+        await wait_until(pilot, lambda: app.clipboard == "It is sun", lambda: repr(app.clipboard))
 
 
 async def test_selection_across_the_prompt_and_a_reply_copies_only_text() -> None:
@@ -68,9 +69,9 @@ async def test_selection_across_the_prompt_and_a_reply_copies_only_text() -> Non
         (reply,) = screen.chat_log.assistant_messages
         (user,) = screen.chat_log.entries[:1]
         screen.selections = {user: Selection(None, None), reply: Selection(Offset(0, 0), Offset(9, 2))}
-        await pilot.pause()
+        await wait_until(pilot, lambda: bool(screen.get_selected_text()), "the selection made")
         await pilot.press("ctrl+c")
-        assert app.clipboard.startswith("weather?\n")
+        await wait_until(pilot, lambda: app.clipboard.startswith("weather?\n"), lambda: repr(app.clipboard))
         assert "Weather" in app.clipboard and "AssistantMessage" not in app.clipboard
 
 
@@ -81,7 +82,7 @@ async def test_ctrl_c_copies_the_prompt_selection() -> None:
         prompt.insert("keep this text")
         prompt.select_all()
         await pilot.press("ctrl+c")
-        assert app.clipboard == "keep this text"
+        await wait_until(pilot, lambda: app.clipboard == "keep this text", lambda: repr(app.clipboard))
         assert app.is_running and prompt.text == "keep this text"
 
 
@@ -93,7 +94,7 @@ async def test_ctrl_c_stops_the_running_reply() -> None:
         await send(pilot, "go", wait=False)
         await wait_until(pilot, lambda: gate.reached, "mid-reply")
         await pilot.press("ctrl+c")
-        await wait_until(pilot, lambda: chat(pilot).idle, "reply stopped")
+        await wait_until(pilot, lambda: chat_idle(pilot), "reply stopped")
         assert backend.cancel_count == 1
         assert app.is_running
 
@@ -104,9 +105,8 @@ async def test_ctrl_c_twice_on_an_idle_prompt_quits_and_once_only_says_how() -> 
     app = TuiAgentApp(backend, clock=clock, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+c")
-        await pilot.pause()
+        await wait_until(pilot, lambda: any("Ctrl+C again to quit" in notice for notice in notices(app)), "told")
         assert app.is_running
-        assert any("Ctrl+C again to quit" in notice for notice in notices(app))
         clock.now += 2.5  # too late: this press only warns again
         await pilot.press("ctrl+c")
         await pilot.pause()
@@ -129,7 +129,7 @@ async def test_ctrl_c_is_overridable_by_its_action_name() -> None:
         await pilot.pause()
         assert backend.cancel_count == 0  # ctrl+c is Textual's again
         await pilot.press("f9")
-        await wait_until(pilot, lambda: chat(pilot).idle, "reply stopped")
+        await wait_until(pilot, lambda: chat_idle(pilot), "reply stopped")
         assert backend.cancel_count == 1
 
 
@@ -138,7 +138,7 @@ async def test_ctrl_c_in_the_approval_dialog_stops_the_turn() -> None:
     app, backend = make_app([[AskApproval(ask)]])
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "list files", wait=False)
-        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval dialog")
+        await wait_until(pilot, lambda: showing(app, ApprovalScreen), "the approval dialog")
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen) and chat(pilot).idle, "turn stopped")
         assert backend.cancel_count == 1 and backend.decisions == [] and app.is_running

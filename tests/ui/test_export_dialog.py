@@ -13,7 +13,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from tests.ui.helpers import SIZE, make_app, showing, wait_until
+from tests.ui.helpers import SIZE, make_app, showing, under_the_pointer, wait_until
 from tests.ui.test_palette import notices, run_command
 from tui_agent import paths
 from tui_agent.testing.scripted import ScriptedBackend
@@ -37,8 +37,11 @@ async def open_dialog(pilot: Pilot[None], title: str = "Trip to Oslo") -> Export
     await app.engine_slot.ready.open_session(session.id)
     await run_command(pilot, "Export session")
     await wait_until(pilot, lambda: showing(app, ExportScreen), "the export dialog")
-    assert isinstance(app.screen, ExportScreen)
-    return app.screen
+    dialog = app.screen
+    assert isinstance(dialog, ExportScreen)
+    buttons = [dialog.query_one("#json"), dialog.query_one("#export")]
+    await wait_until(pilot, lambda: all(under_the_pointer(pilot, b) for b in buttons), "laid out (to click)")
+    return dialog
 
 
 async def test_export_asks_where_and_writes_markdown_to_the_data_dir(
@@ -57,7 +60,7 @@ async def test_export_asks_where_and_writes_markdown_to_the_data_dir(
             assert not expected.parent.exists()  # nothing written before the person says so
             await pilot.press("enter")
             await wait_until(pilot, lambda: any("Exported to" in n for n in notices(app)), "export notice")
-            assert isinstance(app.screen, ChatScreen)
+            await wait_until(pilot, lambda: showing(app, ChatScreen), "the dialog closed")
     finally:
         os.umask(previous)
     assert "Trip to Oslo" in expected.read_text(encoding="utf-8")
@@ -71,7 +74,7 @@ async def test_json_can_be_chosen_and_a_typed_path_gets_its_folder(tmp_path: Pat
         dialog = await open_dialog(pilot)
         await pilot.click("#json")
         field = dialog.query_one("#export-path", Input)
-        assert field.value.endswith(f"trip-to-oslo-{today()}.json")
+        await wait_until(pilot, lambda: field.value.endswith(f"trip-to-oslo-{today()}.json"), lambda: field.value)
         field.value = str(tmp_path / "new" / "folder" / "oslo.json")
         await pilot.click("#export")
         target = tmp_path / "new" / "folder" / "oslo.json"
@@ -86,13 +89,13 @@ async def test_escape_cancels_and_a_second_default_does_not_overwrite_the_first(
     async with app.run_test(size=SIZE) as pilot:
         await open_dialog(pilot)
         await pilot.press("escape")
-        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), "dialog closed")
+        await wait_until(pilot, lambda: showing(app, ChatScreen), "dialog closed")
         assert not (paths.data_dir() / "exports").exists()
         for _ in range(2):
             await run_command(pilot, "Export session")
             await wait_until(pilot, lambda: showing(app, ExportScreen), "the export dialog")
             await pilot.press("enter")
-            await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), "dialog closed")
+            await wait_until(pilot, lambda: showing(app, ChatScreen), "dialog closed")
         folder = paths.data_dir() / "exports"
         await wait_until(pilot, lambda: len(list(folder.glob("*.md"))) == 2, "two exports")
     assert listing(folder) == [f"trip-to-oslo-{today()}-2.md", f"trip-to-oslo-{today()}.md"]

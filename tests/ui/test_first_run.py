@@ -55,8 +55,9 @@ async def test_a_person_who_hides_the_tool_column_keeps_it_hidden_when_calls_com
     async with app.run_test(size=(140, 45)) as pilot:
         screen = await chat_ready(pilot)
         await pilot.press("ctrl+b")
-        assert screen.tool_panels.display, "Ctrl+B shows the empty column"
+        await wait_until(pilot, lambda: screen.tool_panels.display, "Ctrl+B shows the empty column")
         await pilot.press("ctrl+b")
+        await wait_until(pilot, lambda: not screen.tool_panels.display, "Ctrl+B again hides it")
         await send(pilot, "What's the weather in Paris?")
         assert not screen.tool_panels.display and len(screen.tool_panels.panels) == 1
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.ui.helpers import Built, app_on_real_agent, chat, send
+from tests.ui.helpers import WAIT_LIMIT, Built, app_on_real_agent, chat, send, showing
 from tests.unit.history.test_newer_schema import NEWER, newer_database
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.config import Settings
@@ -54,7 +54,7 @@ def db_file(tmp_path: Path) -> Path:
     return tmp_path / "data" / "history.db"
 
 
-async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str, seconds: float = 30) -> None:
+async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str, seconds: float = WAIT_LIMIT) -> None:
     """Let the app run until `condition` holds, failing after `seconds` (retries back off up to 5 s)."""
     deadline = time.monotonic() + seconds
     while not condition():
@@ -108,10 +108,10 @@ async def test_a_newer_database_can_be_browsed_and_opened_but_not_renamed(real_a
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, SessionsScreen) and len(app.screen.sessions) == 1, "listed")
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: isinstance(app.screen, RenameScreen), "rename dialog")
+        await until(pilot, lambda: showing(app, RenameScreen), "rename dialog")
         await pilot.press(*"new name", "enter")
         await until(pilot, lambda: notified(pilot, "can't be renamed"), "the refusal")
-        await until(pilot, lambda: isinstance(app.screen, SessionsScreen), "back in the list")
+        await until(pilot, lambda: showing(app, SessionsScreen), "back in the list")
         await pilot.press("enter")
         await until(
             pilot,
@@ -175,7 +175,7 @@ async def test_a_full_disk_shows_in_the_status_bar_until_it_is_saved(real_app: M
         await store._call(lambda c: c.execute(f"PRAGMA max_page_count = {pages}"))
         await send(pilot, "a long answer please")
         await until(pilot, lambda: "⚠ not saved: disk full (" in status_line(pilot), "indicator")
-        assert notified(pilot, "the disk is full")
+        await until(pilot, lambda: notified(pilot, "the disk is full"), "the notice")  # on its own way to the screen
         await store._call(lambda c: c.execute("PRAGMA max_page_count = 1073741823"))  # space freed
         await until(pilot, lambda: "not saved" not in status_line(pilot), "the indicator cleared")
     stored = await asyncio.to_thread(_rows, db_file(tmp_path))

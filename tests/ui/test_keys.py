@@ -12,7 +12,7 @@ from textual.dom import DOMNode
 from textual.widgets import Static
 
 import tui_agent.ui
-from tests.ui.helpers import FIXED_NOW, SIZE, chat, send, task_tree, wait_until
+from tests.ui.helpers import FIXED_NOW, SIZE, chat_idle, send, showing, task_tree, wait_until
 from tui_agent.testing.scripted import Gate, ScriptedBackend, reply_script
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.keys import key_rows
@@ -37,7 +37,7 @@ async def test_sessions_key_moves_to_the_configured_one() -> None:
         await pilot.pause()
         assert isinstance(app.screen, ChatScreen)  # the old key no longer opens it
         await pilot.press("ctrl+o")
-        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "session screen")
+        await wait_until(pilot, lambda: showing(app, SessionsScreen), "session screen")
 
 
 async def test_app_level_keys_can_be_moved_too() -> None:
@@ -46,9 +46,9 @@ async def test_app_level_keys_can_be_moved_too() -> None:
         tree = await task_tree(pilot)
         shown = tree.display
         await pilot.press("f7")
-        assert tree.display is not shown
+        await wait_until(pilot, lambda: tree.display is not shown, "the tree toggled by f7")
         await pilot.press("f2")
-        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help open")
+        await wait_until(pilot, lambda: showing(app, HelpScreen), "help open")
 
 
 async def test_cancel_key_override_stops_the_reply() -> None:
@@ -59,7 +59,7 @@ async def test_cancel_key_override_stops_the_reply() -> None:
         await send(pilot, "go", wait=False)
         await wait_until(pilot, lambda: gate.reached, "mid-turn")
         await pilot.press("f2")
-        await wait_until(pilot, lambda: chat(pilot).idle, "turn stopped")
+        await wait_until(pilot, lambda: chat_idle(pilot), "turn stopped")
         assert backend.cancel_count == 1
 
 
@@ -83,7 +83,7 @@ async def test_help_lists_every_part_with_the_keys_in_force_and_closes_on_escape
     app = app_with({"sessions": "ctrl+o", "toggle_task_tree": "f7"})
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f1")
-        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help open")
+        await wait_until(pilot, lambda: showing(app, HelpScreen), "help open")
         text = help_text(app)
         titles = ("Everywhere", "Chat screen", "Prompt", "Tool panel", "Task tree", "Approval dialog", "Session screen")
         assert all(title in text for title in titles)
@@ -94,11 +94,11 @@ async def test_help_lists_every_part_with_the_keys_in_force_and_closes_on_escape
         assert {"help", "command_palette", "quit", "toggle_tool_panel"} <= set(rows)
         assert rows["toggle_task_tree"].keys == "f7"
         await pilot.press("escape")
-        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), "help closed")
+        await wait_until(pilot, lambda: showing(app, ChatScreen), "help closed")
         await pilot.press("f1")
-        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help open again")
+        await wait_until(pilot, lambda: showing(app, HelpScreen), "help open again")
         await pilot.press("f1")
-        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), "help closed by F1")
+        await wait_until(pilot, lambda: showing(app, ChatScreen), "help closed by F1")
 
 
 async def test_an_override_that_takes_a_used_key_is_reported() -> None:
@@ -107,7 +107,7 @@ async def test_an_override_that_takes_a_used_key_is_reported() -> None:
         (message,) = [n.message for n in notifications(app) if "[keys]" in n.message]
         assert "escape was 'cancel_turn' in chat screen; 'sessions' takes it" in message
         await pilot.press("escape")
-        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "escape now opens sessions")
+        await wait_until(pilot, lambda: showing(app, SessionsScreen), "escape now opens sessions")
 
 
 async def test_the_keys_notice_shows_its_brackets_literally() -> None:

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.segment import Segment
 
+from tests.ui.helpers import wait_until
 from tui_agent.ui.widgets.markdown_cuts import ends_with_rule, settled_boundary
 
 DOC = """# Title
@@ -107,7 +108,7 @@ async def test_widget_streamed_lines_equal_its_frozen_lines() -> None:
                 whole = MarkdownView(source[:cut])
                 await app.mount(whole)
                 whole.freeze()
-                await pilot.pause()
-                assert whole.size.width == view.size.width
+                laid_out = lambda whole=whole: whole.size.width == view.size.width  # noqa: E731
+                await wait_until(pilot, laid_out, "the whole text laid out")  # a frame after it is mounted
                 assert view.shown_text() == whole.shown_text(), f"differs after {cut} characters"
                 await whole.remove()

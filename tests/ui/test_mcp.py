@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList
 
 from tests.fixtures.mcp_servers.config import stdio
-from tests.ui.helpers import Built, app_on_real_agent, chat
+from tests.ui.helpers import WAIT_LIMIT, Built, app_on_real_agent, chat, chat_idle, showing
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.config import McpServerSettings, Settings
 from tui_agent.history.store import HistoryStore
@@ -49,7 +49,7 @@ async def mcp_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
 
 async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str) -> None:
     """Like `wait_until`, with room for real server processes to start (the SDK import alone takes a second)."""
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + WAIT_LIMIT
     while not condition():
         if time.monotonic() > deadline:
             raise AssertionError(f"never reached: {what}")
@@ -74,9 +74,9 @@ async def test_an_mcp_tool_asks_then_runs_in_its_panel_and_is_saved(mcp_app: Mak
     app, _ = mcp_app(calling("echo", text="hi"), demo=stdio("--chatty"))
     async with app.run_test(size=(140, 40)) as pilot:
         await type_prompt(pilot, "echo hi")  # sent at once: the turn waits for the server to be ready
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")  # default: ask
+        await until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")  # default: ask
         await pilot.press("a")
-        await until(pilot, lambda: chat(pilot).idle, "turn finished")
+        await until(pilot, lambda: chat_idle(pilot), "turn finished")
         (panel,) = chat(pilot).tool_panels.panels
         assert panel.call.name == "echo" and panel.status is ToolStatus.DONE and panel.call.result == "echo: hi"
         assert chat(pilot).chat_log.assistant_messages[-1].shown_text().strip() == "All done."
@@ -94,7 +94,7 @@ async def test_escape_cancels_a_running_mcp_call(mcp_app: MakeApp) -> None:
             "the call running",
         )
         await pilot.press("escape")
-        await until(pilot, lambda: chat(pilot).idle, "turn cancelled")
+        await until(pilot, lambda: chat_idle(pilot), "turn cancelled")
         (panel,) = chat(pilot).tool_panels.panels
         assert panel.status is ToolStatus.INTERRUPTED
 
@@ -113,7 +113,7 @@ async def test_the_mcp_screen_lists_restarts_toggles_and_shows_the_log(mcp_app: 
             "demo ready",
         )
         app.action_mcp_servers()
-        await until(pilot, lambda: isinstance(app.screen, McpScreen), "the MCP screen")
+        await until(pilot, lambda: showing(app, McpScreen), "the MCP screen")
         screen = app.screen
         assert isinstance(screen, McpScreen)
         await until(pilot, lambda: bool(screen.query(OptionList)), "the list mounted")
@@ -121,6 +121,7 @@ async def test_the_mcp_screen_lists_restarts_toggles_and_shows_the_log(mcp_app: 
         await until(pilot, lambda: "ready with 8 tools" in rows()[0], "demo's state")
         assert "failed: the command 'no-such-mcp-server' was not found" in rows()[1] and "disabled" in rows()[2]
         await pilot.press("l")  # demo's log: its stderr, escapes removed
+        await until(pilot, lambda: screen.showing_log, "the log shown")
         log = str(screen.query_one("#mcp-log-text").render())
         assert "CHATTY-STDERR starting" in log and "\x1b" not in log
         assert screen.showing_log and screen.query_one("#mcp-log").styles.display == "block"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.command import CommandInput, CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -18,6 +19,7 @@ from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.config import Settings
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.testing.scripted import ScriptedBackend, reply_script
+from tui_agent.ui import app as app_module
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.keys import key_rows
 from tui_agent.ui.screens.chat import ChatScreen
@@ -70,10 +72,21 @@ async def run_command(pilot: Pilot[None], text: str) -> None:
         option = commands.highlighted_option
         return str(option.prompt).split("\n")[0] if option is not None else ""
 
-    await wait_until(pilot, lambda: highlighted().startswith(text), f"{text!r} highlighted")
+    field = palette.query_one(CommandInput)
+    await wait_until(
+        pilot,
+        lambda: highlighted().startswith(text),
+        lambda: f"{text!r} highlighted (shows {highlighted()!r} of {commands.option_count}, typed {field.value!r})",
+    )
     await pilot.press("enter")
     await wait_until(pilot, lambda: app.screen is not palette, "palette closed")
     await pilot.pause()
+
+
+async def picker(pilot: Pilot[None]) -> None:
+    """Wait for the second palette a command opens (from its callback, a moment after the first one closed: a
+    command typed before went to a palette opened anew)."""
+    await wait_until(pilot, lambda: showing(pilot.app, CommandPalette), "the picker open")
 
 
 def notices(app: TuiAgentApp) -> list[str]:
@@ -113,7 +126,7 @@ async def test_sessions_and_help_open_their_screens() -> None:
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await run_command(pilot, "Sessions")
-        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "session screen")
+        await wait_until(pilot, lambda: showing(app, SessionsScreen), "session screen")
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, SessionsScreen), "back to chat")
         await run_command(pilot, "Help")
@@ -157,10 +170,12 @@ async def test_theme_is_switched_and_saved_keeping_the_file_comments() -> None:
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await run_command(pilot, "Theme")
+        await picker(pilot)
         await run_command(pilot, "paper")
         assert app.theme == "paper"
         await pilot.press("ctrl+p")
         await run_command(pilot, "Theme")  # the second palette says which one is in use
+        await picker(pilot)
         palette = app.screen
         await run_command(pilot, "nord")
         assert palette is not app.screen and app.theme == "nord"
@@ -169,12 +184,26 @@ async def test_theme_is_switched_and_saved_keeping_the_file_comments() -> None:
     assert 'theme = "nord"' in text
 
 
+async def test_the_theme_picker_lists_every_theme_file_even_before_the_first_frame_s_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The theme files are read after the first frame; on a slow machine the picker may be opened before."""
+    monkeypatch.setattr(app_module, "ENGINE_START_DELAY", 600.0)  # the first frame's work does not come
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await run_command(pilot, "Theme")
+        await picker(pilot)
+        await run_command(pilot, "forest")  # a shipped theme file's
+        assert app.theme == "forest"
+
+
 async def test_theme_not_saved_when_the_file_is_broken_says_so() -> None:
     config = paths.config_file()
     config.write_text("model = \n")
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await run_command(pilot, "Theme")
+        await picker(pilot)
         await run_command(pilot, "forest")
         assert app.theme == "forest"
         assert any("not saved" in n and "line 1" in n for n in notices(app))
@@ -185,6 +214,7 @@ async def test_switch_model_on_the_scripted_backend_updates_the_status_bar() -> 
     app, backend = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await run_command(pilot, "Switch model")
+        await picker(pilot)
         await run_command(pilot, "scripted-large")
         assert backend.model == "scripted-large"
         assert chat(pilot).status_bar.model == "scripted-large"
@@ -200,6 +230,7 @@ async def test_switch_model_against_the_offline_server_keeps_the_conversation(tm
         async with app.run_test(size=SIZE) as pilot:
             await send(pilot, "Remember the word pelican.")
             await run_command(pilot, "Switch model")
+            await picker(pilot)
             palette = app.screen
             shown = [
                 str(palette.query_one(CommandList).get_option_at_index(i).prompt).split("\n")[0]
@@ -238,10 +269,12 @@ async def test_run_a_team_sends_the_next_prompts_to_it_until_no_team_is_picked()
     app, backend = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await run_command(pilot, "Run a team")
+        await picker(pilot)
         await run_command(pilot, "writer-critic")
         await send(pilot, "Write about tea")
         assert backend.teams_run == [("writer-critic", "Write about tea")]
         await run_command(pilot, "Run a team")
+        await picker(pilot)
         await run_command(pilot, "(no team)")
         await send(pilot, "hello")
         assert backend.teams_run == [("writer-critic", "Write about tea")] and backend.prompts[-1] == "hello"

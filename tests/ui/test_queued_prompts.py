@@ -3,6 +3,8 @@ and is sent when the turn ends; Esc on the empty prompt takes the newest one bac
 
 from __future__ import annotations
 
+from textual.pilot import Pilot
+
 from tests.ui.helpers import SIZE, chat, conversation_keys, make_app, send, wait_until
 from tui_agent.testing.scripted import Gate, Script, reply_script
 from tui_agent.ui.widgets.messages import UserMessage
@@ -11,6 +13,15 @@ from tui_agent.ui.widgets.messages import UserMessage
 def gated_reply(gate: Gate) -> Script:
     """A reply "Half done." that waits at `gate` after "Half "."""
     return [*reply_script(["Half "])[:-1], gate, *reply_script(["done."])[1:]]
+
+
+async def queue(pilot: Pilot[None], *prompts: str) -> None:
+    """Send `prompts` mid-reply, each once the one before is queued (typed before, it joined the prompt still in
+    the box: Enter is handled a moment after `press` returns, maybe)."""
+    queued = chat(pilot).queued
+    for n, prompt in enumerate(prompts, 1):
+        await send(pilot, prompt, wait=False)
+        await wait_until(pilot, lambda n=n: queued.prompts == list(prompts[:n]), lambda: f"queued: {queued.prompts}")  # type: ignore[misc]
 
 
 async def test_a_prompt_sent_mid_reply_waits_as_queued_and_is_sent_when_the_turn_ends() -> None:
@@ -46,10 +57,8 @@ async def test_several_queued_prompts_are_sent_in_order_one_turn_each() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "first", wait=False)
         await wait_until(pilot, lambda: gate.reached, "mid-reply")
-        for prompt in ("two", "three"):
-            await send(pilot, prompt, wait=False)
         screen = chat(pilot)
-        await wait_until(pilot, lambda: screen.queued.prompts == ["two", "three"], lambda: f"{screen.queued.prompts}")
+        await queue(pilot, "two", "three")
         gate.open()
         await wait_until(pilot, lambda: screen.idle, "every queued prompt answered")
         assert backend.prompts == ["first", "two", "three"]
@@ -62,17 +71,14 @@ async def test_escape_on_the_empty_prompt_takes_the_newest_queued_prompt_back() 
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "first", wait=False)
         await wait_until(pilot, lambda: gate.reached, "mid-reply")
-        await send(pilot, "two", wait=False)
-        await send(pilot, "three, with a typo", wait=False)
         screen = chat(pilot)
-        queued = ["two", "three, with a typo"]
-        await wait_until(pilot, lambda: screen.queued.prompts == queued, lambda: f"queued: {screen.queued.prompts}")
+        await queue(pilot, "two", "three, with a typo")
         await pilot.press("escape")
-        assert screen.prompt_input.text == "three, with a typo"
+        await wait_until(pilot, lambda: screen.prompt_input.text == "three, with a typo", "the newest taken back")
         assert screen.queued.prompts == ["two"]
         assert backend.cancel_count == 0 and screen.busy  # the reply goes on
         await pilot.press("escape")  # the prompt is not empty: Esc stops the reply as always
-        assert backend.cancel_count == 1
+        await wait_until(pilot, lambda: backend.cancel_count == 1, "the reply stopped")
         await wait_until(pilot, lambda: screen.idle, "the queued prompt sent after the stop")
         assert backend.prompts == ["first", "two"]
         assert screen.prompt_input.text == "three, with a typo"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.fixtures.offline import strict_scenario
-from tests.ui.helpers import FIXED_NOW, Built, app_on_real_agent, chat, send, task_tree, wait_until
+from tests.ui.helpers import FIXED_NOW, Built, app_on_real_agent, chat, chat_idle, send, showing, task_tree, wait_until
 from tests.unit.agent.test_turn_faults import FAULTS
 from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice
 from tui_agent.agent.services import build_agent
@@ -126,7 +126,7 @@ async def test_server_down_is_inline_and_the_app_carries_on(tmp_path: Path) -> N
         (notice,) = screen.query(ErrorNotice)
         assert "Traceback" not in str(notice.render()) and screen.idle
         await pilot.press("h", "i")
-        assert screen.prompt_input.text == "hi"
+        await wait_until(pilot, lambda: screen.prompt_input.text == "hi", "the keys typed: still responsive")
     (_, reply) = await history(tmp_path / "history.db")
     assert reply.status is MessageStatus.FAILED and reply.error
 
@@ -161,9 +161,9 @@ async def test_approval_modal_on_the_real_runner(real_app: MakeApp, tmp_path: Pa
     )
     async with app.run_test(size=(140, 40)) as pilot:
         await send(pilot, "echo carefully", wait=False)
-        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")
+        await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
         await pilot.press("a")
-        await wait_until(pilot, lambda: chat(pilot).idle, "turn finished")
+        await wait_until(pilot, lambda: chat_idle(pilot), "turn finished")
         (panel,) = chat(pilot).tool_panels.panels
         assert panel.status is ToolStatus.DONE and panel.call.result == "echo: hi"
     (call,) = (await history(tmp_path / "history.db"))[1].tool_calls
@@ -186,7 +186,7 @@ async def test_a_tool_node_cancelled_while_its_approval_is_asked_takes_the_modal
         screen = chat(pilot)
         tree = await task_tree(pilot)
         await send(pilot, "echo carefully", wait=False)
-        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval modal")
+        await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
         (tool,) = [item for item in tree.items.values() if item.kind == "tool"]
         assert tool.node_id is not None and screen.backend.cancel_node(tool.node_id)
         await wait_until(pilot, lambda: app.screen is screen and screen.idle, "modal gone, turn finished")

@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from tests.fixtures.offline import strict_scenario
-from tests.ui.helpers import app_on_real_agent, chat, chat_ready, send, wait_until
+from tests.ui.helpers import app_on_real_agent, chat, chat_idle, chat_ready, send, under_the_pointer, wait_until
 from tests.ui.sessions_stack import RealStack
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.resume import ResumeRequest
@@ -71,16 +71,20 @@ async def test_a_key_and_a_click_open_and_close_the_block(tmp_path: Path) -> Non
             await chat_ready(pilot)
             await send(pilot, "What is 2 + 2?")
             (block,) = _blocks(pilot)
-            block.focus()
+            block.focus()  # the focus moves a moment later: wait before the key
+            await wait_until(pilot, lambda: block.has_focus, "the block focused")
             await pilot.press("enter")
-            assert block.expanded and str(block.render()) == f"▾ thought (15 words)\n{SHOWN}"
+            await wait_until(pilot, lambda: block.expanded, "opened by Enter")
+            assert str(block.render()) == f"▾ thought (15 words)\n{SHOWN}"
             await pilot.click(block)
-            assert not block.expanded
-            chat(pilot).chat_log.focus()
+            await wait_until(pilot, lambda: not block.expanded, "closed by a click")
+            log = chat(pilot).chat_log
+            log.focus()
+            await wait_until(pilot, lambda: log.has_focus, "the log focused")
             await pilot.press("t")  # the log focused: the newest block
-            assert block.expanded
+            await wait_until(pilot, lambda: block.expanded, "opened by t")
             await pilot.click(block)
-            assert not block.expanded
+            await wait_until(pilot, lambda: not block.expanded, "closed by a click again")
 
 
 async def test_expanded_and_hidden_settings(tmp_path: Path) -> None:
@@ -130,9 +134,13 @@ async def test_a_resumed_session_shows_its_reasoning(tmp_path: Path) -> None:
             replies = list(chat(pilot).query(AssistantMessage))
             assert [reply.has_class("-thought-only") for reply in replies] == [False, True]
             first.scroll_visible(animate=False, immediate=True)
-            await pilot.pause()
+            await wait_until(pilot, lambda: under_the_pointer(pilot, first), "the first block scrolled into view")
             await pilot.click(first)
-            assert first.expanded, (first.region, first.is_attached, chat(pilot).chat_log.scroll_y)
+            await wait_until(
+                pilot,
+                lambda: first.expanded,
+                lambda: f"{first.region}, {first.is_attached}, {chat(pilot).chat_log.scroll_y}",
+            )
         assert THOUGHT not in str(stack.chat_requests())  # never sent back, live or resumed
 
 
@@ -214,5 +222,5 @@ async def test_a_block_is_not_let_go_while_its_reply_may_still_reason(tmp_path: 
             )
             (block,) = _blocks(pilot)
             assert block.done and not block.settled  # interleaved reasoning may still come: the window keeps it
-            await wait_until(pilot, lambda: chat(pilot).idle, "the reply ended")
+            await wait_until(pilot, lambda: chat_idle(pilot), "the reply ended")
             assert block.settled

@@ -67,13 +67,16 @@ async def tree(db: Path) -> list[Message]:
 async def switch(pilot: Pilot[None], entry: AssistantMessage, key: str) -> None:
     """Put the message cursor on `entry` (a reply on screen) and press `key`."""
     screen = chat(pilot)
-    if not screen.message_cursor.active:
+    cursor = screen.message_cursor
+    if not cursor.active:
         await pilot.press("ctrl+up")
+        await wait_until(pilot, lambda: cursor.active and cursor.selected is not None, "a message selected")
     for _ in range(10):
-        if screen.message_cursor.selected is entry:
+        if (selected := cursor.selected) is entry:
             await pilot.press(key)
             return
-        await pilot.press("up")
+        await pilot.press("up")  # handled a moment after `press` returns, maybe: one key per move
+        await wait_until(pilot, lambda selected=selected: cursor.selected is not selected, "the cursor moved up")  # type: ignore[misc]
     raise AssertionError(f"the cursor never reached {entry.text!r}")
 
 

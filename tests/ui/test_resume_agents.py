@@ -12,7 +12,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
-from tests.ui.helpers import chat, send, wait_until
+from tests.ui.helpers import chat, send, showing, wait_until
 from tests.ui.sessions_stack import RealStack, stack_serving
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.history.models import Message
@@ -70,7 +70,7 @@ async def test_why_the_team_stopped_is_shown_again_on_continue_and_from_the_sess
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: pilot.app.screen.is_active, "chat screen")
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "the sessions screen")
+        await wait_until(pilot, lambda: showing(app, SessionsScreen), "the sessions screen")
         await wait_until(pilot, lambda: bool(app.screen.query_one(OptionList).option_count), "sessions listed")
         await pilot.press("enter")
         await wait_until(pilot, lambda: STOPPED in stop_lines(pilot), lambda: f"stop lines {stop_lines(pilot)}")
@@ -139,7 +139,7 @@ async def test_the_sessions_screen_nests_a_sub_agents_session_under_its_caller_b
         first = (await agent.session_messages(caller))[0]
         fork = await agent.fork_session(caller, first.id)  # it keeps the caller's agent, and its parent
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "the sessions screen")
+        await wait_until(pilot, lambda: showing(app, SessionsScreen), "the sessions screen")
         screen = app.screen
         assert isinstance(screen, SessionsScreen)
         await wait_until(pilot, lambda: len(screen.sessions) == 3, "three sessions listed")

@@ -78,8 +78,13 @@ async def type_filter(pilot: Pilot[None], text: str, until: Any) -> None:
     screen = sessions_screen(pilot)
     screen.query_one(Input).value = ""
     await pilot.press(*text)
-    await wait_until(pilot, lambda: until(screen), f"filter {text!r} applied")
+    field = screen.query_one(Input)  # `until` must not hold for the list shown before (it is filtered anew)
+    await wait_until(pilot, lambda: field.value == text and until(screen), f"filter {text!r} applied")
     await pilot.pause()
+
+
+def titles(screen: SessionsScreen) -> list[str]:
+    return [session.title for session in screen.sessions.values()]
 
 
 async def back_in_chat(pilot: Pilot[None], first_prompt: str | None) -> None:
@@ -119,7 +124,7 @@ async def test_typing_filters_by_title_and_by_message_text(stack: RealStack) -> 
         (row,) = rows(pilot)
         assert row.startswith("  Bread") and "sourdough" in row.splitlines()[-1].lower()
         # Words of a title match too.
-        await type_filter(pilot, "oslo", lambda s: len(s.sessions) == 1)
+        await type_filter(pilot, "oslo", lambda s: titles(s) == ["Weather in Oslo"])  # the list said Bread
         assert rows(pilot)[0].splitlines()[0].strip() == "Weather in Oslo"
         await type_filter(pilot, "submarine", lambda s: not s.sessions)
         assert rows(pilot) == ["No session matches."]
@@ -254,7 +259,8 @@ async def test_new_session_title_comes_from_the_first_prompt_without_a_model_req
     app, backend = stack.app()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "\n  Plan a three-day trip to Lisbon with a focus on food, tiles and old trams please\nmore")
-        assert chat(pilot).status_bar.title == (await backend.ready()).session_title
+        engine, bar = await backend.ready(), chat(pilot).status_bar
+        await wait_until(pilot, lambda: bar.title == engine.session_title, lambda: f"{bar.title!r} named")
     assert len(stack.chat_requests()) == 1  # the reply only: no request to name the session
     (session,), _ = await stored(stack.db)
     assert session.title == "Plan a three-day trip to Lisbon with a focus on food, tiles…"
@@ -277,8 +283,7 @@ async def test_new_session_and_export(stack: RealStack, tmp_path: Path, monkeypa
         await back_in_chat(pilot, None)
         assert (await backend.ready()).current_session_id is None
         assert await export_current(app) is None  # nothing to export yet: said in a notification
-        await pilot.pause()
-        assert any("Nothing to export" in n.message for n in notifications(app))
+        await wait_until(pilot, lambda: any("Nothing to export" in n.message for n in notifications(app)), "said")
 
 
 async def test_session_screen_opens_once_and_esc_goes_back(stack: RealStack) -> None:
@@ -358,7 +363,7 @@ def stored_attachments(db: Path) -> set[str]:
 
 async def delete_selected(pilot: Pilot[None], screen: SessionsScreen, left: int) -> None:
     await pilot.press("ctrl+d")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmDeleteScreen), "confirmation")
+    await wait_until(pilot, lambda: showing(pilot.app, ConfirmDeleteScreen), "confirmation")
     await pilot.press("y")
     await wait_until(pilot, lambda: screen.is_active and len(screen.sessions) == left, "deleted")
 

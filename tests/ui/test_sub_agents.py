@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
-from tests.ui.helpers import FIXED_NOW, call, chat, make_app, send, showing, task_tree, wait_until
+from tests.ui.helpers import FIXED_NOW, call, chat, chat_idle, make_app, send, showing, task_tree, wait_until
 from tui_agent.agent.events import (
     AssistantMessageFinished,
     AssistantMessageStarted,
@@ -110,7 +110,7 @@ async def test_the_ask_panel_shows_the_sub_agent_streaming_with_its_own_tool_cal
         assert "◐ get_weather" in shown
         assert f"{FIXED_NOW - 101.0:.1f}s" in shown  # its call's time, ticking
         gate.open()
-        await wait_until(pilot, lambda: chat(pilot).idle, "turn finished")
+        await wait_until(pilot, lambda: chat_idle(pilot), "turn finished")
         await wait_until(pilot, lambda: "researcher · finished" in panel_text(pilot), lambda: panel_text(pilot))
         shown = panel_text(pilot)
         assert "✓ get_weather  0.5s" in shown
@@ -124,7 +124,7 @@ async def test_esc_shows_the_sub_agent_and_its_open_call_interrupted() -> None:
         await send(pilot, "Ask the researcher about Oslo", wait=False)
         await wait_until(pilot, lambda: gate.reached, "the sub-agent mid-turn")
         await pilot.press("escape")
-        await wait_until(pilot, lambda: chat(pilot).idle, "turn ended")
+        await wait_until(pilot, lambda: chat_idle(pilot), "turn ended")
         await wait_until(pilot, lambda: "researcher · interrupted" in panel_text(pilot), lambda: panel_text(pilot))
         assert "■ get_weather" in panel_text(pilot)
         assert backend.cancel_count == 1
@@ -143,7 +143,7 @@ async def test_a_long_sub_agent_answer_shows_only_its_newest_lines() -> None:
         assert f"line {299 - TEXT_LINES}\n" not in shown and "line 0\n" not in shown
         assert f"… {300 - TEXT_LINES} earlier lines (o: open its session)" in shown
         gate.open()
-        await wait_until(pilot, lambda: chat(pilot).idle, "turn finished")
+        await wait_until(pilot, lambda: chat_idle(pilot), "turn finished")
         # answered: its final answer is the call's result; the text it streamed is only counted
         await wait_until(pilot, lambda: "… its text: 300 lines" in panel_text(pilot), lambda: panel_text(pilot))
         assert "line 299" not in panel_text(pilot)
@@ -160,7 +160,7 @@ async def test_a_sub_agents_question_names_the_agent_and_its_answer_reaches_it()
         assert "Asked by the sub-agent researcher" in str(modal.query_one("#approval-agent").render())
         assert "researcher asks" in str(modal.query_one("#approval-dialog").border_title)
         await pilot.press("a")
-        await wait_until(pilot, lambda: chat(pilot).idle, "turn finished")
+        await wait_until(pilot, lambda: chat_idle(pilot), "turn finished")
         assert backend.decisions == [Decision.ALLOW_ONCE]
         assert "✓ get_weather" in panel_text(pilot)
 
@@ -173,7 +173,7 @@ async def test_a_delegates_delegate_asks_through_the_chain() -> None:
         await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
         assert "researcher → critic" in str(app.screen.query_one("#approval-agent").render())
         await pilot.press("d")
-        await wait_until(pilot, lambda: chat(pilot).idle, "turn finished")
+        await wait_until(pilot, lambda: chat_idle(pilot), "turn finished")
 
 
 async def test_the_task_tree_names_the_sub_agents_turn_and_cancels_it() -> None:
@@ -195,9 +195,10 @@ async def test_the_task_tree_names_the_sub_agents_turn_and_cancels_it() -> None:
         await pilot.press("ctrl+t")
         await wait_until(pilot, lambda: tree.has_focus, "the tree focused")
         while (selected := tree.selected_item()) is None or selected.kind != "agent":
-            await pilot.press("down")
+            await pilot.press("down")  # handled a moment after `press` returns, maybe: one key per move
+            await wait_until(pilot, lambda selected=selected: tree.selected_item() is not selected, "moved down")  # type: ignore[misc]
         await pilot.press("x")
-        await wait_until(pilot, lambda: chat(pilot).idle, "turn ended")
+        await wait_until(pilot, lambda: chat_idle(pilot), "turn ended")
         assert backend.cancelled_nodes == [agents[0].node_id]
 
 
@@ -251,7 +252,8 @@ async def test_a_resumed_ask_call_shows_its_agent_and_opens_its_stored_session()
         await wait_until(pilot, lambda: "o: open its session" in panel_text(pilot, ("a1", "c1")), "the hint")
         chat(pilot).prompt_input.focus()
         await wait_until(pilot, lambda: "o: open" not in panel_text(pilot, ("a1", "c1")), "no hint once it lost focus")
-        panel.focus()
+        panel.focus()  # the focus moves a moment later: wait before the key
+        await wait_until(pilot, lambda: panel.has_focus, "the panel focused again")
         await pilot.press("o")
         await wait_until(pilot, lambda: showing(app, SubSessionScreen), "the session shown")
         assert panel.sub_agent is not None and panel.sub_agent.session_id == child.id

@@ -93,7 +93,8 @@ async def select(pilot: Pilot[None], tree: TaskTree, name: str) -> None:
         item = tree.selected_item()
         if item is not None and item.name == name:
             return
-        await pilot.press("down")
+        await pilot.press("down")  # handled a moment after `press` returns, maybe: one key per move
+        await wait_until(pilot, lambda item=item: tree.selected_item() is not item, f"the cursor moved down to {name}")  # type: ignore[misc]
     raise AssertionError(f"no node called {name!r} to select")
 
 
@@ -103,7 +104,7 @@ async def test_ctrl_t_shows_the_turn_live_until_everything_completed(real_app: M
         tree = await task_tree(pilot)
         assert not tree.display
         await pilot.press("ctrl+t")
-        assert tree.display and tree.has_focus
+        await wait_until(pilot, lambda: tree.display and tree.has_focus, "the tree shown, focused")
         chat(pilot).prompt_input.focus()
         await send(pilot, "weather in Paris")
         names = [item.name for item in tree.items.values()]
@@ -134,10 +135,13 @@ async def test_cancelling_a_running_node_stops_its_subtree_and_says_so(
         )
         await pilot.press("ctrl+t")
         tree = await task_tree(pilot)
-        assert tree.has_focus
+        await wait_until(pilot, lambda: tree.has_focus, "the tree focused")
         assert line_for(tree, "run_tools").startswith("◐ ") and line_for(tree, "slow_echo").startswith("◐ ")
         await select(pilot, tree, "run_tools")
-        await pilot.press("ctrl+t", "ctrl+t")  # hidden and shown again: the selection is kept
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: not tree.display, "hidden")
+        await pilot.press("ctrl+t")  # shown again: the selection is kept
+        await wait_until(pilot, lambda: tree.display and tree.has_focus, "shown, focused")
         await wait_until(  # the cursor is put back after the frame that lays the lines out
             pilot, lambda: (item := tree.selected_item()) is not None and item.name == "run_tools", "run_tools selected"
         )
@@ -177,9 +181,9 @@ async def test_cancel_key_on_an_ended_node_explains_instead(real_app: MakeApp) -
         tree = await task_tree(pilot)
         await select(pilot, tree, "show_reply")
         await pilot.press("x")
-        await pilot.pause()
-        messages = [n.message for n in notifications(app)]
-        assert any("show_reply has already ended" in m for m in messages)
+        await wait_until(
+            pilot, lambda: any("show_reply has already ended" in n.message for n in notifications(app)), "explained"
+        )
         assert not screen.idle and line_for(tree, "slow_echo").startswith("◐ ")  # nothing was cancelled
         await pilot.press("escape")
         await wait_until(pilot, lambda: screen.idle, "Esc ended the turn")
@@ -233,8 +237,11 @@ async def test_a_hidden_tree_draws_nothing_and_hiding_gives_the_prompt_its_focus
         ]
         assert not tree.root.children  # the model follows the turn, the widget stays empty while hidden
         await pilot.press("ctrl+t")
-        assert shown_lines(tree) == [f"◐ {item.name}  3.2s" for item in tree.items.values()]
-        assert tree.has_focus
+        await wait_until(
+            pilot,
+            lambda: shown_lines(tree) == [f"◐ {item.name}  3.2s" for item in tree.items.values()] and tree.has_focus,
+            lambda: f"the tree drawn, focused ({shown_lines(tree)}, {tree.has_focus})",
+        )
 
         def hints() -> list[str]:
             return [n.message for n in notifications(app) if "to cancel it" in n.message]
@@ -243,13 +250,21 @@ async def test_a_hidden_tree_draws_nothing_and_hiding_gives_the_prompt_its_focus
         (hint,) = hints()
         assert "del or x" in hint  # the keys in force, said once
         await pilot.press("ctrl+t")
-        assert not tree.display and screen.prompt_input.has_focus
+        await wait_until(
+            pilot, lambda: not tree.display and screen.prompt_input.has_focus, "hidden, the prompt focused"
+        )
         gate.open()
         await wait_until(pilot, lambda: screen.idle, "turn finished")
         assert not tree.root.children
         assert all(item.glyph == "✓" for item in tree.items.values())
         await pilot.press("ctrl+t")
-        assert all(line.startswith("✓ ") for line in shown_lines(tree))
+        await wait_until(
+            pilot,
+            lambda: (
+                len(shown_lines(tree)) == len(tree.items) and all(line.startswith("✓ ") for line in shown_lines(tree))
+            ),
+            lambda: f"the ended turn drawn ({shown_lines(tree)})",
+        )
         await pilot.pause()
         assert len(hints()) == 1
 
@@ -264,15 +279,17 @@ async def test_typing_with_the_tree_focused_goes_to_the_prompt_and_x_still_cance
         await wait_until(pilot, lambda: gate.reached, "mid-turn")
         tree = await task_tree(pilot)
         await pilot.press("ctrl+t")
-        assert tree.has_focus
+        await wait_until(pilot, lambda: tree.has_focus, "the tree focused")
         # Nothing in the tree answers to "w": the next prompt begins, and the keys typed with it follow it there
         # (the space and the x too) before the focus has moved.
         for key, character in [("w", "w"), ("h", "h"), ("y", "y"), ("space", " "), ("x", "x"), ("question_mark", "?")]:
             app.post_message(events.Key(key, character))  # all at once, as a terminal sends a typed burst
         await wait_until(pilot, lambda: screen.prompt_input.text == "why x?", lambda: repr(screen.prompt_input.text))
         assert screen.prompt_input.has_focus and screen.prompt_input.text == "why x?"
-        await pilot.press("ctrl+t", "ctrl+t")  # hidden, shown: the tree has the keys again
-        assert tree.has_focus
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: not tree.display, "hidden")
+        await pilot.press("ctrl+t")  # shown again: the tree has the keys again
+        await wait_until(pilot, lambda: tree.display and tree.has_focus, "shown, focused")
         tree.select_node(tree.root.children[0])
         await pilot.press("x")
         await wait_until(pilot, lambda: screen.idle, "the turn cancelled from the tree")

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.command import CommandPalette
 from textual.pilot import Pilot
 
 from tests.ui import test_real_stack
-from tests.ui.helpers import chat, send, wait_until
+from tests.ui.helpers import chat, chat_idle, send, showing, wait_until
 from tests.ui.test_real_stack import PLUGINS, MakeApp, history
 from tui_agent.status import MessageStatus
 from tui_agent.ui.screens.approval import ApprovalScreen
+from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.help import HelpScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
 
@@ -60,20 +62,20 @@ async def test_every_size_survives_every_stage(real_app: MakeApp, tmp_path: Path
         await send(pilot, "tell me everything", wait=False)
         await wait_until(pilot, lambda: bool(log.assistant_messages), "the reply started")
         await shrink_and_grow(pilot)  # streaming text and tool panels
-        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval dialog")
+        await wait_until(pilot, lambda: showing(app, ApprovalScreen), "the approval dialog")
         await shrink_and_grow(pilot)
         await pilot.press("a")
         await wait_until(pilot, lambda: len(log.assistant_messages) > 1, "the second reply")
         await pilot.press("ctrl+t")  # the task tree, while the second reply streams
         await shrink_and_grow(pilot)
         await pilot.press("ctrl+t")
-        await wait_until(pilot, lambda: chat(pilot).idle, "the turn finished")
+        await wait_until(pilot, lambda: chat_idle(pilot), "the turn finished")
         await pilot.press("f1")
-        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
+        await wait_until(pilot, lambda: showing(app, HelpScreen), "the help screen")
         await shrink_and_grow(pilot)
         await pilot.press("escape")
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "the sessions screen")
+        await wait_until(pilot, lambda: showing(app, SessionsScreen), "the sessions screen")
         await shrink_and_grow(pilot)
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, SessionsScreen), "back to the chat")
@@ -98,19 +100,25 @@ async def test_every_size_survives_the_dialogs(real_app: MakeApp) -> None:
     )
     async with app.run_test(size=(120, 36)) as pilot:
         await send(pilot, "tell me everything")
-        chat(pilot).tool_panels.panels[0].focus()
+        panel = chat(pilot).tool_panels.panels[0]
+        panel.focus()  # the focus moves a moment later: wait before the key
+        await wait_until(pilot, lambda: panel.has_focus, "the panel focused")
         await pilot.press("enter")  # the whole result
+        await wait_until(pilot, lambda: panel.expanded, "the whole result shown")
         app.notify("a notification long enough to wrap " * 3, timeout=60)
         await shrink_and_grow(pilot)
-        await pilot.press("ctrl+p", "t", "h", "e")
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: showing(app, CommandPalette), "the palette")
+        await pilot.press("t", "h", "e")
         await shrink_and_grow(pilot)
         await pilot.press("escape")
+        await wait_until(pilot, lambda: showing(app, ChatScreen), "the palette closed")
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "the sessions screen")
+        await wait_until(pilot, lambda: showing(app, SessionsScreen), "the sessions screen")
         for key in ("ctrl+r", "ctrl+f", "ctrl+d"):  # rename, fork (a list of messages), delete
             await pilot.press(key)
             await wait_until(pilot, lambda: not isinstance(app.screen, SessionsScreen), f"the {key} dialog")
             await shrink_and_grow(pilot)
             await pilot.press("escape")
-            await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "back to the sessions")
+            await wait_until(pilot, lambda: showing(app, SessionsScreen), "back to the sessions")
         assert app.is_running

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.ui.helpers import call, chat, make_app, send, showing, wait_until
+from tests.ui.helpers import call, chat, chat_idle, make_app, send, showing, under_the_pointer, wait_until
 from tui_agent.agent.events import ToolStatus
 from tui_agent.testing.scripted import AskApproval, Gate, reply_script
 from tui_agent.tool_call import Decision
@@ -42,7 +42,7 @@ async def test_panel_goes_through_every_status_with_a_distinct_look() -> None:
             assert panel is not None
             seen.append((status_classes(panel), panel.border_subtitle))
             gate.open()
-        await wait_until(pilot, lambda: chat(pilot).idle)
+        await wait_until(pilot, lambda: chat_idle(pilot))
         assert [classes for classes, _ in seen] == [{"-pending"}, {"-awaiting_approval"}, {"-running"}, {"-done"}]
         assert [subtitle for _, subtitle in seen] == [
             "○ pending",
@@ -68,11 +68,13 @@ async def test_arguments_pretty_printed_and_long_result_expands() -> None:
         collapsed = str(panel.render())
         assert '"a": 1,\n  "b": [' in collapsed
         assert "line 7" in collapsed and "line 8" not in collapsed and "22 more lines" in collapsed
+        await wait_until(pilot, lambda: under_the_pointer(pilot, panel), "the panel laid out")
         await pilot.click(panel)
-        assert "line 29" in str(panel.render())
-        panel.focus()
+        await wait_until(pilot, lambda: "line 29" in str(panel.render()), "expanded by a click")
+        panel.focus()  # the focus moves a moment later: wait before the key
+        await wait_until(pilot, lambda: panel.has_focus, "the panel focused")
         await pilot.press("enter")
-        assert "line 29" not in str(panel.render())
+        await wait_until(pilot, lambda: "line 29" not in str(panel.render()), "collapsed by Enter")
 
 
 async def test_parallel_calls_run_together() -> None:
@@ -91,7 +93,7 @@ async def test_parallel_calls_run_together() -> None:
         panels = chat(pilot).tool_panels.panels
         assert [(p.call.name, p.status) for p in panels] == [("get_weather", "running"), ("get_time", "running")]
         gate.open()
-        await wait_until(pilot, lambda: chat(pilot).idle)
+        await wait_until(pilot, lambda: chat_idle(pilot))
         assert [p.status for p in panels] == [ToolStatus.DONE, ToolStatus.DONE]
 
 
@@ -112,7 +114,7 @@ async def test_approval_allow_once() -> None:
         await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
         assert "rm -rf [bold]/tmp/x" in app.export_screenshot().replace("&#160;", " ")
         await pilot.press("a")
-        await wait_until(pilot, lambda: chat(pilot).idle)
+        await wait_until(pilot, lambda: chat_idle(pilot))
         assert backend.decisions == [Decision.ALLOW_ONCE]
         panel = chat(pilot).tool_panels.panel(("m1", "c1"))
         assert panel is not None and panel.status is ToolStatus.DONE
@@ -123,8 +125,10 @@ async def test_approval_always_by_button() -> None:
     async with app.run_test() as pilot:
         await send(pilot, "clean up", wait=False)
         await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
+        button = app.screen.query_one("#allow_always")
+        await wait_until(pilot, lambda: under_the_pointer(pilot, button), "the button laid out")
         await pilot.click("#allow_always")
-        await wait_until(pilot, lambda: chat(pilot).idle)
+        await wait_until(pilot, lambda: chat_idle(pilot))
         assert backend.decisions == [Decision.ALLOW_ALWAYS]
 
 
@@ -134,7 +138,7 @@ async def test_approval_deny() -> None:
         await send(pilot, "clean up", wait=False)
         await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
         await pilot.press("d")
-        await wait_until(pilot, lambda: chat(pilot).idle)
+        await wait_until(pilot, lambda: chat_idle(pilot))
         assert backend.decisions == [Decision.DENY]
         screen = chat(pilot)
         panel = screen.tool_panels.panel(("m1", "c1"))
@@ -158,6 +162,7 @@ async def test_escape_mid_tool_interrupts_running_calls() -> None:
         await send(pilot, "slow tool", wait=False)
         await wait_until(pilot, lambda: gate.reached)
         await pilot.press("escape")
+        await wait_until(pilot, lambda: backend.cancel_count == 1, "the turn stopped")
         screen = chat(pilot)
         panel = screen.tool_panels.panel(("m1", "c1"))
         assert panel is not None and panel.status is ToolStatus.INTERRUPTED

@@ -203,6 +203,11 @@ class TuiAgentApp(App[None]):
             self._build_worker = self.run_worker(
                 self._build_engine, group="engine", exit_on_error=False, description="build the engine"
             )
+        self.register_every_theme()
+
+    def register_every_theme(self) -> None:
+        """Read every theme file now, if the first frame's work has not yet (once): the theme picker, opened
+        before it on a slow machine, listed Textual's themes alone."""
         for problem in self._themes.finish():
             self.notify(problem, severity="warning", timeout=10, markup=False)
 

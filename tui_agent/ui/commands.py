@@ -237,7 +237,8 @@ async def _use_team(app: TuiAgentApp, name: str | None) -> None:
 
 # -- themes -------------------------------------------------------------------------------------------
 def pick_theme(app: TuiAgentApp) -> None:
-    """Offer every registered theme (shipped, yours, Textual's) in a second palette."""
+    """Offer every theme (shipped, yours, Textual's) in a second palette."""
+    app.register_every_theme()
     commands = []
     for name, theme in sorted(app.available_themes.items()):
         origin = "Textual" if name in BUILTIN_THEMES else "tui-agent"
