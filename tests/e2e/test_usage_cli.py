@@ -109,7 +109,8 @@ async def test_sessions_list_counts_a_callers_sub_agents_in_its_cost_and_says_so
     lines = {
         line.split()[0] if not line.startswith(" ") else line.split()[1]: line for line in listed.stdout.splitlines()
     }
-    assert "$0.7500" in lines[caller] and lines[caller].endswith("(tokens and cost with its sub-agents')")  # 0.15 + 0.60
+    assert "$0.7500" in lines[caller]  # 0.15 + 0.60
+    assert lines[caller].endswith("(tokens and cost with its sub-agents')")
     assert "$0.6000" in lines[sub] and "sub-agents" not in lines[sub]  # its own, listed under the caller
     rows = {row["id"]: row for row in json.loads(run(["sessions", "list", "--json"], isolated_home).stdout)}
     assert (rows[caller]["cost"], rows[caller]["tokens"], rows[caller]["sub_agent_runs"]) == ("0.75", 2_000_000, 1)

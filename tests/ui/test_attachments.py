@@ -302,8 +302,8 @@ async def test_up_in_a_later_run_brings_back_a_prompt_with_its_files_read_from_h
         await chat_ready(pilot)
         await pick(pilot, "notes")
         await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the chip")
-        await send_typed(pilot, "When is the launch?")
-        await send_typed(pilot, "Thanks")
+        await send(pilot, "When is the launch?")
+        await send(pilot, "Thanks")
     (project / "docs" / "notes.md").write_text("Moved to Friday.\n")  # what was sent is what comes back
     app, _ = stack.app(ResumeRequest(latest=True))
     async with app.run_test(size=SIZE) as pilot:
@@ -325,7 +325,7 @@ async def test_a_recalled_prompt_whose_file_history_no_longer_holds_says_so(proj
         await chat_ready(pilot)
         await pick(pilot, "notes")
         await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the chip")
-        await send_typed(pilot, "When is the launch?")
+        await send(pilot, "When is the launch?")
     with sqlite3.connect(stack.db) as conn:
         conn.execute("DELETE FROM attachments")  # as when the session that stored it was deleted
     app, _ = stack.app()
@@ -353,6 +353,6 @@ async def test_a_long_paste_with_a_terminals_line_ends_is_counted_and_sent_in_li
         await pilot.press("a")
         await wait_until(pilot, lambda: chips(pilot) == ["paste-1.txt"], "the paste as a chip")
         assert any("(27 KB, 3,000 lines) is attached" in n.message for n in notifications(app))
-        await send_typed(pilot, "What went wrong?")
+        await send(pilot, "What went wrong?")
         (sent,) = user_contents(stack)
         assert "log line\n" * 3000 in sent[1]["text"]
