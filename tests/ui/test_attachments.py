@@ -85,7 +85,8 @@ async def pick(pilot: Pilot[None], query: str) -> None:
 
 
 def chips(pilot: Pilot[None]) -> list[str]:
-    return [ref.name for ref in chat(pilot).query_one(AttachmentChips).refs]
+    """The chips over the prompt (none before their strip is mounted, a moment after the first frame)."""
+    return [ref.name for strip in chat(pilot).query(AttachmentChips) for ref in strip.refs]
 
 
 def last_reply(pilot: Pilot[None]) -> str:
@@ -310,7 +311,8 @@ async def test_up_in_a_later_run_brings_back_a_prompt_with_its_files_read_from_h
         await wait_until(pilot, lambda: len(chat(pilot).query(UserMessage)) == 2, "the resumed session")
         screen = chat(pilot)
         await pilot.press("up")
-        assert screen.prompt_input.text == "Thanks" and chips(pilot) == []
+        await wait_until(pilot, lambda: screen.prompt_input.text == "Thanks", "the newest prompt recalled")
+        assert chips(pilot) == []
         await pilot.press("up", "enter")  # Enter may come before the file is read back: it waits for it
         await wait_until(pilot, lambda: screen.idle and len(screen.query(UserMessage)) == 3, "sent again")
         sent = user_contents(stack)[-1]
@@ -348,10 +350,10 @@ async def test_a_long_paste_with_a_terminals_line_ends_is_counted_and_sent_in_li
     async with app.run_test(size=SIZE) as pilot:
         screen = await chat_ready(pilot)
         screen.prompt_input.post_message(events.Paste(pasted))
-        await wait_until(pilot, lambda: isinstance(app.screen, AttachPasteScreen), "asked")
+        await wait_until(pilot, lambda: showing(app, AttachPasteScreen), "asked")
         assert "(27 KB, 3,000 lines)" in " ".join(str(s.render()) for s in app.screen.query(Static))
         await pilot.press("a")
-        await wait_until(pilot, lambda: chips(pilot) == ["paste-1.txt"], "the paste as a chip")
+        await wait_until(pilot, lambda: showing(app, ChatScreen) and chips(pilot) == ["paste-1.txt"], "the chip")
         assert any("(27 KB, 3,000 lines) is attached" in n.message for n in notifications(app))
         await send(pilot, "What went wrong?")
         (sent,) = user_contents(stack)
