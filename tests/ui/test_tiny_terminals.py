@@ -9,7 +9,9 @@ test resizes through tiny sizes and back at each stage. Before, 2 columns while 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
+from textual.app import App
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 
@@ -23,6 +25,13 @@ from tui_agent.ui.screens.help import HelpScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
 
 real_app = test_real_stack.real_app
+
+
+def sessions_listed(app: App[None]) -> bool:
+    """The sessions screen is shown with a session highlighted (listed a moment after the screen shows)."""
+    return showing(app, SessionsScreen) and cast(SessionsScreen, app.screen).highlighted is not None
+
+
 """The app on the real engine (a fixture shared with test_real_stack.py)."""
 
 TINY = [(1, 1), (2, 1), (1, 2), (2, 2), (3, 3), (5, 2), (2, 5), (10, 3), (20, 5), (40, 10), (80, 24)]
@@ -114,11 +123,19 @@ async def test_every_size_survives_the_dialogs(real_app: MakeApp) -> None:
         await pilot.press("escape")
         await wait_until(pilot, lambda: showing(app, ChatScreen), "the palette closed")
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: showing(app, SessionsScreen), "the sessions screen")
+        await wait_until(
+            pilot,
+            lambda: sessions_listed(app),
+            "the sessions screen with this session listed",
+        )
         for key in ("ctrl+r", "ctrl+f", "ctrl+d"):  # rename, fork (a list of messages), delete
             await pilot.press(key)
             await wait_until(pilot, lambda: not isinstance(app.screen, SessionsScreen), f"the {key} dialog")
             await shrink_and_grow(pilot)
             await pilot.press("escape")
-            await wait_until(pilot, lambda: showing(app, SessionsScreen), "back to the sessions")
+            await wait_until(
+                pilot,
+                lambda: sessions_listed(app),
+                "back to the sessions, one highlighted",
+            )
         assert app.is_running
