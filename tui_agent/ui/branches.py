@@ -68,7 +68,16 @@ class Branches:
             self._asking.stop()
         self._asking = self.screen.set_timer(MARK_DELAY, self._ask_soon, name="branch-marks")
 
+    def stop(self) -> None:
+        """The screen is retired: no more marks are asked for or shown."""
+        if self._asking is not None:
+            self._asking.stop()
+        self._asking = None
+        self._wanted.clear()
+
     def _ask_soon(self) -> None:
+        if self.screen.retired:
+            return
         if self._asker is not None and not self._asker.is_finished:  # still asking: ask again once it is done
             self._asking = self.screen.set_timer(MARK_DELAY, self._ask_soon, name="branch-marks")
             return
@@ -103,6 +112,8 @@ class Branches:
 
     def _say_branch(self) -> None:
         """The status line says when a message shown has a newer version than the one on this branch."""
+        if self.screen.retired:
+            return
         older = [
             entry.branch
             for entry in self.screen.chat_log.entries

@@ -121,6 +121,8 @@ class ChatScreen(ChatTurns):
         self._task_tree: TaskTree | None = None
         self._stop_watching_unsaved: Unsubscribe = lambda: None
         self.later = LaterWidgets(self)
+        self.retired = False
+        """Emptied for good under a fresh chat screen (`retire`): nothing is shown here any more."""
         """The message cursor, the hover bar and the attachment strip (mounted after the first frame)."""
 
     def compose(self) -> ComposeResult:
@@ -244,7 +246,7 @@ class ChatScreen(ChatTurns):
         return await (await self._connected()).stored_attachments(refs)
 
     def _show_gauge(self, _: object) -> None:
-        if self.is_attached and self.backend is not None:
+        if self.is_attached and not self.retired and self.backend is not None:
             self.status_bar.set_meter(self.backend.meter)
 
     def on_unmount(self) -> None:
@@ -269,6 +271,9 @@ class ChatScreen(ChatTurns):
     async def retire(self) -> None:
         """Stop and empty this screen for good (a fresh chat screen now covers it): no turn, no history
         paging, no task-tree subscription, no widgets left."""
+        self.retired = True
+        if "branches" in self.__dict__:  # its marks are asked for on a timer, which would find no widgets
+            self.branches.stop()
         self.workers.cancel_node(self)
         self._stop_watching_history()
         await self.remove_children()
