@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 from textual import events
 from textual.pilot import Pilot
 
@@ -303,7 +304,11 @@ async def test_fork_from_a_message_opens_a_new_session_up_to_it(stack: RealStack
             lambda: (agent := built.agent) is not None and agent.current_session_id != first,
             "the fork opened",
         )
-        await wait_until(pilot, lambda: prompts(chat(pilot)) == [WEATHER, "Tell me about bravo"], "the fork shown")
+        await wait_until(
+            pilot,
+            lambda: showing(app, ChatScreen) and prompts(chat(pilot)) == [WEATHER, "Tell me about bravo"],
+            "the fork shown",  # on a fresh chat screen, which is `app.screen` a moment before it has its log
+        )
 
 
 async def test_switching_in_a_long_session_keeps_the_earlier_entries_once_and_in_order(stack: RealStack) -> None:
@@ -477,14 +482,23 @@ async def click_link(pilot: Pilot[None], label: str, over: UserMessage | Assista
     log = chat(pilot).chat_log
     bar = chat(pilot).query_one(HoverBar)
     await wait_until(pilot, lambda: bar.has_class("-shown") and label in str(bar.render()), f"the bar offers {label}")
-    offset = (1 + str(bar.render()).index(label), 0)
+
+    def offset() -> tuple[int, int]:
+        links = str(bar.render())
+        return (1 + cell_len(links[: links.index(label)]), 0)
 
     def placed() -> bool:  # moved over the message hovered (a frame after the hover): a click on its old place
-        # goes to the message there, and the bar follows the pointer back to it
-        return bar.entry is over and bar.region.y == max(over.region.y, log.region.y)
+        # goes to the message there, and the bar follows the pointer back to it; laid out at the width of its
+        # links (a message's `‹ ›` widen it: at the old width, the click lands on the link before)
+        links = str(bar.render())
+        return (
+            bar.entry is over
+            and bar.region.y == max(over.region.y, log.region.y)
+            and bar.region.width == cell_len(links) + 2
+        )
 
-    await wait_until(pilot, lambda: placed() and under_the_pointer(pilot, bar, offset), "the hover bar laid out")
-    await pilot.click(bar, offset=offset)
+    await wait_until(pilot, lambda: placed() and under_the_pointer(pilot, bar, offset()), "the hover bar laid out")
+    await pilot.click(bar, offset=offset())
 
 
 async def test_the_hover_bar_offers_the_same_actions_to_the_mouse(stack: RealStack) -> None:
@@ -565,3 +579,21 @@ async def test_shift_r_regenerates_with_the_model_picked(stack: RealStack) -> No
             lambda: agent.model == bar.model == "scripted",
             lambda: f"the model given back (the agent's {agent.model!r}, the status line's {bar.model!r})",
         )
+
+
+async def test_marks_asked_for_as_the_screen_is_replaced_are_dropped_quietly(stack: RealStack) -> None:
+    """A fork or a new session replaces the chat screen while its `‹2/3›` marks may still be due (asked for on
+    a timer): the old screen, emptied, asks for none and says nothing (it raised 'No nodes match StatusBar')."""
+    from tui_agent.ui.screens.sessions import show_fresh_chat
+
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Tell me about alpha")
+        old = chat(pilot)
+        old.branches.ask_again()  # as after an edit: the marks are asked for a moment later
+        show_fresh_chat(app)
+        await wait_until(pilot, lambda: app.screen is not old and showing(app, ChatScreen), "the fresh screen")
+        await wait_until(pilot, lambda: bool(chat(pilot).query(UserMessage)), "the conversation shown anew")
+        await pilot.pause(0.5)  # the old screen's mark timer (0.15 s) has run out: nothing must come of it
+        assert old.retired
+        assert [n.message for n in notifications(app) if n.severity == "error"] == []
