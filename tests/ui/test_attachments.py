@@ -84,6 +84,13 @@ async def pick(pilot: Pilot[None], query: str) -> None:
     await wait_until(pilot, lambda: not isinstance(pilot.app.screen, FilePicker), "the picker closed")
 
 
+async def send_with_notes(pilot: Pilot[None], prompt: str) -> None:
+    """Attach docs/notes.md from the @ picker and send `prompt` with it."""
+    await pick(pilot, "notes")
+    await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the chip")
+    await send(pilot, prompt)
+
+
 def chips(pilot: Pilot[None]) -> list[str]:
     """The chips over the prompt (none before their strip is mounted, a moment after the first frame)."""
     return [ref.name for strip in chat(pilot).query(AttachmentChips) for ref in strip.refs]
@@ -195,9 +202,7 @@ async def test_stored_once_and_shown_again_on_resume(project: Path, stack: RealS
     async with app.run_test(size=SIZE) as pilot:
         await chat_ready(pilot)
         for prompt in ("First look", "Second look"):
-            await pick(pilot, "notes")
-            await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the chip")
-            await send(pilot, prompt)
+            await send_with_notes(pilot, prompt)
         exported = await (await app.engine()).export_session("markdown")
     with sqlite3.connect(stack.db) as conn:
         assert conn.execute("SELECT count(*) FROM attachments").fetchone()[0] == 1  # two messages, one row
@@ -240,9 +245,7 @@ async def test_up_in_the_prompt_brings_back_an_earlier_prompt_with_its_files(pro
     app, _ = stack.app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await chat_ready(pilot)
-        await pick(pilot, "notes")
-        await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the chip")
-        await send(pilot, "When is the launch?")
+        await send_with_notes(pilot, "When is the launch?")
         await send(pilot, "Thanks")
         screen.prompt_input.insert("a draft ")  # @ opens the picker after a space
         await pick(pilot, "screenshot")
@@ -274,9 +277,7 @@ async def test_editing_a_prompt_puts_its_files_back_as_chips_and_sends_what_the_
     app, _ = stack.app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await chat_ready(pilot)
-        await pick(pilot, "notes")
-        await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the chip")
-        await send(pilot, "When is the launch?")
+        await send_with_notes(pilot, "When is the launch?")
         await select(pilot, "When is the launch?")
         await start_editing(pilot)
         await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the edited prompt's file as a chip")
@@ -301,9 +302,7 @@ async def test_up_in_a_later_run_brings_back_a_prompt_with_its_files_read_from_h
     app, _ = stack.app()
     async with app.run_test(size=SIZE) as pilot:
         await chat_ready(pilot)
-        await pick(pilot, "notes")
-        await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the chip")
-        await send(pilot, "When is the launch?")
+        await send_with_notes(pilot, "When is the launch?")
         await send(pilot, "Thanks")
     (project / "docs" / "notes.md").write_text("Moved to Friday.\n")  # what was sent is what comes back
     app, _ = stack.app(ResumeRequest(latest=True))
@@ -325,9 +324,7 @@ async def test_a_recalled_prompt_whose_file_history_no_longer_holds_says_so(proj
     app, _ = stack.app()
     async with app.run_test(size=SIZE) as pilot:
         await chat_ready(pilot)
-        await pick(pilot, "notes")
-        await wait_until(pilot, lambda: chips(pilot) == ["docs/notes.md"], "the chip")
-        await send(pilot, "When is the launch?")
+        await send_with_notes(pilot, "When is the launch?")
     with sqlite3.connect(stack.db) as conn:
         conn.execute("DELETE FROM attachments")  # as when the session that stored it was deleted
     app, _ = stack.app()
