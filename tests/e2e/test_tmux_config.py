@@ -4,6 +4,7 @@ the app still starts, and a theme picked in the palette is saved back into the f
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,14 @@ from tui_agent.config import resolve_settings
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
 CONFIG = '# mine\n[keys]\nhelp = "f2"\nlaunch_rockets = "f6"\n'
+
+
+def wait_until_gone(name: str, text: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout  # bounds a hang only
+    while text in (screen := tmux("capture-pane", "-p", "-t", name)):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{text!r} never went away; screen was:\n{screen}")
+        time.sleep(0.2)
 
 
 @pytest.fixture
@@ -31,6 +40,7 @@ def test_keys_override_and_theme_saved(session: str, isolated_home: Path) -> Non
     screen = wait_for(session, "Everywhere")  # the help's first group (a small terminal shows no more)
     assert "f2" in screen and "Help" in screen
     tmux("send-keys", "-t", session, "Escape")
+    wait_until_gone(session, "Everywhere")  # Ctrl+P while the help is still up would go to the help
     tmux("send-keys", "-t", session, "C-p")
     wait_for(session, "Search for commands")
     tmux("send-keys", "-t", session, "-l", "Theme")
