@@ -72,8 +72,20 @@ async def check_mcp(settings: Settings, registry: ToolRegistry) -> list[Check]:
         pass  # the servers still starting are reported as such below
     finally:
         checks = [
-            _mcp_check(server.name, server.state.value, server.describe(), server.offered(), str(server.log_path))
+            _mcp_check(
+                server.name, server.state.value, server.describe(notes=False), server.offered(), str(server.log_path)
+            )
             for server in servers.servers.values()
+        ]
+        checks += [
+            Check(
+                "warn",
+                f"mcp {server.name}",
+                f"{note}: {', '.join(server.needing_tasks())}",
+                "they are left out; nothing to do unless you need them",
+            )
+            for server in servers.servers.values()
+            if (note := server.tasks_note())
         ]
         await servers.close()
     return checks

@@ -236,3 +236,18 @@ async def test_arguments_the_server_refuses_are_a_failed_call_with_its_reason(st
     registry = (await start(demo=stdio(approval="never"))).registry
     status, text = await run(registry, "add", a="many", b=1)
     assert status == ToolStatus.FAILED and "add failed" in text and "valid integer" in text
+
+
+async def test_tools_that_need_task_support_are_left_out_and_said(start: Start) -> None:
+    servers = await start(demo=stdio("--task-tools", approval="never"))
+    notices: list[str] = []
+    servers.watch(notices.append)
+    names = servers.registry.names()
+    assert "echo" in names and "long_job" not in names and "batch_job" not in names
+    assert servers.summary()[0]["status"] == (
+        "ready with 8 tools; 2 tools need task support, which tui-agent does not offer yet"
+    )
+    assert servers.summary()[0]["tools"] == 8
+    assert "MCP server demo: 2 tools need task support, which tui-agent does not offer yet; " in notices[0]
+    assert notices[0].endswith("left out: long_job, batch_job.")
+    assert all("long_job" not in tool["function"]["name"] for tool in servers.registry.openai_tools())

@@ -25,7 +25,7 @@ from typing import IO, Any
 
 from tui_agent.config import McpServerSettings
 from tui_agent.tools.mcp.failures import explain, is_connection_closed, last_line
-from tui_agent.tools.mcp.specs import offered, safe_name
+from tui_agent.tools.mcp.specs import callable_tools, needs_tasks, offered, safe_name
 
 STOP_GRACE = 6.0
 """Seconds to wait for a server's owner task to close it (the SDK's own shutdown is bounded by ~4.5 s)."""
@@ -232,14 +232,27 @@ class McpServer:
         self._on_change(self)
 
     def offered(self) -> list[str]:
-        """Names of the tools offered to the model (`enabled_tools` / `disabled_tools` applied)."""
-        return offered(self.settings, [tool.name for tool in self.tools])
+        """Names of the tools offered to the model (`enabled_tools` / `disabled_tools` applied; those that need
+        task support left out)."""
+        return offered(self.settings, [tool.name for tool in callable_tools(self.tools)])
 
-    def describe(self) -> str:
-        """The state as the MCP screen and `tui-agent plugins` say it."""
+    def needing_tasks(self) -> list[str]:
+        """Names of the tools left out because they can only run as tasks (`execution.taskSupport: required`)."""
+        return offered(self.settings, [tool.name for tool in self.tools if needs_tasks(tool)])
+
+    def tasks_note(self) -> str:
+        """ "N tools need task support, which tui-agent does not offer yet", or empty when none does."""
+        count = len(self.needing_tasks())
+        if not count:
+            return ""
+        return f"{count} tool{'s need' if count != 1 else ' needs'} task support, which tui-agent does not offer yet"
+
+    def describe(self, *, notes: bool = True) -> str:
+        """The state as the MCP screen and `tui-agent plugins` say it (`notes`: with the tools left out)."""
         if self.state == ServerState.READY:
             count = len(self.offered())
-            return f"ready with {count} tool{'s' if count != 1 else ''}"
+            note = f"; {self.tasks_note()}" if notes and self.tasks_note() else ""
+            return f"ready with {count} tool{'s' if count != 1 else ''}{note}"
         if self.reason and self.state in (ServerState.FAILED, ServerState.CRASHED):
             return f"{self.state.value}: {self.reason}"
         return self.state.value
