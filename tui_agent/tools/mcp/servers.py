@@ -135,6 +135,8 @@ class McpServers:
                     f"MCP server {server.name}: {len(clashes)} tool name(s) already taken; "
                     f"offered as {', '.join(renamed) or 'nothing'} (see `tui-agent plugins`).",
                 )
+            if server.stray_output and server.state == ServerState.READY:
+                self._say(server.name, f"MCP server {server.name} {server.stray_output} (skipped).")
             if note := server.tasks_note():
                 left_out = ", ".join(server.needing_tasks())
                 self._say(server.name, f"MCP server {server.name}: {note}; left out: {left_out}.")
