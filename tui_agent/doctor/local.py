@@ -45,17 +45,17 @@ def check_plugins(settings: Settings) -> tuple[ToolRegistry, list[Check]]:
     registry = ToolRegistry.from_plugins(settings.plugin_dirs, settings.tools)
     problems = [
         Check(
-            "fail",
+            "warn" if problem.warning else "fail",
             "plugin",
             f"{problem.file}: {problem.message}",
             "fix or remove the plugin, or list it in tools.disabled_plugins",
         )
         for problem in registry.problems
     ]
-    if problems:
+    if any(check.level == "fail" for check in problems):
         return registry, problems
     enabled = sum(1 for entry in registry.entries if entry.status == "enabled")
-    return registry, [Check("ok", "plugins", f"{enabled} tools enabled")]
+    return registry, [Check("ok", "plugins", f"{enabled} tools enabled"), *problems]
 
 
 async def check_mcp(settings: Settings, registry: ToolRegistry) -> list[Check]:
@@ -86,6 +86,17 @@ async def check_mcp(settings: Settings, registry: ToolRegistry) -> list[Check]:
             )
             for server in servers.servers.values()
             if (note := server.tasks_note())
+        ]
+        checks += [
+            Check(
+                "warn",
+                f"mcp {server.name}",
+                f"the description of {name} is {registry.capped[name]:,} characters; the model is sent the "
+                f"first {settings.tools.description_cap:,}",
+                "nothing to do; tools.description_cap sets how much is sent",
+            )
+            for server in servers.servers.values()
+            for name in servers.capped(server.name)
         ]
         await servers.close()
     return checks

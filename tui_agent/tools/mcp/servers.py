@@ -137,6 +137,13 @@ class McpServers:
                 )
             if server.stray_output and server.state == ServerState.READY:
                 self._say(server.name, f"MCP server {server.name} {server.stray_output} (skipped).")
+            if cut := self.capped(server.name):
+                cap = self.registry.settings.description_cap
+                self._say(
+                    server.name,
+                    f"MCP server {server.name}: the description of {', '.join(cut)} is longer than {cap:,} "
+                    "characters; the model is sent the start of it (tools.description_cap).",
+                )
             if note := server.tasks_note():
                 left_out = ", ".join(server.needing_tasks())
                 self._say(server.name, f"MCP server {server.name}: {note}; left out: {left_out}.")
@@ -145,6 +152,11 @@ class McpServers:
         if server.state in (ServerState.FAILED, ServerState.CRASHED):
             self._say(server.name, f"MCP server {server.name} {server.describe()}. Its log: {server.log_path}")
         self._check_budget()
+
+    def capped(self, name: str) -> list[str]:
+        """The offered tools of server `name` whose description was cut (`[tools] description_cap`)."""
+        specs = self.registry.specs_of(plugin_of(name))
+        return sorted(spec.name for spec in specs if spec.name in self.registry.capped)
 
     def _check_budget(self) -> None:
         budget = self.registry.settings.schema_budget
