@@ -50,7 +50,7 @@ from tui_agent.llm.sse import SSEParser
 from tui_agent.llm.to_user import schema_has_to_user
 from tui_agent.llm.transport import retry_after, root_cause
 from tui_agent.llm.watchdog import StallWatchdog
-from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates_in
+from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates_in, sanitize
 
 MAX_RETRY_WAIT = 60.0
 """A Retry-After longer than this is not waited out: the user is told instead."""
@@ -228,14 +228,28 @@ class ChatClient:
         }
         return {"usage": body.get("usage"), "choices": [{"delta": delta, "finish_reason": choice.get("finish_reason")}]}
 
-    def _events(self, assembler: StreamAssembler, chunk: dict[str, Any]) -> list[StreamEvent]:
+    def _events(self, assembler: StreamAssembler, chunk: Any) -> list[StreamEvent]:
+        if not isinstance(chunk, dict):  # JSON, but not an object: no chat-completions chunk
+            raise self._malformed(json.dumps(chunk, ensure_ascii=False), assembler.received_content)
         error = chunk.get("error")
         if error:
             message = error.get("message") if isinstance(error, dict) else str(error)
             detail = f": {redact(str(message), self._api_key)}" if message else ""
             where = "partway through the reply" if assembler.received_content else "before the reply started"
             raise ServerError(f"The server at {self.host} reported an error {where}{detail}. Try again in a moment.")
-        return assembler.feed(chunk)
+        try:
+            return assembler.feed(chunk)
+        except (AttributeError, TypeError, KeyError) as shape:  # valid JSON of another shape than a chunk
+            raise self._malformed(json.dumps(chunk, ensure_ascii=False), assembler.received_content) from shape
+
+    def _malformed(self, payload: str | None, received: bool) -> MalformedResponseError:
+        """A chunk that is not a chat-completions event, its start quoted (sanitised) when known."""
+        where = "in the middle of the reply" if received else "before the reply started"
+        shown = f" (it began {redact(_preview(payload), self._api_key)})" if payload is not None else ""
+        return MalformedResponseError(
+            f"The server at {self.host} sent a chunk that is not a valid chat-completions event {where}{shown}; "
+            "it may not be an OpenAI-compatible endpoint."
+        )
 
     def _ending(self, assembler: StreamAssembler) -> list[StreamEvent]:
         if assembler.finish_reason is None:
@@ -383,15 +397,11 @@ class ChatClient:
         where = "in the middle of the reply" if received else "before the reply started"
         if isinstance(error, UnicodeDecodeError):
             return MalformedResponseError(
-                f"The server at {self.host} sent bytes that are not UTF-8 text {where}; "
-                "it may not be an OpenAI-compatible endpoint."
+                f"The server at {self.host} sent bytes that are not UTF-8 text {where} "
+                f"({redact(_bytes_preview(error), self._api_key)}); it may not be an OpenAI-compatible endpoint."
             )
         if isinstance(error, json.JSONDecodeError | AttributeError | TypeError | KeyError):
-            return MalformedResponseError(
-                f"The server at {self.host} sent a chunk that is not a valid "
-                f"chat-completions event {where}; it may not be an OpenAI-compatible "
-                "endpoint."
-            )
+            return self._malformed(error.doc if isinstance(error, json.JSONDecodeError) else None, received)
         if isinstance(error, openai.APITimeoutError) or "Timeout" in type(error).__name__:
             return StreamStalledError(f"The model at {self.host} stopped sending {where}. Try again.")
         if isinstance(error, openai.APIConnectionError) or type(error).__module__.startswith(("httpx", "httpcore")):
@@ -429,6 +439,23 @@ def _without_credentials(url: str) -> str:
     if parts.port is not None:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+PREVIEW_CHARS = 80
+"""Characters of a malformed chunk quoted in the error (sanitised: a server may send escape codes)."""
+
+
+def _preview(text: str) -> str:
+    """The start of what a server sent, safe to show: control sequences removed, quoted."""
+    shown = sanitize(text[: PREVIEW_CHARS * 4]).strip()
+    return repr(shown if len(shown) <= PREVIEW_CHARS else shown[: PREVIEW_CHARS - 1] + "…")
+
+
+def _bytes_preview(error: UnicodeDecodeError) -> str:
+    """Where the bytes stopped being UTF-8, as escapes: the first bad byte and a few around it."""
+    start = max(0, error.start - 24)
+    before, bad = error.object[start : error.start], error.object[error.start : error.start + 8]
+    return f"the first bad bytes, after {before!r}: {bad!r}"
 
 
 def _decode(payload: str) -> Any:
