@@ -144,6 +144,8 @@ class Turn:
         self.budget_note: str | None = None
         self.finish_reason: str | None = None
         """Why the current response ended, as the server said (`length`: cut at the token limit)."""
+        self.cut_calls: list[str] = []
+        """The tools whose calls the token limit cut while the model wrote them (not run: Continue is offered)."""
         self.message_id = ""
         self._continuing = ""
         self._breaks: set[str] = set()
@@ -431,6 +433,12 @@ class Turn:
     def _cut_off_note(self) -> str:
         limit = self.services.client.max_tokens
         where = f" (max_tokens = {limit})" if limit is not None else ""
+        if self.cut_calls:
+            names = ", ".join(dict.fromkeys(self.cut_calls))
+            return (
+                f"{CUT_OFF}{where} while the model was writing its call to {names}: the call was not run. "
+                "Continue has the model write it again."
+            )
         return f"{CUT_OFF}{where}: the reply above is incomplete."
 
     async def _interrupt_open_calls(self) -> None:
