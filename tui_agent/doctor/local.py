@@ -48,7 +48,7 @@ def check_plugins(settings: Settings) -> tuple[ToolRegistry, list[Check]]:
             "warn" if problem.warning else "fail",
             "plugin",
             f"{problem.file}: {problem.message}",
-            "fix or remove the plugin, or list it in tools.disabled_plugins",
+            None if problem.warning else "fix or remove the plugin, or list it in tools.disabled_plugins",
         )
         for problem in registry.problems
     ]
@@ -97,6 +97,11 @@ async def check_mcp(settings: Settings, registry: ToolRegistry) -> list[Check]:
             )
             for server in servers.servers.values()
             for name in servers.capped(server.name)
+        ]
+        checks += [
+            Check("warn", f"mcp {server.name}", f"it {server.stray_output} (skipped)", f"see its log {server.log_path}")
+            for server in servers.servers.values()
+            if server.stray_output and server.state == "ready"
         ]
         await servers.close()
     return checks
