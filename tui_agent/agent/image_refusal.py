@@ -13,6 +13,11 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from tui_agent.history.errors import HistoryError
+from tui_agent.history.models import Message
+from tui_agent.history.store import HistoryStore
+from tui_agent.status import Role
+
 Refusal = Literal["invalid", "unsupported", "unknown"]
 
 _INVALID = re.compile(
@@ -55,3 +60,19 @@ def unsupported_sentence() -> str:
         "is left out of what is sent (a note stands for it): press Ctrl+R to ask again without it, or switch to "
         "a model that reads images."
     )
+
+
+async def store_left_out(store: HistoryStore, session_id: str, why: str) -> None:
+    """Mark the newest prompt on the session's branch that still sends images as leaving them out (`why`)."""
+    try:
+        shown = await store.load_tail(session_id, await store.count_messages(session_id))
+        prompt = next((m for m in reversed(shown) if m.role is Role.USER and _sends_images(m)), None)
+        if prompt is not None:
+            await store.leave_out_images(prompt.id, why)
+    except HistoryError:  # the store is closed or unreadable: this run still leaves the image out
+        return
+
+
+def _sends_images(message: Message) -> bool:
+    """Whether a stored prompt still has images sent to the model (not compacted, not left out)."""
+    return message.compacted_by is None and any(ref.kind == "image" and not ref.left_out for ref in message.attachments)

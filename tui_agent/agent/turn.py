@@ -34,10 +34,15 @@ from tui_agent.agent.events import (
     TurnFinished,
     UsageUpdated,
 )
-from tui_agent.agent.image_refusal import INVALID_WHY, invalid_sentence, refusal_of, unsupported_sentence
+from tui_agent.agent.image_refusal import (
+    INVALID_WHY,
+    invalid_sentence,
+    refusal_of,
+    store_left_out,
+    unsupported_sentence,
+)
 from tui_agent.agent.meter import SessionMeter
 from tui_agent.agent.text_runs import TextRuns
-from tui_agent.history.errors import HistoryError
 from tui_agent.history.models import PART_BREAK, Message
 from tui_agent.history.models import Usage as StoredUsage
 from tui_agent.history.saver import StreamingSaver
@@ -286,19 +291,8 @@ class Turn:
             self.conversation.refuse_images()
             return unsupported_sentence() if refusal == "unsupported" else IMAGES_REFUSED
         self.conversation.leave_out_newest_images(INVALID_WHY)
-        self._save_in_order(self._store_left_out(INVALID_WHY))
+        self._save_in_order(store_left_out(self.services.store, self.session_id, INVALID_WHY))
         return invalid_sentence()
-
-    async def _store_left_out(self, why: str) -> None:
-        """Mark the newest prompt on the branch that still sends images as leaving them out (`why`)."""
-        store = self.services.store
-        try:
-            shown = await store.load_tail(self.session_id, await store.count_messages(self.session_id))
-            prompt = next((m for m in reversed(shown) if m.role is Role.USER and _sends_images(m)), None)
-            if prompt is not None:
-                await store.leave_out_images(prompt.id, why)
-        except HistoryError:  # the store is closed or unreadable: this run still leaves the image out
-            return
 
     def fail(self, message: str) -> None:
         """Remember the first failure; the turn ends with it once its jobs have unwound."""
@@ -480,8 +474,3 @@ class Turn:
             self._save_in_order(
                 store.update_tool_call(call.message_id, call.call_id, ToolStatus.INTERRUPTED, error="interrupted")
             )
-
-
-def _sends_images(message: Message) -> bool:
-    """Whether a stored prompt still has images sent to the model (not compacted, not left out)."""
-    return message.compacted_by is None and any(ref.kind == "image" and not ref.left_out for ref in message.attachments)

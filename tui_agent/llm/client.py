@@ -42,6 +42,8 @@ from tui_agent.llm.errors import (
     ServerError,
     StreamStalledError,
     StreamTruncatedError,
+    bytes_preview,
+    preview,
     redact,
 )
 from tui_agent.llm.events import RetryScheduled, StreamEnd, StreamEvent
@@ -50,7 +52,7 @@ from tui_agent.llm.sse import SSEParser
 from tui_agent.llm.to_user import schema_has_to_user
 from tui_agent.llm.transport import retry_after, root_cause
 from tui_agent.llm.watchdog import StallWatchdog
-from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates_in, sanitize
+from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates_in
 
 MAX_RETRY_WAIT = 60.0
 """A Retry-After longer than this is not waited out: the user is told instead."""
@@ -245,7 +247,7 @@ class ChatClient:
     def _malformed(self, payload: str | None, received: bool) -> MalformedResponseError:
         """A chunk that is not a chat-completions event, its start quoted (sanitised) when known."""
         where = "in the middle of the reply" if received else "before the reply started"
-        shown = f" (it began {redact(_preview(payload), self._api_key)})" if payload is not None else ""
+        shown = f" (it began {redact(preview(payload), self._api_key)})" if payload is not None else ""
         return MalformedResponseError(
             f"The server at {self.host} sent a chunk that is not a valid chat-completions event {where}{shown}; "
             "it may not be an OpenAI-compatible endpoint."
@@ -398,7 +400,7 @@ class ChatClient:
         if isinstance(error, UnicodeDecodeError):
             return MalformedResponseError(
                 f"The server at {self.host} sent bytes that are not UTF-8 text {where} "
-                f"({redact(_bytes_preview(error), self._api_key)}); it may not be an OpenAI-compatible endpoint."
+                f"({redact(bytes_preview(error), self._api_key)}); it may not be an OpenAI-compatible endpoint."
             )
         if isinstance(error, json.JSONDecodeError | AttributeError | TypeError | KeyError):
             return self._malformed(error.doc if isinstance(error, json.JSONDecodeError) else None, received)
@@ -439,23 +441,6 @@ def _without_credentials(url: str) -> str:
     if parts.port is not None:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
-PREVIEW_CHARS = 80
-"""Characters of a malformed chunk quoted in the error (sanitised: a server may send escape codes)."""
-
-
-def _preview(text: str) -> str:
-    """The start of what a server sent, safe to show: control sequences removed, quoted."""
-    shown = sanitize(text[: PREVIEW_CHARS * 4]).strip()
-    return repr(shown if len(shown) <= PREVIEW_CHARS else shown[: PREVIEW_CHARS - 1] + "…")
-
-
-def _bytes_preview(error: UnicodeDecodeError) -> str:
-    """Where the bytes stopped being UTF-8, as escapes: the first bad byte and a few around it."""
-    start = max(0, error.start - 24)
-    before, bad = error.object[start : error.start], error.object[error.start : error.start + 8]
-    return f"the first bad bytes, after {before!r}: {bad!r}"
 
 
 def _decode(payload: str) -> Any:

@@ -185,6 +185,7 @@ class ToolRegistry:
         """`spec` with its description cut to `description_cap` (reported), or as it is."""
         cap, size = self.settings.description_cap, len(spec.description)
         if size <= cap:
+            self.capped.pop(spec.name, None)  # a live source's tool may come back shorter
             return spec
         self.capped[spec.name] = size
         problem = LoadProblem(
