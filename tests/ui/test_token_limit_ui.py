@@ -65,9 +65,12 @@ async def test_a_tool_call_cut_at_the_token_limit_offers_continue_instead_of_ask
             (marker,) = markers(app)
             assert marker.startswith("✂ Cut off at the token limit while the model was writing its call to ")
             assert screen.query_one(ReplyActions).can_continue
+            assert len(screen.tool_panels.panels) == 1  # the cut call, failed, not run
             await pilot.press("ctrl+g")
             await wait_until(pilot, lambda: len(stack.chat_requests()) == 2 and screen.idle, "continued")
             await wait_until(
                 pilot, lambda: "Sunny in Paris." in screen.chat_log.assistant_messages[-1].shown_text(), "the answer"
             )
             assert stack.chat_requests()[-1]["messages"][-1] == {"role": "user", "content": "weather in Paris?"}
+            # the cut call's panel went with the reply it was cut from (still there on its branch)
+            await wait_until(pilot, lambda: not screen.tool_panels.panels, "the cut call's panel gone")

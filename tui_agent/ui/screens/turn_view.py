@@ -110,6 +110,7 @@ class TurnView(ReportingScreen[None]):
                 log.start_assistant(event.message_id, event.text, event.agent, event.continues)
                 if event.continues is not None:
                     self.branches.sibling_made()
+                    self.tool_panels.forget_calls_of({event.continues})  # calls cut at the token limit: not run
             case events.AssistantMessageFinished():
                 self._last_finished = event
                 log.finish(event.message_id, event.status, event.error)
