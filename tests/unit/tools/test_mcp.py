@@ -274,3 +274,16 @@ async def test_bytes_on_stdout_that_are_not_utf8_json_rpc_are_named_and_kept_in_
     assert f"MCP server banner {banner} (skipped)." in notices
     assert f"tui-agent: {banner}" in (tmp_path / "mcp" / "banner.log").read_text()
     assert await run(servers.registry, "echo", text="fine") == (ToolStatus.DONE, "echo: fine")
+
+
+async def test_a_100_kb_tool_description_is_cut_and_said(start: Start) -> None:
+    servers = await start(demo=stdio("--long-description", approval="never"))
+    notices: list[str] = []
+    servers.watch(notices.append)
+    (manual,) = [tool["function"] for tool in servers.registry.openai_tools() if tool["function"]["name"] == "manual"]
+    assert len(manual["description"]) <= 4096 and manual["description"].startswith("Read the whole manual.")
+    assert manual["description"].endswith("[description cut: 100,023 characters]")
+    assert (
+        "MCP server demo: the description of manual is longer than 4,096 characters; the model is sent the start of "
+        "it (tools.description_cap)." in notices
+    )
