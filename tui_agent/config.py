@@ -44,8 +44,9 @@ substitution (`>`, `<`), line breaks. A command containing any never matches an 
 pattern containing any is refused (`tui_agent.tools.approvals` applies them)."""
 EVERY_TOOL = "*"
 """In `ToolsSettings.turned_off`: an invalid setting concerns every tool."""
-LIMITS = ("timeout", "output_cap", "import_timeout", "schema_budget")
-"""`[tools]` values that fall back to their default when invalid: they never widen what a tool may do."""
+LIMITS = ("timeout", "output_cap", "import_timeout", "schema_budget", "description_cap", "prefer")
+"""`[tools]` values that fall back to their default when invalid: they never widen what a tool may do (without
+`prefer`, the tool found first keeps a name)."""
 
 
 class ToolRules(BaseModel):
@@ -83,6 +84,10 @@ class ToolsSettings(BaseModel):
     """Tool names that are loaded but never offered to the model."""
     approval: dict[str, Literal["never", "ask", "deny"]] = Field(default_factory=dict)
     """Per-tool approval policy, overriding the tool's own."""
+    prefer: dict[str, str] = Field(default_factory=dict)
+    """Tool name -> the plugin (file stem, package folder or entry-point name) whose tool of that name is offered
+    under it when several define it; without an entry the first found keeps it (the shipped tools first), and
+    the others are offered as `plugin__name`."""
     timeout: float = Field(default=30.0, gt=0)
     """Seconds a tool call may run (a tool may declare its own)."""
     output_cap: int = Field(default=32768, ge=256)
@@ -92,6 +97,9 @@ class ToolsSettings(BaseModel):
     schema_budget: int = Field(default=20000, ge=0)
     """Characters of tool schemas offered to the model before tui-agent warns (once) that the tools take up
     much of the context; `enabled_tools` on an MCP server is the usual fix."""
+    description_cap: int = Field(default=4096, ge=256)
+    """Characters of a tool's description sent to the model with every request; a longer one is cut (and
+    reported), so one tool cannot fill the context."""
     _off: dict[str, str] = PrivateAttr(default_factory=dict)
     """See `turned_off`; a private attribute, so no file can set it."""
 

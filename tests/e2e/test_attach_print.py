@@ -42,5 +42,33 @@ def test_a_text_only_model_says_it_refused_the_image(isolated_home: Path, tmp_pa
     with BackgroundServer({"text_only": True}) as server:
         done = run(["--base-url", server.base_url, "-p", "hi", "--attach", str(tmp_path / "shot.png")], isolated_home)
     assert done.returncode == 1
-    assert "does not support image inputs" in done.stderr and "this model may not accept images" in done.stderr
-    assert "Traceback" not in done.stderr
+    assert "does not support image inputs" in done.stderr and "This model does not take images." in done.stderr
+    assert "invalid" not in done.stderr and "Traceback" not in done.stderr
+
+
+async def test_an_image_the_server_says_is_invalid_is_left_out_for_good(isolated_home: Path, tmp_path: Path) -> None:
+    """A cut PNG: the server (checking images as OpenAI does) answers 400 "You uploaded an unsupported image";
+    that is told apart from a model that takes no images, and a later `--continue` no longer sends the image."""
+    (tmp_path / "cut.png").write_bytes(tiny_png()[:-12])  # a PNG's start, not a whole one
+    with BackgroundServer({"check_images": True}) as server:
+        base = ["--base-url", server.base_url, "--model", "offline"]
+        done = run([*base, "-p", "What is on it?", "--attach", str(tmp_path / "cut.png")], isolated_home)
+        later = run([*base, "--continue", "-p", "And now?"], isolated_home)
+        sent = (server.requests[-1].body or {})["messages"]
+    assert done.returncode == 1, done.stderr
+    assert "You uploaded an unsupported image" in done.stderr and "The server says the image is invalid" in done.stderr
+    assert "does not take images" not in done.stderr and "may not accept" not in done.stderr
+    assert later.returncode == 0, later.stderr
+    first = sent[-2]["content"] if sent[-1]["content"] == "And now?" else sent[-1]["content"]
+    assert {"type": "text", "text": f"Attached image: {tmp_path / 'cut.png'}"} in first
+    assert {"type": "text", "text": "(The image is left out: the server said this image is invalid.)"} in first
+    assert not any(
+        part.get("type") == "image_url" for m in sent if isinstance(m["content"], list) for part in m["content"]
+    )
+    store = await HistoryStore.open(isolated_home / "data" / "history.db")
+    try:
+        (session,) = await store.list_recent()
+        prompt = (await store.load_tail(session.id, 10))[0]
+    finally:
+        await store.close()
+    assert [ref.left_out for ref in prompt.attachments] == ["the server said this image is invalid"]

@@ -110,7 +110,7 @@ def test_plugin_import_problems_and_each_mcp_server_are_reported(isolated_home: 
     config = isolated_home / "config" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text(
-        toml_entry("echoer") + f'[mcp_servers.dies]\ncommand = "{sys.executable}"\n'
+        toml_entry("echoer", "--task-tools") + f'[mcp_servers.dies]\ncommand = "{sys.executable}"\n'
         'args = ["-c", "import sys; sys.exit(3)"]\nstartup_timeout = 5\n'
     )
     done = doctor(isolated_home, "--plugins", str(plugins))
@@ -119,7 +119,9 @@ def test_plugin_import_problems_and_each_mcp_server_are_reported(isolated_home: 
     broken = next(line for line in lines if line.startswith("fail  plugin"))
     assert "broken_tool.py" in broken and "no_such_module_anywhere" in broken
     echoer = next(line for line in lines if line.startswith("ok    mcp echoer"))
-    assert "echo" in echoer  # its tools, listed
+    assert "echo" in echoer and "long_job" not in echoer  # its tools, listed; not those it cannot run
+    tasks = next(line for line in lines if line.startswith("warn  mcp echoer"))
+    assert "2 tools need task support, which tui-agent does not offer yet: long_job, batch_job" in tasks
     assert any(line.startswith("fail  mcp dies") for line in lines)
     assert _checked(done.stdout)["endpoint"] == "ok" and _checked(done.stdout)["history"] == "ok"
 

@@ -21,8 +21,8 @@ from textual.widgets import Static
 
 from tests.ui.helpers import chat, chat_ready, send, showing, wait_until
 from tests.ui.sessions_stack import RealStack, stack_serving
+from tui_agent.agent.image_refusal import unsupported_sentence
 from tui_agent.agent.resume import ResumeRequest
-from tui_agent.agent.turn import IMAGES_REFUSED
 from tui_agent.ui.screens.attach_paste import AttachPasteScreen
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.textual_private import notifications
@@ -232,7 +232,7 @@ async def test_a_model_that_refuses_images_gets_a_clear_message_and_the_session_
         await wait_until(pilot, lambda: screen.idle and bool(screen.query(ErrorNotice)), "the failure shown")
         notice = str(screen.query(ErrorNotice).last().render())
         assert "does not support image inputs" in notice and "Ctrl+R" in notice
-        assert IMAGES_REFUSED.split(".")[0] in " ".join(notice.split())
+        assert unsupported_sentence().split(".")[0] in " ".join(notice.split())
         assert len(screen.query(UserMessage)) == 1  # the prompt stays
         await pilot.press("ctrl+r")  # asked again: without the image
         await wait_until(pilot, lambda: screen.idle and "offline model" in last_reply(pilot), "answered")

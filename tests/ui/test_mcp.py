@@ -102,7 +102,7 @@ async def test_escape_cancels_a_running_mcp_call(mcp_app: MakeApp) -> None:
 async def test_the_mcp_screen_lists_restarts_toggles_and_shows_the_log(mcp_app: MakeApp) -> None:
     app, backend = mcp_app(
         calling("echo", text="x"),
-        demo=stdio("--chatty", approval="never"),
+        demo=stdio("--chatty", "--task-tools", approval="never"),
         missing=McpServerSettings(command="no-such-mcp-server"),
         later=McpServerSettings(url="http://127.0.0.1:9/mcp", enabled=False),
     )
@@ -119,6 +119,7 @@ async def test_the_mcp_screen_lists_restarts_toggles_and_shows_the_log(mcp_app: 
         await until(pilot, lambda: bool(screen.query(OptionList)), "the list mounted")
         rows = lambda: [str(option.prompt) for option in screen.query_one(OptionList).options]  # noqa: E731
         await until(pilot, lambda: "ready with 8 tools" in rows()[0], "demo's state")
+        assert "2 tools need task support, which tui-agent does not offer yet" in rows()[0]
         assert "failed: the command 'no-such-mcp-server' was not found" in rows()[1] and "disabled" in rows()[2]
         await pilot.press("l")  # demo's log: its stderr, escapes removed
         await until(pilot, lambda: screen.showing_log, "the log shown")

@@ -4,7 +4,8 @@ A prompt without attachments is its text. With attachments it is a content list 
 vLLM, llama.cpp, Ollama and LM Studio accept too): the prompt's text, then per text file a text part that names
 it and holds its text in a fence (and says when it was cut), per image a text part naming it followed by an
 `image_url` part with a `data:` URL. `without_images` turns the image parts of a request into a short note,
-for a model that refused them (a text-only model answers 400).
+for a model that refused them (a text-only model answers 400); an attachment stored as left out
+(`Attachment.left_out`: the server said the image is invalid) is sent as such a note from the start.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import Any
 
 from tui_agent.history.attachments import Attachment
 
-IMAGE_LEFT_OUT = "(The image is left out: this model did not accept images.)"
+IMAGE_LEFT_OUT = "(The image is left out: this model did not accept images.)"  # as `left_out_note` words it
+IMAGE_LABEL = "Attached image: "
+"""Starts the text part naming an image, sent before it."""
 
 
 def user_content(text: str, attachments: Sequence[Attachment] = ()) -> str | list[dict[str, Any]]:
@@ -30,17 +33,22 @@ def user_content(text: str, attachments: Sequence[Attachment] = ()) -> str | lis
 
 
 def attachment_parts(attachment: Attachment) -> list[dict[str, Any]]:
-    """The content parts one attachment is sent as."""
+    """The content parts one attachment is sent as (an image left out: a note saying so and why)."""
     if attachment.kind == "image":
         url = f"data:{attachment.mime};base64,{base64.b64encode(attachment.data).decode('ascii')}"
-        return [
-            {"type": "text", "text": f"Attached image: {attachment.name}"},
-            {"type": "image_url", "image_url": {"url": url}},
-        ]
+        image = {"type": "image_url", "image_url": {"url": url}}
+        if attachment.left_out:
+            image = {"type": "text", "text": left_out_note(attachment.left_out)}
+        return [{"type": "text", "text": f"{IMAGE_LABEL}{attachment.name}"}, image]
     note = f" ({attachment.note})" if attachment.note else ""
     body = attachment.text
     ticks = "`" * max(3, _longest_backticks(body) + 1)
     return [{"type": "text", "text": f"Attached file: {attachment.name}{note}\n{ticks}\n{body}\n{ticks}"}]
+
+
+def left_out_note(why: str) -> str:
+    """What the model is sent in place of an image that is left out (after the part that names it)."""
+    return f"(The image is left out: {why}.)"
 
 
 def has_images(messages: Sequence[dict[str, Any]]) -> bool:
@@ -58,6 +66,18 @@ def without_images(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             message = {**message, "content": content}
         out.append(message)
     return out
+
+
+def leave_out_newest_images(messages: list[dict[str, Any]], why: str) -> bool:
+    """Replace the image parts of the newest message that has any by a note saying `why` (in place: what the
+    server refused is not sent again); False when no message has an image."""
+    for message in reversed(messages):
+        content = message.get("content")
+        if isinstance(content, list) and any(_is_image(part) for part in content):
+            note = {"type": "text", "text": left_out_note(why)}
+            message["content"] = [note if _is_image(part) else part for part in content]
+            return True
+    return False
 
 
 def as_parts(content: Any) -> list[dict[str, Any]]:

@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from tui_agent.agent.content import as_parts, has_images, user_content, without_images
+from tui_agent.agent.content import as_parts, has_images, leave_out_newest_images, user_content, without_images
 from tui_agent.history.attachments import Attachment
 from tui_agent.history.models import Message
 from tui_agent.status import MessageStatus, Role, ToolStatus
@@ -95,6 +95,11 @@ class Conversation:
     def has_images(self) -> bool:
         """Whether an image would be sent with the next request."""
         return not self.images_refused and has_images(self.messages)
+
+    def leave_out_newest_images(self, why: str) -> None:
+        """The server refused the newest prompt's images (invalid ones): a note saying `why` stands for each
+        from now on (history keeps that too, so a resumed session has the note from the start)."""
+        leave_out_newest_images(self.messages, why)
 
     def refuse_images(self) -> None:
         """The model rejected a request with images: from now on they are left out of what is sent."""

@@ -19,7 +19,7 @@ from tui_agent.agent.turn import Continuation
 from tui_agent.errors import UserError
 from tui_agent.history.attachments import Attachment
 from tui_agent.history.models import Message, Session
-from tui_agent.status import Role
+from tui_agent.status import Role, is_cut_off
 
 
 class NothingToRedoError(UserError, RuntimeError):
@@ -124,7 +124,8 @@ class RedoTurns(SessionActions):
         self._check_idle()
         await self._turn_saved()
         session, last = await self._last_reply()
-        if last.tool_calls or not last.content.strip():
+        cut_off = is_cut_off(last.status, last.error)  # its calls, if any, were cut while written: none ran
+        if not cut_off and (last.tool_calls or not last.content.strip()):
             raise NothingToRedoError(
                 "The last reply has no text to continue (it ended in tool calls, or before "
                 "any text arrived): retry it instead."

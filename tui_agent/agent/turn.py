@@ -34,6 +34,13 @@ from tui_agent.agent.events import (
     TurnFinished,
     UsageUpdated,
 )
+from tui_agent.agent.image_refusal import (
+    INVALID_WHY,
+    invalid_sentence,
+    refusal_of,
+    store_left_out,
+    unsupported_sentence,
+)
 from tui_agent.agent.meter import SessionMeter
 from tui_agent.agent.text_runs import TextRuns
 from tui_agent.history.models import PART_BREAK, Message
@@ -144,6 +151,8 @@ class Turn:
         self.budget_note: str | None = None
         self.finish_reason: str | None = None
         """Why the current response ended, as the server said (`length`: cut at the token limit)."""
+        self.cut_calls: list[str] = []
+        """The tools whose calls the token limit cut while the model wrote them (not run: Continue is offered)."""
         self.message_id = ""
         self._continuing = ""
         self._breaks: set[str] = set()
@@ -269,10 +278,21 @@ class Turn:
         if isinstance(error, AuthenticationFailedError) and self.services.missing_key_message:
             return self.services.missing_key_message
         if isinstance(error, RequestRejectedError) and self.conversation.has_images:
-            self.conversation.refuse_images()  # the prompt stays; what is sent from now on has a note instead
             said = error.user_message  # the why before where (the endpoint and request id line)
-            return error.report.replace(said, f"{said}\n\n{IMAGES_REFUSED}", 1)
+            return error.report.replace(said, f"{said}\n\n{self._leave_out_images(said)}", 1)
         return error.report
+
+    def _leave_out_images(self, said: str) -> str:
+        """The server refused a request with images: leave them out of what is sent from now on (the prompt
+        stays), and say why. A broken image is left out for good (stored with its prompt); images a model does
+        not take, while it is used (`image_refusal`)."""
+        refusal = refusal_of(said)
+        if refusal != "invalid":
+            self.conversation.refuse_images()
+            return unsupported_sentence() if refusal == "unsupported" else IMAGES_REFUSED
+        self.conversation.leave_out_newest_images(INVALID_WHY)
+        self._save_in_order(store_left_out(self.services.store, self.session_id, INVALID_WHY))
+        return invalid_sentence()
 
     def fail(self, message: str) -> None:
         """Remember the first failure; the turn ends with it once its jobs have unwound."""
@@ -431,6 +451,12 @@ class Turn:
     def _cut_off_note(self) -> str:
         limit = self.services.client.max_tokens
         where = f" (max_tokens = {limit})" if limit is not None else ""
+        if self.cut_calls:
+            names = ", ".join(dict.fromkeys(self.cut_calls))
+            return (
+                f"{CUT_OFF}{where} while the model was writing its call to {names}: the call was not run. "
+                "Continue has the model write it again."
+            )
         return f"{CUT_OFF}{where}: the reply above is incomplete."
 
     async def _interrupt_open_calls(self) -> None:

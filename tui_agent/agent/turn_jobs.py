@@ -156,6 +156,9 @@ async def _tool_round(node: HandlerCoroutine, turn: Turn, events: Channel[ToolSt
     await turn.record_calls(calls)
     await _answer(node, turn, collector)
     turn.conclude_round()
+    if turn.finish_reason == "length":  # a call cut at the token limit: the user is offered Continue, and the
+        turn.cut_calls = [call.name for call in collector.invalid()]  # model is not asked again by itself
+        return
     if turn.budget_note is not None or turn.stop_after_tools:
         return
     await turn.finish_message(MessageStatus.COMPLETE)

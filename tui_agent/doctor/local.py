@@ -45,17 +45,17 @@ def check_plugins(settings: Settings) -> tuple[ToolRegistry, list[Check]]:
     registry = ToolRegistry.from_plugins(settings.plugin_dirs, settings.tools)
     problems = [
         Check(
-            "fail",
+            "warn" if problem.warning else "fail",
             "plugin",
             f"{problem.file}: {problem.message}",
-            "fix or remove the plugin, or list it in tools.disabled_plugins",
+            None if problem.warning else "fix or remove the plugin, or list it in tools.disabled_plugins",
         )
         for problem in registry.problems
     ]
-    if problems:
+    if any(check.level == "fail" for check in problems):
         return registry, problems
     enabled = sum(1 for entry in registry.entries if entry.status == "enabled")
-    return registry, [Check("ok", "plugins", f"{enabled} tools enabled")]
+    return registry, [Check("ok", "plugins", f"{enabled} tools enabled"), *problems]
 
 
 async def check_mcp(settings: Settings, registry: ToolRegistry) -> list[Check]:
@@ -72,8 +72,36 @@ async def check_mcp(settings: Settings, registry: ToolRegistry) -> list[Check]:
         pass  # the servers still starting are reported as such below
     finally:
         checks = [
-            _mcp_check(server.name, server.state.value, server.describe(), server.offered(), str(server.log_path))
+            _mcp_check(
+                server.name, server.state.value, server.describe(notes=False), server.offered(), str(server.log_path)
+            )
             for server in servers.servers.values()
+        ]
+        checks += [
+            Check(
+                "warn",
+                f"mcp {server.name}",
+                f"{note}: {', '.join(server.needing_tasks())}",
+                "they are left out; nothing to do unless you need them",
+            )
+            for server in servers.servers.values()
+            if (note := server.tasks_note())
+        ]
+        checks += [
+            Check(
+                "warn",
+                f"mcp {server.name}",
+                f"the description of {name} is {registry.capped[name]:,} characters; the model is sent the "
+                f"first {settings.tools.description_cap:,}",
+                "nothing to do; tools.description_cap sets how much is sent",
+            )
+            for server in servers.servers.values()
+            for name in servers.capped(server.name)
+        ]
+        checks += [
+            Check("warn", f"mcp {server.name}", f"it {server.stray_output} (skipped)", f"see its log {server.log_path}")
+            for server in servers.servers.values()
+            if server.stray_output and server.state == "ready"
         ]
         await servers.close()
     return checks

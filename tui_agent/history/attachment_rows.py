@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 
 from tui_agent.history.attachments import KINDS, Attachment, AttachmentRef
 from tui_agent.history.models import Message
@@ -51,6 +52,30 @@ def attach_refs(conn: sqlite3.Connection, messages: list[Message]) -> list[Messa
             if (ref := AttachmentRef.from_json(kind, content)) is not None:
                 by_id[message_id].attachments.append(ref)
     return messages
+
+
+def leave_out_images(message_id: str, why: str) -> Callable[[sqlite3.Connection], list[str]]:
+    """A write marking the image parts of prompt `message_id` as no longer sent (`AttachmentRef.left_out`);
+    it returns the names of the images it marked."""
+
+    def run(conn: sqlite3.Connection) -> list[str]:
+        rows = conn.execute(
+            "SELECT position, content FROM message_parts WHERE message_id = ? AND kind = 'image' ORDER BY position",
+            (message_id,),
+        ).fetchall()
+        marked: list[str] = []
+        for position, content in rows:
+            ref = AttachmentRef.from_json("image", content)
+            if ref is None or ref.left_out:
+                continue
+            conn.execute(
+                "UPDATE message_parts SET content = ? WHERE message_id = ? AND position = ? AND kind = 'image'",
+                (replace(ref, left_out=why).to_json(), message_id, position),
+            )
+            marked.append(ref.name)
+        return marked
+
+    return run
 
 
 def prune_unreferenced(conn: sqlite3.Connection) -> int:

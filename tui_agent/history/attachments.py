@@ -46,6 +46,9 @@ class AttachmentRef:
     """SHA-256 hex of the bytes: the `attachments` row that holds them."""
     note: str = ""
     """Why the stored bytes are not the whole file ("cut at 256 KB of 1.2 MB"), or empty."""
+    left_out: str = ""
+    """Why it is no longer sent to the model ("the server said this image is invalid"), or empty: a note stands
+    for it in every later request, resumed sessions included."""
 
     def to_json(self) -> str:
         import json  # here: the prompt imports this module before the first frame
@@ -55,7 +58,8 @@ class AttachmentRef:
     def fields(self) -> dict[str, str | int]:
         """What a stored part (or a prompt-history line) keeps, the kind aside."""
         fields: dict[str, str | int] = {"name": self.name, "mime": self.mime, "size": self.size, "hash": self.hash}
-        return fields | ({"note": self.note} if self.note else {})
+        fields |= {"note": self.note} if self.note else {}
+        return fields | ({"left_out": self.left_out} if self.left_out else {})
 
     @classmethod
     def from_json(cls, kind: str, content: str) -> AttachmentRef | None:
@@ -76,7 +80,8 @@ class AttachmentRef:
             size = int(data["size"])
             ref_kind: AttachmentKind = "image" if kind == "image" else "file"
             name, mime, digest = str(data["name"]), str(data["mime"]), str(data["hash"])
-            return cls(ref_kind, name, mime, size, digest, str(data.get("note", "")))
+            note, left_out = str(data.get("note", "")), str(data.get("left_out", ""))
+            return cls(ref_kind, name, mime, size, digest, note, left_out)
         except (ValueError, KeyError, TypeError):
             return None
 
@@ -84,6 +89,7 @@ class AttachmentRef:
     def label(self) -> str:
         """`[image shot.png 12 KB]`: the chip that stands for it."""
         cut = ", cut" if self.note else ""
+        cut += ", left out" if self.left_out else ""
         return f"[{self.kind} {self.name} {human_size(self.size)}{cut}]"
 
 
@@ -96,6 +102,8 @@ class Attachment:
     mime: str
     data: bytes = field(repr=False)
     note: str = ""
+    left_out: str = ""
+    """See `AttachmentRef.left_out`: sent as a note saying why, not as itself."""
 
     @property
     def hash(self) -> str:
@@ -105,7 +113,7 @@ class Attachment:
 
     @property
     def ref(self) -> AttachmentRef:
-        return AttachmentRef(self.kind, self.name, self.mime, len(self.data), self.hash, self.note)
+        return AttachmentRef(self.kind, self.name, self.mime, len(self.data), self.hash, self.note, self.left_out)
 
     @property
     def text(self) -> str:
@@ -120,7 +128,7 @@ class Attachment:
     @classmethod
     def restored(cls, ref: AttachmentRef, data: bytes) -> Attachment:
         """The attachment a stored ref names, with the bytes stored for it."""
-        return cls(ref.kind, ref.name, ref.mime, data, ref.note)
+        return cls(ref.kind, ref.name, ref.mime, data, ref.note, ref.left_out)
 
 
 def human_size(size: int) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from tui_agent.history import writes
+from tui_agent.history import attachment_rows, writes
 from tui_agent.history.attachments import Attachment, AttachmentRef
 from tui_agent.history.models import Message
 from tui_agent.history.store_base import StoreBase
@@ -29,6 +29,12 @@ class StoreMessages(StoreBase):
         reply = self._new_message(session_id, Role.ASSISTANT, "", MessageStatus.STREAMING, model)
         await self._add_messages([user, reply], blobs=blobs)
         return user, reply
+
+    async def leave_out_images(self, message_id: str, why: str) -> list[str]:
+        """Stop sending prompt `message_id`'s images to the model, stored (`AttachmentRef.left_out`: a note
+        stands for each, in resumed sessions too); the names of the images marked."""
+        marked = await self._write(attachment_rows.leave_out_images(message_id, why))
+        return marked if isinstance(marked, list) else []  # DEFERRED: kept in memory, written when it can be
 
     def _redacted_attachment(self, attachment: Attachment) -> Attachment:
         return self.redactor.attachment(attachment)

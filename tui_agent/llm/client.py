@@ -42,6 +42,8 @@ from tui_agent.llm.errors import (
     ServerError,
     StreamStalledError,
     StreamTruncatedError,
+    bytes_preview,
+    preview,
     redact,
 )
 from tui_agent.llm.events import RetryScheduled, StreamEnd, StreamEvent
@@ -228,14 +230,28 @@ class ChatClient:
         }
         return {"usage": body.get("usage"), "choices": [{"delta": delta, "finish_reason": choice.get("finish_reason")}]}
 
-    def _events(self, assembler: StreamAssembler, chunk: dict[str, Any]) -> list[StreamEvent]:
+    def _events(self, assembler: StreamAssembler, chunk: Any) -> list[StreamEvent]:
+        if not isinstance(chunk, dict):  # JSON, but not an object: no chat-completions chunk
+            raise self._malformed(json.dumps(chunk, ensure_ascii=False), assembler.received_content)
         error = chunk.get("error")
         if error:
             message = error.get("message") if isinstance(error, dict) else str(error)
             detail = f": {redact(str(message), self._api_key)}" if message else ""
             where = "partway through the reply" if assembler.received_content else "before the reply started"
             raise ServerError(f"The server at {self.host} reported an error {where}{detail}. Try again in a moment.")
-        return assembler.feed(chunk)
+        try:
+            return assembler.feed(chunk)
+        except (AttributeError, TypeError, KeyError) as shape:  # valid JSON of another shape than a chunk
+            raise self._malformed(json.dumps(chunk, ensure_ascii=False), assembler.received_content) from shape
+
+    def _malformed(self, payload: str | None, received: bool) -> MalformedResponseError:
+        """A chunk that is not a chat-completions event, its start quoted (sanitised) when known."""
+        where = "in the middle of the reply" if received else "before the reply started"
+        shown = f" (it began {redact(preview(payload), self._api_key)})" if payload is not None else ""
+        return MalformedResponseError(
+            f"The server at {self.host} sent a chunk that is not a valid chat-completions event {where}{shown}; "
+            "it may not be an OpenAI-compatible endpoint."
+        )
 
     def _ending(self, assembler: StreamAssembler) -> list[StreamEvent]:
         if assembler.finish_reason is None:
@@ -383,15 +399,11 @@ class ChatClient:
         where = "in the middle of the reply" if received else "before the reply started"
         if isinstance(error, UnicodeDecodeError):
             return MalformedResponseError(
-                f"The server at {self.host} sent bytes that are not UTF-8 text {where}; "
-                "it may not be an OpenAI-compatible endpoint."
+                f"The server at {self.host} sent bytes that are not UTF-8 text {where} "
+                f"({redact(bytes_preview(error), self._api_key)}); it may not be an OpenAI-compatible endpoint."
             )
         if isinstance(error, json.JSONDecodeError | AttributeError | TypeError | KeyError):
-            return MalformedResponseError(
-                f"The server at {self.host} sent a chunk that is not a valid "
-                f"chat-completions event {where}; it may not be an OpenAI-compatible "
-                "endpoint."
-            )
+            return self._malformed(error.doc if isinstance(error, json.JSONDecodeError) else None, received)
         if isinstance(error, openai.APITimeoutError) or "Timeout" in type(error).__name__:
             return StreamStalledError(f"The model at {self.host} stopped sending {where}. Try again.")
         if isinstance(error, openai.APIConnectionError) or type(error).__module__.startswith(("httpx", "httpcore")):

@@ -6,7 +6,10 @@ words plus the endpoint and model names, and `redact` scrubs any server text we 
 
 from __future__ import annotations
 
-from tui_agent.sanitize import replace_surrogates
+from tui_agent.sanitize import replace_surrogates, sanitize
+
+PREVIEW_CHARS = 80
+"""Characters of a malformed chunk quoted in an error (sanitised: a server may send escape codes)."""
 
 
 class LLMError(Exception):
@@ -78,6 +81,19 @@ def redact(text: str, secret: str | None) -> str:
             if piece in text:
                 text = text.replace(piece, "[redacted]")
     return text
+
+
+def preview(text: str) -> str:
+    """The start of what a server sent, safe to show: control sequences removed, quoted."""
+    shown = sanitize(text[: PREVIEW_CHARS * 4]).strip()
+    return repr(shown if len(shown) <= PREVIEW_CHARS else shown[: PREVIEW_CHARS - 1] + "…")
+
+
+def bytes_preview(error: UnicodeDecodeError) -> str:
+    """Where the bytes stopped being UTF-8, as escapes: the bytes before the first bad one, and it."""
+    start = max(0, error.start - 24)
+    before, bad = error.object[start : error.start], error.object[error.start : error.start + 8]
+    return f"the first bad bytes, after {before!r}: {bad!r}"
 
 
 class RequestRejectedError(LLMError):

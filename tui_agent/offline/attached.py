@@ -4,14 +4,22 @@ tui-agent sends a prompt with attachments as a content list: its text, then per 
 `Attached file: NAME`, per image a text part `Attached image: NAME` and an `image_url` part. `received` splits
 such a content into the prompt's own words and what came with it ("an image (shot.png)", "the file
 notes.txt"), so the offline model can say, deterministically, what it got. A text-only scenario
-(`text_only`) refuses any image with 400, as a model without a vision encoder does.
+(`text_only`) refuses any image with 400, as a model without a vision encoder does; one that checks images
+(`check_images`) refuses an image that is not whole, as OpenAI does.
 """
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 NO_IMAGES = "This model does not support image inputs (image_url content parts are not accepted)."
+INVALID_IMAGE = (
+    "You uploaded an unsupported image. Please make sure your image is below 20 MB in size and is of one the "
+    "following formats: ['png', 'jpeg', 'gif', 'webp']."
+)
+"""OpenAI's 400 for an image it cannot read (a `check_images` scenario answers it to an image that is not whole)."""
+_ENDINGS = {"image/png": b"IEND\xaeB`\x82", "image/jpeg": b"\xff\xd9", "image/gif": b";"}
 FILE_MARK = "Attached file: "
 IMAGE_MARK = "Attached image: "
 LEFT_OUT_MARK = "(The image is left out"
@@ -26,6 +34,30 @@ def has_image(messages: Any) -> bool:
         if isinstance(message, dict) and isinstance(message.get("content"), list)
         for part in message["content"]
     )
+
+
+def has_broken_image(messages: Any) -> bool:
+    """Whether an `image_url` part of a request is a data URL whose bytes are not a whole PNG, JPEG or GIF (bad
+    base64, a cut file, another format): what a server that decodes images refuses."""
+    for message in messages if isinstance(messages, list) else []:
+        content = message.get("content") if isinstance(message, dict) else None
+        for part in content if isinstance(content, list) else []:
+            if isinstance(part, dict) and part.get("type") == "image_url" and not _whole(part.get("image_url")):
+                return True
+    return False
+
+
+def _whole(image_url: Any) -> bool:
+    url = image_url.get("url") if isinstance(image_url, dict) else None
+    if not isinstance(url, str) or not url.startswith("data:") or ";base64," not in url:
+        return False
+    mime, _, data = url[len("data:") :].partition(";base64,")
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except ValueError:
+        return False
+    ending = _ENDINGS.get(mime)
+    return ending is not None and raw.endswith(ending)
 
 
 def received(content: Any) -> tuple[str, list[str]]:

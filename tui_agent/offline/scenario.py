@@ -162,6 +162,9 @@ class Scenario(BaseModel):
     calls, empty assistant messages... (see `tui_agent.offline.strict`)."""
     text_only: bool = False
     """Answer 400, as a text-only model does, to a request with an `image_url` content part."""
+    check_images: bool = False
+    """Answer 400, as OpenAI does ("You uploaded an unsupported image..."), to a request with an image that is
+    not a whole PNG, JPEG or GIF (a cut or damaged file)."""
     default_chunk_delay: float = 0.01
     """Seconds between chunks of default-behaviour replies: a visible typing effect in the app, still quick in
     tests (a default answer is a few dozen chunks)."""

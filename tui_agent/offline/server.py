@@ -21,7 +21,7 @@ from types import TracebackType
 from typing import Any, Literal
 
 from tui_agent.offline import frames
-from tui_agent.offline.attached import NO_IMAGES, has_image
+from tui_agent.offline.attached import INVALID_IMAGE, NO_IMAGES, has_broken_image, has_image
 from tui_agent.offline.behaviour import default_reply, text_of
 from tui_agent.offline.http import ChunkedStream, Request, read_request, send, send_json
 from tui_agent.offline.prompt_cache import PromptCache
@@ -149,6 +149,10 @@ class OfflineServer:
         if self.scenario.text_only and has_image(body.get("messages")):
             record.outcome = "status 400"  # as vLLM or llama.cpp answer for a model without a vision encoder
             await send_json(writer, 400, frames.error_body(400, NO_IMAGES), tagged)
+            return True
+        if self.scenario.check_images and has_broken_image(body.get("messages")):
+            record.outcome = "status 400"  # as OpenAI answers an image it cannot decode
+            await send_json(writer, 400, frames.error_body(400, INVALID_IMAGE), tagged)
             return True
         reply = self._with_call_ids(frames.within_limit(self._next_reply(body), frames.token_limit(body)))
         if reply.status != 200:

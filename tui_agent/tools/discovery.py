@@ -2,7 +2,8 @@
 
 Order: the shipped `plugins/` folder, the user's plugin folder, each extra folder (`--plugins DIR`, then
 `plugin_dirs` from config), then installed packages in the `tui_agent.plugins` entry-point group. Inside a
-folder, files are taken in name order. A later source wins a name clash. Folders and files that others
+folder, files are taken in name order. An earlier source keeps a name several define (the registry offers
+the others as `plugin__name`, unless `[tools] prefer` says otherwise). Folders and files that others
 could change are refused (`tui_agent.tools.permissions`), except the shipped ones.
 """
 

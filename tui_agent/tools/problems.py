@@ -11,6 +11,8 @@ class LoadProblem:
 
     file: str
     message: str
+    warning: bool = False
+    """Something to know rather than to fix (the tool still works, e.g. its description was cut)."""
 
     def __str__(self) -> str:
         return f"{self.file}: {self.message}"

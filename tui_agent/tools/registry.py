@@ -1,8 +1,13 @@
 """Provides `ToolRegistry`: every tool found, which ones are offered to the model, and what went wrong.
 
-Duplicate names: the later source wins (see `discovery` for the order) and the clash is reported. A tool
+Duplicate names: the tool found first keeps its name (see `discovery` for the order: the shipped tools come
+first, installed packages last), so no plugin or package silently replaces a tool you rely on; the newcomer
+is offered as `plugin__name` and the clash is reported. `[tools] prefer` gives a name to another plugin. A tool
 whose config setting is invalid is registered but off (`ToolsSettings.turned_off`); when an invalid setting
 concerns every tool, no plugin is even imported, as the setting may have been the one that disabled it.
+
+A description longer than `[tools] description_cap` is cut (the model is sent it with every request) and
+the cut reported; `capped` names the tools it happened to.
 
 Live sources (MCP servers) come and go during a run: `replace_source` swaps one source's tools as a whole;
 their names never replace a tool already there (a clash is renamed `source__tool` and reported), and a
@@ -12,6 +17,7 @@ turn awaits `settled()` so that sources still starting can join first.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -27,6 +33,8 @@ from tui_agent.tools.loader import Loaded, load_guarded
 from tui_agent.tools.problems import LoadProblem
 from tui_agent.tools.spec import Approval, ToolDefinitionError, ToolSpec, build_spec, tool_options
 
+_PREFIX_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+"""What a plugin's name loses to become the prefix of a renamed tool (the chat API's name alphabet)."""
 ENABLED = "enabled"
 DISABLED = "disabled in config"
 INVALID_CONFIG = "disabled: invalid config"
@@ -52,6 +60,8 @@ class ToolRegistry:
         self.problems: list[LoadProblem] = []
         self._active: dict[str, ToolEntry] = {}
         self._waiters: list[Callable[[], Awaitable[None]]] = []
+        self.capped: dict[str, int] = {}
+        """Tools whose description was cut to `description_cap`, by name: the description's whole length."""
         self.hooks = Hooks()
         """The plugins' `@hook` functions (found with their tools; see `tui_agent.tools.hooks`)."""
 
@@ -130,22 +140,63 @@ class ToolRegistry:
                 self.problems.append(LoadProblem(source, f"tool {name!r} cannot be described ({exc}); skipped"))
 
     def add(self, spec: ToolSpec) -> None:
-        """Register one spec; a later one with the same name replaces the earlier (reported)."""
-        entry = ToolEntry(spec)
+        """Register one spec; a name already taken stays with its tool (unless `[tools] prefer` gives it to
+        this one) and this one is offered as `plugin__name` (reported)."""
+        if spec.name not in self.settings.disabled_tools and (previous := self._active.get(spec.name)) is not None:
+            renamed = self._clash(previous, spec)
+            if renamed is None:
+                return
+            spec = renamed
+        entry = ToolEntry(self._capped(spec))
         if spec.name in self.settings.disabled_tools:
             entry.status = DISABLED
         elif self.settings.off_because(spec.name):
             entry.status = INVALID_CONFIG
-        elif (previous := self._active.get(spec.name)) is not None:
-            previous.status, previous.replaced_by = REPLACED, spec.source
-            self.problems.append(
-                LoadProblem(
-                    spec.source, f"tool {spec.name!r} is also defined in {previous.spec.source}; the later one wins"
-                )
-            )
         if entry.status == ENABLED:
             self._active[spec.name] = entry
         self.entries.append(entry)
+
+    def _clash(self, previous: ToolEntry, spec: ToolSpec) -> ToolSpec | None:
+        """`spec` as it is registered when its name is taken: renamed `plugin__name`, or as it is when the
+        config prefers it (the earlier one is then marked replaced); None when it cannot be offered at all."""
+        name, holder = spec.name, previous.spec.source
+        if self.settings.prefer.get(name) == spec.plugin != previous.spec.plugin:
+            previous.status, previous.replaced_by = REPLACED, spec.source
+            self._active.pop(name)
+            self.problems.append(
+                LoadProblem(spec.source, f"tool {name!r} replaces the one in {holder} (tools.prefer)", warning=True)
+            )
+            return spec
+        renamed = f"{_PREFIX_UNSAFE.sub('_', spec.plugin) or 'plugin'}__{name}"[:64]
+        if renamed in self._active:
+            self.problems.append(LoadProblem(spec.source, f"tool {name!r} clashes with {holder} twice over; skipped"))
+            return None
+        self.problems.append(
+            LoadProblem(
+                spec.source,
+                f"tool {name!r} is also defined in {holder}, which keeps the name; this one is offered as "
+                f'{renamed!r} (to swap them: [tools] prefer = {{ {name} = "{spec.plugin}" }})',
+                warning=True,
+            )
+        )
+        return replace(spec, name=renamed)
+
+    def _capped(self, spec: ToolSpec) -> ToolSpec:
+        """`spec` with its description cut to `description_cap` (reported), or as it is."""
+        cap, size = self.settings.description_cap, len(spec.description)
+        if size <= cap:
+            self.capped.pop(spec.name, None)  # a live source's tool may come back shorter
+            return spec
+        self.capped[spec.name] = size
+        problem = LoadProblem(
+            spec.source,
+            f"tool {spec.name!r} has a description of {size:,} characters; the model is sent the first "
+            f"{cap:,} (tools.description_cap)",
+            warning=True,
+        )
+        if problem not in self.problems:  # a live source's tools are added again at each restart
+            self.problems.append(problem)
+        return replace(spec, description=cut_description(spec.description, cap))
 
     def replace_source(self, plugin: str, specs: Sequence[ToolSpec], *, prefix: str) -> list[LoadProblem]:
         """Make `specs` the tools of the live source `plugin` (its earlier ones leave); a name another source
@@ -231,3 +282,12 @@ def _tool_candidates(value: object) -> list[Callable[..., Any]] | None:
     if isinstance(value, list | tuple) and all(callable(item) for item in value):
         return list(value)
     return None
+
+
+CUT_MARK = "\n[description cut: {size:,} characters]"
+
+
+def cut_description(description: str, cap: int) -> str:
+    """`description` cut to at most `cap` characters, saying it was cut and how long it was."""
+    mark = CUT_MARK.format(size=len(description))
+    return description[: cap - len(mark)].rstrip() + mark

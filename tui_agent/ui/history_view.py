@@ -190,7 +190,8 @@ class HistoryView:
 
     def _offer_redo(self, last: Message) -> None:
         if last.role is Role.ASSISTANT and last.status in REDO_OFFERED and last.replaced_by is None:
-            self.log.show_actions(can_continue=bool(last.content.strip()) and not last.tool_calls)
+            has_text = bool(last.content.strip()) and not last.tool_calls
+            self.log.show_actions(can_continue=has_text or is_cut_off(last.status, last.error))
 
     def _entries(self, messages: list[Message]) -> list[Widget]:
         entries = [[*message_widgets(message, self.log.reasoning)] for message in messages]

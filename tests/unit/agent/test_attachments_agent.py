@@ -8,7 +8,8 @@ import pytest
 
 from tests.unit.agent.conftest import MakeAgent, collect
 from tui_agent.agent.conversation import strict_history
-from tui_agent.agent.events import TurnStarted
+from tui_agent.agent.events import TurnFinished, TurnStarted
+from tui_agent.agent.image_refusal import refusal_of
 from tui_agent.history.attachments import Attachment
 from tui_agent.offline.server import BackgroundServer
 
@@ -69,3 +70,46 @@ def test_joining_text_and_parts_keeps_every_part() -> None:
     joined = strict_history([{"role": "user", "content": "a"}, {"role": "user", "content": parts}])
     between = {"type": "text", "text": "\n\n"}
     assert joined == [{"role": "user", "content": [{"type": "text", "text": "a"}, between, *parts]}]
+
+
+@pytest.mark.parametrize(
+    ("message", "refusal"),
+    [
+        (  # OpenAI, a file it cannot decode
+            "You uploaded an unsupported image. Please make sure your image is below 20 MB in size and is of one "
+            "the following formats: ['png', 'jpeg', 'gif', 'webp'].",
+            "invalid",
+        ),
+        ("The image data you provided does not represent a valid image.", "invalid"),  # OpenAI
+        ("Invalid image data", "invalid"),
+        ("Failed to load image or audio file", "invalid"),  # llama.cpp (mtmd)
+        ("failed to decode image bytes", "invalid"),  # llama.cpp
+        ("Invalid content type. image_url is only supported by certain models.", "unsupported"),  # OpenAI
+        (
+            "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj",
+            "unsupported",
+        ),
+        ("This model does not support image inputs", "unsupported"),
+        ("context too long", "unknown"),
+    ],
+)
+def test_an_image_400_says_whether_the_image_or_the_model_is_the_problem(message: str, refusal: str) -> None:
+    assert refusal_of(message) == refusal
+
+
+@pytest.mark.parametrize("offline_server", [{"check_images": True}], indirect=True)
+async def test_an_invalid_image_is_left_out_live_and_in_history(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
+    built = await make_agent(offline_server.base_url)
+    events = await collect(built.agent.send("What is it?", [PNG]))  # a PNG's start only: the server refuses it
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished) and "The server says the image is invalid" in (finished.error or "")
+    await collect(built.agent.send("And now?"))
+    note = {"type": "text", "text": "(The image is left out: the server said this image is invalid.)"}
+    sent = user_contents(offline_server)
+    assert note in sent[0] and not any(part.get("type") == "image_url" for part in sent[0])
+    assert offline_server.requests[-1].outcome == "ok"
+    (session,) = await built.agent.store.list_recent()
+    (prompt, *_) = await built.agent.store.load_tail(session.id, 10)
+    assert [ref.left_out for ref in prompt.attachments] == ["the server said this image is invalid"]

@@ -237,3 +237,33 @@ async def test_closing_the_stream_early_closes_the_http_stream(offline_server: B
             break
     await eventually(lambda: outcomes(offline_server) == ["client_closed"], "the server saw the client leave")
     await client.aclose()
+
+
+@pytest.mark.parametrize(
+    "offline_server",
+    [replies({"raw_events": ['{"choices": [{"delta": {"content": "\x1b]52;c;ZXZpbA==\x07hi \u202eevil"}}]']})],
+    indirect=True,
+)
+async def test_a_malformed_chunk_is_quoted_sanitised_in_the_error(offline_server: BackgroundServer) -> None:
+    with pytest.raises(MalformedResponseError) as raised:
+        await collect(offline_server.base_url, api_key=KEY)
+    message = raised.value.user_message
+    assert "not a valid chat-completions event before the reply started" in message
+    assert """(it began '{"choices": [{"delta": {"content": "hi evil"}}]')""" in message
+    assert "\x1b" not in message and "\x07" not in message and "\u202e" not in message
+
+
+@pytest.mark.parametrize(
+    "offline_server", [replies({"raw_events": ['["not", "a", "chunk"]', '{"choices": 7}']})], indirect=True
+)
+async def test_json_that_is_no_chunk_is_quoted_in_the_error(offline_server: BackgroundServer) -> None:
+    with pytest.raises(MalformedResponseError, match=r"""\(it began '\["not", "a", "chunk"\]'\)"""):
+        await collect(offline_server.base_url, api_key=KEY)
+
+
+@pytest.mark.parametrize("offline_server", [replies({"text": "abc", "non_utf8_after": 1})], indirect=True)
+async def test_bytes_that_are_not_utf8_are_shown_as_escapes(offline_server: BackgroundServer) -> None:
+    with pytest.raises(MalformedResponseError) as raised:
+        await collect(offline_server.base_url, api_key=KEY)
+    message = raised.value.user_message  # how much comes before and after depends on the network's blocks
+    assert "(the first bad bytes, after b'" in message and ": b'\\xff\\xfe" in message

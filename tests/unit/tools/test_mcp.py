@@ -236,3 +236,54 @@ async def test_arguments_the_server_refuses_are_a_failed_call_with_its_reason(st
     registry = (await start(demo=stdio(approval="never"))).registry
     status, text = await run(registry, "add", a="many", b=1)
     assert status == ToolStatus.FAILED and "add failed" in text and "valid integer" in text
+
+
+async def test_tools_that_need_task_support_are_left_out_and_said(start: Start) -> None:
+    servers = await start(demo=stdio("--task-tools", approval="never"))
+    notices: list[str] = []
+    servers.watch(notices.append)
+    names = servers.registry.names()
+    assert "echo" in names and "long_job" not in names and "batch_job" not in names
+    assert servers.summary()[0]["status"] == (
+        "ready with 8 tools; 2 tools need task support, which tui-agent does not offer yet"
+    )
+    assert servers.summary()[0]["tools"] == 8
+    assert "MCP server demo: 2 tools need task support, which tui-agent does not offer yet; " in notices[0]
+    assert notices[0].endswith("left out: long_job, batch_job.")
+    assert all("long_job" not in tool["function"]["name"] for tool in servers.registry.openai_tools())
+
+
+async def test_bytes_on_stdout_that_are_not_utf8_json_rpc_are_named_and_kept_in_the_log(
+    start: Start, tmp_path: Path
+) -> None:
+    garbage = McpServerSettings(  # a program that is no MCP server: a binary banner, then silence
+        command=sys.executable,
+        args=["-c", "import os, time; os.write(1, b'\\xff\\xfe\\x1b[2J\\x00ELF garbage \\xe9\\n'); time.sleep(60)"],
+        startup_timeout=2,
+    )
+    servers = await start(garbage=garbage, banner=stdio("--bad-stdout", approval="never"))
+    notices: list[str] = []
+    servers.watch(notices.append)
+    states = {server["name"]: server["status"] for server in servers.summary()}
+    said = "wrote bytes that are not UTF-8 JSON-RPC on stdout: '\ufffd\ufffdELF garbage \ufffd'"
+    assert states["garbage"] == f"failed: did not finish starting within 2 s (startup_timeout); it {said}"
+    assert f"tui-agent: {said}" in (tmp_path / "mcp" / "garbage.log").read_text()
+    # A server whose banner is not UTF-8 but that speaks JSON-RPC after it starts, and is told about.
+    assert states["banner"] == "ready with 8 tools"
+    banner = "wrote bytes that are not UTF-8 JSON-RPC on stdout: 'Caf\ufffd server ready \ufffd\ufffd'"
+    assert f"MCP server banner {banner} (skipped)." in notices
+    assert f"tui-agent: {banner}" in (tmp_path / "mcp" / "banner.log").read_text()
+    assert await run(servers.registry, "echo", text="fine") == (ToolStatus.DONE, "echo: fine")
+
+
+async def test_a_100_kb_tool_description_is_cut_and_said(start: Start) -> None:
+    servers = await start(demo=stdio("--long-description", approval="never"))
+    notices: list[str] = []
+    servers.watch(notices.append)
+    (manual,) = [tool["function"] for tool in servers.registry.openai_tools() if tool["function"]["name"] == "manual"]
+    assert len(manual["description"]) <= 4096 and manual["description"].startswith("Read the whole manual.")
+    assert manual["description"].endswith("[description cut: 100,023 characters]")
+    assert (
+        "MCP server demo: the description of manual is longer than 4,096 characters; the model is sent the start of "
+        "it (tools.description_cap)." in notices
+    )

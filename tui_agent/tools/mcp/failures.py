@@ -8,6 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tui_agent.sanitize import REPLACEMENT, sanitize
+
+OUR_NOTE = "tui-agent: "
+"""Starts the lines we add to a server's log (never taken for the server's own last words)."""
+STRAY_SHOWN = 80
+"""Characters of a stray stdout line quoted (sanitised) in what the user is told."""
+
 CONNECTION_CLOSED = -32000
 """The SDK's `MCPError` code for a connection that ended (the server exited or hung up)."""
 
@@ -42,12 +49,32 @@ def explain(error: BaseException, *, command: str | None, url: str | None, start
 
 
 def last_line(log: Path, since: int = 0) -> str | None:
-    """The last non-blank line the server wrote to its log after byte `since` (None when there is none)."""
+    """The last non-blank line the server wrote to its log after byte `since` (None when there is none; our own
+    notes in it are not the server's)."""
     try:
         with log.open("rb") as file:
             file.seek(since)
             text = file.read()[-4096:].decode("utf-8", errors="replace")
     except OSError:
         return None
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith(OUR_NOTE)]
     return lines[-1][:200] if lines else None
+
+
+def stray_sentence(line: str, *, stdio: bool) -> str:
+    """What a server did, writing `line` where JSON-RPC was expected (its start quoted, sanitised: a server
+    may write escape codes); bytes that were not UTF-8 arrive as U+FFFD."""
+    shown = sanitize(line.strip())
+    shown = shown if len(shown) <= STRAY_SHOWN else shown[: STRAY_SHOWN - 1] + "…"
+    what = "bytes that are not UTF-8 JSON-RPC" if REPLACEMENT in line else "a line that is not JSON-RPC"
+    where = "on stdout" if stdio else "in its reply"
+    return f"{'wrote' if stdio else 'sent'} {what} {where}: {shown!r}"
+
+
+def note_in_log(log: Path, line: str) -> None:
+    """Add one line of ours to a server's log (best effort: the log is for reading later)."""
+    try:
+        with log.open("a", encoding="utf-8") as file:
+            file.write(line + "\n")
+    except OSError:
+        pass

@@ -24,8 +24,15 @@ from types import ModuleType
 from typing import IO, Any
 
 from tui_agent.config import McpServerSettings
-from tui_agent.tools.mcp.failures import explain, is_connection_closed, last_line
-from tui_agent.tools.mcp.specs import offered, safe_name
+from tui_agent.tools.mcp.failures import (
+    OUR_NOTE,
+    explain,
+    is_connection_closed,
+    last_line,
+    note_in_log,
+    stray_sentence,
+)
+from tui_agent.tools.mcp.specs import callable_tools, needs_tasks, offered, safe_name
 
 STOP_GRACE = 6.0
 """Seconds to wait for a server's owner task to close it (the SDK's own shutdown is bounded by ~4.5 s)."""
@@ -62,6 +69,8 @@ class McpServer:
         self.tools: list[Any] = []
         self.restarted = False
         """Whether the one automatic restart after a crash has been used."""
+        self.stray_output: str | None = None
+        """What the server wrote (or sent) that is not JSON-RPC, said once: a banner, bytes not UTF-8..."""
         self._on_change = on_change
         self._sdk: ModuleType | None = None
         self._session: Any = None
@@ -76,7 +85,7 @@ class McpServer:
         self._sdk = sdk
         if self._task is not None and not self._task.done():
             return
-        self.reason, self._stop, self._settled = None, asyncio.Event(), asyncio.Event()
+        self.reason, self.stray_output, self._stop, self._settled = None, None, asyncio.Event(), asyncio.Event()
         self._set(ServerState.STARTING)
         self._task = asyncio.get_running_loop().create_task(self._own(), name=f"mcp-server:{self.name}")
 
@@ -133,7 +142,7 @@ class McpServer:
         assert sdk is not None
         try:
             async with asyncio.timeout(self.settings.startup_timeout):
-                session = await sdk.connect(stack, self.settings, errlog, self._tools_changed)
+                session = await sdk.connect(stack, self.settings, errlog, self._tools_changed, self._stray)
                 tools = await sdk.list_tools(session)
         except Exception as error:  # OSError, TimeoutError, the SDK's errors, a bad URL...
             self._fail(error)
@@ -152,6 +161,14 @@ class McpServer:
         log.flush()
         self._log_start = log.tell()
         return log
+
+    def _stray(self, line: str) -> None:
+        """The server wrote a line that is not JSON-RPC: the first one is said (in its log, in the reason it
+        fails, as a notice when it starts anyway); the SDK skips it."""
+        if self.stray_output is not None:
+            return
+        self.stray_output = stray_sentence(line, stdio=self.settings.command is not None)
+        note_in_log(self.log_path, f"{OUR_NOTE}{self.stray_output}")
 
     async def _tools_changed(self) -> None:
         """`tools/list_changed`: list again, off the SDK's receive loop (a request from inside it would wait
@@ -215,7 +232,8 @@ class McpServer:
         why = explain(
             error, command=self.settings.command, url=self.settings.url, startup_timeout=self.settings.startup_timeout
         )
-        self.fail(f"{why}{self._last_words()}")
+        stray = f"; it {self.stray_output}" if self.stray_output else ""
+        self.fail(f"{why}{self._last_words()}{stray}")
 
     def fail(self, reason: str) -> None:
         """Mark the server failed with `reason` (it is not running, or never could start)."""
@@ -232,14 +250,27 @@ class McpServer:
         self._on_change(self)
 
     def offered(self) -> list[str]:
-        """Names of the tools offered to the model (`enabled_tools` / `disabled_tools` applied)."""
-        return offered(self.settings, [tool.name for tool in self.tools])
+        """Names of the tools offered to the model (`enabled_tools` / `disabled_tools` applied; those that need
+        task support left out)."""
+        return offered(self.settings, [tool.name for tool in callable_tools(self.tools)])
 
-    def describe(self) -> str:
-        """The state as the MCP screen and `tui-agent plugins` say it."""
+    def needing_tasks(self) -> list[str]:
+        """Names of the tools left out because they can only run as tasks (`execution.taskSupport: required`)."""
+        return offered(self.settings, [tool.name for tool in self.tools if needs_tasks(tool)])
+
+    def tasks_note(self) -> str:
+        """ "N tools need task support, which tui-agent does not offer yet", or empty when none does."""
+        count = len(self.needing_tasks())
+        if not count:
+            return ""
+        return f"{count} tool{'s need' if count != 1 else ' needs'} task support, which tui-agent does not offer yet"
+
+    def describe(self, *, notes: bool = True) -> str:
+        """The state as the MCP screen and `tui-agent plugins` say it (`notes`: with the tools left out)."""
         if self.state == ServerState.READY:
             count = len(self.offered())
-            return f"ready with {count} tool{'s' if count != 1 else ''}"
+            note = f"; {self.tasks_note()}" if notes and self.tasks_note() else ""
+            return f"ready with {count} tool{'s' if count != 1 else ''}{note}"
         if self.reason and self.state in (ServerState.FAILED, ServerState.CRASHED):
             return f"{self.state.value}: {self.reason}"
         return self.state.value

@@ -4,7 +4,8 @@
 every enabled server concurrently. Each server's tools enter the `ToolRegistry` when it is ready (and
 leave when it fails or is turned off), under `server__tool` when the name is taken. A turn waits for
 servers still starting through `ToolRegistry.settled`, each bounded by its `startup_timeout`. What the
-user should know (a server failed, crashed, tools too large for the context) arrives as notices for
+user should know (a server failed, crashed, tools too large for the context, tools left out because they
+can only run as tasks) arrives as notices for
 whoever `watch`es: a UI notification, or stderr for `-p`.
 """
 
@@ -134,11 +135,28 @@ class McpServers:
                     f"MCP server {server.name}: {len(clashes)} tool name(s) already taken; "
                     f"offered as {', '.join(renamed) or 'nothing'} (see `tui-agent plugins`).",
                 )
+            if server.stray_output and server.state == ServerState.READY:
+                self._say(server.name, f"MCP server {server.name} {server.stray_output} (skipped).")
+            if cut := self.capped(server.name):
+                cap = self.registry.settings.description_cap
+                self._say(
+                    server.name,
+                    f"MCP server {server.name}: the description of {', '.join(cut)} is longer than {cap:,} "
+                    "characters; the model is sent the start of it (tools.description_cap).",
+                )
+            if note := server.tasks_note():
+                left_out = ", ".join(server.needing_tasks())
+                self._say(server.name, f"MCP server {server.name}: {note}; left out: {left_out}.")
         else:
             self.registry.remove_source(plugin_of(server.name))
         if server.state in (ServerState.FAILED, ServerState.CRASHED):
             self._say(server.name, f"MCP server {server.name} {server.describe()}. Its log: {server.log_path}")
         self._check_budget()
+
+    def capped(self, name: str) -> list[str]:
+        """The offered tools of server `name` whose description was cut (`[tools] description_cap`)."""
+        specs = self.registry.specs_of(plugin_of(name))
+        return sorted(spec.name for spec in specs if spec.name in self.registry.capped)
 
     def _check_budget(self) -> None:
         budget = self.registry.settings.schema_budget

@@ -21,6 +21,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
 
 from tui_agent.config import McpServerSettings
 from tui_agent.tools.mcp.environment import server_environment
@@ -40,15 +41,24 @@ class ToolReportedError(ValueError):
 
 
 async def connect(
-    stack: AsyncExitStack, settings: McpServerSettings, errlog: TextIO, on_tools_changed: Callable[[], Awaitable[None]]
+    stack: AsyncExitStack,
+    settings: McpServerSettings,
+    errlog: TextIO,
+    on_tools_changed: Callable[[], Awaitable[None]],
+    on_stray_output: Callable[[str], None] = lambda line: None,
 ) -> ClientSession:
-    """Open the transport and the session inside `stack` (which the caller's task must close), initialise."""
+    """Open the transport and the session inside `stack` (which the caller's task must close), initialise.
+    `on_stray_output(line)` hears of each line the server wrote on stdout that is not JSON-RPC."""
     if settings.command is not None:
         parameters = StdioServerParameters(
             command=settings.command,
             args=list(settings.args),
             env=server_environment(settings.env),
             cwd=_cwd(settings.cwd),
+            # Not "strict": a byte that is not UTF-8 would end the SDK's reader, which then waits for the
+            # server to exit, and the start-up hangs without a word. Replaced, it is a line that is not
+            # JSON-RPC, which the session hands to `on_message` and we can name.
+            encoding_error_handler="replace",
         )
         read, write = await stack.enter_async_context(stdio_client(parameters, errlog=errlog))
     else:
@@ -60,6 +70,8 @@ async def connect(
     async def on_message(message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             await on_tools_changed()
+        elif isinstance(message, Exception) and (line := stray_line(message)) is not None:
+            on_stray_output(line)
 
     session = await stack.enter_async_context(ClientSession(read, write, message_handler=on_message))
     await session.initialize()
@@ -85,6 +97,15 @@ async def call_tool(session: ClientSession, name: str, arguments: dict[str, Any]
     if result.is_error:
         raise ToolReportedError(text or f"{name} reported an error")
     return text
+
+
+def stray_line(error: Exception) -> str | None:
+    """The stdout line a transport error is about, when it is one the server wrote that is not JSON-RPC."""
+    if not isinstance(error, ValidationError):
+        return None
+    found = error.errors()
+    line = found[0].get("input") if found else None
+    return line if isinstance(line, str) else None
 
 
 def is_closed(session: ClientSession) -> bool:

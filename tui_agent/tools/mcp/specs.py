@@ -68,10 +68,23 @@ def offered(settings: McpServerSettings, names: Sequence[str]) -> list[str]:
     return [name for name in names if (allowed is None or name in allowed) and name not in settings.disabled_tools]
 
 
+def needs_tasks(tool: Any) -> bool:
+    """Whether the tool can only be called as a task (`execution.taskSupport: "required"`, MCP 2025-11): a
+    plain call is refused (-32601), and tui-agent does not make task-augmented calls yet."""
+    return getattr(getattr(tool, "execution", None), "task_support", None) == "required"
+
+
+def callable_tools(tools: Sequence[Any]) -> list[Any]:
+    """The tools a plain `tools/call` can run (those that need task support left out)."""
+    return [tool for tool in tools if not needs_tasks(tool)]
+
+
 def tool_specs(
     server: str, settings: McpServerSettings, tools: Sequence[Any], call: Callable[..., Awaitable[str]]
 ) -> list[McpToolSpec]:
-    """Specs for the server's offered tools; `call(remote_name, **arguments)` runs one."""
+    """Specs for the server's offered tools (those that need task support left out: they would always fail);
+    `call(remote_name, **arguments)` runs one."""
+    tools = callable_tools(tools)
     wanted = set(offered(settings, [tool.name for tool in tools]))
     return [
         McpToolSpec(

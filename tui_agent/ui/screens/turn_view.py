@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, assert_never
 
-from tui_agent.status import MessageStatus, TurnEndReason
+from tui_agent.status import MessageStatus, TurnEndReason, is_cut_off
 from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.team_stop import stop_line
 from tui_agent.ui.textual_private import write_to_terminal
@@ -110,6 +110,7 @@ class TurnView(ReportingScreen[None]):
                 log.start_assistant(event.message_id, event.text, event.agent, event.continues)
                 if event.continues is not None:
                     self.branches.sibling_made()
+                    self.tool_panels.forget_calls_of({event.continues})  # calls cut at the token limit: not run
             case events.AssistantMessageFinished():
                 self._last_finished = event
                 log.finish(event.message_id, event.status, event.error)
@@ -163,9 +164,11 @@ class TurnView(ReportingScreen[None]):
             write_to_terminal(self.app, sequence)
 
     def _offer_redo(self) -> None:
-        """Under a reply that failed or was cut off: retry it, or continue it when it has text."""
+        """Under a reply that failed or was cut off: retry it, or continue it when it has text or was cut at the
+        token limit (a tool call cut while written included: Continue has the model write it again)."""
         ended = self._last_finished
         if ended is None or ended.status not in (MessageStatus.FAILED, MessageStatus.INTERRUPTED):
             return
         reply = self.chat_log.assistant(ended.message_id)
-        self.chat_log.show_actions(can_continue=reply is not None and bool(reply.text.strip()))
+        has_text = reply is not None and bool(reply.text.strip())
+        self.chat_log.show_actions(can_continue=has_text or is_cut_off(ended.status, ended.error))
