@@ -16,10 +16,11 @@ from tui_agent.agent.compaction import (
     NothingToCompactError,
     older_turns,
     stored_usage,
-    summarise,
-    summary_request,
+    to_summarise,
 )
+from tui_agent.agent.compaction_backoff import CompactionBackoff
 from tui_agent.agent.sessions import SessionActions
+from tui_agent.agent.summariser import Summariser
 from tui_agent.llm.errors import LLMError
 
 if TYPE_CHECKING:  # the openai client is imported only when a client is built
@@ -61,9 +62,24 @@ class ContextUpkeep(SessionActions):
         self._windows_task = asyncio.get_running_loop().create_task(learn(), name="context-windows")
         return self._windows_task
 
-    async def compact(self) -> Compaction:
+    async def compact(self, *, auto: bool = False) -> Compaction:
         """Summarise the older turns of the active branch into one message the model is sent in their place
-        (see `tui_agent.agent.compaction`); the originals stay in history and on screen, marked compacted."""
+        (see `tui_agent.agent.compaction`); the originals stay in history and on screen, marked compacted.
+        A failure pauses automatic compaction (`CompactionBackoff`), and says so; `auto`: the context is full,
+        a prompt waits (an automatic compaction is not tried while paused)."""
+        meter = self._services.meter
+        try:
+            done = await self._compact()
+        except (CompactionFailedError, NothingToCompactError) as error:
+            meter.backoff.failed(meter.context_tokens)
+            if auto or meter.snapshot(self.model).needs_compaction:  # said once: the next prompts do not retry
+                why = f"{error.user_message} {CompactionBackoff.explain(meter.window(self.model))}"
+                raise type(error)(why) from error
+            raise
+        meter.backoff.succeeded()
+        return done
+
+    async def _compact(self) -> Compaction:
         self._check_idle()
         await self._turn_saved()
         session = self._session
@@ -77,7 +93,9 @@ class ContextUpkeep(SessionActions):
             raise NothingToCompactError("Nothing to compact yet: only the latest turn would be left, and it is kept.")
         self._compacting = True
         try:
-            text, usage = await summarise(self.client, summary_request(before_cut, session.system_prompt))
+            summariser = Summariser(self.client, self._services.meter.window(self.model))
+            made = await summariser.summarise(to_summarise(before_cut, session.system_prompt))
+            text, usage = made.text, made.usage
             compacted = [message.id for message in older]
             summary = await self.store.add_summary(session.id, text, compacted, model=self.model)
             if usage is not None:  # asking for the summary is paid for like a reply, and counted like one
@@ -88,4 +106,4 @@ class ContextUpkeep(SessionActions):
             await self._reload_conversation(session)
         finally:
             self._compacting = False
-        return Compaction(summary, compacted, usage)
+        return Compaction(summary, compacted, usage, made.pieces)
