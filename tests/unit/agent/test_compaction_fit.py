@@ -146,12 +146,15 @@ async def test_a_summary_cut_by_the_full_window_is_asked_again_in_smaller_pieces
     built = await make_agent(offline_server.base_url)
     for prompt in PROMPTS[:4]:
         await ask(built, prompt)
-    # The summary request fits (its prompt is under the window) but leaves the summary almost no room.
-    offline_server.server.scenario = offline_server.server.scenario.model_copy(update={"context_window": 260})
+    await built.agent.learn_context_windows()
+    # The summary request fits, but its summary is longer than the room left: it is cut where the window is full.
+    offline_server.server.script([{"text": " ".join(["note"] * WINDOW)}])
     before = len(offline_server.requests)
     done = await built.agent.compact()
     asked = summary_requests(offline_server, before)
-    assert len(asked) > done.pieces >= 2  # the cut one was asked again, smaller
+    assert asked[0].outcome == "ok" and prompt_words(asked[0]) < WINDOW  # sent whole, answered, cut
+    assert len(asked) == done.pieces + 1 and done.pieces >= 2  # then asked again, in smaller pieces
+    assert "note note" not in done.summary.content
     assert all(prompt in done.summary.content for prompt in PROMPTS[:3])  # the fourth turn is kept whole
 
 
