@@ -9,8 +9,9 @@ usage reports them (`cached_tokens`; history keeps them with each reply, so a re
 The context is the active path's size in tokens: after a reply, what the server counted (its prompt and
 completion tokens: everything sent plus the answer); when there is no such count for the path as it now
 stands (after a compaction, or a branch with no usage), an estimate from the text (`estimate_tokens`),
-marked as one. The window comes from the config (`[context_windows]`), else the server's `/v1/models`
-entry, else the shipped table; unknown, the gauge shows tokens only.
+marked as one. The window comes from the config (`[context_windows]`), else the window the server serves
+(`ModelClient.context_windows`, or a refusal for a request over it), else the shipped table; unknown, the
+gauge shows tokens only. A compaction that failed pauses automatic compaction (`CompactionBackoff`).
 """
 
 from __future__ import annotations
