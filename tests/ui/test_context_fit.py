@@ -90,7 +90,7 @@ async def test_a_prompt_over_the_window_offers_f9_which_compacts_in_pieces(
         await wait_until(pilot, lambda: bool(before.query(ErrorNotice)), "the refusal shown")
         errors = [notice.message for notice in before.query(ErrorNotice)]
         assert errors and "longer than the context window" in errors[-1], errors
-        assert "Press F9 to compact the conversation" in errors[-1]
+        assert "press F9 to compact the conversation" in errors[-1]
         await pilot.press("f9")
         screen = await compacted_screen(pilot, before)
         note = " ".join(line.text for line in screen.query(SystemLine))

@@ -68,8 +68,9 @@ IMAGES_REFUSED = (
 )
 """Added to a 400 for a request with images (a text-only model's answer)."""
 CONTEXT_FULL = (
-    "Press F9 to compact the conversation: its older turns are summarised into one message (in pieces that "
-    "fit the window), then press Ctrl+R to ask again. Or start a new session (Ctrl+N)."
+    "To go on, press F9 to compact the conversation (in the app: `tui-agent --continue` opens this session "
+    "there): its older turns are summarised into one message, in pieces that fit the window; then press Ctrl+R "
+    "to ask again. Or start a new session (Ctrl+N)."
 )
 """Added to a refusal for a request longer than the model's context window."""
 

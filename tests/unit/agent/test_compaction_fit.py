@@ -66,7 +66,7 @@ async def test_a_prompt_over_the_window_offers_compaction_which_summarises_in_pi
     built = await make_agent(offline_server.base_url)
     refused = await filled(built)
     assert refused.error is not None and "longer than the context window" in refused.error
-    assert "Press F9 to compact the conversation" in refused.error
+    assert "press F9 to compact the conversation" in refused.error
     assert built.agent.meter.context_window == WINDOW  # learnt from the refusal (no `learn_context_windows`)
     assert built.agent.meter.context_tokens > WINDOW  # the size the server counted
     before = len(offline_server.requests)
