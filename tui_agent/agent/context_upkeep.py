@@ -36,6 +36,9 @@ class ContextUpkeep(SessionActions):
     client: ModelClient
     _windows_task: asyncio.Task[None] | None
     _compacting: bool
+    _ended: object | None
+    _windows_asked_again = False
+    """The server was asked again, once a reply had loaded the model (see `windows_learnt`)."""
 
     if TYPE_CHECKING:
 
@@ -61,6 +64,19 @@ class ContextUpkeep(SessionActions):
 
         self._windows_task = asyncio.get_running_loop().create_task(learn(), name="context-windows")
         return self._windows_task
+
+    async def windows_learnt(self) -> None:
+        """Wait for the asking (a turn starts only once the answer is in the meter, so requests keep one order).
+        When the server said no window for the model in use, it is asked once more after the first reply:
+        Ollama says the window a model is served with once it is loaded, which that reply did."""
+        learnt = self._windows_task is not None and self._windows_task.done()
+        if learnt and not self._windows_asked_again and self._ended is not None:
+            self._windows_asked_again = True
+            if self.model not in self._services.meter.served_windows:
+                self._windows_task = None
+                self.learn_context_windows()
+        if self._windows_task is not None and not self._windows_task.done():
+            await asyncio.wait({self._windows_task})
 
     async def compact(self, *, auto: bool = False) -> Compaction:
         """Summarise the older turns of the active branch into one message the model is sent in their place

@@ -162,7 +162,11 @@ class Scenario(BaseModel):
     """The window the model was trained with, as llama.cpp (`meta.n_ctx_train`) and Ollama (`model_info`)
     also say it: not the served one."""
     ollama_loaded: bool = True
-    """With `serves_like = "ollama"`: the models are loaded (listed by `/api/ps`); else only `/api/show` says."""
+    """With `serves_like = "ollama"`: the models are loaded from the start (listed by `/api/ps`), else once a chat
+    request has used one."""
+    ollama_num_ctx: bool = True
+    """With `serves_like = "ollama"`: the Modelfile sets `num_ctx` (`/api/show` says it); else only a loaded
+    model's `/api/ps` entry says the window."""
     enforce_window: bool = False
     """Refuse (400, in the words of `serves_like`) a request whose prompt reaches `context_window` words, and
     cut a reply (`finish_reason: length`) where prompt and reply fill it, as llama.cpp does."""

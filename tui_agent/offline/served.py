@@ -7,8 +7,9 @@
 - `llama.cpp`: entries `owned_by: llamacpp` whose `meta.n_ctx_train` is the trained window (`train_window`), and
   `GET /props` saying the served one in `default_generation_settings.n_ctx`; too long is llama.cpp's 400
   `exceed_context_size_error` with `n_ctx` and `n_prompt_tokens`.
-- `ollama`: nothing in `/v1/models`; `GET /api/ps` lists the models loaded (`ollama_loaded`) with their
-  `context_length`, `POST /api/show` gives `num_ctx` in `parameters` and the trained window in `model_info`.
+- `ollama`: nothing in `/v1/models`; `GET /api/ps` lists the models loaded (`ollama_loaded`, or those chat
+  requests have used) with their `context_length`, `POST /api/show` gives `num_ctx` in `parameters`
+  (`ollama_num_ctx`) and the trained window in `model_info`.
   Ollama cuts a long prompt rather than refusing it: `enforce_window` refuses nothing there.
 
 With `enforce_window`, a request whose prompt (its words, as usage counts them) reaches `context_window` is
@@ -41,20 +42,22 @@ def models_entry(scenario: Scenario, model: str) -> dict[str, Any]:
     return entry
 
 
-def root_answer(scenario: Scenario, method: str, path: str, body: bytes) -> dict[str, Any] | None:
+def root_answer(
+    scenario: Scenario, method: str, path: str, body: bytes, used: frozenset[str] = frozenset()
+) -> dict[str, Any] | None:
     """The JSON the imitated server answers at `path` beside `/v1` (`/props`, `/api/ps`, `/api/show`), None
-    when it has no such route."""
+    when it has no such route (`used`: the models chat requests have asked for, which Ollama has loaded)."""
     window = scenario.context_window
     if scenario.serves_like == "llama.cpp" and method == "GET" and path == "/props":
         return {"default_generation_settings": {"n_ctx": window or scenario.train_window}, "total_slots": 1}
     if scenario.serves_like != "ollama":
         return None
     if method == "GET" and path == "/api/ps":
-        loaded = scenario.models if scenario.ollama_loaded else []
+        loaded = scenario.models if scenario.ollama_loaded else sorted(used)
         return {"models": [{"name": m, "model": m, "context_length": window or 4096} for m in loaded]}
     if method == "POST" and path == "/api/show":
         asked = _json(body).get("model")
-        parameters = f"num_ctx {window}\nstop <|end|>" if window is not None else "stop <|end|>"
+        parameters = f"num_ctx {window}\nstop <|end|>" if window and scenario.ollama_num_ctx else "stop <|end|>"
         info = {"general.architecture": "llama", "llama.context_length": scenario.train_window}
         return {"model": asked, "parameters": parameters, "model_info": info}
     return None

@@ -63,6 +63,8 @@ class OfflineServer:
         self._rendered: dict[tuple[int, str, tuple[int, int, int] | None], list[str]] = {}
         """Payloads of scripted replies, rendered once (benchmarks repeat one huge reply)."""
         self._prompt_cache = PromptCache(words)
+        self._used: frozenset[str] = frozenset()
+        """Models chat requests have asked for (an imitated Ollama has loaded them)."""
 
     @property
     def base_url(self) -> str:
@@ -108,7 +110,7 @@ class OfflineServer:
             return True
         if request.method == "POST" and path in ("/v1/chat/completions", "/chat/completions"):
             return await self._chat(request, reader, writer)
-        if (answer := served.root_answer(self.scenario, request.method, path, request.body)) is not None:
+        if (answer := served.root_answer(self.scenario, request.method, path, request.body, self._used)) is not None:
             self.requests.append(RequestRecord(request.method, path, None, "ok"))  # llama.cpp's, Ollama's own
             await send_json(writer, 200, answer)
             return True
@@ -140,6 +142,7 @@ class OfflineServer:
             await send_json(writer, 400, frames.error_body(400, "The request body is not a JSON object."))
             return True
         record = RequestRecord(request.method, request.path, body, request_id=f"req_offline_{len(self.requests) + 1}")
+        self._used |= {str(body.get("model"))}
         self.requests.append(record)
         tagged = {"X-Request-Id": record.request_id}  # as OpenAI and most proxies do: support desks ask for it
         if self.scenario.strict and (problem := role_problem(body.get("messages"))) is not None:

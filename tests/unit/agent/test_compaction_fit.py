@@ -59,6 +59,24 @@ async def test_the_gauge_shows_the_window_llama_cpp_serves_not_the_one_the_model
     assert built.agent.meter.context_share == pytest.approx(built.agent.meter.context_tokens / WINDOW)
 
 
+OLLAMA_COLD = {"serves_like": "ollama", "context_window": 2048, "ollama_loaded": False, "ollama_num_ctx": False}
+
+
+@pytest.mark.parametrize("offline_server", [OLLAMA_COLD], indirect=True)
+async def test_ollama_is_asked_again_once_the_first_reply_has_loaded_the_model(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
+    built = await make_agent(offline_server.base_url)
+    await built.agent.learn_context_windows()
+    assert built.agent.meter.context_window is None  # not loaded, no num_ctx: Ollama says nothing yet
+    await ask(built, "Name a river in Europe")
+    await ask(built, "Name a mountain")
+    assert built.agent.meter.context_window == 2048  # what `/api/ps` says the loaded model has
+    await ask(built, "Name a lake")
+    paths = [record.path for record in offline_server.requests]
+    assert paths.count("/v1/models") == 2 and paths.count("/api/ps") == 2  # asked again once, not every turn
+
+
 @pytest.mark.parametrize("offline_server", [LLAMA], indirect=True)
 async def test_a_prompt_over_the_window_offers_compaction_which_summarises_in_pieces_that_fit(
     make_agent: MakeAgent, offline_server: BackgroundServer
