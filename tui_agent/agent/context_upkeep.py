@@ -1,6 +1,8 @@
-"""Provides `ContextUpkeep`: what keeps a session's context in bounds — the context windows the server gives its
-models (learned once, in the background, for the gauge) and compaction (the older turns of the active branch
-summarised into one message the model is sent in their place; `tui_agent.agent.compaction` makes the summary).
+"""Provides `ContextUpkeep`: what keeps a session's context in bounds — the context windows the server serves
+its models with (learned in the background for the gauge and compaction; once more after the first reply when
+the model in use had none) and compaction (the older turns of the active branch summarised into one message the
+model is sent in their place; `tui_agent.agent.compaction` says which, `tui_agent.agent.summariser` asks the
+summary in pieces that fit, `tui_agent.agent.compaction_backoff` pauses automatic compaction after a failure).
 `Agent` mixes it in.
 """
 
