@@ -286,8 +286,7 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
     ) -> AsyncIterator[AgentEvent]:
         """Run a turn whose first response goes into `message_id`, yielding its events to `TurnFinished`
         (`agent`: the team member whose reply it goes on with, named on its messages)."""
-        if self._windows_task is not None and not self._windows_task.done():
-            await asyncio.wait({self._windows_task})
+        await self.windows_learnt()
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
         turn = Turn(self._services, session.id, self._conversation, self.budget, events.put_nowait, turn_id)
         turn.agent = agent

@@ -1,30 +1,26 @@
-"""Provides `compact`: the older turns of a session's active branch summarised by the model into one message
-that stands for them in what is sent from then on.
+"""Provides `compact`'s parts: which messages of a session's active branch are compacted, what the model is
+sent to summarise them, and what a compaction did.
 
 The last `KEEP_TURNS` turns (from the user's prompt on) stay as they are; every message before them that is
 not already under a summary is compacted. The model is sent those messages (as it would be for a reply,
-valid for strict chat templates) with `SUMMARY_REQUEST` after them, and its answer is stored as a `system`
-message at the end of the branch, the compacted messages' `compacted_by` naming it. Nothing is deleted: the
-originals stay in history and on screen (collapsed), and `Conversation.from_history` sends the summary in
-their place. A failure (the model errs or says nothing) changes nothing.
+valid for strict chat templates) with `SUMMARY_REQUEST` after them — in pieces that fit its context window
+when they must (`tui_agent.agent.summariser`) — and its answer is stored as a `system` message at the end of
+the branch, the compacted messages' `compacted_by` naming it. Nothing is deleted: the originals stay in
+history and on screen (collapsed), and `Conversation.from_history` sends the summary in their place. A
+failure (the model errs, says nothing, or is cut off) changes nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
-from tui_agent.agent.conversation import Conversation, labelled, strict_history, summary_for
+from tui_agent.agent.conversation import Conversation, labelled, summary_for
 from tui_agent.errors import UserError
 from tui_agent.history.models import Message
 from tui_agent.history.models import Usage as StoredUsage
-from tui_agent.llm.errors import LLMError
-from tui_agent.llm.events import TextDelta, Usage
+from tui_agent.llm.events import Usage
 from tui_agent.status import Role
-
-if TYPE_CHECKING:  # the openai client is imported only when a client is built
-    from tui_agent.llm.model_client import ModelClient
 
 KEEP_TURNS = 1
 """Turns at the end of the branch kept whole (the model needs the latest exchange word for word)."""
@@ -53,6 +49,8 @@ class Compaction:
     """Ids of the messages it stands for from now on."""
     usage: Usage | None
     """What asking for the summary used (it is paid for like any reply)."""
+    pieces: int = 1
+    """Requests the summary was asked in: more than one when the conversation did not fit the window at once."""
 
 
 def older_turns(path: Sequence[Message], keep_turns: int = KEEP_TURNS) -> tuple[list[Message], list[Message]]:
@@ -67,13 +65,13 @@ def older_turns(path: Sequence[Message], keep_turns: int = KEEP_TURNS) -> tuple[
     return older, list(path[:cut])
 
 
-def summary_request(before_cut: Sequence[Message], system_prompt: str | None) -> list[dict[str, object]]:
-    """The messages sent to ask for the summary: the older turns as the model knows them, then the request. A
-    team's replies are the answers to the person's prompts, labelled with who gave them (sent as one agent's
-    input they would merge with the prompts, and the request, into one message)."""
+def to_summarise(before_cut: Sequence[Message], system_prompt: str | None) -> list[dict[str, object]]:
+    """The conversation the summary is asked of: the older turns as the model knows them (`SUMMARY_REQUEST` is
+    put after it, or after each piece of it). A team's replies are the answers to the person's prompts,
+    labelled with who gave them (sent as one agent's input they would merge with the prompts, and the request,
+    into one message)."""
     told = [as_told(message) for message in before_cut]
-    conversation = Conversation.from_history(told, system_prompt)
-    return strict_history([*conversation.messages, {"role": "user", "content": SUMMARY_REQUEST}])
+    return Conversation.from_history(told, system_prompt).messages
 
 
 def as_told(message: Message) -> Message:
@@ -82,24 +80,6 @@ def as_told(message: Message) -> Message:
         return message
     said = labelled(message.agent, message.content) if message.content.strip() else message.content
     return replace(message, agent=None, content=said)
-
-
-async def summarise(client: ModelClient, messages: list[dict[str, object]]) -> tuple[str, Usage | None]:
-    """The model's summary of `messages` (no tools offered) and the usage it reported."""
-    text: list[str] = []
-    usage: Usage | None = None
-    try:
-        async for event in client.stream_chat(messages, None):
-            if isinstance(event, TextDelta):
-                text.append(event.text)
-            elif isinstance(event, Usage):
-                usage = event
-    except LLMError as error:
-        raise CompactionFailedError(f"Could not compact the conversation: {error.user_message}") from error
-    summary = "".join(text).strip()
-    if not summary:
-        raise CompactionFailedError("Could not compact the conversation: the model gave no summary.")
-    return summary, usage
 
 
 def stored_usage(usage: Usage | None) -> StoredUsage | None:

@@ -1,6 +1,8 @@
-"""Provides `ContextUpkeep`: what keeps a session's context in bounds — the context windows the server gives its
-models (learned once, in the background, for the gauge) and compaction (the older turns of the active branch
-summarised into one message the model is sent in their place; `tui_agent.agent.compaction` makes the summary).
+"""Provides `ContextUpkeep`: what keeps a session's context in bounds — the context windows the server serves
+its models with (learned in the background for the gauge and compaction; once more after the first reply when
+the model in use had none) and compaction (the older turns of the active branch summarised into one message the
+model is sent in their place; `tui_agent.agent.compaction` says which, `tui_agent.agent.summariser` asks the
+summary in pieces that fit, `tui_agent.agent.compaction_backoff` pauses automatic compaction after a failure).
 `Agent` mixes it in.
 """
 
@@ -16,10 +18,11 @@ from tui_agent.agent.compaction import (
     NothingToCompactError,
     older_turns,
     stored_usage,
-    summarise,
-    summary_request,
+    to_summarise,
 )
+from tui_agent.agent.compaction_backoff import CompactionBackoff
 from tui_agent.agent.sessions import SessionActions
+from tui_agent.agent.summariser import Summariser
 from tui_agent.llm.errors import LLMError
 
 if TYPE_CHECKING:  # the openai client is imported only when a client is built
@@ -35,6 +38,9 @@ class ContextUpkeep(SessionActions):
     client: ModelClient
     _windows_task: asyncio.Task[None] | None
     _compacting: bool
+    _ended: object | None
+    _windows_asked_again = False
+    """The server was asked again, once a reply had loaded the model (see `windows_learnt`)."""
 
     if TYPE_CHECKING:
 
@@ -61,9 +67,37 @@ class ContextUpkeep(SessionActions):
         self._windows_task = asyncio.get_running_loop().create_task(learn(), name="context-windows")
         return self._windows_task
 
-    async def compact(self) -> Compaction:
+    async def windows_learnt(self) -> None:
+        """Wait for the asking (a turn starts only once the answer is in the meter, so requests keep one order).
+        When the server said no window for the model in use, it is asked once more after the first reply:
+        Ollama says the window a model is served with once it is loaded, which that reply did."""
+        learnt = self._windows_task is not None and self._windows_task.done()
+        if learnt and not self._windows_asked_again and self._ended is not None:
+            self._windows_asked_again = True
+            if self.model not in self._services.meter.served_windows:
+                self._windows_task = None
+                self.learn_context_windows()
+        if self._windows_task is not None and not self._windows_task.done():
+            await asyncio.wait({self._windows_task})
+
+    async def compact(self, *, auto: bool = False) -> Compaction:
         """Summarise the older turns of the active branch into one message the model is sent in their place
-        (see `tui_agent.agent.compaction`); the originals stay in history and on screen, marked compacted."""
+        (see `tui_agent.agent.compaction`); the originals stay in history and on screen, marked compacted.
+        A failure pauses automatic compaction (`CompactionBackoff`), and says so; `auto`: the context is full,
+        a prompt waits (an automatic compaction is not tried while paused)."""
+        meter = self._services.meter
+        try:
+            done = await self._compact()
+        except (CompactionFailedError, NothingToCompactError) as error:
+            meter.backoff.failed(meter.context_tokens)
+            if auto or meter.snapshot(self.model).needs_compaction:  # said once: the next prompts do not retry
+                why = f"{error.user_message} {CompactionBackoff.explain(meter.window(self.model))}"
+                raise type(error)(why) from error
+            raise
+        meter.backoff.succeeded()
+        return done
+
+    async def _compact(self) -> Compaction:
         self._check_idle()
         await self._turn_saved()
         session = self._session
@@ -77,7 +111,9 @@ class ContextUpkeep(SessionActions):
             raise NothingToCompactError("Nothing to compact yet: only the latest turn would be left, and it is kept.")
         self._compacting = True
         try:
-            text, usage = await summarise(self.client, summary_request(before_cut, session.system_prompt))
+            summariser = Summariser(self.client, self._services.meter.window(self.model))
+            made = await summariser.summarise(to_summarise(before_cut, session.system_prompt))
+            text, usage = made.text, made.usage
             compacted = [message.id for message in older]
             summary = await self.store.add_summary(session.id, text, compacted, model=self.model)
             if usage is not None:  # asking for the summary is paid for like a reply, and counted like one
@@ -88,4 +124,4 @@ class ContextUpkeep(SessionActions):
             await self._reload_conversation(session)
         finally:
             self._compacting = False
-        return Compaction(summary, compacted, usage)
+        return Compaction(summary, compacted, usage, made.pieces)

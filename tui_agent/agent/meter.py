@@ -9,8 +9,9 @@ usage reports them (`cached_tokens`; history keeps them with each reply, so a re
 The context is the active path's size in tokens: after a reply, what the server counted (its prompt and
 completion tokens: everything sent plus the answer); when there is no such count for the path as it now
 stands (after a compaction, or a branch with no usage), an estimate from the text (`estimate_tokens`),
-marked as one. The window comes from the config (`[context_windows]`), else the server's `/v1/models`
-entry, else the shipped table; unknown, the gauge shows tokens only.
+marked as one. The window comes from the config (`[context_windows]`), else the window the server serves
+(`ModelClient.context_windows`, or a refusal for a request over it), else the shipped table; unknown, the
+gauge shows tokens only. A compaction that failed pauses automatic compaction (`CompactionBackoff`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from tui_agent.agent.compaction_backoff import CompactionBackoff
 from tui_agent.history.models import Message
 from tui_agent.prices import PriceTable, TokenCounts, WindowTable
 from tui_agent.status import Role
@@ -47,6 +49,8 @@ class Meter:
     """The model's window in tokens; None when unknown (the gauge shows tokens only)."""
     compact_at: float = 0.8
     """Share of the window at which the next turn compacts older turns first."""
+    compaction_paused: bool = False
+    """A compaction failed a moment ago: the next turn does not try again first (`CompactionBackoff`)."""
 
     @property
     def context_share(self) -> float | None:
@@ -60,6 +64,11 @@ class Meter:
         """The context has reached `compact_at` of a known window."""
         share = self.context_share
         return share is not None and share >= self.compact_at
+
+    @property
+    def compacts_first(self) -> bool:
+        """The next prompt compacts older turns before it is sent: the context is full and no failure waits."""
+        return self.needs_compaction and not self.compaction_paused
 
 
 def estimate_tokens(messages: Iterable[Mapping[str, Any]]) -> int:
@@ -82,7 +91,10 @@ class SessionMeter:
     user_windows: WindowTable = field(default_factory=lambda: WindowTable({}))
     """The config's `[context_windows]`: they beat what the server says."""
     served_windows: dict[str, int] = field(default_factory=dict)
-    """Model id -> window, from the server's `/v1/models` (filled once the engine has asked)."""
+    """Model id -> window the server serves (`ModelClient.context_windows`, filled once the engine has asked;
+    a refusal for a request over the window corrects it)."""
+    backoff: CompactionBackoff = field(default_factory=CompactionBackoff)
+    """Whether automatic compaction waits after a failure."""
     compact_at: float = 0.8
     tokens_in: int = 0
     tokens_out: int = 0
@@ -98,6 +110,7 @@ class SessionMeter:
         """A new, empty session."""
         self.tokens_in = self.tokens_out = self.cached_in = self.replies = self.context_tokens = 0
         self.cost, self.priced, self.last_cost, self.context_estimated = Decimal(0), True, None, False
+        self.backoff.succeeded()  # another conversation: its own compaction is tried
 
     def add(self, model: str | None, usage: TokenCounts) -> None:
         """Count one response's usage: its cost (if its model has a price) and the context it measured."""
@@ -133,6 +146,13 @@ class SessionMeter:
                 return
         self.context_tokens, self.context_estimated = estimate, True
 
+    def overflowed(self, model: str | None, window: int | None, prompt_tokens: int | None) -> None:
+        """The server refused a request over its window and said the window, the request's size, or both."""
+        if model and window is not None:
+            self.served_windows[model] = window
+        if prompt_tokens is not None:  # the path as it stands, counted by the server
+            self.context_tokens, self.context_estimated = prompt_tokens, False
+
     def window(self, model: str | None) -> int | None:
         """`model`'s context window: the config's, else the server's, else the shipped table's."""
         if (mine := self.user_windows.lookup(model)) is not None:
@@ -151,6 +171,7 @@ class SessionMeter:
             session_cost=self.cost if self.priced and self.replies else None,
             context_tokens=self.context_tokens,
             context_estimated=self.context_estimated,
-            context_window=self.window(model),
+            context_window=(window := self.window(model)),
             compact_at=self.compact_at,
+            compaction_paused=self.backoff.paused(self.context_tokens, window),
         )

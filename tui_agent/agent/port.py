@@ -71,9 +71,11 @@ class ChatPort(Protocol):
         """Ask the endpoint, in the background and once, for its models' context windows (for the gauge); done
         once `meter` has them (or the endpoint said none)."""
 
-    async def compact(self) -> Compaction:
-        """Summarise the older turns into one message sent in their place from now on; the originals stay in
-        history and on screen, marked compacted. Raises a `UserError` saying why when it cannot."""
+    async def compact(self, *, auto: bool = False) -> Compaction:
+        """Summarise the older turns into one message sent in their place from now on (in pieces when they do
+        not fit the window at once); the originals stay in history and on screen, marked compacted. Raises a
+        `UserError` saying why when it cannot; a failure pauses automatic compaction (`Meter.compacts_first`).
+        `auto`: asked because the context is full, before a prompt."""
         ...
 
     @property

@@ -47,7 +47,7 @@ from tui_agent.history.models import PART_BREAK, Message
 from tui_agent.history.models import Usage as StoredUsage
 from tui_agent.history.saver import StreamingSaver
 from tui_agent.history.store import HistoryStore
-from tui_agent.llm.errors import AuthenticationFailedError, LLMError, RequestRejectedError
+from tui_agent.llm.errors import AuthenticationFailedError, ContextTooLongError, LLMError, RequestRejectedError
 from tui_agent.llm.events import RetryScheduled, StreamEvent, Usage
 from tui_agent.status import CUT_OFF, Role
 from tui_agent.tool_call import CallKey, Decision, ToolCall
@@ -74,6 +74,12 @@ IMAGES_REFUSED = (
     "without it, or switch to a model that reads images."
 )
 """Added to a 400 for a request with images (a text-only model's answer)."""
+CONTEXT_FULL = (
+    "To go on, press F9 to compact the conversation (in the app: `tui-agent --continue` opens this session "
+    "there): its older turns are summarised into one message, in pieces that fit the window; then press Ctrl+R "
+    "to ask again. Or start a new session (Ctrl+N)."
+)
+"""Added to a refusal for a request longer than the model's context window."""
 
 
 @dataclass(frozen=True)
@@ -277,6 +283,10 @@ class Turn:
         """The sentence to show (and store) for a model error, with its endpoint and request id."""
         if isinstance(error, AuthenticationFailedError) and self.services.missing_key_message:
             return self.services.missing_key_message
+        if isinstance(error, ContextTooLongError):  # the gauge learns the window and the size the server said
+            self.services.meter.overflowed(self.services.model, error.window, error.prompt_tokens)
+            said = error.user_message
+            return error.report.replace(said, f"{said}\n\n{CONTEXT_FULL}", 1)
         if isinstance(error, RequestRejectedError) and self.conversation.has_images:
             said = error.user_message  # the why before where (the endpoint and request id line)
             return error.report.replace(said, f"{said}\n\n{self._leave_out_images(said)}", 1)

@@ -34,6 +34,7 @@ from tui_agent.llm.assembler import StreamAssembler
 from tui_agent.llm.errors import (
     AuthenticationFailedError,
     ConnectionFailedError,
+    ContextTooLongError,
     LLMError,
     MalformedResponseError,
     ModelNotFoundError,
@@ -48,6 +49,7 @@ from tui_agent.llm.errors import (
 )
 from tui_agent.llm.events import RetryScheduled, StreamEnd, StreamEvent
 from tui_agent.llm.parts import PART_FIELDS
+from tui_agent.llm.served_context import context_overflow, learn_windows, server_root
 from tui_agent.llm.sse import SSEParser
 from tui_agent.llm.to_user import schema_has_to_user
 from tui_agent.llm.transport import retry_after, root_cause
@@ -66,22 +68,6 @@ STREAM_SLICE = 0.004
 """Seconds of handling payloads that arrived together before the event loop runs its other tasks: a burst of
 hundreds of small payloads (a fast endpoint, or a slow reader) would otherwise hold it for tens of
 milliseconds, and in the app a key or a frame waits for that."""
-
-
-WINDOW_FIELDS = ("context_length", "max_model_len", "context_window", "max_context_length")
-"""Where servers put a model's context window in its `/v1/models` entry: OpenRouter and LM Studio
-(`context_length`, `max_context_length`), vLLM (`max_model_len`), others (`context_window`)."""
-
-
-def served_window(entry: Mapping[str, Any]) -> int | None:
-    """The context window a `/v1/models` entry gives (see `WINDOW_FIELDS`; llama.cpp: `meta.n_ctx_train`, the
-    window it was trained with), None when it gives none that is a positive whole number."""
-    meta = entry.get("meta")
-    found = [entry.get(name) for name in WINDOW_FIELDS]
-    found.append(meta.get("n_ctx_train") if isinstance(meta, Mapping) else None)
-    return next(
-        (value for value in found if isinstance(value, int) and not isinstance(value, bool) and value > 0), None
-    )
 
 
 class ChatClient:
@@ -127,13 +113,24 @@ class ChatClient:
         return [model.id for model in page.data]
 
     async def context_windows(self) -> dict[str, int]:
-        """Model id -> context window, for the models whose `/v1/models` entry says it (`served_window`)."""
+        """Model id -> the context window the server serves it with, for the models it says it of: its
+        `/v1/models` entries, llama.cpp's `/props`, Ollama's `/api/ps` (`served_context.learn_windows`)."""
         try:
             page = await self._client.models.list()
         except Exception as error:  # every failure becomes a sentence
             raise self._request_error(error) from error
-        windows = ((model.id, served_window(model.to_dict())) for model in page.data)
-        return {model: window for model, window in windows if window is not None}
+        return await learn_windows([model.to_dict() for model in page.data], self.model, self._ask_root)
+
+    async def _ask_root(self, path: str, body: Mapping[str, Any] | None) -> object:
+        """The JSON the server answers at `path` of its root (a POST of `body`, or a GET); None when it fails:
+        a route only some servers have (see `served_context.Ask`)."""
+        url = server_root(self.base_url) + path
+        try:
+            if body is None:
+                return await self._client.get(url, cast_to=object)
+            return await self._client.post(url, body=dict(body), cast_to=object)
+        except Exception:  # not that kind of server (404, not JSON...): it says nothing of its windows
+            return None
 
     async def stream_chat(
         self, messages: Iterable[Mapping[str, Any]], tools: list[dict[str, Any]] | None = None, **options: Any
@@ -385,6 +382,12 @@ class ChatClient:
             )
         if status >= 500:
             return ServerError(f"The server at {self.host} failed ({status}{detail}){after}. Try again in a moment.")
+        if (overflow := context_overflow(error.body)) is not None:
+            return ContextTooLongError(
+                f"The conversation is longer than the context window of the model at {self.host} ({status}{detail}).",
+                window=overflow.window,
+                prompt_tokens=overflow.prompt_tokens,
+            )
         return RequestRejectedError(f"The server at {self.host} rejected the request ({status}{detail}).")
 
     def _detail(self, error: openai.APIError) -> str:

@@ -98,3 +98,15 @@ def bytes_preview(error: UnicodeDecodeError) -> str:
 
 class RequestRejectedError(LLMError):
     """The server refused the request itself (400, 413, 422: too long a context, a bad parameter)."""
+
+
+class ContextTooLongError(RequestRejectedError):
+    """The request is longer than the context window the server serves (a 400 saying so: see
+    `tui_agent.llm.served_context.context_overflow`); what it said of the sizes, when it did."""
+
+    def __init__(self, user_message: str, *, window: int | None = None, prompt_tokens: int | None = None) -> None:
+        super().__init__(user_message)
+        self.window = window
+        """The served window in tokens."""
+        self.prompt_tokens = prompt_tokens
+        """The refused request's size in tokens."""

@@ -152,8 +152,24 @@ class Scenario(BaseModel):
     models: list[str] = Field(default_factory=lambda: ["offline"])
     """Model ids listed by `/v1/models` (any model name is accepted regardless)."""
     context_window: int | None = Field(default=32768, gt=0)
-    """Tokens (words) each model's `/v1/models` entry gives as its `context_length`, as OpenRouter, LM Studio
-    and others say their window; None leaves the field out."""
+    """Tokens (words) of the window the server serves, said as `serves_like` says it (`generic`: each model's
+    `/v1/models` entry gives it as its `context_length`, as OpenRouter, LM Studio and others do); None: not
+    said."""
+    serves_like: Literal["generic", "openai", "vllm", "llama.cpp", "ollama"] = "generic"
+    """Whose words the window is said in (`/v1/models`, llama.cpp's `/props`, Ollama's `/api/ps` and
+    `/api/show`) and a request over it refused in: see `tui_agent.offline.served`."""
+    train_window: int = Field(default=32768, gt=0)
+    """The window the model was trained with, as llama.cpp (`meta.n_ctx_train`) and Ollama (`model_info`)
+    also say it: not the served one."""
+    ollama_loaded: bool = True
+    """With `serves_like = "ollama"`: the models are loaded from the start (listed by `/api/ps`), else once a chat
+    request has used one."""
+    ollama_num_ctx: bool = True
+    """With `serves_like = "ollama"`: the Modelfile sets `num_ctx` (`/api/show` says it); else only a loaded
+    model's `/api/ps` entry says the window."""
+    enforce_window: bool = False
+    """Refuse (400, in the words of `serves_like`) a request whose prompt reaches `context_window` words, and
+    cut a reply (`finish_reason: length`) where prompt and reply fill it, as llama.cpp does."""
     call_ids: Literal["unique", "per_response"] = "unique"
     """Ids of calls without their own: `unique` ones, new for every call as real providers' are, or
     `per_response`: `call_0`, `call_1`... numbered again in every response, as several local servers do."""

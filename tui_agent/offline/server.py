@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Literal
 
-from tui_agent.offline import frames
+from tui_agent.offline import frames, served
 from tui_agent.offline.attached import INVALID_IMAGE, NO_IMAGES, has_broken_image, has_image
 from tui_agent.offline.behaviour import default_reply, text_of
 from tui_agent.offline.http import ChunkedStream, Request, read_request, send, send_json
@@ -63,6 +63,8 @@ class OfflineServer:
         self._rendered: dict[tuple[int, str, tuple[int, int, int] | None], list[str]] = {}
         """Payloads of scripted replies, rendered once (benchmarks repeat one huge reply)."""
         self._prompt_cache = PromptCache(words)
+        self._used: frozenset[str] = frozenset()
+        """Models chat requests have asked for (an imitated Ollama has loaded them)."""
 
     @property
     def base_url(self) -> str:
@@ -103,15 +105,15 @@ class OfflineServer:
         path = request.path.rstrip("/")
         if request.method == "GET" and path in ("/v1/models", "/models"):
             self.requests.append(RequestRecord(request.method, path, None, "ok"))
-            window = {} if self.scenario.context_window is None else {"context_length": self.scenario.context_window}
-            data = [
-                {"id": m, "object": "model", "created": 0, "owned_by": "offline", **window}
-                for m in self.scenario.models
-            ]
+            data = [served.models_entry(self.scenario, model) for model in self.scenario.models]
             await send_json(writer, 200, {"object": "list", "data": data})
             return True
         if request.method == "POST" and path in ("/v1/chat/completions", "/chat/completions"):
             return await self._chat(request, reader, writer)
+        if (answer := served.root_answer(self.scenario, request.method, path, request.body, self._used)) is not None:
+            self.requests.append(RequestRecord(request.method, path, None, "ok"))  # llama.cpp's, Ollama's own
+            await send_json(writer, 200, answer)
+            return True
         self.requests.append(RequestRecord(request.method, path, None, "status 404"))
         await send_json(writer, 404, frames.error_body(404, f"No route {request.method} {path} on the offline model."))
         return True
@@ -140,6 +142,7 @@ class OfflineServer:
             await send_json(writer, 400, frames.error_body(400, "The request body is not a JSON object."))
             return True
         record = RequestRecord(request.method, request.path, body, request_id=f"req_offline_{len(self.requests) + 1}")
+        self._used |= {str(body.get("model"))}
         self.requests.append(record)
         tagged = {"X-Request-Id": record.request_id}  # as OpenAI and most proxies do: support desks ask for it
         if self.scenario.strict and (problem := role_problem(body.get("messages"))) is not None:
@@ -154,7 +157,13 @@ class OfflineServer:
             record.outcome = "status 400"  # as OpenAI answers an image it cannot decode
             await send_json(writer, 400, frames.error_body(400, INVALID_IMAGE), tagged)
             return True
-        reply = self._with_call_ids(frames.within_limit(self._next_reply(body), frames.token_limit(body)))
+        prompt = _usage(body, Reply())[0]
+        if (refusal := served.too_long(self.scenario, prompt)) is not None:
+            record.outcome = "status 400"  # before any scripted reply is used, as a server would
+            await send_json(writer, 400, refusal, tagged)
+            return True
+        limits = [n for n in (frames.token_limit(body), served.reply_room(self.scenario, prompt)) if n is not None]
+        reply = self._with_call_ids(frames.within_limit(self._next_reply(body), min(limits, default=None)))
         if reply.status != 200:
             record.outcome = f"status {reply.status}"
             if reply.retry_after is not None:

@@ -2,7 +2,8 @@
 compaction (tui-agent's older turns summarised into one message) can be tested without a real model.
 
 A request whose last user message asks to summarise the conversation gets a short, deterministic summary:
-one line per earlier prompt (its first words), the tools used, and the earlier summary it builds on, if any.
+one line per earlier prompt (its first words), the tools used, and the earlier summary it builds on, if any
+(its first `EARLIER_WORDS` words).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import Any
 ASKS = re.compile(r"\bsummari[sz]e (?:the|this|our) conversation\b", re.IGNORECASE)
 HEADING = "Summary of the conversation so far"
 PROMPT_WORDS = 12
+EARLIER_WORDS = 200
+"""Words of an earlier summary kept (a summary asked in pieces carries every piece's prompts along)."""
 
 
 def asks_for_summary(text: str) -> bool:
@@ -26,7 +29,7 @@ def summary_of(messages: list[dict[str, Any]]) -> str:
     for message in messages[:-1]:
         for text in _said(message) if message.get("role") == "user" else []:
             if text.startswith(HEADING):
-                earlier.append(" ".join(text.split()[: PROMPT_WORDS * 2]))
+                earlier.append(" ".join(text.split()[:EARLIER_WORDS]))
             elif text.strip():
                 prompts.append(" ".join(text.split()[:PROMPT_WORDS]))
         for call in message.get("tool_calls") or []:

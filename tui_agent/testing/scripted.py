@@ -226,7 +226,7 @@ class ScriptedBackend(MemorySessions):
         learned.set_result(None)
         return learned
 
-    async def compact(self) -> Compaction:
+    async def compact(self, *, auto: bool = False) -> Compaction:
         """Scripted sessions have nothing stored to compact: counted, then refused as the agent refuses."""
         self.compactions += 1
         raise NothingToCompactError("Nothing to compact yet: the conversation is empty.")

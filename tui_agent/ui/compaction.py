@@ -31,7 +31,7 @@ async def compact_then_send(screen: ChatTurns, prompt: str | None) -> None:
         before = backend.meter
         screen.status_bar.set_compacting(True)
         try:
-            done = await backend.compact()
+            done = await backend.compact(auto=prompt is not None)
         except Exception as error:  # every failure is a sentence (the model's, or nothing to compact)
             failed: str | None = user_message(error)
         else:
@@ -54,6 +54,8 @@ def compacted_note(done: Compaction, before: Meter, *, auto: bool) -> str:
     """The line the redrawn conversation starts its end with: what was compacted, and why when automatic."""
     count = len(done.compacted)
     what = f"{count} older message{'s' if count != 1 else ''} were compacted into the summary above"
+    if done.pieces > 1:  # the model could not read them at once
+        what += f" (summarised in {done.pieces} pieces, as together they do not fit the model's context window)"
     share = before.context_share
     if auto and share is not None and before.context_window is not None:
         return (

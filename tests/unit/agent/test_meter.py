@@ -13,8 +13,8 @@ import pytest
 from tui_agent.agent.meter import Meter, SessionMeter, estimate_tokens
 from tui_agent.history.models import Message, Usage
 from tui_agent.llm.assembler import StreamAssembler
-from tui_agent.llm.client import served_window
 from tui_agent.llm.events import Usage as LiveUsage
+from tui_agent.llm.served_context import served_window
 from tui_agent.prices import PriceTable, WindowTable, format_tokens, price_from
 from tui_agent.status import MessageStatus, Role
 
@@ -105,7 +105,8 @@ def test_token_counts_are_short_in_the_status_line() -> None:
     [
         ({"id": "m", "context_length": 32768}, 32768),  # OpenRouter, LM Studio, the offline model
         ({"id": "m", "max_model_len": 8192}, 8192),  # vLLM
-        ({"id": "m", "meta": {"n_ctx_train": 4096}}, 4096),  # llama.cpp
+        ({"id": "m", "meta": {"n_ctx_train": 4096}}, None),  # llama.cpp: trained with, not served (`/props`)
+        ({"id": "m", "meta": {"n_ctx_train": 32768, "n_ctx": 2048}}, 2048),  # llama.cpp builds that say it
         ({"id": "m", "context_length": True, "max_model_len": -1}, None),  # nonsense is not a window
         ({"id": "m", "context_length": "lots"}, None),
         ({"id": "gpt-4o", "object": "model"}, None),  # OpenAI says nothing

@@ -98,8 +98,9 @@ class ChatTurns(TurnView):
 
     def _start_turn(self, prompt: str, attachments: list[Attachment] | None = None, *, compact: bool = True) -> None:
         files = attachments or []
-        full = self.backend is not None and self.backend.meter.needs_compaction
-        if compact and full and not files:  # full: compact first (a prompt with files is sent as it is)
+        full = self.backend is not None and self.backend.meter.compacts_first
+        if compact and full and not files:  # full: compact first (a prompt with files is sent as it is; after a
+            # failed compaction, prompts are sent as they are for a while: `CompactionBackoff`)
             self.run_worker(compact_then_send(self, prompt), group="turn", exit_on_error=False, description="compact")
             return
         self.chat_log.hide_actions()
