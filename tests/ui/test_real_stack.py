@@ -215,7 +215,8 @@ async def test_status_bar_shows_the_built_engine_not_the_first_frames_guess(tmp_
 
 async def test_a_prompt_sent_while_streaming_is_queued_then_sent(real_app: MakeApp, tmp_path: Path) -> None:
     app, _ = real_app(
-        {"replies": [{"text": "word " * 200, "chunk_size": 5, "chunk_delay": 0.01}, {"text": "Second answer."}]}
+        # Ten seconds of streaming: on a loaded machine two would be over before the second prompt is typed.
+        {"replies": [{"text": "word " * 200, "chunk_size": 5, "chunk_delay": 0.05}, {"text": "Second answer."}]}
     )
     async with app.run_test(size=(140, 40)) as pilot:
         await send(pilot, "talk a lot", wait=False)
