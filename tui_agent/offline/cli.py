@@ -19,7 +19,8 @@ def add_parser(subparsers: Any) -> None:
         "serve",
         help="run the built-in offline model as an OpenAI-compatible server",
         description="Serve the deterministic offline model over HTTP (chat completions with SSE, /v1/models). "
-        "Point any OpenAI client at the printed base URL; any API key and model name work.",
+        "Point any OpenAI client at the printed base URL; any model name works, and any API key unless the "
+        "server has one (--api-key; needed off loopback).",
     )
     parser.add_argument(
         "--host",

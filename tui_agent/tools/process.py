@@ -63,8 +63,9 @@ async def _started(command: str | Sequence[str], cwd: Path | None, shell: bool) 
     """`_start`, finished even when the call is cancelled meanwhile, and then its whole group killed.
 
     A cancel that reaches asyncio's start (it is still connecting the pipes after the fork) makes asyncio
-    kill the program's own pid only: what a shell started in that moment (`sleep 60 &`) would live on. So
-    the start runs to its end, shielded, and the group it made is killed before the cancel goes on.
+    kill the program's own pid only: what a shell started in that moment (`sleep 60 &`) would live on, and
+    the cancel itself would wait until that orphan closed the output pipe. So the start runs to its end,
+    shielded, and the group it made is killed before the cancel goes on.
     """
     starting = asyncio.ensure_future(_start(command, cwd, shell))
     try:
