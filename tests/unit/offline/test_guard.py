@@ -108,7 +108,10 @@ def serve(*args: str, key: str | None = None) -> subprocess.Popen[str]:
 
 def test_serve_refuses_to_listen_off_loopback_without_a_key() -> None:
     process = serve("--host", "0.0.0.0", "--port", "0")  # refused before anything is bound
-    out, err = process.communicate(timeout=60)
+    try:
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()  # one that listens after all is not left behind
     assert process.returncode == 2
     assert out == ""
     assert "TUI_AGENT_SERVE_KEY=SECRET" in err and "--api-key" in err and "not a loopback address" in err
@@ -121,10 +124,10 @@ def test_serve_off_loopback_with_a_key_warns_and_wants_the_key() -> None:
         assert process.stdout is not None and process.stderr is not None
         line = process.stdout.readline()
         port = int(line.rsplit(":", 1)[-1].removesuffix("/v1\n"))
-        assert "warning: listening on '0.0.0.0', reachable from other machines" in process.stderr.readline()
         assert get_models(port, {})[0] == 401  # traffic only ever goes to 127.0.0.1
         assert get_models(port, {"Authorization": f"Bearer {key}"})[0] == 200
         assert get_models(port, {"Authorization": f"Bearer {key}", "Host": "rebind.example"})[0] == 403
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        _, err = process.communicate(timeout=10)
+    assert "warning: listening on '0.0.0.0', reachable from other machines" in err
