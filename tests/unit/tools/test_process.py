@@ -120,6 +120,7 @@ async def test_a_cancel_while_the_shell_is_starting_kills_what_it_started(tmp_pa
     command = f": {marker}; sleep 600 & echo $! > {tmp_path / 'child.pid'}; wait"
     task = asyncio.create_task(run_program(command, shell=True))
     while not started_by_us(marker):  # one loop turn at a time: the start is still connecting its pipes
+        assert not task.done(), task
         await asyncio.sleep(0)
     child = block_the_loop_until(tmp_path / "child.pid")  # the shell has started `sleep` meanwhile
     task.cancel()  # lands in asyncio's start, which kills the shell's pid alone
