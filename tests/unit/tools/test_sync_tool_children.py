@@ -22,16 +22,28 @@ from tui_agent.tools.runner import ToolRunner
 
 
 @tool(approval="never")
-def build(folder: str, rounds: int = 1) -> str:
-    """Runs a long build the way plugin code does, with subprocess.run, `rounds` times over.
+def build(folder: str) -> str:
+    """Runs a long build the way plugin code does, with subprocess.run.
 
     Args:
-        folder: Where each round writes the pids of its shell (shell-N.pid) and of the shell's child (child-N.pid).
-        rounds: How many builds to run one after the other.
+        folder: Where the build writes the pids of its shell (shell-1.pid) and of the shell's child (child-1.pid).
     """
-    for number in range(1, rounds + 1):
-        script = f"sleep 600 & echo $! > {folder}/child-{number}.pid; echo $$ > {folder}/shell-{number}.pid; wait"
-        subprocess.run(["sh", "-c", script], check=False)
+    script = f"sleep 600 & echo $! > {folder}/child-1.pid; echo $$ > {folder}/shell-1.pid; wait"
+    subprocess.run(["sh", "-c", script], check=False)
+    return "built"
+
+
+@tool(approval="never")
+def build_again(folder: str) -> str:
+    """Runs a long build, and once it ends (killed or not) a second one: plugin code that retries.
+
+    Args:
+        folder: Where each build's pid is written (again-1.pid, again-2.pid), as soon as it is started.
+    """
+    for number in (1, 2):
+        program = subprocess.Popen(["sleep", "600"])
+        (Path(folder) / f"again-{number}.pid").write_text(str(program.pid))
+        program.wait()
     return "built"
 
 
@@ -54,7 +66,7 @@ def pids(tmp_path: Path) -> Iterator[Path]:
 
 
 def runner(timeout: float | None = None) -> ToolRunner:
-    return ToolRunner(ToolRegistry.from_functions([build], ToolsSettings()), timeout=timeout)
+    return ToolRunner(ToolRegistry.from_functions([build, build_again], ToolsSettings()), timeout=timeout)
 
 
 async def test_cancelling_a_sync_tool_kills_its_program_and_what_that_started(pids: Path) -> None:
@@ -72,13 +84,14 @@ async def test_cancelling_a_sync_tool_kills_its_program_and_what_that_started(pi
 
 
 async def test_an_abandoned_sync_tool_cannot_start_another_program(pids: Path) -> None:
-    call = ToolCall("c", "build", arguments={"folder": str(pids), "rounds": 2})
+    call = ToolCall("c", "build_again", arguments={"folder": str(pids)})
     task = asyncio.create_task(runner().run([call], lambda state: None))
-    await wait_for_pid(pids / "shell-1.pid")
+    first = await wait_for_pid(pids / "again-1.pid")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    second = await wait_for_pid(pids / "shell-2.pid")  # its first program killed, the thread goes on to the next
+    assert await wait_until_gone(first)
+    second = await wait_for_pid(pids / "again-2.pid")  # its first program killed, the thread goes on to the next
     assert await wait_until_gone(second), "the abandoned thread's next program was left running"
 
 
