@@ -2,11 +2,20 @@
 
 Everything is confined to the working directory: a path is resolved (symlinks included) and refused when
 it lands outside. Reads and searches are size-capped so a huge tree or file cannot flood the model.
+
+Only regular files are read: a FIFO, device or socket in the tree would block the read (a FIFO until a writer
+comes, /dev/zero forever), so `read_file` refuses them and `search_files` skips them, without blocking on the
+open either. A file with more than one name (a hard link, `st_nlink > 1`) is refused and skipped too: a link
+made inside the working directory to a file outside it (`ln ~/.ssh/id_ed25519 key`, same file system) looks
+like any other file here, and its other names cannot be found without walking the whole file system, so no
+check of where they are is possible. The cost: files that tools hard-link on purpose (pnpm's store, uv's
+cache in a `.venv`, `git clone --local`) cannot be read with these tools.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -19,6 +28,9 @@ MAX_READ_BYTES = 24 * 1024
 MAX_SEARCHED_FILES = 5000
 MAX_SEARCH_FILE_BYTES = 1024 * 1024
 MAX_MATCHES = 100
+OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+"""Opening never waits (a FIFO with no writer) and never makes a terminal ours; reads block as usual after."""
+
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache"})
 
 
@@ -73,15 +85,54 @@ def read_file(path: str, start_line: int = 1) -> str:
         start_line: First line to show (1-based); use it to read a long file piece by piece.
     """
     target = confined(path)
-    if not target.is_file():
-        raise ValueError(f"{path!r} is not a file")
+    if target.is_dir():
+        raise ValueError(f"{path!r} is a directory, not a file")
     if start_line < 1:
         raise ValueError("start_line counts from 1")
-    with target.open("rb") as handle:
+    with opened(target, path) as handle:
         if b"\0" in handle.read(8192):
             raise ValueError(f"{path!r} looks like a binary file; only text files can be read")
         handle.seek(0)
         return _lines_from(handle, start_line)
+
+
+def opened(target: Path, shown: str) -> BinaryIO:
+    """`target` opened for reading if it is a regular file with one name; ValueError (saying why) if not.
+
+    Checked before the open (a device is never opened) and again on the open file (it cannot have been
+    swapped in between)."""
+    try:
+        problem = _unreadable(os.stat(target))
+    except FileNotFoundError:
+        problem = "does not exist"
+    if problem is not None:
+        raise ValueError(f"{shown!r} {problem}")
+    descriptor = os.open(target, OPEN_FLAGS)
+    try:
+        if (problem := _unreadable(os.fstat(descriptor))) is not None:
+            raise ValueError(f"{shown!r} {problem}")
+        os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+def _unreadable(info: os.stat_result) -> str | None:
+    """Why a file with this status is not read (see the module docstring), or None."""
+    if not stat.S_ISREG(info.st_mode):
+        return f"is not a regular file (it is a {_kind(info.st_mode)}); only regular files are read"
+    if info.st_nlink > 1:
+        return (
+            f"has {info.st_nlink} names (hard links); another may be outside the working directory, so it is "
+            "not read (a copy of it can be)"
+        )
+    return None
+
+
+def _kind(mode: int) -> str:
+    kinds = {stat.S_ISFIFO: "FIFO", stat.S_ISCHR: "character device", stat.S_ISBLK: "block device"}
+    return next((name for test, name in kinds.items() if test(mode)), "socket" if stat.S_ISSOCK(mode) else "folder")
 
 
 def _lines_from(handle: BinaryIO, start_line: int) -> str:
@@ -118,11 +169,18 @@ def search_files(text: str, path: str = ".") -> str:
     if not folder.is_dir():
         raise ValueError(f"{path!r} is not a directory")
     matches: list[str] = []
+    skipped = 0
     for file in _text_files(folder):
-        matches.extend(_matches_in(file, text, MAX_MATCHES - len(matches)))
+        found = _matches_in(file, text, MAX_MATCHES - len(matches))
+        skipped += found is None
+        matches.extend(found or [])
         if len(matches) >= MAX_MATCHES:
             matches.append(f"[stopped after {MAX_MATCHES} matches]")
             break
+    if skipped:
+        matches.append(
+            f"[{skipped} files skipped: not regular files (FIFOs, devices) or with several names (hard links)]"
+        )
     return "\n".join(matches) if matches else f"no lines containing {text!r} under {_shown(folder)}"
 
 
@@ -141,11 +199,16 @@ def _text_files(folder: Path) -> Iterator[Path]:
             yield file
 
 
-def _matches_in(file: Path, text: str, room: int) -> list[str]:
+def _matches_in(file: Path, text: str, room: int) -> list[str] | None:
+    """The lines of `file` containing `text` (at most `room`); None when the file is not read at all (see
+    `opened`)."""
     try:
         if file.stat().st_size > MAX_SEARCH_FILE_BYTES:
             return []
-        data = file.read_bytes()
+        with opened(file, str(file)) as handle:
+            data = handle.read(MAX_SEARCH_FILE_BYTES + 1)
+    except ValueError:
+        return None
     except OSError:
         return []
     if b"\0" in data[:8192]:

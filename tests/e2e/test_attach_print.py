@@ -3,6 +3,7 @@ and a text-only model's 400 is explained."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tests.e2e.test_print import run
@@ -34,6 +35,16 @@ def test_a_binary_file_is_refused_by_name(isolated_home: Path, tmp_path: Path) -
     done = run(["--offline", "-p", "hi", "--attach", str(tmp_path / "tool.bin")], isolated_home)
     assert done.returncode == 2
     assert f"tui-agent: --attach: {tmp_path / 'tool.bin'} is a binary file" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_fifo_is_refused_at_once_and_nothing_is_sent(isolated_home: Path, tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")  # nobody ever writes to it: reading it would wait forever
+    with BackgroundServer() as server:
+        done = run(["--base-url", server.base_url, "-p", "hi", "--attach", str(tmp_path / "pipe")], isolated_home)
+        assert server.requests == []
+    assert done.returncode == 2
+    assert f"tui-agent: --attach: {tmp_path / 'pipe'} is a FIFO (named pipe), not a regular file" in done.stderr
     assert "Traceback" not in done.stderr
 
 

@@ -6,6 +6,8 @@ shows them, a long paste is offered as an attachment, a text-only model's 400 is
 from __future__ import annotations
 
 import base64
+import contextlib
+import os
 import sqlite3
 import struct
 import subprocess
@@ -150,6 +152,21 @@ async def test_an_image_goes_as_an_image_part_and_a_binary_file_is_refused_by_na
         (sent,) = user_contents(stack)
         url = sent[-1]["image_url"]["url"]
         assert url == "data:image/png;base64," + base64.b64encode(tiny_png()).decode()
+
+
+async def test_a_fifo_offered_to_the_prompt_is_refused_by_name(project: Path, stack: RealStack) -> None:
+    os.mkfifo(project / "pipe")  # the picker lists regular files only; a path can still name one
+    app, _ = stack.app()
+    async with app.run_test(size=SIZE) as pilot:
+        try:
+            screen = await chat_ready(pilot)
+            screen.prompt_input.attach_path("pipe")
+            said = "pipe is a FIFO (named pipe), not a regular file"
+            await wait_until(pilot, lambda: any(said in n.message for n in notifications(app)), "the refusal")
+            assert chips(pilot) == []
+        finally:
+            with contextlib.suppress(OSError):  # a reader stuck in open() gets its end of file: the app can exit
+                os.close(os.open(project / "pipe", os.O_WRONLY | os.O_NONBLOCK))
 
 
 async def test_a_pasted_image_path_attaches_the_image(project: Path, stack: RealStack) -> None:

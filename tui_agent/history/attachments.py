@@ -5,7 +5,9 @@ an `AttachmentRef` is what a message keeps (its `file`/`image` part in `message_
 type, size and the SHA-256 of the bytes, which are stored once in the `attachments` table however many messages
 carry them (`tui_agent.history.attachment_rows`). `load_attachment` reads one from disk: an image is known by
 its magic bytes (PNG, JPEG, GIF, WebP), anything else must be UTF-8 text (a binary file is refused by name),
-and text longer than the cap is cut with a note saying so.
+and text longer than the cap is cut with a note saying so. Only a regular file (or a symlink to one) can be
+attached: a FIFO would wait for a writer forever and a device never ends, so they are refused by name, and
+the open itself never waits (`O_NONBLOCK`, the kind checked on the open file).
 
 Standard library only, and what is heavier (hashlib, json) imported where it is used: the prompt loads this
 module when it first attaches something.
@@ -13,9 +15,11 @@ module when it first attaches something.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 from tui_agent.errors import UserError
 
@@ -27,6 +31,8 @@ DEFAULT_MAX_BYTES = 256_000
 MAX_IMAGE_BYTES = 20_000_000
 """An image larger than this is refused (providers refuse ~20 MB; a data URL of more helps nobody)."""
 SNIFF_BYTES = 8192
+OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+"""Opening a FIFO with no writer returns at once, and a terminal never becomes ours."""
 
 
 class AttachmentError(UserError, ValueError):
@@ -166,14 +172,12 @@ def load_attachment(path: Path, name: str | None = None, max_bytes: int = DEFAUL
     """Read `path` as an attachment named `name` (default: the path as given); see the module docstring."""
     shown = name or str(path)
     try:
-        with path.open("rb") as file:
+        with _open_regular(path, shown) as file:
             head = file.read(SNIFF_BYTES)
             mime = image_mime(head)
             limit = MAX_IMAGE_BYTES if mime else max(max_bytes, 1)
             data = head + file.read(max(limit + 1 - len(head), 0))
-            total = path.stat().st_size
-    except IsADirectoryError:
-        raise AttachmentError(f"{shown} is a folder: only files can be attached.") from None
+            total = os.fstat(file.fileno()).st_size
     except OSError as error:
         raise AttachmentError(f"{shown} could not be read ({error.strerror or error}): not attached.") from None
     if mime is not None:
@@ -189,3 +193,24 @@ def load_attachment(path: Path, name: str | None = None, max_bytes: int = DEFAUL
     kept = data[:limit].decode("utf-8", errors="ignore").encode("utf-8")  # not inside a character
     note = f"cut at {human_size(len(kept))} of {human_size(total)}"
     return Attachment("file", shown, "text/plain", kept, note)
+
+
+def _open_regular(path: Path, shown: str) -> BinaryIO:
+    """`path` open for reading, if it is a regular file; AttachmentError (naming what it is) if not."""
+    descriptor = os.open(path, OPEN_FLAGS)
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if stat.S_ISDIR(mode):
+            raise AttachmentError(f"{shown} is a folder: only files can be attached.")
+        if not stat.S_ISREG(mode):
+            raise AttachmentError(f"{shown} is a {_kind(mode)}, not a regular file: only files can be attached.")
+        os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+def _kind(mode: int) -> str:
+    kinds = {stat.S_ISFIFO: "FIFO (named pipe)", stat.S_ISCHR: "device", stat.S_ISBLK: "device"}
+    return next((name for test, name in kinds.items() if test(mode)), "socket")

@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
+import sys
 from typing import Any
+
+KEY_ENV = "TUI_AGENT_SERVE_KEY"
+"""Where `serve` reads its key (`--api-key` works too, but anyone on the machine sees it in `ps`)."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -14,9 +19,19 @@ def add_parser(subparsers: Any) -> None:
         "serve",
         help="run the built-in offline model as an OpenAI-compatible server",
         description="Serve the deterministic offline model over HTTP (chat completions with SSE, /v1/models). "
-        "Point any OpenAI client at the printed base URL; any API key and model name work.",
+        "Point any OpenAI client at the printed base URL; any model name works, and any API key unless the "
+        "server has one (--api-key; needed off loopback).",
     )
-    parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="interface to listen on (default: 127.0.0.1); any other than loopback needs a key",
+    )
+    parser.add_argument(
+        "--api-key",
+        metavar="KEY",
+        help=f"require this key from every client (as its API key); ${KEY_ENV} sets it without showing it in ps",
+    )
     parser.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     parser.add_argument("--scenario", metavar="FILE", help="JSON or TOML file scripting replies and faults")
     parser.add_argument(
@@ -54,22 +69,48 @@ def run(args: argparse.Namespace) -> int:
         scenario.strict = True
     if args.text_only:
         scenario.text_only = True
+    key = args.api_key or os.environ.get(KEY_ENV) or None
+    if not _may_listen(args.host, key):
+        return 2
     with contextlib.suppress(KeyboardInterrupt):
-        return asyncio.run(_serve(scenario, args.host, args.port))
+        return asyncio.run(_serve(scenario, args.host, args.port, key))
     return 0
 
 
-async def _serve(scenario: Any, host: str, port: int) -> int:
+def _may_listen(host: str, key: str | None) -> bool:
+    """Off loopback, anyone who can reach the machine can use the server: refuse without a key, warn with one."""
+    from tui_agent.offline.guard import listens_off_loopback
+
+    if not listens_off_loopback(host):
+        return True
+    if key is None:
+        print(
+            f"tui-agent serve: --host {host!r} listens beyond this machine (not a loopback address), so anyone "
+            f"who can reach it could use the server. Give it a key: {KEY_ENV}=SECRET tui-agent serve --host "
+            f"{host} (or --api-key SECRET); clients then send SECRET as their API key.",
+            file=sys.stderr,
+        )
+        return False
+    print(
+        f"tui-agent serve: warning: listening on {host!r}, reachable from other machines; every request must "
+        "carry the key as its API key. The offline model is for tests: traffic is plain HTTP.",
+        file=sys.stderr,
+    )
+    return True
+
+
+async def _serve(scenario: Any, host: str, port: int, key: str | None) -> int:
     from tui_agent.offline.server import OfflineServer
 
-    server = OfflineServer(scenario, host, port)
+    server = OfflineServer(scenario, host, port, api_key=key)
     try:
         base_url = await server.start()
     except OSError as error:
         print(f"tui-agent serve: cannot listen on {host}:{port}: {error.strerror or error}")
         return 1
     print(f"Offline model listening at {base_url}", flush=True)
-    print("Any API key and model name work. Press Ctrl+C to stop.", flush=True)
+    keys = "Clients must send the key as their API key" if key else "Any API key works"
+    print(f"{keys}, and any model name. Press Ctrl+C to stop.", flush=True)
     try:
         await asyncio.Event().wait()
     finally:

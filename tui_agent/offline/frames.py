@@ -221,3 +221,8 @@ def error_body(status: int, message: str | None) -> dict[str, Any]:
     kinds = {401: "invalid_api_key", 404: "model_not_found", 429: "rate_limit_exceeded"}
     text = message or f"The offline server was scripted to answer {status}."
     return {"error": {"message": text, "type": "offline_scripted_error", "code": kinds.get(status)}}
+
+
+def client_error(message: str, code: str) -> dict[str, Any]:
+    """An OpenAI-style error object for a request the server refuses (no key, a foreign `Host`)."""
+    return {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": code}}

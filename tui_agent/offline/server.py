@@ -4,7 +4,8 @@ Speaks the OpenAI chat-completions API on 127.0.0.1: `POST /v1/chat/completions`
 JSON body) and `GET /v1/models`. Any model name and any API key are accepted. In strict mode a request
 a strict chat template would refuse (roles that do not alternate, unanswered tool calls...) gets 400.
 Replies come from the scenario in order, then from the default behaviour. Every request is recorded in
-`requests` (without its headers, so no API key is kept) with how it ended, for tests.
+`requests` (without its headers, so no API key is kept) with how it ended, for tests. A request naming
+another host, or without the key the server was given, is refused first (`guard.py`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any, Literal
 from tui_agent.offline import frames, served
 from tui_agent.offline.attached import INVALID_IMAGE, NO_IMAGES, has_broken_image, has_image
 from tui_agent.offline.behaviour import default_reply, text_of
+from tui_agent.offline.guard import Guard
 from tui_agent.offline.http import ChunkedStream, Request, read_request, send, send_json
 from tui_agent.offline.prompt_cache import PromptCache
 from tui_agent.offline.scenario import Reply, Scenario, ToolCallSpec, as_scenario
@@ -51,9 +53,12 @@ class RequestRecord:
 class OfflineServer:
     """The asyncio server; `await start()` returns the base URL (`http://127.0.0.1:PORT/v1`)."""
 
-    def __init__(self, scenario: Any = None, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self, scenario: Any = None, host: str = "127.0.0.1", port: int = 0, api_key: str | None = None
+    ) -> None:
         self.scenario: Scenario = as_scenario(scenario)
         self.host, self.port = host, port
+        self.guard = Guard(host, api_key)
         self.requests: list[RequestRecord] = []
         self._replies = list(self.scenario.replies)
         self._last: Reply | None = None
@@ -103,6 +108,10 @@ class OfflineServer:
 
     async def _dispatch(self, request: Request, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         path = request.path.rstrip("/")
+        if (refusal := self.guard.refusal(request)) is not None:
+            self.requests.append(RequestRecord(request.method, path, None, f"status {refusal.status}"))
+            await send_json(writer, refusal.status, refusal.body)
+            return True
         if request.method == "GET" and path in ("/v1/models", "/models"):
             self.requests.append(RequestRecord(request.method, path, None, "ok"))
             data = [served.models_entry(self.scenario, model) for model in self.scenario.models]
@@ -323,8 +332,10 @@ class BackgroundServer:
     `start()` returns the base URL; `stop()` shuts it down; `with BackgroundServer() as server:` does both.
     """
 
-    def __init__(self, scenario: Any = None, host: str = "127.0.0.1", port: int = 0) -> None:
-        self.server = OfflineServer(scenario, host, port)
+    def __init__(
+        self, scenario: Any = None, host: str = "127.0.0.1", port: int = 0, api_key: str | None = None
+    ) -> None:
+        self.server = OfflineServer(scenario, host, port, api_key)
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping: asyncio.Event | None = None

@@ -7,7 +7,9 @@ config table. For a command-like tool an "always" answer covers that exact comma
 
 Patterns are fnmatch globs over the whole command (`*` matches anything, spaces included). A command
 that chains, substitutes or redirects — it contains one of `UNSAFE` — never matches a pattern, so
-`ls *` cannot let `ls; rm -rf ~` or `ls > ~/.bashrc` through.
+`ls *` cannot let `ls; rm -rf ~` or `ls > ~/.bashrc` through; nor does one that gives an option that runs
+a program or writes a file (`find . -exec`, `git log --output=F`: `risky_options`) unless the pattern
+names that option itself. Patterns are a convenience, not a sandbox: they read the command's text.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
 from tui_agent.config import UNSAFE_IN_PATTERNS as UNSAFE
+from tui_agent.tools.risky_options import risky_options
 
 
 def unsafe_part(command: str) -> str | None:
@@ -25,10 +28,12 @@ def unsafe_part(command: str) -> str | None:
 
 
 def pattern_allows(patterns: Iterable[str], command: str) -> bool:
-    """Whether a configured pattern allows `command` (never for commands with `UNSAFE` syntax)."""
+    """Whether a configured pattern allows `command` (never for commands with `UNSAFE` syntax, nor with a
+    risky option the pattern does not name)."""
     if unsafe_part(command) is not None:
         return False
-    return any(fnmatchcase(command, pattern) for pattern in patterns)
+    risky = risky_options(command)
+    return any(fnmatchcase(command, pattern) and risky <= risky_options(pattern) for pattern in patterns)
 
 
 @dataclass

@@ -46,7 +46,7 @@ async def run_program(
     shell: bool = False,
 ) -> ProgramResult:
     """Run `command` (a shell string with `shell=True`, else an argv list) and collect its output."""
-    process = await _start(command, cwd, shell)
+    process = await _started(command, cwd, shell)
     collected = bytearray()
     reader = asyncio.ensure_future(_read_capped(process, collected, output_cap))
     try:
@@ -57,6 +57,31 @@ async def run_program(
         raise
     await _stop(process, reader)  # children left in the background must not outlive the call
     return ProgramResult(returncode, _decode(collected), _dropped(reader))
+
+
+async def _started(command: str | Sequence[str], cwd: Path | None, shell: bool) -> asyncio.subprocess.Process:
+    """`_start`, finished even when the call is cancelled meanwhile, and then its whole group killed.
+
+    A cancel that reaches asyncio's start (it is still connecting the pipes after the fork) makes asyncio
+    kill the program's own pid only: what a shell started in that moment (`sleep 60 &`) would live on, and
+    the cancel itself would wait until that orphan closed the output pipe. So the start runs to its end,
+    shielded, and the group it made is killed before the cancel goes on.
+    """
+    starting = asyncio.ensure_future(_start(command, cwd, shell))
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        starting.add_done_callback(_kill_started)  # also if this task is cancelled again while it waits
+        await asyncio.wait({starting})
+        if not starting.cancelled() and starting.exception() is None:
+            await _kill_group(starting.result())
+        raise
+
+
+def _kill_started(starting: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    if not starting.cancelled() and starting.exception() is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(starting.result().pid, signal.SIGKILL)
 
 
 async def _start(command: str | Sequence[str], cwd: Path | None, shell: bool) -> asyncio.subprocess.Process:

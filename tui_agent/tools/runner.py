@@ -6,8 +6,8 @@ overrides; none means every tool, the config's policies), validate the arguments
 says they may run unasked), run with a timeout, cap the output. Every outcome — unknown tool, bad arguments,
 denial, exception (any `BaseException`), timeout — is the call's final value with a text for the model, never
 an exception for the caller; only a real cancellation propagates. Sync tools run in a daemon thread of their
-own (which cannot be killed: on timeout or cancel it is abandoned and its result discarded); async tools are
-cancelled for real.
+own (which cannot be killed: on timeout or cancel it is abandoned and its result discarded, and the programs
+it started are killed: `tools/daemon.py`); async tools are cancelled for real.
 """
 
 from __future__ import annotations

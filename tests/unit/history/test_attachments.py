@@ -44,6 +44,11 @@ def test_a_missing_file_or_a_folder_is_said(tmp_path: Path) -> None:
         load_attachment(tmp_path)
 
 
+def test_a_device_is_refused_as_not_a_regular_file() -> None:
+    with pytest.raises(AttachmentError, match="/dev/null is a device, not a regular file"):
+        load_attachment(Path("/dev/null"))
+
+
 async def test_stored_once_for_two_messages_and_loaded_back(store: HistoryStore, db_path: Path, tmp_path: Path) -> None:
     (tmp_path / "notes.md").write_text("the plan\n")
     notes = load_attachment(tmp_path / "notes.md", name="notes.md")

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -90,6 +93,45 @@ async def test_background_child_does_not_outlive_the_call(tmp_path: Path) -> Non
     result = await asyncio.wait_for(run_program(f"sleep 600 & echo $! > {pid_file}; echo started", shell=True), 60)
     assert result.output == "started\n"
     assert await wait_until_gone(int(pid_file.read_text()))
+
+
+def started_by_us(marker: str) -> bool:
+    """Whether a child of this process runs a command line containing `marker`."""
+    for task in Path("/proc/self/task").iterdir():
+        for pid in (task / "children").read_text().split():
+            with contextlib.suppress(OSError):
+                if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    return True
+    return False
+
+
+def block_the_loop_until(path: Path) -> int:
+    """Wait for `path` to hold a pid without letting the event loop run: asyncio cannot finish anything
+    meanwhile (a program's start stays unfinished) while the program, a process of its own, goes on."""
+    deadline = time.monotonic() + 60
+    while (pid := read_pid(path)) is None:
+        assert time.monotonic() < deadline, f"{path.name} was never written"
+        time.sleep(0.01)
+    return pid
+
+
+async def test_a_cancel_while_the_shell_is_starting_kills_what_it_started(tmp_path: Path) -> None:
+    marker = f"start-{tmp_path.name}"
+    command = f": {marker}; sleep 600 & echo $! > {tmp_path / 'child.pid'}; wait"
+    task = asyncio.create_task(run_program(command, shell=True))
+    while not started_by_us(marker):  # one loop turn at a time: the start is still connecting its pipes
+        assert not task.done(), task
+        await asyncio.sleep(0)
+    child = block_the_loop_until(tmp_path / "child.pid")  # the shell has started `sleep` meanwhile
+    task.cancel()  # lands in asyncio's start, which kills the shell's pid alone
+    try:
+        # Bounded, not timed: asyncio's start waits for its pipe to close, which the orphan holds open.
+        await asyncio.wait({task}, timeout=60)
+        assert task.cancelled(), "the cancel waited for the shell's child, which lives on"
+        assert await wait_until_gone(child), "the shell's child outlived the cancelled start"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
 
 
 async def test_timeout_kills_the_process_group(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -146,6 +147,32 @@ async def test_files_search_stays_inside(registry: ToolRegistry, workdir: Path) 
     assert "outside" not in result and "blob.bin" not in result
     refused = await call(registry, "search_files", text="needle", path="..")
     assert refused.status == ToolStatus.FAILED
+
+
+async def test_files_skip_a_fifo_in_the_tree_and_refuse_to_read_it(registry: ToolRegistry, workdir: Path) -> None:
+    os.mkfifo(workdir / "src" / "pipe")  # no writer ever comes: opening it for reading would wait forever
+    found = await call(registry, "search_files", text="needle")
+    assert found.status == ToolStatus.DONE, found.outcome
+    assert "notes.txt:1: a needle" in found.outcome and "src/app.py:1:" in found.outcome
+    assert "[1 files skipped: not regular files" in found.outcome
+    read = await call(registry, "read_file", path="src/pipe")
+    assert read.status == ToolStatus.FAILED
+    assert "'src/pipe' is not a regular file (it is a FIFO)" in read.outcome
+
+
+async def test_files_refuse_a_hard_link_to_a_file_outside(registry: ToolRegistry, workdir: Path) -> None:
+    os.link(workdir.parent / "outside.txt", workdir / "linked.txt")
+    read = await call(registry, "read_file", path="linked.txt")
+    assert read.status == ToolStatus.FAILED and "has 2 names (hard links)" in read.outcome
+    assert "secret" not in read.outcome
+    found = await call(registry, "search_files", text="needle")
+    assert found.status == ToolStatus.DONE and "secret" not in found.outcome and "linked.txt" not in found.outcome
+    assert "notes.txt:1: a needle" in found.outcome and "(hard links)]" in found.outcome
+
+
+async def test_files_say_a_missing_file_does_not_exist(registry: ToolRegistry, workdir: Path) -> None:
+    read = await call(registry, "read_file", path="nope.txt")
+    assert read.status == ToolStatus.FAILED and read.outcome.endswith("'nope.txt' does not exist")
 
 
 async def test_shell_runs_in_the_working_directory(registry: ToolRegistry, workdir: Path) -> None:
