@@ -40,7 +40,10 @@ END_WORDS = {
     TurnEndReason.CANCELLED: "cancelled",
     TurnEndReason.BUDGET: "stopped at its budget",
     TurnEndReason.ERROR: "failed",
+    TurnEndReason.LENGTH: "cut off at its token limit",
 }
+"""How a sub-agent's turn ended, in the panel's header (one word set per `TurnEndReason`: a missing one broke the
+caller's whole turn in the chat screen)."""
 
 
 def innermost(event: events.SubAgentEvent) -> tuple[list[str], events.AgentEvent]:
