@@ -36,7 +36,7 @@ from tui_agent.agent.redo import NothingToRedoError as NothingToRedoError
 from tui_agent.agent.redo import RedoTurns
 from tui_agent.agent.sessions import SessionActions
 from tui_agent.agent.tree import TreeFeed, TreeObserver, Unsubscribe
-from tui_agent.agent.turn import Continuation, SessionTotals, Turn, TurnBudget, TurnServices
+from tui_agent.agent.turn import DEFAULT_AGENT_NAME, Continuation, SessionTotals, Turn, TurnBudget, TurnServices
 from tui_agent.agent.turn_jobs import ChatJob
 from tui_agent.agents.profiles import Catalog
 from tui_agent.commander import CommanderAsync, Job
@@ -290,7 +290,7 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
             await asyncio.wait({self._windows_task})
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
         turn = Turn(self._services, session.id, self._conversation, self.budget, events.put_nowait, turn_id)
-        turn.agent = agent
+        turn.agent, turn.runs = agent, self.agent or DEFAULT_AGENT_NAME
         turn.attach_message(message_id, continuation)
         self._job = ChatJob(turn)
         await self._start_commander()
