@@ -9,6 +9,7 @@ a worker after its first paint. What the user should know about start-up comes b
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
 
@@ -57,13 +58,17 @@ class BuiltAgent:
         """History's notices worth repeating after the app has gone (a file moved aside)."""
         return self.agent.store.report.alarms()
 
-    async def close(self) -> None:
-        """Stop the turn, flush and close history, stop servers (once; later calls do nothing)."""
+    async def close(self, *, lock_wait: float = 0.0, on_wait: Callable[[str], None] | None = None) -> None:
+        """Stop the turn, flush and close history, stop servers (once; later calls do nothing). `lock_wait`:
+        seconds to wait for a history file another program holds locked before giving up on saving (said
+        through `on_wait`), as `-p`, which has nothing on screen to keep the run, does."""
         if self.closed:
             return
         self.closed = True
         try:
             await self.agent.close()
+            if lock_wait > 0:
+                await self.agent.store.save_before_exit(lock_wait, on_wait or (lambda _said: None))
         finally:
             await self._resources.aclose()
 
