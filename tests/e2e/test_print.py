@@ -135,3 +135,16 @@ def test_run_without_quotes_calls_the_shell_and_a_denial_reads_as_a_sentence(iso
     assert done.returncode == 0, done.stderr
     assert '[tool] run_shell({"command": "ls"}) denied' in done.stderr
     assert "I wasn't allowed to run `ls`." in done.stdout and "returned" not in done.stdout
+
+
+def test_a_key_alone_sends_the_run_to_openai_and_says_so_first(isolated_home: Path) -> None:
+    env = {key: value for key, value in os.environ.items() if key.upper() not in ("NO_PROXY", "OPENAI_BASE_URL")}
+    env.update(TUI_AGENT_HOME=str(isolated_home), OPENAI_API_KEY="sk-test")
+    env.update({proxy: "http://127.0.0.1:9" for proxy in ("HTTPS_PROXY", "https_proxy")})  # the request goes nowhere
+    done = subprocess.run(
+        [sys.executable, "-m", "tui_agent", "-p", "hello"], capture_output=True, text=True, env=env, timeout=120
+    )
+    first = done.stderr.splitlines()[0]
+    assert "OPENAI_API_KEY is set: using OpenAI (https://api.openai.com/v1" in first, done.stderr
+    assert "--offline for the built-in offline model" in first
+    assert "Traceback" not in done.stderr

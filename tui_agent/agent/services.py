@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from tui_agent import paths
 from tui_agent.agent.agent import Agent
 from tui_agent.agent.delegation import Delegation
-from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice, cleartext_warning
+from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice, cleartext_warning, key_alone_notice
 from tui_agent.agent.meter import SessionMeter
 from tui_agent.agent.model_choice import discover_model
 from tui_agent.agent.port import ChatBackend
@@ -96,6 +96,8 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     notices = [f"Agent file problem: {problem}" for problem in catalog.problems_of()]
     if (warning := cleartext_warning(choice.base_url)) is not None:
         notices.append(warning)
+    if (by_key := key_alone_notice(choice)) is not None:
+        notices.append(by_key)
     base_url, api_key = choice.base_url, choice.api_key
     if base_url is None:
         base_url, api_key = await _start_offline_model(resources), OFFLINE_API_KEY
