@@ -42,6 +42,7 @@ async def test_a_sub_agent_cut_at_its_token_limit_answers_the_call_and_the_turn_
         assert CUT_OFF in (panel.call.result or ""), "the cut reply is the call's result, with its note"
         await wait_until(pilot, lambda: "cut off" in str(panel.render()), lambda: str(panel.render()))
         assert "writing" not in str(panel.render()).split("\n", 1)[0], "the panel's header says it ended"
+        assert "error:" not in str(panel.render()), "being cut is said as a note, not as the sub-agent's failure"
         assert not screen.query(ErrorNotice), [str(box.render()) for box in screen.query(ErrorNotice)]
         replies = screen.chat_log.assistant_messages  # the call's response, then the answer after it
         assert [reply.status for reply in replies] == [MessageStatus.COMPLETE] * len(replies)

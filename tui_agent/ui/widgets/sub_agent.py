@@ -191,7 +191,9 @@ class SubAgentRun:
         if doing:
             style = "$text-error" if self.ended is TurnEndReason.ERROR else "italic"
             header = Content.assemble(header, " · ", (doing, style))
-        if self.error:
+        if self.error and self.ended in (TurnEndReason.LENGTH, TurnEndReason.BUDGET):  # a note: its answer stands
+            header = Content.assemble(header, "\n", (sanitize(self.error), "dim italic"))
+        elif self.error:
             header = Content.assemble(header, "\n", (f"error: {sanitize(self.error)}", "$text-error"))
         return header
 
