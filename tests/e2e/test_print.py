@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tui_agent.history.models import Message, Session
 from tui_agent.history.store import HistoryStore
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus, ToolStatus
@@ -63,7 +64,43 @@ async def test_a_lock_held_throughout_is_said_on_stderr_not_a_crash(isolated_hom
         other.close()
     assert done.returncode == 0, done.stderr
     assert "Paris" in done.stdout
+    assert "waiting up to 30 s for it to save this run" in done.stderr  # then it gives up, and says so
     assert "locked" in done.stderr and "could not be saved" in done.stderr
+
+
+async def _stored(db: Path) -> tuple[list[Session], list[Message]]:
+    store = await HistoryStore.open(db)
+    try:
+        sessions = await store.list_recent()
+        return sessions, (await store.load_tail(sessions[0].id, 10) if sessions else [])
+    finally:
+        await store.close()
+
+
+def test_a_lock_held_for_a_while_is_waited_for_at_exit_and_the_run_is_saved(isolated_home: Path) -> None:
+    db = isolated_home / "data" / "history.db"
+    asyncio.run(_stored(db))  # the file made, as by an earlier run
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another program holds the write lock from before the run
+    env = {**os.environ, "TUI_AGENT_HOME": str(isolated_home)}
+    command = [sys.executable, "-m", "tui_agent", "--offline", "-p", "What's the weather in Paris?"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert process.stderr is not None
+    said = []
+    try:  # held until `-p` has finished its turn and says it waits for the file (or until it exits without that)
+        for line in process.stderr:
+            said.append(line)
+            if "waiting up to" in line:
+                break
+    finally:
+        other.close()  # the lock is let go: the run can be saved
+    out, rest = process.communicate(timeout=120)
+    said.append(rest)
+    assert process.returncode == 0, "".join(said)
+    assert "Paris" in out and "could not be saved" not in "".join(said), "".join(said)
+    (session,), messages = asyncio.run(_stored(db))
+    assert session.title == "What's the weather in Paris?"
+    assert [m.status for m in messages] == [MessageStatus.COMPLETE] * 3
 
 
 def test_to_user_text_and_the_answer_are_separate_paragraphs(isolated_home: Path) -> None:
@@ -98,3 +135,16 @@ def test_run_without_quotes_calls_the_shell_and_a_denial_reads_as_a_sentence(iso
     assert done.returncode == 0, done.stderr
     assert '[tool] run_shell({"command": "ls"}) denied' in done.stderr
     assert "I wasn't allowed to run `ls`." in done.stdout and "returned" not in done.stdout
+
+
+def test_a_key_alone_sends_the_run_to_openai_and_says_so_first(isolated_home: Path) -> None:
+    env = {key: value for key, value in os.environ.items() if key.upper() not in ("NO_PROXY", "OPENAI_BASE_URL")}
+    env.update(TUI_AGENT_HOME=str(isolated_home), OPENAI_API_KEY="sk-test")
+    env.update({proxy: "http://127.0.0.1:9" for proxy in ("HTTPS_PROXY", "https_proxy")})  # the request goes nowhere
+    done = subprocess.run(
+        [sys.executable, "-m", "tui_agent", "-p", "hello"], capture_output=True, text=True, env=env, timeout=120
+    )
+    first = done.stderr.splitlines()[0]
+    assert "OPENAI_API_KEY is set: using OpenAI (https://api.openai.com/v1" in first, done.stderr
+    assert "--offline for the built-in offline model" in first
+    assert "Traceback" not in done.stderr

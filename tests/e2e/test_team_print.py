@@ -26,6 +26,15 @@ async def test_print_runs_the_writer_critic_team_to_approved(isolated_home: Path
     assert [m.agent for m in messages] == [None, "writer", "critic", "writer", "critic"]
 
 
+def test_a_team_run_ends_without_a_traceback(isolated_home: Path) -> None:
+    """The team's stream is closed before history is: its last reads ran against a closed store, at exit."""
+    done = run(["--offline", "-p", "--team", "writer-critic", "Write a post about tea"], isolated_home)
+    assert done.returncode == 0, done.stderr
+    assert "[stopped] critic said APPROVED" in done.stdout
+    assert "Traceback" not in done.stderr and "never retrieved" not in done.stderr, done.stderr
+    assert "history store is closed" not in done.stderr, done.stderr
+
+
 def test_print_with_an_unknown_team_says_which_teams_there_are(isolated_home: Path) -> None:
     done = run(["--offline", "-p", "hi", "--team", "nobody"], isolated_home)
     assert done.returncode == 1

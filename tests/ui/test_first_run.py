@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.ui.helpers import app_on_real_agent, chat_ready, make_app, send, wait_until
-from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice
+from tui_agent.agent.endpoint import OFFLINE_NOTICE, OPENAI_URL, EndpointChoice, choose_endpoint
 from tui_agent.config import Settings
 from tui_agent.ui.widgets.messages import SystemLine
 from tui_agent.ui.widgets.welcome import Welcome
@@ -74,3 +76,22 @@ async def test_at_80x24_the_welcome_reads_from_its_top_and_the_first_reply_is_fo
         for prompt in ("explain streaming in markdown", "list the files", "what is 12 * (3 + 4)?"):
             await send(pilot, prompt)  # more than the log holds
         await wait_until(pilot, lambda: log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y, "the end shown")
+
+
+async def test_a_key_alone_says_on_the_first_line_that_openai_answers_and_how_to_use_the_offline_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    for proxy in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):  # what the app asks OpenAI goes nowhere
+        monkeypatch.setenv(proxy, "http://127.0.0.1:9")
+    for bypass in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(bypass, raising=False)
+    settings = Settings(db=tmp_path / "history.db")
+    choice = choose_endpoint(settings)
+    assert choice.base_url == OPENAI_URL
+    app, _ = app_on_real_agent(settings, choice)
+    async with app.run_test(size=(140, 45)) as pilot:
+        screen = await chat_ready(pilot)
+        await wait_until(pilot, lambda: bool(screen.chat_log.query(SystemLine)), "the line saying who answers")
+        line = str(screen.chat_log.query_one(SystemLine).render())
+        assert "OPENAI_API_KEY is set: using OpenAI" in line and "--offline" in line, line

@@ -15,6 +15,7 @@ implements the UI's port,
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -36,7 +37,7 @@ from tui_agent.agent.redo import NothingToRedoError as NothingToRedoError
 from tui_agent.agent.redo import RedoTurns
 from tui_agent.agent.sessions import SessionActions
 from tui_agent.agent.tree import TreeFeed, TreeObserver, Unsubscribe
-from tui_agent.agent.turn import Continuation, SessionTotals, Turn, TurnBudget, TurnServices
+from tui_agent.agent.turn import DEFAULT_AGENT_NAME, Continuation, SessionTotals, Turn, TurnBudget, TurnServices
 from tui_agent.agent.turn_jobs import ChatJob
 from tui_agent.agents.profiles import Catalog
 from tui_agent.commander import CommanderAsync, Job
@@ -126,6 +127,8 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
         self._team_stops = {}
         self._job: Job | None = None
         """The running turn's job (a `ChatJob`, or a team's `TeamJob`)."""
+        self._turn_slot = asyncio.Lock()
+        """Held by a turn from its start until its stream ends: a turn asked for meanwhile waits (`_one_turn`)."""
         self._ended: Turn | None = None
         """The last turn: its end is announced before its final writes are committed (`Turn.end`)."""
         self._turn_ids = itertools.count(1)
@@ -206,12 +209,13 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
 
     @property
     def busy(self) -> bool:
-        return self._job is not None
+        """A turn is running, or starting (its stream not ended yet)."""
+        return self._job is not None or self._turn_slot.locked()
 
     # -- intents ------------------------------------------------------------------------------------
     async def resume(self, session_id: str) -> Session:
         """Continue a stored session: the model gets its whole history, tool calls and results included."""
-        if self._job is not None:
+        if self.busy:
             raise TurnInProgressError("A reply is still running: press Esc to stop it first.")
         await self._turn_saved()
         session = await self.store.get_session(session_id)
@@ -264,17 +268,18 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
 
     async def send(self, prompt: str, attachments: Sequence[Attachment] = ()) -> AsyncIterator[AgentEvent]:
         """Run one turn for `prompt` (with files and images), yielding its events; closing the iterator early
-        cancels the turn."""
-        self._check_idle()
-        await self._turn_saved()
-        session = await self._ensure_session(prompt or (attachments[0].name if attachments else ""))
-        await self._context_after_switch()
-        user, reply = await self.store.begin_turn(session.id, prompt, model=self.model, attachments=attachments)
-        self._conversation.add_user(prompt, attachments)
-        turn_id = self._next_turn_id()
-        yield TurnStarted(session.id, user.id, prompt, turn_id=turn_id)
-        async for event in self._run(session, reply.id, turn_id):
-            yield event
+        cancels the turn. Sent while another turn runs (a library's second `send`), it waits for that turn's
+        stream to end, then runs."""
+        async with self._one_turn():
+            await self._turn_saved()
+            session = await self._ensure_session(prompt or (attachments[0].name if attachments else ""))
+            await self._context_after_switch()
+            user, reply = await self.store.begin_turn(session.id, prompt, model=self.model, attachments=attachments)
+            self._conversation.add_user(prompt, attachments)
+            turn_id = self._next_turn_id()
+            yield TurnStarted(session.id, user.id, prompt, turn_id=turn_id)
+            async for event in self._run(session, reply.id, turn_id):
+                yield event
 
     async def _run(
         self,
@@ -289,7 +294,7 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
         await self.windows_learnt()
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
         turn = Turn(self._services, session.id, self._conversation, self.budget, events.put_nowait, turn_id)
-        turn.agent = agent
+        turn.agent, turn.runs = agent, self.agent or DEFAULT_AGENT_NAME
         turn.attach_message(message_id, continuation)
         self._job = ChatJob(turn)
         await self._start_commander()
@@ -304,8 +309,18 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
         return f"turn-{next(self._turn_ids)}"
 
     def _check_idle(self) -> None:
-        if self._job is not None or self._compacting:
+        if self.busy or self._compacting:
             raise TurnInProgressError("A reply is still running: press Esc to stop it first.")
+
+    @contextlib.asynccontextmanager
+    async def _one_turn(self) -> AsyncIterator[None]:
+        """Hold the session for one turn, from its start until its stream ends (read to its end or closed): a
+        turn asked for meanwhile waits for that, then starts, so two never write one conversation at once (the
+        UI queues its own prompts). A compaction running refuses it, as before."""
+        async with self._turn_slot:
+            if self._compacting:
+                raise TurnInProgressError("A reply is still running: press Esc to stop it first.")
+            yield
 
     async def _settle(self, turn: Turn) -> None:
         job, self._job = self._job, None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Mapping
+from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.agent.conversation import Conversation
@@ -62,6 +63,8 @@ class AgentChoice:
         def agent(self) -> str: ...
 
         def _check_idle(self) -> None: ...
+
+        def _one_turn(self) -> AbstractAsyncContextManager[None]: ...
 
         def _next_turn_id(self) -> str: ...
 
@@ -198,32 +201,32 @@ class AgentChoice:
         member turn's, a `TeamStopped` with why it stopped, then one `TurnFinished`."""
         from tui_agent.agent.team import TeamJob, TeamRun, find_team, team_events
 
-        self._check_idle()
-        catalog = await self._catalog()
-        team = find_team(catalog, name)
-        await self._turn_saved()
-        session = await self._ensure_session(prompt)
-        await self.store.mark_team(session.id, TEAM_PREFIX + team.name)
-        session.agent, session.stop_reason, self.team = TEAM_PREFIX + team.name, None, team.name
-        user = await self.store.append_message(session.id, Role.USER, prompt, MessageStatus.COMPLETE)
-        turn_id = self._next_turn_id()
-        events: asyncio.Queue[AgentEvent] = asyncio.Queue()
-        run = TeamRun(
-            team, catalog, self._services, session.id, events.put_nowait, turn_id,
-            budget=self.budget, system_prompt=self.system_prompt, roster=self.roster, delegation=self.delegation,
-        )  # fmt: skip
-        yield TurnStarted(session.id, user.id, prompt, turn_id=turn_id)
-        self._job = job = TeamJob(run)
-        await self._start_commander()
-        await self._commander.put_job(job, parent=self._commander)
-        try:
-            async for event in team_events(events, turn_id):
-                yield event
-        finally:
-            self._job = None
-            if not run.finished:
-                job.cancel()
-                await job.wait()
-            session.stop_reason = run.stop_reason
-            self._team_stops = await self.store.team_stops(session.id)  # this run's with the earlier ones
-            await self._reload_conversation(session)  # the next prompt's model sees the team's messages
+        async with self._one_turn():
+            catalog = await self._catalog()
+            team = find_team(catalog, name)
+            await self._turn_saved()
+            session = await self._ensure_session(prompt)
+            await self.store.mark_team(session.id, TEAM_PREFIX + team.name)
+            session.agent, session.stop_reason, self.team = TEAM_PREFIX + team.name, None, team.name
+            user = await self.store.append_message(session.id, Role.USER, prompt, MessageStatus.COMPLETE)
+            turn_id = self._next_turn_id()
+            events: asyncio.Queue[AgentEvent] = asyncio.Queue()
+            run = TeamRun(
+                team, catalog, self._services, session.id, events.put_nowait, turn_id,
+                budget=self.budget, system_prompt=self.system_prompt, roster=self.roster, delegation=self.delegation,
+            )  # fmt: skip
+            yield TurnStarted(session.id, user.id, prompt, turn_id=turn_id)
+            self._job = job = TeamJob(run)
+            await self._start_commander()
+            await self._commander.put_job(job, parent=self._commander)
+            try:
+                async for event in team_events(events, turn_id):
+                    yield event
+            finally:
+                self._job = None
+                if not run.finished:
+                    job.cancel()
+                    await job.wait()
+                session.stop_reason = run.stop_reason
+                self._team_stops = await self.store.team_stops(session.id)  # this run's with the earlier ones
+                await self._reload_conversation(session)  # the next prompt's model sees the team's messages

@@ -1,7 +1,8 @@
 """Provides `choose_endpoint`: which model server a run talks to, from settings and the environment.
 
 Precedence is the settings' own (flags > environment > config file); an API key alone means OpenAI's
-own endpoint; with no endpoint at all, or with `--offline`, the built-in offline model is used. With no
+own endpoint (`key_alone_notice` says so, as the offline model's notice says the offline model answers); with
+no endpoint at all, or with `--offline`, the built-in offline model is used. With no
 model named, OpenAI's endpoint gets `gpt-4o-mini`; any other endpoint is asked which models it serves
 while the engine is built (`model_choice.discover_model`), so the model is left empty here.
 `cleartext_warning` says when requests (and the API key with them) would cross a network unencrypted.
@@ -19,8 +20,14 @@ from urllib.parse import urlsplit
 OPENAI_URL = "https://api.openai.com/v1"
 OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
 OFFLINE_MODEL = "offline"
-OFFLINE_NOTICE = "No endpoint configured: using the built-in offline model (set OPENAI_BASE_URL or --base-url)."
-"""Said when the offline model answers (the app makes it the conversation's first line)."""
+NO_ENDPOINT = "No endpoint configured"
+"""How the notices saying who answers a run with no endpoint set begin (the app makes them the conversation's first
+line)."""
+OFFLINE_NOTICE = (
+    f"{NO_ENDPOINT}: using the built-in offline model (set OPENAI_BASE_URL or --base-url; "
+    "OPENAI_API_KEY alone means OpenAI)."
+)
+"""Said when the offline model answers."""
 OFFLINE_LABEL = "offline model"
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.", "ip6-localhost", "ip6-loopback"})
 
@@ -34,6 +41,8 @@ class EndpointChoice:
     """The model to ask for; "" when none was named and the server is to be asked (see the docstring)."""
     api_key: str | None = field(default=None, repr=False)
     api_key_env: str = "OPENAI_API_KEY"
+    key_alone: bool = False
+    """OpenAI's endpoint was chosen because only an API key was set (no endpoint, no `--offline`)."""
 
     @property
     def offline(self) -> bool:
@@ -72,7 +81,18 @@ def choose_endpoint(settings: EndpointSettings, environ: Mapping[str, str] | Non
         return EndpointChoice(None, settings.model or OFFLINE_MODEL)
     base_url = base_url.rstrip("/")
     model = settings.model or (OPENAI_DEFAULT_MODEL if base_url == OPENAI_URL else "")
-    return EndpointChoice(base_url, model, key, settings.api_key_env)
+    return EndpointChoice(base_url, model, key, settings.api_key_env, key_alone=not settings.base_url)
+
+
+def key_alone_notice(choice: EndpointChoice) -> str | None:
+    """What to say when a run goes to OpenAI only because an API key is set (someone who meant to try the offline
+    model finds out before paying for a request); None otherwise."""
+    if not choice.key_alone:
+        return None
+    return (
+        f"{NO_ENDPOINT}, but {choice.api_key_env} is set: using OpenAI ({choice.base_url}, model {choice.model}). "
+        "Run with --offline for the built-in offline model."
+    )
 
 
 def cleartext_warning(base_url: str | None) -> str | None:

@@ -177,31 +177,39 @@ async def print_turn(
     parts = PartWriter(err, show_parts)
     reported: set[tuple[str, str]] = set()
     speaker: str | None = None
-    async for event in turn if turn is not None else agent.send(prompt):
-        if isinstance(event, AssistantPartDelta):
-            parts.write(event)
-            continue
-        if isinstance(event, SubAgentEvent):
-            report_sub_agent(event, err, reported)
-            continue
-        parts.end()
-        if isinstance(event, AssistantTextDelta):
-            reply.write(event)
-        elif isinstance(event, AssistantMessageStarted) and event.agent and event.agent != speaker:
-            speaker = event.agent  # a team member's reply: under its name
-            reply.header(event.agent)
-        elif isinstance(event, TeamStopped):
-            reply.paragraph(f"[stopped] {sanitize(event.reason)} (after {event.rounds} round(s))\n")
-        elif isinstance(event, ToolCallUpdated) and event.call.status.is_final and event.key not in reported:
-            reported.add(event.key)
-            err.write(tool_summary(event) + "\n")
-        elif isinstance(event, ApprovalRequested):
-            answer_unattended(event, err)
-        elif isinstance(event, ReplyWaiting) and event.retry is not None:
-            say(err, event.describe(time.monotonic()))  # "rate limited — retrying in 3 s (1 of 2)"
-        elif isinstance(event, TurnFinished):
-            out.write("\n")
-            for line in (event.error or "").splitlines():  # the sentence, then where: endpoint, request id
-                say(err, line)
-            return EXIT_STATUS[event.reason]
-    return 1
+    events = turn if turn is not None else agent.send(prompt)
+    try:
+        async for event in events:
+            if isinstance(event, AssistantPartDelta):
+                parts.write(event)
+                continue
+            if isinstance(event, SubAgentEvent):
+                report_sub_agent(event, err, reported)
+                continue
+            parts.end()
+            if isinstance(event, AssistantTextDelta):
+                reply.write(event)
+            elif isinstance(event, AssistantMessageStarted) and event.agent and event.agent != speaker:
+                speaker = event.agent  # a team member's reply: under its name
+                reply.header(event.agent)
+            elif isinstance(event, TeamStopped):
+                reply.paragraph(f"[stopped] {sanitize(event.reason)} (after {event.rounds} round(s))\n")
+            elif isinstance(event, ToolCallUpdated) and event.call.status.is_final and event.key not in reported:
+                reported.add(event.key)
+                err.write(tool_summary(event) + "\n")
+            elif isinstance(event, ApprovalRequested):
+                answer_unattended(event, err)
+            elif isinstance(event, ReplyWaiting) and event.retry is not None:
+                say(err, event.describe(time.monotonic()))  # "rate limited — retrying in 3 s (1 of 2)"
+            elif isinstance(event, TurnFinished):
+                out.write("\n")
+                for line in (event.error or "").splitlines():  # the sentence, then where: endpoint, request id
+                    say(err, line)
+                return EXIT_STATUS[event.reason]
+        return 1
+    finally:
+        # The stream is closed here, not left to the garbage collector: what the turn does after its
+        # `TurnFinished` (a team reads its stops and messages back) runs while history is still open.
+        close = getattr(events, "aclose", None)  # a generator's (every turn's); a plain iterator has nothing to close
+        if close is not None:
+            await close()

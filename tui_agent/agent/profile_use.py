@@ -83,6 +83,8 @@ class ClientPool:
         choice = self.main_choice if same else setup.endpoint
         named = setup.profile.model if setup.profile is not None else None
         model = named or (self.default_model if same else choice.model)
+        if choice.offline:  # the offline model answers whatever a profile names: its replies are stored as its own
+            model = self.default_model
         max_tokens = setup.settings.max_tokens
         if self._factory is None or (same and model == self.default_model and max_tokens == self.main.max_tokens):
             self.main.model = model  # the run's client: back to the run's model, or (no factory: tests) the agent's

@@ -10,7 +10,7 @@ never stored), writes the rest into it; the cut-off reply stays on its branch. `
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractAsyncContextManager, contextmanager
 from typing import TYPE_CHECKING
 
 from tui_agent.agent.events import AgentEvent, MessageStatus, ReplyReplaced, TurnStarted
@@ -36,7 +36,7 @@ class RedoTurns(SessionActions):
 
         def switch_model(self, name: str) -> None: ...
 
-        def _check_idle(self) -> None: ...
+        def _one_turn(self) -> AbstractAsyncContextManager[None]: ...
 
         async def _turn_saved(self) -> None: ...
 
@@ -59,36 +59,36 @@ class RedoTurns(SessionActions):
         """Send `text` as a new version of user message `message_id`: a sibling of it on a new branch, made
         active, answered by a turn (`TurnStarted.branches_from` names `message_id`); the old branch stays.
         `attachments`: the new version's files and images (None: the old version's, kept)."""
-        self._check_idle()
-        await self._turn_saved()
-        session, old = await self._message_here(message_id, Role.USER)
-        kept = old.attachments if attachments is None else ()
-        user = await self.store.add_sibling(old.id, Role.USER, text, attachments=kept, files=attachments or ())
-        reply = await self.store.append_message(
-            session.id, Role.ASSISTANT, "", MessageStatus.STREAMING, model=self.model
-        )
-        await self._reload_conversation(session)
-        turn_id = self._next_turn_id()
-        yield TurnStarted(session.id, user.id, text, turn_id=turn_id, branches_from=old.id)
-        async for event in self._run(session, reply.id, turn_id):
-            yield event
+        async with self._one_turn():
+            await self._turn_saved()
+            session, old = await self._message_here(message_id, Role.USER)
+            kept = old.attachments if attachments is None else ()
+            user = await self.store.add_sibling(old.id, Role.USER, text, attachments=kept, files=attachments or ())
+            reply = await self.store.append_message(
+                session.id, Role.ASSISTANT, "", MessageStatus.STREAMING, model=self.model
+            )
+            await self._reload_conversation(session)
+            turn_id = self._next_turn_id()
+            yield TurnStarted(session.id, user.id, text, turn_id=turn_id, branches_from=old.id)
+            async for event in self._run(session, reply.id, turn_id):
+                yield event
 
     async def regenerate(self, message_id: str, model: str | None = None) -> AsyncIterator[AgentEvent]:
         """Ask again for reply `message_id` (with `model` for this once, if given): a sibling reply to the same
         prompt on a new branch, made active (`ReplyReplaced` first names the old one, which stays in history)."""
-        self._check_idle()
-        await self._turn_saved()
-        session, old = await self._message_here(message_id, Role.ASSISTANT)
-        async for event in self._redo(session, old, model):
-            yield event
+        async with self._one_turn():
+            await self._turn_saved()
+            session, old = await self._message_here(message_id, Role.ASSISTANT)
+            async for event in self._redo(session, old, model):
+                yield event
 
     async def retry(self) -> AsyncIterator[AgentEvent]:
         """Regenerate the session's last reply (failed, cut off, or any other): see `regenerate`."""
-        self._check_idle()
-        await self._turn_saved()
-        session, last = await self._last_reply()
-        async for event in self._redo(session, last):
-            yield event
+        async with self._one_turn():
+            await self._turn_saved()
+            session, last = await self._last_reply()
+            async for event in self._redo(session, last):
+                yield event
 
     async def _redo(self, session: Session, old: Message, model: str | None = None) -> AsyncIterator[AgentEvent]:
         """Retry and regenerate: a new reply beside `old` (kept, `replaced_by` it), then the turn that writes it;
@@ -121,23 +121,23 @@ class RedoTurns(SessionActions):
         """Have the model go on with the session's last reply from where it stopped (Esc, the token limit, a
         failure): a sibling reply on a new, active branch holds its text and the new text after it (one whole
         reply for the model from then on); the cut-off one stays as it was, on its own branch."""
-        self._check_idle()
-        await self._turn_saved()
-        session, last = await self._last_reply()
-        cut_off = is_cut_off(last.status, last.error)  # its calls, if any, were cut while written: none ran
-        if not cut_off and (last.tool_calls or not last.content.strip()):
-            raise NothingToRedoError(
-                "The last reply has no text to continue (it ended in tool calls, or before "
-                "any text arrived): retry it instead."
+        async with self._one_turn():
+            await self._turn_saved()
+            session, last = await self._last_reply()
+            cut_off = is_cut_off(last.status, last.error)  # its calls, if any, were cut while written: none ran
+            if not cut_off and (last.tool_calls or not last.content.strip()):
+                raise NothingToRedoError(
+                    "The last reply has no text to continue (it ended in tool calls, or before "
+                    "any text arrived): retry it instead."
+                )
+            reply = await self.store.add_sibling(
+                last.id, Role.ASSISTANT, last.content, MessageStatus.STREAMING, model=self.model, agent=last.agent
             )
-        reply = await self.store.add_sibling(
-            last.id, Role.ASSISTANT, last.content, MessageStatus.STREAMING, model=self.model, agent=last.agent
-        )
-        await self._stop_follows(session, last.id)
-        await self._reload_conversation(session)  # (a `streaming` reply is not sent: the turn shows its text once)
-        continuation = Continuation(last.id, last.content, last.part_texts)
-        async for event in self._run(session, reply.id, self._next_turn_id(), continuation, agent=last.agent):
-            yield event
+            await self._stop_follows(session, last.id)
+            await self._reload_conversation(session)  # (a `streaming` reply is not sent: the turn shows its text once)
+            continuation = Continuation(last.id, last.content, last.part_texts)
+            async for event in self._run(session, reply.id, self._next_turn_id(), continuation, agent=last.agent):
+                yield event
 
     async def _last_reply(self) -> tuple[Session, Message]:
         """The current session and its last message, which must be a finished reply (to retry or continue)."""

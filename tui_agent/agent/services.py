@@ -9,13 +9,14 @@ a worker after its first paint. What the user should know about start-up comes b
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
 
 from tui_agent import paths
 from tui_agent.agent.agent import Agent
 from tui_agent.agent.delegation import Delegation
-from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice, cleartext_warning
+from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice, cleartext_warning, key_alone_notice
 from tui_agent.agent.meter import SessionMeter
 from tui_agent.agent.model_choice import discover_model
 from tui_agent.agent.port import ChatBackend
@@ -57,13 +58,17 @@ class BuiltAgent:
         """History's notices worth repeating after the app has gone (a file moved aside)."""
         return self.agent.store.report.alarms()
 
-    async def close(self) -> None:
-        """Stop the turn, flush and close history, stop servers (once; later calls do nothing)."""
+    async def close(self, *, lock_wait: float = 0.0, on_wait: Callable[[str], None] | None = None) -> None:
+        """Stop the turn, flush and close history, stop servers (once; later calls do nothing). `lock_wait`:
+        seconds to wait for a history file another program holds locked before giving up on saving (said
+        through `on_wait`), as `-p`, which has nothing on screen to keep the run, does."""
         if self.closed:
             return
         self.closed = True
         try:
             await self.agent.close()
+            if lock_wait > 0:
+                await self.agent.store.save_before_exit(lock_wait, on_wait or (lambda _said: None))
         finally:
             await self._resources.aclose()
 
@@ -91,6 +96,8 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     notices = [f"Agent file problem: {problem}" for problem in catalog.problems_of()]
     if (warning := cleartext_warning(choice.base_url)) is not None:
         notices.append(warning)
+    if (by_key := key_alone_notice(choice)) is not None:
+        notices.append(by_key)
     base_url, api_key = choice.base_url, choice.api_key
     if base_url is None:
         base_url, api_key = await _start_offline_model(resources), OFFLINE_API_KEY

@@ -115,6 +115,7 @@ async def _start(caller: Turn, call: ToolCall, sub: SubAgent, task: str) -> tupl
     turn_id = f"{caller.id}/{sub.name}:{call.call_id}"
     relay = _Relay(caller, call.key, sub.name, session.id, turn_id)
     child = Turn(child_services, session.id, conversation, sub.budget, relay.deliver, turn_id)
+    child.runs = sub.name  # hooks are told the sub-agent's name
     relay.deliver(TurnStarted(session.id, user.id, task, turn_id=turn_id))
     child.attach_message(reply.id)
     return child, relay

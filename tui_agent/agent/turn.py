@@ -62,7 +62,7 @@ running_call: contextvars.ContextVar[tuple[Turn, ToolCall]] = contextvars.Contex
 to know whose call it answers (the runner gives a tool its arguments only)."""
 
 DEFAULT_AGENT_NAME = "assistant"
-"""What hooks are told an agent is called when the session runs no named one."""
+"""What hooks are told an agent is called when the session runs no named one (no agent files)."""
 CONTINUE_PROMPT = (
     "Continue exactly where you stopped: your reply above was cut off. Do not repeat any of it "
     "and do not comment on the interruption; start with the very next word."
@@ -177,6 +177,9 @@ class Turn:
         self._saved = asyncio.Event()
         self.agent: str | None = None
         """The team member this turn is (its messages carry the name); None: the session's own agent."""
+        self.runs = DEFAULT_AGENT_NAME
+        """The agent whose turn this is, as hooks are told it: the session's agent or a sub-agent, by name (a team
+        member's name is `agent`)."""
         self.stop_after_tools = False
         """End the turn after the current tool round instead of asking the model again (a team's control tools)."""
         self.reply_text = ""
@@ -235,7 +238,7 @@ class Turn:
         last = messages[-1] if messages else {}
         if not hooks.count() or last.get("role") != "user" or not isinstance(last.get("content"), str):
             return messages  # (a message of parts, with images, is sent as it is)
-        text = await hooks.before_agent(self.agent or DEFAULT_AGENT_NAME, last["content"])
+        text = await hooks.before_agent(self.agent or self.runs, last["content"])
         return [*messages[:-1], {**last, "content": text}]
 
     def retrying(self, retry: RetryScheduled) -> None:
@@ -445,7 +448,7 @@ class Turn:
         finally:
             self._saved.set()
         if reason is TurnEndReason.DONE:
-            await self.services.runner.registry.hooks.after_agent(self.agent or DEFAULT_AGENT_NAME, self.reply_text)
+            await self.services.runner.registry.hooks.after_agent(self.agent or self.runs, self.reply_text)
 
     async def saved(self) -> None:
         """Wait until the final writes `end` makes after announcing the end are committed (or kept in memory)."""

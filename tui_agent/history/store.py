@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import aiosqlite
@@ -39,6 +41,8 @@ from tui_agent.history.store_replies import StoreReplies
 from tui_agent.history.store_sessions import StoreSessions
 
 DEFAULT_BUSY_TIMEOUT = 5.0
+LOCK_WAIT_STEP = 0.5
+"""Seconds each attempt of `save_before_exit` waits for the lock (between attempts, the wait can be cancelled)."""
 
 
 class HistoryStore(StoreSessions, StoreMessages, StoreReplies, StoreExport):
@@ -76,6 +80,24 @@ class HistoryStore(StoreSessions, StoreMessages, StoreReplies, StoreExport):
     async def flush(self) -> bool:
         """Try to save everything kept in memory now; True when nothing is left unsaved."""
         return await self._writer.flush()
+
+    async def save_before_exit(self, within: float, on_wait: Callable[[str], None]) -> bool:
+        """Before an exit: when another program holds the file's lock, wait for it (at most `within` seconds, said
+        once through `on_wait`) and save what is kept in memory; True when nothing is left unsaved. Any other
+        failure (disk full, read-only) is tried once, as `flush` does: waiting would not help."""
+        if not self._writer.locked_out:
+            return await self.flush()
+        on_wait(
+            f"Another program holds the history file {self.path}; waiting up to {within:g} s for it "
+            f"to save this run ({self._writer.pending} change(s))."
+        )
+        deadline = time.monotonic() + within
+        while True:
+            step = min(LOCK_WAIT_STEP, max(deadline - time.monotonic(), 0.0))
+            if await self._writer.flush(busy_ms=max(int(step * 1000), 1)):
+                return True
+            if not self._writer.locked_out or time.monotonic() >= deadline:
+                return False
 
     async def close(self) -> None:
         """Save what can be saved, mark this store's unfinished replies interrupted, close the file."""

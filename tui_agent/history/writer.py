@@ -4,9 +4,10 @@ Each write is a function of the sqlite3 connection. Writes queued while a transa
 committed together in the next one (each inside its own savepoint, so one bad write fails alone).
 When the disk is full, the file is locked for longer than `busy_timeout`, or it turns read-only, the
 writes stay queued in memory, callers get their in-memory result, a notice is raised and the writer
-retries with backoff; `flush()` tries once more at once. While it is failing, new writes join the queue
-without waiting, and a retry waits only `RETRY_BUSY_MS` for a lock (the connection's reads queue behind
-it); `on_change` is told whenever `pending` or `failing` may have changed, for an indicator.
+retries with backoff; `flush()` tries once more at once (`flush(busy_ms=...)`: waiting that long for a lock, as
+an exit that waits for the file does). While it is failing, new writes join the queue without waiting, and a
+retry waits only `RETRY_BUSY_MS` for a lock (the connection's reads queue behind it); `on_change` is told
+whenever `pending` or `failing` may have changed, for an indicator.
 """
 
 from __future__ import annotations
@@ -46,6 +47,12 @@ def is_transient(error: BaseException) -> bool:
     """True for failures that may pass (disk full, locked, I/O, read-only) - worth keeping and retrying."""
     code = getattr(error, "sqlite_errorcode", None)
     return isinstance(error, sqlite3.OperationalError) and code is not None and (code & 0xFF) in TRANSIENT_CODES
+
+
+def is_lock(error: BaseException) -> bool:
+    """True when another connection holds the file's lock (it may let go: worth waiting for at exit)."""
+    code = (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF
+    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 def describe(error: BaseException) -> str:
@@ -153,6 +160,9 @@ class Writer:
         self._retry: asyncio.TimerHandle | None = None
         self._failing: str | None = None
         self._failing_briefly: str | None = None
+        self._locked_out = False
+        self._busy_ms: int | None = None
+        """How long the next attempt waits for a lock (`flush(busy_ms=...)`); None: as usual."""
         self._base_delay = retry_delay
         self._delay = retry_delay
         self._max_delay = max_retry_delay
@@ -175,6 +185,11 @@ class Writer:
     def failing_briefly(self) -> str | None:
         """`failing` in two or three words ("database locked", "disk full"), or None."""
         return self._failing_briefly
+
+    @property
+    def locked_out(self) -> bool:
+        """Writes are kept in memory because another program holds the file's lock."""
+        return self._failing is not None and self._locked_out
 
     def hold(self, fn: WriteFn, error: BaseException) -> None:
         """Start failing with `error` (found before the writer ran), with `fn` queued first; retries as usual."""
@@ -211,24 +226,29 @@ class Writer:
         if self._drainer is None or self._drainer.done():
             self._drainer = asyncio.get_running_loop().create_task(self._drain(), name="history-writer")
 
-    async def flush(self) -> bool:
-        """Try to commit everything queued now; True when nothing is left in memory."""
+    async def flush(self, *, busy_ms: int | None = None) -> bool:
+        """Try to commit everything queued now (waiting up to `busy_ms` for a lock, when given); True when nothing
+        is left in memory."""
         if not self._enabled:
             return not self._queue
         self._cancel_retry()
         if self._drainer is not None and not self._drainer.done():
             await asyncio.shield(self._drainer)
         if self._queue:
-            self._start()
-            assert self._drainer is not None
-            await asyncio.shield(self._drainer)
+            self._busy_ms = busy_ms
+            try:
+                self._start()
+                assert self._drainer is not None
+                await asyncio.shield(self._drainer)
+            finally:
+                self._busy_ms = None
         return not self._queue
 
     async def _drain(self) -> None:
         while self._queue:
             batch = self._queue[:MAX_BATCH]
             self._in_flight = len(batch)
-            busy_ms = RETRY_BUSY_MS if self._failing else None
+            busy_ms = self._busy_ms or (RETRY_BUSY_MS if self._failing else None)
             try:
                 results = await self._call(functools.partial(_run_batch_of, [op.fn for op in batch], busy_ms))
             except Exception as error:
@@ -261,6 +281,7 @@ class Writer:
                 "in memory and retrying."
             )
         self._failing, self._failing_briefly = describe(error), brief(error)
+        self._locked_out = is_lock(error)
         self._changed()
         loop = asyncio.get_running_loop()
         self._retry = loop.call_later(self._delay, self._retry_now)

@@ -3,8 +3,9 @@
 A plugin file (found as tools are: the shipped and user `plugins/` folders, `--plugins DIR`, the
 `tui_agent.plugins` entry-point group) marks functions with `@hook("<kind>")`. The kinds and what each gets:
 
-- `before_agent(agent: str, text: str) -> str | None`: before an agent (a team member, or the session's own
-  agent, "assistant") is asked, with the new input it receives; a returned string replaces that input.
+- `before_agent(agent: str, text: str) -> str | None`: before an agent (the session's agent, a sub-agent or a
+  team member, by name; "assistant" when the session runs no named one) is asked, with the new input it
+  receives; a returned string replaces that input.
 - `after_agent(agent: str, reply: str) -> None`: after the agent's turn, with its final reply text.
 - `before_tool(name: str, arguments: dict) -> None`: before an allowed call runs (the arguments validated).
 - `after_tool(name: str, arguments: dict, result: str) -> str | None`: after a call succeeded; a returned

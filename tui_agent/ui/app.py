@@ -21,7 +21,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from tui_agent.agent.endpoint import OFFLINE_NOTICE
+from tui_agent.agent.endpoint import NO_ENDPOINT
 from tui_agent.agent.port import ChatBackend, EarlyPage, Engine
 from tui_agent.errors import user_message
 from tui_agent.sanitize import sanitize
@@ -153,9 +153,10 @@ class TuiAgentApp(App[None]):
         return self.engine_slot.ready.alarms if self.engine_slot.ready is not None else []
 
     def show_notice(self, notice: str) -> None:
-        """A notice from the engine as it starts: that the offline model answers is a line in the conversation
-        (the status bar names the model too); anything else is a notification."""
-        if notice == OFFLINE_NOTICE and isinstance(self.screen, ChatScreen):
+        """A notice from the engine as it starts: who answers when no endpoint is set (the offline model, or OpenAI
+        for a key alone) is a line in the conversation (the status bar names the model too); anything else is a
+        notification."""
+        if notice.startswith(NO_ENDPOINT) and isinstance(self.screen, ChatScreen):
             self.screen.chat_log.add_system(notice)
         else:  # it may quote a plugin, an MCP server's stderr or a file name: no escapes reach the terminal
             self.notify(sanitize(notice), timeout=8, markup=False)

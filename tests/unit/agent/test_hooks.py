@@ -122,3 +122,43 @@ async def test_a_before_agent_hook_sees_each_team_member_by_name(
     assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
     last_inputs = [(request.body or {})["messages"][-1]["content"] for request in offline_server.requests]
     assert [text.endswith(" [be brief]") for text in last_inputs] == [False, True, False, True]
+
+
+NAMING_HOOK = """
+from pathlib import Path
+
+from tui_agent.tools import hook
+
+
+@hook("before_agent")
+def name_it(agent, text):
+    return f"{text} [to {agent}]"
+
+
+@hook("after_agent")
+def log_it(agent, reply):
+    with Path(__file__).with_name("after_agent.log").open("a") as log:
+        log.write(agent + "\\n")
+"""
+
+
+async def test_hooks_are_told_the_sessions_agent_and_a_sub_agent_by_name(
+    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path
+) -> None:
+    folder = plugin(tmp_path, "naming", NAMING_HOOK)
+    built = await make_agent(offline_server.base_url, plugin_dirs=[folder], agent="researcher")
+    events = await collect(built.agent.send("hello"))
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE, events[-1]
+    assert (offline_server.requests[-1].body or {})["messages"][-1]["content"] == "hello [to researcher]"
+
+    await built.agent.switch_agent("assistant")
+    events = await collect(built.agent.send("ask the researcher what the weather is in Paris"))
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE, events[-1]
+    firsts = [
+        str(messages[-1]["content"])
+        for request in offline_server.requests[1:]
+        if (messages := (request.body or {})["messages"])[-1]["role"] == "user"
+    ]
+    assert [text.rsplit(" [to ", 1)[-1] for text in firsts] == ["assistant]", "researcher]"]
+    told = (folder / "after_agent.log").read_text().split()
+    assert told == ["researcher", "researcher", "assistant"]  # the sub-agent's turn ends before its caller's

@@ -225,3 +225,23 @@ async def test_a_failed_sub_agent_is_a_failed_call_with_its_reason(
     assert "the researcher's model is gone" in asked.error
     (end,) = [e for e in inner(events, "researcher") if isinstance(e, TurnFinished)]
     assert end.reason is TurnEndReason.ERROR
+
+
+async def test_offline_a_sub_agent_whose_profile_names_a_model_is_stored_under_the_offline_models_name(
+    make_agent: MakeAgent, isolated_home: Path
+) -> None:
+    agents = isolated_home / "config" / "agents"
+    agents.mkdir(parents=True)
+    profile = agents / "researcher.toml"
+    profile.write_text('name = "researcher"\ndescription = "Finds facts."\nmodel = "gpt-4o"\n', encoding="utf-8")
+    profile.chmod(0o600)
+    built = await make_agent()  # no endpoint: the offline model answers every agent, whatever model it names
+    agent = built.agent
+    events = await collect(agent.send("ask the researcher what the weather is in Paris"))
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE, events[-1]
+    assert agent.session is not None and agent.model == "offline"
+    ((child_id, _),) = await agent.store.sub_sessions(agent.session.id)
+    child = await agent.store.get_session(child_id)
+    assert child is not None and child.model == "offline"
+    replies = [message for message in await agent.store.load_tail(child_id, 10) if message.model]
+    assert replies and {message.model for message in replies} == {"offline"}

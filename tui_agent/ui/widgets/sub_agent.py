@@ -40,7 +40,10 @@ END_WORDS = {
     TurnEndReason.CANCELLED: "cancelled",
     TurnEndReason.BUDGET: "stopped at its budget",
     TurnEndReason.ERROR: "failed",
+    TurnEndReason.LENGTH: "cut off at its token limit",
 }
+"""How a sub-agent's turn ended, in the panel's header (one word set per `TurnEndReason`: a missing one broke the
+caller's whole turn in the chat screen)."""
 
 
 def innermost(event: events.SubAgentEvent) -> tuple[list[str], events.AgentEvent]:
@@ -188,7 +191,9 @@ class SubAgentRun:
         if doing:
             style = "$text-error" if self.ended is TurnEndReason.ERROR else "italic"
             header = Content.assemble(header, " · ", (doing, style))
-        if self.error:
+        if self.error and self.ended in (TurnEndReason.LENGTH, TurnEndReason.BUDGET):  # a note: its answer stands
+            header = Content.assemble(header, "\n", (sanitize(self.error), "dim italic"))
+        elif self.error:
             header = Content.assemble(header, "\n", (f"error: {sanitize(self.error)}", "$text-error"))
         return header
 
