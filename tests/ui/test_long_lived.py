@@ -33,3 +33,20 @@ async def test_turns_freeze_nothing_more(tmp_path: Path) -> None:
             assert len(chat(pilot).chat_log.assistant_messages) >= 8
             # Frozen objects freed since (by reference counting) leave it: it may shrink, never grow.
             assert gc.get_freeze_count() <= frozen, f"{gc.get_freeze_count() - frozen} objects frozen by 8 turns"
+
+
+async def test_new_sessions_freeze_nothing_more(tmp_path: Path) -> None:
+    """A fresh chat screen (Ctrl+N) replaces the last one: what the last one showed is garbage from then on."""
+    with BackgroundServer(strict_scenario({"replies": [{"text": REPLY, "chunk_size": 4}], "then": "repeat_last"})) as s:
+        app, _ = app_on_real_agent(Settings(db=tmp_path / "history.db"), EndpointChoice(s.base_url, "m", "key"))
+        async with app.run_test(size=(120, 36)) as pilot:
+            await send(pilot, "warm-up")
+            await wait_until(pilot, lambda: not [w for w in app.workers if w.group == "history"], "history loaded")
+            frozen = gc.get_freeze_count()
+            for session in range(4):
+                screen = chat(pilot)
+                await pilot.press("ctrl+n")
+                await wait_until(pilot, lambda: pilot.app.screen is not screen and chat(pilot).is_mounted, "new")  # noqa: B023
+                await send(pilot, f"session {session}")
+                await wait_until(pilot, lambda: not [w for w in app.workers if w.group == "history"], "its history")
+            assert gc.get_freeze_count() <= frozen, f"{gc.get_freeze_count() - frozen} objects frozen by 4 sessions"
