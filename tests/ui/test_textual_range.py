@@ -7,6 +7,7 @@ Textual's own loop runs and `tui-agent doctor` says why.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import os
@@ -14,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 import zipfile
 from importlib.metadata import version
@@ -53,18 +55,23 @@ def run(command: list[str], textual_dir: Path, timeout: float = 300) -> subproce
 
 
 def download(requirement: str, cache: Path) -> Path:
-    """The Textual release `requirement` picks (PyPI's newest that fits), unpacked; a failed download fails."""
-    fresh = cache / "download"
-    shutil.rmtree(fresh, ignore_errors=True)
-    pip = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "-d", str(fresh)]
-    done = subprocess.run([*pip, requirement], capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, f"pip download {requirement} failed (PyPI is needed here):\n{done.stderr[-2000:]}"
-    (wheel,) = fresh.glob("textual-*.whl")
-    target = cache / wheel.stem
-    if not (target / "textual").is_dir():
-        with zipfile.ZipFile(wheel) as unpacked:
-            unpacked.extractall(target)
-    return target
+    """The Textual release `requirement` picks (PyPI's newest that fits), unpacked in `cache` (kept between runs;
+    several workers may unpack the same release at once); a failed download fails."""
+    fresh = Path(tempfile.mkdtemp(dir=cache))
+    try:
+        pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", "-d", str(fresh)]
+        done = subprocess.run([*pip, requirement], capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode == 0, f"pip download {requirement} failed (PyPI is needed here):\n{done.stderr[-2000:]}"
+        (wheel,) = fresh.glob("textual-*.whl")
+        target = cache / wheel.stem
+        if not (target / "textual").is_dir():
+            with zipfile.ZipFile(wheel) as unpacked:
+                unpacked.extractall(fresh / "unpacked")
+            with contextlib.suppress(OSError):  # another worker's is there already
+                (fresh / "unpacked").rename(target)
+        return target
+    finally:
+        shutil.rmtree(fresh, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
