@@ -11,7 +11,10 @@ the same turns (baseline=); target: value <= the engine's growth + 0.02 MB a tur
 leaves on screen, the log's record of a let-go entry, is well under a KB). Python's memory blocks
 (`sys.getallocatedblocks`) are printed too: RSS also holds what the allocator keeps for reuse.
 Also: the objects a full collection cannot free because they were frozen (`gc.freeze()`) while already
-garbage, counted by unfreezing at the end (value <= 1,000, against the engine's).
+garbage, counted by unfreezing at the end (value <= 5,000, against the engine's: what the app's one freeze
+at start-up catches, ~1,500 objects whatever the number of turns; a freeze at each turn: 500,000 in 120 turns).
+Not met yet (issue 25): ~0.5 MB a turn remains, none of it frozen; of Python's share about half is Textual
+keeping removed widgets' rendered lines (docs/upstream/textual-styles-cache.md), the rest is not found yet.
 
     python bench/memory.py [--turns N]
 """
@@ -34,7 +37,7 @@ from typing import Any
 
 SIZE = (120, 40)
 TARGET_MB_PER_TURN = 0.02
-UNREACHABLE_TARGET = 1_000
+UNREACHABLE_TARGET = 5_000
 
 
 def reply() -> str:
