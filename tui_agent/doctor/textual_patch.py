@@ -17,11 +17,11 @@ def check_textual_patch() -> Check:
         release = "Textual (release unknown)"
     patch = timer_patch()
     if patch.applied:
-        return Check("ok", "textual", f"{release}: timer patch applied ({patch.reason})")
+        return Check("ok", "textual", f"{release}: timer patch applied; {patch.reason}")
     return Check(
         "warn",
         "textual",
-        f"{release}: timer patch not applied, Textual's own timer loop runs ({patch.reason})",
+        f"{release}: timer patch not applied, Textual's own loop runs; {patch.reason}",
         "nothing breaks: a key pressed just after a frame may be drawn a frame (17 ms) later; "
         "a tui-agent release that knows this Textual applies it again",
     )

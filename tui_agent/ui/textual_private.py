@@ -132,7 +132,8 @@ def timer_patch_for(run: Callable[..., Any]) -> TimerPatch:
     if digest is None:
         return TimerPatch(False, "Textual's Timer._run has no readable source, so it cannot be checked")
     if (releases := TIMER_RUN_RELEASES.get(digest)) is None:
-        return TimerPatch(False, f"Textual's Timer._run differs from the releases the patch was written for ({digest})")
+        written_for = "the releases the patch was written for"
+        return TimerPatch(False, f"Textual's Timer._run differs from {written_for} (digest {digest})")
     return TimerPatch(True, f"Textual's Timer._run is that of releases {releases}")
 
 
