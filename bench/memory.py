@@ -13,8 +13,10 @@ leaves on screen, the log's record of a let-go entry, is well under a KB). Pytho
 Also: the objects a full collection cannot free because they were frozen (`gc.freeze()`) while already
 garbage, counted by unfreezing at the end (value <= 5,000, against the engine's: what the app's one freeze
 at start-up catches, ~1,500 objects whatever the number of turns; a freeze at each turn: 500,000 in 120 turns).
-Not met yet (issue 25): ~0.5 MB a turn remains, none of it frozen; of Python's share about half is Textual
-keeping removed widgets' rendered lines (docs/upstream/textual-styles-cache.md), the rest is not found yet.
+Not met yet (issue 25): ~0.5 MB a turn remains, none of it frozen. Most is the tuned collector
+(`launch.tune_garbage_collector`: garbage cycles pile up between rare full collections, and the memory they
+took stays with the allocator; with Python's default thresholds 120 turns grew 18.9 MB, not 51.7); most of
+the rest is Textual keeping removed widgets' rendered lines (docs/upstream/textual-styles-cache.md).
 
     python bench/memory.py [--turns N]
 """
