@@ -21,6 +21,7 @@ from tui_agent.config_sources import DEFAULT_API_KEY_ENV, ConfigFileError, read_
 from tui_agent.doctor.check import Check, failed
 from tui_agent.doctor.endpoint import check_endpoint
 from tui_agent.doctor.local import check_config, check_history, check_mcp, check_plugins
+from tui_agent.doctor.textual_patch import check_textual_patch
 from tui_agent.history.redact import Redactor
 from tui_agent.sanitize import sanitize
 
@@ -67,7 +68,7 @@ def _redactor(path: Path) -> Redactor:
 
 
 def diagnose(flags: Mapping[str, Any], timeout: float = 10.0) -> list[Check]:
-    """Every check, in the order printed: config, endpoint, plugins, MCP servers, history."""
+    """Every check, in the order printed: config, endpoint, plugins, MCP servers, history, the Textual patch."""
     path = paths.config_file()
     resolved, checks = check_config(dict(flags), path)
     if resolved is None:
@@ -78,6 +79,7 @@ def diagnose(flags: Mapping[str, Any], timeout: float = 10.0) -> list[Check]:
     checks += found
     checks += asyncio.run(check_mcp(settings, registry))
     checks += check_history(Path(settings.db).expanduser() if settings.db else paths.db_path())
+    checks.append(check_textual_patch())
     return checks
 
 

@@ -11,7 +11,6 @@ and shown while the engine is built; the engine's own page then follows only whe
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -20,6 +19,7 @@ from textual.widget import Widget
 from tui_agent.errors import EngineUnavailableError
 from tui_agent.status import MessageStatus, Role, is_cut_off
 from tui_agent.ui.engine import EngineSlot
+from tui_agent.ui.long_lived import freeze_start_up
 from tui_agent.ui.team_stop import stop_lines
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.tool_panel import ToolPanels
@@ -231,7 +231,7 @@ def attach_history(
                 await view.show_latest()
         except EngineUnavailableError:  # said by the app (the build's worker) and by the turn that needs it
             return
-        gc.freeze()  # the engine and the session just loaded live as long as the app: out of full collections
+        freeze_start_up(screen.app)  # the engine and the first session live as long as the app
         if failure := engine.take_resume_failure():
             log.add_error(failure, title="Resume")
         on_loaded()

@@ -7,7 +7,10 @@ lets `pyproject.toml` accept a range of Textual releases instead of one.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from textual import _time
@@ -19,10 +22,14 @@ from textual.widgets._toast import Toast, ToastRack
 
 __all__ = [
     "FrameUpdate",
+    "TimerPatch",
     "Toast",
     "ToastRack",
     "frames_on_the_next_tick",
     "notifications",
+    "source_digest",
+    "timer_patch",
+    "timer_patch_for",
     "wrap_frame_update",
     "write_to_terminal",
 ]
@@ -79,9 +86,55 @@ def write_to_terminal(app: App[Any], text: str) -> bool:
 # After a pause of more than two ticks, its skip of the missed ticks lands on the tick *after* the next one, so
 # the frame after one painted on resuming waited 17-33 ms instead of up to 17 ms. While a reply streams, its
 # frames come after such pauses, and a key pressed then waited for that (bench/long.py case 4: key echo p99
-# 46-50 -> 35-42 ms). `frames_on_the_next_tick` replaces it with the same loop, skipping to the next tick.
+# 46-50 -> 35-42 ms). `frames_on_the_next_tick` replaces it with the same loop, skipping to the next tick, but
+# only when Textual's loop is, to the character, one of the releases it was written for: any other is left
+# alone (and `tui-agent doctor` says so). docs/upstream/textual-timer.md is the change that would end this.
 TEXTUAL_TIMER_RUN = Timer._run
-"""Textual's own loop (tests check it is still the one mirrored below)."""
+"""Textual's own loop, as imported (before any patch)."""
+TIMER_RUN_RELEASES = {"60c942a84c1a8765": "8.2.5 to 8.2.8"}
+"""Digests (`source_digest`) of the `Timer._run` that `_run_to_the_next_tick` mirrors, with the Textual releases
+that ship it (checked against each end of the range `pyproject.toml` allows by tests/ui/test_textual_range.py)."""
+
+
+@dataclass(frozen=True)
+class TimerPatch:
+    """Whether Textual's timer loop is (or would be) replaced by `frames_on_the_next_tick`, and why."""
+
+    applied: bool
+    reason: str
+    """What was found: the release whose loop it is, or what differs (a sentence)."""
+
+
+def source_digest(function: Callable[..., Any]) -> str | None:
+    """The first 16 hex digits of the SHA-256 of `function`'s source as its file has it (what `inspect.getsource`
+    returns, without tokenizing: this runs before the first frame); None when there is no source to read."""
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return None
+    last = max((line for _, _, line in code.co_lines() if line is not None), default=code.co_firstlineno)
+    try:
+        with open(code.co_filename, encoding="utf-8") as file:
+            lines = file.read().splitlines(keepends=True)[code.co_firstlineno - 1 : last]
+    except (OSError, UnicodeDecodeError):
+        return None
+    return hashlib.sha256("".join(lines).encode()).hexdigest()[:16]
+
+
+@functools.cache
+def timer_patch() -> TimerPatch:
+    """What `frames_on_the_next_tick` does with the Textual installed: replace its loop only if it is known."""
+    return timer_patch_for(TEXTUAL_TIMER_RUN)
+
+
+def timer_patch_for(run: Callable[..., Any]) -> TimerPatch:
+    """Whether `run`, as Textual's `Timer._run`, is one `_run_to_the_next_tick` mirrors."""
+    digest = source_digest(run)
+    if digest is None:
+        return TimerPatch(False, "Textual's Timer._run has no readable source, so it cannot be checked")
+    if (releases := TIMER_RUN_RELEASES.get(digest)) is None:
+        written_for = "the releases the patch was written for"
+        return TimerPatch(False, f"Textual's Timer._run differs from {written_for} (digest {digest})")
+    return TimerPatch(True, f"Textual's Timer._run is that of releases {releases}")
 
 
 async def _run_to_the_next_tick(timer: Timer) -> None:
@@ -112,6 +165,13 @@ async def _run_to_the_next_tick(timer: Timer) -> None:
             break
 
 
-def frames_on_the_next_tick() -> None:
-    """From now on, a timer resumed after a pause ticks on its next tick (the screen's frames included)."""
+def frames_on_the_next_tick() -> TimerPatch:
+    """From now on, a timer resumed after a pause ticks on its next tick (the screen's frames included), when
+    Textual's timer loop is one this was written for; otherwise Textual's stays. Says which (`TimerPatch`)."""
+    patch = timer_patch()
+    if not patch.applied or Timer._run is _run_to_the_next_tick:
+        return patch
+    if Timer._run is not TEXTUAL_TIMER_RUN:  # someone else's loop since: theirs stays
+        return TimerPatch(False, "Timer._run was replaced by other code in this process")
     Timer._run = _run_to_the_next_tick  # type: ignore[method-assign,assignment]
+    return patch

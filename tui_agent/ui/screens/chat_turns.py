@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import time
 from typing import TYPE_CHECKING
 
@@ -185,9 +184,6 @@ class ChatTurns(TurnView):
                 await self._engine_finishing
             self._set_busy(True)
             turn_events = self._turn_events(turn)
-            # Everything that exists now (the log, history, the app) is long-lived: take it out of the
-            # collector's full passes, which otherwise stall a streaming frame by tens of milliseconds.
-            gc.freeze()
             try:
                 self._last_finished = None
                 self._turn_began = self._clock()
