@@ -108,6 +108,8 @@ class ChatScreen(ChatTurns):
         self._reasoning = reasoning
         """How replies' reasoning is shown (the `[ui] reasoning` setting; see `ChatLog`)."""
         self._turn_lock = asyncio.Lock()
+        self._stop = asyncio.Event()
+        """Set by Esc for the newest turn started (each turn gets its own: `ChatTurns._run_in_worker`)."""
         self._engine_finishing: asyncio.Task[None] | None = None
         """The last turn's events after `TurnFinished`, read in the background: the engine's final writes."""
         self.busy = False
