@@ -107,7 +107,8 @@ async def test_escape_right_after_enter_on_a_new_sessions_first_prompt_stops_the
         (Role.USER, "tell me a long story"),
         (Role.USER, "go 1"),
     ]
-    assert [m.status for m in messages if m.role is Role.ASSISTANT] == [MessageStatus.INTERRUPTED, MessageStatus.COMPLETE]
+    replies = [m.status for m in messages if m.role is Role.ASSISTANT]
+    assert replies == [MessageStatus.INTERRUPTED, MessageStatus.COMPLETE]
 
 
 async def test_escape_while_the_engine_is_still_starting_stops_the_first_turn(
