@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import time
 from functools import cached_property
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -57,6 +57,19 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from tui_agent.ui.widgets.welcome import Welcome
 
 
+class ChatSettings(NamedTuple):
+    """What every chat screen of a run is built with (the run's settings and the app's clock). The app makes them
+    once; a screen drawn in place of another (new session, fork, an opened session, compaction) takes the one
+    before's, so no setting is left behind on the way."""
+
+    clock: Clock = time.monotonic
+    cursor_blink: bool = True
+    reasoning: str = "collapsed"
+    """How replies' reasoning is shown (the `[ui] reasoning` setting; see `ChatLog`)."""
+    attach_limits: AttachLimits | None = None
+    """`[ui] attach_paste_over` and `attach_max_bytes` (the prompt's attachments)."""
+
+
 class ChatScreen(ChatTurns):
     """The main screen."""
 
@@ -84,29 +97,22 @@ class ChatScreen(ChatTurns):
     def __init__(
         self,
         engine: EngineSlot,
+        settings: ChatSettings | None = None,
         *,
-        clock: Clock = time.monotonic,
-        cursor_blink: bool = True,
-        reasoning: str = "collapsed",
         note: str | None = None,
         then_send: Sequence[str] = (),
-        attach_limits: AttachLimits | None = None,
     ) -> None:
         """`note` and `then_send`: a line to add once the history is shown, and prompts to send then (a screen
         drawn again after a compaction)."""
         super().__init__()
         self._note, self._then_send = note, list(then_send)
-        self._attach_limits = attach_limits
-        """`[ui] attach_paste_over` and `attach_max_bytes` (the prompt's attachments)."""
+        self.settings = settings or ChatSettings()
         self._queued_attachments: dict[str, list[Attachment]] = {}
         """The files of prompts waiting in the queue, by their text."""
         self.engine = engine
         self.backend: ChatBackend | None = None
         """The engine's backend once this screen is plugged into it (`_connected`)."""
-        self._clock = clock
-        self._cursor_blink = cursor_blink
-        self._reasoning = reasoning
-        """How replies' reasoning is shown (the `[ui] reasoning` setting; see `ChatLog`)."""
+        self._clock = self.settings.clock
         self._turn_lock = asyncio.Lock()
         self._stop = asyncio.Event()
         """Set by Esc for the newest turn started (each turn gets its own: `ChatTurns._run_in_worker`)."""
@@ -129,13 +135,13 @@ class ChatScreen(ChatTurns):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
-            yield ChatLog(id="chat-log", reasoning=self._reasoning)
+            yield ChatLog(id="chat-log", reasoning=self.settings.reasoning)
             yield ToolPanels(clock=self._clock, id="tool-panels")
         yield QueuedPrompts(id="queued")
         yield PromptInput(
             id="prompt",
-            cursor_blink=self._cursor_blink,
-            attach_limits=self._attach_limits,
+            cursor_blink=self.settings.cursor_blink,
+            attach_limits=self.settings.attach_limits,
             files_in_history=self._files_in_history,
         )
         yield StatusBar(id="status")
