@@ -32,6 +32,7 @@ from tui_agent.ui.screens.session_dialogs import ConfirmDeleteScreen, ForkScreen
 EVERY_MESSAGE = 1_000_000
 """A page size no session reaches: the whole active branch (read only when a search hit is opened)."""
 HELP = "Enter open · Ctrl+R rename · Ctrl+F fork · Ctrl+D delete · Ctrl+N new session · Esc back"
+BUSY_FORK = "A reply is running: let it finish (or stop it with Esc in the chat) before forking."
 
 
 def last_activity(when: datetime) -> str:
@@ -246,20 +247,33 @@ class SessionsScreen(ReportingScreen[None]):
 
     @work(group="session-action", exclusive=True, exit_on_error=False)
     async def action_fork(self) -> None:
+        """Fork the highlighted session from a chosen message and open the fork; refused, with nothing made,
+        while a reply runs (the fork could not be opened until it ends)."""
         session = self.highlighted
-        if session is None:
+        if session is None or self._refused_while_replying():
             return
         messages = await self.backend.session_messages(session.id)
         if not messages:
             self.notify("This session has no messages to fork from.", severity="warning")
             return
         message_id = await self.app.push_screen_wait(ForkScreen(session.title, messages))
-        if not message_id:
+        if not message_id or self._refused_while_replying():  # a queued prompt may have started a reply meanwhile
             return
         fork = await self.backend.fork_session(session.id, message_id)
-        await self.backend.open_session(fork.id)
+        try:
+            await self.backend.open_session(fork.id)
+        except Exception:
+            await self.backend.delete_session(fork.id)  # a fork that could not be opened is not left behind
+            raise
         self.app.notify(f"Forked into {one_line(fork.title)}.")
         show_fresh_chat(self.app)
+
+    def _refused_while_replying(self) -> bool:
+        """Whether a reply runs (or prompts wait for one) in the chat screen under this one: then say so."""
+        replying = any(isinstance(s, ChatScreen) and not s.retired and not s.idle for s in self.app.screen_stack)
+        if replying:
+            self.notify(BUSY_FORK, severity="warning")
+        return replying
 
     @work(group="session-action", exclusive=True, exit_on_error=False)
     async def action_delete(self) -> None:
