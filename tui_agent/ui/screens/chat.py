@@ -30,7 +30,7 @@ from tui_agent.errors import EngineUnavailableError
 from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.screens.chat_later import LaterWidgets
-from tui_agent.ui.screens.chat_turns import ChatTurns
+from tui_agent.ui.screens.chat_turns import ChatTurns, Unsent
 from tui_agent.ui.team_choice import follow_team
 from tui_agent.ui.textual_private import ToastRack
 from tui_agent.ui.widgets.chat_log import ChatLog
@@ -101,11 +101,13 @@ class ChatScreen(ChatTurns):
         *,
         note: str | None = None,
         then_send: Sequence[str] = (),
+        unsent: Unsent | None = None,
     ) -> None:
         """`note` and `then_send`: a line to add once the history is shown, and prompts to send then (a screen
-        drawn again after a compaction)."""
+        drawn again after a compaction); `unsent`: what the screen before held unsent, put in the prompt box."""
         super().__init__()
         self._note, self._then_send = note, list(then_send)
+        self._unsent = unsent
         self.settings = settings or ChatSettings()
         self._queued_attachments: dict[str, list[Attachment]] = {}
         """The files of prompts waiting in the queue, by their text."""
@@ -222,9 +224,29 @@ class ChatScreen(ChatTurns):
         )
         self.watch(self.chat_log, "scroll_y", self.later.hide_hover_bar, init=False)
         self._show_status()
+        self._take_over(self._unsent)
         if team := getattr(self.app, "team", None):  # `--team NAME`
             self.notify(f"Your prompts go to team {team} (Ctrl+P, Run a team: another, or none).")
         self.run_worker(self._connect(), group="engine", exit_on_error=False, description="connect to the engine")
+
+    def _take_over(self, unsent: Unsent | None) -> None:
+        """The prompts the screen before held unsent (queued, or in its box) wait in this prompt box, to send or
+        edit: they were meant for the conversation that screen showed, so none is sent here unasked."""
+        if unsent is None or not (unsent.text or unsent.attachments):
+            return
+        box = self.prompt_input
+        box.load_text(unsent.text)
+        box.set_attachments(unsent.attachments)
+        box.move_cursor(box.document.end)
+        if count := unsent.waiting:
+            what, where = (
+                ("A prompt that waited was", "It is")
+                if count == 1
+                else (f"{count} prompts that waited were", "They are")
+            )
+            notice = f"{what} not sent: the conversation changed. {where} in the prompt box, to send or edit."
+            # after the switch to this screen: raised during it, the notice was lost
+            self.call_after_refresh(self.notify, notice, severity="warning", timeout=10, markup=False)
 
     def _after_first_frame(self) -> None:
         self.later.mount()

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import gc
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from tui_agent.errors import EngineUnavailableError, user_message
 from tui_agent.status import TurnEndReason
@@ -157,6 +157,17 @@ class ChatTurns(TurnView):
             return
         self.stop_reply()
 
+    def take_unsent(self) -> Unsent:
+        """What was written here and not sent, taken out: the prompts waiting in the queue, oldest first, then the
+        prompt box's text, with their files (a screen drawn in this one's place puts them in its prompt box)."""
+        waiting, files = [], []
+        while (prompt := self.queued.take_first()) is not None:
+            waiting.append(prompt)
+            files += self._queued_attachments.pop(prompt, [])
+        box = self.prompt_input
+        draft, files = box.prompt_text, files + box.attachments
+        return Unsent("\n\n".join(text for text in [*waiting, draft] if text.strip()), files, len(waiting))
+
     def stop_reply(self) -> None:
         """Stop the reply now; the backend's closing events arrive after and change nothing visible."""
         if not self.busy:
@@ -217,6 +228,15 @@ class ChatTurns(TurnView):
         model is given back only then; the line said that model until the next turn)."""
         if self.is_attached and self.query(StatusBar):  # a screen retired meanwhile has no status line
             self._show_status()
+
+
+class Unsent(NamedTuple):
+    """Prompts written and not sent, as one text for a prompt box (see `ChatTurns.take_unsent`)."""
+
+    text: str
+    attachments: list[Attachment]
+    waiting: int
+    """How many of them waited in the queue (the rest is the box's own text)."""
 
 
 def stoppable(turn: TurnOf, stop: asyncio.Event) -> TurnOf:

@@ -82,7 +82,7 @@ async def _replace_chat(app: App[Any], note: str | None = None, then_send: Seque
     old = app.screen
     if not isinstance(old, ChatScreen):
         return
-    fresh = ChatScreen(old.engine, old.settings, note=note, then_send=then_send)
+    fresh = ChatScreen(old.engine, old.settings, note=note, then_send=then_send, unsent=old.take_unsent())
     if len(app.screen_stack) > 1:
         await app.switch_screen(fresh)
     else:  # the app's base screen can't be switched out: the fresh one goes over it, which is left empty
