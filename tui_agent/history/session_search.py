@@ -42,7 +42,7 @@ def find_sessions(conn: sqlite3.Connection, text: str, limit: int, offset: int =
         " hit_message, hit_seq, hit_role, hit_position"
         " FROM sessions s LEFT JOIN best ON hit_session = s.id"
         f" WHERE hit_session IS NOT NULL OR ({in_title})"
-        " ORDER BY s.updated_at DESC LIMIT ? OFFSET ?",
+        " ORDER BY s.updated_at DESC, s.id LIMIT ? OFFSET ?",  # ties in a set order: pages neither overlap nor skip
         (query, *words, *words, limit, offset),
     ).fetchall()
     width = len(rows.SESSION_COLUMNS.split(", "))
