@@ -129,6 +129,9 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
         """The running turn's job (a `ChatJob`, or a team's `TeamJob`)."""
         self._turn_slot = asyncio.Lock()
         """Held by a turn from its start until its stream ends: a turn asked for meanwhile waits (`_one_turn`)."""
+        self._cancel_asked = False
+        """`cancel` came while the turn was being set up (session, prompt, context windows): no job to cancel
+        yet, so its job is cancelled as soon as it is on the commander (`_start_job`)."""
         self._ended: Turn | None = None
         """The last turn: its end is announced before its final writes are committed (`Turn.end`)."""
         self._turn_ids = itertools.count(1)
@@ -244,9 +247,12 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
         return stop
 
     def cancel(self) -> None:
-        """Cancel the running turn: streaming stops, running tools are cancelled, the reply is kept."""
+        """Cancel the running turn: streaming stops, running tools are cancelled, the reply is kept. A turn still
+        being set up (its first prompt creating the session, say) is cancelled as soon as its job starts."""
         if self._job is not None:
             self._job.cancel()
+        else:
+            self._cancel_asked = True
 
     def subscribe_tree(self, observer: TreeObserver) -> Unsubscribe:
         """Follow the turns' task tree (commander node events; a tool call is a node); returns how to stop."""
@@ -296,21 +302,30 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
         turn = Turn(self._services, session.id, self._conversation, self.budget, events.put_nowait, turn_id)
         turn.agent, turn.runs = agent, self.agent or DEFAULT_AGENT_NAME
         turn.attach_message(message_id, continuation)
-        self._job = ChatJob(turn)
-        await self._start_commander()
-        await self._commander.put_job(self._job, parent=self._commander)
+        await self._start_job(ChatJob(turn))
         try:
             async for event in turn_events(events, turn_id):
                 yield event
         finally:
             await self._settle(turn)
 
+    async def _start_job(self, job: Job) -> None:
+        """Put the turn's `job` on the commander, cancelled at once when `cancel` came while it was set up."""
+        await self._start_commander()
+        self._job = job  # nothing awaits from here until it is in the commander's tree: `cancel` finds it there
+        await self._commander.put_job(job, parent=self._commander)
+        if self._cancel_asked:
+            job.cancel()
+
     def _next_turn_id(self) -> str:
         return f"turn-{next(self._turn_ids)}"
 
     def _check_idle(self) -> None:
+        """Refuse while a turn runs or starts (compaction, switching or opening a session); a `cancel` from before
+        belonged to no turn of its own."""
         if self.busy or self._compacting:
             raise TurnInProgressError("A reply is still running: press Esc to stop it first.")
+        self._cancel_asked = False
 
     @contextlib.asynccontextmanager
     async def _one_turn(self) -> AsyncIterator[None]:
@@ -320,6 +335,7 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
         async with self._turn_slot:
             if self._compacting:
                 raise TurnInProgressError("A reply is still running: press Esc to stop it first.")
+            self._cancel_asked = False  # a `cancel` from before belonged to an earlier turn, or to none
             yield
 
     async def _settle(self, turn: Turn) -> None:

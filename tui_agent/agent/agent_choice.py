@@ -65,6 +65,7 @@ class AgentChoice:
         def _check_idle(self) -> None: ...
 
         def _one_turn(self) -> AbstractAsyncContextManager[None]: ...
+        async def _start_job(self, job: Job) -> None: ...
 
         def _next_turn_id(self) -> str: ...
 
@@ -73,8 +74,6 @@ class AgentChoice:
         async def _reload_conversation(self, session: Session) -> None: ...
 
         async def _ensure_session(self, prompt: str) -> Session: ...
-
-        async def _start_commander(self) -> None: ...
 
     def list_agents(self) -> list[AgentProfile]:
         """The agents a session may run, by name (none without agent files)."""
@@ -216,9 +215,7 @@ class AgentChoice:
                 budget=self.budget, system_prompt=self.system_prompt, roster=self.roster, delegation=self.delegation,
             )  # fmt: skip
             yield TurnStarted(session.id, user.id, prompt, turn_id=turn_id)
-            self._job = job = TeamJob(run)
-            await self._start_commander()
-            await self._commander.put_job(job, parent=self._commander)
+            await self._start_job(job := TeamJob(run))
             try:
                 async for event in team_events(events, turn_id):
                     yield event

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # the UI's first frame imports this module; event and record 
     from tui_agent.history.export import ExportFormat
     from tui_agent.history.models import Message, SearchHit, Session, Siblings
     from tui_agent.history.peek import SessionPeek
+    from tui_agent.history.session_search import SessionMatch
     from tui_agent.history.team_runs import TeamStop
     from tui_agent.tools.mcp.servers import McpServers
 
@@ -211,6 +212,11 @@ class SessionLibrary(Protocol):
 
     async def search_sessions(self, query: str, limit: int = 50) -> list[SearchHit]:
         """Full-text search over every session's messages."""
+        ...
+
+    async def find_sessions(self, query: str, limit: int = 100, offset: int = 0) -> list[SessionMatch]:
+        """Sessions whose title or messages hold the words of `query`, most recently active first, after the
+        `offset` first: a page of the whole history (every session when `query` has no word)."""
         ...
 
     async def session_messages(self, session_id: str, limit: int = 500) -> list[Message]:

@@ -20,6 +20,7 @@ from tui_agent.history import attachment_rows
 from tui_agent.history.attachments import Attachment, AttachmentRef
 from tui_agent.history.export import ExportFormat
 from tui_agent.history.models import Message, SearchHit, Session, Siblings
+from tui_agent.history.session_search import SessionMatch
 from tui_agent.history.store import HistoryStore
 from tui_agent.history.team_runs import TeamStop
 from tui_agent.status import Role
@@ -147,6 +148,12 @@ class SessionActions:
         """Messages in any session containing the words of `query`."""
         await self._turn_saved()
         return await self.store.search(query, limit)
+
+    async def find_sessions(self, query: str, limit: int = 100, offset: int = 0) -> list[SessionMatch]:
+        """Sessions whose title or messages hold the words of `query`, most recently active first, after the
+        `offset` first: a page of the whole history (every session when `query` has no word)."""
+        await self._turn_saved()
+        return await self.store.find_sessions(query, limit, offset)
 
     async def session_messages(self, session_id: str, limit: int = 500) -> list[Message]:
         """The last `limit` messages of any session, oldest first (to pick one to fork from)."""

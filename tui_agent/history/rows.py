@@ -152,10 +152,22 @@ def get_session(conn: sqlite3.Connection, id_or_prefix: str) -> Session | None:
     return None if row is None else session_from_row(row)
 
 
-def list_recent(conn: sqlite3.Connection, limit: int) -> list[Session]:
-    """The most recently updated sessions, each marked when a sub-agent's run (`Session.sub_agent`)."""
-    rows = conn.execute(f"SELECT {_scols(conn)} FROM sessions ORDER BY updated_at DESC LIMIT ?", (limit,))
-    sessions = [session_from_row(row) for row in rows]
+def list_recent(conn: sqlite3.Connection, limit: int, offset: int = 0) -> list[Session]:
+    """The most recently updated sessions (after the `offset` newest), each marked when a sub-agent's run
+    (`Session.sub_agent`)."""
+    rows = conn.execute(
+        f"SELECT {_scols(conn)} FROM sessions ORDER BY updated_at DESC, id LIMIT ? OFFSET ?", (limit, offset)
+    )
+    return mark_sub_agents(conn, [session_from_row(row) for row in rows])
+
+
+def session_columns(conn: sqlite3.Connection) -> str:
+    """The columns `session_from_row` reads, as this database has them."""
+    return _scols(conn)
+
+
+def mark_sub_agents(conn: sqlite3.Connection, sessions: list[Session]) -> list[Session]:
+    """`sessions`, each marked when a sub-agent's run (`Session.sub_agent`)."""
     linked = [session.id for session in sessions if session.parent_session_id and session.agent]
     subs = sub_sessions.sub_agent_ids(conn, linked) if linked else set()
     for session in sessions:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tui_agent.history import attachment_rows, rows, sub_sessions
+from tui_agent.history import attachment_rows, rows, session_search, sub_sessions
 from tui_agent.history.models import Message, SearchHit, Session, Siblings, Usage
+from tui_agent.history.session_search import SessionMatch
 from tui_agent.history.store_base import StoreBase
 from tui_agent.tool_call import CallKey
 
@@ -17,6 +18,11 @@ class StoreReads(StoreBase):
     async def list_recent(self, limit: int = 50) -> list[Session]:
         """Sessions, most recently updated first."""
         return await self._call(lambda conn: rows.list_recent(conn, limit))
+
+    async def find_sessions(self, text: str, limit: int = 100, offset: int = 0) -> list[SessionMatch]:
+        """Sessions whose title or messages hold every word of `text`, most recently active first, after the
+        `offset` first (every session when `text` has no word); see `tui_agent.history.session_search`."""
+        return await self._call(lambda conn: session_search.find_sessions(conn, text, limit, offset))
 
     async def search(self, query: str, limit: int = 50) -> list[SearchHit]:
         """Messages (in every session, on every branch) containing all the words of `query`, best matches first;

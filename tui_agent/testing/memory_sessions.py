@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from tui_agent.history.export import ExportFormat, to_json
 from tui_agent.history.models import Message, SearchHit, Session, Siblings
+from tui_agent.history.session_search import SessionMatch
 from tui_agent.history.team_runs import TeamStop
 
 
@@ -123,6 +124,24 @@ class MemorySessions:
             if words and all(word in m.content.lower() for word in words)
         ]
         return hits[:limit]
+
+    async def find_sessions(self, query: str, limit: int = 100, offset: int = 0) -> list[SessionMatch]:
+        words = query.lower().split()
+        found = []
+        for session in await self.list_sessions(len(self._memory.sessions)):
+            hit = next(iter(await self._hits_in(session, words)), None)
+            by_title = bool(words) and all(word in session.title.lower() for word in words)
+            if by_title or hit is not None or not words:
+                found.append(SessionMatch(session, hit, by_title))
+        return found[offset : offset + limit]
+
+    async def _hits_in(self, session: Session, words: list[str]) -> list[SearchHit]:
+        messages = self._memory.messages[session.id]
+        return [
+            SearchHit(session.id, session.title, m.id, m.content[:80], m.role, m.position)
+            for m in messages
+            if words and all(word in m.content.lower() for word in words)
+        ]
 
     async def session_messages(self, session_id: str, limit: int = 500) -> list[Message]:
         return self._memory.messages[self._session(session_id).id][-limit:]

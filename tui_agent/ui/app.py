@@ -27,7 +27,7 @@ from tui_agent.errors import user_message
 from tui_agent.sanitize import sanitize
 from tui_agent.terminal import OutputLog
 from tui_agent.ui.engine import EngineBuild, EngineSlot
-from tui_agent.ui.screens.chat import ChatScreen
+from tui_agent.ui.screens.chat import ChatScreen, ChatSettings
 from tui_agent.ui.textual_private import frames_on_the_next_tick
 from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, ThemeStart
 from tui_agent.ui.turn_notice import TurnNotice
@@ -101,10 +101,8 @@ class TuiAgentApp(App[None]):
         self._build_worker: Worker[Engine] | None = None
         self._output_log = output_log
         self._clock = clock
-        self._cursor_blink = cursor_blink
-        self._reasoning = reasoning
-        self._attach_limits = attach_limits
-        """How replies' reasoning is shown: "collapsed", "expanded" or "hidden" (`[ui] reasoning`)."""
+        self.chat_settings = ChatSettings(clock, cursor_blink, reasoning, attach_limits)
+        """What its chat screens are built with (a fresh one takes its predecessor's: `ChatScreen.settings`)."""
         self.turn_notice = turn_notice or TurnNotice()
         """How a long turn's end is announced while the terminal is not focused (`[ui] notify`)."""
         self._engine_closed = False
@@ -168,13 +166,7 @@ class TuiAgentApp(App[None]):
         """The chat screen is the app's base screen, so the first frame draws it (a screen pushed over an
         empty default one is drawn inside Textual's start-up batch, where the frame is dropped, and then
         only a frame later: ~12 ms more to the first frame)."""
-        return ChatScreen(
-            self.engine_slot,
-            clock=self._clock,
-            cursor_blink=self._cursor_blink,
-            reasoning=self._reasoning,
-            attach_limits=self._attach_limits,
-        )
+        return ChatScreen(self.engine_slot, self.chat_settings)
 
     def on_mount(self) -> None:
         for notice in self._startup_notices:  # plain text: "[keys]" and paths are not markup

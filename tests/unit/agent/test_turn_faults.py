@@ -22,6 +22,7 @@ from tui_agent.agent.events import (
     ToolStatus,
     TurnEndReason,
     TurnFinished,
+    TurnStarted,
 )
 from tui_agent.agent.services import BuiltAgent
 from tui_agent.history.models import Message
@@ -119,6 +120,38 @@ async def test_cancel_mid_stream_keeps_the_partial_reply(
     assert reply.status is MessageStatus.INTERRUPTED
     assert reply.content == shown_text(events) and 30 < len(reply.content) < len(PARTIAL * 50)
     assert not built.agent.busy
+
+
+@scenario({"text": PARTIAL * 50, "chunk_size": 10, "chunk_delay": 0.02})
+async def test_cancel_while_the_first_turn_is_set_up_stops_it(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
+    """Esc just after Enter on a new session's first prompt: the session and the prompt are being stored and
+    no job runs the turn yet; the turn is stopped as soon as it has one, never left to run to its end."""
+    built = await make_agent(offline_server.base_url)
+    events: list[AgentEvent] = []
+    async for event in built.agent.send("hello"):
+        events.append(event)
+        if isinstance(event, TurnStarted):
+            assert not built.agent.busy  # the turn is set up, its job not started: what Esc met
+            built.agent.cancel()
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished) and finished.reason is TurnEndReason.CANCELLED
+    prompt, reply = await stored(built)
+    assert prompt.content == "hello" and reply.status is MessageStatus.INTERRUPTED
+    assert not shown_text(events) and reply.content == ""
+
+
+@scenario({"text": "A whole answer."})
+async def test_a_cancel_while_idle_does_not_stop_the_next_turn(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
+    built = await make_agent(offline_server.base_url)
+    built.agent.cancel()  # nothing runs: it belongs to no turn
+    events = await collect(built.agent.send("hello"))
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished) and finished.reason is TurnEndReason.DONE
+    assert [m.status for m in await stored(built)] == [MessageStatus.COMPLETE] * 2
 
 
 @scenario({"tool_calls": [{"name": "slow_echo", "arguments": {"text": "hi", "seconds": 30}}]})

@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import time
 from functools import cached_property
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -30,7 +30,7 @@ from tui_agent.errors import EngineUnavailableError
 from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.screens.chat_later import LaterWidgets
-from tui_agent.ui.screens.chat_turns import ChatTurns
+from tui_agent.ui.screens.chat_turns import ChatTurns, Unsent
 from tui_agent.ui.team_choice import follow_team
 from tui_agent.ui.textual_private import ToastRack
 from tui_agent.ui.widgets.chat_log import ChatLog
@@ -55,6 +55,19 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from tui_agent.ui.widgets.message_cursor import MessageCursor
     from tui_agent.ui.widgets.task_tree import TaskTree
     from tui_agent.ui.widgets.welcome import Welcome
+
+
+class ChatSettings(NamedTuple):
+    """What every chat screen of a run is built with (the run's settings and the app's clock). The app makes them
+    once; a screen drawn in place of another (new session, fork, an opened session, compaction) takes the one
+    before's, so no setting is left behind on the way."""
+
+    clock: Clock = time.monotonic
+    cursor_blink: bool = True
+    reasoning: str = "collapsed"
+    """How replies' reasoning is shown (the `[ui] reasoning` setting; see `ChatLog`)."""
+    attach_limits: AttachLimits | None = None
+    """`[ui] attach_paste_over` and `attach_max_bytes` (the prompt's attachments)."""
 
 
 class ChatScreen(ChatTurns):
@@ -84,30 +97,27 @@ class ChatScreen(ChatTurns):
     def __init__(
         self,
         engine: EngineSlot,
+        settings: ChatSettings | None = None,
         *,
-        clock: Clock = time.monotonic,
-        cursor_blink: bool = True,
-        reasoning: str = "collapsed",
         note: str | None = None,
         then_send: Sequence[str] = (),
-        attach_limits: AttachLimits | None = None,
+        unsent: Unsent | None = None,
     ) -> None:
         """`note` and `then_send`: a line to add once the history is shown, and prompts to send then (a screen
-        drawn again after a compaction)."""
+        drawn again after a compaction); `unsent`: what the screen before held unsent, put in the prompt box."""
         super().__init__()
         self._note, self._then_send = note, list(then_send)
-        self._attach_limits = attach_limits
-        """`[ui] attach_paste_over` and `attach_max_bytes` (the prompt's attachments)."""
+        self._unsent = unsent
+        self.settings = settings or ChatSettings()
         self._queued_attachments: dict[str, list[Attachment]] = {}
         """The files of prompts waiting in the queue, by their text."""
         self.engine = engine
         self.backend: ChatBackend | None = None
         """The engine's backend once this screen is plugged into it (`_connected`)."""
-        self._clock = clock
-        self._cursor_blink = cursor_blink
-        self._reasoning = reasoning
-        """How replies' reasoning is shown (the `[ui] reasoning` setting; see `ChatLog`)."""
+        self._clock = self.settings.clock
         self._turn_lock = asyncio.Lock()
+        self._stop = asyncio.Event()
+        """Set by Esc for the newest turn started (each turn gets its own: `ChatTurns._run_in_worker`)."""
         self._engine_finishing: asyncio.Task[None] | None = None
         """The last turn's events after `TurnFinished`, read in the background: the engine's final writes."""
         self.busy = False
@@ -127,13 +137,13 @@ class ChatScreen(ChatTurns):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
-            yield ChatLog(id="chat-log", reasoning=self._reasoning)
+            yield ChatLog(id="chat-log", reasoning=self.settings.reasoning)
             yield ToolPanels(clock=self._clock, id="tool-panels")
         yield QueuedPrompts(id="queued")
         yield PromptInput(
             id="prompt",
-            cursor_blink=self._cursor_blink,
-            attach_limits=self._attach_limits,
+            cursor_blink=self.settings.cursor_blink,
+            attach_limits=self.settings.attach_limits,
             files_in_history=self._files_in_history,
         )
         yield StatusBar(id="status")
@@ -214,9 +224,29 @@ class ChatScreen(ChatTurns):
         )
         self.watch(self.chat_log, "scroll_y", self.later.hide_hover_bar, init=False)
         self._show_status()
+        self._take_over(self._unsent)
         if team := getattr(self.app, "team", None):  # `--team NAME`
             self.notify(f"Your prompts go to team {team} (Ctrl+P, Run a team: another, or none).")
         self.run_worker(self._connect(), group="engine", exit_on_error=False, description="connect to the engine")
+
+    def _take_over(self, unsent: Unsent | None) -> None:
+        """The prompts the screen before held unsent (queued, or in its box) wait in this prompt box, to send or
+        edit: they were meant for the conversation that screen showed, so none is sent here unasked."""
+        if unsent is None or not (unsent.text or unsent.attachments):
+            return
+        box = self.prompt_input
+        box.load_text(unsent.text)
+        box.set_attachments(unsent.attachments)
+        box.move_cursor(box.document.end)
+        if count := unsent.waiting:
+            what, where = (
+                ("A prompt that waited was", "It is")
+                if count == 1
+                else (f"{count} prompts that waited were", "They are")
+            )
+            notice = f"{what} not sent: the conversation changed. {where} in the prompt box, to send or edit."
+            # after the switch to this screen: raised during it, the notice was lost
+            self.call_after_refresh(self.notify, notice, severity="warning", timeout=10, markup=False)
 
     def _after_first_frame(self) -> None:
         self.later.mount()

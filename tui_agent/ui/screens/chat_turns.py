@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from tui_agent.errors import EngineUnavailableError, user_message
 from tui_agent.status import TurnEndReason
@@ -42,6 +42,7 @@ class ChatTurns(TurnView):
     engine: EngineSlot
     busy: bool
     _turn_lock: asyncio.Lock
+    _stop: asyncio.Event
     _engine_finishing: asyncio.Task[None] | None
     _queued_attachments: dict[str, list[Attachment]]
 
@@ -104,20 +105,14 @@ class ChatTurns(TurnView):
             return
         self.chat_log.hide_actions()
         self.chat_log.add_user(prompt, [a.ref for a in files])
-        self._set_busy(True)
         app = self.app  # its team: `--team`, "Run a team" in the palette, or the resumed session's (read once the
         # engine is there, which restores it)
-        self.run_worker(
-            self._run_turn(
-                lambda backend: (
-                    backend.run_team(team, prompt)
-                    if (team := getattr(app, "team", None))
-                    else (backend.send(prompt, files) if files else backend.send(prompt))
-                )
-            ),
-            group="turn",
-            exit_on_error=False,
-            description="chat turn",
+        self._run_in_worker(
+            lambda backend: (
+                backend.run_team(team, prompt)
+                if (team := getattr(app, "team", None))
+                else (backend.send(prompt, files) if files else backend.send(prompt))
+            )
         )
 
     def action_retry_reply(self) -> None:
@@ -139,8 +134,15 @@ class ChatTurns(TurnView):
         """Run a turn that is not a new prompt (retry, continue, edit, regenerate)."""
         self.chat_log.hide_actions()
         self.prompt_input.focus()  # a click on the link focused the log: typing goes to the prompt again
+        self._run_in_worker(turn)
+
+    def _run_in_worker(self, turn: TurnOf) -> None:
+        """Run `turn` in the turn worker (after the turn before it); from now on Esc stops this one."""
+        stop = self._stop = asyncio.Event()
         self._set_busy(True)
-        self.run_worker(self._run_turn(turn), group="turn", exit_on_error=False, description="chat turn")
+        self.run_worker(
+            self._run_turn(stoppable(turn, stop), stop), group="turn", exit_on_error=False, description="chat turn"
+        )
 
     def action_cancel_turn(self) -> None:
         """Esc: on an empty prompt with a prompt queued, take the newest queued one back to edit; otherwise
@@ -155,10 +157,22 @@ class ChatTurns(TurnView):
             return
         self.stop_reply()
 
+    def take_unsent(self) -> Unsent:
+        """What was written here and not sent, taken out: the prompts waiting in the queue, oldest first, then the
+        prompt box's text, with their files (a screen drawn in this one's place puts them in its prompt box)."""
+        waiting, files = [], []
+        while (prompt := self.queued.take_first()) is not None:
+            waiting.append(prompt)
+            files += self._queued_attachments.pop(prompt, [])
+        box = self.prompt_input
+        draft, files = box.prompt_text, files + box.attachments
+        return Unsent("\n\n".join(text for text in [*waiting, draft] if text.strip()), files, len(waiting))
+
     def stop_reply(self) -> None:
         """Stop the reply now; the backend's closing events arrive after and change nothing visible."""
         if not self.busy:
             return
+        self._stop.set()  # for a turn the backend does not have yet: stopped when it has (`stoppable`)
         if self.backend is not None:
             self.backend.cancel()
         self.chat_log.interrupt_streaming()
@@ -178,11 +192,11 @@ class ChatTurns(TurnView):
         async for event in turn(backend):
             yield event
 
-    async def _run_turn(self, turn: TurnOf) -> None:
+    async def _run_turn(self, turn: TurnOf, stop: asyncio.Event) -> None:
         async with self._turn_lock:  # a cancelled turn may still be draining its last events
             if self._engine_finishing is not None:
                 await self._engine_finishing
-            self._set_busy(True)
+            self._set_busy(not stop.is_set())  # the turn before ended ("ready"): this one replies, unless stopped
             turn_events = self._turn_events(turn)
             try:
                 self._last_finished = None
@@ -211,6 +225,30 @@ class ChatTurns(TurnView):
         model is given back only then; the line said that model until the next turn)."""
         if self.is_attached and self.query(StatusBar):  # a screen retired meanwhile has no status line
             self._show_status()
+
+
+class Unsent(NamedTuple):
+    """Prompts written and not sent, as one text for a prompt box (see `ChatTurns.take_unsent`)."""
+
+    text: str
+    attachments: list[Attachment]
+    waiting: int
+    """How many of them waited in the queue (the rest is the box's own text)."""
+
+
+def stoppable(turn: TurnOf, stop: asyncio.Event) -> TurnOf:
+    """`turn`, cancelled at its first event when `stop` was set before: Esc pressed so soon after Enter that the
+    backend did not have the turn yet (the engine still starting), so its `cancel` found nothing to stop."""
+
+    async def events(backend: ChatBackend) -> AsyncIterator[AgentEvent]:
+        first = True
+        async for event in turn(backend):
+            if first and stop.is_set():
+                backend.cancel()
+            first = False
+            yield event
+
+    return events
 
 
 def _finishes(event: AgentEvent) -> bool:

@@ -1,6 +1,7 @@
 """Provides `SessionsScreen`: every stored session, filtered as you type, to open, rename, fork or delete.
 
-Typing filters by title and by full-text search over message content, on every branch (hits show a snippet).
+Typing filters by title and by full-text search over message content, on every branch (hits show a snippet),
+over the whole history, a page at a time (the next when the list is read to its end).
 Enter opens the highlighted session in the chat screen (resumed, history shown, on the branch of the search
 hit); Ctrl+R renames, Ctrl+F forks from a
 chosen message and opens the fork, Ctrl+D deletes after a confirmation, Ctrl+N starts a new session.
@@ -23,15 +24,19 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui_agent.agent.port import ChatBackend
-from tui_agent.history.models import SearchHit, Session
+from tui_agent.history.models import Session
 from tui_agent.history.nesting import nest
+from tui_agent.history.session_search import SessionMatch
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.screens.session_dialogs import ConfirmDeleteScreen, ForkScreen, RenameScreen, one_line
 
+PAGE = 100
+"""Sessions read at a time; the next page is read when the list is read or scrolled to its end."""
 EVERY_MESSAGE = 1_000_000
 """A page size no session reaches: the whole active branch (read only when a search hit is opened)."""
 HELP = "Enter open · Ctrl+R rename · Ctrl+F fork · Ctrl+D delete · Ctrl+N new session · Esc back"
+BUSY_FORK = "A reply is running: let it finish (or stop it with Esc in the chat) before forking."
 
 
 def last_activity(when: datetime) -> str:
@@ -81,14 +86,7 @@ async def _replace_chat(app: App[Any], note: str | None = None, then_send: Seque
     old = app.screen
     if not isinstance(old, ChatScreen):
         return
-    fresh = ChatScreen(
-        old.engine,
-        clock=old._clock,
-        cursor_blink=old._cursor_blink,
-        reasoning=old._reasoning,
-        note=note,
-        then_send=then_send,
-    )
+    fresh = ChatScreen(old.engine, old.settings, note=note, then_send=then_send, unsent=old.take_unsent())
     if len(app.screen_stack) > 1:
         await app.switch_screen(fresh)
     else:  # the app's base screen can't be switched out: the fresh one goes over it, which is left empty
@@ -125,6 +123,12 @@ class SessionsScreen(ReportingScreen[None]):
         """The chat screen shows a session that no longer exists (deleted here)."""
         self.hits: dict[str, str] = {}
         """The best search hit's message in each session listed for it: opening the session shows its branch."""
+        self._rows: list[Row] = []
+        """What is listed: the pages read so far."""
+        self._listed = ""
+        """The filter the list shows the sessions of."""
+        self._more = False
+        """Whether more sessions may match than are listed (the last page read was full)."""
 
     def compose(self) -> ComposeResult:
         yield Static(Content("Sessions"), id="sessions-title")
@@ -135,6 +139,7 @@ class SessionsScreen(ReportingScreen[None]):
     def on_mount(self) -> None:
         self.query_one(Input).focus()
         self.refresh_list()
+        self.watch(self.option_list, "scroll_y", self._scrolled, init=False)
 
     @property
     def option_list(self) -> OptionList:
@@ -158,29 +163,40 @@ class SessionsScreen(ReportingScreen[None]):
 
     @work(group="session-list", exclusive=True, exit_on_error=False)
     async def refresh_list(self) -> None:
-        """List the sessions matching the filter (all of them when it is empty)."""
+        """List the first page of the sessions matching the filter (every session when it is empty), found
+        in the whole history; the next page comes when the list is read to its end (`more`)."""
         query = self.query_text
-        everything = await self.backend.list_sessions()
-        if not query:
-            self._show([(session, None) for session in everything])
-            return
-        words = query.lower().split()
-        rows: dict[str, tuple[Session, str | None]] = {
-            s.id: (s, None) for s in everything if all(word in s.title.lower() for word in words)
-        }
-        by_id = {session.id: session for session in everything}
-        try:
-            hits: list[SearchHit] = await self.backend.search_sessions(query)
-        except Exception as error:  # a query the search can't parse still filters by title
-            self.notify(str(error), severity="warning")
-            hits = []
-        self.hits = {}
-        for hit in hits:
-            self.hits.setdefault(hit.session_id, hit.message_id)
-            if hit.session_id in by_id and hit.session_id not in rows:
-                rows[hit.session_id] = (by_id[hit.session_id], hit.snippet)
-        ordered = [rows[s.id] for s in everything if s.id in rows]
-        self._show(ordered)
+        page = await self.backend.find_sessions(query, PAGE)
+        self._listed, self._rows, self.hits = query, [], {}
+        self._add(page)
+
+    @work(group="session-more", exclusive=True, exit_on_error=False)
+    async def more(self) -> None:
+        """Add the next page of the sessions listed."""
+        query, offset = self._listed, len(self._rows)
+        page = await self.backend.find_sessions(query, PAGE, offset)
+        if (query, offset) == (self._listed, len(self._rows)):  # not listed anew meanwhile
+            self._add(page)
+
+    def _add(self, page: list[SessionMatch]) -> None:
+        self._more = len(page) == PAGE
+        for match in page:
+            session, hit = match.session, match.hit
+            self._rows.append((session, hit.snippet if hit is not None and not match.by_title else None))
+            if hit is not None:
+                self.hits.setdefault(session.id, hit.message_id)
+        self._show(self._rows)
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        """The last session listed is highlighted: the next page joins (if there is more)."""
+        if self._more and event.option_index >= len(self.sessions) - 1:
+            self.more()
+
+    def _scrolled(self) -> None:
+        """The list is scrolled to its end: the next page joins (if there is more)."""
+        options = self.option_list
+        if self._more and options.scroll_y >= options.max_scroll_y:
+            self.more()
 
     def _show(self, rows: list[Row]) -> None:
         options = self.option_list
@@ -253,20 +269,33 @@ class SessionsScreen(ReportingScreen[None]):
 
     @work(group="session-action", exclusive=True, exit_on_error=False)
     async def action_fork(self) -> None:
+        """Fork the highlighted session from a chosen message and open the fork; refused, with nothing made,
+        while a reply runs (the fork could not be opened until it ends)."""
         session = self.highlighted
-        if session is None:
+        if session is None or self._refused_while_replying():
             return
         messages = await self.backend.session_messages(session.id)
         if not messages:
             self.notify("This session has no messages to fork from.", severity="warning")
             return
         message_id = await self.app.push_screen_wait(ForkScreen(session.title, messages))
-        if not message_id:
+        if not message_id or self._refused_while_replying():  # a queued prompt may have started a reply meanwhile
             return
         fork = await self.backend.fork_session(session.id, message_id)
-        await self.backend.open_session(fork.id)
+        try:
+            await self.backend.open_session(fork.id)
+        except Exception:
+            await self.backend.delete_session(fork.id)  # a fork that could not be opened is not left behind
+            raise
         self.app.notify(f"Forked into {one_line(fork.title)}.")
         show_fresh_chat(self.app)
+
+    def _refused_while_replying(self) -> bool:
+        """Whether a reply runs (or prompts wait for one) in the chat screen under this one: then say so."""
+        replying = any(isinstance(s, ChatScreen) and not s.retired and not s.idle for s in self.app.screen_stack)
+        if replying:
+            self.notify(BUSY_FORK, severity="warning")
+        return replying
 
     @work(group="session-action", exclusive=True, exit_on_error=False)
     async def action_delete(self) -> None:
