@@ -132,8 +132,8 @@ async def test_cancel_while_the_first_turn_is_set_up_stops_it(
     events: list[AgentEvent] = []
     async for event in built.agent.send("hello"):
         events.append(event)
-        if isinstance(event, TurnStarted):
-            assert not built.agent.busy  # the turn is set up, its job not started: what Esc met
+        if isinstance(event, TurnStarted):  # the turn is set up, its job not started yet: what Esc met
+            assert built.agent.busy  # (a turn that is starting counts as running: a second send waits for it)
             built.agent.cancel()
     finished = events[-1]
     assert isinstance(finished, TurnFinished) and finished.reason is TurnEndReason.CANCELLED
