@@ -34,6 +34,8 @@ def check_config(flags: dict[str, object], path: Path) -> tuple[ResolvedConfig |
     if not resolved.problems:
         state = "valid" if path.exists() else "absent: the defaults apply"
         return resolved, [Check("ok", "config", f"{path} {state}")]
+    if resolved.refused is not None:  # others could change it: the defaults apply
+        return resolved, [Check("fail", "config", resolved.problems[0], "change its owner or mode as said")]
     return resolved, [
         Check("fail", "config", problem, f"edit {path} (`tui-agent config show` shows what applies)")
         for problem in resolved.problems
