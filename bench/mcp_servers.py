@@ -27,6 +27,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from startup import compile_bytecode, interleaved_medians, tui_agent_command
 
 from tui_agent.config import McpServerSettings, ToolsSettings
+from tui_agent.history.redact import Redactor
 from tui_agent.tool_call import ToolCall
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.registry import ToolRegistry
@@ -65,7 +66,10 @@ def startup(runs: int) -> None:
 async def call_overhead(calls: int, log_dir: Path) -> None:
     registry = ToolRegistry(ToolsSettings())
     servers = McpServers(
-        {"bench": McpServerSettings(command=sys.executable, args=[str(SERVER)], approval="never")}, registry, log_dir
+        {"bench": McpServerSettings(command=sys.executable, args=[str(SERVER)], approval="never")},
+        registry,
+        log_dir,
+        redact=Redactor().text,
     )
     runner = ToolRunner(registry)
     servers.start()

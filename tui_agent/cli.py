@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from tui_agent import __version__
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "plugins": ("tui_agent.tools.cli", "list tools and plugin load problems"),
+    "plugins": ("tui_agent.plugins_cli", "list tools and plugin load problems"),
     "serve": ("tui_agent.offline.cli", "run the built-in offline model as an OpenAI-compatible server"),
     "sessions": ("tui_agent.history.cli", "list, show, export, search or delete saved sessions"),
     "themes": ("tui_agent.ui.cli", "list the available themes"),

@@ -33,6 +33,7 @@ from pydantic import (
 
 from tui_agent.config_sources import ENV_VARS as ENV_VARS
 from tui_agent.config_sources import ConfigFileError as ConfigFileError
+from tui_agent.config_sources import RefusedConfigError as RefusedConfigError
 from tui_agent.config_sources import merge_sources
 from tui_agent.config_sources import read_config_file as read_config_file
 from tui_agent.prices import Price, PriceTable, WindowTable, price_from
@@ -346,14 +347,21 @@ class ResolvedConfig:
     fallbacks: list[Fallback] = field(default_factory=list)
     file_values: dict[str, Any] = field(default_factory=dict)
     """The file's values that were used (the invalid ones removed)."""
+    refused: str | None = None
+    """Why the whole file was refused (others could change it: see `tui_agent.file_trust`), None if it was not."""
 
 
 def resolve_config(flags: Mapping[str, Any], path: Path, environ: Mapping[str, str] | None = None) -> ResolvedConfig:
     """Settings from every source; each invalid value of the file is dropped alone and reported with its line
-    (tool settings fail closed: see the module docstring). A syntax error drops the whole file."""
+    (tool settings fail closed: see the module docstring). A syntax error drops the whole file, and so does a
+    file that others could change (`refused`)."""
     problems: list[str] = []
+    refused = None
     try:
         file_values = read_config_file(path)
+    except RefusedConfigError as error:  # others could change it: nothing of it is used
+        problems.append(str(error))
+        file_values, refused = {}, error.reason
     except ConfigFileError as error:
         problems.append(str(error))
         file_values = {}
@@ -378,7 +386,7 @@ def resolve_config(flags: Mapping[str, Any], path: Path, environ: Mapping[str, s
         settings = settings.model_copy(update={"tools": settings.tools.turning_off(off)})
     fallbacks.sort(key=lambda fallback: fallback.line or 0)  # validation's order is not the file's
     problems.extend(fallback.notice(path) for fallback in fallbacks)
-    return ResolvedConfig(settings, problems, fallbacks, file_values)
+    return ResolvedConfig(settings, problems, fallbacks, file_values, refused)
 
 
 def _drop(values: dict[str, Any], loc: tuple[int | str, ...], overridden: set[str]) -> list[str] | None:

@@ -58,7 +58,8 @@ def run_show(args: argparse.Namespace) -> int:
     for problem in resolved.problems:
         print(f"tui-agent: {sanitize(problem)}", file=sys.stderr)
     origin = sources(flags, os.environ, resolved.file_values, resolved.fallbacks)
-    print(sanitize(render_settings(resolved.settings, origin, path, resolved.fallbacks)))  # values are the file's
+    text = render_settings(resolved.settings, origin, path, resolved.fallbacks, resolved.refused)
+    print(sanitize(text))  # values are the file's
     return 0
 
 
@@ -94,10 +95,17 @@ def sources(
 
 
 def render_settings(
-    settings: Settings, origin: Mapping[str, str], path: Path, fallbacks: Sequence[Fallback] = ()
+    settings: Settings,
+    origin: Mapping[str, str],
+    path: Path,
+    fallbacks: Sequence[Fallback] = (),
+    refused: str | None = None,
 ) -> str:
-    """The settings as TOML text; unset values are comments, tables come last."""
+    """The settings as TOML text; unset values are comments, tables come last (`refused`: why the whole file
+    was not used)."""
     lines = [f"# Effective settings (config file: {path})"]
+    if refused is not None:
+        lines.append(f"# The config file is refused, so none of it is used: {refused}")
     if fallbacks:
         lines.append("# Invalid in the config file, so not used:")
         lines.extend(f"#   {fallback.where}: {fallback.reason}; {fallback.consequence}" for fallback in fallbacks)

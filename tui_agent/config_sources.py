@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from tui_agent.file_trust import RefusedFileError, read_user_file
+
 ENV_VARS: Mapping[str, str] = {
     "OPENAI_BASE_URL": "base_url",
     "TUI_AGENT_MODEL": "model",
@@ -28,13 +30,23 @@ class ConfigFileError(ValueError):
     """The config file cannot be used; the message names the file and, for syntax errors, the line."""
 
 
+class RefusedConfigError(ConfigFileError):
+    """The config file is refused: others could change it (`tui_agent.file_trust`); `reason` says how."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path} is refused: {reason}; using the defaults instead")
+        self.reason = reason
+
+
 def read_config_file(path: Path) -> dict[str, Any]:
-    """Read a TOML config file; a missing file is an empty config."""
+    """Read a TOML config file; a missing file is an empty config. A file that others could change is
+    refused (its `[mcp_servers]` would run as you): `RefusedConfigError`."""
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        return tomllib.loads(read_user_file(path).decode("utf-8"))
     except FileNotFoundError:
         return {}
+    except RefusedFileError as error:
+        raise RefusedConfigError(path, str(error)) from error
     except tomllib.TOMLDecodeError as error:  # its message carries "(at line N, column M)"
         raise ConfigFileError(f"{path}: {error}; using the defaults instead") from error
     except (OSError, UnicodeDecodeError) as error:

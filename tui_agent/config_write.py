@@ -16,6 +16,7 @@ import tomlkit
 from tomlkit.exceptions import ParseError
 from tomlkit.items import Table
 
+from tui_agent import paths
 from tui_agent.config import ConfigFileError
 
 SECRET_NAME = re.compile(r"(^|_)(api_?key|key|token|secret|password)$", re.IGNORECASE)
@@ -64,7 +65,7 @@ def _read_document(path: Path) -> tomlkit.TOMLDocument:
 def _replace(path: Path, text: str) -> None:
     """Write `text` to a temp file beside `path`, then rename it over `path` (atomic on one filesystem)."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        paths.private_folder(path.parent)
         handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".config-", suffix=".toml")
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as out:

@@ -19,9 +19,40 @@ def _dirs() -> PlatformDirs:
     return PlatformDirs(APP_NAME, appauthor=False)
 
 
-def _ensure(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+PRIVATE_FOLDER_MODE = 0o700
+"""Every folder tui-agent makes is yours alone: logs, history and MCP servers' output may hold secrets."""
+
+
+def private_folder(path: Path, *, ours: bool = False) -> Path:
+    """Return `path`, creating it and each missing folder above it as yours alone (0700, whatever the umask).
+
+    `ours`: the folder is one of tui-agent's own (config, data, logs, MCP logs...), so one made by an older
+    version under a looser mode is made private too. A folder the user chose (an export's) is left as it is.
+    """
+    missing = []
+    for folder in (path, *path.parents):
+        if folder.is_dir():
+            break
+        missing.append(folder)
+    for folder in reversed(missing):
+        folder.mkdir(mode=PRIVATE_FOLDER_MODE, exist_ok=True)
+        folder.chmod(PRIVATE_FOLDER_MODE)  # mkdir's mode is masked by the umask
+    if ours and not missing:
+        _tighten(path)
     return path
+
+
+def _tighten(folder: Path) -> None:
+    try:
+        info = folder.stat()
+        if info.st_uid == os.geteuid() and info.st_mode & 0o077:
+            folder.chmod(info.st_mode & PRIVATE_FOLDER_MODE)
+    except OSError:  # not ours to change after all (a read-only mount): it stays as it is
+        pass
+
+
+def _ensure(path: Path) -> Path:
+    return private_folder(path, ours=True)
 
 
 def _root(kind: str, default: Path) -> Path:

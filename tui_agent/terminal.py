@@ -103,7 +103,7 @@ class OwnTerminal:
 
 def open_output_log(path: Path) -> int:
     """Open (creating, 0600) the log for appending; a log past the limit is moved aside first."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    paths.private_folder(path.parent, ours=True)
     with contextlib.suppress(OSError):
         if path.stat().st_size > OUTPUT_LOG_LIMIT:
             path.replace(path.with_name(path.name + ".1"))

@@ -128,7 +128,7 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     registry = await asyncio.to_thread(ToolRegistry.from_plugins, settings.plugin_dirs, settings.tools)
     notices.extend(f"Plugin problem: {problem.file}: {problem.message}" for problem in registry.problems)
     runner = ToolRunner(registry, timeout=settings.tools.timeout, output_cap=settings.tools.output_cap)
-    mcp = McpServers(settings.mcp_servers, registry, paths.data_dir() / "mcp")
+    mcp = McpServers(settings.mcp_servers, registry, paths.data_dir() / "mcp", redact=redactor.text)
     resources.push_async_callback(mcp.close)
     mcp.start()  # in the background: a turn waits for servers still starting, each bounded
     clients = ClientPool(client, choice, make_client)

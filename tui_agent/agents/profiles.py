@@ -1,8 +1,9 @@
 """Provides `AgentProfile`, `TeamProfile` and `load_catalog`: the agent and team files, shipped and the user's.
 
 A profile is one TOML file in an `agents/` folder (the repository's, then the user's config folder; a later
-folder wins a name clash); a team is one TOML file in a `teams/` folder. A file that cannot be read or does
-not validate is reported by its path and skipped, never fatal. Names are the file's `name` key (or its stem).
+folder wins a name clash); a team is one TOML file in a `teams/` folder. A file that cannot be read, does
+not validate or that others could change (`tui_agent.file_trust`) is reported by its path and skipped, never
+fatal. Names are the file's `name` key (or its stem).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from tui_agent import paths
+from tui_agent.file_trust import RefusedFileError, read_user_file
 
 DEFAULT_AGENT = "assistant"
 """The profile a session uses when none is asked for (when no file defines it: the config's own settings)."""
@@ -149,8 +151,12 @@ def _toml_files(folders: Iterable[Path]) -> list[Path]:
 
 
 def _load(path: Path, kind: type[T], problems: list[str]) -> T | None:
+    shipped = paths.shipped_dir("agents" if kind is AgentProfile else "teams")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_user_file(path, shipped=shipped).decode("utf-8"))
+    except RefusedFileError as error:  # others could change it (and so what the agent may do as you)
+        problems.append(f"{path} is refused: {error}; not loaded")
+        return None
     except (OSError, UnicodeDecodeError) as error:
         problems.append(f"{path}: cannot be read ({error})")
         return None

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from tui_agent import paths
 from tui_agent.config import ResolvedConfig, Settings, resolve_config
 from tui_agent.doctor.check import Check
+from tui_agent.history.redact import Redactor
 from tui_agent.history.schema import APPLICATION_ID, LATEST_VERSION
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.registry import ToolRegistry
@@ -34,6 +35,8 @@ def check_config(flags: dict[str, object], path: Path) -> tuple[ResolvedConfig |
     if not resolved.problems:
         state = "valid" if path.exists() else "absent: the defaults apply"
         return resolved, [Check("ok", "config", f"{path} {state}")]
+    if resolved.refused is not None:  # others could change it: the defaults apply
+        return resolved, [Check("fail", "config", resolved.problems[0], "change its owner or mode as said")]
     return resolved, [
         Check("fail", "config", problem, f"edit {path} (`tui-agent config show` shows what applies)")
         for problem in resolved.problems
@@ -63,7 +66,8 @@ async def check_mcp(settings: Settings, registry: ToolRegistry) -> list[Check]:
     configured = {name: server for name, server in settings.mcp_servers.items() if server.enabled}
     if not configured:
         return [Check("ok", "mcp", "no MCP servers configured")]
-    servers = McpServers(configured, registry, paths.data_dir() / "mcp")
+    redactor = await asyncio.to_thread(Redactor.default, paths.config_file(), token_shapes=settings.redact_secrets)
+    servers = McpServers(configured, registry, paths.data_dir() / "mcp", redact=redactor.text)
     limit = max(server.startup_timeout for server in configured.values()) + 5.0
     try:
         servers.start()

@@ -16,6 +16,7 @@ from enum import StrEnum
 from pathlib import Path
 from urllib.parse import quote
 
+from tui_agent import paths
 from tui_agent.history import owners
 from tui_agent.history.errors import HistoryError
 from tui_agent.history.identity import inspect_file, not_ours, read_facts
@@ -77,7 +78,7 @@ def choose_mode(path: Path) -> Mode:
     if path.is_dir():
         raise HistoryError(f"{path} is a folder; the history database must be a file path (see --db).")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        paths.private_folder(path.parent)
     except OSError:
         if not path.exists():
             return Mode.MEMORY

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from tui_agent.file_trust import read_user_file
 from tui_agent.history.token_shapes import REDACTED, redact_token_shapes
 from tui_agent.sanitize import replace_surrogates
 
@@ -120,9 +121,8 @@ class Redactor:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+    try:  # a file that others could change is refused (RefusedFileError): its `redact_secrets = false` too
+        return tomllib.loads(read_user_file(path).decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return {}  # the settings report a bad file; redaction keeps its safe defaults
 

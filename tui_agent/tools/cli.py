@@ -1,5 +1,5 @@
-"""Provides the `tui-agent plugins` subcommand: every tool found, its source, policy and status, and
-every load problem. It exits 0 even when plugins failed — reporting them is its job.
+"""Provides the report of `tui-agent plugins` (the command is `tui_agent.plugins_cli`): every tool found, its
+source, policy and status, and every load problem.
 
 Configured MCP servers are started (concurrently, each bounded by its `startup_timeout`), listed with
 their state, their tools listed with the server as the source, and stopped again.
@@ -7,58 +7,33 @@ their state, their tools listed with the server as the source, and stopped again
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from tui_agent import paths
 from tui_agent.config import McpServerSettings, resolve_settings
-from tui_agent.sanitize import sanitize
+from tui_agent.tools.mcp.log import Redact
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.registry import ToolRegistry
 
 
-def add_parser(subparsers: Any) -> None:
-    """Register `plugins` on the top-level parser."""
-    parser = subparsers.add_parser(
-        "plugins",
-        help="list tools and plugin load problems",
-        description="List every tool (name, source, approval, status) and every plugin that could not be loaded.",
-    )
-    parser.add_argument(
-        "--plugins",
-        dest="plugins_here",
-        action="append",
-        metavar="DIR",
-        default=[],
-        help="extra plugin folder (repeatable)",
-    )
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    """Load the plugins as a chat would and print what came of it."""
+def collect(extra_dirs: Sequence[Path], redact: Redact) -> dict[str, Any]:
+    """Load the plugins as a chat would (`extra_dirs` first, then the config's `plugin_dirs`), start the MCP
+    servers (their stderr logged through `redact`) and describe what came of it."""
     settings, notices = resolve_settings({}, paths.config_file())
-    extra = [Path(folder) for folder in [*(getattr(args, "plugins", None) or []), *args.plugins_here]]
-    registry = ToolRegistry.from_plugins([*extra, *settings.plugin_dirs], settings.tools)
+    registry = ToolRegistry.from_plugins([*extra_dirs, *settings.plugin_dirs], settings.tools)
     if settings.mcp_servers:
-        report = asyncio.run(_with_servers(registry, settings.mcp_servers, notices))
-    else:
-        report = describe(registry, notices)
-    # Names and descriptions come from plugin files and MCP servers: no escape or bidi control reaches the
-    # terminal (JSON escapes every control character and, ASCII-only, every bidi one).
-    print(json.dumps(report, indent=2) if args.json else sanitize(render(report)))
-    return 0
+        return asyncio.run(_with_servers(registry, settings.mcp_servers, notices, redact))
+    return describe(registry, notices)
 
 
 async def _with_servers(
-    registry: ToolRegistry, configured: dict[str, McpServerSettings], notices: list[str]
+    registry: ToolRegistry, configured: dict[str, McpServerSettings], notices: list[str], redact: Redact
 ) -> dict[str, Any]:
     """Start the MCP servers, wait for them and describe everything; the servers are stopped afterwards."""
-    servers = McpServers(configured, registry, paths.data_dir() / "mcp")
+    servers = McpServers(configured, registry, paths.data_dir() / "mcp", redact=redact)
     try:
         servers.start()
         await registry.settled()

@@ -4,7 +4,7 @@ Order: the shipped `plugins/` folder, the user's plugin folder, each extra folde
 `plugin_dirs` from config), then installed packages in the `tui_agent.plugins` entry-point group. Inside a
 folder, files are taken in name order. An earlier source keeps a name several define (the registry offers
 the others as `plugin__name`, unless `[tools] prefer` says otherwise). Folders and files that others
-could change are refused (`tui_agent.tools.permissions`), except the shipped ones.
+could change are refused (`tui_agent.file_trust`), except the shipped ones.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 from tui_agent import paths
+from tui_agent.file_trust import file_problem, folder_problem
 from tui_agent.tools.loader import PluginSource, file_source
-from tui_agent.tools.permissions import folder_problem, plugin_problem
 from tui_agent.tools.problems import LoadProblem
 
 ENTRY_POINT_GROUP = "tui_agent.plugins"
@@ -88,8 +88,13 @@ def _safe_sources(folder: Path, problems: list[LoadProblem]) -> list[PluginSourc
     safe = []
     for source in listed:
         assert source.path is not None
-        if problem := plugin_problem(source.path, folder):
+        if problem := plugin_problem(source.path):
             problems.append(LoadProblem(source.location, f"{problem}; not loaded"))
         else:
             safe.append(source)
     return safe
+
+
+def plugin_problem(path: Path) -> str | None:
+    """Why the plugin file or package at `path` may not be imported (a package: its `__init__.py` and folder)."""
+    return file_problem(path / "__init__.py", name=path) if path.is_dir() else file_problem(path)

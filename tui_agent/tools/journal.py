@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tui_agent import paths
 from tui_agent.tools.loader import PluginSource
 from tui_agent.tools.probe import SURVIVED
 from tui_agent.tools.problems import LoadProblem
@@ -48,7 +49,7 @@ class ImportJournal:
         digest = hashlib.sha256(source.location.encode()).hexdigest()[:16]
         marker = self.markers / f"{os.getpid()}-{digest}.json"
         try:
-            self.markers.mkdir(parents=True, exist_ok=True)
+            paths.private_folder(self.markers, ours=True)
             marker.write_text(json.dumps({"pid": os.getpid(), "location": source.location}), encoding="utf-8")
         except OSError:  # a read-only data dir: plugins load, unguarded
             return None

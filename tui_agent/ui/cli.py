@@ -9,6 +9,8 @@ import argparse
 import sys
 from typing import Any
 
+from tui_agent.sanitize import sanitize
+
 
 def add_parser(subparsers: Any) -> None:
     """Register the `themes` subcommand."""
@@ -38,9 +40,11 @@ def run(args: argparse.Namespace) -> int:
     rows: dict[str, tuple[bool, str]] = {name: (theme.dark, "textual") for name, theme in BUILTIN_THEMES.items()}
     rows.update({name: (theme.dark, "shipped") for name, theme in shipped.themes.items()})
     rows.update({name: (theme.dark, f"user ({user_dir})") for name, theme in user.themes.items()})
+    # Names come from files anyone may have written (and problems quote them): no escape or bidi control
+    # reaches the terminal.
     for name, (dark, source) in sorted(rows.items()):
         marker = "*" if name == settings.theme else " "
-        print(f"{marker} {name:<28} {'dark' if dark else 'light':<6} {source}")
+        print(f"{marker} {sanitize(name):<28} {'dark' if dark else 'light':<6} {sanitize(source)}")
     for problem in shipped.problems + user.problems:
-        print(f"tui-agent themes: skipped {problem}", file=sys.stderr)
+        print(f"tui-agent themes: skipped {sanitize(problem)}", file=sys.stderr)
     return 0

@@ -22,8 +22,6 @@ from tui_agent.ui.screens.sessions import SessionsScreen, show_fresh_chat
 if TYPE_CHECKING:
     from tui_agent.ui.app import TuiAgentApp
 
-PRIVATE_FOLDER_MODE = 0o700
-
 
 async def open_sessions(app: TuiAgentApp) -> None:
     """Show the session screen (once: asking again while it is open does nothing)."""
@@ -89,7 +87,7 @@ async def export_current(
     title, text = exported
     target = path or unused((folder or export_folder()) / export_file_name(title, export_format))
     try:
-        target.parent.mkdir(mode=PRIVATE_FOLDER_MODE, parents=True, exist_ok=True)
+        paths.private_folder(target.parent)
         write_private(target, text)  # the whole conversation: for its owner's eyes only
     except OSError as error:
         app.notify(f"Could not write the export to {target}: {error.strerror or error}", severity="error", markup=False)

@@ -18,6 +18,7 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from tui_agent import paths
+from tui_agent.file_trust import RefusedFileError, read_user_file
 
 DEFAULT_THEME = "tui-agent-dark"
 
@@ -118,9 +119,12 @@ def load_themes(folders: Iterable[Path]) -> ThemeSet:
 
 
 def load_theme_file(path: Path) -> Theme:
-    """Parse one theme file; raises ValueError with a readable reason."""
+    """Parse one theme file; raises ValueError with a readable reason (one that others could change is
+    refused: `tui_agent.file_trust`)."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_user_file(path, shipped=paths.shipped_dir("themes")).decode("utf-8"))
+    except RefusedFileError as error:
+        raise ValueError(f"is refused: {error}") from error
     except (OSError, UnicodeDecodeError) as error:
         raise ValueError(f"cannot be read ({error})") from error
     except tomllib.TOMLDecodeError as error:

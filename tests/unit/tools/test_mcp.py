@@ -14,6 +14,7 @@ import pytest
 
 from tests.fixtures.mcp_servers.config import SERVER, free_port, stdio
 from tui_agent.config import McpServerSettings, ToolsSettings, resolve_config
+from tui_agent.history.redact import Redactor
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import ToolCall
 from tui_agent.tools import tool
@@ -37,7 +38,9 @@ async def start(tmp_path: Path) -> AsyncIterator[Start]:
     started: list[McpServers] = []
 
     async def make(registry: ToolRegistry | None = None, **configured: McpServerSettings) -> McpServers:
-        servers = McpServers(configured, registry or ToolRegistry(ToolsSettings()), tmp_path / "mcp")
+        servers = McpServers(
+            configured, registry or ToolRegistry(ToolsSettings()), tmp_path / "mcp", redact=Redactor().text
+        )
         started.append(servers)
         servers.start()
         await servers.registry.settled()

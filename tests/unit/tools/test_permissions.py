@@ -43,7 +43,7 @@ def test_a_plugin_writable_by_others_is_refused_and_the_rest_load(folder: Path) 
     registry = only_from(folder)
     assert registry.names() == ["fine_tool"]
     assert messages(registry)["open.py"] == (
-        f"writable by others, who could change code that runs as you; run `chmod o-w {bad}`; not loaded"
+        f"writable by others (who could use it to act as you); run `chmod o-w {bad}`; not loaded"
     )
 
 

@@ -69,12 +69,3 @@ def stray_sentence(line: str, *, stdio: bool) -> str:
     what = "bytes that are not UTF-8 JSON-RPC" if REPLACEMENT in line else "a line that is not JSON-RPC"
     where = "on stdout" if stdio else "in its reply"
     return f"{'wrote' if stdio else 'sent'} {what} {where}: {shown!r}"
-
-
-def note_in_log(log: Path, line: str) -> None:
-    """Add one line of ours to a server's log (best effort: the log is for reading later)."""
-    try:
-        with log.open("a", encoding="utf-8") as file:
-            file.write(line + "\n")
-    except OSError:
-        pass

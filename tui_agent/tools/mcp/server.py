@@ -8,13 +8,13 @@ session from the caller's task (the SDK multiplexes requests), so Esc and timeou
         └──> failed (why, with the last stderr line)         stop() ──> stopped      toggled off: disabled
 
 A crashed server is restarted by its next call, once; when it crashes again it stays failed (the MCP
-screen can still restart it by hand). The server's stderr goes to its own log file, never the terminal.
+screen can still restart it by hand). The server's stderr goes to its own log file (`log.py`: secrets redacted),
+never the terminal.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -29,9 +29,9 @@ from tui_agent.tools.mcp.failures import (
     explain,
     is_connection_closed,
     last_line,
-    note_in_log,
     stray_sentence,
 )
+from tui_agent.tools.mcp.log import Redact, ServerLog
 from tui_agent.tools.mcp.specs import callable_tools, needs_tasks, offered, safe_name
 
 STOP_GRACE = 6.0
@@ -60,10 +60,19 @@ class McpServer:
     """A server's state, its tools and its owner task. `on_change(server)` hears of every state change."""
 
     def __init__(
-        self, name: str, settings: McpServerSettings, log_dir: Path, on_change: Callable[[McpServer], None]
+        self,
+        name: str,
+        settings: McpServerSettings,
+        log_dir: Path,
+        on_change: Callable[[McpServer], None],
+        *,
+        redact: Redact,
     ) -> None:
         self.name, self.settings = name, settings
         self.log_path = log_dir / f"{safe_name(name)}.log"
+        self._redact = redact
+        """What the log does to the server's stderr before writing it (history's redaction)."""
+        self._log: ServerLog | None = None
         self.state = ServerState.STARTING if settings.enabled else ServerState.DISABLED
         self.reason: str | None = None
         self.tools: list[Any] = []
@@ -109,9 +118,9 @@ class McpServer:
 
     async def _own(self) -> None:
         try:
-            with self._open_log() as errlog:
+            with self._open_log() as log:
                 async with AsyncExitStack() as stack:
-                    if not await self._open(stack, errlog):
+                    if not await self._open(stack, log.stderr):
                         return  # leaving the stack closes what was opened (the process is ended)
                     await self._watch()
         except asyncio.CancelledError:
@@ -152,13 +161,10 @@ class McpServer:
         self._settled.set()
         return True
 
-    def _open_log(self) -> IO[str]:
-        """The server's stderr log, appended to (0600: a server may log what it was given)."""
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        log = os.fdopen(fd, "a", encoding="utf-8", buffering=1)
+    def _open_log(self) -> ServerLog:
+        """The server's stderr log, appended to, secrets redacted (0600: a server may log what it was given)."""
+        log = self._log = ServerLog(self.log_path, self._redact)
         log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting {self.name} ---\n")
-        log.flush()
         self._log_start = log.tell()
         return log
 
@@ -168,7 +174,8 @@ class McpServer:
         if self.stray_output is not None:
             return
         self.stray_output = stray_sentence(line, stdio=self.settings.command is not None)
-        note_in_log(self.log_path, f"{OUR_NOTE}{self.stray_output}")
+        if self._log is not None:  # redacted like the server's own lines: stdout may carry what it was given
+            self._log.write(f"{OUR_NOTE}{self.stray_output}\n")
 
     async def _tools_changed(self) -> None:
         """`tools/list_changed`: list again, off the SDK's receive loop (a request from inside it would wait
@@ -242,6 +249,8 @@ class McpServer:
         self._settled.set()
 
     def _last_words(self) -> str:
+        if self._log is not None:
+            self._log.settle()  # the server's stderr reaches the file through a thread
         line = last_line(self.log_path, self._log_start)
         return f" (its last stderr line: {line!r})" if line else ""
 

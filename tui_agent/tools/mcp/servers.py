@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from tui_agent.config import McpServerSettings
+from tui_agent.tools.mcp.log import Redact
 from tui_agent.tools.mcp.server import McpServer, ServerState
 from tui_agent.tools.mcp.specs import McpToolSpec, plugin_of, safe_name, tool_specs
 from tui_agent.tools.registry import ToolRegistry
@@ -33,10 +34,14 @@ Listener = Callable[[str], None]
 class McpServers:
     """The run's MCP servers, by name."""
 
-    def __init__(self, configured: Mapping[str, McpServerSettings], registry: ToolRegistry, log_dir: Path) -> None:
+    def __init__(
+        self, configured: Mapping[str, McpServerSettings], registry: ToolRegistry, log_dir: Path, *, redact: Redact
+    ) -> None:
+        """`redact`: what each server's stderr goes through on its way to its log (history's redaction)."""
         self.registry = registry
         self.servers = {
-            name: McpServer(name, settings, log_dir, self._changed) for name, settings in configured.items()
+            name: McpServer(name, settings, log_dir, self._changed, redact=redact)
+            for name, settings in configured.items()
         }
         self._sdk: ModuleType | None = None
         self._loading: asyncio.Task[None] | None = None
