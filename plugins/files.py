@@ -15,11 +15,11 @@ cache in a `.venv`, `git clone --local`) cannot be read with these tools.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from tui_agent.regular_files import not_regular, open_regular
 from tui_agent.tools import tool
 
 MAX_LISTED = 500
@@ -28,8 +28,6 @@ MAX_READ_BYTES = 24 * 1024
 MAX_SEARCHED_FILES = 5000
 MAX_SEARCH_FILE_BYTES = 1024 * 1024
 MAX_MATCHES = 100
-OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-"""Opening never waits (a FIFO with no writer) and never makes a terminal ours; reads block as usual after."""
 
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache"})
 
@@ -107,32 +105,23 @@ def opened(target: Path, shown: str) -> BinaryIO:
         problem = "does not exist"
     if problem is not None:
         raise ValueError(f"{shown!r} {problem}")
-    descriptor = os.open(target, OPEN_FLAGS)
-    try:
-        if (problem := _unreadable(os.fstat(descriptor))) is not None:
-            raise ValueError(f"{shown!r} {problem}")
-        os.set_blocking(descriptor, True)
-        return os.fdopen(descriptor, "rb")
-    except BaseException:
-        os.close(descriptor)
-        raise
+    return open_regular(target, lambda info: _refused(info, shown))
+
+
+def _refused(info: os.stat_result, shown: str) -> ValueError | None:
+    return None if (problem := _unreadable(info)) is None else ValueError(f"{shown!r} {problem}")
 
 
 def _unreadable(info: os.stat_result) -> str | None:
     """Why a file with this status is not read (see the module docstring), or None."""
-    if not stat.S_ISREG(info.st_mode):
-        return f"is not a regular file (it is a {_kind(info.st_mode)}); only regular files are read"
+    if (what := not_regular(info.st_mode)) is not None:
+        return f"is {what}, not a regular file; only regular files are read"
     if info.st_nlink > 1:
         return (
             f"has {info.st_nlink} names (hard links); another may be outside the working directory, so it is "
             "not read (a copy of it can be)"
         )
     return None
-
-
-def _kind(mode: int) -> str:
-    kinds = {stat.S_ISFIFO: "FIFO", stat.S_ISCHR: "character device", stat.S_ISBLK: "block device"}
-    return next((name for test, name in kinds.items() if test(mode)), "socket" if stat.S_ISSOCK(mode) else "folder")
 
 
 def _lines_from(handle: BinaryIO, start_line: int) -> str:

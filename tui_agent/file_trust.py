@@ -27,6 +27,8 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
+from tui_agent.regular_files import open_regular
+
 if sys.platform != "win32":  # elsewhere nothing is checked
     import grp
     import pwd
@@ -42,12 +44,13 @@ def read_user_file(path: Path, *, shipped: Path | None = None) -> bytes:
     are read from the opened file, so it cannot be swapped between check and read). A file directly in
     `shipped` (the folder of those shipped with tui-agent) is read unchecked. Raises `RefusedFileError` for a
     file that others could change, OSError when it cannot be read."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)  # a FIFO must not hang
-    fd = os.open(path, flags)
-    with os.fdopen(fd, "rb") as file:
-        checked = shipped is None or path.absolute().parent.resolve() != shipped.resolve()
-        if checked and (problem := _problem(path, os.fstat(fd), path)):
-            raise RefusedFileError(problem)
+    checked = shipped is None or path.absolute().parent.resolve() != shipped.resolve()
+
+    def refuse(info: os.stat_result) -> RefusedFileError | None:
+        problem = _problem(path, info, path) if checked else None
+        return None if problem is None else RefusedFileError(problem)
+
+    with open_regular(path, refuse) as file:  # a FIFO does not hang the open
         return file.read()
 
 

@@ -19,9 +19,10 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import Literal
 
 from tui_agent.errors import UserError
+from tui_agent.regular_files import Refusal, not_regular, open_regular
 
 AttachmentKind = Literal["file", "image"]
 KINDS: tuple[AttachmentKind, ...] = ("file", "image")
@@ -31,8 +32,6 @@ DEFAULT_MAX_BYTES = 256_000
 MAX_IMAGE_BYTES = 20_000_000
 """An image larger than this is refused (providers refuse ~20 MB; a data URL of more helps nobody)."""
 SNIFF_BYTES = 8192
-OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-"""Opening a FIFO with no writer returns at once, and a terminal never becomes ours."""
 
 
 class AttachmentError(UserError, ValueError):
@@ -172,7 +171,7 @@ def load_attachment(path: Path, name: str | None = None, max_bytes: int = DEFAUL
     """Read `path` as an attachment named `name` (default: the path as given); see the module docstring."""
     shown = name or str(path)
     try:
-        with _open_regular(path, shown) as file:
+        with open_regular(path, _refused(shown)) as file:
             head = file.read(SNIFF_BYTES)
             mime = image_mime(head)
             limit = MAX_IMAGE_BYTES if mime else max(max_bytes, 1)
@@ -195,22 +194,14 @@ def load_attachment(path: Path, name: str | None = None, max_bytes: int = DEFAUL
     return Attachment("file", shown, "text/plain", kept, note)
 
 
-def _open_regular(path: Path, shown: str) -> BinaryIO:
-    """`path` open for reading, if it is a regular file; AttachmentError (naming what it is) if not."""
-    descriptor = os.open(path, OPEN_FLAGS)
-    try:
-        mode = os.fstat(descriptor).st_mode
-        if stat.S_ISDIR(mode):
-            raise AttachmentError(f"{shown} is a folder: only files can be attached.")
-        if not stat.S_ISREG(mode):
-            raise AttachmentError(f"{shown} is a {_kind(mode)}, not a regular file: only files can be attached.")
-        os.set_blocking(descriptor, True)
-        return os.fdopen(descriptor, "rb")
-    except BaseException:
-        os.close(descriptor)
-        raise
+def _refused(shown: str) -> Refusal:
+    """What keeps a file from being attached: anything but a regular file (a FIFO would never end)."""
 
+    def refuse(info: os.stat_result) -> Exception | None:
+        if stat.S_ISDIR(info.st_mode):
+            return AttachmentError(f"{shown} is a folder: only files can be attached.")
+        if (what := not_regular(info.st_mode)) is not None:
+            return AttachmentError(f"{shown} is {what}, not a regular file: only files can be attached.")
+        return None
 
-def _kind(mode: int) -> str:
-    kinds = {stat.S_ISFIFO: "FIFO (named pipe)", stat.S_ISCHR: "device", stat.S_ISBLK: "device"}
-    return next((name for test, name in kinds.items() if test(mode)), "socket")
+    return refuse

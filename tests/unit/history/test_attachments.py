@@ -45,7 +45,7 @@ def test_a_missing_file_or_a_folder_is_said(tmp_path: Path) -> None:
 
 
 def test_a_device_is_refused_as_not_a_regular_file() -> None:
-    with pytest.raises(AttachmentError, match="/dev/null is a device, not a regular file"):
+    with pytest.raises(AttachmentError, match="/dev/null is a character device, not a regular file"):
         load_attachment(Path("/dev/null"))
 
 

@@ -157,7 +157,7 @@ async def test_files_skip_a_fifo_in_the_tree_and_refuse_to_read_it(registry: Too
     assert "[1 files skipped: not regular files" in found.outcome
     read = await call(registry, "read_file", path="src/pipe")
     assert read.status == ToolStatus.FAILED
-    assert "'src/pipe' is not a regular file (it is a FIFO)" in read.outcome
+    assert "'src/pipe' is a FIFO (named pipe), not a regular file" in read.outcome
 
 
 async def test_files_refuse_a_hard_link_to_a_file_outside(registry: ToolRegistry, workdir: Path) -> None:
