@@ -75,9 +75,15 @@ def download(requirement: str, cache: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def releases(request: pytest.FixtureRequest) -> dict[str, Path]:
-    """The lowest and the highest Textual release the package allows, each unpacked in a folder of its own."""
-    cache = Path(request.config.cache.mkdir("textual-releases"))
+def releases(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The lowest and the highest Textual release the package allows, each unpacked in a folder of its own
+    (in pytest's cache, kept between runs; with `-p no:cacheprovider` in this run's temp folder, which the
+    xdist workers share)."""
+    if request.config.pluginmanager.has_plugin("cacheprovider"):
+        cache = Path(request.config.cache.mkdir("textual-releases"))
+    else:
+        cache = tmp_path_factory.getbasetemp().parent / "textual-releases"
+        cache.mkdir(exist_ok=True)
     spec = textual_range()
     lowest = re.search(r">=([\w.]+)", spec)
     assert lowest, f"pyproject.toml gives Textual no lower bound: {spec!r}"
@@ -92,7 +98,7 @@ def test_the_textual_privates_hold_at_each_end_of_the_allowed_range(end: str, re
     found = json.loads(built.stdout.splitlines()[-1])
     assert Path(found["textual"]).is_relative_to(folder), f"the child ran on another Textual: {found['textual']}"
     assert found["applied"] and not found["left_alone"], f"Textual {found['release']}: {found['reason']}"
-    tests = run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+    tests = run([sys.executable, "-m", "pytest", "-q", "-n0", "-p", "no:randomly", "-p", "no:cacheprovider",
                  "tests/ui/test_textual_private.py"], folder)  # fmt: skip
     assert tests.returncode == 0, f"on Textual {found['release']}:\n{tests.stdout[-4000:]}"
 

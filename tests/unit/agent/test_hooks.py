@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.unit.agent.conftest import MakeAgent, collect
+from tests.unit.llm.helpers import eventually
 from tui_agent.agent.events import ToolCallUpdated, TurnEndReason, TurnFinished
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.tools.cli import describe, render
@@ -160,5 +161,11 @@ async def test_hooks_are_told_the_sessions_agent_and_a_sub_agent_by_name(
         if (messages := (request.body or {})["messages"])[-1]["role"] == "user"
     ]
     assert [text.rsplit(" [to ", 1)[-1] for text in firsts] == ["assistant]", "researcher]"]
-    told = (folder / "after_agent.log").read_text().split()
-    assert told == ["researcher", "researcher", "assistant"]  # the sub-agent's turn ends before its caller's
+    log = folder / "after_agent.log"
+
+    def told() -> list[str]:
+        return log.read_text().split() if log.exists() else []
+
+    # The hook runs in a thread as the turn ends, after its last event: waited for, not assumed.
+    await eventually(lambda: len(told()) == 3, "three after_agent calls")
+    assert told() == ["researcher", "researcher", "assistant"]  # the sub-agent's turn ends before its caller's
