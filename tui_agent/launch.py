@@ -39,7 +39,11 @@ def tune_garbage_collector() -> None:
     grows with what it holds, and while a long reply streams that is half a second of rendered lines
     (Textual's strips reference themselves through their caches, so only the collector frees them). The
     pauses fell from 20-40 ms to 5-12 ms (CPU time, bench/long.py case 4) for the same work overall: an
-    object is looked at there once before it moves on to the old generation."""
+    object is looked at there once before it moves on to the old generation.
+
+    Full collections are that much rarer, and garbage cycles piled up between them (the allocator kept the
+    memory they took, bench/memory.py); so the chat screen runs one itself when a turn has
+    ended and nothing waits, while the person reads (`ui/long_lived.py` `collect_while_reading`)."""
     gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, MIDDLE_COLLECTION_THRESHOLD, OLD_COLLECTION_THRESHOLD)
 
 

@@ -3,13 +3,15 @@
 `gc.freeze()` moves every object that exists into a generation the collector never looks at again; done at
 each turn it kept each turn's garbage (a finished reply's widgets, events, requests) for good. bench/memory.py
 measures what that cost in memory; here, on the real stack (offline model over HTTP, real agent, SQLite), the
-frozen count after many turns is what it was after the first ones.
+frozen count after many turns is what it was after the first ones. And the full collection the tuned collector
+makes rare runs when a turn has ended, while the person reads (its garbage cycles freed before the next turn).
 """
 
 from __future__ import annotations
 
 import gc
 from pathlib import Path
+from typing import Any
 
 from tests.fixtures.offline import strict_scenario
 from tests.ui.helpers import app_on_real_agent, chat, send, wait_until
@@ -50,3 +52,29 @@ async def test_new_sessions_freeze_nothing_more(tmp_path: Path) -> None:
                 await send(pilot, f"session {session}")
                 await wait_until(pilot, lambda: not [w for w in app.workers if w.group == "history"], "its history")
             assert gc.get_freeze_count() <= frozen, f"{gc.get_freeze_count() - frozen} objects frozen by 4 sessions"
+
+
+async def test_a_full_collection_runs_once_a_turn_has_ended(tmp_path: Path) -> None:
+    """The collector runs only when asked here (automatic collections off), so what runs is the app's."""
+    full: list[bool] = []  # one per full collection: whether the screen was idle then
+    screens: list[Any] = []
+
+    def observed(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info["generation"] == 2 and screens:
+            full.append(screens[0].idle)
+
+    automatic = gc.isenabled()
+    gc.disable()
+    gc.callbacks.append(observed)
+    try:
+        with BackgroundServer(strict_scenario({"replies": [{"text": REPLY}], "then": "repeat_last"})) as s:
+            app, _ = app_on_real_agent(Settings(db=tmp_path / "history.db"), EndpointChoice(s.base_url, "m", "key"))
+            async with app.run_test(size=(120, 36)) as pilot:
+                screens.append(chat(pilot))
+                await send(pilot, "first")
+                await wait_until(pilot, lambda: bool(full), "a full collection after the turn")
+                assert all(full), f"full collections while a turn ran: {full}"
+    finally:
+        gc.callbacks.remove(observed)
+        if automatic:
+            gc.enable()

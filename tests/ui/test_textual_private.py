@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import hashlib
 import inspect
 import re
+import weakref
 from pathlib import Path
 from typing import Any
 
 from textual import _time
 from textual.app import App
+from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import TextArea, Tree
+from textual.widgets import Static, TextArea, Tree
 
 from tests.ui.helpers import SIZE, chat, make_app, wait_until
 from tests.ui.test_keys import ui_classes
@@ -28,6 +31,7 @@ from tui_agent.ui.textual_private import (
     Toast,
     ToastRack,
     frames_on_the_next_tick,
+    inner_outer_by_colours,
     notifications,
     source_digest,
     timer_patch,
@@ -121,6 +125,37 @@ def test_the_timer_loop_mirrored_is_textuals_own() -> None:
     assert timer_patch().applied, timer_patch().reason
     source = inspect.getsource(TEXTUAL_TIMER_RUN)
     assert source_digest(TEXTUAL_TIMER_RUN) == hashlib.sha256(source.encode()).hexdigest()[:16]
+
+
+def test_the_inner_outer_mirrored_is_textuals_own() -> None:
+    """The Textual installed ships a `StylesCache.get_inner_outer` the cache by colour was written for
+    (tests/ui/test_textual_range.py runs this on each end of the allowed range)."""
+    assert inner_outer_by_colours()
+
+
+async def note_drawn(pilot: Pilot[None], text: str) -> Static:
+    """A one-word note on a background of its own, docked on the chat screen, once it is drawn."""
+    note = Static(text)
+    note.styles.background = "darkred"
+    note.styles.dock = "top"
+    await chat(pilot).mount(note)
+    await wait_until(pilot, lambda: text in pilot.app.export_screenshot(), f"{text} drawn")
+    return note
+
+
+async def test_a_removed_widgets_rendered_lines_are_freed() -> None:
+    """Textual's `get_inner_outer` cache held the styles cache (the rendered lines) of each widget that drew
+    through it, removed or not, until 1,024 others came (bench/memory.py: ~0.2 MB a turn in the chat log)."""
+    app, _ = make_app()  # the app caches by colour from its start
+    async with app.run_test(size=SIZE) as pilot:
+        note = await note_drawn(pilot, "Notabene")
+        lines, widget = weakref.ref(note._styles_cache), weakref.ref(note)
+        await note.remove()
+        del note
+        await note_drawn(pilot, "Postscript")  # the screen lays out its children again: the old list is gone
+        gc.collect()
+        assert widget() is None, "the removed note is still referenced"
+        assert lines() is None, "the removed note's rendered lines are still referenced"
 
 
 class _Ticks(Timer):

@@ -28,7 +28,7 @@ from tui_agent.sanitize import sanitize
 from tui_agent.terminal import OutputLog
 from tui_agent.ui.engine import EngineBuild, EngineSlot
 from tui_agent.ui.screens.chat import ChatScreen, ChatSettings
-from tui_agent.ui.textual_private import frames_on_the_next_tick
+from tui_agent.ui.textual_private import frames_on_the_next_tick, inner_outer_by_colours
 from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, ThemeStart
 from tui_agent.ui.turn_notice import TurnNotice
 from tui_agent.ui.widgets.prompt import AttachLimits
@@ -91,6 +91,7 @@ class TuiAgentApp(App[None]):
     ) -> None:
         super().__init__()
         frames_on_the_next_tick()  # a key pressed just after a frame is painted on the next tick, not the one after
+        inner_outer_by_colours()  # a removed widget's rendered lines are freed (Textual's cache kept them)
         self.team = team
         """The team the prompts go to (`--team`, "Run a team" in the palette, or the resumed session's); None: the
         session's agent. It follows the session's choice (`tui_agent.ui.team_choice`)."""

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from textual import _time
+from textual._styles_cache import StylesCache
 from textual.app import App
+from textual.color import Color
 from textual.notifications import Notification
 from textual.screen import Screen
 from textual.timer import EventTargetGone, Timer
@@ -26,6 +28,7 @@ __all__ = [
     "Toast",
     "ToastRack",
     "frames_on_the_next_tick",
+    "inner_outer_by_colours",
     "notifications",
     "source_digest",
     "timer_patch",
@@ -175,3 +178,35 @@ def frames_on_the_next_tick() -> TimerPatch:
         return TimerPatch(False, "Timer._run was replaced by other code in this process")
     Timer._run = _run_to_the_next_tick  # type: ignore[method-assign,assignment]
     return patch
+
+
+# `StylesCache.get_inner_outer`: an `lru_cache` (1,024 entries, one for the whole process) on an instance method,
+# so each key holds the `StylesCache` of the widget that asked, and with it that widget's rendered lines. The
+# chat log lets old messages go as new ones come (`ui/widgets/log_window.py`); each turn left two of them
+# behind, ~2,200 objects and ~0.2 MB, until 1,024 other keys would push them out (~500 turns, ~90 MB).
+# `inner_outer_by_colours` caches the same two styles by the colours alone, only when Textual's method is, to the
+# character, that of the releases it was written for. docs/upstream/textual-styles-cache.md would end this.
+TEXTUAL_INNER_OUTER: Any = StylesCache.__dict__["get_inner_outer"]
+"""Textual's own cached method, as imported (before any patch)."""
+INNER_OUTER_RELEASES = {"e75b1dbd7493868f": "8.2.5 to 8.2.8"}
+"""Digests (`source_digest`) of the `get_inner_outer` that `_inner_outer` mirrors, with the releases shipping it."""
+
+
+@functools.lru_cache(1024)
+def _inner_outer(base_background: Color, background: Color) -> tuple[Any, Any]:
+    """Textual 8.2's `StylesCache.get_inner_outer`, cached by its two colours only (it reads nothing else)."""
+    return TEXTUAL_INNER_OUTER.__wrapped__(None, base_background, background)  # type: ignore[no-any-return]
+
+
+def inner_outer_by_colours() -> bool:
+    """From now on, widgets' background styles are cached by colour, not by widget (so a removed widget's
+    rendered lines are freed), when Textual's method is one this was written for; True if so."""
+    current = StylesCache.__dict__["get_inner_outer"]
+    if isinstance(current, staticmethod) and current.__func__ is _inner_outer:
+        return True
+    wrapped = getattr(current, "__wrapped__", None)
+    if current is not TEXTUAL_INNER_OUTER or wrapped is None or source_digest(wrapped) not in INNER_OUTER_RELEASES:
+        return False  # another release's (or someone else's): Textual's stays
+    StylesCache.get_inner_outer = staticmethod(_inner_outer)  # type: ignore[method-assign,assignment]
+    TEXTUAL_INNER_OUTER.cache_clear()  # the widgets its keys held go with them
+    return True

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from tui_agent.errors import EngineUnavailableError, user_message
 from tui_agent.status import TurnEndReason
 from tui_agent.ui.compaction import compact_then_send
+from tui_agent.ui.long_lived import collect_while_reading
 from tui_agent.ui.screens.turn_view import TurnView
 from tui_agent.ui.widgets.prompt import PromptInput
 from tui_agent.ui.widgets.status_bar import StatusBar
@@ -225,6 +226,12 @@ class ChatTurns(TurnView):
         model is given back only then; the line said that model until the next turn)."""
         if self.is_attached and self.query(StatusBar):  # a screen retired meanwhile has no status line
             self._show_status()
+            if self.idle:  # after the frame that shows the turn's end, while the person reads it
+                self.call_after_refresh(self._collect_garbage)
+
+    def _collect_garbage(self) -> None:
+        if self.idle:  # a prompt sent in between: its turn runs first, and the next pause collects
+            collect_while_reading()
 
 
 class Unsent(NamedTuple):
