@@ -78,3 +78,19 @@ async def test_a_full_collection_runs_once_a_turn_has_ended(tmp_path: Path) -> N
         gc.callbacks.remove(observed)
         if automatic:
             gc.enable()
+
+
+async def test_a_collection_asked_for_by_a_screen_replaced_since_is_dropped_quietly(tmp_path: Path) -> None:
+    """The collection is asked for after the frame that shows a turn's end; a Ctrl+N before that frame retires
+    the screen, which then has no widgets to ask whether it is idle (it raised NoMatches and ended the app)."""
+    with BackgroundServer(strict_scenario({"replies": [{"text": REPLY}], "then": "repeat_last"})) as s:
+        app, _ = app_on_real_agent(Settings(db=tmp_path / "history.db"), EndpointChoice(s.base_url, "m", "key"))
+        async with app.run_test(size=(120, 36)) as pilot:
+            old = chat(pilot)
+            await send(pilot, "first")
+            await pilot.press("ctrl+n")
+            await wait_until(pilot, lambda: pilot.app.screen is not old and chat(pilot).is_mounted, "a fresh screen")
+            await wait_until(pilot, lambda: old.retired, "the old screen retired")
+            old._collect_garbage()  # what its after-refresh callback does when it comes this late
+            await send(pilot, "second")  # the app goes on
+            assert len(chat(pilot).chat_log.assistant_messages) == 1

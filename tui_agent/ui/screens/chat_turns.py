@@ -230,6 +230,8 @@ class ChatTurns(TurnView):
                 self.call_after_refresh(self._collect_garbage)
 
     def _collect_garbage(self) -> None:
+        if not (self.is_attached and self.query(StatusBar)):  # retired under a fresh screen since: nothing to ask
+            return
         if self.idle:  # a prompt sent in between: its turn runs first, and the next pause collects
             collect_while_reading()
 
