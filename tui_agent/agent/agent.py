@@ -15,9 +15,9 @@ implements the UI's port,
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.agent.agent_choice import AgentChoice
@@ -127,7 +127,7 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
         self._team_stops = {}
         self._job: Job | None = None
         """The running turn's job (a `ChatJob`, or a team's `TeamJob`)."""
-        self._turn_slot = asyncio.Lock()
+        self._turn_slot = TurnSlot(self._turn_begins)
         """Held by a turn from its start until its stream ends: a turn asked for meanwhile waits (`_one_turn`)."""
         self._cancel_asked = False
         """`cancel` came while the turn was being set up (session, prompt, context windows): no job to cancel
@@ -327,16 +327,16 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
             raise TurnInProgressError("A reply is still running: press Esc to stop it first.")
         self._cancel_asked = False
 
-    @contextlib.asynccontextmanager
-    async def _one_turn(self) -> AsyncIterator[None]:
+    def _one_turn(self) -> AbstractAsyncContextManager[None]:
         """Hold the session for one turn, from its start until its stream ends (read to its end or closed): a
         turn asked for meanwhile waits for that, then starts, so two never write one conversation at once (the
         UI queues its own prompts). A compaction running refuses it, as before."""
-        async with self._turn_slot:
-            if self._compacting:
-                raise TurnInProgressError("A reply is still running: press Esc to stop it first.")
-            self._cancel_asked = False  # a `cancel` from before belonged to an earlier turn, or to none
-            yield
+        return self._turn_slot
+
+    def _turn_begins(self) -> None:
+        if self._compacting:
+            raise TurnInProgressError("A reply is still running: press Esc to stop it first.")
+        self._cancel_asked = False  # a `cancel` from before belonged to an earlier turn, or to none
 
     async def _settle(self, turn: Turn) -> None:
         job, self._job = self._job, None
@@ -378,3 +378,29 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
             self._commander.exit()
             await asyncio.gather(self._commander_task, return_exceptions=True)
         await self.store.flush()
+
+
+class TurnSlot:
+    """One turn at a time: held from a turn's start until its stream ends, a turn asked for meanwhile waits.
+    A class, not an `asynccontextmanager`: asyncio closes every live async generator at shutdown, the one
+    inside a turn's stream before the stream itself, and contextlib then raised "generator didn't stop after
+    athrow()" as a signal ended the app mid-reply."""
+
+    def __init__(self, begins: Callable[[], None]) -> None:
+        self._lock = asyncio.Lock()
+        self._begins = begins
+        """Called once the slot is held (it may refuse the turn by raising)."""
+
+    def locked(self) -> bool:
+        return self._lock.locked()
+
+    async def __aenter__(self) -> None:
+        await self._lock.acquire()
+        try:
+            self._begins()
+        except BaseException:
+            self._lock.release()
+            raise
+
+    async def __aexit__(self, *_: object) -> None:
+        self._lock.release()
