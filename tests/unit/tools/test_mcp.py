@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.mcp_servers.config import SERVER, free_port, stdio
+from tests.unit.tools.helpers import wait_for_text
 from tui_agent.config import McpServerSettings, ToolsSettings, resolve_config
 from tui_agent.history.redact import Redactor
 from tui_agent.status import ToolStatus
@@ -106,8 +107,9 @@ async def test_stdio_server_gets_no_secrets_but_its_own_env(start: Start, monkey
 async def test_stderr_goes_to_the_log_file(start: Start, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     registry = (await start(chatty=stdio("--chatty", approval="never"))).registry
     assert await run(registry, "echo", text="hi") == (ToolStatus.DONE, "echo: hi")
-    log = (tmp_path / "mcp" / "chatty.log").read_text()
-    assert "starting chatty" in log and "CHATTY-STDERR\x1b[0m call 1" in log
+    # the log's reader thread writes the server's stderr a moment after the reply may have come
+    log = await wait_for_text(tmp_path / "mcp" / "chatty.log", "CHATTY-STDERR\x1b[0m call 1")
+    assert "starting chatty" in log
     out, err = capfd.readouterr()
     assert "CHATTY" not in out + err
 

@@ -4,11 +4,10 @@ secrets and token shapes, a private key across lines too); the log and its folde
 
 from __future__ import annotations
 
-import asyncio
-import time
 from pathlib import Path
 
 from tests.fixtures.mcp_servers.config import stdio
+from tests.unit.tools.helpers import wait_for_text
 from tui_agent.config import ToolsSettings
 from tui_agent.history.redact import Redactor
 from tui_agent.tools.mcp.servers import McpServers
@@ -16,21 +15,6 @@ from tui_agent.tools.registry import ToolRegistry
 
 PASSWORD = "hunter2-is-my-password"
 GITHUB = "ghp_" + "a1B2" * 9
-WAIT_LIMIT = 60.0
-"""Seconds to wait for the log's last line before failing (bounds a hang; not a timing check)."""
-
-
-def read(path: Path) -> str:
-    return path.read_text() if path.exists() else ""
-
-
-async def wait_for_text(path: Path, text: str) -> str:
-    """The log once `text` is in it (its reader thread writes what the server said a moment later)."""
-    deadline = time.monotonic() + WAIT_LIMIT
-    while text not in (found := read(path)):
-        assert time.monotonic() < deadline, f"{text!r} never reached {path}: {found!r}"
-        await asyncio.sleep(0.02)
-    return found
 
 
 async def test_what_a_server_prints_of_its_secrets_is_redacted_in_its_log(tmp_path: Path) -> None:
