@@ -9,13 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
 
 from tests.fixtures.offline import strict_scenario
 from tests.ui.helpers import chat, chat_ready, send, wait_until
-from tests.ui.test_cost_context import SIZE, compacted_screen, make_app, notices, status
+from tests.ui.test_cost_context import SIZE, compacted_screen, make_app, status
 from tui_agent.agent.compaction import SUMMARY_REQUEST
 from tui_agent.offline.server import BackgroundServer
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.messages import ErrorNotice, SystemLine, UserMessage
 
 WINDOW = 400
@@ -105,8 +106,20 @@ async def test_a_prompt_over_the_window_offers_f9_which_compacts_in_pieces(
         await wait_until(pilot, answered, lambda: f"the prompt answered ({quiet.requests[-1]})")
 
 
-async def until_said(pilot: Pilot[None], text: str) -> None:
-    await wait_until(pilot, lambda: any(text in notice for notice in notices(pilot.app)), f"{text!r} said")
+class Heard:
+    """Every notice shown while the test waits, by identity: a notice lasts 5 s, and under load a turn takes
+    longer, so what was said is gathered at each look rather than read once at the end."""
+
+    def __init__(self, app: TuiAgentApp) -> None:
+        self._app = app
+        self._said: dict[str, str] = {}
+
+    def __call__(self) -> list[str]:
+        self._said.update((shown.identity, str(shown.message)) for shown in notifications(self._app))
+        return list(self._said.values())
+
+    def count(self, text: str) -> int:
+        return sum(text in notice for notice in self())
 
 
 async def test_a_failing_summary_endpoint_is_not_asked_again_before_every_prompt(
@@ -114,27 +127,27 @@ async def test_a_failing_summary_endpoint_is_not_asked_again_before_every_prompt
 ) -> None:
     app, built = make_app(llama, tmp_path / "history.db", context_windows={"offline": 1000}, compact_at=0.2)
     async with app.run_test(size=SIZE) as pilot:
+        heard = Heard(app)
         await chat_ready(pilot)
         for prompt in PROMPTS[:3]:
             await send(pilot, prompt)
         agent = await built.ready()
         await wait_until(pilot, lambda: agent.meter.compacts_first, "the context full")
         llama.server.script([{"status": 500}] * 3)  # the summary request fails, retries included
-        await send(pilot, "Name a sea")
-        await until_said(pilot, "The next prompts are sent without compacting until")
-        assert "The prompt is sent as it is." in " ".join(notices(pilot.app))
-        await wait_until(pilot, lambda: chat(pilot).idle, "the prompt answered")
+        await send(pilot, "Name a sea", wait=False)
+        await wait_until(pilot, lambda: heard.count("The next prompts are sent without compacting until") > 0, "said")
+        assert heard.count("The prompt is sent as it is.") == 1
+
+        def answered(prompt: str) -> bool:
+            last = llama.requests[-1]
+            said = str(last.body["messages"][-1]["content"]) if last.body else ""
+            return said == prompt and last.outcome == "ok" and chat(pilot).idle and bool(heard())
+
+        await wait_until(pilot, lambda: answered("Name a sea"), "the prompt answered")
         failed = [record.outcome for record in llama.requests].count("status 500")
         assert failed == 3
         asked = len(llama.requests)
         await send(pilot, "Name a desert", wait=False)  # still full: sent at once, no summary asked
-
-        def answered() -> bool:
-            last = llama.requests[-1]
-            said = str(last.body["messages"][-1]["content"]) if last.body else ""
-            return said == "Name a desert" and last.outcome == "ok" and chat(pilot).idle
-
-        await wait_until(pilot, answered, "the prompt answered")
+        await wait_until(pilot, lambda: answered("Name a desert"), "the prompt answered")
         assert summaries_asked(llama, asked) == 0 and len(llama.requests) == asked + 1
-        said = [notice for notice in notices(pilot.app) if "sent without compacting" in notice]
-        assert len(said) == 1  # told once
+        assert heard.count("sent without compacting") == 1  # told once
