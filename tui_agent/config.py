@@ -264,6 +264,9 @@ class Settings(BaseModel):
     compact_at: float = Field(default=0.8, gt=0, le=1)
     """Before a turn, when the context holds this share of the model's window, older turns are summarised
     into one message (compaction); 1 compacts only a full window."""
+    history_lock_wait: float = Field(default=30.0, ge=0)
+    """Seconds `-p` waits at its exit for another program that holds the history file's lock, to save the run;
+    then it says what could not be saved."""
 
     def price_table(self) -> PriceTable:
         """The shipped prices with this config's `[prices]` on top."""

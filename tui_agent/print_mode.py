@@ -27,8 +27,6 @@ from tui_agent.history.attachments import Attachment, AttachmentError, load_atta
 from tui_agent.terminal import private_reply
 
 STDIN_PROMPT = "-"
-HISTORY_LOCK_WAIT = 30.0
-"""Seconds `-p` waits at exit for a history file another program holds locked, before saying what was not saved."""
 
 
 def run_print(args: argparse.Namespace) -> int:
@@ -156,4 +154,4 @@ async def _print_one_turn(
             say(sys.stderr, str(error))
             return 1
     finally:
-        await built.close(lock_wait=HISTORY_LOCK_WAIT, on_wait=lambda said: say(sys.stderr, said))
+        await built.close(lock_wait=settings.history_lock_wait, on_wait=lambda said: say(sys.stderr, said))
