@@ -5,10 +5,12 @@ what it uses: `ConversationPort` (send, retry, continue, edit, regenerate, branc
 `ChatPort` is one session (conversation, agents, usage), `ChatBackend` all of them (what the app holds) and
 `Engine` what building it hands the app.
 
-The agent implements the port once (`tui_agent.agent.agent.Agent`; mypy checks it in
-`tui_agent.agent.port_check`); the UI only consumes the `AgentEvent`s a turn yields (approval included: an
-`ApprovalRequested` event carries the future to resolve) and sends intents back (send, cancel, cancel a node).
-Tests and benchmarks drive the same screens with `tui_agent.testing.ScriptedBackend`.
+The agent implements the port once (`tui_agent.agent.agent.Agent`; mypy checks it where
+`tui_agent.agent.services.BuiltAgent.backend` returns it as a `ChatBackend`); the UI only consumes the
+`AgentEvent`s a turn yields (approval included: an `ApprovalRequested` event carries the future to resolve) and
+sends intents back (send, cancel, cancel a node).
+Tests and benchmarks drive the same screens with `tui_agent.testing.ScriptedBackend`. The values the port's
+methods take and return are history's; the UI names them through `tui_agent.agent.records`.
 """
 
 from __future__ import annotations
