@@ -1,10 +1,16 @@
-"""Provides the port a UI drives the agent through: `ChatPort` (one session), `SessionLibrary` (the stored
-sessions), `ChatBackend` (both, what the app holds) and `Engine` (what building it hands the app).
+"""Provides the port a UI drives the agent through, split by concern so a screen (and a test double) names only
+what it uses: `ConversationPort` (send, retry, continue, edit, regenerate, branches, cancel, the task tree),
+`AgentsPort` (the agent or team answering), `UsagePort` (model, meter, context windows, compaction),
+`SessionLibrary` (the stored sessions) and `ToolsPort` (the MCP servers; approvals come in a turn's events).
+`ChatPort` is one session (conversation, agents, usage), `ChatBackend` all of them (what the app holds) and
+`Engine` what building it hands the app.
 
-The agent implements the port once (`tui_agent.agent.agent.Agent`; mypy checks it in
-`tui_agent.agent.port_check`); the UI only consumes the `AgentEvent`s a turn yields (approval included: an
-`ApprovalRequested` event carries the future to resolve) and sends intents back (send, cancel, cancel a node).
-Tests and benchmarks drive the same screens with `tui_agent.testing.ScriptedBackend`.
+The agent implements the port once (`tui_agent.agent.agent.Agent`; mypy checks it where
+`tui_agent.agent.services.BuiltAgent.backend` returns it as a `ChatBackend`); the UI only consumes the
+`AgentEvent`s a turn yields (approval included: an `ApprovalRequested` event carries the future to resolve) and
+sends intents back (send, cancel, cancel a node).
+Tests and benchmarks drive the same screens with `tui_agent.testing.ScriptedBackend`. The values the port's
+methods take and return are history's; the UI names them through `tui_agent.agent.records`.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ if TYPE_CHECKING:  # the UI's first frame imports this module; event and record 
     from tui_agent.history.peek import SessionPeek
     from tui_agent.history.session_search import SessionMatch
     from tui_agent.history.team_runs import TeamStop
-    from tui_agent.tools.mcp.servers import McpServers
+    from tui_agent.tools.mcp.servers import McpServers as McpServers  # the MCP screen shows them (`ToolsPort`)
 
 
 EarlyPage: TypeAlias = "Callable[[int], Awaitable[SessionPeek | None]]"
@@ -34,18 +40,9 @@ NoticeObserver: TypeAlias = "Callable[[str], None]"
 """Told one sentence for the person (history saved again, an MCP server crashed...)."""
 
 
-class ChatPort(Protocol):
-    """One chat session as a screen sees it: what it shows, and the intents it sends."""
-
-    @property
-    def model(self) -> str:
-        """Model name for the status bar."""
-        ...
-
-    @property
-    def endpoint(self) -> str:
-        """ "offline model" or the endpoint's host, for the status bar."""
-        ...
+class ConversationPort(Protocol):
+    """One session's conversation as a screen sees it: its pages and branches, the turns it sends (each an event
+    stream), their cancelling and task tree, and what history and the run say meanwhile."""
 
     @property
     def session_title(self) -> str:
@@ -53,35 +50,14 @@ class ChatPort(Protocol):
         ...
 
     @property
-    def session_usage(self) -> tuple[int, int]:
-        """Tokens (in, out) the current session has used, earlier runs included."""
+    def current_session_id(self) -> str | None:
+        """The session being continued; None until a new one gets its first prompt."""
         ...
 
     @property
     def team_stops(self) -> Mapping[str, TeamStop]:
         """Why each team run of the current session stopped, as stored, by the message it stopped after (the
         line is shown again there when the session is opened); empty when no team ran in it."""
-        ...
-
-    @property
-    def meter(self) -> Meter:
-        """Cost (last reply, session) and context (tokens of the active branch, the model's window) now."""
-        ...
-
-    def learn_context_windows(self) -> asyncio.Future[None]:
-        """Ask the endpoint, in the background and once, for its models' context windows (for the gauge); done
-        once `meter` has them (or the endpoint said none)."""
-
-    async def compact(self, *, auto: bool = False) -> Compaction:
-        """Summarise the older turns into one message sent in their place from now on (in pieces when they do
-        not fit the window at once); the originals stay in history and on screen, marked compacted. Raises a
-        `UserError` saying why when it cannot; a failure pauses automatic compaction (`Meter.compacts_first`).
-        `auto`: asked because the context is full, before a prompt."""
-        ...
-
-    @property
-    def current_session_id(self) -> str | None:
-        """The session being continued; None until a new one gets its first prompt."""
         ...
 
     async def load_history(self, before_position: int | None = None, limit: int = 50) -> list[Message]:
@@ -120,6 +96,12 @@ class ChatPort(Protocol):
         `attachments`: the new version's files and images (None: the old version's)."""
         ...
 
+    def continue_reply(self) -> AsyncIterator[AgentEvent]:
+        """Have the model go on with the session's last reply (cut off, or failed with text): a sibling reply
+        on a new, active branch, starting with its text (`AssistantMessageStarted.continues` names the cut-off
+        one, which stays on its branch), the rest streamed after it."""
+        ...
+
     async def prompt_attachments(self, message_id: str) -> list[Attachment]:
         """The files and images prompt `message_id` was sent with, with their bytes (an edit starts from them)."""
         ...
@@ -138,31 +120,6 @@ class ChatPort(Protocol):
         next, and `load_history` pages along it (tool calls come with their messages)."""
         ...
 
-    def run_team(self, name: str, prompt: str) -> AsyncIterator[AgentEvent]:
-        """Have team `name` work on `prompt` in this session: every member turn's events (each reply's
-        `AssistantMessageStarted.agent` names its member), a `TeamStopped` saying why, then one `TurnFinished`."""
-        ...
-
-    async def list_teams(self) -> list[tuple[str, str]]:
-        """The teams that can run: (name, description), by name."""
-        ...
-
-    @property
-    def team(self) -> str:
-        """The team the session's prompts go to ("": its agent), as chosen, run, or restored on resume."""
-        ...
-
-    async def use_team(self, name: str | None) -> None:
-        """Send the session's prompts to team `name` from now on (None: to its agent), stored with the session so
-        a resume goes on with it; raises a `UserError` for a team that cannot run."""
-        ...
-
-    def continue_reply(self) -> AsyncIterator[AgentEvent]:
-        """Have the model go on with the session's last reply (cut off, or failed with text): a sibling reply
-        on a new, active branch, starting with its text (`AssistantMessageStarted.continues` names the cut-off
-        one, which stays on its branch), the rest streamed after it."""
-        ...
-
     def cancel(self) -> None:
         """Cancel the running turn (no-op when idle); the event stream then ends with an interrupted turn."""
 
@@ -174,12 +131,9 @@ class ChatPort(Protocol):
         """Cancel one running node of the task tree and its subtree; False if it is not running."""
         ...
 
-    async def list_models(self) -> list[str]:
-        """Model ids the endpoint offers; raises an error with a readable message when it cannot say."""
-        ...
 
-    def switch_model(self, name: str) -> None:
-        """Use `name` from the next request on; the conversation and the session are kept."""
+class AgentsPort(Protocol):
+    """Who writes the session's replies: its agent (profile) and system prompt, or a team."""
 
     @property
     def agent(self) -> str:
@@ -201,6 +155,81 @@ class ChatPort(Protocol):
 
     async def set_system_prompt(self, text: str) -> None:
         """Make `text` this session's system prompt from the next turn on, stored ("" for none)."""
+
+    async def list_teams(self) -> list[tuple[str, str]]:
+        """The teams that can run: (name, description), by name."""
+        ...
+
+    @property
+    def team(self) -> str:
+        """The team the session's prompts go to ("": its agent), as chosen, run, or restored on resume."""
+        ...
+
+    async def use_team(self, name: str | None) -> None:
+        """Send the session's prompts to team `name` from now on (None: to its agent), stored with the session so
+        a resume goes on with it; raises a `UserError` for a team that cannot run."""
+        ...
+
+    def run_team(self, name: str, prompt: str) -> AsyncIterator[AgentEvent]:
+        """Have team `name` work on `prompt` in this session: every member turn's events (each reply's
+        `AssistantMessageStarted.agent` names its member), a `TeamStopped` saying why, then one `TurnFinished`."""
+        ...
+
+
+class UsagePort(Protocol):
+    """The model and what using it costs: model and endpoint, tokens, cost and context (the meter, the served
+    context windows, compaction)."""
+
+    @property
+    def model(self) -> str:
+        """Model name for the status bar."""
+        ...
+
+    @property
+    def endpoint(self) -> str:
+        """ "offline model" or the endpoint's host, for the status bar."""
+        ...
+
+    @property
+    def session_usage(self) -> tuple[int, int]:
+        """Tokens (in, out) the current session has used, earlier runs included."""
+        ...
+
+    @property
+    def meter(self) -> Meter:
+        """Cost (last reply, session) and context (tokens of the active branch, the model's window) now."""
+        ...
+
+    def learn_context_windows(self) -> asyncio.Future[None]:
+        """Ask the endpoint, in the background and once, for its models' context windows (for the gauge); done
+        once `meter` has them (or the endpoint said none)."""
+
+    async def compact(self, *, auto: bool = False) -> Compaction:
+        """Summarise the older turns into one message sent in their place from now on (in pieces when they do
+        not fit the window at once); the originals stay in history and on screen, marked compacted. Raises a
+        `UserError` saying why when it cannot; a failure pauses automatic compaction (`Meter.compacts_first`).
+        `auto`: asked because the context is full, before a prompt."""
+        ...
+
+    async def list_models(self) -> list[str]:
+        """Model ids the endpoint offers; raises an error with a readable message when it cannot say."""
+        ...
+
+    def switch_model(self, name: str) -> None:
+        """Use `name` from the next request on; the conversation and the session are kept."""
+
+
+class ChatPort(ConversationPort, AgentsPort, UsagePort, Protocol):
+    """One chat session as the chat screen sees it: its conversation, who answers, and the model's usage."""
+
+
+class ToolsPort(Protocol):
+    """The run's tool sources a screen shows (approvals come in a turn's events: `ApprovalRequested`)."""
+
+    @property
+    def mcp_servers(self) -> McpServers | None:
+        """The run's MCP servers (for the MCP screen); None when there are none to show."""
+        ...
 
 
 class SessionLibrary(Protocol):
@@ -244,13 +273,8 @@ class SessionLibrary(Protocol):
         ...
 
 
-class ChatBackend(ChatPort, SessionLibrary, Protocol):
-    """A session and the library it belongs to: what the app holds once the engine is built."""
-
-    @property
-    def mcp_servers(self) -> McpServers | None:
-        """The run's MCP servers (for the MCP screen); None when there are none to show."""
-        ...
+class ChatBackend(ChatPort, SessionLibrary, ToolsPort, Protocol):
+    """A session, the library it belongs to and the run's tools: what the app holds once the engine is built."""
 
 
 class Engine(Protocol):

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tui_agent.agent.agent import title_from_prompt
+from tui_agent.agent.chat_state import title_from_prompt
 from tui_agent.agent.conversation import Conversation
 from tui_agent.agent.events import AgentEvent, SubAgentEvent, TurnEndReason, TurnFinished, TurnStarted, UsageUpdated
 from tui_agent.agent.turn import Turn, TurnBudget, TurnServices, running_call

@@ -1,4 +1,5 @@
-"""Provides `MemorySessions`: the session actions of `ScriptedBackend`, kept in memory for UI tests.
+"""Provides `MemorySessions`: a `SessionLibrary` (and the pages and branches of `ConversationPort`) kept in
+memory, the stored sessions of `ScriptedBackend` (which holds one), for UI tests and `bench/`.
 
 Same behaviour as the agent's (most recent first, search over message text, fork up to a message,
 deleting the current session starts a new one, a session is a tree paged along its active branch), without
@@ -34,13 +35,8 @@ class SessionNotFound(LookupError):
 class MemorySessions:
     """In-memory sessions for a scripted backend."""
 
-    @property
-    def _memory(self) -> _Memory:
-        memory = self.__dict__.get("_memory_sessions")
-        if memory is None:
-            memory = self.__dict__["_memory_sessions"] = _Memory()
-        assert isinstance(memory, _Memory)
-        return memory
+    def __init__(self) -> None:
+        self._memory = _Memory()
 
     def add_session(
         self,

@@ -1,6 +1,7 @@
 """Provides `ScriptedBackend`: a `ChatBackend` that replays scripted turns, for UI tests and benchmarks.
 
-It is its own `Engine` too (built already), so `TuiAgentApp(ScriptedBackend(...))` runs the real screens.
+It is its own `Engine` too (built already), so `TuiAgentApp(ScriptedBackend(...))` runs the real screens. Its
+stored sessions are a `MemorySessions` it holds (`sessions`; `add_session` seeds one).
 
 Each `send` plays the next script: `AgentEvent`s are yielded in order, a float pauses (seconds), and
 `AskApproval` yields the call's update and an `ApprovalRequested` event, as the agent does, and continues
@@ -15,8 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.agent.compaction import Compaction, NothingToCompactError
@@ -41,6 +43,10 @@ from tui_agent.agent.meter import Meter
 from tui_agent.agent.port import ChatBackend, NoticeObserver
 from tui_agent.agent.tree import TreeObserver, Unsubscribe
 from tui_agent.history.attachments import Attachment, AttachmentRef
+from tui_agent.history.export import ExportFormat
+from tui_agent.history.models import Message, SearchHit, Session, Siblings
+from tui_agent.history.session_search import SessionMatch
+from tui_agent.history.team_runs import TeamStop
 from tui_agent.testing.memory_sessions import MemorySessions
 from tui_agent.testing.scripted_tree import ScriptedTree
 from tui_agent.tool_call import CallKey, Decision
@@ -138,7 +144,7 @@ class _Turn:
         return [*events, TurnFinished(TurnEndReason.CANCELLED)]
 
 
-class ScriptedBackend(MemorySessions):
+class ScriptedBackend:
     """Replays one script per `send`; records what the UI asked for."""
 
     def __init__(
@@ -150,6 +156,8 @@ class ScriptedBackend(MemorySessions):
         session_title: str = "New session",
         notices: Iterable[str] = (),
     ) -> None:
+        self.sessions = MemorySessions()
+        """The stored sessions (the library, and the current session's pages and branches)."""
         self._scripts = list(scripts)
         self._model, self._endpoint, self._title = model, endpoint, session_title
         self._notices = list(notices)
@@ -184,6 +192,65 @@ class ScriptedBackend(MemorySessions):
         self.meter_now = Meter()
         """What `meter` answers (a test may set it)."""
         self.compactions = 0
+
+    # -- the stored sessions, and the current one's pages and branches (kept in `sessions`) -------------
+    def add_session(
+        self,
+        title: str,
+        messages: list[Message] | None = None,
+        *,
+        model: str | None = None,
+        updated_at: datetime | None = None,
+    ) -> Session:
+        """Store a session (see `MemorySessions.add_session`); returns it."""
+        return self.sessions.add_session(title, messages, model=model, updated_at=updated_at)
+
+    @property
+    def current_session_id(self) -> str | None:
+        return self.sessions.current_session_id
+
+    @property
+    def team_stops(self) -> Mapping[str, TeamStop]:
+        return self.sessions.team_stops
+
+    async def load_history(self, before_position: int | None = None, limit: int = 50) -> list[Message]:
+        return await self.sessions.load_history(before_position, limit)
+
+    async def siblings(self, message_id: str) -> Siblings:
+        return await self.sessions.siblings(message_id)
+
+    async def switch_branch(self, message_id: str) -> str:
+        return await self.sessions.switch_branch(message_id)
+
+    async def list_sessions(self, limit: int = 200) -> list[Session]:
+        return await self.sessions.list_sessions(limit)
+
+    async def search_sessions(self, query: str, limit: int = 50) -> list[SearchHit]:
+        return await self.sessions.search_sessions(query, limit)
+
+    async def find_sessions(self, query: str, limit: int = 100, offset: int = 0) -> list[SessionMatch]:
+        return await self.sessions.find_sessions(query, limit, offset)
+
+    async def session_messages(self, session_id: str, limit: int = 500) -> list[Message]:
+        return await self.sessions.session_messages(session_id, limit)
+
+    async def rename_session(self, session_id: str, title: str) -> None:
+        await self.sessions.rename_session(session_id, title)
+
+    async def fork_session(self, session_id: str, message_id: str) -> Session:
+        return await self.sessions.fork_session(session_id, message_id)
+
+    async def delete_session(self, session_id: str) -> None:
+        await self.sessions.delete_session(session_id)
+
+    async def open_session(self, session_id: str) -> Session:
+        return await self.sessions.open_session(session_id)
+
+    async def new_session(self) -> None:
+        await self.sessions.new_session()
+
+    async def export_session(self, export_format: ExportFormat = "markdown") -> tuple[str, str] | None:
+        return await self.sessions.export_session(export_format)
 
     # -- as an Engine ---------------------------------------------------------------------------------
     @property

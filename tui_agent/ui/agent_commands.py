@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from textual.command import SimpleCommand
 
-from tui_agent.agent.port import ChatBackend
+from tui_agent.agent.port import ChatPort
 from tui_agent.errors import user_message
 from tui_agent.sanitize import sanitize
 from tui_agent.ui.screens.chat import ChatScreen
@@ -45,7 +45,7 @@ async def switch_agent(app: TuiAgentApp) -> None:
     app.search_commands(commands, placeholder="Switch to agent…")
 
 
-async def use_agent(app: TuiAgentApp, backend: ChatBackend, name: str) -> None:
+async def use_agent(app: TuiAgentApp, backend: ChatPort, name: str) -> None:
     """Run agent `name` from the next turn on, stored with the session; the status bar shows it."""
     try:
         await backend.switch_agent(name)
@@ -67,7 +67,7 @@ async def edit_system_prompt(app: TuiAgentApp) -> None:
     app.push_screen(screen, partial(_save_prompt, app, backend))
 
 
-async def _save_prompt(app: TuiAgentApp, backend: ChatBackend, text: str | None) -> None:
+async def _save_prompt(app: TuiAgentApp, backend: ChatPort, text: str | None) -> None:
     if text is None:  # cancelled, or nothing changed
         return
     try:
@@ -78,7 +78,7 @@ async def _save_prompt(app: TuiAgentApp, backend: ChatBackend, text: str | None)
     app.notify("Saved: the next reply is asked with this system prompt." if text.strip() else "No system prompt now.")
 
 
-def show_agent(app: TuiAgentApp, backend: ChatBackend) -> None:
+def show_agent(app: TuiAgentApp, backend: ChatPort) -> None:
     """Show the session's agent and model in the chat screen's status bar."""
     screen = next((screen for screen in reversed(app.screen_stack) if isinstance(screen, ChatScreen)), None)
     if screen is not None:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from tui_agent.agent.port import ChatBackend
-    from tui_agent.history.attachments import Attachment
+    from tui_agent.agent.records import Attachment
     from tui_agent.ui.screens.chat import ChatScreen
     from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
 

@@ -18,7 +18,7 @@ from textual.dom import DOMNode
 from textual.theme import BUILTIN_THEMES
 
 from tui_agent import paths
-from tui_agent.agent.port import ChatBackend
+from tui_agent.agent.port import ChatPort
 from tui_agent.config import ConfigFileError
 from tui_agent.config_write import set_config_value
 from tui_agent.errors import user_message
@@ -191,7 +191,7 @@ async def switch_model(app: TuiAgentApp) -> None:
     app.search_commands(commands, placeholder="Switch to model…")
 
 
-def use_model(app: TuiAgentApp, backend: ChatBackend, name: str) -> None:
+def use_model(app: TuiAgentApp, backend: ChatPort, name: str) -> None:
     """Make `name` the model for the next request and show it in the status bar."""
     backend.switch_model(name)
     screen = chat_screen(app)

@@ -25,9 +25,7 @@ from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.tool_panel import ToolPanels
 
 if TYPE_CHECKING:  # loaded with the first page or the engine, after the first paint
-    from tui_agent.history.models import Message, ToolCall
-    from tui_agent.history.peek import SessionPeek
-    from tui_agent.history.team_runs import TeamStop
+    from tui_agent.agent.records import Message, SessionPeek, TeamStop, ToolCall
 
 REDO_OFFERED = (MessageStatus.INTERRUPTED, MessageStatus.FAILED)
 """A reply that ended so is marked, and when it is the session's last, retry and continue are offered."""

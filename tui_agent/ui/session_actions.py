@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_agent import paths
-from tui_agent.history.export import ExportFormat, write_private
+from tui_agent.agent.records import ExportFormat, write_private
 from tui_agent.ui.screens.session_dialogs import SUFFIXES, ExportScreen
 from tui_agent.ui.screens.sessions import SessionsScreen, show_fresh_chat
 

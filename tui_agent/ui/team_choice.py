@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING
 from tui_agent.errors import user_message
 
 if TYPE_CHECKING:
-    from tui_agent.agent.port import ChatBackend
+    from tui_agent.agent.port import AgentsPort
     from tui_agent.ui.app import TuiAgentApp
 
 RESTORED = "This session runs team {team}: your prompts go to it (Ctrl+P, Run a team: another, or none)."
 
 
-def follow_team(app: TuiAgentApp, backend: ChatBackend) -> None:
+def follow_team(app: TuiAgentApp, backend: AgentsPort) -> None:
     """A chat screen met the engine: the app's team and the session's agree (the app's, the first time, when it
     was started with one), and the status line shows it."""
     if not app.team_followed and app.team:
@@ -35,7 +35,7 @@ def follow_team(app: TuiAgentApp, backend: ChatBackend) -> None:
     show_team(app)
 
 
-async def choose_team(app: TuiAgentApp, backend: ChatBackend, name: str | None) -> bool:
+async def choose_team(app: TuiAgentApp, backend: AgentsPort, name: str | None) -> bool:
     """Send the next prompts to team `name` (None: the session's agent), stored with the session; a team that
     cannot run is said, and the prompts go where they went. True when the choice was made."""
     try:

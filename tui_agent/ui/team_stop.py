@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING
 from tui_agent.status import Role
 
 if TYPE_CHECKING:  # loaded with the first page
-    from tui_agent.history.models import Message
-    from tui_agent.history.team_runs import TeamStop
+    from tui_agent.agent.records import Message, TeamStop
 
 
 def stop_line(team: str, reason: str, rounds: int | None) -> str:

@@ -8,8 +8,10 @@ from datetime import UTC, datetime
 
 from tests.unit.agent.conftest import collect
 from tui_agent.agent.events import ReplyReplaced, TurnStarted
+from tui_agent.agent.port import SessionLibrary
 from tui_agent.history.models import Message
 from tui_agent.status import MessageStatus, Role
+from tui_agent.testing.memory_sessions import MemorySessions
 from tui_agent.testing.scripted import ScriptedBackend
 
 
@@ -42,3 +44,12 @@ async def test_memory_sessions_switch_branch_and_page_along_it() -> None:
     assert (await backend.siblings("q2")).index == 1
     assert await backend.switch_branch("q") == "a"
     assert [m.id for m in await backend.load_history()] == ["q", "a"]
+
+
+async def test_memory_sessions_stand_alone_for_the_library() -> None:
+    library: SessionLibrary = MemorySessions()  # a double of one concern: mypy checks it is a whole one
+    assert isinstance(library, MemorySessions)
+    session = library.add_session("kept", [_message("q", Role.USER, None)])
+    assert [s.title for s in await library.list_sessions()] == ["kept"]
+    assert (await library.open_session(session.id[:8])).id == session.id
+    assert library.current_session_id == session.id

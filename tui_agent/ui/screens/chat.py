@@ -46,8 +46,8 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from tui_agent.agent.events import (
         AssistantMessageFinished,
     )
+    from tui_agent.agent.records import Attachment, AttachmentRef
     from tui_agent.agent.tree import Unsubscribe
-    from tui_agent.history.attachments import Attachment, AttachmentRef
     from tui_agent.ui.app import TuiAgentApp
     from tui_agent.ui.branches import Branches
     from tui_agent.ui.widgets.attachment_chips import AttachmentChips

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
 
     from tui_agent.agent.events import AgentEvent
     from tui_agent.agent.port import ChatBackend
-    from tui_agent.history.attachments import Attachment
+    from tui_agent.agent.records import Attachment
     from tui_agent.ui.engine import EngineSlot
     from tui_agent.ui.widgets.queued import QueuedPrompts
 

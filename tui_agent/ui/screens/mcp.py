@@ -21,7 +21,7 @@ from tui_agent.sanitize import sanitize
 from tui_agent.ui.screens.reporting import ReportingModal
 
 if TYPE_CHECKING:
-    from tui_agent.tools.mcp.servers import McpServers
+    from tui_agent.agent.port import McpServers
 
 LOG_LINES = 200
 STATE_STYLE = {"ready": "$success", "failed": "$error", "crashed": "$warning", "starting": "$accent"}

@@ -17,8 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, RadioButton, RadioSet, Static
 from textual.widgets.option_list import Option
 
-from tui_agent.history.export import ExportFormat
-from tui_agent.history.models import Message
+from tui_agent.agent.records import ExportFormat, Message
 from tui_agent.sanitize import sanitize
 from tui_agent.status import Role
 

@@ -23,10 +23,8 @@ from textual.content import Content
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui_agent.agent.port import ChatBackend
-from tui_agent.history.models import Session
-from tui_agent.history.nesting import nest
-from tui_agent.history.session_search import SessionMatch
+from tui_agent.agent.port import ChatBackend, ConversationPort
+from tui_agent.agent.records import Session, SessionMatch, nest
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.screens.session_dialogs import ConfirmDeleteScreen, ForkScreen, RenameScreen, one_line
@@ -63,7 +61,7 @@ def session_row(session: Session, snippet: str | None = None, *, current: bool =
     return Content("\n").join(lines)
 
 
-async def open_on_branch(backend: ChatBackend, message_id: str) -> None:
+async def open_on_branch(backend: ConversationPort, message_id: str) -> None:
     """Make the branch through a search hit active when the open session's active branch does not hold it
     (search covers every branch; a hit on the branch shown already leaves it as it is)."""
     shown = await backend.load_history(None, EVERY_MESSAGE)

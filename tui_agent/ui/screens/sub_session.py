@@ -28,7 +28,7 @@ from tui_agent.ui.widgets.tool_panel import STATUS_LABEL
 
 if TYPE_CHECKING:
     from tui_agent.agent.port import SessionLibrary
-    from tui_agent.history.models import Message
+    from tui_agent.agent.records import Message
     from tui_agent.tool_call import ToolCall
     from tui_agent.ui.screens.chat import ChatScreen
     from tui_agent.ui.widgets.tool_panel import ToolPanel

@@ -18,7 +18,7 @@ from textual.widgets import Static
 from tui_agent.sanitize import sanitize
 
 if TYPE_CHECKING:
-    from tui_agent.history.attachments import AttachmentRef
+    from tui_agent.agent.records import AttachmentRef
 
 HINT = "click a chip or Backspace on an empty prompt to remove"
 

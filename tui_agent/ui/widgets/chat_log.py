@@ -21,7 +21,7 @@ from tui_agent.status import MessageStatus, is_cut_off
 from tui_agent.ui.widgets.log_window import LogWindow
 
 if TYPE_CHECKING:
-    from tui_agent.history.attachments import AttachmentRef
+    from tui_agent.agent.records import AttachmentRef
     from tui_agent.ui.widgets.messages import (
         AssistantMessage,
         Entry,

@@ -28,7 +28,7 @@ from tui_agent.ui.widgets.markdown_view import MarkdownView
 from tui_agent.ui.widgets.thinking import ThinkingBlock
 
 if TYPE_CHECKING:
-    from tui_agent.history.attachments import AttachmentRef
+    from tui_agent.agent.records import AttachmentRef
 
 FLUSH_INTERVAL = 0.05
 FLUSH_SHARE = 4

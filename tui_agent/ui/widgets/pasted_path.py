@@ -25,7 +25,7 @@ def image_path_in(text: str) -> Path | None:
         candidate = unquote(urlsplit(candidate).path)
     else:
         candidate = re.sub(r"\\(.)", r"\1", candidate)
-    from tui_agent.history.attachments import image_mime
+    from tui_agent.agent.records import image_mime
 
     path = Path(candidate).expanduser()
     try:

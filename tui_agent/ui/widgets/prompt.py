@@ -28,8 +28,7 @@ from textual.strip import Strip
 from textual.widgets import TextArea
 
 if TYPE_CHECKING:  # attachments load with the first one, not before the first frame
-    from tui_agent.history.attachments import Attachment, AttachmentRef
-    from tui_agent.history.prompts import PromptHistory
+    from tui_agent.agent.records import Attachment, AttachmentRef, PromptHistory
 
 FilesInHistory = Callable[["list[AttachmentRef]"], Awaitable["list[Attachment]"]]
 """Reads back the files and images refs name from history (those it no longer holds left out)."""
@@ -157,7 +156,7 @@ class PromptInput(TextArea):
 
     def _offer_attachment(self, text: str) -> None:
         """Ask whether a long paste goes with the prompt as a file or into the box."""
-        from tui_agent.history.attachments import Attachment, human_size
+        from tui_agent.agent.records import Attachment, human_size
         from tui_agent.ui.screens.attach_paste import AttachPasteScreen, PasteChoice
 
         self._pastes += 1
@@ -181,7 +180,7 @@ class PromptInput(TextArea):
 
     @work(thread=True, group="attach", exit_on_error=False)
     def _load_attachment(self, path: str) -> None:
-        from tui_agent.history.attachments import AttachmentError, load_attachment
+        from tui_agent.agent.records import AttachmentError, load_attachment
 
         try:
             found = load_attachment(Path(path).expanduser(), name=path, max_bytes=self.attach_limits.max_bytes)
@@ -352,7 +351,7 @@ class PromptInput(TextArea):
         """The stored history, loading earlier runs' prompts ahead of this run's the first time."""
         if self._stored is None:
             # The history module (and its redactor) load here, at the first Enter or Up, not before the first frame.
-            from tui_agent.history.prompts import PromptHistory
+            from tui_agent.agent.records import PromptHistory
 
             self._stored = PromptHistory.default()
             entries = self._stored.entries()

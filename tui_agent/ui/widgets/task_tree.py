@@ -1,6 +1,6 @@
 """Provides `TaskTree`: the live task tree of the current turn — jobs, handlers, tool calls — with cancel.
 
-It follows `ChatBackend.subscribe_tree`: commander node events build the tree. Each tool call is a node of
+It follows `ConversationPort.subscribe_tree`: commander node events build the tree. Each tool call is a node of
 its own (named after the tool, id `tool:<message>/<call>`); the chat screen hands it the call's updates from
 the turn's stream (`follow_call`), which give the node the call's status (awaiting approval, denied…).
 Cancelling a tool node interrupts that call only. A sub-agent's turn runs under the node of the `ask_<agent>`
@@ -25,9 +25,9 @@ from textual.timer import Timer
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from tui_agent.agent.port import ChatBackend
+from tui_agent.agent.port import ConversationPort
 from tui_agent.agent.tree import TreeEvent, Unsubscribe
-from tui_agent.commander.events import (
+from tui_agent.agent.tree_nodes import (
     NodeCancelled,
     NodeCreated,
     NodeEnded,
@@ -125,7 +125,7 @@ class TaskTree(Tree[str]):
             super().__init__()
             self.character = character
 
-    def __init__(self, backend: ChatBackend, *, clock: Clock, **options: Any) -> None:
+    def __init__(self, backend: ConversationPort, *, clock: Clock, **options: Any) -> None:
         super().__init__("turn", **options)
         self.show_root = False
         self.guide_depth = 2

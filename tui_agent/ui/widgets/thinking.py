@@ -23,7 +23,7 @@ from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Static
 
-from tui_agent.history.models import PART_BREAK
+from tui_agent.agent.records import PART_BREAK
 from tui_agent.sanitize import StreamSanitizer, sanitize
 
 if TYPE_CHECKING:
