@@ -12,12 +12,16 @@ line says when the branch shown is not the newest one.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
+from textual.command import SimpleCommand
+
 from tui_agent.errors import EngineUnavailableError, user_message
+from tui_agent.ui.fresh_chat import FreshChatWanted
+from tui_agent.ui.history_view import HISTORY_PAGE, message_widgets, tool_update
 from tui_agent.ui.widgets.branch_mark import BranchMarked, branch_label
+from tui_agent.ui.widgets.messages import UserMessage
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -127,7 +131,6 @@ class Branches:
 
     def turn_started(self, user_message_id: str) -> None:
         """The prompt just sent is stored: its widget learns its id (to be edited, and to show its mark)."""
-        from tui_agent.ui.widgets.messages import UserMessage
 
         prompts = [entry for entry in self.screen.chat_log.entries if isinstance(entry, UserMessage)]
         if prompts and prompts[-1].message_id is None:
@@ -230,7 +233,6 @@ class Branches:
 
     async def regenerate_with_model(self, reply: AssistantMessage) -> None:
         """Offer the endpoint's models; the one picked writes the new version of `reply` (this once)."""
-        from textual.command import SimpleCommand
 
         try:
             backend = await self._backend()
@@ -266,7 +268,6 @@ class Branches:
     async def redraw(self, backend: ChatBackend, target: str | None = None) -> None:
         """Show the active branch from history, its tool calls in the column: from message `target` down when
         what is above it is on screen (the common part stays mounted), else its newest page afresh."""
-        from tui_agent.ui.history_view import HISTORY_PAGE, message_widgets, tool_update
 
         screen = self.screen
         page = await backend.load_history(None, HISTORY_PAGE)
@@ -302,8 +303,6 @@ class Branches:
     # -- fork -----------------------------------------------------------------------------------------
     async def fork(self, entry: BranchMarked) -> None:
         """A new session holding the conversation up to `entry`, opened in a fresh chat screen."""
-        from tui_agent.ui.screens.sessions import show_fresh_chat  # it imports the chat screen
-
         screen, message_id = self.screen, entry.tree_id
         if not screen.idle:
             screen.notify(BUSY, severity="warning")
@@ -315,9 +314,4 @@ class Branches:
         fork = await backend.fork_session(backend.current_session_id, message_id)
         await backend.open_session(fork.id)
         screen.app.notify(f"Forked into {fork.title}.", markup=False)
-        show_fresh_chat(screen.app)
-
-
-def run_later(screen: ChatScreen, work: Callable[[], Awaitable[object]], description: str) -> None:
-    """Run a branch action in a worker; a failure ends in the app's notification (`on_worker_failed`)."""
-    screen.run_worker(work(), group="branch-action", exclusive=True, exit_on_error=False, description=description)
+        screen.app.post_message(FreshChatWanted())

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tui_agent.errors import EngineUnavailableError, user_message
+from tui_agent.ui.fresh_chat import FreshChatWanted
 
 if TYPE_CHECKING:
     from tui_agent.agent.compaction import Compaction
@@ -45,9 +46,8 @@ async def compact_then_send(screen: ChatTurns, prompt: str | None) -> None:
         screen.notify(failed + (" The prompt is sent as it is." if prompt is not None else ""), severity="warning")
         screen.send_prompts(waiting)
         return
-    from tui_agent.ui.screens.sessions import show_fresh_chat  # it imports the chat screen
-
-    show_fresh_chat(screen.app, note=compacted_note(done, before, auto=prompt is not None), then_send=waiting)
+    note = compacted_note(done, before, auto=prompt is not None)
+    screen.app.post_message(FreshChatWanted(note=note, then_send=waiting))
 
 
 def compacted_note(done: Compaction, before: Meter, *, auto: bool) -> str:

@@ -151,7 +151,7 @@ class ChatScreen(ChatTurns):
     @cached_property
     def branches(self) -> Branches:
         """The conversation tree: `‹2/3›` marks, edit, regenerate, switch branch, fork (loaded when first used)."""
-        from tui_agent.ui.branches import Branches
+        from tui_agent.ui.branches import Branches  # deferred: after the first frame (test_import_hygiene)
 
         return Branches(self)
 
@@ -178,6 +178,7 @@ class ChatScreen(ChatTurns):
         return self.query_one(StatusBar)
 
     def _welcome(self) -> Welcome:
+        # deferred: after the first frame (test_import_hygiene)
         from tui_agent.ui.widgets.welcome import KeyHint, Welcome
 
         app_bindings = type(self.app).BINDINGS
@@ -291,7 +292,7 @@ class ChatScreen(ChatTurns):
         """The task tree (Ctrl+T) starts hidden and follows no turn yet, so it joins once the engine is there,
         before the first turn (it must see the turn from its first node)."""
         if self._task_tree_mount is None:
-            from tui_agent.ui.widgets.task_tree import TaskTree
+            from tui_agent.ui.widgets.task_tree import TaskTree  # deferred: after the first frame (test_import_hygiene)
 
             assert self.backend is not None
             tree = self._task_tree = TaskTree(self.backend, clock=self._clock, id="task-tree")
@@ -316,6 +317,7 @@ class ChatScreen(ChatTurns):
 
     def on_tool_panel_open_session(self, event: ToolPanel.OpenSession) -> None:
         """`o` on a sub-agent's call: its session, read only (or opened as the current one)."""
+        # deferred: history's records, with the first sub-agent session shown
         from tui_agent.ui.screens.sub_session import show_sub_session
 
         event.stop()

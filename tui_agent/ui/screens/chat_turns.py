@@ -186,7 +186,7 @@ class ChatTurns(TurnView):
         try:
             backend = await self._connected()
         except EngineUnavailableError as error:
-            from tui_agent.agent.events import TurnFinished  # loads with the engine, which did not
+            from tui_agent.agent.events import TurnFinished  # deferred: loads with the engine, which did not
 
             yield TurnFinished(TurnEndReason.ERROR, error.user_message)
             return
@@ -261,7 +261,7 @@ def stoppable(turn: TurnOf, stop: asyncio.Event) -> TurnOf:
 
 
 def _finishes(event: AgentEvent) -> bool:
-    from tui_agent.agent.events import TurnFinished  # loaded by the engine before any event exists
+    from tui_agent.agent.events import TurnFinished  # deferred: loaded by the engine before any event exists
 
     return isinstance(event, TurnFinished)
 

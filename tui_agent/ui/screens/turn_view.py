@@ -65,7 +65,9 @@ class TurnView(ReportingScreen[None]):
     def ask_approval(self, request: ApprovalRequested, agent: str | None = None) -> None:
         """Show the approval modal; the choice answers the turn's question (Esc in it: deny). A turn that ends
         first (cancelled) cancels the question, which takes the modal away. `agent`: the sub-agent asking."""
-        from tui_agent.tool_call import Decision
+        from tui_agent.tool_call import Decision  # deferred: loads with the engine, after the first frame
+
+        # deferred: with the first approval, after the first frame
         from tui_agent.ui.screens.approval import ApprovalScreen
 
         answer = request.answer
@@ -86,7 +88,7 @@ class TurnView(ReportingScreen[None]):
 
     def render_event(self, event: AgentEvent) -> None:
         """Show one event from the turn."""
-        from tui_agent.agent import events  # loaded by the engine before any event exists
+        from tui_agent.agent import events  # deferred: loaded by the engine before any event exists
 
         log = self.chat_log
         if self._waiting and not isinstance(event, events.ReplyWaiting | events.UsageUpdated):
@@ -135,8 +137,8 @@ class TurnView(ReportingScreen[None]):
 
     def _render_sub_agent(self, event: SubAgentEvent) -> None:
         """A sub-agent's event: shown in its call's panel; its tool calls in the task tree, its questions asked."""
-        from tui_agent.agent import events
-        from tui_agent.ui.widgets.sub_agent import innermost
+        from tui_agent.agent import events  # deferred: loads with the engine, after the first frame
+        from tui_agent.ui.widgets.sub_agent import innermost  # deferred: with the first delegation only
 
         self.tool_panels.follow_sub_agent(event)
         agents, inner = innermost(event)

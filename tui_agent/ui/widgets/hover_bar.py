@@ -40,7 +40,7 @@ ACTIONS = {
 
 def links_for(entry: BranchMarked) -> list[str]:
     """The links a message's bar offers, in order."""
-    from tui_agent.ui.widgets.messages import UserMessage  # loaded with the first message
+    from tui_agent.ui.widgets.messages import UserMessage  # deferred: loaded with the first message
 
     prompt = isinstance(entry, UserMessage)
     links = ["edit" if prompt else "regenerate", "copy"]

@@ -13,6 +13,7 @@ hover bar call (`run`): it acts on the selected message, else selects the newest
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, cast
 
 from textual.binding import Binding
@@ -20,10 +21,11 @@ from textual.content import Content
 from textual.geometry import Region
 from textual.widgets import Static
 
-from tui_agent.ui.branches import run_later
 from tui_agent.ui.clipboard import copy_text
 from tui_agent.ui.code_blocks import code_blocks, code_rows
+from tui_agent.ui.keys import keys_of
 from tui_agent.ui.widgets.branch_mark import BranchMarked
+from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
 
 if TYPE_CHECKING:
     from tui_agent.ui.screens.chat import ChatScreen
@@ -41,6 +43,11 @@ HINTS = [
     ("leave_messages", "esc", "back"),
 ]
 """The bar's hints: binding id, default key shown, what it does."""
+
+
+def run_later(screen: ChatScreen, work: Callable[[], Awaitable[object]], description: str) -> None:
+    """Run a branch action in a worker; a failure ends in the app's notification (`on_worker_failed`)."""
+    screen.run_worker(work(), group="branch-action", exclusive=True, exit_on_error=False, description=description)
 
 
 class MessageCursor(Static, can_focus=True):
@@ -137,8 +144,6 @@ class MessageCursor(Static, can_focus=True):
         return entry
 
     def _show_hints(self) -> None:
-        from tui_agent.ui.keys import keys_of
-        from tui_agent.ui.widgets.messages import UserMessage  # loaded with the first message
 
         entry, shown = self._current(), self.messages()
         if entry is None:
@@ -176,7 +181,6 @@ class MessageCursor(Static, can_focus=True):
 
     # -- acting on it ---------------------------------------------------------------------------------
     def _prompt(self) -> UserMessage | None:
-        from tui_agent.ui.widgets.messages import UserMessage
 
         entry = self._current()
         if isinstance(entry, UserMessage) and entry.message_id is not None:
@@ -186,7 +190,6 @@ class MessageCursor(Static, can_focus=True):
 
     def _reply(self) -> AssistantMessage | None:
         """The selected reply, or the reply that follows the selected prompt."""
-        from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
 
         entry, shown = self._current(), self.messages()
         if isinstance(entry, UserMessage) and entry in shown:

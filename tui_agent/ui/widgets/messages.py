@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.reactive import var
@@ -24,6 +24,7 @@ from textual.widgets import Static
 from tui_agent.sanitize import StreamSanitizer, sanitize
 from tui_agent.status import MessageStatus
 from tui_agent.ui.widgets.branch_mark import BranchMarked, branch_css
+from tui_agent.ui.widgets.let_go import LetGo
 from tui_agent.ui.widgets.markdown_view import MarkdownView
 from tui_agent.ui.widgets.thinking import ThinkingBlock
 
@@ -421,15 +422,3 @@ Entry = (
     | SummaryMessage
 )
 """Everything the chat log holds."""
-
-
-class LetGo(NamedTuple):
-    """An entry the chat log unmounted, kept as what it takes to make it again (a widget is much heavier:
-    thousands of them kept alive make every full garbage collection a visible stall). A NamedTuple: its
-    class is made before the first frame, where a frozen dataclass costs ~0.6 ms more."""
-
-    make: Callable[[], Entry]
-    message_id: str | None = None
-    """The reply's id, for an assistant message (its tool calls are hidden while it is let go)."""
-    chars: int = 0
-    """The reply's length, for an assistant message (what bounds a page of long replies)."""

@@ -18,10 +18,11 @@ from textual.content import Content
 from tui_agent.agent import events
 from tui_agent.sanitize import StreamSanitizer, reveal, sanitize
 from tui_agent.status import MessageStatus, ToolStatus, TurnEndReason
-from tui_agent.ui.widgets.tool_panel import STATUS_LABEL, Clock, format_elapsed
+from tui_agent.ui.widgets.tool_status import STATUS_LABEL, format_elapsed
 
 if TYPE_CHECKING:
     from tui_agent.tool_call import CallKey, ToolCall
+    from tui_agent.ui.widgets.tool_panel import Clock
 
 TEXT_LINES = 8
 """Lines of the sub-agent's text a panel shows (the newest)."""
