@@ -31,6 +31,7 @@ from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.screens.chat_later import LaterWidgets
 from tui_agent.ui.screens.chat_turns import ChatTurns, Unsent
+from tui_agent.ui.screens.turn_view import TurnView
 from tui_agent.ui.team_choice import follow_team
 from tui_agent.ui.textual_private import ToastRack
 from tui_agent.ui.widgets.chat_log import ChatLog
@@ -43,15 +44,12 @@ from tui_agent.ui.widgets.tool_panel import Clock, ToolPanel, ToolPanels
 if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from collections.abc import Iterable, Sequence
 
-    from tui_agent.agent.events import (
-        AssistantMessageFinished,
-    )
     from tui_agent.agent.tree import Unsubscribe
     from tui_agent.history.attachments import Attachment, AttachmentRef
     from tui_agent.ui.app import TuiAgentApp
     from tui_agent.ui.branches import Branches
     from tui_agent.ui.widgets.attachment_chips import AttachmentChips
-    from tui_agent.ui.widgets.branch_mark import BranchMarked
+    from tui_agent.ui.widgets.branch_mark import BranchMark
     from tui_agent.ui.widgets.message_cursor import MessageCursor
     from tui_agent.ui.widgets.task_tree import TaskTree
     from tui_agent.ui.widgets.welcome import Welcome
@@ -121,14 +119,9 @@ class ChatScreen(ChatTurns):
         self._engine_finishing: asyncio.Task[None] | None = None
         """The last turn's events after `TurnFinished`, read in the background: the engine's final writes."""
         self.busy = False
-        self._waiting = False
-        """The status bar says what the reply waits for (until its first text, tool call or end)."""
-        self._turn_began = 0.0
-        """When the running turn's events began (`clock`), for the notice of a long turn's end."""
-        self._last_finished: AssistantMessageFinished | None = None
-        """The turn's latest reply to reach its final status (retry and continue are offered for it)."""
         self._task_tree_mount: AwaitMount | None = None
-        self._task_tree: TaskTree | None = None
+        self.task_tree: TaskTree | None = None
+        self.turn_view = TurnView(self, self._clock)
         self._stop_watching_unsaved: Unsubscribe = lambda: None
         self.later = LaterWidgets(self)
         self.retired = False
@@ -211,7 +204,7 @@ class ChatScreen(ChatTurns):
         """Ctrl+Up: select the newest message (then up/down, e, r, c, y, f, left/right; Esc back)."""
         self.message_cursor.enter()
 
-    def on_branch_marked_mark_wanted(self, event: BranchMarked.MarkWanted) -> None:
+    def on_branch_mark_wanted(self, event: BranchMark.Wanted) -> None:
         self.branches.want(event.entry, event.message_id)
 
     def on_enter(self, event: Enter) -> None:
@@ -224,7 +217,7 @@ class ChatScreen(ChatTurns):
             self, self.engine, self.chat_log, self.tool_panels, on_loaded=self._show_loaded_session
         )
         self.watch(self.chat_log, "scroll_y", self.later.hide_hover_bar, init=False)
-        self._show_status()
+        self.show_status()
         self._take_over(self._unsent)
         if team := getattr(self.app, "team", None):  # `--team NAME`
             self.notify(f"Your prompts go to team {team} (Ctrl+P, Run a team: another, or none).")
@@ -268,7 +261,7 @@ class ChatScreen(ChatTurns):
             # for the context gauge (the first turn waits for it); a resumed session's shows its window at once
             backend.learn_context_windows().add_done_callback(self._show_gauge)
             follow_team(cast("TuiAgentApp", self.app), backend)  # `--team`, or the resumed session's team
-            self._show_status()
+            self.show_status()
         await self._add_task_tree()
         return backend
 
@@ -295,7 +288,7 @@ class ChatScreen(ChatTurns):
             from tui_agent.ui.widgets.task_tree import TaskTree  # deferred: after the first frame (test_import_hygiene)
 
             assert self.backend is not None
-            tree = self._task_tree = TaskTree(self.backend, clock=self._clock, id="task-tree")
+            tree = self.task_tree = TaskTree(self.backend, clock=self._clock, id="task-tree")
             self._task_tree_mount = self.query_one("#main").mount(tree, after=self.chat_log)
         return self._task_tree_mount
 
@@ -365,7 +358,7 @@ class ChatScreen(ChatTurns):
 
     def _show_loaded_session(self) -> None:
         """The session's history is shown: its title and the tokens it used before (it may be resumed)."""
-        self._show_status()
+        self.show_status()
         self.status_bar.set_usage(*(self.backend.session_usage if self.backend else self.history.early_usage))
         note, self._note = self._note, None
         if note is not None:
@@ -373,7 +366,7 @@ class ChatScreen(ChatTurns):
         prompts, self._then_send = self._then_send, []
         self.send_prompts(prompts)
 
-    def _show_status(self) -> None:
+    def show_status(self) -> None:
         self.status_bar.set_team(getattr(self.app, "team", None) or "")  # where the prompts go, before the agent
         if (backend := self.backend) is not None:
             self.status_bar.set_agent(backend.agent)

@@ -2,7 +2,7 @@
 
 A prompt is sent, or queued while a turn runs (and sent when it ends); retry, continue, edit and regenerate
 start a turn on a branch; Esc takes a queued prompt back or stops the reply. `_run_turn` reads the turn's
-events from the backend and hands each to `TurnView.render_event`, a few milliseconds of them at a time so keys
+events from the backend and hands each to the screen's `TurnView`, a few milliseconds of them at a time so keys
 and frames get in between. `ChatScreen` builds on it.
 """
 
@@ -17,7 +17,7 @@ from tui_agent.errors import EngineUnavailableError, user_message
 from tui_agent.status import TurnEndReason
 from tui_agent.ui.compaction import compact_then_send
 from tui_agent.ui.long_lived import collect_while_reading
-from tui_agent.ui.screens.turn_view import TurnView
+from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.widgets.prompt import PromptInput
 from tui_agent.ui.widgets.status_bar import StatusBar
 
@@ -30,18 +30,24 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from tui_agent.agent.events import AgentEvent
     from tui_agent.agent.port import ChatBackend
     from tui_agent.history.attachments import Attachment
+    from tui_agent.ui.branches import Branches
     from tui_agent.ui.engine import EngineSlot
+    from tui_agent.ui.screens.turn_view import TurnView
+    from tui_agent.ui.widgets.chat_log import ChatLog
     from tui_agent.ui.widgets.queued import QueuedPrompts
+    from tui_agent.ui.widgets.tool_panel import ToolPanels
 
     TurnOf = Callable[[ChatBackend], AsyncIterator[AgentEvent]]
     """Starts a turn (send, retry, continue) on the backend."""
 
 
-class ChatTurns(TurnView):
+class ChatTurns(ReportingScreen[None]):
     """The chat screen's turns (`ChatScreen` provides what is declared here)."""
 
     engine: EngineSlot
+    backend: ChatBackend | None
     busy: bool
+    turn_view: TurnView
     _turn_lock: asyncio.Lock
     _stop: asyncio.Event
     _engine_finishing: asyncio.Task[None] | None
@@ -56,6 +62,20 @@ class ChatTurns(TurnView):
         def queued(self) -> QueuedPrompts: ...
 
         async def _connected(self) -> ChatBackend: ...
+
+        @property
+        def chat_log(self) -> ChatLog: ...
+
+        @property
+        def tool_panels(self) -> ToolPanels: ...
+
+        @property
+        def status_bar(self) -> StatusBar: ...
+
+        @property
+        def branches(self) -> Branches: ...
+
+        def show_status(self) -> None: ...
 
     @property
     def turn_lock(self) -> asyncio.Lock:
@@ -200,11 +220,10 @@ class ChatTurns(TurnView):
             self._set_busy(not stop.is_set())  # the turn before ended ("ready"): this one replies, unless stopped
             turn_events = self._turn_events(turn)
             try:
-                self._last_finished = None
-                self._turn_began = self._clock()
+                self.turn_view.begin_turn()
                 turn_slice = time.perf_counter() + EVENT_SLICE
                 async for event in turn_events:
-                    self.render_event(event)
+                    self.turn_view.render_event(event)
                     if _finishes(event):  # ready now; the engine's last writes go on (a long reply: ~40 ms)
                         self._engine_finishing = asyncio.create_task(_read_to_end(turn_events))
                         self._engine_finishing.add_done_callback(self._engine_finished)
@@ -217,7 +236,7 @@ class ChatTurns(TurnView):
             finally:
                 self.chat_log.close_open()
                 self._set_busy(False)
-                self._show_status()
+                self.show_status()
         if (waiting := self.queued.take_first()) is not None:  # the lock is free: the next turn may start
             self._start_turn(waiting, self._queued_attachments.pop(waiting, None))
 
@@ -225,7 +244,7 @@ class ChatTurns(TurnView):
         """The turn's last writes are done: the status line shows what they changed (a regeneration's own
         model is given back only then; the line said that model until the next turn)."""
         if self.is_attached and self.query(StatusBar):  # a screen retired meanwhile has no status line
-            self._show_status()
+            self.show_status()
             if self.idle:  # after the frame that shows the turn's end, while the person reads it
                 self.call_after_refresh(self._collect_garbage)
 

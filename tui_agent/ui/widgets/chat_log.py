@@ -119,7 +119,7 @@ class ChatLog(LogWindow):
             block.message_id = message_id
         self._blocks[message_id] = blocks
         message.message_id, self._assistant[message_id] = message_id, message
-        message.show_branch(0, 1)  # its own mark comes when the turn ends
+        message.branch_mark.show(0, 1)  # its own mark comes when the turn ends
         message.reopen()
         self.anchor()
         return message
