@@ -205,7 +205,7 @@ class Branches:
         self._leave_from(entry)
         screen.chat_log.add_user(text, entry.attachments if files is None else [a.ref for a in files])
         self._asked_again = True
-        screen.start_branch_turn(lambda backend: backend.edit(message_id, text, files))
+        screen.turns.start_branch_turn(lambda backend: backend.edit(message_id, text, files))
 
     def _leave_from(self, entry: MarkedMessage | None) -> None:
         """The entries from `entry` on (all when it is no longer mounted) leave the log, with their calls."""
@@ -229,7 +229,7 @@ class Branches:
             screen.tool_panels.forget_calls_of(gone)
         self._asked_again = True
         message_id = reply.message_id
-        screen.start_branch_turn(lambda backend: backend.regenerate(message_id, model))
+        screen.turns.start_branch_turn(lambda backend: backend.regenerate(message_id, model))
 
     async def regenerate_with_model(self, reply: AssistantMessage) -> None:
         """Offer the endpoint's models; the one picked writes the new version of `reply` (this once)."""

@@ -17,13 +17,13 @@ from tui_agent.ui.fresh_chat import FreshChatWanted
 if TYPE_CHECKING:
     from tui_agent.agent.compaction import Compaction
     from tui_agent.agent.meter import Meter
-    from tui_agent.ui.screens.chat_turns import ChatTurns
+    from tui_agent.ui.screens.chat import ChatScreen
 
 
-async def compact_then_send(screen: ChatTurns, prompt: str | None) -> None:
+async def compact_then_send(screen: ChatScreen, prompt: str | None) -> None:
     """Compact the conversation (before `prompt`, when the context is full; from the palette when None),
     then send `prompt` and whatever was queued meanwhile."""
-    async with screen.turn_lock:
+    async with screen.turns.turn_lock:
         try:
             backend = await screen.engine.engine()
         except EngineUnavailableError as error:
@@ -44,7 +44,7 @@ async def compact_then_send(screen: ChatTurns, prompt: str | None) -> None:
         waiting.append(queued)
     if failed is not None:
         screen.notify(failed + (" The prompt is sent as it is." if prompt is not None else ""), severity="warning")
-        screen.send_prompts(waiting)
+        screen.turns.send_prompts(waiting)
         return
     note = compacted_note(done, before, auto=prompt is not None)
     screen.app.post_message(FreshChatWanted(note=note, then_send=waiting))

@@ -4,7 +4,7 @@
 column and the task tree, questions to the approval modal (`ask_approval`; a sub-agent's names the agent),
 usage and waits to the status line. At the turn's end it shows why a turn stopped short, offers retry or
 continue under a reply that failed or was cut off, and rings when a long turn ends while the person is away.
-The chat screen holds one (`ChatScreen.turn_view`); `ChatTurns` hands it each event of the turns it runs.
+The chat screen holds one (`ChatScreen.turn_view`); its `TurnRunner` hands it each event of the turns it runs.
 """
 
 from __future__ import annotations
