@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from tui_agent.agent.tree import Unsubscribe
     from tui_agent.history.attachments import Attachment, AttachmentRef
     from tui_agent.ui.app import TuiAgentApp
-    from tui_agent.ui.branches import Branches
+    from tui_agent.ui.screens.chat_branches import Branches
     from tui_agent.ui.widgets.attachment_chips import AttachmentChips
     from tui_agent.ui.widgets.branch_mark import BranchMark
     from tui_agent.ui.widgets.message_cursor import MessageCursor
@@ -137,7 +137,7 @@ class ChatScreen(ReportingScreen[None]):
     @cached_property
     def branches(self) -> Branches:
         """The conversation tree: `‹2/3›` marks, edit, regenerate, switch branch, fork (loaded when first used)."""
-        from tui_agent.ui.branches import Branches  # deferred: after the first frame (test_import_hygiene)
+        from tui_agent.ui.screens.chat_branches import Branches  # deferred: after the first frame (test_import_hygiene)
 
         return Branches(self)
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from tui_agent.errors import EngineUnavailableError, user_message
 from tui_agent.status import TurnEndReason
-from tui_agent.ui.compaction import compact_then_send
 from tui_agent.ui.long_lived import collect_while_reading
+from tui_agent.ui.screens.chat_compaction import compact_then_send
 from tui_agent.ui.widgets.prompt import PromptInput
 from tui_agent.ui.widgets.status_bar import StatusBar
 
