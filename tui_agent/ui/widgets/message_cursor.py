@@ -24,10 +24,10 @@ from textual.widgets import Static
 from tui_agent.ui.clipboard import copy_text
 from tui_agent.ui.code_blocks import code_blocks, code_rows
 from tui_agent.ui.keys import keys_of
-from tui_agent.ui.widgets.messages import AssistantMessage, MarkedMessage, UserMessage
 
 if TYPE_CHECKING:
     from tui_agent.ui.screens.chat import ChatScreen
+    from tui_agent.ui.widgets.messages import AssistantMessage, MarkedMessage, UserMessage
 
 HINTS = [
     ("message_up", "↑↓", ""),
@@ -94,6 +94,11 @@ class MessageCursor(Static, can_focus=True):
 
     def messages(self) -> list[MarkedMessage]:
         """The prompts and replies mounted in the log, top to bottom (a reply that is all reasoning has none)."""
+        from tui_agent.ui.widgets.messages import (  # deferred: loaded with the first message
+            AssistantMessage,
+            UserMessage,
+        )
+
         return [
             entry
             for entry in self.chat.chat_log.entries
@@ -142,6 +147,7 @@ class MessageCursor(Static, can_focus=True):
         return entry
 
     def _show_hints(self) -> None:
+        from tui_agent.ui.widgets.messages import UserMessage  # deferred: loaded with the first message
 
         entry, shown = self._current(), self.messages()
         if entry is None:
@@ -179,6 +185,7 @@ class MessageCursor(Static, can_focus=True):
 
     # -- acting on it ---------------------------------------------------------------------------------
     def _prompt(self) -> UserMessage | None:
+        from tui_agent.ui.widgets.messages import UserMessage  # deferred: loaded with the first message
 
         entry = self._current()
         if isinstance(entry, UserMessage) and entry.message_id is not None:
@@ -188,6 +195,10 @@ class MessageCursor(Static, can_focus=True):
 
     def _reply(self) -> AssistantMessage | None:
         """The selected reply, or the reply that follows the selected prompt."""
+        from tui_agent.ui.widgets.messages import (  # deferred: loaded with the first message
+            AssistantMessage,
+            UserMessage,
+        )
 
         entry, shown = self._current(), self.messages()
         if isinstance(entry, UserMessage) and entry in shown:
