@@ -58,7 +58,7 @@ async def cursor_on_a_code_block(pilot: Pilot[None]) -> None:
     await pilot.press("tab")
     reply = screen.message_cursor.selected
     assert isinstance(reply, AssistantMessage)
-    await wait_until(pilot, lambda: reply.code_rows is not None, "the code block selected")
+    await wait_until(pilot, lambda: reply.branch_mark.code_rows is not None, "the code block selected")
     await pilot.pause()
 
 

@@ -275,9 +275,9 @@ async def test_copy_a_message_and_a_code_block(stack: RealStack) -> None:
         await pilot.press("c")
         await wait_until(pilot, lambda: app.clipboard == reply.text, "the reply copied")
         await pilot.press("tab")
-        await wait_until(pilot, lambda: reply.code_rows is not None, "the code block selected")
-        assert reply.code_rows is not None
-        start, end = reply.code_rows
+        await wait_until(pilot, lambda: reply.branch_mark.code_rows is not None, "the code block selected")
+        assert reply.branch_mark.code_rows is not None
+        start, end = reply.branch_mark.code_rows
         shown = reply.shown_text().split("\n")[start:end]
         await pilot.press("y")
         await wait_until(pilot, lambda: any("code block 1," in n.message for n in notifications(app)), "copied")
@@ -514,7 +514,7 @@ async def test_the_hover_bar_offers_the_same_actions_to_the_mouse(stack: RealSta
         await wait_until(pilot, lambda: "↻ regenerate" in str(screen.query_one(HoverBar).render()), "the reply's bar")
         await click_link(pilot, "⧉ code", reply)
         await wait_until(pilot, lambda: bool(app.clipboard.strip()), "the code copied")
-        assert "```" not in app.clipboard and reply.code_rows is not None
+        assert "```" not in app.clipboard and reply.branch_mark.code_rows is not None
         await pilot.hover(prompt, offset=(2, 0))
         await click_link(pilot, "✎ edit", prompt)
         await wait_until(pilot, lambda: screen.prompt_input.has_class("-editing"), "the prompt to edit")

@@ -91,6 +91,6 @@ async def test_a_collection_asked_for_by_a_screen_replaced_since_is_dropped_quie
             await pilot.press("ctrl+n")
             await wait_until(pilot, lambda: pilot.app.screen is not old and chat(pilot).is_mounted, "a fresh screen")
             await wait_until(pilot, lambda: old.retired, "the old screen retired")
-            old._collect_garbage()  # what its after-refresh callback does when it comes this late
+            old.turns._collect_garbage()  # what its after-refresh callback does when it comes this late
             await send(pilot, "second")  # the app goes on
             assert len(chat(pilot).chat_log.assistant_messages) == 1

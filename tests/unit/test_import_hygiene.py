@@ -51,7 +51,7 @@ AFTER_PAINT_MODULES = (
     "tui_agent.ui.widgets.attachment_chips",
     "tui_agent.ui.widgets.welcome",
     "tui_agent.ui.widgets.pasted_path",
-    "tui_agent.ui.branches",
+    "tui_agent.ui.screens.chat_branches",
     "tui_agent.ui.code_blocks",
     "tui_agent.ui.clipboard",
     "tui_agent.ui.screens.mcp",

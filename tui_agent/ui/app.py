@@ -27,6 +27,7 @@ from tui_agent.errors import user_message
 from tui_agent.sanitize import sanitize
 from tui_agent.terminal import OutputLog
 from tui_agent.ui.engine import EngineBuild, EngineSlot
+from tui_agent.ui.fresh_chat import FreshChatWanted
 from tui_agent.ui.screens.chat import ChatScreen, ChatSettings
 from tui_agent.ui.textual_private import frames_on_the_next_tick, inner_outer_by_colours
 from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, ThemeStart
@@ -118,7 +119,7 @@ class TuiAgentApp(App[None]):
 
     def _apply_keys(self, keys: Mapping[str, str]) -> None:
         """The config's `[keys]` overrides become the keymap; unknown action names are reported once."""
-        from tui_agent.ui.keys import key_overrides  # ~25 ms (help, task tree, events): only with [keys]
+        from tui_agent.ui.key_overrides import key_overrides  # deferred: ~25 ms, only with [keys]
 
         self.key_overrides, problem = key_overrides(self, keys)
         self.set_keymap(self.key_overrides)
@@ -224,7 +225,7 @@ class TuiAgentApp(App[None]):
 
     def action_toggle_task_tree(self) -> None:
         """Show or hide the current turn's task tree (Ctrl+T); hiding it gives the prompt back its focus."""
-        from tui_agent.ui.widgets.task_tree import TaskTree  # after-paint (~12 ms with the events)
+        from tui_agent.ui.widgets.task_tree import TaskTree  # deferred: after-paint (~12 ms with the events)
 
         for tree in self.screen.query(TaskTree):
             tree.toggle()
@@ -236,45 +237,53 @@ class TuiAgentApp(App[None]):
         for panels in self.screen.query(ToolPanels):
             panels.toggle()
 
+    @on(FreshChatWanted)
+    def fresh_chat_wanted(self, wanted: FreshChatWanted) -> None:
+        """A chat screen's controller asked for the current session in a fresh chat screen."""
+        from tui_agent.ui.screens.sessions import show_fresh_chat  # deferred: history's records (~9 ms), after paint
+
+        show_fresh_chat(self, note=wanted.note, then_send=wanted.then_send)
+
     def action_sessions(self) -> None:
         """Open the session screen (Ctrl+S): list, filter, open, rename, fork, delete."""
-        from tui_agent.ui.session_actions import open_sessions  # after-paint: history's records (~9 ms)
+        from tui_agent.ui.session_actions import open_sessions  # deferred: after-paint: history's records (~9 ms)
 
         self.run_worker(open_sessions(self), group="sessions", exclusive=True, exit_on_error=False)
 
     def action_new_session(self) -> None:
         """Start a new, empty session in a fresh chat screen."""
-        from tui_agent.ui.session_actions import start_new_session  # after-paint: history's records (~9 ms)
+        from tui_agent.ui.session_actions import start_new_session  # deferred: after-paint: history's records (~9 ms)
 
         self.run_worker(start_new_session(self), group="sessions", exclusive=True, exit_on_error=False)
 
     def action_export_session(self) -> None:
         """Ask where (and as Markdown or JSON), then write the current session there and say so."""
-        from tui_agent.ui.session_actions import ask_export  # after-paint: history's records (~9 ms)
+        from tui_agent.ui.session_actions import ask_export  # deferred: after-paint: history's records (~9 ms)
 
         self.run_worker(ask_export(self), group="export", exit_on_error=False)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The command palette (Ctrl+P): tui-agent's commands, then Textual's."""
-        from tui_agent.ui.commands import palette_commands  # loads pydantic (~55 ms): not before the first frame
+        # deferred: loads pydantic (~55 ms): not before the first frame
+        from tui_agent.ui.commands import palette_commands
 
         yield from palette_commands(self, super().get_system_commands(screen))
 
     async def action_switch_model(self) -> None:
         """Pick another of the endpoint's models; the conversation is kept."""
-        from tui_agent.ui.commands import switch_model  # loads pydantic (~55 ms): not before the first frame
+        from tui_agent.ui.commands import switch_model  # deferred: loads pydantic (~55 ms): not before the first frame
 
         await switch_model(self)
 
     async def action_run_team(self) -> None:
         """Pick a team for the next prompts (or none: back to one agent)."""
-        from tui_agent.ui.commands import pick_team  # loads pydantic (~55 ms): not before the first frame
+        from tui_agent.ui.commands import pick_team  # deferred: loads pydantic (~55 ms): not before the first frame
 
         await pick_team(self)
 
     def action_pick_theme(self) -> None:
         """Pick a theme; the choice is saved in the config file."""
-        from tui_agent.ui.commands import pick_theme  # loads pydantic (~55 ms): not before the first frame
+        from tui_agent.ui.commands import pick_theme  # deferred: loads pydantic (~55 ms): not before the first frame
 
         pick_theme(self)
 
@@ -283,13 +292,15 @@ class TuiAgentApp(App[None]):
 
     def action_copy_last_reply(self) -> None:
         """Copy the last reply's markdown to the clipboard."""
-        from tui_agent.ui.commands import copy_last_reply  # loads pydantic (~55 ms): not before the first frame
+        # deferred: loads pydantic (~55 ms): not before the first frame
+        from tui_agent.ui.commands import copy_last_reply
 
         copy_last_reply(self)
 
     def action_show_config_path(self) -> None:
         """Say where the config file is."""
-        from tui_agent.ui.commands import show_config_path  # loads pydantic (~55 ms): not before the first frame
+        # deferred: loads pydantic (~55 ms): not before the first frame
+        from tui_agent.ui.commands import show_config_path
 
         show_config_path(self)
 
@@ -303,13 +314,13 @@ class TuiAgentApp(App[None]):
                 "(see the README), or wait a moment if tui-agent is still starting."
             )
             return
-        from tui_agent.ui.screens.mcp import McpScreen  # after-paint: the MCP screen's widgets
+        from tui_agent.ui.screens.mcp import McpScreen  # deferred: after-paint: the MCP screen's widgets
 
         self.push_screen(McpScreen(servers))
 
     def action_help(self) -> None:
         """Show every key binding (F1); Esc or F1 again closes it."""
-        from tui_agent.ui.screens.help import HelpScreen  # after-paint: every screen's bindings (~23 ms)
+        from tui_agent.ui.screens.help import HelpScreen  # deferred: after-paint: every screen's bindings (~23 ms)
 
         if isinstance(self.screen, HelpScreen):
             self.screen.dismiss(None)
@@ -318,7 +329,7 @@ class TuiAgentApp(App[None]):
 
     async def action_interrupt(self) -> None:
         """Ctrl+C: copy the selection, else stop the running reply, else quit when pressed twice."""
-        from tui_agent.ui.ctrl_c import CtrlC  # loads pydantic (~55 ms): not before the first frame
+        from tui_agent.ui.ctrl_c import CtrlC  # deferred: loads pydantic (~55 ms): not before the first frame
 
         if self._ctrl_c is None:
             self._ctrl_c = CtrlC(self._clock)

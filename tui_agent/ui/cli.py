@@ -9,6 +9,7 @@ import argparse
 import sys
 from typing import Any
 
+from tui_agent import paths
 from tui_agent.sanitize import sanitize
 
 
@@ -26,11 +27,10 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print one theme per line: name, dark/light, where it comes from; `*` marks the one a run would use
     (`--theme`, $TUI_AGENT_THEME, the config file, else the default); skipped files go to stderr."""
-    from textual.theme import BUILTIN_THEMES
+    from textual.theme import BUILTIN_THEMES  # deferred: tui_agent.cli imports this module and must not load Textual
 
-    from tui_agent import paths
-    from tui_agent.config import resolve_settings
-    from tui_agent.ui.themes import load_themes
+    from tui_agent.config import resolve_settings  # deferred: pydantic (~55 ms), only when the subcommand runs
+    from tui_agent.ui.themes import load_themes  # deferred: Textual, only when the subcommand runs
 
     settings, _ = resolve_settings({"theme": getattr(args, "theme", None)}, paths.config_file())
 

@@ -27,7 +27,7 @@ def code_blocks(markdown: str) -> list[CodeBlock]:
     """The code blocks of `markdown`, in order (fenced and indented)."""
     if "```" not in markdown and "~~~" not in markdown and "    " not in markdown:
         return []
-    from markdown_it import MarkdownIt
+    from markdown_it import MarkdownIt  # deferred: markdown-it loads with the first code block, not at start-up
 
     tokens = MarkdownIt("commonmark").parse(markdown)
     return [

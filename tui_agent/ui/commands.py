@@ -25,6 +25,9 @@ from tui_agent.errors import user_message
 from tui_agent.ui.agent_commands import edit_system_prompt, switch_agent
 from tui_agent.ui.keys import keys_of
 from tui_agent.ui.screens.chat import ChatScreen
+from tui_agent.ui.team_choice import choose_team
+from tui_agent.ui.widgets.message_cursor import MessageCursor
+from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
 
 if TYPE_CHECKING:
     from tui_agent.ui.app import TuiAgentApp
@@ -139,8 +142,6 @@ def compact(app: TuiAgentApp) -> None:
 
 def message_commands(app: TuiAgentApp) -> Iterator[SystemCommand]:
     """The message cursor's actions: on the selected message, else on the newest one they apply to."""
-    from tui_agent.ui.widgets.message_cursor import MessageCursor
-    from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
 
     select = keys_of(ChatScreen, "select_message", app.key_overrides)
     yield SystemCommand("Select a message", f"Walk the conversation with the keys ({select})", partial(on_message, app))
@@ -225,7 +226,6 @@ def use_team(app: TuiAgentApp, name: str | None) -> None:
 
 
 async def _use_team(app: TuiAgentApp, name: str | None) -> None:
-    from tui_agent.ui.team_choice import choose_team
 
     if not await choose_team(app, await app.engine(), name):
         return

@@ -48,7 +48,7 @@ class CtrlC:
             return
         chat = chat_screen(app)
         if chat is not None and chat.busy:
-            chat.stop_reply()
+            chat.turns.stop_reply()
             return
         now = self._clock()
         if armed_at is not None and now - armed_at <= QUIT_WINDOW:

@@ -45,6 +45,7 @@ def message_widgets(message: Message, reasoning: str = "collapsed") -> list[Widg
     """The chat-log entries one stored message becomes (nothing for system and tool rows); its reasoning as
     `reasoning` says (see `ChatLog.reasoning`), its other parts as their views say."""
     # after-paint (~6 ms with the Markdown view): only a session with messages needs them
+    # deferred: the message widgets load with the first message
     from tui_agent.ui.widgets.messages import AgentLabel, AssistantMessage, ErrorNotice, MessageMarker, UserMessage
 
     if (compaction := compaction_widgets(message)) is not None:
@@ -76,6 +77,7 @@ def message_widgets(message: Message, reasoning: str = "collapsed") -> list[Widg
 def compaction_widgets(message: Message) -> list[Widget] | None:
     """A compaction's summary (a `system` message), or a message compacted into one (one collapsed line); None
     for any other message."""
+    # deferred: the message widgets load with the first message
     from tui_agent.ui.widgets.messages import CompactedMessage, SummaryMessage
 
     if message.role is Role.SYSTEM:
@@ -90,7 +92,7 @@ def part_blocks(message: Message, reasoning: str) -> list[Widget]:
     none for an empty part or a hidden kind; see `tui_agent.ui.widgets.parts`)."""
     if not message.part_texts:
         return []
-    from tui_agent.ui.widgets.parts import stored_block
+    from tui_agent.ui.widgets.parts import stored_block  # deferred: with the message widgets, after the first frame
 
     alone = not message.content.strip()
     blocks = (stored_block(message.id, kind, text, reasoning, alone=alone) for kind, text in message.part_texts.items())
@@ -194,6 +196,7 @@ class HistoryView:
     def _entries(self, messages: list[Message]) -> list[Widget]:
         entries = [[*message_widgets(message, self.log.reasoning)] for message in messages]
         if self.team_stops and (lines := stop_lines(messages, self.team_stops)):
+            # deferred: the message widgets load with the first message
             from tui_agent.ui.widgets.messages import SystemLine
 
             for at, line in lines.items():

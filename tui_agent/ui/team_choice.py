@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tui_agent.errors import user_message
+from tui_agent.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from tui_agent.agent.port import AgentsPort
@@ -50,9 +51,7 @@ async def choose_team(app: TuiAgentApp, backend: AgentsPort, name: str | None) -
 
 
 def show_team(app: TuiAgentApp) -> None:
-    """The chat screen's status line shows the team the prompts go to (none: the agent)."""
-    from tui_agent.ui.screens.chat import ChatScreen
-
+    """The chat screens' status lines show the team the prompts go to (none: the agent)."""
     for screen in app.screen_stack:
-        if isinstance(screen, ChatScreen):
-            screen.status_bar.set_team(app.team or "")
+        for status_bar in screen.query(StatusBar):  # only a chat screen has one
+            status_bar.set_team(app.team or "")

@@ -13,6 +13,8 @@ command only.
 
 from __future__ import annotations
 
+import json
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -29,7 +31,6 @@ def shown_arguments(call: ToolCall) -> str:
     """The arguments the tool would get (parsed, without `to_user`), indented; the raw text if unparsed."""
     if call.arguments is None:
         return pretty_arguments(call.raw_arguments)
-    import json
 
     return json.dumps(dict(call.arguments), ensure_ascii=False, indent=2)
 

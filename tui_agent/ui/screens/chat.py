@@ -1,7 +1,7 @@
 """Provides `ChatScreen`: the conversation (left), tool panels (right), prompt and status line (bottom).
 
 It sends intents to the engine's `ChatBackend` (send, cancel, retry and continue the last reply), awaited
-from the app's `EngineSlot`, and shows the `AgentEvent`s a turn yields, in a worker (`ChatTurns` runs the turns,
+from the app's `EngineSlot`, and shows the `AgentEvent`s a turn yields, in a worker (`TurnRunner` runs the turns,
 `TurnView` puts each event where it goes); it knows nothing of the agent beyond those events.
 Until the engine is built the status bar shows what boot read.
 A prompt sent while a turn runs waits in `QueuedPrompts` above the prompt and is sent when the turn ends.
@@ -12,7 +12,6 @@ The cursor, the hover bar, the attachment strip and the welcome join after the f
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from functools import cached_property
@@ -30,7 +29,9 @@ from tui_agent.errors import EngineUnavailableError
 from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.screens.chat_later import LaterWidgets
-from tui_agent.ui.screens.chat_turns import ChatTurns, Unsent
+from tui_agent.ui.screens.chat_turns import TurnRunner, Unsent
+from tui_agent.ui.screens.reporting import ReportingScreen
+from tui_agent.ui.screens.turn_view import TurnView
 from tui_agent.ui.team_choice import follow_team
 from tui_agent.ui.textual_private import ToastRack
 from tui_agent.ui.widgets.chat_log import ChatLog
@@ -43,15 +44,12 @@ from tui_agent.ui.widgets.tool_panel import Clock, ToolPanel, ToolPanels
 if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from collections.abc import Iterable, Sequence
 
-    from tui_agent.agent.events import (
-        AssistantMessageFinished,
-    )
     from tui_agent.agent.records import Attachment, AttachmentRef
     from tui_agent.agent.tree import Unsubscribe
     from tui_agent.ui.app import TuiAgentApp
-    from tui_agent.ui.branches import Branches
+    from tui_agent.ui.screens.chat_branches import Branches
     from tui_agent.ui.widgets.attachment_chips import AttachmentChips
-    from tui_agent.ui.widgets.branch_mark import BranchMarked
+    from tui_agent.ui.widgets.branch_mark import BranchMark
     from tui_agent.ui.widgets.message_cursor import MessageCursor
     from tui_agent.ui.widgets.task_tree import TaskTree
     from tui_agent.ui.widgets.welcome import Welcome
@@ -70,7 +68,7 @@ class ChatSettings(NamedTuple):
     """`[ui] attach_paste_over` and `attach_max_bytes` (the prompt's attachments)."""
 
 
-class ChatScreen(ChatTurns):
+class ChatScreen(ReportingScreen[None]):
     """The main screen."""
 
     AUTO_FOCUS = "#prompt"  # focused as the screen mounts: no focus moves (and restyles) before the first frame
@@ -109,26 +107,14 @@ class ChatScreen(ChatTurns):
         self._note, self._then_send = note, list(then_send)
         self._unsent = unsent
         self.settings = settings or ChatSettings()
-        self._queued_attachments: dict[str, list[Attachment]] = {}
-        """The files of prompts waiting in the queue, by their text."""
         self.engine = engine
         self.backend: ChatBackend | None = None
-        """The engine's backend once this screen is plugged into it (`_connected`)."""
+        """The engine's backend once this screen is plugged into it (`connected`)."""
         self._clock = self.settings.clock
-        self._turn_lock = asyncio.Lock()
-        self._stop = asyncio.Event()
-        """Set by Esc for the newest turn started (each turn gets its own: `ChatTurns._run_in_worker`)."""
-        self._engine_finishing: asyncio.Task[None] | None = None
-        """The last turn's events after `TurnFinished`, read in the background: the engine's final writes."""
-        self.busy = False
-        self._waiting = False
-        """The status bar says what the reply waits for (until its first text, tool call or end)."""
-        self._turn_began = 0.0
-        """When the running turn's events began (`clock`), for the notice of a long turn's end."""
-        self._last_finished: AssistantMessageFinished | None = None
-        """The turn's latest reply to reach its final status (retry and continue are offered for it)."""
         self._task_tree_mount: AwaitMount | None = None
-        self._task_tree: TaskTree | None = None
+        self.task_tree: TaskTree | None = None
+        self.turn_view = TurnView(self, self._clock)
+        self.turns = TurnRunner(self, self.turn_view)
         self._stop_watching_unsaved: Unsubscribe = lambda: None
         self.later = LaterWidgets(self)
         self.retired = False
@@ -151,7 +137,7 @@ class ChatScreen(ChatTurns):
     @cached_property
     def branches(self) -> Branches:
         """The conversation tree: `‹2/3›` marks, edit, regenerate, switch branch, fork (loaded when first used)."""
-        from tui_agent.ui.branches import Branches
+        from tui_agent.ui.screens.chat_branches import Branches  # deferred: after the first frame (test_import_hygiene)
 
         return Branches(self)
 
@@ -178,6 +164,7 @@ class ChatScreen(ChatTurns):
         return self.query_one(StatusBar)
 
     def _welcome(self) -> Welcome:
+        # deferred: after the first frame (test_import_hygiene)
         from tui_agent.ui.widgets.welcome import KeyHint, Welcome
 
         app_bindings = type(self.app).BINDINGS
@@ -210,7 +197,41 @@ class ChatScreen(ChatTurns):
         """Ctrl+Up: select the newest message (then up/down, e, r, c, y, f, left/right; Esc back)."""
         self.message_cursor.enter()
 
-    def on_branch_marked_mark_wanted(self, event: BranchMarked.MarkWanted) -> None:
+    # -- its turns: `TurnRunner` runs them; the keys and the prompt box's messages come to the screen ----------
+    @property
+    def busy(self) -> bool:
+        """A turn is running: Esc stops it."""
+        return self.turns.busy
+
+    @property
+    def idle(self) -> bool:
+        """No turn is running or still draining its closing events, and no prompt waits to be sent."""
+        return self.turns.idle
+
+    def take_unsent(self) -> Unsent:
+        """What was written here and not sent, taken out (see `TurnRunner.take_unsent`)."""
+        return self.turns.take_unsent()
+
+    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        self.turns.submitted(event)
+
+    def action_compact(self) -> None:
+        """Summarise the older turns into one message sent in their place (the palette's "Compact conversation")."""
+        self.turns.compact()
+
+    def action_retry_reply(self) -> None:
+        """Ctrl+R: ask again for the last reply; the old one stays, dimmed, and the model no longer sees it."""
+        self.turns.retry()
+
+    def action_continue_reply(self) -> None:
+        """Ctrl+G: have the model go on with the last reply where it stopped (a new version of it)."""
+        self.turns.continue_reply()
+
+    def action_cancel_turn(self) -> None:
+        """Esc: take the newest queued prompt back to edit (on an empty prompt), else stop the reply."""
+        self.turns.cancel()
+
+    def on_branch_mark_wanted(self, event: BranchMark.Wanted) -> None:
         self.branches.want(event.entry, event.message_id)
 
     def on_enter(self, event: Enter) -> None:
@@ -223,7 +244,7 @@ class ChatScreen(ChatTurns):
             self, self.engine, self.chat_log, self.tool_panels, on_loaded=self._show_loaded_session
         )
         self.watch(self.chat_log, "scroll_y", self.later.hide_hover_bar, init=False)
-        self._show_status()
+        self.show_status()
         self._take_over(self._unsent)
         if team := getattr(self.app, "team", None):  # `--team NAME`
             self.notify(f"Your prompts go to team {team} (Ctrl+P, Run a team: another, or none).")
@@ -256,9 +277,9 @@ class ChatScreen(ChatTurns):
 
     async def _connect(self) -> None:
         with contextlib.suppress(EngineUnavailableError):  # the app's build worker reports it
-            await self._connected()
+            await self.connected()
 
-    async def _connected(self) -> ChatBackend:
+    async def connected(self) -> ChatBackend:
         """The engine's backend, this screen plugged into it once: unsaved state, task tree."""
         backend = await self.engine.engine()
         if self.backend is None:
@@ -267,13 +288,13 @@ class ChatScreen(ChatTurns):
             # for the context gauge (the first turn waits for it); a resumed session's shows its window at once
             backend.learn_context_windows().add_done_callback(self._show_gauge)
             follow_team(cast("TuiAgentApp", self.app), backend)  # `--team`, or the resumed session's team
-            self._show_status()
+            self.show_status()
         await self._add_task_tree()
         return backend
 
     async def _files_in_history(self, refs: list[AttachmentRef]) -> list[Attachment]:
         """An earlier prompt's files, read back for Up in the prompt."""
-        return await (await self._connected()).stored_attachments(refs)
+        return await (await self.connected()).stored_attachments(refs)
 
     def _show_gauge(self, _: object) -> None:
         if self.is_attached and not self.retired and self.backend is not None:
@@ -291,10 +312,10 @@ class ChatScreen(ChatTurns):
         """The task tree (Ctrl+T) starts hidden and follows no turn yet, so it joins once the engine is there,
         before the first turn (it must see the turn from its first node)."""
         if self._task_tree_mount is None:
-            from tui_agent.ui.widgets.task_tree import TaskTree
+            from tui_agent.ui.widgets.task_tree import TaskTree  # deferred: after the first frame (test_import_hygiene)
 
             assert self.backend is not None
-            tree = self._task_tree = TaskTree(self.backend, clock=self._clock, id="task-tree")
+            tree = self.task_tree = TaskTree(self.backend, clock=self._clock, id="task-tree")
             self._task_tree_mount = self.query_one("#main").mount(tree, after=self.chat_log)
         return self._task_tree_mount
 
@@ -316,6 +337,7 @@ class ChatScreen(ChatTurns):
 
     def on_tool_panel_open_session(self, event: ToolPanel.OpenSession) -> None:
         """`o` on a sub-agent's call: its session, read only (or opened as the current one)."""
+        # deferred: history's records, with the first sub-agent session shown
         from tui_agent.ui.screens.sub_session import show_sub_session
 
         event.stop()
@@ -363,15 +385,15 @@ class ChatScreen(ChatTurns):
 
     def _show_loaded_session(self) -> None:
         """The session's history is shown: its title and the tokens it used before (it may be resumed)."""
-        self._show_status()
+        self.show_status()
         self.status_bar.set_usage(*(self.backend.session_usage if self.backend else self.history.early_usage))
         note, self._note = self._note, None
         if note is not None:
             self.chat_log.add_system(note)
         prompts, self._then_send = self._then_send, []
-        self.send_prompts(prompts)
+        self.turns.send_prompts(prompts)
 
-    def _show_status(self) -> None:
+    def show_status(self) -> None:
         self.status_bar.set_team(getattr(self.app, "team", None) or "")  # where the prompts go, before the agent
         if (backend := self.backend) is not None:
             self.status_bar.set_agent(backend.agent)

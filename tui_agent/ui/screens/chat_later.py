@@ -35,8 +35,11 @@ class LaterWidgets:
     def mount(self) -> tuple[AttachmentChips, MessageCursor, HoverBar]:
         """Mount them (once): the strip and the cursor above the prompt, the hover bar last, as composed before."""
         if self._widgets is None:
+            # deferred: the frame after the first (LaterWidgets)
             from tui_agent.ui.widgets.attachment_chips import AttachmentChips
-            from tui_agent.ui.widgets.hover_bar import HoverBar
+            from tui_agent.ui.widgets.hover_bar import HoverBar  # deferred: the frame after the first (LaterWidgets)
+
+            # deferred: the frame after the first (LaterWidgets)
             from tui_agent.ui.widgets.message_cursor import MessageCursor
 
             chips, cursor, bar = (

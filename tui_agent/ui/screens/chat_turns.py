@@ -1,9 +1,9 @@
-"""Provides `ChatTurns`: how the chat screen runs its turns, one at a time.
+"""Provides `TurnRunner`: how the chat screen runs its turns, one at a time.
 
 A prompt is sent, or queued while a turn runs (and sent when it ends); retry, continue, edit and regenerate
 start a turn on a branch; Esc takes a queued prompt back or stops the reply. `_run_turn` reads the turn's
-events from the backend and hands each to `TurnView.render_event`, a few milliseconds of them at a time so keys
-and frames get in between. `ChatScreen` builds on it.
+events from the backend and hands each to the screen's `TurnView`, a few milliseconds of them at a time so keys
+and frames get in between. The chat screen holds one (`ChatScreen.turns`) and hands it its intents.
 """
 
 from __future__ import annotations
@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from tui_agent.errors import EngineUnavailableError, user_message
 from tui_agent.status import TurnEndReason
-from tui_agent.ui.compaction import compact_then_send
 from tui_agent.ui.long_lived import collect_while_reading
-from tui_agent.ui.screens.turn_view import TurnView
+from tui_agent.ui.screens.chat_compaction import compact_then_send
 from tui_agent.ui.widgets.prompt import PromptInput
 from tui_agent.ui.widgets.status_bar import StatusBar
 
@@ -30,32 +29,28 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from tui_agent.agent.events import AgentEvent
     from tui_agent.agent.port import ChatBackend
     from tui_agent.agent.records import Attachment
-    from tui_agent.ui.engine import EngineSlot
-    from tui_agent.ui.widgets.queued import QueuedPrompts
+    from tui_agent.ui.screens.chat import ChatScreen
+    from tui_agent.ui.screens.turn_view import TurnView
 
     TurnOf = Callable[[ChatBackend], AsyncIterator[AgentEvent]]
     """Starts a turn (send, retry, continue) on the backend."""
 
 
-class ChatTurns(TurnView):
-    """The chat screen's turns (`ChatScreen` provides what is declared here)."""
+class TurnRunner:
+    """One chat screen's turns, one at a time: what is sent, queued, stopped (the screen holds one, `turns`)."""
 
-    engine: EngineSlot
-    busy: bool
-    _turn_lock: asyncio.Lock
-    _stop: asyncio.Event
-    _engine_finishing: asyncio.Task[None] | None
-    _queued_attachments: dict[str, list[Attachment]]
-
-    if TYPE_CHECKING:
-
-        @property
-        def prompt_input(self) -> PromptInput: ...
-
-        @property
-        def queued(self) -> QueuedPrompts: ...
-
-        async def _connected(self) -> ChatBackend: ...
+    def __init__(self, screen: ChatScreen, view: TurnView) -> None:
+        self.screen = screen
+        self.view = view
+        self.busy = False
+        """A turn is running: Esc stops it."""
+        self._turn_lock = asyncio.Lock()
+        self._stop = asyncio.Event()
+        """Set by Esc for the newest turn started (each turn gets its own: `_run_in_worker`)."""
+        self._engine_finishing: asyncio.Task[None] | None = None
+        """The last turn's events after `TurnFinished`, read in the background: the engine's final writes."""
+        self._queued_attachments: dict[str, list[Attachment]] = {}
+        """The files of prompts waiting in the queue, by their text."""
 
     @property
     def turn_lock(self) -> asyncio.Lock:
@@ -65,19 +60,20 @@ class ChatTurns(TurnView):
     @property
     def idle(self) -> bool:
         """No turn is running or still draining its closing events, and no prompt waits to be sent."""
-        return not self.busy and not self._turn_lock.locked() and not self.queued.prompts
+        return not self.busy and not self._turn_lock.locked() and not self.screen.queued.prompts
 
     def _set_busy(self, busy: bool) -> None:
         self.busy = busy
-        self.status_bar.set_busy(busy)
+        self.screen.status_bar.set_busy(busy)
 
     # -- intents ------------------------------------------------------------------------------------
-    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+    def submitted(self, event: PromptInput.Submitted) -> None:
+        """A prompt was sent from the prompt box (Enter)."""
         event.stop()
-        if self.branches.editing is not None:
-            self.branches.send_edit(event.text, event.attachments)
-        elif self.busy or self._turn_lock.locked() or self.queued.prompts:
-            self.queued.push(event.text)  # shown above the prompt, not under the reply still being written
+        if self.screen.branches.editing is not None:
+            self.screen.branches.send_edit(event.text, event.attachments)
+        elif self.busy or self._turn_lock.locked() or self.screen.queued.prompts:
+            self.screen.queued.push(event.text)  # shown above the prompt, not under the reply still being written
             if event.attachments:
                 self._queued_attachments[event.text] = event.attachments
         else:
@@ -88,25 +84,31 @@ class ChatTurns(TurnView):
         if prompts:
             self._start_turn(prompts[0], compact=False)
         for prompt in prompts[1:]:
-            self.queued.push(prompt)
+            self.screen.queued.push(prompt)
 
-    def action_compact(self) -> None:
+    def compact(self) -> None:
         """Summarise the older turns into one message sent in their place (the palette's "Compact conversation")."""
         if not self.idle:
-            self.notify("A reply is running: compact once it has finished.", severity="warning")
+            self.screen.notify("A reply is running: compact once it has finished.", severity="warning")
             return
-        self.run_worker(compact_then_send(self, None), group="turn", exit_on_error=False, description="compact")
+        self.screen.run_worker(
+            compact_then_send(self.screen, None), group="turn", exit_on_error=False, description="compact"
+        )
 
     def _start_turn(self, prompt: str, attachments: list[Attachment] | None = None, *, compact: bool = True) -> None:
         files = attachments or []
-        full = self.backend is not None and self.backend.meter.compacts_first
+        full = self.screen.backend is not None and self.screen.backend.meter.compacts_first
         if compact and full and not files:  # full: compact first (a prompt with files is sent as it is; after a
             # failed compaction, prompts are sent as they are for a while: `CompactionBackoff`)
-            self.run_worker(compact_then_send(self, prompt), group="turn", exit_on_error=False, description="compact")
+            self.screen.run_worker(
+                compact_then_send(self.screen, prompt), group="turn", exit_on_error=False, description="compact"
+            )
             return
-        self.chat_log.hide_actions()
-        self.chat_log.add_user(prompt, [a.ref for a in files])
-        app = self.app  # its team: `--team`, "Run a team" in the palette, or the resumed session's (read once the
+        self.screen.chat_log.hide_actions()
+        self.screen.chat_log.add_user(prompt, [a.ref for a in files])
+        app = (
+            self.screen.app
+        )  # its team: `--team`, "Run a team" in the palette, or the resumed session's (read once the
         # engine is there, which restores it)
         self._run_in_worker(
             lambda backend: (
@@ -116,42 +118,42 @@ class ChatTurns(TurnView):
             )
         )
 
-    def action_retry_reply(self) -> None:
+    def retry(self) -> None:
         """Ctrl+R: ask again for the last reply; the old one stays, dimmed, and the model no longer sees it."""
         self._redo(lambda backend: backend.retry())
 
-    def action_continue_reply(self) -> None:
+    def continue_reply(self) -> None:
         """Ctrl+G: have the model go on with the last reply where it stopped: a new version of it, its text and
         the rest (the cut-off one is kept, on its own branch)."""
         self._redo(lambda backend: backend.continue_reply())
 
     def _redo(self, turn: TurnOf) -> None:
         if not self.idle:
-            self.notify("A reply is running: press Esc to stop it first.", severity="warning")
+            self.screen.notify("A reply is running: press Esc to stop it first.", severity="warning")
             return
         self.start_branch_turn(turn)
 
     def start_branch_turn(self, turn: TurnOf) -> None:
         """Run a turn that is not a new prompt (retry, continue, edit, regenerate)."""
-        self.chat_log.hide_actions()
-        self.prompt_input.focus()  # a click on the link focused the log: typing goes to the prompt again
+        self.screen.chat_log.hide_actions()
+        self.screen.prompt_input.focus()  # a click on the link focused the log: typing goes to the prompt again
         self._run_in_worker(turn)
 
     def _run_in_worker(self, turn: TurnOf) -> None:
         """Run `turn` in the turn worker (after the turn before it); from now on Esc stops this one."""
         stop = self._stop = asyncio.Event()
         self._set_busy(True)
-        self.run_worker(
+        self.screen.run_worker(
             self._run_turn(stoppable(turn, stop), stop), group="turn", exit_on_error=False, description="chat turn"
         )
 
-    def action_cancel_turn(self) -> None:
+    def cancel(self) -> None:
         """Esc: on an empty prompt with a prompt queued, take the newest queued one back to edit; otherwise
         stop the reply."""
-        prompt = self.prompt_input
-        if self.branches.cancel_edit():
+        prompt = self.screen.prompt_input
+        if self.screen.branches.cancel_edit():
             return
-        if not prompt.text and (waiting := self.queued.take_last()) is not None:
+        if not prompt.text and (waiting := self.screen.queued.take_last()) is not None:
             prompt.load_text(waiting)
             prompt.set_attachments(self._queued_attachments.pop(waiting, []))
             prompt.move_cursor(prompt.document.end)
@@ -162,10 +164,10 @@ class ChatTurns(TurnView):
         """What was written here and not sent, taken out: the prompts waiting in the queue, oldest first, then the
         prompt box's text, with their files (a screen drawn in this one's place puts them in its prompt box)."""
         waiting, files = [], []
-        while (prompt := self.queued.take_first()) is not None:
+        while (prompt := self.screen.queued.take_first()) is not None:
             waiting.append(prompt)
             files += self._queued_attachments.pop(prompt, [])
-        box = self.prompt_input
+        box = self.screen.prompt_input
         draft, files = box.prompt_text, files + box.attachments
         return Unsent("\n\n".join(text for text in [*waiting, draft] if text.strip()), files, len(waiting))
 
@@ -174,19 +176,19 @@ class ChatTurns(TurnView):
         if not self.busy:
             return
         self._stop.set()  # for a turn the backend does not have yet: stopped when it has (`stoppable`)
-        if self.backend is not None:
-            self.backend.cancel()
-        self.chat_log.interrupt_streaming()
-        self.tool_panels.interrupt_open()
+        if self.screen.backend is not None:
+            self.screen.backend.cancel()
+        self.screen.chat_log.interrupt_streaming()
+        self.screen.tool_panels.interrupt_open()
         self._set_busy(False)
 
     # -- the turn -----------------------------------------------------------------------------------
     async def _turn_events(self, turn: TurnOf) -> AsyncIterator[AgentEvent]:
         """The turn's events once the engine is there; a failed build ends the turn with its sentence."""
         try:
-            backend = await self._connected()
+            backend = await self.screen.connected()
         except EngineUnavailableError as error:
-            from tui_agent.agent.events import TurnFinished  # loads with the engine, which did not
+            from tui_agent.agent.events import TurnFinished  # deferred: loads with the engine, which did not
 
             yield TurnFinished(TurnEndReason.ERROR, error.user_message)
             return
@@ -200,11 +202,10 @@ class ChatTurns(TurnView):
             self._set_busy(not stop.is_set())  # the turn before ended ("ready"): this one replies, unless stopped
             turn_events = self._turn_events(turn)
             try:
-                self._last_finished = None
-                self._turn_began = self._clock()
+                self.view.begin_turn()
                 turn_slice = time.perf_counter() + EVENT_SLICE
                 async for event in turn_events:
-                    self.render_event(event)
+                    self.view.render_event(event)
                     if _finishes(event):  # ready now; the engine's last writes go on (a long reply: ~40 ms)
                         self._engine_finishing = asyncio.create_task(_read_to_end(turn_events))
                         self._engine_finishing.add_done_callback(self._engine_finished)
@@ -213,31 +214,32 @@ class ChatTurns(TurnView):
                         await asyncio.sleep(0)  # let keys and frames in between
                         turn_slice = time.perf_counter() + EVENT_SLICE
             except Exception as error:  # the backend reports failures as events; anything else lands here
-                self.chat_log.add_error(user_message(error))
+                self.screen.chat_log.add_error(user_message(error))
             finally:
-                self.chat_log.close_open()
+                self.screen.chat_log.close_open()
                 self._set_busy(False)
-                self._show_status()
-        if (waiting := self.queued.take_first()) is not None:  # the lock is free: the next turn may start
+                self.screen.show_status()
+        if (waiting := self.screen.queued.take_first()) is not None:  # the lock is free: the next turn may start
             self._start_turn(waiting, self._queued_attachments.pop(waiting, None))
 
     def _engine_finished(self, _: asyncio.Task[None]) -> None:
         """The turn's last writes are done: the status line shows what they changed (a regeneration's own
         model is given back only then; the line said that model until the next turn)."""
-        if self.is_attached and self.query(StatusBar):  # a screen retired meanwhile has no status line
-            self._show_status()
+        if self.screen.is_attached and self.screen.query(StatusBar):  # a screen retired meanwhile has no status line
+            self.screen.show_status()
             if self.idle:  # after the frame that shows the turn's end, while the person reads it
-                self.call_after_refresh(self._collect_garbage)
+                self.screen.call_after_refresh(self._collect_garbage)
 
     def _collect_garbage(self) -> None:
-        if not (self.is_attached and self.query(StatusBar)):  # retired under a fresh screen since: nothing to ask
+        screen = self.screen
+        if not (screen.is_attached and screen.query(StatusBar)):  # retired under a fresh screen since: nothing to ask
             return
         if self.idle:  # a prompt sent in between: its turn runs first, and the next pause collects
             collect_while_reading()
 
 
 class Unsent(NamedTuple):
-    """Prompts written and not sent, as one text for a prompt box (see `ChatTurns.take_unsent`)."""
+    """Prompts written and not sent, as one text for a prompt box (see `TurnRunner.take_unsent`)."""
 
     text: str
     attachments: list[Attachment]
@@ -261,7 +263,7 @@ def stoppable(turn: TurnOf, stop: asyncio.Event) -> TurnOf:
 
 
 def _finishes(event: AgentEvent) -> bool:
-    from tui_agent.agent.events import TurnFinished  # loaded by the engine before any event exists
+    from tui_agent.agent.events import TurnFinished  # deferred: loaded by the engine before any event exists
 
     return isinstance(event, TurnFinished)
 

@@ -12,7 +12,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui_agent.ui.keys import PROMPT_KEYS, KeyRow, binding_owners, key_rows
+from tui_agent.ui.key_overrides import binding_owners
+from tui_agent.ui.keys import PROMPT_KEYS, KeyRow, key_rows
 
 KEY_WIDTH = 20
 DESCRIPTION_WIDTH = 32

@@ -22,9 +22,10 @@ from textual.widgets import Static
 from tui_agent.errors import user_message
 from tui_agent.sanitize import reveal, sanitize
 from tui_agent.status import Role
+from tui_agent.ui.fresh_chat import FreshChatWanted
 from tui_agent.ui.screens.reporting import ReportingModal
 from tui_agent.ui.screens.session_dialogs import one_line
-from tui_agent.ui.widgets.tool_panel import STATUS_LABEL
+from tui_agent.ui.widgets.tool_status import STATUS_LABEL
 
 if TYPE_CHECKING:
     from tui_agent.agent.port import SessionLibrary
@@ -73,10 +74,8 @@ async def show_sub_session(screen: ChatScreen, panel: ToolPanel) -> None:
     if not screen.idle:
         app.notify("A reply is running: press Esc to stop it before switching sessions.", severity="warning")
         return
-    from tui_agent.ui.screens.sessions import show_fresh_chat  # it imports the chat screen, which imports this
-
     await backend.open_session(run.session_id)
-    show_fresh_chat(app)
+    app.post_message(FreshChatWanted())
 
 
 def message_view(message: Message, agent: str) -> Content:

@@ -1,8 +1,8 @@
-"""Provides `BranchMarked`, what a prompt or reply in the chat log has for the conversation tree: the `‹2/3›`
-mark of a message with siblings (other versions of it, on other branches), the message cursor's highlight,
-and the highlight of a selected code block inside it.
+"""Provides `BranchMark`, what a prompt or reply in the chat log has for the conversation tree: the `‹2/3›`
+mark of a message with siblings (other versions of it, on other branches), and the highlight of a selected
+code block inside it. The message widgets hold one each (composition: it owns its state, the widget draws).
 
-A message asks for its mark as it mounts (`MarkWanted`, to the chat screen, which asks the port once and
+A message asks for its mark as it mounts (`BranchMark.Wanted`, to the chat screen, which asks the port once and
 remembers): entries are let go and made again as the log pages, and a copy asks again, answered at once.
 """
 
@@ -17,6 +17,9 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
+if TYPE_CHECKING:
+    from tui_agent.ui.widgets.messages import MarkedMessage
+
 
 def branch_label(index: int, count: int) -> str:
     """`‹2/3›`: the message is the second of three versions."""
@@ -24,8 +27,7 @@ def branch_label(index: int, count: int) -> str:
 
 
 def branch_css(name: str) -> str:
-    """The CSS of widget class `name`'s mark and cursor (Textual reads CSS along a widget's first base only,
-    so a mixin's own would be skipped: each message class adds this to its DEFAULT_CSS)."""
+    """The CSS of widget class `name`'s mark and cursor (each message class adds this to its DEFAULT_CSS)."""
     return f"""
     {name}.-branched {{
         margin-top: 0;
@@ -40,56 +42,44 @@ def branch_css(name: str) -> str:
     """
 
 
-if TYPE_CHECKING:  # a mixin for widgets: typed as one, a plain class at run time (see `branch_css`)
-    _Mixin = Widget
-else:
-    _Mixin = object
+class BranchMark:
+    """A message of the conversation tree as the chat log shows it: its place among its siblings (`‹2/3›`)
+    and the rows of the code block the message cursor highlights. Each prompt and reply widget holds one
+    (`branch_mark`) and draws through it (`highlighted`)."""
 
-
-class BranchMarked(_Mixin):
-    """A message of the conversation tree, as the chat log shows it (mixed into `UserMessage` and
-    `AssistantMessage`, before their widget base)."""
-
-    class MarkWanted(Message):
+    class Wanted(Message):
         """A message with an id was mounted: the screen shows its `‹2/3›` when it has siblings."""
 
-        def __init__(self, entry: BranchMarked, message_id: str) -> None:
+        def __init__(self, entry: MarkedMessage, message_id: str) -> None:
             super().__init__()
             self.entry, self.message_id = entry, message_id
 
-    branch: tuple[int, int] | None = None
-    """(index, count) among its siblings, once known."""
-    code_rows: tuple[int, int] | None = None
-    """Lines [start, end) of the code block the cursor is on, highlighted; None: no code block selected."""
+    def __init__(self, widget: Widget) -> None:
+        self.widget = widget
+        self.branch: tuple[int, int] | None = None
+        """(index, count) among its siblings, once known."""
+        self.code_rows: tuple[int, int] | None = None
+        """Lines [start, end) of the code block the cursor is on, highlighted; None: no code block selected."""
 
-    @property
-    def tree_id(self) -> str | None:
-        """The message's id in history (None for a prompt whose turn has not started yet)."""
-        return getattr(self, "message_id", None)
-
-    def on_mount(self) -> None:
-        if (message_id := self.tree_id) is not None:
-            self.post_message(self.MarkWanted(self, message_id))
-
-    def show_branch(self, index: int, count: int) -> None:
+    def show(self, index: int, count: int) -> None:
         """Show `‹index+1/count›` above the message (nothing when it is the only version)."""
         before, self.branch = self.branch, (index, count)
         if count <= 1 and (before is None or before[1] <= 1):
             return  # the only version (most messages): nothing to draw, no restyle
-        self.set_class(count > 1, "-branched")
-        self.border_title = Content(branch_label(index, count)) if count > 1 else None
+        self.widget.set_class(count > 1, "-branched")
+        self.widget.border_title = Content(branch_label(index, count)) if count > 1 else None
 
     def highlight_code(self, rows: tuple[int, int] | None) -> None:
         if rows != self.code_rows:
             self.code_rows = rows
-            self.refresh()
+            self.widget.refresh()
 
-    def render_line(self, y: int) -> Strip:
-        strip = super().render_line(y)
+    def highlighted(self, strip: Strip, y: int) -> Strip:
+        """Line `y` of the message as drawn (`strip`), highlighted when it is in the selected code block."""
         rows = self.code_rows
         if rows is None or not rows[0] <= y < rows[1]:
             return strip
-        highlight = self.screen.get_component_rich_style("screen--selection")
+        highlight = self.widget.screen.get_component_rich_style("screen--selection")
         style = Style(bgcolor=highlight.bgcolor, color=highlight.color)
         segments: list[Segment] = list(Segment.apply_style(list(strip), post_style=style))
         return Strip(segments, strip.cell_length)

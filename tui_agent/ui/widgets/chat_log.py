@@ -54,7 +54,10 @@ class ChatLog(LogWindow):
         self._actions: ReplyActions | None = None
 
     def _forget(self, entries: Sequence[Entry]) -> None:
+        # deferred: the message widgets load with the first message
         from tui_agent.ui.widgets.messages import AssistantMessage
+
+        # deferred: with the message widgets, after the first frame
         from tui_agent.ui.widgets.thinking import ThinkingBlock
 
         super()._forget(entries)
@@ -68,6 +71,7 @@ class ChatLog(LogWindow):
 
     # -- the conversation ------------------------------------------------------------------------------
     def add_user(self, prompt: str, attachments: Sequence[AttachmentRef] = ()) -> UserMessage:
+        # deferred: the message widgets load with the first message
         from tui_agent.ui.widgets.messages import UserMessage
 
         message = UserMessage(prompt, attachments=attachments)
@@ -85,6 +89,7 @@ class ChatLog(LogWindow):
         if message is None and continues is not None:
             message = self._carry_on(continues, message_id)
         if message is None:
+            # deferred: the message widgets load with the first message
             from tui_agent.ui.widgets.messages import AgentLabel, AssistantMessage
 
             if agent:
@@ -103,6 +108,7 @@ class ChatLog(LogWindow):
             return None
         if (marker := self._markers.pop(cut_off, None) or self._marker_after(message)) is not None:
             marker.remove()
+        # deferred: with the message widgets, after the first frame
         from tui_agent.ui.widgets.thinking import ThinkingBlock
 
         blocks = self._blocks.pop(cut_off, {})
@@ -113,13 +119,14 @@ class ChatLog(LogWindow):
             block.message_id = message_id
         self._blocks[message_id] = blocks
         message.message_id, self._assistant[message_id] = message_id, message
-        message.show_branch(0, 1)  # its own mark comes when the turn ends
+        message.branch_mark.show(0, 1)  # its own mark comes when the turn ends
         message.reopen()
         self.anchor()
         return message
 
     def shown_reply(self, message_id: str) -> AssistantMessage | None:
         """The mounted widget of a reply, live or loaded from history."""
+        # deferred: the message widgets load with the first message
         from tui_agent.ui.widgets.messages import AssistantMessage
 
         return next(
@@ -128,6 +135,7 @@ class ChatLog(LogWindow):
         )
 
     def _marker_after(self, message: AssistantMessage) -> MessageMarker | None:
+        # deferred: the message widgets load with the first message
         from tui_agent.ui.widgets.messages import MessageMarker
 
         children = list(self.children)
@@ -136,6 +144,7 @@ class ChatLog(LogWindow):
 
     def mark_replaced(self, message_id: str) -> None:
         """A retry replaces this reply: dim it, and say so under it."""
+        # deferred: the message widgets load with the first message
         from tui_agent.ui.widgets.messages import MessageMarker
 
         message = self._assistant.get(message_id) or self.shown_reply(message_id)
@@ -149,6 +158,7 @@ class ChatLog(LogWindow):
 
     def show_actions(self, *, can_continue: bool) -> None:
         """Offer retry (and continue) under the last entry: the last reply failed or was cut off."""
+        # deferred: the message widgets load with the first message
         from tui_agent.ui.widgets.messages import ReplyActions
 
         self.hide_actions()
@@ -195,6 +205,7 @@ class ChatLog(LogWindow):
         """More of a reply's part of `kind` (reasoning, ...), into its block: made above the reply at the first
         piece, the same block when it comes after the answer began or when the reply is continued (loaded from
         history too); nothing when the kind is hidden."""
+        # deferred: with the message widgets, after the first frame
         from tui_agent.ui.widgets.parts import is_hidden, live_block
 
         if is_hidden(kind, self.reasoning):
@@ -210,6 +221,7 @@ class ChatLog(LogWindow):
 
     def _shown_block(self, message_id: str, kind: str) -> ThinkingBlock | None:
         """The mounted block of a reply's part of `kind`, live or loaded from history."""
+        # deferred: with the message widgets, after the first frame
         from tui_agent.ui.widgets.thinking import ThinkingBlock
 
         return next(
@@ -227,6 +239,7 @@ class ChatLog(LogWindow):
 
     def action_toggle_thinking(self) -> None:
         """Open or close the newest thinking block on screen."""
+        # deferred: with the message widgets, after the first frame
         from tui_agent.ui.widgets.thinking import ThinkingBlock
 
         blocks = [entry for entry in self.entries if isinstance(entry, ThinkingBlock)]
@@ -261,6 +274,7 @@ class ChatLog(LogWindow):
         if marker is not None:
             marker.remove()
         if message.status in (MessageStatus.INTERRUPTED, MessageStatus.FAILED):
+            # deferred: the message widgets load with the first message
             from tui_agent.ui.widgets.messages import MessageMarker
 
             marker = self._markers[message.message_id] = MessageMarker(message.status, note)
@@ -283,12 +297,14 @@ class ChatLog(LogWindow):
         if message == self.last_error:
             return  # the failed message and the failed turn often carry the same sentence
         self.last_error = message
+        # deferred: the message widgets load with the first message
         from tui_agent.ui.widgets.messages import ErrorNotice
 
         self._add(ErrorNotice(message, title=title))
 
     def add_system(self, text: str) -> None:
         """A line from tui-agent itself (not from the model), e.g. that the offline model answers."""
+        # deferred: the message widgets load with the first message
         from tui_agent.ui.widgets.messages import SystemLine
 
         self._add(SystemLine(text))

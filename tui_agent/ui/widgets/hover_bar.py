@@ -13,10 +13,10 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui_agent.ui.code_blocks import code_blocks
-from tui_agent.ui.widgets.branch_mark import BranchMarked
 
 if TYPE_CHECKING:
     from tui_agent.ui.screens.chat import ChatScreen
+    from tui_agent.ui.widgets.messages import MarkedMessage
 
 LINKS = {
     "edit": "✎ edit",
@@ -38,16 +38,16 @@ ACTIONS = {
 """The message cursor's action behind each link (`‹ ›`: its branch action)."""
 
 
-def links_for(entry: BranchMarked) -> list[str]:
+def links_for(entry: MarkedMessage) -> list[str]:
     """The links a message's bar offers, in order."""
-    from tui_agent.ui.widgets.messages import UserMessage  # loaded with the first message
+    from tui_agent.ui.widgets.messages import UserMessage  # deferred: loaded with the first message
 
     prompt = isinstance(entry, UserMessage)
     links = ["edit" if prompt else "regenerate", "copy"]
     if not prompt and code_blocks(getattr(entry, "text", "") or ""):
         links.append("code")
     links.append("fork")
-    if entry.branch is not None and entry.branch[1] > 1:
+    if entry.branch_mark.branch is not None and entry.branch_mark.branch[1] > 1:
         links += ["previous", "next"]
     return links
 
@@ -71,7 +71,7 @@ class HoverBar(Static):
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
-        self.entry: BranchMarked | None = None
+        self.entry: MarkedMessage | None = None
 
     @property
     def chat(self) -> ChatScreen:
@@ -81,7 +81,9 @@ class HoverBar(Static):
         """The pointer is over `node`: show the bar over it if it is a message, hide it if it left the messages."""
         if node is self:
             return
-        if not isinstance(node, BranchMarked) or node.tree_id is None:
+        from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage  # deferred: with the first message
+
+        if not isinstance(node, UserMessage | AssistantMessage) or node.message_id is None:
             self.hide()
             return
         self.entry = node

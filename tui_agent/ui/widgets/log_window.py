@@ -23,7 +23,8 @@ from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from tui_agent.ui.widgets.messages import Entry, LetGo
+    from tui_agent.ui.widgets.let_go import LetGo
+    from tui_agent.ui.widgets.messages import Entry
 
 HINT_IDS = frozenset({"earlier", "later", "welcome"})
 """The two lines saying how many entries are let go above and below; every other child is an entry."""
@@ -43,6 +44,7 @@ TRIM_AT_CHARS = 300_000
 
 def entry_chars(entry: Widget) -> int:
     """What an entry weighs in a page: a reply's length (other entries are a few lines)."""
+    # deferred: the message widgets load with the first message
     from tui_agent.ui.widgets.messages import AssistantMessage
 
     return len(entry.text) if isinstance(entry, AssistantMessage) else 0
@@ -103,6 +105,7 @@ class LogWindow(VerticalScroll):
         return len(self._below)
 
     def _add(self, widget: Entry) -> None:
+        # deferred: the message widgets load with the first message
         from tui_agent.ui.widgets.messages import SystemLine
 
         if self._welcome is not None and isinstance(widget, SystemLine):
@@ -235,6 +238,7 @@ class LogWindow(VerticalScroll):
         return self.mount_all(self._let_go_older(widgets), before=self._later_hint)
 
     def _render_top(self) -> None:
+        # deferred: the message widgets load with the first message
         from tui_agent.ui.widgets.messages import AssistantMessage
 
         first = next((entry for entry in self.entries if isinstance(entry, AssistantMessage)), None)
@@ -264,6 +268,7 @@ class LogWindow(VerticalScroll):
 
     def show_welcome(self, welcome: Widget) -> None:
         """Show `welcome` (id "welcome") while the session has no message (tui-agent's own lines stay above)."""
+        # deferred: the message widgets load with the first message
         from tui_agent.ui.widgets.messages import SystemLine
 
         if self._welcome is None and all(isinstance(entry, SystemLine) for entry in self.entries):
@@ -293,6 +298,7 @@ class LogWindow(VerticalScroll):
     async def prepared(self, widgets: Sequence[Widget]) -> None:
         """Render replies' markdown before they are mounted, one at a time between frames (input stays
         live), at the width replies on screen have: the frame that shows them then only arranges them."""
+        # deferred: the message widgets load with the first message
         from tui_agent.ui.widgets.messages import AssistantMessage
 
         shown = next((entry for entry in self.entries if isinstance(entry, AssistantMessage)), None)

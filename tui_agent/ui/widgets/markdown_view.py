@@ -181,7 +181,8 @@ class MarkdownView(Widget):
     def _render_markdown(self, source: str, width: int) -> list[Strip]:
         console = self.app.console
         options = self.app.console_options.update(highlight=False, width=width, height=None).update_width(width)
-        from rich.markdown import Markdown  # markdown-it and Rich's renderers load at the first reply, not at start-up
+        # deferred: markdown-it and Rich's renderers load at the first reply, not at start-up
+        from rich.markdown import Markdown
 
         segments = console.render(Markdown(source), options)
         return [Strip(line) for line in Segment.split_and_crop_lines(segments, width, include_new_lines=False)]

@@ -13,6 +13,7 @@ hover bar call (`run`): it acts on the selected message, else selects the newest
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, cast
 
 from textual.binding import Binding
@@ -20,14 +21,13 @@ from textual.content import Content
 from textual.geometry import Region
 from textual.widgets import Static
 
-from tui_agent.ui.branches import run_later
 from tui_agent.ui.clipboard import copy_text
 from tui_agent.ui.code_blocks import code_blocks, code_rows
-from tui_agent.ui.widgets.branch_mark import BranchMarked
+from tui_agent.ui.keys import keys_of
 
 if TYPE_CHECKING:
     from tui_agent.ui.screens.chat import ChatScreen
-    from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
+    from tui_agent.ui.widgets.messages import AssistantMessage, MarkedMessage, UserMessage
 
 HINTS = [
     ("message_up", "↑↓", ""),
@@ -41,6 +41,11 @@ HINTS = [
     ("leave_messages", "esc", "back"),
 ]
 """The bar's hints: binding id, default key shown, what it does."""
+
+
+def run_later(screen: ChatScreen, work: Callable[[], Awaitable[object]], description: str) -> None:
+    """Run a branch action in a worker; a failure ends in the app's notification (`on_worker_failed`)."""
+    screen.run_worker(work(), group="branch-action", exclusive=True, exit_on_error=False, description=description)
 
 
 class MessageCursor(Static, can_focus=True):
@@ -74,7 +79,7 @@ class MessageCursor(Static, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
-        self.selected: BranchMarked | None = None
+        self.selected: MarkedMessage | None = None
         self.code_index: int | None = None
         """Which of the selected reply's code blocks is selected (tab), if any."""
         self._switching = asyncio.Lock()
@@ -87,12 +92,17 @@ class MessageCursor(Static, can_focus=True):
     def active(self) -> bool:
         return self.has_class("-active")
 
-    def messages(self) -> list[BranchMarked]:
+    def messages(self) -> list[MarkedMessage]:
         """The prompts and replies mounted in the log, top to bottom (a reply that is all reasoning has none)."""
+        from tui_agent.ui.widgets.messages import (  # deferred: loaded with the first message
+            AssistantMessage,
+            UserMessage,
+        )
+
         return [
             entry
             for entry in self.chat.chat_log.entries
-            if isinstance(entry, BranchMarked) and not entry.has_class("-thought-only")
+            if isinstance(entry, UserMessage | AssistantMessage) and not entry.has_class("-thought-only")
         ]
 
     # -- selecting ------------------------------------------------------------------------------------
@@ -107,13 +117,13 @@ class MessageCursor(Static, can_focus=True):
         self.focus()
         return True
 
-    def select(self, entry: BranchMarked) -> None:
+    def select(self, entry: MarkedMessage) -> None:
         if self.selected is not None and self.selected is not entry:
             self.selected.remove_class("-cursor")
-            self.selected.highlight_code(None)
+            self.selected.branch_mark.highlight_code(None)
         self.selected, self.code_index = entry, None
         entry.add_class("-cursor")
-        entry.highlight_code(None)
+        entry.branch_mark.highlight_code(None)
         self.chat.chat_log.scroll_to_widget(entry, animate=False)
         self._show_hints()
 
@@ -121,24 +131,23 @@ class MessageCursor(Static, can_focus=True):
         """Back to the prompt: nothing selected."""
         if self.selected is not None:
             self.selected.remove_class("-cursor")
-            self.selected.highlight_code(None)
+            self.selected.branch_mark.highlight_code(None)
         self.selected, self.code_index = None, None
         self.remove_class("-active")
         if self.is_attached and self.app.focused is self:
             self.chat.prompt_input.focus()
 
-    def _current(self) -> BranchMarked | None:
+    def _current(self) -> MarkedMessage | None:
         """The selected message while still in the log (paging may have let it go)."""
         entry = self.selected
         if entry is not None and not entry.is_attached:
-            entry = self.selected = next((m for m in self.messages() if m.tree_id == entry.tree_id), None)
+            entry = self.selected = next((m for m in self.messages() if m.message_id == entry.message_id), None)
             if entry is not None:
                 entry.add_class("-cursor")
         return entry
 
     def _show_hints(self) -> None:
-        from tui_agent.ui.keys import keys_of
-        from tui_agent.ui.widgets.messages import UserMessage  # loaded with the first message
+        from tui_agent.ui.widgets.messages import UserMessage  # deferred: loaded with the first message
 
         entry, shown = self._current(), self.messages()
         if entry is None:
@@ -176,7 +185,7 @@ class MessageCursor(Static, can_focus=True):
 
     # -- acting on it ---------------------------------------------------------------------------------
     def _prompt(self) -> UserMessage | None:
-        from tui_agent.ui.widgets.messages import UserMessage
+        from tui_agent.ui.widgets.messages import UserMessage  # deferred: loaded with the first message
 
         entry = self._current()
         if isinstance(entry, UserMessage) and entry.message_id is not None:
@@ -186,7 +195,10 @@ class MessageCursor(Static, can_focus=True):
 
     def _reply(self) -> AssistantMessage | None:
         """The selected reply, or the reply that follows the selected prompt."""
-        from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
+        from tui_agent.ui.widgets.messages import (  # deferred: loaded with the first message
+            AssistantMessage,
+            UserMessage,
+        )
 
         entry, shown = self._current(), self.messages()
         if isinstance(entry, UserMessage) and entry in shown:
@@ -236,7 +248,7 @@ class MessageCursor(Static, can_focus=True):
         for block in blocks[: self.code_index + 1]:
             rows = code_rows(shown, block, after)
             after = rows[1] if rows is not None else after
-        entry.highlight_code(rows)
+        entry.branch_mark.highlight_code(rows)
         if rows is not None:  # the view follows the block, not only the message
             top = entry.virtual_region
             self.chat.chat_log.scroll_to_region(
@@ -271,12 +283,12 @@ class MessageCursor(Static, can_focus=True):
             if entry is not None:
                 await self._switch_from(entry, step)
 
-    async def _switch_from(self, entry: BranchMarked, step: int) -> None:
+    async def _switch_from(self, entry: MarkedMessage, step: int) -> None:
         target = await self.chat.branches.switch(entry, step)
         if target is None:
             return
         self.focus()
-        landed = next((m for m in self.messages() if m.tree_id == target), None)
+        landed = next((m for m in self.messages() if m.message_id == target), None)
         if landed is not None:
             self.add_class("-active")
             self.select(landed)

@@ -12,18 +12,20 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.reactive import var
+from textual.strip import Strip
 from textual.timer import Timer
 from textual.widgets import Static
 
 from tui_agent.sanitize import StreamSanitizer, sanitize
 from tui_agent.status import MessageStatus
-from tui_agent.ui.widgets.branch_mark import BranchMarked, branch_css
+from tui_agent.ui.widgets.branch_mark import BranchMark, branch_css
+from tui_agent.ui.widgets.let_go import LetGo
 from tui_agent.ui.widgets.markdown_view import MarkdownView
 from tui_agent.ui.widgets.thinking import ThinkingBlock
 
@@ -48,7 +50,7 @@ def preview(text: str) -> str:
     return f"{shown}\n… ({len(lines):,} lines, {len(text):,} characters in all)"
 
 
-class UserMessage(BranchMarked, Static):
+class UserMessage(Static):
     """What the person sent, shown literally."""
 
     DEFAULT_CSS = """
@@ -71,6 +73,14 @@ class UserMessage(BranchMarked, Static):
         self.message_id = message_id
         """Its id in history: known when loaded, or once its turn has started (edit, branches)."""
         self.attachments = tuple(attachments)
+        self.branch_mark = BranchMark(self)
+
+    def on_mount(self) -> None:
+        if self.message_id is not None:
+            self.post_message(BranchMark.Wanted(self, self.message_id))
+
+    def render_line(self, y: int) -> Strip:
+        return self.branch_mark.highlighted(super().render_line(y), y)
 
     @property
     def settled(self) -> bool:
@@ -80,7 +90,7 @@ class UserMessage(BranchMarked, Static):
         return LetGo(partial(UserMessage, self.prompt, self.message_id, self.attachments))
 
 
-class AssistantMessage(BranchMarked, MarkdownView):
+class AssistantMessage(MarkdownView):
     """One assistant reply: streams as markdown, then settles into a single rendered block.
 
     Esc finishes it locally at once (`finish(..., closed=False)`); text the backend had already produced
@@ -125,6 +135,13 @@ class AssistantMessage(BranchMarked, MarkdownView):
         self._last_flush = 0.0
         self._interval = FLUSH_INTERVAL
         self._timer: Timer | None = None
+        self.branch_mark = BranchMark(self)
+
+    def on_mount(self) -> None:
+        self.post_message(BranchMark.Wanted(self, self.message_id))
+
+    def render_line(self, y: int) -> Strip:
+        return self.branch_mark.highlighted(super().render_line(y), y)
 
     @property
     def streaming(self) -> bool:
@@ -408,6 +425,9 @@ class SummaryMessage(Static):
         return LetGo(partial(SummaryMessage, self.text))
 
 
+MarkedMessage = UserMessage | AssistantMessage
+"""A message of the conversation tree (a prompt or a reply): it has a `branch_mark`."""
+
 Entry = (
     UserMessage
     | ThinkingBlock
@@ -421,15 +441,3 @@ Entry = (
     | SummaryMessage
 )
 """Everything the chat log holds."""
-
-
-class LetGo(NamedTuple):
-    """An entry the chat log unmounted, kept as what it takes to make it again (a widget is much heavier:
-    thousands of them kept alive make every full garbage collection a visible stall). A NamedTuple: its
-    class is made before the first frame, where a frozen dataclass costs ~0.6 ms more."""
-
-    make: Callable[[], Entry]
-    message_id: str | None = None
-    """The reply's id, for an assistant message (its tool calls are hidden while it is let go)."""
-    chars: int = 0
-    """The reply's length, for an assistant message (what bounds a page of long replies)."""

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from tui_agent.agent.records import image_mime
 
 LONGEST_PATH = 4096
 
@@ -20,12 +23,9 @@ def image_path_in(text: str) -> Path | None:
     if len(candidate) > 1 and candidate[0] == candidate[-1] and candidate[0] in "'\"":
         candidate = candidate[1:-1]
     elif candidate.startswith("file://"):
-        from urllib.parse import unquote, urlsplit
-
         candidate = unquote(urlsplit(candidate).path)
     else:
         candidate = re.sub(r"\\(.)", r"\1", candidate)
-    from tui_agent.agent.records import image_mime
 
     path = Path(candidate).expanduser()
     try:

@@ -27,6 +27,8 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
 
+from tui_agent.errors import user_message
+
 if TYPE_CHECKING:  # attachments load with the first one, not before the first frame
     from tui_agent.agent.records import Attachment, AttachmentRef, PromptHistory
 
@@ -137,7 +139,8 @@ class PromptInput(TextArea):
         long one goes in as a chip; anything else is left to TextArea (it inserts the text)."""
         if self.read_only:
             return
-        from tui_agent.ui.widgets.pasted_path import image_path_in  # with the first paste, not the first frame
+        # deferred: with the first paste, not the first frame
+        from tui_agent.ui.widgets.pasted_path import image_path_in
 
         if (image := image_path_in(event.text)) is not None:
             self._consume(event)
@@ -156,7 +159,10 @@ class PromptInput(TextArea):
 
     def _offer_attachment(self, text: str) -> None:
         """Ask whether a long paste goes with the prompt as a file or into the box."""
+        # deferred: with the first attachment, not the first frame
         from tui_agent.agent.records import Attachment, human_size
+
+        # deferred: with the first paste, not the first frame
         from tui_agent.ui.screens.attach_paste import AttachPasteScreen, PasteChoice
 
         self._pastes += 1
@@ -180,6 +186,7 @@ class PromptInput(TextArea):
 
     @work(thread=True, group="attach", exit_on_error=False)
     def _load_attachment(self, path: str) -> None:
+        # deferred: with the first attachment, not the first frame
         from tui_agent.agent.records import AttachmentError, load_attachment
 
         try:
@@ -210,7 +217,7 @@ class PromptInput(TextArea):
 
     def _open_picker(self) -> None:
         """`@`: choose a file to attach; Esc in the picker types the `@` after all."""
-        from tui_agent.ui.widgets.file_picker import FilePicker
+        from tui_agent.ui.widgets.file_picker import FilePicker  # deferred: with the first @, not the first frame
 
         def picked(path: str | None) -> None:
             if path is None:
@@ -319,7 +326,6 @@ class PromptInput(TextArea):
 
     async def _read_back(self, index: int) -> None:
         """Read prompt `index`'s files back from history, show them as chips, and say which are missing."""
-        from tui_agent.errors import user_message
 
         refs, problem = self._refs_of[index], ""
         try:
@@ -351,6 +357,7 @@ class PromptInput(TextArea):
         """The stored history, loading earlier runs' prompts ahead of this run's the first time."""
         if self._stored is None:
             # The history module (and its redactor) load here, at the first Enter or Up, not before the first frame.
+            # deferred: with the engine's history, not the first frame
             from tui_agent.agent.records import PromptHistory
 
             self._stored = PromptHistory.default()

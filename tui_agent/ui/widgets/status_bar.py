@@ -178,7 +178,7 @@ class StatusBar(Static):
         meter = self.meter
         if meter is None or meter.session_cost is None and meter.last_cost is None:
             return ""
-        from tui_agent.prices import format_cost  # with the engine's meter: not before the first frame
+        from tui_agent.prices import format_cost  # deferred: with the engine's meter: not before the first frame
 
         last = "" if meter.last_cost is None else f" · {format_cost(meter.last_cost)} last"
         session = "" if meter.session_cost is None else f" · {format_cost(meter.session_cost)} session"
@@ -190,7 +190,7 @@ class StatusBar(Static):
         meter = self.meter
         if meter is None or not meter.context_tokens:
             return []
-        from tui_agent.prices import format_tokens  # with the engine's meter: not before the first frame
+        from tui_agent.prices import format_tokens  # deferred: with the engine's meter: not before the first frame
 
         tokens = ("~" if meter.context_estimated else "") + format_tokens(meter.context_tokens)
         share = meter.context_share

@@ -18,9 +18,11 @@ from textual.content import Content
 from tui_agent.agent import events
 from tui_agent.sanitize import StreamSanitizer, reveal, sanitize
 from tui_agent.status import MessageStatus, ToolStatus, TurnEndReason
-from tui_agent.ui.widgets.tool_panel import STATUS_LABEL, Clock, format_elapsed
+from tui_agent.ui.widgets.tool_status import STATUS_LABEL, format_elapsed
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tui_agent.tool_call import CallKey, ToolCall
 
 TEXT_LINES = 8
@@ -99,7 +101,7 @@ class Tail:
 class SubAgentRun:
     """One sub-agent's turn as its caller's panel shows it."""
 
-    def __init__(self, agent: str, session_id: str | None = None, *, clock: Clock | None = None) -> None:
+    def __init__(self, agent: str, session_id: str | None = None, *, clock: Callable[[], float] | None = None) -> None:
         self.agent = agent
         self.session_id = session_id
         """The sub-agent's own (child) session; None until its first event (or, resumed, until looked up)."""

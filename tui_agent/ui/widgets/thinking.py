@@ -14,7 +14,7 @@ which says which kind is shown how).
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from textual.binding import Binding
 from textual.content import Content
@@ -25,9 +25,7 @@ from textual.widgets import Static
 
 from tui_agent.agent.records import PART_BREAK
 from tui_agent.sanitize import StreamSanitizer, sanitize
-
-if TYPE_CHECKING:
-    from tui_agent.ui.widgets.messages import LetGo
+from tui_agent.ui.widgets.let_go import LetGo
 
 FLUSH_INTERVAL = 0.05
 """Seconds between redraws of a block whose reasoning is streaming."""
@@ -123,8 +121,6 @@ class ThinkingBlock(Static, can_focus=True):
         return self.ended
 
     def let_go(self) -> LetGo:
-        from tui_agent.ui.widgets.messages import LetGo  # it lives with the entries, which import this module
-
         return LetGo(
             partial(
                 type(self).finished,

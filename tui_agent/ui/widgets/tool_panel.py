@@ -31,6 +31,7 @@ from textual.widgets import Static
 
 from tui_agent.sanitize import reveal, sanitize
 from tui_agent.status import ToolStatus
+from tui_agent.ui.widgets.tool_status import STATUS_LABEL, format_elapsed
 
 if TYPE_CHECKING:  # the event classes load with the engine, after the first paint
     from tui_agent.agent.events import SubAgentEvent
@@ -49,34 +50,15 @@ ASK_PREFIX = "ask_"
 COLLAPSED_LINES = 8
 COLLAPSED_CHARS = 600
 
-STATUS_LABEL = {
-    ToolStatus.PENDING: "○ pending",
-    ToolStatus.AWAITING_APPROVAL: "? awaiting approval",
-    ToolStatus.RUNNING: "◐ running",
-    ToolStatus.DONE: "✓ done",
-    ToolStatus.FAILED: "✗ failed",
-    ToolStatus.DENIED: "⊘ denied",
-    ToolStatus.INTERRUPTED: "■ interrupted",
-}
-
 
 def pretty_arguments(raw: str) -> str:
     """Arguments as indented JSON when they parse, else the raw text (still streaming)."""
-    import json  # with the first tool call, not before the first paint
+    import json  # deferred: with the first tool call, not before the first paint
 
     try:
         return json.dumps(json.loads(raw), indent=2, ensure_ascii=False)
     except ValueError:
         return raw
-
-
-def format_elapsed(seconds: float) -> str:
-    """Short elapsed time: 0.4s, 12.3s, 2m 05s."""
-    seconds = max(seconds, 0.0)
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    minutes, rest = divmod(int(seconds), 60)
-    return f"{minutes}m {rest:02d}s"
 
 
 def collapse(text: str) -> tuple[str, int]:
@@ -304,7 +286,7 @@ class ToolPanels(VerticalScroll):
         """The run of call `key` if it delegates (made on first sight: its events may come before the call)."""
         run = self._sub_agents.get(key)
         if run is None and (agent or tool.startswith(ASK_PREFIX)):
-            from tui_agent.ui.widgets.sub_agent import SubAgentRun  # with the first delegation only
+            from tui_agent.ui.widgets.sub_agent import SubAgentRun  # deferred: with the first delegation only
 
             run = self._sub_agents[key] = SubAgentRun(agent or tool[len(ASK_PREFIX) :], clock=self._clock)
         return run

@@ -12,12 +12,16 @@ line says when the branch shown is not the newest one.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
+from textual.command import SimpleCommand
+
 from tui_agent.errors import EngineUnavailableError, user_message
-from tui_agent.ui.widgets.branch_mark import BranchMarked, branch_label
+from tui_agent.ui.fresh_chat import FreshChatWanted
+from tui_agent.ui.history_view import HISTORY_PAGE, message_widgets, tool_update
+from tui_agent.ui.widgets.branch_mark import branch_label
+from tui_agent.ui.widgets.messages import MarkedMessage, UserMessage
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -27,7 +31,7 @@ if TYPE_CHECKING:
     from tui_agent.agent.port import ChatBackend
     from tui_agent.agent.records import Attachment
     from tui_agent.ui.screens.chat import ChatScreen
-    from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
+    from tui_agent.ui.widgets.messages import AssistantMessage
 
 MARK_DELAY = 0.15
 """Seconds without a message mounting before the marks of those mounted are asked for."""
@@ -42,7 +46,7 @@ class Branches:
         self.screen = screen
         self.marks: dict[str, tuple[int, int]] = {}
         """(index, count) among its siblings, by message id, as the port last said."""
-        self._wanted: dict[str, list[BranchMarked]] = {}
+        self._wanted: dict[str, list[MarkedMessage]] = {}
         self._asking: Timer | None = None
         self._asker: Worker[None] | None = None
         self.editing: UserMessage | None = None
@@ -56,11 +60,11 @@ class Branches:
         return await self.screen.engine.engine()
 
     # -- marks ----------------------------------------------------------------------------------------
-    def want(self, entry: BranchMarked, message_id: str) -> None:
+    def want(self, entry: MarkedMessage, message_id: str) -> None:
         """Show `entry`'s mark: at once when known, else once the port has said (asked when messages have
         stopped mounting for a moment: a scroll through pages asks for those left on screen only)."""
         if (mark := self.marks.get(message_id)) is not None:
-            entry.show_branch(*mark)
+            entry.branch_mark.show(*mark)
             self._say_branch()
             return
         self._wanted.setdefault(message_id, []).append(entry)
@@ -99,15 +103,15 @@ class Branches:
                     mark = (0, 1)
                 self.marks[message_id] = mark
                 for entry in shown:
-                    if entry.tree_id == message_id:  # (a cut-off reply's widget goes on as its continuation)
-                        entry.show_branch(*mark)
+                    if entry.message_id == message_id:  # (a cut-off reply's widget goes on as its continuation)
+                        entry.branch_mark.show(*mark)
             self._say_branch()
 
     def ask_again(self) -> None:
         """A sibling was made: every mounted message asks for its mark anew."""
         self.marks.clear()
         for entry in self.screen.chat_log.entries:
-            if isinstance(entry, BranchMarked) and (message_id := entry.tree_id) is not None:
+            if isinstance(entry, MarkedMessage) and (message_id := entry.message_id) is not None:
                 self.want(entry, message_id)
 
     def _say_branch(self) -> None:
@@ -115,11 +119,11 @@ class Branches:
         if self.screen.retired:
             return
         older = [
-            entry.branch
+            entry.branch_mark.branch
             for entry in self.screen.chat_log.entries
-            if isinstance(entry, BranchMarked)
-            and entry.branch is not None
-            and entry.branch[0] < entry.branch[1] - 1
+            if isinstance(entry, MarkedMessage)
+            and entry.branch_mark.branch is not None
+            and entry.branch_mark.branch[0] < entry.branch_mark.branch[1] - 1
             and not getattr(entry, "replaced", False)
         ]
         note = f"older branch {branch_label(*older[-1])} — ← → on a message switches" if older else None
@@ -127,7 +131,6 @@ class Branches:
 
     def turn_started(self, user_message_id: str) -> None:
         """The prompt just sent is stored: its widget learns its id (to be edited, and to show its mark)."""
-        from tui_agent.ui.widgets.messages import UserMessage
 
         prompts = [entry for entry in self.screen.chat_log.entries if isinstance(entry, UserMessage)]
         if prompts and prompts[-1].message_id is None:
@@ -202,9 +205,9 @@ class Branches:
         self._leave_from(entry)
         screen.chat_log.add_user(text, entry.attachments if files is None else [a.ref for a in files])
         self._asked_again = True
-        screen.start_branch_turn(lambda backend: backend.edit(message_id, text, files))
+        screen.turns.start_branch_turn(lambda backend: backend.edit(message_id, text, files))
 
-    def _leave_from(self, entry: BranchMarked | None) -> None:
+    def _leave_from(self, entry: MarkedMessage | None) -> None:
         """The entries from `entry` on (all when it is no longer mounted) leave the log, with their calls."""
         log = self.screen.chat_log
         gone = log.cut_from(entry if entry is not None and entry in log.entries else None)
@@ -226,11 +229,10 @@ class Branches:
             screen.tool_panels.forget_calls_of(gone)
         self._asked_again = True
         message_id = reply.message_id
-        screen.start_branch_turn(lambda backend: backend.regenerate(message_id, model))
+        screen.turns.start_branch_turn(lambda backend: backend.regenerate(message_id, model))
 
     async def regenerate_with_model(self, reply: AssistantMessage) -> None:
         """Offer the endpoint's models; the one picked writes the new version of `reply` (this once)."""
-        from textual.command import SimpleCommand
 
         try:
             backend = await self._backend()
@@ -242,10 +244,10 @@ class Branches:
         self.screen.app.search_commands(commands, placeholder="Regenerate with model…")
 
     # -- switch ---------------------------------------------------------------------------------------
-    async def switch(self, entry: BranchMarked, step: int) -> str | None:
+    async def switch(self, entry: MarkedMessage, step: int) -> str | None:
         """Show the previous (-1) or next (+1) version of `entry`'s message and the branch below it; returns
         the message now shown in its place (None: there is no such version, or a turn runs)."""
-        screen, message_id = self.screen, entry.tree_id
+        screen, message_id = self.screen, entry.message_id
         if message_id is None:
             return None
         if not screen.idle:
@@ -266,7 +268,6 @@ class Branches:
     async def redraw(self, backend: ChatBackend, target: str | None = None) -> None:
         """Show the active branch from history, its tool calls in the column: from message `target` down when
         what is above it is on screen (the common part stays mounted), else its newest page afresh."""
-        from tui_agent.ui.history_view import HISTORY_PAGE, message_widgets, tool_update
 
         screen = self.screen
         page = await backend.load_history(None, HISTORY_PAGE)
@@ -300,11 +301,9 @@ class Branches:
         return None
 
     # -- fork -----------------------------------------------------------------------------------------
-    async def fork(self, entry: BranchMarked) -> None:
+    async def fork(self, entry: MarkedMessage) -> None:
         """A new session holding the conversation up to `entry`, opened in a fresh chat screen."""
-        from tui_agent.ui.screens.sessions import show_fresh_chat  # it imports the chat screen
-
-        screen, message_id = self.screen, entry.tree_id
+        screen, message_id = self.screen, entry.message_id
         if not screen.idle:
             screen.notify(BUSY, severity="warning")
             return
@@ -315,9 +314,4 @@ class Branches:
         fork = await backend.fork_session(backend.current_session_id, message_id)
         await backend.open_session(fork.id)
         screen.app.notify(f"Forked into {fork.title}.", markup=False)
-        show_fresh_chat(screen.app)
-
-
-def run_later(screen: ChatScreen, work: Callable[[], Awaitable[object]], description: str) -> None:
-    """Run a branch action in a worker; a failure ends in the app's notification (`on_worker_failed`)."""
-    screen.run_worker(work(), group="branch-action", exclusive=True, exit_on_error=False, description=description)
+        screen.app.post_message(FreshChatWanted())

@@ -12,17 +12,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tui_agent.errors import EngineUnavailableError, user_message
+from tui_agent.ui.fresh_chat import FreshChatWanted
 
 if TYPE_CHECKING:
     from tui_agent.agent.compaction import Compaction
     from tui_agent.agent.meter import Meter
-    from tui_agent.ui.screens.chat_turns import ChatTurns
+    from tui_agent.ui.screens.chat import ChatScreen
 
 
-async def compact_then_send(screen: ChatTurns, prompt: str | None) -> None:
+async def compact_then_send(screen: ChatScreen, prompt: str | None) -> None:
     """Compact the conversation (before `prompt`, when the context is full; from the palette when None),
     then send `prompt` and whatever was queued meanwhile."""
-    async with screen.turn_lock:
+    async with screen.turns.turn_lock:
         try:
             backend = await screen.engine.engine()
         except EngineUnavailableError as error:
@@ -43,11 +44,10 @@ async def compact_then_send(screen: ChatTurns, prompt: str | None) -> None:
         waiting.append(queued)
     if failed is not None:
         screen.notify(failed + (" The prompt is sent as it is." if prompt is not None else ""), severity="warning")
-        screen.send_prompts(waiting)
+        screen.turns.send_prompts(waiting)
         return
-    from tui_agent.ui.screens.sessions import show_fresh_chat  # it imports the chat screen
-
-    show_fresh_chat(screen.app, note=compacted_note(done, before, auto=prompt is not None), then_send=waiting)
+    note = compacted_note(done, before, auto=prompt is not None)
+    screen.app.post_message(FreshChatWanted(note=note, then_send=waiting))
 
 
 def compacted_note(done: Compaction, before: Meter, *, auto: bool) -> str:
