@@ -136,8 +136,9 @@ class SessionActions:
 
     async def _conversation_of(self, stored: list[Message], session: Session) -> Conversation:
         """What the model sees of `stored`, prompts with their files and images (their bytes read back)."""
-        data = await self.store.attachment_data(ref.hash for m in stored for ref in m.attachments)
-        return Conversation.from_history(stored, session.system_prompt, attachment_rows.restore(stored, data))
+        data = await self.store.attachment_data(attachment_rows.stored_hashes(stored))
+        restored = attachment_rows.restore(stored, data)
+        return Conversation.from_history(stored, session.system_prompt, restored, payloads=data)
 
     async def list_sessions(self, limit: int = 200) -> list[Session]:
         """Stored sessions, most recently active first."""

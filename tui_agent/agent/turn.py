@@ -43,6 +43,7 @@ from tui_agent.agent.image_refusal import (
 )
 from tui_agent.agent.meter import SessionMeter
 from tui_agent.agent.text_runs import TextRuns
+from tui_agent.history.attachments import Attachment
 from tui_agent.history.models import PART_BREAK, Message
 from tui_agent.history.models import Usage as StoredUsage
 from tui_agent.history.saver import StreamingSaver
@@ -359,6 +360,12 @@ class Turn:
                 call.message_id, call.call_id, call.status, result=call.result, error=call.error
             )
         )
+        if call.attachments and call.status.is_final:  # what it returned besides text (an image), stored once
+            returned = [Attachment.restored(r, call.attachment_data[r.hash]) for r in call.attachments]
+            self._save_in_order(self._store_returned(call, returned))
+
+    async def _store_returned(self, call: ToolCall, returned: list[Attachment]) -> None:
+        await self.services.store.attach_to_call(call.message_id, call.call_id, returned)
 
     async def ask(self, call: ToolCall) -> Decision:
         """Put `call` to the user as an `ApprovalRequested` event and wait for the answer; a cancelled turn
