@@ -114,10 +114,13 @@ class Conversation:
         """Whether an image would be sent with the next request."""
         return not self.images_refused and has_images(self.messages)
 
-    def leave_out_newest_images(self, why: str) -> None:
-        """The server refused the newest prompt's images (invalid ones): a note saying `why` stands for each
-        from now on (history keeps that too, so a resumed session has the note from the start)."""
+    def leave_out_newest_images(self, why: str) -> bool:
+        """The server refused the newest images (invalid ones): a note saying `why` stands for each from now on.
+        True when they were a prompt's (history keeps that too, so a resumed session has the note from the
+        start); False for images tool calls returned (left out for this run only)."""
+        newest = next((m for m in reversed(self.messages) if has_images([m])), None)
         leave_out_newest_images(self.messages, why)
+        return newest is not None and not newest.get(TOOL_IMAGES)
 
     def refuse_images(self) -> None:
         """The model rejected a request with images: from now on they are left out of what is sent."""

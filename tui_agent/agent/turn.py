@@ -304,8 +304,8 @@ class Turn:
         if refusal != "invalid":
             self.conversation.refuse_images()
             return unsupported_sentence() if refusal == "unsupported" else IMAGES_REFUSED
-        self.conversation.leave_out_newest_images(INVALID_WHY)
-        self._save_in_order(store_left_out(self.services.store, self.session_id, INVALID_WHY))
+        if self.conversation.leave_out_newest_images(INVALID_WHY):  # a prompt's (not a tool's: kept for this run)
+            self._save_in_order(store_left_out(self.services.store, self.session_id, INVALID_WHY))
         return invalid_sentence()
 
     def fail(self, message: str) -> None:

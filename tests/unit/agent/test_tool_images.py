@@ -16,6 +16,7 @@ from tests.fixtures.mcp_servers.tiny_png import tiny_png
 from tests.unit.agent.conftest import MakeAgent, collect
 from tui_agent.agent.content import TOOL_IMAGES_HEADING
 from tui_agent.agent.conversation import NO_REPLY
+from tui_agent.history.attachments import Attachment
 from tui_agent.history.export import to_json, to_markdown
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import Role
@@ -99,3 +100,28 @@ async def test_a_model_that_takes_no_images_gets_the_stand_in(
     last = sent(offline_server)[-1]
     assert not any(isinstance(m["content"], list) for m in last)  # no image part, no image message
     assert [m["content"] for m in last if m["role"] == "tool"] == [STAND_IN]
+
+
+@pytest.mark.parametrize(
+    "offline_server",
+    [
+        {
+            "replies": [{"text": "Seen."}, {"tool_calls": [{"name": "broken_screenshot", "arguments": {}}]}],
+            "check_images": True,
+        }
+    ],
+    indirect=True,
+)
+async def test_a_broken_image_a_tool_returned_is_left_out_and_the_prompts_image_stays(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
+    built = await make_agent(offline_server.base_url, plugin_dirs=[PLUGINS])
+    await collect(built.agent.send("Here is mine", [Attachment("image", "mine.png", "image/png", tiny_png())]))
+    await collect(built.agent.send("Now take one"))  # the server says the tool's image is invalid
+    await collect(built.agent.send("Go on"))
+    last = sent(offline_server)[-1]
+    parts = [p for m in last if isinstance(m["content"], list) for p in m["content"]]
+    assert [image_bytes(p) for p in parts if p["type"] == "image_url"] == [tiny_png()]  # the prompt's, still sent
+    assert any(p["type"] == "text" and p["text"].startswith("(The image is left out") for p in parts)
+    (prompt, *_) = [m for m in await built.agent.load_history(limit=100) if m.role is Role.USER]
+    assert [ref.left_out for ref in prompt.attachments] == [""]
