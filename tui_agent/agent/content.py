@@ -64,8 +64,8 @@ def tool_images_content(calls: Sequence[ToolCall], payloads: Mapping[str, bytes]
     for call in calls:
         for ref in call.attachments:
             data = call.attachment_data.get(ref.hash, payloads.get(ref.hash))
-            if ref.kind != "image" or data is None or ref.left_out:
-                continue
+            if ref.kind != "image" or data is None:
+                continue  # (one left out is a note saying why)
             image = Attachment.restored(ref, data)
             parts.extend(attachment_parts(image))
             parts[-2] = {"type": "text", "text": f"{IMAGE_LABEL}{ref.name} (from {call.name}, call {call.call_id})"}

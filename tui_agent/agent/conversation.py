@@ -54,7 +54,7 @@ from tui_agent.agent.content import (
 from tui_agent.history.attachments import Attachment
 from tui_agent.history.models import Message
 from tui_agent.status import MessageStatus, Role, ToolStatus
-from tui_agent.tool_call import ToolCall
+from tui_agent.tool_call import CallKey, ToolCall
 
 INTERRUPTED_RESULT = "The tool call was interrupted before it finished; it did not complete and was not re-run."
 NO_REPLY = "(no reply)"
@@ -96,7 +96,8 @@ class Conversation:
         for call in calls:
             self.messages.append({"role": "tool", "tool_call_id": call.call_id, "content": model_answer(call)})
         if images := tool_images_content(calls, payloads or {}):
-            self.messages.append({"role": "user", "content": images, TOOL_IMAGES: True})
+            keys = [call.key for call in calls if call.attachments]
+            self.messages.append({"role": "user", "content": images, TOOL_IMAGES: keys})
 
     def add_summary(self, text: str) -> None:
         """Append a compaction summary, said as the user's words (see the module docstring)."""
@@ -114,13 +115,14 @@ class Conversation:
         """Whether an image would be sent with the next request."""
         return not self.images_refused and has_images(self.messages)
 
-    def leave_out_newest_images(self, why: str) -> bool:
+    def leave_out_newest_images(self, why: str) -> list[CallKey] | None:
         """The server refused the newest images (invalid ones): a note saying `why` stands for each from now on.
-        True when they were a prompt's (history keeps that too, so a resumed session has the note from the
-        start); False for images tool calls returned (left out for this run only)."""
+        None when they were a prompt's; else the calls that returned them (history is to keep that too, so a
+        resumed session does not send them again)."""
         newest = next((m for m in reversed(self.messages) if has_images([m])), None)
         leave_out_newest_images(self.messages, why)
-        return newest is not None and not newest.get(TOOL_IMAGES)
+        keys = newest.get(TOOL_IMAGES) if newest is not None else None
+        return [(str(m), str(c)) for m, c in keys] if keys else None
 
     def refuse_images(self) -> None:
         """The model rejected a request with images: from now on they are left out of what is sent."""

@@ -38,6 +38,7 @@ from tui_agent.agent.image_refusal import (
     INVALID_WHY,
     invalid_sentence,
     refusal_of,
+    store_calls_left_out,
     store_left_out,
     unsupported_sentence,
 )
@@ -304,8 +305,11 @@ class Turn:
         if refusal != "invalid":
             self.conversation.refuse_images()
             return unsupported_sentence() if refusal == "unsupported" else IMAGES_REFUSED
-        if self.conversation.leave_out_newest_images(INVALID_WHY):  # a prompt's (not a tool's: kept for this run)
+        calls = self.conversation.leave_out_newest_images(INVALID_WHY)  # None: a prompt's images
+        if calls is None:
             self._save_in_order(store_left_out(self.services.store, self.session_id, INVALID_WHY))
+        else:
+            self._save_in_order(store_calls_left_out(self.services.store, calls, INVALID_WHY))
         return invalid_sentence()
 
     def fail(self, message: str) -> None:

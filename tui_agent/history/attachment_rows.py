@@ -123,6 +123,26 @@ def leave_out_images(message_id: str, why: str) -> Callable[[sqlite3.Connection]
     return run
 
 
+def leave_out_call_images(message_id: str, call_id: str, why: str) -> Callable[[sqlite3.Connection], None]:
+    """A write marking the images call `call_id` of reply `message_id` returned as no longer sent."""
+
+    def run(conn: sqlite3.Connection) -> None:
+        rows = conn.execute(
+            "SELECT position, content FROM message_parts WHERE message_id = ? AND kind = 'image'", (message_id,)
+        ).fetchall()
+        for position, content in rows:
+            fields = _fields(content)
+            ref = AttachmentRef.from_fields("image", fields)
+            if ref is None or ref.left_out or not isinstance(fields, dict) or fields.get("call") != call_id:
+                continue
+            conn.execute(
+                "UPDATE message_parts SET content = ? WHERE message_id = ? AND position = ?",
+                (_json({"call": call_id, **replace(ref, left_out=why).fields()}), message_id, position),
+            )
+
+    return run
+
+
 def prune_unreferenced(conn: sqlite3.Connection) -> int:
     """Delete the stored bytes no message's part names any more (after a session is deleted); an attachment
     another session shares stays. Returns how many were deleted."""

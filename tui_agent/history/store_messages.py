@@ -36,6 +36,10 @@ class StoreMessages(StoreBase):
         marked = await self._write(attachment_rows.leave_out_images(message_id, why))
         return marked if isinstance(marked, list) else []  # DEFERRED: kept in memory, written when it can be
 
+    async def leave_out_call_images(self, message_id: str, call_id: str, why: str) -> None:
+        """Stop sending the images call `call_id` of reply `message_id` returned (`AttachmentRef.left_out`)."""
+        await self._write(attachment_rows.leave_out_call_images(message_id, call_id, why))
+
     async def attach_to_call(
         self, message_id: str, call_id: str, attachments: Sequence[Attachment]
     ) -> list[AttachmentRef]:

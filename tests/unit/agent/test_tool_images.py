@@ -16,6 +16,7 @@ from tests.fixtures.mcp_servers.tiny_png import tiny_png
 from tests.unit.agent.conftest import MakeAgent, collect
 from tui_agent.agent.content import TOOL_IMAGES_HEADING
 from tui_agent.agent.conversation import NO_REPLY
+from tui_agent.agent.image_refusal import INVALID_WHY
 from tui_agent.history.attachments import Attachment
 from tui_agent.history.export import to_json, to_markdown
 from tui_agent.offline.server import BackgroundServer
@@ -123,5 +124,8 @@ async def test_a_broken_image_a_tool_returned_is_left_out_and_the_prompts_image_
     parts = [p for m in last if isinstance(m["content"], list) for p in m["content"]]
     assert [image_bytes(p) for p in parts if p["type"] == "image_url"] == [tiny_png()]  # the prompt's, still sent
     assert any(p["type"] == "text" and p["text"].startswith("(The image is left out") for p in parts)
-    (prompt, *_) = [m for m in await built.agent.load_history(limit=100) if m.role is Role.USER]
+    stored = await built.agent.load_history(limit=100)
+    (prompt, *_) = [m for m in stored if m.role is Role.USER]
     assert [ref.left_out for ref in prompt.attachments] == [""]
+    (call,) = [call for m in stored for call in m.tool_calls]
+    assert [ref.left_out for ref in call.attachments] == [INVALID_WHY]  # kept so: a resumed session leaves it out
