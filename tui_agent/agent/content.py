@@ -9,8 +9,8 @@ for a model that refused them (a text-only model answers 400); an attachment sto
 
 An image a tool call returned cannot go in its `tool` message (many servers take only text there): the tool
 message has the result's text with a stand-in line for it (`[image: image/png, 4033 bytes]`), and
-`tool_images_content` makes the content of one user message after the round's tool results, a text part
-naming each image's call and name followed by the image (what opencode and the AI SDK send to
+`tool_images_content` makes the content of one user message after the round's tool results: per call a text
+part naming it, then its images as a prompt's are sent (what opencode and the AI SDK send to
 OpenAI-compatible servers). The conversation leaves that message out for a model that takes no images.
 """
 
@@ -62,13 +62,14 @@ def tool_images_content(calls: Sequence[ToolCall], payloads: Mapping[str, bytes]
     call's `attachment_data` or `payloads` (by hash); empty when there is none to send."""
     parts: list[dict[str, Any]] = []
     for call in calls:
-        for ref in call.attachments:
-            data = call.attachment_data.get(ref.hash, payloads.get(ref.hash))
-            if ref.kind != "image" or data is None:
-                continue  # (one left out is a note saying why)
-            image = Attachment.restored(ref, data)
-            parts.extend(attachment_parts(image))
-            parts[-2] = {"type": "text", "text": f"{IMAGE_LABEL}{ref.name} (from {call.name}, call {call.call_id})"}
+        images = [
+            Attachment.restored(ref, data)
+            for ref in call.attachments
+            if ref.kind == "image" and (data := call.attachment_data.get(ref.hash, payloads.get(ref.hash))) is not None
+        ]  # (one left out is sent as a note saying why)
+        if images:
+            parts.append({"type": "text", "text": f"From {call.name} (call {call.call_id}):"})
+            parts.extend(part for image in images for part in attachment_parts(image))
     return [{"type": "text", "text": TOOL_IMAGES_HEADING}, *parts] if parts else []
 
 

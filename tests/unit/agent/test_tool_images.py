@@ -15,12 +15,14 @@ import pytest
 from tests.fixtures.mcp_servers.tiny_png import tiny_png
 from tests.unit.agent.conftest import MakeAgent, collect
 from tui_agent.agent.content import TOOL_IMAGES_HEADING
-from tui_agent.agent.conversation import NO_REPLY
+from tui_agent.agent.conversation import NO_REPLY, Conversation
 from tui_agent.agent.image_refusal import INVALID_WHY
 from tui_agent.history.attachments import Attachment
 from tui_agent.history.export import to_json, to_markdown
+from tui_agent.offline.behaviour import default_reply
 from tui_agent.offline.server import BackgroundServer
-from tui_agent.status import Role
+from tui_agent.status import Role, ToolStatus
+from tui_agent.tool_call import ToolCall
 
 PLUGINS = Path(__file__).parent / "image_plugins"
 SHOOT: list[dict[str, Any]] = [{"tool_calls": [{"name": "screenshot", "arguments": {}}]}, {"text": "A red dot."}]
@@ -49,9 +51,9 @@ async def test_a_tools_image_follows_its_text_stored_once_and_again_after_a_resu
     assert [m["role"] for m in after_tool] == ["user", "assistant", "tool", "assistant", "user"]
     assert after_tool[2]["content"] == STAND_IN  # the tool message is text only
     assert after_tool[3]["content"] == NO_REPLY  # strict templates: the assistant speaks after tool results
-    heading, label, image = after_tool[4]["content"]
-    assert heading["text"] == TOOL_IMAGES_HEADING and "screen.png (from screenshot" in label["text"]
-    assert image_bytes(image) == tiny_png()
+    heading, source, label, image = after_tool[4]["content"]
+    assert heading["text"] == TOOL_IMAGES_HEADING and source["text"].startswith("From screenshot (call ")
+    assert label["text"] == "Attached image: screen.png" and image_bytes(image) == tiny_png()
 
     await collect(built.agent.send("Once more"))  # the same bytes again: one stored row
     session_id = built.agent.current_session_id
@@ -129,3 +131,14 @@ async def test_a_broken_image_a_tool_returned_is_left_out_and_the_prompts_image_
     assert [ref.left_out for ref in prompt.attachments] == [""]
     (call,) = [call for m in stored for call in m.tool_calls]
     assert [ref.left_out for ref in call.attachments] == [INVALID_WHY]  # kept so: a resumed session leaves it out
+
+
+def test_the_offline_model_answers_from_the_results_and_says_it_got_the_image() -> None:
+    shot = Attachment.of_bytes("screen.png", tiny_png())
+    call = ToolCall("c1", "screenshot", "{}", {}, "m1", ToolStatus.DONE, result=STAND_IN)
+    call = call.replace(attachments=(shot.ref,), attachment_data={shot.hash: shot.data})
+    conversation = Conversation()
+    conversation.add_user("Look at the screen")
+    conversation.add_assistant("", [call])
+    reply = default_reply({"messages": conversation.request()})
+    assert reply.text.startswith("I received an image (screen.png).") and "the screen" in reply.text
