@@ -7,7 +7,7 @@ once in the `attachments` table however many messages carry them (`tui_agent.his
 
 It sits at the root beside `status`, under `tool_call`: a tool call's result carries refs of what it returned,
 and tools make attachments without knowing history. Standard library only, and what is heavier (hashlib,
-json) imported where it is used: the prompt loads this module when it first attaches something.
+json) imported where it is used: `tool_call` (loaded early, by every layer) imports this module.
 """
 
 from __future__ import annotations

@@ -44,8 +44,8 @@ class StoreMessages(StoreBase):
         self, message_id: str, call_id: str, attachments: Sequence[Attachment]
     ) -> list[AttachmentRef]:
         """Store what call `call_id` of reply `message_id` returned besides its text (an image), each payload's
-        bytes once (text ones redacted); the refs stored."""
-        blobs = [self._redacted_attachment(a) for a in attachments]
+        bytes once (text ones redacted; other bytes are not text to redact); the refs stored."""
+        blobs = [self._redacted_attachment(a) if a.mime.startswith("text/") else a for a in attachments]
         refs = [a.ref for a in blobs]
         await self._write(writes.with_blobs(attachment_rows.insert_call_parts(message_id, call_id, refs), blobs))
         return refs
