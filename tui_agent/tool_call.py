@@ -13,10 +13,11 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from tui_agent.payloads import AttachmentRef
 from tui_agent.status import ToolStatus
 
 CallKey = tuple[str, str]
@@ -46,6 +47,12 @@ class ToolCall:
     error: str | None = None
     command: str | None = None
     """For a command-like tool: the command, the only thing "always" would allow."""
+    attachments: tuple[AttachmentRef, ...] = ()
+    """What the result carries besides its text (an image the tool returned), in order; `result` has a
+    stand-in line for each (`AttachmentRef.stand_in`)."""
+    attachment_data: Mapping[str, bytes] = field(default_factory=dict, repr=False, compare=False)
+    """The bytes of `attachments` by hash, while the call is live (a call loaded from history has none: its
+    bytes are read from the store when they are sent)."""
 
     @property
     def key(self) -> CallKey:

@@ -110,8 +110,9 @@ class ChatState:
 
     async def conversation_of(self, stored: list[Message], session: Session) -> Conversation:
         """What the model sees of `stored`, prompts with their files and images (their bytes read back)."""
-        data = await self.store.attachment_data(ref.hash for m in stored for ref in m.attachments)
-        return Conversation.from_history(stored, session.system_prompt, attachment_rows.restore(stored, data))
+        data = await self.store.attachment_data(attachment_rows.stored_hashes(stored))
+        restored = attachment_rows.restore(stored, data)
+        return Conversation.from_history(stored, session.system_prompt, restored, payloads=data)
 
     async def carry_team_stop(self, session: Session, cut_off: str) -> None:
         """A continued reply (now the active leaf) goes on with `cut_off`: when that reply ended a team run, the

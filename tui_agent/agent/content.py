@@ -6,16 +6,23 @@ it and holds its text in a fence (and says when it was cut), per image a text pa
 `image_url` part with a `data:` URL. `without_images` turns the image parts of a request into a short note,
 for a model that refused them (a text-only model answers 400); an attachment stored as left out
 (`Attachment.left_out`: the server said the image is invalid) is sent as such a note from the start.
+
+An image a tool call returned cannot go in its `tool` message (many servers take only text there): the tool
+message has the result's text with a stand-in line for it (`[image: image/png, 4033 bytes]`), and
+`tool_images_content` makes the content of one user message after the round's tool results: per call a text
+part naming it, then its images as a prompt's are sent (what opencode and the AI SDK send to
+OpenAI-compatible servers). The conversation leaves that message out for a model that takes no images.
 """
 
 from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tui_agent.history.attachments import Attachment
+from tui_agent.tool_call import ToolCall
 
 IMAGE_LEFT_OUT = "(The image is left out: this model did not accept images.)"  # as `left_out_note` words it
 IMAGE_LABEL = "Attached image: "
@@ -44,6 +51,26 @@ def attachment_parts(attachment: Attachment) -> list[dict[str, Any]]:
     body = attachment.text
     ticks = "`" * max(3, _longest_backticks(body) + 1)
     return [{"type": "text", "text": f"Attached file: {attachment.name}{note}\n{ticks}\n{body}\n{ticks}"}]
+
+
+TOOL_IMAGES_HEADING = "The images the tool calls above returned:"
+"""Starts the user message that carries the images tool calls returned."""
+
+
+def tool_images_content(calls: Sequence[ToolCall], payloads: Mapping[str, bytes]) -> list[dict[str, Any]]:
+    """The content of the user message carrying the images `calls` returned, with their bytes from each
+    call's `attachment_data` or `payloads` (by hash); empty when there is none to send."""
+    parts: list[dict[str, Any]] = []
+    for call in calls:
+        images = [
+            Attachment.restored(ref, data)
+            for ref in call.attachments
+            if ref.kind == "image" and (data := call.attachment_data.get(ref.hash, payloads.get(ref.hash))) is not None
+        ]  # (one left out is sent as a note saying why)
+        if images:
+            parts.append({"type": "text", "text": f"From {call.name} (call {call.call_id}):"})
+            parts.extend(part for image in images for part in attachment_parts(image))
+    return [{"type": "text", "text": TOOL_IMAGES_HEADING}, *parts] if parts else []
 
 
 def left_out_note(why: str) -> str:

@@ -32,7 +32,10 @@ whatever happened before — failed, interrupted or cut-off replies included:
 In a session a team worked in, each agent is sent the others' replies (a stored message's `agent`) as input
 labelled with their name (`[critic] ...`), and only its own as its words (`from_history(..., speaker=)`).
 A prompt with files or images is a content list (`content.user_content`); when the model refuses images
-(`refuse_images`, after a 400), they are left out of every later request, each replaced by a note.
+(`refuse_images`, after a 400), they are left out of every later request, each replaced by a note. Images tool
+calls returned follow the round's tool results in one user message (`content.tool_images_content`; the strict
+repair puts `(no reply)` before it); for a model that refuses images it is left out (the tool messages' stand-in
+lines say what there was).
 """
 
 from __future__ import annotations
@@ -40,11 +43,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from tui_agent.agent.content import as_parts, has_images, leave_out_newest_images, user_content, without_images
+from tui_agent.agent.content import (
+    as_parts,
+    has_images,
+    leave_out_newest_images,
+    tool_images_content,
+    user_content,
+    without_images,
+)
 from tui_agent.history.attachments import Attachment
 from tui_agent.history.models import Message
 from tui_agent.status import MessageStatus, Role, ToolStatus
-from tui_agent.tool_call import ToolCall
+from tui_agent.tool_call import CallKey, ToolCall
 
 INTERRUPTED_RESULT = "The tool call was interrupted before it finished; it did not complete and was not re-run."
 NO_REPLY = "(no reply)"
@@ -55,6 +65,8 @@ SUMMARY_HEADING = "Summary of the conversation so far (older messages were compa
 """Leads a compaction summary in what is sent."""
 CONTINUE = "Continue."
 """Asked after a request's last assistant message, so the model has something to answer."""
+TOOL_IMAGES = "tui_agent_tool_images"
+"""Marks (in the record only: `request` takes it off) the user message carrying images tool calls returned."""
 
 
 class Conversation:
@@ -70,8 +82,11 @@ class Conversation:
         """Append the user's prompt, with its files and images (`content.user_content`)."""
         self.messages.append({"role": "user", "content": user_content(text, attachments)})
 
-    def add_assistant(self, text: str, calls: Sequence[ToolCall] = ()) -> None:
-        """Append an assistant reply and, when it made tool calls, their answers (`model_answer`) right after it."""
+    def add_assistant(
+        self, text: str, calls: Sequence[ToolCall] = (), payloads: Mapping[str, bytes] | None = None
+    ) -> None:
+        """Append an assistant reply and, when it made tool calls, their answers (`model_answer`) right after it,
+        then the images they returned (their bytes: the calls' own, or `payloads` by hash) in a user message."""
         if not text and not calls:
             return
         message: dict[str, Any] = {"role": "assistant", "content": text or None}
@@ -80,6 +95,9 @@ class Conversation:
         self.messages.append(message)
         for call in calls:
             self.messages.append({"role": "tool", "tool_call_id": call.call_id, "content": model_answer(call)})
+        if images := tool_images_content(calls, payloads or {}):
+            keys = [call.key for call in calls if call.attachments]
+            self.messages.append({"role": "user", "content": images, TOOL_IMAGES: keys})
 
     def add_summary(self, text: str) -> None:
         """Append a compaction summary, said as the user's words (see the module docstring)."""
@@ -88,18 +106,23 @@ class Conversation:
     def request(self) -> list[dict[str, Any]]:
         """The messages to send: `messages` repaired as the module docstring says (the record is unchanged);
         after `refuse_images`, each image is a note that it was left out."""
-        messages = without_images(self.messages) if self.images_refused else self.messages
-        return strict_history(messages)
+        sent = [m for m in self.messages if not (self.images_refused and m.get(TOOL_IMAGES))]
+        sent = [{k: v for k, v in m.items() if k != TOOL_IMAGES} if TOOL_IMAGES in m else m for m in sent]
+        return strict_history(without_images(sent) if self.images_refused else sent)
 
     @property
     def has_images(self) -> bool:
         """Whether an image would be sent with the next request."""
         return not self.images_refused and has_images(self.messages)
 
-    def leave_out_newest_images(self, why: str) -> None:
-        """The server refused the newest prompt's images (invalid ones): a note saying `why` stands for each
-        from now on (history keeps that too, so a resumed session has the note from the start)."""
+    def leave_out_newest_images(self, why: str) -> list[CallKey] | None:
+        """The server refused the newest images (invalid ones): a note saying `why` stands for each from now on.
+        None when they were a prompt's; else the calls that returned them (history is to keep that too, so a
+        resumed session does not send them again)."""
+        newest = next((m for m in reversed(self.messages) if has_images([m])), None)
         leave_out_newest_images(self.messages, why)
+        keys = newest.get(TOOL_IMAGES) if newest is not None else None
+        return [(str(m), str(c)) for m, c in keys] if keys else None
 
     def refuse_images(self) -> None:
         """The model rejected a request with images: from now on they are left out of what is sent."""
@@ -112,9 +135,11 @@ class Conversation:
         system_prompt: str | None = None,
         attachments: Mapping[str, Sequence[Attachment]] | None = None,
         speaker: str | None = None,
+        payloads: Mapping[str, bytes] | None = None,
     ) -> Conversation:
         """Rebuild the model's view from stored messages (tool results and interruptions included; a prompt's
-        files and images from `attachments`, by message id), as agent `speaker` sees it (None: the session's
+        files and images from `attachments`, by message id; the images tool calls returned from `payloads`, by
+        hash), as agent `speaker` sees it (None: the session's
         own): another agent's reply (a team member's) is its input, labelled with its name (`[critic] ...`),
         not its own words."""
         attached = attachments or {}
@@ -139,7 +164,7 @@ class Conversation:
                 and message.id not in retried
             ):
                 if message.agent == speaker:
-                    conversation.add_assistant(message.content, message.tool_calls)
+                    conversation.add_assistant(message.content, message.tool_calls, payloads)
                 elif message.content.strip():
                     conversation.add_user(labelled(message.agent or DEFAULT_SPEAKER, message.content))
         return conversation

@@ -11,12 +11,14 @@ model does not take are left out while that model is used. A 400 that says neith
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 from tui_agent.history.errors import HistoryError
 from tui_agent.history.models import Message
 from tui_agent.history.store import HistoryStore
 from tui_agent.status import Role
+from tui_agent.tool_call import CallKey
 
 Refusal = Literal["invalid", "unsupported", "unknown"]
 
@@ -70,6 +72,15 @@ async def store_left_out(store: HistoryStore, session_id: str, why: str) -> None
         if prompt is not None:
             await store.leave_out_images(prompt.id, why)
     except HistoryError:  # the store is closed or unreadable: this run still leaves the image out
+        return
+
+
+async def store_calls_left_out(store: HistoryStore, calls: Sequence[CallKey], why: str) -> None:
+    """Mark the images these tool calls returned as left out (`why`), so a resumed session does not send them."""
+    try:
+        for message_id, call_id in calls:
+            await store.leave_out_call_images(message_id, call_id, why)
+    except HistoryError:  # the store is closed or unreadable: this run still leaves them out
         return
 
 

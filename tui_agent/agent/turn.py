@@ -38,11 +38,13 @@ from tui_agent.agent.image_refusal import (
     INVALID_WHY,
     invalid_sentence,
     refusal_of,
+    store_calls_left_out,
     store_left_out,
     unsupported_sentence,
 )
 from tui_agent.agent.meter import SessionMeter
 from tui_agent.agent.text_runs import TextRuns
+from tui_agent.history.attachments import Attachment
 from tui_agent.history.models import PART_BREAK, Message
 from tui_agent.history.models import Usage as StoredUsage
 from tui_agent.history.saver import StreamingSaver
@@ -303,8 +305,11 @@ class Turn:
         if refusal != "invalid":
             self.conversation.refuse_images()
             return unsupported_sentence() if refusal == "unsupported" else IMAGES_REFUSED
-        self.conversation.leave_out_newest_images(INVALID_WHY)
-        self._save_in_order(store_left_out(self.services.store, self.session_id, INVALID_WHY))
+        calls = self.conversation.leave_out_newest_images(INVALID_WHY)  # None: a prompt's images
+        if calls is None:
+            self._save_in_order(store_left_out(self.services.store, self.session_id, INVALID_WHY))
+        else:
+            self._save_in_order(store_calls_left_out(self.services.store, calls, INVALID_WHY))
         return invalid_sentence()
 
     def fail(self, message: str) -> None:
@@ -359,6 +364,12 @@ class Turn:
                 call.message_id, call.call_id, call.status, result=call.result, error=call.error
             )
         )
+        if call.attachments and call.status.is_final:  # what it returned besides text (an image), stored once
+            returned = [Attachment.restored(r, call.attachment_data[r.hash]) for r in call.attachments]
+            self._save_in_order(self._store_returned(call, returned))
+
+    async def _store_returned(self, call: ToolCall, returned: list[Attachment]) -> None:
+        await self.services.store.attach_to_call(call.message_id, call.call_id, returned)
 
     async def ask(self, call: ToolCall) -> Decision:
         """Put `call` to the user as an `ApprovalRequested` event and wait for the answer; a cancelled turn

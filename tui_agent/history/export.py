@@ -3,6 +3,8 @@
 Each message comes with its parts: a reply's parts other than its text, by kind (a quoted section each before its
 text, "Reasoning" for its reasoning; `parts` in JSON, any kind), its text, and its tool calls with their results.
 A prompt's attachments come after its text: name, type, size and SHA-256, and a text file's text (`texts`, by hash).
+What a tool call returned besides its text (an image) is a line after its result naming it, its type, size and
+SHA-256 (Markdown; never its bytes), and its ref in the call's `attachments` (JSON).
 
 A session's sub-agent runs (the sessions its `ask_<agent>` calls ran) come after its messages, each as a whole
 session export of its own (its own sub-agent runs included), under a line naming the agent and the call's reply.
@@ -120,6 +122,8 @@ def _tool_markdown(call: ToolCall) -> list[str]:
         lines += ["", "Result:", "", _fence(call.result)]
     if call.error:
         lines += ["", f"> Error: {call.error}"]
+    for ref in call.attachments:
+        lines += ["", f"Returned {ref.kind} `{ref.name}`: {ref.mime}, {ref.size:,} bytes, sha256 `{ref.hash}`"]
     return lines
 
 
@@ -180,6 +184,8 @@ def _message_json(message: Message, texts: Mapping[str, str]) -> dict[str, Any]:
             attached["text"] = texts[attached["hash"]]
     for call in plain["tool_calls"]:
         call.pop("command", None)  # live-only: what "always" would allow while a call awaits approval
+        call.pop("attachment_data", None)  # live-only: the bytes of what it returned (refs are in `attachments`)
+        call["attachments"] = list(call["attachments"])
         for key in ("started_at", "finished_at"):
             if call[key] is not None:
                 call[key] = utc_from_epoch(call[key]).isoformat()

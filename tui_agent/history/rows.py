@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tui_agent.history import attachment_rows, sub_sessions
+from tui_agent.history.attachments import KINDS
 from tui_agent.history.models import Message, SearchHit, Session, ToolCall, Usage, utc_from_epoch
 from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates_in
 from tui_agent.status import MessageStatus, Role, ToolStatus
@@ -202,6 +203,8 @@ def attach_parts(conn: sqlite3.Connection, messages: list[Message]) -> list[Mess
             chunk,
         )
         for message_id, kind, content in rows:
+            if kind in KINDS:  # what the reply's calls returned (or the model sent): `attachment_rows`
+                continue
             texts = by_id[message_id].part_texts
             texts[kind] = texts.get(kind, "") + content
     return messages

@@ -22,6 +22,9 @@ INVALID_IMAGE = (
 _ENDINGS = {"image/png": b"IEND\xaeB`\x82", "image/jpeg": b"\xff\xd9", "image/gif": b";"}
 FILE_MARK = "Attached file: "
 IMAGE_MARK = "Attached image: "
+TOOL_IMAGES_MARK = "The images the tool calls above returned:"
+"""Starts the user message tui-agent sends a tool's images in, after the tool results
+(`tui_agent.agent.content.TOOL_IMAGES_HEADING`)."""
 LEFT_OUT_MARK = "(The image is left out"
 """How tui-agent's note for an image it no longer sends begins (`tui_agent.agent.content.IMAGE_LEFT_OUT`)."""
 

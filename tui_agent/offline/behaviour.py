@@ -8,7 +8,8 @@ otherwise as the reply's text. When the last message is a tool result, the reply
 results; a denied, failed or interrupted call is told as a sentence ("I wasn't allowed to run `ls`."), and a
 sub-agent's answer (an `ask_<agent>` result) is passed on, quoted. An agent that cannot delegate (a sub-agent)
 says in its answer who its system prompt makes it ("playing a careful researcher").
-A prompt with files or images is answered with a first line saying what came ("I received an image (a.png).").
+A prompt with files or images is answered with a first line saying what came ("I received an image (a.png).");
+so are the images tools returned (sent after their results), before the answer from the results.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import json
 import re
 from typing import Any
 
-from tui_agent.offline.attached import received, received_sentence
+from tui_agent.offline.attached import TOOL_IMAGES_MARK, received, received_sentence
 from tui_agent.offline.intents import match_intent
 from tui_agent.offline.personas import persona_reply, without_control
 from tui_agent.offline.scenario import Reply
@@ -48,6 +49,8 @@ def default_reply(body: dict[str, Any]) -> Reply:
     last = messages[-1] if messages else {}
     if last.get("role") == "tool":
         return Reply(text=answer_from_tool_results(messages))
+    if last.get("role") == "user" and text_of(last.get("content")).startswith(TOOL_IMAGES_MARK):
+        return Reply(text=_answer_with_tool_images(messages))
     if (team_reply := persona_reply(messages, tools)) is not None:  # a team's writer, critic or router
         return team_reply
     tools = without_control(tools)
@@ -62,6 +65,15 @@ def default_reply(body: dict[str, Any]) -> Reply:
     asks = any(str((tool.get("function") or {}).get("name", "")).startswith("ask_") for tool in tools)
     heard = f"{received_sentence(things)}\n\n" if things else ""  # files and images: say what came
     return Reply(text=heard + markdown_answer(prompt, None if asks else persona(messages)), chunk_size=12)
+
+
+def _answer_with_tool_images(messages: list[Message]) -> str:
+    """The answer to tool results followed by the images the tools returned (after tui-agent's `(no reply)`)."""
+    before = messages[:-1]
+    if before and before[-1].get("role") == "assistant" and not before[-1].get("tool_calls"):
+        before = before[:-1]  # the placeholder a strict history puts between the results and the images
+    _, things = received(messages[-1].get("content"))
+    return f"{received_sentence(things)}\n\n{answer_from_tool_results(before)}"
 
 
 def _trailing_tool_results(messages: list[Message]) -> list[Message]:

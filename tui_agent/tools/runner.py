@@ -3,11 +3,12 @@
 Per call: check the tool is one the agent may use (`ToolPolicy`: an agent profile's tools and approval
 overrides; none means every tool, the config's policies), validate the arguments, apply the approval policy
 (asking the user, through the `Asker` the caller passes, for `ask` tools unless `tui_agent.tools.approvals`
-says they may run unasked), run with a timeout, cap the output. Every outcome — unknown tool, bad arguments,
-denial, exception (any `BaseException`), timeout — is the call's final value with a text for the model, never
-an exception for the caller; only a real cancellation propagates. Sync tools run in a daemon thread of their
-own (which cannot be killed: on timeout or cancel it is abandoned and its result discarded, and the programs
-it started are killed: `tools/daemon.py`); async tools are cancelled for real.
+says they may run unasked), run with a timeout, cap the output (an image it returns is kept beside the text:
+`results`). Every outcome — unknown tool, bad arguments, denial, exception (any `BaseException`), timeout — is
+the call's final value with a text for the model, never an exception for the caller; only a real cancellation
+propagates. Sync tools run in a daemon thread of their own (which cannot be killed: on timeout or cancel it is
+abandoned and its result discarded, and the programs it started are killed: `tools/daemon.py`); async tools
+are cancelled for real.
 """
 
 from __future__ import annotations
@@ -17,16 +18,18 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from pydantic import ValidationError
 
+from tui_agent.payloads import Attachment
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.tools.approvals import Grants, pattern_allows
 from tui_agent.tools.daemon import in_daemon_thread
 from tui_agent.tools.output import cap_output, capped_text, let_go
 from tui_agent.tools.registry import ToolRegistry
+from tui_agent.tools.results import split_result, with_stand_ins
 from tui_agent.tools.spec import Approval, ToolSpec, describe_validation_error
 
 Asker = Callable[[ToolCall], Awaitable[Decision]]
@@ -34,6 +37,8 @@ Asker = Callable[[ToolCall], Awaitable[Decision]]
 OnChange = Callable[[ToolCall], None]
 """Told the call's new value at every change."""
 log = logging.getLogger(__name__)
+Answer = tuple[str, tuple[Attachment, ...]]
+"""A tool's result: its capped text (a stand-in line per attachment) and the attachments it returned."""
 INLINE_TEXT = 64 * 1024
 """Characters of an async tool's plain-text result capped on the loop (tens of microseconds); more goes to a thread."""
 
@@ -135,14 +140,14 @@ class ToolRunner:
             spec, arguments = self._prepare(call)
             await self._approve(spec, spec.command_in(arguments), report, ask)
             await self.registry.hooks.before_tool(spec.name, arguments)
-            text = await self._execute(spec, arguments, report)
+            text, attachments = await self._execute(spec, arguments, report)
             text = await self.registry.hooks.after_tool(spec.name, arguments, text)
         except _Finished as end:
             return report.finish(end.status, end.text)
         except asyncio.CancelledError:
             report.finish(ToolStatus.INTERRUPTED, f"The call to {call.name} was cancelled.")
             raise
-        return report.finish(ToolStatus.DONE, text)
+        return report.finish(ToolStatus.DONE, text, attachments)
 
     def _prepare(self, call: ToolCall) -> tuple[ToolSpec, dict[str, Any]]:
         spec = self.registry.get(call.name) if self.allows(call.name) else None
@@ -187,7 +192,7 @@ class ToolRunner:
             return True
         return command is not None and pattern_allows(self.registry.settings.rules_for(tool).allow, command)
 
-    async def _execute(self, spec: ToolSpec, arguments: dict[str, Any], report: _Reporter) -> str:
+    async def _execute(self, spec: ToolSpec, arguments: dict[str, Any], report: _Reporter) -> Answer:
         report.change(status=ToolStatus.RUNNING, started_at=time.monotonic())
         timeout = spec.timeout if spec.timeout is not None else self.timeout or self.registry.settings.timeout
         try:
@@ -205,31 +210,36 @@ class ToolRunner:
             raise _Finished(ToolStatus.FAILED, f"{spec.name} failed: {_describe(exc)}") from exc
 
 
-async def _call(spec: ToolSpec, arguments: Mapping[str, Any], cap: int) -> str:
+async def _call(spec: ToolSpec, arguments: Mapping[str, Any], cap: int) -> Answer:
     """Run the tool and turn its value into capped text off the loop, in pieces: a result of tens of
     megabytes must not stall the UI. A sync tool's value never leaves its thread (even freeing a million
-    objects takes a while). Its __str__ is tool code too, so all of it runs under the caller's timeout."""
+    objects takes a while). Its __str__ is tool code too, so all of it runs under the caller's timeout.
+    What it returns besides text (`ToolResult`'s attachments) is kept, a stand-in line for each."""
     if spec.is_async:
-        value = await spec.func(**arguments)
+        value, attachments = split_result(await spec.func(**arguments))
         if type(value) is str and len(value) <= INLINE_TEXT:  # an MCP tool's text: a thread costs more than this
-            return cap_output(value, cap)
+            return with_stand_ins(cap_output(value, cap), attachments)
         box = [value]
     else:
         outcome = await in_daemon_thread(partial(_run_capped, spec.func, arguments, cap), f"tool:{spec.name}")
         if not asyncio.iscoroutine(outcome):
-            return str(outcome)
-        box = [await outcome]
-    return str(await in_daemon_thread(partial(_capped_in_thread, box, cap), f"tool:{spec.name}"))
+            return cast(Answer, outcome)
+        value, attachments = split_result(await outcome)
+        box = [value]
+    text = str(await in_daemon_thread(partial(_capped_in_thread, box, cap), f"tool:{spec.name}"))
+    return with_stand_ins(text, attachments)
 
 
 def _run_capped(func: Callable[..., Any], arguments: Mapping[str, Any], cap: int) -> Any:
-    """A sync tool's call in its thread: its value as capped text (a coroutine it returns is awaited after)."""
+    """A sync tool's call in its thread: its value as capped text with its attachments (`Answer`); a coroutine
+    it returns is awaited after."""
     value = func(**arguments)
     if asyncio.iscoroutine(value):
         return value
+    value, attachments = split_result(value)
     text = capped_text(value, cap)
     let_go(value)
-    return text
+    return with_stand_ins(text, attachments)
 
 
 def _capped_in_thread(box: list[Any], cap: int) -> str:
@@ -277,9 +287,14 @@ class _Reporter:
         except Exception:
             log.exception("on_change failed for tool call %s", self.call.call_id)
 
-    def finish(self, status: ToolStatus, text: str) -> ToolCall:
+    def finish(self, status: ToolStatus, text: str, attachments: Sequence[Attachment] = ()) -> ToolCall:
         failed = status in (ToolStatus.FAILED, ToolStatus.DENIED, ToolStatus.INTERRUPTED)
         self.change(
-            status=status, finished_at=time.monotonic(), result=None if failed else text, error=text if failed else None
+            status=status,
+            finished_at=time.monotonic(),
+            result=None if failed else text,
+            error=text if failed else None,
+            attachments=tuple(a.ref for a in attachments),
+            attachment_data={a.hash: a.data for a in attachments},
         )
         return self.call

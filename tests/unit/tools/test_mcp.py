@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.mcp_servers.config import SERVER, free_port, stdio
+from tests.fixtures.mcp_servers.tiny_png import tiny_png
 from tests.unit.tools.helpers import wait_for_text
 from tui_agent.config import McpServerSettings, ToolsSettings, resolve_config
 from tui_agent.history.redact import Redactor
@@ -69,6 +70,15 @@ async def test_a_stdio_servers_tools_run_like_python_tools(start: Start) -> None
     status, text = await run(registry, "fail", reason="x")
     assert status == ToolStatus.FAILED and "fail" in text  # isError: a failed call
     assert servers.summary()[0]["status"] == "ready with 8 tools"
+
+
+async def test_an_image_a_server_returns_is_kept_with_the_call(start: Start) -> None:
+    servers = await start(demo=stdio("--images", approval="never"))
+    (call,) = await ToolRunner(servers.registry).run([ToolCall("c1", "screenshot")], lambda state: None)
+    assert call.status == ToolStatus.DONE and call.result == f"the screen\n[image: image/png, {len(tiny_png())} bytes]"
+    (ref,) = call.attachments
+    assert (ref.kind, ref.mime, ref.size) == ("image", "image/png", len(tiny_png()))
+    assert call.attachment_data == {ref.hash: tiny_png()}
 
 
 async def test_approval_defaults_to_ask_and_tools_settings_win(start: Start) -> None:

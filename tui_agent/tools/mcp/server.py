@@ -33,6 +33,7 @@ from tui_agent.tools.mcp.failures import (
 )
 from tui_agent.tools.mcp.log import Redact, ServerLog
 from tui_agent.tools.mcp.specs import callable_tools, needs_tasks, offered, safe_name
+from tui_agent.tools.results import ToolResult
 
 STOP_GRACE = 6.0
 """Seconds to wait for a server's owner task to close it (the SDK's own shutdown is bounded by ~4.5 s)."""
@@ -192,12 +193,13 @@ class McpServer:
         self._set(ServerState.READY)
 
     # -- calls --------------------------------------------------------------------------------------
-    async def call(self, tool: str, /, **arguments: Any) -> str:
-        """Call the server's tool `tool`; its result as text. Failures raise with a sentence."""
+    async def call(self, tool: str, /, **arguments: Any) -> str | ToolResult:
+        """Call the server's tool `tool`; its result as text (with its images: a `ToolResult`). Failures raise
+        with a sentence."""
         session = await self._session_for_call()
         assert self._sdk is not None
         try:
-            text: str = await self._sdk.call_tool(session, tool, arguments)
+            text: str | ToolResult = await self._sdk.call_tool(session, tool, arguments)
         except self._sdk.CallError as error:
             if not is_connection_closed(error):
                 raise McpCallError(f"{self.name}: {error}") from error

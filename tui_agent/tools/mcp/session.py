@@ -1,4 +1,4 @@
-"""Provides `connect` and `result_text`: the only code that talks to the MCP SDK.
+"""Provides `connect`, `call_tool` and `result_text`: the only code that talks to the MCP SDK.
 
 Importing this module imports the SDK (about a second): `servers` loads it in a thread, after the first
 frame. The SDK's loggers are silenced here, once: they print tracebacks to stderr (a server that crashes,
@@ -8,6 +8,7 @@ a malformed line) and stderr is the user's terminal; what went wrong reaches the
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import logging
 import os
@@ -24,7 +25,9 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from tui_agent.config import McpServerSettings
+from tui_agent.payloads import Attachment
 from tui_agent.tools.mcp.environment import server_environment
+from tui_agent.tools.results import ToolResult
 
 Tool = types.Tool
 CallError = MCPError
@@ -90,13 +93,15 @@ async def list_tools(session: ClientSession) -> list[Tool]:
             return tools
 
 
-async def call_tool(session: ClientSession, name: str, arguments: dict[str, Any]) -> str:
-    """Call `name`; its result as text (`ToolReportedError` for `isError`)."""
+async def call_tool(session: ClientSession, name: str, arguments: dict[str, Any]) -> str | ToolResult:
+    """Call `name`; its result as text, or with the images it returned as a `ToolResult` (`ToolReportedError`
+    for `isError`)."""
     result = await session.call_tool(name, arguments)
-    text = result_text(result)
+    images = result_images(result) if not result.is_error else []
+    text = result_text(result, images_apart=bool(images))
     if result.is_error:
         raise ToolReportedError(text or f"{name} reported an error")
-    return text
+    return ToolResult(text, images) if images else text
 
 
 def stray_line(error: Exception) -> str | None:
@@ -115,18 +120,49 @@ def is_closed(session: ClientSession) -> bool:
     return bool(getattr(getattr(session, "_dispatcher", None), "_closed", False))
 
 
-def result_text(result: types.CallToolResult) -> str:
+def result_images(result: types.CallToolResult) -> list[Attachment]:
+    """The images among the result's content, as attachments (one whose data is not an image it claims to be
+    is left to its stand-in text)."""
+    images: list[Attachment] = []
+    for item in result.content:
+        if isinstance(item, types.ImageContent):
+            try:
+                data = base64.b64decode(item.data, validate=True)
+            except ValueError:
+                continue
+            image = Attachment.of_bytes(f"image-{len(images) + 1}", data, item.mime_type)
+            if image.kind == "image":
+                images.append(image)
+    return images
+
+
+def result_text(result: types.CallToolResult, images_apart: bool = False) -> str:
     """Text, images and resource links as readable text; structured content as JSON (instead of the text
-    copy of it that servers usually send alongside)."""
+    copy of it that servers usually send alongside). `images_apart`: the images that are one are left out (the
+    runner adds their stand-ins after the text)."""
     structured = result.structured_content
     if structured is not None and list(structured) == ["result"] and result.content:
         structured = None  # the SDK's wrapping of a plain return value, whose text is in `content` already
+    kept = result_images(result) if images_apart else []
+    shown = {image.hash for image in kept}
     parts = [
-        _content_text(item) for item in result.content if structured is None or not isinstance(item, types.TextContent)
+        _content_text(item)
+        for item in result.content
+        if (structured is None or not isinstance(item, types.TextContent)) and not _apart(item, shown)
     ]
     if structured is not None:
         parts.insert(0, json.dumps(structured, indent=2, ensure_ascii=False))
     return "\n".join(part for part in parts if part)
+
+
+def _apart(item: Any, images: set[str]) -> bool:
+    """Whether `item` is an image kept as an attachment (its stand-in comes from the runner)."""
+    if not images or not isinstance(item, types.ImageContent):
+        return False
+    try:
+        return hashlib.sha256(base64.b64decode(item.data, validate=True)).hexdigest() in images
+    except ValueError:
+        return False
 
 
 def _content_text(item: Any) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from tui_agent.config import McpServerSettings
+from tui_agent.tools.results import ToolResult
 from tui_agent.tools.spec import ToolSpec
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -80,7 +81,7 @@ def callable_tools(tools: Sequence[Any]) -> list[Any]:
 
 
 def tool_specs(
-    server: str, settings: McpServerSettings, tools: Sequence[Any], call: Callable[..., Awaitable[str]]
+    server: str, settings: McpServerSettings, tools: Sequence[Any], call: Callable[..., Awaitable[str | ToolResult]]
 ) -> list[McpToolSpec]:
     """Specs for the server's offered tools (those that need task support left out: they would always fail);
     `call(remote_name, **arguments)` runs one."""

@@ -31,6 +31,7 @@ from textual.widgets import Static
 
 from tui_agent.sanitize import reveal, sanitize
 from tui_agent.status import ToolStatus
+from tui_agent.ui.widgets.chips import chips_line
 from tui_agent.ui.widgets.tool_status import STATUS_LABEL, format_elapsed
 
 if TYPE_CHECKING:  # the event classes load with the engine, after the first paint
@@ -182,6 +183,8 @@ class ToolPanel(Static, can_focus=True):
             parts.append(Content(shown))
             if hidden:
                 parts.append(Content.styled(f"… {hidden} more lines (Enter or click to expand)", "dim italic"))
+        if self.call.attachments:  # what it returned besides text (an image), a chip each
+            parts.append(chips_line(self.call.attachments))
         return Content("\n").join(parts)
 
     def action_toggle_result(self) -> None:
