@@ -216,7 +216,10 @@ class Settings(BaseModel):
     model: str | None = None
     """Model name sent to the endpoint."""
     api_key_env: str = "OPENAI_API_KEY"
-    """Name of the environment variable that holds the API key (the key itself is never stored)."""
+    """Name of the environment variable that holds the API key (the key itself is never stored); with
+    `provider = "anthropic"` and none named, ANTHROPIC_API_KEY."""
+    provider: Literal["openai", "anthropic"] = "openai"
+    """The protocol the endpoint speaks: OpenAI's chat completions, or Anthropic's Messages API (`--provider`)."""
     offline: bool = False
     """Force the built-in offline model even when an endpoint is configured."""
     theme: str = "tui-agent-dark"
@@ -264,6 +267,13 @@ class Settings(BaseModel):
     compact_at: float = Field(default=0.8, gt=0, le=1)
     """Before a turn, when the context holds this share of the model's window, older turns are summarised
     into one message (compaction); 1 compacts only a full window."""
+
+    @model_validator(mode="after")
+    def _anthropic_key(self) -> Settings:
+        """Anthropic's key variable by default when the provider is Anthropic."""
+        if self.provider == "anthropic" and "api_key_env" not in self.model_fields_set:
+            object.__setattr__(self, "api_key_env", "ANTHROPIC_API_KEY")  # frozen: set once, while validating
+        return self
 
     def price_table(self) -> PriceTable:
         """The shipped prices with this config's `[prices]` on top."""

@@ -45,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
         "base_url": args.base_url,
         "model": args.model,
         "offline": args.offline,
+        "provider": getattr(args, "provider", None),
         "db": args.db,
         "plugin_dirs": args.plugins,
     }
