@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 OPENAI_URL = "https://api.openai.com/v1"
 OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
 ANTHROPIC_URL = "https://api.anthropic.com/v1"
-ANTHROPIC_DEFAULT_MODEL = "claude-sonnet-4-5"
+ANTHROPIC_DEFAULT_MODEL = "claude-sonnet-4-6"
 OFFLINE_MODEL = "offline"
 NO_ENDPOINT = "No endpoint configured"
 """How the notices saying who answers a run with no endpoint set begin (the app makes them the conversation's first
