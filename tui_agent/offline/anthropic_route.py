@@ -1,6 +1,7 @@
 """Provides `serve_messages`: the offline server's `POST /v1/messages` (Anthropic's Messages API).
 
-The request is checked as the API checks it (`anthropic_protocol.problem`: an Anthropic-shaped 400), then
+The request is checked as the API checks it (the `anthropic-version` header, then `anthropic_protocol.problem`:
+an Anthropic-shaped 400), then
 answered with the reply the OpenAI route would give the same conversation (scripted replies first, then the
 default behaviour), as Anthropic SSE, or as one `message` object when `stream` is not set. The scripted faults
 apply where cheap: `status` (an Anthropic error body; `retry_after` sent; 529 is `overloaded_error`), the window
@@ -38,7 +39,10 @@ async def serve_messages(
     record = RequestRecord(request.method, request.path, body, request_id=f"req_offline_{len(server.requests) + 1}")
     server.requests.append(record)
     tagged = {"request-id": record.request_id}
-    if (found := protocol.problem(body)) is not None:
+    found = protocol.problem(body)
+    if "anthropic-version" not in request.headers:  # the API refuses a request without it, whatever it holds
+        found = "anthropic-version: header is required"
+    if found is not None:
         record.outcome = "status 400"
         await send_json(writer, 400, protocol.error_body(400, found, record.request_id), tagged)
         return True

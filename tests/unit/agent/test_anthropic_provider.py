@@ -8,7 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from tests.unit.agent.conftest import MakeAgent, collect
+from tui_agent.agent.endpoint import ANTHROPIC_DEFAULT_MODEL, ANTHROPIC_URL, choose_endpoint
 from tui_agent.agent.events import AgentEvent, ToolCallUpdated, TurnEndReason, TurnFinished
+from tui_agent.config import Settings
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import Decision
@@ -76,3 +78,13 @@ async def test_a_session_begun_on_the_openai_protocol_goes_on_over_anthropics(
     assert first is not None
     kinds = [block["type"] for message in first["messages"] for block in message["content"]]
     assert kinds.count("tool_use") == kinds.count("tool_result") >= 2  # the OpenAI turns' calls, converted
+
+
+def test_an_anthropic_key_alone_means_anthropics_api() -> None:
+    choice = choose_endpoint(
+        Settings(provider="anthropic"), {"ANTHROPIC_API_KEY": "sk-ant-k", "OPENAI_API_KEY": "sk-o"}
+    )
+    assert (choice.base_url, choice.model, choice.api_key) == (ANTHROPIC_URL, ANTHROPIC_DEFAULT_MODEL, "sk-ant-k")
+    assert choose_endpoint(
+        Settings(), {"ANTHROPIC_API_KEY": "sk-ant-k"}
+    ).offline  # the OpenAI protocol's key is another
