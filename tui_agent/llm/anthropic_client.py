@@ -142,7 +142,7 @@ class AnthropicClient:
         if thinking_on and self.thinking_budget is not None:
             body["thinking"] = {"type": "enabled", "budget_tokens": self.thinking_budget}
             body["max_tokens"] = max(limit, self.thinking_budget + 1024)
-        elif "temperature" in options:  # the API refuses a temperature with thinking on
+        elif "temperature" in options:  # the API refuses a temperature with thinking on, and one over 1
             body["temperature"] = min(float(options["temperature"]), 1.0)
         return body
 

@@ -16,7 +16,13 @@ import pytest
 
 from tests.unit.llm.helpers import WEATHER_TOOL, of_type
 from tui_agent.llm.anthropic_client import AnthropicClient
-from tui_agent.llm.errors import AuthenticationFailedError, ContextTooLongError, RateLimitedError, ServerError
+from tui_agent.llm.errors import (
+    AuthenticationFailedError,
+    ContextTooLongError,
+    RateLimitedError,
+    ServerError,
+    StreamTruncatedError,
+)
 from tui_agent.llm.events import (
     PartDelta,
     RetryScheduled,
@@ -145,7 +151,15 @@ async def test_overloaded_and_rate_limited_requests_are_retried(offline: Backgro
 
 
 async def test_errors_are_typed(offline: BackgroundServer) -> None:
-    offline.server.script([{"status": 429, "retry_after": 7}, {"status": 401}, {"status": 529}, {"malformed_after": 3}])
+    offline.server.script(
+        [
+            {"status": 429, "retry_after": 7},
+            {"status": 401},
+            {"status": 529},
+            {"malformed_after": 3},
+            {"text": "cut short here", "chunk_size": 2, "cut_after": 5},
+        ]
+    )
     client = AnthropicClient(offline.base_url, "claude-haiku-4-5", "key", max_retries=0)
     with pytest.raises(RateLimitedError) as limited:
         await stream(client, PARIS_AND_TOKYO)
@@ -155,6 +169,8 @@ async def test_errors_are_typed(offline: BackgroundServer) -> None:
     with pytest.raises(ServerError, match="overloaded"):
         await stream(client, PARIS_AND_TOKYO)
     with pytest.raises(ServerError, match="overloaded_error"):  # an `error` event inside the stream
+        await stream(client, PARIS_AND_TOKYO)
+    with pytest.raises(StreamTruncatedError):  # the connection dropped before message_stop
         await stream(client, PARIS_AND_TOKYO)
     await client.aclose()
 
