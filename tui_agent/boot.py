@@ -44,6 +44,7 @@ class FirstPaintSettings(NamedTuple):
     model: str | None = None
     offline: bool = False
     api_key_env: str = DEFAULT_API_KEY_ENV
+    provider: str = "openai"
     theme: str | None = None
     keys: Mapping[str, str] = MappingProxyType({})
     """Key binding overrides (the `[keys]` table)."""
@@ -75,6 +76,7 @@ def flags_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "base_url": args.base_url,
         "model": args.model,
         "offline": args.offline,
+        "provider": getattr(args, "provider", None),
         "db": args.db,
         "plugin_dirs": args.plugins,
         "theme": args.theme,
@@ -103,7 +105,9 @@ def first_paint_settings(
         base_url=_text(merged.get("base_url")),
         model=_text(merged.get("model")),
         offline=merged.get("offline") is True,
-        api_key_env=_text(merged.get("api_key_env")) or DEFAULT_API_KEY_ENV,
+        api_key_env=_text(merged.get("api_key_env"))
+        or ("ANTHROPIC_API_KEY" if merged.get("provider") == "anthropic" else DEFAULT_API_KEY_ENV),
+        provider=_text(merged.get("provider")) or "openai",
         theme=_text(merged.get("theme")),
         keys=_text_table(merged.get("keys")),
         db=_path(merged.get("db")),

@@ -44,6 +44,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or config)")
     parser.add_argument("--model", help="model name (default: $TUI_AGENT_MODEL or config)")
     parser.add_argument("--offline", action="store_true", default=None, help="use the built-in offline model")
+    parser.add_argument(
+        "--provider", choices=("openai", "anthropic"), help="the endpoint's protocol (default: openai, or config)"
+    )
     parser.add_argument("--db", help="history database file (default: in the user data dir)")
     parser.add_argument("--plugins", action="append", metavar="DIR", help="extra plugin folder (repeatable)")
     parser.add_argument("--theme", help="theme name")

@@ -216,7 +216,10 @@ class Settings(BaseModel):
     model: str | None = None
     """Model name sent to the endpoint."""
     api_key_env: str = "OPENAI_API_KEY"
-    """Name of the environment variable that holds the API key (the key itself is never stored)."""
+    """Name of the environment variable that holds the API key (the key itself is never stored); with
+    `provider = "anthropic"` and none named, ANTHROPIC_API_KEY."""
+    provider: Literal["openai", "anthropic"] = "openai"
+    """The protocol the endpoint speaks: OpenAI's chat completions, or Anthropic's Messages API (`--provider`)."""
     offline: bool = False
     """Force the built-in offline model even when an endpoint is configured."""
     theme: str = "tui-agent-dark"
@@ -267,6 +270,13 @@ class Settings(BaseModel):
     history_lock_wait: float = Field(default=30.0, ge=0)
     """Seconds `-p` waits at its exit for another program that holds the history file's lock, to save the run;
     then it says what could not be saved."""
+
+    @model_validator(mode="after")
+    def _anthropic_key(self) -> Settings:
+        """Anthropic's key variable by default when the provider is Anthropic."""
+        if self.provider == "anthropic" and "api_key_env" not in self.model_fields_set:
+            object.__setattr__(self, "api_key_env", "ANTHROPIC_API_KEY")  # frozen: set once, while validating
+        return self
 
     def price_table(self) -> PriceTable:
         """The shipped prices with this config's `[prices]` on top."""

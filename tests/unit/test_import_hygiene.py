@@ -36,7 +36,7 @@ def test_hygiene_check_detects_textual() -> None:
 
 FIRST_PAINT_MODULES = "tui_agent.cli, tui_agent.launch, tui_agent.ui.app"
 """What `tui-agent` imports before its first frame."""
-AFTER_PAINT_PACKAGES = ("pydantic", "openai", "aiosqlite", "markdown_it", "mcp", "mcp_types", "httpx2")
+AFTER_PAINT_PACKAGES = ("pydantic", "openai", "anthropic", "aiosqlite", "markdown_it", "mcp", "mcp_types", "httpx2")
 """Heavy packages the first frame must not wait for (the engine imports them after the paint)."""
 AFTER_PAINT_MODULES = (
     "tui_agent.agent.events",

@@ -19,6 +19,8 @@ from urllib.parse import urlsplit
 
 OPENAI_URL = "https://api.openai.com/v1"
 OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
+ANTHROPIC_URL = "https://api.anthropic.com/v1"
+ANTHROPIC_DEFAULT_MODEL = "claude-sonnet-4-6"
 OFFLINE_MODEL = "offline"
 NO_ENDPOINT = "No endpoint configured"
 """How the notices saying who answers a run with no endpoint set begin (the app makes them the conversation's first
@@ -68,6 +70,8 @@ class EndpointSettings(Protocol):
     def offline(self) -> bool: ...
     @property
     def api_key_env(self) -> str: ...
+    @property
+    def provider(self) -> str: ...
 
 
 def choose_endpoint(settings: EndpointSettings, environ: Mapping[str, str] | None = None) -> EndpointChoice:
@@ -76,11 +80,15 @@ def choose_endpoint(settings: EndpointSettings, environ: Mapping[str, str] | Non
     key = environ.get(settings.api_key_env) or None
     if settings.offline:
         return EndpointChoice(None, settings.model or OFFLINE_MODEL)
-    base_url = settings.base_url or (OPENAI_URL if key else None)
+    on_anthropic = settings.provider == "anthropic"
+    vendor, default_model = (
+        (ANTHROPIC_URL, ANTHROPIC_DEFAULT_MODEL) if on_anthropic else (OPENAI_URL, OPENAI_DEFAULT_MODEL)
+    )
+    base_url = settings.base_url or (vendor if key else None)
     if base_url is None:
         return EndpointChoice(None, settings.model or OFFLINE_MODEL)
     base_url = base_url.rstrip("/")
-    model = settings.model or (OPENAI_DEFAULT_MODEL if base_url == OPENAI_URL else "")
+    model = settings.model or (default_model if base_url == vendor else "")
     return EndpointChoice(base_url, model, key, settings.api_key_env, key_alone=not settings.base_url)
 
 

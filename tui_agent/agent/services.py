@@ -28,6 +28,7 @@ from tui_agent.config import Settings
 from tui_agent.history.redact import Redactor
 from tui_agent.history.store import HistoryStore
 from tui_agent.llm.client import ChatClient
+from tui_agent.llm.model_client import ModelClient
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.prices import WindowTable
 from tui_agent.tools.mcp.servers import McpServers
@@ -103,9 +104,22 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
         base_url, api_key = await _start_offline_model(resources), OFFLINE_API_KEY
         notices.append(OFFLINE_NOTICE)
 
-    def make_client(endpoint: EndpointChoice, max_tokens: int | None) -> ChatClient:
-        """A client for an agent's endpoint (the offline model's when it names none); its key from its own variable."""
+    def make_client(endpoint: EndpointChoice, max_tokens: int | None) -> ModelClient:
+        """A client for an agent's endpoint (the offline model's when it names none); its key from its own variable;
+        the protocol `settings.provider` names (the one place a provider is chosen)."""
         url, key = (base_url, api_key) if endpoint.offline else (endpoint.base_url or base_url, endpoint.api_key)
+        if settings.provider == "anthropic":
+            # Imported here: only runs on Anthropic's protocol load its SDK.
+            from tui_agent.llm.anthropic_client import AnthropicClient
+
+            return AnthropicClient(
+                url,
+                endpoint.model,
+                key,
+                timeout=settings.request_timeout,
+                stall_timeout=settings.stall_timeout,
+                max_tokens=max_tokens,
+            )
         return ChatClient(
             url,
             endpoint.model,

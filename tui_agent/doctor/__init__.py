@@ -18,6 +18,7 @@ from typing import Any
 from tui_agent import paths
 from tui_agent.config import Settings
 from tui_agent.config_sources import DEFAULT_API_KEY_ENV, ConfigFileError, read_config_file
+from tui_agent.doctor.anthropic import check_anthropic_endpoint
 from tui_agent.doctor.check import Check, failed
 from tui_agent.doctor.endpoint import check_endpoint
 from tui_agent.doctor.local import check_config, check_history, check_mcp, check_plugins
@@ -36,6 +37,9 @@ def add_parser(subparsers: Any) -> None:
     # Also after the command (`tui-agent doctor --base-url URL`); SUPPRESS keeps the top-level value otherwise.
     parser.add_argument("--base-url", default=argparse.SUPPRESS, help="check this endpoint instead")
     parser.add_argument("--model", default=argparse.SUPPRESS, help="check this model instead")
+    parser.add_argument(
+        "--provider", choices=("openai", "anthropic"), default=argparse.SUPPRESS, help="the endpoint's protocol"
+    )
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds for each request to the endpoint")
     parser.set_defaults(func=run)
 
@@ -45,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
         "base_url": args.base_url,
         "model": args.model,
         "offline": args.offline,
+        "provider": getattr(args, "provider", None),
         "db": args.db,
         "plugin_dirs": args.plugins,
     }
@@ -64,6 +69,7 @@ def _redactor(path: Path) -> Redactor:
     except ConfigFileError:
         key_env = None
     redactor.add(os.environ.get(key_env if isinstance(key_env, str) else DEFAULT_API_KEY_ENV))
+    redactor.add(os.environ.get("ANTHROPIC_API_KEY"))  # `provider = "anthropic"`'s default variable
     return redactor
 
 
@@ -86,17 +92,18 @@ def diagnose(flags: Mapping[str, Any], timeout: float = 10.0) -> list[Check]:
 def _endpoint(settings: Settings, timeout: float) -> list[Check]:
     """The endpoint a chat would use (`choose_endpoint`: with a key in the environment and no base_url, OpenAI's);
     with none (or --offline), the built-in offline model, started for the check."""
-    from tui_agent.agent.endpoint import OPENAI_URL, choose_endpoint
+    from tui_agent.agent.endpoint import choose_endpoint
 
     choice = choose_endpoint(settings)
+    check = check_anthropic_endpoint if settings.provider == "anthropic" else check_endpoint
     if choice.base_url is not None:
-        implied = not settings.base_url and choice.base_url == OPENAI_URL
-        label = f" (OpenAI's: ${settings.api_key_env} is set and no base_url is configured)" if implied else ""
-        return check_endpoint(choice.base_url, choice.model or None, settings.api_key_env, os.environ, timeout, label)
+        vendor = "Anthropic's" if settings.provider == "anthropic" else "OpenAI's"
+        label = f" ({vendor}: ${settings.api_key_env} is set and no base_url is configured)" if choice.key_alone else ""
+        return check(choice.base_url, choice.model or None, settings.api_key_env, os.environ, timeout, label)
     from tui_agent.offline.server import BackgroundServer
 
     with BackgroundServer({"models": [choice.model]}) as server:  # it answers to any name: the one a chat asks
-        return check_endpoint(
+        return check(
             server.base_url,
             choice.model,
             settings.api_key_env,

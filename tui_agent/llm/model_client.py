@@ -1,9 +1,9 @@
 """Provides `ModelClient`: what the agent needs of a model provider.
 
-`tui_agent.llm.client.ChatClient` (any OpenAI-compatible endpoint) is the one provider today. Another one (a
-native Anthropic or Gemini client, say) is a new module with a class of this shape, chosen where the engine is
-built (`tui_agent.agent.services`); the turn, the agent and the UI only see this protocol and the
-`StreamEvent`s it yields.
+Two providers have this shape: `tui_agent.llm.client.ChatClient` (any OpenAI-compatible endpoint) and
+`tui_agent.llm.anthropic_client.AnthropicClient` (Anthropic's Messages API). Another one (Gemini, say) is a new
+module with a class of this shape, chosen where the engine is built (`tui_agent.agent.services`, by the
+`provider` setting); the turn, the agent and the UI only see this protocol and the `StreamEvent`s it yields.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ whose `Host` names something other than this server (a loopback address or `loca
 it was started on; any IP address when it listens on all interfaces) is refused. A request without `Host`
 cannot come from a browser and is served. Off loopback, anyone on the network can connect: `serve` refuses to
 start there without a key, and then every request must carry it (`Authorization: Bearer KEY`, which is how
-OpenAI clients send their API key).
+OpenAI clients send their API key, or `x-api-key: KEY`, as Anthropic's do).
 """
 
 from __future__ import annotations
@@ -83,7 +83,10 @@ def listens_off_loopback(host: str) -> bool:
 
 def _carries(request: Request, key: str) -> bool:
     scheme, _, given = request.headers.get("authorization", "").partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), key.encode())
+    if scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), key.encode()):
+        return True
+    anthropic_key = request.headers.get("x-api-key")  # how Anthropic clients send theirs
+    return anthropic_key is not None and hmac.compare_digest(anthropic_key.strip().encode(), key.encode())
 
 
 def _without_port(header: str) -> str:
