@@ -343,7 +343,7 @@ async def paced_reply(store: HistoryStore, sid: str, rng: random.Random) -> dict
     """A real-time reply through StreamingSaver: 1,500 tokens at ~2 ms each; count the text writes."""
     _, reply = await store.begin_turn(sid, "tell me a story")
     saver = StreamingSaver(store, reply.id)
-    before = store._writer.pending
+    before = store.pending_writes
     writes_seen = 0
     original = store.update_streaming_text
 
@@ -359,7 +359,7 @@ async def paced_reply(store: HistoryStore, sid: str, rng: random.Random) -> dict
         await asyncio.sleep(0.002)
     await saver.finish(MessageStatus.COMPLETE)
     del store.update_streaming_text
-    assert store._writer.pending == before
+    assert store.pending_writes == before
     return {"paced_tokens": 1500, "paced_writes": writes_seen, "paced_s": time.perf_counter() - start}
 
 

@@ -171,12 +171,12 @@ async def test_a_full_disk_shows_in_the_status_bar_until_it_is_saved(real_app: M
         assert agent is not None
         store = agent.store
         # The "disk" is full: the file may not grow (as tests/unit/history/test_bad_conditions.py does it).
-        pages = await store._call(lambda c: c.execute("PRAGMA page_count").fetchone()[0])
-        await store._call(lambda c: c.execute(f"PRAGMA max_page_count = {pages}"))
+        pages = await store.db.call(lambda c: c.execute("PRAGMA page_count").fetchone()[0])
+        await store.db.call(lambda c: c.execute(f"PRAGMA max_page_count = {pages}"))
         await send(pilot, "a long answer please")
         await until(pilot, lambda: "⚠ not saved: disk full (" in status_line(pilot), "indicator")
         await until(pilot, lambda: notified(pilot, "the disk is full"), "the notice")  # on its own way to the screen
-        await store._call(lambda c: c.execute("PRAGMA max_page_count = 1073741823"))  # space freed
+        await store.db.call(lambda c: c.execute("PRAGMA max_page_count = 1073741823"))  # space freed
         await until(pilot, lambda: "not saved" not in status_line(pilot), "the indicator cleared")
     stored = await asyncio.to_thread(_rows, db_file(tmp_path))
     assert [status for _, status in stored[1]] == ["complete"] * 4

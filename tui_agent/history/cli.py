@@ -152,7 +152,7 @@ async def list_sessions(store: HistoryStore, args: argparse.Namespace) -> int:
     sessions = [session for session, _ in nested]
     prices = price_table()
     ids = [session.id for session in sessions]
-    tallies = await store._call(lambda conn: rolled_tallies(conn, ids, prices))  # a read, as list_recent's
+    tallies = await store.db.call(lambda conn: rolled_tallies(conn, ids, prices))  # a read, as list_recent's
     if args.json:
         rows = [_session_row(s, tallies.get(s.id)) for s in sessions]
         print(escape_for_terminal(json.dumps(rows, indent=2, ensure_ascii=False)))

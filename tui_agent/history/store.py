@@ -4,23 +4,25 @@ Reads and grouped writes run on aiosqlite's connection thread, one hop each, so 
 waits on the disk. Writes that the disk refuses (full, locked, read-only) are kept in memory and retried;
 `report.notices()` says what happened, `unsaved` says what is waiting (for an indicator).
 
-This module opens and closes the store; its parts live beside it: the connection and writer
-(`store_base`), sessions (`store_sessions`), new messages and branches (`store_messages`), a reply's progress
-(`store_replies`), reads (`store_reads`) and export (`store_export`).
+This module opens the store and hands out its parts, small objects that each own what they need: the
+connection and writer (`db`, `database.py`), sessions (`sessions`, `store_sessions.py`), new messages and
+branches (`messages`, `store_messages.py`), a reply's progress (`replies`, `store_replies.py`), reads (`reads`,
+`store_reads.py`) and export (`export`, `store_export.py`). Callers say `store.rename_session(...)`: each such
+method is one part's own (`Via`), so the store holds no state of theirs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import aiosqlite
 
 from tui_agent import paths
-from tui_agent.history import owners, writes
+from tui_agent.history.database import Database
+from tui_agent.history.next_positions import NextPositions
 from tui_agent.history.opening import (
     CorruptDatabaseError,
     Mode,
@@ -35,18 +37,55 @@ from tui_agent.history.opening import (
 )
 from tui_agent.history.redact import Redactor
 from tui_agent.history.report import OpenReport
-from tui_agent.history.store_export import StoreExport
-from tui_agent.history.store_messages import StoreMessages
-from tui_agent.history.store_replies import StoreReplies
-from tui_agent.history.store_sessions import StoreSessions
+from tui_agent.history.store_export import Export
+from tui_agent.history.store_messages import Messages
+from tui_agent.history.store_reads import Reads
+from tui_agent.history.store_replies import Replies
+from tui_agent.history.store_sessions import Sessions
+from tui_agent.history.via import Via
 
 DEFAULT_BUSY_TIMEOUT = 5.0
-LOCK_WAIT_STEP = 0.5
-"""Seconds each attempt of `save_before_exit` waits for the lock (between attempts, the wait can be cancelled)."""
 
 
-class HistoryStore(StoreSessions, StoreMessages, StoreReplies, StoreExport):
+def _db(store: HistoryStore) -> Database:
+    return store.db
+
+
+def _sessions(store: HistoryStore) -> Sessions:
+    return store.sessions
+
+
+def _messages(store: HistoryStore) -> Messages:
+    return store.messages
+
+
+def _replies(store: HistoryStore) -> Replies:
+    return store.replies
+
+
+def _reads(store: HistoryStore) -> Reads:
+    return store.reads
+
+
+def _export(store: HistoryStore) -> Export:
+    return store.export
+
+
+class HistoryStore:
     """Sessions, messages and tool calls in one SQLite file. Create with `await HistoryStore.open(path)`."""
+
+    def __init__(self, db: Database, redactor: Redactor) -> None:
+        self.db = db
+        """The connection and its writer: every part reaches the file through it."""
+        self.path, self.mode, self.report, self.owner = db.path, db.mode, db.report, db.owner
+        self.redactor = redactor
+        """What every text is passed through before it is stored."""
+        positions = NextPositions()
+        self.reads = Reads(db)
+        self.sessions = Sessions(db, self.reads, redactor, positions)
+        self.messages = Messages(db, self.reads, redactor, positions)
+        self.replies = Replies(db, redactor)
+        self.export = Export(db, self.reads)
 
     @classmethod
     async def open(
@@ -72,50 +111,94 @@ class HistoryStore(StoreSessions, StoreMessages, StoreReplies, StoreExport):
         report.in_memory = mode is Mode.MEMORY
         if redactor is None:
             redactor = await asyncio.to_thread(Redactor.default, paths.config_file())
-        store = cls(conn, db, mode, report, redactor, retry_delay)
+        store = cls(Database(conn, db, mode, report, retry_delay), redactor)
         if locked is not None:  # the session starts in memory; the upgrade and recovery wait with the writes
-            store._writer.hold(settle, locked)
+            store.db.hold(settle, locked)
         return store
 
-    async def flush(self) -> bool:
-        """Try to save everything kept in memory now; True when nothing is left unsaved."""
-        return await self._writer.flush()
+    @property
+    def on_notice(self) -> Callable[[str], None] | None:
+        """Called with each notice raised after opening (disk full, saving again...)."""
+        return self.db.on_notice
 
-    async def save_before_exit(self, within: float, on_wait: Callable[[str], None]) -> bool:
-        """Before an exit: when another program holds the file's lock, wait for it (at most `within` seconds, said
-        once through `on_wait`) and save what is kept in memory; True when nothing is left unsaved. Any other
-        failure (disk full, read-only) is tried once, as `flush` does: waiting would not help."""
-        if not self._writer.locked_out:
-            return await self.flush()
-        on_wait(
-            f"Another program holds the history file {self.path}; waiting up to {within:g} s for it "
-            f"to save this run ({self._writer.pending} change(s))."
-        )
-        deadline = time.monotonic() + within
-        while True:
-            step = min(LOCK_WAIT_STEP, max(deadline - time.monotonic(), 0.0))
-            if await self._writer.flush(busy_ms=max(int(step * 1000), 1)):
-                return True
-            if not self._writer.locked_out or time.monotonic() >= deadline:
-                return False
+    @on_notice.setter
+    def on_notice(self, listener: Callable[[str], None] | None) -> None:
+        self.db.on_notice = listener
 
-    async def close(self) -> None:
-        """Save what can be saved, mark this store's unfinished replies interrupted, close the file."""
-        if self._closed:
-            return
-        if self._writer.pending == 0 and self.mode in (Mode.READ_WRITE, Mode.MEMORY):
-            await self._write(writes.interrupt_owned(self.owner))
-        saved = await self._writer.flush()
-        await self._writer.close()
-        if not saved:
-            self.report.not_saved = (
-                f"{self._writer.pending} change(s) to the history could not be saved to "
-                f"{self.path} ({self._writer.failing or 'it is read-only'})."
-            )
-            self._notify(self.report.not_saved)
-        self._closed = True
-        owners.release(self.owner)
-        await self._conn.close()
+    @property
+    def on_state(self) -> Callable[[], None] | None:
+        """Called when `unsaved` may have changed."""
+        return self.db.on_state
+
+    @on_state.setter
+    def on_state(self, listener: Callable[[], None] | None) -> None:
+        self.db.on_state = listener
+
+    @property
+    def read_only(self) -> bool:
+        """True when the file could only be opened for reading (changes are kept in memory)."""
+        return self.db.read_only
+
+    @property
+    def unsaved(self) -> str | None:
+        """What is not being saved and why, in a few words ("database locked (3 pending)"); None when all is."""
+        return self.db.unsaved
+
+    @property
+    def pending_writes(self) -> int:
+        """Writes kept in memory because the disk refused them (0 when everything is saved)."""
+        return self.db.pending_writes
+
+    @property
+    def transactions(self) -> int:
+        """Write transactions committed by this store (writes queued together share one)."""
+        return self.db.transactions
+
+    # Each of these is one part's method, under the name callers have always used.
+    flush = Via(_db, Database.flush)
+    save_before_exit = Via(_db, Database.save_before_exit)
+    close = Via(_db, Database.close)
+
+    create_session = Via(_sessions, Sessions.create_session)
+    create_sub_session = Via(_sessions, Sessions.create_sub_session)
+    mark_team = Via(_sessions, Sessions.mark_team)
+    record_team_stop = Via(_sessions, Sessions.record_team_stop)
+    team_stops = Via(_sessions, Sessions.team_stops)
+    rename_session = Via(_sessions, Sessions.rename_session)
+    set_session_agent = Via(_sessions, Sessions.set_session_agent)
+    delete_session = Via(_sessions, Sessions.delete_session)
+    fork_session = Via(_sessions, Sessions.fork_session)
+
+    begin_turn = Via(_messages, Messages.begin_turn)
+    leave_out_images = Via(_messages, Messages.leave_out_images)
+    append_message = Via(_messages, Messages.append_message)
+    add_summary = Via(_messages, Messages.add_summary)
+    replace_reply = Via(_messages, Messages.replace_reply)
+    add_sibling = Via(_messages, Messages.add_sibling)
+    switch_to = Via(_messages, Messages.switch_to)
+
+    update_streaming_text = Via(_replies, Replies.update_streaming_text)
+    finish_message = Via(_replies, Replies.finish_message)
+    record_tool_call = Via(_replies, Replies.record_tool_call)
+    update_tool_call = Via(_replies, Replies.update_tool_call)
+
+    get_session = Via(_reads, Reads.get_session)
+    list_recent = Via(_reads, Reads.list_recent)
+    find_sessions = Via(_reads, Reads.find_sessions)
+    search = Via(_reads, Reads.search)
+    sub_sessions = Via(_reads, Reads.sub_sessions)
+    sub_session_calls = Via(_reads, Reads.sub_session_calls)
+    sub_usage = Via(_reads, Reads.sub_usage)
+    attachment_data = Via(_reads, Reads.attachment_data)
+    siblings = Via(_reads, Reads.siblings)
+    children = Via(_reads, Reads.children)
+    tree = Via(_reads, Reads.tree)
+    load_tail = Via(_reads, Reads.load_tail)
+    load_before = Via(_reads, Reads.load_before)
+    count_messages = Via(_reads, Reads.count_messages)
+
+    export_markdown = Via(_export, Export.export_markdown)
+    export_json = Via(_export, Export.export_json)
 
 
 def _resolve(path: Path | None) -> tuple[Path, Mode]:

@@ -1,4 +1,4 @@
-"""Provides `StoreMessages`: the history store's writes of new messages (a turn's prompt and reply, a message at
+"""Provides `Messages`: the history store's writes of new messages (a turn's prompt and reply, a message at
 the branch's end, a compaction's summary, a retried reply, a sibling on a new branch) and the switch between
 branches; each takes the next position on its branch. A part of `HistoryStore`."""
 
@@ -9,14 +9,23 @@ from datetime import UTC, datetime
 
 from tui_agent.history import attachment_rows, writes
 from tui_agent.history.attachments import Attachment, AttachmentRef
+from tui_agent.history.database import Database
 from tui_agent.history.models import Message
-from tui_agent.history.store_base import StoreBase
+from tui_agent.history.next_positions import NextPositions
+from tui_agent.history.redact import Redactor
+from tui_agent.history.store_reads import Reads
 from tui_agent.history.writer import DEFERRED
 from tui_agent.status import MessageStatus, Role
 
 
-class StoreMessages(StoreBase):
+class Messages:
     """Adding messages and choosing the active branch, for `HistoryStore`."""
+
+    def __init__(self, db: Database, reads: Reads, redactor: Redactor, positions: NextPositions) -> None:
+        self._db = db
+        self._reads = reads
+        self.redactor = redactor
+        self._positions = positions
 
     async def begin_turn(
         self, session_id: str, prompt: str, model: str | None = None, attachments: Sequence[Attachment] = ()
@@ -33,7 +42,7 @@ class StoreMessages(StoreBase):
     async def leave_out_images(self, message_id: str, why: str) -> list[str]:
         """Stop sending prompt `message_id`'s images to the model, stored (`AttachmentRef.left_out`: a note
         stands for each, in resumed sessions too); the names of the images marked."""
-        marked = await self._write(attachment_rows.leave_out_images(message_id, why))
+        marked = await self._db.write(attachment_rows.leave_out_images(message_id, why))
         return marked if isinstance(marked, list) else []  # DEFERRED: kept in memory, written when it can be
 
     async def leave_out_call_images(self, message_id: str, call_id: str, why: str) -> None:
@@ -109,10 +118,13 @@ class StoreMessages(StoreBase):
         """Make the branch through `message_id` the session's active one (down to its newest leaf); returns the
         new active leaf's id."""
         session_id = await self._session_of(message_id)
-        leaf = await self._write(writes.switch_to(session_id, message_id))
+        leaf = await self._db.write(writes.switch_to(session_id, message_id))
         if leaf is DEFERRED:  # kept in memory: the leaf is decided when it is written
             return message_id
         return str(leaf)
+
+    async def _session_of(self, message_id: str) -> str:
+        return (await self._reads.require_message(message_id)).session_id
 
     def _new_message(
         self, session_id: str, role: Role, content: str, status: MessageStatus, model: str | None
@@ -131,17 +143,17 @@ class StoreMessages(StoreBase):
         blobs: Sequence[Attachment] = (),
     ) -> None:
         session_id = messages[0].session_id
-        if session_id not in self._next_position:
-            self._next_position[session_id] = (await self._require_session(session_id)).message_count
+        if not self._positions.knows(session_id):
+            self._positions.set(session_id, (await self._reads.require_session(session_id)).message_count)
         if replaces is not None:
-            write = writes.replace_reply(replaces, messages[0], self.owner)
+            write = writes.replace_reply(replaces, messages[0], self._db.owner)
         elif sibling_of is not None:
-            write = writes.add_sibling(sibling_of, messages, self.owner)
+            write = writes.add_sibling(sibling_of, messages, self._db.owner)
         else:
-            write = writes.add_messages(messages, self.owner, compacts)
-        first = await self._write(writes.with_blobs(write, blobs))
+            write = writes.add_messages(messages, self._db.owner, compacts)
+        first = await self._db.write(writes.with_blobs(write, blobs))
         if first is DEFERRED:
-            first = self._next_position[session_id]
+            first = self._positions.at(session_id)
         for offset, message in enumerate(messages):
             message.position = int(first) + offset
-        self._next_position[session_id] = int(first) + len(messages)
+        self._positions.set(session_id, int(first) + len(messages))

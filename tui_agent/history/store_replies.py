@@ -1,4 +1,4 @@
-"""Provides `StoreReplies`: the history store's writes of a reply as it goes (text streamed so far, its final
+"""Provides `Replies`: the history store's writes of a reply as it goes (text streamed so far, its final
 status and usage, its tool calls), redacted first. A part of `HistoryStore`."""
 
 from __future__ import annotations
@@ -7,14 +7,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from tui_agent.history import writes
+from tui_agent.history.database import Database
 from tui_agent.history.models import Usage
 from tui_agent.history.redact import Redactor
-from tui_agent.history.store_base import StoreBase
 from tui_agent.status import MessageStatus, ToolStatus
 
 
-class StoreReplies(StoreBase):
+class Replies:
     """A reply's progress and its tool calls, for `HistoryStore`."""
+
+    def __init__(self, db: Database, redactor: Redactor) -> None:
+        self._db = db
+        self.redactor = redactor
 
     async def update_streaming_text(
         self, message_id: str, text: str, parts: Mapping[str, str] | None = None, *, redacted: bool = False
@@ -24,7 +28,7 @@ class StoreReplies(StoreBase):
         `StreamRedaction`'s each)."""
         if not redacted:
             text, parts = self.redactor.text(text), _redacted(self.redactor, parts)
-        await self._write(writes.update_text(message_id, text, _plain(parts)), key=("text", message_id))
+        await self._db.write(writes.update_text(message_id, text, _plain(parts)), key=("text", message_id))
 
     async def finish_message(
         self,
@@ -42,7 +46,7 @@ class StoreReplies(StoreBase):
         r = self.redactor
         if not redacted:
             content, parts = r.maybe(content), _redacted(r, parts)
-        await self._write(writes.finish_message(message_id, status, content, r.maybe(error), usage, _plain(parts)))
+        await self._db.write(writes.finish_message(message_id, status, content, r.maybe(error), usage, _plain(parts)))
 
     async def record_tool_call(
         self,
@@ -56,15 +60,15 @@ class StoreReplies(StoreBase):
         """Record a tool call before it runs (recording the same call again updates it)."""
         raw = self.redactor.text(raw_arguments)
         parsed = None if arguments is None else self.redactor.json(arguments)
-        await self._write(writes.record_tool_call(message_id, call_id, name, raw, parsed, status, self.owner))
+        await self._db.write(writes.record_tool_call(message_id, call_id, name, raw, parsed, status, self._db.owner))
 
     async def update_tool_call(
         self, message_id: str, call_id: str, status: ToolStatus, result: str | None = None, error: str | None = None
     ) -> None:
         """Move a call on: `running` stamps started_at, a final status stamps finished_at."""
         r = self.redactor
-        await self._write(
-            writes.update_tool_call(message_id, call_id, status, r.maybe(result), r.maybe(error), self.owner)
+        await self._db.write(
+            writes.update_tool_call(message_id, call_id, status, r.maybe(result), r.maybe(error), self._db.owner)
         )
 
 

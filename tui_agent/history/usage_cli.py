@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def show_usage(store: HistoryStore, args: argparse.Namespace) -> int:
     prices = price_table()
-    rows = await store._call(lambda conn: daily_usage(conn, prices, args.days))  # a read, as list_recent's
+    rows = await store.db.call(lambda conn: daily_usage(conn, prices, args.days))  # a read, as list_recent's
     if not rows:
         _say("No token usage recorded" + (f" in the last {args.days} days." if args.days else " yet."))
         return 0

@@ -79,15 +79,15 @@ async def test_disk_full_keeps_the_session_in_memory_and_retries(db_path: Path) 
     try:
         session = await store.create_session("s")
         _, reply = await store.begin_turn(session.id, "q")
-        pages = await store._call(lambda c: c.execute("PRAGMA page_count").fetchone()[0])
-        await store._call(lambda c: c.execute(f"PRAGMA max_page_count = {pages}"))
+        pages = await store.db.call(lambda c: c.execute("PRAGMA page_count").fetchone()[0])
+        await store.db.call(lambda c: c.execute(f"PRAGMA max_page_count = {pages}"))
         big = "x" * 200_000
         await store.update_streaming_text(reply.id, big)  # needs new pages: the "disk" is full
         assert store.pending_writes == 1
         assert any("disk is full" in n for n in store.report.notices())
         await store.finish_message(reply.id, MessageStatus.COMPLETE, content=big + " done")
         assert store.pending_writes == 2
-        await store._call(lambda c: c.execute("PRAGMA max_page_count = 1073741823"))  # space freed
+        await store.db.call(lambda c: c.execute("PRAGMA max_page_count = 1073741823"))  # space freed
         assert await store.flush() is True
         [message] = await store.load_tail(session.id, 1)
         assert message.content == big + " done" and message.status is MessageStatus.COMPLETE
@@ -230,11 +230,11 @@ async def test_disk_full_shows_as_unsaved_until_it_is_saved(db_path: Path) -> No
         session = await store.create_session("s")
         _, reply = await store.begin_turn(session.id, "q")
         assert store.unsaved is None
-        pages = await store._call(lambda c: c.execute("PRAGMA page_count").fetchone()[0])
-        await store._call(lambda c: c.execute(f"PRAGMA max_page_count = {pages}"))
+        pages = await store.db.call(lambda c: c.execute("PRAGMA page_count").fetchone()[0])
+        await store.db.call(lambda c: c.execute(f"PRAGMA max_page_count = {pages}"))
         await store.update_streaming_text(reply.id, "x" * 200_000)
         assert store.unsaved == "disk full (1 pending)"
-        await store._call(lambda c: c.execute("PRAGMA max_page_count = 1073741823"))
+        await store.db.call(lambda c: c.execute("PRAGMA max_page_count = 1073741823"))
         assert await store.flush() is True and store.unsaved is None
     finally:
         await store.close()

@@ -13,7 +13,7 @@ from tui_agent.status import MessageStatus, ToolStatus
 async def _abandon(store: HistoryStore) -> None:
     """Close the connection as a crash would: without finishing anything."""
     owners.release(store.owner)
-    await store._conn.close()
+    await store.db._conn.close()
 
 
 async def test_leftovers_of_a_dead_store_are_interrupted(db_path: Path) -> None:

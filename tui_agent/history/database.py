@@ -1,52 +1,49 @@
-"""Provides `StoreBase`: the history store's one connection and one writer, and the hop every call takes.
+"""Provides `Database`: the history file's one connection and its one writer, and the hop every call takes.
 
-Reads and grouped writes run on aiosqlite's connection thread, one hop each (`_call`, `_write`), so the event
+Reads and grouped writes run on aiosqlite's connection thread, one hop each (`call`, `write`), so the event
 loop never waits on the disk; sqlite's errors come out as a readable `HistoryError`. It says what is waiting to
-be saved (`unsaved`, `on_notice`, `on_state`) and finds the session or message a call names. The parts of
-`HistoryStore` (sessions, messages, replies, reads, export) build on it.
+be saved (`unsaved`, `on_notice`, `on_state`), saves it when asked (`flush`, `save_before_exit`) and, when it
+closes, marks the replies this store left unfinished interrupted. Every part of `HistoryStore` reaches the file
+through it.
 """
 
 from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
 
-from tui_agent.history import owners, rows
-from tui_agent.history.errors import HistoryError, MessageNotFoundError, SessionNotFoundError
-from tui_agent.history.models import Message, Session
+from tui_agent.history import owners, writes
+from tui_agent.history.errors import HistoryError
 from tui_agent.history.opening import Mode
-from tui_agent.history.redact import Redactor
 from tui_agent.history.report import OpenReport
-from tui_agent.history.writer import Writer
+from tui_agent.history.writer import WriteFn, Writer
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+LOCK_WAIT_STEP = 0.5
+"""Seconds each attempt of `save_before_exit` waits for the lock (between attempts, the wait can be cancelled)."""
 
-class StoreBase:
-    """The connection, the writer and the lookups `HistoryStore`'s parts share."""
+
+class Database:
+    """The connection, its writer, and what they say about saving."""
 
     def __init__(
-        self,
-        conn: aiosqlite.Connection,
-        path: Path,
-        mode: Mode,
-        report: OpenReport,
-        redactor: Redactor,
-        retry_delay: float,
+        self, conn: aiosqlite.Connection, path: Path, mode: Mode, report: OpenReport, retry_delay: float
     ) -> None:
         self._conn = conn
         self.path = path
         self.mode = mode
         self.report = report
-        self.redactor = redactor
         self.owner = owners.new_owner()
+        """The tag this store's unfinished replies and tool calls carry (`owners`)."""
         self.on_notice: Callable[[str], None] | None = None
         """Called with each notice raised after opening (disk full, saving again...)."""
         self.on_state: Callable[[], None] | None = None
@@ -59,7 +56,6 @@ class StoreBase:
             retry_delay=retry_delay,
         )
         self._writer.on_change = self._state_changed
-        self._next_position: dict[str, int] = {}
         self._closed = False
 
     @property
@@ -109,19 +105,26 @@ class StoreBase:
         result: T = await self._conn._execute(fn, raw)  # type: ignore[no-untyped-call]
         return result
 
-    async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+    async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `fn` (a read) with the sqlite3 connection on aiosqlite's thread, one hop."""
         try:
             return await self._raw_call(fn)
         except sqlite3.DatabaseError as error:
             raise _readable(error, self.path) from error
 
-    async def _write(self, fn: Callable[[sqlite3.Connection], Any], key: object | None = None) -> Any:
+    async def write(self, fn: Callable[[sqlite3.Connection], Any], key: object | None = None) -> Any:
+        """Queue the write `fn` and wait for its commit (`Writer.submit`: `DEFERRED` when kept in memory)."""
         try:
             return await self._writer.submit(fn, key)
         except sqlite3.DatabaseError as error:
             raise _readable(error, self.path) from error
 
-    def _require_writable(self, done: str) -> None:
+    def hold(self, fn: WriteFn, error: BaseException) -> None:
+        """Keep `fn` in memory, first, as if the disk had refused it with `error` (`Writer.hold`)."""
+        self._writer.hold(fn, error)
+
+    def require_writable(self, done: str) -> None:
+        """Refuse a change to a stored session when the file is read-only (`done`: "renamed", "deleted"...)."""
         # A change to a stored session kept in memory would look done and be gone at exit: refuse it plainly.
         if self.read_only:
             why = " (it is from a newer tui-agent)" if self.report.newer_schema is not None else ""
@@ -129,26 +132,45 @@ class StoreBase:
                 f"The history database {self.path} is open read-only{why}; stored sessions can't be {done}."
             )
 
-    async def get_session(self, id_or_unique_prefix: str) -> Session | None:
-        """The session with this id, or the only one whose id starts with it; None if none (or several)."""
-        return await self._call(lambda conn: rows.get_session(conn, id_or_unique_prefix))
+    async def flush(self) -> bool:
+        """Try to save everything kept in memory now; True when nothing is left unsaved."""
+        return await self._writer.flush()
 
-    async def _require_session(self, id_or_prefix: str) -> Session:
-        session = await self.get_session(id_or_prefix)
-        if session is None:
-            raise SessionNotFoundError(
-                f"There is no session {id_or_prefix!r} in the history (see `tui-agent sessions list`)."
+    async def save_before_exit(self, within: float, on_wait: Callable[[str], None]) -> bool:
+        """Before an exit: when another program holds the file's lock, wait for it (at most `within` seconds, said
+        once through `on_wait`) and save what is kept in memory; True when nothing is left unsaved. Any other
+        failure (disk full, read-only) is tried once, as `flush` does: waiting would not help."""
+        if not self._writer.locked_out:
+            return await self.flush()
+        on_wait(
+            f"Another program holds the history file {self.path}; waiting up to {within:g} s for it "
+            f"to save this run ({self._writer.pending} change(s))."
+        )
+        deadline = time.monotonic() + within
+        while True:
+            step = min(LOCK_WAIT_STEP, max(deadline - time.monotonic(), 0.0))
+            if await self._writer.flush(busy_ms=max(int(step * 1000), 1)):
+                return True
+            if not self._writer.locked_out or time.monotonic() >= deadline:
+                return False
+
+    async def close(self) -> None:
+        """Save what can be saved, mark this store's unfinished replies interrupted, close the file."""
+        if self._closed:
+            return
+        if self._writer.pending == 0 and self.mode in (Mode.READ_WRITE, Mode.MEMORY):
+            await self.write(writes.interrupt_owned(self.owner))
+        saved = await self._writer.flush()
+        await self._writer.close()
+        if not saved:
+            self.report.not_saved = (
+                f"{self._writer.pending} change(s) to the history could not be saved to "
+                f"{self.path} ({self._writer.failing or 'it is read-only'})."
             )
-        return session
-
-    async def _require_message(self, message_id: str) -> Message:
-        message = await self._call(lambda conn: rows.get_message(conn, message_id))
-        if message is None:
-            raise MessageNotFoundError(f"There is no message {message_id!r} in the history.")
-        return message
-
-    async def _session_of(self, message_id: str) -> str:
-        return (await self._require_message(message_id)).session_id
+            self._notify(self.report.not_saved)
+        self._closed = True
+        owners.release(self.owner)
+        await self._conn.close()
 
 
 def _readable(error: sqlite3.DatabaseError, path: Path) -> HistoryError:
