@@ -171,6 +171,8 @@ class HistoryStore:
 
     begin_turn = Via(_messages, Messages.begin_turn)
     leave_out_images = Via(_messages, Messages.leave_out_images)
+    leave_out_call_images = Via(_messages, Messages.leave_out_call_images)
+    attach_to_call = Via(_messages, Messages.attach_to_call)
     append_message = Via(_messages, Messages.append_message)
     add_summary = Via(_messages, Messages.add_summary)
     replace_reply = Via(_messages, Messages.replace_reply)

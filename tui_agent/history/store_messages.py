@@ -47,7 +47,7 @@ class Messages:
 
     async def leave_out_call_images(self, message_id: str, call_id: str, why: str) -> None:
         """Stop sending the images call `call_id` of reply `message_id` returned (`AttachmentRef.left_out`)."""
-        await self._write(attachment_rows.leave_out_call_images(message_id, call_id, why))
+        await self._db.write(attachment_rows.leave_out_call_images(message_id, call_id, why))
 
     async def attach_to_call(
         self, message_id: str, call_id: str, attachments: Sequence[Attachment]
@@ -56,7 +56,7 @@ class Messages:
         bytes once (text ones redacted; other bytes are not text to redact); the refs stored."""
         blobs = [self._redacted_attachment(a) if a.mime.startswith("text/") else a for a in attachments]
         refs = [a.ref for a in blobs]
-        await self._write(writes.with_blobs(attachment_rows.insert_call_parts(message_id, call_id, refs), blobs))
+        await self._db.write(writes.with_blobs(attachment_rows.insert_call_parts(message_id, call_id, refs), blobs))
         return refs
 
     def _redacted_attachment(self, attachment: Attachment) -> Attachment:
