@@ -165,7 +165,7 @@ def build_big(path: Path, total: int) -> str:
         )
         batch = []
         calls = []
-        parent = None
+        parent: str | None = None
         for pos in range(size):
             mid = uuid.uuid4().hex
             role = "user" if pos % 2 == 0 else "assistant"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -24,7 +24,7 @@ from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
 
-Start = Callable[..., McpServers]
+Start = Callable[..., Awaitable[McpServers]]
 
 
 @tool(approval="never")
@@ -47,7 +47,7 @@ async def start(tmp_path: Path) -> AsyncIterator[Start]:
         await servers.registry.settled()
         return servers
 
-    yield make  # type: ignore[misc]
+    yield make
     for servers in started:
         await servers.close()
 
