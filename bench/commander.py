@@ -51,7 +51,7 @@ async def commander_run(jobs: int) -> float:
 
 
 def best_of(repeat: int, make: Any) -> float:
-    times = []
+    times: list[float] = []
     for _ in range(repeat):
         gc.collect()
         times.append(asyncio.run(make()))

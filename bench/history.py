@@ -165,7 +165,7 @@ def build_big(path: Path, total: int) -> str:
         )
         batch = []
         calls = []
-        parent = None
+        parent: str | None = None
         for pos in range(size):
             mid = uuid.uuid4().hex
             role = "user" if pos % 2 == 0 else "assistant"
@@ -352,7 +352,7 @@ async def paced_reply(store: HistoryStore, sid: str, rng: random.Random) -> dict
         writes_seen += 1
         await original(message_id, text, *more, **options)
 
-    store.update_streaming_text = counting  # type: ignore[method-assign]
+    store.update_streaming_text = counting
     start = time.perf_counter()
     for _ in range(1500):
         saver.push(rng.choice(WORDS) + " ")

@@ -70,7 +70,8 @@ def one_table(rows: int) -> str:
 
 
 def one_paragraph(size: int) -> str:
-    words, n = [], 0
+    words: list[str] = []
+    n = 0
     while sum(map(len, words)) + len(words) < size:
         n += 1
         words.append(f"word{n} is *fine*" if n % 7 == 0 else f"word{n}")
@@ -484,7 +485,7 @@ TOOL_RESULT = 50_000_000
 
 
 def tool_case(timeout: float) -> None:
-    replies = [
+    replies: list[dict[str, Any]] = [
         {"text": "Ready."},
         {"tool_calls": [{"name": "huge_output", "arguments": {}}]},
         {"text": "The tool said a lot.", "chunk_size": 8},

@@ -21,7 +21,7 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -183,7 +183,7 @@ class PacedBackend(ScriptedBackend):
         super().__init__()
         self.chunks, self.rate = chunks, rate
 
-    async def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
+    async def send(self, prompt: str, attachments: Sequence[object] = ()) -> AsyncIterator[AgentEvent]:
         yield TurnStarted("bench", "u1", prompt)
         yield AssistantMessageStarted("paced")
         start = time.perf_counter()

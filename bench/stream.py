@@ -25,12 +25,13 @@ from pathlib import Path
 from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
 
 from tui_agent.llm.client import ChatClient
 from tui_agent.llm.events import TextDelta, ToolCallReady, ToUserDelta
 
 PIECE = 4
-TOOL = {
+TOOL: dict[str, Any] = {
     "type": "function",
     "function": {
         "name": "get_current_weather",
@@ -41,7 +42,7 @@ TOOL = {
         },
     },
 }
-MESSAGES = [{"role": "user", "content": "stream a lot"}]
+MESSAGES: list[ChatCompletionMessageParam] = [{"role": "user", "content": "stream a lot"}]
 SERVE = (
     "import argparse, sys; from tui_agent.offline import cli; p = argparse.ArgumentParser(); "
     "cli.add_parser(p.add_subparsers(dest='command')); a = p.parse_args(sys.argv[1:]); sys.exit(a.func(a))"
@@ -75,7 +76,7 @@ async def raw_run(base_url: str) -> tuple[float, int]:
     stream = await client.chat.completions.create(
         model="offline",
         messages=MESSAGES,
-        tools=[TOOL],  # type: ignore[arg-type]
+        tools=[{"type": "function", "function": TOOL["function"]}],
         stream=True,
         stream_options={"include_usage": True},
     )

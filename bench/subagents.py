@@ -16,7 +16,7 @@ import asyncio
 import os
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 from render import SIZE, PacedBackend, check, document, percentile, result, stream_while_typing
 
@@ -47,21 +47,21 @@ class PacedSubAgents(ScriptedBackend):
 
     def __init__(self, chunks: list[str], rate: float, agents: int) -> None:
         super().__init__()
-        self.chunks, self.rate, self.agents = chunks, rate, AGENTS[:agents]
+        self.chunks, self.rate, self.asked = chunks, rate, AGENTS[:agents]
 
-    async def send(self, prompt: str) -> AsyncIterator[AgentEvent]:
+    async def send(self, prompt: str, attachments: Sequence[object] = ()) -> AsyncIterator[AgentEvent]:
         yield TurnStarted("bench", "u1", prompt)
         yield AssistantMessageStarted("m1")
-        asks = {agent: self._ask(agent, ToolStatus.RUNNING) for agent in self.agents}
+        asks = {agent: self._ask(agent, ToolStatus.RUNNING) for agent in self.asked}
         for ask in asks.values():
             yield ToolCallUpdated(ask)
-        for agent in self.agents:
+        for agent in self.asked:
             yield self._wrap(agent, TurnStarted(f"sub-{agent}", f"su-{agent}", "go"))
             yield self._wrap(agent, AssistantMessageStarted(f"s-{agent}"))
         start = time.perf_counter()
         for index, chunk in enumerate(self.chunks):
             await asyncio.sleep(max(start + index / self.rate - time.perf_counter(), 0))
-            for agent in self.agents:
+            for agent in self.asked:
                 yield self._wrap(agent, AssistantTextDelta(f"s-{agent}", chunk))
                 if index % TOOL_EVERY == TOOL_EVERY - 1:
                     yield self._wrap(agent, ToolCallUpdated(self._tool(agent, index)))

@@ -9,7 +9,10 @@ import socket
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from tui_agent.offline.server import BackgroundServer
 
@@ -45,14 +48,17 @@ def test_with_no_endpoint_the_offline_model_is_checked_and_everything_is_ok(isol
     assert "built-in offline model" in done.stdout
 
 
-def _dead_port() -> int:
+@pytest.fixture
+def dead_port() -> Iterator[int]:
+    """A port bound and never listened on: a connection is refused, and no other xdist worker's server can
+    take it while the test runs (as it could a port picked and let go)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        yield int(sock.getsockname()[1])
 
 
-def test_a_dead_port_fails_the_endpoint_and_the_rest_is_still_reported(isolated_home: Path) -> None:
-    url = f"http://127.0.0.1:{_dead_port()}/v1"
+def test_a_dead_port_fails_the_endpoint_and_the_rest_is_still_reported(isolated_home: Path, dead_port: int) -> None:
+    url = f"http://127.0.0.1:{dead_port}/v1"
     done = doctor(isolated_home, "--base-url", url)
     assert done.returncode == 1
     checked = _checked(done.stdout)

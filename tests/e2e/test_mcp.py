@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_signals import Terminal
+from tests.e2e.pty_terminal import Terminal
 from tests.fixtures.mcp_servers.config import toml_entry
 from tui_agent.offline.server import BackgroundServer
 

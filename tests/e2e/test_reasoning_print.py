@@ -17,7 +17,7 @@ SCENARIO = {"replies": [{"reasoning": "The user says hi.\x1b[31m Greet back.", "
 def _ask(home: Path, *flags: str) -> tuple[subprocess.CompletedProcess[str], list[object]]:
     with BackgroundServer(SCENARIO) as server:
         done = run(["--base-url", server.base_url, "--model", "offline", "-p", "hi", *flags], home)
-        bodies = [request.body for request in server.requests]
+        bodies: list[object] = [request.body for request in server.requests]
     return done, bodies
 
 

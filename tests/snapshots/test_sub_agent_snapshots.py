@@ -23,7 +23,7 @@ SnapCompare = Callable[..., bool]
 
 def test_ask_panel_with_a_running_sub_agent_and_its_tool_call(snap_compare: SnapCompare) -> None:
     gate = Gate()
-    sub = [
+    sub: Script = [
         TurnStarted("sub-researcher", "su1", "Find the weather in Oslo"),
         AssistantMessageStarted("s1"),
         AssistantPartDelta("s1", "reasoning", "The weather tool knows."),

@@ -216,7 +216,7 @@ async def test_left_twice_pressed_at_once_walks_two_versions_back(stack: RealSta
             await start_editing(pilot)
             screen.prompt_input.load_text(newer)
             await pilot.press("enter")
-            await wait_until(pilot, lambda newer=newer: screen.idle and prompts(screen) == [newer], "the edit answered")
+            await wait_until(pilot, lambda: screen.idle and prompts(screen) == [newer], "the edit answered")  # noqa: B023
         await select(pilot, "Say hi")
         for key in ("left", "left"):  # a fast hand, both at once: the second starts where the first landed
             app.post_message(events.Key(key, None))
@@ -569,7 +569,7 @@ async def test_shift_r_regenerates_with_the_model_picked(stack: RealStack) -> No
         models = await (await built.ready()).list_models()
         other = next(name for name in models if name != "scripted")
         await pilot.press("R")
-        await wait_until(pilot, lambda: CommandPalette.is_open(app), "the model picker")
+        await wait_until(pilot, lambda: CommandPalette.is_open(app), "the model picker")  # type: ignore[arg-type]  # App[object]
         await run_command(pilot, other)  # typed, and Enter once the picker has it highlighted
         await wait_until(pilot, lambda: screen.idle and old.replaced, "the regeneration")
         assert stack.chat_requests()[-1]["model"] == other

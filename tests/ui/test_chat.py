@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Sequence
+
 from textual import events
 from textual.pilot import Pilot
 
@@ -20,6 +22,7 @@ from tests.ui.helpers import (
     wait_until,
 )
 from tui_agent.agent.events import (
+    AgentEvent,
     AssistantMessageFinished,
     AssistantMessageStarted,
     AssistantTextDelta,
@@ -27,7 +30,7 @@ from tui_agent.agent.events import (
     TurnEndReason,
     TurnFinished,
 )
-from tui_agent.testing.scripted import Gate, ScriptedBackend, reply_script
+from tui_agent.testing.scripted import Gate, Script, ScriptedBackend, reply_script
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.attach_paste import AttachPasteScreen
 from tui_agent.ui.screens.chat import ChatScreen
@@ -70,7 +73,7 @@ async def test_streamed_render_equals_whole_render() -> None:
 
 async def test_failed_message_shows_marker_and_one_inline_error() -> None:
     error = "No API key: set OPENAI_API_KEY or run with --offline."
-    script = [
+    script: Script = [
         AssistantMessageStarted("m1"),
         AssistantTextDelta("m1", "partial"),
         AssistantMessageFinished("m1", MessageStatus.FAILED, error),
@@ -100,7 +103,7 @@ async def test_backend_exception_is_inline_and_app_stays_usable() -> None:
 
     app, backend = make_app()
 
-    async def broken_send(prompt: str):  # type: ignore[no-untyped-def]
+    async def broken_send(prompt: str, attachments: Sequence[object] = ()) -> AsyncIterator[AgentEvent]:
         raise Broken("raw")
         yield  # pragma: no cover
 
@@ -118,7 +121,7 @@ async def test_backend_exception_is_inline_and_app_stays_usable() -> None:
 
 async def test_escape_mid_stream_interrupts_at_once_and_next_prompt_works() -> None:
     gate = Gate()
-    first = [
+    first: Script = [
         AssistantMessageStarted("m1"),
         AssistantTextDelta("m1", "Half a rep"),
         gate,
@@ -268,7 +271,7 @@ class SlowToCancel(ScriptedBackend):
 
 async def test_text_produced_before_cancel_took_effect_still_lands() -> None:
     gate = Gate()
-    script = [
+    script: Script = [
         AssistantMessageStarted("m1"),
         AssistantTextDelta("m1", "before "),
         gate,
@@ -293,7 +296,7 @@ async def test_text_produced_before_cancel_took_effect_still_lands() -> None:
 
 async def test_reply_that_completed_before_cancel_loses_its_marker() -> None:
     gate = Gate()
-    script = [
+    script: Script = [
         AssistantMessageStarted("m1"),
         AssistantTextDelta("m1", "all "),
         gate,
@@ -364,7 +367,7 @@ async def test_a_new_prompt_while_far_up_brings_the_newest_entries_back() -> Non
 
 async def test_text_appended_on_the_same_line_is_painted() -> None:
     gates = [Gate(), Gate()]
-    script = [
+    script: Script = [
         AssistantMessageStarted("m1"),
         AssistantTextDelta("m1", "Hello"),
         gates[0],

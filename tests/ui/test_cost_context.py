@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.app import App
 from textual.pilot import Pilot
 
 from tests.fixtures.offline import strict_scenario
@@ -346,7 +347,7 @@ async def test_nothing_to_compact_is_said_and_nothing_changes(server: Background
         assert [u.prompt for u in before.query(UserMessage)] == ["only one turn", "still chatting"]
 
 
-def notices(app: TuiAgentApp) -> list[str]:
+def notices(app: App[Any]) -> list[str]:
     from tui_agent.ui.textual_private import notifications
 
     return [str(notification.message) for notification in notifications(app)]

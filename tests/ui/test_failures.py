@@ -304,6 +304,6 @@ async def test_a_resumed_session_shows_the_replaced_reply_dimmed_and_offers_redo
             assert old.has_class("-replaced") and not new.has_class("-replaced")  # dimmed by its CSS
             markers = [str(marker.render()) for marker in screen.query(MessageMarker)]
             assert markers[0].startswith("↺ replaced") and markers[1].startswith("✗ failed")
-            assert screen.chat_log.actions.can_continue
+            assert screen.chat_log.actions is not None and screen.chat_log.actions.can_continue
     finally:
         server.stop()

@@ -117,7 +117,7 @@ async def test_the_mcp_screen_lists_restarts_toggles_and_shows_the_log(mcp_app: 
         screen = app.screen
         assert isinstance(screen, McpScreen)
         await until(pilot, lambda: bool(screen.query(OptionList)), "the list mounted")
-        rows = lambda: [str(option.prompt) for option in screen.query_one(OptionList).options]  # noqa: E731
+        rows: Callable[[], list[str]] = lambda: [str(option.prompt) for option in screen.query_one(OptionList).options]  # noqa: E731
         await until(pilot, lambda: "ready with 8 tools" in rows()[0], "demo's state")
         assert "2 tools need task support, which tui-agent does not offer yet" in rows()[0]
         assert "failed: the command 'no-such-mcp-server' was not found" in rows()[1] and "disabled" in rows()[2]

@@ -61,7 +61,7 @@ OUR_COMMANDS = [
 async def run_command(pilot: Pilot[None], text: str) -> None:
     """Open the palette if it is not open, type `text`, wait for it to be the highlighted match, press Enter."""
     app = pilot.app
-    if not CommandPalette.is_open(app):
+    if not CommandPalette.is_open(app):  # type: ignore[arg-type]  # Textual wants App[object]; App is invariant
         await pilot.press("ctrl+p")
     await wait_until(pilot, lambda: showing(app, CommandPalette), "palette open")  # a second palette too
     palette = app.screen

@@ -10,10 +10,11 @@ from tui_agent.agent.events import AssistantMessageFinished, AssistantMessageSta
 from tui_agent.agent.events import AssistantTextDelta as Text
 from tui_agent.history.models import Message
 from tui_agent.status import MessageStatus, Role
+from tui_agent.testing.scripted import Script
 from tui_agent.ui.history_view import message_widgets
 from tui_agent.ui.widgets.thinking import ThinkingBlock
 
-SCRIPT = [
+SCRIPT: Script = [
     AssistantMessageStarted("m1"),
     AssistantPartDelta("m1", "self_check", "Too "),
     AssistantPartDelta("m1", "self_check", "terse."),

@@ -62,7 +62,7 @@ async def history(path: Path) -> list[Message]:
 async def test_weather_turn_shows_panel_and_answer_and_is_saved(real_app: MakeApp, tmp_path: Path) -> None:
     app, _ = real_app()
     async with app.run_test(size=(140, 40)) as pilot:
-        lines = lambda: [str(line.render()) for line in chat(pilot).query(SystemLine)]  # noqa: E731
+        lines: Callable[[], list[str]] = lambda: [str(line.render()) for line in chat(pilot).query(SystemLine)]  # noqa: E731
         await wait_until(pilot, lambda: any(OFFLINE_NOTICE in line for line in lines()), "the offline model's line")
         await send(pilot, "What's the weather in Paris?")
         screen = chat(pilot)
@@ -188,7 +188,7 @@ async def test_a_tool_node_cancelled_while_its_approval_is_asked_takes_the_modal
         await send(pilot, "echo carefully", wait=False)
         await wait_until(pilot, lambda: showing(app, ApprovalScreen), "approval modal")
         (tool,) = [item for item in tree.items.values() if item.kind == "tool"]
-        assert tool.node_id is not None and screen.backend.cancel_node(tool.node_id)
+        assert tool.node_id is not None and screen.backend is not None and screen.backend.cancel_node(tool.node_id)
         await wait_until(pilot, lambda: app.screen is screen and screen.idle, "modal gone, turn finished")
         (panel,) = screen.tool_panels.panels
         assert panel.status is ToolStatus.INTERRUPTED

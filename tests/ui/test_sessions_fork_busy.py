@@ -4,7 +4,7 @@ left behind in history, a stray session nobody asked to keep."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -37,7 +37,7 @@ async def test_fork_while_a_reply_streams_is_refused_and_makes_no_session(stack:
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: showing(app, SessionsScreen) and bool(app.screen.sessions), "listed")  # type: ignore[attr-defined]
         await pilot.press("ctrl+f")
-        said = lambda: any(BUSY_FORK in n.message for n in notifications(app))  # noqa: E731
+        said: Callable[[], bool] = lambda: any(BUSY_FORK in n.message for n in notifications(app))  # noqa: E731
         await wait_until(pilot, lambda: said() or showing(app, ForkScreen), "an answer to Ctrl+F")
         if showing(app, ForkScreen):  # offered (as before): choosing a message must still make nothing
             await pilot.press("enter")

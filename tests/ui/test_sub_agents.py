@@ -133,7 +133,7 @@ async def test_esc_shows_the_sub_agent_and_its_open_call_interrupted() -> None:
 async def test_a_long_sub_agent_answer_shows_only_its_newest_lines() -> None:
     gate = Gate()
     lines = [f"line {n}\n" for n in range(300)]
-    sub = [AssistantMessageStarted("s1"), *(AssistantTextDelta("s1", line) for line in lines), gate]
+    sub: list[ScriptItem] = [AssistantMessageStarted("s1"), *(AssistantTextDelta("s1", line) for line in lines), gate]
     app, _ = make_app([delegating(*sub, TurnFinished(TurnEndReason.DONE))])
     async with app.run_test() as pilot:
         await send(pilot, "Ask the researcher for a lot", wait=False)

@@ -78,7 +78,7 @@ def shown_lines(tree: TaskTree) -> list[str]:
     stack = list(reversed(tree.root.children))
     while stack:
         node = stack.pop()
-        lines.append(node.label.plain)
+        lines.append(str(node.label))  # a Text's str is its plain text
         stack.extend(reversed(node.children))
     return lines
 

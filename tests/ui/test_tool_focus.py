@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from tests.ui.helpers import FIXED_NOW, SIZE, call, make_app, send, showing, wait_until
 from tui_agent.agent.events import ToolStatus
-from tui_agent.testing.scripted import ScriptedBackend
+from tui_agent.testing.scripted import Script, ScriptedBackend
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.help import HelpScreen
 from tui_agent.ui.textual_private import notifications
@@ -21,7 +21,7 @@ from tui_agent.ui.widgets.tool_panel import ToolPanel
 LONG = "\n".join(f"line {n}" for n in range(30))
 
 
-def three_calls() -> list[object]:
+def three_calls() -> Script:
     return [call(f"c{n}", ToolStatus.DONE, started=1.0, finished=2.0, result=LONG) for n in (1, 2, 3)]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.ui.helpers import call, chat, chat_idle, make_app, send, showing, under_the_pointer, wait_until
 from tui_agent.agent.events import ToolStatus
-from tui_agent.testing.scripted import AskApproval, Gate, reply_script
+from tui_agent.testing.scripted import AskApproval, Gate, Script, reply_script
 from tui_agent.tool_call import Decision
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.widgets.tool_panel import ToolPanel
@@ -18,7 +18,7 @@ def status_classes(panel: ToolPanel) -> set[str]:
 
 async def test_panel_goes_through_every_status_with_a_distinct_look() -> None:
     gates = [Gate() for _ in range(4)]
-    script = [
+    script: Script = [
         call("c1", ToolStatus.PENDING, arguments='{"loca'),
         gates[0],
         call("c1", ToolStatus.AWAITING_APPROVAL),
@@ -37,7 +37,7 @@ async def test_panel_goes_through_every_status_with_a_distinct_look() -> None:
         panels = chat(pilot).tool_panels
         seen = []
         for gate in gates:
-            await wait_until(pilot, lambda gate=gate: gate.reached)
+            await wait_until(pilot, lambda: gate.reached)  # noqa: B023 (awaited here, in this iteration)
             panel = panels.panel(("m1", "c1"))
             assert panel is not None
             seen.append((status_classes(panel), panel.border_subtitle))
@@ -79,7 +79,7 @@ async def test_arguments_pretty_printed_and_long_result_expands() -> None:
 
 async def test_parallel_calls_run_together() -> None:
     gate = Gate()
-    script = [
+    script: Script = [
         call("c1", ToolStatus.RUNNING, started=100.0),
         call("c2", ToolStatus.RUNNING, name="get_time", started=100.5),
         gate,

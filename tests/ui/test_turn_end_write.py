@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+from textual.pilot import Pilot
+
 from tests.ui.helpers import chat, send, wait_until
 from tests.ui.test_real_stack import MakeApp, history, real_app  # noqa: F401 (the fixture)
 from tests.unit.agent.conftest import MakeAgent, make_agent  # noqa: F401 (the fixture)
@@ -43,26 +45,23 @@ def write_lock(path: Path) -> Iterator[sqlite3.Connection]:
         conn.close()
 
 
-async def escape_while_locked(pilot: object, screen: ChatScreen) -> str:
+async def escape_while_locked(pilot: Pilot[None], screen: ChatScreen) -> str:
     """Press Esc mid-stream, once a streaming save waits for the lock too, and check the screen is ready
     within `READY_WITHIN`; the text shown."""
     await pilot.pause(0.5)  # more than `StreamingSaver`'s interval: a save is on its way and waits
-    await pilot.press("escape")  # type: ignore[attr-defined]
+    await pilot.press("escape")
     start = time.monotonic()
     while not screen.idle and time.monotonic() - start < READY_WITHIN:
-        await pilot.pause(0.01)  # type: ignore[attr-defined]
+        await pilot.pause(0.01)
     assert screen.idle, "the screen must not wait for the final write to be ready"
     return screen.chat_log.assistant_messages[0].text
 
 
-async def streaming(pilot: object, screen: ChatScreen) -> None:
-    await send(pilot, "talk a lot", wait=False)  # type: ignore[arg-type]
+async def streaming(pilot: Pilot[None], screen: ChatScreen) -> None:
+    await send(pilot, "talk a lot", wait=False)
     await wait_until(
         pilot,
-        lambda: (
-            bool(screen.chat_log.assistant_messages)  # type: ignore[arg-type]
-            and len(screen.chat_log.assistant_messages[0].text) > 50
-        ),
+        lambda: bool(screen.chat_log.assistant_messages) and len(screen.chat_log.assistant_messages[0].text) > 50,
         "some text",
     )
 

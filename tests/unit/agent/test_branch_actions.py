@@ -38,7 +38,7 @@ def _done(events: list[AgentEvent]) -> list[AgentEvent]:
 
 
 async def _turn(stream: Any) -> list[AgentEvent]:
-    return _done(await collect(stream, decide=lambda call: Decision.ALLOW))
+    return _done(await collect(stream, decide=lambda call: Decision.ALLOW_ONCE))
 
 
 async def _prompts(built: Any) -> list[Message]:

@@ -18,7 +18,7 @@ WEATHER = {"id": "call_0", "name": "get_current_weather", "arguments": {"locatio
 SUM = {"id": "call_0", "name": "calculate", "arguments": {"expression": "6*7"}}
 
 
-def scenario(*replies: dict[str, Any]) -> Any:
+def scenario(*replies: dict[str, Any]) -> pytest.MarkDecorator:
     return pytest.mark.parametrize("offline_server", [{"replies": list(replies)}], indirect=True)
 
 
@@ -59,6 +59,6 @@ async def test_two_calls_with_one_id_in_one_response_are_both_run_recorded_and_a
         ("calculate", ToolStatus.DONE),
     ]
     assert len({call_id for call_id, _, _ in stored}) == 2 == len(final)
-    answered = [message for message in offline_server.requests[-1].body["messages"] if message["role"] == "tool"]
+    answered = [m for m in (offline_server.requests[-1].body or {})["messages"] if m["role"] == "tool"]
     assert sorted(message["tool_call_id"] for message in answered) == sorted(call_id for call_id, _, _ in stored)
     assert "42" in answered[1]["content"]

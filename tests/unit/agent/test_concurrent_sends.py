@@ -22,7 +22,7 @@ async def test_a_second_send_waits_for_the_first_turn_then_answers_its_own_promp
     order: list[str] = []
 
     async def turn(prompt: str) -> list[object]:
-        events = []
+        events: list[object] = []
         async for event in agent.send(prompt):
             events.append(event)
             if isinstance(event, TurnStarted | TurnFinished):

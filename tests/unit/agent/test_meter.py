@@ -7,6 +7,7 @@ import tomllib
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -82,7 +83,7 @@ def test_a_resumed_path_is_counted_again_and_a_summary_after_the_last_count_make
 
 
 def test_estimates_count_text_and_tool_arguments() -> None:
-    sent = [
+    sent: list[dict[str, Any]] = [
         {"role": "user", "content": "x" * 40},
         {"role": "assistant", "content": None, "tool_calls": [{"function": {"arguments": "y" * 8}}]},
     ]

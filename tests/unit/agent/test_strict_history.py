@@ -24,7 +24,7 @@ PLUGINS = Path(__file__).parent / "plugins"
 ECHO = {"tool_calls": [{"name": "slow_echo", "arguments": {"text": "hi", "seconds": 0}}]}
 
 
-def scenario(*replies: dict[str, Any], then: str = "default") -> Any:
+def scenario(*replies: dict[str, Any], then: str = "default") -> pytest.MarkDecorator:
     return pytest.mark.parametrize(
         "offline_server", [{"replies": list(replies), "then": then, "strict": True}], indirect=True
     )

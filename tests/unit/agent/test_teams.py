@@ -153,7 +153,7 @@ async def test_a_router_picks_who_speaks_and_ends_the_team(
     assert session is not None and session.agent == "team:routed"
 
 
-SLOW = {"text": "A slow draft " * 40, "chunk_size": 4, "chunk_delay": 0.02}
+SLOW: dict[str, Any] = {"text": "A slow draft " * 40, "chunk_size": 4, "chunk_delay": 0.02}
 
 
 @pytest.mark.parametrize("offline_server", [{"replies": [SLOW]}], indirect=True)

@@ -14,7 +14,7 @@ from tui_agent.status import CUT_OFF, is_cut_off
 LONG = "one two three four five six seven eight nine ten"
 
 
-def scenario(*replies: dict[str, Any]) -> Any:
+def scenario(*replies: dict[str, Any]) -> pytest.MarkDecorator:
     return pytest.mark.parametrize("offline_server", [{"replies": list(replies)}], indirect=True)
 
 

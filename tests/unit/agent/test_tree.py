@@ -95,7 +95,8 @@ async def test_a_turn_delivers_every_node_from_creation_to_its_end(make_agent: M
     shape = [(event.name, event.kind) for event in made.values()][: len(TURN_SHAPE)]
     assert shape == [(name, kind) for name, kind, _ in TURN_SHAPE]  # what test doubles draw is the real shape
     ids = list(made)
-    assert [ids.index(made[i].parent_id) if made[i].parent_id in made else None for i in ids[: len(TURN_SHAPE)]] == [
+    parents = [made[i].parent_id for i in ids[: len(TURN_SHAPE)]]
+    assert [ids.index(parent) if parent is not None and parent in made else None for parent in parents] == [
         parent for _, _, parent in TURN_SHAPE
     ]
     chat_job = next(event for event in made.values() if event.name == "ChatJob")
@@ -107,8 +108,8 @@ async def test_a_turn_delivers_every_node_from_creation_to_its_end(make_agent: M
     assert set(ended) == set(made) and all(isinstance(event, NodeFinished) for event in ended.values())
     started = {event.node_id for event in seen if isinstance(event, NodeStarted)}
     assert started == set(made)
-    for event in ended.values():
-        assert event.started_at is not None and event.at >= event.started_at
+    for ending in ended.values():
+        assert ending.started_at is not None and ending.at >= ending.started_at
     order = [event.node_id for event in nodes(seen) if isinstance(event, NodeEnded)]
     assert order[-1] == chat_job.node_id  # the root ends last, after its whole subtree
 

@@ -33,7 +33,7 @@ PLUGINS = Path(__file__).parent / "plugins"
 PARTIAL = "This part of the reply arrives before the failure. "
 
 
-def scenario(*replies: dict[str, Any], then: str = "default") -> Any:
+def scenario(*replies: dict[str, Any], then: str = "default") -> pytest.MarkDecorator:
     return pytest.mark.parametrize("offline_server", [{"replies": list(replies), "then": then}], indirect=True)
 
 

@@ -33,7 +33,8 @@ def test_a_bad_file_is_reported_by_its_path_and_the_others_still_load(tmp_path: 
 
 def test_a_later_folder_wins_a_name_clash_and_dangling_delegates_are_problems(tmp_path: Path) -> None:
     shipped, user = tmp_path / "shipped", tmp_path / "user"
-    shipped.mkdir(), user.mkdir()
+    shipped.mkdir()
+    user.mkdir()
     (shipped / "helper.toml").write_text('description = "shipped"\n')
     (user / "helper.toml").write_text('description = "mine"\ndelegates = ["nobody"]\n')
 

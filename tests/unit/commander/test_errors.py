@@ -138,7 +138,7 @@ def test_wrong_password_and_missing_tasker_are_clear_errors() -> None:
     with pytest.raises(NotTaskerError, match="must be decorated with @tasker"):
 
         class Undecorated(Job):
-            async def task(self) -> None:  # type: ignore[override]
+            async def task(self) -> None:
                 return None
 
 

@@ -17,7 +17,7 @@ def test_every_public_name_resolves_from_its_home() -> None:
 
 def test_an_unknown_name_is_an_attribute_error() -> None:
     try:
-        commander.NoSuchThing  # type: ignore[attr-defined]  # noqa: B018
+        commander.NoSuchThing  # noqa: B018
     except AttributeError as error:
         assert "NoSuchThing" in str(error)
     else:

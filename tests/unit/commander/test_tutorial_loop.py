@@ -138,7 +138,7 @@ class OpenaiHandler:
 def test_three_turns_with_a_tool_loop_then_quit() -> None:
     chat = Conversation(prompts=["what is the weather in Paris?", "thanks", "exit"])
     chat.context.append({"role": "user", "content": "hello"})
-    out = CommanderAsync().run(ChatJob(chat))
+    out = CommanderAsync[str]().run(ChatJob(chat))
     assert out == "QUIT"
     assert chat.printed == ["You said: hello", "Let me check. ", "It is 22 degrees.", "You said: thanks"]
     assert chat.prompts == []
@@ -149,6 +149,6 @@ def test_three_turns_with_a_tool_loop_then_quit() -> None:
 async def test_the_same_loop_runs_inside_a_running_event_loop() -> None:
     chat = Conversation(prompts=["again", "exit"])
     chat.context.append({"role": "user", "content": "hi"})
-    out = await CommanderAsync().run_async(ChatJob(chat))
+    out = await CommanderAsync[str]().run_async(ChatJob(chat))
     assert out == "QUIT"
     assert chat.printed == ["You said: hi", "You said: again"]

@@ -22,6 +22,11 @@ def raw_rows(path: Path, sql: str, params: tuple[object, ...] = ()) -> list[tupl
         conn.close()
 
 
+def raw_pairs(path: Path, sql: str, params: tuple[object, ...] = ()) -> dict[object, object]:
+    """A two-column query's rows as a dict, first column to second (see `raw_rows`)."""
+    return {key: value for key, value in raw_rows(path, sql, params)}
+
+
 def integrity(path: Path) -> str:
     return str(raw_rows(path, "PRAGMA integrity_check")[0][0])
 

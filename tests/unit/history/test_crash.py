@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.unit.history.crash_writer import FULL_REPLY
-from tests.unit.history.helpers import integrity, raw_rows
+from tests.unit.history.helpers import integrity, raw_pairs, raw_rows
 from tui_agent.history.store import HistoryStore
 from tui_agent.status import MessageStatus, ToolStatus
 
@@ -77,7 +77,7 @@ async def _check(db: Path, lines: list[str]) -> None:
             saved = max((int(v) for v in _values(lines, "saved")), default=0)
             assert status == ("complete" if "finished" in lines else MessageStatus.INTERRUPTED.value)
             assert FULL_REPLY.startswith(content) and len(content) >= saved
-            calls = dict(raw_rows(db, "SELECT call_id, status FROM tool_calls WHERE message_id = ?", (reply_id,)))
+            calls = raw_pairs(db, "SELECT call_id, status FROM tool_calls WHERE message_id = ?", (reply_id,))
             assert set(_values(lines, "tool")) <= set(calls)
             if "finished" not in lines:
                 assert set(calls.values()) <= {ToolStatus.INTERRUPTED.value}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.unit.history.helpers import raw_rows
+from tests.unit.history.helpers import raw_pairs, raw_rows
 from tui_agent.history import owners
 from tui_agent.history.store import HistoryStore
 from tui_agent.status import MessageStatus, ToolStatus
@@ -71,6 +71,6 @@ async def test_close_interrupts_only_its_own_unfinished_work(db_path: Path) -> N
     _, done_reply = await store.begin_turn(session.id, "q2")
     await store.finish_message(done_reply.id, MessageStatus.COMPLETE, content="fine")
     await store.close()
-    rows = dict(raw_rows(db_path, "SELECT id, status FROM messages WHERE role = 'assistant'"))
+    rows = raw_pairs(db_path, "SELECT id, status FROM messages WHERE role = 'assistant'")
     assert rows == {open_reply.id: "interrupted", done_reply.id: "complete"}
     assert raw_rows(db_path, "SELECT status FROM tool_calls") == [("interrupted",)]

@@ -74,7 +74,7 @@ async def test_every_message_is_kept_and_each_session_is_one_branch(old_copy: Pa
 async def test_the_model_gets_the_same_conversation_after_the_upgrade(old_copy: Path) -> None:
     expected = _linear(old_copy)
     [(retried,)] = raw_rows(old_copy, "SELECT id FROM sessions WHERE title = 'retried'")
-    assert [m["content"] for m in expected[retried]] == [
+    assert [m["content"] for m in expected[str(retried)]] == [
         "Name a river.",
         "The Rhine.",
         "Another one?",

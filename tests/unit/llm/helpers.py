@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import Any, TypeVar
 
 from tui_agent.llm.client import ChatClient
 from tui_agent.llm.events import StreamEvent
@@ -26,6 +26,7 @@ WEATHER_TOOL: dict[str, Any] = {
     },
 }
 USER = [{"role": "user", "content": "hello"}]
+T = TypeVar("T")
 
 
 async def collect(
@@ -49,6 +50,12 @@ async def eventually(condition: Callable[[], bool], what: str, limit: float = 10
     while not condition():
         assert loop.time() < deadline, f"never happened: {what}"
         await asyncio.sleep(0.01)
+
+
+def closable(stream: AsyncIterator[T]) -> AsyncGenerator[T, None]:
+    """`stream` as the async generator it is (the client's and the dispatcher's streams are), to close it early."""
+    assert isinstance(stream, AsyncGenerator)
+    return stream
 
 
 def of_type(events: list[StreamEvent], kind: type[Any]) -> list[Any]:

@@ -9,13 +9,17 @@ from typing import Any
 
 import openai
 import pytest
+from openai.types.chat import ChatCompletionFunctionToolParam, ChatCompletionMessageParam
 
-from tests.unit.llm.helpers import USER, WEATHER_TOOL, eventually
+from tests.unit.llm.helpers import USER as HELLO
+from tests.unit.llm.helpers import WEATHER_TOOL, closable, eventually
 from tui_agent.llm.dispatch import LLMAsyncAdapter, async_dispatcher_tools_call_for_openai
 from tui_agent.llm.errors import LLMError, StreamTruncatedError
 from tui_agent.offline.server import BackgroundServer
 
-WEATHER = [{"role": "user", "content": "What's the weather in Paris and Tokyo?"}]
+WEATHER: list[ChatCompletionMessageParam] = [{"role": "user", "content": "What's the weather in Paris and Tokyo?"}]
+USER: list[ChatCompletionMessageParam] = [{"role": "user", "content": HELLO[0]["content"]}]
+TOOLS: list[ChatCompletionFunctionToolParam] = [{"type": "function", "function": WEATHER_TOOL["function"]}]
 
 
 async def drain(generator: AsyncIterator[str]) -> list[str] | LLMError:
@@ -35,7 +39,7 @@ async def dispatch(response: Any, call_role: str = "function_call") -> tuple[Any
 @pytest.mark.parametrize("offline_server", [{"call_ids": "per_response"}], indirect=True)
 async def test_async_stream_forks_into_user_text_and_tool_calls(offline_server: BackgroundServer) -> None:
     client = openai.AsyncOpenAI(base_url=offline_server.base_url, api_key="k")
-    response = await client.chat.completions.create(model="m", messages=WEATHER, tools=[WEATHER_TOOL], stream=True)
+    response = await client.chat.completions.create(model="m", messages=WEATHER, tools=TOOLS, stream=True)
     text, calls = await dispatch(response)
     assert "".join(text) == "Let me check the weather in Paris and Tokyo for you."
     assert [json.loads(call) for call in calls] == [
@@ -113,6 +117,6 @@ async def test_when_every_consumer_stops_the_http_stream_closes(offline_server: 
     consumer = asyncio.create_task(drain(calls))
     await asyncio.sleep(0)
     consumer.cancel()
-    await text.aclose()
+    await closable(text).aclose()
     await eventually(lambda: offline_server.requests[0].outcome == "client_closed", "the server saw the client leave")
     await client.close()

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.llm.helpers import USER, WEATHER_TOOL, collect, of_type
+from tests.unit.llm.helpers import USER, WEATHER_TOOL, closable, collect, of_type
 from tui_agent.llm.client import MAX_RETRY_WAIT, ChatClient
 from tui_agent.llm.errors import LLMError, RateLimitedError, ServerError, StreamTruncatedError
 from tui_agent.llm.events import RetryScheduled, TextDelta, ToolCallStarted
@@ -56,7 +56,7 @@ async def test_retry_after_as_an_http_date_is_honoured() -> None:
     with BackgroundServer(replies({"status": 429, "retry_after": dated}, {"text": "dated"})) as server:
         client = ChatClient(server.base_url, "offline")
         try:
-            stream = client.stream_chat(USER)
+            stream = closable(client.stream_chat(USER))
             first = await anext(stream)
             asked = time.monotonic()
             await stream.aclose()

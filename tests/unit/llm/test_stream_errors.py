@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.llm.helpers import USER, collect, eventually, of_type
+from tests.unit.llm.helpers import USER, closable, collect, eventually, of_type
 from tui_agent.llm.client import ChatClient
 from tui_agent.llm.errors import (
     AuthenticationFailedError,
@@ -232,7 +232,7 @@ async def test_cancelling_the_consumer_closes_the_http_stream(offline_server: Ba
 )
 async def test_closing_the_stream_early_closes_the_http_stream(offline_server: BackgroundServer) -> None:
     client = ChatClient(offline_server.base_url, "offline")
-    async with contextlib.aclosing(client.stream_chat(USER)) as stream:
+    async with contextlib.aclosing(closable(client.stream_chat(USER))) as stream:
         async for _event in stream:
             break
     await eventually(lambda: outcomes(offline_server) == ["client_closed"], "the server saw the client leave")

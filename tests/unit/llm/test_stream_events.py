@@ -245,7 +245,7 @@ async def test_default_weather_turn_end_to_end(offline_server: BackgroundServer)
     call = of_type(first, ToolCallReady)[0]
     assert call.arguments == {"location": "Paris"}
     assert "Paris" in "".join(e.text for e in of_type(first, ToUserDelta))
-    follow_up = [
+    follow_up: list[dict[str, Any]] = [
         *question,
         {
             "role": "assistant",

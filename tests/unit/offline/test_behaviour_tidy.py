@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.offline.test_behaviour import SHIPPED
+from tests.unit.offline.test_behaviour import SHIPPED, arguments
 from tui_agent.agent.conversation import INTERRUPTED_RESULT
 from tui_agent.offline.behaviour import answer_from_tool_results, default_reply
 from tui_agent.offline.intents import match_tools
@@ -25,7 +25,7 @@ from tui_agent.offline.intents import match_tools
 )
 def test_a_command_without_quotes_is_run(prompt: str, command: str) -> None:
     calls = match_tools(prompt, SHIPPED)
-    assert [(c.name, dict(c.arguments)) for c in calls] == [("run_shell", {"command": command})]
+    assert [(c.name, arguments(c)) for c in calls] == [("run_shell", {"command": command})]
 
 
 @pytest.mark.parametrize("prompt", ["how do I run a marathon?", "run", "I like to run."])
@@ -44,7 +44,7 @@ def test_a_tool_call_without_to_user_comes_with_a_sentence() -> None:
 
 def test_a_tool_call_with_to_user_says_it_there_only() -> None:
     reply = default_reply({"messages": [{"role": "user", "content": "weather in Oslo"}], "tools": SHIPPED})
-    assert reply.text == "" and "to_user" in dict(reply.tool_calls[0].arguments)
+    assert reply.text == "" and "to_user" in arguments(reply.tool_calls[0])
 
 
 def results(name: str, arguments: dict[str, Any], content: str) -> list[dict[str, Any]]:

@@ -6,11 +6,13 @@ import re
 
 import openai
 import pytest
+from openai.types.chat import ChatCompletionFunctionToolParam, ChatCompletionMessageParam
 
 from tests.unit.offline.test_server import WEATHER_TOOL
 from tui_agent.offline.server import BackgroundServer
 
-ASK = [{"role": "user", "content": "What's the weather in Paris and Tokyo?"}]
+ASK: list[ChatCompletionMessageParam] = [{"role": "user", "content": "What's the weather in Paris and Tokyo?"}]
+TOOLS: list[ChatCompletionFunctionToolParam] = [{"type": "function", "function": WEATHER_TOOL["function"]}]
 
 
 def ids_of_two_responses(server: BackgroundServer, stream: bool) -> list[str]:
@@ -21,12 +23,12 @@ def ids_of_two_responses(server: BackgroundServer, stream: bool) -> list[str]:
             chunks = client.chat.completions.create(
                 model="m",
                 messages=ASK,
-                tools=[WEATHER_TOOL],  # type: ignore
+                tools=TOOLS,
                 stream=True,
             )
             ids += [call.id for c in chunks if c.choices for call in c.choices[0].delta.tool_calls or [] if call.id]
         else:
-            reply = client.chat.completions.create(model="m", messages=ASK, tools=[WEATHER_TOOL])  # type: ignore
+            reply = client.chat.completions.create(model="m", messages=ASK, tools=TOOLS)
             ids += [call.id for call in reply.choices[0].message.tool_calls or []]
     return ids
 
@@ -48,5 +50,5 @@ def test_call_ids_can_be_numbered_per_response(offline_server: BackgroundServer)
 )
 def test_a_scripted_id_is_kept(offline_server: BackgroundServer) -> None:
     client = openai.OpenAI(base_url=offline_server.base_url, api_key="k", max_retries=0)
-    reply = client.chat.completions.create(model="m", messages=ASK)  # type: ignore[arg-type]
+    reply = client.chat.completions.create(model="m", messages=ASK)
     assert [call.id for call in reply.choices[0].message.tool_calls or []] == ["mine"]

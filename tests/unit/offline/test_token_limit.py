@@ -22,14 +22,14 @@ def client(server: BackgroundServer) -> openai.OpenAI:
 @pytest.mark.parametrize("field", ["max_tokens", "max_completion_tokens"])
 def test_a_streamed_reply_stops_at_the_limit(offline_server: BackgroundServer, field: str) -> None:
     chunks = list(
-        client(offline_server).chat.completions.create(
+        client(offline_server).chat.completions.create(  # type: ignore[call-overload]  # the field is a parameter
             model="m",
             messages=[{"role": "user", "content": "count"}],
             stream=True,
             stream_options={"include_usage": True},
             **{field: 4},
         )
-    )  # type: ignore[call-overload]
+    )
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert text == "one two three four"
     assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "length"

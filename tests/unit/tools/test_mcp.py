@@ -5,14 +5,15 @@ exiting at once, and a command that does not exist."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.fixtures.mcp_servers.config import SERVER, free_port, stdio
+from tests.fixtures.mcp_servers.config import SERVER, stdio
 from tests.fixtures.mcp_servers.tiny_png import tiny_png
 from tests.unit.tools.helpers import wait_for_text
 from tui_agent.config import McpServerSettings, ToolsSettings, resolve_config
@@ -25,7 +26,7 @@ from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
 
-Start = Callable[..., McpServers]
+Start = Callable[..., Awaitable[McpServers]]
 
 
 @tool(approval="never")
@@ -48,7 +49,7 @@ async def start(tmp_path: Path) -> AsyncIterator[Start]:
         await servers.registry.settled()
         return servers
 
-    yield make  # type: ignore[misc]
+    yield make
     for servers in started:
         await servers.close()
 
@@ -189,10 +190,17 @@ async def test_tools_list_changed_updates_the_registry(start: Start) -> None:
 
 @pytest.fixture
 def http_server() -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(SERVER), "--http", str(port)], stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL
-    )
+    """The server on a socket this process bound and passed on: a port picked by number could be taken by
+    another xdist worker's server before the child binds it."""
+    with socket.create_server(("127.0.0.1", 0)) as listening:
+        port = listening.getsockname()[1]
+        fd = str(listening.fileno())
+        process = subprocess.Popen(
+            [sys.executable, str(SERVER), "--http-fd", fd],
+            pass_fds=[listening.fileno()],
+            stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+        )
     try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:

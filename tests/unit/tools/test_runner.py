@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -134,7 +134,7 @@ async def witnessed() -> list[Any]:
     return [Witness(), Witness()]
 
 
-TOOLS = [
+TOOLS: list[Callable[..., Any]] = [
     witnessed,
     shout,
     whisper,
