@@ -51,7 +51,6 @@ from tui_agent.tools.runner import ToolRunner
 if TYPE_CHECKING:  # the openai client is imported only when a client is built; delegation imports this module
     from tui_agent.agent.delegation import Delegation
     from tui_agent.llm.model_client import ModelClient
-    from tui_agent.tools.mcp.servers import McpServers
 
 TITLE_LENGTH = 60
 
@@ -98,7 +97,6 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
         budget: TurnBudget | None = None,
         system_prompt: str | None = None,
         missing_key_message: str | None = None,
-        mcp: McpServers | None = None,
         roster: AgentRoster | None = None,
         setup: AgentSetup | None = None,
         delegation: Delegation | None = None,
@@ -139,10 +137,6 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
         self._unsaved: Observers[str | None] = Observers()
         store.on_notice = self._notices.tell
         store.on_state = lambda: self._unsaved.tell(store.unsaved)
-        self.mcp = mcp
-        """The run's MCP servers (a tool source; their notices and the MCP screen go through it)."""
-        if mcp is not None:
-            mcp.watch(self._notices.tell)
         self.roster = roster
         self._setup: AgentSetup | None = None
         self.delegation = delegation
@@ -152,9 +146,9 @@ class Agent(AgentChoice, RedoTurns, ContextUpkeep, SessionActions):
         registry.hooks.on_notice = self._notices.tell  # a failing hook is said, and skipped
         self.catalog: Catalog | None = None
 
-    @property
-    def mcp_servers(self) -> McpServers | None:
-        return self.mcp
+    def tell(self, notice: str) -> None:
+        """Say `notice` to whoever watches the notices (a tool source's: an MCP server failed...)."""
+        self._notices.tell(notice)
 
     # -- what the status bar shows ------------------------------------------------------------------
     @property

@@ -247,11 +247,6 @@ class SessionLibrary(Protocol):
 class ChatBackend(ChatPort, SessionLibrary, Protocol):
     """A session and the library it belongs to: what the app holds once the engine is built."""
 
-    @property
-    def mcp_servers(self) -> McpServers | None:
-        """The run's MCP servers (for the MCP screen); None when there are none to show."""
-        ...
-
 
 class Engine(Protocol):
     """What building the engine hands the app: the backend, what to say about start-up, how to shut down."""
@@ -264,6 +259,11 @@ class Engine(Protocol):
     @property
     def notices(self) -> list[str]:
         """Sentences to show once at start (recovered database, skipped plugins, offline model…)."""
+        ...
+
+    @property
+    def mcp_servers(self) -> McpServers | None:
+        """The run's MCP servers (for the MCP screen); None when there are none to show."""
         ...
 
     @property

@@ -20,7 +20,7 @@ from tui_agent.config import Settings
 from tui_agent.config_sources import DEFAULT_API_KEY_ENV, ConfigFileError, read_config_file
 from tui_agent.doctor.check import Check, failed
 from tui_agent.doctor.endpoint import check_endpoint
-from tui_agent.doctor.local import check_config, check_history, check_mcp, check_plugins
+from tui_agent.doctor.local import check_config, check_history, check_tools
 from tui_agent.doctor.textual_patch import check_textual_patch
 from tui_agent.history.redact import Redactor
 from tui_agent.sanitize import sanitize
@@ -75,32 +75,18 @@ def diagnose(flags: Mapping[str, Any], timeout: float = 10.0) -> list[Check]:
         return checks
     settings = resolved.settings
     checks += _endpoint(settings, timeout)
-    registry, found = check_plugins(settings)
-    checks += found
-    checks += asyncio.run(check_mcp(settings, registry))
+    checks += asyncio.run(check_tools(settings))
     checks += check_history(Path(settings.db).expanduser() if settings.db else paths.db_path())
     checks.append(check_textual_patch())
     return checks
 
 
 def _endpoint(settings: Settings, timeout: float) -> list[Check]:
-    """The endpoint a chat would use (`choose_endpoint`: with a key in the environment and no base_url, OpenAI's);
-    with none (or --offline), the built-in offline model, started for the check."""
-    from tui_agent.agent.endpoint import OPENAI_URL, choose_endpoint
+    """The endpoint a chat would use (`choose_endpoint`: with a key in the environment and no base_url, OpenAI's),
+    as its provider says to check it; with none (or --offline), the built-in offline model, started for the check."""
+    from tui_agent.agent.endpoint import choose_endpoint
+    from tui_agent.agent.providers import provider_for
 
     choice = choose_endpoint(settings)
-    if choice.base_url is not None:
-        implied = not settings.base_url and choice.base_url == OPENAI_URL
-        label = f" (OpenAI's: ${settings.api_key_env} is set and no base_url is configured)" if implied else ""
-        return check_endpoint(choice.base_url, choice.model or None, settings.api_key_env, os.environ, timeout, label)
-    from tui_agent.offline.server import BackgroundServer
-
-    with BackgroundServer({"models": [choice.model]}) as server:  # it answers to any name: the one a chat asks
-        return check_endpoint(
-            server.base_url,
-            choice.model,
-            settings.api_key_env,
-            {},
-            timeout,
-            label=" (the built-in offline model: no endpoint is configured)",
-        )
+    with provider_for(choice).probe(choice, settings) as probe:
+        return check_endpoint(probe.base_url, probe.model, probe.api_key_env, probe.environ, timeout, probe.label)

@@ -1,0 +1,153 @@
+"""Provides the registry of model providers: `PROVIDERS`, one entry per protocol a model can be reached by, and
+`provider_for`, the one a run uses.
+
+A provider makes the model client for an endpoint and a model (`client`), opens what the endpoint needs first
+(`open`: the offline model starts its loopback server, then speaks OpenAI's protocol) and says what `doctor`
+should check (`probe`). The builder (`agent/services.py`), `-p` and `doctor` know providers only through this.
+A provider whose client has `llm.client.ChatClient`'s constructor is one `ClientProvider` line here, its client
+class imported when first used (no SDK is imported for a provider the run does not use).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, AsyncExitStack, contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Protocol, cast
+
+from tui_agent.agent.endpoint import OFFLINE_NOTICE, OPENAI_URL, EndpointChoice
+from tui_agent.config import Settings
+from tui_agent.llm.model_client import ModelClient
+
+DEFAULT_PROVIDER = "openai"
+"""The provider of an endpoint the config names (a `provider` setting will choose another)."""
+
+
+@dataclass(frozen=True)
+class EndpointProbe:
+    """What `doctor` checks of an endpoint: where, which model, the key's variable and the environment it is read
+    from, a label for the line, and the protocol to speak (the check `doctor` runs for it)."""
+
+    base_url: str
+    model: str | None
+    api_key_env: str
+    environ: Mapping[str, str] = field(repr=False)
+    label: str = ""
+    protocol: str = "openai"
+
+
+class ModelProvider(Protocol):
+    """One way of reaching a model, as the builder and `doctor` use it."""
+
+    @property
+    def name(self) -> str:
+        """Its entry's name in `PROVIDERS`."""
+        ...
+
+    async def open(self, choice: EndpointChoice, resources: AsyncExitStack) -> tuple[EndpointChoice, list[str]]:
+        """The endpoint to send requests to (what it starts is stopped with `resources`), and what to say."""
+        ...
+
+    def client(self, endpoint: EndpointChoice, settings: Settings, max_tokens: int | None) -> ModelClient:
+        """A client for `endpoint` (opened) and its model, with the run's timeouts and this reply limit."""
+        ...
+
+    def probe(self, choice: EndpointChoice, settings: Settings) -> AbstractContextManager[EndpointProbe]:
+        """What `doctor` should check for `choice` (held open while it checks)."""
+        ...
+
+
+class ClientClass(Protocol):
+    """A client class with the constructor of `llm.client.ChatClient`."""
+
+    def __call__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        *,
+        timeout: float,
+        stall_timeout: float,
+        max_tokens: int | None,
+    ) -> ModelClient: ...
+
+
+@dataclass(frozen=True)
+class ClientProvider:
+    """A provider for an endpoint the config names: `module.class_name` is its client (imported when first used)."""
+
+    name: str
+    module: str
+    class_name: str
+    protocol: str = "openai"
+    """Which of `doctor`'s endpoint checks applies."""
+
+    async def open(self, choice: EndpointChoice, resources: AsyncExitStack) -> tuple[EndpointChoice, list[str]]:
+        return choice, []
+
+    def client(self, endpoint: EndpointChoice, settings: Settings, max_tokens: int | None) -> ModelClient:
+        make = cast(ClientClass, getattr(importlib.import_module(self.module), self.class_name))
+        return make(
+            endpoint.base_url or "",
+            endpoint.model,
+            endpoint.api_key,
+            timeout=settings.request_timeout,
+            stall_timeout=settings.stall_timeout,
+            max_tokens=max_tokens,
+        )
+
+    @contextmanager
+    def probe(self, choice: EndpointChoice, settings: Settings) -> Iterator[EndpointProbe]:
+        implied = not settings.base_url and choice.base_url == OPENAI_URL  # with a key in the environment alone
+        label = f" (OpenAI's: ${settings.api_key_env} is set and no base_url is configured)" if implied else ""
+        yield EndpointProbe(
+            choice.base_url or "", choice.model or None, settings.api_key_env, os.environ, label, self.protocol
+        )
+
+
+@dataclass(frozen=True)
+class OfflineProvider:
+    """The built-in offline model: its loopback server is started, then it is reached as OpenAI's protocol."""
+
+    name: str = "offline"
+    speaks: ClientProvider = ClientProvider("openai", "tui_agent.llm.client", "ChatClient")
+
+    async def open(self, choice: EndpointChoice, resources: AsyncExitStack) -> tuple[EndpointChoice, list[str]]:
+        from tui_agent.offline.server import BackgroundServer  # its HTTP server is imported only when it runs
+
+        # Strict, as the chat templates of many local servers are: a history they would refuse is a bug here.
+        server = BackgroundServer({"strict": True})
+        base_url = await asyncio.to_thread(server.start)
+        resources.push_async_callback(asyncio.to_thread, server.stop)
+        return replace(choice, base_url=base_url), [OFFLINE_NOTICE]  # any key will do: none is sent
+
+    def client(self, endpoint: EndpointChoice, settings: Settings, max_tokens: int | None) -> ModelClient:
+        return self.speaks.client(endpoint, settings, max_tokens)
+
+    @contextmanager
+    def probe(self, choice: EndpointChoice, settings: Settings) -> Iterator[EndpointProbe]:
+        from tui_agent.offline.server import BackgroundServer
+
+        with BackgroundServer({"models": [choice.model]}) as server:  # it answers to any name: the one a chat asks
+            yield EndpointProbe(
+                server.base_url,
+                choice.model,
+                settings.api_key_env,
+                {},
+                " (the built-in offline model: no endpoint is configured)",
+            )
+
+
+PROVIDERS: dict[str, ModelProvider] = {
+    "openai": ClientProvider("openai", "tui_agent.llm.client", "ChatClient"),
+    "offline": OfflineProvider(),
+}
+"""Every provider by name: a new one is one entry (its client in `llm/<provider>.py`)."""
+
+
+def provider_for(choice: EndpointChoice, name: str = DEFAULT_PROVIDER) -> ModelProvider:
+    """The offline model's provider when no endpoint is named, else provider `name`."""
+    return PROVIDERS["offline"] if choice.base_url is None else PROVIDERS[name]
