@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,11 @@ from tui_agent.history.redact import Redactor
 from tui_agent.sanitize import sanitize
 
 __all__ = ["Check", "add_parser", "check_endpoint", "diagnose", "run"]
+
+ENDPOINT_CHECKS: dict[str, Callable[[str, str | None, str, Mapping[str, str], float, str], list[Check]]] = {
+    "openai": check_endpoint,
+}
+"""The endpoint check for each protocol a provider speaks (`EndpointProbe.protocol`)."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -89,4 +94,5 @@ def _endpoint(settings: Settings, timeout: float) -> list[Check]:
 
     choice = choose_endpoint(settings)
     with provider_for(choice).probe(choice, settings) as probe:
-        return check_endpoint(probe.base_url, probe.model, probe.api_key_env, probe.environ, timeout, probe.label)
+        check = ENDPOINT_CHECKS[probe.protocol]
+        return check(probe.base_url, probe.model, probe.api_key_env, probe.environ, timeout, probe.label)
