@@ -148,6 +148,7 @@ PROVIDERS: dict[str, ModelProvider] = {
 """Every provider by name: a new one is one entry (its client in `llm/<provider>.py`)."""
 
 
-def provider_for(choice: EndpointChoice, name: str = DEFAULT_PROVIDER) -> ModelProvider:
-    """The offline model's provider when no endpoint is named, else provider `name`."""
-    return PROVIDERS["offline"] if choice.base_url is None else PROVIDERS[name]
+def provider_for(choice: EndpointChoice, settings: Settings) -> ModelProvider:
+    """The offline model's provider when no endpoint is named, else the one the settings choose (`DEFAULT_PROVIDER`
+    until there is a `provider` setting)."""
+    return PROVIDERS["offline"] if choice.base_url is None else PROVIDERS[DEFAULT_PROVIDER]

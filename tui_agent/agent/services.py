@@ -104,7 +104,7 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
         notices.append(warning)
     if (by_key := key_alone_notice(choice)) is not None:
         notices.append(by_key)
-    provider = provider_for(choice)
+    provider = provider_for(choice, settings)
     opened, said = await provider.open(choice, resources)
     notices.extend(said)
 

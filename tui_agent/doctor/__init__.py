@@ -93,6 +93,6 @@ def _endpoint(settings: Settings, timeout: float) -> list[Check]:
     from tui_agent.agent.providers import provider_for
 
     choice = choose_endpoint(settings)
-    with provider_for(choice).probe(choice, settings) as probe:
+    with provider_for(choice, settings).probe(choice, settings) as probe:
         check = ENDPOINT_CHECKS[probe.protocol]
         return check(probe.base_url, probe.model, probe.api_key_env, probe.environ, timeout, probe.label)

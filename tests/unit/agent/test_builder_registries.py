@@ -96,7 +96,8 @@ async def test_the_tool_set_reports_every_source_and_starts_only_those_named(tmp
     tools = await ToolSet.start(settings, lambda text: text)
     try:
         await tools.settled()
-        assert [source.name for source in tools.sources] == ["plugins", "mcp", "echo"]
+        names = [source.name for source in tools.sources]
+        assert names[:2] == ["plugins", "mcp"] and names[-1] == "echo"  # in the registry's order
         assert tools.summary() == {"echoes": [{"name": "echo"}]}
         findings = tools.findings()
         assert findings[0].what == "plugins" and findings[-1] == Finding("ok", "echo", "1 tool")
@@ -148,8 +149,8 @@ async def test_the_builder_makes_the_client_with_the_runs_provider(
 
 def test_no_endpoint_is_the_offline_provider_which_doctor_checks_on_its_own_server() -> None:
     offline = EndpointChoice(None, "offline")
-    assert provider_for(offline) is PROVIDERS["offline"]
-    assert provider_for(EndpointChoice("http://127.0.0.1:9/v1", "m", "key")) is PROVIDERS["openai"]
-    with provider_for(offline).probe(offline, Settings()) as probe:
+    assert provider_for(offline, Settings()) is PROVIDERS["offline"]
+    assert provider_for(EndpointChoice("http://127.0.0.1:9/v1", "m", "key"), Settings()) is PROVIDERS["openai"]
+    with provider_for(offline, Settings()).probe(offline, Settings()) as probe:
         assert probe.base_url.startswith("http://127.0.0.1:") and probe.protocol == "openai"
         assert "offline model" in probe.label
