@@ -2,10 +2,11 @@
 `provider_for`, the one a run uses.
 
 A provider makes the model client for an endpoint and a model (`client`), opens what the endpoint needs first
-(`open`: the offline model starts its loopback server, then speaks OpenAI's protocol) and says what `doctor`
-should check (`probe`). The builder (`agent/services.py`), `-p` and `doctor` know providers only through this.
-A provider whose client has `llm.client.ChatClient`'s constructor is one `ClientProvider` line here, its client
-class imported when first used (no SDK is imported for a provider the run does not use).
+(`open`: the offline model starts its loopback server, then is reached by the run's protocol, OpenAI's unless
+another is chosen) and says what `doctor` should check (`probe`). The builder (`agent/services.py`, for the
+app and `-p`) and `doctor` know providers only through this. A provider whose client has `llm.client.ChatClient`'s
+constructor is one `ClientProvider` line here, its client class imported when first used (no SDK is imported for
+a provider the run does not use).
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from contextlib import AbstractContextManager, AsyncExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Protocol, cast
 
-from tui_agent.agent.endpoint import OFFLINE_NOTICE, OPENAI_URL, EndpointChoice
+from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice
 from tui_agent.config import Settings
 from tui_agent.llm.model_client import ModelClient
 
+OFFLINE_LABEL = " (the built-in offline model: no endpoint is configured)"
 DEFAULT_PROVIDER = "openai"
 """The provider of an endpoint the config names (a `provider` setting will choose another)."""
 
@@ -84,6 +86,8 @@ class ClientProvider:
     class_name: str
     protocol: str = "openai"
     """Which of `doctor`'s endpoint checks applies."""
+    vendor: str = "OpenAI's"
+    """Whose endpoint a key alone chooses (said by `doctor`)."""
 
     async def open(self, choice: EndpointChoice, resources: AsyncExitStack) -> tuple[EndpointChoice, list[str]]:
         return choice, []
@@ -101,8 +105,8 @@ class ClientProvider:
 
     @contextmanager
     def probe(self, choice: EndpointChoice, settings: Settings) -> Iterator[EndpointProbe]:
-        implied = not settings.base_url and choice.base_url == OPENAI_URL  # with a key in the environment alone
-        label = f" (OpenAI's: ${settings.api_key_env} is set and no base_url is configured)" if implied else ""
+        label = f" ({self.vendor}: ${settings.api_key_env} is set and no base_url is configured)"
+        label = label if choice.key_alone else ""
         yield EndpointProbe(
             choice.base_url or "", choice.model or None, settings.api_key_env, os.environ, label, self.protocol
         )
@@ -110,10 +114,10 @@ class ClientProvider:
 
 @dataclass(frozen=True)
 class OfflineProvider:
-    """The built-in offline model: its loopback server is started, then it is reached as OpenAI's protocol."""
+    """The built-in offline model: its loopback server is started, then it is reached by `speaks`' protocol."""
 
+    speaks: ModelProvider
     name: str = "offline"
-    speaks: ClientProvider = ClientProvider("openai", "tui_agent.llm.client", "ChatClient")
 
     async def open(self, choice: EndpointChoice, resources: AsyncExitStack) -> tuple[EndpointChoice, list[str]]:
         from tui_agent.offline.server import BackgroundServer  # its HTTP server is imported only when it runs
@@ -132,23 +136,19 @@ class OfflineProvider:
         from tui_agent.offline.server import BackgroundServer
 
         with BackgroundServer({"models": [choice.model]}) as server:  # it answers to any name: the one a chat asks
-            yield EndpointProbe(
-                server.base_url,
-                choice.model,
-                settings.api_key_env,
-                {},
-                " (the built-in offline model: no endpoint is configured)",
-            )
+            with self.speaks.probe(replace(choice, base_url=server.base_url), settings) as spoken:
+                yield replace(spoken, model=choice.model, environ={}, label=OFFLINE_LABEL)
 
 
 PROVIDERS: dict[str, ModelProvider] = {
     "openai": ClientProvider("openai", "tui_agent.llm.client", "ChatClient"),
-    "offline": OfflineProvider(),
 }
-"""Every provider by name: a new one is one entry (its client in `llm/<provider>.py`)."""
+"""Every protocol by name: a new one is one entry (its client in `llm/<provider>.py`). With no endpoint, the
+offline model is started and reached by the run's (`OfflineProvider`)."""
 
 
 def provider_for(choice: EndpointChoice, settings: Settings) -> ModelProvider:
-    """The offline model's provider when no endpoint is named, else the one the settings choose (`DEFAULT_PROVIDER`
-    until there is a `provider` setting)."""
-    return PROVIDERS["offline"] if choice.base_url is None else PROVIDERS[DEFAULT_PROVIDER]
+    """The provider of the protocol the settings choose (`DEFAULT_PROVIDER` until there is a `provider` setting),
+    behind the offline model when no endpoint is named."""
+    speaks = PROVIDERS[DEFAULT_PROVIDER]
+    return OfflineProvider(speaks) if choice.base_url is None else speaks

@@ -14,7 +14,7 @@ import pytest
 from tests.unit.agent.conftest import MakeAgent
 from tui_agent.agent import providers
 from tui_agent.agent.endpoint import EndpointChoice
-from tui_agent.agent.providers import PROVIDERS, EndpointProbe, provider_for
+from tui_agent.agent.providers import PROVIDERS, EndpointProbe, OfflineProvider, provider_for
 from tui_agent.agent.tool_set import TOOL_SOURCES, ToolSet
 from tui_agent.config import Settings
 from tui_agent.llm.model_client import ModelClient
@@ -147,9 +147,19 @@ async def test_the_builder_makes_the_client_with_the_runs_provider(
     assert built.agent.client.model == "m" and "recording opened" in built.notices
 
 
-def test_no_endpoint_is_the_offline_provider_which_doctor_checks_on_its_own_server() -> None:
+async def test_with_no_endpoint_the_offline_model_is_reached_by_the_runs_provider(
+    make_agent: MakeAgent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recording = Recording()
+    monkeypatch.setitem(PROVIDERS, providers.DEFAULT_PROVIDER, recording)
+    built = await make_agent()
+    assert [endpoint.base_url or "" for endpoint in recording.asked][0].startswith("http://127.0.0.1:")
+    assert any("offline model" in notice for notice in built.notices) and "recording opened" not in built.notices
+
+
+def test_no_endpoint_is_the_offline_model_which_doctor_checks_on_its_own_server() -> None:
     offline = EndpointChoice(None, "offline")
-    assert provider_for(offline, Settings()) is PROVIDERS["offline"]
+    assert isinstance(provider_for(offline, Settings()), OfflineProvider)
     assert provider_for(EndpointChoice("http://127.0.0.1:9/v1", "m", "key"), Settings()) is PROVIDERS["openai"]
     with provider_for(offline, Settings()).probe(offline, Settings()) as probe:
         assert probe.base_url.startswith("http://127.0.0.1:") and probe.protocol == "openai"
