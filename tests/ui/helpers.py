@@ -241,7 +241,8 @@ class Built:
 
     @property
     def mcp_servers(self) -> McpServers | None:
-        return self.agent.mcp if self.agent is not None else None
+        engine = self.app.engine_slot.ready
+        return engine.mcp_servers if isinstance(engine, BuiltAgent) else None
 
     async def ready(self) -> Agent:
         """Wait for the build (as a screen does) and return the agent."""

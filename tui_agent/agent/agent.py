@@ -54,7 +54,6 @@ from tui_agent.tools.runner import ToolRunner
 if TYPE_CHECKING:  # the openai client is imported only when a client is built; delegation imports this module
     from tui_agent.agent.delegation import Delegation
     from tui_agent.llm.model_client import ModelClient
-    from tui_agent.tools.mcp.servers import McpServers
 
 __all__ = ["Agent", "turn_events"]
 
@@ -73,7 +72,6 @@ class Agent:
         budget: TurnBudget | None = None,
         system_prompt: str | None = None,
         missing_key_message: str | None = None,
-        mcp: McpServers | None = None,
         roster: AgentRoster | None = None,
         setup: AgentSetup | None = None,
         delegation: Delegation | None = None,
@@ -95,10 +93,6 @@ class Agent:
         self._unsaved: Observers[str | None] = Observers()
         store.on_notice = self._notices.tell
         store.on_state = lambda: self._unsaved.tell(store.unsaved)
-        self.mcp = mcp
-        """The run's MCP servers (a tool source; their notices and the MCP screen go through it)."""
-        if mcp is not None:
-            mcp.watch(self._notices.tell)
         self._choice = AgentChoice(
             self._state,
             self._turns,
@@ -166,9 +160,9 @@ class Agent:
         """A turn is running, or starting (its stream not ended yet)."""
         return self._turns.busy
 
-    @property
-    def mcp_servers(self) -> McpServers | None:
-        return self.mcp
+    def tell(self, notice: str) -> None:
+        """Say `notice` to whoever watches the notices (a tool source's: an MCP server failed...)."""
+        self._notices.tell(notice)
 
     # -- usage: what the status bar shows -------------------------------------------------------------
     @property

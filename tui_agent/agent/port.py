@@ -273,12 +273,13 @@ class SessionLibrary(Protocol):
         ...
 
 
-class ChatBackend(ChatPort, SessionLibrary, ToolsPort, Protocol):
-    """A session, the library it belongs to and the run's tools: what the app holds once the engine is built."""
+class ChatBackend(ChatPort, SessionLibrary, Protocol):
+    """A session and the library it belongs to: what the app holds once the engine is built."""
 
 
-class Engine(Protocol):
-    """What building the engine hands the app: the backend, what to say about start-up, how to shut down."""
+class Engine(ToolsPort, Protocol):
+    """What building the engine hands the app: the backend, the run's tool sources (`ToolsPort`), what to say
+    about start-up, how to shut down."""
 
     @property
     def backend(self) -> ChatBackend:

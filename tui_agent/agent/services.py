@@ -1,8 +1,9 @@
 """Provides `build_agent`: assembles everything a chat needs — model client, history, tools — into an `Agent`.
 
-This is the one place services are constructed (no module-level singletons). It is slow by nature
-(the openai import, plugin imports, maybe starting the offline model), so the app imports and calls it in
-a worker after its first paint. What the user should know about start-up comes back as notices; the
+This is the one place services are constructed (no module-level singletons): the model client comes from the
+run's provider (`agent/providers.py`), the tools from the registry of tool sources (`agent/tool_set.py`). It is
+slow by nature (the openai import, plugin imports, maybe starting the offline model), so the app imports and
+calls it in a worker after its first paint. What the user should know about start-up comes back as notices; the
 `BuiltAgent` is the `Engine` the UI's port describes.
 """
 
@@ -16,26 +17,23 @@ from dataclasses import dataclass, field, replace
 from tui_agent import paths
 from tui_agent.agent.agent import Agent
 from tui_agent.agent.delegation import Delegation
-from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice, cleartext_warning, key_alone_notice
+from tui_agent.agent.endpoint import EndpointChoice, cleartext_warning, key_alone_notice
 from tui_agent.agent.meter import SessionMeter
 from tui_agent.agent.model_choice import discover_model
 from tui_agent.agent.port import ChatBackend
 from tui_agent.agent.profile_use import AgentRoster, ClientPool
+from tui_agent.agent.providers import provider_for
+from tui_agent.agent.tool_set import ToolSet
 from tui_agent.agent.turn import TurnBudget
 from tui_agent.agents.apply import UnknownAgentError
 from tui_agent.agents.profiles import load_catalog
 from tui_agent.config import Settings
 from tui_agent.history.redact import Redactor
 from tui_agent.history.store import HistoryStore
-from tui_agent.llm.client import ChatClient
 from tui_agent.llm.model_client import ModelClient
-from tui_agent.offline.server import BackgroundServer
 from tui_agent.prices import WindowTable
 from tui_agent.tools.mcp.servers import McpServers
-from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
-
-OFFLINE_API_KEY = "offline"  # the offline model accepts any key; the openai client insists on one
 
 
 @dataclass
@@ -48,6 +46,13 @@ class BuiltAgent:
     closed: bool = False
     resume_failure: str | None = None
     """Why the session asked for on the command line could not be resumed (the app says it inline)."""
+    tools: ToolSet | None = None
+    """The run's tool sources (the agent holds their registry)."""
+
+    @property
+    def mcp_servers(self) -> McpServers | None:
+        """The run's MCP servers, for the MCP screen (None when there is no such source)."""
+        return self.tools.mcp_servers if self.tools is not None else None
 
     @property
     def backend(self) -> ChatBackend:
@@ -99,37 +104,17 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
         notices.append(warning)
     if (by_key := key_alone_notice(choice)) is not None:
         notices.append(by_key)
-    base_url, api_key = choice.base_url, choice.api_key
-    if base_url is None:
-        base_url, api_key = await _start_offline_model(resources), OFFLINE_API_KEY
-        notices.append(OFFLINE_NOTICE)
+    provider = provider_for(choice, settings)
+    opened, said = await provider.open(choice, resources)
+    notices.extend(said)
 
     def make_client(endpoint: EndpointChoice, max_tokens: int | None) -> ModelClient:
-        """A client for an agent's endpoint (the offline model's when it names none); its key from its own variable;
-        the protocol `settings.provider` names (the one place a provider is chosen)."""
-        url, key = (base_url, api_key) if endpoint.offline else (endpoint.base_url or base_url, endpoint.api_key)
-        if settings.provider == "anthropic":
-            # Imported here: only runs on Anthropic's protocol load its SDK.
-            from tui_agent.llm.anthropic_client import AnthropicClient
-
-            return AnthropicClient(
-                url,
-                endpoint.model,
-                key,
-                timeout=settings.request_timeout,
-                stall_timeout=settings.stall_timeout,
-                max_tokens=max_tokens,
-            )
-        return ChatClient(
-            url,
-            endpoint.model,
-            key,
-            timeout=settings.request_timeout,
-            stall_timeout=settings.stall_timeout,
-            max_tokens=max_tokens,
+        """A client for an agent's endpoint (the offline model's when it names none); its key from its own variable."""
+        return provider.client(
+            replace(opened, model=endpoint.model) if endpoint.offline else endpoint, settings, max_tokens
         )
 
-    client = make_client(replace(choice, base_url=base_url), settings.max_tokens)
+    client = make_client(opened, settings.max_tokens)
     resources.push_async_callback(client.aclose)
     if not client.model:
         model, notice = await discover_model(client)
@@ -139,12 +124,11 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     store = await HistoryStore.open(settings.db, redactor=redactor)
     resources.push_async_callback(store.close)
     notices.extend(store.report.notices())
-    registry = await asyncio.to_thread(ToolRegistry.from_plugins, settings.plugin_dirs, settings.tools)
-    notices.extend(f"Plugin problem: {problem.file}: {problem.message}" for problem in registry.problems)
+    tools = await ToolSet.start(settings, redactor.text)  # MCP servers go on starting: a turn waits, bounded
+    resources.push_async_callback(tools.close)
+    notices.extend(tools.notices())
+    registry = tools.registry
     runner = ToolRunner(registry, timeout=settings.tools.timeout, output_cap=settings.tools.output_cap)
-    mcp = McpServers(settings.mcp_servers, registry, paths.data_dir() / "mcp", redact=redactor.text)
-    resources.push_async_callback(mcp.close)
-    mcp.start()  # in the background: a turn waits for servers still starting, each bounded
     clients = ClientPool(client, choice, make_client)
     resources.push_async_callback(clients.aclose)
     roster = AgentRoster(catalog, settings, clients)
@@ -162,7 +146,6 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
         budget=TurnBudget(settings.max_tool_rounds, settings.max_tokens),
         system_prompt=settings.system_prompt,
         missing_key_message=missing_key_message(choice),
-        mcp=mcp,
         roster=roster,
         setup=setup,
         delegation=Delegation(roster, registry),
@@ -172,12 +155,5 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
             compact_at=settings.compact_at,
         ),
     )
-    return BuiltAgent(agent, notices, resources)
-
-
-async def _start_offline_model(resources: AsyncExitStack) -> str:
-    # Strict, as the chat templates of many local servers are: a history they would refuse is a bug here.
-    server = BackgroundServer({"strict": True})
-    base_url = await asyncio.to_thread(server.start)
-    resources.push_async_callback(asyncio.to_thread, server.stop)
-    return base_url
+    tools.watch(agent.tell)  # a source's notices during the run (an MCP server failed...) reach the UI or stderr
+    return BuiltAgent(agent, notices, resources, tools=tools)

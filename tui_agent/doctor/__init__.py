@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +21,18 @@ from tui_agent.config_sources import DEFAULT_API_KEY_ENV, ConfigFileError, read_
 from tui_agent.doctor.anthropic import check_anthropic_endpoint
 from tui_agent.doctor.check import Check, failed
 from tui_agent.doctor.endpoint import check_endpoint
-from tui_agent.doctor.local import check_config, check_history, check_mcp, check_plugins
+from tui_agent.doctor.local import check_config, check_history, check_tools
 from tui_agent.doctor.textual_patch import check_textual_patch
 from tui_agent.history.redact import Redactor
 from tui_agent.sanitize import sanitize
 
 __all__ = ["Check", "add_parser", "check_endpoint", "diagnose", "run"]
+
+ENDPOINT_CHECKS: dict[str, Callable[[str, str | None, str, Mapping[str, str], float, str], list[Check]]] = {
+    "openai": check_endpoint,
+    "anthropic": check_anthropic_endpoint,
+}
+"""The endpoint check for each protocol a provider speaks (`EndpointProbe.protocol`)."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -81,33 +87,19 @@ def diagnose(flags: Mapping[str, Any], timeout: float = 10.0) -> list[Check]:
         return checks
     settings = resolved.settings
     checks += _endpoint(settings, timeout)
-    registry, found = check_plugins(settings)
-    checks += found
-    checks += asyncio.run(check_mcp(settings, registry))
+    checks += asyncio.run(check_tools(settings))
     checks += check_history(Path(settings.db).expanduser() if settings.db else paths.db_path())
     checks.append(check_textual_patch())
     return checks
 
 
 def _endpoint(settings: Settings, timeout: float) -> list[Check]:
-    """The endpoint a chat would use (`choose_endpoint`: with a key in the environment and no base_url, OpenAI's);
-    with none (or --offline), the built-in offline model, started for the check."""
+    """The endpoint a chat would use (`choose_endpoint`: with a key in the environment and no base_url, OpenAI's),
+    as its provider says to check it; with none (or --offline), the built-in offline model, started for the check."""
     from tui_agent.agent.endpoint import choose_endpoint
+    from tui_agent.agent.providers import provider_for
 
     choice = choose_endpoint(settings)
-    check = check_anthropic_endpoint if settings.provider == "anthropic" else check_endpoint
-    if choice.base_url is not None:
-        vendor = "Anthropic's" if settings.provider == "anthropic" else "OpenAI's"
-        label = f" ({vendor}: ${settings.api_key_env} is set and no base_url is configured)" if choice.key_alone else ""
-        return check(choice.base_url, choice.model or None, settings.api_key_env, os.environ, timeout, label)
-    from tui_agent.offline.server import BackgroundServer
-
-    with BackgroundServer({"models": [choice.model]}) as server:  # it answers to any name: the one a chat asks
-        return check(
-            server.base_url,
-            choice.model,
-            settings.api_key_env,
-            {},
-            timeout,
-            label=" (the built-in offline model: no endpoint is configured)",
-        )
+    with provider_for(choice, settings).probe(choice, settings) as probe:
+        check = ENDPOINT_CHECKS[probe.protocol]
+        return check(probe.base_url, probe.model, probe.api_key_env, probe.environ, timeout, probe.label)

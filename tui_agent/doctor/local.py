@@ -10,12 +10,11 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from tui_agent import paths
+from tui_agent.agent.tool_set import ToolSet
 from tui_agent.config import ResolvedConfig, Settings, resolve_config
 from tui_agent.doctor.check import Check
 from tui_agent.history.redact import Redactor
 from tui_agent.history.schema import APPLICATION_ID, LATEST_VERSION
-from tui_agent.tools.mcp.servers import McpServers
-from tui_agent.tools.registry import ToolRegistry
 
 
 def check_config(flags: dict[str, object], path: Path) -> tuple[ResolvedConfig | None, list[Check]]:
@@ -43,79 +42,23 @@ def check_config(flags: dict[str, object], path: Path) -> tuple[ResolvedConfig |
     ]
 
 
-def check_plugins(settings: Settings) -> tuple[ToolRegistry, list[Check]]:
-    """Load the plugins as a chat would: each import problem (a crashed plugin's journal entry too) fails."""
-    registry = ToolRegistry.from_plugins(settings.plugin_dirs, settings.tools)
-    problems = [
-        Check(
-            "warn" if problem.warning else "fail",
-            "plugin",
-            f"{problem.file}: {problem.message}",
-            None if problem.warning else "fix or remove the plugin, or list it in tools.disabled_plugins",
-        )
-        for problem in registry.problems
-    ]
-    if any(check.level == "fail" for check in problems):
-        return registry, problems
-    enabled = sum(1 for entry in registry.entries if entry.status == "enabled")
-    return registry, [Check("ok", "plugins", f"{enabled} tools enabled"), *problems]
-
-
-async def check_mcp(settings: Settings, registry: ToolRegistry) -> list[Check]:
-    """Start each enabled MCP server (bounded by its startup_timeout), list its tools, stop it again."""
+async def check_tools(settings: Settings) -> list[Check]:
+    """Start the tool sources as a chat would (only the enabled MCP servers), wait for them (each server bounded by
+    its startup_timeout) and say what each source found: plugins that failed to import, servers that failed, tools
+    left out or cut. The sources are stopped again."""
     configured = {name: server for name, server in settings.mcp_servers.items() if server.enabled}
-    if not configured:
-        return [Check("ok", "mcp", "no MCP servers configured")]
+    settings = settings.model_copy(update={"mcp_servers": configured})
     redactor = await asyncio.to_thread(Redactor.default, paths.config_file(), token_shapes=settings.redact_secrets)
-    servers = McpServers(configured, registry, paths.data_dir() / "mcp", redact=redactor.text)
-    limit = max(server.startup_timeout for server in configured.values()) + 5.0
+    tools = await ToolSet.start(settings, redactor.text)
+    limit = max((server.startup_timeout for server in configured.values()), default=0.0) + 5.0
     try:
-        servers.start()
-        await asyncio.wait_for(registry.settled(), limit)
+        await asyncio.wait_for(tools.settled(), limit)
     except TimeoutError:
-        pass  # the servers still starting are reported as such below
+        pass  # the servers still starting are reported as such
     finally:
-        checks = [
-            _mcp_check(
-                server.name, server.state.value, server.describe(notes=False), server.offered(), str(server.log_path)
-            )
-            for server in servers.servers.values()
-        ]
-        checks += [
-            Check(
-                "warn",
-                f"mcp {server.name}",
-                f"{note}: {', '.join(server.needing_tasks())}",
-                "they are left out; nothing to do unless you need them",
-            )
-            for server in servers.servers.values()
-            if (note := server.tasks_note())
-        ]
-        checks += [
-            Check(
-                "warn",
-                f"mcp {server.name}",
-                f"the description of {name} is {registry.capped[name]:,} characters; the model is sent the "
-                f"first {settings.tools.description_cap:,}",
-                "nothing to do; tools.description_cap sets how much is sent",
-            )
-            for server in servers.servers.values()
-            for name in servers.capped(server.name)
-        ]
-        checks += [
-            Check("warn", f"mcp {server.name}", f"it {server.stray_output} (skipped)", f"see its log {server.log_path}")
-            for server in servers.servers.values()
-            if server.stray_output and server.state == "ready"
-        ]
-        await servers.close()
+        checks = [Check(found.level, found.what, found.detail, found.fix) for found in tools.findings()]
+        await tools.close()
     return checks
-
-
-def _mcp_check(name: str, state: str, said: str, tools: list[str], log: str) -> Check:
-    if state == "ready":
-        listed = ", ".join(tools[:8]) + (", ..." if len(tools) > 8 else "")
-        return Check("ok", f"mcp {name}", f"{said}{': ' + listed if listed else ''}")
-    return Check("fail", f"mcp {name}", said, f"see its log {log}, or set enabled = false in [mcp_servers.{name}]")
 
 
 def check_history(path: Path) -> list[Check]:

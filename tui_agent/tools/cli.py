@@ -1,45 +1,12 @@
-"""Provides the report of `tui-agent plugins` (the command is `tui_agent.plugins_cli`): every tool found, its
-source, policy and status, and every load problem.
-
-Configured MCP servers are started (concurrently, each bounded by its `startup_timeout`), listed with
-their state, their tools listed with the server as the source, and stopped again.
+"""Provides the report of `tui-agent plugins` (the command is `tui_agent.plugins_cli`, which starts the tool
+sources): every tool found, its source, policy and status, every load problem, and the MCP servers' states.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from tui_agent import paths
-from tui_agent.config import McpServerSettings, resolve_settings
-from tui_agent.tools.mcp.log import Redact
-from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.registry import ToolRegistry
-
-
-def collect(extra_dirs: Sequence[Path], redact: Redact) -> dict[str, Any]:
-    """Load the plugins as a chat would (`extra_dirs` first, then the config's `plugin_dirs`), start the MCP
-    servers (their stderr logged through `redact`) and describe what came of it."""
-    settings, notices = resolve_settings({}, paths.config_file())
-    registry = ToolRegistry.from_plugins([*extra_dirs, *settings.plugin_dirs], settings.tools)
-    if settings.mcp_servers:
-        return asyncio.run(_with_servers(registry, settings.mcp_servers, notices, redact))
-    return describe(registry, notices)
-
-
-async def _with_servers(
-    registry: ToolRegistry, configured: dict[str, McpServerSettings], notices: list[str], redact: Redact
-) -> dict[str, Any]:
-    """Start the MCP servers, wait for them and describe everything; the servers are stopped afterwards."""
-    servers = McpServers(configured, registry, paths.data_dir() / "mcp", redact=redact)
-    try:
-        servers.start()
-        await registry.settled()
-        return describe(registry, notices, servers.summary())
-    finally:
-        await servers.close()
 
 
 def describe(

@@ -81,22 +81,41 @@ class ToolRegistry:
         `journal` (by default in the data dir) guards against plugins that end the process at import.
         """
         registry = cls(settings)
-        sources, registry.problems = plugin_sources(
+        registry.load_plugins(
+            extra_dirs,
+            include_user_dir,
+            include_entry_points,
+            include_shipped=include_shipped,
+            journal=journal,
+        )
+        return registry
+
+    def load_plugins(
+        self,
+        extra_dirs: Iterable[Path] = (),
+        include_user_dir: bool = True,
+        include_entry_points: bool = True,
+        *,
+        include_shipped: bool = True,
+        journal: ImportJournal | None = None,
+    ) -> None:
+        """Find, import and register every plugin (see `from_plugins`); problems are collected, never raised."""
+        sources, problems = plugin_sources(
             extra_dirs,
             include_shipped=include_shipped,
             include_user_dir=include_user_dir,
             include_entry_points=include_entry_points,
         )
-        disabled = set(registry.settings.disabled_plugins)
-        everything_off = EVERY_TOOL in registry.settings.turned_off
+        self.problems.extend(problems)
+        disabled = set(self.settings.disabled_plugins)
+        everything_off = EVERY_TOOL in self.settings.turned_off
         wanted = [source for source in sources if source.name not in disabled and not everything_off]
         journal = journal or ImportJournal(paths.data_dir())
-        wanted, skipped = journal.triage(wanted, registry.settings.import_timeout)
-        loaded, problems = load_guarded(wanted, registry.settings.import_timeout, journal)
-        registry.problems.extend([*skipped, *problems])
+        wanted, skipped = journal.triage(wanted, self.settings.import_timeout)
+        loaded, failed = load_guarded(wanted, self.settings.import_timeout, journal)
+        self.problems.extend([*skipped, *failed])
         for plugin in loaded:
-            registry.add_plugin(plugin)
-        return registry
+            self.add_plugin(plugin)
 
     @classmethod
     def from_functions(

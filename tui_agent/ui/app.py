@@ -307,7 +307,7 @@ class TuiAgentApp(App[None]):
     def action_mcp_servers(self) -> None:
         """Show the MCP servers (state, restart, log, on/off for this run)."""
         engine = self.engine_slot.ready
-        servers = engine.backend.mcp_servers if engine is not None else None
+        servers = engine.mcp_servers if engine is not None else None
         if servers is None or not servers.servers:
             self.notify(
                 "No MCP servers are configured: add a [mcp_servers.NAME] table to the config file "

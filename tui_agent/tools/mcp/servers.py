@@ -22,8 +22,9 @@ from typing import Any
 from tui_agent.config import McpServerSettings
 from tui_agent.tools.mcp.log import Redact
 from tui_agent.tools.mcp.server import McpServer, ServerState
-from tui_agent.tools.mcp.specs import McpToolSpec, plugin_of, safe_name, tool_specs
+from tui_agent.tools.mcp.specs import plugin_of, safe_name, tool_specs
 from tui_agent.tools.registry import ToolRegistry
+from tui_agent.tools.schema_tool import SchemaToolSpec
 
 SDK_MODULE = "tui_agent.tools.mcp.session"
 SETTLE_MARGIN = 5.0
@@ -133,7 +134,7 @@ class McpServers:
                 renamed = sorted(
                     spec.name
                     for spec in self.registry.specs_of(plugin_of(server.name))
-                    if isinstance(spec, McpToolSpec) and spec.name != safe_name(spec.remote_name)
+                    if isinstance(spec, SchemaToolSpec) and spec.name != safe_name(spec.original_name)
                 )
                 self._say(
                     server.name,

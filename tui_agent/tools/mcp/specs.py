@@ -1,56 +1,21 @@
-"""Provides `tool_specs`: an MCP server's tools as `ToolSpec`s, so the runner treats them like Python tools.
+"""Provides `tool_specs`: an MCP server's tools as `SchemaToolSpec`s (tools described by a JSON schema), so
+the runner treats them like Python tools.
 
-The model sees the server's own JSON schema. Arguments are not validated here: the server validates them
-and answers a bad call with an error, which becomes a failed call the model can correct, as for a Python
-tool. The call itself goes to `McpServer.call`, which reaches the server through its live session.
+The model sees the server's own JSON schema; the server validates the arguments. The call itself goes to
+`McpServer.call`, which reaches the server through its live session.
 """
 
 from __future__ import annotations
 
-import copy
-import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from tui_agent.config import McpServerSettings
 from tui_agent.tools.results import ToolResult
-from tui_agent.tools.spec import ToolSpec
+from tui_agent.tools.schema_tool import SchemaToolSpec, safe_name, schema_tool
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-MAX_NAME = 64
-
-
-class _AnyArguments(BaseModel):
-    """Placeholder arguments model: an MCP tool's arguments are described by its JSON schema instead."""
-
-    model_config = ConfigDict(extra="allow")
-
-
-@dataclass(frozen=True)
-class McpToolSpec(ToolSpec):
-    """A tool of an MCP server: its schema is the server's; `remote_name` is the name the server knows."""
-
-    server: str = ""
-    remote_name: str = ""
-    input_schema: Mapping[str, Any] = field(default_factory=dict)
-
-    def parameters_schema(self) -> dict[str, Any]:
-        schema = copy.deepcopy(dict(self.input_schema))
-        schema["type"] = "object"  # the chat API insists on an object schema with properties
-        schema.setdefault("properties", {})
-        return schema
-
-    def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        return dict(arguments)
-
-
-def safe_name(name: str) -> str:
-    """A name the chat API accepts (letters, digits, _ and -; at most 64)."""
-    return (_UNSAFE.sub("_", name) or "_")[:MAX_NAME]
+__all__ = ["callable_tools", "needs_tasks", "offered", "plugin_of", "safe_name", "source_of", "tool_specs"]
 
 
 def source_of(server: str) -> str:
@@ -82,25 +47,21 @@ def callable_tools(tools: Sequence[Any]) -> list[Any]:
 
 def tool_specs(
     server: str, settings: McpServerSettings, tools: Sequence[Any], call: Callable[..., Awaitable[str | ToolResult]]
-) -> list[McpToolSpec]:
+) -> list[SchemaToolSpec]:
     """Specs for the server's offered tools (those that need task support left out: they would always fail);
     `call(remote_name, **arguments)` runs one."""
     tools = callable_tools(tools)
     wanted = set(offered(settings, [tool.name for tool in tools]))
     return [
-        McpToolSpec(
-            name=safe_name(tool.name),
-            description=tool.description or tool.title or tool.name,
-            approval=settings.approval,
-            func=partial(call, tool.name),
-            arguments_model=_AnyArguments,
-            is_async=True,
+        schema_tool(
+            tool.name,
+            tool.description or tool.title or tool.name,
+            tool.input_schema or {},
+            partial(call, tool.name),
             source=source_of(server),
             plugin=plugin_of(server),
+            approval=settings.approval,
             timeout=settings.tool_timeout,
-            server=server,
-            remote_name=tool.name,
-            input_schema=dict(tool.input_schema or {}),
         )
         for tool in tools
         if tool.name in wanted
