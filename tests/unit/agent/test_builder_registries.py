@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from tests.unit.agent.conftest import MakeAgent
-from tui_agent.agent import providers
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.providers import PROVIDERS, EndpointProbe, OfflineProvider, provider_for
 from tui_agent.agent.tool_set import TOOL_SOURCES, ToolSet
