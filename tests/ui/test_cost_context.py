@@ -182,7 +182,11 @@ async def compacted_screen(pilot: Pilot[None], before: ChatScreen) -> ChatScreen
     await wait_until(
         pilot,
         lambda: pilot.app.screen is not before and bool(pilot.app.screen.query(SummaryMessage)),
-        "the conversation drawn again with its summary",
+        lambda: (
+            f"the conversation drawn again with its summary (screen replaced: {pilot.app.screen is not before}, "
+            f"turn lock held: {before.turns.turn_lock.locked()}, status: {before.status_bar.render()}, "
+            f"notices: {notices(pilot.app)}, workers: {[(w.description, w.state.name) for w in pilot.app.workers]})"
+        ),
     )
     screen = chat(pilot)
 
