@@ -33,15 +33,15 @@ def test_first_frame_settings_match_the_validated_ones(
     settings, problems = resolve_settings(flags, path, environ)
     assert problems == []
     assert choose_endpoint(first, environ) == choose_endpoint(settings, environ)
-    assert (first.theme or settings.theme, first.keys) == (settings.theme, settings.keys)
-    assert first.reasoning == settings.ui.reasoning
+    assert (first.theme, first.keys) == (settings.theme, settings.keys)
+    assert first.ui.reasoning == settings.ui.reasoning
 
 
 def test_values_of_the_wrong_type_and_a_broken_file_are_skipped(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text('base_url = 5\ntheme = ["x"]\noffline = "yes please"\n[keys]\nquit = 3\n[ui]\nreasoning = 1\n')
     first = first_paint_settings({}, path, {})
-    assert (first.base_url, first.theme, first.offline, first.keys) == (None, None, False, {})
-    assert first.reasoning == "collapsed"
+    assert (first.base_url, first.theme, first.offline, first.keys) == (None, "tui-agent-dark", False, {})
+    assert first.ui.reasoning == "collapsed"
     path.write_text("base_url = \n")
     assert first_paint_settings({"model": "m"}, path, {}).model == "m"
