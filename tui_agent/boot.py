@@ -1,7 +1,8 @@
 """Provides what the app's first frame needs, read fast and without the engine, and how the engine is built.
 
-`boot(args)` reads the few settings the first frame shows (endpoint, model, theme, keys, history file)
-straight from the sources, unvalidated: pydantic loads with the engine. `early_page` reads a resumed
+`boot(args)` reads the few settings the first frame shows (endpoint, model, theme, keys, history file, `[ui]`)
+straight from the sources into the settings model's own pydantic-free part (`tui_agent.config_fields`),
+unvalidated: pydantic loads with the engine. `early_page` reads a resumed
 session's newest page straight from the history file (stdlib sqlite3, read-only), so a long session is on
 screen as soon as a short one; the history view shows it while the engine is built. `build_engine` is
 what the app runs in a worker after its first frame: validated settings, the agent, `--continue`/`--resume`.
@@ -17,15 +18,14 @@ import gc
 import importlib
 from collections.abc import Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tui_agent import paths
 from tui_agent.agent.endpoint import EndpointChoice, choose_endpoint
 from tui_agent.agent.port import EarlyPage
 from tui_agent.agent.resume import ResumeFailedError, ResumeRequest, apply_resume
-from tui_agent.config_sources import DEFAULT_API_KEY_ENV, ConfigFileError, merge_sources, read_config_file
-from tui_agent.ui.turn_notice import NOTICE_KINDS, TurnNotice
+from tui_agent.config_fields import RunFields, read_leniently, with_provider_key
+from tui_agent.config_sources import ConfigFileError, merge_sources, read_config_file
 
 if TYPE_CHECKING:  # validated settings (pydantic), the engine and history's records load after the first frame
     from tui_agent.agent.services import BuiltAgent
@@ -33,38 +33,11 @@ if TYPE_CHECKING:  # validated settings (pydantic), the engine and history's rec
     from tui_agent.history.peek import SessionPeek
 
 
-class FirstPaintSettings(NamedTuple):
-    """What the first frame needs; has the attributes `choose_endpoint` reads.
-
-    A NamedTuple rather than a frozen dataclass, as it is made before the first frame (~0.2 ms to create
-    the class against ~1.5 ms).
-    """
-
-    base_url: str | None = None
-    model: str | None = None
-    offline: bool = False
-    api_key_env: str = DEFAULT_API_KEY_ENV
-    provider: str = "openai"
-    theme: str | None = None
-    keys: Mapping[str, str] = MappingProxyType({})
-    """Key binding overrides (the `[keys]` table)."""
-    db: Path | None = None
-    """The history file, when not the default one."""
-    reasoning: str = "collapsed"
-    """How replies' reasoning is shown (`[ui] reasoning`; an invalid value is reported once settings load)."""
-    attach_paste_over: int = 20_000
-    """A paste longer than this is offered as an attachment (`[ui] attach_paste_over`; an invalid value is
-    reported once settings load)."""
-    attach_max_bytes: int = 256_000
-    """An attached text file is cut after this many bytes (`[ui] attach_max_bytes`)."""
-    turn_notice: TurnNotice = TurnNotice()
-    """How a long turn's end is announced when the terminal is not focused (`[ui] notify`, `notify_after`)."""
-
-
 class Boot(NamedTuple):
     """The first frame's settings, the endpoint they name, and the session to resume (if any)."""
 
-    settings: FirstPaintSettings
+    settings: RunFields
+    """The run's settings as the first frame reads them (`tui_agent.config_fields.read_leniently`)."""
     choice: EndpointChoice
     resume: ResumeRequest | None
     early_page: EarlyPage | None
@@ -92,65 +65,14 @@ def boot(args: argparse.Namespace) -> Boot:
     return Boot(first, choose_endpoint(first), request, page)
 
 
-def first_paint_settings(
-    flags: Mapping[str, Any], path: Path, environ: Mapping[str, str] | None = None
-) -> FirstPaintSettings:
+def first_paint_settings(flags: Mapping[str, Any], path: Path, environ: Mapping[str, str] | None = None) -> RunFields:
     """The first frame's settings from the same sources, unvalidated: a value of the wrong type is skipped."""
     try:
         file_values = read_config_file(path)
     except ConfigFileError:  # the engine's build reports it
         file_values = {}
     merged = merge_sources(file_values, environ, flags)
-    return FirstPaintSettings(
-        base_url=_text(merged.get("base_url")),
-        model=_text(merged.get("model")),
-        offline=merged.get("offline") is True,
-        api_key_env=_text(merged.get("api_key_env"))
-        or ("ANTHROPIC_API_KEY" if merged.get("provider") == "anthropic" else DEFAULT_API_KEY_ENV),
-        provider=_text(merged.get("provider")) or "openai",
-        theme=_text(merged.get("theme")),
-        keys=_text_table(merged.get("keys")),
-        db=_path(merged.get("db")),
-        reasoning=_reasoning(merged.get("ui")),
-        attach_paste_over=_positive(merged.get("ui"), "attach_paste_over", 20_000),
-        attach_max_bytes=_positive(merged.get("ui"), "attach_max_bytes", 256_000),
-        turn_notice=_turn_notice(merged.get("ui")),
-    )
-
-
-def _positive(ui: Any, key: str, default: int) -> int:
-    value = ui.get(key) if isinstance(ui, dict) else None
-    return value if type(value) is int and value > 0 else default
-
-
-def _reasoning(ui: Any) -> str:
-    value = ui.get("reasoning") if isinstance(ui, dict) else None
-    return value if value in ("collapsed", "expanded", "hidden") else "collapsed"
-
-
-def _turn_notice(ui: Any) -> TurnNotice:
-    values = ui if isinstance(ui, dict) else {}
-    kind, after = values.get("notify"), values.get("notify_after")
-    return TurnNotice(
-        kind=kind if kind in NOTICE_KINDS else "auto",
-        after=float(after) if isinstance(after, int | float) and not isinstance(after, bool) and after >= 0 else 10.0,
-    )
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _path(value: Any) -> Path | None:
-    if isinstance(value, Path):
-        return value.expanduser()
-    return Path(value).expanduser() if isinstance(value, str) and value else None
-
-
-def _text_table(value: Any) -> dict[str, str]:
-    if not isinstance(value, dict):
-        return {}
-    return {str(name): text for name, text in value.items() if isinstance(text, str)}
+    return with_provider_key(read_leniently(RunFields, merged), merged)
 
 
 def early_page(db: Path, request: ResumeRequest) -> EarlyPage:

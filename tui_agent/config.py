@@ -31,6 +31,8 @@ from pydantic import (
     model_validator,
 )
 
+from tui_agent.config_fields import PROVIDER_KEY_ENV, RunFields, UiFields
+from tui_agent.config_fields import ReasoningMode as ReasoningMode
 from tui_agent.config_sources import ENV_VARS as ENV_VARS
 from tui_agent.config_sources import ConfigFileError as ConfigFileError
 from tui_agent.config_sources import RefusedConfigError as RefusedConfigError
@@ -183,49 +185,18 @@ class PriceSettings(BaseModel):
         return price_from(self.model_dump())
 
 
-ReasoningMode = Literal["collapsed", "expanded", "hidden"]
-"""How the app shows a reply's reasoning: one dimmed line to open, open, or not at all."""
-
-
-class UiSettings(BaseModel):
-    """How the app shows things (the `[ui]` table)."""
+class UiSettings(UiFields, BaseModel):
+    """How the app shows things (the `[ui]` table): its fields are `UiFields`' (`tui_agent.config_fields`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    reasoning: ReasoningMode = "collapsed"
-    """A reply's reasoning (sent by thinking models): "collapsed" shows one dimmed line above the answer that a
-    click, Enter or `t` opens; "expanded" shows it open; "hidden" leaves it out (it is still saved)."""
-    attach_paste_over: int = Field(default=20_000, ge=1)
-    """A paste longer than this many characters is offered as an attachment instead of text in the prompt box."""
-    attach_max_bytes: int = Field(default=256_000, ge=1)
-    """An attached text file is cut after this many bytes (the model is told it was cut)."""
-    notify: Literal["auto", "bell", "osc9", "osc777", "off"] = "auto"
-    """How a long turn that ends while the terminal is not focused is announced: the terminal's bell, a desktop
-    notification (OSC 9 or OSC 777, for terminals that show them), "auto" (picked for the terminal), "off"."""
-    notify_after: float = Field(default=10.0, ge=0)
-    """Seconds a turn must have taken to be announced."""
 
-
-class Settings(BaseModel):
-    """Everything a run of tui-agent can be configured with."""
+class Settings(RunFields, BaseModel):
+    """Everything a run of tui-agent can be configured with: `RunFields` (what the first frame reads, declared
+    without pydantic in `tui_agent.config_fields`) and the rest."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    base_url: str | None = None
-    """OpenAI-compatible endpoint; None means the built-in offline model."""
-    model: str | None = None
-    """Model name sent to the endpoint."""
-    api_key_env: str = "OPENAI_API_KEY"
-    """Name of the environment variable that holds the API key (the key itself is never stored); with
-    `provider = "anthropic"` and none named, ANTHROPIC_API_KEY."""
-    provider: Literal["openai", "anthropic"] = "openai"
-    """The protocol the endpoint speaks: OpenAI's chat completions, or Anthropic's Messages API (`--provider`)."""
-    offline: bool = False
-    """Force the built-in offline model even when an endpoint is configured."""
-    theme: str = "tui-agent-dark"
-    """Name of the Textual theme to use."""
-    db: Path | None = None
-    """History database path; None means the platformdirs default."""
     plugin_dirs: list[Path] = Field(default_factory=list)
     """Extra plugin folders, searched after the shipped and user folders."""
     system_prompt: str | None = None
@@ -256,8 +227,6 @@ class Settings(BaseModel):
     """MCP servers whose tools are offered like plugins' (the `[mcp_servers.NAME]` tables)."""
     ui: UiSettings = Field(default_factory=UiSettings)
     """How the app shows things (the `[ui]` table)."""
-    keys: dict[str, str] = Field(default_factory=dict)
-    """Key binding overrides (the `[keys]` table): action name -> key, e.g. `cancel_turn = "ctrl+c"`."""
     prices: dict[str, PriceSettings] = Field(default_factory=dict)
     """Model prices (the `[prices."pattern"]` tables) over the shipped table (`tui_agent/prices.toml`)."""
 
@@ -274,8 +243,8 @@ class Settings(BaseModel):
     @model_validator(mode="after")
     def _anthropic_key(self) -> Settings:
         """Anthropic's key variable by default when the provider is Anthropic."""
-        if self.provider == "anthropic" and "api_key_env" not in self.model_fields_set:
-            object.__setattr__(self, "api_key_env", "ANTHROPIC_API_KEY")  # frozen: set once, while validating
+        if "api_key_env" not in self.model_fields_set:
+            object.__setattr__(self, "api_key_env", PROVIDER_KEY_ENV[self.provider])  # frozen: set while validating
         return self
 
     def price_table(self) -> PriceTable:

@@ -1,9 +1,10 @@
 """Provides the sources settings come from — the TOML file, the environment, flags — merged by precedence.
 
 Nothing here imports pydantic: the app reads the few settings its first frame needs from these sources
-(`tui_agent.boot.first_paint_settings`) and paints at once; `tui_agent.config` validates everything in the
-engine's build. Both skip an invalid value alone (validation reports it with its line); where they could
-still disagree, the built agent's endpoint and model are what the status bar shows from then on.
+(`tui_agent.boot.first_paint_settings`, into `tui_agent.config_fields`' classes) and paints at once;
+`tui_agent.config` validates everything in the engine's build. Both skip an invalid value alone (validation
+reports it with its line); where they could still disagree, the built agent's endpoint and model are what the
+status bar shows from then on.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from tui_agent.config_fields import DEFAULT_API_KEY_ENV as DEFAULT_API_KEY_ENV
 from tui_agent.file_trust import RefusedFileError, read_user_file
 
 ENV_VARS: Mapping[str, str] = {
@@ -23,7 +25,6 @@ ENV_VARS: Mapping[str, str] = {
     "TUI_AGENT_DB": "db",
 }
 """Environment variable -> setting it sets."""
-DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 
 
 class ConfigFileError(ValueError):

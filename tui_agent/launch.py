@@ -19,7 +19,6 @@ from tui_agent.boot import boot, build_engine
 from tui_agent.ending import Ending, ending_on_signals
 from tui_agent.terminal import OwnTerminal, output_log_path, own_terminal
 from tui_agent.ui.app import TuiAgentApp
-from tui_agent.ui.widgets.prompt import AttachLimits
 
 YOUNG_COLLECTION_THRESHOLD = 10_000
 """Allocations between young-generation collections (Python's default: 700)."""
@@ -65,14 +64,10 @@ def run_app(args: argparse.Namespace) -> int:
             model=first.choice.model,
             endpoint=first.choice.label,
             early_page=first.early_page,
-            theme=first.settings.theme,
+            settings=first.settings,
             theme_dirs=(paths.user_themes_dir(),),
-            keys=first.settings.keys,
             output_log=terminal.log,
-            reasoning=first.settings.reasoning,
             team=getattr(args, "team", None),
-            attach_limits=AttachLimits(first.settings.attach_paste_over, first.settings.attach_max_bytes),
-            turn_notice=first.settings.turn_notice,
         )
         asyncio.run(_run_until_exit(app, terminal))
     for alarm in app.alarms:  # a notification is easily missed; this stays in the terminal (fds 1/2 are back)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from textual.pilot import Pilot
 
 from tests.ui.helpers import FIXED_NOW, SIZE, showing, wait_until
+from tui_agent.config import Settings
 from tui_agent.testing.scripted import ScriptedBackend
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.help import HelpScreen
@@ -21,5 +22,7 @@ async def open_help(pilot: Pilot[None]) -> None:
 
 
 def test_help_screen(snap_compare: SnapCompare) -> None:
-    app = TuiAgentApp(ScriptedBackend(), clock=lambda: FIXED_NOW, cursor_blink=False, keys={"sessions": "ctrl+o"})
+    app = TuiAgentApp(
+        ScriptedBackend(), clock=lambda: FIXED_NOW, cursor_blink=False, settings=Settings(keys={"sessions": "ctrl+o"})
+    )
     assert snap_compare(app, terminal_size=(SIZE[0], 50), run_before=open_help)

@@ -259,6 +259,6 @@ def app_on_real_agent(settings: Settings, choice: EndpointChoice) -> tuple[TuiAg
         endpoint=choice.label,
         clock=lambda: FIXED_NOW,
         cursor_blink=False,
-        reasoning=settings.ui.reasoning,
+        settings=settings,
     )
     return app, Built(app)

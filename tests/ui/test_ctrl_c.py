@@ -8,6 +8,7 @@ from textual.selection import Selection
 
 from tests.ui.helpers import SIZE, call, chat, chat_idle, make_app, send, showing, under_the_pointer, wait_until
 from tui_agent.agent.events import ToolStatus
+from tui_agent.config import Settings
 from tui_agent.testing.scripted import AskApproval, Gate, ScriptedBackend, reply_script
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
@@ -120,7 +121,7 @@ async def test_ctrl_c_twice_on_an_idle_prompt_quits_and_once_only_says_how() -> 
 async def test_ctrl_c_is_overridable_by_its_action_name() -> None:
     gate = Gate()
     backend = ScriptedBackend([[*reply_script(["Half"]), gate]])
-    app = TuiAgentApp(backend, cursor_blink=False, keys={"interrupt": "f9"})
+    app = TuiAgentApp(backend, cursor_blink=False, settings=Settings(keys={"interrupt": "f9"}))
     async with app.run_test(size=SIZE) as pilot:
         assert not [n for n in notifications(app) if "[keys]" in n.message]  # a known name, no clash
         await send(pilot, "go", wait=False)

@@ -1,5 +1,5 @@
 """A chat screen drawn in place of another keeps the run's settings: `[ui] attach_paste_over` and
-`attach_max_bytes` (and the rest of `ChatSettings`) hold after a new session, an opened session, a fork, a
+`attach_max_bytes` (read from the app's settings, `settings_of`) hold after a new session, an opened session, a fork, a
 compaction and a sub-agent's session opened as the current one.
 
 They were lost on the way (the fresh screen was built from a hand-picked few of the old one's settings), so a
@@ -23,7 +23,7 @@ from tests.ui.test_sub_agents import ASK, delegating, researcher_turn, stored
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.boot import early_page
-from tui_agent.config import Settings
+from tui_agent.config import Settings, UiSettings
 from tui_agent.status import Role
 from tui_agent.testing.scripted import ScriptedBackend
 from tui_agent.ui.app import TuiAgentApp
@@ -37,6 +37,7 @@ from tui_agent.ui.widgets.prompt import AttachLimits
 SIZE = (130, 40)
 LIMITS = AttachLimits(paste_over=40, max_bytes=1_000)
 """Far below the defaults (20,000 characters, 256 KB): a 60-character paste is offered as an attachment."""
+LIMITED = UiSettings.model_validate({"attach_paste_over": LIMITS.paste_over, "attach_max_bytes": LIMITS.max_bytes})
 TURNS = [Turn("What is sourdough?", "A bread leavened by a starter."), Turn("And rye?", "Rye sourdough is denser.")]
 
 
@@ -47,7 +48,7 @@ def stack(tmp_path: Path) -> Iterator[RealStack]:
 
 def app_with_limits(stack: RealStack, resume: ResumeRequest | None = None) -> TuiAgentApp:
     """The app as `tui-agent [--continue]` runs it with `[ui] attach_paste_over = 40`, `attach_max_bytes = 1000`."""
-    settings = Settings(db=stack.db)
+    settings = Settings(db=stack.db, ui=LIMITED)
     choice = EndpointChoice(stack.server.base_url, "scripted", "test-key")
     return TuiAgentApp(
         lambda: build_and_resume(settings, choice, resume),
@@ -56,7 +57,7 @@ def app_with_limits(stack: RealStack, resume: ResumeRequest | None = None) -> Tu
         early_page=early_page(stack.db, resume) if resume is not None else None,
         clock=lambda: FIXED_NOW,
         cursor_blink=False,
-        attach_limits=LIMITS,
+        settings=settings,
     )
 
 
@@ -132,7 +133,7 @@ async def test_a_compaction_keeps_the_limits(stack: RealStack) -> None:
 
 async def test_a_sub_agents_session_opened_as_the_current_one_keeps_the_limits() -> None:
     backend = ScriptedBackend()
-    app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False, attach_limits=LIMITS)
+    app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False, settings=Settings(ui=LIMITED))
     child = backend.add_session("Find the weather", [stored("task", Role.USER), stored("It rains.", Role.ASSISTANT)])
     backend.add_script(delegating(*researcher_turn(), session_id=child.id))
     async with app.run_test() as pilot:

@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 import tui_agent.ui
 from tests.ui.helpers import FIXED_NOW, SIZE, chat_idle, send, showing, task_tree, wait_until
+from tui_agent.config import Settings
 from tui_agent.testing.scripted import Gate, ScriptedBackend, reply_script
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.keys import key_rows
@@ -23,7 +24,9 @@ from tui_agent.ui.textual_private import Toast, notifications
 
 
 def app_with(keys: dict[str, str], backend: ScriptedBackend | None = None) -> TuiAgentApp:
-    return TuiAgentApp(backend or ScriptedBackend(), clock=lambda: FIXED_NOW, cursor_blink=False, keys=keys)
+    return TuiAgentApp(
+        backend or ScriptedBackend(), clock=lambda: FIXED_NOW, cursor_blink=False, settings=Settings(keys=keys)
+    )
 
 
 def help_text(app: TuiAgentApp) -> str:

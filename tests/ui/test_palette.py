@@ -103,7 +103,7 @@ async def test_palette_offers_our_commands_once_each() -> None:
 
 async def test_the_palette_names_the_keys_in_force() -> None:
     keys = {"retry_reply": "f3", "help": "f2", "sessions": "ctrl+o,f4"}
-    app = TuiAgentApp(ScriptedBackend(), cursor_blink=False, keys=keys)
+    app = TuiAgentApp(ScriptedBackend(), cursor_blink=False, settings=Settings(keys=keys))
     async with app.run_test(size=SIZE):
         helps = {command.title: command.help for command in app.get_system_commands(app.screen)}
         assert helps["Retry last reply"].endswith(" · f3") and helps["Help"].endswith(" · f2")
@@ -298,7 +298,9 @@ NOT_IN_THE_PALETTE = {"interrupt", "command_palette", "cancel_turn", "focus_tool
 
 
 async def test_the_palette_and_f1_name_the_same_keys_for_every_command_with_one() -> None:
-    app = TuiAgentApp(ScriptedBackend(), cursor_blink=False, keys={"compact": "f8", "new_session": "ctrl+o"})
+    app = TuiAgentApp(
+        ScriptedBackend(), cursor_blink=False, settings=Settings(keys={"compact": "f8", "new_session": "ctrl+o"})
+    )
     async with app.run_test(size=SIZE) as pilot:
         helps = {command.title: command.help for command in app.get_system_commands(app.screen)}
         await pilot.press("f1")

@@ -28,7 +28,7 @@ ONLY_THINKS = {"reasoning": "Hmm. Nothing to say to that.", "reasoning_field": "
 
 
 def _app(server: BackgroundServer, tmp_path: Path, reasoning: str = "collapsed") -> TuiAgentApp:
-    settings = Settings(db=tmp_path / "history.db", ui=UiSettings(reasoning=reasoning))  # type: ignore[arg-type]
+    settings = Settings(db=tmp_path / "history.db", ui=UiSettings.model_validate({"reasoning": reasoning}))
     app, _ = app_on_real_agent(settings, EndpointChoice(server.base_url, "scripted", "test-key"))
     return app
 

@@ -10,6 +10,7 @@ from textual.css.stylesheet import Stylesheet
 
 from tests.ui.helpers import chat_ready, make_app, wait_until
 from tui_agent import paths
+from tui_agent.config import Settings
 from tui_agent.testing.scripted import ScriptedBackend
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.textual_private import notifications
@@ -90,10 +91,10 @@ async def test_the_app_starts_in_its_theme_with_one_parse_of_the_css(monkeypatch
 
 async def test_requested_theme_and_unknown_theme(tmp_path: Path) -> None:
     (tmp_path / "extra.toml").write_text('name = "extra"\nprimary = "#00ff00"\ndark = false\n')
-    app = TuiAgentApp(ScriptedBackend(), theme="extra", theme_dirs=[tmp_path])
+    app = TuiAgentApp(ScriptedBackend(), settings=Settings(theme="extra"), theme_dirs=[tmp_path])
     async with app.run_test():
         assert app.theme == "extra" and not app.current_theme.dark
-    app = TuiAgentApp(ScriptedBackend(), theme="no-such-theme")
+    app = TuiAgentApp(ScriptedBackend(), settings=Settings(theme="no-such-theme"))
     async with app.run_test() as pilot:
         await wait_until(pilot, lambda: bool(notifications(app)))
         assert app.theme == DEFAULT_THEME
@@ -101,7 +102,7 @@ async def test_requested_theme_and_unknown_theme(tmp_path: Path) -> None:
 
 
 async def test_builtin_theme_works_with_app_variables() -> None:
-    app = TuiAgentApp(ScriptedBackend(), theme="nord")
+    app = TuiAgentApp(ScriptedBackend(), settings=Settings(theme="nord"))
     async with app.run_test():
         assert app.theme == "nord"
         assert app.theme_variables["tool-failed"] == APP_VARIABLE_DEFAULTS["tool-failed"]
@@ -125,7 +126,7 @@ def test_themes_command_lists_all_and_reports_bad_files(capsys: pytest.CaptureFi
 
 async def test_a_theme_in_a_file_named_otherwise_is_found(tmp_path: Path) -> None:
     (tmp_path / "my-colours.toml").write_text('name = "sunrise"\nprimary = "#ff8800"\n')
-    app = TuiAgentApp(ScriptedBackend(), theme="sunrise", theme_dirs=[tmp_path])
+    app = TuiAgentApp(ScriptedBackend(), settings=Settings(theme="sunrise"), theme_dirs=[tmp_path])
     async with app.run_test():
         assert app.theme == "sunrise" and app.current_theme.primary == "#ff8800"
 

@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from tests.ui.helpers import FIXED_NOW, SIZE, call, make_app, send, showing, wait_until
 from tui_agent.agent.events import ToolStatus
+from tui_agent.config import Settings
 from tui_agent.testing.scripted import Script, ScriptedBackend
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.help import HelpScreen
@@ -64,7 +65,9 @@ async def test_f6_with_no_tool_calls_says_so_and_keeps_the_prompt() -> None:
 
 async def test_the_tool_column_key_is_overridable_and_listed_in_help() -> None:
     backend = ScriptedBackend([three_calls()])
-    app = TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False, keys={"focus_tools": "f8"})
+    app = TuiAgentApp(
+        backend, clock=lambda: FIXED_NOW, cursor_blink=False, settings=Settings(keys={"focus_tools": "f8"})
+    )
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "three tools")
         await pilot.press("f8")

@@ -23,6 +23,7 @@ from textual.worker import Worker, WorkerState
 
 from tui_agent.agent.endpoint import NO_ENDPOINT
 from tui_agent.agent.port import ChatBackend, EarlyPage, Engine
+from tui_agent.config_fields import DEFAULTS, RunFields
 from tui_agent.errors import user_message
 from tui_agent.sanitize import sanitize
 from tui_agent.terminal import OutputLog
@@ -32,7 +33,6 @@ from tui_agent.ui.screens.chat import ChatScreen, ChatSettings
 from tui_agent.ui.textual_private import frames_on_the_next_tick, inner_outer_by_colours
 from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, ThemeStart
 from tui_agent.ui.turn_notice import TurnNotice
-from tui_agent.ui.widgets.prompt import AttachLimits
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
 
 if TYPE_CHECKING:  # loads with the first Ctrl+C
@@ -79,16 +79,12 @@ class TuiAgentApp(App[None]):
         model: str = "",
         endpoint: str = "",
         early_page: EarlyPage | None = None,
-        theme: str | None = None,
+        settings: RunFields = DEFAULTS,
         theme_dirs: Iterable[Path] = (),
         clock: Clock = time.monotonic,
         cursor_blink: bool = True,
-        keys: Mapping[str, str] | None = None,
         output_log: OutputLog | None = None,
-        reasoning: str = "collapsed",
         team: str | None = None,
-        attach_limits: AttachLimits | None = None,
-        turn_notice: TurnNotice | None = None,
     ) -> None:
         super().__init__()
         frames_on_the_next_tick()  # a key pressed just after a frame is painted on the next tick, not the one after
@@ -103,19 +99,25 @@ class TuiAgentApp(App[None]):
         self._build_worker: Worker[Engine] | None = None
         self._output_log = output_log
         self._clock = clock
-        self.chat_settings = ChatSettings(clock, cursor_blink, reasoning, attach_limits)
+        self.settings = settings
+        """The run's settings, one object read where used (`tui_agent.config_fields.settings_of`): what boot
+        read for the first frame (the validated `Settings` is one too)."""
+        self.chat_settings = ChatSettings(clock, cursor_blink)
         """What its chat screens are built with (a fresh one takes its predecessor's: `ChatScreen.settings`)."""
-        self.turn_notice = turn_notice or TurnNotice()
-        """How a long turn's end is announced while the terminal is not focused (`[ui] notify`)."""
         self._engine_closed = False
         self._startup_notices: list[str] = []
         self._ctrl_c: CtrlC | None = None
         self.key_overrides: dict[str, str] = {}
         """The keymap in force: binding id -> keys, from the config's `[keys]` table (F1 shows it)."""
         self._themes = ThemeStart(self, theme_dirs)
-        self._startup_notices.extend(self._themes.start(theme or DEFAULT_THEME))
-        if keys:  # without overrides the bindings stand as declared (and the key module loads with F1)
-            self._apply_keys(keys)
+        self._startup_notices.extend(self._themes.start(settings.theme or DEFAULT_THEME))
+        if settings.keys:  # without overrides the bindings stand as declared (and the key module loads with F1)
+            self._apply_keys(settings.keys)
+
+    @property
+    def turn_notice(self) -> TurnNotice:
+        """How a long turn's end is announced while the terminal is not focused (`[ui] notify`, `notify_after`)."""
+        return TurnNotice(self.settings.ui.notify, self.settings.ui.notify_after)
 
     def _apply_keys(self, keys: Mapping[str, str]) -> None:
         """The config's `[keys]` overrides become the keymap; unknown action names are reported once."""

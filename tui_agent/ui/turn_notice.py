@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
+from tui_agent.config_fields import NoticeKind
 from tui_agent.sanitize import sanitize
 
-NoticeKind = Literal["auto", "bell", "osc9", "osc777", "off"]
-NOTICE_KINDS: tuple[NoticeKind, ...] = ("auto", "bell", "osc9", "osc777", "off")
 OSC9_TERMINALS = frozenset({"iTerm.app", "WezTerm", "ghostty"})
 """`TERM_PROGRAM` values of terminals that show OSC 9 as a desktop notification."""
 TITLE = "tui-agent"

@@ -53,7 +53,7 @@ def test_a_reply_within_the_limit_is_whole(offline_server: BackgroundServer) -> 
 
 
 def test_tool_arguments_past_the_limit_are_cut() -> None:
-    reply = Reply(text="Let me", tool_calls=[{"name": "f", "arguments": {"text": "a b c d"}}])  # type: ignore[list-item]
+    reply = Reply(text="Let me", tool_calls=[{"name": "f", "arguments": {"text": "a b c d"}}])
     cut = frames.within_limit(reply, 4)
     (call,) = cut.tool_calls
     assert cut.finish_reason == "length" and cut.text == "Let me"

@@ -25,6 +25,7 @@ from textual.widget import AwaitMount
 
 from tui_agent.agent.endpoint import OFFLINE_LABEL
 from tui_agent.agent.port import ChatBackend
+from tui_agent.config_fields import settings_of
 from tui_agent.errors import EngineUnavailableError
 from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
@@ -56,16 +57,12 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
 
 
 class ChatSettings(NamedTuple):
-    """What every chat screen of a run is built with (the run's settings and the app's clock). The app makes them
-    once; a screen drawn in place of another (new session, fork, an opened session, compaction) takes the one
-    before's, so no setting is left behind on the way."""
+    """What every chat screen of a run is built with besides the run's settings, which it reads from the app
+    (`settings_of`): the app's clock and cursor blink (tests fix them). The app makes them once; a screen drawn
+    in place of another (new session, fork, an opened session, compaction) takes the one before's."""
 
     clock: Clock = time.monotonic
     cursor_blink: bool = True
-    reasoning: str = "collapsed"
-    """How replies' reasoning is shown (the `[ui] reasoning` setting; see `ChatLog`)."""
-    attach_limits: AttachLimits | None = None
-    """`[ui] attach_paste_over` and `attach_max_bytes` (the prompt's attachments)."""
 
 
 class ChatScreen(ReportingScreen[None]):
@@ -122,14 +119,15 @@ class ChatScreen(ReportingScreen[None]):
         """The message cursor, the hover bar and the attachment strip (mounted after the first frame)."""
 
     def compose(self) -> ComposeResult:
+        ui = settings_of(self.app).ui
         with Horizontal(id="main"):
-            yield ChatLog(id="chat-log", reasoning=self.settings.reasoning)
+            yield ChatLog(id="chat-log", reasoning=ui.reasoning)
             yield ToolPanels(clock=self._clock, id="tool-panels")
         yield QueuedPrompts(id="queued")
         yield PromptInput(
             id="prompt",
             cursor_blink=self.settings.cursor_blink,
-            attach_limits=self.settings.attach_limits,
+            attach_limits=AttachLimits(ui.attach_paste_over, ui.attach_max_bytes),
             files_in_history=self._files_in_history,
         )
         yield StatusBar(id="status")
