@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from tui_agent.ui.widgets.attachment_chips import AttachmentChips
     from tui_agent.ui.widgets.branch_mark import BranchMark
     from tui_agent.ui.widgets.message_cursor import MessageCursor
+    from tui_agent.ui.widgets.messages import MarkedMessage
     from tui_agent.ui.widgets.task_tree import TaskTree
     from tui_agent.ui.widgets.welcome import Welcome
 
@@ -230,7 +231,7 @@ class ChatScreen(ReportingScreen[None]):
         self.turns.cancel()
 
     def on_branch_mark_wanted(self, event: BranchMark.Wanted) -> None:
-        self.branches.want(event.entry, event.message_id)
+        self.branches.want(cast("MarkedMessage", event.entry), event.message_id)  # only they post it
 
     def on_enter(self, event: Enter) -> None:
         """The pointer moved onto something: over a message, its hover bar of actions."""

@@ -8,17 +8,12 @@ remembers): entries are let go and made again as the log pages, and a copy asks 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.segment import Segment
 from rich.style import Style
 from textual.content import Content
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
-
-if TYPE_CHECKING:
-    from tui_agent.ui.widgets.messages import MarkedMessage
 
 
 def branch_label(index: int, count: int) -> str:
@@ -50,7 +45,8 @@ class BranchMark:
     class Wanted(Message):
         """A message with an id was mounted: the screen shows its `‹2/3›` when it has siblings."""
 
-        def __init__(self, entry: MarkedMessage, message_id: str) -> None:
+        def __init__(self, entry: Widget, message_id: str) -> None:
+            # a widget (the prompt or reply that holds this mark): this module sits below the messages
             super().__init__()
             self.entry, self.message_id = entry, message_id
 

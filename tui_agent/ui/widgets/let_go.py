@@ -5,10 +5,9 @@ the messages that hold it both use it without importing each other."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
-if TYPE_CHECKING:
-    from tui_agent.ui.widgets.messages import Entry
+from textual.widget import Widget
 
 
 class LetGo(NamedTuple):
@@ -16,7 +15,8 @@ class LetGo(NamedTuple):
     thousands of them kept alive make every full garbage collection a visible stall). A NamedTuple: its
     class is made before the first frame, where a frozen dataclass costs ~0.6 ms more."""
 
-    make: Callable[[], Entry]
+    make: Callable[[], Widget]
+    """Makes the entry again (a widget: this module sits below the entries and does not name them)."""
     message_id: str | None = None
     """The reply's id, for an assistant message (its tool calls are hidden while it is let go)."""
     chars: int = 0
