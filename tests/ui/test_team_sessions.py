@@ -6,6 +6,7 @@ continued reply (Ctrl+G) keeps the member's name."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -185,6 +186,10 @@ async def test_a_members_continued_reply_keeps_its_name(stack: RealStack) -> Non
         assert isinstance(continued, AssistantMessage) and continued.message_id == messages[-1].id
 
 
+def laid_out(reply: AssistantMessage, text: str) -> bool:
+    return reply.shown_text().strip() == text
+
+
 MIGRATED = "Team writer-critic stopped after 2 round(s): critic said APPROVED."  # its rounds counted from the page
 
 
@@ -201,4 +206,6 @@ async def test_a_stop_migrated_from_an_older_file_is_shown_after_the_teams_reply
             await wait_until(pilot, lambda: len(lines()) == 1, "the stop line")
             entries = chat(pilot).chat_log.entries
             before = entries[entries.index(lines()[0]) - 1]
-            assert isinstance(before, AssistantMessage) and before.shown_text().strip() == "APPROVED"
+            assert isinstance(before, AssistantMessage)
+            # drawn first before the log's layout gave it its width (a letter a line): wait for the laid-out text
+            await wait_until(pilot, partial(laid_out, before, "APPROVED"), before.shown_text)
