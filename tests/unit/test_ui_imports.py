@@ -4,8 +4,8 @@ circle, and every import inside a function says why it waits (`# deferred: ...`,
 above): the only good reason is the first frame (`test_import_hygiene.py`), never hiding a circle.
 
 Imports under `if TYPE_CHECKING:` run only for the type checker, but a circle there is still one module
-knowing its owner: the graph with them has no circle either, but for the few arrows up still listed in
-`TYPE_ONLY_UP` (each to go: the lower module names what it needs as a Protocol, or posts a message up).
+knowing its owner: the graph with them has no circle either. A lower module names what it needs of its owner as
+a narrow `Protocol` (`tui_agent/ui/hosts.py`, or its own `...Host`), or posts a message up.
 """
 
 from __future__ import annotations
@@ -118,34 +118,9 @@ def undeferred_imports(sources: Mapping[str, str]) -> list[str]:
 
 
 def test_the_ui_package_has_no_import_circle() -> None:
+    """Not at run time, nor for the type checker: no module imports one that imports it, type-only or not."""
     assert circles(import_graph(ui_sources())) == []
-
-
-TYPE_ONLY_UP = {
-    ("tui_agent.ui.agent_commands", "tui_agent.ui.app"),
-    ("tui_agent.ui.commands", "tui_agent.ui.app"),
-    ("tui_agent.ui.ctrl_c", "tui_agent.ui.app"),
-    ("tui_agent.ui.screens.chat", "tui_agent.ui.app"),
-    ("tui_agent.ui.session_actions", "tui_agent.ui.app"),
-    ("tui_agent.ui.team_choice", "tui_agent.ui.app"),
-    ("tui_agent.ui.screens.chat_branches", "tui_agent.ui.screens.chat"),
-    ("tui_agent.ui.screens.chat_compaction", "tui_agent.ui.screens.chat"),
-    ("tui_agent.ui.screens.chat_later", "tui_agent.ui.screens.chat"),
-    ("tui_agent.ui.screens.chat_turns", "tui_agent.ui.screens.chat"),
-    ("tui_agent.ui.screens.sub_session", "tui_agent.ui.screens.chat"),
-    ("tui_agent.ui.screens.turn_view", "tui_agent.ui.screens.chat"),
-    ("tui_agent.ui.widgets.hover_bar", "tui_agent.ui.screens.chat"),
-    ("tui_agent.ui.widgets.message_cursor", "tui_agent.ui.screens.chat"),
-}
-"""Type-only arrows from a module up to its owner, not yet replaced by a Protocol or a message (none may be
-added: the list only shrinks)."""
-
-
-def test_type_only_imports_make_no_circle_but_the_listed_ones() -> None:
-    graph = import_graph(ui_sources(), type_only=True)
-    assert {(name, up) for name, up in TYPE_ONLY_UP if up in graph[name]} == TYPE_ONLY_UP  # drop one gone
-    without = {name: targets - {up for low, up in TYPE_ONLY_UP if low == name} for name, targets in graph.items()}
-    assert circles(without) == []
+    assert circles(import_graph(ui_sources(), type_only=True)) == []
 
 
 def test_every_import_inside_a_function_says_why_it_waits() -> None:

@@ -9,7 +9,7 @@ sentence, never an exception.
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from textual.command import SimpleCommand
 
@@ -20,10 +20,13 @@ from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.system_prompt import SystemPromptScreen
 
 if TYPE_CHECKING:
-    from tui_agent.ui.app import TuiAgentApp
+    from tui_agent.ui.hosts import AppEngine, Modals, Notices, Palette, ScreenStack
+
+    class AgentCommandsApp(AppEngine, Notices, Palette, Modals, ScreenStack, Protocol):
+        """What the agent commands use of the app (`TuiAgentApp`)."""
 
 
-async def switch_agent(app: TuiAgentApp) -> None:
+async def switch_agent(app: AgentCommandsApp) -> None:
     """Offer every agent in a second palette; picking one runs it from the next turn of this session."""
     try:
         backend = await app.engine()
@@ -45,7 +48,7 @@ async def switch_agent(app: TuiAgentApp) -> None:
     app.search_commands(commands, placeholder="Switch to agent…")
 
 
-async def use_agent(app: TuiAgentApp, backend: ChatPort, name: str) -> None:
+async def use_agent(app: AgentCommandsApp, backend: ChatPort, name: str) -> None:
     """Run agent `name` from the next turn on, stored with the session; the status bar shows it."""
     try:
         await backend.switch_agent(name)
@@ -56,7 +59,7 @@ async def use_agent(app: TuiAgentApp, backend: ChatPort, name: str) -> None:
     app.notify(f"The next reply comes from the {name} agent; the conversation is kept.")
 
 
-async def edit_system_prompt(app: TuiAgentApp) -> None:
+async def edit_system_prompt(app: AgentCommandsApp) -> None:
     """Open the current session's system prompt in a modal; saving stores it and sends it from the next turn."""
     try:
         backend = await app.engine()
@@ -67,7 +70,7 @@ async def edit_system_prompt(app: TuiAgentApp) -> None:
     app.push_screen(screen, partial(_save_prompt, app, backend))
 
 
-async def _save_prompt(app: TuiAgentApp, backend: ChatPort, text: str | None) -> None:
+async def _save_prompt(app: AgentCommandsApp, backend: ChatPort, text: str | None) -> None:
     if text is None:  # cancelled, or nothing changed
         return
     try:
@@ -78,7 +81,7 @@ async def _save_prompt(app: TuiAgentApp, backend: ChatPort, text: str | None) ->
     app.notify("Saved: the next reply is asked with this system prompt." if text.strip() else "No system prompt now.")
 
 
-def show_agent(app: TuiAgentApp, backend: ChatPort) -> None:
+def show_agent(app: AgentCommandsApp, backend: ChatPort) -> None:
     """Show the session's agent and model in the chat screen's status bar."""
     screen = next((screen for screen in reversed(app.screen_stack) if isinstance(screen, ChatScreen)), None)
     if screen is not None:

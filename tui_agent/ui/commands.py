@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, cast
 
 from textual.app import SystemCommand
 from textual.command import SimpleCommand
@@ -30,16 +30,76 @@ from tui_agent.ui.widgets.message_cursor import MessageCursor
 from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
 
 if TYPE_CHECKING:
-    from tui_agent.ui.app import TuiAgentApp
+    from textual.theme import Theme
+
+    from tui_agent.ui.agent_commands import AgentCommandsApp
+    from tui_agent.ui.hosts import AppEngine, KeyMap, Notices, Palette, ScreenStack
+    from tui_agent.ui.team_choice import TeamApp
+
+    class ModelApp(AppEngine, Notices, Palette, ScreenStack, Protocol):
+        """What switching the model uses of the app (`TuiAgentApp`)."""
+
+    class ThemeApp(Notices, Palette, Protocol):
+        """What picking a theme uses of the app."""
+
+        theme: str
+
+        @property
+        def available_themes(self) -> dict[str, Theme]: ...
+
+        def register_every_theme(self) -> None: ...
+
+    class CopyApp(Notices, ScreenStack, Protocol):
+        """What copying the last reply uses of the app."""
+
+        def copy_to_clipboard(self, text: str) -> None: ...
+
+    class AppActions(Protocol):
+        """The app's actions the palette offers (`TuiAgentApp.action_*`: keys and other screens reach them too)."""
+
+        def action_new_session(self) -> None: ...
+
+        def action_sessions(self) -> None: ...
+
+        async def action_switch_model(self) -> None: ...
+
+        def action_pick_theme(self) -> None: ...
+
+        async def action_run_team(self) -> None: ...
+
+        def action_export_session(self) -> None: ...
+
+        def action_toggle_tool_panel(self) -> None: ...
+
+        def action_toggle_task_tree(self) -> None: ...
+
+        def action_copy_last_reply(self) -> None: ...
+
+        def action_show_config_path(self) -> None: ...
+
+        def action_mcp_servers(self) -> None: ...
+
+        def action_help(self) -> None: ...
+
+    class TeamPickerApp(TeamApp, AppEngine, Palette, Protocol):
+        """What picking a team uses of the app."""
+
+    class MessageCommandsApp(KeyMap, ScreenStack, Protocol):
+        """What the message cursor's commands use of the app: the keys in force, and the chat screen."""
+
+    class PaletteApp(AppActions, AgentCommandsApp, MessageCommandsApp, Protocol):
+        """What the palette's commands use of the app (`TuiAgentApp`): its actions, and what the commands they run
+        use (the agent commands, the message cursor's)."""
+
 
 REPLACED_TEXTUAL_COMMANDS = {"Theme"}
 """Textual's own commands that ours replace ("Theme" does not save the choice)."""
 
 
-def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]) -> Iterator[SystemCommand]:
+def palette_commands(app: PaletteApp, textual_commands: Iterable[SystemCommand]) -> Iterator[SystemCommand]:
     """tui-agent's commands first, then Textual's (quit, keys, screenshot...) minus the ones we replace. A
     command that also has a key says which, as the `[keys]` table has it now."""
-    chat, everywhere = ChatScreen, type(app)
+    chat, everywhere = ChatScreen, cast("type[DOMNode]", type(app))  # a Textual app: its bindings hold everywhere
     yield SystemCommand(
         "New session", keyed(app, "Start a new, empty conversation", chat, "new_session"), app.action_new_session
     )
@@ -106,41 +166,41 @@ def palette_commands(app: TuiAgentApp, textual_commands: Iterable[SystemCommand]
     yield from textual_keyed(app, textual_commands)
 
 
-def textual_keyed(app: TuiAgentApp, commands: Iterable[SystemCommand]) -> Iterator[SystemCommand]:
+def textual_keyed(app: KeyMap, commands: Iterable[SystemCommand]) -> Iterator[SystemCommand]:
     """Textual's commands minus the ones we replace; the one F1 lists a key for (Quit) names it as ours do."""
     for command in commands:
         if command.title == "Quit":
-            yield command._replace(help=keyed(app, command.help, type(app), "quit"))
+            yield command._replace(help=keyed(app, command.help, cast("type[DOMNode]", type(app)), "quit"))
         elif command.title not in REPLACED_TEXTUAL_COMMANDS:
             yield command
 
 
-def keyed(app: TuiAgentApp, help_text: str, owner: type[DOMNode], binding_id: str) -> str:
+def keyed(app: KeyMap, help_text: str, owner: type[DOMNode], binding_id: str) -> str:
     """`help_text` and the key(s) binding `binding_id` of `owner` has now: "Every key binding · f1"."""
     keys = keys_of(owner, binding_id, app.key_overrides)
     return f"{help_text} · {' or '.join(keys.split())}" if keys else help_text
 
 
-def chat_screen(app: TuiAgentApp) -> ChatScreen | None:
+def chat_screen(app: ScreenStack) -> ChatScreen | None:
     """The chat screen under whatever is open on top of it."""
     return next((screen for screen in reversed(app.screen_stack) if isinstance(screen, ChatScreen)), None)
 
 
-def redo(app: TuiAgentApp, retry: bool) -> None:
+def redo(app: ScreenStack, retry: bool) -> None:
     """Retry or continue the last reply, as Ctrl+R / Ctrl+G on the chat screen do."""
     screen = chat_screen(app)
     if screen is not None:
         screen.action_retry_reply() if retry else screen.action_continue_reply()
 
 
-def compact(app: TuiAgentApp) -> None:
+def compact(app: ScreenStack) -> None:
     """Compact the conversation, as the chat screen does before a turn when the context is full."""
     screen = chat_screen(app)
     if screen is not None:
         screen.action_compact()
 
 
-def message_commands(app: TuiAgentApp) -> Iterator[SystemCommand]:
+def message_commands(app: MessageCommandsApp) -> Iterator[SystemCommand]:
     """The message cursor's actions: on the selected message, else on the newest one they apply to."""
 
     select = keys_of(ChatScreen, "select_message", app.key_overrides)
@@ -160,7 +220,7 @@ def message_commands(app: TuiAgentApp) -> Iterator[SystemCommand]:
         yield SystemCommand(title, f"{help_text} ({keys} on a selected message)", run)
 
 
-def on_message(app: TuiAgentApp, action: str | None = None, kind: type | None = None, step: int = 1) -> None:
+def on_message(app: ScreenStack, action: str | None = None, kind: type | None = None, step: int = 1) -> None:
     """Select a message (`action` None), or do `action` on the selected or newest one (of `kind`)."""
     screen = chat_screen(app)
     if screen is None:
@@ -173,7 +233,7 @@ def on_message(app: TuiAgentApp, action: str | None = None, kind: type | None = 
 
 
 # -- switch model -------------------------------------------------------------------------------------
-async def switch_model(app: TuiAgentApp) -> None:
+async def switch_model(app: ModelApp) -> None:
     """Ask the endpoint for its models and offer them in a second palette."""
     try:
         backend = await app.engine()
@@ -192,7 +252,7 @@ async def switch_model(app: TuiAgentApp) -> None:
     app.search_commands(commands, placeholder="Switch to model…")
 
 
-def use_model(app: TuiAgentApp, backend: ChatPort, name: str) -> None:
+def use_model(app: ModelApp, backend: ChatPort, name: str) -> None:
     """Make `name` the model for the next request and show it in the status bar."""
     backend.switch_model(name)
     screen = chat_screen(app)
@@ -205,7 +265,7 @@ def use_model(app: TuiAgentApp, backend: ChatPort, name: str) -> None:
 NO_TEAM = "(no team)"
 
 
-async def pick_team(app: TuiAgentApp) -> None:
+async def pick_team(app: TeamPickerApp) -> None:
     """Offer the teams (and going back to one agent) in a second palette."""
     try:
         teams = await (await app.engine()).list_teams()
@@ -220,12 +280,12 @@ async def pick_team(app: TuiAgentApp) -> None:
     app.search_commands(commands, placeholder="Run a team…")
 
 
-def use_team(app: TuiAgentApp, name: str | None) -> None:
+def use_team(app: TeamPickerApp, name: str | None) -> None:
     """Send the next prompts to team `name` (None: to the session's own agent), stored with the session."""
     app.run_worker(_use_team(app, name), group="team", exit_on_error=False)
 
 
-async def _use_team(app: TuiAgentApp, name: str | None) -> None:
+async def _use_team(app: TeamPickerApp, name: str | None) -> None:
 
     if not await choose_team(app, await app.engine(), name):
         return
@@ -236,7 +296,7 @@ async def _use_team(app: TuiAgentApp, name: str | None) -> None:
 
 
 # -- themes -------------------------------------------------------------------------------------------
-def pick_theme(app: TuiAgentApp) -> None:
+def pick_theme(app: ThemeApp) -> None:
     """Offer every theme (shipped, yours, Textual's) in a second palette."""
     app.register_every_theme()
     commands = []
@@ -248,7 +308,7 @@ def pick_theme(app: TuiAgentApp) -> None:
     app.search_commands(commands, placeholder="Theme…")
 
 
-def use_theme(app: TuiAgentApp, name: str) -> None:
+def use_theme(app: ThemeApp, name: str) -> None:
     """Switch to theme `name` and save it as `theme` in the config file."""
     app.theme = name
     path = paths.config_file()
@@ -261,14 +321,14 @@ def use_theme(app: TuiAgentApp, name: str) -> None:
 
 
 # -- copy, config path --------------------------------------------------------------------------------
-def last_reply(app: TuiAgentApp) -> str | None:
+def last_reply(app: ScreenStack) -> str | None:
     """The markdown of the newest assistant message that has text, if any."""
     screen = chat_screen(app)
     messages = screen.chat_log.assistant_messages if screen is not None else []
     return next((message.text for message in reversed(messages) if message.text.strip()), None)
 
 
-def copy_last_reply(app: TuiAgentApp) -> None:
+def copy_last_reply(app: CopyApp) -> None:
     """Put the last reply's markdown on the clipboard and say so."""
     text = last_reply(app)
     if text is None:
@@ -278,7 +338,7 @@ def copy_last_reply(app: TuiAgentApp) -> None:
     app.notify(f"Copied the last reply ({len(text):,} characters).")
 
 
-def show_config_path(app: TuiAgentApp) -> None:
+def show_config_path(app: Notices) -> None:
     """Say where the config file is (and whether it exists yet)."""
     path = paths.config_file()
     state = "" if path.exists() else " (it does not exist yet; create it to change the defaults)"

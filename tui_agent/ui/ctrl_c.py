@@ -11,20 +11,37 @@ bindings (the inputs' copy, the screen's copy, the app's "press ctrl+q to quit" 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.widgets import Input, TextArea
 
 from tui_agent.ui.commands import chat_screen
 
 if TYPE_CHECKING:
-    from tui_agent.ui.app import TuiAgentApp
+    from textual.screen import Screen
+    from textual.widget import Widget
+
+    from tui_agent.ui.hosts import Notices, ScreenStack
+
+    class CtrlCApp(Notices, ScreenStack, Protocol):
+        """What Ctrl+C uses of the app (`TuiAgentApp`)."""
+
+        @property
+        def focused(self) -> Widget | None: ...
+
+        @property
+        def screen(self) -> Screen[Any]: ...
+
+        def copy_to_clipboard(self, text: str) -> None: ...
+
+        async def action_quit(self) -> None: ...
+
 
 QUIT_WINDOW = 2.0
 """Seconds within which a second Ctrl+C on an idle prompt quits."""
 
 
-def selected_text(app: TuiAgentApp) -> str | None:
+def selected_text(app: CtrlCApp) -> str | None:
     """The text selected now: the focused input's selection first, then the screen's (mouse) selection."""
     focused = app.focused
     if isinstance(focused, TextArea | Input) and focused.selected_text:
@@ -39,7 +56,7 @@ class CtrlC:
         self._clock = clock
         self._armed_at: float | None = None
 
-    async def press(self, app: TuiAgentApp) -> None:
+    async def press(self, app: CtrlCApp) -> None:
         """Copy, stop, or (pressed twice) quit."""
         armed_at, self._armed_at = self._armed_at, None
         if (text := selected_text(app)) is not None:

@@ -1,5 +1,5 @@
 """Provides `FreshChatWanted`: a chat screen's controller (a fork, a compaction, a sub-agent's session opened as
-the current one) asks for the current session to be drawn in a fresh chat screen.
+the current one), or the app's "New session", asks for the current session to be drawn in a fresh chat screen.
 
 The controllers live under the chat screen, so they cannot build its successor themselves without importing
 the screens above them: they post this message to the app, which answers it (`show_fresh_chat`).

@@ -12,28 +12,36 @@ from __future__ import annotations
 import re
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from tui_agent import paths
 from tui_agent.agent.records import ExportFormat, write_private
+from tui_agent.ui.fresh_chat import FreshChatWanted
 from tui_agent.ui.screens.session_dialogs import SUFFIXES, ExportScreen
-from tui_agent.ui.screens.sessions import SessionsScreen, show_fresh_chat
+from tui_agent.ui.screens.sessions import SessionsScreen
 
 if TYPE_CHECKING:
-    from tui_agent.ui.app import TuiAgentApp
+    from textual.message import Message
+
+    from tui_agent.ui.hosts import AppEngine, Modals, Notices, ScreenStack, Workers
+
+    class SessionsApp(AppEngine, Notices, Workers, Modals, ScreenStack, Protocol):
+        """What the session actions use of the app (`TuiAgentApp`)."""
+
+        def post_message(self, message: Message) -> bool: ...
 
 
-async def open_sessions(app: TuiAgentApp) -> None:
+async def open_sessions(app: SessionsApp) -> None:
     """Show the session screen (once: asking again while it is open does nothing)."""
     backend = await app.engine()
     if not any(isinstance(screen, SessionsScreen) for screen in app.screen_stack):
         await app.push_screen(SessionsScreen(backend))
 
 
-async def start_new_session(app: TuiAgentApp) -> None:
+async def start_new_session(app: SessionsApp) -> None:
     """A fresh, empty conversation; the next prompt starts a new stored session."""
     await (await app.engine()).new_session()
-    show_fresh_chat(app)
+    app.post_message(FreshChatWanted())  # the app draws it (`show_fresh_chat`)
 
 
 def export_folder() -> Path:
@@ -53,7 +61,7 @@ def unused(path: Path) -> Path:
     return candidate
 
 
-async def ask_export(app: TuiAgentApp) -> None:
+async def ask_export(app: SessionsApp) -> None:
     """Ask where to export the current session (and as what), then write it."""
     backend = await app.engine()
     if backend.current_session_id is None:
@@ -75,7 +83,7 @@ async def ask_export(app: TuiAgentApp) -> None:
 
 
 async def export_current(
-    app: TuiAgentApp, folder: Path | None = None, *, path: Path | None = None, export_format: ExportFormat = "markdown"
+    app: SessionsApp, folder: Path | None = None, *, path: Path | None = None, export_format: ExportFormat = "markdown"
 ) -> Path | None:
     """Write the current session to `path` (else `<folder or data dir/exports>/<title>-<date>.<ext>`), mode
     0600, creating its folder, and say where; returns the file, None when there was nothing to write or it failed."""

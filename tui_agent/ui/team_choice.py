@@ -10,19 +10,23 @@ line shows the team.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from tui_agent.errors import user_message
 from tui_agent.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from tui_agent.agent.port import AgentsPort
-    from tui_agent.ui.app import TuiAgentApp
+    from tui_agent.ui.hosts import Notices, ScreenStack, TeamChoice, Workers
+
+    class TeamApp(TeamChoice, Notices, Workers, ScreenStack, Protocol):
+        """What following the session's team uses of the app (`TuiAgentApp`)."""
+
 
 RESTORED = "This session runs team {team}: your prompts go to it (Ctrl+P, Run a team: another, or none)."
 
 
-def follow_team(app: TuiAgentApp, backend: AgentsPort) -> None:
+def follow_team(app: TeamApp, backend: AgentsPort) -> None:
     """A chat screen met the engine: the app's team and the session's agree (the app's, the first time, when it
     was started with one), and the status line shows it."""
     if not app.team_followed and app.team:
@@ -36,7 +40,7 @@ def follow_team(app: TuiAgentApp, backend: AgentsPort) -> None:
     show_team(app)
 
 
-async def choose_team(app: TuiAgentApp, backend: AgentsPort, name: str | None) -> bool:
+async def choose_team(app: TeamApp, backend: AgentsPort, name: str | None) -> bool:
     """Send the next prompts to team `name` (None: the session's agent), stored with the session; a team that
     cannot run is said, and the prompts go where they went. True when the choice was made."""
     try:
@@ -50,7 +54,7 @@ async def choose_team(app: TuiAgentApp, backend: AgentsPort, name: str | None) -
     return True
 
 
-def show_team(app: TuiAgentApp) -> None:
+def show_team(app: TeamApp) -> None:
     """The chat screens' status lines show the team the prompts go to (none: the agent)."""
     for screen in app.screen_stack:
         for status_bar in screen.query(StatusBar):  # only a chat screen has one

@@ -47,8 +47,8 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
 
     from tui_agent.agent.records import Attachment, AttachmentRef
     from tui_agent.agent.tree import Unsubscribe
-    from tui_agent.ui.app import TuiAgentApp
     from tui_agent.ui.screens.chat_branches import Branches
+    from tui_agent.ui.team_choice import TeamApp
     from tui_agent.ui.widgets.attachment_chips import AttachmentChips
     from tui_agent.ui.widgets.branch_mark import BranchMark
     from tui_agent.ui.widgets.message_cursor import MessageCursor
@@ -286,7 +286,7 @@ class ChatScreen(ReportingScreen[None]):
             self._stop_watching_unsaved = backend.watch_unsaved(self.status_bar.set_unsaved)
             # for the context gauge (the first turn waits for it); a resumed session's shows its window at once
             backend.learn_context_windows().add_done_callback(self._show_gauge)
-            follow_team(cast("TuiAgentApp", self.app), backend)  # `--team`, or the resumed session's team
+            follow_team(cast("TeamApp", self.app), backend)  # `--team`, or the resumed session's team
             self.show_status()
         await self._add_task_tree()
         return backend

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from textual.command import SimpleCommand
 
@@ -30,8 +30,25 @@ if TYPE_CHECKING:
 
     from tui_agent.agent.port import ChatBackend
     from tui_agent.agent.records import Attachment
-    from tui_agent.ui.screens.chat import ChatScreen
+    from tui_agent.ui.history_view import HistoryView
+    from tui_agent.ui.hosts import ChatEngine, ChatIdle, ChatWidgets, ScreenNode
+    from tui_agent.ui.screens.chat_turns import TurnOf
     from tui_agent.ui.widgets.messages import AssistantMessage
+
+    class BranchTurns(Protocol):
+        """The screen's turns (`TurnRunner`): an edit or a regeneration runs as one."""
+
+        def start_branch_turn(self, turn: TurnOf) -> None: ...
+
+    class BranchesHost(ScreenNode, ChatWidgets, ChatEngine, ChatIdle, Protocol):
+        """What the branches use of their chat screen."""
+
+        @property
+        def turns(self) -> BranchTurns: ...
+
+        @property
+        def history(self) -> HistoryView: ...
+
 
 MARK_DELAY = 0.15
 """Seconds without a message mounting before the marks of those mounted are asked for."""
@@ -42,7 +59,7 @@ BUSY = "A reply is running: press Esc to stop it first."
 class Branches:
     """Marks, edits, regenerations, switches and forks for one chat screen."""
 
-    def __init__(self, screen: ChatScreen) -> None:
+    def __init__(self, screen: BranchesHost) -> None:
         self.screen = screen
         self.marks: dict[str, tuple[int, int]] = {}
         """(index, count) among its siblings, by message id, as the port last said."""

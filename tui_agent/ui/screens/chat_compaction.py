@@ -9,18 +9,35 @@ finds nothing to compact) changes nothing: the reason is shown and the prompts a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from tui_agent.errors import EngineUnavailableError, user_message
 from tui_agent.ui.fresh_chat import FreshChatWanted
 
 if TYPE_CHECKING:
+    import asyncio
+    from collections.abc import Sequence
+
     from tui_agent.agent.compaction import Compaction
     from tui_agent.agent.meter import Meter
-    from tui_agent.ui.screens.chat import ChatScreen
+    from tui_agent.ui.hosts import ChatEngine, ChatWidgets, ScreenNode
+
+    class Turns(Protocol):
+        """The screen's turns (`TurnRunner`), as a compaction waits for them and hands them its prompts."""
+
+        @property
+        def turn_lock(self) -> asyncio.Lock: ...
+
+        def send_prompts(self, prompts: Sequence[str]) -> None: ...
+
+    class CompactionHost(ScreenNode, ChatWidgets, ChatEngine, Protocol):
+        """What a compaction uses of its chat screen."""
+
+        @property
+        def turns(self) -> Turns: ...
 
 
-async def compact_then_send(screen: ChatScreen, prompt: str | None) -> None:
+async def compact_then_send(screen: CompactionHost, prompt: str | None) -> None:
     """Compact the conversation (before `prompt`, when the context is full; from the palette when None),
     then send `prompt` and whatever was queued meanwhile."""
     async with screen.turns.turn_lock:

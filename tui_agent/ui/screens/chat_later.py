@@ -8,23 +8,27 @@ their modules bring the code-block, clipboard and branch modules along; nobody s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from tui_agent.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
     from textual.widget import Widget
 
-    from tui_agent.ui.screens.chat import ChatScreen
+    from tui_agent.ui.hosts import ScreenNode
     from tui_agent.ui.widgets.attachment_chips import AttachmentChips
-    from tui_agent.ui.widgets.hover_bar import HoverBar
-    from tui_agent.ui.widgets.message_cursor import MessageCursor
+    from tui_agent.ui.widgets.hover_bar import HoverBar, HoverHost
+    from tui_agent.ui.widgets.message_cursor import CursorHost, MessageCursor
+
+    class LaterHost(ScreenNode, CursorHost, HoverHost, Protocol):
+        """The chat screen the widgets are mounted on: what they are mounted with, and what the cursor and the
+        hover bar find there as their screen."""
 
 
 class LaterWidgets:
     """Mounts one chat screen's hidden-until-used widgets once, and hands them out."""
 
-    def __init__(self, screen: ChatScreen) -> None:
+    def __init__(self, screen: LaterHost) -> None:
         self.screen = screen
         self._widgets: tuple[AttachmentChips, MessageCursor, HoverBar] | None = None
 

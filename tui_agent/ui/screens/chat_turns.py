@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from tui_agent.errors import EngineUnavailableError, user_message
 from tui_agent.status import TurnEndReason
@@ -29,17 +29,34 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from tui_agent.agent.events import AgentEvent
     from tui_agent.agent.port import ChatBackend
     from tui_agent.agent.records import Attachment
-    from tui_agent.ui.screens.chat import ChatScreen
+    from tui_agent.ui.screens.chat_compaction import CompactionHost
     from tui_agent.ui.screens.turn_view import TurnView
+    from tui_agent.ui.widgets.messages import UserMessage
 
     TurnOf = Callable[[ChatBackend], AsyncIterator[AgentEvent]]
     """Starts a turn (send, retry, continue) on the backend."""
+
+    class Edits(Protocol):
+        """The screen's prompt edits (`Branches`): an edit in the prompt box is sent, or cancelled, as its own turn."""
+
+        @property
+        def editing(self) -> UserMessage | None: ...
+
+        def send_edit(self, text: str, attachments: list[Attachment]) -> None: ...
+
+        def cancel_edit(self) -> bool: ...
+
+    class TurnHost(CompactionHost, Protocol):
+        """What the turns use of their chat screen (a turn that finds the context full compacts first)."""
+
+        @property
+        def branches(self) -> Edits: ...
 
 
 class TurnRunner:
     """One chat screen's turns, one at a time: what is sent, queued, stopped (the screen holds one, `turns`)."""
 
-    def __init__(self, screen: ChatScreen, view: TurnView) -> None:
+    def __init__(self, screen: TurnHost, view: TurnView) -> None:
         self.screen = screen
         self.view = view
         self.busy = False

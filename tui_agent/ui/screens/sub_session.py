@@ -11,7 +11,7 @@ runs). A failure to find or read it is said in a notification; the chat goes on.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -28,11 +28,29 @@ from tui_agent.ui.screens.session_dialogs import one_line
 from tui_agent.ui.widgets.tool_status import STATUS_LABEL
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from tui_agent.agent.port import SessionLibrary
     from tui_agent.agent.records import Message
     from tui_agent.tool_call import ToolCall
-    from tui_agent.ui.screens.chat import ChatScreen
-    from tui_agent.ui.widgets.tool_panel import ToolPanel
+    from tui_agent.ui.engine import EngineSlot
+    from tui_agent.ui.widgets.tool_panel import ToolPanel, ToolPanels
+
+    class SubSessionHost(Protocol):
+        """What showing a sub-agent's session uses of the chat screen."""
+
+        @property
+        def app(self) -> App[Any]: ...
+
+        @property
+        def engine(self) -> EngineSlot: ...
+
+        @property
+        def tool_panels(self) -> ToolPanels: ...
+
+        @property
+        def idle(self) -> bool: ...
+
 
 MESSAGE_CHARS = 20_000
 """Characters of one message shown (an export has them all)."""
@@ -52,7 +70,7 @@ async def find_sub_session(library: SessionLibrary, call: ToolCall, agent: str, 
     return children[nth].id if nth < len(children) else None
 
 
-async def show_sub_session(screen: ChatScreen, panel: ToolPanel) -> None:
+async def show_sub_session(screen: SubSessionHost, panel: ToolPanel) -> None:
     """Show the session of the sub-agent `panel`'s call runs; open it as the current one if asked to."""
     run, app = panel.sub_agent, screen.app
     if run is None:

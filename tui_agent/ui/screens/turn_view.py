@@ -10,7 +10,7 @@ The chat screen holds one (`ChatScreen.turn_view`); its `TurnRunner` hands it ea
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, assert_never
+from typing import TYPE_CHECKING, Protocol, assert_never
 
 from tui_agent.status import MessageStatus, TurnEndReason, is_cut_off
 from tui_agent.ui.team_stop import stop_line
@@ -25,8 +25,28 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
         TurnFinished,
     )
     from tui_agent.tool_call import Decision
-    from tui_agent.ui.screens.chat import ChatScreen
+    from tui_agent.ui.hosts import ChatEngine, ChatWidgets, ScreenNode
+    from tui_agent.ui.widgets.task_tree import TaskTree
     from tui_agent.ui.widgets.tool_panel import Clock
+
+    class BranchMarks(Protocol):
+        """The screen's `‹2/3›` marks (`Branches`), asked again when a turn made a sibling."""
+
+        def turn_started(self, user_message_id: str) -> None: ...
+
+        def sibling_made(self) -> None: ...
+
+        def turn_ended(self) -> None: ...
+
+    class TurnViewHost(ScreenNode, ChatWidgets, ChatEngine, Protocol):
+        """What the turn view shows events on: the chat screen."""
+
+        @property
+        def task_tree(self) -> TaskTree | None: ...
+
+        @property
+        def branches(self) -> BranchMarks: ...
+
 
 TURN_END_TITLES = {TurnEndReason.BUDGET: "Stopped: budget reached", TurnEndReason.ERROR: "Error"}
 
@@ -34,7 +54,7 @@ TURN_END_TITLES = {TurnEndReason.BUDGET: "Stopped: budget reached", TurnEndReaso
 class TurnView:
     """How one chat screen shows its turns' events; it owns what it remembers between them."""
 
-    def __init__(self, screen: ChatScreen, clock: Clock) -> None:
+    def __init__(self, screen: TurnViewHost, clock: Clock) -> None:
         self.screen = screen
         self._clock = clock
         self.waiting = False

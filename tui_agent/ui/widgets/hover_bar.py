@@ -7,7 +7,7 @@ moving it lays nothing else out; it goes when the pointer leaves the messages or
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from textual.content import Content
 from textual.widgets import Static
@@ -15,8 +15,19 @@ from textual.widgets import Static
 from tui_agent.ui.code_blocks import code_blocks
 
 if TYPE_CHECKING:
-    from tui_agent.ui.screens.chat import ChatScreen
+    from tui_agent.ui.widgets.chat_log import ChatLog
+    from tui_agent.ui.widgets.message_cursor import MessageCursor
     from tui_agent.ui.widgets.messages import MarkedMessage
+
+    class HoverHost(Protocol):
+        """What the bar uses of the chat screen it is mounted on (`LaterWidgets` mounts it on one)."""
+
+        @property
+        def chat_log(self) -> ChatLog: ...
+
+        @property
+        def message_cursor(self) -> MessageCursor: ...
+
 
 LINKS = {
     "edit": "✎ edit",
@@ -74,8 +85,8 @@ class HoverBar(Static):
         self.entry: MarkedMessage | None = None
 
     @property
-    def chat(self) -> ChatScreen:
-        return cast("ChatScreen", self.screen)
+    def chat(self) -> HoverHost:
+        return cast("HoverHost", self.screen)
 
     def hover(self, node: object) -> None:
         """The pointer is over `node`: show the bar over it if it is a message, hide it if it left the messages."""

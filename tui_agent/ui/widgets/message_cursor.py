@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from textual.binding import Binding
 from textual.content import Content
@@ -26,8 +26,39 @@ from tui_agent.ui.code_blocks import code_blocks, code_rows
 from tui_agent.ui.keys import keys_of
 
 if TYPE_CHECKING:
-    from tui_agent.ui.screens.chat import ChatScreen
+    from tui_agent.ui.hosts import Workers
+    from tui_agent.ui.widgets.chat_log import ChatLog
     from tui_agent.ui.widgets.messages import AssistantMessage, MarkedMessage, UserMessage
+    from tui_agent.ui.widgets.prompt import PromptInput
+
+    class BranchActions(Protocol):
+        """The chat screen's conversation tree (`Branches`): what the cursor's keys ask of it."""
+
+        def begin_edit(self, entry: UserMessage) -> None: ...
+
+        def regenerate(self, reply: AssistantMessage) -> None: ...
+
+        async def regenerate_with_model(self, reply: AssistantMessage) -> None: ...
+
+        async def fork(self, entry: MarkedMessage) -> None: ...
+
+        async def switch(self, entry: MarkedMessage, step: int) -> str | None: ...
+
+    class CursorHost(Workers, Protocol):
+        """What the cursor uses of the chat screen it is mounted on (`LaterWidgets` mounts it on one)."""
+
+        @property
+        def chat_log(self) -> ChatLog: ...
+
+        @property
+        def prompt_input(self) -> PromptInput: ...
+
+        @property
+        def idle(self) -> bool: ...
+
+        @property
+        def branches(self) -> BranchActions: ...
+
 
 HINTS = [
     ("message_up", "↑↓", ""),
@@ -43,7 +74,7 @@ HINTS = [
 """The bar's hints: binding id, default key shown, what it does."""
 
 
-def run_later(screen: ChatScreen, work: Callable[[], Awaitable[object]], description: str) -> None:
+def run_later(screen: Workers, work: Callable[[], Awaitable[object]], description: str) -> None:
     """Run a branch action in a worker; a failure ends in the app's notification (`on_worker_failed`)."""
     screen.run_worker(work(), group="branch-action", exclusive=True, exit_on_error=False, description=description)
 
@@ -85,8 +116,8 @@ class MessageCursor(Static, can_focus=True):
         self._switching = asyncio.Lock()
 
     @property
-    def chat(self) -> ChatScreen:
-        return cast("ChatScreen", self.screen)
+    def chat(self) -> CursorHost:
+        return cast("CursorHost", self.screen)
 
     @property
     def active(self) -> bool:
