@@ -212,6 +212,8 @@ class Settings(RunFields, BaseModel):
     None: no limit."""
     temperature: float | None = Field(default=None, ge=0, le=2)
     """Sampling temperature sent with every request (None: the server's own default); an agent may set its own."""
+    thinking_budget: int | None = Field(default=None, ge=1024)
+    """Tokens of extended thinking a reply may use, on Anthropic's protocol (None: thinking off)."""
     stall_timeout: float = Field(default=30.0, gt=0)
     """Seconds without new content before a streaming reply is given up as stalled."""
     request_timeout: float = Field(default=60.0, gt=0)

@@ -5,12 +5,15 @@ over Anthropic's, every request valid there."""
 
 from __future__ import annotations
 
+from contextlib import AsyncExitStack
 from typing import Any
 
 from tests.unit.agent.conftest import MakeAgent, collect
-from tui_agent.agent.endpoint import ANTHROPIC_DEFAULT_MODEL, ANTHROPIC_URL, choose_endpoint
+from tui_agent.agent.endpoint import ANTHROPIC_DEFAULT_MODEL, ANTHROPIC_URL, EndpointChoice, choose_endpoint
 from tui_agent.agent.events import AgentEvent, ToolCallUpdated, TurnEndReason, TurnFinished
+from tui_agent.agent.providers import PROVIDERS, provider_for
 from tui_agent.config import Settings
+from tui_agent.llm.anthropic_client import AnthropicClient
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import Decision
@@ -88,3 +91,19 @@ def test_an_anthropic_key_alone_means_anthropics_api() -> None:
     assert choose_endpoint(
         Settings(), {"ANTHROPIC_API_KEY": "sk-ant-k"}
     ).offline  # the OpenAI protocol's key is another
+
+
+async def test_the_offline_notice_names_the_anthropic_providers_own_variables() -> None:
+    async with AsyncExitStack() as resources:
+        _, notices = await provider_for(EndpointChoice(None, "offline"), Settings(provider="anthropic")).open(
+            EndpointChoice(None, "offline"), resources
+        )
+    assert "ANTHROPIC_API_KEY" in notices[0] and "--base-url" in notices[0]
+    assert "OPENAI" not in notices[0]
+
+
+def test_the_thinking_budget_setting_reaches_the_anthropic_client_and_not_openais() -> None:
+    settings = Settings(provider="anthropic", thinking_budget=2048)
+    client = PROVIDERS["anthropic"].client(EndpointChoice("http://127.0.0.1:9/v1", "m"), settings, None)
+    assert isinstance(client, AnthropicClient) and client.thinking_budget == 2048
+    PROVIDERS["openai"].client(EndpointChoice("http://127.0.0.1:9/v1", "m"), settings, None)  # takes no budget
