@@ -10,7 +10,7 @@ from typing import Any
 
 from tests.unit.agent.conftest import MakeAgent, collect
 from tui_agent.agent.endpoint import ANTHROPIC_DEFAULT_MODEL, ANTHROPIC_URL, EndpointChoice, choose_endpoint
-from tui_agent.agent.events import AgentEvent, ToolCallUpdated, TurnEndReason, TurnFinished
+from tui_agent.agent.events import AgentEvent, AssistantPartDelta, ToolCallUpdated, TurnEndReason, TurnFinished
 from tui_agent.agent.providers import PROVIDERS, provider_for
 from tui_agent.config import Settings
 from tui_agent.llm.anthropic_client import AnthropicClient
@@ -102,8 +102,21 @@ async def test_the_offline_notice_names_the_anthropic_providers_own_variables() 
     assert "OPENAI" not in notices[0]
 
 
-def test_the_thinking_budget_setting_reaches_the_anthropic_client_and_not_openais() -> None:
+async def test_the_thinking_budget_setting_turns_thinking_on_and_it_shows_as_reasoning(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
+    built = await make_agent(
+        offline_server.base_url, provider="anthropic", model="claude-haiku-4-5", thinking_budget=2048
+    )
+    events = await collect(built.agent.send("Name a river in Europe"))
+    assert finished(events).reason is TurnEndReason.DONE, finished(events).error
+    [sent] = [record.body for record in offline_server.requests if record.body]
+    assert sent["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    reasoning = "".join(e.text for e in events if isinstance(e, AssistantPartDelta) and e.kind == "reasoning")
+    assert reasoning.startswith("The conversation has")  # the offline model's thinking block, as reasoning
+
+
+def test_the_openai_client_is_made_without_the_thinking_budget() -> None:
     settings = Settings(provider="anthropic", thinking_budget=2048)
-    client = PROVIDERS["anthropic"].client(EndpointChoice("http://127.0.0.1:9/v1", "m"), settings, None)
-    assert isinstance(client, AnthropicClient) and client.thinking_budget == 2048
-    PROVIDERS["openai"].client(EndpointChoice("http://127.0.0.1:9/v1", "m"), settings, None)  # takes no budget
+    client = PROVIDERS["openai"].client(EndpointChoice("http://127.0.0.1:9/v1", "m"), settings, None)
+    assert not isinstance(client, AnthropicClient)  # made at all: `ChatClient` takes no `thinking_budget`
