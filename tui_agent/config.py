@@ -180,6 +180,8 @@ class PriceSettings(BaseModel):
     output: float = Field(ge=0)
     cached_input: float | None = Field(default=None, ge=0)
     """Prompt tokens served from the provider's cache; unset: billed as `input`."""
+    cache_write: float | None = Field(default=None, ge=0)
+    """Prompt tokens written to the provider's cache (Anthropic bills 1.25 times `input`); unset: billed as `input`."""
 
     def price(self) -> Price:
         return price_from(self.model_dump())

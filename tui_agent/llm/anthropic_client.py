@@ -408,13 +408,14 @@ class _Reading:
                 self._usage[name] = value  # message_delta's counts are cumulative
 
     def usage(self) -> dict[str, Any]:
-        """As OpenAI counts it: prompt tokens include the cache's reads and writes; `cached_tokens` the reads."""
+        """As OpenAI counts it: prompt tokens include the cache's reads and writes; `cached_tokens` the reads,
+        `cache_write_tokens` the writes (Anthropic bills them above the input price)."""
         read = self._usage.get("cache_read_input_tokens", 0)
         written = self._usage.get("cache_creation_input_tokens", 0)
         return {
             "prompt_tokens": self._usage.get("input_tokens", 0) + read + written,
             "completion_tokens": self._usage.get("output_tokens", 0),
-            "prompt_tokens_details": {"cached_tokens": read},
+            "prompt_tokens_details": {"cached_tokens": read, "cache_write_tokens": written},
         }
 
     def keep_thinking(self, memory: ThinkingMemory) -> None:

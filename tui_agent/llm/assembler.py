@@ -65,12 +65,13 @@ class StreamAssembler:
         events: list[StreamEvent] = []
         usage = chunk.get("usage")
         if usage:
-            details = usage.get("prompt_tokens_details") or {}
-            cached = details.get("cached_tokens") if isinstance(details, dict) else 0
+            details = usage.get("prompt_tokens_details")
+            details = details if isinstance(details, dict) else {}
             self.usage = Usage(
                 usage.get("prompt_tokens") or 0,
                 usage.get("completion_tokens") or 0,
-                cached if isinstance(cached, int) and not isinstance(cached, bool) else 0,
+                _count(details.get("cached_tokens")),
+                _count(details.get("cache_write_tokens")),
             )
         choices = chunk.get("choices")
         if not choices:
@@ -171,3 +172,8 @@ class StreamAssembler:
                 arguments, raw = cleaned, json.dumps(cleaned, ensure_ascii=False)
         arguments.pop("to_user", None)
         return ToolCallReady(call.index, call.id, call.name, arguments, raw)
+
+
+def _count(value: object) -> int:
+    """A token count from a usage object: an integer, else 0 (not reported, or null)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -66,7 +66,8 @@ async def serve_messages(
     if thinking and not any(reply is scripted for scripted in server.scenario.replies):
         reply = protocol.with_thinking(reply, chat)
     usage = server._usage(chat, reply)
-    events = protocol.events(reply, str(body["model"]), f"msg_offline_{record.request_id}", usage, thinking)
+    message_id = f"msg_offline_{record.request_id}"
+    events = protocol.events(reply, str(body["model"]), message_id, usage, thinking, protocol.cache_marked(body))
     if not body.get("stream"):
         record.outcome = "ok"
         await send_json(writer, 200, _message(events), tagged)
