@@ -20,6 +20,7 @@ from typing import Any
 
 from tui_agent.llm.events import (
     PartDelta,
+    StreamEnd,
     StreamEvent,
     TextDelta,
     ToolCallArgumentsDelta,
@@ -101,6 +102,17 @@ class StreamAssembler:
         """Events for calls still open when the stream ended (finish reason known or not)."""
         events: list[StreamEvent] = []
         self._complete_open(events)
+        return events
+
+    def finished(self) -> list[StreamEvent]:
+        """The events a reply that said it was finished ends with: its calls still open, its usage when reported,
+        and `StreamEnd` with its finish reason (the caller has checked there is one)."""
+        if self.finish_reason is None:
+            raise ValueError("the reply has not said it is finished")
+        events = self.complete()
+        if self.usage is not None:
+            events.append(self.usage)
+        events.append(StreamEnd(self.finish_reason))
         return events
 
     def _slot(self, server_index: int | None, call_id: str | None) -> _Call:
