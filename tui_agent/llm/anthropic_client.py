@@ -13,9 +13,9 @@ and 529 `overloaded_error` (and 500/502/503/504) are retried before the first ev
 `RateLimitedError`/`ServerError`; a 400 "prompt is too long" → `ContextTooLongError` (the agent compacts);
 an `error` event inside the stream → `ServerError`; no connection → `ConnectionFailedError`.
 
-The SDK sends the request (auth headers, `anthropic-version`, status errors); the SSE body is read here, as
-`ChatClient` does (strict UTF-8, the stall watchdog). Nothing imports this module at package import time: the
-engine builds it only for `provider = "anthropic"`.
+The SDK sends the request (auth headers, `anthropic-version`, status errors); the SSE body is read here, and the
+retries, the stall watchdog and the closing are `reply_stream.stream_reply`'s, as for `ChatClient`. Nothing
+imports this module at package import time: the engine builds it only for `provider = "anthropic"`.
 """
 
 from __future__ import annotations

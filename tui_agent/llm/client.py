@@ -4,7 +4,8 @@
 sentence a person can act on and never the API key. 429 (honouring Retry-After) and 502/503/504 are
 retried, but only before the first chunk — once text has streamed, a retry would repeat it. A stall
 watchdog ends a stream that goes quiet; a stream that ends without a finish reason is reported as
-truncated. Closing or cancelling the consumer closes the HTTP response.
+truncated. Closing or cancelling the consumer closes the HTTP response. That loop is `reply_stream.stream_reply`,
+shared with the other protocols: this client gives it the chat-completions request and parser.
 
 `max_tokens` limits each reply: sent as `max_completion_tokens` to OpenAI's own API (which deprecates
 `max_tokens` and refuses it for its newer models) and Azure OpenAI, as `max_tokens` everywhere else (local
