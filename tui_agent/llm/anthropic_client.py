@@ -33,7 +33,6 @@ from tui_agent.llm.anthropic_format import ThinkingMemory, mark_cache, to_anthro
 from tui_agent.llm.assembler import StreamAssembler
 from tui_agent.llm.errors import (
     AuthenticationFailedError,
-    ConnectionFailedError,
     ContextTooLongError,
     LLMError,
     MalformedResponseError,
@@ -47,6 +46,7 @@ from tui_agent.llm.errors import (
 )
 from tui_agent.llm.events import StreamEvent
 from tui_agent.llm.reply_stream import (
+    cannot_connect,
     decode_payload,
     rate_limited,
     scheduled_retry,
@@ -57,7 +57,6 @@ from tui_agent.llm.reply_stream import (
     unexpected,
 )
 from tui_agent.llm.to_user import schema_has_to_user
-from tui_agent.llm.transport import root_cause
 from tui_agent.llm.watchdog import StallWatchdog
 
 ANTHROPIC_URL = "https://api.anthropic.com"
@@ -243,12 +242,7 @@ class AnthropicClient:
         if isinstance(error, anthropic.APIStatusError):
             return self._status_error(error)
         if isinstance(error, anthropic.APIConnectionError):
-            return self.located(
-                ConnectionFailedError(
-                    f"Cannot connect to {self.base_url} ({root_cause(error)}). "
-                    "Check that the server is running and the base URL is right."
-                )
-            )
+            return self.located(cannot_connect(self.base_url, error))
         return self.located(self._stream_error(error, received=False))
 
     def _status_error(self, error: anthropic.APIStatusError, retries: int = 0) -> LLMError:

@@ -52,6 +52,7 @@ from tui_agent.llm.reply_stream import (
 )
 from tui_agent.llm.reply_stream import (
     STREAM_SLICE,  # read at each reply from this module, so a test can set it here
+    cannot_connect,
     decode_payload,
     rate_limited,
     scheduled_retry,
@@ -63,7 +64,6 @@ from tui_agent.llm.reply_stream import (
 )
 from tui_agent.llm.served_context import context_overflow, learn_windows, server_root
 from tui_agent.llm.to_user import schema_has_to_user
-from tui_agent.llm.transport import root_cause
 from tui_agent.llm.watchdog import StallWatchdog
 
 RETRY_STATUSES = (429, 500, 502, 503, 504)
@@ -304,13 +304,7 @@ class ChatClient:
                 )
             )
         if isinstance(error, openai.APIConnectionError):
-            cause = root_cause(error)
-            return self.located(
-                ConnectionFailedError(
-                    f"Cannot connect to {self.base_url} ({cause}). "
-                    "Check that the server is running and the base URL is right."
-                )
-            )
+            return self.located(cannot_connect(self.base_url, error))
         return self.located(self._stream_error(error, received=False))
 
     def _status_error(self, error: openai.APIStatusError, retries: int = 0) -> LLMError:

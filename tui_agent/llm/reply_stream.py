@@ -152,6 +152,14 @@ def scheduled_retry(
     return RetryScheduled(status, attempt + 1, max_retries, time.monotonic() + wait)
 
 
+def cannot_connect(base_url: str, error: Exception) -> ConnectionFailedError:
+    """A request that found no server to talk to: why, and what to check."""
+    return ConnectionFailedError(
+        f"Cannot connect to {base_url} ({root_cause(error)}). "
+        "Check that the server is running and the base URL is right."
+    )
+
+
 def still_after(retries: int) -> str:
     """ " and still was after N retries" for a status error that retries did not cure ("" for none)."""
     return f" and still was after {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""
