@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 
 import anthropic
 
+from tui_agent.llm import reply_stream
 from tui_agent.llm.anthropic_format import ThinkingMemory, mark_cache, to_anthropic, tools_to_anthropic
 from tui_agent.llm.assembler import StreamAssembler
 from tui_agent.llm.errors import (
@@ -45,17 +46,6 @@ from tui_agent.llm.errors import (
     redact,
 )
 from tui_agent.llm.events import StreamEvent
-from tui_agent.llm.reply_stream import (
-    cannot_connect,
-    decode_payload,
-    rate_limited,
-    scheduled_retry,
-    sse_payloads,
-    still_after,
-    stream_reply,
-    transport_failure,
-    unexpected,
-)
 from tui_agent.llm.to_user import schema_has_to_user
 from tui_agent.llm.watchdog import StallWatchdog
 
@@ -153,7 +143,7 @@ class AnthropicClient:
         self, messages: Iterable[Mapping[str, Any]], tools: list[dict[str, Any]] | None = None, **options: Any
     ) -> AsyncIterator[StreamEvent]:
         """Stream one reply to `messages` (see the module docstring)."""
-        return stream_reply(self, messages, tools, options)
+        return reply_stream.stream_reply(self, messages, tools, options)
 
     # The Messages API, as `stream_reply` drives it (`reply_stream.WireProtocol`).
 
@@ -190,7 +180,7 @@ class AnthropicClient:
             return opened.http_response
         except anthropic.APIStatusError as error:
             headers = error.response.headers
-            retry = scheduled_retry(error.status_code, headers, attempt, self.max_retries, RETRY_STATUSES)
+            retry = reply_stream.scheduled_retry(error.status_code, headers, attempt, self.max_retries, RETRY_STATUSES)
             if retry is None:
                 raise self._status_error(error, retries=attempt) from error
             return retry
@@ -200,10 +190,10 @@ class AnthropicClient:
     ) -> AsyncGenerator[list[StreamEvent], None]:
         """The events of each SSE payload, until message_stop."""
         assembler = reading.assembler
-        async with contextlib.aclosing(sse_payloads(response, watchdog)) as blocks:
+        async with contextlib.aclosing(reply_stream.sse_payloads(response, watchdog)) as blocks:
             async for payloads in blocks:
                 for payload in payloads:
-                    yield self._events(assembler, reading, decode_payload(payload))
+                    yield self._events(assembler, reading, reply_stream.decode_payload(payload))
                     if reading.stopped:
                         return
 
@@ -242,7 +232,7 @@ class AnthropicClient:
         if isinstance(error, anthropic.APIStatusError):
             return self._status_error(error)
         if isinstance(error, anthropic.APIConnectionError):
-            return self.located(cannot_connect(self.base_url, error))
+            return self.located(reply_stream.cannot_connect(self.base_url, error))
         return self.located(self._stream_error(error, received=False))
 
     def _status_error(self, error: anthropic.APIStatusError, retries: int = 0) -> LLMError:
@@ -253,7 +243,7 @@ class AnthropicClient:
     def _status_sentence(self, error: anthropic.APIStatusError, retries: int) -> LLMError:
         status, message = error.status_code, _message(error.body)
         detail = f": {redact(message.rstrip('.'), self._api_key)}" if message else ""
-        after = still_after(retries)
+        after = reply_stream.still_after(retries)
         if status in (401, 403):
             problem = "needs an API key and none is set" if self._api_key is None else "rejected the API key"
             return AuthenticationFailedError(
@@ -263,7 +253,7 @@ class AnthropicClient:
         if status == 404:
             return ModelNotFoundError(f"{self.host} does not know the model '{self.model}' (404{detail}).")
         if status == 429:
-            return rate_limited(self.host, detail, retries, error.response.headers)
+            return reply_stream.rate_limited(self.host, detail, retries, error.response.headers)
         if status == 529:
             return ServerError(f"{self.host} is overloaded (529{detail}){after}. Try again in a moment.")
         if status >= 500:
@@ -281,8 +271,8 @@ class AnthropicClient:
         if isinstance(error, UnicodeDecodeError | json.JSONDecodeError):
             return MalformedResponseError(f"The server at {self.host} sent something that is not SSE JSON {where}.")
         timeout, connection = anthropic.APITimeoutError, anthropic.APIConnectionError
-        broken = transport_failure(error, self.host, received, timeout, connection)
-        return broken if broken is not None else unexpected(error, self.host, self._api_key)
+        broken = reply_stream.transport_failure(error, self.host, received, timeout, connection)
+        return broken if broken is not None else reply_stream.unexpected(error, self.host, self._api_key)
 
 
 class _Reading:
