@@ -180,6 +180,8 @@ class PriceSettings(BaseModel):
     output: float = Field(ge=0)
     cached_input: float | None = Field(default=None, ge=0)
     """Prompt tokens served from the provider's cache; unset: billed as `input`."""
+    cache_write: float | None = Field(default=None, ge=0)
+    """Prompt tokens written to the provider's cache (Anthropic bills 1.25 times `input`); unset: billed as `input`."""
 
     def price(self) -> Price:
         return price_from(self.model_dump())
@@ -212,6 +214,8 @@ class Settings(RunFields, BaseModel):
     None: no limit."""
     temperature: float | None = Field(default=None, ge=0, le=2)
     """Sampling temperature sent with every request (None: the server's own default); an agent may set its own."""
+    thinking_budget: int | None = Field(default=None, ge=1024)
+    """Tokens of extended thinking a reply may use, on Anthropic's protocol (None: thinking off)."""
     stall_timeout: float = Field(default=30.0, gt=0)
     """Seconds without new content before a streaming reply is given up as stalled."""
     request_timeout: float = Field(default=60.0, gt=0)

@@ -28,11 +28,14 @@ class Price:
     output: Decimal
     cached_input: Decimal | None = None
     """Prompt tokens served from the provider's cache; None: billed as `input`."""
+    cache_write: Decimal | None = None
+    """Prompt tokens written to the provider's cache (Anthropic: 1.25 times `input`); None: billed as `input`."""
 
 
 class TokenCounts(Protocol):
-    """What `cost` reads of a reply's usage (`tui_agent.history.models.Usage` is one); `cached_tokens`, when
-    the usage has it, is the part of `prompt_tokens` served from the cache."""
+    """What `cost` reads of a reply's usage (`tui_agent.history.models.Usage` is one); `cached_tokens` and
+    `cache_write_tokens`, when the usage has them, are the parts of `prompt_tokens` read from the cache and
+    written to it."""
 
     @property
     def prompt_tokens(self) -> int: ...
@@ -42,10 +45,15 @@ class TokenCounts(Protocol):
 
 
 def price_from(values: Mapping[str, Any]) -> Price:
-    """A `Price` from a TOML table (`input`, `output`, optional `cached_input`); numbers read through `str`,
-    so a float 0.075 stays 0.075."""
-    cached = values.get("cached_input")
-    return Price(_money(values["input"]), _money(values["output"]), None if cached is None else _money(cached))
+    """A `Price` from a TOML table (`input`, `output`, optional `cached_input` and `cache_write`); numbers read
+    through `str`, so a float 0.075 stays 0.075."""
+    cached, written = values.get("cached_input"), values.get("cache_write")
+    return Price(
+        _money(values["input"]),
+        _money(values["output"]),
+        None if cached is None else _money(cached),
+        None if written is None else _money(written),
+    )
 
 
 def _money(value: Any) -> Decimal:
@@ -91,10 +99,13 @@ class PriceTable:
         if price is None:
             return None
         cached = min(int(getattr(usage, "cached_tokens", 0) or 0), usage.prompt_tokens)
+        written = min(int(getattr(usage, "cache_write_tokens", 0) or 0), usage.prompt_tokens - cached)
         cached_price = price.input if price.cached_input is None else price.cached_input
+        write_price = price.input if price.cache_write is None else price.cache_write
         total = (
-            (usage.prompt_tokens - cached) * price.input
+            (usage.prompt_tokens - cached - written) * price.input
             + cached * cached_price
+            + written * write_price
             + usage.completion_tokens * price.output
         )
         return total / MILLION

@@ -39,6 +39,20 @@ def test_cached_prompt_tokens_are_billed_at_the_cached_price(table: PriceTable) 
     assert table.cost("model-zzz", CachedUsage(1000, 0, 400)) == Decimal("0.001")  # no cached price: full input
 
 
+def test_cache_writes_are_billed_at_the_cache_write_price_and_claudes_are_a_quarter_over_input() -> None:
+    table = PriceTable(
+        {"m": Price(Decimal(2), Decimal(8), Decimal("0.5"), Decimal("2.5")), "n": Price(Decimal(2), Decimal(8))}
+    )
+    usage = Usage(1000, 100, cached_tokens=200, cache_write_tokens=300)
+    assert table.cost("m", usage) == Decimal("0.00265")  # 500*2 + 200*0.5 + 300*2.5 + 100*8 = 2650
+    assert table.cost("n", usage) == Decimal("0.0028")  # no cache prices: all input, 1000*2 + 100*8
+    claude = {pattern: price for pattern, price in shipped_prices().items() if pattern.startswith("claude")}
+    assert claude and all(
+        price.cache_write == price.input * Decimal("1.25") and price.cached_input == price.input / 10
+        for price in claude.values()
+    )
+
+
 def test_an_exact_name_beats_a_glob_and_the_more_specific_glob_wins(table: PriceTable) -> None:
     assert table.lookup("model-a") == Price(Decimal("2.00"), Decimal("8.00"), Decimal("0.50"))
     assert table.lookup("model-big") == Price(Decimal("0.10"), Decimal("0.40"))  # model-b* over model-*
@@ -66,6 +80,8 @@ def test_a_user_price_overrides_the_shipped_one_and_adds_new_models() -> None:
     assert prices.cost("gpt-4o-mini", Usage(1_000_000, 1_000_000)) == Decimal("3")
     assert prices.cost("my-local-7b", Usage(0, 1_000_000)) == Decimal("0.075")
     assert prices.cost("gpt-4.1", Usage(1_000_000, 0)) == Decimal("2")  # the rest of the shipped table stays
+    written = load_settings({"prices": {"my-*": {"input": 1, "output": 1, "cache_write": 1.25}}}, environ={})
+    assert written.price_table().cost("my-x", Usage(1_000_000, 0, cache_write_tokens=1_000_000)) == Decimal("1.25")
 
 
 def test_an_invalid_user_price_is_dropped_whole_with_its_line(tmp_path: Path) -> None:

@@ -83,4 +83,6 @@ def as_told(message: Message) -> Message:
 
 
 def stored_usage(usage: Usage | None) -> StoredUsage | None:
-    return None if usage is None else StoredUsage(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
+    if usage is None:
+        return None
+    return StoredUsage(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens, usage.cache_write_tokens)

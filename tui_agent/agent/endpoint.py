@@ -29,7 +29,11 @@ OFFLINE_NOTICE = (
     f"{NO_ENDPOINT}: using the built-in offline model (set OPENAI_BASE_URL or --base-url; "
     "OPENAI_API_KEY alone means OpenAI)."
 )
-"""Said when the offline model answers."""
+"""Said when the offline model answers (on OpenAI's protocol)."""
+ANTHROPIC_OFFLINE_NOTICE = (
+    f"{NO_ENDPOINT}: using the built-in offline model (set --base-url; ANTHROPIC_API_KEY alone means Anthropic)."
+)
+"""Said when the offline model answers on Anthropic's protocol: its own variables, not OpenAI's."""
 OFFLINE_LABEL = "offline model"
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.", "ip6-localhost", "ip6-loopback"})
 

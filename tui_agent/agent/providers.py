@@ -19,7 +19,7 @@ from contextlib import AbstractContextManager, AsyncExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Protocol, cast
 
-from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice
+from tui_agent.agent.endpoint import ANTHROPIC_OFFLINE_NOTICE, OFFLINE_NOTICE, EndpointChoice
 from tui_agent.config import Settings
 from tui_agent.llm.model_client import ModelClient
 
@@ -72,6 +72,7 @@ class ClientClass(Protocol):
         timeout: float,
         stall_timeout: float,
         max_tokens: int | None,
+        **options: int | None,  # what only some clients take (`thinking_budget`: `ClientProvider.thinks`)
     ) -> ModelClient: ...
 
 
@@ -86,12 +87,17 @@ class ClientProvider:
     """Which of `doctor`'s endpoint checks applies."""
     vendor: str = "OpenAI's"
     """Whose endpoint a key alone chooses (said by `doctor`)."""
+    offline_notice: str = OFFLINE_NOTICE
+    """Said when the offline model answers on this protocol (naming its own variables)."""
+    thinks: bool = False
+    """Whether the client takes `thinking_budget` (the `thinking_budget` setting)."""
 
     async def open(self, choice: EndpointChoice, resources: AsyncExitStack) -> tuple[EndpointChoice, list[str]]:
         return choice, []
 
     def client(self, endpoint: EndpointChoice, settings: Settings, max_tokens: int | None) -> ModelClient:
         make = cast(ClientClass, getattr(importlib.import_module(self.module), self.class_name))
+        thinking = {"thinking_budget": settings.thinking_budget} if self.thinks else {}
         return make(
             endpoint.base_url or "",
             endpoint.model,
@@ -99,6 +105,7 @@ class ClientProvider:
             timeout=settings.request_timeout,
             stall_timeout=settings.stall_timeout,
             max_tokens=max_tokens,
+            **thinking,
         )
 
     @contextmanager
@@ -124,7 +131,11 @@ class OfflineProvider:
         server = BackgroundServer({"strict": True})
         base_url = await asyncio.to_thread(server.start)
         resources.push_async_callback(asyncio.to_thread, server.stop)
-        return replace(choice, base_url=base_url), [OFFLINE_NOTICE]  # any key will do: none is sent
+        return replace(choice, base_url=base_url), [self.notice]  # any key will do: none is sent
+
+    @property
+    def notice(self) -> str:
+        return getattr(self.speaks, "offline_notice", OFFLINE_NOTICE)
 
     def client(self, endpoint: EndpointChoice, settings: Settings, max_tokens: int | None) -> ModelClient:
         return self.speaks.client(endpoint, settings, max_tokens)
@@ -141,7 +152,13 @@ class OfflineProvider:
 PROVIDERS: dict[str, ModelProvider] = {
     "openai": ClientProvider("openai", "tui_agent.llm.client", "ChatClient"),
     "anthropic": ClientProvider(
-        "anthropic", "tui_agent.llm.anthropic_client", "AnthropicClient", protocol="anthropic", vendor="Anthropic's"
+        "anthropic",
+        "tui_agent.llm.anthropic_client",
+        "AnthropicClient",
+        protocol="anthropic",
+        vendor="Anthropic's",
+        offline_notice=ANTHROPIC_OFFLINE_NOTICE,
+        thinks=True,
     ),
 }
 """Every protocol by name: a new one is one entry (its client in `llm/<provider>.py`). With no endpoint, the

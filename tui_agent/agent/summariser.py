@@ -220,4 +220,5 @@ def _added(total: Usage | None, more: Usage | None) -> Usage | None:
         total.prompt_tokens + more.prompt_tokens,
         total.completion_tokens + more.completion_tokens,
         total.cached_tokens + more.cached_tokens,
+        total.cache_write_tokens + more.cache_write_tokens,
     )

@@ -277,6 +277,7 @@ class Turn:
             earlier.prompt_tokens + usage.prompt_tokens,
             earlier.completion_tokens + usage.completion_tokens,
             earlier.cached_tokens + usage.cached_tokens,
+            earlier.cache_write_tokens + usage.cache_write_tokens,
         )
         self._emit(UsageUpdated(totals.prompt_tokens, totals.completion_tokens, turn_id=self.id))
 

@@ -29,6 +29,8 @@ class Usage:
     completion_tokens: int = 0
     cached_tokens: int = 0
     """Of `prompt_tokens`, those the provider served from its prompt cache (billed at the cached price)."""
+    cache_write_tokens: int = 0
+    """Of `prompt_tokens`, those the provider wrote to its prompt cache (billed at the cache-write price)."""
 
     @property
     def total_tokens(self) -> int:

@@ -11,7 +11,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from tui_agent.history.models import Usage
-from tui_agent.history.rows import CACHED_VERSION
+from tui_agent.history.rows import CACHE_WRITES_VERSION, CACHED_VERSION
 from tui_agent.history.schema import user_version
 from tui_agent.history.sub_sessions import DELEGATE_PREFIX, IS_SUB, MAX_DEPTH
 from tui_agent.history.usage import Tally
@@ -39,17 +39,21 @@ def rolled_tallies(conn: sqlite3.Connection, session_ids: list[str], prices: Pri
     params: dict[str, object] = {f"i{n}": id_ for n, id_ in enumerate(session_ids)}
     params.update(prefix=DELEGATE_PREFIX, depth=MAX_DEPTH)
     tree = _TREE.format(ids=",".join(f":i{n}" for n in range(len(session_ids))))
-    cached = "m.cached_tokens" if user_version(conn) >= CACHED_VERSION else "NULL"
+    version = user_version(conn)
+    cached = "m.cached_tokens" if version >= CACHED_VERSION else "NULL"
+    written = "m.cache_write_tokens" if version >= CACHE_WRITES_VERSION else "NULL"
     rolled: dict[str, RolledTally] = {}
     usage_rows = conn.execute(
         f"{tree}SELECT tree.root, COALESCE(m.model, s.model), SUM(COALESCE(m.prompt_tokens, 0)), "
-        f"SUM(COALESCE(m.completion_tokens, 0)), SUM(COALESCE({cached}, 0)) FROM tree "
+        f"SUM(COALESCE(m.completion_tokens, 0)), SUM(COALESCE({cached}, 0)), "
+        f"SUM(COALESCE({written}, 0)) FROM tree "
         "JOIN messages m ON m.session_id = tree.id JOIN sessions s ON s.id = m.session_id "
         "WHERE m.prompt_tokens IS NOT NULL OR m.completion_tokens IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2",
         params,
     )
-    for root, model, prompt, completion, cached_tokens in usage_rows:
-        rolled.setdefault(root, RolledTally()).tally.add(model, Usage(prompt, completion, cached_tokens), prices)
+    for root, model, prompt, completion, cached_tokens, written_tokens in usage_rows:
+        usage = Usage(prompt, completion, cached_tokens, written_tokens)
+        rolled.setdefault(root, RolledTally()).tally.add(model, usage, prices)
     runs = conn.execute(f"{tree}SELECT root, COUNT(DISTINCT id) FROM tree WHERE depth > 0 GROUP BY root", params)
     for root, count in runs:
         if root in rolled:

@@ -19,7 +19,8 @@ SESSION_COLUMNS = (
 )
 MESSAGE_COLUMNS = (
     "id, session_id, position, role, content, status, error, model, prompt_tokens, "
-    "completion_tokens, created_at, updated_at, replaced_by, parent_id, agent, compacted_by, cached_tokens"
+    "completion_tokens, created_at, updated_at, replaced_by, parent_id, agent, compacted_by, cached_tokens, "
+    "cache_write_tokens"
 )
 TREE_VERSION = 6
 """The schema step that made messages a tree. A database read before it is upgraded (read-only, or while
@@ -32,6 +33,8 @@ COMPACTION_VERSION = 8
 """The schema step that added `messages.compacted_by` (read as NULL from a database before it)."""
 CACHED_VERSION = 9
 """The schema step that added `messages.cached_tokens` (read as NULL, none cached, from a database before it)."""
+CACHE_WRITES_VERSION = 11
+"""The schema step that added `messages.cache_write_tokens` (read as NULL, none written, before it)."""
 EVERY = 2**62
 """A depth or position bound that is never reached."""
 
@@ -67,6 +70,7 @@ def _columns(conn: sqlite3.Connection, columns: str) -> str:
         **(_AGENTS if version < AGENTS_VERSION else {}),
         **({"compacted_by": "NULL"} if version < COMPACTION_VERSION else {}),
         **({"cached_tokens": "NULL"} if version < CACHED_VERSION else {}),
+        **({"cache_write_tokens": "NULL"} if version < CACHE_WRITES_VERSION else {}),
     }
     return ", ".join(missing.get(c, c) for c in columns.split(", "))
 
@@ -106,7 +110,7 @@ def session_from_row(row: Sequence[Any]) -> Session:
 
 
 def message_from_row(row: Sequence[Any]) -> Message:
-    usage = None if row[8] is None and row[9] is None else Usage(row[8] or 0, row[9] or 0, row[16] or 0)
+    usage = None if row[8] is None and row[9] is None else Usage(row[8] or 0, row[9] or 0, row[16] or 0, row[17] or 0)
     return Message(
         id=row[0],
         session_id=row[1],

@@ -179,6 +179,11 @@ V10_TEAM_RUNS: tuple[str, ...] = (
             WHERE m.session_id = s.id AND m.role = 'assistant' AND m.agent IS NOT NULL)""",
 )
 
+# Prompt tokens the provider wrote to its cache (Anthropic's `cache_creation_input_tokens`) are billed above the
+# input price (1.25 times): a reply keeps how many of its `prompt_tokens` they were, as step 9 keeps the reads.
+# NULL: none reported (or written before).
+V11_CACHE_WRITES: tuple[str, ...] = ("ALTER TABLE messages ADD COLUMN cache_write_tokens INTEGER",)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     V1_TABLES,
     V2_SEARCH,
@@ -190,6 +195,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     V8_ATTACHMENTS,
     V9_CACHED_TOKENS,
     V10_TEAM_RUNS,
+    V11_CACHE_WRITES,
 )
 """Step N (1-based) brings the database from version N-1 to N."""
 

@@ -14,13 +14,13 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from tui_agent.history.models import Usage
-from tui_agent.history.rows import CACHED_VERSION
+from tui_agent.history.rows import CACHE_WRITES_VERSION, CACHED_VERSION
 from tui_agent.history.schema import user_version
 from tui_agent.prices import PriceTable
 
 _BY_MODEL = """
     SELECT {key}, COALESCE(m.model, s.model), SUM(COALESCE(m.prompt_tokens, 0)), SUM(COALESCE(m.completion_tokens, 0)),
-        SUM(COALESCE({cached}, 0))
+        SUM(COALESCE({cached}, 0)), SUM(COALESCE({written}, 0))
     FROM messages m JOIN sessions s ON s.id = m.session_id
     WHERE (m.prompt_tokens IS NOT NULL OR m.completion_tokens IS NOT NULL) {where}
     GROUP BY 1, 2 ORDER BY 1, 2
@@ -30,8 +30,10 @@ _BY_MODEL = """
 def _by_model(conn: sqlite3.Connection, key: str, where: str) -> str:
     """The usage query grouped by `key` and model (cached tokens as none in a database older than step 9,
     which `sessions list` may read without upgrading it)."""
-    cached = "m.cached_tokens" if user_version(conn) >= CACHED_VERSION else "NULL"
-    return _BY_MODEL.format(key=key, where=where, cached=cached)
+    version = user_version(conn)
+    cached = "m.cached_tokens" if version >= CACHED_VERSION else "NULL"
+    written = "m.cache_write_tokens" if version >= CACHE_WRITES_VERSION else "NULL"
+    return _BY_MODEL.format(key=key, where=where, cached=cached, written=written)
 
 
 @dataclass
@@ -87,8 +89,8 @@ def daily_usage(
         params.append((start - timedelta(days=max(days, 1) - 1)).timestamp())
     day = "strftime('%Y-%m-%d', m.created_at, 'unixepoch')"
     rows = []
-    for when, model, prompt, completion, cached in conn.execute(_by_model(conn, key=day, where=where), params):
+    for when, model, prompt, completion, cached, written in conn.execute(_by_model(conn, key=day, where=where), params):
         tally = Tally()
-        tally.add(model, Usage(prompt, completion, cached), prices)
+        tally.add(model, Usage(prompt, completion, cached, written), prices)
         rows.append(UsageRow(when, model, tally))
     return rows

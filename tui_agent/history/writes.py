@@ -241,14 +241,19 @@ def finish_message(
     usage: Usage | None,
     parts: Mapping[str, str] | None = None,
 ) -> WriteFn:
-    tokens = (None,) * 3 if usage is None else (usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
+    tokens = (
+        (None,) * 4
+        if usage is None
+        else (usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens, usage.cache_write_tokens)
+    )
 
     def run(conn: sqlite3.Connection) -> None:
         now = time.time()
         row = conn.execute(
             "UPDATE messages SET status = ?, content = COALESCE(?, content), error = ?, "
             "prompt_tokens = COALESCE(?, prompt_tokens), completion_tokens = COALESCE(?, completion_tokens), "
-            "cached_tokens = COALESCE(?, cached_tokens), updated_at = ?, owner = NULL WHERE id = ? "
+            "cached_tokens = COALESCE(?, cached_tokens), cache_write_tokens = COALESCE(?, cache_write_tokens), "
+            "updated_at = ?, owner = NULL WHERE id = ? "
             "RETURNING session_id",
             (status.value, content, error, *tokens, now, message_id),
         ).fetchone()
@@ -364,10 +369,11 @@ def _copy_messages(conn: sqlite3.Connection, source_id: str, fork_id: str, last_
     # A copied reply that was still streaming is not streaming in the fork.
     conn.execute(
         "INSERT INTO messages (id, session_id, position, role, content, status, error, model, prompt_tokens, "
-        "completion_tokens, cached_tokens, created_at, updated_at, replaced_by, parent_id, agent, compacted_by) "
+        "completion_tokens, cached_tokens, cache_write_tokens, created_at, updated_at, replaced_by, parent_id, agent, "
+        "compacted_by) "
         "SELECT f.new, ?, f.position, m.role, m.content, "
         "CASE m.status WHEN 'streaming' THEN 'interrupted' ELSE m.status END, m.error, m.model, "
-        "m.prompt_tokens, m.completion_tokens, m.cached_tokens, m.created_at, m.updated_at, "
+        "m.prompt_tokens, m.completion_tokens, m.cached_tokens, m.cache_write_tokens, m.created_at, m.updated_at, "
         "(SELECT r.new FROM fork_tree r WHERE r.old = m.replaced_by), "
         "(SELECT p.new FROM fork_tree p WHERE p.old = m.parent_id), m.agent, "
         # A summary forked with its messages stands for them in the fork too; one left behind (the fork is

@@ -13,34 +13,31 @@ and 529 `overloaded_error` (and 500/502/503/504) are retried before the first ev
 `RateLimitedError`/`ServerError`; a 400 "prompt is too long" → `ContextTooLongError` (the agent compacts);
 an `error` event inside the stream → `ServerError`; no connection → `ConnectionFailedError`.
 
-The SDK sends the request (auth headers, `anthropic-version`, status errors); the SSE body is read here, as
-`ChatClient` does (strict UTF-8, the stall watchdog). Nothing imports this module at package import time: the
-engine builds it only for `provider = "anthropic"`.
+The SDK sends the request (auth headers, `anthropic-version`, status errors); the SSE body is read here, and the
+retries, the stall watchdog and the closing are `reply_stream.stream_reply`'s, as for `ChatClient`. Nothing
+imports this module at package import time: the engine builds it only for `provider = "anthropic"`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import re
-import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 import anthropic
 
+from tui_agent.llm import reply_stream
 from tui_agent.llm.anthropic_format import ThinkingMemory, mark_cache, to_anthropic, tools_to_anthropic
 from tui_agent.llm.assembler import StreamAssembler
 from tui_agent.llm.errors import (
     AuthenticationFailedError,
-    ConnectionFailedError,
     ContextTooLongError,
     LLMError,
     MalformedResponseError,
     ModelNotFoundError,
-    RateLimitedError,
     RequestRejectedError,
     ServerError,
     StreamStalledError,
@@ -48,17 +45,13 @@ from tui_agent.llm.errors import (
     preview,
     redact,
 )
-from tui_agent.llm.events import RetryScheduled, StreamEnd, StreamEvent
-from tui_agent.llm.sse import SSEParser
+from tui_agent.llm.events import StreamEvent
 from tui_agent.llm.to_user import schema_has_to_user
-from tui_agent.llm.transport import retry_after, root_cause
 from tui_agent.llm.watchdog import StallWatchdog
-from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates_in
 
 ANTHROPIC_URL = "https://api.anthropic.com"
 DEFAULT_MAX_TOKENS = 8192
 """`max_tokens` is required by the Messages API: sent when no limit is configured."""
-MAX_RETRY_WAIT = 60.0
 RETRY_STATUSES = (429, 500, 502, 503, 504, 529)
 """529 is Anthropic's `overloaded_error`."""
 STOP_REASONS = {
@@ -146,102 +139,63 @@ class AnthropicClient:
             body["temperature"] = min(float(options["temperature"]), 1.0)
         return body
 
-    async def stream_chat(
+    def stream_chat(
         self, messages: Iterable[Mapping[str, Any]], tools: list[dict[str, Any]] | None = None, **options: Any
     ) -> AsyncIterator[StreamEvent]:
         """Stream one reply to `messages` (see the module docstring)."""
-        watchdog = StallWatchdog(self.stall_timeout)
-        watchdog.arm()
-        response: Any = None
-        assembler = StreamAssembler(decode_to_user=tools is None or schema_has_to_user(tools))
-        reading = _Reading()
-        try:
-            body = self.request(messages, tools, options)
-            attempt = 0
-            while isinstance(opened := await self._open(body, attempt), RetryScheduled):
-                watchdog.paused = True  # waiting out Retry-After is not a stall
-                yield opened
-                await asyncio.sleep(max(0.0, opened.at - time.monotonic()))
-                watchdog.paused = False
-                attempt += 1
-            response = opened
-            async with contextlib.aclosing(self._read(response, assembler, reading, watchdog)) as batches:
-                async for events in batches:
-                    watchdog.paused = True  # time the consumer spends on events is not a stall
-                    for event in events:
-                        yield event
-                    watchdog.paused = False
-            if not reading.stopped or assembler.finish_reason is None:
-                what = "partway through" if assembler.received_content else "before any of it arrived"
-                raise StreamTruncatedError(
-                    f"The reply from {self.host} ended {what}: the stream stopped without message_stop. Try again."
-                )
-            reading.keep_thinking(self._thinking)
-            events = assembler.complete()
-            if assembler.usage is not None:
-                events.append(assembler.usage)
-            for event in [*events, StreamEnd(assembler.finish_reason)]:
-                yield event
-        except asyncio.CancelledError:
-            if not watchdog.fired:
-                raise
-            task = asyncio.current_task()
-            if task is not None:
-                task.uncancel()
-            raise self._located(
-                StreamStalledError(
-                    f"The model at {self.host} stopped sending and nothing arrived for "
-                    f"{self.stall_timeout:g} seconds, so the reply was abandoned. Try again."
-                ),
-                response,
-            ) from None
-        except LLMError as error:
-            raise self._located(error, response) from error.__cause__
-        except Exception as error:  # every failure becomes a sentence
-            raise self._located(self._stream_error(error, assembler.received_content), response) from error
-        finally:
-            watchdog.disarm()
-            if response is not None:
-                await response.aclose()
+        return reply_stream.stream_reply(self, messages, tools, options)
 
-    async def _open(self, body: dict[str, Any], attempt: int) -> Any:
+    # The Messages API, as `stream_reply` drives it (`reply_stream.WireProtocol`).
+
+    def reading(self, tools: list[dict[str, Any]] | None) -> _Reading:
+        return _Reading(StreamAssembler(decode_to_user=tools is None or schema_has_to_user(tools)))
+
+    def failed(self, error: Exception, reading: _Reading) -> LLMError:
+        return self._stream_error(error, reading.assembler.received_content)
+
+    def ending(self, reading: _Reading) -> list[StreamEvent]:
+        assembler = reading.assembler
+        if not reading.stopped or assembler.finish_reason is None:
+            what = "partway through" if assembler.received_content else "before any of it arrived"
+            raise StreamTruncatedError(
+                f"The reply from {self.host} ended {what}: the stream stopped without message_stop. Try again."
+            )
+        reading.keep_thinking(self._thinking)
+        return assembler.finished()
+
+    def stalled(self, reading: _Reading) -> LLMError:
+        return StreamStalledError(
+            f"The model at {self.host} stopped sending and nothing arrived for "
+            f"{self.stall_timeout:g} seconds, so the reply was abandoned. Try again."
+        )
+
+    async def send(self, request: dict[str, Any], attempt: int) -> Any:
         """Send the request once: the streaming httpx response, or when to send it again."""
         if not self.model:
             raise ModelNotFoundError(
                 f"No model is chosen for {self.host}: name one with --model (or `model` in the config file)."
             )
         try:
-            opened = await self._client.messages.with_streaming_response.create(**body, stream=True).__aenter__()
+            opened = await self._client.messages.with_streaming_response.create(**request, stream=True).__aenter__()
             return opened.http_response
         except anthropic.APIStatusError as error:
-            wait = self._retry_wait(error, attempt)
-            if wait is None:
+            headers = error.response.headers
+            retry = reply_stream.scheduled_retry(error.status_code, headers, attempt, self.max_retries, RETRY_STATUSES)
+            if retry is None:
                 raise self._status_error(error, retries=attempt) from error
-            return RetryScheduled(error.status_code, attempt + 1, self.max_retries, time.monotonic() + wait)
+            return retry
 
-    def _retry_wait(self, error: anthropic.APIStatusError, attempt: int) -> float | None:
-        if error.status_code not in RETRY_STATUSES or attempt >= self.max_retries:
-            return None
-        wait = retry_after(error.response.headers)
-        if wait is None:
-            return 0.5 * float(1 << attempt)
-        return wait if wait <= MAX_RETRY_WAIT else None
-
-    async def _read(
-        self, response: Any, assembler: StreamAssembler, reading: _Reading, watchdog: StallWatchdog
+    async def read(
+        self, response: Any, reading: _Reading, watchdog: StallWatchdog
     ) -> AsyncGenerator[list[StreamEvent], None]:
         """The events of each SSE payload, until message_stop."""
-        parser = SSEParser()
-        async for block in response.aiter_bytes():
-            payloads = parser.feed(block)
-            if payloads:
-                watchdog.count += 1
-            for payload in payloads:
-                yield self._events(assembler, reading, _decode(payload))
-                if reading.stopped:
-                    return
-        for payload in parser.close():
-            yield self._events(assembler, reading, _decode(payload))
+        assembler = reading.assembler
+        async with contextlib.aclosing(reply_stream.sse_payloads(response, watchdog)) as blocks:
+            async for payloads in blocks:
+                for payload in payloads:
+                    yield self._events(assembler, reading, reply_stream.decode_payload(payload))
+                    if reading.stopped:
+                        return
 
     def _events(self, assembler: StreamAssembler, reading: _Reading, event: Any) -> list[StreamEvent]:
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
@@ -266,7 +220,7 @@ class AnthropicClient:
             f"(it began {redact(preview(payload), self._api_key)})."
         )
 
-    def _located(self, error: LLMError, response: Any = None) -> LLMError:
+    def located(self, error: LLMError, response: Any = None) -> LLMError:
         error.base_url = error.base_url or self.base_url
         if error.request_id is None and response is not None:
             error.request_id = response.headers.get("request-id") or response.headers.get("x-request-id") or None
@@ -278,23 +232,18 @@ class AnthropicClient:
         if isinstance(error, anthropic.APIStatusError):
             return self._status_error(error)
         if isinstance(error, anthropic.APIConnectionError):
-            return self._located(
-                ConnectionFailedError(
-                    f"Cannot connect to {self.base_url} ({root_cause(error)}). "
-                    "Check that the server is running and the base URL is right."
-                )
-            )
-        return self._located(self._stream_error(error, received=False))
+            return self.located(reply_stream.cannot_connect(self.base_url, error))
+        return self.located(self._stream_error(error, received=False))
 
     def _status_error(self, error: anthropic.APIStatusError, retries: int = 0) -> LLMError:
         typed = self._status_sentence(error, retries)
         typed.request_id = error.response.headers.get("request-id") or error.response.headers.get("x-request-id")
-        return self._located(typed)
+        return self.located(typed)
 
     def _status_sentence(self, error: anthropic.APIStatusError, retries: int) -> LLMError:
         status, message = error.status_code, _message(error.body)
         detail = f": {redact(message.rstrip('.'), self._api_key)}" if message else ""
-        after = f" and still was after {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""
+        after = reply_stream.still_after(retries)
         if status in (401, 403):
             problem = "needs an API key and none is set" if self._api_key is None else "rejected the API key"
             return AuthenticationFailedError(
@@ -304,11 +253,7 @@ class AnthropicClient:
         if status == 404:
             return ModelNotFoundError(f"{self.host} does not know the model '{self.model}' (404{detail}).")
         if status == 429:
-            wait = retry_after(error.response.headers)
-            when = f"in {wait:g} seconds" if wait is not None else "in a little while"
-            return RateLimitedError(
-                f"{self.host} is rate limiting requests (429{detail}){after}. Try again {when}.", retry_after=wait
-            )
+            return reply_stream.rate_limited(self.host, detail, retries, error.response.headers)
         if status == 529:
             return ServerError(f"{self.host} is overloaded (529{detail}){after}. Try again in a moment.")
         if status >= 500:
@@ -325,25 +270,17 @@ class AnthropicClient:
         where = "in the middle of the reply" if received else "before the reply started"
         if isinstance(error, UnicodeDecodeError | json.JSONDecodeError):
             return MalformedResponseError(f"The server at {self.host} sent something that is not SSE JSON {where}.")
-        if isinstance(error, anthropic.APITimeoutError) or "Timeout" in type(error).__name__:
-            return StreamStalledError(f"The model at {self.host} stopped sending {where}. Try again.")
-        if isinstance(error, anthropic.APIConnectionError) or type(error).__module__.startswith(("httpx", "httpcore")):
-            if not received:
-                return ConnectionFailedError(
-                    f"The connection to {self.host} failed before the reply started ({root_cause(error)}). Try again."
-                )
-            return StreamTruncatedError(f"The connection to {self.host} closed {where}. Try again.")
-        return LLMError(
-            f"Talking to {self.host} failed unexpectedly ({type(error).__name__}: "
-            f"{redact(str(error)[:200], self._api_key)})."
-        )
+        timeout, connection = anthropic.APITimeoutError, anthropic.APIConnectionError
+        broken = reply_stream.transport_failure(error, self.host, received, timeout, connection)
+        return broken if broken is not None else reply_stream.unexpected(error, self.host, self._api_key)
 
 
 class _Reading:
     """One reply's translation: Messages API events → chat-completion chunks (tool_use blocks numbered as
-    tool-call indexes), the usage, and the thinking blocks to keep."""
+    tool-call indexes) fed to the reply's `assembler`, the usage, and the thinking blocks to keep."""
 
-    def __init__(self) -> None:
+    def __init__(self, assembler: StreamAssembler) -> None:
+        self.assembler = assembler
         self.stopped = False
         self._calls: dict[int, int] = {}
         """Content block index → tool-call index."""
@@ -408,13 +345,14 @@ class _Reading:
                 self._usage[name] = value  # message_delta's counts are cumulative
 
     def usage(self) -> dict[str, Any]:
-        """As OpenAI counts it: prompt tokens include the cache's reads and writes; `cached_tokens` the reads."""
+        """As OpenAI counts it: prompt tokens include the cache's reads and writes; `cached_tokens` the reads,
+        `cache_write_tokens` the writes (Anthropic bills them above the input price)."""
         read = self._usage.get("cache_read_input_tokens", 0)
         written = self._usage.get("cache_creation_input_tokens", 0)
         return {
             "prompt_tokens": self._usage.get("input_tokens", 0) + read + written,
             "completion_tokens": self._usage.get("output_tokens", 0),
-            "prompt_tokens_details": {"cached_tokens": read},
+            "prompt_tokens_details": {"cached_tokens": read, "cache_write_tokens": written},
         }
 
     def keep_thinking(self, memory: ThinkingMemory) -> None:
@@ -441,8 +379,3 @@ def _message(body: object) -> str:
         if isinstance(body.get("message"), str):
             return str(body["message"]).strip()
     return ""
-
-
-def _decode(payload: str) -> Any:
-    value = json.loads(payload)
-    return replace_surrogates_in(value) if may_decode_to_surrogate(payload) else value

@@ -20,6 +20,7 @@ from typing import Any
 
 from tui_agent.llm.events import (
     PartDelta,
+    StreamEnd,
     StreamEvent,
     TextDelta,
     ToolCallArgumentsDelta,
@@ -65,12 +66,13 @@ class StreamAssembler:
         events: list[StreamEvent] = []
         usage = chunk.get("usage")
         if usage:
-            details = usage.get("prompt_tokens_details") or {}
-            cached = details.get("cached_tokens") if isinstance(details, dict) else 0
+            details = usage.get("prompt_tokens_details")
+            details = details if isinstance(details, dict) else {}
             self.usage = Usage(
                 usage.get("prompt_tokens") or 0,
                 usage.get("completion_tokens") or 0,
-                cached if isinstance(cached, int) and not isinstance(cached, bool) else 0,
+                _count(details.get("cached_tokens")),
+                _count(details.get("cache_write_tokens")),
             )
         choices = chunk.get("choices")
         if not choices:
@@ -100,6 +102,17 @@ class StreamAssembler:
         """Events for calls still open when the stream ended (finish reason known or not)."""
         events: list[StreamEvent] = []
         self._complete_open(events)
+        return events
+
+    def finished(self) -> list[StreamEvent]:
+        """The events a reply that said it was finished ends with: its calls still open, its usage when reported,
+        and `StreamEnd` with its finish reason (the caller has checked there is one)."""
+        if self.finish_reason is None:
+            raise ValueError("the reply has not said it is finished")
+        events = self.complete()
+        if self.usage is not None:
+            events.append(self.usage)
+        events.append(StreamEnd(self.finish_reason))
         return events
 
     def _slot(self, server_index: int | None, call_id: str | None) -> _Call:
@@ -171,3 +184,8 @@ class StreamAssembler:
                 arguments, raw = cleaned, json.dumps(cleaned, ensure_ascii=False)
         arguments.pop("to_user", None)
         return ToolCallReady(call.index, call.id, call.name, arguments, raw)
+
+
+def _count(value: object) -> int:
+    """A token count from a usage object: an integer, else 0 (not reported, or null)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -4,7 +4,8 @@
 sentence a person can act on and never the API key. 429 (honouring Retry-After) and 502/503/504 are
 retried, but only before the first chunk — once text has streamed, a retry would repeat it. A stall
 watchdog ends a stream that goes quiet; a stream that ends without a finish reason is reported as
-truncated. Closing or cancelling the consumer closes the HTTP response.
+truncated. Closing or cancelling the consumer closes the HTTP response. That loop is `reply_stream.stream_reply`,
+shared with the other protocols: this client gives it the chat-completions request and parser.
 
 `max_tokens` limits each reply: sent as `max_completion_tokens` to OpenAI's own API (which deprecates
 `max_tokens` and refuses it for its newer models) and Azure OpenAI, as `max_tokens` everywhere else (local
@@ -20,10 +21,8 @@ This is the only module that imports `openai`; nothing imports it at package imp
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
-import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -38,7 +37,6 @@ from tui_agent.llm.errors import (
     LLMError,
     MalformedResponseError,
     ModelNotFoundError,
-    RateLimitedError,
     RequestRejectedError,
     ServerError,
     StreamStalledError,
@@ -47,27 +45,33 @@ from tui_agent.llm.errors import (
     preview,
     redact,
 )
-from tui_agent.llm.events import RetryScheduled, StreamEnd, StreamEvent
+from tui_agent.llm.events import StreamEvent
 from tui_agent.llm.parts import PART_FIELDS
+from tui_agent.llm.reply_stream import (
+    MAX_RETRY_WAIT as MAX_RETRY_WAIT,  # the retry rule's, named here too: callers import it from the client
+)
+from tui_agent.llm.reply_stream import (
+    STREAM_SLICE,  # read at each reply from this module, so a test can set it here
+    cannot_connect,
+    decode_payload,
+    rate_limited,
+    scheduled_retry,
+    sse_payloads,
+    still_after,
+    stream_reply,
+    transport_failure,
+    unexpected,
+)
 from tui_agent.llm.served_context import context_overflow, learn_windows, server_root
-from tui_agent.llm.sse import SSEParser
 from tui_agent.llm.to_user import schema_has_to_user
-from tui_agent.llm.transport import retry_after, root_cause
 from tui_agent.llm.watchdog import StallWatchdog
-from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates_in
 
-MAX_RETRY_WAIT = 60.0
-"""A Retry-After longer than this is not waited out: the user is told instead."""
 RETRY_STATUSES = (429, 500, 502, 503, 504)
 """Retried before the first token, as the openai SDK's own rule does (with its retries off: ours are shown)."""
 OPENAI_HOSTS = ("api.openai.com", ".openai.azure.com")
 """Hosts that take `max_completion_tokens` (a suffix when it starts with a dot)."""
 NO_KEY = "no-key-set"
 """Sent when no API key is configured (the openai client insists on one; local servers ignore it)."""
-STREAM_SLICE = 0.004
-"""Seconds of handling payloads that arrived together before the event loop runs its other tasks: a burst of
-hundreds of small payloads (a fast endpoint, or a slow reader) would otherwise hold it for tens of
-milliseconds, and in the app a key or a frame waits for that."""
 
 
 class ChatClient:
@@ -132,81 +136,51 @@ class ChatClient:
         except Exception:  # not that kind of server (404, not JSON...): it says nothing of its windows
             return None
 
-    async def stream_chat(
+    def stream_chat(
         self, messages: Iterable[Mapping[str, Any]], tools: list[dict[str, Any]] | None = None, **options: Any
     ) -> AsyncIterator[StreamEvent]:
         """Stream one reply to `messages`; extra keyword `options` go to the request (temperature, ...)."""
-        watchdog = StallWatchdog(self.stall_timeout)
-        watchdog.arm()
-        response: Any = None
-        assembler = StreamAssembler(decode_to_user=tools is None or schema_has_to_user(tools))
-        try:
-            attempt = 0
-            while isinstance(opened := await self._open(list(messages), tools, options, attempt), RetryScheduled):
-                watchdog.paused = True  # waiting out Retry-After (and the consumer showing it) is not a stall
-                yield opened
-                await asyncio.sleep(max(0.0, opened.at - time.monotonic()))
-                watchdog.paused = False
-                attempt += 1
-            response = opened
-            self._check_content_type(response)
-            async with contextlib.aclosing(self._read(response, assembler, watchdog)) as batches:
-                slice_end = time.perf_counter() + STREAM_SLICE
-                async for events in batches:
-                    watchdog.paused = True  # time the consumer spends on events is not a stall
-                    for event in events:
-                        yield event
-                    watchdog.paused = False
-                    if time.perf_counter() > slice_end:  # payloads read together come without a pause
-                        await asyncio.sleep(0)
-                        slice_end = time.perf_counter() + STREAM_SLICE
-            for event in self._ending(assembler):
-                yield event
-        except asyncio.CancelledError:
-            if not watchdog.fired:
-                raise
-            task = asyncio.current_task()
-            if task is not None:
-                task.uncancel()
-            raise self._located(StreamStalledError(self._stalled_message(assembler)), response) from None
-        except LLMError as error:
-            raise self._located(error, response) from error.__cause__
-        except Exception as error:  # every failure becomes a sentence
-            raise self._located(self._stream_error(error, assembler.received_content), response) from error
-        finally:
-            watchdog.disarm()
-            if response is not None:
-                await response.aclose()
+        return stream_reply(self, messages, tools, options, STREAM_SLICE)
 
-    def _located(self, error: LLMError, response: Any = None) -> LLMError:
+    # The chat-completions protocol, as `stream_reply` drives it (`reply_stream.WireProtocol`).
+
+    def reading(self, tools: list[dict[str, Any]] | None) -> StreamAssembler:
+        return StreamAssembler(decode_to_user=tools is None or schema_has_to_user(tools))
+
+    def request(
+        self, messages: Iterable[Mapping[str, Any]], tools: list[dict[str, Any]] | None, options: Mapping[str, Any]
+    ) -> tuple[list[Mapping[str, Any]], list[dict[str, Any]] | None, dict[str, Any]]:
+        """What each attempt's parameters are made of (`_params`: they change when a server refuses the usage
+        request)."""
+        return list(messages), tools, dict(options)
+
+    def failed(self, error: Exception, reading: StreamAssembler) -> LLMError:
+        return self._stream_error(error, reading.received_content)
+
+    def located(self, error: LLMError, response: Any = None) -> LLMError:
         """`error` with the endpoint and, when the server sent one, the request's id."""
         error.base_url = error.base_url or _without_credentials(self.base_url)
         if error.request_id is None and response is not None:
             error.request_id = response.headers.get("x-request-id") or None
         return error
 
-    async def _read(
+    async def read(
         self, response: Any, assembler: StreamAssembler, watchdog: StallWatchdog
     ) -> AsyncGenerator[list[StreamEvent], None]:
         """The events of each SSE payload in the body, up to `[DONE]` or the end of the body."""
+        self._check_content_type(response)
         if response.headers.get("content-type", "").lower().startswith("application/json"):
             # A server that ignores `stream`: its one completion is replayed as a single chunk.
-            body = _decode((await response.aread()).decode("utf-8"))
+            body = decode_payload((await response.aread()).decode("utf-8"))
             watchdog.count += 1
             yield self._events(assembler, self._completion_as_chunk(body))
             return
-        parser = SSEParser()
-        async for block in response.aiter_bytes():
-            payloads = parser.feed(block)
-            if payloads:
-                watchdog.count += 1
-            for payload in payloads:
-                if payload.startswith("[DONE]"):
-                    return
-                yield self._events(assembler, _decode(payload))
-        for payload in parser.close():
-            if not payload.startswith("[DONE]"):
-                yield self._events(assembler, _decode(payload))
+        async with contextlib.aclosing(sse_payloads(response, watchdog)) as blocks:
+            async for payloads in blocks:
+                for payload in payloads:
+                    if payload.startswith("[DONE]"):
+                        return
+                    yield self._events(assembler, decode_payload(payload))
 
     def _completion_as_chunk(self, body: Any) -> dict[str, Any]:
         """A non-streamed `chat.completion` as one chunk carrying the whole message (errors pass through)."""
@@ -250,35 +224,28 @@ class ChatClient:
             "it may not be an OpenAI-compatible endpoint."
         )
 
-    def _ending(self, assembler: StreamAssembler) -> list[StreamEvent]:
+    def ending(self, assembler: StreamAssembler) -> list[StreamEvent]:
         if assembler.finish_reason is None:
             what = "partway through" if assembler.received_content else "before any of it arrived"
             raise StreamTruncatedError(
                 f"The reply from {self.host} ended {what}: the stream stopped without saying it was finished. "
                 "Try again; if it keeps happening, the server or a proxy in between is cutting responses."
             )
-        events = assembler.complete()
-        if assembler.usage is not None:
-            events.append(assembler.usage)
-        events.append(StreamEnd(assembler.finish_reason))
-        return events
+        return assembler.finished()
 
-    def _stalled_message(self, assembler: StreamAssembler) -> str:
+    def stalled(self, assembler: StreamAssembler) -> LLMError:
         what = "in the middle of the reply" if assembler.received_content else "before the first token"
-        return (
+        return StreamStalledError(
             f"The model at {self.host} stopped sending {what} and nothing arrived for "
             f"{self.stall_timeout:g} seconds, so the reply was abandoned. Try again."
         )
 
-    async def _open(
-        self,
-        messages: list[Mapping[str, Any]],
-        tools: list[dict[str, Any]] | None,
-        options: dict[str, Any],
-        attempt: int,
+    async def send(
+        self, request: tuple[list[Mapping[str, Any]], list[dict[str, Any]] | None, dict[str, Any]], attempt: int
     ) -> Any:
         """Send the request once: the streaming httpx response, or when to send it again (a rate limit, a busy
         server, `attempt` retries so far); a final failure is raised."""
+        messages, tools, options = request
         if not self.model:  # none named and the server did not say which (see agent.model_choice)
             raise ModelNotFoundError(
                 f"No model is chosen for {self.host}: name one with --model (or `model` in "
@@ -296,10 +263,11 @@ class ChatClient:
                     continue
                 raise self._request_error(error) from error
             except openai.APIStatusError as error:
-                wait = self._retry_wait(error, attempt)
-                if wait is None:
+                headers = error.response.headers
+                retry = scheduled_retry(error.status_code, headers, attempt, self.max_retries, RETRY_STATUSES)
+                if retry is None:
                     raise self._status_error(error, retries=attempt) from error
-                return RetryScheduled(error.status_code, attempt + 1, self.max_retries, time.monotonic() + wait)
+                return retry
 
     def _params(
         self, messages: list[Mapping[str, Any]], tools: list[dict[str, Any]] | None, options: dict[str, Any]
@@ -313,15 +281,6 @@ class ChatClient:
         if self._usage_supported:
             params["stream_options"] = {"include_usage": True}
         return params
-
-    def _retry_wait(self, error: openai.APIStatusError, attempt: int) -> float | None:
-        """Seconds to wait before retrying, or None when this error is final."""
-        if error.status_code not in RETRY_STATUSES or attempt >= self.max_retries:
-            return None
-        wait = retry_after(error.response.headers)
-        if wait is None:
-            return 0.5 * float(1 << attempt)
-        return wait if wait <= MAX_RETRY_WAIT else None
 
     def _check_content_type(self, response: Any) -> None:
         content_type = response.headers.get("content-type", "").lower()
@@ -338,30 +297,24 @@ class ChatClient:
         if isinstance(error, openai.APIStatusError):
             return self._status_error(error)
         if isinstance(error, openai.APITimeoutError):
-            return self._located(
+            return self.located(
                 ConnectionFailedError(
                     f"The server at {self.host} did not answer in time. "
                     "Check that it is running and reachable, then try again."
                 )
             )
         if isinstance(error, openai.APIConnectionError):
-            cause = root_cause(error)
-            return self._located(
-                ConnectionFailedError(
-                    f"Cannot connect to {self.base_url} ({cause}). "
-                    "Check that the server is running and the base URL is right."
-                )
-            )
-        return self._located(self._stream_error(error, received=False))
+            return self.located(cannot_connect(self.base_url, error))
+        return self.located(self._stream_error(error, received=False))
 
     def _status_error(self, error: openai.APIStatusError, retries: int = 0) -> LLMError:
         typed = self._status_sentence(error, retries)
         typed.request_id = error.request_id or None  # openai reads it from the `x-request-id` header
-        return self._located(typed)
+        return self.located(typed)
 
     def _status_sentence(self, error: openai.APIStatusError, retries: int) -> LLMError:
         status, detail = error.status_code, self._detail(error)
-        after = f" and still was after {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""
+        after = still_after(retries)
         if status in (401, 403):
             problem = "needs an API key and none is set" if self._api_key is None else "rejected the API key"
             return AuthenticationFailedError(
@@ -373,13 +326,7 @@ class ChatClient:
                 "Pick one of the server's models, and check the base URL (it usually ends in /v1)."
             )
         if status == 429:
-            wait = retry_after(error.response.headers)
-            when = f"in {wait:g} seconds" if wait is not None else "in a little while"
-            if wait is not None and wait > MAX_RETRY_WAIT:
-                when += f" (tui-agent waits out at most {MAX_RETRY_WAIT:g} seconds by itself)"
-            return RateLimitedError(
-                f"{self.host} is rate limiting requests (429{detail}){after}. Try again {when}.", retry_after=wait
-            )
+            return rate_limited(self.host, detail, retries, error.response.headers)
         if status >= 500:
             return ServerError(f"The server at {self.host} failed ({status}{detail}){after}. Try again in a moment.")
         if (overflow := context_overflow(error.body)) is not None:
@@ -407,27 +354,16 @@ class ChatClient:
             )
         if isinstance(error, json.JSONDecodeError | AttributeError | TypeError | KeyError):
             return self._malformed(error.doc if isinstance(error, json.JSONDecodeError) else None, received)
-        if isinstance(error, openai.APITimeoutError) or "Timeout" in type(error).__name__:
-            return StreamStalledError(f"The model at {self.host} stopped sending {where}. Try again.")
-        if isinstance(error, openai.APIConnectionError) or type(error).__module__.startswith(("httpx", "httpcore")):
-            if not received:
-                return (
-                    self._request_error(error)
-                    if isinstance(error, openai.APIError)
-                    else ConnectionFailedError(
-                        f"The connection to {self.host} failed before the reply started ({root_cause(error)}). "
-                        "Try again."
-                    )
-                )
-            return StreamTruncatedError(f"The connection to {self.host} closed {where}. Try again.")
+        broken = transport_failure(error, self.host, received, openai.APITimeoutError, openai.APIConnectionError)
+        if isinstance(broken, ConnectionFailedError) and isinstance(error, openai.APIConnectionError):
+            return self._request_error(error)  # the SDK's own words for a connect that failed
+        if broken is not None:
+            return broken
         if isinstance(error, openai.APIError):
             return ServerError(
                 f"The server at {self.host} reported an error {where}{self._detail(error)}. Try again in a moment."
             )
-        return LLMError(
-            f"Talking to {self.host} failed unexpectedly ({type(error).__name__}: "
-            f"{redact(str(error)[:200], self._api_key)})."
-        )
+        return unexpected(error, self.host, self._api_key)
 
 
 def token_limit_parameter(base_url: str) -> str:
@@ -444,9 +380,3 @@ def _without_credentials(url: str) -> str:
     if parts.port is not None:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
-def _decode(payload: str) -> Any:
-    """One JSON payload, lone surrogates replaced by U+FFFD."""
-    value = json.loads(payload)
-    return replace_surrogates_in(value) if may_decode_to_surrogate(payload) else value

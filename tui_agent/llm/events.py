@@ -77,11 +77,14 @@ class ToolCallInvalid:
 @dataclass(frozen=True, slots=True)
 class Usage:
     """Token counts the server reported for the request; `cached_tokens` is the part of `prompt_tokens` the
-    provider served from its prompt cache (`prompt_tokens_details.cached_tokens`; 0 when not reported)."""
+    provider served from its prompt cache (`prompt_tokens_details.cached_tokens`; 0 when not reported), and
+    `cache_write_tokens` the part it wrote to the cache (Anthropic's `cache_creation_input_tokens`, billed above
+    the input price; OpenAI's caching writes for free and reports none)."""
 
     prompt_tokens: int
     completion_tokens: int
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,8 @@ thinking budget of at least 1024 and below `max_tokens`, and, with thinking on, 
 message starting with the thinking block (signature included) it was sent. Refusals are Anthropic-shaped
 400s (`error_body`).
 
-Replies stream as the API streams them (`events`): message_start (with input and cache usage), ping, for each
+Replies stream as the API streams them (`events`): message_start (with input and cache usage: reads from the
+offline prompt cache, writes for the rest when the request marks `cache_control`), ping, for each
 block content_block_start / _delta (text_delta, thinking_delta then signature_delta, input_json_delta) /
 _stop, message_delta with the stop reason and output tokens, message_stop. Thinking is sent only when the
 request turns it on, as the API does; an unscripted reply then thinks one deterministic sentence.
@@ -78,6 +79,11 @@ def problem(body: dict[str, Any]) -> str | None:
         if not isinstance(tool, dict) or not tool.get("name") or not isinstance(tool.get("input_schema"), dict):
             return f"tools.{number}: each tool needs a `name` and an `input_schema` object"
     return _messages_problem(messages, thinking_on(body)) or _cache_problem(body)
+
+
+def cache_marked(body: dict[str, Any]) -> bool:
+    """Whether the request marks a block `cache_control`: then the prompt up to the mark is written to the cache."""
+    return any(isinstance(block, dict) and "cache_control" in block for block in _all_blocks(body))
 
 
 def thinking_on(body: dict[str, Any]) -> bool:
@@ -266,13 +272,16 @@ def with_thinking(reply: Reply, chat_body: dict[str, Any]) -> Reply:
 
 
 def events(
-    reply: Reply, model: str, message_id: str, usage: tuple[int, int, int], thinking: bool
+    reply: Reply, model: str, message_id: str, usage: tuple[int, int, int], thinking: bool, written: bool = False
 ) -> list[tuple[str, dict[str, Any]]]:
-    """The (event name, data) pairs of the reply's stream; `usage` is (prompt, completion, cached) tokens."""
+    """The (event name, data) pairs of the reply's stream; `usage` is (prompt, completion, cached) tokens. With
+    `written` (the request marks `cache_control`), the prompt's tokens not read from the cache were written to
+    it, as the API counts a prompt cached up to its last block: `cache_creation_input_tokens`."""
     prompt, completion, cached = usage
+    fresh = prompt - cached
     start_usage = {
-        "input_tokens": prompt - cached,
-        "cache_creation_input_tokens": 0,
+        "input_tokens": 0 if written else fresh,
+        "cache_creation_input_tokens": fresh if written else 0,
         "cache_read_input_tokens": cached,
         "output_tokens": 1,
     }

@@ -12,7 +12,6 @@ apply where cheap: `status` (an Anthropic error body; `retry_after` sent; 529 is
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -20,53 +19,37 @@ from tui_agent.offline import anthropic_protocol as protocol
 from tui_agent.offline.http import ChunkedStream, Request, send_json
 
 if TYPE_CHECKING:
-    from tui_agent.offline.server import OfflineServer
+    from tui_agent.offline.server import OfflineServer, RequestRecord
 
 
 async def serve_messages(
     server: OfflineServer, request: Request, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
 ) -> bool:
     """Answer one Messages API request; False when the connection must close."""
-    from tui_agent.offline.server import RequestRecord, words  # the server imports this module: not at its import
-
-    try:
-        body = json.loads(request.body)
-        assert isinstance(body, dict)
-    except (ValueError, AssertionError):
-        server.requests.append(RequestRecord(request.method, request.path, None, "status 400"))
-        await send_json(writer, 400, protocol.error_body(400, "The request body is not a JSON object."))
+    if (received := await server.receive(request, writer, protocol.error_body, "request-id")) is None:
         return True
-    record = RequestRecord(request.method, request.path, body, request_id=f"req_offline_{len(server.requests) + 1}")
-    server.requests.append(record)
-    tagged = {"request-id": record.request_id}
+    body, record = received.body, received.record
     found = protocol.problem(body)
     if "anthropic-version" not in request.headers:  # the API refuses a request without it, whatever it holds
         found = "anthropic-version: header is required"
     if found is not None:
-        record.outcome = "status 400"
-        await send_json(writer, 400, protocol.error_body(400, found, record.request_id), tagged)
-        return True
+        return await server.refuse(writer, received, 400, protocol.error_body(400, found, record.request_id))
     chat = protocol.as_chat_body(body)
-    prompt = sum(words(message.get("content")) for message in chat["messages"])
+    prompt = server.prompt_tokens(chat)
     window = server.scenario.context_window
     if server.scenario.enforce_window and window is not None and prompt >= window:
-        record.outcome = "status 400"
         said = f"prompt is too long: {prompt} tokens > {window} maximum"
-        await send_json(writer, 400, protocol.error_body(400, said, record.request_id), tagged)
-        return True
-    reply = server._with_call_ids(server._next_reply(chat))
+        return await server.refuse(writer, received, 400, protocol.error_body(400, said, record.request_id))
+    reply = server.next_reply(chat)
     if reply.status != 200:
-        record.outcome = f"status {reply.status}"
-        if reply.retry_after is not None:
-            wait = reply.retry_after
-            tagged["retry-after"] = wait if isinstance(wait, str) else f"{wait:g}"
-        await send_json(writer, reply.status, protocol.error_body(reply.status, reply.error_message), tagged)
-        return True
+        return await server.refuse_as_scripted(writer, received, reply, protocol.error_body)
+    tagged = received.headers
     thinking = protocol.thinking_on(body)
     if thinking and not any(reply is scripted for scripted in server.scenario.replies):
         reply = protocol.with_thinking(reply, chat)
-    usage = server._usage(chat, reply)
-    events = protocol.events(reply, str(body["model"]), f"msg_offline_{record.request_id}", usage, thinking)
+    usage = server.usage(chat, reply)
+    message_id = f"msg_offline_{record.request_id}"
+    events = protocol.events(reply, str(body["model"]), message_id, usage, thinking, protocol.cache_marked(body))
     if not body.get("stream"):
         record.outcome = "ok"
         await send_json(writer, 200, _message(events), tagged)
@@ -77,7 +60,7 @@ async def serve_messages(
 async def _stream(
     faults: dict[str, Any],
     events: list[tuple[str, dict[str, Any]]],
-    record: Any,
+    record: RequestRecord,
     reader: asyncio.StreamReader,
     writer: asyncio.StreamWriter,
     tagged: dict[str, str],
@@ -94,16 +77,12 @@ async def _stream(
                 await stream.close()
                 return True
             if number == faults["cut_after"]:
-                await stream.flush()
                 record.outcome = "cut"
-                writer.transport.abort()
+                await stream.cut()
                 return False
             if number == faults["stall_after"]:
-                await stream.flush()
                 record.outcome = "stalled"
-                with contextlib.suppress(ConnectionError):
-                    while await reader.read(65536):
-                        pass  # hold the connection open until the client gives up
+                await stream.stall(reader)
                 record.outcome = "client_closed"
                 return False
             if number == len(events) - 1:

@@ -7,6 +7,7 @@ because the openai client reuses connections.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -99,3 +100,16 @@ class ChunkedStream:
         await self.flush()
         self.writer.write(b"0\r\n\r\n")
         await self.writer.drain()
+
+    async def cut(self) -> None:
+        """End the body mid-way, as a dropped connection does: what was written goes out, then no last chunk."""
+        await self.flush()
+        self.writer.transport.abort()
+
+    async def stall(self, reader: asyncio.StreamReader) -> None:
+        """Go quiet mid-way: what was written goes out, then nothing, the connection held open until the client
+        gives up."""
+        await self.flush()
+        with contextlib.suppress(ConnectionError):
+            while await reader.read(65536):
+                pass

@@ -18,6 +18,7 @@ import json
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Literal
@@ -52,8 +53,26 @@ class RequestRecord:
     """Sent back as `X-Request-Id` (chat requests: `req_offline_<n>`, n counting every request)."""
 
 
+ErrorBody = Callable[[int, str | None], dict[str, Any]]
+"""A protocol's error object for a status and a message (`frames.error_body`, `anthropic_protocol.error_body`)."""
+
+
+@dataclass
+class Received:
+    """A request a route answers: its JSON body, its record (in `OfflineServer.requests`), and the headers that
+    tag every response to it with its id."""
+
+    body: dict[str, Any]
+    record: RequestRecord
+    headers: dict[str, str]
+
+
 class OfflineServer:
-    """The asyncio server; `await start()` returns the base URL (`http://127.0.0.1:PORT/v1`)."""
+    """The asyncio server; `await start()` returns the base URL (`http://127.0.0.1:PORT/v1`).
+
+    Each protocol's route (`_chat` for OpenAI's, `anthropic_route.serve_messages`) answers through the same few
+    methods: `receive` (the body, recorded), `refuse` / `refuse_as_scripted` (an error in the protocol's words),
+    `next_reply` (the scripted or default reply), `prompt_tokens` and `usage` (the counts, the prompt cache)."""
 
     def __init__(
         self, scenario: Any = None, host: str = "127.0.0.1", port: int = 0, api_key: str | None = None
@@ -146,44 +165,72 @@ class OfflineServer:
         reply = default_reply(body)
         return reply.model_copy(update={"chunk_delay": self.scenario.default_chunk_delay})
 
-    async def _chat(self, request: Request, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    async def receive(
+        self, request: Request, writer: asyncio.StreamWriter, error_body: ErrorBody, id_header: str
+    ) -> Received | None:
+        """The request's JSON body, recorded, its responses to be tagged `id_header: req_offline_<n>`; None when
+        the body is not a JSON object (answered 400 in the protocol's words)."""
         try:
             body = json.loads(request.body)
             assert isinstance(body, dict)
         except (ValueError, AssertionError):
             self.requests.append(RequestRecord(request.method, request.path, None, "status 400"))
-            await send_json(writer, 400, frames.error_body(400, "The request body is not a JSON object."))
-            return True
+            await send_json(writer, 400, error_body(400, "The request body is not a JSON object."))
+            return None
         record = RequestRecord(request.method, request.path, body, request_id=f"req_offline_{len(self.requests) + 1}")
-        self._used |= {str(body.get("model"))}
         self.requests.append(record)
-        tagged = {"X-Request-Id": record.request_id}  # as OpenAI and most proxies do: support desks ask for it
+        return Received(body, record, {id_header: record.request_id})
+
+    async def refuse(
+        self, writer: asyncio.StreamWriter, received: Received, status: int, error: dict[str, Any]
+    ) -> bool:
+        """Answer `status` with `error` (the protocol's error object), recorded; True: the connection goes on."""
+        received.record.outcome = f"status {status}"
+        await send_json(writer, status, error, received.headers)
+        return True
+
+    async def refuse_as_scripted(
+        self, writer: asyncio.StreamWriter, received: Received, reply: Reply, error_body: ErrorBody
+    ) -> bool:
+        """Answer a scripted error `reply` (its status, message and Retry-After)."""
+        if reply.retry_after is not None:
+            wait = reply.retry_after
+            received.headers["Retry-After"] = wait if isinstance(wait, str) else f"{wait:g}"
+        return await self.refuse(writer, received, reply.status, error_body(reply.status, reply.error_message))
+
+    def next_reply(self, body: dict[str, Any], limit: int | None = None) -> Reply:
+        """The reply to the chat-shaped `body`: the next scripted one, else the default behaviour's; cut after
+        `limit` tokens, and each of its calls with an id."""
+        return self._with_call_ids(frames.within_limit(self._next_reply(body), limit))
+
+    @staticmethod
+    def prompt_tokens(body: dict[str, Any]) -> int:
+        """The chat-shaped `body`'s prompt tokens, as the offline model counts them."""
+        return _usage(body, Reply())[0]
+
+    async def _chat(self, request: Request, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        # Tagged `X-Request-Id`, as OpenAI and most proxies do: support desks ask for it.
+        if (received := await self.receive(request, writer, frames.error_body, "X-Request-Id")) is None:
+            return True
+        body, record = received.body, received.record
+        self._used |= {str(body.get("model"))}
+        # Each refusal comes before any scripted reply is used, as a server's would.
         if self.scenario.strict and (problem := role_problem(body.get("messages"))) is not None:
-            record.outcome = "status 400"  # rejected before any scripted reply is used, as a server would
-            await send_json(writer, 400, frames.error_body(400, problem), tagged)
-            return True
+            return await self.refuse(writer, received, 400, frames.error_body(400, problem))
         if self.scenario.text_only and has_image(body.get("messages")):
-            record.outcome = "status 400"  # as vLLM or llama.cpp answer for a model without a vision encoder
-            await send_json(writer, 400, frames.error_body(400, NO_IMAGES), tagged)
-            return True
+            # as vLLM or llama.cpp answer for a model without a vision encoder
+            return await self.refuse(writer, received, 400, frames.error_body(400, NO_IMAGES))
         if self.scenario.check_images and has_broken_image(body.get("messages")):
-            record.outcome = "status 400"  # as OpenAI answers an image it cannot decode
-            await send_json(writer, 400, frames.error_body(400, INVALID_IMAGE), tagged)
-            return True
-        prompt = _usage(body, Reply())[0]
+            # as OpenAI answers an image it cannot decode
+            return await self.refuse(writer, received, 400, frames.error_body(400, INVALID_IMAGE))
+        prompt = self.prompt_tokens(body)
         if (refusal := served.too_long(self.scenario, prompt)) is not None:
-            record.outcome = "status 400"  # before any scripted reply is used, as a server would
-            await send_json(writer, 400, refusal, tagged)
-            return True
+            return await self.refuse(writer, received, 400, refusal)
         limits = [n for n in (frames.token_limit(body), served.reply_room(self.scenario, prompt)) if n is not None]
-        reply = self._with_call_ids(frames.within_limit(self._next_reply(body), min(limits, default=None)))
+        reply = self.next_reply(body, min(limits, default=None))
         if reply.status != 200:
-            record.outcome = f"status {reply.status}"
-            if reply.retry_after is not None:
-                wait = reply.retry_after
-                tagged["Retry-After"] = wait if isinstance(wait, str) else f"{wait:g}"
-            await send_json(writer, reply.status, frames.error_body(reply.status, reply.error_message), tagged)
-            return True
+            return await self.refuse_as_scripted(writer, received, reply, frames.error_body)
+        tagged = received.headers
         if reply.html:
             record.outcome = "html"
             await send(writer, 200, HTML_PAGE, "text/html; charset=utf-8", tagged)
@@ -193,7 +240,7 @@ class OfflineServer:
         record.outcome = "ok"
         ids = self._identity(body)
         await send_json(
-            writer, 200, frames.completion_body(reply, ids[0], ids[1], ids[2], self._usage(body, reply)), tagged
+            writer, 200, frames.completion_body(reply, ids[0], ids[1], ids[2], self.usage(body, reply)), tagged
         )
         return True
 
@@ -219,7 +266,7 @@ class OfflineServer:
         if reply.raw_events is not None:
             return list(reply.raw_events)
         wants_usage = (body.get("stream_options") or {}).get("include_usage")
-        counted = self._usage(body, reply)  # the prompt cache remembers every request, usage asked for or not
+        counted = self.usage(body, reply)  # the prompt cache remembers every request, usage asked for or not
         usage = counted if wants_usage else None
         key = (id(reply), str(body.get("model")), usage)
         if not any(reply is scripted for scripted in self.scenario.replies):
@@ -228,7 +275,7 @@ class OfflineServer:
             self._rendered[key] = self._render(reply, body, usage)
         return self._rendered[key]
 
-    def _usage(self, body: dict[str, Any], reply: Reply) -> tuple[int, int, int]:
+    def usage(self, body: dict[str, Any], reply: Reply) -> tuple[int, int, int]:
         """The request's usage: prompt and completion tokens (`_usage`), and of the prompt's, those an earlier
         request already sent (the prompt cache), or the scripted counts."""
         prompt, completion = _usage(body, reply)
@@ -268,7 +315,7 @@ class OfflineServer:
                 await asyncio.sleep(reply.first_token_delay)
             payloads = self._payloads(reply, body)
             for number, payload in enumerate(payloads):
-                if not await self._fault(reply, number, stream, record, reader, writer):
+                if not await self._fault(reply, number, stream, record, reader):
                     return False
                 if number == len(payloads) - 1:
                     record.outcome = "ok"  # before the last event, so a client that has read it sees it recorded
@@ -292,7 +339,6 @@ class OfflineServer:
         stream: ChunkedStream,
         record: RequestRecord,
         reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
     ) -> bool:
         """Apply the reply's fault due before chunk `number`; False when the response must end here."""
         if number == reply.malformed_after:
@@ -300,17 +346,13 @@ class OfflineServer:
         if number == reply.non_utf8_after:
             await stream.write(NON_UTF8)
         if number == reply.stall_after:
-            await stream.flush()
             record.outcome = "stalled"
-            with contextlib.suppress(ConnectionError):
-                while await reader.read(65536):
-                    pass  # hold the connection open until the client gives up
+            await stream.stall(reader)
             record.outcome = "client_closed"
             return False
         if number == reply.cut_after:
-            await stream.flush()
             record.outcome = "cut"
-            writer.transport.abort()
+            await stream.cut()
             return False
         return True
 

@@ -5,12 +5,15 @@ over Anthropic's, every request valid there."""
 
 from __future__ import annotations
 
+from contextlib import AsyncExitStack
 from typing import Any
 
 from tests.unit.agent.conftest import MakeAgent, collect
-from tui_agent.agent.endpoint import ANTHROPIC_DEFAULT_MODEL, ANTHROPIC_URL, choose_endpoint
-from tui_agent.agent.events import AgentEvent, ToolCallUpdated, TurnEndReason, TurnFinished
+from tui_agent.agent.endpoint import ANTHROPIC_DEFAULT_MODEL, ANTHROPIC_URL, EndpointChoice, choose_endpoint
+from tui_agent.agent.events import AgentEvent, AssistantPartDelta, ToolCallUpdated, TurnEndReason, TurnFinished
+from tui_agent.agent.providers import PROVIDERS, provider_for
 from tui_agent.config import Settings
+from tui_agent.llm.anthropic_client import AnthropicClient
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import Decision
@@ -88,3 +91,32 @@ def test_an_anthropic_key_alone_means_anthropics_api() -> None:
     assert choose_endpoint(
         Settings(), {"ANTHROPIC_API_KEY": "sk-ant-k"}
     ).offline  # the OpenAI protocol's key is another
+
+
+async def test_the_offline_notice_names_the_anthropic_providers_own_variables() -> None:
+    async with AsyncExitStack() as resources:
+        _, notices = await provider_for(EndpointChoice(None, "offline"), Settings(provider="anthropic")).open(
+            EndpointChoice(None, "offline"), resources
+        )
+    assert "ANTHROPIC_API_KEY" in notices[0] and "--base-url" in notices[0]
+    assert "OPENAI" not in notices[0]
+
+
+async def test_the_thinking_budget_setting_turns_thinking_on_and_it_shows_as_reasoning(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
+    built = await make_agent(
+        offline_server.base_url, provider="anthropic", model="claude-haiku-4-5", thinking_budget=2048
+    )
+    events = await collect(built.agent.send("Name a river in Europe"))
+    assert finished(events).reason is TurnEndReason.DONE, finished(events).error
+    [sent] = [record.body for record in offline_server.requests if record.body]
+    assert sent["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    reasoning = "".join(e.text for e in events if isinstance(e, AssistantPartDelta) and e.kind == "reasoning")
+    assert reasoning.startswith("The conversation has")  # the offline model's thinking block, as reasoning
+
+
+def test_the_openai_client_is_made_without_the_thinking_budget() -> None:
+    settings = Settings(provider="anthropic", thinking_budget=2048)
+    client = PROVIDERS["openai"].client(EndpointChoice("http://127.0.0.1:9/v1", "m"), settings, None)
+    assert not isinstance(client, AnthropicClient)  # made at all: `ChatClient` takes no `thinking_budget`

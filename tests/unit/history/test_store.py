@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,10 @@ import pytest
 from tests.unit.history.helpers import raw_rows
 from tui_agent.history.errors import MessageNotFoundError, SessionNotFoundError
 from tui_agent.history.models import Usage
+from tui_agent.history.rolled_usage import rolled_tallies
 from tui_agent.history.store import HistoryStore
+from tui_agent.history.usage import daily_usage
+from tui_agent.prices import Price, PriceTable
 from tui_agent.status import MessageStatus, Role, ToolStatus
 
 
@@ -51,6 +56,20 @@ async def test_get_session_by_unique_prefix_only(store: HistoryStore) -> None:
     if len(shared) > 1:
         assert await store.get_session(target.id[0]) is None
     assert await store.get_session("zz") is None
+
+
+async def test_cache_reads_and_writes_are_kept_and_priced_by_the_usage_tallies(store: HistoryStore) -> None:
+    session = await store.create_session("t", model="claude-x")
+    _, reply = await store.begin_turn(session.id, "q")
+    await store.finish_message(reply.id, MessageStatus.COMPLETE, content="a", usage=Usage(1000, 100, 200, 300))
+    [message] = await store.load_tail(session.id, 1)
+    assert message.usage == Usage(1000, 100, 200, 300)
+    prices = PriceTable({"claude-*": Price(Decimal(1), Decimal(5), Decimal("0.1"), Decimal("1.25"))})
+    expected = (500 * Decimal(1) + 200 * Decimal("0.1") + 300 * Decimal("1.25") + 100 * Decimal(5)) / 1_000_000
+    with sqlite3.connect(store.path) as conn:
+        [day] = daily_usage(conn, prices)
+        rolled = rolled_tallies(conn, [session.id], prices)
+    assert day.tally.cost == rolled[session.id].tally.cost == expected
 
 
 async def test_begin_turn_commits_prompt_and_streaming_placeholder(store: HistoryStore) -> None:

@@ -2,7 +2,7 @@
 the module, scripted per test) and a recorded real Messages API stream replayed by a tiny local server. Text,
 thinking as reasoning (its signature sent back in the tool loop), parallel tool calls answered with
 `tool_result` blocks the strict endpoint accepts, retries on 529 and 429, "prompt is too long" as
-`ContextTooLongError`, other errors typed, usage with cache reads, and its cost."""
+`ContextTooLongError`, other errors typed, usage with cache reads and writes, and its cost."""
 
 from __future__ import annotations
 
@@ -184,19 +184,23 @@ async def test_a_prompt_too_long_is_context_too_long(offline: BackgroundServer) 
     assert refused.value.window == 5 and refused.value.prompt_tokens == 11
 
 
-async def test_usage_counts_cache_reads_and_costs_them_at_the_cache_price(offline: BackgroundServer) -> None:
+async def test_usage_counts_cache_reads_and_writes_and_costs_them_at_the_cache_prices(
+    offline: BackgroundServer,
+) -> None:
     client = AnthropicClient(offline.base_url, "claude-haiku-4-5", "key")
     asked = [_user("Name three rivers of Europe, please, for the cache test.")]  # no other test sent it
     first = of_type(await stream(client, asked), Usage)
     again = of_type(await stream(client, [*asked, {"role": "assistant", "content": "Rhine."}, _user("More")]), Usage)
     await client.aclose()
     assert first[0].cached_tokens == 0 and first[0].completion_tokens > 0
+    assert first[0].cache_write_tokens == first[0].prompt_tokens  # marked to its last block: all of it written
     usage = again[0]
     assert 0 < usage.cached_tokens < usage.prompt_tokens  # the earlier request's prefix was read from the cache
+    assert usage.cache_write_tokens == usage.prompt_tokens - usage.cached_tokens  # and the rest written
     cost = PriceTable.with_overrides().cost("claude-haiku-4-5", usage)
     expected = (
-        (usage.prompt_tokens - usage.cached_tokens) * Decimal("1.00")
-        + usage.cached_tokens * Decimal("0.10")
+        usage.cache_write_tokens * Decimal("1.25")  # 1.25 times the input price
+        + usage.cached_tokens * Decimal("0.10")  # 0.1 times
         + usage.completion_tokens * Decimal("5.00")
     ) / 1_000_000
     assert cost == expected

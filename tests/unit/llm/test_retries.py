@@ -145,5 +145,5 @@ async def test_an_error_inside_the_stream_keeps_its_details(offline_server: Back
 
 def test_credentials_in_the_base_url_are_not_kept() -> None:
     client = ChatClient("https://me:s3cret@example.com:8443/v1?api-key=abc", "m")
-    error = client._located(LLMError("x"))
+    error = client.located(LLMError("x"))
     assert error.base_url == "https://example.com:8443/v1"
