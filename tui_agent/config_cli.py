@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent import paths
-from tui_agent.agent.endpoint import cleartext_warning
+from tui_agent.agent.endpoint import EndpointChoice, choose_endpoint, cleartext_warning
 from tui_agent.config import ENV_VARS, Fallback, Settings, resolve_config
 from tui_agent.sanitize import sanitize
 
@@ -116,6 +116,7 @@ def render_settings(
     if warning is not None:
         lines.append(f"# Warning: {warning}")
     values = settings.model_dump(mode="json")
+    origin = {**origin, **_as_run(settings, choose_endpoint(settings), values)}
     for server in values.get("mcp_servers", {}).values():  # environment and headers often carry tokens
         for secret in ("env", "headers"):
             server[secret] = {name: "(set, not shown)" for name in server.get(secret, {})}
@@ -129,6 +130,22 @@ def render_settings(
         lines.append(f"\n[{name}]  # {origin[name]}")
         lines.extend(f"{_toml_key(key)} = {_toml(value)}" for key, value in table.items())
     return "\n".join(lines)
+
+
+def _as_run(settings: Settings, choice: EndpointChoice, values: dict[str, Any]) -> dict[str, str]:
+    """Put in `values` what the run decides beyond the settings (the offline model when no endpoint is set, OpenAI
+    when only a key is), so `show` prints what a run would actually use; returns the origins of what it changed."""
+    changed: dict[str, str] = {}
+    if choice.offline and not settings.offline:
+        values["offline"] = True
+        changed["offline"] = "default: no endpoint is configured, so the built-in offline model answers"
+    elif choice.key_alone:
+        values["base_url"] = choice.base_url
+        changed["base_url"] = f"default: OpenAI's, as ${choice.api_key_env} is set and no endpoint is"
+    if settings.model is None and choice.model:
+        values["model"] = choice.model
+        changed["model"] = "default: the offline model's" if choice.offline else "default: this endpoint's"
+    return changed
 
 
 def _toml(value: Any) -> str:

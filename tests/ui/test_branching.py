@@ -21,7 +21,7 @@ from tui_agent.status import Role
 from tui_agent.ui.clipboard import clipboard_command
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.textual_private import notifications
-from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
+from tui_agent.ui.widgets.messages import AssistantMessage, MessageMarker, UserMessage, replaced_text
 
 SIZE = (140, 45)
 WEATHER = "What's the weather in Paris?"
@@ -261,6 +261,10 @@ async def test_r_on_the_last_reply_is_a_retry_and_the_mark_follows(stack: RealSt
         await wait_until(pilot, lambda: screen.idle and old.replaced, "the new version")
         newest = [e for e in screen.chat_log.entries if isinstance(e, AssistantMessage)][-1]
         await marked(pilot, newest, "‹2/2›")
+        await marked(pilot, old, "‹1/2›")  # the same model made both: no model named
+        note = [entry for entry in screen.chat_log.entries if isinstance(entry, MessageMarker)]
+        assert [str(entry.render()) for entry in note] == [replaced_text(0, 2)]
+        assert "version 1 of 2" in replaced_text(0, 2) and "retry" not in replaced_text(0, 2)
 
 
 async def test_copy_a_message_and_a_code_block(stack: RealStack) -> None:
@@ -573,6 +577,9 @@ async def test_shift_r_regenerates_with_the_model_picked(stack: RealStack) -> No
         await run_command(pilot, other)  # typed, and Enter once the picker has it highlighted
         await wait_until(pilot, lambda: screen.idle and old.replaced, "the regeneration")
         assert stack.chat_requests()[-1]["model"] == other
+        newest = [e for e in screen.chat_log.entries if isinstance(e, AssistantMessage)][-1]
+        await marked(pilot, newest, f"‹2/2› · {other}")  # each version made says with which model
+        await marked(pilot, old, "‹1/2› · scripted")
         agent, bar = await built.ready(), screen.status_bar
         await wait_until(  # for this regeneration only: given back once the turn's last writes are done
             pilot,

@@ -369,8 +369,18 @@ async def test_a_narrow_terminal_keeps_the_gauge_and_cost_in_view() -> None:
         await pilot.pause()
         line = str(bar.render())
         assert "context 3.4k / 128k (3%)" in line and "$0.0345 session" in line
-        assert "gpt-4o-mini" in line and "api.openai.com" not in line, "the endpoint made room first"
-        assert title not in line and "A long session" in line, "then the title, shortened"
+        assert "gpt-4o-mini" in line and "api.openai.com" in line, "the model and host stay while the title can give"
+        assert title not in line and "A long session" in line, "the title, shortened"
+        assert "$0.0012 last" not in line, "after the last reply's cost"
+        bar.show(model="gpt-4o-mini", endpoint="api.openai.com", title="Weather in Paris and Tokyo")
+        bar.set_meter(dataclasses.replace(meter, context_tokens=3400, context_window=128_000, cached_in=400))
+        bar.set_usage(12_345, 2_345)
+        wide = bar.size.width
+        await pilot.resize_terminal(160, 30)
+        await wait_until(pilot, lambda: bar.size.width < wide, lambda: f"the status line laid out again ({bar.size})")
+        line = str(bar.render())
+        for kept in ("gpt-4o-mini", "api.openai.com", "Weather in Paris", "$0.0345 session", "(3%)"):
+            assert kept in line, f"{kept!r} kept at 160 columns: {line!r}"
         wide = bar.size.width
         await pilot.resize_terminal(150, 30)
         await wait_until(pilot, lambda: bar.size.width < wide, lambda: f"the status line laid out again ({bar.size})")

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from tests.ui.helpers import FIXED_NOW, WAIT_LIMIT, chat, newest_prompt, send, under_the_pointer, wait_until
 from tests.ui.test_real_stack import history as stored
@@ -20,7 +21,7 @@ from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.commands import redo
-from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, ReplyActions
+from tui_agent.ui.widgets.messages import AssistantMessage, ErrorNotice, MessageMarker, ReplyActions, replaced_text
 
 Make = Callable[..., tuple[TuiAgentApp, BackgroundServer]]
 LONG_MESSAGE = " ".join(f"reason{n}" for n in range(120)) + " THE-END"
@@ -302,8 +303,14 @@ async def test_a_resumed_session_shows_the_replaced_reply_dimmed_and_offers_redo
             old, new = [entry for entry in screen.chat_log.entries if isinstance(entry, AssistantMessage)]
             assert old.replaced and not new.replaced
             assert old.has_class("-replaced") and not new.has_class("-replaced")  # dimmed by its CSS
-            markers = [str(marker.render()) for marker in screen.query(MessageMarker)]
-            assert markers[0].startswith("↺ replaced") and markers[1].startswith("✗ failed")
+            said = replaced_text(0, 2)  # which version it is, once its mark is known
+            await wait_until(pilot, lambda: notes(screen)[0] == said, lambda: f"{said!r} under it: {notes(screen)}")
+            assert notes(screen)[1].startswith("✗ failed")
             assert screen.chat_log.actions is not None and screen.chat_log.actions.can_continue
     finally:
         server.stop()
+
+
+def notes(screen: Widget) -> list[str]:
+    """The notes under the replies (failed, interrupted, retried)."""
+    return [str(marker.render()) for marker in screen.query(MessageMarker)]

@@ -5,11 +5,11 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.segment import Segment
 
 from tests.ui.helpers import wait_until
 from tui_agent.ui.widgets.markdown_cuts import ends_with_rule, settled_boundary
+from tui_agent.ui.widgets.markdown_rich import ChatMarkdown
 
 DOC = """# Title
 
@@ -45,7 +45,7 @@ CONSOLE = Console(width=50, color_system=None)
 
 
 def render(source: str) -> list[str]:
-    segments = CONSOLE.render(Markdown(source), CONSOLE.options.update_width(50))
+    segments = CONSOLE.render(ChatMarkdown(source), CONSOLE.options.update_width(50))
     return ["".join(s.text for s in line) for line in Segment.split_and_crop_lines(segments, 50)]
 
 
@@ -112,3 +112,23 @@ async def test_widget_streamed_lines_equal_its_frozen_lines() -> None:
                 await wait_until(pilot, laid_out, "the whole text laid out")  # a frame after it is mounted
                 assert view.shown_text() == whole.shown_text(), f"differs after {cut} characters"
                 await whole.remove()
+
+
+async def test_ordered_lists_keep_their_dot() -> None:
+    """`1. step` is drawn `1. step` (Rich's own markdown drops the dot: `1 step`), numbers right-aligned."""
+    from textual.app import App, ComposeResult
+
+    from tui_agent.ui.widgets.markdown_view import MarkdownView
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield MarkdownView("Steps:\n\n1. plan\n2. build\n\n- a bullet\n\n9. nine\n10. ten\n")
+
+    async with Host().run_test(size=(40, 20)) as pilot:
+        view = pilot.app.query_one(MarkdownView)
+        view.freeze()
+        await wait_until(pilot, lambda: "ten" in view.shown_text(), "the list drawn")
+        lines = [line.rstrip() for line in view.shown_text().splitlines()]
+        assert [" 1. plan", " 2. build", " • a bullet", "  9. nine", " 10. ten"] == [
+            line for line in lines if line.strip() and line != "Steps:"
+        ]

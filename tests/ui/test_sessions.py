@@ -197,7 +197,7 @@ async def test_fork_from_a_chosen_message_opens_the_fork(stack: RealStack) -> No
         await send(pilot, "Is it windy?")
     sessions, fork_messages = await stored(stack.db, fork_id)
     fork = next(s for s in sessions if s.id == fork_id)
-    assert fork.parent_session_id == weather.id and fork.title == "Weather in Oslo (fork)"
+    assert fork.parent_session_id == weather.id and fork.title == "Is it windy?"  # named by its own first prompt
     assert [m.content for m in fork_messages] == [
         "What's the weather in Oslo?",
         "Oslo is cloudy, 9 °C.",

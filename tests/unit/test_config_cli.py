@@ -66,7 +66,7 @@ def test_syntax_error_is_named_by_line_and_defaults_are_shown(capsys: pytest.Cap
     assert str(paths.config_file()) in err and "line 2" in err and "using the defaults" in err
     lines = setting_lines(out)
     assert lines["theme"] == 'theme = "tui-agent-dark"  # default'
-    assert lines["model"].endswith("# default")
+    assert lines["model"] == 'model = "offline"  # default: the offline model\'s'  # the file's "ok" is not used
 
 
 def test_an_invalid_value_falls_back_alone_and_show_says_which(capsys: pytest.CaptureFixture[str]) -> None:
@@ -145,3 +145,22 @@ def test_show_carries_no_escape_or_bidi_control(capsys: pytest.CaptureFixture[st
     out, err = run(capsys, "config", "show")
     assert "system_prompt" in out and "model" in err
     assert not {"\x1b", "\x07", "\u202e"} & set(out + err)
+
+
+def test_show_says_what_the_run_uses_when_no_endpoint_or_only_a_key_is_set(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    lines = setting_lines(run(capsys, "config", "show")[0])
+    assert lines["offline"] == (
+        "offline = true  # default: no endpoint is configured, so the built-in offline model answers"
+    )
+    assert lines["model"] == 'model = "offline"  # default: the offline model\'s'
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    out = run(capsys, "config", "show")[0]
+    lines = setting_lines(out)
+    assert lines["offline"] == "offline = false  # default"
+    assert lines["base_url"].startswith('base_url = "https://api.openai.com/v1"  # default: OpenAI')
+    assert lines["model"] == 'model = "gpt-4o-mini"  # default: this endpoint\'s'
+    assert SECRET not in out

@@ -71,7 +71,12 @@ class ChatState:
         self.services.meter.reset()
 
     async def ensure_session(self, prompt: str, endpoint: str, agent: str) -> Session:
-        """The current session, created (titled after `prompt`) when there is none yet."""
+        """The current session, created (titled after `prompt`) when there is none yet; a fork's own first prompt
+        names it (it was titled after its source until then)."""
+        if self.session is not None and self.session.unnamed_fork:
+            title = title_from_prompt(prompt)
+            await self.store.rename_session(self.session.id, title)
+            self.session.title = title
         if self.session is None:
             self.session = await self.store.create_session(
                 title=title_from_prompt(prompt),

@@ -124,6 +124,14 @@ TEAM_PREFIX = "team:"
 """`Session.agent` of a session run as a team: this, then the team's name."""
 
 
+FORK_SUFFIX = " (fork)"
+
+
+def fork_title(title: str) -> str:
+    """A fork's title until its own first prompt names it: its source's, marked once (a fork of a fork too)."""
+    return title.removesuffix(FORK_SUFFIX) + FORK_SUFFIX
+
+
 @dataclass
 class Session:
     """A conversation; forks remember the session and message they branched from."""
@@ -157,6 +165,11 @@ class Session:
             return None
         agent = self.agent or ""
         return agent.removeprefix(TEAM_PREFIX) if agent.startswith(TEAM_PREFIX) else "", self.stop_reason
+
+    @property
+    def unnamed_fork(self) -> bool:
+        """A fork still titled after its source: its own first prompt names it, as a new session's does."""
+        return self.parent_session_id is not None and not self.sub_agent and self.title.endswith(FORK_SUFFIX)
 
 
 @dataclass(frozen=True)

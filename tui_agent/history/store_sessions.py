@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from tui_agent.history import team_runs, writes
 from tui_agent.history.database import Database
-from tui_agent.history.models import Session
+from tui_agent.history.models import Session, fork_title
 from tui_agent.history.next_positions import NextPositions
 from tui_agent.history.redact import Redactor
 from tui_agent.history.store_reads import Reads
@@ -93,7 +93,7 @@ class Sessions:
         now = datetime.now(UTC)
         fork = Session(
             writes.new_id(),
-            f"{source.title} (fork)",
+            fork_title(source.title),
             now,
             now,
             source.model,

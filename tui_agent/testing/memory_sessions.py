@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from tui_agent.history.export import ExportFormat, to_json
-from tui_agent.history.models import Message, SearchHit, Session, Siblings
+from tui_agent.history.models import Message, SearchHit, Session, Siblings, fork_title
 from tui_agent.history.session_search import SessionMatch
 from tui_agent.history.team_runs import TeamStop
 
@@ -149,7 +149,7 @@ class MemorySessions:
         source = self._session(session_id)
         messages = self._memory.messages[source.id]
         upto = next(i for i, m in enumerate(messages) if m.id == message_id)
-        fork = self.add_session(f"{source.title} (fork)", messages[: upto + 1], model=source.model)
+        fork = self.add_session(fork_title(source.title), messages[: upto + 1], model=source.model)
         fork.parent_session_id, fork.parent_message_id = source.id, message_id
         return fork
 

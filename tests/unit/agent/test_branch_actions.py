@@ -153,3 +153,23 @@ async def test_branch_actions_refuse_a_message_of_the_wrong_kind(
         await collect(built.agent.edit(reply.id, "not a prompt"))
     with pytest.raises(NotInSessionError):
         await collect(built.agent.regenerate(prompt.id))
+
+
+@STRICT
+async def test_a_fork_is_titled_after_its_source_until_its_own_first_prompt_names_it(
+    make_agent: MakeAgent, offline_server: BackgroundServer
+) -> None:
+    built = await make_agent(offline_server.base_url)
+    await _turn(built.agent.send("Plan a trip to Lisbon"))
+    source, first_reply = await built.agent.load_history(limit=100)
+    fork = await built.agent.fork_session(source.session_id, first_reply.id)
+    assert fork.title == "Plan a trip to Lisbon (fork)"
+    await built.agent.resume(fork.id)
+    assert built.agent.session_title == "Plan a trip to Lisbon (fork)"
+    fork_of_fork = await built.agent.fork_session(fork.id, (await built.agent.load_history(limit=100))[-1].id)
+    assert fork_of_fork.title == "Plan a trip to Lisbon (fork)", "marked once"
+    await _turn(built.agent.send("What about trains instead?"))
+    await _turn(built.agent.send("And the price?"))
+    assert built.agent.session_title == "What about trains instead?", "named by its own first prompt only"
+    titles = {session.id: session.title for session in await built.agent.list_sessions()}
+    assert titles[fork.id] == "What about trains instead?" and titles[source.session_id] == "Plan a trip to Lisbon"

@@ -125,7 +125,7 @@ async def test_stderr_goes_to_the_log_file(start: Start, tmp_path: Path, capfd: 
     assert "CHATTY" not in out + err
 
 
-async def test_broken_servers_are_named_and_harmless(start: Start) -> None:
+async def test_broken_servers_are_named_and_harmless(start: Start, tmp_path: Path) -> None:
     exits = McpServerSettings(
         command=sys.executable, args=["-c", "import sys; print('fatal: no config file', file=sys.stderr); sys.exit(2)"]
     )
@@ -148,6 +148,8 @@ async def test_broken_servers_are_named_and_harmless(start: Start) -> None:
     assert states["exits"] == "failed: exited during start-up (its last stderr line: 'fatal: no config file')"
     assert states["off"] == "disabled"
     assert len(notices) == 3 and all("Its log:" in notice for notice in notices)
+    for name in ("missing", "hangs", "exits"):  # the log the notice points at says why, in the notice's words
+        assert f"tui-agent: {states[name]}\n" in (tmp_path / "mcp" / f"{name}.log").read_text(), name
     assert await run(servers.registry, "echo", text="still") == (ToolStatus.DONE, "echo: still")
 
 

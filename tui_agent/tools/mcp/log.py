@@ -60,11 +60,12 @@ class ServerLog:
         self._reader = threading.Thread(target=self._pump, name=f"mcp-log:{path.name}", daemon=True)
         self._reader.start()
 
-    def write(self, text: str) -> None:
-        """Add a line of our own (redacted like the server's)."""
+    def write(self, text: str) -> bool:
+        """Add a line of our own (redacted like the server's); False when the log is closed already."""
         with self._lock:
             if not self._ended:
                 self._write(text)
+            return not self._ended
 
     def tell(self) -> int:
         """The log's size so far (where what comes next starts)."""
@@ -140,6 +141,16 @@ class ServerLog:
         if text:
             self._file.write(self._redact(text))
             self._file.flush()
+
+
+def append_note(path: Path, text: str, redact: Redact) -> None:
+    """Add a line of our own to a log that is not open (a server that failed before it started, or after its
+    process ended), redacted and 0600 as the log is; a log that cannot be written is left as it is."""
+    with contextlib.suppress(OSError):
+        paths.private_folder(path.parent, ours=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8") as file:
+            file.write(redact(text))
 
 
 def _readable(fd: int) -> bool:

@@ -31,7 +31,7 @@ from tui_agent.tools.mcp.failures import (
     last_line,
     stray_sentence,
 )
-from tui_agent.tools.mcp.log import Redact, ServerLog
+from tui_agent.tools.mcp.log import Redact, ServerLog, append_note
 from tui_agent.tools.mcp.specs import callable_tools, needs_tasks, offered, safe_name
 from tui_agent.tools.results import ToolResult
 
@@ -223,12 +223,10 @@ class McpServer:
 
     def _crashed(self) -> None:
         words = self._last_words()
-        if self.restarted:
-            self.reason = f"crashed again after a restart{words}"
-            self._set(ServerState.FAILED)
-        else:
-            self.reason = f"stopped unexpectedly{words}"
-            self._set(ServerState.CRASHED)
+        state = ServerState.FAILED if self.restarted else ServerState.CRASHED
+        self.reason = f"crashed again after a restart{words}" if self.restarted else f"stopped unexpectedly{words}"
+        self._note_failure(state)
+        self._set(state)
         self._stop.set()
 
     def _next_step(self) -> str:
@@ -247,8 +245,15 @@ class McpServer:
     def fail(self, reason: str) -> None:
         """Mark the server failed with `reason` (it is not running, or never could start)."""
         self.reason = reason
+        self._note_failure(ServerState.FAILED)
         self._set(ServerState.FAILED)
         self._settled.set()
+
+    def _note_failure(self, state: ServerState) -> None:
+        """Write in the log what the notice says of the failure (the notice points at the log: it must say why)."""
+        line = f"{OUR_NOTE}{state.value}: {self.reason}\n"
+        if self._log is None or not self._log.write(line):
+            append_note(self.log_path, line, self._redact)
 
     def _last_words(self) -> str:
         if self._log is not None:

@@ -56,13 +56,20 @@ EDITING_TITLE = "editing — Enter sends it as a new version (the old one is kep
 BUSY = "A reply is running: press Esc to stop it first."
 
 
+def version_model(models: list[str | None], index: int, session_model: str) -> str:
+    """The model version `index` names beside its mark (`models`: each version's): the one that made it, when the
+    versions were not all made with the session's model (a regeneration with another model); "" otherwise."""
+    made = {model or "" for model in models}
+    return models[index] or "" if len(models) > 1 and made != {session_model} and "" not in made else ""
+
+
 class Branches:
     """Marks, edits, regenerations, switches and forks for one chat screen."""
 
     def __init__(self, screen: BranchesHost) -> None:
         self.screen = screen
-        self.marks: dict[str, tuple[int, int]] = {}
-        """(index, count) among its siblings, by message id, as the port last said."""
+        self.marks: dict[str, tuple[int, int, str]] = {}
+        """(index, count, model) among its siblings, by message id, as the port last said (see `version_model`)."""
         self._wanted: dict[str, list[MarkedMessage]] = {}
         self._asking: Timer | None = None
         self._asker: Worker[None] | None = None
@@ -115,9 +122,10 @@ class Branches:
                     continue  # let go meanwhile: a copy mounted later asks again
                 try:
                     found = await backend.siblings(message_id)
-                    mark = (found.index, len(found.messages))
+                    models = [message.model for message in found.messages]
+                    mark = (found.index, len(models), version_model(models, found.index, backend.model))
                 except Exception:  # a message not (yet) stored, a history that can't be read: no mark
-                    mark = (0, 1)
+                    mark = (0, 1, "")
                 self.marks[message_id] = mark
                 for entry in shown:
                     if entry.message_id == message_id:  # (a cut-off reply's widget goes on as its continuation)

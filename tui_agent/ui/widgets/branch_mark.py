@@ -8,6 +8,8 @@ remembers): entries are let go and made again as the log pages, and a copy asks 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.segment import Segment
 from rich.style import Style
 from textual.content import Content
@@ -15,10 +17,13 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
+from tui_agent.sanitize import sanitize
 
-def branch_label(index: int, count: int) -> str:
-    """`‹2/3›`: the message is the second of three versions."""
-    return f"‹{index + 1}/{count}›"
+
+def branch_label(index: int, count: int, model: str = "") -> str:
+    """`‹2/3›`: the message is the second of three versions; `‹2/3› · gpt-4o` when it was made with another model
+    than the session's."""
+    return f"‹{index + 1}/{count}›" + (f" · {model}" if model else "")
 
 
 def branch_css(name: str) -> str:
@@ -50,20 +55,27 @@ class BranchMark:
             super().__init__()
             self.entry, self.message_id = entry, message_id
 
-    def __init__(self, widget: Widget) -> None:
+    def __init__(self, widget: Widget, on_show: Callable[[int, int], None] | None = None) -> None:
         self.widget = widget
+        self.on_show = on_show
+        """Told the message's place among its versions once it is known (a retried reply's note says it)."""
         self.branch: tuple[int, int] | None = None
         """(index, count) among its siblings, once known."""
+        self.model = ""
+        """The model that made this version, when it is not the session's ("": the session's)."""
         self.code_rows: tuple[int, int] | None = None
         """Lines [start, end) of the code block the cursor is on, highlighted; None: no code block selected."""
 
-    def show(self, index: int, count: int) -> None:
-        """Show `‹index+1/count›` above the message (nothing when it is the only version)."""
-        before, self.branch = self.branch, (index, count)
+    def show(self, index: int, count: int, model: str = "") -> None:
+        """Show `‹index+1/count›` above the message (nothing when it is the only version), with the model that
+        made it when that is not the session's (`model`; "": the session's)."""
+        before, self.branch, self.model = self.branch, (index, count), model
+        if self.on_show is not None:
+            self.on_show(index, count)
         if count <= 1 and (before is None or before[1] <= 1):
             return  # the only version (most messages): nothing to draw, no restyle
         self.widget.set_class(count > 1, "-branched")
-        self.widget.border_title = Content(branch_label(index, count)) if count > 1 else None
+        self.widget.border_title = Content(branch_label(index, count, sanitize(model))) if count > 1 else None
 
     def highlight_code(self, rows: tuple[int, int] | None) -> None:
         if rows != self.code_rows:

@@ -182,9 +182,9 @@ class MarkdownView(Widget):
         console = self.app.console
         options = self.app.console_options.update(highlight=False, width=width, height=None).update_width(width)
         # deferred: markdown-it and Rich's renderers load at the first reply, not at start-up
-        from rich.markdown import Markdown
+        from tui_agent.ui.widgets.markdown_rich import ChatMarkdown
 
-        segments = console.render(Markdown(source), options)
+        segments = console.render(ChatMarkdown(source), options)
         return [Strip(line) for line in Segment.split_and_crop_lines(segments, width, include_new_lines=False)]
 
     def _update_lines(self, width: int) -> None:

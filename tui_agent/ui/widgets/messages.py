@@ -20,6 +20,7 @@ from textual.content import Content
 from textual.reactive import var
 from textual.strip import Strip
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Static
 
 from tui_agent.sanitize import StreamSanitizer, sanitize
@@ -135,10 +136,18 @@ class AssistantMessage(MarkdownView):
         self._last_flush = 0.0
         self._interval = FLUSH_INTERVAL
         self._timer: Timer | None = None
-        self.branch_mark = BranchMark(self)
+        self.branch_mark = BranchMark(self, self._version_known)
 
     def on_mount(self) -> None:
         self.post_message(BranchMark.Wanted(self, self.message_id))
+
+    def _version_known(self, index: int, count: int) -> None:
+        """A retried reply's note under it says which version it is, once that is known."""
+        if self.replaced and isinstance(self.parent, Widget):
+            siblings = list(self.parent.children)
+            after = siblings.index(self) + 1 if self in siblings else len(siblings)
+            if after < len(siblings) and isinstance(marker := siblings[after], MessageMarker):
+                marker.show_version(index, count)
 
     def render_line(self, y: int) -> Strip:
         return self.branch_mark.highlighted(super().render_line(y), y)
@@ -222,7 +231,13 @@ MARKER_TEXT = {
     MessageStatus.INTERRUPTED: "⏹ interrupted — the reply above was stopped before it finished",
     MessageStatus.FAILED: "✗ failed — the reply above is incomplete",
 }
-REPLACED_TEXT = "↺ replaced by a retry — the model no longer sees the reply above"
+REPLACED_TEXT = "↺ retried — the newer version below is the one the model sees"
+"""Under a retried reply until its place among its versions is known (then `replaced_text` says it)."""
+
+
+def replaced_text(index: int, count: int) -> str:
+    """Under a retried reply: which version it is, in the words of the `‹1/2›` mark above it."""
+    return f"↺ version {index + 1} of {count} — retried; the newer version below is the one the model sees"
 
 
 class MessageMarker(Static):
@@ -245,6 +260,18 @@ class MessageMarker(Static):
         text = f"✂ {sanitize(note)}" if note else MARKER_TEXT.get(status, status.value)
         super().__init__(Content(REPLACED_TEXT if replaced else text), classes=f"-{status.value}")
         self.status, self.note, self.replaced = status, note, replaced
+
+    def on_mount(self) -> None:
+        """Mounted under a retried reply whose place is already known (a retry of a reply with a mark): say it."""
+        if self.replaced and isinstance(self.parent, Widget):
+            siblings = list(self.parent.children)
+            before = siblings[siblings.index(self) - 1] if siblings.index(self) > 0 else None
+            if isinstance(before, AssistantMessage) and (branch := before.branch_mark.branch) is not None:
+                self.show_version(*branch)
+
+    def show_version(self, index: int, count: int) -> None:
+        if self.replaced and count > 1:
+            self.update(Content(replaced_text(index, count)))
 
     @property
     def settled(self) -> bool:

@@ -14,6 +14,7 @@ While a reply has not begun, it says what it waits for ("rate limited — retryi
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from textual.content import Content
@@ -28,7 +29,39 @@ if TYPE_CHECKING:  # events load with the engine, after the first paint
 
 TICK = 0.25
 MIN_TITLE = 16
-"""Characters of the session title kept before the model makes room instead (the endpoint makes room first)."""
+"""Characters of the session title kept before the endpoint and then the model make room instead."""
+
+
+@dataclass(frozen=True)
+class Detail:
+    """What the status line spells out; each step of `FITTING` gives one more thing up."""
+
+    wide_gaps: bool = True
+    last_cost: bool = True
+    """The last reply's cost beside the session's."""
+    cached: bool = True
+    """How many prompt tokens were cached."""
+    exact_tokens: bool = True
+    """Token counts to the unit (12,345) rather than short (12.3k)."""
+    short_title: bool = False
+    """The title may be shortened (down to `MIN_TITLE`)."""
+    endpoint: bool = True
+    model: bool = True
+
+
+_TERSE = Detail(wide_gaps=False, last_cost=False, cached=False, exact_tokens=False, short_title=True)
+FITTING = (
+    Detail(),
+    Detail(wide_gaps=False),
+    Detail(wide_gaps=False, last_cost=False),
+    Detail(wide_gaps=False, last_cost=False, cached=False),
+    _TERSE,
+    replace(_TERSE, endpoint=False),
+    replace(_TERSE, endpoint=False, model=False),
+)
+"""The status line's forms, widest first: the first that fits is drawn. What matters least gives way first (the
+wide gaps, the last reply's cost, the cached count, exact token counts), then the title is shortened, and only
+when it is down to `MIN_TITLE` characters does the endpoint's host go, then the model."""
 
 
 class StatusBar(Static):
@@ -121,26 +154,25 @@ class StatusBar(Static):
         return "● replying — Esc stops"
 
     def _redraw(self) -> None:
-        """The line, fitted to the width: the endpoint is left out first, then the title shortened, then the model
-        left out, so the state, the title, the tokens, the cost and the context gauge stay in view."""
+        """The line, fitted to the width (see `FITTING`): what matters least gives way first, and only as much
+        as the width needs, so the state, the title, the tokens, the cost and the context gauge stay in view."""
         room = self.size.width - self.styles.gutter.width
         title = sanitize(self.title)
-        line = self._line(title, endpoint=True, model=True)
+        line = self._line(title, FITTING[0])
         if room > 0 and line.cell_length > room:
             line = self._fitted(title, room)
         self.update(line)
 
     def _fitted(self, title: str, room: int) -> Content:
-        line = Content()
-        for model in (True, False):
-            line = self._line(title, endpoint=False, model=model)
+        for detail in FITTING[1:]:
+            line = self._line(title, detail)
             over = line.cell_length - room
             if over <= 0:
                 return line
-            if len(title) - over - 1 >= MIN_TITLE:
-                return self._line(title[: len(title) - over - 1] + "…", endpoint=False, model=model)
+            if detail.short_title and len(title) - over - 1 >= MIN_TITLE:
+                return self._line(title[: len(title) - over - 1] + "…", detail)
         short = title[: MIN_TITLE - 1] + "…" if len(title) > MIN_TITLE else title
-        return self._line(short, endpoint=False, model=False)
+        return self._line(short, FITTING[-1])
 
     @property
     def _who(self) -> list[Content]:
@@ -149,38 +181,43 @@ class StatusBar(Static):
             return [Content.styled(f"team {sanitize(self.team)}", "bold $accent")]
         return [Content.styled(f"agent {sanitize(self.agent)}", "bold $accent")] if self.agent else []
 
-    def _line(self, title: str, *, endpoint: bool, model: bool) -> Content:
+    def _line(self, title: str, detail: Detail) -> Content:
         warning = [] if self.unsaved is None else [Content.styled(f"⚠ not saved: {self.unsaved}", "bold $warning")]
         parts = [
             Content(self.state),
             *warning,
             *self._who,
             *([] if self.branch_note is None else [Content.styled(f"⑂ {self.branch_note}", "$text-warning")]),
-            *([Content.styled(sanitize(self.model), "bold")] if model else []),
-            *([Content(sanitize(self.endpoint))] if endpoint else []),
+            *([Content.styled(sanitize(self.model), "bold")] if detail.model else []),
+            *([Content(sanitize(self.endpoint))] if detail.endpoint else []),
             Content(title),
-            Content(f"tokens in {self.tokens_in:,}{self._cached} / out {self.tokens_out:,}{self._costs}"),
+            Content(self._tokens(detail) + self._costs(detail)),
             *self._gauge,
         ]
-        return Content("  │  ").join(parts)
+        return Content("  │  " if detail.wide_gaps else " │ ").join(parts)
+
+    def _tokens(self, detail: Detail) -> str:
+        """ "tokens in 12,345 (4,096 cached) / out 2,345", or shorter: "tokens in 12.3k / out 2.3k"."""
+        cached = self.meter.cached_in if self.meter is not None and detail.cached else 0
+        said = f" ({cached:,} cached)" if cached else ""
+        if detail.exact_tokens:
+            return f"tokens in {self.tokens_in:,}{said} / out {self.tokens_out:,}"
+        from tui_agent.prices import format_tokens  # deferred: the price table loads with the engine's meter
+
+        return f"tokens in {format_tokens(self.tokens_in)} / out {format_tokens(self.tokens_out)}"
 
     def on_resize(self) -> None:
         self._redraw()
 
-    @property
-    def _cached(self) -> str:
-        cached = self.meter.cached_in if self.meter is not None else 0
-        return f" ({cached:,} cached)" if cached else ""
-
-    @property
-    def _costs(self) -> str:
-        """ " · $0.0012 last · $0.0345 session", or nothing for a model without a price."""
+    def _costs(self, detail: Detail) -> str:
+        """ " · $0.0012 last · $0.0345 session" (the session's alone when room is short), or nothing for a model
+        without a price."""
         meter = self.meter
         if meter is None or meter.session_cost is None and meter.last_cost is None:
             return ""
         from tui_agent.prices import format_cost  # deferred: with the engine's meter: not before the first frame
 
-        last = "" if meter.last_cost is None else f" · {format_cost(meter.last_cost)} last"
+        last = "" if meter.last_cost is None or not detail.last_cost else f" · {format_cost(meter.last_cost)} last"
         session = "" if meter.session_cost is None else f" · {format_cost(meter.session_cost)} session"
         return last + session
 
