@@ -587,19 +587,31 @@ async def test_shift_r_regenerates_with_the_model_picked(stack: RealStack) -> No
         )
 
 
-async def test_marks_asked_for_as_the_screen_is_replaced_are_dropped_quietly(stack: RealStack) -> None:
+async def test_a_replaced_chat_screen_receives_nothing_more(stack: RealStack) -> None:
     """A fork or a new session replaces the chat screen while its `‹2/3›` marks may still be due (asked for on
-    a timer): the old screen, emptied, asks for none and says nothing (it raised 'No nodes match StatusBar')."""
+    a timer): the old screen asks for none and says nothing (it raised 'No nodes match StatusBar'). No replaced
+    screen, the app's first one included, stays to be sent anything (a resize, a timer, a worker's end): the
+    red notice came back after the second new session, at F9 after one, during a sub-agent's turn."""
     from tui_agent.ui.screens.sessions import show_fresh_chat
 
     app, _ = stack.app()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "Tell me about alpha")
-        old = chat(pilot)
-        old.branches.ask_again()  # as after an edit: the marks are asked for a moment later
+        replaced = [chat(pilot)]
+        replaced[0].branches.ask_again()  # as after an edit: the marks are asked for a moment later
         show_fresh_chat(app)
-        await wait_until(pilot, lambda: app.screen is not old and showing(app, ChatScreen), "the fresh screen")
+        await wait_until(pilot, lambda: app.screen is not replaced[0] and showing(app, ChatScreen), "the fresh screen")
         await wait_until(pilot, lambda: bool(chat(pilot).query(UserMessage)), "the conversation shown anew")
         await pilot.pause(0.5)  # the old screen's mark timer (0.15 s) has run out: nothing must come of it
-        assert old.retired
+        for prompt in ("hi two", "hi three"):  # Ctrl+N twice, a prompt in each
+            replaced.append(chat(pilot))
+            await pilot.press("ctrl+n")
+            await wait_until(pilot, lambda: app.screen not in replaced and showing(app, ChatScreen), "a new session")
+            await send(pilot, prompt)
+        await pilot.resize_terminal(50, 30)  # sent to every screen in the stack
+        await pilot.resize_terminal(*SIZE)
+        await pilot.press("f9")
+        await wait_until(pilot, lambda: bool(notifications(app)), "F9 answered")
+        assert app.screen_stack == [chat(pilot)]
+        assert [(old.retired, old.is_running) for old in replaced] == [(True, False)] * 3
         assert [n.message for n in notifications(app) if n.severity == "error"] == []
