@@ -18,9 +18,8 @@ async def test_attached_files_and_images_reach_the_model_and_history(isolated_ho
     attach = ["--attach", str(tmp_path / "notes.md"), "--attach", str(tmp_path / "shot.png")]
     done = run(["--offline", "-p", "What are these?", *attach], isolated_home)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith(
-        f"I received the file {tmp_path / 'notes.md'} and an image ({tmp_path / 'shot.png'})."
-    )
+    # named by their file names (outside the working directory): the model is never told an absolute path
+    assert done.stdout.startswith("I received the file notes.md and an image (shot.png).")
     store = await HistoryStore.open(isolated_home / "data" / "history.db")
     try:
         (session,) = await store.list_recent()
@@ -71,7 +70,7 @@ async def test_an_image_the_server_says_is_invalid_is_left_out_for_good(isolated
     assert "does not take images" not in done.stderr and "may not accept" not in done.stderr
     assert later.returncode == 0, later.stderr
     first = sent[-2]["content"] if sent[-1]["content"] == "And now?" else sent[-1]["content"]
-    assert {"type": "text", "text": f"Attached image: {tmp_path / 'cut.png'}"} in first
+    assert {"type": "text", "text": "Attached image: cut.png"} in first
     assert {"type": "text", "text": "(The image is left out: the server said this image is invalid.)"} in first
     assert not any(
         part.get("type") == "image_url" for m in sent if isinstance(m["content"], list) for part in m["content"]

@@ -16,10 +16,12 @@ from tui_agent import paths
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.agents.profiles import load_catalog
 from tui_agent.history.store import HistoryStore
+from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.system_prompt import SystemPromptScreen
 
 SIZE = (140, 40)
-RESEARCHER = load_catalog([paths.shipped_dir("agents")], []).agents["researcher"]
+SHIPPED = load_catalog([paths.shipped_dir("agents")], []).agents
+RESEARCHER, ASSISTANT = SHIPPED["researcher"], SHIPPED["assistant"]
 
 
 @pytest.fixture
@@ -53,7 +55,13 @@ async def test_an_agent_picked_from_the_palette_answers_and_runs_again_on_contin
         screen = await chat_ready(pilot)
         await wait_until(pilot, lambda: screen.status_bar.agent == "researcher", "the stored agent shown")
         await send(pilot, "And the history?")
-    assert system_prompt_sent(stack) == RESEARCHER.system_prompt
+        assert system_prompt_sent(stack) == RESEARCHER.system_prompt
+        await pilot.press("ctrl+n")  # the agent was the session's: a new session runs the run's agent again
+        await wait_until(pilot, lambda: showing(again, ChatScreen) and again.screen is not screen, "a new session")
+        fresh = await chat_ready(pilot)
+        await wait_until(pilot, lambda: fresh.status_bar.agent == "assistant", lambda: fresh.status_bar.agent)
+        await send(pilot, "Hello again")
+    assert system_prompt_sent(stack) == ASSISTANT.system_prompt
 
 
 async def test_the_system_prompt_edited_from_the_palette_is_sent_and_stored(stack: RealStack) -> None:

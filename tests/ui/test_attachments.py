@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import json
 import os
 import sqlite3
 import struct
@@ -174,8 +175,14 @@ async def test_a_pasted_image_path_attaches_the_image(project: Path, stack: Real
     async with app.run_test(size=SIZE) as pilot:
         screen = await chat_ready(pilot)
         screen.prompt_input.post_message(events.Paste(f"'{project / 'screenshot.png'}'"))
-        await wait_until(pilot, lambda: [Path(name).name for name in chips(pilot)] == ["screenshot.png"], "chip")
+        # named as the working directory sees it, not by its absolute path (which the model would be told)
+        await wait_until(pilot, lambda: chips(pilot) == ["screenshot.png"], lambda: f"the chip, shows {chips(pilot)}")
         assert screen.prompt_input.text == ""
+        (project.parent / "outside.txt").write_text("beside the project\n")
+        screen.prompt_input.attach_path(str(project.parent / "outside.txt"))  # outside it: its file name alone
+        await wait_until(pilot, lambda: chips(pilot) == ["screenshot.png", "outside.txt"], lambda: str(chips(pilot)))
+        await send(pilot, "What are these?")
+        assert str(project.parent) not in json.dumps(stack.chat_requests()[-1]["messages"])
 
 
 async def test_a_long_text_file_is_cut_with_a_note(project: Path, stack: RealStack) -> None:

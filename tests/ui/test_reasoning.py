@@ -85,6 +85,16 @@ async def test_a_key_and_a_click_open_and_close_the_block(tmp_path: Path) -> Non
             await wait_until(pilot, lambda: block.expanded, "opened by t")
             await pilot.click(block)
             await wait_until(pilot, lambda: not block.expanded, "closed by a click again")
+            # from the prompt, the keyboard's way: Ctrl+Up selects the reply, whose bar offers `t`
+            screen = chat(pilot)
+            screen.prompt_input.focus()
+            await wait_until(pilot, lambda: screen.prompt_input.has_focus, "the prompt focused")
+            await pilot.press("ctrl+up")
+            cursor = screen.message_cursor
+            await wait_until(pilot, lambda: cursor.has_focus and cursor.selected is not None, "the reply selected")
+            assert "t thinking" in str(cursor.render())
+            await pilot.press("t")
+            await wait_until(pilot, lambda: block.expanded, "opened by t on the selected reply")
 
 
 async def test_expanded_and_hidden_settings(tmp_path: Path) -> None:

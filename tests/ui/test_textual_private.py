@@ -32,6 +32,7 @@ from tui_agent.ui.textual_private import (
     ToastRack,
     frames_on_the_next_tick,
     inner_outer_by_colours,
+    let_switch_out,
     notifications,
     source_digest,
     timer_patch,
@@ -56,6 +57,24 @@ async def test_notifications_show_as_toasts_in_the_screens_toast_rack() -> None:
         assert "Saved." in str(toast.render())
         chat(pilot).fit_toasts()  # the chat screen finds the rack to size it
         assert rack.styles.width is not None and rack.styles.width.value == chat(pilot).chat_log.outer_size.width
+
+
+async def test_the_apps_first_screen_is_switched_out_and_removed() -> None:
+    class First(Screen[None]):
+        pass
+
+    class Plain(App[None]):
+        def get_default_screen(self) -> Screen[Any]:
+            return First()
+
+    app = Plain()
+    async with app.run_test() as pilot:
+        first = app.screen
+        let_switch_out(first)
+        let_switch_out(first)  # once is enough: a second call adds nothing
+        await app.switch_screen(Screen())
+        await wait_until(pilot, lambda: not first.is_running, "the first screen removed")
+        assert app.screen_stack == [app.screen] and app.screen is not first
 
 
 async def test_every_frame_goes_through_a_wrapped_frame_update() -> None:

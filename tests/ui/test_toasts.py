@@ -4,18 +4,19 @@ offline model's launch notice is the conversation's first line."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from textual.widget import Widget
 
 from tests.ui.helpers import FIXED_NOW, chat, make_app, send, task_tree, wait_until
 from tui_agent.agent.endpoint import OFFLINE_NOTICE, EndpointChoice
-from tui_agent.agent.services import build_agent
+from tui_agent.agent.services import BuiltAgent, build_agent
 from tui_agent.config import Settings
 from tui_agent.ui.app import ERROR_TIMEOUT, TuiAgentApp
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.textual_private import Toast, notifications
-from tui_agent.ui.widgets.messages import SystemLine
+from tui_agent.ui.widgets.messages import SystemLine, UserMessage
 
 LAUNCH_NOTICES = [  # (the offline model's notice is a line in the conversation, tested below)
     "Plugin problem: weather.py: it failed to import (ModuleNotFoundError: No module named 'requests').",
@@ -85,20 +86,24 @@ async def test_a_toast_shown_with_the_task_tree_open_stays_over_the_conversation
 async def test_the_offline_model_notice_is_a_line_in_the_conversation_not_a_toast(tmp_path: Path) -> None:
     settings = Settings(db=tmp_path / "history.db")
     choice = EndpointChoice(None, "offline")
-    app = TuiAgentApp(
-        lambda: build_agent(settings, choice),
-        model=choice.model,
-        endpoint=choice.label,
-        clock=lambda: FIXED_NOW,
-        cursor_blink=False,
-    )
+    prompted = asyncio.Event()
+
+    async def build() -> BuiltAgent:  # the engine comes (and says who answers) once a prompt is sent
+        await prompted.wait()
+        return await build_agent(settings, choice)
+
+    app = TuiAgentApp(build, model=choice.model, endpoint=choice.label, clock=lambda: FIXED_NOW, cursor_blink=False)
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         screen = chat(pilot)
+        await send(pilot, "hello", wait=False)  # typed within a second of start: before the engine is there
+        await wait_until(pilot, lambda: bool(screen.query(UserMessage)), "the prompt shown")
+        prompted.set()
         await wait_until(pilot, lambda: bool(screen.query(SystemLine)), "the offline model's line")
         (line,) = screen.query(SystemLine)
-        assert OFFLINE_NOTICE in str(line.render()) and screen.chat_log.entries[0] is line
+        assert OFFLINE_NOTICE in str(line.render())
+        assert screen.chat_log.entries[0] is line  # the conversation's first line, above the prompt sent before it
         assert not [n for n in notifications(app) if OFFLINE_NOTICE in n.message]
-        await send(pilot, "hello")
+        await wait_until(pilot, lambda: screen.idle and bool(screen.chat_log.assistant_messages), "the reply")
         assert screen.chat_log.entries[0] is line  # the first line of the conversation stays first
 
 

@@ -103,7 +103,7 @@ class Agent:
             delegation=delegation,
         )
         if setup is not None:
-            self._choice.use_setup(setup)
+            self._choice.start_with(setup)
         self._redo = RedoTurns(self._state, self._turns, self._run)
         self._context = ContextUpkeep(self._state, self._turns)
         self._sessions = SessionActions(self._state, self._turns, self._choice.restore)
@@ -375,6 +375,7 @@ class Agent:
 
     async def new_session(self) -> None:
         await self._sessions.new_session()
+        self._choice.start_afresh()
 
     async def export_session(self, export_format: ExportFormat = "markdown") -> tuple[str, str] | None:
         return await self._sessions.export_session(export_format)

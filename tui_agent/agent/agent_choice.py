@@ -1,9 +1,10 @@
 """Provides `AgentChoice`: which agent, or team of agents, writes a session's replies.
 
-A session runs one agent profile (`switch_agent`, restored on resume; its system prompt editable with
-`set_system_prompt`), or, for one prompt, a team (`run_team`: members take turns on the commander, see
-`tui_agent.agent.team`). It owns the choice (the agent's setup, the team, the agent and team files) and the
-endpoint label that follows it; it changes the session's `ChatState` and runs team turns through `Turns`.
+A session runs one agent profile (the run's, or one picked with `switch_agent` for that session, restored on
+resume; its system prompt editable with `set_system_prompt`), or, for one prompt, a team (`run_team`: members
+take turns on the commander, see `tui_agent.agent.team`). It owns the choice (the agent's setup, the team, the
+agent and team files) and the endpoint label that follows it; it changes the session's `ChatState` and runs team
+turns through `Turns`.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ class AgentChoice:
         self.catalog: Catalog | None = None
         """The agent and team files (read on first use when the build did not give them)."""
         self._setup: AgentSetup | None = None
+        self._run_setup: AgentSetup | None = None
+        """The run's agent (`--agent`, the config's, or the default): every new session starts with it."""
         self.team = ""
         """The team the session's prompts go to ("": its agent): chosen with `use_team`, set by `run_team`, stored
         with the session (`agent = "team:<name>"`) and restored on resume."""
@@ -101,6 +104,17 @@ class AgentChoice:
         await state.store.set_session_agent(session.id, agent or None, prompt)
         session.agent, session.system_prompt = agent or None, prompt
         await state.reload_conversation(session)
+
+    def start_with(self, setup: AgentSetup) -> None:
+        """Run `setup` now and in every new session of this run (the agent the run was started with)."""
+        self._run_setup = setup
+        self.use_setup(setup)
+
+    def start_afresh(self) -> None:
+        """A new session runs the run's agent again: one picked with `switch_agent` was for its own session
+        (stored with it, and run again when it is resumed or opened)."""
+        if self._run_setup is not None and self._setup is not self._run_setup:
+            self.use_setup(self._run_setup)
 
     def use_setup(self, setup: AgentSetup) -> None:
         """Run the turns from now on as `setup` says (a new session also starts with its system prompt)."""

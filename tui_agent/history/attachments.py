@@ -1,6 +1,7 @@
 """Provides `load_attachment`: a file or image read from disk to send with a prompt (and the payload values).
 
-An `Attachment` is the bytes sent (a text file's text, capped; an image's bytes) with its name, kind and type;
+An `Attachment` is the bytes sent (a text file's text, capped; an image's bytes) with its name (relative to the
+working directory, or the file name: `sent_name`; never the absolute path), kind and type;
 an `AttachmentRef` is what a message keeps: both live in `tui_agent.payloads` (a tool's result carries them
 too) and are named here as well. `load_attachment` reads one from disk: an image is known by
 its magic bytes (PNG, JPEG, GIF, WebP), anything else must be UTF-8 text (a binary file is refused by name),
@@ -49,9 +50,23 @@ def looks_binary(head: bytes) -> bool:
     return False
 
 
+def sent_name(path: Path, cwd: Path | None = None) -> str:
+    """What an attached file is called to the model (and in history, and on its chip): its path relative to the
+    working directory `cwd` when it is inside it, else its file name. Never an absolute path: the model is told
+    the name, and a remote provider would learn the user's directory layout."""
+    given = path.expanduser()
+    if not given.is_absolute() and ".." not in given.parts:
+        return str(given)
+    here = Path.cwd() if cwd is None else cwd
+    full = Path(os.path.normpath(here / given))
+    return str(full.relative_to(here)) if full.is_relative_to(here) and full != here else full.name
+
+
 def load_attachment(path: Path, name: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> Attachment:
-    """Read `path` as an attachment named `name` (default: the path as given); see the module docstring."""
+    """Read `path` as an attachment; `name` is the path as the user gave it (default: `path`), which errors
+    say, and the attachment is named after it by `sent_name`. See the module docstring."""
     shown = name or str(path)
+    named = sent_name(Path(shown))
     try:
         with open_regular(path, _refused(shown)) as file:
             head = file.read(SNIFF_BYTES)
@@ -64,16 +79,16 @@ def load_attachment(path: Path, name: str | None = None, max_bytes: int = DEFAUL
     if mime is not None:
         if len(data) > MAX_IMAGE_BYTES:
             raise AttachmentError(f"{shown} is too big to send ({human_size(total)}; images up to 20 MB).")
-        return Attachment("image", shown, mime, data)
+        return Attachment("image", named, mime, data)
     if looks_binary(head):
         raise AttachmentError(
             f"{shown} is a binary file: only text files and PNG, JPEG, GIF or WebP images can be attached."
         )
     if len(data) <= limit:
-        return Attachment("file", shown, "text/plain", data)
+        return Attachment("file", named, "text/plain", data)
     kept = data[:limit].decode("utf-8", errors="ignore").encode("utf-8")  # not inside a character
     note = f"cut at {human_size(len(kept))} of {human_size(total)}"
-    return Attachment("file", shown, "text/plain", kept, note)
+    return Attachment("file", named, "text/plain", kept, note)
 
 
 def _refused(shown: str) -> Refusal:

@@ -159,7 +159,7 @@ class TuiAgentApp(App[None]):
         for a key alone) is a line in the conversation (the status bar names the model too); anything else is a
         notification."""
         if notice.startswith(NO_ENDPOINT) and isinstance(self.screen, ChatScreen):
-            self.screen.chat_log.add_system(notice)
+            self.screen.chat_log.add_run_line(notice)
         else:  # it may quote a plugin, an MCP server's stderr or a file name: no escapes reach the terminal
             self.notify(sanitize(notice), timeout=8, markup=False)
 

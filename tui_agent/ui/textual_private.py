@@ -29,6 +29,7 @@ __all__ = [
     "ToastRack",
     "frames_on_the_next_tick",
     "inner_outer_by_colours",
+    "let_switch_out",
     "notifications",
     "source_digest",
     "timer_patch",
@@ -49,6 +50,18 @@ def notifications(app: App[Any]) -> list[Notification]:
     person was told (toasts are only mounted when the test app runs with `notifications=True`).
     """
     return list(app._notifications)
+
+
+def let_switch_out(screen: Screen[Any]) -> None:
+    """Let `App.switch_screen` replace `screen` even when it is the app's first one, which was never pushed.
+
+    `switch_screen` drops the replaced screen's result callback (`Screen._pop_result_callback`), which only a
+    pushed screen has: switching the first one out raised IndexError, so a fresh chat screen was pushed over it
+    and the old one stayed in the stack, emptied, and was still sent resizes, timers and workers' ends. Given
+    an empty callback it is switched out, and Textual removes it as it removes every screen it replaces.
+    """
+    if not screen._result_callbacks:
+        screen._push_result_callback(screen, None)
 
 
 FrameUpdate = Callable[[Screen[Any]], None]

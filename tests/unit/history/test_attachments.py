@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.ui.test_attachments import tiny_png
-from tui_agent.history.attachments import AttachmentError, load_attachment
+from tui_agent.history.attachments import AttachmentError, load_attachment, sent_name
 from tui_agent.history.peek import peek_session
 from tui_agent.history.store import HistoryStore
 from tui_agent.status import MessageStatus
@@ -42,6 +42,15 @@ def test_a_missing_file_or_a_folder_is_said(tmp_path: Path) -> None:
         load_attachment(tmp_path / "nope.txt", name="nope.txt")
     with pytest.raises(AttachmentError, match="is a folder"):
         load_attachment(tmp_path)
+
+
+def test_a_file_is_named_relative_to_the_working_directory_never_by_its_absolute_path(tmp_path: Path) -> None:
+    here = tmp_path / "project"
+    assert sent_name(here / "src" / "main.py", here) == "src/main.py"  # a pasted or dropped absolute path
+    assert sent_name(tmp_path / "elsewhere" / "shot.png", here) == "shot.png"  # outside it: the file name
+    assert sent_name(Path("notes/plan.md"), here) == "notes/plan.md"  # typed relative: as typed
+    assert sent_name(Path("../secret/plan.md"), here) == "plan.md"
+    assert sent_name(Path("~/shot.png"), here) == "shot.png"
 
 
 def test_a_device_is_refused_as_not_a_regular_file() -> None:
@@ -83,7 +92,7 @@ async def test_a_text_file_is_redacted_like_the_prompt_and_exported(store: Histo
     stored = (await store.attachment_data([ref.hash]))[ref.hash].decode()
     assert key not in stored and "OPENAI_API_KEY=" in stored
     exported = await store.export_markdown(session.id)
-    assert f"### Attached file `{tmp_path / '.env'}`" in exported and "OPENAI_API_KEY=" in exported
+    assert "### Attached file `.env`" in exported and "OPENAI_API_KEY=" in exported  # named, not by its path
     assert key not in exported
     as_json = json.loads(await store.export_json(session.id))
     (attached,) = as_json["messages"][0]["attachments"]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple, cast
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.events import Enter
+from textual.events import Enter, Resize
 from textual.widget import AwaitMount
 
 from tui_agent.agent.endpoint import OFFLINE_LABEL
@@ -29,6 +29,7 @@ from tui_agent.config_fields import settings_of
 from tui_agent.errors import EngineUnavailableError
 from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
+from tui_agent.ui.screens.chat_columns import SideColumns
 from tui_agent.ui.screens.chat_later import LaterWidgets
 from tui_agent.ui.screens.chat_turns import TurnRunner, Unsent
 from tui_agent.ui.screens.reporting import ReportingScreen
@@ -115,9 +116,11 @@ class ChatScreen(ReportingScreen[None]):
         self.turns = TurnRunner(self, self.turn_view)
         self._stop_watching_unsaved: Unsubscribe = lambda: None
         self.later = LaterWidgets(self)
-        self.retired = False
-        """Emptied for good under a fresh chat screen (`retire`): nothing is shown here any more."""
         """The message cursor, the hover bar and the attachment strip (mounted after the first frame)."""
+        self.columns = SideColumns(self)
+        """Folds the tool column and the task tree away on a narrow screen."""
+        self.retired = False
+        """Replaced for good by a fresh chat screen, and removed (`on_unmount`): nothing is shown here any more."""
 
     def compose(self) -> ComposeResult:
         ui = settings_of(self.app).ui
@@ -244,6 +247,7 @@ class ChatScreen(ReportingScreen[None]):
         )
         self.watch(self.chat_log, "scroll_y", self.later.hide_hover_bar, init=False)
         self.show_status()
+        self.columns.fit(self.app.size.width)
         self._take_over(self._unsent)
         if team := getattr(self.app, "team", None):  # `--team NAME`
             self.notify(f"Your prompts go to team {team} (Ctrl+P, Run a team: another, or none).")
@@ -300,6 +304,11 @@ class ChatScreen(ReportingScreen[None]):
             self.status_bar.set_meter(self.backend.meter)
 
     def on_unmount(self) -> None:
+        """Replaced for good (a new, opened or forked session, a compaction): Textual removes the screen, its
+        timers and workers with it; what runs outside it (the engine's callbacks) finds it retired."""
+        self.retired = True
+        if "branches" in self.__dict__:  # its marks are asked for on a timer, which would find no widgets
+            self.branches.stop()
         self._stop_watching_history()
 
     def _stop_watching_history(self) -> None:
@@ -318,15 +327,8 @@ class ChatScreen(ReportingScreen[None]):
             self._task_tree_mount = self.query_one("#main").mount(tree, after=self.chat_log)
         return self._task_tree_mount
 
-    async def retire(self) -> None:
-        """Stop and empty this screen for good (a fresh chat screen now covers it): no turn, no history
-        paging, no task-tree subscription, no widgets left."""
-        self.retired = True
-        if "branches" in self.__dict__:  # its marks are asked for on a timer, which would find no widgets
-            self.branches.stop()
-        self.workers.cancel_node(self)
-        self._stop_watching_history()
-        await self.remove_children()
+    def on_resize(self, event: Resize) -> None:
+        self.columns.fit(event.size.width)
 
     def on_tool_panels_toggled(self) -> None:
         self.call_after_refresh(self.fit_toasts)  # the conversation's width changed: toasts stay over it

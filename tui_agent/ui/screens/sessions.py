@@ -28,6 +28,7 @@ from tui_agent.agent.records import Session, SessionMatch, nest
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.screens.session_dialogs import ConfirmDeleteScreen, ForkScreen, RenameScreen, one_line
+from tui_agent.ui.textual_private import let_switch_out
 
 PAGE = 100
 """Sessions read at a time; the next page is read when the list is read or scrolled to its end."""
@@ -85,11 +86,10 @@ async def _replace_chat(app: App[Any], note: str | None = None, then_send: Seque
     if not isinstance(old, ChatScreen):
         return
     fresh = ChatScreen(old.engine, old.settings, note=note, then_send=then_send, unsent=old.take_unsent())
-    if len(app.screen_stack) > 1:
-        await app.switch_screen(fresh)
-    else:  # the app's base screen can't be switched out: the fresh one goes over it, which is left empty
-        await app.push_screen(fresh)
-        await old.retire()
+    # the app's first screen too: Textual removes every screen it switches out (its messages, timers and
+    # workers end with it), so no replaced screen is left in the stack to be sent anything
+    let_switch_out(old)
+    await app.switch_screen(fresh)
 
 
 class SessionsScreen(ReportingScreen[None]):

@@ -309,6 +309,18 @@ class ChatLog(LogWindow):
 
         self._add(SystemLine(text))
 
+    def add_run_line(self, text: str) -> None:
+        """A line about the whole run (who answers it), above the conversation: the engine says it a moment after
+        start, and a prompt sent sooner was drawn first (the line then came under it)."""
+        # deferred: the message widgets load with the first message
+        from tui_agent.ui.widgets.messages import SystemLine
+
+        first = next((entry for entry in self.entries if not isinstance(entry, SystemLine)), None)
+        if first is None or self.hidden_count:  # no message yet (above the welcome, if any), or a long resume
+            self.add_system(text)
+        else:
+            self.mount(SystemLine(text), before=first)
+
     def assistant(self, message_id: str) -> AssistantMessage | None:
         return self._assistant.get(message_id)
 

@@ -1,7 +1,8 @@
 """Provides `HoverBar`: the mouse's way to the message cursor's actions. With the pointer over a prompt or a reply,
-a small bar of links sits over its top-right corner — edit (a prompt), regenerate (a reply), copy, copy code
-(a reply with code), fork, and `‹ ›` between versions when it has some; a click selects the message and does
-what the key would (`MessageCursor`). The bar floats over the conversation (screen overlay), so showing and
+a small bar of links sits on the blank line above its top-right corner (`bar_row`: it hides none of the
+conversation) — edit (a prompt), regenerate (a reply), copy, copy code (a reply with code), fork, and `‹ ›`
+between versions when it has some; a click does what the key would on that message (`MessageCursor.act_once`)
+and the keys go back to the prompt. The bar floats over the conversation (screen overlay), so showing and
 moving it lays nothing else out; it goes when the pointer leaves the messages or the log scrolls.
 """
 
@@ -47,6 +48,13 @@ ACTIONS = {
     "fork": "fork",
 }
 """The message cursor's action behind each link (`‹ ›`: its branch action)."""
+
+
+def bar_row(message_top: int, log_top: int) -> int:
+    """The screen row the bar goes on: the blank line above the message (every message has a one-line top
+    margin), so the bar hides none of its text; at the log's top edge, where that line is out of view, the
+    message's first visible row."""
+    return message_top - 1 if message_top - 1 >= log_top else max(message_top, log_top)
 
 
 def links_for(entry: MarkedMessage) -> list[str]:
@@ -103,8 +111,7 @@ class HoverBar(Static):
         width = sum(len(LINKS[name]) for name in links) + 2 * (len(links) - 1) + 2
         log, region = self.chat.chat_log.region, node.region
         x = max(region.x, region.right - width - 1)
-        y = max(region.y, log.y)
-        self.styles.offset = (x, y)
+        self.styles.offset = (x, bar_row(region.y, log.y))
         self.add_class("-shown")
 
     def hide(self) -> None:
@@ -112,16 +119,13 @@ class HoverBar(Static):
         self.remove_class("-shown")
 
     def action_act(self, name: str) -> None:
-        """A link was clicked: select the message and act on it as the cursor's key would."""
+        """A link was clicked: act on the message as the cursor's key would, then the keys are the prompt's
+        again (left with the cursor, the next prompt typed was read as its keys: `r` regenerated the reply)."""
         entry = self.entry
         self.hide()
         if entry is None or not entry.is_attached:
             return
-        cursor = self.chat.message_cursor
-        cursor.add_class("-active")
-        cursor.select(entry)
-        cursor.focus()
         if name in ("previous", "next"):
-            cursor.action_branch(-1 if name == "previous" else 1)
+            self.chat.message_cursor.act_once(entry, "branch", -1 if name == "previous" else 1)
         else:
-            getattr(cursor, f"action_{ACTIONS[name]}")()
+            self.chat.message_cursor.act_once(entry, ACTIONS[name])

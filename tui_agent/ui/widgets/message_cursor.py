@@ -1,8 +1,9 @@
 """Provides `MessageCursor`: the keyboard's way into the conversation. `ctrl+up` from the prompt selects the
 newest message; `up`/`down` move between prompts and replies (the view follows), `escape` goes back to the
-prompt. On the selected message: `e` edit (a prompt), `r` regenerate (a reply; `R` asks which model), `c` copy
-it as Markdown, `tab` select its next code block and `y` copy that block, `f` fork a new session from it,
-`left`/`right` its previous / next version (another branch).
+prompt. On the selected message: `e` edit (a prompt, or the prompt a reply answers), `r` regenerate (a reply, or
+the reply to a prompt; `R` asks which model), `t` show or hide a reply's thinking, `c` copy it as Markdown, `tab`
+select its next code block and `y` copy that block, `f` fork a new session from it, `left`/`right` its previous
+/ next version (another branch).
 
 The cursor is a one-line bar above the prompt, shown and focused while a message is selected: it says what
 is selected and which keys act on it (the keys in force, `[keys]` overrides included). The selected message
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from tui_agent.ui.widgets.chat_log import ChatLog
     from tui_agent.ui.widgets.messages import AssistantMessage, MarkedMessage, UserMessage
     from tui_agent.ui.widgets.prompt import PromptInput
+    from tui_agent.ui.widgets.thinking import ThinkingBlock
 
     class BranchActions(Protocol):
         """The chat screen's conversation tree (`Branches`): what the cursor's keys ask of it."""
@@ -59,12 +61,16 @@ if TYPE_CHECKING:
         @property
         def branches(self) -> BranchActions: ...
 
+        @property
+        def is_attached(self) -> bool: ...
+
 
 HINTS = [
     ("message_up", "↑↓", ""),
     ("edit_message", "e", "edit"),
     ("regenerate_message", "r", "regenerate"),
     ("copy_message", "c", "copy"),
+    ("message_thinking", "t", "thinking"),
     ("next_code_block", "tab", "code"),
     ("copy_code", "y", "copy code"),
     ("fork_here", "f", "fork"),
@@ -97,10 +103,11 @@ class MessageCursor(Static, can_focus=True):
         Binding("up", "move(-1)", "Previous message", id="message_up"),
         Binding("down", "move(1)", "Next message", id="message_down"),
         Binding("escape", "leave", "Back to the prompt", id="leave_messages"),
-        Binding("e", "edit", "Edit the prompt (a new branch)", id="edit_message"),
+        Binding("e", "edit", "Edit the prompt (a reply: its prompt; a new branch)", id="edit_message"),
         Binding("r", "regenerate", "Regenerate the reply", id="regenerate_message"),
         Binding("R", "regenerate_with_model", "Regenerate with another model", id="regenerate_with_model"),
         Binding("c", "copy_message", "Copy the message (Markdown)", id="copy_message"),
+        Binding("t", "toggle_thinking", "Show / hide the reply's thinking", id="message_thinking"),
         Binding("tab", "next_code_block", "Next code block in the reply", id="next_code_block"),
         Binding("y", "copy_code", "Copy the selected code block", id="copy_code"),
         Binding("f", "fork", "Fork a new session from here", id="fork_here"),
@@ -184,9 +191,11 @@ class MessageCursor(Static, can_focus=True):
         if entry is None:
             return
         overrides = getattr(self.app, "key_overrides", {})
+        left_out = {"message_thinking"} if not self._thinking() else set()  # `t` only where there is some
         hints = [
             f"{keys_of(MessageCursor, name, overrides) if name in overrides else key} {what}".strip()
             for name, key, what in HINTS
+            if name not in left_out
         ]
         kind = "prompt" if isinstance(entry, UserMessage) else "reply"
         where = f"{kind} {shown.index(entry) + 1}/{len(shown)}" if entry in shown else kind
@@ -216,9 +225,14 @@ class MessageCursor(Static, can_focus=True):
 
     # -- acting on it ---------------------------------------------------------------------------------
     def _prompt(self) -> UserMessage | None:
+        """The selected prompt, or the prompt the selected reply answers (as `r` on a prompt regenerates its
+        reply: the bar offers `e` on both)."""
         from tui_agent.ui.widgets.messages import UserMessage  # deferred: loaded with the first message
 
-        entry = self._current()
+        entry, shown = self._current(), self.messages()
+        if entry is not None and not isinstance(entry, UserMessage) and entry in shown:
+            before = shown[: shown.index(entry)]
+            entry = next((m for m in reversed(before) if isinstance(m, UserMessage)), None)
         if isinstance(entry, UserMessage) and entry.message_id is not None:
             return entry
         self.app.notify("Only a stored prompt can be edited: select one with ↑↓ (r regenerates a reply).", timeout=4)
@@ -256,6 +270,31 @@ class MessageCursor(Static, can_focus=True):
     def action_regenerate_with_model(self) -> None:
         if (reply := self._reply()) is not None:
             run_later(self.chat, lambda: self.chat.branches.regenerate_with_model(reply), "pick a model")
+
+    def _thinking(self) -> list[ThinkingBlock]:
+        """The thinking blocks of the selected reply (of the reply after a selected prompt)."""
+        from tui_agent.ui.widgets.messages import UserMessage  # deferred: loaded with the first message
+        from tui_agent.ui.widgets.thinking import ThinkingBlock  # deferred: with the message widgets
+
+        entry, shown = self._current(), self.messages()
+        if isinstance(entry, UserMessage) and entry in shown:
+            entry = next((m for m in shown[shown.index(entry) + 1 :] if not isinstance(m, UserMessage)), None)
+        if entry is None:
+            return []
+        return [
+            block
+            for block in self.chat.chat_log.entries
+            if isinstance(block, ThinkingBlock) and block.message_id == entry.message_id
+        ]
+
+    def action_toggle_thinking(self) -> None:
+        """Open or close the thinking of the selected reply (of the reply after a selected prompt)."""
+        blocks = self._thinking()
+        if not blocks:
+            self.app.notify("This reply has no thinking to show.", timeout=3)
+            return
+        for block in blocks:
+            block.action_toggle_expanded()
 
     def action_copy_message(self) -> None:
         entry = self._current()
@@ -302,21 +341,24 @@ class MessageCursor(Static, can_focus=True):
         if entry is not None:
             run_later(self.chat, lambda: self.chat.branches.fork(entry), "fork the session")
 
-    def action_branch(self, step: int) -> None:
+    def action_branch(self, step: int, *, then_prompt: bool = False) -> None:
         if self._current() is not None:  # left, right pressed quickly: two switches, one after the other
-            self.chat.run_worker(self._switch(step), group="branch-switch", exit_on_error=False)
+            self.chat.run_worker(self._switch(step, then_prompt), group="branch-switch", exit_on_error=False)
 
-    async def _switch(self, step: int) -> None:
+    async def _switch(self, step: int, then_prompt: bool = False) -> None:
         """Switch the selected message's version; a switch asked for meanwhile waits, then starts from the
-        version this one landed on (not from an entry this one took off the log)."""
+        version this one landed on (not from an entry this one took off the log). `then_prompt`: the keys go
+        back to the prompt after (a click on the hover bar's `‹ ›`)."""
         async with self._switching:
             entry = self._current()
             if entry is not None:
-                await self._switch_from(entry, step)
+                await self._switch_from(entry, step, then_prompt)
+            if then_prompt:
+                self.back_to_prompt()
 
-    async def _switch_from(self, entry: MarkedMessage, step: int) -> None:
+    async def _switch_from(self, entry: MarkedMessage, step: int, then_prompt: bool = False) -> None:
         target = await self.chat.branches.switch(entry, step)
-        if target is None:
+        if target is None or then_prompt:
             return
         self.focus()
         landed = next((m for m in self.messages() if m.message_id == target), None)
@@ -324,6 +366,23 @@ class MessageCursor(Static, can_focus=True):
             self.add_class("-active")
             self.select(landed)
             self.call_after_refresh(self.chat.chat_log.scroll_to_widget, landed, animate=False)
+
+    def act_once(self, entry: MarkedMessage, action: str, step: int = 1) -> None:
+        """Do `action` on `entry` as its key would, then give the keys back to the prompt: the hover bar's way
+        in (a click is one action, not a move into the conversation, whose keys would take the next prompt)."""
+        self.add_class("-active")
+        self.select(entry)
+        if action == "branch":
+            self.action_branch(step, then_prompt=True)
+            return
+        getattr(self, f"action_{action}")()
+        self.back_to_prompt()
+
+    def back_to_prompt(self) -> None:
+        """Nothing selected, and the prompt takes the keys (an edit begun has put its text there)."""
+        self.leave()
+        if self.is_attached and self.chat.is_attached:
+            self.chat.prompt_input.focus()
 
     def run(self, action: str, kind: type | None = None, step: int = 1) -> None:
         """Do `action` (`edit`, `regenerate`, `branch`...) on the selected message, or, with none selected, on the

@@ -252,6 +252,10 @@ class ToolPanels(VerticalScroll):
         self._follow_timer: Timer | None = None
         self._unfolded = False
         """Shown once (by the first call or the person): from then on only `toggle` hides it."""
+        self.narrow = False
+        """The screen is too narrow for it beside the conversation (`SideColumns`): it folds away by itself."""
+        self._folded_narrow = False
+        """Folded by a narrow screen (or its first call came then): shown again when the screen widens."""
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static(Content("Tool calls appear here."), id="no-tools")
@@ -356,20 +360,33 @@ class ToolPanels(VerticalScroll):
     def _first_call_shown(self) -> None:
         self.query("#no-tools").remove()
         if not self._unfolded:
-            self.unfold()
+            self.unfold(asked=False)
 
     def toggle(self) -> None:
         """Show or hide the column (Ctrl+B); shown by the person, it no longer waits for a first call."""
-        self._unfolded = True
+        self._unfolded, self._folded_narrow = True, False
         self.display = not self.display
         self.post_message(self.Toggled())
 
-    def unfold(self) -> None:
-        """Show the column (its first call, or F6 moving into it)."""
+    def unfold(self, *, asked: bool = True) -> None:
+        """Show the column (F6 moving into it; its first call, `asked=False`, waits for a narrow screen to widen)."""
         self._unfolded = True
-        if not self.display:
+        if not asked and self.narrow:
+            self._folded_narrow = True
+        elif not self.display:
             self.display = True
             self.post_message(self.Toggled())
+
+    def fit(self, narrow: bool) -> None:
+        """The screen became `narrow` (fold away, the conversation keeps the width) or wide again (back as it was)."""
+        self.narrow = narrow
+        if narrow and self.display:
+            self._folded_narrow = True
+            self.display = False
+            self.post_message(self.Toggled())
+        elif not narrow and self._folded_narrow:
+            self._folded_narrow = False
+            self.unfold()
 
     def interrupt_open(self) -> None:
         """Esc: every call not yet final is shown interrupted at once (the backend confirms later)."""
