@@ -14,13 +14,14 @@ One timer ticks the elapsed time of running nodes, and only while the panel is s
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
+from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -38,7 +39,7 @@ from tui_agent.agent.tree_nodes import (
 )
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import ToolCall
-from tui_agent.ui.widgets.tool_panel import ASK_PREFIX
+from tui_agent.ui.widgets.tool_status import STATUS_LABEL
 
 Clock = Callable[[], float]
 TICK_SECONDS = 0.5
@@ -79,9 +80,10 @@ class TreeItem:
     key: str
     parent: str | None
     name: str
+    """The engine's name for it (the job's class, the handler's function, the tool): the internals view's."""
     kind: str
-    """A `NodeKind` value, "tool" for a tool call's handler, or "agent" for the node a sub-agent's turn
-    starts with (named after the agent)."""
+    """A `NodeKind` value, "tool" for a tool call's handler, or "agent" for a sub-agent's turn (the titled job
+    under an `ask_<agent>` call)."""
     glyph: str
     active: bool
     started_at: float | None = None
@@ -90,19 +92,80 @@ class TreeItem:
     """The commander node's id."""
     tool_status: ToolStatus | None = None
     """A tool call's status, once its first update came."""
+    title: str = ""
+    """What it is in the user's words, as the domain named it ("turn 3", "get_weather(Paris)", "researcher");
+    "" for the engine's own steps, which only the internals view shows."""
+    shown_parent: str | None = None
+    """The nearest titled ancestor: where the user's view puts it."""
+    state: NodeState = NodeState.PENDING
+    shown_children: list[str] = field(default_factory=list)
+    """The titled items whose `shown_parent` it is, in creation order."""
 
-    def label(self, now: float) -> Text:
-        # A tool call is told apart by its italic name (a suffix would push the time out of a narrow panel).
+    @property
+    def user_name(self) -> str:
+        return self.title or self.name
+
+    def elapsed(self, now: float) -> Text:
+        if self.started_at is None:
+            return Text()
+        end = self.ended_at if self.ended_at is not None else now
+        return Text(elapsed_text(end - self.started_at), style="dim")
+
+    def internals_label(self, now: float) -> Text:
+        """The engine's view: its name for the node (a tool call in italics), the title dim beside it."""
         name_style = {"tool": "italic", "agent": "bold"}.get(self.kind, "")
         text = Text.assemble((self.glyph, STATE_STYLES.get(self.glyph, "")), " ", (self.name, name_style))
+        if self.title and self.title != self.name:
+            text.append(f" · {self.title}", style="dim")
         if self.started_at is not None:
-            end = self.ended_at if self.ended_at is not None else now
-            text.append(f"  {elapsed_text(end - self.started_at)}", style="dim")
+            text.append("  ").append_text(self.elapsed(now))
         return text
 
 
+TOOL_WORDS = {status: label.split(" ", 1)[1] for status, label in STATUS_LABEL.items()}
+"""A tool call's status in a word or two ("done", "awaiting approval")."""
+STATE_WORDS = {
+    NodeState.PENDING: "waiting",
+    NodeState.ACTIVE: "running",
+    NodeState.COMPLETED: "done",
+    NodeState.FAILED: "failed",
+    NodeState.CANCELLED: "cancelled",
+}
+
+
+def user_label(item: TreeItem, children: list[TreeItem], now: float) -> Text:
+    """The user's view of an item: "turn 3 · replying 1.2s", "get_weather(Paris) · done 0.2s",
+    "researcher · 2 tools · done 3.1s" (`children`: the items shown under it)."""
+    style = {"tool": "", "agent": "bold"}.get(item.kind, "bold" if item.shown_parent is None else "")
+    text = Text.assemble((item.glyph, STATE_STYLES.get(item.glyph, "")), " ", (item.user_name, style), " · ")
+    text.append(_doing(item, children))
+    if item.started_at is not None:
+        text.append(" ").append_text(item.elapsed(now))
+    return text
+
+
+def _doing(item: TreeItem, children: list[TreeItem]) -> str:
+    """What an item is doing or came to, in words."""
+    if item.kind == "tool":
+        return TOOL_WORDS[item.tool_status] if item.tool_status is not None else STATE_WORDS[item.state]
+    tools = [child for child in children if child.kind == "tool"]
+    running = [tool for tool in tools if tool.active]
+    if running:
+        return f"running {_count(len(running), 'tool')}"
+    made = f"{_count(len(tools), 'tool')} · " if tools else ""
+    if item.state is not NodeState.ACTIVE:
+        return made + STATE_WORDS[item.state]
+    busy = next((child for child in reversed(children) if child.active), None)
+    return made + (busy.user_name if busy is not None else "replying")
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'s' if n != 1 else ''}"
+
+
 class TaskTree(Tree[str]):
-    """The current turn's commander tree; select a running node and press Delete or x to cancel it."""
+    """The current turn in the user's words (the turn, its tool calls, sub-agents and theirs); `i` shows the
+    engine's internals (every job and handler) instead. Select a running item and press Delete or x to cancel it."""
 
     DEFAULT_CSS = """
     TaskTree {  /* hidden until asked for; then between the conversation and the tool panels */
@@ -111,12 +174,21 @@ class TaskTree(Tree[str]):
         min-width: 40;
         max-width: 60;
         border-left: vkey $panel;
+        border-bottom: hkey $panel;
+        border-subtitle-color: $text-muted;
+        border-subtitle-align: left;
         padding: 0 1;
         scrollbar-size-vertical: 1;
     }
     """
 
-    BINDINGS = [Binding("delete,x", "cancel_node", "Cancel node", id="cancel_node")]
+    BINDINGS = [
+        Binding("delete,x", "cancel_node", "Cancel", id="cancel_node"),
+        Binding("i", "toggle_internals", "Internals", id="toggle_internals"),
+    ]
+
+    internals: var[bool] = var(False, toggle_class="-internals")
+    """Show the engine's jobs and handlers by their own names (for people debugging their own jobs)."""
 
     class Typed(Message):
         """A character typed while the tree had the focus that no key binding takes: the next prompt's."""
@@ -138,9 +210,9 @@ class TaskTree(Tree[str]):
         self._timer: Timer | None = None
         self._hinted = False
         self._cursor_key: str | None = None
+        """The selected item when the panel was hidden, selected again when it is shown."""
         self._typing_away = False
         """A key typed here went to the prompt: the keys after it follow until the focus has moved."""
-        """The selected item when the panel was hidden, selected again when it is shown."""
 
     # -- life -----------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -164,6 +236,7 @@ class TaskTree(Tree[str]):
         self.display = True
         self._rebuild()
         self.focus()
+        self.call_after_refresh(self._show_keys)
         if not self._hinted:
             self._hinted = True
             self.call_after_refresh(self._show_hint)
@@ -171,12 +244,21 @@ class TaskTree(Tree[str]):
     def _show_hint(self) -> None:
         """Say once how to cancel, with the keys in force (the `[keys]` table may have changed them)."""
         cancel = self._keys_for("cancel_node") or "the cancel key"
+        internals = self._keys_for("toggle_internals") or "the internals key"
         hide = self._keys_for("toggle_task_tree") or "Ctrl+T"
         self.notify(
-            f"Select a running node and press {cancel} to cancel it and everything under it; {hide} hides the tree.",
+            f"Select a running item and press {cancel} to cancel it and everything under it; {internals} shows the "
+            f"engine's jobs and handlers; {hide} hides the tree.",
             title="Task tree",
             timeout=6,
         )
+
+    def _show_keys(self) -> None:
+        """The keys the tree takes, under it (with the keys in force)."""
+        cancel = self._keys_for("cancel_node") or "cancel key"
+        internals = self._keys_for("toggle_internals") or "internals key"
+        shown = "your words" if self.internals else "internals"
+        self.border_subtitle = f"{cancel} cancel · {internals} {shown}"
 
     def _keys_for(self, action: str) -> str:
         keys = [
@@ -197,6 +279,14 @@ class TaskTree(Tree[str]):
         self._shown_nodes.clear()
         if had_focus:
             self.screen.focus_next()
+
+    def action_toggle_internals(self) -> None:
+        """Switch between the user's view and the engine's, keeping the selection (or the item holding it)."""
+        selected = self.selected_item()
+        self._cursor_key = selected.key if selected is not None else None
+        self.internals = not self.internals
+        self._rebuild()
+        self._show_keys()
 
     # -- events ---------------------------------------------------------------------------------
     def on_key(self, event: events.Key) -> None:
@@ -234,34 +324,49 @@ class TaskTree(Tree[str]):
         key = f"n{event.node_id}"
         item = self.items.get(key)
         if isinstance(event, NodeCreated):
-            parent = f"n{event.parent_id}"
-            if parent not in self.items:  # a node under the commander: a new turn replaces the tree
-                self._reset()
-                parent = ""
-            kind = "tool" if str(event.node_id).startswith(TOOL_NODE) else str(event.kind)
-            name, kind = _sub_agent_named(self.items.get(parent), event.name, kind)
-            item = TreeItem(
-                key,
-                parent or None,
-                name,
-                kind,
-                NODE_GLYPHS[NodeState.PENDING],
-                active=True,
-                node_id=event.node_id,
-            )
-            self.items[key] = item
-            return item
+            return self._create(key, event)
         if item is None:
             return None
+        if isinstance(event, NodeEnded):
+            item.state = _final_state(event)
+        elif isinstance(event, NodeStarted):
+            item.state = NodeState.ACTIVE
         if item.kind == "tool":  # its call's updates give it the rest
             item.active = not isinstance(event, NodeEnded)
             if item.tool_status is None:
-                item.glyph = NODE_GLYPHS[_final_state(event) if isinstance(event, NodeEnded) else NodeState.ACTIVE]
+                item.glyph = NODE_GLYPHS[item.state]
         elif isinstance(event, NodeStarted):
             item.glyph, item.started_at = NODE_GLYPHS[NodeState.ACTIVE], event.at
         elif isinstance(event, NodeEnded):
-            item.glyph, item.active, item.ended_at = NODE_GLYPHS[_final_state(event)], False, event.at
+            item.glyph, item.active, item.ended_at = NODE_GLYPHS[item.state], False, event.at
             item.started_at = event.started_at
+        return item
+
+    def _create(self, key: str, event: NodeCreated) -> TreeItem:
+        parent = f"n{event.parent_id}"
+        if parent not in self.items:  # a node under the commander: a new turn replaces the tree
+            self._reset()
+            parent = ""
+        above = self.items.get(parent)
+        shown_parent = (above.key if above.title or above.parent is None else above.shown_parent) if above else None
+        kind = "tool" if str(event.node_id).startswith(TOOL_NODE) else str(event.kind)
+        holder = self.items.get(shown_parent or "")
+        if event.title and kind != "tool" and holder is not None and holder.kind == "tool":
+            kind = "agent"  # the turn an `ask_<agent>` call runs
+        item = TreeItem(
+            key,
+            parent or None,
+            event.name,
+            kind,
+            NODE_GLYPHS[NodeState.PENDING],
+            active=True,
+            node_id=event.node_id,
+            title=event.title if event.title or kind != "tool" else event.name,
+            shown_parent=shown_parent,
+        )
+        self.items[key] = item
+        if holder is not None and item.title:
+            holder.shown_children.append(key)
         return item
 
     def _reset(self) -> None:
@@ -271,19 +376,34 @@ class TaskTree(Tree[str]):
             self._shown_nodes.clear()
 
     # -- the widget (only while shown) ------------------------------------------------------------
+    def _in_view(self, item: TreeItem) -> bool:
+        """Whether the current view shows it: the internals view every node, the user's the titled ones."""
+        return self.internals or bool(item.title) or item.parent is None
+
     def _rebuild(self) -> None:
         self.clear()
         self._shown_nodes.clear()
         for item in self.items.values():
             self._show_item(item)
-        if (node := self._shown_nodes.get(self._cursor_key or "")) is not None:
-            self.call_after_refresh(self.move_cursor, node)  # where it was when hidden (lines exist after layout)
+        key = self._cursor_key
+        while key is not None and key not in self._shown_nodes:  # hidden in this view: the item holding it
+            key = self.items[key].shown_parent if key in self.items else None
+        if (node := self._shown_nodes.get(key or "")) is not None:
+            self.call_after_refresh(self.move_cursor, node)  # where it was (lines exist after layout)
+
+    def _label(self, item: TreeItem, now: float) -> Text:
+        if self.internals:
+            return item.internals_label(now)
+        return user_label(item, [self.items[key] for key in item.shown_children], now)
 
     def _show_item(self, item: TreeItem) -> None:
-        label = item.label(self._clock())
+        if not self._in_view(item):
+            return
+        label = self._label(item, self._clock())
         node = self._shown_nodes.get(item.key)
         if node is None:
-            parent = self._shown_nodes.get(item.parent, self.root) if item.parent else self.root
+            above = item.parent if self.internals else item.shown_parent
+            parent = self._shown_nodes.get(above, self.root) if above else self.root
             parent.allow_expand = True
             node = parent.add(label, data=item.key, expand=True, allow_expand=False)
             self._shown_nodes[item.key] = node
@@ -291,6 +411,8 @@ class TaskTree(Tree[str]):
             node.set_label(label)
         if item.active and item.started_at is not None and self._timer is not None:
             self._timer.resume()
+        if not self.internals and (holder := self.items.get(item.shown_parent or "")) is not None:
+            self._show_item(holder)  # its line counts what runs under it
 
     def _tick(self) -> None:
         """Advance the elapsed time of running nodes; stop ticking when none is left."""
@@ -301,7 +423,7 @@ class TaskTree(Tree[str]):
             return
         now = self._clock()
         for item in running:
-            self._shown_nodes[item.key].set_label(item.label(now))
+            self._shown_nodes[item.key].set_label(self._label(item, now))
 
     # -- cancel ---------------------------------------------------------------------------------
     def selected_item(self) -> TreeItem | None:
@@ -311,27 +433,19 @@ class TaskTree(Tree[str]):
     def action_cancel_node(self) -> None:
         """Cancel the selected running node and its subtree."""
         item = self.selected_item()
-        if item is None:
+        if item is None or item.node_id is None:
             return
-        if item.node_id is None:
-            return
+        name = item.name if self.internals else item.user_name
         if not item.active:
-            self.notify(f"{item.name} has already ended.", severity="warning")
+            self.notify(f"{name} has already ended.", severity="warning")
         elif not self._backend.cancel_node(item.node_id):
-            self.notify(f"{item.name} could not be cancelled: it is no longer running.", severity="warning")
+            self.notify(f"{name} could not be cancelled: it is no longer running.", severity="warning")
         elif item.kind == "tool":
-            self.notify(f"Interrupted {item.name}; the turn goes on with that answer.", title="Task tree")
+            self.notify(f"Interrupted {name}; the turn goes on with that answer.", title="Task tree")
         elif item.kind == "agent":
-            self.notify(f"Cancelled the sub-agent {item.name}; the turn goes on without it.", title="Task tree")
+            self.notify(f"Cancelled the sub-agent {item.user_name}; the turn goes on without it.", title="Task tree")
         else:
-            self.notify(f"Cancelled {item.name} and everything under it.", title="Task tree")
-
-
-def _sub_agent_named(parent: TreeItem | None, name: str, kind: str) -> tuple[str, str]:
-    """(name, kind) of a new node: the first node under an `ask_<agent>` call's is that agent's turn."""
-    if parent is not None and parent.kind == "tool" and parent.name.startswith(ASK_PREFIX):
-        return parent.name[len(ASK_PREFIX) :] or name, "agent"
-    return name, kind
+            self.notify(f"Cancelled {name} and everything under it.", title="Task tree")
 
 
 def _final_state(event: NodeEnded) -> NodeState:
