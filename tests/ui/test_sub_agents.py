@@ -184,7 +184,7 @@ async def test_the_task_tree_names_the_sub_agents_turn_and_cancels_it() -> None:
         await send(pilot, "Ask the researcher about Oslo", wait=False)
         await wait_until(pilot, lambda: gate.reached, "the sub-agent mid-turn")
         agents = [item for item in tree.items.values() if item.kind == "agent"]
-        assert [item.name for item in agents] == ["researcher"]
+        assert [item.title for item in agents] == ["researcher"]
         assert tree.items[agents[0].parent or ""].name == "ask_researcher"
         nested = tree.items["ntool:s1/t1"]
         assert nested.tool_status is ToolStatus.RUNNING  # its call's updates reach its node
