@@ -207,9 +207,18 @@ async def test_o_on_the_panel_opens_the_sub_agents_session_read_only_then_as_cur
     child = backend.add_session(
         "Find the weather in Oslo", [stored("task", Role.USER), stored("It rains.", Role.ASSISTANT)]
     )
-    backend.add_script(delegating(*researcher_turn(), session_id=child.id))
+    script = delegating(*researcher_turn(), session_id=child.id)
+    script.insert(-1, AssistantTextDelta("m1", "The researcher says:\n\n> It rains in Oslo.\n"))
+    backend.add_script(script)
     async with app.run_test() as pilot:
         await send(pilot, "Ask the researcher about Oslo")
+        # Its answer, quoted in the reply, is drawn in the text's own colour (Rich's magenta read as an error).
+        reply = chat(pilot).chat_log.assistant_messages[-1]
+        await wait_until(pilot, lambda: reply.size.height > 2, "the reply laid out")
+        segments = [segment for y in range(reply.size.height) for segment in reply.render_line(y)]
+        said, quoted = (next(s.style for s in segments if text in s.text) for text in ("researcher says", "rains"))
+        assert said is not None and quoted is not None
+        assert quoted.color == said.color and quoted.italic
         panel = chat(pilot).tool_panels.panel(ASK)
         assert panel is not None and panel.sub_agent is not None
         assert panel.sub_agent.session_id == child.id
