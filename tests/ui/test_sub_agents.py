@@ -207,9 +207,8 @@ async def test_o_on_the_panel_opens_the_sub_agents_session_read_only_then_as_cur
     child = backend.add_session(
         "Find the weather in Oslo", [stored("task", Role.USER), stored("It rains.", Role.ASSISTANT)]
     )
-    script = delegating(*researcher_turn(), session_id=child.id)
-    script.insert(-1, AssistantTextDelta("m1", "The researcher says:\n\n> It rains in Oslo.\n"))
-    backend.add_script(script)
+    *answered, finished = delegating(*researcher_turn(), session_id=child.id)
+    backend.add_script([*answered, AssistantTextDelta("m1", "The researcher says:\n\n> It rains in Oslo.\n"), finished])
     async with app.run_test() as pilot:
         await send(pilot, "Ask the researcher about Oslo")
         # Its answer, quoted in the reply, is drawn in the text's own colour (Rich's magenta read as an error).
