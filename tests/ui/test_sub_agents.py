@@ -4,6 +4,7 @@ names its turn after it and cancels it there, and `o` opens its session (read on
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 from textual.pilot import Pilot
@@ -29,6 +30,7 @@ from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
 from tui_agent.ui.screens.sub_session import SubSessionScreen
+from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.sub_agent import PENDING_PIECES, TAIL_CHARS, TEXT_LINES, SubAgentRun
 from tui_agent.ui.widgets.tool_panel import ToolPanel
 
@@ -194,12 +196,20 @@ async def test_the_task_tree_names_the_sub_agents_turn_and_cancels_it() -> None:
         assert under == agents[0].key
         await pilot.press("ctrl+t")
         await wait_until(pilot, lambda: tree.has_focus, "the tree focused")
-        while (selected := tree.selected_item()) is None or selected.kind != "agent":
+        # In the user's words the call's line is the agent's, its own calls under it.
+        (turn,) = tree.root.children
+        (asked,) = turn.children
+        assert re.sub(r" [\d.]+s$", "", str(asked.label)) == "◐ researcher · running 1 tool"
+        assert [re.sub(r" [\d.]+s$", "", str(node.label)) for node in asked.children] == [
+            "◐ get_weat…(Oslo) · running"  # folded to the 80 columns it has, its argument kept
+        ]
+        while (selected := tree.selected_item()) is None or selected.name != "ask_researcher":
             await pilot.press("down")  # handled a moment after `press` returns, maybe: one key per move
             await wait_until(pilot, lambda selected=selected: tree.selected_item() is not selected, "moved down")  # type: ignore[misc]
         await pilot.press("x")
         await wait_until(pilot, lambda: chat_idle(pilot), "turn ended")
-        assert backend.cancelled_nodes == [agents[0].node_id]
+        assert backend.cancelled_nodes == [selected.node_id]
+        assert any("Cancelled the sub-agent researcher" in n.message for n in notifications(app))
 
 
 async def test_o_on_the_panel_opens_the_sub_agents_session_read_only_then_as_current() -> None:

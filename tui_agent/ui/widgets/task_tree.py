@@ -115,13 +115,15 @@ class TreeItem:
         """The engine's view: its name for the node (a tool call in italics), the title dim beside it."""
         name_style = {"tool": "italic", "agent": "bold"}.get(self.kind, "")
         text = Text.assemble((self.glyph, STATE_STYLES.get(self.glyph, "")), " ", (self.name, name_style))
-        if self.title and self.title != self.name:
+        if self.title and self.kind != "tool":  # a tool's title is its call, its name the tool already
             text.append(f" · {self.title}", style="dim")
         if self.started_at is not None:
             text.append("  ").append_text(self.elapsed(now))
         return text
 
 
+MIN_NAME = 12
+"""Characters of a name kept however narrow the tree (what it does may be cut instead)."""
 TOOL_WORDS = {status: label.split(" ", 1)[1] for status, label in STATUS_LABEL.items()}
 """A tool call's status in a word or two ("done", "awaiting approval")."""
 STATE_WORDS = {
@@ -133,15 +135,33 @@ STATE_WORDS = {
 }
 
 
-def user_label(item: TreeItem, children: list[TreeItem], now: float) -> Text:
-    """The user's view of an item: "turn 3 · replying 1.2s", "get_weather(Paris) · done 0.2s",
-    "researcher · 2 tools · done 3.1s" (`children`: the items shown under it)."""
-    style = {"tool": "", "agent": "bold"}.get(item.kind, "bold" if item.shown_parent is None else "")
-    text = Text.assemble((item.glyph, STATE_STYLES.get(item.glyph, "")), " ", (item.user_name, style), " · ")
-    text.append(_doing(item, children))
-    if item.started_at is not None:
-        text.append(" ").append_text(item.elapsed(now))
+def user_label(
+    item: TreeItem, children: list[TreeItem], now: float, agent: TreeItem | None = None, width: int = 0
+) -> Text:
+    """The user's view of an item: "turn 3 · replying 1.2s", "get_weather(Paris) · done 0.2s"; an `ask_<agent>`
+    call's (`agent`: the turn it runs) "researcher · 2 tools · done 3.1s" (`children`: the items shown under it).
+    Given the `width` it has, the name is folded so that what it does and its time stay in view."""
+    style = "bold" if agent is not None or item.shown_parent is None else ""
+    name = agent.user_name if agent is not None else item.user_name
+    doing = _doing(agent or item, children)
+    elapsed = item.elapsed(now) if item.started_at is not None else Text()
+    room = width - len(doing) - len(elapsed) - 6  # the glyph, " · " and the spaces
+    if width:
+        name = fold_name(name, max(room, MIN_NAME))
+    text = Text.assemble((item.glyph, STATE_STYLES.get(item.glyph, "")), " ", (name, style), " · ", doing)
+    if elapsed:
+        text.append(" ").append_text(elapsed)
     return text
+
+
+def fold_name(name: str, room: int) -> str:
+    """`name` in `room` cells: a call's tool name is shortened before its arguments ("get_curren…(Paris)")."""
+    if len(name) <= room:
+        return name
+    tool, paren, arguments = name.partition("(")
+    if paren and room - len(arguments) >= 6:
+        return f"{tool[: room - len(arguments) - 2]}…({arguments}"
+    return name[: room - 1] + "…"
 
 
 def _doing(item: TreeItem, children: list[TreeItem]) -> str:
@@ -377,8 +397,15 @@ class TaskTree(Tree[str]):
 
     # -- the widget (only while shown) ------------------------------------------------------------
     def _in_view(self, item: TreeItem) -> bool:
-        """Whether the current view shows it: the internals view every node, the user's the titled ones."""
-        return self.internals or bool(item.title) or item.parent is None
+        """Whether the current view shows it: the internals view every node, the user's the titled ones (but a
+        sub-agent's turn, which its call's line stands for)."""
+        return self.internals or (bool(item.title) or item.parent is None) and item.kind != "agent"
+
+    def _agent_of(self, item: TreeItem) -> TreeItem | None:
+        """The sub-agent an `ask_<agent>` call runs, once its turn has begun."""
+        if item.kind != "tool":
+            return None
+        return next((self.items[key] for key in item.shown_children if self.items[key].kind == "agent"), None)
 
     def _rebuild(self) -> None:
         self.clear()
@@ -394,25 +421,54 @@ class TaskTree(Tree[str]):
     def _label(self, item: TreeItem, now: float) -> Text:
         if self.internals:
             return item.internals_label(now)
-        return user_label(item, [self.items[key] for key in item.shown_children], now)
+        width = self._room(item)
+        if (agent := self._agent_of(item)) is not None:  # "researcher · 2 tools · done", with its call's state
+            return user_label(item, [self.items[key] for key in agent.shown_children], now, agent, width)
+        return user_label(item, [self.items[key] for key in item.shown_children], now, width=width)
+
+    def _room(self, item: TreeItem) -> int:
+        """The cells `item`'s label has in the user's view (0 before the tree is laid out): each level is
+        indented by the guide."""
+        depth, above = 0, self._user_parent(item)
+        while above is not None:
+            depth, above = depth + 1, self._user_parent(self.items[above])
+        width = self.scrollable_content_region.width
+        return max(width - depth * self.guide_depth - 1, 1) if width else 0
+
+    def on_resize(self) -> None:
+        """Labels are folded to the width: draw them again at the new one."""
+        if self.display and not self.internals:
+            now = self._clock()
+            for key, node in self._shown_nodes.items():
+                node.set_label(self._label(self.items[key], now))
 
     def _show_item(self, item: TreeItem) -> None:
-        if not self._in_view(item):
-            return
+        """Draw `item` if the view shows it, then the items above it, whose lines count what runs under them."""
+        if self._in_view(item):
+            self._draw(item)
+        if not self.internals and (holder := self.items.get(item.shown_parent or "")) is not None:
+            self._show_item(holder)
+
+    def _draw(self, item: TreeItem) -> None:
         label = self._label(item, self._clock())
         node = self._shown_nodes.get(item.key)
         if node is None:
-            above = item.parent if self.internals else item.shown_parent
+            above = item.parent if self.internals else self._user_parent(item)
             parent = self._shown_nodes.get(above, self.root) if above else self.root
-            parent.allow_expand = True
             node = parent.add(label, data=item.key, expand=True, allow_expand=False)
             self._shown_nodes[item.key] = node
         elif node.label != label:
             node.set_label(label)
         if item.active and item.started_at is not None and self._timer is not None:
             self._timer.resume()
-        if not self.internals and (holder := self.items.get(item.shown_parent or "")) is not None:
-            self._show_item(holder)  # its line counts what runs under it
+
+    def _user_parent(self, item: TreeItem) -> str | None:
+        """Where the user's view puts `item`: under its nearest titled ancestor, a sub-agent's items under the
+        call that runs it (the call's line is the agent's)."""
+        above = self.items.get(item.shown_parent or "")
+        if above is not None and above.kind == "agent":
+            return above.shown_parent
+        return above.key if above is not None else None
 
     def _tick(self) -> None:
         """Advance the elapsed time of running nodes; stop ticking when none is left."""
@@ -436,14 +492,16 @@ class TaskTree(Tree[str]):
         if item is None or item.node_id is None:
             return
         name = item.name if self.internals else item.user_name
+        agent = None if self.internals else self._agent_of(item)  # its line is the sub-agent's
         if not item.active:
             self.notify(f"{name} has already ended.", severity="warning")
         elif not self._backend.cancel_node(item.node_id):
             self.notify(f"{name} could not be cancelled: it is no longer running.", severity="warning")
+        elif item.kind == "agent" or agent is not None:
+            who = (agent or item).user_name
+            self.notify(f"Cancelled the sub-agent {who}; the turn goes on without it.", title="Task tree")
         elif item.kind == "tool":
             self.notify(f"Interrupted {name}; the turn goes on with that answer.", title="Task tree")
-        elif item.kind == "agent":
-            self.notify(f"Cancelled the sub-agent {item.user_name}; the turn goes on without it.", title="Task tree")
         else:
             self.notify(f"Cancelled {name} and everything under it.", title="Task tree")
 
