@@ -110,7 +110,7 @@ def arguments_view(raw: str, parsed: Mapping[str, Any] | None, *, expanded: bool
 
 def _argument(key: str, value: Any, file_lang: str | None, expanded: bool) -> Content:
     """One argument: `key: value` on a line, or `key:` above its value indented when that has several lines."""
-    name = Content.styled(f"{reveal(key)}:", "$text-muted") if key else Content()
+    name = Content.styled(f"{reveal(key)}:", "dim") if key else Content()
     text, style, language = _value(key, value, file_lang)
     text, more = (text, None) if expanded else fold(text, FOLD_LINES, FOLD_CHARS)
     drawn = code(text, language) if language else Content.styled(text, style)
