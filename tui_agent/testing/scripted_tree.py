@@ -5,7 +5,8 @@ names, which a test checks against a real turn's tree); each tool call the scrip
 own under `run_tools`, with the id and name the real turn gives it (`tool_node_id`, the tool's name), ended
 when the call reaches a final status. A sub-agent's events (`SubAgentEvent`) open its turn's nodes under
 its call's node, as the agent runs a delegate's turn, and its own calls under its `run_tools`; they end with
-its `TurnFinished`. The nodes still open end together when the turn ends (cancelled if it was).
+its `TurnFinished`. The nodes still open end together when the turn ends (cancelled if it was). Titles are the
+agent's: "turn N" on each turn's first node, the agent's name on a sub-agent's, `ToolCall.headline()` on a call's.
 """
 
 from __future__ import annotations
