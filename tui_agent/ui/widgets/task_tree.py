@@ -1,11 +1,14 @@
-"""Provides `TaskTree`: the live task tree of the current turn — jobs, handlers, tool calls — with cancel.
+"""Provides `TaskTree`: the live task tree of the current turn, in the user's words, with cancel.
 
-It follows `ConversationPort.subscribe_tree`: commander node events build the tree. Each tool call is a node of
-its own (named after the tool, id `tool:<message>/<call>`); the chat screen hands it the call's updates from
-the turn's stream (`follow_call`), which give the node the call's status (awaiting approval, denied…).
-Cancelling a tool node interrupts that call only. A sub-agent's turn runs under the node of the `ask_<agent>`
-call that runs it: that node is labelled with the agent's name (agent → its turn's nodes → its tool calls,
-which the chat screen hands over as it does the turn's own), and cancelling it cancels that sub-agent only.
+It follows `ConversationPort.subscribe_tree`: commander node events build the model (`TreeItem`s). The person
+sees the nodes the domain titled (`NodeEvent.title`), each with what it does: "turn 3 · replying", a call
+"get_weather(Paris) · done 0.2s", a sub-agent "researcher · 2 tools" (on its `ask_<agent>` call's line, its own
+calls under it); names are folded to the tree's width before their arguments, so the state stays in view. `i`
+shows the engine's internals instead (every job and handler by its own name), for people debugging their own
+jobs; the widget never reads class names to decide what to show.
+Each tool call is a node of its own (id `tool:<message>/<call>`); the chat screen hands it the call's updates
+from the turn's stream (`follow_call`), which give it the call's status (awaiting approval, denied…).
+Cancelling a tool node interrupts that call only; cancelling a sub-agent's line cancels that sub-agent only.
 A node created under no known node starts a new turn and replaces the tree. While hidden the panel only
 keeps its model up to date (a dict write per event) and touches no widget; showing it rebuilds the tree.
 One timer ticks the elapsed time of running nodes, and only while the panel is shown.
