@@ -22,6 +22,8 @@ from tui_agent.status import ToolStatus
 
 CallKey = tuple[str, str]
 """(message id, call id): what tells one call of a session from another."""
+HEADLINE_CHARS = 28
+"""Characters of argument values a call's headline keeps (the task tree's lines are 40 to 60 wide)."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,28 @@ class ToolCall:
     def replace(self, **changes: Any) -> ToolCall:
         """This call with `changes` (a new value; calls are never changed in place)."""
         return dataclasses.replace(self, **changes)
+
+    def readable_arguments(self) -> Mapping[str, Any]:
+        """The parsed arguments, read from the raw text when they were not parsed (a stored call); `{}` while
+        they do not parse."""
+        if self.arguments is not None:
+            return self.arguments
+        try:
+            parsed = json.loads(self.raw_arguments)
+        except ValueError:
+            return {}
+        return parsed if isinstance(parsed, dict) else {}
+
+    def headline(self, width: int = HEADLINE_CHARS) -> str:
+        """The call in a few words, as a person would write it: `get_weather(Paris)`, its argument values (not
+        `to_user`, which the chat shows) folded to `width` characters."""
+        values = [value for key, value in self.readable_arguments().items() if key != "to_user"]
+        shown = ", ".join(
+            " ".join(v.split()) if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for v in values
+        )
+        if len(shown) > width:
+            shown = shown[: width - 1].rstrip() + "…"
+        return f"{self.name}({shown})"
 
     def arguments_for_model(self) -> str:
         """The arguments as sent back to the model: the parsed ones (no `to_user`), `{}` when unparseable."""

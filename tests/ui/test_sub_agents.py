@@ -4,6 +4,7 @@ names its turn after it and cancels it there, and `o` opens its session (read on
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 from textual.pilot import Pilot
@@ -29,6 +30,7 @@ from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
 from tui_agent.ui.screens.sub_session import SubSessionScreen
+from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.sub_agent import PENDING_PIECES, TAIL_CHARS, TEXT_LINES, SubAgentRun
 from tui_agent.ui.widgets.tool_panel import ToolPanel
 
@@ -184,7 +186,7 @@ async def test_the_task_tree_names_the_sub_agents_turn_and_cancels_it() -> None:
         await send(pilot, "Ask the researcher about Oslo", wait=False)
         await wait_until(pilot, lambda: gate.reached, "the sub-agent mid-turn")
         agents = [item for item in tree.items.values() if item.kind == "agent"]
-        assert [item.name for item in agents] == ["researcher"]
+        assert [item.title for item in agents] == ["researcher"]
         assert tree.items[agents[0].parent or ""].name == "ask_researcher"
         nested = tree.items["ntool:s1/t1"]
         assert nested.tool_status is ToolStatus.RUNNING  # its call's updates reach its node
@@ -194,12 +196,20 @@ async def test_the_task_tree_names_the_sub_agents_turn_and_cancels_it() -> None:
         assert under == agents[0].key
         await pilot.press("ctrl+t")
         await wait_until(pilot, lambda: tree.has_focus, "the tree focused")
-        while (selected := tree.selected_item()) is None or selected.kind != "agent":
+        # In the user's words the call's line is the agent's, its own calls under it.
+        (turn,) = tree.root.children
+        (asked,) = turn.children
+        assert re.sub(r" [\d.]+s$", "", str(asked.label)) == "◐ researcher · running 1 tool"
+        assert [re.sub(r" [\d.]+s$", "", str(node.label)) for node in asked.children] == [
+            "◐ get_weat…(Oslo) · running"  # folded to the 80 columns it has, its argument kept
+        ]
+        while (selected := tree.selected_item()) is None or selected.name != "ask_researcher":
             await pilot.press("down")  # handled a moment after `press` returns, maybe: one key per move
             await wait_until(pilot, lambda selected=selected: tree.selected_item() is not selected, "moved down")  # type: ignore[misc]
         await pilot.press("x")
         await wait_until(pilot, lambda: chat_idle(pilot), "turn ended")
-        assert backend.cancelled_nodes == [agents[0].node_id]
+        assert backend.cancelled_nodes == [selected.node_id]
+        assert any("Cancelled the sub-agent researcher" in n.message for n in notifications(app))
 
 
 async def test_o_on_the_panel_opens_the_sub_agents_session_read_only_then_as_current() -> None:
@@ -207,9 +217,17 @@ async def test_o_on_the_panel_opens_the_sub_agents_session_read_only_then_as_cur
     child = backend.add_session(
         "Find the weather in Oslo", [stored("task", Role.USER), stored("It rains.", Role.ASSISTANT)]
     )
-    backend.add_script(delegating(*researcher_turn(), session_id=child.id))
+    *answered, finished = delegating(*researcher_turn(), session_id=child.id)
+    backend.add_script([*answered, AssistantTextDelta("m1", "The researcher says:\n\n> It rains in Oslo.\n"), finished])
     async with app.run_test() as pilot:
         await send(pilot, "Ask the researcher about Oslo")
+        # Its answer, quoted in the reply, is drawn in the text's own colour (Rich's magenta read as an error).
+        reply = chat(pilot).chat_log.assistant_messages[-1]
+        await wait_until(pilot, lambda: reply.size.height > 2, "the reply laid out")
+        segments = [segment for y in range(reply.size.height) for segment in reply.render_line(y)]
+        said, quoted = (next(s.style for s in segments if text in s.text) for text in ("researcher says", "rains"))
+        assert said is not None and quoted is not None
+        assert quoted.color == said.color and quoted.italic
         panel = chat(pilot).tool_panels.panel(ASK)
         assert panel is not None and panel.sub_agent is not None
         assert panel.sub_agent.session_id == child.id

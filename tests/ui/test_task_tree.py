@@ -1,7 +1,8 @@
 """The task tree (Ctrl+T) during real turns: offline model over HTTP, real agent and commander, real SQLite.
 
-It shows the turn's jobs, handlers and tool calls with their state and elapsed time, cancels the subtree
-of a selected running node, and gives the prompt its focus back when hidden.
+It shows the turn and its tool calls in the user's words with their state and elapsed time (`i`: the engine's
+jobs and handlers instead), cancels the subtree of a selected running item, and gives the prompt its focus back
+when hidden.
 """
 
 from __future__ import annotations
@@ -84,14 +85,20 @@ def shown_lines(tree: TaskTree) -> list[str]:
 
 
 def line_for(tree: TaskTree, name: str) -> str:
-    return next(line for line in shown_lines(tree) if line.split("  ")[0].endswith(f" {name}"))
+    """The line of the item called `name` (the user's view: its title; the internals view: the engine's name)."""
+    return next(line for line in shown_lines(tree) if line.split("  ")[0].split(" · ")[0].endswith(f" {name}"))
+
+
+async def show_internals(pilot: Pilot[None], tree: TaskTree) -> None:
+    await pilot.press("i")
+    await wait_until(pilot, lambda: tree.internals and len(shown_lines(tree)) == len(tree.items), "the internals")
 
 
 async def select(pilot: Pilot[None], tree: TaskTree, name: str) -> None:
-    """Move the cursor down to the (first) node called `name`, as a person would."""
+    """Move the cursor down to the (first) item called `name` (its title or its engine name), as a person would."""
     for _ in range(len(tree.items) + 1):
         item = tree.selected_item()
-        if item is not None and item.name == name:
+        if item is not None and name in (item.name, item.title):
             return
         await pilot.press("down")  # handled a moment after `press` returns, maybe: one key per move
         await wait_until(pilot, lambda item=item: tree.selected_item() is not item, f"the cursor moved down to {name}")  # type: ignore[misc]
@@ -112,12 +119,22 @@ async def test_ctrl_t_shows_the_turn_live_until_everything_completed(real_app: M
         assert "get_current_weather" in names and names.count("ResponseJob") == 2
         tool = next(item for item in tree.items.values() if item.kind == "tool")
         assert tool.parent is not None and tree.items[tool.parent].name == "run_tools"
+        # In the user's words: the turn and its call, nothing of the engine (drawn live, while shown).
+        turn, call = shown_lines(tree)
+        assert re.fullmatch(r"✓ turn 1 · 1 tool · done \d+\.\ds", turn), turn
+        # The call's name folded to the tree's width before its argument, so that what it came to stays in view.
+        assert re.fullmatch(r"✓ get_current_…\(Paris\) · done \d+\.\ds", call), call
+        assert [str(node.label) for node in tree.root.children] == [turn]  # the call is under the turn
+        tree.focus()
+        await show_internals(pilot, tree)  # the engine's jobs and handlers, for people debugging their own
         lines = shown_lines(tree)
-        assert len(lines) == len(tree.items)  # drawn live, while shown
         for line in lines:
             assert line.startswith("✓ "), line
             assert ELAPSED.search(line), f"no elapsed time in {line!r}"
-        assert line_for(tree, "ChatJob") == lines[0]
+        assert line_for(tree, "ChatJob") == lines[0] and lines[0].startswith("✓ ChatJob · turn 1  ")
+        assert "i your words" in str(tree.border_subtitle)
+        await pilot.press("i")
+        await wait_until(pilot, lambda: shown_lines(tree) == [turn, call], "the user's words again")
 
 
 @pytest.mark.parametrize("key", ["x", "delete"])
@@ -136,6 +153,8 @@ async def test_cancelling_a_running_node_stops_its_subtree_and_says_so(
         await pilot.press("ctrl+t")
         tree = await task_tree(pilot)
         await wait_until(pilot, lambda: tree.has_focus, "the tree focused")
+        assert line_for(tree, "turn 1").startswith("◐ turn 1 · running 1 tool ")
+        await show_internals(pilot, tree)
         assert line_for(tree, "run_tools").startswith("◐ ") and line_for(tree, "slow_echo").startswith("◐ ")
         await select(pilot, tree, "run_tools")
         await pilot.press("ctrl+t")
@@ -179,6 +198,8 @@ async def test_cancel_key_on_an_ended_node_explains_instead(real_app: MakeApp) -
         )
         await pilot.press("ctrl+t")
         tree = await task_tree(pilot)
+        await wait_until(pilot, lambda: tree.has_focus, "the tree focused")
+        await show_internals(pilot, tree)
         await select(pilot, tree, "show_reply")
         await pilot.press("x")
         await wait_until(
@@ -202,16 +223,17 @@ async def test_cancelling_one_tool_node_interrupts_that_call_and_the_reply_goes_
         )
         await pilot.press("ctrl+t")
         tree = await task_tree(pilot)
-        await select(pilot, tree, "slow_echo")  # the first: the one that would take 30 s
+        await select(pilot, tree, "slow_echo(stuck, 30)")  # the one that would take 30 s, by its headline
         await pilot.press("x")
         await wait_until(pilot, lambda: screen.idle, "the turn ended")
-        assert any("Interrupted slow_echo" in n.message for n in notifications(app))
+        assert any("Interrupted slow_echo(stuck, 30)" in n.message for n in notifications(app))
         stuck, quick = screen.tool_panels.panels
         assert (stuck.status, quick.status) == (ToolStatus.INTERRUPTED, ToolStatus.DONE)
         tools = [line for line in shown_lines(tree) if " slow_echo" in line]
-        assert [line[0] for line in tools] == ["⊘", "✓"]
+        assert [ELAPSED.sub("", line).split(" · ")[-1] for line in tools] == ["interrupted ", "done "]
+        assert [line[:2] for line in tools] == ["⊘ ", "✓ "]
         assert (
-            line_for(tree, "ChatJob").startswith("✓ ")
+            line_for(tree, "turn 1").startswith("✓ turn 1 · 2 tools · done ")
             and [i.name for i in tree.items.values()].count("ResponseJob") == 2
         )  # the model was asked again
         replies = [entry.text for entry in screen.chat_log.query(AssistantMessage)]
@@ -239,7 +261,7 @@ async def test_a_hidden_tree_draws_nothing_and_hiding_gives_the_prompt_its_focus
         await pilot.press("ctrl+t")
         await wait_until(
             pilot,
-            lambda: shown_lines(tree) == [f"◐ {item.name}  3.2s" for item in tree.items.values()] and tree.has_focus,
+            lambda: shown_lines(tree) == ["◐ turn 1 · replying 3.2s"] and tree.has_focus,
             lambda: f"the tree drawn, focused ({shown_lines(tree)}, {tree.has_focus})",
         )
 
@@ -248,7 +270,8 @@ async def test_a_hidden_tree_draws_nothing_and_hiding_gives_the_prompt_its_focus
 
         await wait_until(pilot, lambda: bool(hints()), "the hint said (after the frame that shows the tree)")
         (hint,) = hints()
-        assert "del or x" in hint  # the keys in force, said once
+        assert "del or x" in hint and "i shows the engine's jobs" in hint  # the keys in force, said once
+        assert str(tree.border_subtitle) == "del or x cancel · i internals"  # and kept under the tree
         await pilot.press("ctrl+t")
         await wait_until(
             pilot, lambda: not tree.display and screen.prompt_input.has_focus, "hidden, the prompt focused"
@@ -260,9 +283,7 @@ async def test_a_hidden_tree_draws_nothing_and_hiding_gives_the_prompt_its_focus
         await pilot.press("ctrl+t")
         await wait_until(
             pilot,
-            lambda: (
-                len(shown_lines(tree)) == len(tree.items) and all(line.startswith("✓ ") for line in shown_lines(tree))
-            ),
+            lambda: shown_lines(tree) == ["✓ turn 1 · done 0.0s"],
             lambda: f"the ended turn drawn ({shown_lines(tree)})",
         )
         await pilot.pause()

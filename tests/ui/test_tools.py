@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
+from textual.content import Content
+
 from tests.ui.helpers import call, chat, chat_idle, make_app, send, showing, under_the_pointer, wait_until
 from tui_agent.agent.events import ToolStatus
 from tui_agent.testing.scripted import AskApproval, Gate, Script, reply_script
@@ -56,21 +60,50 @@ async def test_panel_goes_through_every_status_with_a_distinct_look() -> None:
         assert len(looks) == 4, "every final status has its own border"
 
 
-async def test_arguments_pretty_printed_and_long_result_expands() -> None:
+DIFF = "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n-colour = 'red'\n+colour = 'green'\n size = 3\n"
+LONG_TASK = "Find out " + "and then some more " * 20
+
+
+def styles_over(content: Content, text: str) -> set[str]:
+    """The styles of the spans covering the first `text` in `content`."""
+    start = content.plain.index(text)
+    return {str(span.style) for span in content.spans if span.start <= start and span.end >= start + len(text)}
+
+
+async def test_arguments_read_as_a_form_and_results_are_highlighted_and_expand() -> None:
     result = "\n".join(f"line {n}" for n in range(30))
-    app, _ = make_app(
-        [[call("c1", ToolStatus.DONE, arguments='{"a":1,"b":[1,2]}', started=1.0, finished=2.0, result=result)]]
-    )
-    async with app.run_test() as pilot:
+    arguments = json.dumps({"to_user": "Reading it now.", "path": "src/app.py", "task": LONG_TASK, "n": 3})
+    script: Script = [  # the long one last: the column follows the newest, so it is the one in view
+        call("c2", ToolStatus.DONE, name="get_data", arguments="{}", started=1.0, finished=2.0, result='{"t":21}'),
+        call("c3", ToolStatus.DONE, name="edit_file", arguments='{"path": "app.py"}', result=DIFF),
+        call("c1", ToolStatus.DONE, arguments=arguments, started=1.0, finished=2.0, result=result),
+    ]
+    app, _ = make_app([script])
+    async with app.run_test(size=(160, 45)) as pilot:
         await send(pilot, "go")
         panel = chat(pilot).tool_panels.panel(("m1", "c1"))
         assert panel is not None
-        collapsed = str(panel.render())
-        assert '"a": 1,\n  "b": [' in collapsed
-        assert "line 7" in collapsed and "line 8" not in collapsed and "22 more lines" in collapsed
+        collapsed = panel.render()
+        assert isinstance(collapsed, Content)
+        shown = collapsed.plain
+        assert shown.startswith("path: src/app.py\ntask: Find out and then some more") and "\nn: 3\n" in shown
+        assert "Reading it now" not in shown  # the chat says it; the panel does not repeat it
+        assert "$text-accent" in styles_over(collapsed, "src/app.py")  # a path stands out
+        assert LONG_TASK.strip() not in shown and "more …\n" in shown  # a long string is folded
+        assert "line 7" in shown and "line 8" not in shown and "22 more lines" in shown
+        data, diff = (chat(pilot).tool_panels.panel(("m1", key)) for key in ("c2", "c3"))
+        assert data is not None and diff is not None
+        drawn = data.render()
+        assert isinstance(drawn, Content) and '{\n  "t": 21\n}' in drawn.plain  # JSON: pretty and highlighted
+        assert "$text-warning" in styles_over(drawn, "21")
+        drawn = diff.render()
+        assert isinstance(drawn, Content)  # a unified diff in the theme's colours
+        assert "$text-success" in styles_over(drawn, "+colour = 'green'")
+        assert "$text-error" in styles_over(drawn, "-colour = 'red'")
         await wait_until(pilot, lambda: under_the_pointer(pilot, panel), "the panel laid out")
         await pilot.click(panel)
         await wait_until(pilot, lambda: "line 29" in str(panel.render()), "expanded by a click")
+        assert LONG_TASK.strip() in str(panel.render())  # the arguments in full too
         panel.focus()  # the focus moves a moment later: wait before the key
         await wait_until(pilot, lambda: panel.has_focus, "the panel focused")
         await pilot.press("enter")

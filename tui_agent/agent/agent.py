@@ -264,7 +264,7 @@ class Agent:
         turn = Turn(state.services, session.id, state.conversation, state.budget, events.put_nowait, turn_id)
         turn.agent, turn.runs = agent, self.agent or DEFAULT_AGENT_NAME
         turn.attach_message(message_id, continuation)
-        await self._turns.start_job(ChatJob(turn))
+        await self._turns.start_job(ChatJob(turn, title=f"turn {state.conversation.prompts}"))
         try:
             async for event in turn_events(events, turn_id):
                 yield event

@@ -78,6 +78,15 @@ class Conversation:
         if system_prompt:
             self.messages.append({"role": "system", "content": system_prompt})
 
+    @property
+    def prompts(self) -> int:
+        """How many of the person's prompts it holds (not a compaction's summary, nor the images tools returned):
+        the number of the turn they are on, for the task tree."""
+        return sum(
+            m.get("role") == "user" and TOOL_IMAGES not in m and not str(m.get("content")).startswith(SUMMARY_HEADING)
+            for m in self.messages
+        )
+
     def add_user(self, text: str, attachments: Sequence[Attachment] = ()) -> None:
         """Append the user's prompt, with its files and images (`content.user_content`)."""
         self.messages.append({"role": "user", "content": user_content(text, attachments)})

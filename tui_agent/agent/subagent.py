@@ -78,7 +78,7 @@ async def run_subagent(sub: SubAgent, task: str) -> str:
     if node is None:
         raise SubAgentFailedError(f"The {sub.name} can only be asked from inside a turn.")
     child, relay = await _start(caller, call, sub, task)
-    job = ChatJob(child)
+    job = ChatJob(child, title=sub.name)
     await node.put_job(job)
     state = await job.wait()
     if state is NodeState.CANCELLED:  # its own node was cancelled (the task tree): the call is interrupted

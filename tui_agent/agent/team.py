@@ -133,7 +133,7 @@ class TeamRun:
             self.session_id, Role.ASSISTANT, "", MessageStatus.STREAMING, model=services.model, agent=member
         )
         turn.attach_message(reply.id)
-        job = MemberJob(turn)
+        job = MemberJob(turn, title=turn.agent or "")
         await node.put_job(job)
         await job.wait()
         return turn
@@ -221,6 +221,7 @@ class TeamJob(Job):
     def __init__(self, run: TeamRun) -> None:
         super().__init__()
         self.run_ = run
+        self.title = f"team {run.team.name}"
         run.job = self
         self.add_callback_functions("at_job_end", {"function": self._ended})
         self.add_callback_functions("at_terminate", {"function": self._cancelled})
@@ -250,6 +251,7 @@ class RoundJob(Job):
     def __init__(self, run: TeamRun, number: int) -> None:
         super().__init__()
         self.run_, self.number = run, number
+        self.title = f"round {number}"
 
     @property
     def label(self) -> str:

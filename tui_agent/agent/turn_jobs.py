@@ -47,11 +47,14 @@ STREAM_SLICE = 0.004
 
 
 class ChatJob(Job):
-    """One turn: starts the first response and closes the turn when everything under it has ended."""
+    """One turn: starts the first response and closes the turn when everything under it has ended.
 
-    def __init__(self, turn: Turn) -> None:
+    `title` is the turn in the user's words, for the task tree: "turn 3", or the agent a sub-agent's turn is."""
+
+    def __init__(self, turn: Turn, title: str = "") -> None:
         super().__init__()
         self.turn = turn
+        self.title = title
         self.add_callback_functions("at_job_end", {"function": self._ended})
         self.add_callback_functions("at_terminate", {"function": self._cancelled})
         self.add_callback_functions("at_exception", {"function": self._crashed, "inject_exception": True})
@@ -183,7 +186,7 @@ async def _answer(node: HandlerCoroutine, turn: Turn, collector: ToolCallCollect
     turn.services.runner.begin_session(turn.session_id)
     handlers = []
     for call in valid:
-        handler = run_call(turn, call).named(call.name)
+        handler = run_call(turn, call).named(call.name, call.headline())
         handler.id = tool_node_id(call)
         handlers.append(node.call_handler(handler))
     for handler in handlers:  # a cancelled call's node ends `cancelled`; the others run on

@@ -165,7 +165,7 @@ class CommanderAsync(TaskNode, Generic[T]):
         if node._callback is not None and node._callback.at_commander_end:
             self._watch_commander_end(node)
         if self._observers:
-            self._emit(NodeCreated(node.id, parent._id, node.kind, node.label, time.monotonic()))
+            self._emit(NodeCreated(node.id, parent._id, node.kind, node.label, time.monotonic(), title=node.title))
 
     def _submit_job(self, job: Job, parent: TaskNode) -> None:
         if not isinstance(job, Job):
@@ -242,7 +242,8 @@ class CommanderAsync(TaskNode, Generic[T]):
     def _node_started(self, node: TaskNode) -> None:
         if self._observers:
             parent_id = node._parent._id if node._parent else None
-            self._emit(NodeStarted(node.id, parent_id, node.kind, node.label, node.started_at or time.monotonic()))
+            at = node.started_at or time.monotonic()
+            self._emit(NodeStarted(node.id, parent_id, node.kind, node.label, at, title=node.title))
 
     def _node_ended(self, node: TaskNode) -> None:
         self._nodes.pop(node.id, None)
@@ -251,11 +252,12 @@ class CommanderAsync(TaskNode, Generic[T]):
         parent_id = node._parent._id if node._parent else None
         common = (node.id, parent_id, node.kind, node.label, node.finished_at or time.monotonic(), node.started_at)
         if node.state is NodeState.FAILED:
-            self._emit(NodeFailed(*common, error=str(node.exception) or type(node.exception).__name__))
+            error = str(node.exception) or type(node.exception).__name__
+            self._emit(NodeFailed(*common, error=error, title=node.title))
         elif node.state is NodeState.CANCELLED:
-            self._emit(NodeCancelled(*common))
+            self._emit(NodeCancelled(*common, title=node.title))
         else:
-            self._emit(NodeFinished(*common))
+            self._emit(NodeFinished(*common, title=node.title))
 
     def _report_callback_failure(self, node: TaskNode, which: str, function: Any, exc: BaseException) -> None:
         if self._observers:

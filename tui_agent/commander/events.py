@@ -6,7 +6,7 @@ the UI's task-tree view and the tests follow the tree without reaching into it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 
@@ -38,6 +38,9 @@ class NodeEvent:
     name: str
     at: float
     """`time.monotonic()` when the event happened."""
+    title: str = field(default="", kw_only=True)
+    """The node's `TaskNode.title`: what it is in the user's words ("turn 3", "get_weather(Paris)"); "" for the
+    engine's own steps."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,9 @@ class TaskNode:
         """What the body returned."""
         self.started_at: float | None = None
         self.finished_at: float | None = None
+        self.title = ""
+        """What the node is in the user's words ("turn 3", "get_weather(Paris)", "researcher"), set by whoever
+        makes it, before it joins the tree; "" for the engine's own steps, which a task-tree view may leave out."""
         if callback is not None:
             self.add_callback(callback)
 
@@ -317,9 +320,11 @@ class HandlerCoroutine(TaskNode):
     def label(self) -> str:
         return self._name
 
-    def named(self, name: str) -> HandlerCoroutine:
-        """This handler, shown in the tree as `name` instead of its function's name (a tool call: the tool)."""
+    def named(self, name: str, title: str = "") -> HandlerCoroutine:
+        """This handler, shown in the tree as `name` instead of its function's name (a tool call: the tool), and
+        to the user as `title` (see `TaskNode.title`)."""
         self._name = name
+        self.title = title
         return self
 
     async def _body(self) -> Any:

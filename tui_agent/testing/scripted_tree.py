@@ -5,7 +5,8 @@ names, which a test checks against a real turn's tree); each tool call the scrip
 own under `run_tools`, with the id and name the real turn gives it (`tool_node_id`, the tool's name), ended
 when the call reaches a final status. A sub-agent's events (`SubAgentEvent`) open its turn's nodes under
 its call's node, as the agent runs a delegate's turn, and its own calls under its `run_tools`; they end with
-its `TurnFinished`. The nodes still open end together when the turn ends (cancelled if it was).
+its `TurnFinished`. The nodes still open end together when the turn ends (cancelled if it was). Titles are the
+agent's: "turn N" on each turn's first node, the agent's name on a sub-agent's, `ToolCall.headline()` on a call's.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from tui_agent.agent.turn_jobs import TURN_SHAPE, tool_node_id
 from tui_agent.commander.events import NodeCancelled, NodeCreated, NodeFinished, NodeKind, NodeStarted
 from tui_agent.tool_call import ToolCall
 
-OpenNode = tuple[int | str, int | str, str, NodeKind, float]
-"""(id, parent id, name, kind, started at)."""
+OpenNode = tuple[int | str, int | str, str, NodeKind, float, str]
+"""(id, parent id, name, kind, started at, title)."""
 
 
 class ScriptedTree:
@@ -37,6 +38,7 @@ class ScriptedTree:
         self._seen: set[int | str] = set()
         self._sub_turns: dict[int | str, list[int | str]] = {}
         """The nodes of each sub-agent's turn, by the node of the call that runs it."""
+        self._turns = 0
 
     def subscribe(self, observer: TreeObserver) -> Unsubscribe:
         self._observers.append(observer)
@@ -46,12 +48,15 @@ class ScriptedTree:
         return any(node[0] == node_id for node in self._open)
 
     def begin_turn(self) -> None:
-        self._tool_parent = self._open_turn(0)[-1]  # run_tools
+        self._turns += 1
+        self._tool_parent = self._open_turn(0, f"turn {self._turns}")[-1]  # run_tools
 
-    def _open_turn(self, under: int | str) -> list[int | str]:
+    def _open_turn(self, under: int | str, title: str) -> list[int | str]:
+        """The turn's nodes; its first (the `ChatJob`) carries its title, as the agent's does."""
         ids: list[int | str] = []
         for name, kind, parent in TURN_SHAPE:
-            ids.append(self._start(next(self._ids), ids[parent] if parent is not None else under, name, kind))
+            below = ids[parent] if parent is not None else under
+            ids.append(self._start(next(self._ids), below, name, kind, "" if ids else title))
         return ids
 
     def follow(self, event: AgentEvent, tool_parent: int | str | None = None) -> None:
@@ -64,7 +69,9 @@ class ScriptedTree:
         node_id = tool_node_id(event.call)
         if node_id not in self._seen:
             self._seen.add(node_id)
-            self._start(node_id, tool_parent or self._tool_parent, event.call.name, NodeKind.HANDLER)
+            self._start(
+                node_id, tool_parent or self._tool_parent, event.call.name, NodeKind.HANDLER, event.call.headline()
+            )
         if event.call.status.is_final:
             self._end([node for node in self._open if node[0] == node_id], cancelled=False)
 
@@ -72,7 +79,7 @@ class ScriptedTree:
         caller = tool_node_id(ToolCall(event.call[1], "", message_id=event.call[0]))
         nodes = self._sub_turns.get(caller)
         if nodes is None:
-            nodes = self._sub_turns[caller] = self._open_turn(caller)
+            nodes = self._sub_turns[caller] = self._open_turn(caller, event.agent)
         self.follow(event.event, nodes[-1])
         if isinstance(event.event, TurnFinished):
             self._end([node for node in self._open if node[0] in nodes], cancelled=False)
@@ -80,19 +87,19 @@ class ScriptedTree:
     def end_turn(self, cancelled: bool) -> None:
         self._end(list(self._open), cancelled)
 
-    def _start(self, node_id: int | str, parent_id: int | str, name: str, kind: NodeKind) -> int | str:
+    def _start(self, node_id: int | str, parent_id: int | str, name: str, kind: NodeKind, title: str) -> int | str:
         now = self._clock()
-        self._open.append((node_id, parent_id, name, kind, now))
-        self._emit(NodeCreated(node_id, parent_id, kind, name, now))
-        self._emit(NodeStarted(node_id, parent_id, kind, name, now))
+        self._open.append((node_id, parent_id, name, kind, now, title))
+        self._emit(NodeCreated(node_id, parent_id, kind, name, now, title=title))
+        self._emit(NodeStarted(node_id, parent_id, kind, name, now, title=title))
         return node_id
 
     def _end(self, nodes: list[OpenNode], cancelled: bool) -> None:
         ended = NodeCancelled if cancelled else NodeFinished
         for node in reversed(nodes):
             self._open.remove(node)
-            node_id, parent_id, name, kind, started = node
-            self._emit(ended(node_id, parent_id, kind, name, self._clock(), started))
+            node_id, parent_id, name, kind, started, title = node
+            self._emit(ended(node_id, parent_id, kind, name, self._clock(), started, title=title))
 
     def _emit(self, event: TreeEvent) -> None:
         for observer in list(self._observers):

@@ -107,7 +107,9 @@ async def test_two_delegations_run_at_once_and_cancelling_one_node_interrupts_th
             if which == "the call's node":
                 assert agent.cancel_node(tool_node_id(asking))
             else:
-                assert sub_agent_job(agent, asking).cancel()
+                job = sub_agent_job(agent, asking)
+                assert job.title == "coder"  # the task tree names the sub-agent's turn after the agent
+                assert job.cancel()
 
     assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
     calls = calls_of(events)

@@ -57,6 +57,8 @@ async def test_the_shipped_writer_critic_team_ends_approved_in_two_rounds(
     labels = [event.name for event in tree]
     assert labels[:2] == ["team writer-critic", "round 1"] and "round 2" in labels and "round 3" not in labels
     assert labels.count("writer") == 2 and labels.count("critic") == 2
+    titles = [event.title for event in tree if event.title]  # the task tree's, in the user's words
+    assert titles[:3] == ["team writer-critic", "round 1", "writer"] and "round 2" in titles
 
     session = await agent.store.get_session(agent.current_session_id or "")
     assert session is not None and (session.agent, session.stop_reason) == ("team:writer-critic", stop.reason)

@@ -112,6 +112,13 @@ async def test_a_turn_delivers_every_node_from_creation_to_its_end(make_agent: M
         assert ending.started_at is not None and ending.at >= ending.started_at
     order = [event.node_id for event in nodes(seen) if isinstance(event, NodeEnded)]
     assert order[-1] == chat_job.node_id  # the root ends last, after its whole subtree
+    # In the user's words: the turn and its call are titled, on every event; the engine's own steps are not.
+    titled = {event.name: event.title for event in made.values() if event.title}
+    assert titled == {"ChatJob": "turn 1", "get_current_weather": "get_current_weather(Paris)"}
+    assert {e.title for e in seen if isinstance(e, NodeEvent) and e.node_id == chat_job.node_id} == {"turn 1"}
+    seen.clear()
+    await collect(built.agent.send(WEATHER))
+    assert next(event.title for event in created(seen).values() if event.name == "ChatJob") == "turn 2"
 
 
 async def test_each_tool_call_is_a_node_under_run_tools_named_after_the_tool(make_agent: MakeAgent) -> None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from rich.segment import Segment
 from rich.style import Style
+from rich.theme import Theme
 from textual.geometry import Region, Size
 from textual.selection import Selection
 from textual.strip import Strip
@@ -39,6 +40,9 @@ GROWTH_STEP = 4
 """Lines a streaming view grows by at a time."""
 SLICE = 0.012
 """Seconds of settling per turn of the event loop before yielding to it (keys, frames)."""
+QUOTE_STYLE = {"markdown.block_quote": "italic"}
+"""A quote (a sub-agent's answer passed on, most often) in the text's own colour: Rich's magenta is the error
+colour's neighbour in most themes, and read as one."""
 PREPARE_CHARS = 8000
 """Replies up to this long are rendered whole before they are mounted again (see `prepare`)."""
 
@@ -184,8 +188,9 @@ class MarkdownView(Widget):
         # deferred: markdown-it and Rich's renderers load at the first reply, not at start-up
         from tui_agent.ui.widgets.markdown_rich import ChatMarkdown
 
-        segments = console.render(ChatMarkdown(source), options)
-        return [Strip(line) for line in Segment.split_and_crop_lines(segments, width, include_new_lines=False)]
+        with console.use_theme(Theme(QUOTE_STYLE)):  # looked up while the lines are made, inside this block
+            segments = console.render(ChatMarkdown(source), options)
+            return [Strip(line) for line in Segment.split_and_crop_lines(segments, width, include_new_lines=False)]
 
     def _update_lines(self, width: int) -> None:
         """Bring the pieces up to date for `width`: settle new ones (for a slice of time), re-render the tail."""

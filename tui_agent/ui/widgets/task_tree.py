@@ -1,11 +1,14 @@
-"""Provides `TaskTree`: the live task tree of the current turn — jobs, handlers, tool calls — with cancel.
+"""Provides `TaskTree`: the live task tree of the current turn, in the user's words, with cancel.
 
-It follows `ConversationPort.subscribe_tree`: commander node events build the tree. Each tool call is a node of
-its own (named after the tool, id `tool:<message>/<call>`); the chat screen hands it the call's updates from
-the turn's stream (`follow_call`), which give the node the call's status (awaiting approval, denied…).
-Cancelling a tool node interrupts that call only. A sub-agent's turn runs under the node of the `ask_<agent>`
-call that runs it: that node is labelled with the agent's name (agent → its turn's nodes → its tool calls,
-which the chat screen hands over as it does the turn's own), and cancelling it cancels that sub-agent only.
+It follows `ConversationPort.subscribe_tree`: commander node events build the model (`TreeItem`s). The person
+sees the nodes the domain titled (`NodeEvent.title`), each with what it does: "turn 3 · replying", a call
+"get_weather(Paris) · done 0.2s", a sub-agent "researcher · 2 tools" (on its `ask_<agent>` call's line, its own
+calls under it); names are folded to the tree's width before their arguments, so the state stays in view. `i`
+shows the engine's internals instead (every job and handler by its own name), for people debugging their own
+jobs; the widget never reads class names to decide what to show.
+Each tool call is a node of its own (id `tool:<message>/<call>`); the chat screen hands it the call's updates
+from the turn's stream (`follow_call`), which give it the call's status (awaiting approval, denied…).
+Cancelling a tool node interrupts that call only; cancelling a sub-agent's line cancels that sub-agent only.
 A node created under no known node starts a new turn and replaces the tree. While hidden the panel only
 keeps its model up to date (a dict write per event) and touches no widget; showing it rebuilds the tree.
 One timer ticks the elapsed time of running nodes, and only while the panel is shown.
@@ -14,13 +17,13 @@ One timer ticks the elapsed time of running nodes, and only while the panel is s
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
+from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -36,73 +39,18 @@ from tui_agent.agent.tree_nodes import (
     NodeStarted,
     NodeState,
 )
-from tui_agent.status import ToolStatus
 from tui_agent.tool_call import ToolCall
-from tui_agent.ui.widgets.tool_panel import ASK_PREFIX
+from tui_agent.ui.widgets.task_items import NODE_GLYPHS, TOOL_GLYPHS, TreeItem, user_label
 
 Clock = Callable[[], float]
 TICK_SECONDS = 0.5
 TOOL_NODE = "tool:"
 """How the id of a tool call's node starts (`tui_agent.agent.turn_jobs.tool_node_id`)."""
-NODE_GLYPHS = {
-    NodeState.PENDING: "○",
-    NodeState.ACTIVE: "◐",
-    NodeState.COMPLETED: "✓",
-    NodeState.FAILED: "✗",
-    NodeState.CANCELLED: "⊘",
-}
-TOOL_GLYPHS = {
-    ToolStatus.PENDING: "○",
-    ToolStatus.AWAITING_APPROVAL: "?",
-    ToolStatus.RUNNING: "◐",
-    ToolStatus.DONE: "✓",
-    ToolStatus.FAILED: "✗",
-    ToolStatus.DENIED: "⊘",
-    ToolStatus.INTERRUPTED: "⊘",
-}
-STATE_STYLES = {"✗": "bold red", "⊘": "yellow", "◐": "bold", "?": "bold"}
-
-
-def elapsed_text(seconds: float) -> str:
-    """`3.2s`, or `2m05s` past a minute."""
-    seconds = max(0.0, seconds)
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    minutes, rest = divmod(int(seconds), 60)
-    return f"{minutes}m{rest:02d}s"
-
-
-@dataclass
-class TreeItem:
-    """What the panel knows of one node or tool call; the widget is drawn from these."""
-
-    key: str
-    parent: str | None
-    name: str
-    kind: str
-    """A `NodeKind` value, "tool" for a tool call's handler, or "agent" for the node a sub-agent's turn
-    starts with (named after the agent)."""
-    glyph: str
-    active: bool
-    started_at: float | None = None
-    ended_at: float | None = None
-    node_id: int | str | None = None
-    """The commander node's id."""
-    tool_status: ToolStatus | None = None
-    """A tool call's status, once its first update came."""
-
-    def label(self, now: float) -> Text:
-        # A tool call is told apart by its italic name (a suffix would push the time out of a narrow panel).
-        name_style = {"tool": "italic", "agent": "bold"}.get(self.kind, "")
-        text = Text.assemble((self.glyph, STATE_STYLES.get(self.glyph, "")), " ", (self.name, name_style))
-        if self.started_at is not None:
-            end = self.ended_at if self.ended_at is not None else now
-            text.append(f"  {elapsed_text(end - self.started_at)}", style="dim")
-        return text
 
 
 class TaskTree(Tree[str]):
-    """The current turn's commander tree; select a running node and press Delete or x to cancel it."""
+    """The current turn in the user's words (the turn, its tool calls, sub-agents and theirs); `i` shows the
+    engine's internals (every job and handler) instead. Select a running item and press Delete or x to cancel it."""
 
     DEFAULT_CSS = """
     TaskTree {  /* hidden until asked for; then between the conversation and the tool panels */
@@ -111,12 +59,21 @@ class TaskTree(Tree[str]):
         min-width: 40;
         max-width: 60;
         border-left: vkey $panel;
+        border-bottom: hkey $panel;
+        border-subtitle-color: $text-muted;
+        border-subtitle-align: left;
         padding: 0 1;
         scrollbar-size-vertical: 1;
     }
     """
 
-    BINDINGS = [Binding("delete,x", "cancel_node", "Cancel node", id="cancel_node")]
+    BINDINGS = [
+        Binding("delete,x", "cancel_node", "Cancel", id="cancel_node"),
+        Binding("i", "toggle_internals", "Internals", id="toggle_internals"),
+    ]
+
+    internals: var[bool] = var(False, toggle_class="-internals")
+    """Show the engine's jobs and handlers by their own names (for people debugging their own jobs)."""
 
     class Typed(Message):
         """A character typed while the tree had the focus that no key binding takes: the next prompt's."""
@@ -138,9 +95,9 @@ class TaskTree(Tree[str]):
         self._timer: Timer | None = None
         self._hinted = False
         self._cursor_key: str | None = None
+        """The selected item when the panel was hidden, selected again when it is shown."""
         self._typing_away = False
         """A key typed here went to the prompt: the keys after it follow until the focus has moved."""
-        """The selected item when the panel was hidden, selected again when it is shown."""
 
     # -- life -----------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -164,6 +121,7 @@ class TaskTree(Tree[str]):
         self.display = True
         self._rebuild()
         self.focus()
+        self.call_after_refresh(self._show_keys)
         if not self._hinted:
             self._hinted = True
             self.call_after_refresh(self._show_hint)
@@ -171,12 +129,21 @@ class TaskTree(Tree[str]):
     def _show_hint(self) -> None:
         """Say once how to cancel, with the keys in force (the `[keys]` table may have changed them)."""
         cancel = self._keys_for("cancel_node") or "the cancel key"
+        internals = self._keys_for("toggle_internals") or "the internals key"
         hide = self._keys_for("toggle_task_tree") or "Ctrl+T"
         self.notify(
-            f"Select a running node and press {cancel} to cancel it and everything under it; {hide} hides the tree.",
+            f"Select a running item and press {cancel} to cancel it and everything under it; {internals} shows the "
+            f"engine's jobs and handlers; {hide} hides the tree.",
             title="Task tree",
             timeout=6,
         )
+
+    def _show_keys(self) -> None:
+        """The keys the tree takes, under it (with the keys in force)."""
+        cancel = self._keys_for("cancel_node") or "cancel key"
+        internals = self._keys_for("toggle_internals") or "internals key"
+        shown = "your words" if self.internals else "internals"
+        self.border_subtitle = f"{cancel} cancel · {internals} {shown}"
 
     def _keys_for(self, action: str) -> str:
         keys = [
@@ -197,6 +164,14 @@ class TaskTree(Tree[str]):
         self._shown_nodes.clear()
         if had_focus:
             self.screen.focus_next()
+
+    def action_toggle_internals(self) -> None:
+        """Switch between the user's view and the engine's, keeping the selection (or the item holding it)."""
+        selected = self.selected_item()
+        self._cursor_key = selected.key if selected is not None else None
+        self.internals = not self.internals
+        self._rebuild()
+        self._show_keys()
 
     # -- events ---------------------------------------------------------------------------------
     def on_key(self, event: events.Key) -> None:
@@ -234,34 +209,49 @@ class TaskTree(Tree[str]):
         key = f"n{event.node_id}"
         item = self.items.get(key)
         if isinstance(event, NodeCreated):
-            parent = f"n{event.parent_id}"
-            if parent not in self.items:  # a node under the commander: a new turn replaces the tree
-                self._reset()
-                parent = ""
-            kind = "tool" if str(event.node_id).startswith(TOOL_NODE) else str(event.kind)
-            name, kind = _sub_agent_named(self.items.get(parent), event.name, kind)
-            item = TreeItem(
-                key,
-                parent or None,
-                name,
-                kind,
-                NODE_GLYPHS[NodeState.PENDING],
-                active=True,
-                node_id=event.node_id,
-            )
-            self.items[key] = item
-            return item
+            return self._create(key, event)
         if item is None:
             return None
+        if isinstance(event, NodeEnded):
+            item.state = _final_state(event)
+        elif isinstance(event, NodeStarted):
+            item.state = NodeState.ACTIVE
         if item.kind == "tool":  # its call's updates give it the rest
             item.active = not isinstance(event, NodeEnded)
             if item.tool_status is None:
-                item.glyph = NODE_GLYPHS[_final_state(event) if isinstance(event, NodeEnded) else NodeState.ACTIVE]
+                item.glyph = NODE_GLYPHS[item.state]
         elif isinstance(event, NodeStarted):
             item.glyph, item.started_at = NODE_GLYPHS[NodeState.ACTIVE], event.at
         elif isinstance(event, NodeEnded):
-            item.glyph, item.active, item.ended_at = NODE_GLYPHS[_final_state(event)], False, event.at
+            item.glyph, item.active, item.ended_at = NODE_GLYPHS[item.state], False, event.at
             item.started_at = event.started_at
+        return item
+
+    def _create(self, key: str, event: NodeCreated) -> TreeItem:
+        parent = f"n{event.parent_id}"
+        if parent not in self.items:  # a node under the commander: a new turn replaces the tree
+            self._reset()
+            parent = ""
+        above = self.items.get(parent)
+        shown_parent = (above.key if above.title or above.parent is None else above.shown_parent) if above else None
+        kind = "tool" if str(event.node_id).startswith(TOOL_NODE) else str(event.kind)
+        holder = self.items.get(shown_parent or "")
+        if event.title and kind != "tool" and holder is not None and holder.kind == "tool":
+            kind = "agent"  # the turn an `ask_<agent>` call runs
+        item = TreeItem(
+            key,
+            parent or None,
+            event.name,
+            kind,
+            NODE_GLYPHS[NodeState.PENDING],
+            active=True,
+            node_id=event.node_id,
+            title=event.title if event.title or kind != "tool" else event.name,
+            shown_parent=shown_parent,
+        )
+        self.items[key] = item
+        if holder is not None and item.title:
+            holder.shown_children.append(key)
         return item
 
     def _reset(self) -> None:
@@ -271,26 +261,79 @@ class TaskTree(Tree[str]):
             self._shown_nodes.clear()
 
     # -- the widget (only while shown) ------------------------------------------------------------
+    def _in_view(self, item: TreeItem) -> bool:
+        """Whether the current view shows it: the internals view every node, the user's the titled ones (but a
+        sub-agent's turn, which its call's line stands for)."""
+        return self.internals or (bool(item.title) or item.parent is None) and item.kind != "agent"
+
+    def _agent_of(self, item: TreeItem) -> TreeItem | None:
+        """The sub-agent an `ask_<agent>` call runs, once its turn has begun."""
+        if item.kind != "tool":
+            return None
+        return next((self.items[key] for key in item.shown_children if self.items[key].kind == "agent"), None)
+
     def _rebuild(self) -> None:
         self.clear()
         self._shown_nodes.clear()
         for item in self.items.values():
             self._show_item(item)
-        if (node := self._shown_nodes.get(self._cursor_key or "")) is not None:
-            self.call_after_refresh(self.move_cursor, node)  # where it was when hidden (lines exist after layout)
+        key = self._cursor_key
+        while key is not None and key not in self._shown_nodes:  # hidden in this view: the item holding it
+            key = self.items[key].shown_parent if key in self.items else None
+        if (node := self._shown_nodes.get(key or "")) is not None:
+            self.call_after_refresh(self.move_cursor, node)  # where it was (lines exist after layout)
+
+    def _label(self, item: TreeItem, now: float) -> Text:
+        if self.internals:
+            return item.internals_label(now)
+        width = self._room(item)
+        if (agent := self._agent_of(item)) is not None:  # "researcher · 2 tools · done", with its call's state
+            return user_label(item, [self.items[key] for key in agent.shown_children], now, agent, width)
+        return user_label(item, [self.items[key] for key in item.shown_children], now, width=width)
+
+    def _room(self, item: TreeItem) -> int:
+        """The cells `item`'s label has in the user's view (0 before the tree is laid out): each level is
+        indented by the guide."""
+        depth, above = 0, self._user_parent(item)
+        while above is not None:
+            depth, above = depth + 1, self._user_parent(self.items[above])
+        width = self.scrollable_content_region.width
+        return max(width - depth * self.guide_depth - 1, 1) if width else 0
+
+    def on_resize(self) -> None:
+        """Labels are folded to the width: draw them again at the new one."""
+        if self.display and not self.internals:
+            now = self._clock()
+            for key, node in self._shown_nodes.items():
+                node.set_label(self._label(self.items[key], now))
 
     def _show_item(self, item: TreeItem) -> None:
-        label = item.label(self._clock())
+        """Draw `item` if the view shows it, then the items above it, whose lines count what runs under them."""
+        if self._in_view(item):
+            self._draw(item)
+        if not self.internals and (holder := self.items.get(item.shown_parent or "")) is not None:
+            self._show_item(holder)
+
+    def _draw(self, item: TreeItem) -> None:
+        label = self._label(item, self._clock())
         node = self._shown_nodes.get(item.key)
         if node is None:
-            parent = self._shown_nodes.get(item.parent, self.root) if item.parent else self.root
-            parent.allow_expand = True
+            above = item.parent if self.internals else self._user_parent(item)
+            parent = self._shown_nodes.get(above, self.root) if above else self.root
             node = parent.add(label, data=item.key, expand=True, allow_expand=False)
             self._shown_nodes[item.key] = node
         elif node.label != label:
             node.set_label(label)
         if item.active and item.started_at is not None and self._timer is not None:
             self._timer.resume()
+
+    def _user_parent(self, item: TreeItem) -> str | None:
+        """Where the user's view puts `item`: under its nearest titled ancestor, a sub-agent's items under the
+        call that runs it (the call's line is the agent's)."""
+        above = self.items.get(item.shown_parent or "")
+        if above is not None and above.kind == "agent":
+            return above.shown_parent
+        return above.key if above is not None else None
 
     def _tick(self) -> None:
         """Advance the elapsed time of running nodes; stop ticking when none is left."""
@@ -301,7 +344,7 @@ class TaskTree(Tree[str]):
             return
         now = self._clock()
         for item in running:
-            self._shown_nodes[item.key].set_label(item.label(now))
+            self._shown_nodes[item.key].set_label(self._label(item, now))
 
     # -- cancel ---------------------------------------------------------------------------------
     def selected_item(self) -> TreeItem | None:
@@ -311,27 +354,21 @@ class TaskTree(Tree[str]):
     def action_cancel_node(self) -> None:
         """Cancel the selected running node and its subtree."""
         item = self.selected_item()
-        if item is None:
+        if item is None or item.node_id is None:
             return
-        if item.node_id is None:
-            return
+        name = item.name if self.internals else item.user_name
+        agent = None if self.internals else self._agent_of(item)  # its line is the sub-agent's
         if not item.active:
-            self.notify(f"{item.name} has already ended.", severity="warning")
+            self.notify(f"{name} has already ended.", severity="warning")
         elif not self._backend.cancel_node(item.node_id):
-            self.notify(f"{item.name} could not be cancelled: it is no longer running.", severity="warning")
+            self.notify(f"{name} could not be cancelled: it is no longer running.", severity="warning")
+        elif item.kind == "agent" or agent is not None:
+            who = (agent or item).user_name
+            self.notify(f"Cancelled the sub-agent {who}; the turn goes on without it.", title="Task tree")
         elif item.kind == "tool":
-            self.notify(f"Interrupted {item.name}; the turn goes on with that answer.", title="Task tree")
-        elif item.kind == "agent":
-            self.notify(f"Cancelled the sub-agent {item.name}; the turn goes on without it.", title="Task tree")
+            self.notify(f"Interrupted {name}; the turn goes on with that answer.", title="Task tree")
         else:
-            self.notify(f"Cancelled {item.name} and everything under it.", title="Task tree")
-
-
-def _sub_agent_named(parent: TreeItem | None, name: str, kind: str) -> tuple[str, str]:
-    """(name, kind) of a new node: the first node under an `ask_<agent>` call's is that agent's turn."""
-    if parent is not None and parent.kind == "tool" and parent.name.startswith(ASK_PREFIX):
-        return parent.name[len(ASK_PREFIX) :] or name, "agent"
-    return name, kind
+            self.notify(f"Cancelled {name} and everything under it.", title="Task tree")
 
 
 def _final_state(event: NodeEnded) -> NodeState:

@@ -1,10 +1,11 @@
 """Provides `ToolPanel` (one tool call, live) and `ToolPanels` (the column of them, keyed by `ToolCall.key`:
 assistant message and call id, as servers that number calls per response reuse `call_0` in every reply).
 
-A panel shows the tool's name, its arguments as pretty JSON (raw text while they are still streaming),
-its status with a distinct colour and symbol each, the elapsed time (ticking while running) and the
-result, collapsed when long (Enter or a click expands it). Everything shown is sanitised `Content`; the name
-and arguments through `reveal`, so bidi and invisible characters in them show as `⟨U+202E⟩`.
+A panel shows the tool's name, its arguments as a short form (`tool_body.py`: `key: value`, long strings folded,
+paths and code highlighted, no `to_user`: the chat shows it; raw text while they are still streaming), its status
+with a distinct colour and symbol each, the elapsed time (ticking while running) and the result (JSON, code and
+diffs highlighted), folded when long (Enter or a click expands it, arguments too). Everything shown is sanitised
+`Content`; the name and arguments through `reveal`, so bidi and invisible characters in them show as `⟨U+202E⟩`.
 
 The panel of an `ask_<agent>` call also shows the sub-agent it runs, live (`SubAgentRun`, in
 `sub_agent.py`): what it does, its reasoning (one line; expanded, its newest lines), its own tool calls and
@@ -48,8 +49,6 @@ SUB_AGENT_INTERVAL = 0.1
 """Seconds between redraws of a panel whose sub-agent streams (its events come by the hundred a second)."""
 ASK_PREFIX = "ask_"
 """How the name of a tool that delegates to an agent starts (`ask_<agent>`)."""
-COLLAPSED_LINES = 8
-COLLAPSED_CHARS = 600
 
 
 def pretty_arguments(raw: str) -> str:
@@ -60,15 +59,6 @@ def pretty_arguments(raw: str) -> str:
         return json.dumps(json.loads(raw), indent=2, ensure_ascii=False)
     except ValueError:
         return raw
-
-
-def collapse(text: str) -> tuple[str, int]:
-    """The first lines of a long text and how many lines were left out (0 when it fits)."""
-    lines = text.splitlines()
-    if len(lines) <= COLLAPSED_LINES and len(text) <= COLLAPSED_CHARS:
-        return text, 0
-    shown = "\n".join(lines[:COLLAPSED_LINES])[:COLLAPSED_CHARS]
-    return shown, max(len(lines) - shown.count("\n") - 1, 1)
 
 
 class ToolPanel(Static, can_focus=True):
@@ -165,26 +155,25 @@ class ToolPanel(Static, can_focus=True):
             self._redraw.stop()
             self._redraw = None
         self._drawn_at = time.monotonic()
-        parts = [Content(reveal(pretty_arguments(self.call.raw_arguments)) or "(no arguments)")]
+        # deferred: Pygments (the highlighting) loads with the first tool call, not before the first paint
+        from tui_agent.ui.widgets.tool_body import arguments_view, result_view
+
+        call = self.call
+        parts = [arguments_view(call.raw_arguments, call.arguments, expanded=self.expanded)]
         if self.sub_agent is not None:
-            call = self.call
             answered = call.result is not None and call.status.is_final
             parts.append(
                 self.sub_agent.render(
                     expanded=self.expanded, call_status=call.status, answered=answered, hint=self._hint
                 )
             )
-        if self.call.error:
-            parts.append(Content.styled(f"error: {sanitize(self.call.error)}", "$text-error"))
-        if self.call.result is not None:
-            result = sanitize(self.call.result)
-            shown, hidden = (result, 0) if self.expanded else collapse(result)
+        if call.error:
+            parts.append(Content.styled(f"error: {sanitize(call.error)}", "$text-error"))
+        if call.result is not None:
             parts.append(Content.styled("── result ──", "dim"))
-            parts.append(Content(shown))
-            if hidden:
-                parts.append(Content.styled(f"… {hidden} more lines (Enter or click to expand)", "dim italic"))
-        if self.call.attachments:  # what it returned besides text (an image), a chip each
-            parts.append(chips_line(self.call.attachments))
+            parts.extend(result_view(sanitize(call.result), call.readable_arguments(), expanded=self.expanded))
+        if call.attachments:  # what it returned besides text (an image), a chip each
+            parts.append(chips_line(call.attachments))
         return Content("\n").join(parts)
 
     def action_toggle_result(self) -> None:
