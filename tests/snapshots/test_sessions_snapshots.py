@@ -48,7 +48,7 @@ def three_sessions() -> TuiAgentApp:
         cost=Decimal("0.0042"),
     )
     backend.add_session(
-        "Sourdough starter",
+        "Sourdough starter: feeding schedule and flour ratios",
         exchange(
             ("How do I feed a sourdough starter?", "Equal weights of flour and water, once a day."),
             ("And if it smells of acetone?", "Feed it twice a day."),

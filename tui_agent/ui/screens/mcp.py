@@ -30,6 +30,12 @@ if TYPE_CHECKING:
 LOG_LINES = 200
 STATE_STYLE = {"ready": "$success", "failed": "$error", "crashed": "$warning", "starting": "$accent"}
 STATE_MARK = {"ready": "✔", "failed": "✘", "crashed": "!", "starting": "…", "disabled": "○", "stopped": "○"}
+LIST_ROWS = 8
+"""Rows the server list takes at most (it scrolls beyond)."""
+DETAIL_ROWS = 24
+"""Rows the detail (or the log) takes at most."""
+CHROME_ROWS = 7
+"""Rows around the list and the detail: the box's border, the title, the list's border, a gap and the keys."""
 NAME_WIDTH = 24
 """Columns a tool's name takes at most before its description."""
 NOT_READ = "Prompts and resources: not read yet (tui-agent uses a server's tools)."
@@ -62,7 +68,9 @@ def server_detail(server: ServerOverview, width: int) -> Content:
     style = STATE_STYLE.get(server.state, "$text-muted")
     lines = [
         Content.assemble(
-            (sanitize(server.name), "bold"), " · ", (one_line(server.reached_by, max(width - 3, 20)), "dim")
+            (sanitize(server.name), "bold"),
+            " · ",
+            (one_line(server.reached_by, max(width - len(server.name) - 3, 20)), "dim"),
         ),
         Content.styled(sanitize(server.status), style),
         Content(""),
@@ -96,9 +104,9 @@ class McpScreen(ReportingModal[None]):
         background: $surface; border: round $primary; padding: 0 1;
     }
     McpScreen #mcp-title { text-style: bold; color: $primary; }
-    McpScreen OptionList { height: auto; max-height: 8; }
+    McpScreen OptionList { height: auto; max-height: 10; }
     McpScreen #mcp-detail { height: auto; max-height: 24; margin-top: 1; }
-    McpScreen #mcp-log { height: auto; max-height: 24; display: none; }
+    McpScreen #mcp-log { height: auto; max-height: 24; margin-top: 1; display: none; }
     McpScreen.-showing-log #mcp-log { display: block; }
     McpScreen.-showing-log #mcp-detail { display: none; }
     McpScreen #mcp-footer { color: $text-muted; }
@@ -148,6 +156,10 @@ class McpScreen(ReportingModal[None]):
         self._show_detail()
 
     def on_resize(self) -> None:
+        """The detail (or the log) takes the rows the title, the list and the keys leave, and scrolls in them."""
+        rows = min(len(self.servers.servers), LIST_ROWS) + CHROME_ROWS
+        for part in self.query("#mcp-detail, #mcp-log"):
+            part.styles.max_height = max(min(self.size.height - rows, DETAIL_ROWS), 3)
         self._show_detail()
 
     def _show_detail(self) -> None:

@@ -10,6 +10,7 @@ A sub-agent's session is indented under its parent's and led by its agent's name
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 
 from textual.content import Content
@@ -23,11 +24,21 @@ INDENT = "    "
 MARK = 2
 """Columns of the current-session mark ("● ") before every title."""
 TITLE_AT_LEAST = 24
-"""Columns a title keeps before the row's details give way (least useful first)."""
+"""Columns a title keeps at least before the row's details give way (least useful first): half the row, when
+that is more."""
 GAP = 2
 """Columns between the title and the details."""
 DROP_ORDER = ("messages", "model", "cost", "agent")
 """The details a narrow row leaves out, first to last (the time always stays)."""
+
+
+MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)|\*\*|__|`+|(?<!\w)[*_]|[*_](?!\w)", re.MULTILINE)
+"""Markdown's marks a preview leaves out: heading, quote and list marks at a line's start, emphasis and code."""
+
+
+def plain_preview(text: str) -> str:
+    """A reply's start as a line of plain words (its Markdown marks left out)."""
+    return MARKUP.sub("", text)
 
 
 def relative_time(when: datetime, now: datetime) -> str:
@@ -94,8 +105,10 @@ def session_row(
     if depth and session.agent:
         lead = Content.assemble(lead, "↳ ", (one_line(session.agent, 30), "bold $accent"), " · ")
     title_room = max(width - lead.cell_length, 8)
-    meta = fitted(details(session, glance, now, depth=depth), max(title_room - TITLE_AT_LEAST - GAP, 0))
-    title = one_line(session.title or "Untitled", max(title_room - len(meta) - GAP, 8) if meta else title_room)
+    title = one_line(session.title or "Untitled", title_room)
+    keep = min(len(title), max(TITLE_AT_LEAST, title_room // 2))  # a short title leaves the details more room
+    meta = fitted(details(session, glance, now, depth=depth), max(title_room - keep - GAP, 0))
+    title = one_line(title, max(title_room - len(meta) - GAP, 8) if meta else title_room)
     pad = max(title_room - len(title) - len(meta), GAP if meta else 0)
     first = Content.assemble(lead, (title, "bold"), " " * pad, (meta, "dim"))
     under = f"{indent}{' ' * MARK}"
@@ -103,7 +116,7 @@ def session_row(
     if snippet:
         second = Content.styled(under + one_line(snippet, room), "italic")
     elif glance.last_reply:
-        second = Content.styled(under + one_line(glance.last_reply, room), "dim italic")
+        second = Content.styled(under + one_line(plain_preview(glance.last_reply), room), "dim italic")
     else:
         second = Content.styled(under + "(no reply yet)", "dim")
     return Content("\n").join([first, second])
