@@ -72,7 +72,9 @@ async def open_sessions(pilot: Pilot[None]) -> SessionsScreen:
     """The session screen as Ctrl+S opens it, with the rows' clock fixed at `NOW`."""
     app = pilot.app
     assert isinstance(app, TuiAgentApp)
-    await app.push_screen(SessionsScreen(await app.engine(), now=lambda: NOW))
+    backend = await app.engine()
+    assert isinstance(backend, ScriptedBackend)
+    await app.push_screen(SessionsScreen(backend.sessions, now=lambda: NOW))  # the library alone is all it takes
     await wait_until(
         pilot,
         lambda: isinstance(pilot.app.screen, SessionsScreen) and len(pilot.app.screen.sessions) == 3,
