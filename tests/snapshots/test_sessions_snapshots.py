@@ -1,10 +1,13 @@
-"""Snapshots of the session screen (Ctrl+S) on the scripted backend: the list, a full-text filter with its
-snippet, and the delete confirmation. Fixed dates, size and no cursor blink, so the pictures are stable."""
+"""Snapshots of the session screen (Ctrl+S) on the scripted backend: the list at 80×24 (the least useful details
+left out) and 160×45 (all of them: agent, model, messages, cost, when; each row's last reply under it), a
+full-text filter with its snippet, and the delete confirmation. Fixed dates and clock, sizes and no cursor blink,
+so the pictures are stable."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from decimal import Decimal
 
 from textual.pilot import Pilot
 from textual.widgets import Input
@@ -19,6 +22,9 @@ from tui_agent.ui.screens.sessions import SessionsScreen
 
 SnapCompare = Callable[..., bool]
 WHEN = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
+NOW = WHEN.replace(minute=32)
+"""The rows' clock: two minutes after the newest session's last activity."""
+NARROW, WIDE = (80, 24), (160, 45)
 
 
 def message(role: Role, content: str, n: int) -> Message:
@@ -39,27 +45,36 @@ def three_sessions() -> TuiAgentApp:
         exchange(("Weather in Oslo?", "Cold and clear, -3 °C.")),
         model="gpt-4o-mini",
         updated_at=WHEN.replace(day=18, hour=14, minute=5),
+        cost=Decimal("0.0042"),
     )
     backend.add_session(
-        "Sourdough starter",
+        "Sourdough starter: feeding schedule and flour ratios",
         exchange(
             ("How do I feed a sourdough starter?", "Equal weights of flour and water, once a day."),
             ("And if it smells of acetone?", "Feed it twice a day."),
         ),
         model="llama3.1:8b",
         updated_at=WHEN.replace(day=19, hour=8, minute=12),
+        agent="baker",
     )
     backend.add_session(
         "Refactor the tool runner",
         exchange(("Split run_tools in two", "Done: see the diff.")),
         model="offline",
         updated_at=WHEN,
+        agent="coder",
+        cost=Decimal("1.25"),
     )
     return TuiAgentApp(backend, clock=lambda: FIXED_NOW, cursor_blink=False)
 
 
 async def open_sessions(pilot: Pilot[None]) -> SessionsScreen:
-    await pilot.press("ctrl+s")
+    """The session screen as Ctrl+S opens it, with the rows' clock fixed at `NOW`."""
+    app = pilot.app
+    assert isinstance(app, TuiAgentApp)
+    backend = await app.engine()
+    assert isinstance(backend, ScriptedBackend)
+    await app.push_screen(SessionsScreen(backend.sessions, now=lambda: NOW))  # the library alone is all it takes
     await wait_until(
         pilot,
         lambda: isinstance(pilot.app.screen, SessionsScreen) and len(pilot.app.screen.sessions) == 3,
@@ -71,8 +86,12 @@ async def open_sessions(pilot: Pilot[None]) -> SessionsScreen:
     return screen
 
 
-def test_session_list(snap_compare: SnapCompare) -> None:
-    assert snap_compare(three_sessions(), terminal_size=SIZE, run_before=open_sessions)
+def test_session_list_at_80_columns(snap_compare: SnapCompare) -> None:
+    assert snap_compare(three_sessions(), terminal_size=NARROW, run_before=open_sessions)
+
+
+def test_session_list_at_160_columns(snap_compare: SnapCompare) -> None:
+    assert snap_compare(three_sessions(), terminal_size=WIDE, run_before=open_sessions)
 
 
 def test_session_list_filtered_by_message_text(snap_compare: SnapCompare) -> None:
@@ -84,7 +103,7 @@ def test_session_list_filtered_by_message_text(snap_compare: SnapCompare) -> Non
         )
         await pilot.pause()
 
-    assert snap_compare(three_sessions(), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(three_sessions(), terminal_size=NARROW, run_before=run_before)
 
 
 def test_delete_confirmation(snap_compare: SnapCompare) -> None:

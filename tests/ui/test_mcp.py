@@ -3,6 +3,7 @@ their panel and approval like a Python tool's, the MCP screen (states, restart, 
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -21,7 +22,7 @@ from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import ToolStatus
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
-from tui_agent.ui.screens.mcp import McpScreen
+from tui_agent.ui.screens.mcp import NOT_READ, McpScreen
 
 MakeApp = Callable[..., tuple[TuiAgentApp, Built]]
 
@@ -121,6 +122,20 @@ async def test_the_mcp_screen_lists_restarts_toggles_and_shows_the_log(mcp_app: 
         await until(pilot, lambda: "ready with 8 tools" in rows()[0], "demo's state")
         assert "2 tools need task support, which tui-agent does not offer yet" in rows()[0]
         assert "failed: the command 'no-such-mcp-server' was not found" in rows()[1] and "disabled" in rows()[2]
+        assert [row[0] for row in rows()] == ["✔", "✘", "○"]
+        detail: Callable[[], str] = lambda: str(screen.query_one("#mcp-detail-text").render())  # noqa: E731
+        await until(pilot, lambda: "Tools (8)" in detail(), "demo's tools listed")
+        assert detail().startswith(f"demo · stdio: {sys.executable}")  # the command line (cut to the width)
+        lines = detail().splitlines()
+        assert any(line.split() == ["echo", "Repeat", "the", "text."] for line in lines), lines
+        assert any(line.split()[:4] == ["add", "Add", "two", "integers."] for line in lines), lines
+        assert "and 2 not offered" in detail() and NOT_READ in detail()
+        await pilot.press("down")  # the failed one: why, in full, and no tools
+        await until(pilot, lambda: "no-such-mcp-server" in detail(), "missing's detail")
+        assert "failed: the command 'no-such-mcp-server' was not found" in " ".join(detail().split())
+        assert "No tools while it is not running." in detail()
+        await pilot.press("up")
+        await until(pilot, lambda: "Tools (8)" in detail(), "demo's detail again")
         await pilot.press("l")  # demo's log: its stderr, escapes removed
         await until(pilot, lambda: screen.showing_log, "the log shown")
         log = str(screen.query_one("#mcp-log-text").render())

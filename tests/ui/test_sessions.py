@@ -21,7 +21,9 @@ from tests.ui.sessions_stack import Call, RealStack, Turn, api_messages, real_st
 from tui_agent import paths
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.history.attachments import Attachment
+from tui_agent.history.models import Usage
 from tui_agent.history.store import HistoryStore
+from tui_agent.prices import PriceTable, format_cost
 from tui_agent.status import MessageStatus, Role, ToolStatus
 from tui_agent.ui.screens.session_dialogs import ConfirmDeleteScreen, ForkScreen, RenameScreen
 from tui_agent.ui.screens.sessions import SessionsScreen
@@ -99,18 +101,35 @@ async def back_in_chat(pilot: Pilot[None], first_prompt: str | None) -> None:
     await wait_until(pilot, ready, f"chat showing {first_prompt!r}")
 
 
-async def test_list_shows_title_last_activity_model_and_count(stack: RealStack) -> None:
+async def test_list_shows_title_last_activity_agent_model_count_cost_and_last_reply(stack: RealStack) -> None:
     weather = await seed(stack.db, "Weather in Oslo", WEATHER, model="gpt-test")
-    recipes = await seed(stack.db, "Bread", RECIPES, model="other-model")
+    await seed(stack.db, "Bread", RECIPES, model="other-model")
+    with sqlite3.connect(stack.db) as conn:  # an earlier run's usage (priced) and agent
+        conn.execute(
+            "UPDATE messages SET prompt_tokens = 1000, completion_tokens = 500, model = 'gpt-4o-mini' "
+            "WHERE session_id = ? AND role = 'assistant'",
+            (weather.id,),
+        )
+        conn.execute("UPDATE sessions SET agent = 'researcher' WHERE id = ?", (weather.id,))
+    cost = format_cost(PriceTable.with_overrides().cost("gpt-4o-mini", Usage(2000, 1000, 0)))
     app, _ = stack.app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(160, 40)) as pilot:
         await open_sessions(pilot, 2)
         first, second = rows(pilot)
-    assert first.splitlines()[0].strip() == "Bread"  # most recent first
-    assert recipes.updated_at.strftime("%Y-%m-%d") in first and "other-model" in first and "2 messages" in first
-    assert second.splitlines()[0].strip() == "Weather in Oslo"
-    assert "gpt-test" in second and "4 messages" in second
-    assert weather.created_at.strftime("%Y-%m-%d %H:") in second
+        await pilot.resize_terminal(80, 24)  # the least useful details give way to the title
+        await wait_until(pilot, lambda: rows(pilot)[1] != second, "rows fitted to 80 columns")
+        narrow = rows(pilot)[1].splitlines()[0]
+    assert narrow.startswith("  Weather in Oslo") and narrow.endswith(f"researcher · gpt-test · {cost} · just now"), (
+        narrow
+    )
+    assert len(narrow) <= 78
+    title, reply = first.splitlines()
+    assert title.startswith("  Bread") and title.endswith("other-model · 2 messages · just now")  # most recent first
+    assert reply.strip() == "Feed the starter, then knead and proof overnight."  # its last reply
+    title, reply = second.splitlines()
+    assert title.startswith("  Weather in Oslo")
+    assert title.endswith(f"researcher · gpt-test · 4 messages · {cost} · just now"), title
+    assert reply.strip() == "Tomorrow looks like rain in Oslo."
 
 
 async def test_typing_filters_by_title_and_by_message_text(stack: RealStack) -> None:
@@ -125,7 +144,7 @@ async def test_typing_filters_by_title_and_by_message_text(stack: RealStack) -> 
         assert row.startswith("  Bread") and "sourdough" in row.splitlines()[-1].lower()
         # Words of a title match too.
         await type_filter(pilot, "oslo", lambda s: titles(s) == ["Weather in Oslo"])  # the list said Bread
-        assert rows(pilot)[0].splitlines()[0].strip() == "Weather in Oslo"
+        assert rows(pilot)[0].startswith("  Weather in Oslo  ")
         await type_filter(pilot, "submarine", lambda s: not s.sessions)
         assert rows(pilot) == ["No session matches."]
         await type_filter(pilot, "", lambda s: len(s.sessions) == 2)
@@ -172,7 +191,7 @@ async def test_rename(stack: RealStack) -> None:
         await pilot.press(*" nope", "escape")
         await wait_until(pilot, lambda: screen.is_active, "dialog closed")
         await pilot.pause()
-        assert rows(pilot)[0].startswith("  Oslo forecast\n")
+        assert rows(pilot)[0].startswith("  Oslo forecast  ")
     (session,), _ = await stored(stack.db)
     assert (session.id, session.title) == (weather.id, "Oslo forecast")
 
@@ -328,7 +347,7 @@ async def test_a_refused_rename_is_said_and_the_title_kept(stack: RealStack) -> 
         app.screen.query_one(Input).value = ""
         await pilot.press(*"Oslo forecast", "enter")
         await wait_until(pilot, lambda: notified(pilot, "could not be used", "renames are switched off"), "the refusal")
-        assert screen.is_active and rows(pilot)[0].startswith("  Weather in Oslo\n")
+        assert screen.is_active and rows(pilot)[0].startswith("  Weather in Oslo  ")
         assert not notified(pilot, "Renamed")
 
 

@@ -370,8 +370,8 @@ class Agent:
     async def delete_session(self, session_id: str) -> None:
         await self._sessions.delete_session(session_id)
 
-    async def open_session(self, session_id: str) -> Session:
-        return await self._sessions.open_session(session_id)
+    async def open_session(self, session_id: str, at: str | None = None) -> Session:
+        return await self._sessions.open_session(session_id, at)
 
     async def new_session(self) -> None:
         await self._sessions.new_session()

@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # the UI's first frame imports this module; event and record 
     from tui_agent.history.peek import SessionPeek
     from tui_agent.history.session_search import SessionMatch
     from tui_agent.history.team_runs import TeamStop
+    from tui_agent.tools.mcp.overview import ServerOverview as ServerOverview  # one of them, in that screen
     from tui_agent.tools.mcp.servers import McpServers as McpServers  # the MCP screen shows them (`ToolsPort`)
 
 
@@ -233,7 +234,12 @@ class ToolsPort(Protocol):
 
 
 class SessionLibrary(Protocol):
-    """The stored sessions (the session screen, resume, export)."""
+    """The stored sessions (the session screen, resume, export), and which of them is current."""
+
+    @property
+    def current_session_id(self) -> str | None:
+        """The session being continued; None until a new one gets its first prompt."""
+        ...
 
     async def list_sessions(self, limit: int = 200) -> list[Session]:
         """Stored sessions, most recently active first."""
@@ -245,7 +251,8 @@ class SessionLibrary(Protocol):
 
     async def find_sessions(self, query: str, limit: int = 100, offset: int = 0) -> list[SessionMatch]:
         """Sessions whose title or messages hold the words of `query`, most recently active first, after the
-        `offset` first: a page of the whole history (every session when `query` has no word)."""
+        `offset` first: a page of the whole history (every session when `query` has no word); each with its
+        last reply and cost (`SessionMatch.glance`)."""
         ...
 
     async def session_messages(self, session_id: str, limit: int = 500) -> list[Message]:
@@ -261,8 +268,9 @@ class SessionLibrary(Protocol):
     async def delete_session(self, session_id: str) -> None:
         """Delete a session; deleting the current one starts a new one."""
 
-    async def open_session(self, session_id: str) -> Session:
-        """Make a stored session current: the next prompt continues it with its whole history."""
+    async def open_session(self, session_id: str, at: str | None = None) -> Session:
+        """Make a stored session current: the next prompt continues it with its whole history. `at`: a message
+        of it (a search hit, on any branch): its branch becomes the active one when it is not already."""
         ...
 
     async def new_session(self) -> None:

@@ -27,5 +27,6 @@ from tui_agent.history.models import ToolCall as ToolCall
 from tui_agent.history.nesting import nest as nest
 from tui_agent.history.peek import SessionPeek as SessionPeek
 from tui_agent.history.prompts import PromptHistory as PromptHistory
+from tui_agent.history.session_glance import SessionGlance as SessionGlance
 from tui_agent.history.session_search import SessionMatch as SessionMatch
 from tui_agent.history.team_runs import TeamStop as TeamStop

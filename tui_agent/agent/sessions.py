@@ -1,16 +1,18 @@
 """Provides `SessionActions`: what the agent does with stored sessions besides chatting in one.
 
-List, search, rename, fork, delete, open (resume), start afresh and export — each a thin step over the
-`HistoryStore`, kept here so the agent stays about turns. The current session is a tree: `siblings` and
-`switch_branch` walk it, and whatever changes the active branch rebuilds what the model is sent from that branch
-alone (`ChatState.reload_conversation`; after a switch, at the next prompt, so walking branches reads only the
-pages shown); `load_history` pages along it. It changes the session of a `ChatState`, waits for `Turns`' writes,
-and has the agent's choice go on with what an opened session ran (`restore`).
+List (each session with its last reply and cost), search, rename, fork, delete, open (resume, on a search hit's
+branch), start afresh and export — each a thin step over the `HistoryStore`, kept here so the agent stays about
+turns. The current session is a tree: `siblings` and `switch_branch` walk it, and whatever changes the active branch
+rebuilds what the model is sent from that branch alone (`ChatState.reload_conversation`; after a switch, at the next
+prompt, so walking branches reads only the pages shown); `load_history` pages along it. It changes the session of a
+`ChatState`, waits for `Turns`' writes, and has the agent's choice go on with what an opened session ran
+(`restore`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import replace
 
 from tui_agent.agent.chat_state import ChatState
 from tui_agent.agent.chat_state import NotInSessionError as NotInSessionError
@@ -130,7 +132,10 @@ class SessionActions:
         """Sessions whose title or messages hold the words of `query`, most recently active first, after the
         `offset` first: a page of the whole history (every session when `query` has no word)."""
         await self._turns.saved()
-        return await self._state.store.find_sessions(query, limit, offset)
+        store = self._state.store
+        matches = await store.find_sessions(query, limit, offset)
+        glances = await store.glances([match.session.id for match in matches], self._state.services.meter.prices)
+        return [replace(match, glance=glances[match.session.id]) for match in matches]
 
     async def session_messages(self, session_id: str, limit: int = 500) -> list[Message]:
         """The last `limit` messages of any session, oldest first (to pick one to fork from)."""
@@ -153,9 +158,15 @@ class SessionActions:
             await self.new_session()
         await self._state.store.delete_session(session_id)
 
-    async def open_session(self, session_id: str) -> Session:
-        """Continue a stored session (see `resume`)."""
-        return await self.resume(session_id)
+    async def open_session(self, session_id: str, at: str | None = None) -> Session:
+        """Continue a stored session (see `resume`); `at`: a message of it (a search hit, on any branch) whose
+        branch is made the active one when it is not already."""
+        session = await self.resume(session_id)
+        if at is not None:
+            shown = await self.load_history(None, await self._state.store.count_messages(session.id))
+            if all(message.id != at for message in shown):
+                await self.switch_branch(at)
+        return session
 
     async def new_session(self) -> None:
         """Start afresh: the next prompt creates a new session."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from tui_agent.history import rows
 from tui_agent.history.models import SearchHit, Session
+from tui_agent.history.session_glance import SessionGlance
 from tui_agent.status import Role
 
 
@@ -22,6 +23,8 @@ class SessionMatch:
     hit: SearchHit | None = None
     by_title: bool = False
     """The title holds every word (then the title says why the session is listed)."""
+    glance: SessionGlance = SessionGlance()
+    """Its last reply and cost, for its row (filled by whoever has the price table: the agent)."""
 
 
 def find_sessions(conn: sqlite3.Connection, text: str, limit: int, offset: int = 0) -> list[SessionMatch]:

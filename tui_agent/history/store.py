@@ -187,6 +187,7 @@ class HistoryStore:
     get_session = Via(_reads, Reads.get_session)
     list_recent = Via(_reads, Reads.list_recent)
     find_sessions = Via(_reads, Reads.find_sessions)
+    glances = Via(_reads, Reads.glances)
     search = Via(_reads, Reads.search)
     sub_sessions = Via(_reads, Reads.sub_sessions)
     sub_session_calls = Via(_reads, Reads.sub_session_calls)

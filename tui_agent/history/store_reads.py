@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tui_agent.history import attachment_rows, rows, session_search, sub_sessions
+from tui_agent.history import attachment_rows, rows, session_glance, session_search, sub_sessions
 from tui_agent.history.database import Database
 from tui_agent.history.errors import MessageNotFoundError, SessionNotFoundError
 from tui_agent.history.models import Message, SearchHit, Session, Siblings, Usage
+from tui_agent.history.session_glance import SessionGlance
 from tui_agent.history.session_search import SessionMatch
+from tui_agent.prices import PriceTable
 from tui_agent.tool_call import CallKey
 
 
@@ -48,6 +50,10 @@ class Reads:
         """Sessions whose title or messages hold every word of `text`, most recently active first, after the
         `offset` first (every session when `text` has no word); see `tui_agent.history.session_search`."""
         return await self._db.call(lambda conn: session_search.find_sessions(conn, text, limit, offset))
+
+    async def glances(self, session_ids: list[str], prices: PriceTable) -> dict[str, SessionGlance]:
+        """Each session's last reply and cost (with its sub-agents'), for its row in the session screen."""
+        return await self._db.call(lambda conn: session_glance.glances(conn, session_ids, prices))
 
     async def search(self, query: str, limit: int = 50) -> list[SearchHit]:
         """Messages (in every session, on every branch) containing all the words of `query`, best matches first;

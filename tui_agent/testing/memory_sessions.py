@@ -12,11 +12,14 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from decimal import Decimal
 
 from tui_agent.history.export import ExportFormat, to_json
 from tui_agent.history.models import Message, SearchHit, Session, Siblings, fork_title
+from tui_agent.history.session_glance import SessionGlance
 from tui_agent.history.session_search import SessionMatch
 from tui_agent.history.team_runs import TeamStop
+from tui_agent.status import Role
 
 
 @dataclass
@@ -26,6 +29,8 @@ class _Memory:
     current: str | None = None
     active: dict[str, str] = field(default_factory=dict)
     """The active leaf of each session that has been switched (else its newest message)."""
+    costs: dict[str, Decimal] = field(default_factory=dict)
+    """What each session seeded with a cost cost (its row shows it)."""
 
 
 class SessionNotFound(LookupError):
@@ -45,10 +50,14 @@ class MemorySessions:
         *,
         model: str | None = None,
         updated_at: datetime | None = None,
+        agent: str | None = None,
+        cost: Decimal | None = None,
     ) -> Session:
-        """Store a session (its messages are renumbered into it); returns it."""
+        """Store a session (its messages are renumbered into it) run by `agent`, which cost `cost`; returns it."""
         when = updated_at or datetime.now(UTC)
-        session = Session(uuid.uuid4().hex, title, when, when, model)
+        session = Session(uuid.uuid4().hex, title, when, when, model, agent=agent)
+        if cost is not None:
+            self._memory.costs[session.id] = cost
         stored = [replace(m, session_id=session.id, position=i) for i, m in enumerate(messages or [])]
         if all(m.parent_id is None for m in stored):
             stored = [replace(m, parent_id=stored[i - 1].id if i else None) for i, m in enumerate(stored)]
@@ -128,8 +137,13 @@ class MemorySessions:
             hit = next(iter(await self._hits_in(session, words)), None)
             by_title = bool(words) and all(word in session.title.lower() for word in words)
             if by_title or hit is not None or not words:
-                found.append(SessionMatch(session, hit, by_title))
+                found.append(SessionMatch(session, hit, by_title, self._glance(session.id)))
         return found[offset : offset + limit]
+
+    def _glance(self, session_id: str) -> SessionGlance:
+        replies = [m.content for m in self._memory.messages[session_id] if m.role is Role.ASSISTANT and m.content]
+        cost = self._memory.costs.get(session_id)
+        return SessionGlance(replies[-1] if replies else "", 1 if cost is not None else 0, cost)
 
     async def _hits_in(self, session: Session, words: list[str]) -> list[SearchHit]:
         messages = self._memory.messages[session.id]
@@ -159,9 +173,11 @@ class MemorySessions:
             self._memory.current = None
         del self._memory.sessions[session.id], self._memory.messages[session.id]
 
-    async def open_session(self, session_id: str) -> Session:
+    async def open_session(self, session_id: str, at: str | None = None) -> Session:
         session = self._session(session_id)
         self._memory.current = session.id
+        if at is not None and all(message.id != at for message in self._branch(session.id)):
+            await self.switch_branch(at)
         return session
 
     async def new_session(self) -> None:

@@ -19,6 +19,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.agent.compaction import Compaction, NothingToCompactError
@@ -201,9 +202,11 @@ class ScriptedBackend:
         *,
         model: str | None = None,
         updated_at: datetime | None = None,
+        agent: str | None = None,
+        cost: Decimal | None = None,
     ) -> Session:
         """Store a session (see `MemorySessions.add_session`); returns it."""
-        return self.sessions.add_session(title, messages, model=model, updated_at=updated_at)
+        return self.sessions.add_session(title, messages, model=model, updated_at=updated_at, agent=agent, cost=cost)
 
     @property
     def current_session_id(self) -> str | None:
@@ -243,8 +246,8 @@ class ScriptedBackend:
     async def delete_session(self, session_id: str) -> None:
         await self.sessions.delete_session(session_id)
 
-    async def open_session(self, session_id: str) -> Session:
-        return await self.sessions.open_session(session_id)
+    async def open_session(self, session_id: str, at: str | None = None) -> Session:
+        return await self.sessions.open_session(session_id, at)
 
     async def new_session(self) -> None:
         await self.sessions.new_session()

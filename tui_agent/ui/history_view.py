@@ -149,6 +149,41 @@ class HistoryView:
         self.team_stops = backend.team_stops
         return await self.show_page(messages)
 
+    async def show_at(self, message_id: str) -> bool:
+        """Show the current session with message `message_id` (a search hit opened) at the top of the view,
+        marked (`-found`): pages are read back from the newest until they hold it. A message that shows nothing
+        itself (a tool's result) marks the nearest one before it. False when the branch shown does not hold it
+        (it is then shown as usual, at its end)."""
+        backend = await self.engine.engine()
+        messages = await backend.load_history(None, self.page)
+        while messages and all(m.id != message_id for m in messages) and messages[0].position > 0:
+            older = await backend.load_history(messages[0].position, self.page)
+            if not older:
+                break
+            messages = older + messages
+        self.team_stops = backend.team_stops
+        at = next((i for i, message in enumerate(messages) if message.id == message_id), None)
+        if at is None:
+            await self.show_page(messages)
+            return False
+        self.loading = True
+        try:
+            self.oldest_position = messages[0].position
+            self.loaded_messages += len(messages)
+            self._add_panels(messages, older=False)
+            entries = self._entry_lists(messages)
+            while at > 0 and not entries[at]:
+                at -= 1
+            widgets = [widget for widgets in entries for widget in widgets]
+            if not widgets:
+                return False
+            found = await self.log.show_from(widgets, sum(len(widgets) for widgets in entries[:at]))
+            found.add_class("-found")
+            self._offer_redo(messages[-1])
+            return True
+        finally:
+            self.loading = False
+
     async def show_page(self, messages: list[Message]) -> int:
         """Show `messages`, the newest page of the session."""
         self.loading = True
@@ -194,6 +229,10 @@ class HistoryView:
             self.log.show_actions(can_continue=has_text or is_cut_off(last.status, last.error))
 
     def _entries(self, messages: list[Message]) -> list[Widget]:
+        return [widget for widgets in self._entry_lists(messages) for widget in widgets]
+
+    def _entry_lists(self, messages: list[Message]) -> list[list[Widget]]:
+        """The entries each message becomes, message by message (a team's stop line after its last)."""
         entries = [[*message_widgets(message, self.log.reasoning)] for message in messages]
         if self.team_stops and (lines := stop_lines(messages, self.team_stops)):
             # deferred: the message widgets load with the first message
@@ -201,7 +240,7 @@ class HistoryView:
 
             for at, line in lines.items():
                 entries[at].append(SystemLine(line))
-        return [widget for widgets in entries for widget in widgets]
+        return entries
 
     def _add_panels(self, messages: Iterable[Message], *, older: bool) -> None:
         updates = [tool_update(call) for message in messages for call in message.tool_calls]
@@ -213,9 +252,16 @@ class HistoryView:
 
 
 def attach_history(
-    screen: Widget, engine: EngineSlot, log: ChatLog, panels: ToolPanels, on_loaded: Callable[[], None] = lambda: None
+    screen: Widget,
+    engine: EngineSlot,
+    log: ChatLog,
+    panels: ToolPanels,
+    on_loaded: Callable[[], None] = lambda: None,
+    *,
+    at: str | None = None,
 ) -> HistoryView:
-    """Give a chat screen its history: the newest page now, older pages on scroll to the top.
+    """Give a chat screen its history: the newest page now (`at`: from that message on, see `show_at`), older
+    pages on scroll to the top.
 
     A session that `--resume`/`--continue` could not open is said inline, once, above the fresh one.
     `on_loaded` runs once the first page is shown (the status bar then shows the resumed session's title),
@@ -225,10 +271,12 @@ def attach_history(
     screen.watch(log, "scroll_y", view.on_scroll, init=False)
 
     async def first_page() -> None:
-        if await view.show_early():
+        if at is None and await view.show_early():
             on_loaded()
         try:
-            if view.early is None:
+            if at is not None:
+                await view.show_at(at)
+            elif view.early is None:
                 await view.show_latest()
         except EngineUnavailableError:  # said by the app (the build's worker) and by the turn that needs it
             return

@@ -21,6 +21,7 @@ from typing import Any
 
 from tui_agent.config import McpServerSettings
 from tui_agent.tools.mcp.log import Redact
+from tui_agent.tools.mcp.overview import ServerOverview, overview
 from tui_agent.tools.mcp.server import McpServer, ServerState
 from tui_agent.tools.mcp.specs import plugin_of, safe_name, tool_specs
 from tui_agent.tools.registry import ToolRegistry
@@ -212,3 +213,7 @@ class McpServers:
             }
             for server in self.servers.values()
         ]
+
+    def overview(self, name: str) -> ServerOverview:
+        """Server `name` as the MCP screen details it: how it is reached, its state, its tools."""
+        return overview(self.servers[name])

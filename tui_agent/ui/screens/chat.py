@@ -99,11 +99,13 @@ class ChatScreen(ReportingScreen[None]):
         note: str | None = None,
         then_send: Sequence[str] = (),
         unsent: Unsent | None = None,
+        at: str | None = None,
     ) -> None:
         """`note` and `then_send`: a line to add once the history is shown, and prompts to send then (a screen
-        drawn again after a compaction); `unsent`: what the screen before held unsent, put in the prompt box."""
+        drawn again after a compaction); `unsent`: what the screen before held unsent, put in the prompt box;
+        `at`: a message the history is shown from, marked, instead of its end (a search hit opened)."""
         super().__init__()
-        self._note, self._then_send = note, list(then_send)
+        self._note, self._then_send, self._at = note, list(then_send), at
         self._unsent = unsent
         self.settings = settings or ChatSettings()
         self.engine = engine
@@ -243,7 +245,7 @@ class ChatScreen(ReportingScreen[None]):
     def on_mount(self) -> None:
         self.call_after_refresh(self._after_first_frame)
         self.history: HistoryView = attach_history(
-            self, self.engine, self.chat_log, self.tool_panels, on_loaded=self._show_loaded_session
+            self, self.engine, self.chat_log, self.tool_panels, on_loaded=self._show_loaded_session, at=self._at
         )
         self.watch(self.chat_log, "scroll_y", self.later.hide_hover_bar, init=False)
         self.show_status()

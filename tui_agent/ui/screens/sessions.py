@@ -2,9 +2,11 @@
 
 Typing filters by title and by full-text search over message content, on every branch (hits show a snippet),
 over the whole history, a page at a time (the next when the list is read to its end).
-Enter opens the highlighted session in the chat screen (resumed, history shown, on the branch of the search
-hit); Ctrl+R renames, Ctrl+F forks from a
-chosen message and opens the fork, Ctrl+D deletes after a confirmation, Ctrl+N starts a new session.
+Each row says when the session was last active ("2 min ago"), its agent, model, cost and the start of its last
+reply, as many as its width holds (`session_rows`). Enter opens the highlighted session in the chat screen
+(resumed, history shown; found by a message, on that message's branch, scrolled to it and marked); Ctrl+R
+renames, Ctrl+F forks from a chosen message and opens the fork, Ctrl+D deletes after a confirmation, Ctrl+N
+starts a new session. The screen asks the engine only for the stored sessions (a `SessionLibrary`).
 A sub-agent's session is listed under its parent's (`tui_agent.history.nesting`), indented and named after its
 agent, when its parent is listed too.
 An action that fails raises out of its worker; the app's one worker handler says why (a notification).
@@ -12,8 +14,8 @@ An action that fails raises out of its worker; the app's one worker handler says
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from textual import work
@@ -23,69 +25,50 @@ from textual.content import Content
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui_agent.agent.port import ChatBackend, ConversationPort
+from tui_agent.agent.port import SessionLibrary
 from tui_agent.agent.records import Session, SessionMatch, nest
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.screens.session_dialogs import ConfirmDeleteScreen, ForkScreen, RenameScreen, one_line
+from tui_agent.ui.screens.session_rows import session_row
 from tui_agent.ui.textual_private import let_switch_out
 
 PAGE = 100
 """Sessions read at a time; the next page is read when the list is read or scrolled to its end."""
-EVERY_MESSAGE = 1_000_000
-"""A page size no session reaches: the whole active branch (read only when a search hit is opened)."""
 HELP = "Enter open · Ctrl+R rename · Ctrl+F fork · Ctrl+D delete · Ctrl+N new session · Esc back"
 BUSY_FORK = "A reply is running: let it finish (or stop it with Esc in the chat) before forking."
 
 
-def last_activity(when: datetime) -> str:
-    return when.strftime("%Y-%m-%d %H:%M")
+def local_now() -> datetime:
+    return datetime.now(UTC)
 
 
-Row = tuple[Session, str | None]
+Row = tuple[SessionMatch, str | None]
 """A session listed, and the search snippet that found it (None: found by title, or no filter)."""
 
 
-def session_row(session: Session, snippet: str | None = None, *, current: bool = False, depth: int = 0) -> Content:
-    """Title, then last activity, model and message count; a search snippet under it when there is one.
-    `depth`: how far under its parent a sub-agent's session is, which its agent's name then leads."""
-    count = f"{session.message_count} message{'s' if session.message_count != 1 else ''}"
-    meta = " · ".join(part for part in (last_activity(session.updated_at), session.model or "", count) if part)
-    indent = "    " * depth
-    title = Content.assemble(indent, ("● " if current else "  ", "bold"))
-    if depth and session.agent:
-        title = Content.assemble(title, "↳ ", (one_line(session.agent, 30), "bold $accent"), " · ")
-    title = Content.assemble(title, (one_line(session.title or "Untitled"), "bold"))
-    lines = [title, Content.styled(f"{indent}  {meta}", "dim")]
-    if snippet:
-        lines.append(Content.styled(f"{indent}  {one_line(snippet, 100)}", "italic"))
-    return Content("\n").join(lines)
-
-
-async def open_on_branch(backend: ConversationPort, message_id: str) -> None:
-    """Make the branch through a search hit active when the open session's active branch does not hold it
-    (search covers every branch; a hit on the branch shown already leaves it as it is)."""
-    shown = await backend.load_history(None, EVERY_MESSAGE)
-    if all(message.id != message_id for message in shown):
-        await backend.switch_branch(message_id)
-
-
-def show_fresh_chat(app: App[Any], *, note: str | None = None, then_send: Sequence[str] = ()) -> None:
+def show_fresh_chat(
+    app: App[Any], *, note: str | None = None, then_send: Sequence[str] = (), at: str | None = None
+) -> None:
     """Close everything above the chat screen and replace it with a new one showing the current session
-    (with `note` after it and `then_send` sent then: see `ChatScreen`).
+    (with `note` after it and `then_send` sent then; `at`: a message scrolled into view and marked instead of
+    the end: see `ChatScreen`).
 
     Runs as an app worker: the screen asking for it (this one, usually) is closed on the way.
     """
-    app.run_worker(_replace_chat(app, note, then_send), group="fresh-chat", exclusive=True, exit_on_error=False)
+    replace = _replace_chat(app, note, then_send, at)
+    app.run_worker(replace, group="fresh-chat", exclusive=True, exit_on_error=False)
 
 
-async def _replace_chat(app: App[Any], note: str | None = None, then_send: Sequence[str] = ()) -> None:
+async def _replace_chat(
+    app: App[Any], note: str | None = None, then_send: Sequence[str] = (), at: str | None = None
+) -> None:
     while len(app.screen_stack) > 1 and not isinstance(app.screen, ChatScreen):
         await app.pop_screen()
     old = app.screen
     if not isinstance(old, ChatScreen):
         return
-    fresh = ChatScreen(old.engine, old.settings, note=note, then_send=then_send, unsent=old.take_unsent())
+    fresh = ChatScreen(old.engine, old.settings, note=note, then_send=then_send, unsent=old.take_unsent(), at=at)
     # the app's first screen too: Textual removes every screen it switches out (its messages, timers and
     # workers end with it), so no replaced screen is left in the stack to be sent anything
     let_switch_out(old)
@@ -112,9 +95,12 @@ class SessionsScreen(ReportingScreen[None]):
         Binding("ctrl+n", "new", "New session", priority=True, id="new"),
     ]
 
-    def __init__(self, backend: ChatBackend) -> None:
+    def __init__(self, library: SessionLibrary, *, now: Callable[[], datetime] = local_now) -> None:
+        """`library`: the stored sessions (all this screen asks of the engine); `now`: the clock the rows' "2 min
+        ago" is counted from."""
         super().__init__()
-        self.backend = backend
+        self.library = library
+        self.now = now
         self.sessions: dict[str, Session] = {}
         """The sessions listed now, by id, in list order."""
         self.chat_stale = False
@@ -164,7 +150,7 @@ class SessionsScreen(ReportingScreen[None]):
         """List the first page of the sessions matching the filter (every session when it is empty), found
         in the whole history; the next page comes when the list is read to its end (`more`)."""
         query = self.query_text
-        page = await self.backend.find_sessions(query, PAGE)
+        page = await self.library.find_sessions(query, PAGE)
         self._listed, self._rows, self.hits = query, [], {}
         self._add(page)
 
@@ -172,7 +158,7 @@ class SessionsScreen(ReportingScreen[None]):
     async def more(self) -> None:
         """Add the next page of the sessions listed."""
         query, offset = self._listed, len(self._rows)
-        page = await self.backend.find_sessions(query, PAGE, offset)
+        page = await self.library.find_sessions(query, PAGE, offset)
         if (query, offset) == (self._listed, len(self._rows)):  # not listed anew meanwhile
             self._add(page)
 
@@ -180,7 +166,7 @@ class SessionsScreen(ReportingScreen[None]):
         self._more = len(page) == PAGE
         for match in page:
             session, hit = match.session, match.hit
-            self._rows.append((session, hit.snippet if hit is not None and not match.by_title else None))
+            self._rows.append((match, hit.snippet if hit is not None and not match.by_title else None))
             if hit is not None:
                 self.hits.setdefault(session.id, hit.message_id)
         self._show(self._rows)
@@ -199,18 +185,43 @@ class SessionsScreen(ReportingScreen[None]):
     def _show(self, rows: list[Row]) -> None:
         options = self.option_list
         keep = self.highlighted.id if self.highlighted else None
-        current = self.backend.current_session_id
-        ordered = nest(rows, lambda row: row[0])
-        self.sessions = {session.id: session for (session, _), _ in ordered}
+        current, now, width = self.library.current_session_id, self.now(), self._row_width()
+        ordered = nest(rows, lambda row: row[0].session)
+        self.sessions = {match.session.id: match.session for (match, _), _ in ordered}
         options.clear_options()
-        shown = [(session_row(s, snip, current=s.id == current, depth=depth), s.id) for (s, snip), depth in ordered]
-        options.add_options([Option(row, id=session_id) for row, session_id in shown])
+        options.add_options(
+            [
+                Option(
+                    session_row(
+                        match.session,
+                        match.glance,
+                        now,
+                        width,
+                        snippet=snip,
+                        current=match.session.id == current,
+                        depth=depth,
+                    ),
+                    id=match.session.id,
+                )
+                for (match, snip), depth in ordered
+            ]
+        )
         if rows:
             ids = list(self.sessions)
             options.highlighted = ids.index(keep) if keep in self.sessions else 0
         if not rows:
             text = "No session matches." if self.query_text else "No sessions yet: your first prompt starts one."
             options.add_option(Option(Content.styled(text, "dim"), disabled=True))
+
+    def _row_width(self) -> int:
+        """Columns a row has (the list's, less its padding and scroll bar; 76 before it is laid out)."""
+        width = self.option_list.scrollable_content_region.width
+        return width - 2 if width > 10 else 76
+
+    def on_resize(self) -> None:
+        """Rows are fitted to the width: fit them again."""
+        if self._rows:
+            self._show(self._rows)
 
     def action_move(self, step: int) -> None:
         options = self.option_list
@@ -231,11 +242,11 @@ class SessionsScreen(ReportingScreen[None]):
 
     @work(group="session-action", exclusive=True, exit_on_error=False)
     async def open(self, session_id: str) -> None:
-        """Resume the session and show it in a fresh chat screen (on the branch of the search hit, if any)."""
-        await self.backend.open_session(session_id)
-        if self.query_text and (hit := self.hits.get(session_id)) is not None:
-            await open_on_branch(self.backend, hit)
-        show_fresh_chat(self.app)
+        """Resume the session and show it in a fresh chat screen; found by a message, on that message's branch,
+        the message scrolled into view and marked."""
+        hit = self.hits.get(session_id) if self.query_text else None
+        await self.library.open_session(session_id, at=hit)
+        show_fresh_chat(self.app, at=hit)
 
     def action_back(self) -> None:
         self.leave()
@@ -249,7 +260,7 @@ class SessionsScreen(ReportingScreen[None]):
 
     @work(group="session-action", exclusive=True, exit_on_error=False)
     async def action_new(self) -> None:
-        await self.backend.new_session()
+        await self.library.new_session()
         show_fresh_chat(self.app)
 
     # -- rename, fork, delete -----------------------------------------------------------------------
@@ -261,7 +272,7 @@ class SessionsScreen(ReportingScreen[None]):
         title = await self.app.push_screen_wait(RenameScreen(session.title))
         if not title:
             return
-        await self.backend.rename_session(session.id, title)  # e.g. a history opened read-only raises
+        await self.library.rename_session(session.id, title)  # e.g. a history opened read-only raises
         self.notify(f"Renamed to {one_line(title)}.")
         self.refresh_list()
 
@@ -272,18 +283,18 @@ class SessionsScreen(ReportingScreen[None]):
         session = self.highlighted
         if session is None or self._refused_while_replying():
             return
-        messages = await self.backend.session_messages(session.id)
+        messages = await self.library.session_messages(session.id)
         if not messages:
             self.notify("This session has no messages to fork from.", severity="warning")
             return
         message_id = await self.app.push_screen_wait(ForkScreen(session.title, messages))
         if not message_id or self._refused_while_replying():  # a queued prompt may have started a reply meanwhile
             return
-        fork = await self.backend.fork_session(session.id, message_id)
+        fork = await self.library.fork_session(session.id, message_id)
         try:
-            await self.backend.open_session(fork.id)
+            await self.library.open_session(fork.id)
         except Exception:
-            await self.backend.delete_session(fork.id)  # a fork that could not be opened is not left behind
+            await self.library.delete_session(fork.id)  # a fork that could not be opened is not left behind
             raise
         self.app.notify(f"Forked into {one_line(fork.title)}.")
         show_fresh_chat(self.app)
@@ -302,8 +313,8 @@ class SessionsScreen(ReportingScreen[None]):
             return
         if not await self.app.push_screen_wait(ConfirmDeleteScreen(session.title)):
             return
-        was_current = session.id == self.backend.current_session_id
-        await self.backend.delete_session(session.id)
+        was_current = session.id == self.library.current_session_id
+        await self.library.delete_session(session.id)
         self.chat_stale = self.chat_stale or was_current
         self.notify(f"Deleted {one_line(session.title)}.")
         self.refresh_list()

@@ -35,6 +35,10 @@ if TYPE_CHECKING:
 class ChatLog(LogWindow):
     """The conversation: user and assistant messages, their reasoning, markers and inline errors."""
 
+    DEFAULT_CSS = """
+    ChatLog > .-found { background: $accent 20%; border-left: outer $accent; }
+    """
+    """A message opened from a search hit (`-found`) stands out until it is let go."""
     BINDINGS = [Binding("t", "toggle_thinking", "Show / hide the latest thinking", show=False, id="toggle_thinking")]
 
     def __init__(

@@ -237,6 +237,28 @@ class LogWindow(VerticalScroll):
         self.call_after_refresh(self._render_top)
         return self.mount_all(self._let_go_older(widgets), before=self._later_hint)
 
+    async def show_from(self, widgets: Sequence[Widget], first: int) -> Widget:
+        """Mount finished entries (a session's stored messages, into an empty log) so that `widgets[first]` is at
+        the top of the view: a page from it on is mounted, those before it and after that page wait let go (a
+        scroll up or down mounts them). The log follows the newest entry again once it is scrolled to it.
+        Returns the entry shown first."""
+        self._end_welcome()
+        later = widgets[first:]
+        count = fit([entry_chars(widget) for widget in reversed(later)], PAGE, PAGE_CHARS)
+        self._above[:0] = [entry.let_go() for entry in cast("Sequence[Entry]", widgets[:first])]
+        self._below[:0] = [entry.let_go() for entry in cast("Sequence[Entry]", later[count:])]
+        target = later[0]
+        self.anchor(False)  # the view starts at `target`, not at the newest entry
+        await self.mount_all(later[:count], before=self._later_hint)
+        self._window_changed()  # with nothing let go below, re-armed: followed again once scrolled down to it
+
+        def into_view() -> None:
+            if target.is_attached:
+                self.scroll_to_widget(target, top=True, animate=False, immediate=True)
+
+        self.call_after_refresh(into_view)
+        return target
+
     def _render_top(self) -> None:
         # deferred: the message widgets load with the first message
         from tui_agent.ui.widgets.messages import AssistantMessage

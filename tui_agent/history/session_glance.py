@@ -1,0 +1,58 @@
+"""Provides `SessionGlance`, what a session's row in the session screen shows besides its stored fields — its
+last reply and what it cost (with its sub-agents', as `sessions list` counts it) — and `glances`, which reads
+them for a page of sessions at once.
+
+The last reply is the newest assistant message with text (a retry is newer than the reply it replaced); only
+its start is read, enough for a one-line preview.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from decimal import Decimal
+
+from tui_agent.history.rolled_usage import rolled_tallies
+from tui_agent.prices import PriceTable
+
+PREVIEW_CHARS = 400
+"""Characters of the last reply read for its preview (a row shows one line of it)."""
+
+
+@dataclass(frozen=True)
+class SessionGlance:
+    """A session at a glance: the start of its last reply and what it used."""
+
+    last_reply: str = ""
+    """The start of its newest reply with text ("" when it has none)."""
+    tokens: int = 0
+    """Tokens its replies and its sub-agents' used (0: none reported)."""
+    cost: Decimal | None = None
+    """What those tokens cost; None when some model of them has no price (or none were used)."""
+
+
+def glances(conn: sqlite3.Connection, session_ids: list[str], prices: PriceTable) -> dict[str, SessionGlance]:
+    """Each of `session_ids` at a glance (every one present, a session with nothing to show as the default)."""
+    tallies = rolled_tallies(conn, session_ids, prices)
+    replies = _last_replies(conn, session_ids)
+    found = {}
+    for session_id in session_ids:
+        rolled = tallies.get(session_id)
+        tokens = 0 if rolled is None else rolled.tally.tokens
+        cost = None if rolled is None else rolled.tally.known_cost
+        found[session_id] = SessionGlance(replies.get(session_id, ""), tokens, cost)
+    return found
+
+
+def _last_replies(conn: sqlite3.Connection, session_ids: list[str]) -> dict[str, str]:
+    if not session_ids:
+        return {}
+    marks = ",".join("?" * len(session_ids))
+    rows = conn.execute(
+        # Newest first along the (session, position) index: one short walk back per session.
+        f"SELECT s.id, (SELECT substr(m.content, 1, {PREVIEW_CHARS}) FROM messages m WHERE m.session_id = s.id"
+        " AND m.role = 'assistant' AND m.content != '' ORDER BY m.position DESC LIMIT 1)"
+        f" FROM sessions s WHERE s.id IN ({marks})",
+        session_ids,
+    )
+    return {session_id: text for session_id, text in rows if text}

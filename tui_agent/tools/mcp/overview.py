@@ -1,0 +1,71 @@
+"""Provides `ServerOverview`: one MCP server as the MCP screen details it — how it is reached, its state in a
+sentence, and the tools it offers the model, each with the first line of its description.
+
+Prompts and resources are listed once tui-agent reads them from servers (`None` until then: the screen says
+they are not read yet, rather than that there are none).
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from tui_agent.tools.mcp.server import McpServer
+from tui_agent.tools.mcp.specs import callable_tools
+
+
+@dataclass(frozen=True)
+class ToolLine:
+    """A tool the server offers: its name (the server's own) and the first line of its description."""
+
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class ServerOverview:
+    """What the MCP screen shows of one server under the list."""
+
+    name: str
+    state: str
+    """starting, ready, crashed, failed, disabled or stopped."""
+    status: str
+    """The state as a sentence, with why it failed ("failed: the command 'x' was not found")."""
+    reached_by: str
+    """ "stdio: <command line>" or "http: <url>"."""
+    tools: list[ToolLine]
+    """The tools offered to the model (`enabled_tools`/`disabled_tools` applied), in the server's order."""
+    left_out: int
+    """Tools the server has that are not offered (turned off in the config, or needing task support)."""
+    log: str
+    """Where its stderr is written."""
+    prompts: list[str] | None = None
+    """Its prompts' names; None: not read (tui-agent does not read MCP prompts yet)."""
+    resources: list[str] | None = None
+    """Its resources' names; None: not read (tui-agent does not read MCP resources yet)."""
+
+
+def first_line(text: str | None) -> str:
+    return next((line.strip() for line in (text or "").splitlines() if line.strip()), "")
+
+
+def overview(server: McpServer) -> ServerOverview:
+    """The server as its screen details it now."""
+    settings = server.settings
+    if settings.command is not None:
+        reached_by = f"stdio: {shlex.join([settings.command, *settings.args])}"
+    else:
+        reached_by = f"http: {str(settings.url).split('?')[0]}"  # a query may carry a key: not on screen
+    offered = set(server.offered())
+    tools: list[Any] = [tool for tool in callable_tools(server.tools) if tool.name in offered]
+    lines = [ToolLine(tool.name, first_line(tool.description or getattr(tool, "title", None))) for tool in tools]
+    return ServerOverview(
+        name=server.name,
+        state=server.state.value,
+        status=server.describe(),
+        reached_by=reached_by,
+        tools=lines,
+        left_out=len(server.tools) - len(lines),
+        log=str(server.log_path),
+    )
