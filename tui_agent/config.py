@@ -100,6 +100,10 @@ class ToolsSettings(BaseModel):
     schema_budget: int = Field(default=20000, ge=0)
     """Characters of tool schemas offered to the model before tui-agent warns (once) that the tools take up
     much of the context; `enabled_tools` on an MCP server is the usual fix."""
+    demo_tools: bool | None = None
+    """The offline model's demo tool, `get_current_weather` (invented weather, `plugins/examples/weather.py`): unset,
+    it is offered only when the offline model answers (`--offline`, no endpoint, or a `tui-agent serve` asked for
+    the model `offline`); true offers it to any model, false to none. A real model never sees it unless asked."""
     description_cap: int = Field(default=4096, ge=256)
     """Characters of a tool's description sent to the model with every request; a longer one is cut (and
     reported), so one tool cannot fill the context."""
