@@ -89,9 +89,9 @@ class ToolSet:
 
 
 def with_demo_tools(settings: Settings, offline_model: bool) -> Settings:
-    """`settings` with `[tools] demo_tools` decided: when the file leaves it unset, the offline model's demo tool
+    """`settings` with `[tools] demo_tools` decided: when it is "auto" (the default), the offline model's demo tool
     (invented weather) is offered only to the offline model, never to a real one."""
-    if settings.tools.demo_tools is not None:
+    if settings.tools.demo_tools != "auto":
         return settings
     return settings.model_copy(update={"tools": settings.tools.model_copy(update={"demo_tools": offline_model})})
 

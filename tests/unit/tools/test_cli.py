@@ -55,6 +55,11 @@ def test_the_demo_weather_is_listed_for_the_offline_model_only_unless_the_config
     config.mkdir(parents=True, exist_ok=True)
     (config / "config.toml").write_text("[tools]\ndemo_tools = true\n")
     assert "get_current_weather" in listed()
+    assert main(["config", "show"]) == 0
+    assert "\ndemo_tools = true\n" in capsys.readouterr().out
+    (config / "config.toml").write_text('[tools]\ndemo_tools = "yes"\n')  # invalid: "auto" stands, no tool is lost
+    invalid = listed()
+    assert "get_current_weather" not in invalid and {"read_file", "run_shell"} <= invalid
 
 
 def test_no_problems_with_shipped_plugins(capsys: pytest.CaptureFixture[str]) -> None:
