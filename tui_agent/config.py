@@ -47,7 +47,7 @@ substitution (`>`, `<`), line breaks. A command containing any never matches an 
 pattern containing any is refused (`tui_agent.tools.approvals` applies them)."""
 EVERY_TOOL = "*"
 """In `ToolsSettings.turned_off`: an invalid setting concerns every tool."""
-LIMITS = ("timeout", "output_cap", "import_timeout", "schema_budget", "description_cap", "prefer")
+LIMITS = ("timeout", "output_cap", "import_timeout", "schema_budget", "description_cap", "prefer", "demo_tools")
 """`[tools]` values that fall back to their default when invalid: they never widen what a tool may do (without
 `prefer`, the tool found first keeps a name)."""
 
@@ -100,6 +100,10 @@ class ToolsSettings(BaseModel):
     schema_budget: int = Field(default=20000, ge=0)
     """Characters of tool schemas offered to the model before tui-agent warns (once) that the tools take up
     much of the context; `enabled_tools` on an MCP server is the usual fix."""
+    demo_tools: Literal["auto", True, False] = "auto"
+    """The offline model's demo tool, `get_current_weather` (invented weather, `plugins/examples/weather.py`): "auto"
+    offers it only when the offline model answers (`--offline`, no endpoint, or a `tui-agent serve` asked for the
+    model `offline`); true offers it to any model, false to none. A real model never sees it unless asked."""
     description_cap: int = Field(default=4096, ge=256)
     """Characters of a tool's description sent to the model with every request; a longer one is cut (and
     reported), so one tool cannot fill the context."""

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent import paths
-from tui_agent.agent.tool_set import ToolSet
+from tui_agent.agent.endpoint import choose_endpoint
+from tui_agent.agent.tool_set import ToolSet, answered_offline
 from tui_agent.config import Settings, resolve_settings
 from tui_agent.history.redact import Redactor
 from tui_agent.sanitize import sanitize
@@ -71,7 +72,9 @@ def collect(extra_dirs: Sequence[Path], redact: Redact) -> dict[str, Any]:
 
 
 async def _described(settings: Settings, notices: list[str], redact: Redact) -> dict[str, Any]:
-    tools = await ToolSet.start(settings, redact)
+    choice = choose_endpoint(settings)  # as a chat would: the offline model gets its demo tool
+    offline = answered_offline(choice, choice.model)
+    tools = await ToolSet.start(settings, redact, offline_model=offline)
     try:
         await tools.settled()
         return describe(tools.registry, notices) | tools.summary()

@@ -116,7 +116,7 @@ class RealStack:
         self, resume: ResumeRequest | None = None, *, build_after: asyncio.Event | None = None
     ) -> tuple[TuiAgentApp, Built]:
         """The app as `tui-agent [--resume ID | --continue]` runs it (`build_after`: the engine waits for it)."""
-        settings = Settings(db=self.db)
+        settings = Settings(db=self.db, tools={"demo_tools": True})  # the offline model plays "scripted": its weather
         choice = EndpointChoice(self.server.base_url, "scripted", "test-key")
 
         async def build() -> BuiltAgent:

@@ -109,7 +109,7 @@ class AgentRoster:
 
     def setup(self, name: str | None) -> AgentSetup:
         """The setup of agent `name` (`UnknownAgentError` listing the agents when there is none); None: the
-        default agent, whose prompt gives way to a `system_prompt` the config file sets (see the README)."""
+        default agent, whose prompt gives way to a `system_prompt` the config file sets (see docs/configuring.md)."""
         return turn_setup(pick_agent(self.catalog, name), self.settings, keep_prompt=name is None)
 
     def agents(self) -> list[AgentProfile]:

@@ -23,7 +23,7 @@ from tui_agent.agent.model_choice import discover_model
 from tui_agent.agent.port import ChatBackend
 from tui_agent.agent.profile_use import AgentRoster, ClientPool
 from tui_agent.agent.providers import provider_for
-from tui_agent.agent.tool_set import ToolSet
+from tui_agent.agent.tool_set import ToolSet, answered_offline
 from tui_agent.agent.turn import TurnBudget
 from tui_agent.agents.apply import UnknownAgentError
 from tui_agent.agents.profiles import load_catalog
@@ -124,7 +124,8 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     store = await HistoryStore.open(settings.db, redactor=redactor)
     resources.push_async_callback(store.close)
     notices.extend(store.report.notices())
-    tools = await ToolSet.start(settings, redactor.text)  # MCP servers go on starting: a turn waits, bounded
+    offline = answered_offline(choice, client.model)  # the offline model's demo tool is for it alone
+    tools = await ToolSet.start(settings, redactor.text, offline_model=offline)  # MCP servers go on starting: bounded
     resources.push_async_callback(tools.close)
     notices.extend(tools.notices())
     registry = tools.registry

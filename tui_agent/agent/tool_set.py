@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Collection
 from typing import Any
 
+from tui_agent.agent.endpoint import OFFLINE_MODEL, EndpointChoice
 from tui_agent.config import Settings
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.mcp.source import McpSource
@@ -32,9 +33,13 @@ class ToolSet:
         self.registry, self.sources = registry, sources
 
     @classmethod
-    async def start(cls, settings: Settings, redact: Redact, *, only: Collection[str] | None = None) -> ToolSet:
+    async def start(
+        cls, settings: Settings, redact: Redact, *, only: Collection[str] | None = None, offline_model: bool = False
+    ) -> ToolSet:
         """Make every source (`only` those named) from `settings` and start them in order; what a source starts in
-        the background goes on meanwhile (`settled` waits for it)."""
+        the background goes on meanwhile (`settled` waits for it). `offline_model`: the offline model answers, so
+        its demo tool is offered too (unless `[tools] demo_tools` says otherwise)."""
+        settings = with_demo_tools(settings, offline_model)
         tools = cls(ToolRegistry(settings.tools), [])
         try:
             for name, factory in TOOL_SOURCES.items():
@@ -81,3 +86,16 @@ class ToolSet:
     def findings(self) -> list[Finding]:
         """What `doctor` says about each source, in the order they started."""
         return [finding for source in self.sources for finding in source.findings()]
+
+
+def with_demo_tools(settings: Settings, offline_model: bool) -> Settings:
+    """`settings` with `[tools] demo_tools` decided: when it is "auto" (the default), the offline model's demo tool
+    (invented weather) is offered only to the offline model, never to a real one."""
+    if settings.tools.demo_tools != "auto":
+        return settings
+    return settings.model_copy(update={"tools": settings.tools.model_copy(update={"demo_tools": offline_model})})
+
+
+def answered_offline(choice: EndpointChoice, model: str) -> bool:
+    """Whether the offline model answers: the built-in one, or one `tui-agent serve` runs, asked for its own model."""
+    return choice.offline or model == OFFLINE_MODEL

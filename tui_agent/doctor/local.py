@@ -10,7 +10,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from tui_agent import paths
-from tui_agent.agent.tool_set import ToolSet
+from tui_agent.agent.endpoint import choose_endpoint
+from tui_agent.agent.tool_set import ToolSet, answered_offline
 from tui_agent.config import ResolvedConfig, Settings, resolve_config
 from tui_agent.doctor.check import Check
 from tui_agent.history.redact import Redactor
@@ -49,7 +50,9 @@ async def check_tools(settings: Settings) -> list[Check]:
     configured = {name: server for name, server in settings.mcp_servers.items() if server.enabled}
     settings = settings.model_copy(update={"mcp_servers": configured})
     redactor = await asyncio.to_thread(Redactor.default, paths.config_file(), token_shapes=settings.redact_secrets)
-    tools = await ToolSet.start(settings, redactor.text)
+    choice = choose_endpoint(settings)  # as a chat would: the offline model gets its demo tool
+    offline = answered_offline(choice, choice.model)
+    tools = await ToolSet.start(settings, redactor.text, offline_model=offline)
     limit = max((server.startup_timeout for server in configured.values()), default=0.0) + 5.0
     try:
         await asyncio.wait_for(tools.settled(), limit)

@@ -6,7 +6,7 @@ required parameters from quoted text and numbers. The sentence saying what the m
 leads the arguments as `to_user` when the schema has that parameter, as the tutorial's model does;
 otherwise `match_intent` returns it to be sent as the reply's text, so no tool-calling reply is silent.
 
-The phrases it understands (the README lists them too): "weather in CITY (and CITY...)", arithmetic
+The phrases it understands (docs/offline-model.md lists them too): "weather in CITY (and CITY...)", arithmetic
 ("what is 2 + 3 * 4", "calculate 6 x 7"), "what time is it (in CITY)", "list the files (in PATH)", "read
 FILE", "search the files for 'TEXT'", "run CMD" / "run `CMD`" / "execute CMD", a tool's own name, and
 "ask the AGENT (and the AGENT) TASK" when `ask_<agent>` tools are offered (one call each, with the task).

@@ -1,6 +1,7 @@
 """Provides `plugin_sources`: where plugins come from, in the order that decides duplicate names.
 
-Order: the shipped `plugins/` folder, the user's plugin folder, each extra folder (`--plugins DIR`, then
+Order: the shipped `plugins/` folder (with the offline model's demo tool, `plugins/examples/weather.py`, when
+asked for: `[tools] demo_tools`), the user's plugin folder, each extra folder (`--plugins DIR`, then
 `plugin_dirs` from config), then installed packages in the `tui_agent.plugins` entry-point group. Inside a
 folder, files are taken in name order. An earlier source keeps a name several define (the registry offers
 the others as `plugin__name`, unless `[tools] prefer` says otherwise). Folders and files that others
@@ -19,12 +20,22 @@ from tui_agent.tools.loader import PluginSource, file_source
 from tui_agent.tools.problems import LoadProblem
 
 ENTRY_POINT_GROUP = "tui_agent.plugins"
+DEMO_PLUGIN = "weather.py"
+"""The example plugin loaded for the offline model (`demo_sources`)."""
 
 
 def shipped_plugins_dir() -> Path | None:
     """The shipped plugins: bundled in the wheel as `tui_agent/_shipped/plugins`, or the repo's `plugins/`."""
     folder = paths.shipped_dir("plugins")  # tries the bundled copy first, then the repository folder
     return folder if folder.is_dir() else None
+
+
+def demo_sources() -> list[PluginSource]:
+    """The offline model's demo tool (`plugins/examples/weather.py`: invented weather, so that the offline model has
+    something to look up); shipped, but never offered to a real model unless `[tools] demo_tools = true` says so."""
+    shipped = shipped_plugins_dir()
+    weather = shipped / "examples" / DEMO_PLUGIN if shipped is not None else None
+    return [file_source(weather)] if weather is not None and weather.is_file() else []
 
 
 def folder_sources(folder: Path) -> list[PluginSource]:
@@ -58,8 +69,10 @@ def plugin_sources(
     include_shipped: bool = True,
     include_user_dir: bool = True,
     include_entry_points: bool = True,
+    include_demo: bool = False,
 ) -> tuple[list[PluginSource], list[LoadProblem]]:
-    """Every plugin source in precedence order, and the folders that could not be read."""
+    """Every plugin source in precedence order, and the folders that could not be read; `include_demo` adds the
+    offline model's demo tool right after the shipped ones."""
     folders: list[Path] = []
     shipped = shipped_plugins_dir() if include_shipped else None
     if shipped is not None:
@@ -72,6 +85,8 @@ def plugin_sources(
     for folder in [*folders, *(Path(extra) for extra in extra_dirs)]:
         try:  # the shipped plugins are part of tui-agent's installation, like its code: not checked
             sources.extend(folder_sources(folder) if folder == shipped else _safe_sources(folder, problems))
+            if folder == shipped and include_demo:
+                sources.extend(demo_sources())
         except OSError as exc:
             problems.append(LoadProblem(str(folder), f"plugin folder cannot be read ({exc.strerror or exc})"))
     if include_entry_points:

@@ -105,6 +105,7 @@ class ToolRegistry:
             include_shipped=include_shipped,
             include_user_dir=include_user_dir,
             include_entry_points=include_entry_points,
+            include_demo=self.settings.demo_tools is True,
         )
         self.problems.extend(problems)
         disabled = set(self.settings.disabled_plugins)

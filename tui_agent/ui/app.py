@@ -313,7 +313,7 @@ class TuiAgentApp(App[None]):
         if servers is None or not servers.servers:
             self.notify(
                 "No MCP servers are configured: add a [mcp_servers.NAME] table to the config file "
-                "(see the README), or wait a moment if tui-agent is still starting."
+                "(see docs/extending.md), or wait a moment if tui-agent is still starting."
             )
             return
         from tui_agent.ui.screens.mcp import McpScreen  # deferred: after-paint: the MCP screen's widgets

@@ -18,6 +18,9 @@ from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import Decision
 
+DEMO = {"demo_tools": True}
+"""The offline model plays Claude here (asked for another model's name): its demo weather is offered as to itself."""
+
 
 def finished(events: list[AgentEvent]) -> TurnFinished:
     last = events[-1]
@@ -32,7 +35,7 @@ def allow(_call: Any) -> Decision:
 async def test_two_tool_calls_in_one_reply_run_and_the_answer_uses_both(
     make_agent: MakeAgent, offline_server: BackgroundServer
 ) -> None:
-    built = await make_agent(offline_server.base_url, provider="anthropic", model="claude-haiku-4-5")
+    built = await make_agent(offline_server.base_url, provider="anthropic", model="claude-haiku-4-5", tools=DEMO)
     events = await collect(built.agent.send("What's the weather in Paris and in Tokyo?"), allow)
     assert finished(events).reason is TurnEndReason.DONE, finished(events).error
     ran = {e.call.call_id for e in events if isinstance(e, ToolCallUpdated) and e.call.status is ToolStatus.DONE}
@@ -48,7 +51,7 @@ async def test_two_tool_calls_in_one_reply_run_and_the_answer_uses_both(
 async def test_a_prompt_over_the_window_is_refused_as_too_long_with_the_offer_to_compact(
     make_agent: MakeAgent, offline_server: BackgroundServer
 ) -> None:
-    built = await make_agent(offline_server.base_url, provider="anthropic", model="claude-haiku-4-5")
+    built = await make_agent(offline_server.base_url, provider="anthropic", model="claude-haiku-4-5", tools=DEMO)
     served = offline_server.server
     served.scenario = served.scenario.model_copy(update={"enforce_window": True, "context_window": 4})
     end = finished(await collect(built.agent.send("Name a river in Europe, and a mountain too")))
@@ -69,7 +72,9 @@ async def test_a_session_begun_on_the_openai_protocol_goes_on_over_anthropics(
     await openai_side.close()
     assert {record.path for record in offline_server.requests if record.body} == {"/v1/chat/completions"}
 
-    anthropic_side = await make_agent(offline_server.base_url, provider="anthropic", model="claude-haiku-4-5")
+    anthropic_side = await make_agent(
+        offline_server.base_url, provider="anthropic", model="claude-haiku-4-5", tools=DEMO
+    )
     await anthropic_side.agent.resume(session.id)
     before = len(offline_server.requests)
     end = finished(await collect(anthropic_side.agent.send("What's the weather in Oslo and in Rome?"), allow))

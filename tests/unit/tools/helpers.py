@@ -42,6 +42,8 @@ def only_from(*folders: Path, settings: ToolsSettings | None = None) -> ToolRegi
     )
 
 
-def shipped() -> ToolRegistry:
-    """A registry of the shipped plugins alone."""
-    return ToolRegistry.from_plugins((), ToolsSettings(), include_user_dir=False, include_entry_points=False)
+def shipped(demo_tools: bool = False) -> ToolRegistry:
+    """A registry of the shipped plugins alone (with the offline model's demo tool, `demo_tools`)."""
+    return ToolRegistry.from_plugins(
+        (), ToolsSettings(demo_tools=demo_tools), include_user_dir=False, include_entry_points=False
+    )

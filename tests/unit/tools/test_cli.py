@@ -39,6 +39,29 @@ def test_table_output(fast_imports: None, capsys: pytest.CaptureFixture[str]) ->
     assert f"- {BROKEN / 'raises.py'}: raised RuntimeError" in out
 
 
+def test_the_demo_weather_is_listed_for_the_offline_model_only_unless_the_config_says(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def listed() -> set[str]:
+        assert main(["plugins", "--json"]) == 0
+        return {tool["name"] for tool in json.loads(capsys.readouterr().out)["tools"]}
+
+    assert "get_current_weather" in listed()  # no endpoint: the offline model answers, and demos the weather
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("TUI_AGENT_MODEL", "llama3.2")
+    real = listed()
+    assert "get_current_weather" not in real and {"read_file", "run_shell"} <= real  # a real model: real tools
+    config = isolated_home / "config"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text("[tools]\ndemo_tools = true\n")
+    assert "get_current_weather" in listed()
+    assert main(["config", "show"]) == 0
+    assert "\ndemo_tools = true\n" in capsys.readouterr().out
+    (config / "config.toml").write_text('[tools]\ndemo_tools = "yes"\n')  # invalid: "auto" stands, no tool is lost
+    invalid = listed()
+    assert "get_current_weather" not in invalid and {"read_file", "run_shell"} <= invalid
+
+
 def test_no_problems_with_shipped_plugins(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plugins"]) == 0
     out = capsys.readouterr().out

@@ -103,20 +103,17 @@ def test_streams_are_restored_when_nothing_hangs(tmp_path: Path) -> None:
     assert (sys.stdout, sys.stderr) == before
 
 
-def test_shipped_plugins_load_without_problems() -> None:
+def test_shipped_plugins_load_without_problems_and_the_demo_weather_only_when_asked() -> None:
     registry = shipped()
     assert registry.problems == []
-    assert set(registry.names()) == {
-        "get_current_weather",
-        "calculate",
-        "current_time",
-        "list_directory",
-        "read_file",
-        "search_files",
-        "run_shell",
-    }
+    real = {"calculate", "current_time", "list_directory", "read_file", "search_files", "run_shell"}
+    assert set(registry.names()) == real  # a real model is never offered invented weather
     assert registry.approval_for("run_shell") == "ask"
-    assert registry.approval_for("get_current_weather") == "never"
+    demo = shipped(demo_tools=True)  # what the offline model is offered
+    assert demo.problems == [] and set(demo.names()) == {*real, "get_current_weather"}
+    assert demo.approval_for("get_current_weather") == "never"
+    spec = demo.get("get_current_weather")
+    assert spec is not None and spec.source.endswith("examples/weather.py") and spec.plugin == "weather"
 
 
 def test_openai_tools_cover_every_enabled_tool() -> None:
@@ -150,7 +147,7 @@ def test_a_user_plugin_does_not_take_a_shipped_tools_name_unless_config_prefers_
             return "sunny"
     ''')
     )
-    registry = ToolRegistry.from_plugins((), ToolsSettings(), include_entry_points=False)
+    registry = ToolRegistry.from_plugins((), ToolsSettings(demo_tools=True), include_entry_points=False)
     shipped_spec, mine = registry.get("get_current_weather"), registry.get("my_weather__get_current_weather")
     assert shipped_spec is not None and shipped_spec.source.endswith("weather.py") and shipped_spec.plugin == "weather"
     assert mine is not None and mine.source.endswith("my_weather.py")
@@ -159,7 +156,7 @@ def test_a_user_plugin_does_not_take_a_shipped_tools_name_unless_config_prefers_
         problem.message
     )
 
-    preferring = ToolsSettings(prefer={"get_current_weather": "my_weather"})
+    preferring = ToolsSettings(demo_tools=True, prefer={"get_current_weather": "my_weather"})
     registry = ToolRegistry.from_plugins((), preferring, include_entry_points=False)
     spec = registry.get("get_current_weather")
     assert spec is not None and spec.source.endswith("my_weather.py")

@@ -23,7 +23,7 @@ from tui_agent.tools.runner import ToolRunner
 
 @pytest.fixture(scope="module")
 def registry() -> ToolRegistry:
-    return shipped()
+    return shipped(demo_tools=True)  # the offline model's weather too
 
 
 async def call(registry: ToolRegistry, name: str, **arguments: Any) -> ToolCall:
