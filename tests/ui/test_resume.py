@@ -120,7 +120,7 @@ async def test_resumed_session_shows_every_status_and_the_model_gets_all_of_it(s
             **{c.call_id: ToolStatus.INTERRUPTED for c in OPEN_CALLS},
         }
         done = panels["c_done"]
-        assert '"location": "Paris"' in str(done.render()) and "Paris: sunny, 21 °C" in str(done.render())
+        assert "location: Paris" in str(done.render()) and "Paris: sunny, 21 °C" in str(done.render())
         assert " · " in str(done.border_subtitle)  # status and duration
         assert "unknown city" in str(panels["c_failed"].render())
         assert "interrupted" in str(panels["c_running"].border_subtitle).lower()
