@@ -211,6 +211,8 @@ async def test_status_bar_shows_the_built_engine_not_the_first_frames_guess(tmp_
         status = chat(pilot).status_bar
         await wait_until(pilot, lambda: status.endpoint == "offline model", "the built engine's endpoint")
         assert status.model == "offline"
+        line = str(status.render())
+        assert line.count("offline") == 1 and "offline model" in line, f"the offline model is named once: {line}"
 
 
 async def test_a_prompt_sent_while_streaming_is_queued_then_sent(real_app: MakeApp, tmp_path: Path) -> None:

@@ -86,6 +86,11 @@ class StatusBar(Static):
         self.meter: Meter | None = None
         self.compacting = False
 
+    @property
+    def _model_in_endpoint(self) -> bool:
+        """The endpoint's label already names the model (the model `offline` of the "offline model"): said once."""
+        return bool(self.model) and self.model in self.endpoint.split()
+
     def show(self, *, model: str, endpoint: str, title: str) -> None:
         self.model, self.endpoint, self.title = model, endpoint, title
         self._redraw()
@@ -188,7 +193,7 @@ class StatusBar(Static):
             *warning,
             *self._who,
             *([] if self.branch_note is None else [Content.styled(f"⑂ {self.branch_note}", "$text-warning")]),
-            *([Content.styled(sanitize(self.model), "bold")] if detail.model else []),
+            *([Content.styled(sanitize(self.model), "bold")] if detail.model and not self._model_in_endpoint else []),
             *([Content(sanitize(self.endpoint))] if detail.endpoint else []),
             Content(title),
             Content(self._tokens(detail) + self._costs(detail)),
