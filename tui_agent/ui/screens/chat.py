@@ -332,6 +332,9 @@ class ChatScreen(ReportingScreen[None]):
     def on_resize(self, event: Resize) -> None:
         self.columns.fit(event.size.width)
 
+    def on_task_tree_toggled(self) -> None:
+        self.columns.tree_toggled()
+
     def on_tool_panels_toggled(self) -> None:
         self.call_after_refresh(self.fit_toasts)  # the conversation's width changed: toasts stay over it
 

@@ -3,6 +3,8 @@
 Below `NARROW` columns the tool column and the task tree fold away by themselves (at 40 columns they left the
 conversation 8 characters), as the tool column does before the session's first call; when the screen widens
 again they come back as they were. Ctrl+B and Ctrl+T still show them on a narrow screen: the person asked.
+Below `CROWDED` columns the task tree, once shown, takes the tool column's place (at 80 columns the two left the
+conversation none), and the tool column comes back when the tree is hidden.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ if TYPE_CHECKING:
 
 NARROW = 60
 """Below this many columns the side columns fold away (the tool column alone takes 30 of them)."""
+CROWDED = 110
+"""Below this many columns the task tree and the tool column do not both fit (40 and 30, and the conversation's
+40): the tree, asked for, is shown alone."""
 
 
 class WithColumns(Protocol):
@@ -38,17 +43,21 @@ class SideColumns:
     def __init__(self, screen: WithColumns) -> None:
         self.screen = screen
         self.narrow = False
+        self.width = 0
         self._tree_folded = False
         """The task tree was shown when the screen became narrow: it comes back when it widens."""
 
     def fit(self, width: int) -> None:
-        """The screen is `width` columns wide now."""
+        """The screen is `width` columns wide now (or the task tree was shown or hidden)."""
+        self.width = width
         narrow = width < NARROW
+        tree = self.screen.task_tree
+        crowded = narrow or (width < CROWDED and tree is not None and tree.display)
+        if crowded != self.screen.tool_panels.narrow:
+            self.screen.tool_panels.fit(crowded)
         if narrow == self.narrow:
             return
         self.narrow = narrow
-        self.screen.tool_panels.fit(narrow)
-        tree = self.screen.task_tree
         if tree is None:
             return
         if narrow and tree.display:
@@ -61,3 +70,7 @@ class SideColumns:
                 tree.show()  # it takes the focus as Ctrl+T gives it; a resize leaves it where it was
                 if focused is not None:
                     focused.focus()
+
+    def tree_toggled(self) -> None:
+        """The task tree was shown or hidden: the tool column makes room for it, or comes back."""
+        self.fit(self.width)

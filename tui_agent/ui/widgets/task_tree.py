@@ -82,6 +82,9 @@ class TaskTree(Tree[str]):
             super().__init__()
             self.character = character
 
+    class Toggled(Message):
+        """The tree was shown or hidden: the columns beside the conversation share the width again."""
+
     def __init__(self, backend: ConversationPort, *, clock: Clock, **options: Any) -> None:
         super().__init__("turn", **options)
         self.show_root = False
@@ -119,6 +122,7 @@ class TaskTree(Tree[str]):
 
     def show(self) -> None:
         self.display = True
+        self.post_message(self.Toggled())
         self._rebuild()
         self.focus()
         self.call_after_refresh(self._show_keys)
@@ -158,6 +162,7 @@ class TaskTree(Tree[str]):
         selected = self.selected_item()
         self._cursor_key = selected.key if selected is not None else None
         self.display = False
+        self.post_message(self.Toggled())
         if self._timer is not None:
             self._timer.pause()
         self.clear()  # nothing stale is kept while hidden; showing rebuilds from the model
