@@ -59,14 +59,14 @@ async def test_a_lock_held_throughout_is_said_on_stderr_not_a_crash(isolated_hom
     other = sqlite3.connect(db, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")  # another program keeps the write lock for the whole run
     (isolated_home / "config").mkdir(parents=True, exist_ok=True)
-    (isolated_home / "config" / "config.toml").write_text("history_lock_wait = 2\n")  # not the 30 s default
+    (isolated_home / "config" / "config.toml").write_text("history_lock_wait = 0.5\n")  # not the 30 s default
     try:
         done = await asyncio.to_thread(run, ["--offline", "-p", "What's the weather in Paris?"], isolated_home)
     finally:
         other.close()
     assert done.returncode == 0, done.stderr
     assert "Paris" in done.stdout
-    assert "waiting up to 2 s for it to save this run" in done.stderr  # then it gives up, and says so
+    assert "waiting up to 0.5 s for it to save this run" in done.stderr  # then it gives up, and says so
     assert "locked" in done.stderr and "could not be saved" in done.stderr
 
 

@@ -9,7 +9,9 @@ from tui_agent.offline.server import BackgroundServer
 
 
 def test_continue_after_a_failed_print_turn_is_answered(isolated_home: Path) -> None:
-    with BackgroundServer({"replies": [{"status": 500}], "then": "repeat_last", "strict": True}) as server:
+    with BackgroundServer(
+        {"replies": [{"status": 500, "retry_after": 0.01}], "then": "repeat_last", "strict": True}
+    ) as server:
         endpoint = ["--base-url", server.base_url, "--model", "offline"]
         failed = run([*endpoint, "-p", "What is asyncio?"], isolated_home)
         assert failed.returncode == 1 and "500" in failed.stderr

@@ -30,12 +30,13 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 
 SLOW = {"default_chunk_delay": 0.15}
 """The offline model's own answers ("You asked: ..."), a few seconds each: run to its end, the first would be
-stored complete; stopped, it is interrupted whenever Esc reaches it."""
+stored complete; stopped, it is interrupted whenever Esc reaches it (the prompts after it are answered at once:
+`answer_at_once`)."""
 
 
 @pytest.fixture
-def session(isolated_home: Path) -> Iterator[str]:
-    """`tui-agent` on a slow model in a 160x45 tmux window."""
+def session(isolated_home: Path) -> Iterator[tuple[str, BackgroundServer]]:
+    """`tui-agent` on a slow model in a 160x45 tmux window, and the model."""
     server = BackgroundServer(strict_scenario(SLOW))
     server.start()
     name = f"uiloss-first-stop-{uuid.uuid4().hex[:8]}"
@@ -45,7 +46,7 @@ def session(isolated_home: Path) -> Iterator[str]:
     )
     tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "45", command)
     try:
-        yield name
+        yield name, server
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
         server.stop()
@@ -68,20 +69,30 @@ async def stored(db: Path) -> list[tuple[Role, str, MessageStatus]]:
         await store.close()
 
 
-def test_escape_typed_right_after_enter_stops_the_first_reply(session: str, isolated_home: Path) -> None:
-    wait_for(session, "scripted")  # the status line: the app is up
-    wait_for(session, "○ ready")
-    tmux("send-keys", "-t", session, "-l", "tell me a long story")
-    tmux("send-keys", "-t", session, "Enter", "Escape")  # one write: the terminal delivers both at once
-    wait_for(session, "interrupted")  # the reply's mark: stopped, not streaming on behind "ready"
+def answer_at_once(server: BackgroundServer) -> None:
+    """The model's next answers come without pauses (the one already streaming keeps its own)."""
+    served = server.server
+    served.scenario = served.scenario.model_copy(update={"default_chunk_delay": 0.0})
+
+
+def test_escape_typed_right_after_enter_stops_the_first_reply(
+    session: tuple[str, BackgroundServer], isolated_home: Path
+) -> None:
+    name, server = session
+    wait_for(name, "scripted")  # the status line: the app is up
+    wait_for(name, "○ ready")
+    tmux("send-keys", "-t", name, "-l", "tell me a long story")
+    tmux("send-keys", "-t", name, "Enter", "Escape")  # one write: the terminal delivers both at once
+    wait_for(name, "interrupted")  # the reply's mark: stopped, not streaming on behind "ready"
+    answer_at_once(server)  # the prompts below wait for their whole answers
     for prompt in ("go 1", "go 2"):
-        tmux("send-keys", "-t", session, "-l", prompt)
-        tmux("send-keys", "-t", session, "Enter")
+        tmux("send-keys", "-t", name, "-l", prompt)
+        tmux("send-keys", "-t", name, "Enter")
         # answered as a prompt of its own, to the end of the offline model's answer (`print("...go 1")`: the
         # stopped prompt, whose reply is empty, reaches the model joined to the next one)
-        wait_for(session, f'{prompt}")')
-        wait_for(session, "○ ready")
-    quit_app(session)
+        wait_for(name, f'{prompt}")')
+        wait_for(name, "○ ready")
+    quit_app(name)
     messages = asyncio.run(stored(isolated_home / "data" / "history.db"))
     assert [content for role, content, _ in messages if role is Role.USER] == ["tell me a long story", "go 1", "go 2"]
     replies = [status for role, _, status in messages if role is Role.ASSISTANT]

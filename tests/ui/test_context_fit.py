@@ -133,7 +133,7 @@ async def test_a_failing_summary_endpoint_is_not_asked_again_before_every_prompt
             await send(pilot, prompt)
         agent = await built.ready()
         await wait_until(pilot, lambda: agent.meter.compacts_first, "the context full")
-        llama.server.script([{"status": 500}] * 3)  # the summary request fails, retries included
+        llama.server.script([{"status": 500, "retry_after": 0.01}] * 3)  # the summary fails, retries (at once) included
         await send(pilot, "Name a sea", wait=False)
         await wait_until(pilot, lambda: heard.count("The next prompts are sent without compacting until") > 0, "said")
         assert heard.count("The prompt is sent as it is.") == 1

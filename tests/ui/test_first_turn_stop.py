@@ -9,7 +9,7 @@ said "ready" while the reply streamed in and was stored complete, and prompts se
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -36,11 +36,26 @@ MakeApp = Callable[..., TuiAgentApp]
 
 
 @pytest.fixture
-async def slow_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
-    """`slow_app(build_gate=None)`: the app on a real agent whose model streams slow replies (then the offline
-    model's own); with `build_gate`, the engine's build waits for it (an engine still starting)."""
+def slow_server() -> Iterator[BackgroundServer]:
+    """A model whose first reply is slow (then the offline model's own answers)."""
     server = BackgroundServer(strict_scenario({"replies": [SLOW]}))
     server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def answer_at_once(server: BackgroundServer) -> None:
+    """The slow reply dropped if the stopped turn never asked for it: the next prompt is answered at once."""
+    server.server.script([])
+
+
+@pytest.fixture
+async def slow_app(tmp_path: Path, slow_server: BackgroundServer) -> AsyncIterator[MakeApp]:
+    """`slow_app(build_gate=None)`: the app on a real agent on `slow_server`; with `build_gate`, the engine's
+    build waits for it (an engine still starting)."""
+    server = slow_server
 
     def make(build_gate: asyncio.Event | None = None) -> TuiAgentApp:
         settings = Settings(db=tmp_path / "history.db")
@@ -54,7 +69,6 @@ async def slow_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
         return TuiAgentApp(build, model="scripted", endpoint="scripted", clock=lambda: FIXED_NOW, cursor_blink=False)
 
     yield make
-    server.stop()
 
 
 async def stored(path: Path) -> list[Message]:
@@ -87,7 +101,7 @@ async def stopped_and_idle(pilot: Pilot[None], screen: ChatScreen) -> None:
 
 
 async def test_escape_right_after_enter_on_a_new_sessions_first_prompt_stops_the_turn(
-    slow_app: MakeApp, tmp_path: Path
+    slow_app: MakeApp, slow_server: BackgroundServer, tmp_path: Path
 ) -> None:
     app = slow_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -100,6 +114,7 @@ async def test_escape_right_after_enter_on_a_new_sessions_first_prompt_stops_the
         await wait_until(pilot, lambda: prompts_shown(screen) == ["tell me a long story"], "the prompt sent")
         await stopped_and_idle(pilot, screen)
         assert not screen.busy
+        answer_at_once(slow_server)
         await send(pilot, "go 1")  # sent at once, as its own prompt, and answered
         assert prompts_shown(screen) == ["tell me a long story", "go 1"] and not screen.queued.prompts
     messages = await stored(tmp_path / "history.db")
@@ -112,7 +127,7 @@ async def test_escape_right_after_enter_on_a_new_sessions_first_prompt_stops_the
 
 
 async def test_escape_while_the_engine_is_still_starting_stops_the_first_turn(
-    slow_app: MakeApp, tmp_path: Path
+    slow_app: MakeApp, slow_server: BackgroundServer, tmp_path: Path
 ) -> None:
     """Enter then Esc before the engine is built: the turn waits for it, and is stopped as soon as it begins."""
     gate = asyncio.Event()
@@ -125,6 +140,7 @@ async def test_escape_while_the_engine_is_still_starting_stops_the_first_turn(
         await wait_until(pilot, lambda: not screen.busy, "ready again")
         gate.set()  # the engine is built now
         await stopped_and_idle(pilot, screen)
+        answer_at_once(slow_server)
         await send(pilot, "go 1")
         assert prompts_shown(screen) == ["tell me a long story", "go 1"]
     statuses = [m.status for m in await stored(tmp_path / "history.db") if m.role is Role.ASSISTANT]

@@ -19,6 +19,7 @@ from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
 from tui_agent.history.models import Message
 from tui_agent.history.store import HistoryStore
+from tui_agent.offline.scenario import Scenario
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus, ToolStatus
 from tui_agent.ui.app import TuiAgentApp
@@ -34,7 +35,7 @@ async def real_app(tmp_path: Path) -> AsyncIterator[MakeApp]:
     """`real_app(scenario=None, **settings)`: the app on a real agent; offline model when no scenario."""
     servers: list[BackgroundServer] = []
 
-    def make(scenario: dict[str, Any] | None = None, **values: Any) -> tuple[TuiAgentApp, Built]:
+    def make(scenario: dict[str, Any] | Scenario | None = None, **values: Any) -> tuple[TuiAgentApp, Built]:
         settings = Settings(db=tmp_path / "history.db", **values)
         if scenario is None:
             choice = EndpointChoice(None, "offline")
@@ -216,10 +217,12 @@ async def test_status_bar_shows_the_built_engine_not_the_first_frames_guess(tmp_
 
 
 async def test_a_prompt_sent_while_streaming_is_queued_then_sent(real_app: MakeApp, tmp_path: Path) -> None:
-    app, _ = real_app(
-        # Ten seconds of streaming: on a loaded machine two would be over before the second prompt is typed.
+    # Ten seconds of streaming (on a loaded machine two would be over before the second prompt is typed), sped
+    # up once the prompt is queued: the server reads the reply's `chunk_delay` before each chunk.
+    scenario = Scenario.model_validate(
         {"replies": [{"text": "word " * 200, "chunk_size": 5, "chunk_delay": 0.05}, {"text": "Second answer."}]}
     )
+    app, _ = real_app(scenario)
     async with app.run_test(size=(140, 40)) as pilot:
         await send(pilot, "talk a lot", wait=False)
         screen = chat(pilot)
@@ -228,6 +231,7 @@ async def test_a_prompt_sent_while_streaming_is_queued_then_sent(real_app: MakeA
         # The prompt reaches the screen as a message, which may come after `press` returns.
         await wait_until(pilot, lambda: screen.queued.prompts == ["and then this"], lambda: f"{screen.queued.prompts}")
         assert screen.busy and [m.status for m in screen.chat_log.assistant_messages] == [MessageStatus.STREAMING]
+        scenario.replies[0].chunk_delay = 0.0  # the rest of the first reply at once
         await wait_until(pilot, lambda: screen.idle, "both turns done")
         assert [m.status for m in screen.chat_log.assistant_messages] == [MessageStatus.COMPLETE] * 2
     messages = await history(tmp_path / "history.db")

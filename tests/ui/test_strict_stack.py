@@ -19,7 +19,9 @@ from tui_agent.ui.widgets.messages import ErrorNotice
 
 
 async def test_after_a_failed_turn_the_next_prompt_is_answered(tmp_path: Path) -> None:
-    with BackgroundServer({"replies": [{"status": 500}], "then": "repeat_last", "strict": True}) as server:
+    with BackgroundServer(
+        {"replies": [{"status": 500, "retry_after": 0.01}], "then": "repeat_last", "strict": True}
+    ) as server:
         settings = Settings(db=tmp_path / "history.db")
         choice = EndpointChoice(server.base_url, "scripted", "test-key")
         app = TuiAgentApp(

@@ -39,6 +39,12 @@ print(json.dumps({"textual": inspect.getfile(textual), "release": version("textu
                   "reason": timer_patch().reason}))
 """
 """Builds the app (which applies the patch, or not) on the Textual first on the path, and says what happened."""
+THEN_THE_PRIVATES_TESTS = """
+import sys, pytest
+sys.stdout.flush()
+sys.exit(pytest.main(["-q", "-n0", "-p", "no:randomly", "-p", "no:cacheprovider", "tests/ui/test_textual_private.py"]))
+"""
+"""Runs tests/ui/test_textual_private.py after `CHECK`, in the same child (its exit status is theirs)."""
 
 
 def textual_range() -> str:
@@ -93,13 +99,12 @@ def releases(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
 @pytest.mark.parametrize("end", ["lowest", "highest"])
 def test_the_textual_privates_hold_at_each_end_of_the_allowed_range(end: str, releases: dict[str, Path]) -> None:
     folder = releases[end]
-    built = run([sys.executable, "-c", CHECK], folder)
-    assert built.returncode == 0, built.stderr[-3000:]
-    found = json.loads(built.stdout.splitlines()[-1])
+    # One child for both (each start imports Textual and tui-agent): the check's line first, then the tests.
+    tests = run([sys.executable, "-c", CHECK + THEN_THE_PRIVATES_TESTS], folder)
+    assert tests.stdout.startswith("{"), tests.stderr[-3000:]
+    found = json.loads(tests.stdout.splitlines()[0])
     assert Path(found["textual"]).is_relative_to(folder), f"the child ran on another Textual: {found['textual']}"
     assert found["applied"] and not found["left_alone"], f"Textual {found['release']}: {found['reason']}"
-    tests = run([sys.executable, "-m", "pytest", "-q", "-n0", "-p", "no:randomly", "-p", "no:cacheprovider",
-                 "tests/ui/test_textual_private.py"], folder)  # fmt: skip
     assert tests.returncode == 0, f"on Textual {found['release']}:\n{tests.stdout[-4000:]}"
 
 

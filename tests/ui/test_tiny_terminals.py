@@ -9,7 +9,7 @@ test resizes through tiny sizes and back at each stage. Before, 2 columns while 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from textual.app import App
 from textual.command import CommandPalette
@@ -18,6 +18,7 @@ from textual.pilot import Pilot
 from tests.ui import test_real_stack
 from tests.ui.helpers import chat, chat_idle, send, showing, wait_until
 from tests.ui.test_real_stack import PLUGINS, MakeApp, history
+from tui_agent.offline.scenario import Scenario
 from tui_agent.status import MessageStatus
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.chat import ChatScreen
@@ -43,7 +44,7 @@ MARKDOWN = (
     "| a table | with | columns |\n|---|---|---|\n| 1 | 2 | 3 |\n\n> a quote\n\n"
 )
 SLOW = {"chunk_size": 4, "chunk_delay": 0.01}
-SCENARIO = {
+SCENARIO: dict[str, Any] = {
     "replies": [
         {
             "text": MARKDOWN,
@@ -65,7 +66,8 @@ async def shrink_and_grow(pilot: Pilot[None]) -> None:
 
 
 async def test_every_size_survives_every_stage(real_app: MakeApp, tmp_path: Path) -> None:
-    app, _ = real_app(SCENARIO, plugin_dirs=[PLUGINS])
+    scenario = Scenario.model_validate(SCENARIO)
+    app, _ = real_app(scenario, plugin_dirs=[PLUGINS])
     async with app.run_test(size=(120, 36)) as pilot:
         log = chat(pilot).chat_log  # looked up now: the approval dialog may cover the chat screen at any moment
         await send(pilot, "tell me everything", wait=False)
@@ -78,6 +80,7 @@ async def test_every_size_survives_every_stage(real_app: MakeApp, tmp_path: Path
         await pilot.press("ctrl+t")  # the task tree, while the second reply streams
         await shrink_and_grow(pilot)
         await pilot.press("ctrl+t")
+        scenario.replies[1].chunk_delay = 0.0  # the rest of the second reply at once (the server reads it per chunk)
         await wait_until(pilot, lambda: chat_idle(pilot), "the turn finished")
         await pilot.press("f1")
         await wait_until(pilot, lambda: showing(app, HelpScreen), "the help screen")

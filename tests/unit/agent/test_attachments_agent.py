@@ -35,7 +35,9 @@ async def test_an_edited_prompt_keeps_its_files(make_agent: MakeAgent, offline_s
 
 
 @pytest.mark.parametrize(
-    "offline_server", [{"replies": [{"status": 500}], "then": "repeat_last", "strict": True}], indirect=True
+    "offline_server",
+    [{"replies": [{"status": 500, "retry_after": 0.01}], "then": "repeat_last", "strict": True}],
+    indirect=True,
 )
 async def test_after_a_failed_reply_both_prompts_go_together_with_their_parts(
     make_agent: MakeAgent, offline_server: BackgroundServer

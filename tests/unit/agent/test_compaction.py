@@ -130,7 +130,8 @@ async def test_nothing_to_compact_and_a_failed_summary_change_nothing(
     with pytest.raises(NothingToCompactError):
         await built.agent.compact()  # the latest turn is always kept
     await _ask(built, "second turn")
-    offline_server.server.script([{"status": 500, "error_message": "boom"}, {"status": 500}, {"status": 500}])
+    again = {"status": 500, "retry_after": 0.01}  # retried at once, not after 0.5 s then 1 s
+    offline_server.server.script([{**again, "error_message": "boom"}, again, again])
     with pytest.raises(CompactionFailedError, match="Could not compact the conversation"):
         await built.agent.compact()
     offline_server.server.script([{"text": "   "}])

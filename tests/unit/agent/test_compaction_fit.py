@@ -184,7 +184,7 @@ async def test_a_failed_automatic_compaction_is_not_tried_again_before_every_pro
     for prompt in PROMPTS[:3]:
         await ask(built, prompt)
     assert built.agent.meter.compacts_first
-    offline_server.server.script([{"status": 500}] * 3)
+    offline_server.server.script([{"status": 500, "retry_after": 0.01}] * 3)  # retried at once
     with pytest.raises(CompactionFailedError, match="The next prompts are sent without compacting until"):
         await built.agent.compact(auto=True)
     meter = built.agent.meter

@@ -24,6 +24,10 @@ PLUGINS = Path(__file__).parent / "plugins"
 ECHO = {"tool_calls": [{"name": "slow_echo", "arguments": {"text": "hi", "seconds": 0}}]}
 
 
+FAILS = {"status": 500, "retry_after": 0.01}
+"""A server error, retried at once (not after 0.5 s, then 1 s) until the retries run out."""
+
+
 def scenario(*replies: dict[str, Any], then: str = "default") -> pytest.MarkDecorator:
     return pytest.mark.parametrize(
         "offline_server", [{"replies": list(replies), "then": then, "strict": True}], indirect=True
@@ -41,7 +45,7 @@ def ended(events: list[AgentEvent]) -> TurnEndReason:
     return finished.reason
 
 
-@scenario({"status": 500}, then="repeat_last")
+@scenario(FAILS, then="repeat_last")
 async def test_a_turn_that_failed_with_no_text_then_a_good_turn(
     make_agent: MakeAgent, offline_server: BackgroundServer
 ) -> None:
@@ -66,7 +70,7 @@ async def test_a_turn_cut_mid_stream_then_a_good_turn(make_agent: MakeAgent, off
     ]
 
 
-@scenario(ECHO, {"status": 500}, then="repeat_last")
+@scenario(ECHO, FAILS, then="repeat_last")
 async def test_a_reply_that_failed_after_its_tools_then_a_good_turn(
     make_agent: MakeAgent, offline_server: BackgroundServer
 ) -> None:

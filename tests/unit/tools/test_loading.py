@@ -77,9 +77,11 @@ def test_duplicate_name_first_file_keeps_it_the_later_is_renamed_and_reported(br
     assert statuses[str(BROKEN / "dup_a.py")] == statuses[str(BROKEN / "dup_b.py")] == "enabled"
 
 
-def test_config_can_prefer_the_later_file() -> None:
+def test_config_can_prefer_the_later_file(tmp_path: Path) -> None:
+    for name in ("dup_a.py", "dup_b.py"):  # the two alone: the broken folder's hanging plugin costs its deadline
+        shutil.copy(BROKEN / name, tmp_path / name)
     registry = ToolRegistry.from_plugins(
-        [BROKEN],
+        [tmp_path],
         ToolsSettings(prefer={"duplicate_tool": "dup_b"}, import_timeout=FAST_IMPORT),
         include_shipped=False,
         include_user_dir=False,
@@ -87,8 +89,8 @@ def test_config_can_prefer_the_later_file() -> None:
     )
     spec = registry.get("duplicate_tool")
     assert spec is not None and spec.source.endswith("dup_b.py") and "dup_b__duplicate_tool" not in registry.names()
-    loser = next(entry for entry in registry.entries if entry.spec.source == str(BROKEN / "dup_a.py"))
-    assert loser.status == "replaced" and loser.replaced_by == str(BROKEN / "dup_b.py")
+    loser = next(entry for entry in registry.entries if entry.spec.source == str(tmp_path / "dup_a.py"))
+    assert loser.status == "replaced" and loser.replaced_by == str(tmp_path / "dup_b.py")
 
 
 def test_module_without_tools_and_private_files(broken: ToolRegistry) -> None:
