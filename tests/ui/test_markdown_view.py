@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.segment import Segment
@@ -77,6 +77,7 @@ def test_boundaries_of_a_document() -> None:
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(st.lists(BLOCKS, min_size=1, max_size=8).map("\n\n".join), st.lists(st.integers(0, 400), max_size=12))
+@example("# Title\n\n -\n\n- a\n- b", [18])  # a list indented a space after a heading, loose: one list
 def test_incremental_render_equals_whole_render(text: str, cuts: list[int]) -> None:
     lines = render_incrementally(text, [cut % (len(text) + 1) for cut in cuts])
     assert lines == render(text)

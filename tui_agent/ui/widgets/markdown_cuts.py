@@ -1,8 +1,8 @@
 """Provides where a markdown text settles and where a growing block is cut: `settled_boundary`, `growing_cut`.
 
-A *settled boundary* ends a complete top-level block: a blank line outside a code fence, followed by an
-unindented line that cannot continue the block before it; text before it never re-flows. A block that keeps
-growing past `SPLIT` characters (a long list or code block; `SPLIT_OTHER` for a table, a paragraph or
+A *settled boundary* ends a complete top-level block: a blank line outside a code fence, followed by a line
+(indented three spaces at most) that cannot continue the block before it; text before it never re-flows. A block
+that keeps growing past `SPLIT` characters (a long list or code block; `SPLIT_OTHER` for a table, a paragraph or
 anything else) is cut where it can go on: at a list item, at a line of code (the code block is closed for the
 piece and opened again for the rest), at a table row (the header is repeated for the rest), or at a line or
 space of anything else. `MarkdownView` renders each settled piece once and only the tail again.
@@ -23,10 +23,13 @@ _LIST_ITEM = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 
 
 def _starts_block(line: str, closing_list: bool) -> bool:
-    """Can an unindented `line` after a blank line start a new, independent block?"""
-    if not line or line[0] in " \t":
+    """Can `line`, after a blank line, start a new, independent block?"""
+    stripped = line.lstrip(" ")
+    indent = len(line) - len(stripped)
+    if not stripped or stripped[0] == "\t" or indent > 3 or (indent and closing_list):
         return False  # indented: continues a list item or is code belonging to what came before
-    return not (closing_list and _LIST_ITEM.match(line))  # same list, made loose by the blank line
+    # up to three spaces start a block as none do (` - a` after a heading is a list); in a list, the same list
+    return not (closing_list and _LIST_ITEM.match(stripped))
 
 
 _RULE = re.compile(r" {0,3}([-*_])(?: *\1){2,} *")
@@ -45,8 +48,8 @@ def settled_boundary(text: str, at_least: int | None = None) -> int:
     """Index where the last settled block of `text` ends (0 if none); text before it never re-flows.
     With `at_least`, the first such index from there on (0 if none): settling a long text a piece at a time.
 
-    A boundary is the start of an unindented line that follows a blank line outside a fenced code block
-    and cannot continue the block before it. Only complete lines decide, so a half-streamed line never
+    A boundary is the start of a line (indented three spaces at most) that follows a blank line outside a
+    fenced code block and cannot continue the block before it. Only complete lines decide, so a half-streamed line never
     moves a boundary, except that a new block's first characters settle what is before them.
     """
     boundary, fence, previous_blank, block_is_list = 0, "", False, False
@@ -60,11 +63,11 @@ def settled_boundary(text: str, at_least: int | None = None) -> int:
                 fence = ""
         elif line.strip():
             if previous_blank and _starts_block(line, block_is_list):
-                boundary, block_is_list = position, bool(_LIST_ITEM.match(line))
+                boundary, block_is_list = position, bool(_LIST_ITEM.match(stripped))
                 if at_least is not None and boundary >= at_least:
                     return boundary
             elif position == 0:
-                block_is_list = bool(_LIST_ITEM.match(line))
+                block_is_list = indent <= 3 and bool(_LIST_ITEM.match(stripped))
             elif block_is_list and not indent and (_HEADING.match(line) or _RULE.fullmatch(line)):
                 block_is_list = False  # a heading or rule ends the list: a list after it is a new one
             if indent <= 3 and stripped[:3] in ("```", "~~~"):
@@ -72,7 +75,8 @@ def settled_boundary(text: str, at_least: int | None = None) -> int:
         previous_blank = not line.strip() and not fence
         position = end + 1
     rest = text[position:]
-    if previous_blank and rest.strip() and rest[0] not in "-+*0123456789" and _starts_block(rest, block_is_list):
+    begun = rest.lstrip(" ")
+    if previous_blank and begun.strip() and begun[0] not in "-+*0123456789" and _starts_block(rest, block_is_list):
         boundary = position  # the next block has begun on a line still streaming
     return boundary if at_least is None or boundary >= at_least else 0
 
