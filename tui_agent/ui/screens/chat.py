@@ -333,7 +333,7 @@ class ChatScreen(ReportingScreen[None]):
         self.columns.fit(event.size.width)
 
     def on_task_tree_toggled(self) -> None:
-        self.columns.tree_toggled()
+        self.columns.fit(self.size.width)  # the tool column makes room for the tree, or comes back
 
     def on_tool_panels_toggled(self) -> None:
         self.call_after_refresh(self.fit_toasts)  # the conversation's width changed: toasts stay over it

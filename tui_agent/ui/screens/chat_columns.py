@@ -43,13 +43,11 @@ class SideColumns:
     def __init__(self, screen: WithColumns) -> None:
         self.screen = screen
         self.narrow = False
-        self.width = 0
         self._tree_folded = False
         """The task tree was shown when the screen became narrow: it comes back when it widens."""
 
     def fit(self, width: int) -> None:
         """The screen is `width` columns wide now (or the task tree was shown or hidden)."""
-        self.width = width
         narrow = width < NARROW
         tree = self.screen.task_tree
         crowded = narrow or (width < CROWDED and tree is not None and tree.display)
@@ -70,7 +68,3 @@ class SideColumns:
                 tree.show()  # it takes the focus as Ctrl+T gives it; a resize leaves it where it was
                 if focused is not None:
                     focused.focus()
-
-    def tree_toggled(self) -> None:
-        """The task tree was shown or hidden: the tool column makes room for it, or comes back."""
-        self.fit(self.width)
