@@ -241,3 +241,21 @@ async def test_a_prompt_sent_while_streaming_is_queued_then_sent(real_app: MakeA
         ("user", "and then this"),
         ("assistant", "Second answer."),
     ]
+
+
+async def test_an_idle_chat_log_stays_still_once_the_turn_is_over(tmp_path: Path) -> None:
+    """Text just over the log's height, in a log narrowed by the task tree: the scrollbar came, the text re-wrapped
+    narrower, fitted, the scrollbar went, and the two took turns as long as the app was idle (~70 % of a core)."""
+    settings = Settings(db=tmp_path / "history.db")
+    app = TuiAgentApp(lambda: build_agent(settings, EndpointChoice(None, "offline")), cursor_blink=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "ask the researcher and the coder what the weather is in Paris")
+        await wait_until(pilot, lambda: chat_idle(pilot), "the turn over")
+        await pilot.press("ctrl+t")
+        await task_tree(pilot)
+        await pilot.pause(0.5)
+        log, seen = chat(pilot).chat_log, set()
+        for _ in range(40):  # a second of idle frames
+            seen.add((log.show_vertical_scrollbar, log.size.width))
+            await pilot.pause(0.025)
+        assert len(seen) == 1, f"the idle log keeps changing: {seen}"
