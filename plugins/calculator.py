@@ -108,7 +108,7 @@ def describe(value: Fraction) -> str:
     return f"{value.numerator}/{value.denominator} (≈ {decimal:.25g})"
 
 
-@tool(approval="never")
+@tool(approval="never", effect="read")
 def calculate(expression: str) -> str:
     """Compute an arithmetic expression exactly (fractions are kept exact, e.g. 1/3 + 1/6 = 1/2).
 

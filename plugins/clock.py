@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from tui_agent.tools import tool
 
 
-@tool(approval="never")
+@tool(approval="never", effect="read")
 def current_time(timezone: str = "UTC") -> str:
     """Get the current date and time in a time zone.
 

@@ -46,7 +46,7 @@ def _shown(path: Path) -> str:
     return relative or "."
 
 
-@tool(approval="never")
+@tool(approval="never", effect="read")
 def list_directory(path: str = ".") -> str:
     """List the files and folders in a directory inside the working directory.
 
@@ -74,7 +74,7 @@ def _entry_line(entry: Path) -> str:
         return entry.name
 
 
-@tool(approval="never")
+@tool(approval="never", effect="read")
 def read_file(path: str, start_line: int = 1) -> str:
     """Read a text file inside the working directory, up to 24 KiB from a given line.
 
@@ -144,7 +144,7 @@ def _lines_from(handle: BinaryIO, start_line: int) -> str:
     return b"".join(kept).decode("utf-8", errors="replace")
 
 
-@tool(approval="never")
+@tool(approval="never", effect="read")
 def search_files(text: str, path: str = ".") -> str:
     """Search the text files under a directory for lines containing a string (case-sensitive).
 

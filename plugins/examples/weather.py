@@ -14,7 +14,7 @@ from tui_agent.tools import tool
 CONDITIONS = ("sunny", "partly cloudy", "cloudy", "light rain", "rain", "windy", "foggy", "snow")
 
 
-@tool(approval="never", to_user=True)
+@tool(approval="never", to_user=True, effect="read")
 def get_current_weather(location: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
     """Get the current weather in a given location.
 

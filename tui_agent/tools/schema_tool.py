@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from tui_agent.tools.results import ToolResult
-from tui_agent.tools.spec import Approval, ToolSpec
+from tui_agent.tools.spec import Approval, Effect, ToolSpec
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 MAX_NAME = 64
@@ -61,6 +61,7 @@ def schema_tool(
     plugin: str,
     approval: Approval = "ask",
     timeout: float | None = None,
+    effect: Effect = "unknown",
 ) -> SchemaToolSpec:
     """A tool called `safe_name(name)` whose call is `await call(**arguments)`."""
     return SchemaToolSpec(
@@ -73,6 +74,7 @@ def schema_tool(
         source=source,
         plugin=plugin,
         timeout=timeout,
+        effect=effect,
         original_name=name,
         input_schema=dict(input_schema),
     )

@@ -22,6 +22,11 @@ from tui_agent.tools.docstrings import parse_docstring
 Approval = Literal["never", "ask", "deny"]
 APPROVALS: tuple[Approval, ...] = ("never", "ask", "deny")
 DEFAULT_APPROVAL: Approval = "ask"
+Effect = Literal["read", "edit", "command", "unknown"]
+"""What a tool can change, as it declares it: `read` changes nothing; `edit` changes files inside the working
+directory only; `command` runs commands (anything a command can do); `unknown` (the default) is not declared and
+is treated as able to change anything. Permission modes and the sandbox decide by it."""
+EFFECTS: tuple[Effect, ...] = ("read", "edit", "command", "unknown")
 TO_USER = "to_user"
 TO_USER_SCHEMA = {
     "type": "string",
@@ -47,6 +52,7 @@ class ToolOptions:
     timeout: float | None = None
     to_user: bool = False
     command: str | None = None
+    effect: Effect = "unknown"
 
 
 @overload
@@ -60,6 +66,7 @@ def tool(
     timeout: float | None = None,
     to_user: bool = False,
     command: str | None = None,
+    effect: Effect = "unknown",
 ) -> Callable[[F], F]: ...
 def tool(
     func: Callable[..., Any] | None = None,
@@ -71,6 +78,7 @@ def tool(
     timeout: float | None = None,
     to_user: bool = False,
     command: str | None = None,
+    effect: Effect = "unknown",
 ) -> Any:
     """Mark a sync or async function as a tool the model may call; usable bare (`@tool`) or with options.
 
@@ -79,8 +87,9 @@ def tool(
     to the schema (words the model addresses to the user); it is stripped before the function is called.
     `command` names the `str` parameter holding a command line: the tool is then command-like, and
     "always" allows that exact command only, while config `allow` patterns can allow commands by shape.
+    `effect` declares what the tool can change (see `Effect`); a tool with `command` is `"command"`.
     """
-    options = ToolOptions(name, description, approval, timeout, to_user, command)
+    options = ToolOptions(name, description, approval, timeout, to_user, command, effect)
 
     def mark(target: F) -> F:
         setattr(target, MARKER, options)
@@ -113,6 +122,8 @@ class ToolSpec:
     to_user: bool = False
     command: str | None = None
     """For a command-like tool, the parameter holding the command (see `tui_agent.tools.approvals`)."""
+    effect: Effect = "unknown"
+    """What the tool can change (see `Effect`)."""
 
     def command_in(self, arguments: Mapping[str, Any]) -> str | None:
         """The command of a call of a command-like tool (validated arguments); None for other tools."""
@@ -160,6 +171,8 @@ def build_spec(func: Callable[..., Any], options: ToolOptions, *, source: str, p
         raise ToolDefinitionError(f"{name!r} is not a valid tool name (letters, digits, _ and - only)")
     if options.approval not in APPROVALS:
         raise ToolDefinitionError(f"approval must be one of {', '.join(APPROVALS)}, not {options.approval!r}")
+    if options.effect not in EFFECTS:
+        raise ToolDefinitionError(f"effect must be one of {', '.join(EFFECTS)}, not {options.effect!r}")
     doc = parse_docstring(func.__doc__)
     description = options.description or doc.summary
     if not description:
@@ -180,6 +193,7 @@ def build_spec(func: Callable[..., Any], options: ToolOptions, *, source: str, p
         options.timeout,
         options.to_user,
         options.command,
+        "command" if options.command is not None else options.effect,
     )
     try:
         spec.parameters_schema()

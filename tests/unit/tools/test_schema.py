@@ -236,3 +236,16 @@ def test_invalid_approval_and_name_are_refused() -> None:
         spec_of(tool(approval="sometimes")(f))  # type: ignore[call-overload]
     with pytest.raises(ToolDefinitionError, match="not a valid tool name"):
         spec_of(tool(name="has space")(f))
+
+
+def test_a_tool_declares_what_it_can_change() -> None:
+    def f(x: str) -> str:
+        """Doc."""
+        return x
+
+    assert spec_of(tool(f)).effect == "unknown"
+    assert spec_of(tool(effect="read")(f)).effect == "read"
+    assert spec_of(tool(effect="edit")(f)).effect == "edit"
+    assert spec_of(tool(command="x")(f)).effect == "command"  # a command-like tool can do what a command can
+    with pytest.raises(ToolDefinitionError, match="effect must be one of"):
+        spec_of(tool(effect="harmless")(f))  # type: ignore[call-overload]

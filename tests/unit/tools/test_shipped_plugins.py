@@ -202,3 +202,10 @@ def shipped_registry() -> ToolRegistry:
     if not _SHIPPED:
         _SHIPPED.append(shipped())
     return _SHIPPED[0]
+
+
+def test_shipped_tools_declare_what_they_change(registry: ToolRegistry) -> None:
+    effects = {name: spec.effect for name in registry.names() if (spec := registry.get(name)) is not None}
+    for name in ("read_file", "list_directory", "search_files", "calculate", "current_time", "get_current_weather"):
+        assert effects[name] == "read", name
+    assert effects["run_shell"] == "command"

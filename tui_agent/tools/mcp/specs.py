@@ -14,6 +14,7 @@ from typing import Any
 from tui_agent.config import McpServerSettings
 from tui_agent.tools.results import ToolResult
 from tui_agent.tools.schema_tool import SchemaToolSpec, safe_name, schema_tool
+from tui_agent.tools.spec import Effect
 
 __all__ = ["callable_tools", "needs_tasks", "offered", "plugin_of", "safe_name", "source_of", "tool_specs"]
 
@@ -45,6 +46,11 @@ def callable_tools(tools: Sequence[Any]) -> list[Any]:
     return [tool for tool in tools if not needs_tasks(tool)]
 
 
+def effect_of(tool: Any) -> Effect:
+    """`read` for a tool its server annotates as read-only (`readOnlyHint`); otherwise not declared."""
+    return "read" if getattr(getattr(tool, "annotations", None), "readOnlyHint", None) is True else "unknown"
+
+
 def tool_specs(
     server: str, settings: McpServerSettings, tools: Sequence[Any], call: Callable[..., Awaitable[str | ToolResult]]
 ) -> list[SchemaToolSpec]:
@@ -62,6 +68,7 @@ def tool_specs(
             plugin=plugin_of(server),
             approval=settings.approval,
             timeout=settings.tool_timeout,
+            effect=effect_of(tool),
         )
         for tool in tools
         if tool.name in wanted
