@@ -150,3 +150,17 @@ def image_mime(head: bytes) -> str | None:
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return "image/webp"
     return None
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file a tool call changed in the working directory: its bytes before and after, byte-exact.
+
+    `path` is relative to the working directory, `/`-separated. `before` is None for a file the call created,
+    `after` None for one it deleted. A tool that edits files returns its changes in `ToolResult.changes`; they
+    travel on the call (`ToolCall.file_changes`) to the panel, history and undo.
+    """
+
+    path: str
+    before: bytes | None
+    after: bytes | None

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from tui_agent.payloads import AttachmentRef
+from tui_agent.payloads import AttachmentRef, FileChange
 from tui_agent.status import ToolStatus
 
 CallKey = tuple[str, str]
@@ -55,6 +55,8 @@ class ToolCall:
     attachment_data: Mapping[str, bytes] = field(default_factory=dict, repr=False, compare=False)
     """The bytes of `attachments` by hash, while the call is live (a call loaded from history has none: its
     bytes are read from the store when they are sent)."""
+    file_changes: tuple[FileChange, ...] = field(default=(), repr=False, compare=False)
+    """The files the call changed in the working directory, as the tool reported them (`ToolResult.changes`)."""
 
     @property
     def key(self) -> CallKey:

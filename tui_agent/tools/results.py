@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tui_agent.payloads import Attachment
+from tui_agent.payloads import Attachment, FileChange
 
 MAX_ATTACHMENT_BYTES = 20_000_000
 """An attachment larger than this is not kept (providers refuse ~20 MB images): its stand-in says so."""
@@ -26,15 +26,19 @@ class ToolResult:
 
     text: str = ""
     attachments: Sequence[Attachment] = ()
+    changes: Sequence[FileChange] = ()
+    """The files the call changed (an edit tool's own record of what it wrote)."""
 
 
-def split_result(value: Any) -> tuple[Any, tuple[Attachment, ...]]:
-    """The value whose text the model gets, and the attachments that go with it (none for a plain value)."""
+def split_result(value: Any) -> tuple[Any, tuple[Attachment, ...], tuple[FileChange, ...]]:
+    """The value whose text the model gets, the attachments that go with it and the files it says it changed
+    (none of either for a plain value)."""
     if isinstance(value, Attachment):
-        return "", (value,)
+        return "", (value,), ()
     if isinstance(value, ToolResult):
-        return value.text, tuple(a for a in value.attachments if isinstance(a, Attachment))
-    return value, ()
+        attachments = tuple(a for a in value.attachments if isinstance(a, Attachment))
+        return value.text, attachments, tuple(c for c in value.changes if isinstance(c, FileChange))
+    return value, (), ()
 
 
 def with_stand_ins(text: str, attachments: Sequence[Attachment]) -> tuple[str, tuple[Attachment, ...]]:

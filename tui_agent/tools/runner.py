@@ -22,7 +22,7 @@ from typing import Any, Protocol, cast
 
 from pydantic import ValidationError
 
-from tui_agent.payloads import Attachment
+from tui_agent.payloads import Attachment, FileChange
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.tools.approvals import Grants, pattern_allows
@@ -37,7 +37,7 @@ Asker = Callable[[ToolCall], Awaitable[Decision]]
 OnChange = Callable[[ToolCall], None]
 """Told the call's new value at every change."""
 log = logging.getLogger(__name__)
-Answer = tuple[str, tuple[Attachment, ...]]
+Answer = tuple[str, tuple[Attachment, ...], tuple[FileChange, ...]]
 """A tool's result: its capped text (a stand-in line per attachment) and the attachments it returned."""
 INLINE_TEXT = 64 * 1024
 """Characters of an async tool's plain-text result capped on the loop (tens of microseconds); more goes to a thread."""
@@ -87,12 +87,16 @@ class ToolRunner:
         """`ask` tools the command line allowed for the whole run (`-p --allow TOOL`)."""
         self.grants = Grants("")
         """The "always" answers of the session being run; another session starts with none."""
+        self.sandbox_commands = False
+        """Whether command-like tools run inside the OS sandbox (`tui_agent.sandbox`): the permission mode and
+        `[sandbox]` config set it."""
         self._asking = asyncio.Lock()
 
     def with_policy(self, policy: ToolPolicy | None) -> ToolRunner:
         """A runner over the same tools and limits for another agent (a sub-agent): its own policy and grants."""
         runner = ToolRunner(self.registry, timeout=self.timeout, output_cap=self.output_cap, policy=policy)
         runner.preapproved = self.preapproved
+        runner.sandbox_commands = self.sandbox_commands
         return runner
 
     def allows(self, tool: str) -> bool:
@@ -140,14 +144,14 @@ class ToolRunner:
             spec, arguments = self._prepare(call)
             await self._approve(spec, spec.command_in(arguments), report, ask)
             await self.registry.hooks.before_tool(spec.name, arguments)
-            text, attachments = await self._execute(spec, arguments, report)
+            text, attachments, changes = await self._execute(spec, arguments, report)
             text = await self.registry.hooks.after_tool(spec.name, arguments, text)
         except _Finished as end:
             return report.finish(end.status, end.text)
         except asyncio.CancelledError:
             report.finish(ToolStatus.INTERRUPTED, f"The call to {call.name} was cancelled.")
             raise
-        return report.finish(ToolStatus.DONE, text, attachments)
+        return report.finish(ToolStatus.DONE, text, attachments, changes)
 
     def _prepare(self, call: ToolCall) -> tuple[ToolSpec, dict[str, Any]]:
         spec = self.registry.get(call.name) if self.allows(call.name) else None
@@ -216,18 +220,18 @@ async def _call(spec: ToolSpec, arguments: Mapping[str, Any], cap: int) -> Answe
     objects takes a while). Its __str__ is tool code too, so all of it runs under the caller's timeout.
     What it returns besides text (`ToolResult`'s attachments) is kept, a stand-in line for each."""
     if spec.is_async:
-        value, attachments = split_result(await spec.func(**arguments))
+        value, attachments, changes = split_result(await spec.func(**arguments))
         if type(value) is str and len(value) <= INLINE_TEXT:  # an MCP tool's text: a thread costs more than this
-            return with_stand_ins(cap_output(value, cap), attachments)
+            return (*with_stand_ins(cap_output(value, cap), attachments), changes)
         box = [value]
     else:
         outcome = await in_daemon_thread(partial(_run_capped, spec.func, arguments, cap), f"tool:{spec.name}")
         if not asyncio.iscoroutine(outcome):
             return cast(Answer, outcome)
-        value, attachments = split_result(await outcome)
+        value, attachments, changes = split_result(await outcome)
         box = [value]
     text = str(await in_daemon_thread(partial(_capped_in_thread, box, cap), f"tool:{spec.name}"))
-    return with_stand_ins(text, attachments)
+    return (*with_stand_ins(text, attachments), changes)
 
 
 def _run_capped(func: Callable[..., Any], arguments: Mapping[str, Any], cap: int) -> Any:
@@ -236,10 +240,10 @@ def _run_capped(func: Callable[..., Any], arguments: Mapping[str, Any], cap: int
     value = func(**arguments)
     if asyncio.iscoroutine(value):
         return value
-    value, attachments = split_result(value)
+    value, attachments, changes = split_result(value)
     text = capped_text(value, cap)
     let_go(value)
-    return with_stand_ins(text, attachments)
+    return (*with_stand_ins(text, attachments), changes)
 
 
 def _capped_in_thread(box: list[Any], cap: int) -> str:
@@ -287,7 +291,13 @@ class _Reporter:
         except Exception:
             log.exception("on_change failed for tool call %s", self.call.call_id)
 
-    def finish(self, status: ToolStatus, text: str, attachments: Sequence[Attachment] = ()) -> ToolCall:
+    def finish(
+        self,
+        status: ToolStatus,
+        text: str,
+        attachments: Sequence[Attachment] = (),
+        changes: tuple[FileChange, ...] = (),
+    ) -> ToolCall:
         failed = status in (ToolStatus.FAILED, ToolStatus.DENIED, ToolStatus.INTERRUPTED)
         self.change(
             status=status,
@@ -296,5 +306,6 @@ class _Reporter:
             error=text if failed else None,
             attachments=tuple(a.ref for a in attachments),
             attachment_data={a.hash: a.data for a in attachments},
+            file_changes=changes,
         )
         return self.call

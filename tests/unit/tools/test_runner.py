@@ -10,10 +10,12 @@ from typing import Any
 import pytest
 
 from tui_agent.config import ToolsSettings
+from tui_agent.payloads import FileChange
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.tools import tool
 from tui_agent.tools.registry import ToolRegistry
+from tui_agent.tools.results import ToolResult
 from tui_agent.tools.runner import Asker, OnChange, ToolRunner
 
 
@@ -27,6 +29,18 @@ def shout(word: str) -> str:
 async def whisper(word: str) -> str:
     """Lower-case a word (async)."""
     return word.lower()
+
+
+@tool(approval="never", effect="edit")
+def rename_note(new: str) -> ToolResult:
+    """Reports a change it made (sync)."""
+    return ToolResult(f"renamed to {new}", changes=[FileChange("note.txt", b"old\n", new.encode())])
+
+
+@tool(approval="never", effect="edit")
+async def remove_note() -> ToolResult:
+    """Reports a file it deleted (async)."""
+    return ToolResult("removed", changes=[FileChange("note.txt", b"old\n", None)])
 
 
 @tool(approval="never")
@@ -151,6 +165,8 @@ TOOLS: list[Callable[..., Any]] = [
     meet,
     stuck,
     quit_sync,
+    rename_note,
+    remove_note,
 ]
 
 
@@ -490,3 +506,12 @@ async def test_a_result_is_turned_into_text_off_the_event_loop() -> None:
     result = await run_one(make_runner(), "witnessed")
     assert result.outcome == '["witness", "witness"]'
     assert Witness.threads and threading.main_thread().name not in Witness.threads
+
+
+async def test_the_files_a_tool_changed_travel_on_its_call() -> None:
+    runner = make_runner()
+    renamed = await run_one(runner, "rename_note", {"new": "new"})
+    assert (renamed.outcome, renamed.file_changes) == ("renamed to new", (FileChange("note.txt", b"old\n", b"new"),))
+    removed = await run_one(runner, "remove_note")
+    assert removed.file_changes == (FileChange("note.txt", b"old\n", None),)
+    assert (await run_one(runner, "shout", {"word": "a"})).file_changes == ()
