@@ -221,6 +221,10 @@ async def test_the_tool_asks_and_always_or_a_pattern_covers_the_host(site: str) 
         [ToolCall("3", "web_fetch", arguments={"url": f"{site}/missing"})], lambda call: None
     )
     assert "HTTP status: 404" in missing.outcome and "No such page." in missing.outcome
+    [refused] = await runner_for(ToolsSettings(), WebSettings()).run([first], lambda call: None, always)
+    assert refused.error == "web_fetch failed: 127.0.0.1 is at a loopback address (127.0.0.1); " + (
+        'web_fetch reaches only public addresses (allow it with `[web] allow_private = ["127.0.0.1"]`)'
+    )
 
 
 async def test_the_web_source_offers_the_tool_unless_turned_off() -> None:

@@ -22,8 +22,9 @@ URL_SAFE = "/%:@!$&'()*+,;=-._~?"
 ACCEPT = "text/html,application/xhtml+xml,text/markdown,text/plain;q=0.9,*/*;q=0.5"
 
 
-class FetchError(Exception):
-    """The page could not be fetched; the message is a sentence for the model and the user."""
+class FetchError(ValueError):
+    """The page could not be fetched; the message is a sentence for the model and the user (a ValueError, so
+    the runner shows it alone)."""
 
 
 @dataclass(frozen=True)
