@@ -174,6 +174,24 @@ class McpServerSettings(BaseModel):
         return self
 
 
+class WebSettings(BaseModel):
+    """The `[web]` table: the shipped `web_fetch` tool. Unknown keys are errors: a misspelt `allow_private`
+    must not pass silently."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: StrictBool = True
+    """Offer `web_fetch` to the model."""
+    allow_private: list[str] = Field(default_factory=list)
+    """Hosts (`intranet.example`, `*.corp`), addresses or ranges (`10.0.0.0/8`) a fetch may reach although they
+    are private, loopback or link-local; none by default (a page could otherwise read this machine's network)."""
+    max_bytes: int = Field(default=5_000_000, ge=1024)
+    """Bytes of a page read at most; the rest is left unread and the answer says it was cut."""
+    timeout: float = Field(default=20.0, gt=0)
+    """Seconds a fetch may take, redirects included."""
+    max_redirects: int = Field(default=5, ge=0, le=20)
+
+
 class PriceSettings(BaseModel):
     """A `[prices."pattern"]` table: US dollars per million tokens for the models matching the fnmatch
     pattern; it replaces the shipped price of the same pattern, and the most specific pattern wins."""
@@ -235,6 +253,8 @@ class Settings(RunFields, BaseModel):
     """MCP servers whose tools are offered like plugins' (the `[mcp_servers.NAME]` tables)."""
     ui: UiSettings = Field(default_factory=UiSettings)
     """How the app shows things (the `[ui]` table)."""
+    web: WebSettings = Field(default_factory=WebSettings)
+    """The `web_fetch` tool (the `[web]` table)."""
     prices: dict[str, PriceSettings] = Field(default_factory=dict)
     """Model prices (the `[prices."pattern"]` tables) over the shipped table (`tui_agent/prices.toml`)."""
 

@@ -48,7 +48,8 @@ class ToolCall:
     result: str | None = None
     error: str | None = None
     command: str | None = None
-    """For a command-like tool: the command, the only thing "always" would allow."""
+    """What "always" would allow, for a tool whose grants are narrower than the tool: a command-like tool's
+    command, `web_fetch`'s host."""
     attachments: tuple[AttachmentRef, ...] = ()
     """What the result carries besides its text (an image the tool returned), in order; `result` has a
     stand-in line for each (`AttachmentRef.stand_in`)."""

@@ -18,10 +18,12 @@ from tui_agent.tools.mcp.source import McpSource
 from tui_agent.tools.plugin_source import PluginSource
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.source import Finding, Listener, Redact, SourceFactory, ToolSource
+from tui_agent.tools.web.source import WebSource
 
 TOOL_SOURCES: dict[str, SourceFactory] = {
     "plugins": PluginSource.from_settings,  # first: the shipped tools and plugins keep their names
     "mcp": McpSource.from_settings,
+    "web": WebSource.from_settings,
 }
 """Every source of tools by name, in the order they are started (an earlier one keeps a name both offer)."""
 

@@ -9,7 +9,8 @@ otherwise `match_intent` returns it to be sent as the reply's text, so no tool-c
 The phrases it understands (docs/offline-model.md lists them too): "weather in CITY (and CITY...)", arithmetic
 ("what is 2 + 3 * 4", "calculate 6 x 7"), "what time is it (in CITY)", "list the files (in PATH)", "read
 FILE", "search the files for 'TEXT'", "run CMD" / "run `CMD`" / "execute CMD", a tool's own name, and
-"ask the AGENT (and the AGENT) TASK" when `ask_<agent>` tools are offered (one call each, with the task).
+"ask the AGENT (and the AGENT) TASK" when `ask_<agent>` tools are offered (one call each, with the task),
+"fetch URL" (read, open, get, summarise) when `web_fetch` is offered.
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ NOT_COMMANDS = frozenset(
         "them",
     }
 )
+WEB_ADDRESS = re.compile(r"https?://[^\s<>\"'`]*[^\s<>\"'`.,;:!?)]")
+WEB_VERBS = re.compile(r"\b(fetch|read|open|get|download|summari[sz]e|look at)\b", re.IGNORECASE)
 EXPRESSION = re.compile(r"[-+(]*\d[\d.\s]*(?:(?:\*\*|//|[-+*/%^x×])\s*[(]*\s*\d[\d.\s]*[)]*\s*)+")
 
 
@@ -160,6 +163,14 @@ def _files(tool: Tool, prompt: str) -> list[ToolCallSpec]:
     return []
 
 
+def _web(tool: Tool, prompt: str) -> list[ToolCallSpec]:
+    """ "fetch https://…" (read, open, get, summarise): `web_fetch` with the first address in the prompt."""
+    found = WEB_ADDRESS.search(prompt)
+    if tool.name != "web_fetch" or found is None or not WEB_VERBS.search(prompt):
+        return []
+    return [tool.call({tool.key("url") or "url": found.group(0)}, f"Let me fetch {found.group(0)}.")]
+
+
 def _shell(tool: Tool, prompt: str) -> list[ToolCallSpec]:
     if "shell" not in tool.name.lower() or not re.search(r"\b(run|execute|shell)\b", prompt, re.I):
         return []
@@ -198,7 +209,15 @@ def _named(tool: Tool, prompt: str) -> list[ToolCallSpec]:
     return [tool.call(arguments, f"I'll use {tool.name}.")]
 
 
-RULES: tuple[Callable[[Tool, str], list[ToolCallSpec]], ...] = (_weather, _calculator, _clock, _files, _shell, _named)
+RULES: tuple[Callable[[Tool, str], list[ToolCallSpec]], ...] = (
+    _weather,
+    _calculator,
+    _clock,
+    _web,
+    _files,
+    _shell,
+    _named,
+)
 
 
 def match_tools(prompt: str, schemas: list[dict[str, Any]]) -> list[ToolCallSpec]:

@@ -31,6 +31,7 @@ SHIPPED = [
     tool("read_file", "path", "start_line", required=("path",)),
     tool("search_files", "text", "path", required=("text",)),
     tool("run_shell", "command", required=("command",)),
+    tool("web_fetch", "url", required=("url",)),
 ]
 
 
@@ -44,6 +45,11 @@ SHIPPED = [
         ("please read README.md", [("read_file", {"path": "README.md"})]),
         ("search the files for 'TODO'", [("search_files", {"text": "TODO"})]),
         ("run `ls -la` for me", [("run_shell", {"command": "ls -la"})]),
+        (
+            "fetch https://docs.python.org/3/whatsnew/3.13.html.",
+            [("web_fetch", {"url": "https://docs.python.org/3/whatsnew/3.13.html"})],
+        ),
+        ("read https://example.com/notes.txt please", [("web_fetch", {"url": "https://example.com/notes.txt"})]),
         ("tell me a story", []),
     ],
 )

@@ -39,6 +39,8 @@ def always_covers(update: ToolCall) -> str:
     """The sentence saying what answering "always" would allow."""
     if update.command is None:
         return f"Always: every call of {reveal(update.name)} in this session, without asking."
+    if update.name == "web_fetch":
+        return f"Always: pages of {reveal(update.command)} in this session; any other host asks again."
     return "Always: this exact command again in this session; any other command asks again."
 
 
