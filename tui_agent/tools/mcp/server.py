@@ -26,6 +26,7 @@ from typing import IO, Any
 from tui_agent.config import McpServerSettings
 from tui_agent.tools.mcp.failures import (
     OUR_NOTE,
+    OUR_NOTE_LOGGED,
     explain,
     is_connection_closed,
     last_line,
@@ -152,7 +153,9 @@ class McpServer:
         assert sdk is not None
         try:
             async with asyncio.timeout(self.settings.startup_timeout):
-                session = await sdk.connect(stack, self.settings, errlog, self._tools_changed, self._stray)
+                session = await sdk.connect(
+                    stack, self.settings, errlog, self._tools_changed, self._stray, self._server_logged
+                )
                 tools = await sdk.list_tools(session)
         except Exception as error:  # OSError, TimeoutError, the SDK's errors, a bad URL...
             self._fail(error)
@@ -177,6 +180,11 @@ class McpServer:
         self.stray_output = stray_sentence(line, stdio=self.settings.command is not None)
         if self._log is not None:  # redacted like the server's own lines: stdout may carry what it was given
             self._log.write(f"{OUR_NOTE}{self.stray_output}\n")
+
+    def _server_logged(self, line: str) -> None:
+        """A log message the server sent (not its stderr): into its log, redacted like the rest."""
+        if self._log is not None:
+            self._log.write(f"{OUR_NOTE_LOGGED}{line}\n")
 
     async def _tools_changed(self) -> None:
         """`tools/list_changed`: list again, off the SDK's receive loop (a request from inside it would wait

@@ -14,6 +14,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
+from pathlib import Path
 from typing import Any, TextIO
 
 import mcp_types as types
@@ -27,6 +28,7 @@ from pydantic import ValidationError
 from tui_agent.config import McpServerSettings
 from tui_agent.payloads import Attachment
 from tui_agent.tools.mcp.environment import server_environment
+from tui_agent.tools.progress import current_reporter
 from tui_agent.tools.results import ToolResult
 
 Tool = types.Tool
@@ -49,9 +51,12 @@ async def connect(
     errlog: TextIO,
     on_tools_changed: Callable[[], Awaitable[None]],
     on_stray_output: Callable[[str], None] = lambda line: None,
+    on_log: Callable[[str], None] = lambda line: None,
 ) -> ClientSession:
     """Open the transport and the session inside `stack` (which the caller's task must close), initialise.
-    `on_stray_output(line)` hears of each line the server wrote on stdout that is not JSON-RPC."""
+    `on_stray_output(line)` hears of each line the server wrote on stdout that is not JSON-RPC; `on_log(line)`
+    of each log message it sent (`notifications/message`, info and above). The working directory is offered
+    as the session's root."""
     if settings.command is not None:
         parameters = StdioServerParameters(
             command=settings.command,
@@ -76,7 +81,19 @@ async def connect(
         elif isinstance(message, Exception) and (line := stray_line(message)) is not None:
             on_stray_output(line)
 
-    session = await stack.enter_async_context(ClientSession(read, write, message_handler=on_message))
+    async def logged(params: types.LoggingMessageNotificationParams) -> None:
+        on_log(log_line(params))
+
+    session = await stack.enter_async_context(
+        ClientSession(
+            read,
+            write,
+            message_handler=on_message,
+            logging_callback=logged,
+            list_roots_callback=_roots,
+            log_level="info",
+        )
+    )
     await session.initialize()
     return session
 
@@ -96,12 +113,31 @@ async def list_tools(session: ClientSession) -> list[Tool]:
 async def call_tool(session: ClientSession, name: str, arguments: dict[str, Any]) -> str | ToolResult:
     """Call `name`; its result as text, or with the images it returned as a `ToolResult` (`ToolReportedError`
     for `isError`)."""
-    result = await session.call_tool(name, arguments)
+    reporter = current_reporter()
+
+    async def progressed(progress: float, total: float | None, message: str | None) -> None:
+        if reporter is not None:
+            reporter(progress, total, message)
+
+    result = await session.call_tool(name, arguments, progress_callback=progressed)
     images = result_images(result) if not result.is_error else []
     text = result_text(result, images_apart=bool(images))
     if result.is_error:
         raise ToolReportedError(text or f"{name} reported an error")
     return ToolResult(text, images) if images else text
+
+
+def log_line(params: types.LoggingMessageNotificationParams) -> str:
+    """A log message as one line of the server's log: `[warning] indexer: disk almost full`."""
+    data = params.data if isinstance(params.data, str) else json.dumps(params.data, ensure_ascii=False, default=str)
+    source = f"{params.logger}: " if params.logger else ""
+    return f"[{params.level}] {source}{data}"
+
+
+async def _roots(context: Any) -> types.ListRootsResult:
+    """The session's roots: the working directory (the folder tui-agent works in)."""
+    folder = Path.cwd()
+    return types.ListRootsResult(roots=[types.Root(uri=folder.as_uri(), name=folder.name or str(folder))])
 
 
 def stray_line(error: Exception) -> str | None:
