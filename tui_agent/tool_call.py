@@ -56,6 +56,8 @@ class ToolCall:
     attachment_data: Mapping[str, bytes] = field(default_factory=dict, repr=False, compare=False)
     """The bytes of `attachments` by hash, while the call is live (a call loaded from history has none: its
     bytes are read from the store when they are sent)."""
+    progress: str | None = None
+    """How far a running call has come, as its tool said ("3/10 · indexing"); None when it said nothing."""
     file_changes: tuple[FileChange, ...] = field(default=(), repr=False, compare=False)
     """The files the call changed in the working directory, as the tool reported them (`ToolResult.changes`)."""
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import OptionList
+from textual.widgets import Input, OptionList
 
 from tests.fixtures.mcp_servers.config import stdio
 from tests.ui.helpers import WAIT_LIMIT, Built, app_on_real_agent, chat, chat_idle, showing
@@ -22,7 +22,8 @@ from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import ToolStatus
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
-from tui_agent.ui.screens.mcp import NOT_READ, McpScreen
+from tui_agent.ui.screens.elicitation import ElicitationScreen
+from tui_agent.ui.screens.mcp import McpScreen
 
 MakeApp = Callable[..., tuple[TuiAgentApp, Built]]
 
@@ -129,7 +130,7 @@ async def test_the_mcp_screen_lists_restarts_toggles_and_shows_the_log(mcp_app: 
         lines = detail().splitlines()
         assert any(line.split() == ["echo", "Repeat", "the", "text."] for line in lines), lines
         assert any(line.split()[:4] == ["add", "Add", "two", "integers."] for line in lines), lines
-        assert "and 2 not offered" in detail() and NOT_READ in detail()
+        assert "and 2 not offered" in detail() and "Prompts (" not in detail()  # it offers none
         await pilot.press("down")  # the failed one: why, in full, and no tools
         await until(pilot, lambda: "no-such-mcp-server" in detail(), "missing's detail")
         assert "failed: the command 'no-such-mcp-server' was not found" in " ".join(detail().split())
@@ -154,3 +155,21 @@ async def test_the_mcp_screen_lists_restarts_toggles_and_shows_the_log(mcp_app: 
         )
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, McpScreen), "closed")
+
+
+async def test_a_servers_question_is_a_form_checked_before_it_is_sent(mcp_app: MakeApp) -> None:
+    app, _ = mcp_app(calling("ask_name"), notes=stdio("--capabilities", approval="never"))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await type_prompt(pilot, "who am I")
+        await until(pilot, lambda: showing(app, ElicitationScreen), "the server's form")
+        form = app.screen
+        assert isinstance(form, ElicitationScreen)
+        assert "What is your name?" in str(form.query_one("#elicit-message").render())
+        await pilot.press("enter")  # the name is required: said, the form stays
+        await until(pilot, lambda: "Name is required" in str(form.query_one("#elicit-problem").render()), "problem")
+        name, age = form.query(Input)
+        name.value, age.value = "Ada", "36"
+        await pilot.click("#accept")
+        await until(pilot, lambda: chat_idle(pilot), "turn finished")
+        (panel,) = chat(pilot).tool_panels.panels
+        assert panel.call.result == "accept: Ada (36)"

@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the UI's first frame imports this module; event and record 
     from tui_agent.history.session_search import SessionMatch
     from tui_agent.history.team_runs import TeamStop
     from tui_agent.tools.mcp.overview import ServerOverview as ServerOverview  # one of them, in that screen
+    from tui_agent.tools.mcp.overview import ToolLine as ToolLine
     from tui_agent.tools.mcp.servers import McpServers as McpServers  # the MCP screen shows them (`ToolsPort`)
 
 

@@ -6,7 +6,8 @@ plain values (a `Message`, a `Session`, an `Attachment`...), so they are named h
 in history because history stores them and the agent builds its requests from them: a second copy would drift.
 The functions are the few the UI runs itself, on the person's machine rather than on the engine: reading a file
 to attach (`load_attachment`, `image_mime`, `human_size`), writing an export (`write_private`), nesting
-sub-agents' sessions under their parents' (`nest`) and the prompt box's recall file (`PromptHistory`).
+sub-agents' sessions under their parents' (`nest`) and the prompt box's recall file (`PromptHistory`). An MCP
+server's request for input (`Question`, with its form's `Field`s) and the user's `Answer` come from the tools.
 All are light (dataclasses over the standard library); the UI imports this module after the first frame.
 """
 
@@ -30,3 +31,7 @@ from tui_agent.history.prompts import PromptHistory as PromptHistory
 from tui_agent.history.session_glance import SessionGlance as SessionGlance
 from tui_agent.history.session_search import SessionMatch as SessionMatch
 from tui_agent.history.team_runs import TeamStop as TeamStop
+from tui_agent.tools.mcp.elicitation import Answer as Answer
+from tui_agent.tools.mcp.elicitation import Field as Field
+from tui_agent.tools.mcp.elicitation import Question as Question
+from tui_agent.tools.mcp.elicitation import values_of as values_of

@@ -10,6 +10,7 @@ not yet begun when the cancel comes never runs.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -46,7 +47,8 @@ def in_daemon_thread(run: Callable[[], Any], name: str) -> asyncio.Future[Any]:
                 sweep_until_done(thread, native_id[0])
 
     lock = threading.Lock()
-    thread = threading.Thread(target=work, name=name, daemon=True)
+    context = contextvars.copy_context()  # the caller's context vars (a call's progress reporter) go along
+    thread = threading.Thread(target=context.run, args=(work,), name=name, daemon=True)
     future.add_done_callback(abandoned)
     thread.start()
     return future

@@ -28,6 +28,7 @@ from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.tools.approvals import Grants, pattern_allows
 from tui_agent.tools.daemon import in_daemon_thread
 from tui_agent.tools.output import cap_output, capped_text, let_go
+from tui_agent.tools.progress import reporting_progress
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.results import split_result, with_stand_ins
 from tui_agent.tools.spec import Approval, ToolSpec, describe_validation_error
@@ -201,7 +202,8 @@ class ToolRunner:
         timeout = spec.timeout if spec.timeout is not None else self.timeout or self.registry.settings.timeout
         try:
             async with asyncio.timeout(timeout) as deadline:
-                return await _call(spec, arguments, self.output_cap)
+                with reporting_progress(lambda text: report.change(progress=text)):
+                    return await _call(spec, arguments, self.output_cap)
         except TimeoutError as exc:
             if not deadline.expired():  # the tool's own TimeoutError is an ordinary failure
                 raise _Finished(ToolStatus.FAILED, f"{spec.name} failed: {_describe(exc)}") from exc

@@ -36,6 +36,7 @@ from tui_agent.ui.turn_notice import TurnNotice
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
 
 if TYPE_CHECKING:  # loads with the first Ctrl+C
+    from tui_agent.agent.records import Answer, Question
     from tui_agent.ui.ctrl_c import CtrlC
 
 ERROR_TIMEOUT = 30.0
@@ -218,6 +219,29 @@ class TuiAgentApp(App[None]):
         for notice in engine.notices:
             self.show_notice(notice)
         engine.backend.watch_notices(self.show_notice)
+        if engine.mcp_servers is not None:
+            engine.mcp_servers.asker = self.ask_mcp_question
+
+    async def ask_mcp_question(self, question: Question) -> Answer:
+        """Put an MCP server's request for input to the user (a form, or a page to visit); a call that ends
+        first (cancelled) takes the form away."""
+        from tui_agent.agent.records import Answer  # deferred: with the first question
+        from tui_agent.ui.screens.elicitation import ElicitationScreen  # deferred: with the first question
+
+        answer: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        modal = ElicitationScreen(question)
+
+        def answered(given: Answer | None) -> None:
+            if not answer.done():
+                answer.set_result(given or Answer("cancel"))
+
+        self.push_screen(modal, callback=answered)
+        try:
+            return await answer
+        except asyncio.CancelledError:
+            if self.screen is modal:
+                self.pop_screen()
+            raise
 
     @on(Worker.StateChanged)
     def on_worker_failed(self, event: Worker.StateChanged) -> None:

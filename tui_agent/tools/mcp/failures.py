@@ -12,6 +12,8 @@ from tui_agent.sanitize import REPLACEMENT, sanitize
 
 OUR_NOTE = "tui-agent: "
 """Starts the lines we add to a server's log (never taken for the server's own last words)."""
+OUR_NOTE_LOGGED = OUR_NOTE + "server log "
+"""Starts a log message the server sent over MCP (`notifications/message`), as its log keeps it: not stderr."""
 STRAY_SHOWN = 80
 """Characters of a stray stdout line quoted (sanitised) in what the user is told."""
 

@@ -1,18 +1,18 @@
 """Provides `ServerOverview`: one MCP server as the MCP screen details it — how it is reached, its state in a
 sentence, and the tools it offers the model, each with the first line of its description.
 
-Prompts and resources are listed once tui-agent reads them from servers (`None` until then: the screen says
-they are not read yet, rather than that there are none).
+And its prompts (name, arguments, description) and resources (URI and description; templates with their
+parameters), which tui-agent reads from the server with its tools.
 """
 
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tui_agent.tools.mcp.server import McpServer
-from tui_agent.tools.mcp.specs import callable_tools
+from tui_agent.tools.mcp.specs import callable_tools, first_line
 
 
 @dataclass(frozen=True)
@@ -40,14 +40,10 @@ class ServerOverview:
     """Tools the server has that are not offered (turned off in the config, or needing task support)."""
     log: str
     """Where its stderr is written."""
-    prompts: list[str] | None = None
-    """Its prompts' names; None: not read (tui-agent does not read MCP prompts yet)."""
-    resources: list[str] | None = None
-    """Its resources' names; None: not read (tui-agent does not read MCP resources yet)."""
-
-
-def first_line(text: str | None) -> str:
-    return next((line.strip() for line in (text or "").splitlines() if line.strip()), "")
+    prompts: list[ToolLine] = field(default_factory=list)
+    """Its prompts: `name(argument, optional?)` and the first line of the description."""
+    resources: list[ToolLine] = field(default_factory=list)
+    """Its resources and resource templates: the URI (template) and the first line of the description."""
 
 
 def overview(server: McpServer) -> ServerOverview:
@@ -60,6 +56,13 @@ def overview(server: McpServer) -> ServerOverview:
     offered = set(server.offered())
     tools: list[Any] = [tool for tool in callable_tools(server.tools) if tool.name in offered]
     lines = [ToolLine(tool.name, first_line(tool.description or getattr(tool, "title", None))) for tool in tools]
+    prompts = [
+        ToolLine(f"{prompt.name}({_arguments(prompt)})", first_line(prompt.description)) for prompt in server.prompts
+    ]
+    resources = [ToolLine(str(item.uri), first_line(item.description or item.name)) for item in server.resources]
+    resources += [
+        ToolLine(str(item.uri_template), first_line(item.description or item.name)) for item in server.templates
+    ]
     return ServerOverview(
         name=server.name,
         state=server.state.value,
@@ -68,4 +71,14 @@ def overview(server: McpServer) -> ServerOverview:
         tools=lines,
         left_out=len(server.tools) - len(lines),
         log=str(server.log_path),
+        prompts=prompts,
+        resources=resources,
     )
+
+
+def _resource_line(uri: str, item: Any) -> ToolLine:
+    return ToolLine(uri, first_line(item.description or item.name))
+
+
+def _arguments(prompt: Any) -> str:
+    return ", ".join(f"{arg.name}{'' if arg.required else '?'}" for arg in prompt.arguments or [])

@@ -24,8 +24,10 @@ from types import ModuleType
 from typing import IO, Any
 
 from tui_agent.config import McpServerSettings
+from tui_agent.tools.mcp.elicitation import Action, Asker, Value, question_of
 from tui_agent.tools.mcp.failures import (
     OUR_NOTE,
+    OUR_NOTE_LOGGED,
     explain,
     is_connection_closed,
     last_line,
@@ -68,8 +70,11 @@ class McpServer:
         on_change: Callable[[McpServer], None],
         *,
         redact: Redact,
+        ask: Asker | None = None,
     ) -> None:
+        """`ask(question)` puts the server's requests for input to the user (None: they are declined)."""
         self.name, self.settings = name, settings
+        self._ask = ask
         self.log_path = log_dir / f"{safe_name(name)}.log"
         self._redact = redact
         """What the log does to the server's stderr before writing it (history's redaction)."""
@@ -77,6 +82,10 @@ class McpServer:
         self.state = ServerState.STARTING if settings.enabled else ServerState.DISABLED
         self.reason: str | None = None
         self.tools: list[Any] = []
+        self.resources: list[Any] = []
+        self.templates: list[Any] = []
+        """Its resource templates (`notes://{name}`)."""
+        self.prompts: list[Any] = []
         self.restarted = False
         """Whether the one automatic restart after a crash has been used."""
         self.stray_output: str | None = None
@@ -152,8 +161,11 @@ class McpServer:
         assert sdk is not None
         try:
             async with asyncio.timeout(self.settings.startup_timeout):
-                session = await sdk.connect(stack, self.settings, errlog, self._tools_changed, self._stray)
+                session = await sdk.connect(
+                    stack, self.settings, errlog, self._tools_changed, self._stray, self._server_logged, self._elicited
+                )
                 tools = await sdk.list_tools(session)
+                self.resources, self.templates, self.prompts = await sdk.catalogue(session)
         except Exception as error:  # OSError, TimeoutError, the SDK's errors, a bad URL...
             self._fail(error)
             return False
@@ -178,9 +190,23 @@ class McpServer:
         if self._log is not None:  # redacted like the server's own lines: stdout may carry what it was given
             self._log.write(f"{OUR_NOTE}{self.stray_output}\n")
 
+    async def _elicited(
+        self, message: str, schema: dict[str, Any] | None, url: str | None
+    ) -> tuple[Action, dict[str, Value] | None]:
+        """The server asks the user for input: the question put to whoever answers (declined without one)."""
+        if self._ask is None:
+            return "decline", None
+        answer = await self._ask(question_of(self.name, message, schema, url))
+        return answer.action, answer.content
+
+    def _server_logged(self, line: str) -> None:
+        """A log message the server sent (not its stderr): into its log, redacted like the rest."""
+        if self._log is not None:
+            self._log.write(f"{OUR_NOTE_LOGGED}{line}\n")
+
     async def _tools_changed(self) -> None:
-        """`tools/list_changed`: list again, off the SDK's receive loop (a request from inside it would wait
-        for itself)."""
+        """`tools/list_changed` (or prompts', or resources'): list again, off the SDK's receive loop (a request
+        from inside it would wait for itself)."""
         asyncio.get_running_loop().create_task(self._relist(), name=f"mcp-relist:{self.name}")
 
     async def _relist(self) -> None:
@@ -188,6 +214,7 @@ class McpServer:
             return
         try:
             self.tools = await self._sdk.list_tools(self._session)
+            self.resources, self.templates, self.prompts = await self._sdk.catalogue(self._session)
         except Exception:  # the next call will find out what is wrong
             return
         self._set(ServerState.READY)
@@ -208,6 +235,26 @@ class McpServer:
                 f"The MCP server {self.name} stopped during the call{self._last_words()}; {self._next_step()}"
             ) from error
         return text
+
+    async def read_resource(self, uri: str) -> str | ToolResult:
+        """The resource at `uri` (text, or text and images); failures raise with a sentence."""
+        session = await self._session_for_call()
+        assert self._sdk is not None
+        try:
+            found: str | ToolResult = await self._sdk.read_resource(session, uri)
+        except self._sdk.CallError as error:
+            raise McpCallError(f"{self.name} could not read {uri}: {error}") from error
+        return found
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> list[tuple[str, str]]:
+        """The prompt's messages as (role, text); failures raise with a sentence."""
+        session = await self._session_for_call()
+        assert self._sdk is not None
+        try:
+            messages: list[tuple[str, str]] = await self._sdk.get_prompt(session, name, arguments)
+        except self._sdk.CallError as error:
+            raise McpCallError(f"{self.name}'s prompt {name} failed: {error}") from error
+        return messages
 
     async def _session_for_call(self) -> Any:
         if self.state == ServerState.READY and self.connection_lost():  # died since the last check

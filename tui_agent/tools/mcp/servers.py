@@ -20,10 +20,11 @@ from types import ModuleType
 from typing import Any
 
 from tui_agent.config import McpServerSettings
+from tui_agent.tools.mcp.elicitation import Answer, Asker, Question, unanswered
 from tui_agent.tools.mcp.log import Redact
 from tui_agent.tools.mcp.overview import ServerOverview, overview
 from tui_agent.tools.mcp.server import McpServer, ServerState
-from tui_agent.tools.mcp.specs import plugin_of, safe_name, tool_specs
+from tui_agent.tools.mcp.specs import plugin_of, resource_spec, safe_name, tool_specs
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.schema_tool import SchemaToolSpec
 
@@ -42,7 +43,7 @@ class McpServers:
         """`redact`: what each server's stderr goes through on its way to its log (history's redaction)."""
         self.registry = registry
         self.servers = {
-            name: McpServer(name, settings, log_dir, self._changed, redact=redact)
+            name: McpServer(name, settings, log_dir, self._changed, redact=redact, ask=self._ask)
             for name, settings in configured.items()
         }
         self._sdk: ModuleType | None = None
@@ -51,6 +52,8 @@ class McpServers:
         self._listeners: list[Listener] = []
         self._said: set[tuple[str, str]] = set()
         self._budget_warned = False
+        self.asker: Asker | None = None
+        """Who answers a server's request for the user's input (the app's form); None: declined, and said."""
         registry.add_waiter(self.settled)
 
     # -- life ---------------------------------------------------------------------------------------
@@ -126,10 +129,19 @@ class McpServers:
             return_exceptions=True,
         )
 
+    async def _ask(self, question: Question) -> Answer:
+        if self.asker is None:
+            self._say(question.server, unanswered(question))
+            return Answer("decline")
+        return await self.asker(question)
+
     # -- tools and notices --------------------------------------------------------------------------
     def _changed(self, server: McpServer) -> None:
         if server.state in (ServerState.READY, ServerState.CRASHED):  # a crashed server's tools restart it
             specs = tool_specs(server.name, server.settings, server.tools, server.call)
+            if server.resources or server.templates:
+                read = server.read_resource
+                specs.append(resource_spec(server.name, server.settings, server.resources, server.templates, read))
             clashes = self.registry.replace_source(plugin_of(server.name), specs, prefix=safe_name(server.name))
             if clashes:  # one notice per server, not one per tool
                 renamed = sorted(

@@ -1,4 +1,5 @@
-"""Provides `connect`, `call_tool` and `result_text`: the only code that talks to the MCP SDK.
+"""Provides `connect`, `call_tool`, `catalogue`, `read_resource`, `get_prompt` and `result_text`: the only code
+that talks to the MCP SDK.
 
 Importing this module imports the SDK (about a second): `servers` loads it in a thread, after the first
 frame. The SDK's loggers are silenced here, once: they print tracebacks to stderr (a server that crashes,
@@ -14,6 +15,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
+from pathlib import Path
 from typing import Any, TextIO
 
 import mcp_types as types
@@ -26,11 +28,21 @@ from pydantic import ValidationError
 
 from tui_agent.config import McpServerSettings
 from tui_agent.payloads import Attachment
+from tui_agent.tools.mcp.elicitation import Action, Value
 from tui_agent.tools.mcp.environment import server_environment
+from tui_agent.tools.progress import current_reporter
 from tui_agent.tools.results import ToolResult
 
 Tool = types.Tool
 CallError = MCPError
+LIST_CHANGES = (
+    types.ToolListChangedNotification,
+    types.PromptListChangedNotification,
+    types.ResourceListChangedNotification,
+)
+"""What makes the server's tools, prompts and resources be listed again."""
+Elicit = Callable[[str, dict[str, Any] | None, str | None], Awaitable[tuple[Action, dict[str, Value] | None]]]
+"""Answers a server's request for input: (message, form schema, URL) → (action, values)."""
 
 for _name in ("mcp", "mcp_types", "httpx2", "httpcore"):
     _logger = logging.getLogger(_name)
@@ -49,9 +61,14 @@ async def connect(
     errlog: TextIO,
     on_tools_changed: Callable[[], Awaitable[None]],
     on_stray_output: Callable[[str], None] = lambda line: None,
+    on_log: Callable[[str], None] = lambda line: None,
+    on_elicit: Elicit | None = None,
 ) -> ClientSession:
     """Open the transport and the session inside `stack` (which the caller's task must close), initialise.
-    `on_stray_output(line)` hears of each line the server wrote on stdout that is not JSON-RPC."""
+    `on_stray_output(line)` hears of each line the server wrote on stdout that is not JSON-RPC; `on_log(line)`
+    of each log message it sent (`notifications/message`, info and above); `on_elicit(message, schema, url)`
+    answers its requests for the user's input (`(action, values)`). The working directory is offered as the
+    session's root."""
     if settings.command is not None:
         parameters = StdioServerParameters(
             command=settings.command,
@@ -71,12 +88,33 @@ async def connect(
         read, write = await stack.enter_async_context(streamable_http_client(settings.url, http_client=client))
 
     async def on_message(message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
+        if isinstance(message, LIST_CHANGES):
             await on_tools_changed()
         elif isinstance(message, Exception) and (line := stray_line(message)) is not None:
             on_stray_output(line)
 
-    session = await stack.enter_async_context(ClientSession(read, write, message_handler=on_message))
+    async def logged(params: types.LoggingMessageNotificationParams) -> None:
+        on_log(log_line(params))
+
+    async def elicited(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        if on_elicit is None:
+            return types.ElicitResult(action="decline")
+        url = params.url if isinstance(params, types.ElicitRequestURLParams) else None
+        schema = None if isinstance(params, types.ElicitRequestURLParams) else params.requested_schema
+        action, content = await on_elicit(params.message, schema, url)
+        return types.ElicitResult(action=action, content=content if action == "accept" and url is None else None)
+
+    session = await stack.enter_async_context(
+        ClientSession(
+            read,
+            write,
+            message_handler=on_message,
+            logging_callback=logged,
+            list_roots_callback=_roots,
+            elicitation_callback=elicited,
+            log_level="info",
+        )
+    )
     await session.initialize()
     return session
 
@@ -93,15 +131,88 @@ async def list_tools(session: ClientSession) -> list[Tool]:
             return tools
 
 
+async def catalogue(session: ClientSession) -> tuple[list[Any], list[Any], list[Any]]:
+    """The server's resources, resource templates and prompts (all pages); empty for what it does not offer, or
+    fails to list (its tools still work)."""
+    offers = session.server_capabilities
+    resources: list[Any] = []
+    templates: list[Any] = []
+    prompts: list[Any] = []
+    if offers is not None and offers.resources is not None:
+        resources = await _all_pages(session.list_resources, "resources")
+        templates = await _all_pages(session.list_resource_templates, "resource_templates")
+    if offers is not None and offers.prompts is not None:
+        prompts = await _all_pages(session.list_prompts, "prompts")
+    return resources, templates, prompts
+
+
+async def _all_pages(list_page: Callable[..., Awaitable[Any]], field: str) -> list[Any]:
+    found: list[Any] = []
+    cursor: str | None = None
+    try:
+        while True:
+            page = await list_page(params=types.PaginatedRequestParams(cursor=cursor) if cursor else None)
+            found.extend(getattr(page, field))
+            cursor = page.next_cursor
+            if not cursor:
+                return found
+    except MCPError:
+        return found
+
+
+async def read_resource(session: ClientSession, uri: str) -> str | ToolResult:
+    """The resource at `uri` as text (its images kept as attachments, other binary content as a stand-in)."""
+    result = await session.read_resource(uri)
+    parts: list[str] = []
+    images: list[Attachment] = []
+    for item in result.contents:
+        if isinstance(item, types.TextResourceContents):
+            parts.append(item.text)
+            continue
+        data = base64.b64decode(getattr(item, "blob", ""), validate=False)
+        attachment = Attachment.of_bytes(str(item.uri).rsplit("/", 1)[-1] or "resource", data, item.mime_type)
+        if attachment.kind == "image":
+            images.append(attachment)
+        else:
+            parts.append(f"[resource {item.uri}: {item.mime_type or 'binary'}, {len(data)} bytes]")
+    text = "\n".join(parts)
+    return ToolResult(text, images) if images else text
+
+
+async def get_prompt(session: ClientSession, name: str, arguments: dict[str, str]) -> list[tuple[str, str]]:
+    """The prompt's messages as (role, text); content that is not text becomes a readable stand-in."""
+    result = await session.get_prompt(name, arguments)
+    return [(message.role, _content_text(message.content)) for message in result.messages]
+
+
 async def call_tool(session: ClientSession, name: str, arguments: dict[str, Any]) -> str | ToolResult:
     """Call `name`; its result as text, or with the images it returned as a `ToolResult` (`ToolReportedError`
     for `isError`)."""
-    result = await session.call_tool(name, arguments)
+    reporter = current_reporter()
+
+    async def progressed(progress: float, total: float | None, message: str | None) -> None:
+        if reporter is not None:
+            reporter(progress, total, message)
+
+    result = await session.call_tool(name, arguments, progress_callback=progressed)
     images = result_images(result) if not result.is_error else []
     text = result_text(result, images_apart=bool(images))
     if result.is_error:
         raise ToolReportedError(text or f"{name} reported an error")
     return ToolResult(text, images) if images else text
+
+
+def log_line(params: types.LoggingMessageNotificationParams) -> str:
+    """A log message as one line of the server's log: `[warning] indexer: disk almost full`."""
+    data = params.data if isinstance(params.data, str) else json.dumps(params.data, ensure_ascii=False, default=str)
+    source = f"{params.logger}: " if params.logger else ""
+    return f"[{params.level}] {source}{data}"
+
+
+async def _roots(context: Any) -> types.ListRootsResult:
+    """The session's roots: the working directory (the folder tui-agent works in)."""
+    folder = Path.cwd()
+    return types.ListRootsResult(roots=[types.Root(uri=folder.as_uri(), name=folder.name or str(folder))])
 
 
 def stray_line(error: Exception) -> str | None:

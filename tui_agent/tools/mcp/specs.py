@@ -73,3 +73,59 @@ def tool_specs(
         for tool in tools
         if tool.name in wanted
     ]
+
+
+RESOURCES_LISTED = 20
+"""Resources (and templates) named in the description of a server's `read_*_resource` tool at most."""
+URI_SCHEMA = {
+    "type": "object",
+    "properties": {"uri": {"type": "string", "description": "The resource's URI, e.g. notes://readme"}},
+    "required": ["uri"],
+}
+
+
+def resource_tool_name(server: str) -> str:
+    """`read_<server>_resource`: the tool that reads that server's resources."""
+    return safe_name(f"read_{safe_name(server)}_resource")
+
+
+def resource_spec(
+    server: str,
+    settings: McpServerSettings,
+    resources: Sequence[Any],
+    templates: Sequence[Any],
+    read: Callable[[str], Awaitable[str | ToolResult]],
+) -> SchemaToolSpec:
+    """The tool that reads the server's resources by URI — those it lists, those its templates describe, and
+    one a tool's result linked to (`[resource: NAME <URI>]`); approved like the server's other tools."""
+    listed = [_described(item.uri, item.description) for item in resources]
+    listed += [_described(item.uri_template, item.description) for item in templates]
+    shown = "; ".join(listed[:RESOURCES_LISTED]) + ("; …" if len(listed) > RESOURCES_LISTED else "")
+    description = (
+        f"Read a resource of the MCP server {server} by its URI: one a tool's result linked to "
+        f"([resource: NAME <URI>]) or one of its own" + (f": {shown}." if shown else ".")
+    )
+
+    async def call(uri: str) -> str | ToolResult:
+        return await read(uri)
+
+    return schema_tool(
+        resource_tool_name(server),
+        description,
+        URI_SCHEMA,
+        call,
+        source=source_of(server),
+        plugin=plugin_of(server),
+        approval=settings.approval,
+        timeout=settings.tool_timeout,
+        effect="read",
+    )
+
+
+def _described(uri: Any, description: str | None) -> str:
+    return f"{uri} ({first_line(description)})" if description else str(uri)
+
+
+def first_line(text: str | None) -> str:
+    """The first non-blank line of `text` (a description's summary)."""
+    return next((line.strip() for line in (text or "").splitlines() if line.strip()), "")

@@ -1,7 +1,7 @@
 """Provides `McpScreen` (palette: "MCP servers"), as Claude Code's `/mcp` does: each configured MCP server with
 its state — ✔ ready with N tools, ✘ failed: why, ○ disabled, … starting — and under the list, for the
 highlighted one, how it is reached, its state in full and the tools it offers the model (name and the first line
-of its description; its prompts and resources once tui-agent reads them). For that server: restart (r), toggle
+of its description; then its prompts and its resources). For that server: restart (r), toggle
 for this run (t) and its stderr log in place of the tools (l, again to go back). The screen follows state
 changes as they happen (it is re-read a few times a second: servers change state in their own tasks, and a
 small list costs nothing to redraw).
@@ -25,7 +25,7 @@ from tui_agent.ui.screens.reporting import ReportingModal
 from tui_agent.ui.screens.session_dialogs import one_line
 
 if TYPE_CHECKING:
-    from tui_agent.agent.port import McpServers, ServerOverview
+    from tui_agent.agent.port import McpServers, ServerOverview, ToolLine
 
 LOG_LINES = 200
 STATE_STYLE = {"ready": "$success", "failed": "$error", "crashed": "$warning", "starting": "$accent"}
@@ -38,8 +38,6 @@ CHROME_ROWS = 7
 """Rows around the list and the detail: the box's border, the title, the list's border, a gap and the keys."""
 NAME_WIDTH = 24
 """Columns a tool's name takes at most before its description."""
-NOT_READ = "Prompts and resources: not read yet (tui-agent uses a server's tools)."
-"""Said where a server's prompts and resources will be listed once they are read."""
 FOOTER = "r restart · t turn on/off for this run · l log / tools · Esc close"
 
 
@@ -76,12 +74,7 @@ def server_detail(server: ServerOverview, width: int) -> Content:
         Content(""),
     ]
     if server.tools:
-        lines.append(Content.styled(f"Tools ({len(server.tools)})", "bold"))
-        name_width = min(max(len(tool.name) for tool in server.tools), NAME_WIDTH)
-        for tool in server.tools:
-            name = one_line(tool.name, NAME_WIDTH).ljust(name_width)
-            room = max(width - name_width - 4, 10)
-            lines.append(Content.assemble("  ", (name, "$accent"), "  ", one_line(tool.description, room)))
+        lines += named_lines("Tools", server.tools, width)
     elif server.state == "ready":
         lines.append(Content.styled("It offers no tools.", "dim"))
     else:
@@ -90,8 +83,21 @@ def server_detail(server: ServerOverview, width: int) -> Content:
         lines.append(
             Content.styled(f"  and {server.left_out} not offered (see the status above, or the config)", "dim")
         )
-    lines += [Content.styled(NOT_READ, "dim"), Content.styled(f"Log: {sanitize(server.log)} (l shows it)", "dim")]
+    for title, items in (("Prompts", server.prompts), ("Resources", server.resources)):
+        lines += named_lines(title, items, width) if items else []
+    lines.append(Content.styled(f"Log: {sanitize(server.log)} (l shows it)", "dim"))
     return Content("\n").join(lines)
+
+
+def named_lines(title: str, items: list[ToolLine], width: int) -> list[Content]:
+    """A heading with the count, then one line per item: its name and the first line of its description."""
+    lines = [Content.styled(f"{title} ({len(items)})", "bold")]
+    name_width = min(max(len(item.name) for item in items), NAME_WIDTH)
+    for item in items:
+        name = one_line(item.name, NAME_WIDTH).ljust(name_width)
+        room = max(width - name_width - 4, 10)
+        lines.append(Content.assemble("  ", (name, "$accent"), "  ", one_line(item.description, room)))
+    return lines
 
 
 class McpScreen(ReportingModal[None]):

@@ -47,6 +47,8 @@ FOLLOW_DELAY = 0.25
 """Seconds the chat log must keep still before the column follows it."""
 SUB_AGENT_INTERVAL = 0.1
 """Seconds between redraws of a panel whose sub-agent streams (its events come by the hundred a second)."""
+PROGRESS_CHARS = 40
+"""Characters of a running tool's progress words shown in its status line (the panel is ~50 wide)."""
 ASK_PREFIX = "ask_"
 """How the name of a tool that delegates to an agent starts (`ask_<agent>`)."""
 
@@ -137,6 +139,8 @@ class ToolPanel(Static, can_focus=True):
         """Redraw the status line and body (the elapsed time changes while running)."""
         elapsed = self.elapsed()
         label = STATUS_LABEL[self.call.status]
+        if self.call.progress and self.call.status == ToolStatus.RUNNING:
+            label = f"{label} · {sanitize(self.call.progress)[:PROGRESS_CHARS]}"
         self.border_subtitle = Content(f"{label} · {format_elapsed(elapsed)}" if elapsed is not None else label)
         self.update(self._body())
 
