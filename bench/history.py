@@ -8,7 +8,9 @@ plain sqlite3 connection, one transaction each). Measures:
   - saving streamed replies with tool calls (begin turn, ~300 ms text saves, tool calls, finish);
   - the event loop's worst lag while the store works, against the same loop's lag when idle (the machine's
     own scheduling noise); plain sqlite3 called inline would block the loop for each transaction instead.
-Targets: tail <= 50 ms; reply save ratio <= 1.2; max loop lag <= 5 ms.
+  - opening the 100,000-message database as our last clean close left it, against opening an empty one (the
+    whole-file integrity check runs only for a file changed otherwise: `tui_agent/history/soundness.py`).
+Targets: tail <= 50 ms; reply save ratio <= 1.2; open ratio <= 1.2; max loop lag <= 2x the idle loop's own.
 
     python bench/history.py [--messages 100000] [--appends 10000] [--replies 50]
 """
@@ -216,6 +218,10 @@ async def bench_big(folder: Path, total: int) -> dict[str, float]:
         _, store_tail = await best_of(20, lambda: store.load_tail(largest, 50))
         _, store_search = await best_of(10, lambda: store.search("weather oslo", 50))
     await store.close()
+    reopen = await open_time(path)  # as our clean close left it: no whole-file check
+    empty = folder / "empty.db"
+    await (await HistoryStore.open(empty, redactor=Redactor())).close()
+    empty_open = await open_time(empty)
     plain = Plain(path)
 
     async def plain_tail() -> None:
@@ -230,12 +236,26 @@ async def bench_big(folder: Path, total: int) -> dict[str, float]:
     return {
         "build": build_s,
         "open": open_s,
+        "reopen": reopen,
+        "empty_open": empty_open,
         "tail": store_tail,
         "plain_tail": plain_tail_s,
         "search": store_search,
         "plain_search": plain_search_s,
         "lag": lag.worst,
     }
+
+
+async def open_time(path: Path, runs: int = 5) -> float:
+    """The best time to open (and prepare) the store on `path`, each open closed cleanly after."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        store = await HistoryStore.open(path, redactor=Redactor())
+        times.append(time.perf_counter() - start)
+        assert not store.report.integrity_checked or len(times) == 1
+        await store.close()
+    return min(times)
 
 
 # --- streamed replies ----------------------------------------------------------------------------------------------
@@ -383,8 +403,9 @@ async def main(args: argparse.Namespace) -> None:
         )
         big = await bench_big(folder, args.messages)
         print(
-            f"{args.messages:,}-message database: built in {big['build']:.1f} s, opened (quick_check, recovery) "
-            f"in {big['open'] * 1000:.0f} ms"
+            f"{args.messages:,}-message database: built in {big['build']:.1f} s, opened the first time (changed "
+            f"by another program: integrity check, recovery) in {big['open'] * 1000:.0f} ms, as our clean close "
+            f"left it in {big['reopen'] * 1000:.1f} ms (an empty one: {big['empty_open'] * 1000:.1f} ms)"
         )
         print(
             f"last 50 messages of the largest session: store {big['tail'] * 1000:.2f} ms, "
@@ -420,7 +441,8 @@ async def main(args: argparse.Namespace) -> None:
         )
         result("tail_load_ms_100k", big["tail"] * 1000, big["plain_tail"] * 1000, "value<=50")
         result("reply_save_s", replies["store"], replies["plain"], "ratio<=1.2")
-        result("max_loop_lag_ms", worst_lag * 1000, noise * 1000, "value<=5")
+        result("open_ms_100k", big["reopen"] * 1000, big["empty_open"] * 1000, "ratio<=1.2")
+        result("max_loop_lag_ms", worst_lag * 1000, noise * 1000, "ratio<=2")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -9,6 +9,7 @@ through it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
 import time
@@ -18,7 +19,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from tui_agent.history import owners, writes
+from tui_agent.history import owners, soundness, writes
 from tui_agent.history.errors import HistoryError
 from tui_agent.history.opening import Mode
 from tui_agent.history.report import OpenReport
@@ -171,6 +172,8 @@ class Database:
         self._closed = True
         owners.release(self.owner)
         await self._conn.close()
+        if saved and self.mode is Mode.READ_WRITE:
+            await asyncio.to_thread(soundness.remember, self.path)
 
 
 def _readable(error: sqlite3.DatabaseError, path: Path) -> HistoryError:
