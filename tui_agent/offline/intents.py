@@ -9,7 +9,8 @@ otherwise `match_intent` returns it to be sent as the reply's text, so no tool-c
 The phrases it understands (docs/offline-model.md lists them too): "weather in CITY (and CITY...)", arithmetic
 ("what is 2 + 3 * 4", "calculate 6 x 7"), "what time is it (in CITY)", "list the files (in PATH)", "read
 FILE", "search the files for 'TEXT'", "run CMD" / "run `CMD`" / "execute CMD", a tool's own name, and
-"ask the AGENT (and the AGENT) TASK" when `ask_<agent>` tools are offered (one call each, with the task).
+"ask the AGENT (and the AGENT) TASK" when `ask_<agent>` tools are offered (one call each, with the task),
+and the edit phrases of `intents_edit` ("create hello.py that prints hi", "in hello.py change hi to hello").
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from tui_agent.offline.intents_edit import edit_files
 from tui_agent.offline.scenario import ToolCallSpec
 
 Arguments = dict[str, Any]
@@ -198,7 +200,15 @@ def _named(tool: Tool, prompt: str) -> list[ToolCallSpec]:
     return [tool.call(arguments, f"I'll use {tool.name}.")]
 
 
-RULES: tuple[Callable[[Tool, str], list[ToolCallSpec]], ...] = (_weather, _calculator, _clock, _files, _shell, _named)
+RULES: tuple[Callable[[Tool, str], list[ToolCallSpec]], ...] = (
+    _weather,
+    _calculator,
+    _clock,
+    edit_files,
+    _files,
+    _shell,
+    _named,
+)
 
 
 def match_tools(prompt: str, schemas: list[dict[str, Any]]) -> list[ToolCallSpec]:
