@@ -5,10 +5,11 @@ The tools themselves are in the shipped plugin plugins/edit.py; the approval dia
 `preview` and the same planning code, so the diff the user approves is the diff that is written.
 
 A file is edited only when it is a regular file with one name (`confinement` explains the hard-link
-refusal), at most `MAX_EDIT_BYTES`, without NUL bytes (binary), and UTF-8 with or without a BOM. What the file
-was is kept: its line endings (CRLF when every line ends so), its BOM, its mode bits and whether it ends with
-a newline. A write goes to a temporary file in the same folder, is flushed to disk and renamed over the old
-file, so a crash at any moment leaves the old file or the new one, never half of one.
+refusal), at most `edit_limit.max_bytes` (config `[tools] edit_max_bytes`, 2 MB by default), without NUL
+bytes (binary), and UTF-8 with or without a BOM. What the file was is kept: its line endings (CRLF when
+every line ends so), its BOM, its mode bits and whether it ends with a newline. A write goes to a temporary
+file in the same folder, is flushed to disk and renamed over the old file, so a crash at any moment leaves
+the old file or the new one, never half of one.
 """
 
 from __future__ import annotations
@@ -26,10 +27,22 @@ from tui_agent.regular_files import not_regular, open_regular
 from tui_agent.tools.confinement import shown, writable
 
 MAX_EDIT_BYTES = 2 * 1024 * 1024
-"""The largest file the edit tools change (or write): bigger ones are refused, so a call cannot flood memory."""
+"""The largest file the edit tools change (or write) by default: bigger ones are refused, so a call cannot
+flood memory."""
 BOM = b"\xef\xbb\xbf"
 EDIT_TOOLS = frozenset({"write_file", "edit_file"})
 """The tools `preview` knows: their arguments say exactly what they would write."""
+
+
+@dataclass
+class EditLimit:
+    """The edit tools' size cap, set from config (`[tools] edit_max_bytes`) when the tool registry is built:
+    the tools are plugin functions and see no settings."""
+
+    max_bytes: int = MAX_EDIT_BYTES
+
+
+edit_limit = EditLimit()
 
 
 @dataclass(frozen=True)
@@ -104,8 +117,9 @@ def _encoded(text: str, shape: _Shape | None) -> bytes:
     return (BOM if shape.bom else b"") + text.encode("utf-8")
 
 
-def plan_write(path: str, content: str, *, cap: int = MAX_EDIT_BYTES) -> Planned:
+def plan_write(path: str, content: str, *, cap: int | None = None) -> Planned:
     """What `write_file(path, content)` would write; ValueError saying why when it would be refused."""
+    cap = cap or edit_limit.max_bytes
     target = writable(path)
     if target.is_dir():
         raise ValueError(f"{path!r} is a directory, not a file")
@@ -125,11 +139,12 @@ def plan_write(path: str, content: str, *, cap: int = MAX_EDIT_BYTES) -> Planned
     return planned
 
 
-def plan_edit(path: str, edits: Sequence[Mapping[str, Any]], *, cap: int = MAX_EDIT_BYTES) -> Planned:
+def plan_edit(path: str, edits: Sequence[Mapping[str, Any]], *, cap: int | None = None) -> Planned:
     """What `edit_file(path, edits)` would write: each edit's `old` replaced by its `new`, in order.
 
     Each `old` must occur exactly once in the text as the earlier edits left it; otherwise ValueError naming
     the edit, with the nearest lines (none found) or the lines of every match (several)."""
+    cap = cap or edit_limit.max_bytes
     target = writable(path)
     shown_path = shown(target)
     if not edits:

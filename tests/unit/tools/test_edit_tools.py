@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.unit.tools.helpers import shipped
+from tui_agent.config import ToolsSettings
 from tui_agent.payloads import FileChange
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import ToolCall
@@ -173,3 +174,14 @@ def test_a_kill_leaves_the_old_file_or_the_new_one(workdir: Path) -> None:
         os.kill(writer.pid, signal.SIGKILL)
         writer.wait()
         assert target.read_text() in ("0" * 1_500_000, "1" * 1_500_000)
+
+
+def test_the_size_cap_comes_from_config(workdir: Path) -> None:
+    (workdir / "mid.txt").write_text("x" * 5000)
+    try:
+        ToolRegistry(ToolsSettings(edit_max_bytes=4096))
+        with pytest.raises(ValueError, match="over the edit tools' cap of 4096 bytes"):
+            preview("write_file", {"path": "mid.txt", "content": "small"})
+    finally:
+        ToolRegistry()  # back to the default for the other tests
+    assert preview("write_file", {"path": "mid.txt", "content": "small"})
