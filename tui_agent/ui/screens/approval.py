@@ -82,6 +82,21 @@ class ApprovalScreen(ModalScreen[Decision]):
         background: $panel 40%;
         padding: 0 1;
     }
+    #approval-dialog.-diff {
+        width: 95%;
+        max-width: 120;
+        height: 90%;
+        max-height: 90%;
+        padding: 0 1;
+    }
+    #approval-buttons.-edit Button {
+        min-width: 0;
+        margin: 0 0 0 1;
+    }
+    #approval-dialog.-diff #approval-arguments {
+        height: 1fr;
+        max-height: 100%;
+    }
     #approval-buttons {
         height: auto;
         align-horizontal: center;
@@ -116,6 +131,7 @@ class ApprovalScreen(ModalScreen[Decision]):
                 yield Static(asking, id="approval-agent")
             yield Static(Content.assemble("Tool: ", (reveal(self.update.name), "bold")), id="approval-tool")
             changes = previewed(self.update) if self.edit else ()
+            dialog.set_class(bool(changes) and not isinstance(changes, str), "-diff")  # the diff takes the room
             with VerticalScroll(id="approval-arguments"):
                 if changes and not isinstance(changes, str):
                     yield Static(Content("\n").join(changes_view(changes)), id="approval-diff")
@@ -133,8 +149,8 @@ class ApprovalScreen(ModalScreen[Decision]):
                 yield Button(Content("Deny (d)"), id="deny", variant="error")
 
     def _edit_buttons(self) -> ComposeResult:
-        with Horizontal(id="approval-buttons"):
-            yield Button(Content("Allow once (a)"), id="allow_once", variant="success")
+        with Horizontal(id="approval-buttons", classes="-edit"):  # four choices: narrow buttons fit 80 columns
+            yield Button(Content("Once (a)"), id="allow_once", variant="success")
             yield Button(Content("Always this file (f)"), id="allow_file", variant="primary")
             yield Button(Content("Always edits (e)"), id="allow_edits", variant="warning")
             yield Button(Content("Deny (d)"), id="deny", variant="error")
