@@ -1,8 +1,8 @@
-"""Provides the edit tools' work: `plan_write`, `plan_edit` (what a call would change, nothing written),
-`preview` (the same for a call not yet approved) and `write_atomically`.
+"""Provides the edit tools' work: `plan_write`, `plan_edit` (what a call would change, nothing written) and
+`write_atomically`.
 
-The tools themselves are in the shipped plugin plugins/edit.py; the approval dialog previews a call with
-`preview` and the same planning code, so the diff the user approves is the diff that is written.
+The tools themselves are in the shipped plugin plugins/edit.py; the approval dialog previews a call with the
+same planning code (`edit_preview.preview`), so the diff the user approves is the diff that is written.
 
 A file is edited only when it is a regular file with one name (`confinement` explains the hard-link
 refusal), at most `edit_limit.max_bytes` (config `[tools] edit_max_bytes`, 2 MB by default), without NUL
@@ -30,8 +30,6 @@ MAX_EDIT_BYTES = 2 * 1024 * 1024
 """The largest file the edit tools change (or write) by default: bigger ones are refused, so a call cannot
 flood memory."""
 BOM = b"\xef\xbb\xbf"
-EDIT_TOOLS = frozenset({"write_file", "edit_file"})
-"""The tools `preview` knows: their arguments say exactly what they would write."""
 
 
 @dataclass
@@ -63,7 +61,7 @@ class _Shape:
     final_newline: bool
 
 
-def _existing(target: Path, shown_path: str, cap: int) -> tuple[bytes, int] | None:
+def existing_file(target: Path, shown_path: str, cap: int) -> tuple[bytes, int] | None:
     """The bytes and mode of the file at `target`, None when there is none; ValueError when it is refused."""
     try:
         info = os.stat(target)
@@ -124,7 +122,7 @@ def plan_write(path: str, content: str, *, cap: int | None = None) -> Planned:
     if target.is_dir():
         raise ValueError(f"{path!r} is a directory, not a file")
     shown_path = shown(target)
-    existing = _existing(target, shown_path, cap)
+    existing = existing_file(target, shown_path, cap)
     content = content.replace("\r\n", "\n")
     if existing is None:
         after = content.encode("utf-8")
@@ -149,7 +147,7 @@ def plan_edit(path: str, edits: Sequence[Mapping[str, Any]], *, cap: int | None 
     shown_path = shown(target)
     if not edits:
         raise ValueError("no edits given: each edit is {old, new}")
-    existing = _existing(target, shown_path, cap)
+    existing = existing_file(target, shown_path, cap)
     if existing is None:
         raise ValueError(f"{shown_path!r} does not exist; create it with write_file")
     before, mode = existing
@@ -213,10 +211,13 @@ def _nearest(text: str, old: str) -> str:
 
 
 def write_atomically(planned: Planned) -> None:
-    """Write `planned.change.after` to its file: a temporary file in the same folder, flushed, renamed over."""
+    """Write `planned.change.after` to its file: a temporary file in the same folder, flushed, renamed over
+    (a deletion, `after` None: the file removed)."""
     data = planned.change.after
     if data is None:
-        raise ValueError("deleting files is not an edit these tools make")
+        planned.target.unlink()
+        _sync_folder(planned.target.parent)
+        return
     folder = planned.target.parent
     folder.mkdir(parents=True, exist_ok=True)
     writable(shown(planned.target))  # the folders just made (or found) must still resolve inside
@@ -255,14 +256,3 @@ def _read_umask() -> int:
 
 
 _UMASK = _read_umask()
-
-
-def preview(tool: str, arguments: Mapping[str, Any]) -> tuple[FileChange, ...]:
-    """The changes `tool` would make with `arguments`, nothing written: () for a tool not in `EDIT_TOOLS`;
-    ValueError (the reason the call would fail) when it would be refused."""
-    if tool == "write_file":
-        return (plan_write(str(arguments.get("path", "")), str(arguments.get("content", ""))).change,)
-    if tool == "edit_file":
-        edits = arguments.get("edits")
-        return (plan_edit(str(arguments.get("path", "")), edits if isinstance(edits, list) else []).change,)
-    return ()

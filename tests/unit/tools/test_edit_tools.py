@@ -18,7 +18,7 @@ from tui_agent.config import ToolsSettings
 from tui_agent.payloads import FileChange
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import ToolCall
-from tui_agent.tools.edits import preview
+from tui_agent.tools.edit_preview import preview
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
 
@@ -43,7 +43,7 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 async def call(registry: ToolRegistry, name: str, **arguments: Any) -> ToolCall:
     runner = ToolRunner(registry)
-    runner.preapproved = frozenset({"write_file", "edit_file"})
+    runner.preapproved = frozenset({"write_file", "edit_file", "apply_patch"})
     [result] = await runner.run([ToolCall("c", name, arguments=arguments)], lambda state: None)
     return result
 
@@ -185,3 +185,42 @@ def test_the_size_cap_comes_from_config(workdir: Path) -> None:
     finally:
         ToolRegistry()  # back to the default for the other tests
     assert preview("write_file", {"path": "mid.txt", "content": "small"})
+
+
+PATCH = """*** Begin Patch
+*** Add File: docs/new.md
++# New
++text
+*** Update File: src/app.py
+@@ def main():
+ def main():
+-    print('hi')
++    print('hello')
+*** Delete File: old.txt
+*** End Patch
+"""
+
+
+async def test_apply_patch_changes_several_files_or_none(registry: ToolRegistry, workdir: Path) -> None:
+    (workdir / "src" / "app.py").write_text("def main():\n    print('hi')\n")
+    (workdir / "old.txt").write_text("bye\n")
+    broken = PATCH.replace("print('hi')", "print('nope')")
+    failed = await call(registry, "apply_patch", patch=broken)
+    assert failed.status == ToolStatus.FAILED and "`old` was not found in src/app.py" in failed.outcome
+    assert (workdir / "old.txt").exists() and not (workdir / "docs").exists()  # nothing written
+    assert len(preview("apply_patch", {"patch": PATCH})) == 3 and (workdir / "old.txt").exists()
+    done = await call(registry, "apply_patch", patch=PATCH)
+    assert done.status == ToolStatus.DONE, done.outcome
+    assert "docs/new.md +2 −0, src/app.py +1 −1, old.txt +0 −1" in done.outcome
+    assert (workdir / "docs" / "new.md").read_text() == "# New\ntext\n"
+    assert (workdir / "src" / "app.py").read_text() == "def main():\n    print('hello')\n"
+    assert not (workdir / "old.txt").exists()
+    assert [change.after is None for change in done.file_changes] == [False, False, True]
+    for bad, reason in (
+        ("*** Add File: x.txt\n+x", "starts with '*** Begin Patch'"),
+        ("*** Begin Patch\n*** Add File: ../x.txt\n+x\n*** End Patch", "outside the working directory"),
+        ("*** Begin Patch\n*** Delete File: .git/HEAD\n*** End Patch", "inside a .git folder"),
+        ("*** Begin Patch\n*** Add File: src/app.py\n+x\n*** End Patch", "already exists"),
+    ):
+        result = await call(registry, "apply_patch", patch=bad)
+        assert result.status == ToolStatus.FAILED and reason in result.outcome, (bad, result.outcome)

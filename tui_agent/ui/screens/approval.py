@@ -151,7 +151,8 @@ class ApprovalScreen(ModalScreen[Decision]):
     def _edit_buttons(self) -> ComposeResult:
         with Horizontal(id="approval-buttons", classes="-edit"):  # four choices: narrow buttons fit 80 columns
             yield Button(Content("Once (a)"), id="allow_once", variant="success")
-            yield Button(Content("Always this file (f)"), id="allow_file", variant="primary")
+            if self.update.name != "apply_patch":  # one file: a patch may name several
+                yield Button(Content("Always this file (f)"), id="allow_file", variant="primary")
             yield Button(Content("Always edits (e)"), id="allow_edits", variant="warning")
             yield Button(Content("Deny (d)"), id="deny", variant="error")
 
@@ -164,7 +165,8 @@ class ApprovalScreen(ModalScreen[Decision]):
 
     def action_decide(self, decision: str) -> None:
         chosen = Decision(decision)
-        if self.edit and chosen == Decision.ALLOW_ALWAYS or not self.edit and chosen in EDIT_CHOICES:
+        offered = {Decision.ALLOW_ONCE, Decision.DENY} | (EDIT_CHOICES if self.edit else {Decision.ALLOW_ALWAYS})
+        if chosen == Decision.ALLOW_FILE and self.update.name == "apply_patch" or chosen not in offered:
             return  # the key of a choice this dialog does not offer
         self.dismiss(chosen)
 
