@@ -54,6 +54,9 @@ async def test_write_then_edit_reports_the_changes(registry: ToolRegistry, workd
     created = await call(registry, "write_file", path="pkg/hello.py", content="print('hi')\n")
     assert created.status == ToolStatus.DONE and "created pkg/hello.py (+1 −0)" in created.outcome
     assert created.file_changes == (FileChange("pkg/hello.py", None, b"print('hi')\n"),)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert (workdir / "pkg" / "hello.py").stat().st_mode & 0o777 == 0o666 & ~umask  # not the temp file's 0600
     edited = await call(registry, "edit_file", path="pkg/hello.py", edits=[{"old": "hi", "new": "hello"}])
     assert edited.status == ToolStatus.DONE, edited.outcome
     assert edited.file_changes == (FileChange("pkg/hello.py", b"print('hi')\n", b"print('hello')\n"),)
