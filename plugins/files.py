@@ -1,7 +1,8 @@
 """Files plugin: list a directory, read a text file, search files for a string — read-only.
 
-Everything is confined to the working directory: a path is resolved (symlinks included) and refused when
-it lands outside. Reads and searches are size-capped so a huge tree or file cannot flood the model.
+Everything is confined to the working directory (`tui_agent.tools.confinement`, shared with the edit tools):
+a path is resolved (symlinks included) and refused when it lands outside. Reads and searches are
+size-capped so a huge tree or file cannot flood the model.
 
 Only regular files are read: a FIFO, device or socket in the tree would block the read (a FIFO until a writer
 comes, /dev/zero forever), so `read_file` refuses them and `search_files` skips them, without blocking on the
@@ -21,6 +22,7 @@ from typing import BinaryIO
 
 from tui_agent.regular_files import not_regular, open_regular
 from tui_agent.tools import tool
+from tui_agent.tools.confinement import confined, shown
 
 MAX_LISTED = 500
 MAX_READ_BYTES = 24 * 1024
@@ -32,18 +34,8 @@ MAX_MATCHES = 100
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache"})
 
 
-def confined(path: str) -> Path:
-    """Resolve `path` against the working directory; refuse anything that ends up outside it."""
-    root = Path.cwd().resolve()
-    target = (root / path).resolve()
-    if not target.is_relative_to(root):
-        raise ValueError(f"{path!r} is outside the working directory ({root}); only paths inside it can be read")
-    return target
-
-
 def _shown(path: Path) -> str:
-    relative = path.relative_to(Path.cwd().resolve()).as_posix()
-    return relative or "."
+    return shown(path)
 
 
 @tool(approval="never", effect="read")

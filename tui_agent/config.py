@@ -107,6 +107,8 @@ class ToolsSettings(BaseModel):
     description_cap: int = Field(default=4096, ge=256)
     """Characters of a tool's description sent to the model with every request; a longer one is cut (and
     reported), so one tool cannot fill the context."""
+    edit_max_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
+    """The largest file the edit tools (`write_file`, `edit_file`) read or write; bigger ones are refused."""
     _off: dict[str, str] = PrivateAttr(default_factory=dict)
     """See `turned_off`; a private attribute, so no file can set it."""
 

@@ -108,4 +108,8 @@ class Decision(StrEnum):
     ALLOW_ONCE = "allow_once"
     ALLOW_ALWAYS = "allow_always"
     """Allow this tool (a command-like tool: this exact command) for the rest of this session."""
+    ALLOW_FILE = "allow_file"
+    """Allow edits of this call's file (by any edit tool) for the rest of this session."""
+    ALLOW_EDITS = "allow_edits"
+    """Allow every edit (tools whose effect is "edit") for the rest of this session."""
     DENY = "deny"

@@ -56,3 +56,10 @@ def test_config_patterns_let_matching_commands_run_and_nothing_chained(isolated_
     chained = run(["-p", 'run "touch allowed-2; touch sneaky"'], isolated_home, tmp_path)
     assert " denied: " in chained.stderr, chained.stderr
     assert not (tmp_path / "allowed-2").exists() and not (tmp_path / "sneaky").exists()
+
+
+def test_an_allowed_edit_prints_its_edit_line(isolated_home: Path, tmp_path: Path) -> None:
+    done = run(["-p", "create hello.py that prints hi", "--allow", "write_file"], isolated_home, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "[tool] write_file(" in done.stderr and "\n[edit] hello.py +1 −0\n" in done.stderr, done.stderr
+    assert (tmp_path / "hello.py").read_text() == "print('hi')\n"

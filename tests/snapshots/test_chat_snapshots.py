@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -13,11 +14,13 @@ from tui_agent.agent.events import (
     AssistantMessageStarted,
     AssistantTextDelta,
     MessageStatus,
+    ToolCallUpdated,
     ToolStatus,
     TurnEndReason,
     TurnFinished,
 )
 from tui_agent.testing.scripted import AskApproval, Gate, Script, reply_script
+from tui_agent.tool_call import ToolCall
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.widgets.thinking import ThinkingBlock
 
@@ -125,6 +128,24 @@ def test_approval_modal(snap_compare: SnapCompare) -> None:
     script: Script = [AskApproval(ask)]
     run_before = after_sending("Clean the build", lambda pilot: showing(pilot.app, ApprovalScreen))
     assert snapshot(snap_compare, [script], run_before)
+
+
+def test_edit_approval_shows_the_diff_at_80x24(snap_compare: SnapCompare) -> None:
+    content = "".join(f"print('line {number}')\n" for number in range(1, 30))
+    arguments = {"path": "docs/no-such-folder/hello.py", "content": content}  # a new file: the same diff anywhere
+    ask = ToolCallUpdated(
+        ToolCall(
+            "c1",
+            "write_file",
+            json.dumps(arguments),
+            arguments=arguments,
+            message_id="m1",
+            status=ToolStatus.AWAITING_APPROVAL,
+        )
+    )
+    run_before = after_sending("Create hello.py", lambda pilot: showing(pilot.app, ApprovalScreen))
+    app, _ = make_app([[AskApproval(ask)]])
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 
 THOUGHT = [

@@ -36,8 +36,10 @@ from tui_agent.agent.events import (
     TurnFinished,
     TurnStarted,
 )
+from tui_agent.file_diffs import line_counts
+from tui_agent.payloads import FileChange
 from tui_agent.sanitize import StreamSanitizer, reveal, sanitize
-from tui_agent.tool_call import Decision
+from tui_agent.tool_call import Decision, ToolCall
 
 EXIT_STATUS = {
     TurnEndReason.DONE: 0,
@@ -56,11 +58,18 @@ def say(err: TextIO, text: str) -> None:
 
 
 def tool_summary(update: ToolCallUpdated) -> str:
-    """One line for stderr: the call, its status and the start of its result."""
+    """One line for stderr: the call, its status and the start of its result; then an `[edit] path +N −M`
+    line for each file it changed."""
     call = update.call
     preview = sanitize(" ".join(call.outcome.split()))[:RESULT_PREVIEW]
     arguments = reveal(" ".join(call.raw_arguments.split()))  # as in the approval dialog: nothing hidden
-    return f"[tool] {reveal(call.name)}({arguments}) {call.status.value}: {preview}"
+    edits = [f"\n[edit] {reveal(change.path)} +{added} −{removed}" for change, (added, removed) in counted(call)]
+    return f"[tool] {reveal(call.name)}({arguments}) {call.status.value}: {preview}" + "".join(edits)
+
+
+def counted(call: ToolCall) -> list[tuple[FileChange, tuple[int, int]]]:
+    """Each file the call changed, with the lines it added and removed."""
+    return [(change, line_counts(change)) for change in call.file_changes]
 
 
 def answer_unattended(request: ApprovalRequested, err: TextIO) -> None:

@@ -4,7 +4,9 @@ Each message comes with its parts: a reply's parts other than its text, by kind 
 text, "Reasoning" for its reasoning; `parts` in JSON, any kind), its text, and its tool calls with their results.
 A prompt's attachments come after its text: name, type, size and SHA-256, and a text file's text (`texts`, by hash).
 What a tool call returned besides its text (an image) is a line after its result naming it, its type, size and
-SHA-256 (Markdown; never its bytes), and its ref in the call's `attachments` (JSON).
+SHA-256 (Markdown; never its bytes), and its ref in the call's `attachments` (JSON). The files a call changed
+(`ToolCall.file_changes`) come after it as `path +N −M` and a unified diff each (`file_changes` in JSON: path,
+lines added and removed, and the diff; never the bytes).
 
 A session's sub-agent runs (the sessions its `ask_<agent>` calls ran) come after its messages, each as a whole
 session export of its own (its own sub-agent runs included), under a line naming the agent and the call's reply.
@@ -23,6 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from tui_agent.file_diffs import line_counts, unified_diff
 from tui_agent.history.attachments import AttachmentRef
 from tui_agent.history.models import Message, Session, ToolCall, ToolCallPart, utc_from_epoch
 from tui_agent.sanitize import replace_surrogates, replace_surrogates_in
@@ -124,13 +127,34 @@ def _tool_markdown(call: ToolCall) -> list[str]:
         lines += ["", f"> Error: {call.error}"]
     for ref in call.attachments:
         lines += ["", f"Returned {ref.kind} `{ref.name}`: {ref.mime}, {ref.size:,} bytes, sha256 `{ref.hash}`"]
+    for change in call.file_changes:
+        added, removed = line_counts(change)
+        lines += [
+            "",
+            f"Changed `{change.path}` +{added} −{removed}:",
+            "",
+            _fence_as(unified_diff(change).rstrip("\n"), "diff"),
+        ]
     return lines
 
 
+def _changes_json(call: ToolCall) -> list[dict[str, Any]]:
+    """The files `call` changed, as exported: path, lines added and removed, the unified diff."""
+    changes = []
+    for change in call.file_changes:
+        added, removed = line_counts(change)
+        changes.append({"path": change.path, "added": added, "removed": removed, "diff": unified_diff(change)})
+    return changes
+
+
 def _fence(text: str) -> str:
+    return _fence_as(text, "")
+
+
+def _fence_as(text: str, language: str) -> str:
     # A fence longer than any backtick run inside, so tool output can't close it early.
     ticks = "`" * max(3, _longest_backticks(text) + 1)
-    return f"{ticks}\n{text}\n{ticks}"
+    return f"{ticks}{language}\n{text}\n{ticks}"
 
 
 def _longest_backticks(text: str) -> int:
@@ -182,7 +206,8 @@ def _message_json(message: Message, texts: Mapping[str, str]) -> dict[str, Any]:
     for attached in plain["attachments"]:  # name, kind, mime, size, hash (and note); a text file's text
         if attached["hash"] in texts and attached["kind"] == "file":
             attached["text"] = texts[attached["hash"]]
-    for call in plain["tool_calls"]:
+    for call, live in zip(plain["tool_calls"], message.tool_calls, strict=True):
+        call["file_changes"] = _changes_json(live)  # diffs, not the bytes `asdict` left there
         call.pop("command", None)  # live-only: what "always" would allow while a call awaits approval
         call.pop("attachment_data", None)  # live-only: the bytes of what it returned (refs are in `attachments`)
         call["attachments"] = list(call["attachments"])

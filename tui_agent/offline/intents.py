@@ -10,7 +10,8 @@ The phrases it understands (docs/offline-model.md lists them too): "weather in C
 ("what is 2 + 3 * 4", "calculate 6 x 7"), "what time is it (in CITY)", "list the files (in PATH)", "read
 FILE", "search the files for 'TEXT'", "run CMD" / "run `CMD`" / "execute CMD", a tool's own name, and
 "ask the AGENT (and the AGENT) TASK" when `ask_<agent>` tools are offered (one call each, with the task),
-"fetch URL" (read, open, get, summarise) when `web_fetch` is offered.
+"fetch URL" (read, open, get, summarise) when `web_fetch` is offered, and the edit phrases of `intents_edit`
+("create hello.py that prints hi", "in hello.py change hi to hello").
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from tui_agent.offline.intents_edit import edit_files
 from tui_agent.offline.scenario import ToolCallSpec
 
 Arguments = dict[str, Any]
@@ -214,6 +216,7 @@ RULES: tuple[Callable[[Tool, str], list[ToolCallSpec]], ...] = (
     _calculator,
     _clock,
     _web,
+    edit_files,
     _files,
     _shell,
     _named,

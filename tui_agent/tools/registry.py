@@ -27,6 +27,7 @@ from typing import Any
 from tui_agent import paths
 from tui_agent.config import EVERY_TOOL, ToolsSettings
 from tui_agent.tools.discovery import plugin_sources
+from tui_agent.tools.edits import edit_limit
 from tui_agent.tools.hooks import Hooks, hooks_in
 from tui_agent.tools.journal import ImportJournal
 from tui_agent.tools.loader import Loaded, load_guarded
@@ -56,6 +57,7 @@ class ToolRegistry:
 
     def __init__(self, settings: ToolsSettings | None = None) -> None:
         self.settings = settings or ToolsSettings()
+        edit_limit.max_bytes = self.settings.edit_max_bytes  # the edit tools' cap: a plugin sees no settings
         self.entries: list[ToolEntry] = []
         self.problems: list[LoadProblem] = []
         self._active: dict[str, ToolEntry] = {}

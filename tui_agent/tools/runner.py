@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from tui_agent.payloads import Attachment, FileChange
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import Decision, ToolCall
-from tui_agent.tools.approvals import Grants, pattern_allows
+from tui_agent.tools.approvals import Grants, edited_file, pattern_allows
 from tui_agent.tools.daemon import in_daemon_thread
 from tui_agent.tools.output import cap_output, capped_text, let_go
 from tui_agent.tools.progress import reporting_progress
@@ -143,7 +143,7 @@ class ToolRunner:
         report.change(status=ToolStatus.PENDING)
         try:
             spec, arguments = self._prepare(call)
-            await self._approve(spec, spec.command_in(arguments), report, ask)
+            await self._approve(spec, spec.command_in(arguments), report, ask, edited_file(spec, arguments))
             await self.registry.hooks.before_tool(spec.name, arguments)
             text, attachments, changes = await self._execute(spec, arguments, report)
             text = await self.registry.hooks.after_tool(spec.name, arguments, text)
@@ -164,14 +164,20 @@ class ToolRunner:
         except ValidationError as error:
             raise _Finished(ToolStatus.FAILED, describe_validation_error(spec.name, error)) from error
 
-    async def _approve(self, spec: ToolSpec, command: str | None, report: _Reporter, ask: Asker | None) -> None:
+    async def _approve(
+        self, spec: ToolSpec, command: str | None, report: _Reporter, ask: Asker | None, file: str | None = None
+    ) -> None:
         policy = self.approval_for(spec.name)
         if policy == "deny":
             raise _Finished(
                 ToolStatus.DENIED,
                 f"The tool {spec.name} is not allowed to run (its approval policy is 'deny'). Do not call it again.",
             )
-        if policy == "never" or self._allowed(spec.name, command):
+        if (
+            policy == "never"
+            or self._allowed(spec.name, command)
+            or self.grants.covers(spec.name, command, effect=spec.effect, file=file)
+        ):
             return
         if ask is None:
             raise _Finished(
@@ -182,7 +188,7 @@ class ToolRunner:
             )
         report.change(status=ToolStatus.AWAITING_APPROVAL, command=command)
         async with self._asking:  # one question at a time; an "always" answer covers the calls queued behind it
-            if self.grants.covers(spec.name, command):
+            if self.grants.covers(spec.name, command, effect=spec.effect, file=file):
                 return
             grants = self.grants  # the session asked for, even if another one starts while the user thinks
             decision = await _asked(ask, report.call)
@@ -190,6 +196,10 @@ class ToolRunner:
             raise _Finished(ToolStatus.DENIED, f"The user denied the call to {spec.name}.")
         if decision == Decision.ALLOW_ALWAYS:
             grants.add(spec.name, command)
+        elif decision == Decision.ALLOW_FILE and file is not None:
+            grants.files.add(file)
+        elif decision == Decision.ALLOW_EDITS:
+            grants.effects.add("edit")
 
     def _allowed(self, tool: str, command: str | None) -> bool:
         """Whether the call may run unasked: `--allow`, an "always" answer, or a configured pattern."""

@@ -109,6 +109,7 @@ def test_shipped_plugins_load_without_problems_and_the_demo_weather_only_when_as
     registry = shipped()
     assert registry.problems == []
     real = {"calculate", "current_time", "list_directory", "read_file", "search_files", "run_shell"}
+    real |= {"write_file", "edit_file", "apply_patch"}
     assert set(registry.names()) == real  # a real model is never offered invented weather
     assert registry.approval_for("run_shell") == "ask"
     demo = shipped(demo_tools=True)  # what the offline model is offered

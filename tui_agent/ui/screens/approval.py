@@ -9,6 +9,10 @@ on a line of its own above the tool.
 Keys: `a` or `y` allow once, `s` always this session, `d`, `n` or Esc deny. A line under the arguments
 says what "always" would allow: every call of the tool, or for a command-like tool (the shell) this exact
 command only.
+
+An edit tool's call (`write_file`, `edit_file`) shows the diff it would make instead of its arguments
+(`tui_agent.tools.edits.preview`, nothing written; the reason it would fail when it would), scrolling when
+long, and its choices are: once, `f` always for this file, `e` always for edits, deny.
 """
 
 from __future__ import annotations
@@ -22,8 +26,11 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from tui_agent.agent.edit_preview import EDIT_TOOLS, preview
+from tui_agent.payloads import FileChange
 from tui_agent.sanitize import reveal
 from tui_agent.tool_call import Decision, ToolCall
+from tui_agent.ui.widgets.file_changes import changes_view
 from tui_agent.ui.widgets.tool_panel import pretty_arguments
 
 
@@ -42,6 +49,16 @@ def always_covers(update: ToolCall) -> str:
     if update.name == "web_fetch":
         return f"Always: pages of {reveal(update.command)} in this session; any other host asks again."
     return "Always: this exact command again in this session; any other command asks again."
+
+
+def previewed(update: ToolCall) -> tuple[FileChange, ...] | str:
+    """The changes an edit tool's call would make, or why it would fail (another tool's call: none)."""
+    if update.name not in EDIT_TOOLS or update.arguments is None:
+        return ()
+    try:
+        return preview(update.name, update.arguments)
+    except (ValueError, OSError) as error:
+        return str(error)
 
 
 class ApprovalScreen(ModalScreen[Decision]):
@@ -67,6 +84,21 @@ class ApprovalScreen(ModalScreen[Decision]):
         background: $panel 40%;
         padding: 0 1;
     }
+    #approval-dialog.-diff {
+        width: 95%;
+        max-width: 120;
+        height: 90%;
+        max-height: 90%;
+        padding: 0 1;
+    }
+    #approval-buttons.-edit Button {
+        min-width: 0;
+        margin: 0 0 0 1;
+    }
+    #approval-dialog.-diff #approval-arguments {
+        height: 1fr;
+        max-height: 100%;
+    }
     #approval-buttons {
         height: auto;
         align-horizontal: center;
@@ -79,6 +111,8 @@ class ApprovalScreen(ModalScreen[Decision]):
     BINDINGS = [
         Binding("a,y", "decide('allow_once')", "Allow once", id="decide('allow_once')"),
         Binding("s", "decide('allow_always')", "Always this session", id="decide('allow_always')"),
+        Binding("f", "decide('allow_file')", "Always this file", id="decide('allow_file')"),
+        Binding("e", "decide('allow_edits')", "Always edits", id="decide('allow_edits')"),
         Binding("d,n,escape", "decide('deny')", "Deny", id="decide('deny')"),
     ]
 
@@ -87,6 +121,8 @@ class ApprovalScreen(ModalScreen[Decision]):
         self.update = update
         self.agent = agent
         """The sub-agent asking ("writer → researcher" through a chain); None: the session's own agent."""
+        self.edit = update.name in EDIT_TOOLS
+        """An edit tool's call: the diff is shown and "always" is per file or for every edit."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="approval-dialog") as dialog:
@@ -96,13 +132,31 @@ class ApprovalScreen(ModalScreen[Decision]):
                 asking = Content.assemble("Asked by the sub-agent ", (reveal(self.agent), "bold $accent"))
                 yield Static(asking, id="approval-agent")
             yield Static(Content.assemble("Tool: ", (reveal(self.update.name), "bold")), id="approval-tool")
+            changes = previewed(self.update) if self.edit else ()
+            dialog.set_class(bool(changes) and not isinstance(changes, str), "-diff")  # the diff takes the room
             with VerticalScroll(id="approval-arguments"):
-                yield Static(Content(reveal(shown_arguments(self.update)) or "(no arguments)"))
+                if changes and not isinstance(changes, str):
+                    yield Static(Content("\n").join(changes_view(changes)), id="approval-diff")
+                else:
+                    yield Static(Content(reveal(shown_arguments(self.update)) or "(no arguments)"))
+            if isinstance(changes, str):
+                yield Static(Content.styled(f"This call would fail: {reveal(changes)}", "$text-error"))
+            if self.edit:
+                yield from self._edit_buttons()
+                return
             yield Static(Content(always_covers(self.update)), id="approval-scope")
             with Horizontal(id="approval-buttons"):
                 yield Button(Content("Allow once (a)"), id="allow_once", variant="success")
                 yield Button(Content("Always this session (s)"), id="allow_always", variant="primary")
                 yield Button(Content("Deny (d)"), id="deny", variant="error")
+
+    def _edit_buttons(self) -> ComposeResult:
+        with Horizontal(id="approval-buttons", classes="-edit"):  # four choices: narrow buttons fit 80 columns
+            yield Button(Content("Once (a)"), id="allow_once", variant="success")
+            if self.update.name != "apply_patch":  # one file: a patch may name several
+                yield Button(Content("Always this file (f)"), id="allow_file", variant="primary")
+            yield Button(Content("Always edits (e)"), id="allow_edits", variant="warning")
+            yield Button(Content("Deny (d)"), id="deny", variant="error")
 
     def on_mount(self) -> None:
         self.query_one("#allow_once", Button).focus()
@@ -112,4 +166,11 @@ class ApprovalScreen(ModalScreen[Decision]):
         self.action_decide(event.button.id or "deny")
 
     def action_decide(self, decision: str) -> None:
-        self.dismiss(Decision(decision))
+        chosen = Decision(decision)
+        offered = {Decision.ALLOW_ONCE, Decision.DENY} | (EDIT_CHOICES if self.edit else {Decision.ALLOW_ALWAYS})
+        if chosen == Decision.ALLOW_FILE and self.update.name == "apply_patch" or chosen not in offered:
+            return  # the key of a choice this dialog does not offer
+        self.dismiss(chosen)
+
+
+EDIT_CHOICES = frozenset({Decision.ALLOW_FILE, Decision.ALLOW_EDITS})

@@ -4,7 +4,8 @@ assistant message and call id, as servers that number calls per response reuse `
 A panel shows the tool's name, its arguments as a short form (`tool_body.py`: `key: value`, long strings folded,
 paths and code highlighted, no `to_user`: the chat shows it; raw text while they are still streaming), its status
 with a distinct colour and symbol each, the elapsed time (ticking while running) and the result (JSON, code and
-diffs highlighted), folded when long (Enter or a click expands it, arguments too). Everything shown is sanitised
+diffs highlighted), folded when long (Enter or a click expands it, arguments too); a call that changed files
+(`ToolCall.file_changes`) shows `path  +N −M` for each, and its diff when expanded. Everything shown is sanitised
 `Content`; the name and arguments through `reveal`, so bidi and invisible characters in them show as `⟨U+202E⟩`.
 
 The panel of an `ask_<agent>` call also shows the sub-agent it runs, live (`SubAgentRun`, in
@@ -159,6 +160,9 @@ class ToolPanel(Static, can_focus=True):
             self._redraw.stop()
             self._redraw = None
         self._drawn_at = time.monotonic()
+        # deferred: it draws diffs with tool_body's highlighting (Pygments), loaded as late as that
+        from tui_agent.ui.widgets.file_changes import change_title, changes_view
+
         # deferred: Pygments (the highlighting) loads with the first tool call, not before the first paint
         from tui_agent.ui.widgets.tool_body import arguments_view, result_view
 
@@ -176,6 +180,8 @@ class ToolPanel(Static, can_focus=True):
         if call.result is not None:
             parts.append(Content.styled("── result ──", "dim"))
             parts.extend(result_view(sanitize(call.result), call.readable_arguments(), expanded=self.expanded))
+        if call.file_changes:  # the files it changed: `path  +N −M` each, the diffs when expanded
+            parts.extend(changes_view(call.file_changes) if self.expanded else map(change_title, call.file_changes))
         if call.attachments:  # what it returned besides text (an image), a chip each
             parts.append(chips_line(call.attachments))
         return Content("\n").join(parts)
