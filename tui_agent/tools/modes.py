@@ -16,9 +16,10 @@ A config `deny` (or an agent's) always wins: the runner checks it before it asks
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
-from tui_agent.tools.spec import Effect
+if TYPE_CHECKING:
+    from tui_agent.tools.spec import Effect
 
 Mode = Literal["read-only", "ask", "auto-edit", "auto"]
 MODES: tuple[Mode, ...] = get_args(Mode)
@@ -61,7 +62,7 @@ def refusal(mode: Mode, tool: str, effect: Effect) -> str:
     )
 
 
-_WHAT: dict[Effect, str] = {
+_WHAT: dict[str, str] = {
     "read": "only read",
     "edit": "edit files",
     "command": "run commands",
