@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from tui_agent.offline.intents_plan import todo_list
 from tui_agent.offline.scenario import ToolCallSpec
 
 Arguments = dict[str, Any]
@@ -199,6 +200,7 @@ def _named(tool: Tool, prompt: str) -> list[ToolCallSpec]:
 
 
 RULES: tuple[Callable[[Tool, str], list[ToolCallSpec]], ...] = (_weather, _calculator, _clock, _files, _shell, _named)
+RULES += (todo_list,)
 
 
 def match_tools(prompt: str, schemas: list[dict[str, Any]]) -> list[ToolCallSpec]:
