@@ -22,7 +22,7 @@ class TodoList(Static):
     """The todo list, one line per item; not displayed while the model has made none."""
 
     DEFAULT_CSS = """
-    TodoList { border: round $accent 50%; border-title-color: $accent; padding: 0 1; height: auto; }
+    TodoList { dock: top; border: round $accent 50%; border-title-color: $accent; padding: 0 1; height: auto; }
     """
 
     def __init__(self) -> None:
