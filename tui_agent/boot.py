@@ -110,6 +110,12 @@ async def build_engine(args: argparse.Namespace, request: ResumeRequest | None =
     services = await asyncio.to_thread(importlib.import_module, "tui_agent.agent.services")
     built: BuiltAgent = await services.build_agent(settings, choose_endpoint(settings))
     built.notices[:0] = problems
+    from tui_agent.tools.modes import start_mode  # deferred: loaded with the engine (above), not the first frame
+
+    permissions = built.agent.runner.permissions
+    unsandboxed = getattr(args, "dangerously_auto_without_sandbox", False)
+    if refused := start_mode(permissions, getattr(args, "mode", None), settings.tools.mode, unsandboxed=unsandboxed):
+        built.notices.append(refused)
     built.resume_failure = await resume_notice(built, request)
     return built
 

@@ -98,6 +98,16 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         help="with -p: let this 'ask' tool run without asking (repeatable)",
     )
     parser.add_argument(
+        "--mode",
+        choices=("read-only", "ask", "auto-edit", "auto"),
+        help="permission mode to start in (default: [tools] mode or ask); see docs/modes.md",
+    )
+    parser.add_argument(
+        "--dangerously-auto-without-sandbox",
+        action="store_true",
+        help="let auto mode run commands unasked even where the OS sandbox is not available",
+    )
+    parser.add_argument(
         "--attach",
         action="append",
         metavar="FILE",

@@ -25,6 +25,7 @@ from tui_agent.boot import settings_from_args
 from tui_agent.config import Settings
 from tui_agent.history.attachments import Attachment, AttachmentError, load_attachment
 from tui_agent.terminal import private_reply
+from tui_agent.tools.modes import start_mode
 
 STDIN_PROMPT = "-"
 
@@ -61,6 +62,7 @@ def run_print(args: argparse.Namespace) -> int:
                 shown_parts(args),
                 getattr(args, "team", None),
                 attachments,
+                (getattr(args, "mode", None), getattr(args, "dangerously_auto_without_sandbox", False)),
             )
         )
 
@@ -116,6 +118,7 @@ async def _print_one_turn(
     show_parts: frozenset[str] = frozenset(),
     team: str | None = None,
     attachments: list[Attachment] | None = None,
+    mode: tuple[str | None, bool] = (None, False),
 ) -> int:
     try:
         built = await build_agent(settings, choice)
@@ -139,6 +142,10 @@ async def _print_one_turn(
             say(sys.stderr, resume_notice)
         # non-interactive: tools that ask are denied (print_turn answers them), unless --allow names them
         built.agent.runner.preapproved = frozenset(allowed or [])
+        runner = built.agent.runner  # -p starts in --mode, else the config's (ask: tools that ask are denied)
+        if (refused := start_mode(runner.permissions, mode[0], settings.tools.mode, unsandboxed=mode[1])) is not None:
+            say(sys.stderr, refused)
+            return 2
         for name in sorted(set(allowed or []) - set(built.agent.registry.names())):
             say(sys.stderr, f"--allow {name}: there is no tool called {name} (see `tui-agent plugins`)")
         agent = built.agent

@@ -48,6 +48,7 @@ from tui_agent.history.models import Message, SearchHit, Session, Siblings
 from tui_agent.history.session_search import SessionMatch
 from tui_agent.history.store import HistoryStore
 from tui_agent.history.team_runs import TeamStop
+from tui_agent.tools.modes import Permissions
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
 
@@ -184,6 +185,11 @@ class Agent:
         """Tokens (in, out) this session has used, turns of earlier runs included."""
         totals = self._state.services.totals
         return totals.prompt_tokens, totals.completion_tokens
+
+    @property
+    def permissions(self) -> Permissions:
+        """The permission mode the tools run in (the runner's, shared with sub-agents)."""
+        return self.runner.permissions
 
     @property
     def meter(self) -> Meter:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # the UI's first frame imports this module; event and record 
     from tui_agent.tools.mcp.overview import ServerOverview as ServerOverview  # one of them, in that screen
     from tui_agent.tools.mcp.overview import ToolLine as ToolLine
     from tui_agent.tools.mcp.servers import McpServers as McpServers  # the MCP screen shows them (`ToolsPort`)
+    from tui_agent.tools.modes import Permissions
 
 
 EarlyPage: TypeAlias = "Callable[[int], Awaitable[SessionPeek | None]]"
@@ -223,6 +224,11 @@ class UsagePort(Protocol):
 
 class ChatPort(ConversationPort, AgentsPort, UsagePort, Protocol):
     """One chat session as the chat screen sees it: its conversation, who answers, and the model's usage."""
+
+    @property
+    def permissions(self) -> Permissions:
+        """The permission mode its tools run in (Shift+Tab cycles it)."""
+        ...
 
 
 class ToolsPort(Protocol):

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tui_agent.offline.intents_edit import edit_files
+from tui_agent.offline.intents_plan import todo_list
 from tui_agent.offline.scenario import ToolCallSpec
 
 Arguments = dict[str, Any]
@@ -219,6 +220,7 @@ RULES: tuple[Callable[[Tool, str], list[ToolCallSpec]], ...] = (
     edit_files,
     _files,
     _shell,
+    todo_list,
     _named,
 )
 

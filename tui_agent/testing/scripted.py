@@ -54,6 +54,7 @@ from tui_agent.tool_call import CallKey, Decision
 
 if TYPE_CHECKING:  # pydantic loads with the engine; a scripted app may start without it
     from tui_agent.agents.profiles import AgentProfile
+    from tui_agent.tools.modes import Permissions
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,7 @@ class ScriptedBackend:
         self.attachments: list[list[Attachment]] = []
         """Each sent prompt's files and images."""
         self.redos: list[str] = []
+        self._permissions: Permissions | None = None
         """"retry", "continue" and "regenerate ID", in the order the UI asked for them."""
         self.edits: list[tuple[str, str]] = []
         """(message id, new text) of each prompt the UI sent as edited."""
@@ -289,6 +291,15 @@ class ScriptedBackend:
     @property
     def meter(self) -> Meter:
         return self.meter_now
+
+    @property
+    def permissions(self) -> Permissions:
+        """Starts in ask mode, with a sandbox ready (so every mode can be cycled to)."""
+        if self._permissions is None:
+            from tui_agent.tools.modes import Permissions  # deferred: the tools package loads pydantic
+
+            self._permissions = Permissions(lambda: None)
+        return self._permissions
 
     def learn_context_windows(self) -> asyncio.Future[None]:
         """Scripted models have no windows to learn (a test sets `meter_now` instead)."""

@@ -27,6 +27,7 @@ from tui_agent.status import ToolStatus
 from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.tools.approvals import Grants, edited_file, pattern_allows
 from tui_agent.tools.daemon import in_daemon_thread
+from tui_agent.tools.modes import Permissions, refusal
 from tui_agent.tools.output import cap_output, capped_text, let_go
 from tui_agent.tools.progress import reporting_progress
 from tui_agent.tools.registry import ToolRegistry
@@ -88,17 +89,28 @@ class ToolRunner:
         """`ask` tools the command line allowed for the whole run (`-p --allow TOOL`)."""
         self.grants = Grants("")
         """The "always" answers of the session being run; another session starts with none."""
-        self.sandbox_commands = False
-        """Whether command-like tools run inside the OS sandbox (`tui_agent.sandbox`): the permission mode and
-        `[sandbox]` config set it."""
+        self.permissions = Permissions()
+        """The permission mode (`tui_agent.tools.modes`), shared with the sub-agents' runners made from this one."""
+        self._sandboxed_by_config = False
         self._asking = asyncio.Lock()
 
     def with_policy(self, policy: ToolPolicy | None) -> ToolRunner:
         """A runner over the same tools and limits for another agent (a sub-agent): its own policy and grants."""
         runner = ToolRunner(self.registry, timeout=self.timeout, output_cap=self.output_cap, policy=policy)
         runner.preapproved = self.preapproved
-        runner.sandbox_commands = self.sandbox_commands
+        runner.permissions = self.permissions
+        runner.sandbox_commands = self._sandboxed_by_config
         return runner
+
+    @property
+    def sandbox_commands(self) -> bool:
+        """Whether command-like tools run inside the OS sandbox (`tui_agent.sandbox`): always in auto mode, and
+        whenever `[sandbox]` config sets it."""
+        return self._sandboxed_by_config or self.permissions.mode == "auto"
+
+    @sandbox_commands.setter
+    def sandbox_commands(self, value: bool) -> None:
+        self._sandboxed_by_config = value
 
     def allows(self, tool: str) -> bool:
         """Whether the agent may use `tool` (every enabled tool without a policy)."""
@@ -173,8 +185,12 @@ class ToolRunner:
                 ToolStatus.DENIED,
                 f"The tool {spec.name} is not allowed to run (its approval policy is 'deny'). Do not call it again.",
             )
+        verdict = self.permissions.verdict(spec.effect)  # the mode, after config's deny and before asking
+        if verdict == "refuse":
+            raise _Finished(ToolStatus.DENIED, refusal(self.permissions.mode, spec.name, spec.effect))
         if (
             policy == "never"
+            or verdict == "run"
             or self._allowed(spec.name, command)
             or self.grants.covers(spec.name, command, effect=spec.effect, file=file)
         ):

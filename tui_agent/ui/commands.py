@@ -156,6 +156,11 @@ def palette_commands(app: PaletteApp, textual_commands: Iterable[SystemCommand])
         ),
         partial(compact, app),
     )
+    yield SystemCommand(
+        "Permission mode",
+        keyed(app, "Cycle read-only / ask / auto-edit / auto: what tools may run without asking", chat, "cycle_mode"),
+        partial(cycle_mode, app),
+    )
     yield SystemCommand("Copy last reply", "Copy the latest answer to the clipboard", app.action_copy_last_reply)
     yield from message_commands(app)
     yield SystemCommand("Show config path", "Where the config file is", app.action_show_config_path)
@@ -191,6 +196,13 @@ def redo(app: ScreenStack, retry: bool) -> None:
     screen = chat_screen(app)
     if screen is not None:
         screen.action_retry_reply() if retry else screen.action_continue_reply()
+
+
+def cycle_mode(app: ScreenStack) -> None:
+    """Step to the next permission mode, as Shift+Tab on the chat screen does."""
+    screen = chat_screen(app)
+    if screen is not None:
+        screen.action_cycle_mode()
 
 
 def compact(app: ScreenStack) -> None:

@@ -29,6 +29,7 @@ from tui_agent.config_fields import settings_of
 from tui_agent.errors import EngineUnavailableError
 from tui_agent.ui.engine import EngineSlot
 from tui_agent.ui.history_view import HistoryView, attach_history
+from tui_agent.ui.mode_words import describe_mode
 from tui_agent.ui.screens.chat_columns import SideColumns
 from tui_agent.ui.screens.chat_later import LaterWidgets
 from tui_agent.ui.screens.chat_turns import TurnRunner, Unsent
@@ -89,6 +90,9 @@ class ChatScreen(ReportingScreen[None]):
     BINDINGS += [  # the palette's commands a person reaches for often; keys no terminal or prompt key takes
         Binding("ctrl+n", "app.new_session", "New session", id="new_session"),  # as on the session screen
         Binding("f9", "compact", "Compact the conversation", id="compact"),
+    ]
+    BINDINGS += [  # with priority: over focus-previous, as Claude Code takes it
+        Binding("shift+tab", "cycle_mode", "Permission mode (cycle)", priority=True, id="cycle_mode"),
     ]
 
     def __init__(
@@ -218,6 +222,15 @@ class ChatScreen(ReportingScreen[None]):
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         self.turns.submitted(event)
+
+    def action_cycle_mode(self) -> None:
+        """Step to the next permission mode (ask → auto-edit → auto → read-only), said in a notice."""
+        if self.backend is None:
+            self.notify("The permission mode can change once the engine has started.")
+            return
+        mode, skipped = self.backend.permissions.cycle()
+        self.status_bar.set_mode(mode)
+        self.notify(describe_mode(mode) + (f" (auto skipped: {skipped})" if skipped else ""), title="Permission mode")
 
     def action_compact(self) -> None:
         """Summarise the older turns into one message sent in their place (the palette's "Compact conversation")."""
@@ -405,6 +418,7 @@ class ChatScreen(ReportingScreen[None]):
             self.status_bar.set_agent(backend.agent)
             self.status_bar.show(model=backend.model, endpoint=backend.endpoint, title=backend.session_title)
             self.status_bar.set_meter(backend.meter)
+            self.status_bar.set_mode(backend.permissions.mode)
         else:  # what boot read, and the title of the early page, until the engine is there
             self.status_bar.show(model=self.engine.model, endpoint=self.engine.endpoint, title=self.history.early_title)
 

@@ -30,6 +30,8 @@ if TYPE_CHECKING:  # events load with the engine, after the first paint
 TICK = 0.25
 MIN_TITLE = 16
 """Characters of the session title kept before the endpoint and then the model make room instead."""
+MODE_STYLES = {"auto": "bold $error", "auto-edit": "bold $warning", "read-only": "bold $success"}
+"""How each permission mode but ask is marked: the more it runs unasked, the louder."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,8 @@ class StatusBar(Static):
         self._ticker: Timer | None = None
         self.meter: Meter | None = None
         self.compacting = False
+        self.mode = "ask"
+        """The permission mode (`tui_agent.tools.modes`); shown unless it is the default, ask."""
 
     @property
     def _model_in_endpoint(self) -> bool:
@@ -113,6 +117,11 @@ class StatusBar(Static):
         """Show the session's cost and context (None: nothing known yet, tokens only)."""
         self.meter = meter
         self._redraw()
+
+    def set_mode(self, mode: str) -> None:
+        if mode != self.mode:
+            self.mode = mode
+            self._redraw()
 
     def set_compacting(self, compacting: bool) -> None:
         self.compacting = compacting
@@ -191,6 +200,7 @@ class StatusBar(Static):
         parts = [
             Content(self.state),
             *warning,
+            *([] if self.mode == "ask" else [Content.styled(f"⏵⏵ {self.mode}", MODE_STYLES.get(self.mode, "bold"))]),
             *self._who,
             *([] if self.branch_note is None else [Content.styled(f"⑂ {self.branch_note}", "$text-warning")]),
             *([Content.styled(sanitize(self.model), "bold")] if detail.model and not self._model_in_endpoint else []),

@@ -33,7 +33,9 @@ from textual.widgets import Static
 
 from tui_agent.sanitize import reveal, sanitize
 from tui_agent.status import ToolStatus
+from tui_agent.todo import TODO_TOOL
 from tui_agent.ui.widgets.chips import chips_line
+from tui_agent.ui.widgets.todo_list import TodoList
 from tui_agent.ui.widgets.tool_status import STATUS_LABEL, format_elapsed
 
 if TYPE_CHECKING:  # the event classes load with the engine, after the first paint
@@ -254,9 +256,12 @@ class ToolPanels(VerticalScroll):
         self.narrow = False
         """The screen is too narrow for it beside the conversation (`SideColumns`): it folds away by itself."""
         self._folded_narrow = False
+        self.todo_list = TodoList()
+        """The model's todo list, above the panels: the newest `todo` call among `_calls`."""
         """Folded by a narrow screen (or its first call came then): shown again when the screen widens."""
 
     def compose(self):  # type: ignore[no-untyped-def]
+        yield self.todo_list
         yield Static(Content("Tool calls appear here."), id="no-tools")
 
     def on_mount(self) -> None:
@@ -273,6 +278,8 @@ class ToolPanels(VerticalScroll):
         new = key not in self._calls
         self._calls[key] = update
         panel: ToolPanel | None = self._panels.get(key)
+        if update.name == TODO_TOOL:
+            self.todo_list.follow(self._calls.values())
         if panel is not None:
             panel.apply(update)
         elif self._shown(update):
@@ -312,6 +319,7 @@ class ToolPanels(VerticalScroll):
         """Calls older than every one known (a session's earlier page), shown if in the window."""
         earlier = {update.key: update for update in updates if update.key not in self._calls}
         self._calls = {**earlier, **self._calls}
+        self.todo_list.follow(self._calls.values())
         self._follow_soon()
 
     def forget_calls_of(self, message_ids: set[str] | None) -> None:
@@ -321,6 +329,7 @@ class ToolPanels(VerticalScroll):
             del self._calls[key]
             if (panel := self._panels.pop(key, None)) is not None:
                 panel.remove()
+        self.todo_list.follow(self._calls.values())
 
     def hide_calls_of(self, message_ids: frozenset[str]) -> None:
         """Show every call but those of these messages (the ones the chat log let go)."""

@@ -1,0 +1,53 @@
+"""`-p --mode`: auto-edit runs an edit tool that ask (the default, nobody to answer) denies; commands still need
+`--allow`; auto is refused without a sandbox unless the loudly named flag is given. In process, offline model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tui_agent.cli import main
+
+EDITOR = '''
+from pathlib import Path
+
+from tui_agent.tools import tool
+
+
+@tool(effect="edit")
+def write_note(text: str) -> str:
+    """Write a note to note.txt in the working directory."""
+    Path("note.txt").write_text(text)
+    return "written"
+'''
+
+
+def test_p_mode_auto_edit_runs_edits_ask_denies_them_and_auto_needs_the_sandbox(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "editor.py").write_text(EDITOR)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+
+    def run(*flags: str, prompt: str = 'write_note "hello"') -> tuple[int, str]:
+        status = main(["--offline", "--plugins", str(plugins), "-p", prompt, *flags])
+        return status, capfd.readouterr().err
+
+    status, said = run()
+    assert status == 0 and "[tool] write_note(" in said and " denied: " in said, said
+    assert not (work / "note.txt").exists()
+
+    status, said = run("--mode", "auto-edit")
+    assert status == 0 and (work / "note.txt").read_text() == "hello", said
+    status, said = run("--mode", "auto-edit", prompt='run "touch by-shell"')
+    assert status == 0 and " denied: " in said and not (work / "by-shell").exists(), said
+
+    (work / "note.txt").unlink()
+    status, said = run("--mode", "auto")
+    assert status == 2 and "--dangerously-auto-without-sandbox" in said and not (work / "note.txt").exists(), said
+    status, said = run("--mode", "auto", "--dangerously-auto-without-sandbox")
+    assert status == 0 and (work / "note.txt").read_text() == "hello", said
