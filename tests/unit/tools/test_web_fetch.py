@@ -233,3 +233,5 @@ async def test_the_web_source_offers_the_tool_unless_turned_off() -> None:
     assert spec is not None and (spec.approval, spec.effect) == ("ask", "read")
     off = await ToolSet.start(Settings(web=WebSettings(enabled=False)), str, only=["web"])
     assert off.registry.get("web_fetch") is None
+    named = Settings(tools=ToolsSettings(disabled_plugins=["web"]))
+    assert (await ToolSet.start(named, str, only=["web"])).registry.get("web_fetch") is None

@@ -2,7 +2,8 @@
 
 `web_fetch` asks first (approval `ask`). What "always" allows is the host of the address, for the session;
 `[tools.web_fetch] allow = ["docs.python.org", "*.readthedocs.io"]` lets hosts matching a pattern be fetched
-unasked. It reads and changes nothing here (`effect="read"`). `[web] enabled = false` leaves it out.
+unasked. It reads and changes nothing here (`effect="read"`). `[web] enabled = false` (or "web" in `[tools]
+disabled_plugins`) leaves it out.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 from urllib.parse import urlsplit
 
-from tui_agent.config import Settings, WebSettings
+from tui_agent.config import EVERY_TOOL, Settings, WebSettings
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.source import Finding, Listener, Redact
 from tui_agent.tools.spec import ToolOptions, ToolSpec, build_spec
@@ -76,7 +77,11 @@ class WebSource:
         return cls(settings.web)
 
     async def start(self, registry: ToolRegistry) -> None:
-        if self.settings.enabled:
+        """Offer `web_fetch` unless `[web]` turns it off, `disabled_plugins` names "web", or an invalid
+        `[tools]` table turns every tool off (as it leaves the plugins unloaded)."""
+        tools = registry.settings
+        off = EVERY_TOOL in tools.turned_off or "web" in tools.disabled_plugins
+        if self.settings.enabled and not off:
             registry.add(web_fetch_spec(self.settings))
 
     async def settled(self) -> None:
