@@ -99,7 +99,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--mode",
-        choices=("read-only", "ask", "auto-edit", "auto"),
+        choices=("read-only", "ask", "auto-edit", "auto", "plan"),
         help="permission mode to start in (default: [tools] mode or ask); see docs/modes.md",
     )
     parser.add_argument(

@@ -104,7 +104,7 @@ class ToolsSettings(BaseModel):
     """The offline model's demo tool, `get_current_weather` (invented weather, `plugins/examples/weather.py`): "auto"
     offers it only when the offline model answers (`--offline`, no endpoint, or a `tui-agent serve` asked for the
     model `offline`); true offers it to any model, false to none. A real model never sees it unless asked."""
-    mode: Literal["read-only", "ask", "auto-edit", "auto"] = "ask"
+    mode: Literal["read-only", "ask", "auto-edit", "auto", "plan"] = "ask"
     """The permission mode a session starts in (`tui_agent.tools.modes`; `--mode` wins): read-only, ask,
     auto-edit or auto."""
     description_cap: int = Field(default=4096, ge=256)

@@ -24,6 +24,7 @@ async def test_shift_tab_and_the_palette_cycle_the_mode_shown_in_the_status_bar(
         await run_command(pilot, "Permission mode")
         await wait_until(pilot, lambda: backend.permissions.mode == "auto", "auto from the palette")
         assert "⏵⏵ auto" in str(chat(pilot).status_bar.render())
+        await pressed(pilot, "shift+tab", lambda: backend.permissions.mode == "plan", "plan")
         await pressed(pilot, "shift+tab", lambda: backend.permissions.mode == "read-only", "read-only")
         await pressed(pilot, "shift+tab", lambda: backend.permissions.mode == "ask", "back to ask")
         assert "⏵⏵" not in str(bar.render())

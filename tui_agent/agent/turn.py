@@ -43,6 +43,7 @@ from tui_agent.agent.image_refusal import (
     unsupported_sentence,
 )
 from tui_agent.agent.meter import SessionMeter
+from tui_agent.agent.plan import with_plan_instructions
 from tui_agent.agent.text_runs import TextRuns
 from tui_agent.history.attachments import Attachment
 from tui_agent.history.models import PART_BREAK, Message
@@ -229,6 +230,8 @@ class Turn:
                 {"role": "user", "content": CONTINUE_PROMPT},
             ]
             self._continuing = ""
+        if runner.permissions.mode == "plan":  # look and think, then a checklist (`agent/plan.py`)
+            messages = with_plan_instructions(messages)
         temperature = self.services.temperature
         options = {} if temperature is None else {"temperature": temperature}
         async for event in self.services.client.stream_chat(messages, runner.offered_tools() or None, **options):

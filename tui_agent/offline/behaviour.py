@@ -20,6 +20,7 @@ from typing import Any
 
 from tui_agent.offline.attached import TOOL_IMAGES_MARK, received, received_sentence
 from tui_agent.offline.intents import match_intent
+from tui_agent.offline.intents_plan import todo_steps
 from tui_agent.offline.personas import persona_reply, without_control
 from tui_agent.offline.scenario import Reply
 from tui_agent.offline.summary import asks_for_summary, summary_of
@@ -42,6 +43,10 @@ def text_of(content: Any) -> str:
     return ""
 
 
+PLAN_MODE_MARK = "You are in plan mode"
+"""How the offline model knows tui-agent's plan mode: the first words of its instructions (`agent/plan.py`)."""
+
+
 def default_reply(body: dict[str, Any]) -> Reply:
     """The reply the offline model gives to a chat-completions request body."""
     messages: list[Message] = [m for m in body.get("messages") or [] if isinstance(m, dict)]
@@ -53,6 +58,8 @@ def default_reply(body: dict[str, Any]) -> Reply:
         return Reply(text=_answer_with_tool_images(messages))
     if (team_reply := persona_reply(messages, tools)) is not None:  # a team's writer, critic or router
         return team_reply
+    if last.get("role") == "user" and in_plan_mode(messages):  # tui-agent's plan mode: a checklist to approve
+        return Reply(text=plan_reply(received(last.get("content"))[0].strip()), chunk_size=12)
     tools = without_control(tools)
     prompt, things = received(last.get("content"))
     prompt = prompt.strip()
@@ -169,6 +176,19 @@ def answer_from_tool_results(messages: list[Message]) -> str:
     if any(name.startswith("ask_") for name, _ in calls.values()):  # sub-agents' answers: one paragraph each
         return "Here is what I found:\n\n" + "\n\n".join(parts) + "\n"
     return "Here is what I found:\n\n" + "\n".join(f"- {part}" for part in parts) + "\n"
+
+
+def in_plan_mode(messages: list[Message]) -> bool:
+    """Whether the system prompt carries tui-agent's plan-mode instructions ("You are in plan mode")."""
+    first = messages[0] if messages else {}
+    return first.get("role") == "system" and PLAN_MODE_MARK in text_of(first.get("content"))
+
+
+def plan_reply(prompt: str) -> str:
+    """A plan for `prompt` ending in a checklist, as plan mode asks: its parts, or look / do / check."""
+    steps = todo_steps(prompt or "the task")
+    items = "\n".join(f"- [ ] {step}" for step in steps)
+    return f"## Plan\n\nI only looked; nothing was changed. Here is what I would do:\n\n{items}\n"
 
 
 def persona(messages: list[Message]) -> str | None:

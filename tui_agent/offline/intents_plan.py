@@ -20,6 +20,11 @@ TODO_PHRASE = re.compile(
 )
 
 
+APPROVED = "The plan is approved."
+"""How tui-agent's plan mode starts the work (`agent/plan.py` `work_prompt`)."""
+APPROVED_STEP = re.compile(r"^- \[ \] (.+)$", re.MULTILINE)
+
+
 def todo_steps(task: str) -> list[str]:
     """The steps of `task`: its parts split at commas and "and", or look / do / check for one part."""
     task = task.split(":", 1)[-1]  # "the release: notes, tag and publish": the steps follow the colon
@@ -31,10 +36,12 @@ def todo_steps(task: str) -> list[str]:
 
 
 def todo_list(tool: Tool, prompt: str) -> list[ToolCallSpec]:
-    """ "make a todo list for X": one `todo` call with X's steps."""
+    """ "make a todo list for X": one `todo` call with X's steps; an approved plan (plan mode's "The plan is
+    approved…" and its checklist) becomes the todo list too."""
     found = TODO_PHRASE.search(prompt)
-    if tool.name != "todo" or found is None:
+    approved = [item.group(1) for item in APPROVED_STEP.finditer(prompt)] if prompt.startswith(APPROVED) else []
+    if tool.name != "todo" or (found is None and not approved):
         return []
-    steps = todo_steps(found.group(1) or found.group(2))
+    steps = approved if found is None else todo_steps(found.group(1) or found.group(2))
     items = [{"text": text, "status": "in_progress" if index == 0 else "pending"} for index, text in enumerate(steps)]
     return [tool.call({"items": items}, "Here is the plan as a todo list.")]

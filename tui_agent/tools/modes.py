@@ -8,6 +8,8 @@
 - **auto**: everything runs without a dialog, and command-like tools run inside the OS sandbox
   (`ToolRunner.sandbox_commands`). Refused where no sandbox is available, unless the user passes
   `--dangerously-auto-without-sandbox`.
+- **plan**: as read-only, and the model is asked to end with a plan, a checklist the user edits and approves
+  (`tui_agent.agent.plan`); approving it switches to the mode the user picks and starts the work.
 
 A config `deny` (or an agent's) always wins: the runner checks it before it asks the mode. `--allow` and
 "always" answers still let a tool run unasked in ask and auto-edit.
@@ -21,9 +23,9 @@ from typing import TYPE_CHECKING, Literal, get_args
 if TYPE_CHECKING:
     from tui_agent.tools.spec import Effect
 
-Mode = Literal["read-only", "ask", "auto-edit", "auto"]
+Mode = Literal["read-only", "ask", "auto-edit", "auto", "plan"]
 MODES: tuple[Mode, ...] = get_args(Mode)
-CYCLE: tuple[Mode, ...] = ("ask", "auto-edit", "auto", "read-only")
+CYCLE: tuple[Mode, ...] = ("ask", "auto-edit", "auto", "plan", "read-only")
 """The order Shift+Tab steps through (from ask, the next step is the one more trusting, as in Claude Code)."""
 Verdict = Literal["run", "ask", "refuse"]
 SandboxReady = Callable[[], "str | None"]
@@ -35,6 +37,7 @@ _RUN_UNASKED: dict[Mode, frozenset[str]] = {
     "ask": frozenset(),
     "auto-edit": frozenset({"edit"}),
     "auto": frozenset({"read", "edit", "command", "unknown"}),
+    "plan": frozenset({"read"}),
 }
 """Effects a mode runs without a dialog (on top of each tool's own approval policy)."""
 
@@ -47,7 +50,7 @@ def sandbox_not_built() -> str | None:
 def decide(mode: Mode, effect: Effect) -> Verdict:
     """What `mode` does with a call of a tool whose effect is `effect`: run it unasked, leave it to the
     tool's approval policy ("ask"), or refuse it."""
-    if mode == "read-only" and effect != "read":
+    if mode in ("read-only", "plan") and effect != "read":
         return "refuse"
     return "run" if effect in _RUN_UNASKED[mode] else "ask"
 
@@ -55,6 +58,12 @@ def decide(mode: Mode, effect: Effect) -> Verdict:
 def refusal(mode: Mode, tool: str, effect: Effect) -> str:
     """The text the model gets for a call `mode` refuses: what was refused and which mode allows it."""
     allows = "auto-edit" if effect == "edit" else "ask"
+    if mode == "plan":
+        return (
+            f"The tool {tool} was not run: the session is in plan mode, where only tools that change nothing may "
+            f"run ({tool} can {_WHAT[effect]}). Put that step in your plan instead; the work starts once the user "
+            "approves it."
+        )
     return (
         f"The tool {tool} was not run: the session is in {mode} mode, where only tools that change nothing "
         f"may run ({tool} can {_WHAT[effect]}). The user can switch to {allows} mode (Shift+Tab) to allow it; "

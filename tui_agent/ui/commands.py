@@ -158,7 +158,12 @@ def palette_commands(app: PaletteApp, textual_commands: Iterable[SystemCommand])
     )
     yield SystemCommand(
         "Permission mode",
-        keyed(app, "Cycle read-only / ask / auto-edit / auto: what tools may run without asking", chat, "cycle_mode"),
+        keyed(
+            app,
+            "Cycle ask / auto-edit / auto / plan / read-only: what tools may run without asking",
+            chat,
+            "cycle_mode",
+        ),
         partial(cycle_mode, app),
     )
     yield SystemCommand("Copy last reply", "Copy the latest answer to the clipboard", app.action_copy_last_reply)

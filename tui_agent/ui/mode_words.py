@@ -11,6 +11,7 @@ SAID = {
     "ask": "ask: each tool asks as configured (the default)",
     "auto-edit": "auto-edit: file edits run without asking; commands still ask",
     "auto": "auto: everything runs without asking; commands run in the OS sandbox",
+    "plan": "plan: the agent only reads and thinks, then shows a plan for you to edit and approve",
 }
 
 

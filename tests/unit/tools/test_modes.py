@@ -49,6 +49,7 @@ ARGUMENTS = {"read_notes": {"topic": "owls"}, "write_notes": {"text": "x"}, "run
         ("ask", {"read": "ask", "edit": "ask", "command": "ask", "unknown": "ask"}),
         ("auto-edit", {"read": "ask", "edit": "run", "command": "ask", "unknown": "ask"}),
         ("auto", {"read": "run", "edit": "run", "command": "run", "unknown": "run"}),
+        ("plan", {"read": "run", "edit": "refuse", "command": "refuse", "unknown": "refuse"}),
     ],
 )
 def test_each_mode_decides_by_the_tools_effect(mode: Mode, expected: dict[Effect, str]) -> None:
@@ -106,7 +107,7 @@ def test_auto_needs_the_sandbox_unless_the_loud_flag_and_turns_it_on() -> None:
     assert runner.permissions.mode == "ask" and not runner.sandbox_commands
     assert runner.permissions.cycle() == ("auto-edit", None)
     mode, skipped = runner.permissions.cycle()  # auto cannot start: the cycle passes it by and says why
-    assert mode == "read-only" and skipped is not None and "sandbox" in skipped
+    assert mode == "plan" and skipped is not None and "sandbox" in skipped
 
     assert start_mode(runner.permissions, "auto", "ask", unsandboxed=True) is None
     sub_agent = runner.with_policy(None)

@@ -224,13 +224,38 @@ class ChatScreen(ReportingScreen[None]):
         self.turns.submitted(event)
 
     def action_cycle_mode(self) -> None:
-        """Step to the next permission mode (ask → auto-edit → auto → read-only), said in a notice."""
+        """Step to the next permission mode (ask → auto-edit → auto → plan → read-only), said in a notice."""
         if self.backend is None:
             self.notify("The permission mode can change once the engine has started.")
             return
         mode, skipped = self.backend.permissions.cycle()
         self.status_bar.set_mode(mode)
         self.notify(describe_mode(mode) + (f" (auto skipped: {skipped})" if skipped else ""), title="Permission mode")
+
+    def offer_plan(self) -> None:
+        """In plan mode, after a reply: its plan (a checklist) to edit and approve; approving switches to the
+        mode chosen and sends the plan as the work to do. A reply with no checklist offers nothing."""
+        backend = self.backend
+        if backend is None or backend.permissions.mode != "plan" or not self.chat_log.assistant_messages:
+            return
+        from tui_agent.agent.plan import checklist, plan_steps, work_prompt  # deferred: with plan mode's first plan
+        from tui_agent.ui.screens.plan import PlanApproval, PlanScreen  # deferred: with plan mode's first plan
+
+        steps = plan_steps(self.chat_log.assistant_messages[-1].text)  # the markdown, not as drawn
+        if not steps:
+            return
+
+        def approved(approval: PlanApproval | None) -> None:
+            if approval is None:
+                self.notify("Still in plan mode: ask for changes to the plan, or Shift+Tab to leave it.")
+                return
+            reason = backend.permissions.switch(approval.mode)
+            self.status_bar.set_mode(backend.permissions.mode)
+            if reason is not None:
+                self.notify(f"{reason}; the work runs in {backend.permissions.mode} mode.", severity="warning")
+            self.turns.send_prompts([work_prompt(approval.steps)])
+
+        self.app.push_screen(PlanScreen(checklist(steps)), callback=approved)
 
     def action_compact(self) -> None:
         """Summarise the older turns into one message sent in their place (the palette's "Compact conversation")."""

@@ -52,6 +52,8 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
         @property
         def branches(self) -> Edits: ...
 
+        def offer_plan(self) -> None: ...
+
 
 class TurnRunner:
     """One chat screen's turns, one at a time: what is sent, queued, stopped (the screen holds one, `turns`)."""
@@ -218,12 +220,14 @@ class TurnRunner:
                 await self._engine_finishing
             self._set_busy(not stop.is_set())  # the turn before ended ("ready"): this one replies, unless stopped
             turn_events = self._turn_events(turn)
+            done = False
             try:
                 self.view.begin_turn()
                 turn_slice = time.perf_counter() + EVENT_SLICE
                 async for event in turn_events:
                     self.view.render_event(event)
                     if _finishes(event):  # ready now; the engine's last writes go on (a long reply: ~40 ms)
+                        done = _done(event)
                         self._engine_finishing = asyncio.create_task(_read_to_end(turn_events))
                         self._engine_finishing.add_done_callback(self._engine_finished)
                         break
@@ -238,6 +242,8 @@ class TurnRunner:
                 self.screen.show_status()
         if (waiting := self.screen.queued.take_first()) is not None:  # the lock is free: the next turn may start
             self._start_turn(waiting, self._queued_attachments.pop(waiting, None))
+        elif done:
+            self.screen.offer_plan()  # in plan mode, the reply's plan to approve (nothing otherwise)
 
     def _engine_finished(self, _: asyncio.Task[None]) -> None:
         """The turn's last writes are done: the status line shows what they changed (a regeneration's own
@@ -277,6 +283,11 @@ def stoppable(turn: TurnOf, stop: asyncio.Event) -> TurnOf:
             yield event
 
     return events
+
+
+def _done(event: AgentEvent) -> bool:
+    """Whether the turn ended as it should (not stopped, cut off or failed)."""
+    return getattr(event, "reason", None) == TurnEndReason.DONE
 
 
 def _finishes(event: AgentEvent) -> bool:
