@@ -64,6 +64,8 @@ class PassageIndex:
 
     def __init__(self, db_file: Path, folders: list[Path]) -> None:
         self._folders = [folder.resolve() for folder in folders]
+        # The index's own files (and their -wal/-shm) may sit inside an indexed folder: never index them.
+        self._own = str(db_file.resolve())
         self._db = sqlite3.connect(db_file, timeout=30.0, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -130,7 +132,7 @@ class PassageIndex:
                     if entry.is_dir(follow_symlinks=False):
                         if entry.name not in _SKIPPED_FOLDERS:
                             stack.append(Path(entry.path))
-                    elif entry.is_file(follow_symlinks=False):
+                    elif entry.is_file(follow_symlinks=False) and not entry.path.startswith(self._own):
                         yield Path(entry.path), entry.stat(follow_symlinks=False)
                 except OSError:  # gone between the listing and the stat: the next refresh sees it
                     continue

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tui_agent.retrieval.index import MAX_FILE_BYTES, PassageIndex
 from tui_agent.retrieval.passages import split
@@ -34,6 +38,15 @@ def rotate_logs(folder):
 class Scheduler:
     pass
 """
+
+
+def _shipped_docs_plugin() -> Any:
+    """The shipped plugin, loaded from its file as the tool loader does (plugins/ is not a package)."""
+    spec = importlib.util.spec_from_file_location("shipped_docs", Path(__file__).parents[3] / "plugins" / "docs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _corpus(root: Path) -> None:
@@ -126,3 +139,16 @@ def test_two_processes_refreshing_at_once_leave_a_sound_index(tmp_path: Path) ->
     assert len(index.search("word7")) == 1
     assert len(index.search("shared topic", k=1000)) == 300
     index.close()
+
+
+def test_search_docs_tool_cites_passages_of_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _corpus(tmp_path)
+    (tmp_path / "image.bin").write_bytes(b"\0\0binary")
+    monkeypatch.chdir(tmp_path)
+    search_docs = _shipped_docs_plugin().search_docs
+    result = search_docs("restore a backup", k=2)
+    assert result.startswith("[notes/guide.md:5-8]\n# Backups")
+    assert "(1 binary files skipped)" in result
+    assert search_docs("zebra").startswith("No passage matches.")
