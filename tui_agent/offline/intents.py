@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from tui_agent.offline import intents_docs
 from tui_agent.offline.scenario import ToolCallSpec
 
 Arguments = dict[str, Any]
@@ -198,7 +199,15 @@ def _named(tool: Tool, prompt: str) -> list[ToolCallSpec]:
     return [tool.call(arguments, f"I'll use {tool.name}.")]
 
 
-RULES: tuple[Callable[[Tool, str], list[ToolCallSpec]], ...] = (_weather, _calculator, _clock, _files, _shell, _named)
+RULES: tuple[Callable[[Tool, str], list[ToolCallSpec]], ...] = (
+    _weather,
+    _calculator,
+    _clock,
+    intents_docs.docs,
+    _files,
+    _shell,
+    _named,
+)
 
 
 def match_tools(prompt: str, schemas: list[dict[str, Any]]) -> list[ToolCallSpec]:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tui_agent.offline.intents import match_tools
 from tui_agent.retrieval.index import MAX_FILE_BYTES, PassageIndex
 from tui_agent.retrieval.passages import split
 
@@ -152,3 +153,20 @@ def test_search_docs_tool_cites_passages_of_the_working_directory(
     assert result.startswith("[notes/guide.md:5-8]\n# Backups")
     assert "(1 binary files skipped)" in result
     assert search_docs("zebra").startswith("No passage matches.")
+
+
+def test_offline_phrase_asks_search_docs() -> None:
+    schema = {
+        "type": "function",
+        "function": {
+            "name": "search_docs",
+            "parameters": {
+                "type": "object",
+                "properties": {"query": {"type": "string"}, "k": {"type": "integer"}},
+                "required": ["query"],
+            },
+        },
+    }
+    calls = match_tools("What do the docs say about backups?", [schema])
+    assert [(call.name, call.arguments) for call in calls] == [("search_docs", {"query": "backups"})]
+    assert match_tools("what is the weather about", [schema]) == []
