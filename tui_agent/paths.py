@@ -80,6 +80,11 @@ def db_path() -> Path:
     return data_dir() / "history.db"
 
 
+def retrieval_index_path() -> Path:
+    """Return the passage index's own SQLite file, next to the history (it is rebuilt, never precious)."""
+    return data_dir() / "retrieval.db"
+
+
 def user_plugins_dir() -> Path:
     """Return the user's plugin folder (it may not exist)."""
     return config_dir() / "plugins"

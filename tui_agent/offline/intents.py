@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from tui_agent.offline import intents_docs
 from tui_agent.offline.intents_edit import edit_files
 from tui_agent.offline.intents_plan import todo_list
 from tui_agent.offline.scenario import ToolCallSpec
@@ -218,6 +219,7 @@ RULES: tuple[Callable[[Tool, str], list[ToolCallSpec]], ...] = (
     _clock,
     _web,
     edit_files,
+    intents_docs.docs,
     _files,
     _shell,
     todo_list,

@@ -110,6 +110,7 @@ def test_shipped_plugins_load_without_problems_and_the_demo_weather_only_when_as
     assert registry.problems == []
     real = {"calculate", "current_time", "list_directory", "read_file", "search_files", "run_shell", "todo"}
     real |= {"write_file", "edit_file", "apply_patch"}
+    real |= {"search_docs"}
     assert set(registry.names()) == real  # a real model is never offered invented weather
     assert registry.approval_for("run_shell") == "ask"
     demo = shipped(demo_tools=True)  # what the offline model is offered
