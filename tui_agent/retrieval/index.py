@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui_agent.retrieval.ignored import Ignored
 from tui_agent.retrieval.passages import split
 
 MAX_FILE_BYTES = 2_000_000
@@ -74,8 +75,9 @@ class PassageIndex:
     def close(self) -> None:
         self._db.close()
 
-    def refresh(self) -> Report:
-        """Bring the index up to date with the folders; each batch of changes is one transaction."""
+    def refresh(self, progress: Callable[[Report], None] | None = None) -> Report:
+        """Bring the index up to date with the folders; each batch of changes is one transaction, after which
+        `progress` hears how far it has come (a first build of a big tree takes a while)."""
         report = Report()
         known = {row[0]: (row[1], row[2], row[3]) for row in self._db.execute("SELECT * FROM files")}
         seen: set[str] = set()
@@ -91,21 +93,40 @@ class PassageIndex:
             if len(pending) >= _BATCH:
                 self._store(pending, known, report)
                 pending = []
+                if progress is not None:
+                    progress(report)
         self._store(pending, known, report)
         gone = [key for key in known if key not in seen and self._covers(key)]
         self._write(lambda: self._forget(gone))
         report.removed = len(gone)
         return report
 
+    def counts(self) -> tuple[int, int]:
+        """Files and passages indexed under the folders."""
+        keys = [key for (key,) in self._db.execute("SELECT path FROM files") if self._covers(key)]
+        passages = sum(
+            self._db.execute("SELECT count(*) FROM passages WHERE path = ?", (key,)).fetchone()[0] for key in keys
+        )
+        return len(keys), passages
+
+    def forget_all(self) -> int:
+        """Drop everything indexed under the folders (the next refresh indexes it anew); how many files."""
+        keys = [key for (key,) in self._db.execute("SELECT path FROM files") if self._covers(key)]
+        self._write(lambda: self._forget(keys))
+        return len(keys)
+
     def search(self, query: str, k: int = 8) -> list[Hit]:
         """Return the `k` passages ranking best for `query` under BM25."""
         match = " OR ".join(f'"{word}"' for word in query.replace('"', " ").split())
         if not match:
             return []
+        # One index file serves every project: only passages under this index's folders are answers.
+        within = " OR ".join("path GLOB ?" for _ in self._folders) or "0"
+        patterns = [f"{_glob_escaped(str(folder))}/*" for folder in self._folders]
         rows = self._db.execute(
             "SELECT path, first, last, text, bm25(passages) AS rank FROM passages WHERE passages MATCH ?"
-            " ORDER BY rank LIMIT ?",
-            (match, k),
+            f" AND ({within}) ORDER BY rank LIMIT ?",
+            (match, *patterns, k),
         ).fetchall()
         return [Hit(self._shown(row[0]), int(row[1]), int(row[2]), row[3], -float(row[4])) for row in rows]
 
@@ -120,18 +141,23 @@ class PassageIndex:
         return any(Path(key).is_relative_to(folder) for folder in self._folders)
 
     def _walk(self) -> Iterator[tuple[Path, os.stat_result]]:
-        stack = list(self._folders)
+        """Every file under the folders, less the always-skipped folders and what their `.gitignore`s ignore."""
+        stack = [(folder, Ignored.under(folder)) for folder in self._folders]
         while stack:
-            folder = stack.pop()
+            folder, ignored = stack.pop()
             try:
                 entries = list(os.scandir(folder))
             except OSError:
                 continue
+            ignored = ignored.with_file_in(folder)
             for entry in entries:
                 try:
-                    if entry.is_dir(follow_symlinks=False):
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    if ignored.covers(entry.path, is_dir):
+                        continue
+                    if is_dir:
                         if entry.name not in _SKIPPED_FOLDERS:
-                            stack.append(Path(entry.path))
+                            stack.append((Path(entry.path), ignored))
                     elif entry.is_file(follow_symlinks=False) and not entry.path.startswith(self._own):
                         yield Path(entry.path), entry.stat(follow_symlinks=False)
                 except OSError:  # gone between the listing and the stat: the next refresh sees it
@@ -192,3 +218,8 @@ class PassageIndex:
             self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
+
+
+def _glob_escaped(text: str) -> str:
+    """`text` matched literally by GLOB (its `*`, `?` and `[` in brackets)."""
+    return "".join(f"[{char}]" if char in "*?[" else char for char in text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tui_agent.cli import main
 from tui_agent.offline.intents import match_tools
 from tui_agent.retrieval.index import MAX_FILE_BYTES, PassageIndex
 from tui_agent.retrieval.passages import split
@@ -170,3 +172,65 @@ def test_offline_phrase_asks_search_docs() -> None:
     calls = match_tools("What do the docs say about backups?", [schema])
     assert [(call.name, call.arguments) for call in calls] == [("search_docs", {"query": "backups"})]
     assert match_tools("what is the weather about", [schema]) == []
+
+
+def test_one_index_file_answers_each_project_from_its_own_files(tmp_path: Path) -> None:
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    for folder, text in ((ours, "The backup runs nightly."), (theirs, "The backup password is hunter2.")):
+        folder.mkdir()
+        (folder / "notes.md").write_text(f"# Backups\n\n{text}\n")
+    db = tmp_path / "index.db"
+    PassageIndex(db, [theirs]).refresh()
+    index = PassageIndex(db, [ours])
+    index.refresh()
+    assert [hit.citation for hit in index.search("backup password")] == ["notes.md:1-3"]
+    assert "hunter2" not in index.search("backup password")[0].text  # the other project's file is not an answer
+    index.close()
+
+
+def test_gitignore_files_leave_out_what_git_would(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".gitignore").write_text("build/\n*.log\n!keep.log\n")
+    (repo / "docs" / "private").mkdir(parents=True)
+    (repo / "docs" / ".gitignore").write_text("private/\ndraft.md\n")
+    (repo / "build").mkdir()
+    files = {
+        "docs/guide.md": "kept",
+        "docs/draft.md": "ignored by docs/.gitignore",
+        "docs/private/secret.md": "ignored folder",
+        "docs/run.log": "ignored by the root",
+        "docs/keep.log": "negated: kept",
+        "build/out.md": "ignored folder",
+    }
+    for name, text in files.items():
+        (repo / name).write_text(f"# Topic\n\nzebra {text}\n")
+
+    def indexed(folder: Path) -> set[str]:
+        index = PassageIndex(tmp_path / f"{folder.name}.db", [folder])
+        index.refresh()
+        found = {hit.path for hit in index.search("zebra", 20)}
+        index.close()
+        return found
+
+    assert indexed(repo) == {"docs/guide.md", "docs/keep.log"}
+    assert indexed(repo / "docs") == {"guide.md", "keep.log"}  # the repository's root .gitignore still counts
+
+
+def test_the_index_command_builds_shows_and_rebuilds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "docs"
+    root.mkdir()
+    _corpus(root)
+
+    def index(*options: str) -> dict[str, Any]:
+        assert main(["index", str(root), "--json", *options]) == 0
+        facts: dict[str, Any] = json.loads(capsys.readouterr().out)
+        return facts
+
+    built = index()
+    assert (built["files"], built["refresh"]["added"]) == (2, 2) and built["passages"] >= 4
+    assert index("--status")["refresh"] is None and index("--status")["files"] == 2
+    rebuilt = index("--rebuild")
+    assert (rebuilt["rebuilt"], rebuilt["refresh"]["added"], rebuilt["files"]) == (2, 2, 2)
+    assert main(["index", str(tmp_path / "nowhere")]) == 2
+    assert "not a folder" in capsys.readouterr().err
