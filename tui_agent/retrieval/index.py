@@ -124,7 +124,9 @@ class PassageIndex:
         within = " OR ".join("path GLOB ?" for _ in self._folders) or "0"
         patterns = [f"{_glob_escaped(str(folder))}/*" for folder in self._folders]
         rows = self._db.execute(
-            "SELECT path, first, last, text, bm25(passages) AS rank FROM passages WHERE passages MATCH ?"
+            # `rank` (FTS5's own, BM25 by default) rather than a bm25() call: FTS5 sorts by it without calling
+            # back into SQL per row (about half the time on a 28,000-passage index, bench/retrieval.py).
+            "SELECT path, first, last, text, rank FROM passages WHERE passages MATCH ?"
             f" AND ({within}) ORDER BY rank LIMIT ?",
             (match, *patterns, k),
         ).fetchall()
