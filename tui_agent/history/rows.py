@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from tui_agent.history import attachment_rows, sub_sessions
+from tui_agent.history import attachment_rows, file_rows, sub_sessions
 from tui_agent.history.attachments import KINDS
 from tui_agent.history.models import Message, SearchHit, Session, ToolCall, Usage, utc_from_epoch
 from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates_in
@@ -215,8 +215,9 @@ def attach_parts(conn: sqlite3.Connection, messages: list[Message]) -> list[Mess
 
 
 def _whole(conn: sqlite3.Connection, messages: list[Message]) -> list[Message]:
-    """Messages with their tool calls and parts."""
-    return attachment_rows.attach_refs(conn, attach_parts(conn, attach_tool_calls(conn, messages)))
+    """Messages with their tool calls (and the files they changed) and parts."""
+    whole = attachment_rows.attach_refs(conn, attach_parts(conn, attach_tool_calls(conn, messages)))
+    return file_rows.attach_changes(conn, whole)
 
 
 def load_tail(conn: sqlite3.Connection, session_id: str, before: int | None, limit: int) -> list[Message]:

@@ -184,6 +184,30 @@ V10_TEAM_RUNS: tuple[str, ...] = (
 # NULL: none reported (or written before).
 V11_CACHE_WRITES: tuple[str, ...] = ("ALTER TABLE messages ADD COLUMN cache_write_tokens INTEGER",)
 
+# The files a tool call changed (`ToolCall.file_changes`): one row per file per call, in the call's order, naming
+# the content before and after by SHA-256 (NULL: the file did not exist). The bytes are kept once per distinct
+# content per session, byte-exact (never redacted: a rewind writes them back), in this file (already 0600) and
+# deleted with their session by the cascade; exports never read them (see `file_rows.py`).
+V12_FILE_CHANGES: tuple[str, ...] = (
+    """CREATE TABLE file_blobs (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        hash TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        PRIMARY KEY (session_id, hash)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE file_changes (
+        seq INTEGER PRIMARY KEY,
+        message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+        call_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        path TEXT NOT NULL,
+        before_hash TEXT,
+        after_hash TEXT,
+        UNIQUE (message_id, call_id, position)
+    )""",
+)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     V1_TABLES,
     V2_SEARCH,
@@ -196,6 +220,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     V9_CACHED_TOKENS,
     V10_TEAM_RUNS,
     V11_CACHE_WRITES,
+    V12_FILE_CHANGES,
 )
 """Step N (1-based) brings the database from version N-1 to N."""
 

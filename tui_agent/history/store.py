@@ -183,6 +183,7 @@ class HistoryStore:
     finish_message = Via(_replies, Replies.finish_message)
     record_tool_call = Via(_replies, Replies.record_tool_call)
     update_tool_call = Via(_replies, Replies.update_tool_call)
+    record_file_changes = Via(_replies, Replies.record_file_changes)
 
     get_session = Via(_reads, Reads.get_session)
     list_recent = Via(_reads, Reads.list_recent)

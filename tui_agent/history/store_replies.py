@@ -3,13 +3,14 @@ status and usage, its tool calls), redacted first. A part of `HistoryStore`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tui_agent.history import writes
+from tui_agent.history import file_rows, writes
 from tui_agent.history.database import Database
 from tui_agent.history.models import Usage
 from tui_agent.history.redact import Redactor
+from tui_agent.payloads import FileChange
 from tui_agent.status import MessageStatus, ToolStatus
 
 
@@ -70,6 +71,11 @@ class Replies:
         await self._db.write(
             writes.update_tool_call(message_id, call_id, status, r.maybe(result), r.maybe(error), self._db.owner)
         )
+
+    async def record_file_changes(self, message_id: str, call_id: str, changes: Sequence[FileChange]) -> None:
+        """Record the files call `call_id` of reply `message_id` changed, byte-exact (never redacted: a rewind
+        writes them back), each distinct content once per session (`file_rows`)."""
+        await self._db.write(file_rows.record(message_id, call_id, list(changes)))
 
 
 def _redacted(redactor: Redactor, parts: Mapping[str, str] | None) -> dict[str, str] | None:

@@ -1,0 +1,157 @@
+"""Provides the SQL of the files tool calls changed: a row per file per call in `file_changes` (its path and the
+SHA-256 of its content before and after, NULL for "did not exist"), and the bytes once per distinct content per
+session in `file_blobs`.
+
+Why in the history file rather than beside it: the file is already private (0600), a call's rows and bytes are
+written in one transaction with nothing left half-saved by a crash, and deleting a session deletes its bytes by
+the same cascade that deletes its messages (no sweeping of loose files). The bytes are stored as they were,
+never redacted: a rewind writes them back, so they must be exact. Exports read messages, never these tables:
+what an export shows of a change is its diff, made from the call's `file_changes`.
+
+Plain functions of a sqlite3 connection, called inside the store's reads and write transactions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from tui_agent.history.models import Message
+from tui_agent.payloads import FileChange
+from tui_agent.status import Role
+
+IN_CHUNK = 500
+"""Ids per `IN (...)` query (SQLite allows 999 variables in older builds)."""
+
+
+def digest(data: bytes) -> str:
+    """The name a content is stored under: the SHA-256 of its bytes, in hex."""
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class StoredChange:
+    """One recorded change as history keeps it: which call made it, and its contents by hash."""
+
+    message_id: str
+    call_id: str
+    path: str
+    before_hash: str | None
+    after_hash: str | None
+
+
+def record(message_id: str, call_id: str, changes: Sequence[FileChange]) -> Callable[[sqlite3.Connection], None]:
+    """A write recording the files call `call_id` of reply `message_id` changed, after any already recorded for
+    it, each distinct content stored once in the reply's session."""
+
+    def run(conn: sqlite3.Connection) -> None:
+        row = conn.execute("SELECT session_id FROM messages WHERE id = ?", (message_id,)).fetchone()
+        if row is None:  # the reply was deleted meanwhile (its session with it): nothing to keep
+            return
+        session_id = str(row[0])
+        blobs: dict[str, bytes] = {}
+        names: list[tuple[str | None, str | None]] = []
+        for change in changes:
+            before, after = _name(change.before, blobs), _name(change.after, blobs)
+            names.append((before, after))
+        conn.executemany(
+            "INSERT OR IGNORE INTO file_blobs (session_id, hash, size, data) VALUES (?, ?, ?, ?)",
+            [(session_id, name, len(data), data) for name, data in blobs.items()],
+        )
+        (start,) = conn.execute(
+            "SELECT COALESCE(MAX(position) + 1, 0) FROM file_changes WHERE message_id = ? AND call_id = ?",
+            (message_id, call_id),
+        ).fetchone()
+        conn.executemany(
+            "INSERT INTO file_changes (message_id, call_id, position, path, before_hash, after_hash) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (message_id, call_id, start + i, change.path, before, after)
+                for i, (change, (before, after)) in enumerate(zip(changes, names, strict=True))
+            ],
+        )
+
+    return run
+
+
+def _name(data: bytes | None, blobs: dict[str, bytes]) -> str | None:
+    if data is None:
+        return None
+    name = digest(data)
+    blobs[name] = data
+    return name
+
+
+def attach_changes(conn: sqlite3.Connection, messages: list[Message]) -> list[Message]:
+    """Fill each reply's tool calls' `file_changes` from the stored rows and bytes (a database older than the
+    table has none). A content whose bytes are missing reads as absent."""
+    replies = {m.id: m for m in messages if m.role is Role.ASSISTANT and m.tool_calls}
+    if not replies or not _has_table(conn):
+        return messages
+    found = changes_of(conn, list(replies))
+    data = load_blobs(conn, (h for c in found for h in (c.before_hash, c.after_hash) if h is not None))
+    by_call: dict[tuple[str, str], list[FileChange]] = {}
+    for c in found:
+        change = FileChange(c.path, _bytes(c.before_hash, data), _bytes(c.after_hash, data))
+        by_call.setdefault((c.message_id, c.call_id), []).append(change)
+    for message_id, message in replies.items():
+        message.tool_calls[:] = [
+            call.replace(file_changes=tuple(by_call[key])) if (key := (message_id, call.call_id)) in by_call else call
+            for call in message.tool_calls
+        ]
+    return messages
+
+
+def _bytes(name: str | None, data: dict[str, bytes]) -> bytes | None:
+    return None if name is None else data.get(name)
+
+
+def changes_of(conn: sqlite3.Connection, message_ids: Sequence[str]) -> list[StoredChange]:
+    """The recorded changes of these replies' calls, in the order they were recorded."""
+    found: list[StoredChange] = []
+    for start in range(0, len(message_ids), IN_CHUNK):
+        chunk = message_ids[start : start + IN_CHUNK]
+        rows = conn.execute(
+            "SELECT message_id, call_id, path, before_hash, after_hash FROM file_changes "
+            f"WHERE message_id IN ({','.join('?' * len(chunk))}) ORDER BY seq",
+            chunk,
+        )
+        found.extend(StoredChange(*row) for row in rows)
+    return found
+
+
+def session_changes(conn: sqlite3.Connection, session_id: str) -> list[tuple[StoredChange, str | None]]:
+    """Every recorded change of a session's calls in the order they were made, each with its call's tool name
+    (None when the call's row is gone)."""
+    if not _has_table(conn):
+        return []
+    rows = conn.execute(
+        "SELECT f.message_id, f.call_id, f.path, f.before_hash, f.after_hash, t.name FROM file_changes f "
+        "JOIN messages m ON m.id = f.message_id "
+        "LEFT JOIN tool_calls t ON t.message_id = f.message_id AND t.call_id = f.call_id "
+        "WHERE m.session_id = ? ORDER BY f.seq",
+        (session_id,),
+    )
+    return [(StoredChange(*row[:5]), row[5]) for row in rows]
+
+
+def load_blobs(conn: sqlite3.Connection, hashes: Iterable[str]) -> dict[str, bytes]:
+    """The stored bytes of each content by hash (a content is the same whichever session stored it)."""
+    wanted = sorted(set(hashes))
+    found: dict[str, bytes] = {}
+    for start in range(0, len(wanted), IN_CHUNK):
+        chunk = wanted[start : start + IN_CHUNK]
+        rows = conn.execute(
+            f"SELECT hash, data FROM file_blobs WHERE hash IN ({','.join('?' * len(chunk))})",
+            chunk,
+        )
+        found.update((str(name), bytes(data)) for name, data in rows)
+    return found
+
+
+def _has_table(conn: sqlite3.Connection) -> bool:
+    """Whether this database has the tables (a read-only file of an older version may not)."""
+    row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'file_changes'").fetchone()
+    return row is not None
