@@ -20,14 +20,17 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from tui_agent.file_diffs import change_line
 from tui_agent.history.errors import HistoryError
 from tui_agent.history.export import write_private
+from tui_agent.history.file_rows import changed_files
 from tui_agent.history.models import SearchHit, Session
 from tui_agent.history.nesting import nest
 from tui_agent.history.rolled_usage import RolledTally, rolled_tallies
 from tui_agent.history.store import HistoryStore
 from tui_agent.history.tree_text import ACTIVE, tree_lines
 from tui_agent.history.usage import Tally
+from tui_agent.payloads import FileChange
 from tui_agent.prices import PriceTable, format_cost
 from tui_agent.sanitize import escape_for_terminal, sanitize
 
@@ -50,6 +53,11 @@ def add_parser(subparsers: Any) -> None:
         "--tree",
         action="store_true",
         help="print every message as a tree instead, one line each (● marks the active branch)",
+    )
+    show.add_argument(
+        "--files",
+        action="store_true",
+        help="list the files its tool calls changed instead, one line each (tool, path, +added −removed)",
     )
     show.set_defaults(action=show_session)
     export = actions.add_parser("export", help="export a session with its tool calls")
@@ -180,10 +188,21 @@ async def _find(store: HistoryStore, session_id: str) -> Session | None:
     return session
 
 
+def created_or_deleted(change: FileChange) -> str:
+    """ "  (created)" / "  (deleted)", or nothing for a file that was changed."""
+    return "  (created)" if change.before is None else "  (deleted)" if change.after is None else ""
+
+
 async def show_session(store: HistoryStore, args: argparse.Namespace) -> int:
     session = await _find(store, args.id)
     if session is None:
         return 1
+    if args.files:
+        changes = await store.db.call(lambda conn: changed_files(conn, session.id))
+        _say(f"{session.title}  ({session.id}): {len(changes)} file change(s) by tool calls")
+        for tool, change in changes:
+            _say(store.redactor.text(f"  {tool or '?':<14} {change_line(change)}{created_or_deleted(change)}"))
+        return 0
     if args.tree:
         _say(f"{session.title}  ({session.id}, {session.message_count} messages; {ACTIVE} active branch)")
         for line in tree_lines(await store.tree(session.id), session.active_leaf_id):

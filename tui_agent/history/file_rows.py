@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from tui_agent.history.models import Message
@@ -135,6 +135,20 @@ def session_changes(conn: sqlite3.Connection, session_id: str) -> list[tuple[Sto
         (session_id,),
     )
     return [(StoredChange(*row[:5]), row[5]) for row in rows]
+
+
+def changed_files(conn: sqlite3.Connection, session_id: str) -> list[tuple[str | None, FileChange]]:
+    """Every recorded change of a session, in order, as (tool name, the change with its contents)."""
+    stored = session_changes(conn, session_id)
+    blobs = load_blobs(conn, [h for change, _ in stored for h in (change.before_hash, change.after_hash) if h])
+    return [
+        (tool, FileChange(change.path, _blob(blobs, change.before_hash), _blob(blobs, change.after_hash)))
+        for change, tool in stored
+    ]
+
+
+def _blob(blobs: Mapping[str, bytes], digest: str | None) -> bytes | None:
+    return None if digest is None else blobs.get(digest, b"")
 
 
 def load_blobs(conn: sqlite3.Connection, hashes: Iterable[str]) -> dict[str, bytes]:

@@ -4,6 +4,7 @@ session — a real agent, the offline model over HTTP, a real SQLite file, a plu
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import stat
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.unit.agent.conftest import MakeAgent, collect
+from tui_agent.cli import main
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.payloads import FileChange
 from tui_agent.status import Role
@@ -41,7 +43,11 @@ def count(db: Path, table: str) -> int:
 
 @pytest.mark.parametrize("offline_server", [{"replies": REPLIES}], indirect=True)
 async def test_changes_are_stored_once_per_content_reloaded_and_deleted_with_their_session(
-    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    make_agent: MakeAgent,
+    offline_server: BackgroundServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     work = tmp_path / "work"
     work.mkdir()
@@ -69,5 +75,16 @@ async def test_changes_are_stored_once_per_content_reloaded_and_deleted_with_the
         (FileChange("b.txt", None, FIRST.encode()),),
     ]
 
+    await again.close()
+    shown = await asyncio.to_thread(main, ["--db", str(db), "sessions", "show", session_id, "--files"])
+    assert shown == 0  # what a script sees
+    listed = capsys.readouterr().out.splitlines()[1:]
+    assert [line.split() for line in listed] == [
+        ["scribe", "a.txt", "+2", "−0", "(created)"],
+        ["scribe", "a.txt", "+1", "−2"],
+        ["scribe", "b.txt", "+2", "−0", "(created)"],
+    ]
+
+    again = await make_agent(offline_server.base_url, plugin_dirs=[PLUGINS])
     await again.agent.store.delete_session(session_id)
     assert count(db, "file_changes") == 0 and count(db, "file_blobs") == 0
