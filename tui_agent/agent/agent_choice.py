@@ -123,7 +123,7 @@ class AgentChoice:
         if self.roster is not None:
             client = self.roster.clients.client_for(setup)
             services.client, services.model = client, client.model
-        services.temperature = setup.temperature
+        services.temperature, services.memory = setup.temperature, setup.memory
         state.budget = setup.budget
         self._runner.policy = setup.profile
         if self.delegation is not None:  # its delegate tools, `ask_<name>`, with the rest
