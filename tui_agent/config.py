@@ -214,6 +214,19 @@ class PriceSettings(BaseModel):
         return price_from(self.model_dump())
 
 
+class MemorySettings(BaseModel):
+    """The `[memory]` table: which memory files (AGENTS.md...) go into the system prompt (docs/context.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: StrictBool = True
+    """Read memory files at all; false: none goes into any system prompt."""
+    fallbacks: StrictBool = True
+    """In a folder with no AGENTS.md, read CLAUDE.md (else GEMINI.md) instead; false: AGENTS.md only."""
+    max_bytes: int = Field(default=32768, ge=256)
+    """A file longer than this is cut, with a notice where it was cut, in the prompt and in the list."""
+
+
 class UiSettings(UiFields, BaseModel):
     """How the app shows things (the `[ui]` table): its fields are `UiFields`' (`tui_agent.config_fields`)."""
 
@@ -269,6 +282,8 @@ class Settings(RunFields, BaseModel):
     compact_at: float = Field(default=0.8, gt=0, le=1)
     """Before a turn, when the context holds this share of the model's window, older turns are summarised
     into one message (compaction); 1 compacts only a full window."""
+    memory: MemorySettings = Field(default_factory=MemorySettings)
+    """Memory files, AGENTS.md and its fallbacks (the `[memory]` table)."""
     history_lock_wait: float = Field(default=30.0, ge=0)
     """Seconds `-p` waits at its exit for another program that holds the history file's lock, to save the run;
     then it says what could not be saved."""

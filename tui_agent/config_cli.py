@@ -2,8 +2,9 @@
 
 `show` prints the effective settings as TOML, each value followed by where it came from (flag,
 environment, file or default), after a list of the file's invalid values and what became of each (the
-default used, or the tools turned off). API keys are never printed: only the name of the variable that
-holds one. A plain-http endpoint on another machine is flagged with a warning line.
+default used, or the tools turned off), and ends with the memory files (AGENTS.md...) in force here. API keys
+are never printed: only the name of the variable that holds one. A plain-http endpoint on another machine is
+flagged with a warning line.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from tui_agent import paths
 from tui_agent.agent.endpoint import EndpointChoice, choose_endpoint, cleartext_warning
+from tui_agent.agents.memory import Memory, find_memory
 from tui_agent.config import ENV_VARS, Fallback, Settings, resolve_config
 from tui_agent.sanitize import sanitize
 
@@ -60,7 +62,14 @@ def run_show(args: argparse.Namespace) -> int:
     origin = sources(flags, os.environ, resolved.file_values, resolved.fallbacks)
     text = render_settings(resolved.settings, origin, path, resolved.fallbacks, resolved.refused)
     print(sanitize(text))  # values are the file's
+    print(sanitize(memory_listing(find_memory(Path.cwd(), resolved.settings.memory, paths.config_dir()))))
     return 0
+
+
+def memory_listing(memory: Memory) -> str:
+    """The memory files in force here, as TOML comments (`config show`'s last lines)."""
+    lines = ["", "# Memory files in the system prompt, most general first (see docs/context.md):"]
+    return "\n".join([*lines, *(f"#   {line}" for line in memory.listing())])
 
 
 def flag_values(args: argparse.Namespace) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from tui_agent.agents.profiles import load_catalog
 from tui_agent.history.store import HistoryStore
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.screens.system_prompt import SystemPromptScreen
+from tui_agent.ui.textual_private import notifications
 
 SIZE = (140, 40)
 SHIPPED = load_catalog([paths.shipped_dir("agents")], []).agents
@@ -65,10 +66,16 @@ async def test_an_agent_picked_from_the_palette_answers_and_runs_again_on_contin
 
 
 async def test_the_system_prompt_edited_from_the_palette_is_sent_and_stored(stack: RealStack) -> None:
+    mine = paths.config_dir() / "AGENTS.md"  # a memory file: listed by the palette, sent after the edited prompt
+    mine.write_text("Call me Ishmael.")
+    mine.chmod(0o600)
     app, built = stack.app()
     async with app.run_test(size=SIZE) as pilot:
         await chat_ready(pilot)
         await send(pilot, "hello")
+        await run_command(pilot, "Memory files")
+        listed = f"{mine} (16 bytes)"
+        await wait_until(pilot, lambda: any(listed in n.message for n in notifications(app)), "the memory files")
         await run_command(pilot, "Edit system prompt")
         await wait_until(pilot, lambda: showing(app, SystemPromptScreen), "the prompt dialog")
         area = app.screen.query_one(TextArea)
@@ -78,7 +85,8 @@ async def test_the_system_prompt_edited_from_the_palette_is_sent_and_stored(stac
         await send(pilot, "again")
         agent = await built.ready()
         session_id = agent.current_session_id
-    assert system_prompt_sent(stack) == "Answer in one word."
+    sent = system_prompt_sent(stack)
+    assert sent.startswith("Answer in one word.\n\n<memory-files>") and "\nCall me Ishmael.\n" in sent
     store = await HistoryStore.open(stack.db)
     try:
         assert session_id is not None

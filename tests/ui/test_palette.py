@@ -34,6 +34,7 @@ OUR_COMMANDS = [
     "Switch model",
     "Switch agent",
     "Edit system prompt",
+    "Memory files",
     "Theme",
     "Run a team",
     "Export session",

@@ -331,6 +331,9 @@ class Agent:
     def list_agents(self) -> list[AgentProfile]:
         return self._choice.list_agents()
 
+    def memory_files(self) -> list[str]:
+        return self._choice.memory_files()
+
     async def switch_agent(self, name: str) -> None:
         await self._choice.switch_agent(name)
 

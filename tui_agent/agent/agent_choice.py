@@ -20,6 +20,7 @@ from tui_agent.agent.observers import Observers
 from tui_agent.agent.profile_use import AgentRoster, AgentSetup
 from tui_agent.agent.turns import Turns
 from tui_agent.agents.apply import UnknownAgentError
+from tui_agent.agents.memory import Memory
 from tui_agent.agents.profiles import AgentProfile, Catalog, load_catalog
 from tui_agent.errors import UserError, user_message
 from tui_agent.history.models import TEAM_PREFIX, Session
@@ -72,6 +73,14 @@ class AgentChoice:
             return setup.endpoint.label
         return self._endpoint_label
 
+    def memory_files(self) -> list[str]:
+        """A line per memory file in force (and per file refused), and whether the current agent reads them."""
+        lines = (self.roster.memory if self.roster is not None else Memory()).listing()
+        profile = self._setup.profile if self._setup is not None else None
+        if profile is not None and not profile.memory:
+            lines.append(f"the {profile.name} agent is sent none of them (memory = false in its profile)")
+        return lines
+
     def list_agents(self) -> list[AgentProfile]:
         """The agents a session may run, by name (none without agent files)."""
         return self.roster.agents() if self.roster is not None else []
@@ -123,7 +132,7 @@ class AgentChoice:
         if self.roster is not None:
             client = self.roster.clients.client_for(setup)
             services.client, services.model = client, client.model
-        services.temperature = setup.temperature
+        services.temperature, services.memory = setup.temperature, setup.memory
         state.budget = setup.budget
         self._runner.policy = setup.profile
         if self.delegation is not None:  # its delegate tools, `ask_<name>`, with the rest

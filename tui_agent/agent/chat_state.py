@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from tui_agent.agent.conversation import Conversation
 from tui_agent.agent.meter import estimate_tokens
 from tui_agent.agent.turn import SessionTotals, TurnBudget, TurnServices
+from tui_agent.agents.memory import with_memory
 from tui_agent.errors import UserError
 from tui_agent.history import attachment_rows
 from tui_agent.history.models import Message, Session
@@ -111,7 +112,8 @@ class ChatState:
         refused = self.conversation.images_refused  # the same model: images stay left out (a retry after a 400)
         self.conversation = await self.conversation_of(kept, session)
         self.conversation.images_refused = refused
-        self.services.meter.measure(kept, estimate_tokens(self.conversation.request()))
+        sent = with_memory(self.conversation.request(), self.services.memory)  # the gauge counts the memory files
+        self.services.meter.measure(kept, estimate_tokens(sent))
 
     async def conversation_of(self, stored: list[Message], session: Session) -> Conversation:
         """What the model sees of `stored`, prompts with their files and images (their bytes read back)."""

@@ -87,4 +87,5 @@ class Delegation:
             setup.temperature,
             self.roster.clients.client_for(setup) if own_endpoint else None,
             lambda runner: self.equip(runner, profile, chain),
+            setup.memory,
         )

@@ -152,6 +152,10 @@ class AgentsPort(Protocol):
         """The agents a session may run, by name."""
         ...
 
+    def memory_files(self) -> list[str]:
+        """A line per memory file (AGENTS.md...) in the system prompt, and per file refused (`agents.memory`)."""
+        ...
+
     async def switch_agent(self, name: str) -> None:
         """Run agent `name` from the next turn on (its prompt, tools, model, budgets), stored with the session;
         an unknown name raises an error whose message lists the agents."""

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from tui_agent.agent.endpoint import EndpointChoice, choose_endpoint
 from tui_agent.agent.turn import TurnBudget
 from tui_agent.agents.apply import pick_agent, settings_for
+from tui_agent.agents.memory import Memory
 from tui_agent.agents.profiles import AgentProfile, Catalog
 from tui_agent.config import Settings
 
@@ -35,6 +36,8 @@ class AgentSetup:
     """None: no profile (no agent files): the config's settings as they are."""
     settings: Settings
     """The run's settings with the profile's values on top (`agents.apply.settings_for`)."""
+    memory: str = ""
+    """The memory files' block its requests add to the system prompt ("" for none: `memory = false`)."""
 
     @property
     def name(self) -> str:
@@ -59,10 +62,14 @@ class AgentSetup:
         return choose_endpoint(self.settings)
 
 
-def turn_setup(profile: AgentProfile | None, settings: Settings, *, keep_prompt: bool = False) -> AgentSetup:
+def turn_setup(
+    profile: AgentProfile | None, settings: Settings, *, keep_prompt: bool = False, memory: str = ""
+) -> AgentSetup:
     """What `profile` makes of turns run with `settings` (`keep_prompt`: the config file's system prompt, when
-    it sets one, wins over the profile's; for the default agent nobody asked for by name)."""
-    return AgentSetup(profile, settings_for(profile, settings, keep_prompt=keep_prompt))
+    it sets one, wins over the profile's; for the default agent nobody asked for by name; `memory`: the memory
+    files' block, left out when the profile opts out)."""
+    told = memory if profile is None or profile.memory else ""
+    return AgentSetup(profile, settings_for(profile, settings, keep_prompt=keep_prompt), told)
 
 
 class ClientPool:
@@ -104,13 +111,16 @@ class ClientPool:
 class AgentRoster:
     """The run's agents (a `Catalog`) and how a session's agent becomes its setup; a session asks it by name."""
 
-    def __init__(self, catalog: Catalog, settings: Settings, clients: ClientPool) -> None:
+    def __init__(self, catalog: Catalog, settings: Settings, clients: ClientPool, memory: Memory | None = None) -> None:
         self.catalog, self.settings, self.clients = catalog, settings, clients
+        self.memory = memory or Memory()
+        """The memory files in force for this run (read once, when the engine is built)."""
 
     def setup(self, name: str | None) -> AgentSetup:
         """The setup of agent `name` (`UnknownAgentError` listing the agents when there is none); None: the
         default agent, whose prompt gives way to a `system_prompt` the config file sets (see docs/configuring.md)."""
-        return turn_setup(pick_agent(self.catalog, name), self.settings, keep_prompt=name is None)
+        profile = pick_agent(self.catalog, name)
+        return turn_setup(profile, self.settings, keep_prompt=name is None, memory=self.memory.block())
 
     def agents(self) -> list[AgentProfile]:
         """Every agent, by name."""

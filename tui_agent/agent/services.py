@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from tui_agent import paths
 from tui_agent.agent.agent import Agent
@@ -26,6 +27,7 @@ from tui_agent.agent.providers import provider_for
 from tui_agent.agent.tool_set import ToolSet, answered_offline
 from tui_agent.agent.turn import TurnBudget
 from tui_agent.agents.apply import UnknownAgentError
+from tui_agent.agents.memory import find_memory
 from tui_agent.agents.profiles import load_catalog
 from tui_agent.config import Settings
 from tui_agent.history.redact import Redactor
@@ -132,7 +134,9 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     runner = ToolRunner(registry, timeout=settings.tools.timeout, output_cap=settings.tools.output_cap)
     clients = ClientPool(client, choice, make_client)
     resources.push_async_callback(clients.aclose)
-    roster = AgentRoster(catalog, settings, clients)
+    memory = await asyncio.to_thread(find_memory, Path.cwd(), settings.memory, paths.config_dir())
+    notices.extend(f"Memory file refused: {problem}" for problem in memory.problems)
+    roster = AgentRoster(catalog, settings, clients, memory)
     try:
         setup = roster.setup(settings.agent)
     except UnknownAgentError as error:  # from the config file (the front ends refuse an unknown `--agent`)

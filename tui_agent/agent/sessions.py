@@ -19,6 +19,7 @@ from tui_agent.agent.chat_state import NotInSessionError as NotInSessionError
 from tui_agent.agent.meter import estimate_tokens
 from tui_agent.agent.turn import SessionTotals
 from tui_agent.agent.turns import BUSY_MESSAGE, TurnInProgressError, Turns
+from tui_agent.agents.memory import with_memory
 from tui_agent.errors import UserError
 from tui_agent.history import attachment_rows
 from tui_agent.history.attachments import Attachment, AttachmentRef
@@ -74,7 +75,8 @@ class SessionActions:
         subs = await store.sub_usage(session.id)  # its sub-agents' tokens count in its total, as they did live
         services.totals.prompt_tokens += subs.prompt_tokens
         services.totals.completion_tokens += subs.completion_tokens
-        services.meter.load(stored, session.model, estimate_tokens(state.conversation.request()))
+        sent = with_memory(state.conversation.request(), services.memory)  # the gauge counts the memory files
+        services.meter.load(stored, session.model, estimate_tokens(sent))
         return session
 
     async def load_history(self, before_position: int | None = None, limit: int = 50) -> list[Message]:

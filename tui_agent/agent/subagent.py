@@ -41,6 +41,8 @@ class SubAgent:
     """Its own endpoint or model's client; None: the caller's (same endpoint, same model)."""
     equip: Callable[[ToolRunner], None]
     """Gives a runner this agent's tools (its delegate tools included) and policy."""
+    memory: str = ""
+    """The memory files' block its requests carry ("" when its profile opts out)."""
 
 
 class SubAgentFailedError(ValueError):
@@ -109,6 +111,7 @@ async def _start(caller: Turn, call: ToolCall, sub: SubAgent, task: str) -> tupl
         client.model,
         missing_key_message=services.missing_key_message,
         temperature=sub.temperature,
+        memory=sub.memory,
     )
     conversation = Conversation(sub.system_prompt)
     conversation.add_user(task)

@@ -45,6 +45,7 @@ from tui_agent.agent.image_refusal import (
 from tui_agent.agent.meter import SessionMeter
 from tui_agent.agent.plan import with_plan_instructions
 from tui_agent.agent.text_runs import TextRuns
+from tui_agent.agents.memory import with_memory
 from tui_agent.history.attachments import Attachment
 from tui_agent.history.models import PART_BREAK, Message
 from tui_agent.history.models import Usage as StoredUsage
@@ -137,6 +138,8 @@ class TurnServices:
     """Said instead of the server's 401 message when no API key was configured at all."""
     temperature: float | None = None
     """Sent with every request when set (the agent's or the config's); None: the server's default."""
+    memory: str = ""
+    """The memory files' block added to every request's system prompt (`agents.memory`); "": none."""
 
 
 class Turn:
@@ -219,7 +222,7 @@ class Turn:
         self._emit(ReplyWaiting(self.message_id, time.monotonic(), turn_id=self.id))
         runner = self.services.runner
         await runner.registry.settled()
-        messages = self.conversation.request()
+        messages = with_memory(self.conversation.request(), self.services.memory)
         if not self._asked:  # the turn's first request: hooks may rewrite what the agent receives
             self._asked = True
             messages = await self._before_agent(messages)

@@ -53,6 +53,8 @@ class AgentProfile(BaseModel):
     temperature: float | None = Field(default=None, ge=0, le=2)
     delegates: list[str] = Field(default_factory=list)
     """Agents this one may ask (offered to the model as `ask_<name>` tools)."""
+    memory: bool = True
+    """Whether the memory files (AGENTS.md...: `tui_agent.agents.memory`) go into this agent's system prompt."""
 
     def allows_tool(self, tool: str) -> bool:
         """Whether `tool` is one this agent may use."""

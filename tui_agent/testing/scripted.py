@@ -191,6 +191,8 @@ class ScriptedBackend:
         """What `Engine.resume_failure` says (a test may set it)."""
         self.agents: list[AgentProfile] = []
         """What `list_agents` answers (none unless a test sets some; the status bar then shows no agent)."""
+        self.memory: list[str] = []
+        """What `memory_files` answers (a test may set it)."""
         self._agent, self._system_prompt = "", ""
         self.meter_now = Meter()
         """What `meter` answers (a test may set it)."""
@@ -374,6 +376,9 @@ class ScriptedBackend:
 
     def list_agents(self) -> list[AgentProfile]:
         return list(self.agents)
+
+    def memory_files(self) -> list[str]:
+        return list(self.memory)
 
     async def switch_agent(self, name: str) -> None:
         profile = next((agent for agent in self.agents if agent.name == name), None)

@@ -1,5 +1,5 @@
-"""Provides the palette's agent commands: "Switch agent" (a second palette of the agents) and "Edit system
-prompt" (the current session's, in a modal).
+"""Provides the palette's agent commands: "Switch agent" (a second palette of the agents), "Edit system
+prompt" (the current session's, in a modal) and "Memory files" (which AGENTS.md... the prompt carries).
 
 Both go through the port (`switch_agent`, `set_system_prompt`), which stores the change with the session and
 applies it from the next turn on. Failures (a reply still running, history read-only) end in a notification
@@ -57,6 +57,24 @@ async def use_agent(app: AgentCommandsApp, backend: ChatPort, name: str) -> None
         return
     show_agent(app, backend)
     app.notify(f"The next reply comes from the {name} agent; the conversation is kept.")
+
+
+async def show_memory_files(app: AgentCommandsApp) -> None:
+    """Say which memory files (AGENTS.md...) the system prompt carries, and which were refused and why."""
+    try:
+        backend = await app.engine()
+    except Exception as error:
+        app.notify(f"Could not list the memory files: {user_message(error)}", severity="error")
+        return
+    lines = backend.memory_files()
+    refused = any(line.startswith("refused: ") for line in lines)
+    app.notify(
+        sanitize("\n".join(lines)),
+        title="Memory files in the system prompt",
+        severity="warning" if refused else "information",
+        timeout=15,
+        markup=False,  # paths may hold brackets
+    )
 
 
 async def edit_system_prompt(app: AgentCommandsApp) -> None:

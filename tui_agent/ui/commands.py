@@ -22,7 +22,7 @@ from tui_agent.agent.port import ChatPort
 from tui_agent.config import ConfigFileError
 from tui_agent.config_write import set_config_value
 from tui_agent.errors import user_message
-from tui_agent.ui.agent_commands import edit_system_prompt, switch_agent
+from tui_agent.ui.agent_commands import edit_system_prompt, show_memory_files, switch_agent
 from tui_agent.ui.keys import keys_of
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.team_choice import choose_team
@@ -116,6 +116,9 @@ def palette_commands(app: PaletteApp, textual_commands: Iterable[SystemCommand])
     )
     yield SystemCommand(
         "Edit system prompt", "Change this session's system prompt (stored with it)", partial(edit_system_prompt, app)
+    )
+    yield SystemCommand(
+        "Memory files", "Which AGENTS.md files the system prompt carries", partial(show_memory_files, app)
     )
     yield SystemCommand("Theme", "Change the theme (saved in the config file)", app.action_pick_theme)
     yield SystemCommand(

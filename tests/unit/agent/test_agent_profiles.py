@@ -3,7 +3,10 @@ agent is stored with the session and runs again on resume; bad agent files are r
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.unit.agent.conftest import MakeAgent, collect
 from tui_agent import paths
@@ -168,3 +171,32 @@ async def test_an_agent_on_another_endpoint_talks_to_it_with_its_own_model(
         assert last_request(offline_server)["model"] == "offline"
     finally:
         other.stop()
+
+
+async def test_memory_files_reach_every_agent_but_one_that_opts_out_and_are_never_stored(
+    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "AGENTS.md").write_text("Run the tests with `make check`. " * 40)
+    agents = paths.config_dir() / "agents"
+    agents.mkdir(parents=True, exist_ok=True)
+    (agents / "forgetful.toml").write_text('name = "forgetful"\nsystem_prompt = "Start afresh."\nmemory = false\n')
+    monkeypatch.chdir(project)
+
+    built = await make_agent(offline_server.base_url)
+    await ask(built, "hello")
+    system = last_request(offline_server)["messages"][0]["content"]
+    assert system.startswith(SHIPPED["assistant"].system_prompt or "")
+    assert f'<memory-file path="{project / "AGENTS.md"}">\nRun the tests' in system
+    with_files = built.agent.meter.context_tokens  # the gauge counts them
+    assert built.agent.session is not None and built.agent.session.system_prompt == SHIPPED["assistant"].system_prompt
+
+    await built.agent.switch_agent("forgetful")
+    await ask(built, "and now?")
+    assert last_request(offline_server)["messages"][0]["content"] == "Start afresh."
+
+    plain = await make_agent(offline_server.base_url, memory={"enabled": False})
+    await ask(plain, "hello")
+    assert "<memory-files>" not in last_request(offline_server)["messages"][0]["content"]
+    assert with_files > plain.agent.meter.context_tokens + 200
