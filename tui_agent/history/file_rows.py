@@ -165,6 +165,25 @@ def load_blobs(conn: sqlite3.Connection, hashes: Iterable[str]) -> dict[str, byt
     return found
 
 
+def copy_to_fork(conn: sqlite3.Connection, source_id: str, fork_id: str) -> None:
+    """Copy the changes of the replies a fork copied (`fork_tree`: old id -> new id), and the contents they
+    name into the fork's session: the fork's diffs and its undo keep working when the source is deleted."""
+    if not _has_table(conn):
+        return
+    conn.execute(
+        "INSERT INTO file_changes (message_id, call_id, position, path, before_hash, after_hash) "
+        "SELECT f.new, c.call_id, c.position, c.path, c.before_hash, c.after_hash "
+        "FROM file_changes c JOIN fork_tree f ON f.old = c.message_id ORDER BY c.seq"
+    )
+    conn.execute(
+        "INSERT OR IGNORE INTO file_blobs (session_id, hash, size, data) "
+        "SELECT ?, b.hash, b.size, b.data FROM file_blobs b WHERE b.session_id = ? AND b.hash IN ("
+        "SELECT c.before_hash FROM file_changes c JOIN fork_tree f ON f.new = c.message_id "
+        "UNION SELECT c.after_hash FROM file_changes c JOIN fork_tree f ON f.new = c.message_id)",
+        (fork_id, source_id),
+    )
+
+
 def _has_table(conn: sqlite3.Connection) -> bool:
     """Whether this database has the tables (a read-only file of an older version may not)."""
     row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'file_changes'").fetchone()

@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tui_agent.history import attachment_rows, rows, team_runs
+from tui_agent.history import attachment_rows, file_rows, rows, team_runs
 from tui_agent.history.attachments import Attachment
 from tui_agent.history.errors import MessageNotFoundError, SessionNotFoundError
 from tui_agent.history.models import Message, Session, Usage
@@ -351,6 +351,7 @@ def fork_session(fork: Session, source_id: str, message_id: str) -> WriteFn:
             (count, message_id, fork.id),
         )
         team_runs.copy_to_fork(conn, source_id, fork.id)  # the stop lines of the team runs it copied
+        file_rows.copy_to_fork(conn, source_id, fork.id)  # the files its tool calls changed, and their contents
         conn.execute("DELETE FROM fork_tree")
         return count
 

@@ -79,12 +79,19 @@ async def test_changes_are_stored_once_per_content_reloaded_and_deleted_with_the
     shown = await asyncio.to_thread(main, ["--db", str(db), "sessions", "show", session_id, "--files"])
     assert shown == 0  # what a script sees
     listed = capsys.readouterr().out.splitlines()[1:]
-    assert [line.split() for line in listed] == [
-        ["scribe", "a.txt", "+2", "−0", "(created)"],
+    assert listed[0].split() == ["scribe", "a.txt", "+2", "−0", "(created)"]  # the first turn's, first
+    assert sorted(line.split() for line in listed[1:]) == [  # the second turn's two calls ran at once
         ["scribe", "a.txt", "+1", "−2"],
         ["scribe", "b.txt", "+2", "−0", "(created)"],
     ]
 
     again = await make_agent(offline_server.base_url, plugin_dirs=[PLUGINS])
-    await again.agent.store.delete_session(session_id)
+    store = again.agent.store
+    last = (await store.load_tail(session_id, 100))[-1]
+    fork = await store.fork_session(session_id, last.id)  # a fork carries the calls' changes and contents
+    await store.delete_session(session_id)
+    assert (count(db, "file_changes"), count(db, "file_blobs")) == (3, 2)
+    forked = [c.file_changes for m in await store.load_tail(fork.id, 100) for c in m.tool_calls]
+    assert forked == changes
+    await store.delete_session(fork.id)
     assert count(db, "file_changes") == 0 and count(db, "file_blobs") == 0
