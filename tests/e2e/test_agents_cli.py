@@ -73,5 +73,8 @@ def test_an_unknown_agent_is_refused_with_the_agents_there_are(isolated_home: Pa
     for args in (["--offline", "--agent", "nope", "-p", "hi"], ["--offline", "--agent", "nope"]):
         done = run(args, isolated_home)
         assert done.returncode == 2
-        assert "There is no agent 'nope'. The agents are: assistant, coder, critic, librarian, researcher, writer" in done.stderr
+        assert (
+            "There is no agent 'nope'. The agents are: assistant, coder, critic, librarian, researcher, writer"
+            in done.stderr
+        )
         assert "Traceback" not in done.stderr

@@ -146,6 +146,20 @@ async def build_and_resume(settings: Settings, choice: EndpointChoice, resume: R
     return built
 
 
+def resumed_app(settings: Settings, choice: EndpointChoice, resume: ResumeRequest | None = None) -> TuiAgentApp:
+    """The app as `tui-agent [--resume ID | --continue]` runs it on `settings` (its `db`) and `choice`."""
+    assert settings.db is not None
+    db = Path(settings.db)
+    return TuiAgentApp(
+        lambda: build_and_resume(settings, choice, resume),
+        model=choice.model,
+        endpoint=choice.label,
+        early_page=early_page(db, resume) if resume is not None else None,
+        clock=lambda: FIXED_NOW,
+        cursor_blink=False,
+    )
+
+
 def api_messages(body: dict[str, Any]) -> list[tuple[str, str | None, list[str]]]:
     """(role, content or tool_call_id, ids of tool calls made) of each message in a request, in order."""
     out = []

@@ -16,15 +16,14 @@ from textual.app import App
 from textual.pilot import Pilot
 
 from tests.fixtures.offline import strict_scenario
-from tests.ui.helpers import FIXED_NOW, Built, chat, chat_ready, send, wait_until
+from tests.ui.helpers import Built, chat, chat_ready, send, wait_until
 from tests.ui.helpers import make_app as scripted_app
-from tests.ui.sessions_stack import build_and_resume
+from tests.ui.sessions_stack import resumed_app
 from tests.ui.test_palette import run_command
 from tui_agent.agent.conversation import SUMMARY_HEADING
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.meter import Meter
 from tui_agent.agent.resume import ResumeRequest
-from tui_agent.boot import early_page
 from tui_agent.config import Settings
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.prices import format_cost
@@ -51,16 +50,7 @@ def server() -> Iterator[BackgroundServer]:
 def make_app(
     server: BackgroundServer, db: Path, resume: ResumeRequest | None = None, **values: Any
 ) -> tuple[TuiAgentApp, Built]:
-    settings = Settings(db=db, **values)
-    choice = EndpointChoice(server.base_url, "offline", "test-key")
-    app = TuiAgentApp(
-        lambda: build_and_resume(settings, choice, resume),
-        model=choice.model,
-        endpoint=choice.label,
-        early_page=early_page(db, resume) if resume is not None else None,
-        clock=lambda: FIXED_NOW,
-        cursor_blink=False,
-    )
+    app = resumed_app(Settings(db=db, **values), EndpointChoice(server.base_url, "offline", "test-key"), resume)
     return app, Built(app)
 
 

@@ -9,11 +9,10 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import TextArea
 
-from tests.ui.helpers import FIXED_NOW, SIZE, chat, chat_ready, send, wait_until
-from tests.ui.sessions_stack import build_and_resume
+from tests.ui.helpers import SIZE, chat, chat_ready, send, wait_until
+from tests.ui.sessions_stack import resumed_app
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.resume import ResumeRequest
-from tui_agent.boot import early_page
 from tui_agent.config import Settings
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.plan import PlanScreen
@@ -21,15 +20,7 @@ from tui_agent.ui.widgets.messages import UserMessage
 
 
 def app_on(db: Path, resume: ResumeRequest | None = None) -> TuiAgentApp:
-    settings, choice = Settings(db=db), EndpointChoice(None, "offline")
-    return TuiAgentApp(
-        lambda: build_and_resume(settings, choice, resume),
-        model=choice.model,
-        endpoint=choice.label,
-        early_page=early_page(db, resume) if resume is not None else None,
-        clock=lambda: FIXED_NOW,
-        cursor_blink=False,
-    )
+    return resumed_app(Settings(db=db), EndpointChoice(None, "offline"), resume)
 
 
 def shown(pilot: Pilot[None]) -> list[str]:
