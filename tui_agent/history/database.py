@@ -9,7 +9,6 @@ through it.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sqlite3
 import time
@@ -19,7 +18,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from tui_agent.history import owners, soundness, writes
+from tui_agent.history import owners, writes
 from tui_agent.history.errors import HistoryError
 from tui_agent.history.opening import Mode
 from tui_agent.history.report import OpenReport
@@ -172,8 +171,6 @@ class Database:
         self._closed = True
         owners.release(self.owner)
         await self._conn.close()
-        if saved and self.mode is Mode.READ_WRITE:
-            await asyncio.to_thread(soundness.remember, self.path)
 
 
 def _readable(error: sqlite3.DatabaseError, path: Path) -> HistoryError:

@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from tui_agent import paths
-from tui_agent.history import owners, soundness
+from tui_agent.history import owners
 from tui_agent.history.errors import HistoryError
 from tui_agent.history.identity import inspect_file, not_ours, read_facts
 from tui_agent.history.report import OpenReport
@@ -221,13 +221,10 @@ def prepare(
     conn.execute("PRAGMA foreign_keys = ON")
     try:
         version = _checked_version(conn, path, mode)
-        if mode is not Mode.MEMORY and version > 0 and not soundness.still_sound(path):
-            report.integrity_checked = True
+        if mode is not Mode.MEMORY and version > 0:
             row = conn.execute("PRAGMA quick_check").fetchone()
             if row is None or row[0] != "ok":
                 raise CorruptDatabaseError(str(row[0] if row else "quick_check returned nothing"))
-        if mode is Mode.READ_WRITE:
-            soundness.forget(path)  # until this run closes it cleanly
     except sqlite3.DatabaseError as error:
         if is_corruption(error):
             raise CorruptDatabaseError(str(error)) from error

@@ -26,9 +26,6 @@ class OpenReport:
     interrupted_tool_calls: int = 0
     not_saved: str | None = None
     """What was still unsaved when the store closed (those changes are lost)."""
-    integrity_checked: bool = False
-    """Whether opening ran SQLite's integrity check (skipped for a file exactly as our last clean close left it:
-    `history.soundness`)."""
     runtime: list[str] = field(default_factory=list)
     """Sentences added after opening (disk full, writes saved again...)."""
 

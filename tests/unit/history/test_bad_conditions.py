@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
 import sqlite3
 import threading
 from pathlib import Path
@@ -135,32 +133,6 @@ async def test_damaged_pages_are_detected_and_moved_aside(db_path: Path) -> None
         assert await reopened.list_recent() == []
     finally:
         await reopened.close()
-
-
-async def test_only_a_file_not_as_our_clean_close_left_it_is_checked_at_open(db_path: Path) -> None:
-    store = await HistoryStore.open(db_path)
-    await store.create_session("s")
-    await store.close()
-    record = db_path.with_name(db_path.name + ".sound")
-    assert record.exists() and record.stat().st_mode & 0o777 == 0o600
-    again = await HistoryStore.open(db_path)
-    assert again.report.integrity_checked is False  # exactly as left: the whole-file check is skipped
-    assert not record.exists()  # gone while a run may change the file: a crash now leaves none
-    meanwhile = await HistoryStore.open(db_path)  # another run (or the next start after a crash) checks
-    assert meanwhile.report.integrity_checked is True
-    await meanwhile.close()
-    await again.close()
-    stat = os.stat(db_path)
-    os.utime(db_path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000))  # changed since by someone else
-    touched = await HistoryStore.open(db_path)
-    assert touched.report.integrity_checked is True
-    await touched.close()
-    copy = db_path.with_name("copy.db")
-    shutil.copy2(db_path, copy)  # the same bytes and times, another file: checked
-    os.replace(copy, db_path)
-    copied = await HistoryStore.open(db_path)
-    assert copied.report.integrity_checked is True
-    await copied.close()
 
 
 @pytest.mark.parametrize("folder_too", [False, True], ids=["file", "file-and-folder"])
