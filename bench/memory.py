@@ -226,6 +226,11 @@ def main(turns: int) -> None:
         f"result: rss_growth_mb={growth:.1f} baseline={base:.1f} ratio={ratio(growth, base):.2f} "
         f"target=value<={limit:.1f}"
     )
+    warm = warm_up(turns)
+    print(  # issue 28's form: the whole resident set after the last turn against after the warm-up (~20 turns)
+        f"result: rss_after_{turns}_turns_mb={ui['rss']:.1f} baseline={ui['warm_rss']:.1f} "
+        f"ratio={ratio(ui['rss'], ui['warm_rss']):.3f} target=ratio<=1.15 (baseline: after {warm} turns)"
+    )
     garbage, base_garbage = ui["unreachable"], engine["unreachable"]
     print(
         f"result: frozen_garbage_objects={garbage} baseline={base_garbage} ratio={ratio(garbage, base_garbage):.2f} "

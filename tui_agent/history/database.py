@@ -9,6 +9,7 @@ through it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
 import time
@@ -18,9 +19,9 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from tui_agent.history import owners, writes
+from tui_agent.history import check_policy, owners, writes
 from tui_agent.history.errors import HistoryError
-from tui_agent.history.opening import Mode
+from tui_agent.history.opening import Mode, is_corruption
 from tui_agent.history.report import OpenReport
 from tui_agent.history.writer import WriteFn, Writer
 
@@ -110,14 +111,21 @@ class Database:
         try:
             return await self._raw_call(fn)
         except sqlite3.DatabaseError as error:
-            raise _readable(error, self.path) from error
+            raise self._readable(error) from error
 
     async def write(self, fn: Callable[[sqlite3.Connection], Any], key: object | None = None) -> Any:
         """Queue the write `fn` and wait for its commit (`Writer.submit`: `DEFERRED` when kept in memory)."""
         try:
             return await self._writer.submit(fn, key)
         except sqlite3.DatabaseError as error:
-            raise _readable(error, self.path) from error
+            raise self._readable(error) from error
+
+    def _readable(self, error: sqlite3.DatabaseError) -> HistoryError:
+        """`error` for the user; damage seen makes the next start check the whole file (`check_policy`)."""
+        if is_corruption(error) and self.mode is not Mode.MEMORY:
+            self.report.known_good_since = None
+            check_policy.forget(self.path)
+        return _readable(error, self.path)
 
     def hold(self, fn: WriteFn, error: BaseException) -> None:
         """Keep `fn` in memory, first, as if the disk had refused it with `error` (`Writer.hold`)."""
@@ -171,6 +179,9 @@ class Database:
         self._closed = True
         owners.release(self.owner)
         await self._conn.close()
+        if self.mode is Mode.READ_WRITE and saved and self.report.known_good_since is not None:
+            # closed cleanly, known good: the next start need not check the whole file (`check_policy`)
+            await asyncio.to_thread(check_policy.write_stamp, self.path, self.report.known_good_since)
 
 
 def _readable(error: sqlite3.DatabaseError, path: Path) -> HistoryError:

@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from tui_agent import paths
-from tui_agent.history import owners
+from tui_agent.history import check_policy, owners
 from tui_agent.history.errors import HistoryError
 from tui_agent.history.identity import inspect_file, not_ours, read_facts
 from tui_agent.history.report import OpenReport
@@ -215,20 +215,28 @@ def prepare(
     """Configure, check, migrate and recover a freshly opened connection (runs on its thread).
 
     Returns the lock that kept the upgrade or recovery from running (the store runs `settle` first among its
-    writes once the lock is gone), or None.
+    writes once the lock is gone), or None. Damage is a `CorruptDatabaseError` wherever it surfaces: the whole
+    file is checked only when `check_policy` says it is due, so an error reading it later (the upgrade, the
+    recovery) has it checked then, and moved aside if damaged.
     """
     conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
     conn.execute("PRAGMA foreign_keys = ON")
     try:
-        version = _checked_version(conn, path, mode)
-        if mode is not Mode.MEMORY and version > 0:
-            row = conn.execute("PRAGMA quick_check").fetchone()
-            if row is None or row[0] != "ok":
-                raise CorruptDatabaseError(str(row[0] if row else "quick_check returned nothing"))
+        return _prepare(conn, path, mode, report, busy_ms)
     except sqlite3.DatabaseError as error:
         if is_corruption(error):
             raise CorruptDatabaseError(str(error)) from error
+        if mode is not Mode.MEMORY and not report.whole_file_checked and not is_transient(error):
+            _check_whole_file(conn, report)  # e.g. "vtable constructor failed" over damaged pages
         raise
+
+
+def _prepare(
+    conn: sqlite3.Connection, path: Path, mode: Mode, report: OpenReport, busy_ms: int
+) -> sqlite3.OperationalError | None:
+    version = _checked_version(conn, path, mode)
+    if mode is not Mode.MEMORY:
+        _check_whole_file_when_due(conn, path, version, report)
     if mode in (Mode.READ_ONLY, Mode.IMMUTABLE):
         _check_readable_version(version, path)
         return None
@@ -241,6 +249,33 @@ def prepare(
         _migrate(conn, path, deferrable=False)
         return None
     return _settle_unless_locked(conn, path, version, report, busy_ms)
+
+
+def _check_whole_file_when_due(conn: sqlite3.Connection, path: Path, version: int, report: OpenReport) -> None:
+    """`PRAGMA quick_check` over the whole file when `check_policy` says it may have changed since it was last
+    known good (it reads every page: seconds for a big history); a new file is good as it is."""
+    if version == 0:
+        report.known_good_since = time.time()
+        return
+    stamp = check_policy.read_stamp(path)
+    if stamp is not None and not check_policy.needs_check(path, stamp):
+        report.known_good_since = stamp.checked_at
+        return
+    _check_whole_file(conn, report)
+
+
+def _check_whole_file(conn: sqlite3.Connection, report: OpenReport) -> None:
+    """`PRAGMA quick_check`: raises `CorruptDatabaseError` when the file is damaged."""
+    report.whole_file_checked = True
+    try:
+        row = conn.execute("PRAGMA quick_check").fetchone()
+    except sqlite3.DatabaseError as error:
+        if is_corruption(error):
+            raise CorruptDatabaseError(str(error)) from error
+        raise
+    if row is None or row[0] != "ok":
+        raise CorruptDatabaseError(str(row[0] if row else "quick_check returned nothing"))
+    report.known_good_since = time.time()
 
 
 def _checked_version(conn: sqlite3.Connection, path: Path, mode: Mode) -> int:

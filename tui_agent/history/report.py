@@ -26,6 +26,10 @@ class OpenReport:
     interrupted_tool_calls: int = 0
     not_saved: str | None = None
     """What was still unsaved when the store closed (those changes are lost)."""
+    whole_file_checked: bool = False
+    """Opening ran `PRAGMA quick_check` over the whole file (`check_policy` says when)."""
+    known_good_since: float | None = None
+    """When the file was last checked whole and found good (None: not known good; no stamp is left)."""
     runtime: list[str] = field(default_factory=list)
     """Sentences added after opening (disk full, writes saved again...)."""
 

@@ -50,7 +50,10 @@ def _assert_moved_aside(store: HistoryStore, original: bytes) -> Path:
 async def test_another_databases_wal_beside_ours_is_never_replayed_into_it(db_path: Path) -> None:
     session_id = await _our_history(db_path)
     original = file_bytes(db_path)
-    assert _names(db_path.parent) == ["history.db"]  # closed: checkpointed, no -wal left
+    assert _names(db_path.parent) == [
+        "history.db",
+        "history.db.checked",
+    ]  # checkpointed, no -wal; stamped good
     other = _other_apps_database(db_path.parent / "notes.db")
     try:
         shutil.copyfile(db_path.parent / "notes.db-wal", f"{db_path}-wal")  # the WAL of a different db file
@@ -121,4 +124,4 @@ async def test_a_new_database_is_stamped_and_nothing_else_is_moved(db_path: Path
     assert raw_rows(db_path, "PRAGMA application_id") == [(APPLICATION_ID,)]
     store = await HistoryStore.open(db_path)
     await store.close()
-    assert store.report.moved_aside is None and _names(db_path.parent) == ["history.db"]
+    assert store.report.moved_aside is None and _names(db_path.parent) == ["history.db", "history.db.checked"]

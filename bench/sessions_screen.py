@@ -1,0 +1,131 @@
+"""Benchmark: a history of many sessions (default 100,000) against an empty one, in the same run (issue 28).
+
+Lines (each a ratio to the empty history measured in the same run, best of --runs):
+- open: `HistoryStore.open` of a file a tui-agent closed cleanly (its stamp matches: no whole-file quick_check),
+  what every start (`-p hi`, the TUI) pays. Also printed, not targeted: the open that does check the whole file
+  (no stamp: new to this machine), as the before.
+- first page: what the sessions screen (Ctrl+S) waits for before it lists anything - the newest page of sessions
+  (`find_sessions("", 100)`) and their rows' glances (last reply, cost).
+- search page: the first page of a filter found in old sessions only (the defect was: hits only among the 200
+  newest), and the count of all its hits read page by page (must be every one).
+Targets: open ratio <= 1.2, first page ratio <= 1.5 (the screen's widgets are the same for any full page).
+
+    python bench/sessions_screen.py [--sessions N] [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sqlite3
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from tui_agent.history import check_policy
+from tui_agent.history.store import HistoryStore
+from tui_agent.prices import PriceTable
+
+PAGE = 100
+OLD_HITS = 150
+"""The oldest sessions mention zebras; no newer one does."""
+
+
+def build(path: Path, total: int) -> None:
+    """`total` sessions of a prompt and a reply each, with plain sqlite3 in one transaction."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("BEGIN")
+    now = time.time()
+    for n in range(total):
+        sid = uuid.uuid4().hex
+        animal = "zebra" if n >= total - OLD_HITS else "horse"
+        conn.execute(
+            "INSERT INTO sessions (id, title, created_at, updated_at, message_count) VALUES (?, ?, ?, ?, ?)",
+            (sid, f"session {n}", now - n, now - n, 2),
+        )
+        ask, reply = uuid.uuid4().hex, uuid.uuid4().hex
+        conn.executemany(
+            "INSERT INTO messages (id, session_id, position, role, content, status, created_at, "
+            "updated_at, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (ask, sid, 0, "user", f"tell me about the {animal} number {n}", "complete", now, now, None),
+                (reply, sid, 1, "assistant", f"The {animal} is an animal ({n}).", "complete", now, now, ask),
+            ],
+        )
+        conn.execute("UPDATE sessions SET active_leaf_id = ? WHERE id = ?", (reply, sid))
+    conn.execute("COMMIT")
+    conn.close()
+
+
+async def best_of(runs: int, fn: Callable[[], Awaitable[Any]]) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        await fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+async def opened(path: Path) -> None:
+    store = await HistoryStore.open(path)
+    await store.close()
+
+
+async def first_page(path: Path) -> None:
+    store = await HistoryStore.open(path)
+    try:
+        matches = await store.find_sessions("", PAGE)
+        await store.glances([m.session.id for m in matches], PriceTable.with_overrides())
+    finally:
+        await store.close()
+
+
+async def every_hit(path: Path, word: str) -> int:
+    store = await HistoryStore.open(path)
+    try:
+        found, offset = 0, 0
+        while page := await store.find_sessions(word, PAGE, offset):
+            found += len(page)
+            offset += len(page)
+        return found
+    finally:
+        await store.close()
+
+
+def result(metric: str, value: float, baseline: float, target: str) -> None:
+    print(f"result: {metric}={value:.4g} baseline={baseline:.4g} ratio={value / baseline:.3g} target={target}")
+
+
+async def main(args: argparse.Namespace) -> None:
+    print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
+    with tempfile.TemporaryDirectory(prefix="bench-sessions-") as tmp:
+        empty, big = Path(tmp) / "empty.db", Path(tmp) / "big.db"
+        for path in (empty, big):
+            await opened(path)  # created, stamped
+        start = time.perf_counter()
+        build(big, args.sessions)
+        print(f"{args.sessions:,} sessions built in {time.perf_counter() - start:.1f} s, {big.stat().st_size >> 20} MB")
+        check_policy.forget(big)
+        start = time.perf_counter()
+        await opened(big)  # new to this machine: checked whole, then stamped
+        checked = time.perf_counter() - start
+        base_open = await best_of(args.runs, lambda: opened(empty))
+        big_open = await best_of(args.runs, lambda: opened(big))
+        print(f"open with the whole-file check (the before, every start): {checked * 1000:.0f} ms")
+        result("open_s", big_open, base_open, "ratio<=1.2")
+        base_page = await best_of(args.runs, lambda: first_page(empty))
+        big_page = await best_of(args.runs, lambda: first_page(big))
+        result("sessions_screen_first_page_s", big_page, base_page, "ratio<=1.5")
+        hits = await every_hit(big, "zebra")
+        print(f"result: search_hits={hits} baseline={OLD_HITS} ratio={hits / OLD_HITS:.3g} target=ratio>=1")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sessions", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=5)
+    asyncio.run(main(parser.parse_args()))
