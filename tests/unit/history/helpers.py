@@ -1,4 +1,5 @@
-"""Helpers for history tests: raw looks at the database file, and making files truly read-only."""
+"""Helpers for history tests: raw looks at the database file, making files truly read-only, and a history with
+enough pages to damage."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from tui_agent.history.store import HistoryStore
+from tui_agent.status import MessageStatus, Role
 
 
 def raw_rows(path: Path, sql: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
@@ -62,3 +66,13 @@ def file_bytes(path: Path | str) -> bytes:
 
 def put_bytes(path: Path | str, data: bytes) -> None:
     Path(path).write_bytes(data)
+
+
+async def filled_history(db_path: Path) -> str:
+    """A history of one session of 200 messages (a few hundred pages), closed; the session's id."""
+    store = await HistoryStore.open(db_path)
+    session = await store.create_session("s")
+    for i in range(200):
+        await store.append_message(session.id, Role.USER, f"message {i} " * 20, MessageStatus.COMPLETE)
+    await store.close()
+    return session.id

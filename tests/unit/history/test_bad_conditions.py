@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.history.helpers import file_bytes, integrity, put_bytes, raw_rows, read_only
+from tests.unit.history.helpers import file_bytes, filled_history, integrity, put_bytes, raw_rows, read_only
 from tui_agent.history.errors import HistoryError
 from tui_agent.history.schema import APPLICATION_ID, LATEST_VERSION, migrate
 from tui_agent.history.store import HistoryStore
@@ -118,11 +118,7 @@ async def test_corrupt_file_is_moved_aside_never_deleted(db_path: Path) -> None:
 
 
 async def test_damaged_pages_are_detected_and_moved_aside(db_path: Path) -> None:
-    store = await HistoryStore.open(db_path)
-    session = await store.create_session("s")
-    for i in range(200):
-        await store.append_message(session.id, Role.USER, f"message {i} " * 20, MessageStatus.COMPLETE)
-    await store.close()
+    await filled_history(db_path)
     data = bytearray(file_bytes(db_path))
     for offset in range(4096 * 3, len(data), 4096):  # scribble over every page but the first few
         data[offset + 8 : offset + 64] = b"\xff" * 56

@@ -14,20 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.history.helpers import file_bytes, put_bytes
+from tests.unit.history.helpers import file_bytes, filled_history, put_bytes
 from tui_agent.history import check_policy
 from tui_agent.history.errors import HistoryError
 from tui_agent.history.store import HistoryStore
-from tui_agent.status import MessageStatus, Role
-
-
-async def _filled(db_path: Path) -> str:
-    store = await HistoryStore.open(db_path)
-    session = await store.create_session("s")
-    for i in range(200):
-        await store.append_message(session.id, Role.USER, f"message {i} " * 20, MessageStatus.COMPLETE)
-    await store.close()
-    return session.id
 
 
 async def _checked_whole(db_path: Path) -> bool:
@@ -41,7 +31,7 @@ async def _checked_whole(db_path: Path) -> bool:
 async def test_a_cleanly_closed_file_opens_without_a_whole_file_check_and_anything_else_is_checked(
     db_path: Path,
 ) -> None:
-    await _filled(db_path)
+    await filled_history(db_path)
     stamp = check_policy.stamp_path(db_path)
     assert stamp.exists() and stamp.stat().st_mode & 0o777 == 0o600
     assert not await _checked_whole(db_path)  # closed cleanly by us, untouched since
@@ -79,7 +69,7 @@ def _rot(db_path: Path, pages: int) -> None:
 async def test_damage_the_stamp_cannot_see_is_caught_where_it_surfaces_and_the_next_start_checks(
     db_path: Path,
 ) -> None:
-    session_id = await _filled(db_path)
+    session_id = await filled_history(db_path)
     _rot(db_path, 5)  # only message pages: opening reads none of them
     store = await HistoryStore.open(db_path)
     try:
@@ -99,7 +89,7 @@ async def test_damage_the_stamp_cannot_see_is_caught_where_it_surfaces_and_the_n
 
 
 async def test_damage_met_while_opening_moves_the_file_aside_though_no_check_was_due(db_path: Path) -> None:
-    await _filled(db_path)
+    await filled_history(db_path)
     _rot(db_path, 40)  # the full-text index too: the recovery at open fails on it ("vtable constructor failed")
     store = await HistoryStore.open(db_path)
     try:
