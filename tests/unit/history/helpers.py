@@ -76,3 +76,13 @@ async def filled_history(db_path: Path) -> str:
         await store.append_message(session.id, Role.USER, f"message {i} " * 20, MessageStatus.COMPLETE)
     await store.close()
     return session.id
+
+
+async def assert_moved_aside_and_fresh(db_path: Path) -> None:
+    """Opening `db_path` moves the damaged file aside (kept) and starts an empty history."""
+    reopened = await HistoryStore.open(db_path)
+    try:
+        assert reopened.report.moved_aside is not None and reopened.report.moved_aside.exists()
+        assert await reopened.list_recent() == []
+    finally:
+        await reopened.close()

@@ -9,7 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.history.helpers import file_bytes, filled_history, integrity, put_bytes, raw_rows, read_only
+from tests.unit.history.helpers import (
+    assert_moved_aside_and_fresh,
+    file_bytes,
+    filled_history,
+    integrity,
+    put_bytes,
+    raw_rows,
+    read_only,
+)
 from tui_agent.history.errors import HistoryError
 from tui_agent.history.schema import APPLICATION_ID, LATEST_VERSION, migrate
 from tui_agent.history.store import HistoryStore
@@ -123,12 +131,7 @@ async def test_damaged_pages_are_detected_and_moved_aside(db_path: Path) -> None
     for offset in range(4096 * 3, len(data), 4096):  # scribble over every page but the first few
         data[offset + 8 : offset + 64] = b"\xff" * 56
     put_bytes(db_path, bytes(data))
-    reopened = await HistoryStore.open(db_path)
-    try:
-        assert reopened.report.moved_aside is not None and reopened.report.moved_aside.exists()
-        assert await reopened.list_recent() == []
-    finally:
-        await reopened.close()
+    await assert_moved_aside_and_fresh(db_path)
 
 
 @pytest.mark.parametrize("folder_too", [False, True], ids=["file", "file-and-folder"])

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.history.helpers import file_bytes, filled_history, put_bytes
+from tests.unit.history.helpers import assert_moved_aside_and_fresh, file_bytes, filled_history, put_bytes
 from tui_agent.history import check_policy
 from tui_agent.history.errors import HistoryError
 from tui_agent.history.store import HistoryStore
@@ -80,12 +80,7 @@ async def test_damage_the_stamp_cannot_see_is_caught_where_it_surfaces_and_the_n
     finally:
         await store.close()
     assert not check_policy.stamp_path(db_path).exists()  # not written again by the close
-    reopened = await HistoryStore.open(db_path)
-    try:
-        assert reopened.report.moved_aside is not None and reopened.report.moved_aside.exists()
-        assert await reopened.list_recent() == []
-    finally:
-        await reopened.close()
+    await assert_moved_aside_and_fresh(db_path)
 
 
 async def test_damage_met_while_opening_moves_the_file_aside_though_no_check_was_due(db_path: Path) -> None:
