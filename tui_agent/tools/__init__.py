@@ -1,13 +1,13 @@
 """Tool definitions, plugin discovery and the tool runner.
 
-A plugin module needs only `from tui_agent.tools import tool` (and `hook`, for hooks around agents and tools;
+A plugin module needs only `from tui_agent.tools import tool` (and `hook`, `Deny`, for hooks around agents and tools;
 `ToolResult` and `Attachment` for a tool whose answer carries an image, see `results`);
 the registry, runner and subprocess helper live in their own modules (`registry`, `runner`, `process`).
 """
 
 from tui_agent.payloads import Attachment
-from tui_agent.tools.hooks import hook
+from tui_agent.tools.hooks import Deny, hook
 from tui_agent.tools.results import ToolResult
 from tui_agent.tools.spec import tool
 
-__all__ = ["Attachment", "ToolResult", "hook", "tool"]
+__all__ = ["Attachment", "Deny", "ToolResult", "hook", "tool"]
