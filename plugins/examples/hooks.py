@@ -2,7 +2,8 @@
 (`tui-agent plugins` shows where) to use it.
 
 Hooks run around agents and tools; each is isolated like a tool: one that raises, or takes more than 5 s,
-is reported and skipped, and what it was given goes on unchanged.
+is reported and skipped, and what it was given goes on unchanged — except a `before_tool` hook, whose exception
+(or `Deny(...)`) refuses the call (docs/skills-and-hooks.md).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from tui_agent.tools import hook
+from tui_agent.tools import Deny, hook
 
 
 @hook("before_agent")
@@ -28,14 +29,19 @@ def count_words(agent: str, reply: str) -> None:
 
 
 @hook("before_tool")
-def note_start(name: str, arguments: dict[str, Any]) -> None:
-    """Before an allowed call runs: the tool's name and its validated arguments (a copy; changing it does nothing)."""
+def note_start(name: str, arguments: dict[str, Any], agent: str) -> dict[str, Any] | Deny | None:
+    """Before a call is approved and run: the tool's name, its validated arguments (a copy) and whose call it is.
+    Return `Deny("why")` (or raise) to refuse it, a new dict to change its arguments, None to let it be."""
+    if name == "run_shell" and "rm -rf /" in str(arguments.get("command", "")):
+        return Deny(f"{agent} may not remove the root folder")
     _STARTED[name] = time.monotonic()
+    return None
 
 
 @hook("after_tool")
 async def stamp_slow_results(name: str, arguments: dict[str, Any], result: str) -> str | None:
-    """After a call succeeded: a result returned here replaces the one the model gets."""
+    """After a call ran (a failed one too: `result` is its error); a string returned here replaces what the model
+    gets."""
     took = time.monotonic() - _STARTED.pop(name, time.monotonic())
     return f"{result}\n(took {took:.1f} s)" if took > 2 else None
 

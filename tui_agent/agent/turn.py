@@ -395,7 +395,7 @@ class Turn:
         """Run one valid call to its final value (validation, approval, timeout and cap are the runner's)."""
         token = running_call.set((self, call))
         try:
-            return await self.services.runner.run_one(call, self.follow_call, self.ask)
+            return await self.services.runner.run_one(call, self.follow_call, self.ask, self.agent or self.runs)
         finally:
             running_call.reset(token)
 

@@ -1,4 +1,4 @@
-"""Provides `@hook` and `Hooks`: plugin functions run around agents and tools, isolated like tools.
+"""Provides `@hook`, `Deny` and `Hooks`: plugin functions run around agents and tools, isolated like tools.
 
 A plugin file (found as tools are: the shipped and user `plugins/` folders, `--plugins DIR`, the
 `tui_agent.plugins` entry-point group) marks functions with `@hook("<kind>")`. The kinds and what each gets:
@@ -7,12 +7,19 @@ A plugin file (found as tools are: the shipped and user `plugins/` folders, `--p
   team member, by name; "assistant" when the session runs no named one) is asked, with the new input it
   receives; a returned string replaces that input.
 - `after_agent(agent: str, reply: str) -> None`: after the agent's turn, with its final reply text.
-- `before_tool(name: str, arguments: dict) -> None`: before an allowed call runs (the arguments validated).
-- `after_tool(name: str, arguments: dict, result: str) -> str | None`: after a call succeeded; a returned
-  string replaces the result the model gets.
+- `before_tool(name: str, arguments: dict) -> dict | Deny | None`: before a call of a known tool with valid
+  arguments is put to the approval policy and run. It can **deny** the call (raise any exception, e.g.
+  `PermissionError("no writes under /etc")`, or return `Deny("why")`: the call fails with that message and the
+  model is told it) or **change its arguments** (return a new dict: validated again, the call runs with it, the
+  panel and the model are told a hook changed them). `None` leaves the call as it is.
+- `after_tool(name: str, arguments: dict, result: str) -> str | None`: after a call ran, succeeded or failed
+  (`result` is then the error text); a returned string replaces the text the model gets.
 
-Hooks may be sync or async. One that raises (anything, `KeyboardInterrupt` included) or runs past its
-timeout is reported once per failure through `on_notice` and skipped: what it was given goes on unchanged.
+A tool hook that names a parameter `agent` is also told the agent whose call it is (as `before_agent` is), and an
+`after_tool` hook that names `failed` is told whether the call failed.
+
+Hooks may be sync or async. One that runs past its timeout is reported once through `on_notice` and skipped;
+one that raises is reported and skipped too, except a `before_tool` hook, whose exception denies the call.
 Sync hooks run in a daemon thread of their own (as sync tools do), so one that hangs is abandoned, never
 awaited forever, and never holds up the app's exit.
 """
@@ -23,7 +30,7 @@ import asyncio
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
 from types import ModuleType
 from typing import Any, Literal, TypeVar, cast, get_args
 
@@ -35,6 +42,31 @@ MARKER = "__tui_agent_hook__"
 DEFAULT_TIMEOUT = 5.0
 """Seconds a hook may take before it is skipped."""
 F = TypeVar("F", bound=Callable[..., Any])
+DEFAULT_AGENT = "assistant"
+"""The agent name tool hooks are told when the caller names none."""
+
+
+@dataclass(frozen=True)
+class Deny:
+    """What a `before_tool` hook returns to refuse a call: `reason` is what the model and the person are told."""
+
+    reason: str = "denied by a hook"
+
+
+class HookDenied(Exception):
+    """A `before_tool` hook refused the call (raised or returned `Deny`)."""
+
+    def __init__(self, hook: str, reason: str) -> None:
+        super().__init__(f"A hook ({hook}) denied the call: {reason}")
+        self.hook, self.reason = hook, reason
+
+
+@dataclass(frozen=True)
+class ToolCallPlan:
+    """A call as the `before_tool` hooks leave it: its arguments and the hooks that changed them."""
+
+    arguments: dict[str, Any]
+    changed_by: tuple[str, ...] = ()
 
 
 def hook(kind: HookKind) -> Callable[[F], F]:
@@ -96,31 +128,65 @@ class Hooks:
         for name, func in self.by_kind.get("after_agent", []):
             await self._call(name, func, agent, reply)
 
-    async def before_tool(self, tool: str, arguments: dict[str, Any]) -> None:
+    async def before_tool(self, tool: str, arguments: dict[str, Any], agent: str = DEFAULT_AGENT) -> ToolCallPlan:
+        """The call's arguments as the `before_tool` hooks leave them, in registration order; raises
+        `HookDenied` when one refuses it (raises, or returns `Deny`)."""
+        changed_by: list[str] = []
         for name, func in self.by_kind.get("before_tool", []):
-            await self._call(name, func, tool, dict(arguments))
+            extra = _keywords(func, agent=agent)
+            value = await self._call(name, func, tool, dict(arguments), refuses=True, **extra)
+            if isinstance(value, Deny):
+                raise HookDenied(name, value.reason)
+            if isinstance(value, dict) and value != arguments:
+                arguments = value
+                changed_by.append(name)
+        return ToolCallPlan(arguments, tuple(changed_by))
 
-    async def after_tool(self, tool: str, arguments: dict[str, Any], result: str) -> str:
-        """`result` as the `after_tool` hooks leave it, in registration order."""
+    async def after_tool(
+        self, tool: str, arguments: dict[str, Any], result: str, *, failed: bool = False, agent: str = DEFAULT_AGENT
+    ) -> str:
+        """`result` (the error text of a failed call) as the `after_tool` hooks leave it, in registration order."""
         for name, func in self.by_kind.get("after_tool", []):
-            result = _text_or(await self._call(name, func, tool, dict(arguments), result), result)
+            extra = _keywords(func, agent=agent, failed=failed)
+            result = _text_or(await self._call(name, func, tool, dict(arguments), result, **extra), result)
         return result
 
-    async def _call(self, name: str, func: Callable[..., Any], *args: Any) -> Any:
-        """Run one hook; a failure or a timeout is reported and gives None (nothing changes)."""
+    async def _call(
+        self, name: str, func: Callable[..., Any], *args: Any, refuses: bool = False, **keywords: Any
+    ) -> Any:
+        """Run one hook; a timeout, or a failure of a hook that cannot refuse, is reported and gives None
+        (nothing changes); a failure of one that can (`refuses`) raises `HookDenied`."""
         try:
             async with asyncio.timeout(self.timeout):
                 if inspect.iscoroutinefunction(func):
-                    return await func(*args)
-                outcome = await in_daemon_thread(partial(func, *args), f"hook:{name}")
+                    return await func(*args, **keywords)
+                outcome = await in_daemon_thread(partial(func, *args, **keywords), f"hook:{name}")
                 return await outcome if inspect.isawaitable(outcome) else outcome
         except TimeoutError:
             self.on_notice(f"Hook {name} took more than {self.timeout:g} s and was skipped.")
         except asyncio.CancelledError:
             raise
         except BaseException as error:  # KeyboardInterrupt, SystemExit...: a failed hook, never the app's end
+            if refuses:
+                raise HookDenied(name, str(error) or type(error).__name__) from error
             self.on_notice(f"Hook {name} failed and was skipped: {type(error).__name__}: {error}")
         return None
+
+
+def _keywords(func: Callable[..., Any], **offered: Any) -> dict[str, Any]:
+    """The keywords of `offered` that `func` takes (by name, or through `**kwargs`): older hooks take none."""
+    takes, takes_any = _parameters(func)
+    return {key: value for key, value in offered.items() if takes_any or key in takes}
+
+
+@cache
+def _parameters(func: Callable[..., Any]) -> tuple[frozenset[str], bool]:
+    try:
+        parameters = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return frozenset(), False
+    named = frozenset(p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+    return named, any(p.kind is p.VAR_KEYWORD for p in parameters)
 
 
 def _text_or(value: Any, unchanged: str) -> str:

@@ -14,6 +14,7 @@ are cancelled for real.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -27,6 +28,7 @@ from tui_agent.status import ToolStatus
 from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.tools.approvals import Grants, edited_file, pattern_allows
 from tui_agent.tools.daemon import in_daemon_thread
+from tui_agent.tools.hooks import DEFAULT_AGENT, HookDenied
 from tui_agent.tools.modes import Permissions, refusal
 from tui_agent.tools.output import cap_output, capped_text, let_go
 from tui_agent.tools.progress import reporting_progress
@@ -148,23 +150,52 @@ class ToolRunner:
             await asyncio.gather(*tasks, return_exceptions=True)
             raise
 
-    async def run_one(self, call: ToolCall, on_change: OnChange, ask: Asker | None = None) -> ToolCall:
-        """Run one call to its final value; `ask` puts `ask` tools to the user (None: nobody can answer, so
-        they are denied). Cancelling this coroutine ends the call `interrupted` (reported) and re-raises."""
+    async def run_one(
+        self, call: ToolCall, on_change: OnChange, ask: Asker | None = None, agent: str = DEFAULT_AGENT
+    ) -> ToolCall:
+        """Run one call of `agent` (as tool hooks are told it) to its final value; `ask` puts `ask` tools to the
+        user (None: nobody can answer, so they are denied). Cancelling this coroutine ends the call `interrupted`
+        (reported) and re-raises."""
         report = _Reporter(call, on_change)
         report.change(status=ToolStatus.PENDING)
+        hooks, spec, arguments, note = self.registry.hooks, None, dict(call.arguments or {}), ""
         try:
             spec, arguments = self._prepare(call)
+            spec, arguments, note = await self._hooked(spec, arguments, agent)
             await self._approve(spec, spec.command_in(arguments), report, ask, edited_file(spec, arguments))
-            await self.registry.hooks.before_tool(spec.name, arguments)
             text, attachments, changes = await self._execute(spec, arguments, report)
-            text = await self.registry.hooks.after_tool(spec.name, arguments, text)
+            text = note + await hooks.after_tool(spec.name, arguments, text, agent=agent)
         except _Finished as end:
-            return report.finish(end.status, end.text)
+            text = note + end.text
+            if spec is not None:  # a known tool with valid arguments: its after_tool hooks see the failure too
+                text = await hooks.after_tool(spec.name, arguments, text, failed=True, agent=agent)
+            return report.finish(end.status, text)
         except asyncio.CancelledError:
             report.finish(ToolStatus.INTERRUPTED, f"The call to {call.name} was cancelled.")
             raise
         return report.finish(ToolStatus.DONE, text, attachments, changes)
+
+    async def _hooked(
+        self, spec: ToolSpec, arguments: dict[str, Any], agent: str
+    ) -> tuple[ToolSpec, dict[str, Any], str]:
+        """The call as the `before_tool` hooks leave it (`tui_agent.tools.hooks`), with the note the result
+        starts with when they changed its arguments (validated again); a refusal ends the call denied."""
+        try:
+            plan = await self.registry.hooks.before_tool(spec.name, arguments, agent)
+        except HookDenied as denied:
+            raise _Finished(ToolStatus.DENIED, str(denied)) from denied
+        if not plan.changed_by:
+            return spec, arguments, ""
+        try:
+            arguments = spec.validate(plan.arguments)
+        except ValidationError as error:
+            by = ", ".join(plan.changed_by)
+            raise _Finished(
+                ToolStatus.FAILED,
+                f"A hook ({by}) changed the arguments to invalid ones: " + describe_validation_error(spec.name, error),
+            ) from error
+        shown = json.dumps(arguments, ensure_ascii=False, default=str)
+        return spec, arguments, f"[arguments changed by a hook ({', '.join(plan.changed_by)}): {shown}]\n"
 
     def _prepare(self, call: ToolCall) -> tuple[ToolSpec, dict[str, Any]]:
         spec = self.registry.get(call.name) if self.allows(call.name) else None

@@ -9,6 +9,7 @@ from tests.unit.agent.conftest import MakeAgent, collect
 from tests.unit.llm.helpers import eventually
 from tui_agent.agent.events import ToolCallUpdated, TurnEndReason, TurnFinished
 from tui_agent.offline.server import BackgroundServer
+from tui_agent.status import ToolStatus
 from tui_agent.tools.cli import describe, render
 from tui_agent.tools.registry import ToolRegistry
 
@@ -140,6 +141,12 @@ def name_it(agent, text):
 def log_it(agent, reply):
     with Path(__file__).with_name("after_agent.log").open("a") as log:
         log.write(agent + "\\n")
+
+
+@hook("before_tool")
+def log_tool(name, arguments, **told):
+    with Path(__file__).with_name("tools.log").open("a") as log:
+        log.write(f"{told['agent']}:{name}\\n")
 """
 
 
@@ -169,3 +176,69 @@ async def test_hooks_are_told_the_sessions_agent_and_a_sub_agent_by_name(
     # The hook runs in a thread as the turn ends, after its last event: waited for, not assumed.
     await eventually(lambda: len(told()) == 3, "three after_agent calls")
     assert told() == ["researcher", "researcher", "assistant"]  # the sub-agent's turn ends before its caller's
+    # tool hooks are told whose call it is (`agent`, here through **kwargs): the caller's, then the sub-agent's
+    assert (folder / "tools.log").read_text().split() == ["assistant:ask_researcher", "researcher:get_current_weather"]
+
+
+GUARD = """
+from pathlib import Path
+
+from tui_agent.tools import Deny, hook
+
+LOG = Path(__file__).with_name("guard.log")
+
+
+def note(line):
+    with LOG.open("a") as log:
+        log.write(line + "\\n")
+
+
+@hook("before_tool")
+def guard(name, arguments, agent):
+    note(f"before {agent} {arguments['location']}")
+    if arguments["location"] == "Paris":
+        raise PermissionError("no weather for Paris")
+    if arguments["location"] == "Oslo":
+        return Deny("Oslo is off limits")
+    if arguments["location"] == "Rome":
+        return {**arguments, "location": "Lyon"}
+    return None
+
+
+@hook("after_tool")
+def watch(name, arguments, result, failed):
+    note(f"after {arguments['location']} failed={failed}")
+    return None
+"""
+
+
+async def test_a_before_tool_hook_denies_or_changes_a_call_and_after_tool_sees_failures(
+    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path
+) -> None:
+    folder = plugin(tmp_path, "guard", GUARD)
+    built = await make_agent(offline_server.base_url, plugin_dirs=[folder], agent="researcher")
+    events = await collect(built.agent.send("What's the weather in Paris, Rome and Oslo?"))
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE, events[-1]
+    calls = {event.call.call_id: event.call for event in events if isinstance(event, ToolCallUpdated)}
+    by_city = {str((call.arguments or {})["location"]): call for call in calls.values()}
+    assert by_city["Paris"].status is ToolStatus.DENIED
+    assert (by_city["Paris"].error or "").startswith("A hook (guard (")
+    assert (by_city["Paris"].error or "").endswith("guard.py)) denied the call: no weather for Paris")
+    assert by_city["Oslo"].status is ToolStatus.DENIED and "Oslo is off limits" in (by_city["Oslo"].error or "")
+    rome = by_city["Rome"]  # the call as the model wrote it, run as the hook changed it (the panel shows the line)
+    assert rome.status is ToolStatus.DONE and rome.result is not None
+    assert rome.result.startswith("[arguments changed by a hook (guard (")
+    assert 'guard.py)): {"location": "Lyon"' in rome.result.splitlines()[0]
+    assert "Lyon" in rome.result.splitlines()[1]
+    told = [m for m in (offline_server.requests[-1].body or {})["messages"] if m["role"] == "tool"]
+    assert any("no weather for Paris" in m["content"] for m in told), told  # the model is told
+    assert any(m["content"].startswith("[arguments changed by a hook") for m in told), told
+    lines = sorted((folder / "guard.log").read_text().splitlines())
+    assert lines == [
+        "after Lyon failed=False",
+        "after Oslo failed=True",
+        "after Paris failed=True",
+        "before researcher Oslo",
+        "before researcher Paris",
+        "before researcher Rome",
+    ]
