@@ -26,6 +26,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("tui_agent.doctor", "check the endpoint, config file, plugins, MCP servers and history file"),
     "agents": ("tui_agent.agents.cli", "list the agents and teams, where each comes from, and bad files"),
     "index": ("tui_agent.retrieval.cli", "update or show the passage index that search_docs reads"),
+    "rewind": ("tui_agent.rewind_cli", "bring a session's files back to a point of its conversation"),
 }
 """Subcommand name -> (module registering it via `add_parser(subparsers)`, one-line help).
 

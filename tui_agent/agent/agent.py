@@ -15,7 +15,7 @@ replies), `RedoTurns` (edit, regenerate, retry, continue), `ContextUpkeep` (cont
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.agent.agent_choice import AgentChoice
@@ -26,6 +26,7 @@ from tui_agent.agent.compaction import Compaction
 from tui_agent.agent.context_upkeep import ContextUpkeep
 from tui_agent.agent.conversation import Conversation
 from tui_agent.agent.events import AgentEvent, TurnStarted
+from tui_agent.agent.file_rewinds import FileRewinds
 from tui_agent.agent.meter import Meter, SessionMeter
 from tui_agent.agent.model_choice import chat_models
 from tui_agent.agent.observers import Observers
@@ -33,6 +34,7 @@ from tui_agent.agent.port import NoticeObserver
 from tui_agent.agent.profile_use import AgentRoster, AgentSetup
 from tui_agent.agent.redo import NothingToRedoError as NothingToRedoError
 from tui_agent.agent.redo import RedoTurns
+from tui_agent.agent.rewind import FilesPlan, RestoreOutcome, Rewind
 from tui_agent.agent.sessions import SessionActions
 from tui_agent.agent.sessions import SessionNotFoundError as SessionNotFoundError
 from tui_agent.agent.tree import TreeObserver, Unsubscribe
@@ -108,6 +110,8 @@ class Agent:
         self._redo = RedoTurns(self._state, self._turns, self._run)
         self._context = ContextUpkeep(self._state, self._turns)
         self._sessions = SessionActions(self._state, self._turns, self._choice.restore)
+        self.files = FileRewinds(self._state, self._turns)
+        """The files the conversation tree carries: rewind, a branch's files, undo (the port's `FilesPort`)."""
         registry.hooks.on_notice = self._notices.tell  # a failing hook is said, and skipped
 
     # -- the parts' state, read by the front ends and tests -------------------------------------------
@@ -305,6 +309,25 @@ class Agent:
 
     async def stored_attachments(self, refs: Sequence[AttachmentRef]) -> list[Attachment]:
         return await self._sessions.stored_attachments(refs)
+
+    # -- the files the tree carries ---------------------------------------------------------------------
+    async def active_leaf(self) -> str | None:
+        return await self.files.active_leaf()
+
+    async def plan_rewind(self, message_id: str) -> Rewind:
+        return await self.files.plan_rewind(message_id)
+
+    async def plan_files_before(self, message_id: str) -> FilesPlan:
+        return await self.files.plan_files_before(message_id)
+
+    async def plan_branch_files(self, left: str | None) -> FilesPlan:
+        return await self.files.plan_branch_files(left)
+
+    async def plan_undo_restore(self) -> FilesPlan | None:
+        return await self.files.plan_undo_restore()
+
+    async def restore_files(self, plan: FilesPlan, overwrite: Collection[str] = ()) -> RestoreOutcome:
+        return await self.files.restore_files(plan, overwrite)
 
     # -- agents and teams -----------------------------------------------------------------------------
     @property

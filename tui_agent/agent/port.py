@@ -16,13 +16,14 @@ methods take and return are history's; the UI names them through `tui_agent.agen
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 if TYPE_CHECKING:  # the UI's first frame imports this module; event and record classes load with the engine
     from tui_agent.agent.compaction import Compaction
     from tui_agent.agent.events import AgentEvent
     from tui_agent.agent.meter import Meter
+    from tui_agent.agent.rewind import FilesPlan, RestoreOutcome, Rewind
     from tui_agent.agent.tree import TreeObserver, Unsubscribe
     from tui_agent.agents.profiles import AgentProfile
     from tui_agent.history.attachments import Attachment, AttachmentRef
@@ -135,6 +136,35 @@ class ConversationPort(Protocol):
         ...
 
 
+class FilesPort(Protocol):
+    """The files the conversation tree carries (`agent/file_rewinds.py`): plans shown to the person first, then
+    restored on confirmation."""
+
+    async def active_leaf(self) -> str | None:
+        """The newest message of the active branch (None: no session yet)."""
+        ...
+
+    async def plan_rewind(self, message_id: str) -> Rewind:
+        """What "rewind to here" on `message_id` does to the files and where the conversation goes on."""
+        ...
+
+    async def plan_files_before(self, message_id: str) -> FilesPlan:
+        """The files brought back to the point before `message_id` (about to be regenerated or edited)."""
+        ...
+
+    async def plan_branch_files(self, left: str | None) -> FilesPlan:
+        """The files brought from the branch left (its leaf) to the one now active."""
+        ...
+
+    async def plan_undo_restore(self) -> FilesPlan | None:
+        """The last restore taken back; None when there was none."""
+        ...
+
+    async def restore_files(self, plan: FilesPlan, overwrite: Collection[str] = ()) -> RestoreOutcome:
+        """Do `plan`; a conflicting file is overwritten only when named in `overwrite`."""
+        ...
+
+
 class AgentsPort(Protocol):
     """Who writes the session's replies: its agent (profile) and system prompt, or a team."""
 
@@ -226,7 +256,7 @@ class UsagePort(Protocol):
         """Use `name` from the next request on; the conversation and the session are kept."""
 
 
-class ChatPort(ConversationPort, AgentsPort, UsagePort, Protocol):
+class ChatPort(ConversationPort, AgentsPort, UsagePort, FilesPort, Protocol):
     """One chat session as the chat screen sees it: its conversation, who answers, and the model's usage."""
 
     @property

@@ -57,7 +57,8 @@ def add_parser(subparsers: Any) -> None:
     show.add_argument(
         "--files",
         action="store_true",
-        help="list the files its tool calls changed instead, one line each (tool, path, +added −removed)",
+        help="list the files its tool calls changed instead, one line each (the reply's id, tool, path, "
+        "+added −removed); `tui-agent rewind` takes the id",
     )
     show.set_defaults(action=show_session)
     export = actions.add_parser("export", help="export a session with its tool calls")
@@ -200,8 +201,9 @@ async def show_session(store: HistoryStore, args: argparse.Namespace) -> int:
     if args.files:
         changes = await store.db.call(lambda conn: changed_files(conn, session.id))
         _say(f"{session.title}  ({session.id}): {len(changes)} file change(s) by tool calls")
-        for tool, change in changes:
-            _say(store.redactor.text(f"  {tool or '?':<14} {change_line(change)}{created_or_deleted(change)}"))
+        for tool, message_id, change in changes:
+            line = f"  {message_id[:8]}  {tool or '?':<14} {change_line(change)}{created_or_deleted(change)}"
+            _say(store.redactor.text(line))
         return 0
     if args.tree:
         _say(f"{session.title}  ({session.id}, {session.message_count} messages; {ACTIVE} active branch)")

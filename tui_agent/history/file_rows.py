@@ -42,9 +42,11 @@ class StoredChange:
     after_hash: str | None
 
 
-def record(message_id: str, call_id: str, changes: Sequence[FileChange]) -> Callable[[sqlite3.Connection], None]:
-    """A write recording the files call `call_id` of reply `message_id` changed, after any already recorded for
-    it, each distinct content stored once in the reply's session."""
+def record(
+    message_id: str, call_id: str, changes: Sequence[FileChange], work_dir: str
+) -> Callable[[sqlite3.Connection], None]:
+    """A write recording the files call `call_id` of reply `message_id` changed (paths relative to `work_dir`),
+    after any already recorded for it, each distinct content stored once in the reply's session."""
 
     def run(conn: sqlite3.Connection) -> None:
         row = conn.execute("SELECT session_id FROM messages WHERE id = ?", (message_id,)).fetchone()
@@ -52,28 +54,30 @@ def record(message_id: str, call_id: str, changes: Sequence[FileChange]) -> Call
             return
         session_id = str(row[0])
         blobs: dict[str, bytes] = {}
-        names: list[tuple[str | None, str | None]] = []
-        for change in changes:
-            before, after = _name(change.before, blobs), _name(change.after, blobs)
-            names.append((before, after))
-        conn.executemany(
-            "INSERT OR IGNORE INTO file_blobs (session_id, hash, size, data) VALUES (?, ?, ?, ?)",
-            [(session_id, name, len(data), data) for name, data in blobs.items()],
-        )
+        names = [(_name(change.before, blobs), _name(change.after, blobs)) for change in changes]
+        store_blobs(conn, session_id, blobs)
         (start,) = conn.execute(
             "SELECT COALESCE(MAX(position) + 1, 0) FROM file_changes WHERE message_id = ? AND call_id = ?",
             (message_id, call_id),
         ).fetchone()
         conn.executemany(
-            "INSERT INTO file_changes (message_id, call_id, position, path, before_hash, after_hash) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO file_changes (message_id, call_id, position, path, before_hash, after_hash, work_dir) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
-                (message_id, call_id, start + i, change.path, before, after)
+                (message_id, call_id, start + i, change.path, before, after, work_dir)
                 for i, (change, (before, after)) in enumerate(zip(changes, names, strict=True))
             ],
         )
 
     return run
+
+
+def store_blobs(conn: sqlite3.Connection, session_id: str, blobs: Mapping[str, bytes]) -> None:
+    """Keep each content (by hash) once in `session_id`."""
+    conn.executemany(
+        "INSERT OR IGNORE INTO file_blobs (session_id, hash, size, data) VALUES (?, ?, ?, ?)",
+        [(session_id, name, len(data), data) for name, data in blobs.items()],
+    )
 
 
 def _name(data: bytes | None, blobs: dict[str, bytes]) -> str | None:
@@ -137,12 +141,17 @@ def session_changes(conn: sqlite3.Connection, session_id: str) -> list[tuple[Sto
     return [(StoredChange(*row[:5]), row[5]) for row in rows]
 
 
-def changed_files(conn: sqlite3.Connection, session_id: str) -> list[tuple[str | None, FileChange]]:
-    """Every recorded change of a session, in order, as (tool name, the change with its contents)."""
+def changed_files(conn: sqlite3.Connection, session_id: str) -> list[tuple[str | None, str, FileChange]]:
+    """Every recorded change of a session, in order, as (tool name, the reply's id, the change with its
+    contents)."""
     stored = session_changes(conn, session_id)
     blobs = load_blobs(conn, [h for change, _ in stored for h in (change.before_hash, change.after_hash) if h])
     return [
-        (tool, FileChange(change.path, _blob(blobs, change.before_hash), _blob(blobs, change.after_hash)))
+        (
+            tool,
+            change.message_id,
+            FileChange(change.path, _blob(blobs, change.before_hash), _blob(blobs, change.after_hash)),
+        )
         for change, tool in stored
     ]
 
@@ -171,8 +180,8 @@ def copy_to_fork(conn: sqlite3.Connection, source_id: str, fork_id: str) -> None
     if not _has_table(conn):
         return
     conn.execute(
-        "INSERT INTO file_changes (message_id, call_id, position, path, before_hash, after_hash) "
-        "SELECT f.new, c.call_id, c.position, c.path, c.before_hash, c.after_hash "
+        "INSERT INTO file_changes (message_id, call_id, position, path, before_hash, after_hash, work_dir) "
+        "SELECT f.new, c.call_id, c.position, c.path, c.before_hash, c.after_hash, c.work_dir "
         "FROM file_changes c JOIN fork_tree f ON f.old = c.message_id ORDER BY c.seq"
     )
     conn.execute(

@@ -215,6 +215,26 @@ V13_SESSIONS_PARENT: tuple[str, ...] = (
     "CREATE INDEX sessions_parent ON sessions(parent_session_id) WHERE parent_session_id IS NOT NULL",
 )
 
+# Rewind (issue 29). A change's path is relative to the folder the agent worked in, which the change now names
+# (NULL in older rows: the folder tui-agent runs in); a restore (a rewind, a branch's files brought back, an undo
+# of either) is itself recorded, file by file, with what was on disk before it, so it can be undone too — the
+# person's own edits it replaced included. Its bytes are kept in `file_blobs` like a change's.
+V14_FILE_RESTORES: tuple[str, ...] = (
+    "ALTER TABLE file_changes ADD COLUMN work_dir TEXT",
+    """CREATE TABLE file_restores (
+        seq INTEGER PRIMARY KEY,
+        restore_id TEXT NOT NULL,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        made_at REAL NOT NULL,
+        to_message_id TEXT,
+        work_dir TEXT NOT NULL,
+        path TEXT NOT NULL,
+        before_hash TEXT,
+        after_hash TEXT
+    )""",
+    "CREATE INDEX file_restores_session ON file_restores(session_id, seq)",
+)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     V1_TABLES,
     V2_SEARCH,
@@ -229,6 +249,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     V11_CACHE_WRITES,
     V12_FILE_CHANGES,
     V13_SESSIONS_PARENT,
+    V14_FILE_RESTORES,
 )
 """Step N (1-based) brings the database from version N-1 to N."""
 

@@ -38,6 +38,7 @@ from tui_agent.history.opening import (
 from tui_agent.history.redact import Redactor
 from tui_agent.history.report import OpenReport
 from tui_agent.history.store_export import Export
+from tui_agent.history.store_files import Files
 from tui_agent.history.store_messages import Messages
 from tui_agent.history.store_reads import Reads
 from tui_agent.history.store_replies import Replies
@@ -67,6 +68,10 @@ def _reads(store: HistoryStore) -> Reads:
     return store.reads
 
 
+def _files(store: HistoryStore) -> Files:
+    return store.files
+
+
 def _export(store: HistoryStore) -> Export:
     return store.export
 
@@ -86,6 +91,7 @@ class HistoryStore:
         self.messages = Messages(db, self.reads, redactor, positions)
         self.replies = Replies(db, redactor)
         self.export = Export(db, self.reads)
+        self.files = Files(db)
 
     @classmethod
     async def open(
@@ -200,6 +206,10 @@ class HistoryStore:
     load_tail = Via(_reads, Reads.load_tail)
     load_before = Via(_reads, Reads.load_before)
     count_messages = Via(_reads, Reads.count_messages)
+
+    file_moves = Via(_files, Files.file_moves)
+    record_restore = Via(_files, Files.record_restore)
+    last_restore = Via(_files, Files.last_restore)
 
     export_markdown = Via(_export, Export.export_markdown)
     export_json = Via(_export, Export.export_json)

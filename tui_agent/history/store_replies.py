@@ -4,6 +4,7 @@ status and usage, its tool calls), redacted first. A part of `HistoryStore`."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from tui_agent.history import file_rows, writes
@@ -75,7 +76,8 @@ class Replies:
     async def record_file_changes(self, message_id: str, call_id: str, changes: Sequence[FileChange]) -> None:
         """Record the files call `call_id` of reply `message_id` changed, byte-exact (never redacted: a rewind
         writes them back), each distinct content once per session (`file_rows`)."""
-        await self._db.write(file_rows.record(message_id, call_id, list(changes)))
+        # The paths are the working directory's (the tools confine them to it): a rewind from elsewhere finds them.
+        await self._db.write(file_rows.record(message_id, call_id, list(changes), str(Path.cwd().resolve())))
 
 
 def _redacted(redactor: Redactor, parts: Mapping[str, str] | None) -> dict[str, str] | None:

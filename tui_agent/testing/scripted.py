@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
@@ -53,6 +53,7 @@ from tui_agent.testing.scripted_tree import ScriptedTree
 from tui_agent.tool_call import CallKey, Decision
 
 if TYPE_CHECKING:  # pydantic loads with the engine; a scripted app may start without it
+    from tui_agent.agent.rewind import FilesPlan, RestoreOutcome, Rewind
     from tui_agent.agents.profiles import AgentProfile
     from tui_agent.tools.modes import Permissions
 
@@ -231,6 +232,31 @@ class ScriptedBackend:
 
     async def list_sessions(self, limit: int = 200) -> list[Session]:
         return await self.sessions.list_sessions(limit)
+
+    # -- the files the tree carries: a scripted conversation changes none --------------------------------
+    async def active_leaf(self) -> str | None:
+        return None
+
+    async def plan_rewind(self, message_id: str) -> Rewind:
+        from tui_agent.agent.rewind import FilesPlan, Rewind  # deferred: with the tools, as the engine's
+
+        return Rewind(FilesPlan(self.current_session_id or "", None), None)
+
+    async def plan_files_before(self, message_id: str) -> FilesPlan:
+        from tui_agent.agent.rewind import FilesPlan  # deferred: with the tools, as the engine's
+
+        return FilesPlan(self.current_session_id or "", None)
+
+    async def plan_branch_files(self, left: str | None) -> FilesPlan:
+        return await self.plan_files_before(left or "")
+
+    async def plan_undo_restore(self) -> FilesPlan | None:
+        return None
+
+    async def restore_files(self, plan: FilesPlan, overwrite: Collection[str] = ()) -> RestoreOutcome:
+        from tui_agent.agent.rewind import RestoreOutcome  # deferred: with the tools, as the engine's
+
+        return RestoreOutcome("")
 
     async def search_sessions(self, query: str, limit: int = 50) -> list[SearchHit]:
         return await self.sessions.search_sessions(query, limit)

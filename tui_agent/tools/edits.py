@@ -216,7 +216,7 @@ def write_atomically(planned: Planned) -> None:
     data = planned.change.after
     if data is None:
         planned.target.unlink()
-        _sync_folder(planned.target.parent)
+        sync_folder(planned.target.parent)
         return
     folder = planned.target.parent
     folder.mkdir(parents=True, exist_ok=True)
@@ -227,15 +227,15 @@ def write_atomically(planned: Planned) -> None:
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
-            os.fchmod(out.fileno(), planned.mode if planned.mode is not None else 0o666 & ~_UMASK)
+            os.fchmod(out.fileno(), planned.mode if planned.mode is not None else 0o666 & ~UMASK)
         os.replace(temporary, planned.target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-    _sync_folder(folder)
+    sync_folder(folder)
 
 
-def _sync_folder(folder: Path) -> None:
+def sync_folder(folder: Path) -> None:
     """Flush the rename itself to disk (where a folder can be opened: not on Windows)."""
     try:
         descriptor = os.open(folder, os.O_RDONLY)
@@ -263,4 +263,4 @@ def _read_umask() -> int:
     return mask
 
 
-_UMASK = _read_umask()
+UMASK = _read_umask()

@@ -79,6 +79,9 @@ async def test_changes_are_stored_once_per_content_reloaded_and_deleted_with_the
     shown = await asyncio.to_thread(main, ["--db", str(db), "sessions", "show", session_id, "--files"])
     assert shown == 0  # what a script sees
     listed = capsys.readouterr().out.splitlines()[1:]
+    ids = [m.id[:8] for m in replies]
+    assert [line.split()[0] for line in listed] == [ids[0], ids[1], ids[1]]  # the id rewind takes
+    listed = [line.split(maxsplit=1)[1] for line in listed]
     assert listed[0].split() == ["scribe", "a.txt", "+2", "−0", "(created)"]  # the first turn's, first
     assert sorted(line.split() for line in listed[1:]) == [  # the second turn's two calls ran at once
         ["scribe", "a.txt", "+1", "−2"],

@@ -7,7 +7,7 @@ from tui_agent.history.via import Via
 
 
 async def test_each_store_method_is_the_part_method_of_its_name(store: HistoryStore) -> None:
-    parts = [store.db, store.sessions, store.messages, store.replies, store.reads, store.export]
+    parts = [store.db, store.sessions, store.messages, store.replies, store.reads, store.export, store.files]
     names = [name for name, value in vars(HistoryStore).items() if isinstance(value, Via)]
     assert "begin_turn" in names and "close" in names
     for name in names:
