@@ -171,6 +171,9 @@ def palette_commands(app: PaletteApp, textual_commands: Iterable[SystemCommand])
     )
     yield SystemCommand("Copy last reply", "Copy the latest answer to the clipboard", app.action_copy_last_reply)
     yield from message_commands(app)
+    yield SystemCommand(
+        "Undo the last rewind", "Put the files back as they were before the last rewind", partial(undo_rewind, app)
+    )
     yield SystemCommand("Show config path", "Where the config file is", app.action_show_config_path)
     yield SystemCommand(
         "MCP servers", "Their state and tools; restart one, show its log, turn it on or off", app.action_mcp_servers
@@ -213,6 +216,13 @@ def cycle_mode(app: ScreenStack) -> None:
         screen.action_cycle_mode()
 
 
+def undo_rewind(app: ScreenStack) -> None:
+    """Take the last rewind of the files back (asked first)."""
+    screen = chat_screen(app)
+    if screen is not None:
+        screen.run_worker(screen.rewinds.undo(), group="branch-action", exit_on_error=False, description="undo")
+
+
 def compact(app: ScreenStack) -> None:
     """Compact the conversation, as the chat screen does before a turn when the context is full."""
     screen = chat_screen(app)
@@ -232,6 +242,7 @@ def message_commands(app: MessageCommandsApp) -> Iterator[SystemCommand]:
         ("Copy message", "The selected (or newest) message as Markdown", "copy_message", "copy_message", None),
         ("Copy code block", "The selected code block of a reply", "copy_code", "copy_code", AssistantMessage),
         ("Fork from message", "A new session with the conversation up to it", "fork_here", "fork", None),
+        ("Rewind to here", "The conversation and the files back to a message", "rewind_here", "rewind", None),
         ("Previous branch", "The previous version of the selected message", "previous_branch", "branch", None),
         ("Next branch", "The next version of the selected message", "next_branch", "branch", None),
     ):

@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # the events load with the engine, after the first paint
     from tui_agent.agent.records import Attachment, AttachmentRef
     from tui_agent.agent.tree import Unsubscribe
     from tui_agent.ui.screens.chat_branches import Branches
+    from tui_agent.ui.screens.chat_rewind import Rewinds
     from tui_agent.ui.team_choice import TeamApp
     from tui_agent.ui.widgets.attachment_chips import AttachmentChips
     from tui_agent.ui.widgets.branch_mark import BranchMark
@@ -148,6 +149,14 @@ class ChatScreen(ReportingScreen[None]):
         from tui_agent.ui.screens.chat_branches import Branches  # deferred: after the first frame (test_import_hygiene)
 
         return Branches(self)
+
+    @cached_property
+    def rewinds(self) -> Rewinds:
+        """The files the tree carries: rewind to here, the files offered along on a switch, undo (loaded when
+        first used)."""
+        from tui_agent.ui.screens.chat_rewind import Rewinds  # deferred: after the first frame (test_import_hygiene)
+
+        return Rewinds(self)
 
     @cached_property
     def chat_log(self) -> ChatLog:

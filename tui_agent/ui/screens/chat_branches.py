@@ -24,14 +24,18 @@ from tui_agent.ui.widgets.branch_mark import branch_label
 from tui_agent.ui.widgets.messages import MarkedMessage, UserMessage
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from textual.timer import Timer
     from textual.widget import Widget
     from textual.worker import Worker
 
+    from tui_agent.agent.events import AgentEvent
     from tui_agent.agent.port import ChatBackend
     from tui_agent.agent.records import Attachment
     from tui_agent.ui.history_view import HistoryView
     from tui_agent.ui.hosts import ChatEngine, ChatIdle, ChatWidgets, ScreenNode
+    from tui_agent.ui.screens.chat_rewind import Rewinds
     from tui_agent.ui.screens.chat_turns import TurnOf
     from tui_agent.ui.widgets.messages import AssistantMessage
 
@@ -49,10 +53,14 @@ if TYPE_CHECKING:
         @property
         def history(self) -> HistoryView: ...
 
+        @property
+        def rewinds(self) -> Rewinds: ...
+
 
 MARK_DELAY = 0.15
 """Seconds without a message mounting before the marks of those mounted are asked for."""
 EDITING_TITLE = "editing — Enter sends it as a new version (the old one is kept), Esc cancels"
+REWOUND_TITLE = "rewound — Enter continues from here (the dimmed branch is kept), Esc puts it back"
 BUSY = "A reply is running: press Esc to stop it first."
 
 
@@ -79,6 +87,8 @@ class Branches:
         """A turn that makes a sibling runs: marks are asked again when it ends."""
         self._files_pending: UserMessage | None = None
         """The prompt being edited whose files are still being read back (sent meanwhile, it keeps them)."""
+        self.rewound = False
+        """The edit comes from a rewind, whose files were asked about already (not asked again on sending)."""
 
     async def _backend(self) -> ChatBackend:
         return await self.screen.engine.engine()
@@ -172,20 +182,24 @@ class Branches:
             self.ask_again()
 
     # -- edit -----------------------------------------------------------------------------------------
-    def begin_edit(self, entry: UserMessage) -> None:
-        """Put the prompt's text in the prompt box, marked "editing", and its files and images above it as chips
-        (read back from history); Enter sends it as a new version with the chips then in the box."""
+    def begin_edit(self, entry: UserMessage, text: str | None = None, *, rewound: bool = False) -> None:
+        """Put the prompt's text (or `text`) in the prompt box, marked "editing", and its files and images above
+        it as chips (read back from history); Enter sends it as a new version with the chips then in the box.
+        `rewound`: a rewind to before it — it and what follows show dimmed until sent (Esc: back as it was)."""
         prompt = self.screen.prompt_input
         self.editing = entry
-        prompt.load_text(entry.prompt)
+        prompt.load_text(entry.prompt if text is None else text)
         prompt.set_attachments([])
-        if entry.attachments and entry.message_id is not None:
+        self.rewound = rewound
+        if rewound:
+            self._dim_from(entry)
+        if entry.attachments and entry.message_id is not None and (text is None or text == entry.prompt):
             self._files_pending = entry
             self.screen.run_worker(
                 self._restore_attachments(entry, entry.message_id), group="edit-files", exit_on_error=False
             )
         prompt.move_cursor(prompt.document.end)
-        prompt.border_title = EDITING_TITLE
+        prompt.border_title = REWOUND_TITLE if rewound else EDITING_TITLE
         prompt.add_class("-editing")
         prompt.focus()
 
@@ -199,9 +213,16 @@ class Branches:
         if len(found) < len(entry.attachments):
             self.screen.notify("Some of this prompt's files are no longer in history: not attached.", timeout=8)
 
+    def _dim_from(self, entry: UserMessage) -> None:
+        entries = self.screen.chat_log.entries
+        for shown in entries[entries.index(entry) :] if entry in entries else []:
+            shown.add_class("-rewound")
+
     def end_edit(self) -> None:
         prompt = self.screen.prompt_input
-        self.editing = None
+        for entry in self.screen.chat_log.entries:
+            entry.remove_class("-rewound")
+        self.editing, self.rewound = None, False
         prompt.border_title = None
         prompt.remove_class("-editing")
 
@@ -226,11 +247,16 @@ class Branches:
             return
         message_id = entry.message_id
         files = None if self._files_pending is entry and not attachments else attachments  # None: the old ones
+        rewound = self.rewound
         self.end_edit()
         self._leave_from(entry)
         screen.chat_log.add_user(text, entry.attachments if files is None else [a.ref for a in files])
         self._asked_again = True
-        screen.turns.start_branch_turn(lambda backend: backend.edit(message_id, text, files))
+
+        def edit(backend: ChatBackend) -> AsyncIterator[AgentEvent]:
+            return backend.edit(message_id, text, files)
+
+        screen.turns.start_branch_turn(edit if rewound else screen.rewinds.files_first(message_id, edit, "Editing"))
 
     def _leave_from(self, entry: MarkedMessage | None) -> None:
         """The entries from `entry` on (all when it is no longer mounted) leave the log, with their calls."""
@@ -254,7 +280,10 @@ class Branches:
             screen.tool_panels.forget_calls_of(gone)
         self._asked_again = True
         message_id = reply.message_id
-        screen.turns.start_branch_turn(lambda backend: backend.regenerate(message_id, model))
+        turn = screen.rewinds.files_first(
+            message_id, lambda backend: backend.regenerate(message_id, model), "Regenerating"
+        )
+        screen.turns.start_branch_turn(turn)
 
     async def regenerate_with_model(self, reply: AssistantMessage) -> None:
         """Offer the endpoint's models; the one picked writes the new version of `reply` (this once)."""
@@ -286,8 +315,11 @@ class Branches:
             screen.notify(f"This is the {where} version ({branch_label(found.index, len(found.messages))}).")
             return None
         target = found.messages[index].id
+        left = await backend.active_leaf()
         await backend.switch_branch(target)
         await self.redraw(backend, target)
+        title = "This branch's files are not the ones on disk"
+        await screen.rewinds.offer(backend, backend.plan_branch_files(left), title, "Bring the files to this branch")
         return target
 
     async def redraw(self, backend: ChatBackend, target: str | None = None) -> None:

@@ -1,9 +1,9 @@
 """Provides `MessageCursor`: the keyboard's way into the conversation. `ctrl+up` from the prompt selects the
 newest message; `up`/`down` move between prompts and replies (the view follows), `escape` goes back to the
 prompt. On the selected message: `e` edit (a prompt, or the prompt a reply answers), `r` regenerate (a reply, or
-the reply to a prompt; `R` asks which model), `t` show or hide a reply's thinking, `c` copy it as Markdown, `tab`
-select its next code block and `y` copy that block, `f` fork a new session from it, `left`/`right` its previous
-/ next version (another branch).
+the reply to a prompt; `R` asks which model), `u` rewind the conversation and the files to it, `t` show or hide
+a reply's thinking, `c` copy it as Markdown, `tab` select its next code block and `y` copy that block, `f` fork
+a new session from it, `left`/`right` its previous / next version (another branch).
 
 The cursor is a one-line bar above the prompt, shown and focused while a message is selected: it says what
 is selected and which keys act on it (the keys in force, `[keys]` overrides included). The selected message
@@ -46,6 +46,11 @@ if TYPE_CHECKING:
 
         async def switch(self, entry: MarkedMessage, step: int) -> str | None: ...
 
+    class RewindActions(Protocol):
+        """The chat screen's rewinds (`Rewinds`)."""
+
+        async def rewind(self, entry: MarkedMessage) -> None: ...
+
     class CursorHost(Workers, Protocol):
         """What the cursor uses of the chat screen it is mounted on (`LaterWidgets` mounts it on one)."""
 
@@ -62,6 +67,9 @@ if TYPE_CHECKING:
         def branches(self) -> BranchActions: ...
 
         @property
+        def rewinds(self) -> RewindActions: ...
+
+        @property
         def is_attached(self) -> bool: ...
 
 
@@ -74,6 +82,7 @@ HINTS = [
     ("next_code_block", "tab", "code"),
     ("copy_code", "y", "copy code"),
     ("fork_here", "f", "fork"),
+    ("rewind_here", "u", "rewind"),
     ("previous_branch", "←→", "branch"),
     ("leave_messages", "esc", "back"),
 ]
@@ -111,6 +120,7 @@ class MessageCursor(Static, can_focus=True):
         Binding("tab", "next_code_block", "Next code block in the reply", id="next_code_block"),
         Binding("y", "copy_code", "Copy the selected code block", id="copy_code"),
         Binding("f", "fork", "Fork a new session from here", id="fork_here"),
+        Binding("u", "rewind", "Rewind (files too) to here", id="rewind_here"),
         Binding("left", "branch(-1)", "Previous version (branch)", id="previous_branch"),
         Binding("right", "branch(1)", "Next version (branch)", id="next_branch"),
     ]
@@ -340,6 +350,12 @@ class MessageCursor(Static, can_focus=True):
         entry = self._current()
         if entry is not None:
             run_later(self.chat, lambda: self.chat.branches.fork(entry), "fork the session")
+
+    def action_rewind(self) -> None:
+        entry = self._current()
+        if entry is not None:
+            self.leave()
+            run_later(self.chat, lambda: self.chat.rewinds.rewind(entry), "rewind")
 
     def action_branch(self, step: int, *, then_prompt: bool = False) -> None:
         if self._current() is not None:  # left, right pressed quickly: two switches, one after the other
