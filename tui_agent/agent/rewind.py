@@ -23,7 +23,7 @@ from tui_agent.history.file_states import FileMove, Restored
 from tui_agent.history.models import Message
 from tui_agent.payloads import FileChange
 from tui_agent.status import Role
-from tui_agent.tools.restore import located, on_disk, write_back
+from tui_agent.tools.restore import Seen, located, read_seen, seen_now, write_many
 
 
 class FileHistory(Protocol):
@@ -47,6 +47,8 @@ class FileStep:
     now: bytes | None
     problem: str | None = None
     """Why it cannot be restored (it leads out of its folder, it is a folder now...); None: it can."""
+    seen: Seen | None = None
+    """How the file was when read for the plan: a restore leaves it alone if it changed since."""
 
     @property
     def shown(self) -> str:
@@ -144,14 +146,16 @@ async def plan_undo(history: FileHistory, session_id: str) -> FilesPlan | None:
 def _look(moves: Sequence[FileMove]) -> list[FileStep]:
     """Each move with where its file is and what it holds now (or why it cannot be restored)."""
     steps: list[FileStep] = []
+    roots: dict[str, Path] = {}
     for move in moves:
         try:
-            where = located(move.work_dir, move.path)
+            where = located(move.work_dir, move.path, roots)
         except ValueError as error:
             steps.append(FileStep(move, None, None, str(error)))
             continue
         try:
-            steps.append(FileStep(move, where, on_disk(where)))
+            now, seen = read_seen(where)
+            steps.append(FileStep(move, where, now, seen=seen))
         except (OSError, ValueError) as error:
             steps.append(FileStep(move, where, None, _reason(error)))
     return steps
@@ -181,17 +185,25 @@ async def restore_files(history: FileHistory, plan: FilesPlan, overwrite: Collec
 
 
 def _write_all(steps: Sequence[FileStep], outcome: RestoreOutcome) -> None:
+    """Write each step's file (together: `write_many`); a file changed again since the preview is left alone."""
+    chosen: list[FileStep] = []
     for step in steps:
         assert step.where is not None  # a step with no place has a problem, never chosen
         try:
-            if on_disk(step.where) != step.now:  # changed again since the preview: the person's, left alone
-                outcome.kept.append(step.shown)
-                continue
-            write_back(step.where, step.move.target)
-        except (OSError, ValueError) as error:
+            changed = seen_now(step.where) != step.seen
+        except OSError as error:
             outcome.failed.append((step.shown, _reason(error)))
             continue
-        outcome.restored.append(step.shown)
+        if changed:  # the person's, since the preview: left alone
+            outcome.kept.append(step.shown)
+        else:
+            chosen.append(step)
+    written = write_many([(step.where, step.move.target) for step in chosen if step.where is not None])
+    for step, failure in zip(chosen, written, strict=True):
+        if failure is None:
+            outcome.restored.append(step.shown)
+        else:
+            outcome.failed.append((step.shown, _reason(failure)))
 
 
 @dataclass(frozen=True)

@@ -5,24 +5,31 @@ Confined as the edit tools are (`confinement.py`), but to the folder the change 
 one tui-agent runs in now, so `tui-agent rewind` works from anywhere: a path that resolves outside it (`..`, a
 symlink, a symlinked parent folder) or into a `.git` folder is refused, never written. A write is a temporary
 file in the same folder, flushed and renamed over, with the file's mode bits kept: a kill at any moment leaves
-the old or the new content. A deletion removes the file only (folders the agent made stay).
+the old or the new content. A deletion removes the file only (folders the agent made stay). Many files are
+written together (`write_many`) with one flush of the file system, not one per file.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import stat
+import sys
 import tempfile
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import cast
 
 from tui_agent.regular_files import not_regular, open_regular
-from tui_agent.tools.edits import UMASK, sync_folder
+from tui_agent.tools.edits import UMASK
 
 
-def located(work_dir: str, path: str) -> Path:
+def located(work_dir: str, path: str, roots: dict[str, Path] | None = None) -> Path:
     """Where recorded `path` is under `work_dir` ("" for the folder tui-agent runs in); ValueError when it
-    leads out of that folder, to the folder itself, or into a `.git` folder."""
-    root = Path(work_dir or os.getcwd()).resolve()
+    leads out of that folder, to the folder itself, or into a `.git` folder. `roots`: the folders resolved so
+    far (one plan resolves each once)."""
+    roots = {} if roots is None else roots
+    root = roots.get(work_dir) or roots.setdefault(work_dir, Path(work_dir or os.getcwd()).resolve())
     target = (root / path).resolve()
     if not target.is_relative_to(root) or target == root:
         raise ValueError(f"{path} leads outside {root}: not restored")
@@ -31,15 +38,35 @@ def located(work_dir: str, path: str) -> Path:
     return target
 
 
+Seen = tuple[int, int, int]
+"""A file's size, modification time (ns) and inode when it was read: what tells it changed since."""
+
+
 def on_disk(target: Path) -> bytes | None:
     """The file's bytes now (None: there is no file); ValueError for something that is not a regular file."""
+    return read_seen(target)[0]
+
+
+def read_seen(target: Path) -> tuple[bytes | None, Seen | None]:
+    """The file's bytes now and how it was when read (None, None: there is no file); ValueError for something
+    that is not a regular file."""
     try:
         with open_regular(target, _refuse) as handle:
-            return handle.read()
+            status = os.fstat(handle.fileno())
+            return handle.read(), (status.st_size, status.st_mtime_ns, status.st_ino)
     except FileNotFoundError:
-        return None
+        return None, None
     except IsADirectoryError as error:
         raise ValueError(f"{target} is a folder now, not a file") from error
+
+
+def seen_now(target: Path) -> Seen | None:
+    """How the file is now (None: there is none), without reading it."""
+    try:
+        status = os.stat(target)
+    except FileNotFoundError:
+        return None
+    return (status.st_size, status.st_mtime_ns, status.st_ino)
 
 
 def _refuse(status: os.stat_result) -> Exception | None:
@@ -49,25 +76,89 @@ def _refuse(status: os.stat_result) -> Exception | None:
 
 def write_back(target: Path, data: bytes | None) -> None:
     """Make `target` hold `data` (None: no file), atomically, keeping its mode bits when it exists."""
-    if data is None:
-        target.unlink(missing_ok=True)
-        sync_folder(target.parent)
-        return
+    (error,) = write_many([(target, data)])
+    if error is not None:
+        raise error
+
+
+def write_many(files: Sequence[tuple[Path, bytes | None]]) -> list[OSError | None]:
+    """Make each file hold its content (None: no file), each atomically; the error of each (None: written).
+
+    Durable as a write-then-fsync-each is, for less: every new content goes to a temporary file beside its
+    file, then the file system is flushed once (`syncfs`: one journal commit, not one per file), then each
+    temporary file is renamed over its file and the file system flushed again (the renames). A crash before the renames
+    leaves every file as it was (and a `.tui-agent-tmp` file beside it); after, each file is old or new."""
+    errors: list[OSError | None] = [None] * len(files)
+    ready: list[tuple[int, str | None]] = []
+    for index, (target, data) in enumerate(files):
+        try:
+            ready.append((index, None if data is None else _temporary(target, data)))
+        except OSError as error:
+            errors[index] = error
+    _flush_file_systems({files[index][0].parent for index, _ in ready})
+    for index, temporary in ready:
+        target = files[index][0]
+        try:
+            if temporary is None:
+                target.unlink(missing_ok=True)
+            else:
+                os.replace(temporary, target)
+        except OSError as error:
+            errors[index] = error
+            if temporary is not None:
+                Path(temporary).unlink(missing_ok=True)
+    _flush_file_systems({files[index][0].parent for index, _ in ready})  # the renames, once
+    return errors
+
+
+def _temporary(target: Path, data: bytes) -> str:
+    """`data` in a new temporary file beside `target`, with `target`'s mode bits (or the umask's)."""
     folder = target.parent
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
+        mode = stat.S_IMODE(os.stat(target).st_mode)
     except FileNotFoundError:
-        mode = None
+        mode = 0o666 & ~UMASK
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tui-agent-tmp")
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-            os.fchmod(out.fileno(), mode if mode is not None else 0o666 & ~UMASK)
-        os.replace(temporary, target)
+            os.fchmod(out.fileno(), mode)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-    sync_folder(folder)
+    return temporary
+
+
+def _flush_file_systems(folders: Iterable[Path]) -> None:
+    """Flush the file systems holding `folders` to disk: `syncfs` once per file system where Linux has it,
+    else `os.sync`."""
+    seen: set[int] = set()
+    for folder in folders:
+        try:
+            descriptor = os.open(folder, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            device = os.fstat(descriptor).st_dev
+            if device not in seen:
+                seen.add(device)
+                if _SYNCFS is None or _SYNCFS(descriptor) != 0:
+                    os.sync()
+        finally:
+            os.close(descriptor)
+
+
+def _syncfs() -> Callable[[int], int] | None:
+    """libc's `syncfs(fd)` (Linux), None elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+    function.argtypes, function.restype = [ctypes.c_int], ctypes.c_int
+    return cast("Callable[[int], int]", function)
+
+
+_SYNCFS = _syncfs()

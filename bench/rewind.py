@@ -1,0 +1,122 @@
+"""Benchmark: a rewind restoring `--files` changed files (`tui_agent.agent.rewind`), against writing the same
+contents directly, in the same run.
+
+A real history file holds one turn whose tool call changed `--files` files (~10 KB each, in 10 folders); the
+disk holds the changed versions. Each round measures:
+  - the rewind: the plan (the tree's changes read from history, every file read from disk and compared) and the
+    restore (the restore recorded with its bytes, then each file written atomically and flushed to disk);
+  - the floor: writing the same contents to the same files directly, each flushed to disk (open, write, fsync)
+    — the least any durable restore does;
+  - the same files written atomically as a restore writes them (`tools/restore.write_many`: temporary files,
+    one file-system flush, renames) with nothing else: the second line is the rewind against that, what the
+    plan, the conflict checks and the record cost on top of atomic writes.
+The disk is put back to the changed versions between rounds (not timed). Median of `--rounds`.
+Targets: the rewind <= 1.5x the direct writes (issue 29); <= 1.5x the atomic writes alone.
+
+    python bench/rewind.py [--files 100] [--rounds 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from tui_agent.agent.rewind import plan_files, restore_files
+from tui_agent.history.store import HistoryStore
+from tui_agent.payloads import FileChange
+from tui_agent.tools.restore import write_many
+
+SIZE = 10_000
+
+
+def contents(files: int, version: str) -> dict[str, bytes]:
+    return {
+        f"pkg{index % 10}/module{index}.py": (f"# {version} {index}\n" + "x = 1\n" * (SIZE // 6)).encode()
+        for index in range(files)
+    }
+
+
+def write_direct(root: Path, files: dict[str, bytes]) -> None:
+    for path, data in files.items():
+        with open(root / path, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+
+
+async def prepare(root: Path, before: dict[str, bytes], after: dict[str, bytes]) -> tuple[HistoryStore, str, str]:
+    """A history with one turn whose call changed every file from `before` to `after`; the disk at `after`."""
+    for path in after:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+    write_direct(root, after)
+    store = await HistoryStore.open(root.parent / "history.db")
+    session = await store.create_session("bench")
+    _, reply = await store.begin_turn(session.id, "change every file")
+    await store.record_tool_call(reply.id, "call-1", "write_file", "{}", {})
+    changes = [FileChange(path, before[path], after[path]) for path in after]
+    await store.record_file_changes(reply.id, "call-1", changes)
+    return store, session.id, reply.id
+
+
+async def rewind_once(store: HistoryStore, session_id: str, leaf: str) -> int:
+    plan = await plan_files(store, session_id, leaf, None)
+    outcome = await restore_files(store, plan)
+    return len(outcome.restored)
+
+
+async def run(files: int, rounds: int) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="tui-agent-bench-rewind-"))
+    root = folder / "work"
+    root.mkdir()
+    cwd = os.getcwd()
+    os.chdir(root)  # the changes are recorded against the folder tui-agent runs in
+    try:
+        before, after = contents(files, "before"), contents(files, "after")
+        store, session_id, leaf = await prepare(root, {p: before[p] for p in after}, after)
+        direct: list[float] = []
+        atomic: list[float] = []
+        rewinds: list[float] = []
+        try:
+            for _ in range(rounds):
+                write_direct(root, after)
+                started = time.perf_counter()
+                restored = await rewind_once(store, session_id, leaf)
+                rewinds.append(time.perf_counter() - started)
+                assert restored == files, restored
+                assert (root / next(iter(before))).read_bytes() == next(iter(before.values()))
+                write_direct(root, after)
+                started = time.perf_counter()
+                write_direct(root, before)
+                direct.append(time.perf_counter() - started)
+                write_direct(root, after)
+                started = time.perf_counter()
+                assert not any(write_many([(root / path, data) for path, data in before.items()]))
+                atomic.append(time.perf_counter() - started)
+        finally:
+            await store.close()
+    finally:
+        os.chdir(cwd)
+        shutil.rmtree(folder, ignore_errors=True)
+    value = statistics.median(rewinds) * 1000
+    print(f"files={files} size={SIZE} rounds={rounds}")
+    for metric, floor in ((f"rewind_{files}_files_ms", direct), (f"rewind_over_atomic_{files}_files_ms", atomic)):
+        baseline = statistics.median(floor) * 1000
+        print(f"result: {metric}={value:.4g} baseline={baseline:.4g} ratio={value / baseline:.3g} target=ratio<=1.5")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--files", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+    asyncio.run(run(args.files, args.rounds))
+
+
+if __name__ == "__main__":
+    main()
