@@ -8,6 +8,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -215,3 +220,38 @@ async def test_the_rewind_command_does_the_same_for_scripts(
     assert (work / "b.txt").read_text() == "bee\n"
     code, _ = await asyncio.to_thread(rewind, "--to", "nope")
     assert code == 1
+
+
+RESTORER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from tui_agent.tools.restore import write_many
+    files = [Path(f"f{i}.txt") for i in range(20)]
+    sys.stdout.write("ready\\n"); sys.stdout.flush()
+    for number in range(1_000_000):
+        write_many([(path, str(number % 2).encode() * 200_000) for path in files])
+    """
+)
+
+
+def test_a_kill_during_a_restore_leaves_each_file_old_or_new(tmp_path: Path) -> None:
+    files = [tmp_path / f"f{i}.txt" for i in range(20)]
+    for path in files:
+        path.write_bytes(b"0" * 200_000)
+    root = Path(__file__).parents[3]
+    for _ in range(3):
+        writer = subprocess.Popen(
+            [sys.executable, "-c", RESTORER],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(root)},
+        )
+        assert writer.stdout is not None and writer.stdout.readline() == b"ready\n"
+        deadline = time.monotonic() + 60
+        while files[-1].read_bytes()[:1] != b"1" and time.monotonic() < deadline:  # killed in the loop
+            time.sleep(0.001)
+        os.kill(writer.pid, signal.SIGKILL)
+        writer.wait()
+        for path in files:
+            assert path.read_bytes() in (b"0" * 200_000, b"1" * 200_000), path
