@@ -16,11 +16,16 @@ from tui_agent.payloads import FileChange
 from tui_agent.status import ToolStatus
 
 
-async def test_a_sub_agents_changes_move_with_the_call_that_ran_it(
-    store: HistoryStore, db_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The test runs in `tmp_path`; its real path, as a change records its folder."""
     monkeypatch.chdir(tmp_path)
-    here = os.path.realpath(tmp_path)
+    return os.path.realpath(tmp_path)
+
+
+async def test_a_sub_agents_changes_move_with_the_call_that_ran_it(
+    store: HistoryStore, db_path: Path, here: str
+) -> None:
     session = await store.create_session("main")
     user, reply = await store.begin_turn(session.id, "ask the coder to write x")
     await store.record_tool_call(reply.id, "c1", "ask_coder", "{}", {})
