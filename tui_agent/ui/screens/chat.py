@@ -32,12 +32,14 @@ from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.mode_words import describe_mode
 from tui_agent.ui.screens.chat_columns import SideColumns
 from tui_agent.ui.screens.chat_later import LaterWidgets
+from tui_agent.ui.screens.chat_slash import SlashPrompts
 from tui_agent.ui.screens.chat_turns import TurnRunner, Unsent
 from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.screens.turn_view import TurnView
 from tui_agent.ui.team_choice import follow_team
 from tui_agent.ui.textual_private import ToastRack
 from tui_agent.ui.widgets.chat_log import ChatLog
+from tui_agent.ui.widgets.command_menu import CommandMenu
 from tui_agent.ui.widgets.log_window import LogWindow
 from tui_agent.ui.widgets.prompt import AttachLimits, PromptInput
 from tui_agent.ui.widgets.queued import QueuedPrompts
@@ -120,6 +122,8 @@ class ChatScreen(ReportingScreen[None]):
         self.task_tree: TaskTree | None = None
         self.turn_view = TurnView(self, self._clock)
         self.turns = TurnRunner(self, self.turn_view)
+        self.slash = SlashPrompts(self)
+        """What a prompt starting with `/` does: a built-in command, the run's own, or text with a notice."""
         self._stop_watching_unsaved: Unsubscribe = lambda: None
         self.later = LaterWidgets(self)
         """The message cursor, the hover bar and the attachment strip (mounted after the first frame)."""
@@ -134,11 +138,13 @@ class ChatScreen(ReportingScreen[None]):
             yield ChatLog(id="chat-log", reasoning=ui.reasoning)
             yield ToolPanels(clock=self._clock, id="tool-panels")
         yield QueuedPrompts(id="queued")
+        yield (menu := CommandMenu(self.slash.catalogue, id="command-menu"))
         yield PromptInput(
             id="prompt",
             cursor_blink=self.settings.cursor_blink,
             attach_limits=AttachLimits(ui.attach_paste_over, ui.attach_max_bytes),
             files_in_history=self._files_in_history,
+            command_menu=menu,
         )
         yield StatusBar(id="status")
 
@@ -221,7 +227,8 @@ class ChatScreen(ReportingScreen[None]):
         return self.turns.take_unsent()
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
-        self.turns.submitted(event)
+        if not self.slash.submitted(event):
+            self.turns.submitted(event)
 
     def action_cycle_mode(self) -> None:
         """Step to the next permission mode (ask → auto-edit → auto → plan → read-only), said in a notice."""
