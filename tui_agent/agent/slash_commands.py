@@ -118,8 +118,11 @@ async def prompt_to_send(backend: ChatPort, prompt: str) -> tuple[str, str | Non
         expansion = await backend.expand_command(called.name, called.arguments)
     except UnknownCommandError:
         return prompt, f"/{called.name} is not a command: sent as text"
+    said = []
     if expansion.agent and expansion.agent != backend.agent:
         await backend.switch_agent(expansion.agent)
+        said.append(f"the {expansion.agent} agent")
     if expansion.model and expansion.model != backend.model:
         backend.switch_model(expansion.model)
-    return expansion.text, None
+        said.append(f"model {expansion.model}")
+    return expansion.text, f"/{called.name} runs with {' and '.join(said)}" if said else None

@@ -82,6 +82,10 @@ BUILTINS: tuple[SlashCommand, ...] = tuple(
 """The app's own commands, in the order the menu lists them; each is one of the palette's actions."""
 
 
+DESCRIPTION_MATCH = 3
+"""Letters typed before descriptions are searched too ("he" is in too many of them to help)."""
+
+
 class Catalogue:
     """Every command by name: the built-ins, then the files' (the project's, the user's), then the MCP prompts'."""
 
@@ -101,7 +105,8 @@ class Catalogue:
 
     def matching(self, typed: str) -> list[SlashCommand]:
         """The commands for what is typed after `/`: names that start with it first, then names that contain it,
-        then those whose description does (each group in the catalogue's order)."""
+        then (from `DESCRIPTION_MATCH` letters on) those whose description does, each group in the catalogue's
+        order."""
         typed = typed.lower()
         groups: tuple[list[SlashCommand], list[SlashCommand], list[SlashCommand]] = ([], [], [])
         for command in self._by_name.values():
@@ -110,7 +115,7 @@ class Catalogue:
                 groups[0].append(command)
             elif typed in name:
                 groups[1].append(command)
-            elif typed and typed in command.description.lower():
+            elif len(typed) >= DESCRIPTION_MATCH and typed in command.description.lower():
                 groups[2].append(command)
         return [*groups[0], *groups[1], *groups[2]]
 

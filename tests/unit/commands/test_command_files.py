@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tui_agent.cli import main
 from tui_agent.commands.catalogue import BUILTINS, Catalogue, invocation
 from tui_agent.commands.command_files import find_commands
 from tui_agent.commands.front_matter import split_front_matter
@@ -144,3 +145,25 @@ def test_a_prompt_names_a_command_and_the_catalogue_finds_it() -> None:
     assert "commands" in [command.name for command in catalogue.matching("co")]
     assert catalogue.matching("")[0] == BUILTINS[0]
     assert "memory" in catalogue and catalogue.find("nope") is None
+
+
+def test_p_runs_a_command_says_an_unknown_one_and_refuses_the_apps_own(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    write(repo / ".tui-agent/commands/hello.md", "---\nagent: researcher\n---\nSay hello to $1 and $2.")
+    monkeypatch.chdir(repo)
+
+    def run(prompt: str) -> tuple[int, str, str]:
+        status = main(["--offline", "-p", prompt])
+        out, err = capfd.readouterr()
+        return status, out, err
+
+    status, out, err = run('/hello Ana "Bo Li"')
+    assert status == 0 and "You asked: *Say hello to Ana and Bo Li.*" in out, (out, err)
+    assert "/hello runs with the researcher agent" in err
+    status, out, err = run("/nope at all")
+    assert status == 0 and "/nope is not a command: sent as text" in err and "You asked: */nope at all*" in out
+    status, out, err = run("/compact")
+    assert status == 2 and "/compact is one of the app's commands" in err and not out

@@ -21,6 +21,8 @@ from tui_agent.sanitize import sanitize
 
 SHOWN = 8
 """Rows the menu shows at once; it scrolls beyond."""
+LABEL_WIDTH = 28
+"""Columns the names (with their hints) are lined up in; a longer one pushes its own description along."""
 MenuKey = Literal["complete", "run", "taken"]
 """What a key the menu took asks of the prompt: put the name in, send it, or nothing more (a move, Esc)."""
 
@@ -83,7 +85,8 @@ class CommandMenu(OptionList, can_focus=False):
         self.clear_options()
         if not self._matches:
             return
-        self.add_options([Option(_row(command), id=command.name) for command in self._matches])
+        width = min(LABEL_WIDTH, max(len(command.label) for command in self._matches))
+        self.add_options([Option(_row(command, width), id=command.name) for command in self._matches])
         self.highlighted = 0
 
     def key(self, key: str) -> MenuKey | None:
@@ -109,7 +112,9 @@ class CommandMenu(OptionList, can_focus=False):
         self._show(None)
 
 
-def _row(command: SlashCommand) -> Content:
-    """`/name <hint>  description · where from` for one command."""
+def _row(command: SlashCommand, width: int) -> Content:
+    """`/name <hint>   description · where from` for one command, the descriptions lined up after `width`."""
     origin = "" if command.source == "built-in" else f" · {command.source}"
-    return Content.assemble((sanitize(command.label), "bold"), "  ", (sanitize(command.description) + origin, "dim"))
+    label = sanitize(command.label)
+    gap = " " * max(2, width + 2 - len(label))
+    return Content.assemble((label, "bold"), gap, (sanitize(command.description) + origin, "dim"))
