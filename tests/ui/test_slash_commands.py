@@ -13,7 +13,9 @@ import pytest
 from tests.ui.helpers import chat_ready, send, showing, wait_until
 from tests.ui.sessions_stack import RealStack, real_stack
 from tests.ui.test_palette import notices
+from tui_agent.commands.catalogue import BUILTINS
 from tui_agent.ui.screens.memory_note import AddNoteScreen
+from tui_agent.ui.slash_builtins import ACTIONS
 from tui_agent.ui.widgets.command_menu import CommandMenu
 
 SIZE = (120, 40)
@@ -95,3 +97,7 @@ async def test_the_menu_runs_commands_and_a_note_reaches_the_memory_file(stack: 
         await pilot.press("n")
         await wait_until(pilot, lambda: box.text == "# Not this one", "the note given back")
         assert "Not this one" not in memory.read_text()
+
+
+def test_every_built_in_command_is_one_of_the_apps_actions() -> None:
+    assert set(ACTIONS) == {command.name for command in BUILTINS}

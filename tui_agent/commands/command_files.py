@@ -194,7 +194,7 @@ def _arguments(matter: FrontMatter) -> tuple[tuple[str, ...], str]:
     <focus>`); any other `arguments` text (`<file> [focus]`), or `argument-hint`, is a hint alone."""
     words = matter.names("arguments")
     names = tuple(words) if words and all(ARGUMENT_NAME.match(word) for word in words) else ()
-    hint = matter.text("argument-hint") or (
+    hint = matter.raw.get("argument-hint") or (
         " ".join(f"<{name}>" for name in names) if names else matter.text("arguments") or ""
     )
     return names, hint

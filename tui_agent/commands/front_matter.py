@@ -20,6 +20,8 @@ class FrontMatter:
     """The keys of a file's front matter, its body after the block, and a sentence per line not understood."""
 
     values: dict[str, FrontValue] = field(default_factory=dict)
+    raw: dict[str, str] = field(default_factory=dict)
+    """Each key's value as written on its line (`argument-hint: [pr] [branch]` is a hint, not a YAML list)."""
     body: str = ""
     problems: list[str] = field(default_factory=list)
 
@@ -71,6 +73,7 @@ def _read_block(lines: list[str], matter: FrontMatter) -> None:
         key, raw = found.group(1), found.group(2).strip()
         current = key if not raw else None
         matter.values[key] = _value(raw) if raw else []
+        matter.raw[key] = _scalar(raw)
 
 
 def _value(raw: str) -> FrontValue:

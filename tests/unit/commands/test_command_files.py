@@ -77,7 +77,7 @@ def test_front_matter_agent_model_and_named_arguments(repo: Path, tmp_path: Path
         "Review $file, looking at $focus. All: $ARGUMENTS. First: $1. Not a name: $files."
     )
     write(repo / ".tui-agent/commands/check.md", text)
-    write(repo / ".tui-agent/commands/hinted.md", "---\nargument-hint: <pr> [branch]\n---\nLook at PR $1.")
+    write(repo / ".tui-agent/commands/hinted.md", "---\nargument-hint: [pr] [branch]\n---\nLook at PR $1.")
 
     found = find_commands(repo, ON, tmp_path / "config", tmp_path / "home")
 
@@ -92,7 +92,7 @@ def test_front_matter_agent_model_and_named_arguments(repo: Path, tmp_path: Path
     )
     assert (expanded.agent, expanded.model) == ("coder", "qwen3:8b")
     hinted = found.find("hinted")
-    assert hinted is not None and hinted.command.hint == "<pr> [branch]" and hinted.arguments == ()
+    assert hinted is not None and hinted.command.hint == "[pr] [branch]" and hinted.arguments == ()
 
 
 def test_filling_in_arguments() -> None:
@@ -167,3 +167,12 @@ def test_p_runs_a_command_says_an_unknown_one_and_refuses_the_apps_own(
     assert status == 0 and "/nope is not a command: sent as text" in err and "You asked: */nope at all*" in out
     status, out, err = run("/compact")
     assert status == 2 and "/compact is one of the app's commands" in err and not out
+
+
+def test_the_repositorys_own_example_commands_load(tmp_path: Path) -> None:
+    repo = Path(__file__).resolve().parents[3]
+    found = find_commands(repo, CommandSettings(other_tools=False), tmp_path / "config", tmp_path / "home")
+    assert {"review", "explain"} <= {file.name for file in found.files} and not found.problems
+    review = found.find("review")
+    assert review is not None and review.command.hint == "<file> [what to look at]"
+    assert review.expand("tui_agent/cli.py the flags").text.startswith("Review tui_agent/cli.py in this repository")
