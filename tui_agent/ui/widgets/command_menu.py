@@ -1,7 +1,8 @@
 """Provides `CommandMenu`: the list of `/` commands that opens above the prompt when a prompt starts with `/`.
 
 While the first word is being typed it lists the commands matching it (`Catalogue.matching`: names that start with
-it, then names and descriptions that hold it), each with what to type after it and its description. The prompt
+it, then names and descriptions that hold it), each on one line with what to type after it, where it comes from
+(project, user, mcp) and its description. The prompt
 hands it its keys while it is open: Up/Down move, Tab completes the name, Enter runs the command (one that takes
 arguments is completed instead, the cursor left for them), Esc closes it until the prompt no longer starts with `/`.
 Hidden, it takes no room and no key.
@@ -39,6 +40,8 @@ class CommandMenu(OptionList, can_focus=False):
         border: round $accent;
         background: $panel;
         padding: 0;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }}
     CommandMenu.-open {{
         display: block;
@@ -113,8 +116,9 @@ class CommandMenu(OptionList, can_focus=False):
 
 
 def _row(command: SlashCommand, width: int) -> Content:
-    """`/name <hint>   description · where from` for one command, the descriptions lined up after `width`."""
-    origin = "" if command.source == "built-in" else f" · {command.source}"
+    """`/name <hint>   where from · description` for one command, the descriptions lined up after `width` (where
+    it comes from first: a long description is cut at the menu's edge)."""
+    origin = "" if command.source == "built-in" else f"{command.source} · "
     label = sanitize(command.label)
     gap = " " * max(2, width + 2 - len(label))
-    return Content.assemble((label, "bold"), gap, (sanitize(command.description) + origin, "dim"))
+    return Content.assemble((label, "bold"), gap, (origin, "italic"), (sanitize(command.description), "dim"))
