@@ -44,7 +44,11 @@ def last_prompt(stack: RealStack) -> str:
     return str(stack.chat_requests()[-1]["messages"][-1]["content"])
 
 
-async def test_the_menu_runs_commands_and_a_note_reaches_the_memory_file(stack: RealStack, repo: Path) -> None:
+async def test_the_menu_runs_commands_and_a_note_reaches_the_memory_file(
+    stack: RealStack, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.delenv("EDITOR", raising=False)
     app, _ = stack.app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await chat_ready(pilot)
@@ -97,6 +101,25 @@ async def test_the_menu_runs_commands_and_a_note_reaches_the_memory_file(stack: 
         await pilot.press("n")
         await wait_until(pilot, lambda: box.text == "# Not this one", "the note given back")
         assert "Not this one" not in memory.read_text()
+
+        box.load_text("")
+        await send(pilot, "/memory-files", wait=False)
+        await wait_until(pilot, lambda: any("no memory files" in n or "AGENTS.md" in n for n in notices(app)), "listed")
+        await pilot.press("up")  # an earlier command shown: the menu stays shut, Up walks on
+        await wait_until(pilot, lambda: box.text == "/memory-files", "the command recalled")
+        assert not menu.is_open
+        await pilot.press("up")
+        await wait_until(pilot, lambda: box.text == "# Not this one", lambda: box.text)
+        box.load_text("")
+
+        box.load_text("/memory")  # the menu open: Enter runs the highlighted /memory
+        await wait_until(pilot, lambda: menu.is_open and menu.matches[0].name == "memory", "the menu on /memory")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("Set $EDITOR" in n for n in notices(app)), "no editor said")
+        monkeypatch.setenv("EDITOR", "true")
+        await send(pilot, "/memory ", wait=False)  # no terminal of its own here: said, the app goes on
+        await wait_until(pilot, lambda: any("Could not open" in n for n in notices(app)), "no suspending said")
+        assert memory.read_text() == "- Answer in French\n" and not box.text
 
 
 def test_every_built_in_command_is_one_of_the_apps_actions() -> None:

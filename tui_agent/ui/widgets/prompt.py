@@ -375,6 +375,8 @@ class PromptInput(TextArea):
         self._chips.clear()
         self.load_text(self._chip(text, "earlier prompt") if len(text) > PASTE_CHIP_CHARS else text)
         self.move_cursor(self.document.end)
+        if self.command_menu is not None:  # an earlier `/help` shown: Up and Down go on walking the history
+            self.command_menu.close()
 
     def _stored_history(self) -> PromptHistory:
         """The stored history, loading earlier runs' prompts ahead of this run's the first time."""
