@@ -17,6 +17,7 @@ import time
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple, cast
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -225,6 +226,10 @@ class ChatScreen(ReportingScreen[None]):
     def take_unsent(self) -> Unsent:
         """What was written here and not sent, taken out (see `TurnRunner.take_unsent`)."""
         return self.turns.take_unsent()
+
+    @on(CommandMenu.OptionSelected, "#command-menu")
+    def _command_clicked(self) -> None:
+        self.prompt_input.menu_clicked()
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         if not self.slash.submitted(event):

@@ -246,6 +246,12 @@ class PromptInput(TextArea):
         if self.command_menu is not None:
             self.command_menu.typed(self.text)
 
+    def menu_clicked(self) -> None:
+        """A command of the `/` menu was clicked: as Enter on it."""
+        if self.command_menu is not None and (asked := self.command_menu.key("enter")) is not None:
+            self.focus()
+            self._menu_asked(asked)
+
     def _menu_asked(self, asked: MenuKey) -> None:
         """Tab or Enter in the `/` menu: the chosen command's name in the box (and sent, for `run`)."""
         chosen = self.command_menu.chosen if self.command_menu is not None else None
