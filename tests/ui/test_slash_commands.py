@@ -71,7 +71,7 @@ async def test_the_menu_runs_commands_and_a_note_reaches_the_memory_file(
         await wait_until(pilot, lambda: menu.is_open and menu.matches[0].name == "copy", "the menu on /cop")
         await pilot.click(CommandMenu, offset=(3, 1))  # a click on a command runs it, as Enter does
         await wait_until(pilot, lambda: any("Copied the last reply" in n for n in notices(app)), "copied")
-        assert not box.text
+        await wait_until(pilot, lambda: not box.text, "the box emptied")
 
         await send(pilot, "/nope at all")
         assert last_prompt(stack) == "/nope at all"
