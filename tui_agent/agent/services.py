@@ -140,7 +140,7 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     notices.extend(f"Memory file refused: {problem}" for problem in memory.problems)
     roster = AgentRoster(catalog, settings, clients, memory)
     commands = await asyncio.to_thread(find_commands, Path.cwd(), settings.commands, paths.config_dir())
-    notices.extend(f"Command file refused: {problem}" for problem in commands.problems)
+    notices.extend(f"Command file problem: {problem}" for problem in commands.problems)
     try:
         setup = roster.setup(settings.agent)
     except UnknownAgentError as error:  # from the config file (the front ends refuse an unknown `--agent`)
