@@ -82,6 +82,9 @@ class CommandMenu(OptionList, can_focus=False):
             self._show(word)
 
     def _show(self, word: str | None) -> None:
+        if word is None and not self._matches:  # shut already: most keystrokes, nothing to redraw
+            self._typed = None
+            return
         self._typed = word
         self._matches = self._catalogue().matching(word) if word is not None else []
         self.set_class(bool(self._matches), "-open")

@@ -243,8 +243,9 @@ class PromptInput(TextArea):
 
     @on(TextArea.Changed)
     def _text_changed(self) -> None:
-        if self.command_menu is not None:
-            self.command_menu.typed(self.text)
+        if self.command_menu is not None:  # only a one-line prompt can be a command's name: no need for all of it
+            document = self.document
+            self.command_menu.typed(document.get_line(0) if document.line_count == 1 else "\n")
 
     def menu_clicked(self) -> None:
         """A command of the `/` menu was clicked: as Enter on it."""
