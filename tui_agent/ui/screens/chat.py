@@ -17,7 +17,6 @@ import time
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple, cast
 
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -40,7 +39,6 @@ from tui_agent.ui.screens.turn_view import TurnView
 from tui_agent.ui.team_choice import follow_team
 from tui_agent.ui.textual_private import ToastRack
 from tui_agent.ui.widgets.chat_log import ChatLog
-from tui_agent.ui.widgets.command_menu import CommandMenu
 from tui_agent.ui.widgets.log_window import LogWindow
 from tui_agent.ui.widgets.prompt import AttachLimits, PromptInput
 from tui_agent.ui.widgets.queued import QueuedPrompts
@@ -126,8 +124,8 @@ class ChatScreen(ReportingScreen[None]):
         self.slash = SlashPrompts(self)
         """What a prompt starting with `/` does: a built-in command, the run's own, or text with a notice."""
         self._stop_watching_unsaved: Unsubscribe = lambda: None
-        self.later = LaterWidgets(self)
-        """The message cursor, the hover bar and the attachment strip (mounted after the first frame)."""
+        self.later = LaterWidgets(self, self.slash.catalogue)
+        """The message cursor, the hover bar, the attachment strip and the `/` menu (mounted after the first frame)."""
         self.columns = SideColumns(self)
         """Folds the tool column and the task tree away on a narrow screen."""
         self.retired = False
@@ -139,13 +137,11 @@ class ChatScreen(ReportingScreen[None]):
             yield ChatLog(id="chat-log", reasoning=ui.reasoning)
             yield ToolPanels(clock=self._clock, id="tool-panels")
         yield QueuedPrompts(id="queued")
-        yield (menu := CommandMenu(self.slash.catalogue, id="command-menu"))
         yield PromptInput(
             id="prompt",
             cursor_blink=self.settings.cursor_blink,
             attach_limits=AttachLimits(ui.attach_paste_over, ui.attach_max_bytes),
             files_in_history=self._files_in_history,
-            command_menu=menu,
         )
         yield StatusBar(id="status")
 
@@ -226,10 +222,6 @@ class ChatScreen(ReportingScreen[None]):
     def take_unsent(self) -> Unsent:
         """What was written here and not sent, taken out (see `TurnRunner.take_unsent`)."""
         return self.turns.take_unsent()
-
-    @on(CommandMenu.OptionSelected, "#command-menu")
-    def _command_clicked(self) -> None:
-        self.prompt_input.menu_clicked()
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         if not self.slash.submitted(event):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from tui_agent.commands.catalogue import BUILTINS, Catalogue, Invocation, invocation
 from tui_agent.errors import EngineUnavailableError, user_message
 from tui_agent.ui.command_wanted import BuiltinCommandWanted
 from tui_agent.ui.widgets.prompt import PromptInput
@@ -20,6 +19,7 @@ from tui_agent.ui.widgets.prompt import PromptInput
 if TYPE_CHECKING:
     from tui_agent.agent.port import ChatBackend
     from tui_agent.agent.records import Attachment
+    from tui_agent.commands.catalogue import Catalogue, Invocation
     from tui_agent.ui.hosts import Notices, Workers
     from tui_agent.ui.screens.chat_turns import Edits, TurnRunner
     from tui_agent.ui.screens.memory_note import NoteApp
@@ -50,9 +50,6 @@ if TYPE_CHECKING:
         def post_message(self, message: BuiltinCommandWanted) -> bool: ...
 
 
-BUILTIN_NAMES = frozenset(command.name for command in BUILTINS)
-
-
 def is_note(prompt: str) -> bool:
     """`# text` on one line, as Claude Code takes it: a note for the memory file (`## heading` and a pasted Markdown
     document are prompts)."""
@@ -68,6 +65,8 @@ class SlashPrompts:
 
     def catalogue(self) -> Catalogue:
         """Every command now: the built-ins, then the run's own once the engine is there."""
+        from tui_agent.commands.catalogue import Catalogue  # deferred: with the first / typed, not the first frame
+
         backend = self.screen.backend
         return Catalogue(backend.slash_commands() if backend is not None else ())
 
@@ -83,11 +82,15 @@ class SlashPrompts:
 
             offer_note(self.screen, self.screen.app, event.text)
             return True
+        if not event.text.lstrip().startswith("/"):
+            return False
+        from tui_agent.commands.catalogue import BUILTINS, invocation  # deferred: with the first /, not the first frame
+
         called = invocation(event.text)
         if called is None:
             return False
         event.stop()
-        if called.name in BUILTIN_NAMES:
+        if called.name in {command.name for command in BUILTINS}:
             if event.attachments:  # a built-in sends nothing: the files stay for the next prompt
                 self.screen.prompt_input.set_attachments(event.attachments)
             self.screen.post_message(BuiltinCommandWanted(called.name, called.arguments))

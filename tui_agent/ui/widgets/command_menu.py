@@ -11,14 +11,17 @@ Hidden, it takes no room and no key.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
+from textual import on
 from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui_agent.commands.catalogue import Catalogue, SlashCommand
 from tui_agent.sanitize import sanitize
+
+if TYPE_CHECKING:  # the catalogue loads with the first / typed
+    from tui_agent.commands.catalogue import Catalogue, SlashCommand
 
 SHOWN = 8
 """Rows the menu shows at once; it scrolls beyond."""
@@ -48,10 +51,18 @@ class CommandMenu(OptionList, can_focus=False):
     }}
     """
 
-    def __init__(self, catalogue: Callable[[], Catalogue], *, id: str | None = None) -> None:  # noqa: A002
-        """`catalogue`: the commands in force now (the built-ins until the engine is there)."""
+    def __init__(
+        self,
+        catalogue: Callable[[], Catalogue],
+        *,
+        clicked: Callable[[], None] = lambda: None,
+        id: str | None = None,  # noqa: A002
+    ) -> None:
+        """`catalogue`: the commands in force now (the built-ins until the engine is there); `clicked`: a command
+        was clicked (the prompt runs it as Enter would)."""
         super().__init__(id=id)
         self._catalogue = catalogue
+        self._clicked = clicked
         self._matches: list[SlashCommand] = []
         self._closed_for = False
         """Esc closed it: it stays closed until the prompt stops starting with `/`."""
@@ -111,6 +122,11 @@ class CommandMenu(OptionList, can_focus=False):
             self.close()
             return "taken"
         return None
+
+    @on(OptionList.OptionSelected)
+    def _chosen_by_click(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self._clicked()
 
     def close(self) -> None:
         """Hide until the prompt no longer starts with `/` (Esc)."""
