@@ -65,7 +65,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         metavar="PROMPT",
         nargs="?",
         const="",
-        help="answer one prompt without the full-screen app ('-' reads it from stdin)",
+        help="answer one prompt without the full-screen app ('-' reads it from stdin; '/name args' runs a command)",
     )
     parser.add_argument(
         "--team", metavar="NAME", help="send the prompts to this team of agents (see teams/; with -p too)"

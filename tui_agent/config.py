@@ -227,6 +227,19 @@ class MemorySettings(BaseModel):
     """A file longer than this is cut, with a notice where it was cut, in the prompt and in the list."""
 
 
+class CommandSettings(BaseModel):
+    """The `[commands]` table: which folders' Markdown commands the `/` menu offers (docs/context.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: StrictBool = True
+    """Read the user's and the project's command files at all; false: only the built-in commands."""
+    other_tools: StrictBool = True
+    """Also read Claude Code's and opencode's command folders (`.claude/commands`, `.opencode/command`...)."""
+    max_bytes: int = Field(default=65536, ge=256)
+    """A command file longer than this is refused, with a notice."""
+
+
 class UiSettings(UiFields, BaseModel):
     """How the app shows things (the `[ui]` table): its fields are `UiFields`' (`tui_agent.config_fields`)."""
 
@@ -284,6 +297,8 @@ class Settings(RunFields, BaseModel):
     into one message (compaction); 1 compacts only a full window."""
     memory: MemorySettings = Field(default_factory=MemorySettings)
     """Memory files, AGENTS.md and its fallbacks (the `[memory]` table)."""
+    commands: CommandSettings = Field(default_factory=CommandSettings)
+    """Slash commands: the user's and the project's Markdown commands (the `[commands]` table)."""
     history_lock_wait: float = Field(default=30.0, ge=0)
     """Seconds `-p` waits at its exit for another program that holds the history file's lock, to save the run;
     then it says what could not be saved."""

@@ -19,10 +19,12 @@ from tui_agent.agent.endpoint import EndpointChoice, choose_endpoint
 from tui_agent.agent.headless import print_turn, say
 from tui_agent.agent.resume import ResumeFailedError, ResumeRequest, apply_resume
 from tui_agent.agent.services import build_agent
+from tui_agent.agent.slash_commands import prompt_to_send
 from tui_agent.agent.team import TeamError
 from tui_agent.agents.apply import unknown_agent
 from tui_agent.boot import settings_from_args
 from tui_agent.config import Settings
+from tui_agent.errors import UserError
 from tui_agent.history.attachments import Attachment, AttachmentError, load_attachment
 from tui_agent.terminal import private_reply
 from tui_agent.tools.modes import start_mode
@@ -149,6 +151,14 @@ async def _print_one_turn(
         for name in sorted(set(allowed or []) - set(built.agent.registry.names())):
             say(sys.stderr, f"--allow {name}: there is no tool called {name} (see `tui-agent plugins`)")
         agent = built.agent
+        if redo is None:  # `-p "/name args"`: the command's prompt
+            try:
+                prompt, said = await prompt_to_send(agent, prompt)
+            except UserError as error:
+                say(sys.stderr, error.user_message)
+                return 2
+            if said:
+                say(sys.stderr, said)
         turn = {"retry": agent.retry, "continue": agent.continue_reply}.get(
             redo or "", lambda: agent.send(prompt, attachments or [])
         )

@@ -35,6 +35,7 @@ OUR_COMMANDS = [
     "Switch agent",
     "Edit system prompt",
     "Memory files",
+    "Edit memory file",
     "Theme",
     "Run a team",
     "Export session",

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui_agent import paths
 from tui_agent.agent.agent_choice import AgentChoice
 from tui_agent.agent.chat_state import TITLE_LENGTH as TITLE_LENGTH
 from tui_agent.agent.chat_state import ChatState
@@ -37,13 +39,17 @@ from tui_agent.agent.redo import RedoTurns
 from tui_agent.agent.rewind import FilesPlan, RestoreOutcome, Rewind
 from tui_agent.agent.sessions import SessionActions
 from tui_agent.agent.sessions import SessionNotFoundError as SessionNotFoundError
+from tui_agent.agent.slash_commands import SlashCommands
 from tui_agent.agent.tree import TreeObserver, Unsubscribe
 from tui_agent.agent.turn import DEFAULT_AGENT_NAME, Continuation, Turn, TurnBudget, TurnServices
 from tui_agent.agent.turn_jobs import ChatJob
 from tui_agent.agent.turns import TurnInProgressError as TurnInProgressError
 from tui_agent.agent.turns import Turns, turn_events
+from tui_agent.agents.memory import find_memory
 from tui_agent.agents.profiles import AgentProfile, Catalog
 from tui_agent.commander import CommanderAsync
+from tui_agent.commands.catalogue import SlashCommand
+from tui_agent.commands.command_files import Expansion
 from tui_agent.history.attachments import Attachment, AttachmentRef
 from tui_agent.history.export import ExportFormat
 from tui_agent.history.models import Message, SearchHit, Session, Siblings
@@ -113,6 +119,8 @@ class Agent:
         self.files = FileRewinds(self._state, self._turns)
         """The files the conversation tree carries: rewind, a branch's files, undo (the port's `FilesPort`)."""
         registry.hooks.on_notice = self._notices.tell  # a failing hook is said, and skipped
+        self.commands = SlashCommands()
+        """The run's own `/` commands (command files, MCP prompts): set by the build (`services.build_agent`)."""
 
     # -- the parts' state, read by the front ends and tests -------------------------------------------
     @property
@@ -356,6 +364,19 @@ class Agent:
 
     def memory_files(self) -> list[str]:
         return self._choice.memory_files()
+
+    async def reload_memory(self) -> list[str]:
+        roster = self._choice.roster
+        if roster is not None:
+            memory = await asyncio.to_thread(find_memory, Path.cwd(), roster.settings.memory, paths.config_dir())
+            self._choice.use_memory(memory)
+        return self.memory_files()
+
+    def slash_commands(self) -> list[SlashCommand]:
+        return self.commands.listed()
+
+    async def expand_command(self, name: str, arguments: str) -> Expansion:
+        return await self.commands.expand(name, arguments)
 
     async def switch_agent(self, name: str) -> None:
         await self._choice.switch_agent(name)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tui_agent.agent.chat_state import ChatState
@@ -80,6 +81,22 @@ class AgentChoice:
         if profile is not None and not profile.memory:
             lines.append(f"the {profile.name} agent is sent none of them (memory = false in its profile)")
         return lines
+
+    def use_memory(self, memory: Memory) -> None:
+        """Tell the memory files in `memory` from the next request on (read again after `/memory` or `#`)."""
+        if self.roster is None:
+            return
+        self.roster.memory = memory
+        same = self._setup is self._run_setup  # a new session goes back to the run's setup when they differ
+        self._run_setup = self._remembering(self._run_setup)
+        self._setup = self._run_setup if same else self._remembering(self._setup)
+        self._state.services.memory = self._setup.memory if self._setup is not None else ""
+
+    def _remembering(self, setup: AgentSetup | None) -> AgentSetup | None:
+        if setup is None or self.roster is None:
+            return setup
+        told = self.roster.memory.block() if setup.profile is None or setup.profile.memory else ""
+        return replace(setup, memory=told)
 
     def list_agents(self) -> list[AgentProfile]:
         """The agents a session may run, by name (none without agent files)."""

@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # the UI's first frame imports this module; event and record 
     from tui_agent.agent.rewind import FilesPlan, RestoreOutcome, Rewind
     from tui_agent.agent.tree import TreeObserver, Unsubscribe
     from tui_agent.agents.profiles import AgentProfile
+    from tui_agent.commands.catalogue import SlashCommand
+    from tui_agent.commands.command_files import Expansion
     from tui_agent.history.attachments import Attachment, AttachmentRef
     from tui_agent.history.export import ExportFormat
     from tui_agent.history.models import Message, SearchHit, Session, Siblings
@@ -186,6 +188,11 @@ class AgentsPort(Protocol):
         """A line per memory file (AGENTS.md...) in the system prompt, and per file refused (`agents.memory`)."""
         ...
 
+    async def reload_memory(self) -> list[str]:
+        """Read the memory files again (one was edited: `/memory`, `#`), told from the next request on; returns
+        `memory_files`' lines."""
+        ...
+
     async def switch_agent(self, name: str) -> None:
         """Run agent `name` from the next turn on (its prompt, tools, model, budgets), stored with the session;
         an unknown name raises an error whose message lists the agents."""
@@ -256,7 +263,21 @@ class UsagePort(Protocol):
         """Use `name` from the next request on; the conversation and the session are kept."""
 
 
-class ChatPort(ConversationPort, AgentsPort, UsagePort, FilesPort, Protocol):
+class CommandsPort(Protocol):
+    """The run's own `/` commands: the user's and the project's Markdown commands and the MCP servers' prompts
+    (the built-in ones are the app's: `tui_agent.commands.catalogue.BUILTINS`)."""
+
+    def slash_commands(self) -> list[SlashCommand]:
+        """The commands as the `/` menu lists them (files first, then MCP prompts)."""
+        ...
+
+    async def expand_command(self, name: str, arguments: str) -> Expansion:
+        """What command `name` sends, with `arguments` (what was typed after it) filled in, and who should answer
+        it; raises `UserError` (an unknown name, a missing argument, a server's failure) with the sentence."""
+        ...
+
+
+class ChatPort(ConversationPort, AgentsPort, UsagePort, FilesPort, CommandsPort, Protocol):
     """One chat session as the chat screen sees it: its conversation, who answers, and the model's usage."""
 
     @property

@@ -24,11 +24,13 @@ from tui_agent.agent.model_choice import discover_model
 from tui_agent.agent.port import ChatBackend
 from tui_agent.agent.profile_use import AgentRoster, ClientPool
 from tui_agent.agent.providers import provider_for
+from tui_agent.agent.slash_commands import SlashCommands
 from tui_agent.agent.tool_set import ToolSet, answered_offline
 from tui_agent.agent.turn import TurnBudget
 from tui_agent.agents.apply import UnknownAgentError
 from tui_agent.agents.memory import find_memory
 from tui_agent.agents.profiles import load_catalog
+from tui_agent.commands.command_files import find_commands
 from tui_agent.config import Settings
 from tui_agent.history.redact import Redactor
 from tui_agent.history.store import HistoryStore
@@ -137,6 +139,8 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     memory = await asyncio.to_thread(find_memory, Path.cwd(), settings.memory, paths.config_dir())
     notices.extend(f"Memory file refused: {problem}" for problem in memory.problems)
     roster = AgentRoster(catalog, settings, clients, memory)
+    commands = await asyncio.to_thread(find_commands, Path.cwd(), settings.commands, paths.config_dir())
+    notices.extend(f"Command file problem: {problem}" for problem in commands.problems)
     try:
         setup = roster.setup(settings.agent)
     except UnknownAgentError as error:  # from the config file (the front ends refuse an unknown `--agent`)
@@ -160,5 +164,6 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
             compact_at=settings.compact_at,
         ),
     )
+    agent.commands = SlashCommands(commands, tools.mcp_servers)
     tools.watch(agent.tell)  # a source's notices during the run (an MCP server failed...) reach the UI or stderr
     return BuiltAgent(agent, notices, resources, tools=tools)

@@ -42,6 +42,7 @@ from tui_agent.agent.events import (
 )
 from tui_agent.agent.meter import Meter
 from tui_agent.agent.port import ChatBackend, NoticeObserver
+from tui_agent.agent.slash_commands import SlashCommands
 from tui_agent.agent.tree import TreeObserver, Unsubscribe
 from tui_agent.history.attachments import Attachment, AttachmentRef
 from tui_agent.history.export import ExportFormat
@@ -55,6 +56,8 @@ from tui_agent.tool_call import CallKey, Decision
 if TYPE_CHECKING:  # pydantic loads with the engine; a scripted app may start without it
     from tui_agent.agent.rewind import FilesPlan, RestoreOutcome, Rewind
     from tui_agent.agents.profiles import AgentProfile
+    from tui_agent.commands.catalogue import SlashCommand
+    from tui_agent.commands.command_files import Expansion
     from tui_agent.tools.modes import Permissions
 
 
@@ -194,6 +197,10 @@ class ScriptedBackend:
         """What `list_agents` answers (none unless a test sets some; the status bar then shows no agent)."""
         self.memory: list[str] = []
         """What `memory_files` answers (a test may set it)."""
+        self.commands = SlashCommands()
+        self.memory_reloads = 0
+        """How many times `reload_memory` was asked (after `/memory` or `#`)."""
+        """What `slash_commands` and `expand_command` answer (a test may give it command files)."""
         self._agent, self._system_prompt = "", ""
         self.meter_now = Meter()
         """What `meter` answers (a test may set it)."""
@@ -405,6 +412,16 @@ class ScriptedBackend:
 
     def memory_files(self) -> list[str]:
         return list(self.memory)
+
+    async def reload_memory(self) -> list[str]:
+        self.memory_reloads += 1
+        return list(self.memory)
+
+    def slash_commands(self) -> list[SlashCommand]:
+        return self.commands.listed()
+
+    async def expand_command(self, name: str, arguments: str) -> Expansion:
+        return await self.commands.expand(name, arguments)
 
     async def switch_agent(self, name: str) -> None:
         profile = next((agent for agent in self.agents if agent.name == name), None)

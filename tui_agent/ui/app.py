@@ -27,6 +27,7 @@ from tui_agent.config_fields import DEFAULTS, RunFields
 from tui_agent.errors import user_message
 from tui_agent.sanitize import sanitize
 from tui_agent.terminal import OutputLog
+from tui_agent.ui.command_wanted import BuiltinCommandWanted
 from tui_agent.ui.engine import EngineBuild, EngineSlot
 from tui_agent.ui.fresh_chat import FreshChatWanted
 from tui_agent.ui.screens.chat import ChatScreen, ChatSettings
@@ -269,6 +270,14 @@ class TuiAgentApp(App[None]):
         from tui_agent.ui.screens.sessions import show_fresh_chat  # deferred: history's records (~9 ms), after paint
 
         show_fresh_chat(self, note=wanted.note, then_send=wanted.then_send)
+
+    @on(BuiltinCommandWanted)
+    def builtin_command_wanted(self, wanted: BuiltinCommandWanted) -> None:
+        """A built-in `/` command typed in the prompt: its palette action (`ui/slash_builtins.py`)."""
+        # deferred: loads pydantic (~55 ms): not before the first frame
+        from tui_agent.ui.slash_builtins import run_builtin
+
+        run_builtin(self, wanted.name, wanted.arguments)
 
     def action_sessions(self) -> None:
         """Open the session screen (Ctrl+S): list, filter, open, rename, fork, delete."""

@@ -24,6 +24,7 @@ from tui_agent.config_write import set_config_value
 from tui_agent.errors import user_message
 from tui_agent.ui.agent_commands import edit_system_prompt, show_memory_files, switch_agent
 from tui_agent.ui.keys import keys_of
+from tui_agent.ui.memory_editing import open_memory_file
 from tui_agent.ui.screens.chat import ChatScreen
 from tui_agent.ui.team_choice import choose_team
 from tui_agent.ui.widgets.message_cursor import MessageCursor
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 
     from tui_agent.ui.agent_commands import AgentCommandsApp
     from tui_agent.ui.hosts import AppEngine, KeyMap, Notices, Palette, ScreenStack
+    from tui_agent.ui.memory_editing import MemoryApp
     from tui_agent.ui.team_choice import TeamApp
 
     class ModelApp(AppEngine, Notices, Palette, ScreenStack, Protocol):
@@ -87,9 +89,9 @@ if TYPE_CHECKING:
     class MessageCommandsApp(KeyMap, ScreenStack, Protocol):
         """What the message cursor's commands use of the app: the keys in force, and the chat screen."""
 
-    class PaletteApp(AppActions, AgentCommandsApp, MessageCommandsApp, Protocol):
+    class PaletteApp(AppActions, AgentCommandsApp, MessageCommandsApp, MemoryApp, Protocol):
         """What the palette's commands use of the app (`TuiAgentApp`): its actions, and what the commands they run
-        use (the agent commands, the message cursor's)."""
+        use (the agent commands, the message cursor's, the memory file's editor)."""
 
 
 REPLACED_TEXTUAL_COMMANDS = {"Theme"}
@@ -119,6 +121,9 @@ def palette_commands(app: PaletteApp, textual_commands: Iterable[SystemCommand])
     )
     yield SystemCommand(
         "Memory files", "Which AGENTS.md files the system prompt carries", partial(show_memory_files, app)
+    )
+    yield SystemCommand(
+        "Edit memory file", "Open the nearest AGENTS.md in $EDITOR (/memory)", partial(open_memory_file, app)
     )
     yield SystemCommand("Theme", "Change the theme (saved in the config file)", app.action_pick_theme)
     yield SystemCommand(

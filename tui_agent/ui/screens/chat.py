@@ -32,6 +32,7 @@ from tui_agent.ui.history_view import HistoryView, attach_history
 from tui_agent.ui.mode_words import describe_mode
 from tui_agent.ui.screens.chat_columns import SideColumns
 from tui_agent.ui.screens.chat_later import LaterWidgets
+from tui_agent.ui.screens.chat_slash import SlashPrompts
 from tui_agent.ui.screens.chat_turns import TurnRunner, Unsent
 from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.screens.turn_view import TurnView
@@ -121,9 +122,11 @@ class ChatScreen(ReportingScreen[None]):
         self.task_tree: TaskTree | None = None
         self.turn_view = TurnView(self, self._clock)
         self.turns = TurnRunner(self, self.turn_view)
+        self.slash = SlashPrompts(self)
+        """What a prompt starting with `/` does: a built-in command, the run's own, or text with a notice."""
         self._stop_watching_unsaved: Unsubscribe = lambda: None
-        self.later = LaterWidgets(self)
-        """The message cursor, the hover bar and the attachment strip (mounted after the first frame)."""
+        self.later = LaterWidgets(self, self.slash.catalogue)
+        """The message cursor, the hover bar, the attachment strip and the `/` menu (mounted after the first frame)."""
         self.columns = SideColumns(self)
         """Folds the tool column and the task tree away on a narrow screen."""
         self.retired = False
@@ -230,7 +233,8 @@ class ChatScreen(ReportingScreen[None]):
         return self.turns.take_unsent()
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
-        self.turns.submitted(event)
+        if not self.slash.submitted(event):
+            self.turns.submitted(event)
 
     def action_cycle_mode(self) -> None:
         """Step to the next permission mode (ask → auto-edit → auto → plan → read-only), said in a notice."""

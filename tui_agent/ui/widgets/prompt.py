@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from textual import events, work
+from textual import events, on, work
 from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
@@ -31,6 +31,7 @@ from tui_agent.errors import user_message
 
 if TYPE_CHECKING:  # attachments load with the first one, not before the first frame
     from tui_agent.agent.records import Attachment, AttachmentRef, PromptHistory
+    from tui_agent.ui.widgets.command_menu import CommandMenu, MenuKey
 
 FilesInHistory = Callable[["list[AttachmentRef]"], Awaitable["list[Attachment]"]]
 """Reads back the files and images refs name from history (those it no longer holds left out)."""
@@ -90,7 +91,9 @@ class PromptInput(TextArea):
         cursor_blink: bool = True,
         attach_limits: AttachLimits | None = None,
         files_in_history: FilesInHistory | None = None,
+        command_menu: CommandMenu | None = None,
     ) -> None:
+        """`command_menu`: the `/` commands' menu this prompt opens and hands its keys to while it is open."""
         super().__init__(
             id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False, highlight_cursor_line=False
         )
@@ -116,6 +119,7 @@ class PromptInput(TextArea):
         self.attachments: list[Attachment] = []
         """Files and images the next prompt carries."""
         self._pastes = 0
+        self.command_menu = command_menu
 
     @property
     def prompt_text(self) -> str:
@@ -237,9 +241,35 @@ class PromptInput(TextArea):
             return Strip.blank(0)
         return super().render_line(y)
 
+    @on(TextArea.Changed)
+    def _text_changed(self) -> None:
+        if self.command_menu is not None:  # only a one-line prompt can be a command's name: no need for all of it
+            document = self.document
+            self.command_menu.typed(document.get_line(0) if document.line_count == 1 else "\n")
+
+    def menu_clicked(self) -> None:
+        """A command of the `/` menu was clicked: as Enter on it."""
+        if self.command_menu is not None and (asked := self.command_menu.key("enter")) is not None:
+            self.focus()
+            self._menu_asked(asked)
+
+    def _menu_asked(self, asked: MenuKey) -> None:
+        """Tab or Enter in the `/` menu: the chosen command's name in the box (and sent, for `run`)."""
+        chosen = self.command_menu.chosen if self.command_menu is not None else None
+        if chosen is None or asked == "taken":
+            return
+        self.load_text(f"/{chosen.name}" + (" " if asked == "complete" else ""))
+        self.move_cursor(self.document.end)
+        if asked == "run":
+            self.submit()
+
     def on_key(self, event: events.Key) -> None:
-        """The prompt's own keys; any other key is left to TextArea (typing, cursor moves, its bindings)."""
-        if event.key == "enter":
+        """The prompt's own keys; any other key is left to TextArea (typing, cursor moves, its bindings). While
+        the `/` menu is open it takes the keys it moves, completes, runs and closes with."""
+        if self.command_menu is not None and (asked := self.command_menu.key(event.key)) is not None:
+            self._consume(event)
+            self._menu_asked(asked)
+        elif event.key == "enter":
             self._consume(event)
             self.submit()
         elif event.key in NEWLINE_KEYS:
@@ -352,6 +382,8 @@ class PromptInput(TextArea):
         self._chips.clear()
         self.load_text(self._chip(text, "earlier prompt") if len(text) > PASTE_CHIP_CHARS else text)
         self.move_cursor(self.document.end)
+        if self.command_menu is not None:  # an earlier `/help` shown: Up and Down go on walking the history
+            self.command_menu.close()
 
     def _stored_history(self) -> PromptHistory:
         """The stored history, loading earlier runs' prompts ahead of this run's the first time."""
