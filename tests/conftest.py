@@ -10,6 +10,17 @@ from pathlib import Path
 import pytest
 
 pytest_plugins = ["tests.fixtures.offline"]
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def without_the_repos_agents_md(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The repo's own AGENTS.md (notes for agents working on tui-agent) stays out of the system prompts of the
+    engines tests build: they run from the repo root, and what they assert is the prompt they set up."""
+    from tui_agent.agents import memory  # deferred: pydantic, only once a test runs
+
+    everywhere = memory.project_folders
+    monkeypatch.setattr(memory, "project_folders", lambda cwd: [f for f in everywhere(cwd) if f.resolve() != REPO])
 
 
 @pytest.fixture(autouse=True)
