@@ -112,6 +112,13 @@ class ToolsSettings(BaseModel):
     reported), so one tool cannot fill the context."""
     edit_max_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
     """The largest file the edit tools (`write_file`, `edit_file`) read or write; bigger ones are refused."""
+    scan_max_files: int = Field(default=20_000, ge=0)
+    """Files of the working directory scanned before and after a shell command or a tool that does not say what
+    it changes, so a rewind can undo it (`tools/scan.py`); a bigger folder makes such calls "not undoable"; 0: no
+    scan at all."""
+    scan_max_bytes: int = Field(default=64 * 1024 * 1024, ge=0)
+    """Bytes of file contents kept in memory for that scan; a changed file whose content did not fit is not
+    undoable."""
     _off: dict[str, str] = PrivateAttr(default_factory=dict)
     """See `turned_off`; a private attribute, so no file can set it."""
 

@@ -34,6 +34,7 @@ from tui_agent.tools.output import cap_output, capped_text, let_go
 from tui_agent.tools.progress import reporting_progress
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.results import split_result, with_stand_ins
+from tui_agent.tools.scan import Watched, shared
 from tui_agent.tools.spec import Approval, ToolSpec, describe_validation_error
 
 Asker = Callable[[ToolCall], Awaitable[Decision]]
@@ -43,6 +44,10 @@ OnChange = Callable[[ToolCall], None]
 log = logging.getLogger(__name__)
 Answer = tuple[str, tuple[Attachment, ...], tuple[FileChange, ...]]
 """A tool's result: its capped text (a stand-in line per attachment) and the attachments it returned."""
+WATCHED = frozenset({"command", "unknown"})
+"""The effects whose calls the working directory is scanned around (an edit tool reports its own changes)."""
+UNWATCHED_SOURCES = frozenset({"agents", "team"})
+"""Tools that run other agents (delegates, a team's controls): their agents' own calls are watched instead."""
 INLINE_TEXT = 64 * 1024
 """Characters of an async tool's plain-text result capped on the loop (tens of microseconds); more goes to a thread."""
 
@@ -62,9 +67,9 @@ class ToolPolicy(Protocol):
 class _Finished(Exception):
     """Ends a call early with its final state (denied, invalid, unknown)."""
 
-    def __init__(self, status: ToolStatus, text: str) -> None:
+    def __init__(self, status: ToolStatus, text: str, changes: tuple[FileChange, ...] = ()) -> None:
         super().__init__(text)
-        self.status, self.text = status, text
+        self.status, self.text, self.changes = status, text, changes
 
 
 class ToolRunner:
@@ -163,13 +168,13 @@ class ToolRunner:
             spec, arguments = self._prepare(call)
             spec, arguments, note = await self._hooked(spec, arguments, agent)
             await self._approve(spec, spec.command_in(arguments), report, ask, edited_file(spec, arguments))
-            text, attachments, changes = await self._execute(spec, arguments, report)
+            text, attachments, changes = await self._watched(spec, arguments, report)
             text = note + await hooks.after_tool(spec.name, arguments, text, agent=agent)
         except _Finished as end:
             text = note + end.text
             if spec is not None:  # a known tool with valid arguments: its after_tool hooks see the failure too
                 text = await hooks.after_tool(spec.name, arguments, text, failed=True, agent=agent)
-            return report.finish(end.status, text)
+            return report.finish(end.status, text, changes=end.changes)
         except asyncio.CancelledError:
             report.finish(ToolStatus.INTERRUPTED, f"The call to {call.name} was cancelled.")
             raise
@@ -254,6 +259,23 @@ class ToolRunner:
             return True
         return command is not None and pattern_allows(self.registry.settings.rules_for(tool).allow, command)
 
+    async def _watched(self, spec: ToolSpec, arguments: dict[str, Any], report: _Reporter) -> Answer:
+        """`_execute`, with the working directory scanned around a call that may change files without saying
+        (`tools/scan.py`): what it changed goes on the call (a failed one too), for history and rewind. A
+        sub-agent's or a team's own tools are not watched: the calls they make are."""
+        settings = self.registry.settings
+        if spec.effect not in WATCHED or spec.source in UNWATCHED_SOURCES or settings.scan_max_files <= 0:
+            return await self._execute(spec, arguments, report)
+        tree = shared(settings.scan_max_files, settings.scan_max_bytes)
+        before = await asyncio.to_thread(tree.before)
+        try:
+            text, attachments, changes = await self._execute(spec, arguments, report)
+        except _Finished as end:
+            watched = await asyncio.to_thread(tree.after, before)
+            raise _Finished(end.status, end.text + _undoable(watched), watched.changes) from end
+        watched = await asyncio.to_thread(tree.after, before)
+        return text + _undoable(watched), attachments, (*changes, *watched.changes)
+
     async def _execute(self, spec: ToolSpec, arguments: dict[str, Any], report: _Reporter) -> Answer:
         report.change(status=ToolStatus.RUNNING, started_at=time.monotonic())
         timeout = spec.timeout if spec.timeout is not None else self.timeout or self.registry.settings.timeout
@@ -271,6 +293,11 @@ class ToolRunner:
             raise _Finished(ToolStatus.FAILED, f"{spec.name} failed: {_describe(exc)}") from exc
         except BaseException as exc:  # KeyboardInterrupt, SystemExit, GeneratorExit...: a failed call, never ours
             raise _Finished(ToolStatus.FAILED, f"{spec.name} failed: {_describe(exc)}") from exc
+
+
+def _undoable(watched: Watched) -> str:
+    """What the result says when the call's changes cannot all be taken back ("" when they can)."""
+    return "" if watched.not_undoable is None else f"\n[not undoable: {watched.not_undoable}]"
 
 
 async def _call(spec: ToolSpec, arguments: Mapping[str, Any], cap: int) -> Answer:
