@@ -4,8 +4,9 @@
 `read_skill_file(skill, path)` with one of those files. Only the skills' names and descriptions are told up
 front, in `load_skill`'s description (as Claude Code's Skill tool does), within `[tools] description_cap`:
 when there are many, descriptions are shortened first, then the last skills are named without one. Both tools
-read only the skills' own folders and change nothing (`effect="read"`), so they run unasked. An agent whose
-profile says `skills = false` is offered neither; `[skills] enabled = false` offers them to nobody.
+read only the skills' own folders and change nothing (`effect="read"`), so they run unasked. An agent's profile
+offers them as any tool (its `tools` list), and `skills = false` never; `[skills] enabled = false` offers them to
+nobody.
 """
 
 from __future__ import annotations

@@ -57,12 +57,13 @@ class AgentProfile(BaseModel):
     memory: bool = True
     """Whether the memory files (AGENTS.md...: `tui_agent.agents.memory`) go into this agent's system prompt."""
     skills: bool = True
-    """Whether this agent is offered the skills (`tui_agent.agents.skills`): their tools, whatever `tools` says."""
+    """Whether this agent may be offered the skills (`tui_agent.agents.skills`); their two tools are tools like
+    any other besides, offered when `tools` allows them (`"*"` does). False: never, even under `"*"`."""
 
     def allows_tool(self, tool: str) -> bool:
-        """Whether `tool` is one this agent may use (the skills' tools: when `skills` says so)."""
-        if tool in SKILL_TOOLS:
-            return self.skills
+        """Whether `tool` is one this agent may use (a skill's tool only when `skills` is true)."""
+        if tool in SKILL_TOOLS and not self.skills:
+            return False
         return any(fnmatch.fnmatchcase(tool, pattern) for pattern in self.tools)
 
     def approval_for(self, tool: str) -> Approval | None:

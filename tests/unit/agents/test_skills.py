@@ -182,11 +182,13 @@ def test_the_model_is_told_names_and_descriptions_within_the_cap_and_loads_a_bod
         spec.func(name="nope")
 
 
-def test_a_profile_may_opt_out_of_skills_whatever_its_tools_say() -> None:
-    assert AgentProfile(name="critic", tools=[]).allows_tool(LOAD_TOOL)
+def test_a_profile_may_opt_out_of_skills_even_with_every_tool() -> None:
+    assert AgentProfile(name="plain").allows_tool(LOAD_TOOL) and AgentProfile(name="plain").allows_tool(READ_TOOL)
     assert not AgentProfile(name="plain", skills=False).allows_tool(READ_TOOL)
     assert not AgentProfile(name="plain", skills=False, tools=["load_skill"]).allows_tool(LOAD_TOOL)
     assert AgentProfile(name="plain", skills=False).allows_tool("read_file")
+    assert not AgentProfile(name="critic", tools=[]).allows_tool(LOAD_TOOL)  # `tools` decides as for any tool
+    assert AgentProfile(name="coder", tools=["load_skill"]).allows_tool(LOAD_TOOL)
 
 
 def test_offline_phrases_load_a_skill_and_read_its_file() -> None:
