@@ -25,6 +25,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "usage": ("tui_agent.history.usage_cli", "tokens and cost per day and per model, from history"),
     "doctor": ("tui_agent.doctor", "check the endpoint, config file, plugins, MCP servers and history file"),
     "agents": ("tui_agent.agents.cli", "list the agents and teams, where each comes from, and bad files"),
+    "skills": ("tui_agent.agents.skills_cli", "list the skills the agents are offered, and refused files"),
     "index": ("tui_agent.retrieval.cli", "update or show the passage index that search_docs reads"),
     "rewind": ("tui_agent.rewind_cli", "bring a session's files back to a point of its conversation"),
 }

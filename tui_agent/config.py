@@ -247,6 +247,24 @@ class CommandSettings(BaseModel):
     """A command file longer than this is refused, with a notice."""
 
 
+class SkillsSettings(BaseModel):
+    """The `[skills]` table: which skill folders (a `SKILL.md` each) the agents are offered (docs/skills.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: StrictBool = True
+    """Offer skills at all; false: no skill tools, no skills listed to the model."""
+    shared: StrictBool = True
+    """Also read the folders other agents read (`~/.agents/skills`, `~/.claude/skills`, and `.agents/skills`,
+    `.claude/skills` in the project); false: tui-agent's own folders only."""
+    shipped: StrictBool = True
+    """Offer the skills shipped with tui-agent (an example); false: only yours and the project's."""
+    folders: list[Path] = Field(default_factory=list)
+    """More folders of skills (each holding `NAME/SKILL.md`), read after the user's own."""
+    max_bytes: int = Field(default=65536, ge=1024)
+    """A skill's file read through a tool is cut at this many bytes (its `SKILL.md` too), saying so."""
+
+
 class UiSettings(UiFields, BaseModel):
     """How the app shows things (the `[ui]` table): its fields are `UiFields`' (`tui_agent.config_fields`)."""
 
@@ -306,6 +324,8 @@ class Settings(RunFields, BaseModel):
     """Memory files, AGENTS.md and its fallbacks (the `[memory]` table)."""
     commands: CommandSettings = Field(default_factory=CommandSettings)
     """Slash commands: the user's and the project's Markdown commands (the `[commands]` table)."""
+    skills: SkillsSettings = Field(default_factory=SkillsSettings)
+    """Skill folders offered to the agents (the `[skills]` table)."""
     history_lock_wait: float = Field(default=30.0, ge=0)
     """Seconds `-p` waits at its exit for another program that holds the history file's lock, to save the run;
     then it says what could not be saved."""

@@ -96,7 +96,7 @@ def user_themes_dir() -> Path:
 
 
 def shipped_dir(name: str) -> Path:
-    """Return a shipped data folder (`themes`, `plugins`, `agents` or `teams`).
+    """Return a shipped data folder (`themes`, `plugins`, `agents`, `teams` or `skills`).
 
     In a wheel they are bundled as `tui_agent/_shipped/<name>`; in a source checkout or an editable
     install they sit at the repository root.

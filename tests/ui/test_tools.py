@@ -8,6 +8,7 @@ from textual.content import Content
 
 from tests.ui.helpers import call, chat, chat_idle, make_app, send, showing, under_the_pointer, wait_until
 from tui_agent.agent.events import ToolStatus
+from tui_agent.agents.skills import LOAD_TOOL, READ_TOOL
 from tui_agent.testing.scripted import AskApproval, Gate, Script, reply_script
 from tui_agent.tool_call import Decision
 from tui_agent.ui.screens.approval import ApprovalScreen
@@ -34,6 +35,8 @@ async def test_panel_goes_through_every_status_with_a_distinct_look() -> None:
         call("c2", ToolStatus.FAILED, name="shell", started=100.0, finished=100.2, error="exit status 2"),
         call("c3", ToolStatus.DENIED, name="write_file"),
         call("c4", ToolStatus.INTERRUPTED, name="fetch", started=100.0, finished=102.0),
+        call("c5", ToolStatus.DONE, name=LOAD_TOOL, arguments='{"name": "pdf-forms"}', result="Steps."),
+        call("c6", ToolStatus.DONE, name=READ_TOOL, arguments='{"skill": "pdf-forms", "path": "ref.md"}'),
     ]
     app, _ = make_app([script])
     async with app.run_test() as pilot:
@@ -55,7 +58,16 @@ async def test_panel_goes_through_every_status_with_a_distinct_look() -> None:
             "✓ done · 1.5s",
         ]
         final = {p.call.call_id: status_classes(p) for p in panels.panels}
-        assert final == {"c1": {"-done"}, "c2": {"-failed"}, "c3": {"-denied"}, "c4": {"-interrupted"}}
+        assert final == {
+            "c1": {"-done"},
+            "c2": {"-failed"},
+            "c3": {"-denied"},
+            "c4": {"-interrupted"},
+            "c5": {"-done"},
+            "c6": {"-done"},
+        }
+        titles = [str(p.border_title) for p in panels.panels]
+        assert titles[0] == "get_weather" and titles[-2:] == ["skill: pdf-forms", "skill file: pdf-forms/ref.md"]
         looks = {str(p.styles.border_top) for p in panels.panels}
         assert len(looks) == 4, "every final status has its own border"
 

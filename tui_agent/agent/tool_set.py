@@ -12,6 +12,7 @@ from collections.abc import Collection
 from typing import Any
 
 from tui_agent.agent.endpoint import OFFLINE_MODEL, EndpointChoice
+from tui_agent.agent.skill_tools import SkillSource
 from tui_agent.config import Settings
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.mcp.source import McpSource
@@ -24,6 +25,7 @@ TOOL_SOURCES: dict[str, SourceFactory] = {
     "plugins": PluginSource.from_settings,  # first: the shipped tools and plugins keep their names
     "mcp": McpSource.from_settings,
     "web": WebSource.from_settings,
+    "skills": SkillSource.from_settings,
 }
 """Every source of tools by name, in the order they are started (an earlier one keeps a name both offer)."""
 

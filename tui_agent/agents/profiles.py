@@ -18,6 +18,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from tui_agent import paths
+from tui_agent.agents.skills import SKILL_TOOLS
 from tui_agent.file_trust import RefusedFileError, read_user_file
 
 DEFAULT_AGENT = "assistant"
@@ -55,9 +56,14 @@ class AgentProfile(BaseModel):
     """Agents this one may ask (offered to the model as `ask_<name>` tools)."""
     memory: bool = True
     """Whether the memory files (AGENTS.md...: `tui_agent.agents.memory`) go into this agent's system prompt."""
+    skills: bool = True
+    """Whether this agent may be offered the skills (`tui_agent.agents.skills`); their two tools are tools like
+    any other besides, offered when `tools` allows them (`"*"` does). False: never, even under `"*"`."""
 
     def allows_tool(self, tool: str) -> bool:
-        """Whether `tool` is one this agent may use."""
+        """Whether `tool` is one this agent may use (a skill's tool only when `skills` is true)."""
+        if tool in SKILL_TOOLS and not self.skills:
+            return False
         return any(fnmatch.fnmatchcase(tool, pattern) for pattern in self.tools)
 
     def approval_for(self, tool: str) -> Approval | None:

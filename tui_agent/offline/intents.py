@@ -11,7 +11,8 @@ The phrases it understands (docs/offline-model.md lists them too): "weather in C
 FILE", "search the files for 'TEXT'", "run CMD" / "run `CMD`" / "execute CMD", a tool's own name, and
 "ask the AGENT (and the AGENT) TASK" when `ask_<agent>` tools are offered (one call each, with the task),
 "fetch URL" (read, open, get, summarise) when `web_fetch` is offered, and the edit phrases of `intents_edit`
-("create hello.py that prints hi", "in hello.py change hi to hello").
+("create hello.py that prints hi", "in hello.py change hi to hello"), and the skill phrases of `intents_skills`
+("use the NAME skill", "read FILE from the NAME skill").
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from tui_agent.offline import intents_docs
+from tui_agent.offline import intents_docs, intents_skills
 from tui_agent.offline.intents_edit import edit_files
 from tui_agent.offline.intents_plan import todo_list
 from tui_agent.offline.scenario import ToolCallSpec
@@ -220,6 +221,7 @@ RULES: tuple[Callable[[Tool, str], list[ToolCallSpec]], ...] = (
     _web,
     edit_files,
     intents_docs.docs,
+    intents_skills.skills,  # before `_files`: "read FILE from the NAME skill" is not `read_file`
     _files,
     _shell,
     todo_list,

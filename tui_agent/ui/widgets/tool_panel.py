@@ -37,6 +37,7 @@ from tui_agent.todo import TODO_TOOL
 from tui_agent.ui.widgets.chips import chips_line
 from tui_agent.ui.widgets.todo_list import TodoList
 from tui_agent.ui.widgets.tool_status import STATUS_LABEL, format_elapsed
+from tui_agent.ui.widgets.tool_title import panel_title
 
 if TYPE_CHECKING:  # the event classes load with the engine, after the first paint
     from tui_agent.agent.events import SubAgentEvent
@@ -128,7 +129,7 @@ class ToolPanel(Static, can_focus=True):
         self.set_class(False, f"-{self.call.status.value}")
         self.call = update
         self.add_class(f"-{update.status.value}")
-        self.border_title = Content(reveal(update.name))
+        self.border_title = Content(reveal(panel_title(update)))  # a skill's tools: which skill
         self.refresh_view()
 
     def elapsed(self) -> float | None:
