@@ -44,6 +44,9 @@ class WithDelegates(ToolRegistry):
     async def settled(self) -> None:
         await self.base.settled()
 
+    async def settled_for(self, prompt: str) -> None:
+        await self.base.settled_for(prompt)
+
 
 @dataclass(frozen=True)
 class DelegatingPolicy:

@@ -217,12 +217,12 @@ class Turn:
 
     async def stream(self) -> AsyncIterator[StreamEvent]:
         """Ask the model for the next response, with the tools offered now (the person sees it is awaited until
-        its first token; tool sources still starting, MCP servers, are waited for first; each bounds its own
-        wait, and Esc cancels it)."""
+        its first token; tool sources still starting, MCP servers, are waited for first only when the prompt names
+        them (`ToolRegistry.settled_for`); each bounds its own wait, and Esc cancels it)."""
         self._emit(ReplyWaiting(self.message_id, time.monotonic(), turn_id=self.id))
         runner = self.services.runner
-        await runner.registry.settled()
         messages = with_memory(self.conversation.request(), self.services.memory)
+        await runner.registry.settled_for(_last_prompt(messages))  # MCP servers still starting: only those named
         if not self._asked:  # the turn's first request: hooks may rewrite what the agent receives
             self._asked = True
             messages = await self._before_agent(messages)
@@ -508,3 +508,16 @@ class Turn:
             self._save_in_order(
                 store.update_tool_call(call.message_id, call.call_id, ToolStatus.INTERRUPTED, error="interrupted")
             )
+
+
+def _last_prompt(messages: list[dict[str, Any]]) -> str:
+    """The text of the last user message of a request (its text parts when it has images)."""
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):
+                return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+            return ""
+    return ""

@@ -61,7 +61,7 @@ class ToolRegistry:
         self.entries: list[ToolEntry] = []
         self.problems: list[LoadProblem] = []
         self._active: dict[str, ToolEntry] = {}
-        self._waiters: list[Callable[[], Awaitable[None]]] = []
+        self._waiters: list[tuple[Callable[[], Awaitable[None]], Callable[[str], Awaitable[None]] | None]] = []
         self.capped: dict[str, int] = {}
         """Tools whose description was cut to `description_cap`, by name: the description's whole length."""
         self.hooks = Hooks()
@@ -253,14 +253,23 @@ class ToolRegistry:
         """The enabled tools of one source."""
         return [entry.spec for entry in self._active.values() if entry.spec.plugin == plugin]
 
-    def add_waiter(self, waiter: Callable[[], Awaitable[None]]) -> None:
-        """Have `settled` wait for `waiter()` too (a source that starts in the background)."""
-        self._waiters.append(waiter)
+    def add_waiter(
+        self, waiter: Callable[[], Awaitable[None]], *, for_prompt: Callable[[str], Awaitable[None]] | None = None
+    ) -> None:
+        """Have `settled` wait for `waiter()` too (a source that starts in the background); `for_prompt(text)`:
+        what `settled_for` waits for instead (only what a prompt needs; None: all of `waiter`)."""
+        self._waiters.append((waiter, for_prompt))
 
     async def settled(self) -> None:
         """Wait until no source is still starting (each source bounds its own wait)."""
         if self._waiters:
-            await asyncio.gather(*(waiter() for waiter in self._waiters))
+            await asyncio.gather(*(waiter() for waiter, _ in self._waiters))
+
+    async def settled_for(self, prompt: str) -> None:
+        """Wait for what a turn asked `prompt` needs: a source that can tell (MCP servers) only for the parts the
+        prompt names; the rest are used as they are, those still starting join a later request."""
+        if self._waiters:
+            await asyncio.gather(*(waiter() if only is None else only(prompt) for waiter, only in self._waiters))
 
     def get(self, name: str) -> ToolSpec | None:
         """The enabled tool called `name`, if any."""

@@ -22,6 +22,7 @@ from tui_agent.status import ToolStatus
 from tui_agent.tool_call import ToolCall
 from tui_agent.tools import tool
 from tui_agent.tools.mcp import servers as servers_module
+from tui_agent.tools.mcp.known_tools import KnownTools
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
@@ -312,3 +313,30 @@ async def test_a_100_kb_tool_description_is_cut_and_said(start: Start) -> None:
         "MCP server demo: the description of manual is longer than 4,096 characters; the model is sent the start of "
         "it (tools.description_cap)." in notices
     )
+
+
+async def test_a_turn_waits_only_for_the_starting_servers_its_prompt_names(tmp_path: Path) -> None:
+    """Issue 28: the first reply waited for every server still starting (14x with 5 servers). Now a prompt is sent
+    with the tools that are ready, and waits for a starting server only when it names it or a tool it offered when
+    last ready (remembered across runs), or when it was never seen ready (nothing says what it offers)."""
+    registry = ToolRegistry(ToolsSettings())
+    KnownTools(tmp_path / "mcp").remember("slowpoke", ["ponder"])  # seen ready in an earlier run
+    servers = McpServers(
+        {"good": stdio(approval="never"), "slowpoke": stdio("--hang", startup_timeout=600)},
+        registry,
+        tmp_path / "mcp",
+        redact=Redactor().text,
+    )
+    servers.start()
+    try:
+        await registry.settled_for("say hi")  # good never seen ready: waited for; slowpoke not named: not
+        assert "echo" in registry.names() and servers.still_starting() == ["slowpoke"]
+        assert "echo" in (KnownTools(tmp_path / "mcp").of("good") or [])  # remembered for the next run
+        await registry.settled_for("say hi again")
+        assert servers.still_starting() == ["slowpoke"]
+        waiting = asyncio.create_task(registry.settled_for("Ponder this"))  # names its tool: waits for it
+        await asyncio.sleep(0.2)
+        assert not waiting.done()
+        waiting.cancel()  # Esc: the wait ends with the turn
+    finally:
+        await servers.close()

@@ -2,8 +2,10 @@
 
 `start()` returns at once: a background task imports the SDK in a thread (about a second) and starts
 every enabled server concurrently. Each server's tools enter the `ToolRegistry` when it is ready (and
-leave when it fails or is turned off), under `server__tool` when the name is taken. A turn waits for
-servers still starting through `ToolRegistry.settled`, each bounded by its `startup_timeout`. What the
+leave when it fails or is turned off), under `server__tool` when the name is taken. A turn does not wait for
+servers still starting (`ToolRegistry.settled_for`): it is sent with the tools that are ready, unless its prompt
+names a starting server (or a tool it had before a restart); then it waits for that one, bounded by its
+`startup_timeout` (`still_starting` says which are starting, for the status bar). What the
 user should know (a server failed, crashed, tools too large for the context, tools left out because they
 can only run as tasks) arrives as notices for
 whoever `watch`es: a UI notification, or stderr for `-p`.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
@@ -21,6 +24,7 @@ from typing import Any
 
 from tui_agent.config import McpServerSettings
 from tui_agent.tools.mcp.elicitation import Answer, Asker, Question, unanswered
+from tui_agent.tools.mcp.known_tools import KnownTools
 from tui_agent.tools.mcp.log import Redact
 from tui_agent.tools.mcp.overview import ServerOverview, overview
 from tui_agent.tools.mcp.server import McpServer, ServerState
@@ -54,7 +58,9 @@ class McpServers:
         self._budget_warned = False
         self.asker: Asker | None = None
         """Who answers a server's request for the user's input (the app's form); None: declined, and said."""
-        registry.add_waiter(self.settled)
+        self.known_tools = KnownTools(log_dir)
+        """The tool names each server offered when last ready (other runs included)."""
+        registry.add_waiter(self.settled, for_prompt=self.settled_for)
 
     # -- life ---------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -85,6 +91,27 @@ class McpServers:
         if self._loading is not None:
             await asyncio.shield(self._loading)
         await asyncio.gather(*(self._settle(server) for server in starting))
+
+    async def settled_for(self, prompt: str) -> None:
+        """Wait only for the servers still starting that `prompt` names (`named_in`), and for those never seen
+        ready (nothing says what they offer)."""
+        named = [
+            server
+            for server in self.still_starting_servers()
+            if named_in(prompt, server.name, self.known_tools.of(server.name))
+        ]
+        if not named:
+            return
+        if self._loading is not None:
+            await asyncio.shield(self._loading)
+        await asyncio.gather(*(self._settle(server) for server in named))
+
+    def still_starting_servers(self) -> list[McpServer]:
+        return [server for server in self.servers.values() if server.state == ServerState.STARTING]
+
+    def still_starting(self) -> list[str]:
+        """The names of the servers still starting (a turn sent meanwhile goes without their tools)."""
+        return [server.name for server in self.still_starting_servers()]
 
     async def _settle(self, server: McpServer) -> None:
         try:
@@ -137,6 +164,8 @@ class McpServers:
 
     # -- tools and notices --------------------------------------------------------------------------
     def _changed(self, server: McpServer) -> None:
+        if server.state == ServerState.READY:
+            self.known_tools.remember(server.name, [getattr(tool, "name", "") for tool in server.tools])
         if server.state in (ServerState.READY, ServerState.CRASHED):  # a crashed server's tools restart it
             specs = tool_specs(server.name, server.settings, server.tools, server.call)
             if server.resources or server.templates:
@@ -229,3 +258,14 @@ class McpServers:
     def overview(self, name: str) -> ServerOverview:
         """Server `name` as the MCP screen details it: how it is reached, its state, its tools."""
         return overview(self.servers[name])
+
+
+def named_in(prompt: str, server: str, tools: list[str] | None) -> bool:
+    """Whether `prompt` names `server` or one of `tools` (its tools when last ready) as a word, case aside; True
+    when `tools` is None (never seen ready: any prompt may need it)."""
+    if tools is None:
+        return True
+    words = set(re.findall(r"[\w.-]+", prompt.lower()))
+    return any(name.lower() in words for name in (server, *tools) if name) or any(
+        word.startswith(f"{safe_name(server)}__".lower()) for word in words
+    )
