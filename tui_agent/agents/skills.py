@@ -28,10 +28,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui_agent.agents.front_matter import FrontMatterError, split_front_matter
 from tui_agent.agents.memory import project_folders
 from tui_agent.config import SkillsSettings
 from tui_agent.file_trust import read_user_file
+from tui_agent.front_matter import split_front_matter
 
 SKILL_FILE = "SKILL.md"
 LOAD_TOOL = "load_skill"
@@ -77,11 +77,7 @@ class Skill:
         """The body of its `SKILL.md` (after the front matter), cut at `max_bytes`, saying so. Raises OSError
         (`RefusedFileError` for a file others could change since it was found)."""
         text, cut = self._text(self.path, max_bytes)
-        try:
-            body = split_front_matter(text)[1]
-        except FrontMatterError:
-            body = text
-        return body + cut
+        return split_front_matter(text).body.strip("\n") + cut
 
     def files(self) -> tuple[list[str], int]:
         """Its other files, as paths relative to its folder (at most `MAX_FILES_LISTED`; hidden ones left out),
@@ -212,10 +208,13 @@ def read_skill(folder: Path, source: SkillFolder) -> Skill:
     ValueError (no front matter, an invalid name, no description)."""
     path = folder / SKILL_FILE
     data = read_user_file(path, shipped=folder if source.shipped else None)
-    header, _ = split_front_matter(data.decode("utf-8", errors="replace"))
-    name, description = header.get("name", "").strip(), " ".join(header.get("description", "").split())
+    matter = split_front_matter(data.decode("utf-8", errors="replace"))
+    name, description = matter.text("name") or "", " ".join((matter.text("description") or "").split())
     if not name:
-        raise ValueError("its front matter has no `name` (a `---` block at the top with `name:` and `description:`)")
+        raise ValueError(
+            "; ".join(matter.problems)
+            or "its front matter has no `name` (a `---` block at the top with `name:` and `description:`)"
+        )
     if len(name) > MAX_NAME or not NAME.fullmatch(name):
         raise ValueError(
             f"the name {name!r} is not a skill name: lowercase letters, digits and single hyphens, at most "

@@ -30,10 +30,10 @@ from pathlib import Path
 
 from tui_agent.agents.memory import project_folders
 from tui_agent.commands.catalogue import BUILTINS, SlashCommand, Source
-from tui_agent.commands.front_matter import FrontMatter, split_front_matter
 from tui_agent.commands.templates import fill, takes_arguments
 from tui_agent.config import CommandSettings
 from tui_agent.file_trust import folder_problem, read_user_file
+from tui_agent.front_matter import FrontMatter, split_front_matter
 from tui_agent.paths import HOME_ENV
 
 OUR_FOLDER = Path(".tui-agent") / "commands"

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from tui_agent.agent.skill_tools import INTRO, load_skill_spec, skill_listing
-from tui_agent.agents.front_matter import split_front_matter
 from tui_agent.agents.profiles import AgentProfile
 from tui_agent.agents.skills import LOAD_TOOL, READ_TOOL, Skill, Skills, find_skills
 from tui_agent.cli import main
@@ -107,32 +106,6 @@ def test_bad_skill_files_are_refused_with_a_sentence_and_the_rest_still_load(tmp
     assert "'Bad_Name' is not a skill name" in problems
     assert "no `description`" in problems
     assert "never closed" in problems
-
-
-def test_front_matter_reads_the_shapes_skill_files_use() -> None:
-    header, body = split_front_matter(
-        "---\n"
-        "name: 'quoted'\n"
-        "description: >-\n"
-        "  Folded over\n"
-        "  two lines.\n"
-        "license: MIT  # a comment\n"
-        "metadata:\n"
-        "  version: 1\n"
-        'note: "a \\"quote\\""\n'
-        "allowed-tools: [read_file, run_shell]\n"
-        "---\n"
-        "# Body\n"
-    )
-    assert header == {
-        "name": "quoted",
-        "description": "Folded over two lines.",
-        "license": "MIT",
-        "note": 'a "quote"',
-        "allowed-tools": "[read_file, run_shell]",
-    }
-    assert body == "# Body"
-    assert split_front_matter("no header\n") == ({}, "no header\n")
 
 
 def test_a_skill_reads_only_its_own_files(tmp_path: Path) -> None:

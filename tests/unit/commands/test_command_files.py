@@ -11,7 +11,6 @@ import pytest
 from tui_agent.cli import main
 from tui_agent.commands.catalogue import BUILTINS, Catalogue, invocation
 from tui_agent.commands.command_files import find_commands
-from tui_agent.commands.front_matter import split_front_matter
 from tui_agent.commands.templates import fill, split_arguments
 from tui_agent.config import CommandSettings
 
@@ -102,15 +101,6 @@ def test_filling_in_arguments() -> None:
     assert fill("Echo $1 and $ARGUMENTS", "$2 x") == "Echo $2 and $2 x"  # an argument is not filled again
     assert split_arguments('one "two words" three') == ["one", "two words", "three"]
     assert split_arguments('an "unclosed quote') == ["an", '"unclosed', "quote"]
-
-
-def test_front_matter_that_cannot_be_read_is_said_and_the_rest_kept() -> None:
-    matter = split_front_matter("---\ndescription: ok\n  nested: map\n---\nBody")
-    assert matter.text("description") == "ok" and matter.body == "Body"
-    assert matter.problems == ["front matter line 3 is not `key: value`: left out"]
-    unclosed = split_front_matter("---\ndescription: never closed\nBody")
-    assert unclosed.body.startswith("---") and unclosed.problems
-    assert split_front_matter("No front matter").body == "No front matter"
 
 
 @pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX")
