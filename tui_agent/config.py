@@ -13,6 +13,7 @@ just fall back). An invalid `[mcp_servers.NAME]` entry costs that server only: i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -227,6 +228,46 @@ class MemorySettings(BaseModel):
     """A file longer than this is cut, with a notice where it was cut, in the prompt and in the list."""
 
 
+class CommandHookSettings(BaseModel):
+    """One command hook: an entry of a `[[hooks.EVENT]]` array (docs/hooks.md has the contract)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    command: str = Field(min_length=1)
+    """Run with `/bin/sh -c`, the event as JSON on its stdin, in the working directory."""
+    matcher: str = ""
+    """Tool events only: a regular expression the whole tool name must match ("run_shell", "edit_file|write_file");
+    empty or "*": every tool."""
+    timeout: float = Field(default=10.0, gt=0, le=600)
+    """Seconds the command may take; then it is stopped (with its children) and reported, and changes nothing."""
+    name: str = ""
+    """What the person and the model are told the hook is called; empty: its command (shortened)."""
+
+    @field_validator("matcher")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value if value != "*" else "")
+        except re.error as error:
+            raise ValueError(f"not a regular expression: {error}") from error
+        return value
+
+
+class HooksSettings(BaseModel):
+    """The `[hooks]` table: shell commands run on the session's events (`[[hooks.before_tool]]`...)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    session_start: list[CommandHookSettings] = Field(default_factory=list)
+    prompt_submitted: list[CommandHookSettings] = Field(default_factory=list)
+    before_tool: list[CommandHookSettings] = Field(default_factory=list)
+    after_tool: list[CommandHookSettings] = Field(default_factory=list)
+    turn_end: list[CommandHookSettings] = Field(default_factory=list)
+    notification: list[CommandHookSettings] = Field(default_factory=list)
+    log: Path | None = None
+    """Where the commands' output goes (appended); None: hooks.log in the data folder."""
+
+
 class UiSettings(UiFields, BaseModel):
     """How the app shows things (the `[ui]` table): its fields are `UiFields`' (`tui_agent.config_fields`)."""
 
@@ -284,6 +325,8 @@ class Settings(RunFields, BaseModel):
     into one message (compaction); 1 compacts only a full window."""
     memory: MemorySettings = Field(default_factory=MemorySettings)
     """Memory files, AGENTS.md and its fallbacks (the `[memory]` table)."""
+    hooks: HooksSettings = Field(default_factory=HooksSettings)
+    """Command hooks (the `[hooks]` table; docs/hooks.md)."""
     history_lock_wait: float = Field(default=30.0, ge=0)
     """Seconds `-p` waits at its exit for another program that holds the history file's lock, to save the run;
     then it says what could not be saved."""

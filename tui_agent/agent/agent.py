@@ -25,7 +25,7 @@ from tui_agent.agent.chat_state import title_from_prompt as title_from_prompt
 from tui_agent.agent.compaction import Compaction
 from tui_agent.agent.context_upkeep import ContextUpkeep
 from tui_agent.agent.conversation import Conversation
-from tui_agent.agent.events import AgentEvent, TurnStarted
+from tui_agent.agent.events import AgentEvent, TurnEndReason, TurnFinished, TurnStarted
 from tui_agent.agent.meter import Meter, SessionMeter
 from tui_agent.agent.model_choice import chat_models
 from tui_agent.agent.observers import Observers
@@ -244,14 +244,24 @@ class Agent:
         state, turns = self._state, self._turns
         async with turns.slot:
             await turns.saved()
+            hooks, runs = self.registry.hooks, self.agent or DEFAULT_AGENT_NAME
+            said = await hooks.prompt_submitted(prompt, runs, self.current_session_id or "")
+            if said.blocked_by is not None:  # refused: nothing stored, the person told why
+                refusal = f"A hook ({said.blocked_by}) refused the prompt: {said.reason}"
+                yield TurnFinished(TurnEndReason.ERROR, refusal, turn_id=turns.next_id())
+                return
             title = prompt or (attachments[0].name if attachments else "")
+            before = self.current_session_id
             session = await state.ensure_session(title, self.endpoint, self.agent)
+            context = said.context
+            if session.id != before:  # a new session: its start hooks may add context too
+                context = (*(await hooks.session_start(runs, session.id)).context, *context)
             await state.context_after_switch()
             user, reply = await self.store.begin_turn(session.id, prompt, model=self.model, attachments=attachments)
             state.conversation.add_user(prompt, attachments)
             turn_id = turns.next_id()
             yield TurnStarted(session.id, user.id, prompt, turn_id=turn_id)
-            async for event in self._run(session, reply.id, turn_id):
+            async for event in self._run(session, reply.id, turn_id, hook_context="\n".join(context)):
                 yield event
 
     async def _run(
@@ -261,14 +271,16 @@ class Agent:
         turn_id: str,
         continuation: Continuation | None = None,
         agent: str | None = None,
+        hook_context: str = "",
     ) -> AsyncIterator[AgentEvent]:
         """Run a turn whose first response goes into `message_id`, yielding its events to `TurnFinished`
-        (`agent`: the team member whose reply it goes on with, named on its messages)."""
+        (`agent`: the team member whose reply it goes on with, named on its messages; `hook_context`: what
+        command hooks added for the model to the prompt)."""
         await self._context.windows_learnt()
         state = self._state
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
         turn = Turn(state.services, session.id, state.conversation, state.budget, events.put_nowait, turn_id)
-        turn.agent, turn.runs = agent, self.agent or DEFAULT_AGENT_NAME
+        turn.agent, turn.runs, turn.hook_context = agent, self.agent or DEFAULT_AGENT_NAME, hook_context
         turn.attach_message(message_id, continuation)
         await self._turns.start_job(ChatJob(turn, title=f"turn {state.conversation.prompts}"))
         try:

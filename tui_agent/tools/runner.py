@@ -164,11 +164,15 @@ class ToolRunner:
             spec, arguments, note = await self._hooked(spec, arguments, agent)
             await self._approve(spec, spec.command_in(arguments), report, ask, edited_file(spec, arguments))
             text, attachments, changes = await self._execute(spec, arguments, report)
-            text = note + await hooks.after_tool(spec.name, arguments, text, agent=agent)
+            text = note + await hooks.after_tool(
+                spec.name, arguments, text, agent=agent, session_id=self.grants.session_id
+            )
         except _Finished as end:
             text = note + end.text
             if spec is not None:  # a known tool with valid arguments: its after_tool hooks see the failure too
-                text = await hooks.after_tool(spec.name, arguments, text, failed=True, agent=agent)
+                text = await hooks.after_tool(
+                    spec.name, arguments, text, failed=True, agent=agent, session_id=self.grants.session_id
+                )
             return report.finish(end.status, text)
         except asyncio.CancelledError:
             report.finish(ToolStatus.INTERRUPTED, f"The call to {call.name} was cancelled.")
@@ -181,7 +185,7 @@ class ToolRunner:
         """The call as the `before_tool` hooks leave it (`tui_agent.tools.hooks`), with the note the result
         starts with when they changed its arguments (validated again); a refusal ends the call denied."""
         try:
-            plan = await self.registry.hooks.before_tool(spec.name, arguments, agent)
+            plan = await self.registry.hooks.before_tool(spec.name, arguments, agent, self.grants.session_id)
         except HookDenied as denied:
             raise _Finished(ToolStatus.DENIED, str(denied)) from denied
         if not plan.changed_by:
