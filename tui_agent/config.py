@@ -8,7 +8,9 @@ value falls back to its default — unless it is a tool or approval setting, whi
 it concerns are turned off until it is fixed (a `[tools.NAME]` table or `approval.NAME` value: that tool;
 `disabled_plugins`, `disabled_tools`, the `approval` table or `[tools]` as a whole: every tool, as a list
 that cannot be read could have named any of them; the limits `timeout`, `output_cap` and `import_timeout`
-just fall back). An invalid `[mcp_servers.NAME]` entry costs that server only: it is not started until fixed.
+just fall back; an invalid `[[hooks.before_tool]]` entry, or `[hooks]` as a whole: every tool, as that hook
+might have denied any call). An invalid `[mcp_servers.NAME]` entry costs that server only: it is not started
+until fixed.
 """
 
 from __future__ import annotations
@@ -492,6 +494,8 @@ def _fallback(path: Path, where: tuple[str, ...], reason: str) -> Fallback:
 
 def _tools_concerned(where: tuple[str, ...]) -> str | None:
     """The tool an invalid setting turns off ("*": every tool), None when it turns off none."""
+    if where[:1] == ("hooks",) and (len(where) == 1 or where[1] == "before_tool"):
+        return EVERY_TOOL  # a before_tool hook that cannot be read might have denied any call
     if not where or where[0] != "tools":
         return None
     if len(where) == 1 or where[1] in ("disabled_plugins", "disabled_tools"):
