@@ -109,6 +109,7 @@ class Agent:
         self._context = ContextUpkeep(self._state, self._turns)
         self._sessions = SessionActions(self._state, self._turns, self._choice.restore)
         registry.hooks.on_notice = self._notices.tell  # a failing hook is said, and skipped
+        self._notices.add(lambda notice: registry.hooks.notify(notice, self.current_session_id or ""))
 
     # -- the parts' state, read by the front ends and tests -------------------------------------------
     @property

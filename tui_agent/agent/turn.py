@@ -392,6 +392,8 @@ class Turn:
         (or call) cancels the question."""
         answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         self._emit(ApprovalRequested(call, answer, turn_id=self.id))
+        asking = self.agent or self.runs
+        self.services.runner.registry.hooks.notify(f"{asking} asks for approval to run {call.name}", self.session_id)
         try:
             return await answer
         finally:

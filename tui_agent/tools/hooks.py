@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache, partial
@@ -109,8 +110,17 @@ class Hooks:
     commands: CommandHooks = field(default_factory=CommandHooks)
     """The command hooks config names (`[hooks]`); they report through `on_notice` too."""
 
+    _running: set[asyncio.Task[None]] = field(default_factory=set)
+    _said: deque[str] = field(default_factory=lambda: deque(maxlen=20))
+
     def __post_init__(self) -> None:
-        self.commands.on_notice = lambda notice: self.on_notice(notice)
+        self.commands.on_notice = self._say
+
+    def _say(self, notice: str) -> None:
+        """A command hook's notice: told, and remembered so that it is not handed to the notification hooks
+        (one failing there would otherwise be told about its own failure, for ever)."""
+        self._said.append(notice)
+        self.on_notice(notice)
 
     def add(self, func: Callable[..., Any], source: str) -> str | None:
         """Register `func` (marked with `@hook`) from `source`; returns a problem when its kind is unknown."""
@@ -142,8 +152,19 @@ class Hooks:
         fields = {"session_id": session_id, "agent": agent, "reply": reply, "reason": reason}
         await self.commands.run("turn_end", fields)
 
-    async def notification(self, message: str, session_id: str = "") -> None:
-        """Tell the command hooks what the person is told (a notice, a question waiting for an answer)."""
+    def notify(self, message: str, session_id: str = "") -> None:
+        """Tell the notification hooks what the person is told (a notice, a question waiting for an answer),
+        without waiting for them (needs a running loop; without one, or hooks, it does nothing)."""
+        if not self.commands.of("notification") or message in self._said:
+            return
+        try:
+            task = asyncio.get_running_loop().create_task(self._notification(message, session_id))
+        except RuntimeError:
+            return
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+
+    async def _notification(self, message: str, session_id: str) -> None:
         await self.commands.run("notification", {"session_id": session_id, "message": message})
 
     async def before_agent(self, agent: str, text: str) -> str:

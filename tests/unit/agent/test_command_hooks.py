@@ -108,7 +108,7 @@ async def test_command_hooks_deny_change_and_annotate_tool_calls(
     assert "to the log" not in out + err and "no weather for Paris" not in out + err
 
 
-async def test_command_hooks_refuse_or_annotate_a_prompt_and_hear_the_session_start_and_turn_end(
+async def test_command_hooks_refuse_or_annotate_a_prompt_and_hear_the_session_start_turn_end_and_notices(
     make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path
 ) -> None:
     seen = tmp_path / "seen.jsonl"
@@ -117,6 +117,7 @@ async def test_command_hooks_refuse_or_annotate_a_prompt_and_hear_the_session_st
         "prompt_submitted": [{"command": f"{record} {seen} 'The build is red since Tuesday.'"}],
         "session_start": [{"command": f"{record} {seen} 'Branch: main'"}],
         "turn_end": [{"command": f"{record} {seen}"}],
+        "notification": [{"command": f"{record} {seen}"}, {"command": "exit 1"}],
         "log": str(tmp_path / "hooks.log"),
     }
     built = await make_agent(offline_server.base_url, hooks=hooks)
@@ -142,6 +143,15 @@ async def test_command_hooks_refuse_or_annotate_a_prompt_and_hear_the_session_st
         ("turn_end", None, "done"),
     ]
     assert events_in(seen)[-1]["session_id"] == built.agent.current_session_id
+
+    notices: list[str] = []
+    built.agent.watch_notices(notices.append)
+    built.agent.tell("The context is nearly full.")  # what the person is told reaches the notification hooks
+    await eventually(lambda: "Hook `exit 1` failed (exit 1); it changed nothing." in notices, "the failure said")
+    built.agent.tell("Compacted.")
+    await eventually(lambda: len(events_in(seen)) == 6, "both notices told")
+    told = [event["message"] for event in events_in(seen)[4:]]
+    assert told == ["The context is nearly full.", "Compacted."]  # a hook's own failure is not handed back to it
 
 
 async def test_a_command_hook_that_hangs_fails_or_answers_badly_is_said_and_changes_nothing(tmp_path: Path) -> None:
