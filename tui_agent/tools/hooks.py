@@ -39,6 +39,7 @@ from functools import cache, partial
 from types import ModuleType
 from typing import Any, Literal, TypeVar, cast, get_args
 
+from tui_agent.tool_call import HOOK_DENIED
 from tui_agent.tools.command_hooks import CommandHooks, HookAnswer
 from tui_agent.tools.daemon import in_daemon_thread
 
@@ -63,7 +64,7 @@ class HookDenied(Exception):
     """A `before_tool` hook refused the call (raised or returned `Deny`)."""
 
     def __init__(self, hook: str, reason: str) -> None:
-        super().__init__(f"A hook ({hook}) denied the call: {reason}")
+        super().__init__(f"{HOOK_DENIED[0]}{hook}{HOOK_DENIED[1]}{reason}")
         self.hook, self.reason = hook, reason
 
 

@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from tui_agent.payloads import Attachment, FileChange
 from tui_agent.status import ToolStatus
-from tui_agent.tool_call import Decision, ToolCall
+from tui_agent.tool_call import HOOK_CHANGED, Decision, ToolCall
 from tui_agent.tools.approvals import Grants, edited_file, pattern_allows
 from tui_agent.tools.daemon import in_daemon_thread
 from tui_agent.tools.hooks import DEFAULT_AGENT, HookDenied
@@ -199,7 +199,7 @@ class ToolRunner:
                 f"A hook ({by}) changed the arguments to invalid ones: " + describe_validation_error(spec.name, error),
             ) from error
         shown = json.dumps(arguments, ensure_ascii=False, default=str)
-        return spec, arguments, f"[arguments changed by a hook ({', '.join(plan.changed_by)}): {shown}]\n"
+        return spec, arguments, f"{HOOK_CHANGED[0]}{', '.join(plan.changed_by)}): {shown}]\n"  # (the panel reads it)
 
     def _prepare(self, call: ToolCall) -> tuple[ToolSpec, dict[str, Any]]:
         spec = self.registry.get(call.name) if self.allows(call.name) else None

@@ -84,6 +84,8 @@ async def test_command_hooks_deny_change_and_annotate_tool_calls(
     paris, oslo, rome = by_city["Paris"], by_city["Oslo"], by_city["Rome"]
     assert paris.status is ToolStatus.DENIED, paris  # exit 2: its stderr is the reason
     assert "A hook (guard) denied the call: no weather for Paris" in (paris.error or "")
+    assert paris.hook_verdict == "denied by a hook (guard)"  # what its panel says
+    assert rome.hook_verdict == "arguments changed by a hook (guard)"
     assert oslo.status is ToolStatus.DENIED and "denied the call: Oslo is off limits" in (oslo.error or "")
     assert rome.status is ToolStatus.DONE and rome.result is not None  # run as the hook changed it
     assert rome.result.startswith("[arguments changed by a hook (guard): ")
