@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from tui_agent.config import CommandHookSettings, HooksSettings
+from tui_agent.sanitize import sanitize
 
 CONTRACT_VERSION = 1
 """The version of the JSON a command is given and may answer with (docs/hooks.md); a change that breaks a script
@@ -143,7 +144,7 @@ class CommandHooks:
         if code == BLOCK_EXIT:
             return HookAnswer(name, err.strip() or out.strip() or "blocked by a hook")
         if code != 0:
-            first = (err.strip() or out.strip()).splitlines()[:1]
+            first = sanitize(err.strip() or out.strip()).splitlines()[:1]
             self.on_notice(f"Hook {name} failed (exit {code}){': ' + first[0] if first else ''}; it changed nothing.")
             return None
         return self._answer(event, name, out)
@@ -163,7 +164,7 @@ class CommandHooks:
         specific = said.get("hookSpecificOutput")
         specific = specific if isinstance(specific, dict) else {}
         for message in _texts(said.get("message"), said.get("systemMessage")):
-            self.on_notice(f"Hook {name}: {message}")
+            self.on_notice(f"Hook {name}: {sanitize(message)}")
         context = _texts(said.get("context"), specific.get("additionalContext"))
         blocked = said.get("decision") in ("block", "deny") or specific.get("permissionDecision") == "deny"
         if blocked:
@@ -203,8 +204,8 @@ def _texts(*values: object) -> tuple[str, ...]:
 def _name(hook: CommandHookSettings) -> str:
     """How a hook is named to the person and the model: its name, else its command, shortened."""
     if hook.name:
-        return hook.name
-    command = " ".join(hook.command.split())
+        return sanitize(hook.name)
+    command = sanitize(" ".join(hook.command.split()))
     return f"`{command[:60]}…`" if len(command) > 60 else f"`{command}`"
 
 
@@ -213,8 +214,9 @@ def _matches(matcher: str, tool: str) -> bool:
 
 
 async def _run_bounded(argv: Sequence[str], stdin: bytes, limit: float, cwd: Path | None) -> tuple[int, str, str]:
-    """Run `argv` with `stdin`, its output captured; past `limit` seconds its whole process group is killed and
-    `TimeoutError` raised (a hook's children too: nothing it started outlives it)."""
+    """Run `argv` with `stdin`, the first `OUTPUT_CAP` bytes of its output kept (the rest read and dropped, so a
+    hook that floods costs no memory); past `limit` seconds its whole process group is killed and `TimeoutError`
+    raised (a hook's children too: nothing it started outlives it)."""
     process = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE,
@@ -225,7 +227,10 @@ async def _run_bounded(argv: Sequence[str], stdin: bytes, limit: float, cwd: Pat
     )
     try:
         async with asyncio.timeout(limit):
-            out, err = await process.communicate(stdin)
+            out, err, _ = await asyncio.gather(
+                _capped(process.stdout), _capped(process.stderr), _feed(process.stdin, stdin)
+            )
+            code = await process.wait()
     except BaseException:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
@@ -233,7 +238,24 @@ async def _run_bounded(argv: Sequence[str], stdin: bytes, limit: float, cwd: Pat
             process.kill()
         await process.wait()
         raise
-    return process.returncode or 0, _text(out), _text(err)
+    return code, _text(out), _text(err)
+
+
+async def _capped(stream: asyncio.StreamReader | None) -> bytes:
+    kept = bytearray()
+    while stream is not None and (chunk := await stream.read(65536)):
+        kept += chunk[: max(OUTPUT_CAP - len(kept), 0)]
+    return bytes(kept)
+
+
+async def _feed(stream: asyncio.StreamWriter | None, data: bytes) -> None:
+    """Write the event to the hook's stdin and close it; a hook that does not read it is no error."""
+    if stream is None:
+        return
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stream.write(data)
+        await stream.drain()
+    stream.close()
 
 
 def _text(data: bytes) -> str:

@@ -165,6 +165,7 @@ async def test_a_command_hook_that_hangs_fails_or_answers_badly_is_said_and_chan
         "echo broken >&2; exit 1",
         "echo '{not json'",
         'echo \'{"arguments": "not an object"}\'',
+        "head -c 20000000 /dev/zero | tr '\\0' x; printf '\\033]0;pwned\\007flooded\\n' >&2; exit 3",
         "echo "
         + shlex.quote(
             json.dumps({"hookSpecificOutput": {**claude_deny, "permissionDecisionReason": "as Claude says"}})
@@ -183,6 +184,8 @@ async def test_a_command_hook_that_hangs_fails_or_answers_badly_is_said_and_chan
     assert notices[1] == "Hook `echo broken >&2; exit 1` failed (exit 1): broken; it changed nothing."
     assert notices[2].startswith("Hook `echo '{not json'` printed JSON that cannot be read")
     assert notices[3].endswith("gave arguments that are not an object; they were ignored.")
+    assert notices[4].endswith("failed (exit 3): flooded; it changed nothing."), notices[4]  # the escape taken out
+    assert log.stat().st_size < 200_000  # 20 MB of output, read and dropped past the cap
     proc = Path(f"/proc/{int(child.read_text())}/stat")
     await eventually(lambda: not proc.exists() or proc.read_text().split()[2] == "Z", "the hook's child stopped")
     assert "timed out" in log.read_text() and "stderr: broken" in log.read_text()
