@@ -48,6 +48,7 @@ from tui_agent.history.models import Message, SearchHit, Session, Siblings
 from tui_agent.history.session_search import SessionMatch
 from tui_agent.history.store import HistoryStore
 from tui_agent.history.team_runs import TeamStop
+from tui_agent.tools.command_hooks import HookAnswer
 from tui_agent.tools.modes import Permissions
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
@@ -248,8 +249,7 @@ class Agent:
             hooks, runs = self.registry.hooks, self.agent or DEFAULT_AGENT_NAME
             said = await hooks.prompt_submitted(prompt, runs, self.current_session_id or "")
             if said.blocked_by is not None:  # refused: nothing stored, the person told why
-                refusal = f"A hook ({said.blocked_by}) refused the prompt: {said.reason}"
-                yield TurnFinished(TurnEndReason.ERROR, refusal, turn_id=turns.next_id())
+                yield _refused(said, turns.next_id())
                 return
             title = prompt or (attachments[0].name if attachments else "")
             before = self.current_session_id
@@ -359,8 +359,14 @@ class Agent:
     async def use_team(self, name: str | None) -> None:
         await self._choice.use_team(name)
 
-    def run_team(self, name: str, prompt: str) -> AsyncIterator[AgentEvent]:
-        return self._choice.run_team(name, prompt)
+    async def run_team(self, name: str, prompt: str) -> AsyncIterator[AgentEvent]:
+        """Run team `name` on `prompt`, unless a prompt hook refuses it (its context is not passed to a team)."""
+        said = await self.registry.hooks.prompt_submitted(prompt, f"team:{name}", self.current_session_id or "")
+        if said.blocked_by is not None:
+            yield _refused(said, self._turns.next_id())
+            return
+        async for event in self._choice.run_team(name, prompt):
+            yield event
 
     # -- stored sessions ------------------------------------------------------------------------------
     @property
@@ -408,3 +414,10 @@ class Agent:
         self._context.stop()
         await self._turns.close()
         await self.store.flush()
+
+
+def _refused(said: HookAnswer, turn_id: str) -> TurnFinished:
+    """The end of a turn that never began: a prompt hook refused the prompt (nothing stored or sent)."""
+    return TurnFinished(
+        TurnEndReason.ERROR, f"A hook ({said.blocked_by}) refused the prompt: {said.reason}", turn_id=turn_id
+    )

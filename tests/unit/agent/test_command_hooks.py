@@ -128,6 +128,8 @@ async def test_command_hooks_refuse_or_annotate_a_prompt_and_hear_the_session_st
     assert len(refused) == 1 and isinstance(refused[0], TurnFinished), refused
     assert refused[0].reason is TurnEndReason.ERROR
     assert (refused[0].error or "").endswith("refused the prompt: prompts with secrets stay here")
+    team = await collect(built.agent.run_team("writer-critic", "a secret for the team"))  # a team's prompt too
+    assert len(team) == 1 and isinstance(team[0], TurnFinished) and "secrets stay here" in (team[0].error or "")
     assert built.agent.current_session_id is None and not offline_server.requests  # nothing stored, nothing sent
 
     events = await collect(built.agent.send("hello"))
@@ -136,10 +138,11 @@ async def test_command_hooks_refuse_or_annotate_a_prompt_and_hear_the_session_st
     assert sent == "hello\n\n<hook-context>\nBranch: main\nThe build is red since Tuesday.\n</hook-context>"
     stored = await built.agent.store.load_tail(built.agent.current_session_id or "", 5)
     assert stored[0].content == "hello"  # what the person typed is kept as typed
-    await eventually(lambda: len(events_in(seen)) == 4, "the turn_end hook ran")  # (after the turn's end)
+    await eventually(lambda: len(events_in(seen)) == 5, "the turn_end hook ran")  # (after the turn's end)
     kinds = [(event["event"], event.get("prompt"), event.get("reason")) for event in events_in(seen)]
     assert kinds == [
         ("prompt_submitted", "here is my secret token", None),
+        ("prompt_submitted", "a secret for the team", None),
         ("prompt_submitted", "hello", None),
         ("session_start", None, None),
         ("turn_end", None, "done"),
@@ -151,8 +154,8 @@ async def test_command_hooks_refuse_or_annotate_a_prompt_and_hear_the_session_st
     built.agent.tell("The context is nearly full.")  # what the person is told reaches the notification hooks
     await eventually(lambda: "Hook `exit 1` failed (exit 1); it changed nothing." in notices, "the failure said")
     built.agent.tell("Compacted.")
-    await eventually(lambda: len(events_in(seen)) == 6, "both notices told")
-    told = [event["message"] for event in events_in(seen)[4:]]
+    await eventually(lambda: len(events_in(seen)) == 7, "both notices told")
+    told = [event["message"] for event in events_in(seen)[5:]]
     assert told == ["The context is nearly full.", "Compacted."]  # a hook's own failure is not handed back to it
 
 
