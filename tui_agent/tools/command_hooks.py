@@ -12,8 +12,9 @@ event's own fields), runs with `/bin/sh -c` in the working directory, bounded by
 
 Claude Code's field names are read too (`hookSpecificOutput.permissionDecision: "deny"`, `updatedInput`,
 `additionalContext`, `systemMessage`), so its scripts port with little change. The output never reaches the
-terminal: each run is appended to the log file. `wrap` is the seam for running the command in the sandbox: it
-turns the argv into the one that is started.
+terminal: each run is appended to the log file. `confine` is the seam for running the command in the sandbox
+(`Confinement`: a child-side function run before exec, as Landlock needs, the environment, an argv prefix, as
+bubblewrap or sandbox-exec need).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ import os
 import re
 import signal
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -47,12 +49,26 @@ LOG_CAP = 1_000_000
 OUTPUT_CAP = 64_000
 """Characters of a command's stdout or stderr kept in the log and read as its answer."""
 
-Wrap = Callable[[list[str]], list[str]]
-"""Turns the argv of a hook's command into the argv started (the sandbox's seam); the default starts it as is."""
+
+@dataclass(frozen=True)
+class Confinement:
+    """How one hook's command is started confined (the sandbox's seam); the default confines nothing."""
+
+    preexec_fn: Callable[[], None] | None = None
+    """Run in the child before exec (Landlock's `restrict_self`)."""
+    env: Mapping[str, str] | None = None
+    """The whole environment the command gets (None: this process's)."""
+    argv_prefix: tuple[str, ...] = ()
+    """Put before `/bin/sh -c COMMAND` (`bwrap ... --`, `sandbox-exec -p ...`)."""
 
 
-def _as_is(argv: list[str]) -> list[str]:
-    return argv
+Confine = Callable[[Path], AbstractContextManager[Confinement]]
+"""Given the folder a hook runs in, a context that holds a `Confinement` while the command starts (and may
+raise, e.g. when the sandbox is required and missing: the hook then fails to start, said, changing nothing)."""
+
+
+def _unconfined(_cwd: Path) -> AbstractContextManager[Confinement]:
+    return nullcontext(Confinement())
 
 
 @dataclass(frozen=True)
@@ -78,7 +94,7 @@ class CommandHooks:
     settings: HooksSettings = field(default_factory=HooksSettings)
     log_path: Path | None = None
     on_notice: Callable[[str], None] = field(default=lambda _notice: None)
-    wrap: Wrap = _as_is
+    confine: Confine = _unconfined
     cwd: Path | None = None
     """The folder commands run in (and `cwd` says); None: the process's working directory at the run."""
 
@@ -129,14 +145,12 @@ class CommandHooks:
         started = time.monotonic()
         stdin = json.dumps(payload, ensure_ascii=False, default=str).encode()
         try:
-            code, out, err = await _run_bounded(
-                self.wrap(["/bin/sh", "-c", hook.command]), stdin, hook.timeout, self.cwd
-            )
+            code, out, err = await _run_bounded(["/bin/sh", "-c", hook.command], stdin, hook.timeout, self._start)
         except TimeoutError:
             self._log(event, name, "timed out", "", "", started)
             self.on_notice(f"Hook {name} took more than {hook.timeout:g} s and was stopped; it changed nothing.")
             return None
-        except OSError as error:
+        except Exception as error:  # a start refused for any reason (the sandbox's too) is said
             self._log(event, name, f"could not start: {error}", "", "", started)
             self.on_notice(f"Hook {name} could not start: {error}")
             return None
@@ -176,6 +190,22 @@ class CommandHooks:
             arguments = None
         return HookAnswer(context=context, arguments=arguments)
 
+    async def _start(self, argv: list[str]) -> asyncio.subprocess.Process:
+        """Start `argv` in the hooks' folder, confined as `confine` says, its stdin and output piped."""
+        cwd = self.cwd or Path.cwd()
+        with self.confine(cwd) as how:
+            return await asyncio.create_subprocess_exec(
+                *how.argv_prefix,
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=cwd,
+                env=None if how.env is None else dict(how.env),
+                preexec_fn=how.preexec_fn,
+                start_new_session=True,
+            )
+
     def _log(self, event: str, name: str, outcome: str, out: str, err: str, started: float) -> None:
         """Append one run to the log (moved aside past `LOG_CAP`); a log that cannot be written is said once."""
         if self.log_path is None:
@@ -213,18 +243,14 @@ def _matches(matcher: str, tool: str) -> bool:
     return matcher in ("", "*") or re.fullmatch(matcher, tool) is not None
 
 
-async def _run_bounded(argv: Sequence[str], stdin: bytes, limit: float, cwd: Path | None) -> tuple[int, str, str]:
+Start = Callable[[list[str]], Awaitable[asyncio.subprocess.Process]]
+
+
+async def _run_bounded(argv: list[str], stdin: bytes, limit: float, start: Start) -> tuple[int, str, str]:
     """Run `argv` with `stdin`, the first `OUTPUT_CAP` bytes of its output kept (the rest read and dropped, so a
     hook that floods costs no memory); past `limit` seconds its whole process group is killed and `TimeoutError`
     raised (a hook's children too: nothing it started outlives it)."""
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        cwd=cwd,
-        start_new_session=True,
-    )
+    process = await start(argv)
     try:
         async with asyncio.timeout(limit):
             out, err, _ = await asyncio.gather(

@@ -5,8 +5,11 @@ stdout or `context` is told to the model), timeouts and failures said and harmle
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +19,7 @@ from tui_agent.agent.events import ToolCallUpdated, TurnEndReason, TurnFinished
 from tui_agent.config import CommandHookSettings, HooksSettings
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import ToolStatus
-from tui_agent.tools.command_hooks import CONTRACT_VERSION, CommandHooks
+from tui_agent.tools.command_hooks import CONTRACT_VERSION, CommandHooks, Confinement
 
 GUARD = """
 import json, sys
@@ -192,3 +195,33 @@ async def test_a_command_hook_that_hangs_fails_or_answers_badly_is_said_and_chan
     proc = Path(f"/proc/{int(child.read_text())}/stat")
     await eventually(lambda: not proc.exists() or proc.read_text().split()[2] == "Z", "the hook's child stopped")
     assert "timed out" in log.read_text() and "stderr: broken" in log.read_text()
+
+
+async def test_the_sandbox_seam_confines_how_a_hook_starts_and_a_refused_start_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    notices: list[str] = []
+    settings = HooksSettings(after_tool=[CommandHookSettings(command='echo "$CONFINED $PREFIXED $PWD"')])
+    ran_in: list[Path] = []
+
+    @contextmanager
+    def confine(cwd: Path) -> Iterator[Confinement]:
+        ran_in.append(cwd)
+        env = {"PATH": os.environ.get("PATH", ""), "CONFINED": "confined"}
+        yield Confinement(preexec_fn=None, env=env, argv_prefix=("/usr/bin/env", "PREFIXED=prefixed"))
+
+    hooks = CommandHooks(settings, None, notices.append, confine, cwd=tmp_path)
+    said = await hooks.run("after_tool", {"tool": "run_shell"}, tool="run_shell")
+    assert said.context == (f"confined prefixed {tmp_path}",) and ran_in == [tmp_path], notices
+
+    @contextmanager
+    def no_sandbox(_cwd: Path) -> Iterator[Confinement]:
+        raise RuntimeError("this command must run in the OS sandbox, and there is none")
+        yield Confinement()
+
+    hooks = CommandHooks(settings, None, notices.append, no_sandbox)
+    said = await hooks.run("after_tool", {"tool": "run_shell"}, tool="run_shell")
+    assert said.context == () and notices == [
+        'Hook `echo "$CONFINED $PREFIXED $PWD"` could not start: this command must run in the OS sandbox, and there'
+        " is none"
+    ]
