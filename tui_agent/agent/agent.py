@@ -290,10 +290,18 @@ class Agent:
         finally:
             await self._turns.settle(turn)
 
-    def edit(
+    async def edit(
         self, message_id: str, text: str, attachments: Sequence[Attachment] | None = None
     ) -> AsyncIterator[AgentEvent]:
-        return self._redo.edit(message_id, text, attachments)
+        """Send `text` in place of an earlier prompt (a new branch), unless a prompt hook refuses it."""
+        said = await self.registry.hooks.prompt_submitted(
+            text, self.agent or DEFAULT_AGENT_NAME, self.current_session_id or ""
+        )
+        if said.blocked_by is not None:
+            yield _refused(said, self._turns.next_id())
+            return
+        async for event in self._redo.edit(message_id, text, attachments):
+            yield event
 
     def regenerate(self, message_id: str, model: str | None = None) -> AsyncIterator[AgentEvent]:
         return self._redo.regenerate(message_id, model)

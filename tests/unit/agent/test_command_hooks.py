@@ -15,7 +15,7 @@ from typing import Any
 
 from tests.unit.agent.conftest import MakeAgent, collect
 from tests.unit.llm.helpers import eventually
-from tui_agent.agent.events import ToolCallUpdated, TurnEndReason, TurnFinished
+from tui_agent.agent.events import ToolCallUpdated, TurnEndReason, TurnFinished, TurnStarted
 from tui_agent.config import CommandHookSettings, HooksSettings
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import ToolStatus
@@ -152,13 +152,18 @@ async def test_command_hooks_refuse_or_annotate_a_prompt_and_hear_the_session_st
     ]
     assert events_in(seen)[-1]["session_id"] == built.agent.current_session_id
 
+    (started,) = [event for event in events if isinstance(event, TurnStarted)]
+    edited = await collect(built.agent.edit(started.user_message_id, "hello, and a secret"))  # an edit too
+    assert len(edited) == 1 and isinstance(edited[0], TurnFinished) and "secrets stay here" in (edited[0].error or "")
+    await eventually(lambda: len(events_in(seen)) == 6, "the edit's prompt hook ran")
+
     notices: list[str] = []
     built.agent.watch_notices(notices.append)
     built.agent.tell("The context is nearly full.")  # what the person is told reaches the notification hooks
     await eventually(lambda: "Hook `exit 1` failed (exit 1); it changed nothing." in notices, "the failure said")
     built.agent.tell("Compacted.")
-    await eventually(lambda: len(events_in(seen)) == 7, "both notices told")
-    told = [event["message"] for event in events_in(seen)[5:]]
+    await eventually(lambda: len(events_in(seen)) == 8, "both notices told")
+    told = [event["message"] for event in events_in(seen)[6:]]
     assert told == ["The context is nearly full.", "Compacted."]  # a hook's own failure is not handed back to it
 
 
