@@ -8,11 +8,14 @@ value falls back to its default — unless it is a tool or approval setting, whi
 it concerns are turned off until it is fixed (a `[tools.NAME]` table or `approval.NAME` value: that tool;
 `disabled_plugins`, `disabled_tools`, the `approval` table or `[tools]` as a whole: every tool, as a list
 that cannot be read could have named any of them; the limits `timeout`, `output_cap` and `import_timeout`
-just fall back). An invalid `[mcp_servers.NAME]` entry costs that server only: it is not started until fixed.
+just fall back; an invalid `[[hooks.before_tool]]` entry, or `[hooks]` as a whole: every tool, as that hook
+might have denied any call). An invalid `[mcp_servers.NAME]` entry costs that server only: it is not started
+until fixed.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -265,6 +268,46 @@ class SkillsSettings(BaseModel):
     """A skill's file read through a tool is cut at this many bytes (its `SKILL.md` too), saying so."""
 
 
+class CommandHookSettings(BaseModel):
+    """One command hook: an entry of a `[[hooks.EVENT]]` array (docs/hooks.md has the contract)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    command: str = Field(min_length=1)
+    """Run with `/bin/sh -c`, the event as JSON on its stdin, in the working directory."""
+    matcher: str = ""
+    """Tool events only: a regular expression the whole tool name must match ("run_shell", "edit_file|write_file");
+    empty or "*": every tool."""
+    timeout: float = Field(default=10.0, gt=0, le=600)
+    """Seconds the command may take; then it is stopped (with its children) and reported, and changes nothing."""
+    name: str = ""
+    """What the person and the model are told the hook is called; empty: its command (shortened)."""
+
+    @field_validator("matcher")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value if value != "*" else "")
+        except re.error as error:
+            raise ValueError(f"not a regular expression: {error}") from error
+        return value
+
+
+class HooksSettings(BaseModel):
+    """The `[hooks]` table: shell commands run on the session's events (`[[hooks.before_tool]]`...)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    session_start: list[CommandHookSettings] = Field(default_factory=list)
+    prompt_submitted: list[CommandHookSettings] = Field(default_factory=list)
+    before_tool: list[CommandHookSettings] = Field(default_factory=list)
+    after_tool: list[CommandHookSettings] = Field(default_factory=list)
+    turn_end: list[CommandHookSettings] = Field(default_factory=list)
+    notification: list[CommandHookSettings] = Field(default_factory=list)
+    log: Path | None = None
+    """Where the commands' output goes (appended); None: hooks.log in the data folder."""
+
+
 class UiSettings(UiFields, BaseModel):
     """How the app shows things (the `[ui]` table): its fields are `UiFields`' (`tui_agent.config_fields`)."""
 
@@ -326,6 +369,8 @@ class Settings(RunFields, BaseModel):
     """Slash commands: the user's and the project's Markdown commands (the `[commands]` table)."""
     skills: SkillsSettings = Field(default_factory=SkillsSettings)
     """Skill folders offered to the agents (the `[skills]` table)."""
+    hooks: HooksSettings = Field(default_factory=HooksSettings)
+    """Command hooks (the `[hooks]` table; docs/hooks.md)."""
     history_lock_wait: float = Field(default=30.0, ge=0)
     """Seconds `-p` waits at its exit for another program that holds the history file's lock, to save the run;
     then it says what could not be saved."""
@@ -491,6 +536,8 @@ def _fallback(path: Path, where: tuple[str, ...], reason: str) -> Fallback:
 
 def _tools_concerned(where: tuple[str, ...]) -> str | None:
     """The tool an invalid setting turns off ("*": every tool), None when it turns off none."""
+    if where[:1] == ("hooks",) and (len(where) == 1 or where[1] == "before_tool"):
+        return EVERY_TOOL  # a before_tool hook that cannot be read might have denied any call
     if not where or where[0] != "tools":
         return None
     if len(where) == 1 or where[1] in ("disabled_plugins", "disabled_tools"):

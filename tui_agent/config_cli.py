@@ -137,7 +137,7 @@ def render_settings(
         lines.append(f"{text}  # {origin[name]}")
     for name, table in tables.items():
         lines.append(f"\n[{name}]  # {origin[name]}")
-        lines.extend(f"{_toml_key(key)} = {_toml(value)}" for key, value in table.items())
+        lines.extend(f"{_toml_key(key)} = {_toml(value)}" for key, value in table.items() if value is not None)
     return "\n".join(lines)
 
 
@@ -164,6 +164,8 @@ def _toml(value: Any) -> str:
         table = tomlkit.inline_table()
         table.update({key: _inline(item) for key, item in value.items() if item is not None})
         return table.as_string()
+    if isinstance(value, list) and any(isinstance(item, dict) for item in value):  # `[[hooks.X]]`: one line too
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
     rendered: str = tomlkit.item(value).as_string()
     return rendered
 

@@ -75,6 +75,19 @@ class ToolCall:
         """This call with `changes` (a new value; calls are never changed in place)."""
         return dataclasses.replace(self, **changes)
 
+    @property
+    def hook_verdict(self) -> str | None:
+        """What a hook did to the call, in plain words for its panel ("denied by a hook (guard)", "arguments
+        changed by a hook (guard)"), read from the text the runner gives it; None when no hook did anything."""
+        if self.status is ToolStatus.DENIED and (self.error or "").startswith(HOOK_DENIED[0]):
+            name = (self.error or "")[len(HOOK_DENIED[0]) :].partition(HOOK_DENIED[1])[0]
+            return f"denied by a hook ({_short(name)})"
+        first = (self.result or "").partition("\n")[0]
+        if first.startswith(HOOK_CHANGED[0]) and HOOK_CHANGED[1] in first:
+            name = first[len(HOOK_CHANGED[0]) :].partition(HOOK_CHANGED[1])[0]
+            return f"arguments changed by a hook ({_short(name)})"
+        return None
+
     def readable_arguments(self) -> Mapping[str, Any]:
         """The parsed arguments, read from the raw text when they were not parsed (a stored call); `{}` while
         they do not parse."""
@@ -113,3 +126,15 @@ class Decision(StrEnum):
     ALLOW_EDITS = "allow_edits"
     """Allow every edit (tools whose effect is "edit") for the rest of this session."""
     DENY = "deny"
+
+
+HOOK_DENIED = ("A hook (", ") denied the call: ")
+"""How the error of a call a hook denied starts, around the hook's name (`tui_agent.tools.hooks.HookDenied`)."""
+HOOK_CHANGED = ("[arguments changed by a hook (", "): {")
+"""How the result of a call whose arguments a hook changed starts, around the hooks' names (the runner's note)."""
+VERDICT_NAME_CHARS = 24
+"""Characters of a hook's name in a panel's status line (the panel is ~50 wide)."""
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= VERDICT_NAME_CHARS else name[: VERDICT_NAME_CHARS - 1] + "…"

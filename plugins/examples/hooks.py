@@ -3,7 +3,7 @@
 
 Hooks run around agents and tools; each is isolated like a tool: one that raises, or takes more than 5 s,
 is reported and skipped, and what it was given goes on unchanged — except a `before_tool` hook, whose exception
-(or `Deny(...)`) refuses the call (docs/skills-and-hooks.md).
+(or `Deny(...)`) refuses the call (docs/hooks.md).
 """
 
 from __future__ import annotations

@@ -214,3 +214,19 @@ async def test_escape_mid_tool_interrupts_running_calls() -> None:
         assert not screen.busy and backend.cancel_count == 1
         await wait_until(pilot, lambda: screen.idle)
         assert panel.status is ToolStatus.INTERRUPTED and panel.call.result is None
+
+
+async def test_a_panel_says_in_plain_words_when_a_hook_denied_a_call_or_changed_its_arguments() -> None:
+    changed = '[arguments changed by a hook (`./check.sh`): {"location": "Lyon"}]\nLyon: cloudy'
+    script: Script = [
+        call("c1", ToolStatus.DENIED, error="A hook (guard) denied the call: no weather for Paris"),
+        call("c2", ToolStatus.DONE, started=100.0, finished=100.5, result=changed),
+        call("c3", ToolStatus.DENIED, name="write_file", error="denied by the user"),
+    ]
+    app, _ = make_app([script])
+    async with app.run_test() as pilot:
+        await send(pilot, "weather?")
+        panels = {p.call.call_id: p for p in chat(pilot).tool_panels.panels}
+        assert panels["c1"].border_subtitle == "⊘ denied by a hook (guard)"
+        assert panels["c2"].border_subtitle == "✓ done · arguments changed by a hook (`./check.sh`) · 0.5s"
+        assert panels["c3"].border_subtitle == "⊘ denied"  # the person's refusal: no hook named

@@ -164,3 +164,17 @@ def test_show_says_what_the_run_uses_when_no_endpoint_or_only_a_key_is_set(
     assert lines["base_url"].startswith('base_url = "https://api.openai.com/v1"  # default: OpenAI')
     assert lines["model"] == 'model = "gpt-4o-mini"  # default: this endpoint\'s'
     assert SECRET not in out
+
+
+def test_show_lists_command_hooks_one_line_per_event_and_an_invalid_matcher_by_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    paths.config_file().write_text('[[hooks.before_tool]]\nmatcher = "run_shell"\ncommand = "./check.sh"\n')
+    out, err = run(capsys, "config", "show")
+    assert err == "" and "\n[hooks]  # config file\n" in out
+    assert 'before_tool = [{command = "./check.sh", matcher = "run_shell", timeout = 10.0, name = ""}]' in out
+    assert "\nafter_tool = []\n" in out and "log =" not in out  # unset: the data folder's hooks.log
+    paths.config_file().write_text('[[hooks.before_tool]]\nmatcher = "run_(shell"\ncommand = "./check.sh"\n')
+    out, err = run(capsys, "config", "show")
+    assert "hooks.before_tool (line 1)" in err and "not a regular expression" in err, err
+    assert "every tool is disabled until it is fixed" in err  # fails closed: that hook might have denied any call

@@ -27,7 +27,7 @@ from tui_agent.agent.chat_state import title_from_prompt as title_from_prompt
 from tui_agent.agent.compaction import Compaction
 from tui_agent.agent.context_upkeep import ContextUpkeep
 from tui_agent.agent.conversation import Conversation
-from tui_agent.agent.events import AgentEvent, TurnStarted
+from tui_agent.agent.events import AgentEvent, TurnEndReason, TurnFinished, TurnStarted
 from tui_agent.agent.file_rewinds import FileRewinds
 from tui_agent.agent.meter import Meter, SessionMeter
 from tui_agent.agent.model_choice import chat_models
@@ -56,6 +56,7 @@ from tui_agent.history.models import Message, SearchHit, Session, Siblings
 from tui_agent.history.session_search import SessionMatch
 from tui_agent.history.store import HistoryStore
 from tui_agent.history.team_runs import TeamStop
+from tui_agent.tools.command_hooks import HookAnswer
 from tui_agent.tools.modes import Permissions
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
@@ -121,6 +122,7 @@ class Agent:
         registry.hooks.on_notice = self._notices.tell  # a failing hook is said, and skipped
         self.commands = SlashCommands()
         """The run's own `/` commands (command files, MCP prompts): set by the build (`services.build_agent`)."""
+        self._notices.add(lambda notice: registry.hooks.notify(notice, self.current_session_id or ""))
 
     # -- the parts' state, read by the front ends and tests -------------------------------------------
     @property
@@ -256,14 +258,23 @@ class Agent:
         state, turns = self._state, self._turns
         async with turns.slot:
             await turns.saved()
+            hooks, runs = self.registry.hooks, self.agent or DEFAULT_AGENT_NAME
+            said = await hooks.prompt_submitted(prompt, runs, self.current_session_id or "")
+            if said.blocked_by is not None:  # refused: nothing stored, the person told why
+                yield _refused(said, turns.next_id())
+                return
             title = prompt or (attachments[0].name if attachments else "")
+            before = self.current_session_id
             session = await state.ensure_session(title, self.endpoint, self.agent)
+            context = said.context
+            if session.id != before:  # a new session: its start hooks may add context too
+                context = (*(await hooks.session_start(runs, session.id)).context, *context)
             await state.context_after_switch()
             user, reply = await self.store.begin_turn(session.id, prompt, model=self.model, attachments=attachments)
             state.conversation.add_user(prompt, attachments)
             turn_id = turns.next_id()
             yield TurnStarted(session.id, user.id, prompt, turn_id=turn_id)
-            async for event in self._run(session, reply.id, turn_id):
+            async for event in self._run(session, reply.id, turn_id, hook_context="\n".join(context)):
                 yield event
 
     async def _run(
@@ -273,14 +284,16 @@ class Agent:
         turn_id: str,
         continuation: Continuation | None = None,
         agent: str | None = None,
+        hook_context: str = "",
     ) -> AsyncIterator[AgentEvent]:
         """Run a turn whose first response goes into `message_id`, yielding its events to `TurnFinished`
-        (`agent`: the team member whose reply it goes on with, named on its messages)."""
+        (`agent`: the team member whose reply it goes on with, named on its messages; `hook_context`: what
+        command hooks added for the model to the prompt)."""
         await self._context.windows_learnt()
         state = self._state
         events: asyncio.Queue[AgentEvent] = asyncio.Queue()
         turn = Turn(state.services, session.id, state.conversation, state.budget, events.put_nowait, turn_id)
-        turn.agent, turn.runs = agent, self.agent or DEFAULT_AGENT_NAME
+        turn.agent, turn.runs, turn.hook_context = agent, self.agent or DEFAULT_AGENT_NAME, hook_context
         turn.attach_message(message_id, continuation)
         await self._turns.start_job(ChatJob(turn, title=f"turn {state.conversation.prompts}"))
         try:
@@ -289,10 +302,18 @@ class Agent:
         finally:
             await self._turns.settle(turn)
 
-    def edit(
+    async def edit(
         self, message_id: str, text: str, attachments: Sequence[Attachment] | None = None
     ) -> AsyncIterator[AgentEvent]:
-        return self._redo.edit(message_id, text, attachments)
+        """Send `text` in place of an earlier prompt (a new branch), unless a prompt hook refuses it."""
+        said = await self.registry.hooks.prompt_submitted(
+            text, self.agent or DEFAULT_AGENT_NAME, self.current_session_id or ""
+        )
+        if said.blocked_by is not None:
+            yield _refused(said, self._turns.next_id())
+            return
+        async for event in self._redo.edit(message_id, text, attachments):
+            yield event
 
     def regenerate(self, message_id: str, model: str | None = None) -> AsyncIterator[AgentEvent]:
         return self._redo.regenerate(message_id, model)
@@ -390,8 +411,14 @@ class Agent:
     async def use_team(self, name: str | None) -> None:
         await self._choice.use_team(name)
 
-    def run_team(self, name: str, prompt: str) -> AsyncIterator[AgentEvent]:
-        return self._choice.run_team(name, prompt)
+    async def run_team(self, name: str, prompt: str) -> AsyncIterator[AgentEvent]:
+        """Run team `name` on `prompt`, unless a prompt hook refuses it (its context is not passed to a team)."""
+        said = await self.registry.hooks.prompt_submitted(prompt, f"team:{name}", self.current_session_id or "")
+        if said.blocked_by is not None:
+            yield _refused(said, self._turns.next_id())
+            return
+        async for event in self._choice.run_team(name, prompt):
+            yield event
 
     # -- stored sessions ------------------------------------------------------------------------------
     @property
@@ -439,3 +466,10 @@ class Agent:
         self._context.stop()
         await self._turns.close()
         await self.store.flush()
+
+
+def _refused(said: HookAnswer, turn_id: str) -> TurnFinished:
+    """The end of a turn that never began: a prompt hook refused the prompt (nothing stored or sent)."""
+    return TurnFinished(
+        TurnEndReason.ERROR, f"A hook ({said.blocked_by}) refused the prompt: {said.reason}", turn_id=turn_id
+    )

@@ -133,6 +133,8 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     resources.push_async_callback(tools.close)
     notices.extend(tools.notices())
     registry = tools.registry
+    registry.hooks.commands.settings = settings.hooks  # command hooks run with the Python ones (`tools/hooks.py`)
+    registry.hooks.commands.log_path = settings.hooks.log or paths.data_dir() / "hooks.log"
     runner = ToolRunner(registry, timeout=settings.tools.timeout, output_cap=settings.tools.output_cap)
     clients = ClientPool(client, choice, make_client)
     resources.push_async_callback(clients.aclose)

@@ -186,6 +186,9 @@ class Turn:
         self.runs = DEFAULT_AGENT_NAME
         """The agent whose turn this is, as hooks are told it: the session's agent or a sub-agent, by name (a team
         member's name is `agent`)."""
+        self.hook_context = ""
+        """What command hooks added for the model to the prompt (prompt submitted, session start): sent with the
+        turn's first request, never stored."""
         self.stop_after_tools = False
         """End the turn after the current tool round instead of asking the model again (a team's control tools)."""
         self.reply_text = ""
@@ -244,10 +247,13 @@ class Turn:
         """`messages` with their last user message as the `before_agent` hooks leave it (the record unchanged)."""
         hooks = self.services.runner.registry.hooks
         last = messages[-1] if messages else {}
-        if not hooks.count() or last.get("role") != "user" or not isinstance(last.get("content"), str):
-            return messages  # (a message of parts, with images, is sent as it is)
+        if not (hooks.count() or self.hook_context) or last.get("role") != "user":
+            return messages
+        if not isinstance(last.get("content"), str):  # a message of parts, with images: the context as a part
+            extra = [{"type": "text", "text": _with_context("", self.hook_context)}] if self.hook_context else []
+            return [*messages[:-1], {**last, "content": [*last.get("content", []), *extra]}]
         text = await hooks.before_agent(self.agent or self.runs, last["content"])
-        return [*messages[:-1], {**last, "content": text}]
+        return [*messages[:-1], {**last, "content": _with_context(text, self.hook_context)}]
 
     def retrying(self, retry: RetryScheduled) -> None:
         """The request failed before the reply began and goes again at `retry.at`: say so, with a timer."""
@@ -386,6 +392,8 @@ class Turn:
         (or call) cancels the question."""
         answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         self._emit(ApprovalRequested(call, answer, turn_id=self.id))
+        asking = self.agent or self.runs
+        self.services.runner.registry.hooks.notify(f"{asking} asks for approval to run {call.name}", self.session_id)
         try:
             return await answer
         finally:
@@ -468,8 +476,10 @@ class Turn:
             await self._save_final(saver, status, note)
         finally:
             self._saved.set()
+        hooks = self.services.runner.registry.hooks
         if reason is TurnEndReason.DONE:
-            await self.services.runner.registry.hooks.after_agent(self.agent or self.runs, self.reply_text)
+            await hooks.after_agent(self.agent or self.runs, self.reply_text)
+        await hooks.turn_end(self.agent or self.runs, self.reply_text, reason.value, self.session_id)
 
     async def saved(self) -> None:
         """Wait until the final writes `end` makes after announcing the end are committed (or kept in memory)."""
@@ -521,3 +531,10 @@ def _last_prompt(messages: list[dict[str, Any]]) -> str:
                 return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
             return ""
     return ""
+
+
+def _with_context(text: str, context: str) -> str:
+    """`text` with what command hooks added for the model, delimited so the model can tell it from the prompt."""
+    if not context:
+        return text
+    return f"{text}\n\n<hook-context>\n{context}\n</hook-context>".lstrip("\n")

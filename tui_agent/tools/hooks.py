@@ -22,18 +22,25 @@ Hooks may be sync or async. One that runs past its timeout is reported once thro
 one that raises is reported and skipped too, except a `before_tool` hook, whose exception denies the call.
 Sync hooks run in a daemon thread of their own (as sync tools do), so one that hangs is abandoned, never
 awaited forever, and never holds up the app's exit.
+
+`Hooks` is the one place both kinds run: after a kind's Python hooks come the command hooks config names for the
+same moment (`commands`, `tui_agent.tools.command_hooks`), which can deny or change a call just as they can, and
+the events only commands have (prompt submitted, session start, turn end, notification).
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache, partial
 from types import ModuleType
 from typing import Any, Literal, TypeVar, cast, get_args
 
+from tui_agent.tool_call import HOOK_DENIED
+from tui_agent.tools.command_hooks import CommandHooks, HookAnswer
 from tui_agent.tools.daemon import in_daemon_thread
 
 HookKind = Literal["before_agent", "after_agent", "before_tool", "after_tool"]
@@ -57,7 +64,7 @@ class HookDenied(Exception):
     """A `before_tool` hook refused the call (raised or returned `Deny`)."""
 
     def __init__(self, hook: str, reason: str) -> None:
-        super().__init__(f"A hook ({hook}) denied the call: {reason}")
+        super().__init__(f"{HOOK_DENIED[0]}{hook}{HOOK_DENIED[1]}{reason}")
         self.hook, self.reason = hook, reason
 
 
@@ -101,6 +108,20 @@ class Hooks:
     timeout: float = DEFAULT_TIMEOUT
     on_notice: Callable[[str], None] = field(default=lambda _notice: None)
     by_kind: dict[str, list[tuple[str, Callable[..., Any]]]] = field(default_factory=dict)
+    commands: CommandHooks = field(default_factory=CommandHooks)
+    """The command hooks config names (`[hooks]`); they report through `on_notice` too."""
+
+    _running: set[asyncio.Task[None]] = field(default_factory=set)
+    _said: deque[str] = field(default_factory=lambda: deque(maxlen=20))
+
+    def __post_init__(self) -> None:
+        self.commands.on_notice = self._say
+
+    def _say(self, notice: str) -> None:
+        """A command hook's notice: told, and remembered so that it is not handed to the notification hooks
+        (one failing there would otherwise be told about its own failure, for ever)."""
+        self._said.append(notice)
+        self.on_notice(notice)
 
     def add(self, func: Callable[..., Any], source: str) -> str | None:
         """Register `func` (marked with `@hook`) from `source`; returns a problem when its kind is unknown."""
@@ -116,7 +137,36 @@ class Hooks:
         return [problem for func in funcs if (problem := self.add(func, source)) is not None]
 
     def count(self) -> int:
+        """The Python hooks (command hooks: `commands.count()`)."""
         return sum(len(found) for found in self.by_kind.values())
+
+    async def prompt_submitted(self, prompt: str, agent: str = DEFAULT_AGENT, session_id: str = "") -> HookAnswer:
+        """What the command hooks say of a prompt the person sent, before it is stored: a block refuses it."""
+        return await self.commands.run("prompt_submitted", {"session_id": session_id, "agent": agent, "prompt": prompt})
+
+    async def session_start(self, agent: str = DEFAULT_AGENT, session_id: str = "") -> HookAnswer:
+        """What the command hooks say when a session begins (its first prompt): context for the model."""
+        return await self.commands.run("session_start", {"session_id": session_id, "agent": agent, "source": "new"})
+
+    async def turn_end(self, agent: str, reply: str, reason: str, session_id: str = "") -> None:
+        """Tell the command hooks an agent's turn ended (`reason`: done, cancelled, error...)."""
+        fields = {"session_id": session_id, "agent": agent, "reply": reply, "reason": reason}
+        await self.commands.run("turn_end", fields)
+
+    def notify(self, message: str, session_id: str = "") -> None:
+        """Tell the notification hooks what the person is told (a notice, a question waiting for an answer),
+        without waiting for them (needs a running loop; without one, or hooks, it does nothing)."""
+        if not self.commands.of("notification") or message in self._said:
+            return
+        try:
+            task = asyncio.get_running_loop().create_task(self._notification(message, session_id))
+        except RuntimeError:
+            return
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+
+    async def _notification(self, message: str, session_id: str) -> None:
+        await self.commands.run("notification", {"session_id": session_id, "message": message})
 
     async def before_agent(self, agent: str, text: str) -> str:
         """`text` as the `before_agent` hooks leave it, in registration order."""
@@ -128,9 +178,11 @@ class Hooks:
         for name, func in self.by_kind.get("after_agent", []):
             await self._call(name, func, agent, reply)
 
-    async def before_tool(self, tool: str, arguments: dict[str, Any], agent: str = DEFAULT_AGENT) -> ToolCallPlan:
-        """The call's arguments as the `before_tool` hooks leave them, in registration order; raises
-        `HookDenied` when one refuses it (raises, or returns `Deny`)."""
+    async def before_tool(
+        self, tool: str, arguments: dict[str, Any], agent: str = DEFAULT_AGENT, session_id: str = ""
+    ) -> ToolCallPlan:
+        """The call's arguments as the `before_tool` hooks leave them, the Python ones in registration order and
+        then the commands; raises `HookDenied` when one refuses it (raises, returns `Deny`, blocks)."""
         changed_by: list[str] = []
         for name, func in self.by_kind.get("before_tool", []):
             extra = _keywords(func, agent=agent)
@@ -140,16 +192,34 @@ class Hooks:
             if isinstance(value, dict) and value != arguments:
                 arguments = value
                 changed_by.append(name)
+        fields = {"session_id": session_id, "agent": agent, "tool": tool}
+        said = await self.commands.run("before_tool", fields, tool=tool, arguments=dict(arguments))
+        if said.blocked_by is not None:
+            raise HookDenied(said.blocked_by, said.reason)
+        if said.arguments is not None:
+            arguments = said.arguments
+            changed_by.extend(said.changed_by)
         return ToolCallPlan(arguments, tuple(changed_by))
 
     async def after_tool(
-        self, tool: str, arguments: dict[str, Any], result: str, *, failed: bool = False, agent: str = DEFAULT_AGENT
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        result: str,
+        *,
+        failed: bool = False,
+        agent: str = DEFAULT_AGENT,
+        session_id: str = "",
     ) -> str:
-        """`result` (the error text of a failed call) as the `after_tool` hooks leave it, in registration order."""
+        """`result` (the error text of a failed call) as the `after_tool` hooks leave it, in registration order,
+        with what the command hooks add for the model (their context, a block's reason)."""
         for name, func in self.by_kind.get("after_tool", []):
             extra = _keywords(func, agent=agent, failed=failed)
             result = _text_or(await self._call(name, func, tool, dict(arguments), result, **extra), result)
-        return result
+        fields = {"session_id": session_id, "agent": agent, "tool": tool, "result": result, "failed": failed}
+        said = await self.commands.run("after_tool", fields, tool=tool, arguments=dict(arguments))
+        added = [*said.context, *([f"{said.blocked_by}: {said.reason}"] if said.blocked_by else [])]
+        return result + "".join(f"\n[from a hook] {text}" for text in added)
 
     async def _call(
         self, name: str, func: Callable[..., Any], *args: Any, refuses: bool = False, **keywords: Any

@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from tui_agent.payloads import Attachment, FileChange
 from tui_agent.status import ToolStatus
-from tui_agent.tool_call import Decision, ToolCall
+from tui_agent.tool_call import HOOK_CHANGED, Decision, ToolCall
 from tui_agent.tools.approvals import Grants, edited_file, pattern_allows
 from tui_agent.tools.daemon import in_daemon_thread
 from tui_agent.tools.hooks import DEFAULT_AGENT, HookDenied
@@ -169,11 +169,15 @@ class ToolRunner:
             spec, arguments, note = await self._hooked(spec, arguments, agent)
             await self._approve(spec, spec.command_in(arguments), report, ask, edited_file(spec, arguments))
             text, attachments, changes = await self._watched(spec, arguments, report)
-            text = note + await hooks.after_tool(spec.name, arguments, text, agent=agent)
+            text = note + await hooks.after_tool(
+                spec.name, arguments, text, agent=agent, session_id=self.grants.session_id
+            )
         except _Finished as end:
             text = note + end.text
             if spec is not None:  # a known tool with valid arguments: its after_tool hooks see the failure too
-                text = await hooks.after_tool(spec.name, arguments, text, failed=True, agent=agent)
+                text = await hooks.after_tool(
+                    spec.name, arguments, text, failed=True, agent=agent, session_id=self.grants.session_id
+                )
             return report.finish(end.status, text, changes=end.changes)
         except asyncio.CancelledError:
             report.finish(ToolStatus.INTERRUPTED, f"The call to {call.name} was cancelled.")
@@ -186,7 +190,7 @@ class ToolRunner:
         """The call as the `before_tool` hooks leave it (`tui_agent.tools.hooks`), with the note the result
         starts with when they changed its arguments (validated again); a refusal ends the call denied."""
         try:
-            plan = await self.registry.hooks.before_tool(spec.name, arguments, agent)
+            plan = await self.registry.hooks.before_tool(spec.name, arguments, agent, self.grants.session_id)
         except HookDenied as denied:
             raise _Finished(ToolStatus.DENIED, str(denied)) from denied
         if not plan.changed_by:
@@ -200,7 +204,7 @@ class ToolRunner:
                 f"A hook ({by}) changed the arguments to invalid ones: " + describe_validation_error(spec.name, error),
             ) from error
         shown = json.dumps(arguments, ensure_ascii=False, default=str)
-        return spec, arguments, f"[arguments changed by a hook ({', '.join(plan.changed_by)}): {shown}]\n"
+        return spec, arguments, f"{HOOK_CHANGED[0]}{', '.join(plan.changed_by)}): {shown}]\n"  # (the panel reads it)
 
     def _prepare(self, call: ToolCall) -> tuple[ToolSpec, dict[str, Any]]:
         spec = self.registry.get(call.name) if self.allows(call.name) else None

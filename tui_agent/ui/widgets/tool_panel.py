@@ -145,6 +145,10 @@ class ToolPanel(Static, can_focus=True):
         label = STATUS_LABEL[self.call.status]
         if self.call.progress and self.call.status == ToolStatus.RUNNING:
             label = f"{label} · {sanitize(self.call.progress)[:PROGRESS_CHARS]}"
+        if (verdict := self.call.hook_verdict) is not None:  # a hook denied it ("⊘ denied by a hook (guard)"),
+            # or changed what ran ("✓ done · arguments changed by a hook (guard)")
+            denied = self.call.status is ToolStatus.DENIED
+            label = f"{label.split()[0]} {sanitize(verdict)}" if denied else f"{label} · {sanitize(verdict)}"
         self.border_subtitle = Content(f"{label} · {format_elapsed(elapsed)}" if elapsed is not None else label)
         self.update(self._body())
 
