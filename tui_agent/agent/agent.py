@@ -349,6 +349,9 @@ class Agent:
     def run_team(self, name: str, prompt: str) -> AsyncIterator[AgentEvent]:
         return self._choice.run_team(name, prompt)
 
+    def pause_team(self) -> bool:
+        return self._choice.pause_team()
+
     # -- stored sessions ------------------------------------------------------------------------------
     @property
     def current_session_id(self) -> str | None:
