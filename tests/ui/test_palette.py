@@ -37,6 +37,7 @@ OUR_COMMANDS = [
     "Memory files",
     "Theme",
     "Run a team",
+    "Pause the team",
     "Export session",
     "Toggle tool panel",
     "Toggle task tree",
