@@ -11,6 +11,7 @@ from textual.pilot import Pilot
 
 from tests.ui.helpers import chat, send, wait_until
 from tests.ui.sessions_stack import RealStack, stack_serving
+from tui_agent import paths
 from tui_agent.agent.resume import ResumeRequest
 from tui_agent.ui.team_pause import ASKED, NO_TEAM
 from tui_agent.ui.textual_private import notifications
@@ -79,3 +80,49 @@ async def test_f8_pauses_the_team_after_the_member_speaking_and_the_next_prompt_
         done = "critic said APPROVED"
         await wait_until(pilot, lambda: any(done in line for line in lines()), lambda: f"approved, got {lines()}")
         assert labels(pilot) == ["writer", "critic", "writer", "critic"]  # it went on with the critic
+
+
+def todo(*items: tuple[str, str]) -> dict[str, object]:
+    return {"tool_calls": [{"name": "todo", "arguments": {"items": [{"text": t, "status": s} for t, s in items]}}]}
+
+
+PLANNERS = [
+    todo(("Outline", "done"), ("Draft", "in_progress")),
+    {"text": "Planned."},
+    todo(("Check the facts", "pending")),
+    {"text": "Checked."},
+]
+
+
+@pytest.fixture
+def planners_stack(tmp_path: Path) -> Iterator[RealStack]:
+    for name in ("planner", "checker"):
+        (paths.config_dir() / "agents").mkdir(exist_ok=True)
+        (paths.config_dir() / "agents" / f"{name}.toml").write_text(
+            f'system_prompt = "You {name}."\ntools = ["todo"]\n'
+        )
+    (paths.config_dir() / "teams").mkdir(exist_ok=True)
+    (paths.config_dir() / "teams" / "planners.toml").write_text('members = ["planner", "checker"]\nmax_rounds = 1\n')
+    yield from stack_serving(tmp_path, {"replies": PLANNERS})
+
+
+async def test_each_member_keeps_its_own_todo_list_shown_under_its_name_also_on_resume(
+    planners_stack: RealStack,
+) -> None:
+    expected = ["planner 1/2", "☑ Outline", "◐ Draft", "checker 0/1", "☐ Check the facts"]
+
+    def shown(pilot: Pilot[None]) -> list[str]:
+        todo = chat(pilot).tool_panels.todo_list
+        return str(todo.render()).splitlines() if todo.display else []
+
+    app, _ = planners_stack.app()
+    app.team = "planners"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "Plan the post")
+        await wait_until(pilot, lambda: shown(pilot) == expected, lambda: f"both lists, got {shown(pilot)}")
+        assert chat(pilot).tool_panels.todo_list.border_title == "Todo"
+
+    app, built = planners_stack.app(ResumeRequest(latest=True))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await built.ready()
+        await wait_until(pilot, lambda: shown(pilot) == expected, lambda: f"both lists back, got {shown(pilot)}")
