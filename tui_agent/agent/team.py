@@ -140,7 +140,7 @@ class TeamRun:
 
     def problem(self) -> str | None:
         """Why this team cannot run with the plugins loaded (a stop hook no plugin provides), else None."""
-        return missing_hook(self.team.done, self.services.runner.registry.hooks)
+        return missing_hook(self.team.done_when, self.services.runner.registry.hooks)
 
     def stop(self, reason: str, failure: TurnEndReason | None = None) -> None:
         """Remember the first reason to stop; the team ends once its jobs have unwound."""
@@ -235,7 +235,7 @@ class TeamRun:
         elif control.done is not None:
             self.stop(f"{member} called done: {control.done}")
         elif why := await done_reason(
-            self.team.done, self.team.name, member, turn.reply_text, self.services.runner.registry.hooks
+            self.team.done_when, self.team.name, member, turn.reply_text, self.services.runner.registry.hooks
         ):
             self.stop(why)
         elif self.pause_requested and then is not None:

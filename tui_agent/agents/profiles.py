@@ -116,7 +116,8 @@ class TeamProfile(BaseModel):
     members: list[str] = Field(min_length=1)
     flow: Literal["loop", "router"] = "loop"
     router: str | None = None
-    done_when: str | DoneWhen | None = None
+    done_when: DoneWhen = Field(default_factory=DoneWhen)
+    """A plain string in the file is `DoneWhen.text`."""
     max_rounds: int = Field(default=4, ge=1, le=50)
     prefix: dict[str, str] = Field(default_factory=dict)
     """Per member: text put before what that member receives (Lagent's prefix hook, as data)."""
@@ -131,12 +132,10 @@ class TeamProfile(BaseModel):
         """The members, and the router when there is one."""
         return [*self.members, *([self.router] if self.router else [])]
 
-    @property
-    def done(self) -> DoneWhen:
-        """The stop condition as a table (a plain `done_when` string is its `text`)."""
-        if isinstance(self.done_when, DoneWhen):
-            return self.done_when
-        return DoneWhen(text=self.done_when or None)
+    @field_validator("done_when", mode="before")
+    @classmethod
+    def _text_is_a_table(cls, done_when: object) -> object:
+        return {"text": done_when} if isinstance(done_when, str) else ({} if done_when is None else done_when)
 
     @field_validator("router")
     @classmethod
@@ -145,7 +144,7 @@ class TeamProfile(BaseModel):
 
     @model_validator(mode="after")
     def _names_are_members(self) -> TeamProfile:
-        for key, names in (("private_memory", self.private_memory), ("done_when.by", self.done.by)):
+        for key, names in (("private_memory", self.private_memory), ("done_when.by", self.done_when.by)):
             if strangers := [name for name in names if name not in self.speakers]:
                 raise ValueError(f"{key} names {', '.join(map(repr, strangers))}, which is not in the team")
         return self

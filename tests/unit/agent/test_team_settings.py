@@ -83,7 +83,7 @@ async def test_a_team_stops_on_a_match_in_any_case_a_regex_of_one_member_or_a_pl
 
 
 def test_a_team_file_with_a_bad_regex_or_a_stranger_is_refused_with_the_reason() -> None:
-    assert TeamProfile.model_validate({"name": "t", "members": ["a"], "done_when": "DONE"}).done.text == "DONE"
+    assert TeamProfile.model_validate({"name": "t", "members": ["a"], "done_when": "DONE"}).done_when.text == "DONE"
     cases: list[tuple[dict[str, Any], str]] = [
         ({"done_when": {"regex": "(unclosed"}}, "not a valid regular expression"),
         ({"done_when": {"match": "ok", "by": ["nobody"]}}, "done_when.by names 'nobody', which is not in the team"),
