@@ -173,6 +173,8 @@ class AgentChoice:
         self._turns.check_idle()
         if name:
             find_team(await self._catalog(), name)
+        if name != self.team:
+            self._paused = None  # another team (or none) now: a paused team starts afresh when chosen again
         self.team = name or ""
         session, store = self._state.session, self._state.store
         if session is None:  # a new session is marked with its team as the team first runs

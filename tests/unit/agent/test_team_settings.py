@@ -147,3 +147,10 @@ async def test_a_team_pauses_for_the_person_after_each_round_or_when_asked_and_g
     after = await collect(agent.run_team("pair", "Make it about spring rain"))
     assert speakers(after) == ["critic", "writer", "critic"]  # round 1 goes on with the critic
     assert (stopped(after).reason, stopped(after).rounds) == ("critic said APPROVED", 2)
+
+    # Choosing another team (or none) forgets where a paused team would go on: it starts afresh.
+    paused = await collect(agent.run_team("rounds", "Write a post about snow"))
+    assert stopped(paused).reason.startswith("paused after round 1")
+    await agent.use_team(None)
+    again = await collect(agent.run_team("rounds", "Write a post about snow"))
+    assert (speakers(again), stopped(again).rounds) == (["writer", "critic"], 1)
