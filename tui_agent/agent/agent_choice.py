@@ -64,6 +64,8 @@ class AgentChoice:
         """The team run working now (None between runs)."""
         self._paused: tuple[str, Resume] | None = None
         """A team run that paused for the person: its session, and where the team goes on with their next prompt."""
+        self._pause_wanted = False
+        """The person asked to speak while the team's run was starting: it pauses after its first speaker."""
 
     @property
     def agent(self) -> str:
@@ -190,10 +192,13 @@ class AgentChoice:
     def pause_team(self) -> bool:
         """Have the team working now pause after the member speaking, for the person's message (their next
         prompt to the team goes on from there); False when no team is working."""
-        if self._team_run is None or self._team_run.finished:
-            return False
-        self._team_run.request_pause()
-        return True
+        if self._team_run is not None and not self._team_run.finished:
+            self._team_run.request_pause()
+            return True
+        if self.team and self._turns.busy and not self._turns.running:  # the team's run is starting: once it has
+            self._pause_wanted = True
+            return True
+        return False
 
     async def _restore_team(self, session: Session) -> None:
         """Go on with the team a resumed session ran (its prompts go to the team again); one that cannot run any
@@ -233,6 +238,7 @@ class AgentChoice:
 
         state, turns, store = self._state, self._turns, self._state.store
         async with turns.slot:
+            self._pause_wanted = False
             catalog = await self._catalog()
             team = find_team(catalog, name)
             await turns.saved()
@@ -248,6 +254,8 @@ class AgentChoice:
                 budget=state.budget, system_prompt=state.system_prompt, roster=self.roster, delegation=self.delegation,
                 resume=paused[1] if paused is not None and paused[0] == session.id else None,
             )  # fmt: skip
+            if self._pause_wanted:
+                run.request_pause()
             yield TurnStarted(session.id, user.id, prompt, turn_id=turn_id)
             await turns.start_job(job := TeamJob(run))
             try:

@@ -4,6 +4,7 @@ memory; and the team pausing for the person (after each round, or when asked) an
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -154,3 +155,18 @@ async def test_a_team_pauses_for_the_person_after_each_round_or_when_asked_and_g
     await agent.use_team(None)
     again = await collect(agent.run_team("rounds", "Write a post about snow"))
     assert (speakers(again), stopped(again).rounds) == (["writer", "critic"], 1)
+
+    # Asked while the team's run is still starting (the person pressed F8 right after sending): it pauses after
+    # its first speaker all the same.
+    seen: list[AgentEvent] = []
+
+    async def run() -> None:
+        async for event in agent.run_team("pair", "Write a post about fog"):
+            seen.append(event)
+
+    task = asyncio.create_task(run())
+    while not agent.pause_team():
+        await asyncio.sleep(0)
+    assert seen == []  # asked before the run had begun
+    await task
+    assert stopped(seen).reason.startswith("paused after writer")
