@@ -2,7 +2,8 @@
 
 The model sends the whole list each time, so the list shown is the arguments of the newest `todo` call on the
 conversation's branch: history stores it with the message that made the call, and resuming a session or
-switching branches shows it again with nothing stored beside it.
+switching branches shows it again with nothing stored beside it. In a team each member keeps its own list
+(`lists_by_agent`: the newest call of each member's replies).
 """
 
 from __future__ import annotations
@@ -48,6 +49,18 @@ def latest_list(calls: Iterable[tuple[str, Mapping[str, Any] | None, bool]]) -> 
     for name, arguments, ran in calls:
         if name == TODO_TOOL and ran and (items := todo_items(arguments)) is not None:
             found = items
+    return found
+
+
+def lists_by_agent(
+    calls: Iterable[tuple[str | None, str, Mapping[str, Any] | None, bool]],
+) -> dict[str | None, list[TodoItem]]:
+    """Each agent's newest list among `calls` (agent, name, arguments, whether it ran), oldest first: in a team
+    every member keeps its own (None: the session's agent). Ordered by who made a list first."""
+    found: dict[str | None, list[TodoItem]] = {}
+    for agent, name, arguments, ran in calls:
+        if name == TODO_TOOL and ran and (items := todo_items(arguments)) is not None:
+            found[agent] = items
     return found
 
 

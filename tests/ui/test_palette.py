@@ -38,6 +38,7 @@ OUR_COMMANDS = [
     "Edit memory file",
     "Theme",
     "Run a team",
+    "Pause the team",
     "Export session",
     "Toggle tool panel",
     "Toggle task tree",

@@ -420,6 +420,9 @@ class Agent:
         async for event in self._choice.run_team(name, prompt):
             yield event
 
+    def pause_team(self) -> bool:
+        return self._choice.pause_team()
+
     # -- stored sessions ------------------------------------------------------------------------------
     @property
     def current_session_id(self) -> str | None:

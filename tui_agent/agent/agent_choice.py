@@ -30,6 +30,7 @@ from tui_agent.tools.runner import ToolRunner
 
 if TYPE_CHECKING:
     from tui_agent.agent.delegation import Delegation
+    from tui_agent.agent.team import Resume, TeamRun
 
 
 class AgentChoice:
@@ -60,6 +61,12 @@ class AgentChoice:
         self.team = ""
         """The team the session's prompts go to ("": its agent): chosen with `use_team`, set by `run_team`, stored
         with the session (`agent = "team:<name>"`) and restored on resume."""
+        self._team_run: TeamRun | None = None
+        """The team run working now (None between runs)."""
+        self._paused: tuple[str, Resume] | None = None
+        """A team run that paused for the person: its session, and where the team goes on with their next prompt."""
+        self._pause_wanted = False
+        """The person asked to speak while the team's run was starting: it pauses after its first speaker."""
 
     @property
     def agent(self) -> str:
@@ -185,6 +192,8 @@ class AgentChoice:
         self._turns.check_idle()
         if name:
             find_team(await self._catalog(), name)
+        if name != self.team:
+            self._paused = None  # another team (or none) now: a paused team starts afresh when chosen again
         self.team = name or ""
         session, store = self._state.session, self._state.store
         if session is None:  # a new session is marked with its team as the team first runs
@@ -196,6 +205,17 @@ class AgentChoice:
         else:
             await store.set_session_agent(session.id, self.agent or None, session.system_prompt)
             session.agent = self.agent or None
+
+    def pause_team(self) -> bool:
+        """Have the team working now pause after the member speaking, for the person's message (their next
+        prompt to the team goes on from there); False when no team is working."""
+        if self._team_run is not None and not self._team_run.finished:
+            self._team_run.request_pause()
+            return True
+        if self.team and self._turns.busy and not self._turns.running:  # the team's run is starting: once it has
+            self._pause_wanted = True
+            return True
+        return False
 
     async def _restore_team(self, session: Session) -> None:
         """Go on with the team a resumed session ran (its prompts go to the team again); one that cannot run any
@@ -235,6 +255,7 @@ class AgentChoice:
 
         state, turns, store = self._state, self._turns, self._state.store
         async with turns.slot:
+            self._pause_wanted = False
             catalog = await self._catalog()
             team = find_team(catalog, name)
             await turns.saved()
@@ -244,10 +265,14 @@ class AgentChoice:
             user = await store.append_message(session.id, Role.USER, prompt, MessageStatus.COMPLETE)
             turn_id = turns.next_id()
             events: asyncio.Queue[AgentEvent] = asyncio.Queue()
-            run = TeamRun(
+            paused, self._paused = self._paused, None
+            run = self._team_run = TeamRun(
                 team, catalog, state.services, session.id, events.put_nowait, turn_id,
                 budget=state.budget, system_prompt=state.system_prompt, roster=self.roster, delegation=self.delegation,
+                resume=paused[1] if paused is not None and paused[0] == session.id else None,
             )  # fmt: skip
+            if self._pause_wanted:
+                run.request_pause()
             yield TurnStarted(session.id, user.id, prompt, turn_id=turn_id)
             await turns.start_job(job := TeamJob(run))
             try:
@@ -258,6 +283,8 @@ class AgentChoice:
                 if not run.finished:
                     job.cancel()
                     await job.wait()
+                self._team_run = None
+                self._paused = (session.id, run.paused) if run.paused is not None else None
                 session.stop_reason = run.stop_reason
                 state.team_stops = await store.team_stops(session.id)  # this run's with the earlier ones
                 await state.reload_conversation(session)  # the next prompt's model sees the team's messages

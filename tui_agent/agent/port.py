@@ -219,6 +219,11 @@ class AgentsPort(Protocol):
         `AssistantMessageStarted.agent` names its member), a `TeamStopped` saying why, then one `TurnFinished`."""
         ...
 
+    def pause_team(self) -> bool:
+        """Have the team working now pause after the member speaking, so the person can speak (their next prompt
+        to the team goes on from there); False when no team is working."""
+        ...
+
 
 class UsagePort(Protocol):
     """The model and what using it costs: model and endpoint, tokens, cost and context (the meter, the served

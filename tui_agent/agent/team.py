@@ -5,15 +5,18 @@
             └─> RoundJob "round 2" ...              (put by the round before, unless the team stopped)
 
 `loop`: the members speak in order, one member turn each per round. `router`: each round the router speaks
-first (offered only `next_speaker(name)` and `done(reason)`), then the member it chose. The team stops when a
-reply contains the team's `done_when` text, a speaker calls `done`, the router chooses no one, a member turn
-fails or is cancelled, or `max_rounds` rounds have been played. The reason, in words, is emitted
-(`TeamStopped`) and stored (each run's in `team_runs`, the last in `sessions.stop_reason`), then the team's
-`TurnFinished` ends its stream.
+first (offered only `next_speaker(name)` and `done(reason)`, and told each member's description), then the
+member it chose. The team stops when a reply meets the team's `done_when` (`team_done.done_reason`: a text, in
+any case, a regex, a plugin hook), a speaker calls `done`, the router chooses no one, a member turn fails or is
+cancelled, or `max_rounds` rounds have been played. It pauses for the person (`human_input = "each_round"`,
+or `request_pause`: after the member speaking now), remembering where it goes on (`Resume`): the person's
+next prompt to the team starts a run there. The reason, in words, is emitted (`TeamStopped`) and stored (each
+run's in `team_runs`, the last in `sessions.stop_reason`), then the team's `TurnFinished` ends its stream.
 
 Each member turn is an ordinary `Turn` with the member's system prompt, tools (its profile's, under its
 approval overrides, and its delegates, plus the team's control tools) and view of the conversation
-(`team_view.member_conversation`); its messages carry the member's name (`messages.agent`,
+(`team_view.member_conversation`; a member with a private memory, only what was handed to it:
+`team_view.handed_only`); its messages carry the member's name (`messages.agent`,
 `AssistantMessageStarted.agent`). Its events go into the team's stream; its own
 `TurnFinished` does not (a team's stream ends once, at the team's end).
 """
@@ -22,13 +25,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tui_agent.agent.agent_tools import DelegatingPolicy, WithDelegates
 from tui_agent.agent.events import AgentEvent, TeamStopped, TurnFinished
 from tui_agent.agent.profile_use import turn_setup
 from tui_agent.agent.team_control import Control, control_tools
-from tui_agent.agent.team_view import member_conversation
+from tui_agent.agent.team_done import done_reason, missing_hook
+from tui_agent.agent.team_view import handed_only, member_conversation
 from tui_agent.agent.turn import Turn, TurnBudget, TurnServices
 from tui_agent.agent.turn_jobs import ChatJob
 from tui_agent.agents.profiles import AgentProfile, Catalog, TeamProfile
@@ -47,9 +52,20 @@ if TYPE_CHECKING:
     from tui_agent.tools.spec import ToolSpec
 
 ROUTER_NOTE = (
-    "You lead a team: {members}. Call next_speaker(name) to choose who speaks next, or done(reason) when the "
-    "task is finished. Do not do the members' work yourself."
+    "You lead a team. Its members, and what each does:\n{roster}\n"
+    "Call next_speaker(name) to choose who speaks next, or done(reason) when the task is finished. Do not do "
+    "the members' work yourself."
 )
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Where a paused team goes on with the person's next prompt: the round, and the member speaking first
+    in it (an index into the team's members; a router team's router always opens a round)."""
+
+    team: str
+    round: int
+    member: int = 0
 
 
 class TeamError(UserError, ValueError):
@@ -98,6 +114,7 @@ class TeamRun:
         system_prompt: str | None = None,
         roster: AgentRoster | None = None,
         delegation: Delegation | None = None,
+        resume: Resume | None = None,
     ) -> None:
         self.team, self.catalog, self.services, self.session_id = team, catalog, services, session_id
         self.emit, self.id, self.budget, self.system_prompt = emit, turn_id, budget, system_prompt
@@ -110,6 +127,20 @@ class TeamRun:
         self.failure: TurnEndReason | None = None
         self.finished = False
         self.job: TeamJob | None = None
+        self.resume = resume if resume is not None and resume.team == team.name else None
+        """Where this run goes on from (a paused run's next speaker); None: round 1, its first speaker."""
+        self.pause_requested = False
+        """The person asked to speak: the team pauses after the member speaking now."""
+        self.paused: Resume | None = None
+        """Where the next run goes on, when this one paused for the person."""
+
+    def request_pause(self) -> None:
+        """Pause the team after the member speaking now, so the person can speak (their next prompt goes on)."""
+        self.pause_requested = True
+
+    def problem(self) -> str | None:
+        """Why this team cannot run with the plugins loaded (a stop hook no plugin provides), else None."""
+        return missing_hook(self.team.done_when, self.services.runner.registry.hooks)
 
     def stop(self, reason: str, failure: TurnEndReason | None = None) -> None:
         """Remember the first reason to stop; the team ends once its jobs have unwound."""
@@ -123,7 +154,9 @@ class TeamRun:
         stored = await store.load_tail(self.session_id, await store.count_messages(self.session_id))
         system = profile.system_prompt or self.system_prompt
         if router:
-            system = f"{system or ''}\n\n{ROUTER_NOTE.format(members=', '.join(self.team.members))}".strip()
+            system = f"{system or ''}\n\n{ROUTER_NOTE.format(roster=self._roster())}".strip()
+        if member in self.team.private_memory:
+            stored = handed_only(stored, member, set(self.team.speakers))
         conversation = member_conversation(stored, member, system, self.team.prefix.get(member, ""))
         tools = control_tools(control, self.team.members if router else None)
         services = await self._services_for(member, tools, router=router)
@@ -137,6 +170,14 @@ class TeamRun:
         await node.put_job(job)
         await job.wait()
         return turn
+
+    def _roster(self) -> str:
+        """The members, one line each with their profile's description (AutoGen's selector "roles")."""
+        lines = []
+        for name in self.team.members:
+            description = " ".join(self.catalog.agents[name].description.split())
+            lines.append(f"- {name}: {description}" if description else f"- {name}")
+        return "\n".join(lines)
 
     def _turn_id(self, member: str) -> str:
         return f"{self.id}/{self.rounds}/{member}"
@@ -183,8 +224,9 @@ class TeamRun:
         runner.registry = WithDelegates(base, control)  # not the session agent's own delegate tools
         runner.policy = DelegatingPolicy(profile, frozenset(spec.name for spec in control))
 
-    def judge(self, turn: Turn, control: Control) -> bool:
-        """Whether the team stops after `turn` (and why, remembered); True when it does."""
+    async def judge(self, turn: Turn, control: Control, then: Resume | None = None) -> bool:
+        """Whether the team stops after `turn` (and why, remembered); True when it does. `then`: where the
+        team would go on, should it pause here for the person."""
         member, reason = turn.agent or "?", turn.end_reason
         if reason is TurnEndReason.CANCELLED:
             self.stop(f"{member}'s turn was cancelled", TurnEndReason.CANCELLED)
@@ -192,9 +234,21 @@ class TeamRun:
             self.stop(f"{member}'s turn failed: {turn.error}", TurnEndReason.ERROR)
         elif control.done is not None:
             self.stop(f"{member} called done: {control.done}")
-        elif self.team.done_when and self.team.done_when in turn.reply_text:
-            self.stop(f"{member} said {self.team.done_when}")
+        elif why := await done_reason(
+            self.team.done_when, self.team.name, member, turn.reply_text, self.services.runner.registry.hooks
+        ):
+            self.stop(why)
+        elif self.pause_requested and then is not None:
+            self.pause(then, f"paused after {member} for your message")
         return self.stop_reason is not None
+
+    def pause(self, then: Resume, why: str) -> None:
+        """Stop for the person to speak; their next prompt to this team goes on at `then`."""
+        if then.round > self.team.max_rounds:
+            self.stop(f"max_rounds ({self.team.max_rounds}) reached")
+            return
+        self.paused = then
+        self.stop(f"{why}; send it and the team goes on")
 
     async def finish(self, reason: TurnEndReason) -> None:
         """Say and store why the team stopped, then end its stream (once)."""
@@ -232,7 +286,11 @@ class TeamJob(Job):
         return f"team {self.run_.team.name}"
 
     async def run(self) -> None:
-        await self.put_job(RoundJob(self.run_, 1))
+        run = self.run_
+        if (problem := run.problem()) is not None:
+            run.stop(f"team {run.team.name} cannot run: {problem}", TurnEndReason.ERROR)
+            return
+        await self.put_job(RoundJob(run, run.resume.round if run.resume is not None else 1))
 
     async def _ended(self) -> None:
         await self.run_.finish(self.run_.failure or TurnEndReason.DONE)
@@ -273,11 +331,12 @@ class MemberJob(ChatJob):
 async def play_round(node: HandlerCoroutine, run: TeamRun, number: int) -> None:
     """Play round `number`, then put the next round under the team's job unless the team stops."""
     run.rounds = number
+    first = run.resume.member if run.resume is not None and run.resume.round == number else 0
     try:
         if run.team.flow == "router":
             await _router_round(node, run)
         else:
-            await _loop_round(node, run)
+            await _loop_round(node, run, first)
     except Exception as error:  # never leave the team without a reason
         run.stop(f"round {number} failed: {error}", TurnEndReason.ERROR)
         raise
@@ -286,14 +345,20 @@ async def play_round(node: HandlerCoroutine, run: TeamRun, number: int) -> None:
     if number >= run.team.max_rounds:
         run.stop(f"max_rounds ({run.team.max_rounds}) reached")
         return
+    if run.team.human_input == "each_round":
+        run.pause(Resume(run.team.name, number + 1), f"paused after round {number} for your message")
+        return
     assert run.job is not None
     await node.put_job(RoundJob(run, number + 1), parent=run.job)
 
 
-async def _loop_round(node: HandlerCoroutine, run: TeamRun) -> None:
-    for member in run.team.members:
+async def _loop_round(node: HandlerCoroutine, run: TeamRun, first: int = 0) -> None:
+    members = run.team.members
+    for index in range(first, len(members)):
         control = Control()
-        if run.judge(await run.member_turn(node, member, control), control):
+        last = index + 1 == len(members)
+        then = Resume(run.team.name, run.rounds + 1) if last else Resume(run.team.name, run.rounds, index + 1)
+        if await run.judge(await run.member_turn(node, members[index], control), control, then):
             return
 
 
@@ -301,11 +366,11 @@ async def _router_round(node: HandlerCoroutine, run: TeamRun) -> None:
     router = run.team.router
     assert router is not None
     choice = Control()
-    if run.judge(await run.member_turn(node, router, choice, router=True), choice):
+    if await run.judge(await run.member_turn(node, router, choice, router=True), choice):
         return
     speaker = choice.next_speaker
     if speaker not in run.team.members:
         run.stop(f"{router} chose no one to speak next")
         return
     control = Control()
-    run.judge(await run.member_turn(node, speaker, control), control)
+    await run.judge(await run.member_turn(node, speaker, control), control, Resume(run.team.name, run.rounds + 1))

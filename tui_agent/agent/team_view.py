@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from tui_agent.agent.conversation import Conversation
 from tui_agent.history.models import Message
+from tui_agent.status import Role
 
 
 def member_conversation(
@@ -36,3 +37,20 @@ def _put_prefix(conversation: Conversation, prefix: str) -> None:
             messages[index] = {**messages[index], "content": prefix + str(messages[index]["content"] or "")}
             return
     conversation.add_user(prefix.strip())
+
+
+def handed_only(stored: Sequence[Message], member: str, team: set[str]) -> list[Message]:
+    """`stored` as a member with a private memory remembers it: everything but the other members' replies,
+    except the one handed to it now (the newest with words since its own last reply).
+
+    So a critic reviews the latest draft beside its own earlier notes, never the drafts before it, nor talk
+    between other members; the person's prompts and what came before the team stay.
+    """
+
+    def others(message: Message) -> bool:
+        return message.role is Role.ASSISTANT and message.agent != member and message.agent in team
+
+    own = [at for at, message in enumerate(stored) if message.role is Role.ASSISTANT and message.agent == member]
+    since = own[-1] + 1 if own else 0
+    handed = [at for at in range(since, len(stored)) if others(stored[at]) and stored[at].content.strip()]
+    return [message for at, message in enumerate(stored) if not others(message) or handed[-1:] == [at]]

@@ -9,13 +9,14 @@ fatal. Names are the file's `name` key (or its stem).
 from __future__ import annotations
 
 import fnmatch
+import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from tui_agent import paths
 from tui_agent.agents.skills import SKILL_TOOLS
@@ -73,12 +74,45 @@ class AgentProfile(BaseModel):
         return next((policy for pattern, policy in self.approval.items() if fnmatch.fnmatchcase(tool, pattern)), None)
 
 
+class DoneWhen(BaseModel):
+    """When a member's reply ends the team (AutoGen's termination conditions, as data): any one set that holds.
+
+    `text`: the reply contains it, exactly as written; `match`: contains it in any case; `regex`: a Python
+    regular expression found in the reply (`^`/`$` match at each line); `hook`: the name of a plugin function
+    marked `@hook("team_done")`, told `(team, member, reply)`, whose true answer (or a string: the reason)
+    ends the team. `by`: only these members' replies are judged (default: every member's).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str | None = None
+    match: str | None = None
+    regex: str | None = None
+    hook: str | None = None
+    by: list[str] = Field(default_factory=list)
+
+    @field_validator("regex")
+    @classmethod
+    def _regex_compiles(cls, regex: str | None) -> str | None:
+        if regex is not None:
+            try:
+                re.compile(regex, re.MULTILINE)
+            except re.error as error:
+                raise ValueError(f"not a valid regular expression ({error})") from error
+        return regex
+
+
+HumanInput = Literal["never", "each_round"]
+
+
 class TeamProfile(BaseModel):
     """A team: members who speak in a flow until a done condition or a round budget ends it.
 
     `loop`: the members speak in order, each seeing the others' messages. `router`: the `router` agent picks
-    who speaks next, or ends. `done_when`: text a reply contains (e.g. `APPROVED`); the `done` tool ends a
-    team whatever this says.
+    who speaks next, or ends. `done_when`: text a reply contains exactly (e.g. `APPROVED`), or a `DoneWhen`
+    table (any case, a regex, a hook, whose replies); the `done` tool ends a team whatever this says.
+    `private_memory`: members who remember only what they were handed and said, not the whole team's talk.
+    `human_input`: "each_round" pauses the team after each round for the person's message.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -88,15 +122,38 @@ class TeamProfile(BaseModel):
     members: list[str] = Field(min_length=1)
     flow: Literal["loop", "router"] = "loop"
     router: str | None = None
-    done_when: str | None = None
+    done_when: DoneWhen = Field(default_factory=DoneWhen)
+    """A plain string in the file is `DoneWhen.text`."""
     max_rounds: int = Field(default=4, ge=1, le=50)
     prefix: dict[str, str] = Field(default_factory=dict)
     """Per member: text put before what that member receives (Lagent's prefix hook, as data)."""
+    private_memory: list[str] = Field(default_factory=list)
+    """Members with a memory of their own (Lagent): the person's prompts, what was handed to them (the reply
+    just before each of their turns) and their own replies; not the rest of the team's talk."""
+    human_input: HumanInput = "never"
+    """"each_round": the team pauses after every round so the person can speak; their next prompt goes on."""
+
+    @property
+    def speakers(self) -> list[str]:
+        """The members, and the router when there is one."""
+        return [*self.members, *([self.router] if self.router else [])]
+
+    @field_validator("done_when", mode="before")
+    @classmethod
+    def _text_is_a_table(cls, done_when: object) -> object:
+        return {"text": done_when} if isinstance(done_when, str) else ({} if done_when is None else done_when)
 
     @field_validator("router")
     @classmethod
     def _router_is_named(cls, router: str | None) -> str | None:
         return router or None
+
+    @model_validator(mode="after")
+    def _names_are_members(self) -> TeamProfile:
+        for key, names in (("private_memory", self.private_memory), ("done_when.by", self.done_when.by)):
+            if strangers := [name for name in names if name not in self.speakers]:
+                raise ValueError(f"{key} names {', '.join(map(repr, strangers))}, which is not in the team")
+        return self
 
 
 @dataclass

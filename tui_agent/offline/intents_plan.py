@@ -35,6 +35,15 @@ def todo_steps(task: str) -> list[str]:
     return [f"Look at what is there for {task}", task[:1].upper() + task[1:], f"Check that {task} works"]
 
 
+LABELLED = re.compile(r"\n\s*\n\[[\w-]+\] ")
+"""Where another team member's words begin in a member's input (`[planner] ...`, after a blank line)."""
+
+
+def _own_words(task: str) -> str:
+    """The person's task without the team members' replies joined after it (a member's input)."""
+    return LABELLED.split(task, maxsplit=1)[0]
+
+
 def todo_list(tool: Tool, prompt: str) -> list[ToolCallSpec]:
     """ "make a todo list for X": one `todo` call with X's steps; an approved plan (plan mode's "The plan is
     approved…" and its checklist) becomes the todo list too."""
@@ -42,6 +51,6 @@ def todo_list(tool: Tool, prompt: str) -> list[ToolCallSpec]:
     approved = [item.group(1) for item in APPROVED_STEP.finditer(prompt)] if prompt.startswith(APPROVED) else []
     if tool.name != "todo" or (found is None and not approved):
         return []
-    steps = approved if found is None else todo_steps(found.group(1) or found.group(2))
+    steps = approved if found is None else todo_steps(_own_words(found.group(1) or found.group(2)))
     items = [{"text": text, "status": "in_progress" if index == 0 else "pending"} for index, text in enumerate(steps)]
     return [tool.call({"items": items}, "Here is the plan as a todo list.")]

@@ -6,7 +6,8 @@ Told by the system prompt who it is:
   for one revision with a concrete note, and approves the draft that follows (`APPROVED`), so each run of a
   writer/critic team takes two rounds, also in a session where the team ran before;
 - a writer (the prompt says "You are a writer"): a short post on the topic (the person's latest prompt); when
-  another member answered its post, the post again, revised from the notes it was given.
+  another member answered its post, the post again, revised from the notes it was given; when the person
+  answered it (a team paused for them) with words that are not a new topic, the post revised "as you asked".
 
 - a team's router (offered `next_speaker`): `done` once the latest reply says APPROVED, else `next_speaker`
   with the member after the last one who spoke (the first, when none has).
@@ -49,6 +50,8 @@ def persona_reply(messages: list[Message], tools: list[dict[str, Any]] | None = 
         return None
     own = [_text(m) for m in messages if m.get("role") == "assistant" and _text(m).strip()]
     if WRITER.search(system):
+        if note := _persons_note(messages, own):  # the person spoke while the team paused: a revision for them
+            return Reply(text=_post(_own_topic(own[-1]), revised=True) + f"\n(As you asked: {note})\n", chunk_size=12)
         answered = bool(own) and _labelled(_blocks(messages[-1]))
         return Reply(text=_post(_topic(messages), revised=answered), chunk_size=12)
     if CRITIC.search(system):
@@ -104,6 +107,21 @@ def _topic(messages: list[Message]) -> str:
     prompt = next((block for block in reversed(blocks) if ABOUT.match(block)), blocks[-1] if blocks else "")
     line = next((part.strip() for part in prompt.splitlines() if part.strip()), "the sea")
     return ABOUT.sub("", line).strip(" .!?") or "the sea"
+
+
+def _persons_note(messages: list[Message], own: list[str]) -> str | None:
+    """The person's words after the writer's post that are not a new topic ("make it shorter", said while
+    the team paused for them), else None."""
+    blocks = _blocks(messages[-1])
+    if not own or not blocks or _labelled(blocks) or ABOUT.match(blocks[-1]):
+        return None
+    return blocks[-1].splitlines()[0].strip()
+
+
+def _own_topic(post: str) -> str:
+    """The topic of the writer's own post, from its heading ("## Tea, again" -> "tea")."""
+    heading = post.strip().splitlines()[0].removeprefix("## ").removesuffix(", again")
+    return heading[:1].lower() + heading[1:] or "the sea"
 
 
 def _post(topic: str, *, revised: bool) -> str:

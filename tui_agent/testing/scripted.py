@@ -173,6 +173,8 @@ class ScriptedBackend:
         self.teams: list[tuple[str, str]] = [("writer-critic", "A writer and a critic")]
         """What `list_teams` offers."""
         self.teams_run: list[tuple[str, str]] = []
+        self.pauses_asked = 0
+        """How often the person asked the team to pause (`pause_team`)."""
         self._team = ""
         """(team, prompt) of every `run_team`."""
         self.attachments: list[list[Attachment]] = []
@@ -447,6 +449,11 @@ class ScriptedBackend:
         self.prompts.append(prompt)
         script = self._scripts.pop(0) if self._scripts else reply_script([f"Team {name}: {prompt}"])
         return self._turn(script, TurnStarted("scripted-session", f"user-{len(self.prompts)}", prompt))
+
+    def pause_team(self) -> bool:
+        """Record the person's wish to speak (`pauses_asked`); True while a scripted turn plays."""
+        self.pauses_asked += 1
+        return True
 
     async def list_teams(self) -> list[tuple[str, str]]:
         return list(self.teams)

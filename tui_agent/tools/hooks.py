@@ -15,6 +15,9 @@ A plugin file (found as tools are: the shipped and user `plugins/` folders, `--p
 - `after_tool(name: str, arguments: dict, result: str) -> str | None`: after a call ran, succeeded or failed
   (`result` is then the error text); a returned string replaces the text the model gets.
 
+- `team_done(team: str, member: str, reply: str) -> bool | str | None`: run only for a team whose file names
+  it (`done_when.hook`), after each member's reply; true (or a string: the reason said) ends the team.
+
 A tool hook that names a parameter `agent` is also told the agent whose call it is (as `before_agent` is), and an
 `after_tool` hook that names `failed` is told whether the call failed.
 
@@ -43,7 +46,7 @@ from tui_agent.tool_call import HOOK_DENIED
 from tui_agent.tools.command_hooks import CommandHooks, HookAnswer
 from tui_agent.tools.daemon import in_daemon_thread
 
-HookKind = Literal["before_agent", "after_agent", "before_tool", "after_tool"]
+HookKind = Literal["before_agent", "after_agent", "before_tool", "after_tool", "team_done"]
 HOOK_KINDS: tuple[HookKind, ...] = get_args(HookKind)
 MARKER = "__tui_agent_hook__"
 DEFAULT_TIMEOUT = 5.0
@@ -220,6 +223,18 @@ class Hooks:
         said = await self.commands.run("after_tool", fields, tool=tool, arguments=dict(arguments))
         added = [*said.context, *([f"{said.blocked_by}: {said.reason}"] if said.blocked_by else [])]
         return result + "".join(f"\n[from a hook] {text}" for text in added)
+
+    def named(self, kind: HookKind, function: str) -> tuple[str, Callable[..., Any]] | None:
+        """The hook of `kind` whose function is called `function` (the last registered wins), or None."""
+        found = [entry for entry in self.by_kind.get(kind, []) if getattr(entry[1], "__name__", "") == function]
+        return found[-1] if found else None
+
+    async def team_done(self, function: str, team: str, member: str, reply: str) -> Any:
+        """What the `team_done` hook `function` answers for `member`'s reply; None when there is no such hook,
+        or it failed or timed out (reported)."""
+        if (found := self.named("team_done", function)) is None:
+            return None
+        return await self._call(found[0], found[1], team, member, reply)
 
     async def _call(
         self, name: str, func: Callable[..., Any], *args: Any, refuses: bool = False, **keywords: Any

@@ -130,6 +130,10 @@ def palette_commands(app: PaletteApp, textual_commands: Iterable[SystemCommand])
         "Run a team", "Send the next prompts to a team of agents (writer + critic...)", app.action_run_team
     )
     yield SystemCommand(
+        "Pause the team", keyed(app, "Speak between a team's members while it works", chat, "pause_team"),
+        partial(pause_team_now, app),
+    )  # fmt: skip
+    yield SystemCommand(
         "Export session",
         "Write the current session to a file (Markdown or JSON); asks where",
         app.action_export_session,
@@ -226,6 +230,13 @@ def undo_rewind(app: ScreenStack) -> None:
     screen = chat_screen(app)
     if screen is not None:
         screen.run_worker(screen.rewinds.undo(), group="branch-action", exit_on_error=False, description="undo")
+
+
+def pause_team_now(app: ScreenStack) -> None:
+    """Pause the team working now after its current member, for the person's message."""
+    screen = chat_screen(app)
+    if screen is not None:
+        screen.action_pause_team()
 
 
 def compact(app: ScreenStack) -> None:

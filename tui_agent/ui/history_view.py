@@ -243,6 +243,9 @@ class HistoryView:
         return entries
 
     def _add_panels(self, messages: Iterable[Message], *, older: bool) -> None:
+        messages = list(messages)
+        for message in messages:
+            self.panels.note_speaker(message.id, message.agent)
         updates = [tool_update(call) for message in messages for call in message.tool_calls]
         if older:
             self.panels.add_earlier(updates)

@@ -150,7 +150,13 @@ async def test_a_router_picks_who_speaks_and_ends_the_team(
     assert offered[1] == ["done"]  # the writer's profile allows no tools: only the team's own
     router_last = bodies[4]["messages"]
     assert "[critic] Good enough for me." in router_last[-1]["content"]
-    assert "writer, critic" in router_last[0]["content"]  # the router is told who it leads
+    # The router is told who it leads and what each member does (their profiles' descriptions), as AutoGen's
+    # selector is told its participants' roles.
+    roster = [line for line in router_last[0]["content"].splitlines() if line.startswith("- ")]
+    assert roster == [
+        "- writer: Writes a short post on a topic and revises it from the critic's notes.",
+        "- critic: Reviews a draft: asks for concrete changes, or says APPROVED when it is ready.",
+    ]
     session = await built.agent.store.get_session(built.agent.current_session_id or "")
     assert session is not None and session.agent == "team:routed"
 

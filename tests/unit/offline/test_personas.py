@@ -37,3 +37,12 @@ def test_the_critic_asks_for_a_revision_first_in_each_run_of_the_team() -> None:
         reply(CRITIC, [*EARLIER, prompt, draft, {"role": "assistant", "content": "One revision"}, revised])
         == "APPROVED"
     )
+
+
+def test_the_writer_revises_its_post_for_the_persons_note_and_takes_a_new_topic_as_a_new_post() -> None:
+    post = {"role": "assistant", "content": "## Tea\n\nTea is worth a moment."}
+    prompt = {"role": "user", "content": "write a post about tea"}
+    noted = reply(WRITER, [prompt, post, {"role": "user", "content": "[critic] One revision\n\nMention green tea"}])
+    assert noted.startswith("## Tea, again\n") and noted.endswith("(As you asked: Mention green tea)\n")
+    fresh = reply(WRITER, [prompt, post, {"role": "user", "content": "write a post about rain"}])
+    assert fresh.startswith("## Rain\n")

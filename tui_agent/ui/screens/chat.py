@@ -37,6 +37,7 @@ from tui_agent.ui.screens.chat_turns import TurnRunner, Unsent
 from tui_agent.ui.screens.reporting import ReportingScreen
 from tui_agent.ui.screens.turn_view import TurnView
 from tui_agent.ui.team_choice import follow_team
+from tui_agent.ui.team_pause import pause_team
 from tui_agent.ui.textual_private import ToastRack
 from tui_agent.ui.widgets.chat_log import ChatLog
 from tui_agent.ui.widgets.log_window import LogWindow
@@ -96,6 +97,7 @@ class ChatScreen(ReportingScreen[None]):
     BINDINGS += [  # with priority: over focus-previous, as Claude Code takes it
         Binding("shift+tab", "cycle_mode", "Permission mode (cycle)", priority=True, id="cycle_mode"),
     ]
+    BINDINGS += [Binding("f8", "pause_team", "Pause the team for your message", show=False, id="pause_team")]
 
     def __init__(
         self,
@@ -281,6 +283,10 @@ class ChatScreen(ReportingScreen[None]):
     def action_continue_reply(self) -> None:
         """Ctrl+G: have the model go on with the last reply where it stopped (a new version of it)."""
         self.turns.continue_reply()
+
+    def action_pause_team(self) -> None:
+        """F8: the team working now lets the person speak after its current member (`ui/team_pause.py`)."""
+        pause_team(self.backend, self.notify)
 
     def action_cancel_turn(self) -> None:
         """Esc: take the newest queued prompt back to edit (on an empty prompt), else stop the reply."""

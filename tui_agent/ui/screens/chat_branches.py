@@ -339,6 +339,8 @@ class Branches:
             return
         screen.tool_panels.forget_calls_of(screen.chat_log.cut_from(cut))
         below = page[at:]
+        for message in below:
+            screen.tool_panels.note_speaker(message.id, message.agent)
         for call in (call for message in below for call in message.tool_calls):
             screen.tool_panels.update_call(tool_update(call))
         widgets = [w for message in below for w in message_widgets(message, screen.chat_log.reasoning)]

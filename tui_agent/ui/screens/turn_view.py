@@ -119,6 +119,7 @@ class TurnView:
                 screen.status_bar.set_waiting(event)
             case events.AssistantMessageStarted():
                 log.start_assistant(event.message_id, event.text, event.agent, event.continues)
+                screen.tool_panels.note_speaker(event.message_id, event.agent)
                 if event.continues is not None:
                     screen.branches.sibling_made()
                     screen.tool_panels.forget_calls_of({event.continues})  # calls cut at the token limit: not run

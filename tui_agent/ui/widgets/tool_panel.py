@@ -261,9 +261,12 @@ class ToolPanels(VerticalScroll):
         self.narrow = False
         """The screen is too narrow for it beside the conversation (`SideColumns`): it folds away by itself."""
         self._folded_narrow = False
-        self.todo_list = TodoList()
-        """The model's todo list, above the panels: the newest `todo` call among `_calls`."""
         """Folded by a narrow screen (or its first call came then): shown again when the screen widens."""
+        self.todo_list = TodoList()
+        """The model's todo list, above the panels: the newest `todo` call among `_calls` (each member's, in a
+        team)."""
+        self._speakers: dict[str, str] = {}
+        """Message id -> the team member who wrote it (whose todo list its calls keep)."""
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield self.todo_list
@@ -277,6 +280,11 @@ class ToolPanels(VerticalScroll):
     def _shown(self, call: ToolCall) -> bool:
         return call.message_id not in self._let_go or not call.status.is_final
 
+    def note_speaker(self, message_id: str, agent: str | None) -> None:
+        """Reply `message_id` is team member `agent`'s (None: the session's agent): its todo calls keep its list."""
+        if agent:
+            self._speakers[message_id] = agent
+
     def update_call(self, update: ToolCall) -> ToolPanel | None:
         """Show a call's latest state; returns its panel, None while its message is outside the window."""
         key = update.key
@@ -284,7 +292,7 @@ class ToolPanels(VerticalScroll):
         self._calls[key] = update
         panel: ToolPanel | None = self._panels.get(key)
         if update.name == TODO_TOOL:
-            self.todo_list.follow(self._calls.values())
+            self.todo_list.follow(self._calls.values(), self._speakers)
         if panel is not None:
             panel.apply(update)
         elif self._shown(update):
@@ -324,7 +332,7 @@ class ToolPanels(VerticalScroll):
         """Calls older than every one known (a session's earlier page), shown if in the window."""
         earlier = {update.key: update for update in updates if update.key not in self._calls}
         self._calls = {**earlier, **self._calls}
-        self.todo_list.follow(self._calls.values())
+        self.todo_list.follow(self._calls.values(), self._speakers)
         self._follow_soon()
 
     def forget_calls_of(self, message_ids: set[str] | None) -> None:
@@ -334,7 +342,7 @@ class ToolPanels(VerticalScroll):
             del self._calls[key]
             if (panel := self._panels.pop(key, None)) is not None:
                 panel.remove()
-        self.todo_list.follow(self._calls.values())
+        self.todo_list.follow(self._calls.values(), self._speakers)
 
     def hide_calls_of(self, message_ids: frozenset[str]) -> None:
         """Show every call but those of these messages (the ones the chat log let go)."""
