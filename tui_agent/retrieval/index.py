@@ -181,7 +181,7 @@ class PassageIndex:
     def search(self, query: str, k: int = 8) -> list[Hit]:
         """Return the `k` passages ranking best for `query`: under BM25, or, with an `Embedder`, fused with the
         passages' cosine to the query (BM25 alone when the endpoint fails: `embedding_problem` says why)."""
-        if self._embedder is None:
+        if self._embedder is None or not query.strip():
             return self._bm25(query, k)
         try:
             (wanted,) = self._embedder.embed([query])
@@ -221,7 +221,8 @@ class PassageIndex:
             (model, *patterns),
         )
         scored = ((cosine(wanted, _floats(row[4])), row) for row in rows)
-        best = heapq.nlargest(k, scored, key=lambda pair: pair[0])
+        # Nothing in common (cosine 0 or less) is no answer: without this floor every passage would rank.
+        best = heapq.nlargest(k, (pair for pair in scored if pair[0] > 0.0), key=lambda pair: pair[0])
         return [Hit(self._shown(row[0]), int(row[1]), int(row[2]), row[3], score) for score, row in best]
 
     def _within(self, column: str) -> tuple[str, list[str]]:

@@ -74,6 +74,7 @@ def test_hybrid_finds_what_bm25_misses_and_keeps_its_answers(tmp_path: Path, ser
     hits = index.search("history sessions", 2)
     assert len(hits) == 2 and hits[0].citation == "faq.md:5-7"
     assert hits[0].score > hits[1].score
+    assert index.search("   ") == []  # no words: no vector to compare, no answer
     # Unchanged files are not embedded again; an edited file only its new passage.
     assert index.refresh().embedded == 0
     (root / "faq.md").write_text(FAQ.replace("ctrl+q", "ctrl+c twice"))
