@@ -1,7 +1,8 @@
 """Docs plugin: `search_docs` finds passages in the working directory's files and cites them as path:line-line.
 
 The index lives in its own SQLite file next to the history (tui_agent.retrieval) and is brought up to date
-incrementally before each search, so an edited file is found as it is now.
+incrementally before each search, so an edited file is found as it is now. With `[retrieval] embedding_model`
+set, passages get vectors from the run's endpoint and the ranking is hybrid (BM25 fused with cosine).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tui_agent.paths import retrieval_index_path
+from tui_agent.retrieval import embedding_choice
 from tui_agent.retrieval.index import PassageIndex, Report
 from tui_agent.tools import tool
 
@@ -24,21 +26,23 @@ def search_docs(query: str, k: int = 6) -> str:
         query: What to look for, in plain words.
         k: How many passages to return (1-20).
     """
-    index = PassageIndex(retrieval_index_path(), [Path.cwd()])
+    index = PassageIndex(retrieval_index_path(), [Path.cwd()], embedding_choice.current())
     try:
         report = index.refresh()
         hits = index.search(query, max(1, min(k, 20)))
     finally:
         index.close()
-    notes = _notes(report)
+    notes = _notes(report, index.embedding_problem)
     if not hits:
         return "No passage matches. " + notes if notes else "No passage matches."
     blocks = [f"[{hit.citation}]\n{hit.text[:MAX_PASSAGE_CHARS]}" for hit in hits]
     return "\n\n".join(blocks) + (f"\n\n({notes})" if notes else "")
 
 
-def _notes(report: Report) -> str:
-    parts = []
+def _notes(report: Report, problem: str | None) -> str:
+    parts = [f"ranked by BM25 alone: {problem}"] if problem else []
+    if report.embedding_problem and not problem:
+        parts.append(f"some passages have no vector yet: {report.embedding_problem}")
     if report.skipped_binary:
         parts.append(f"{report.skipped_binary} binary files skipped")
     if report.skipped_huge:

@@ -308,6 +308,20 @@ class HooksSettings(BaseModel):
     """Where the commands' output goes (appended); None: hooks.log in the data folder."""
 
 
+class RetrievalSettings(BaseModel):
+    """The `[retrieval]` table: how `search_docs` ranks passages (docs/retrieval.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    embedding_model: str | None = None
+    """An embedding model the endpoint serves (`/v1/embeddings`, e.g. "text-embedding-3-small"): passages get
+    vectors too and searches fuse BM25 with them (hybrid). None: BM25 alone, nothing sent anywhere."""
+    embedding_base_url: str | None = None
+    """The endpoint that embeds (ends in /v1); None: the run's own endpoint (the offline model's, offline)."""
+    embedding_api_key_env: str | None = None
+    """The variable holding that endpoint's key; None: the run's own key."""
+
+
 class UiSettings(UiFields, BaseModel):
     """How the app shows things (the `[ui]` table): its fields are `UiFields`' (`tui_agent.config_fields`)."""
 
@@ -371,6 +385,8 @@ class Settings(RunFields, BaseModel):
     """Skill folders offered to the agents (the `[skills]` table)."""
     hooks: HooksSettings = Field(default_factory=HooksSettings)
     """Command hooks (the `[hooks]` table; docs/hooks.md)."""
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    """How `search_docs` ranks passages: BM25, or hybrid with an embedding model (the `[retrieval]` table)."""
     history_lock_wait: float = Field(default=30.0, ge=0)
     """Seconds `-p` waits at its exit for another program that holds the history file's lock, to save the run;
     then it says what could not be saved."""

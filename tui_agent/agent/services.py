@@ -36,6 +36,7 @@ from tui_agent.history.redact import Redactor
 from tui_agent.history.store import HistoryStore
 from tui_agent.llm.model_client import ModelClient
 from tui_agent.prices import WindowTable
+from tui_agent.retrieval import embedding_choice
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.runner import ToolRunner
 
@@ -111,6 +112,11 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     provider = provider_for(choice, settings)
     opened, said = await provider.open(choice, resources)
     notices.extend(said)
+    embedder, embedding_notice = embedding_choice.choose(
+        settings.retrieval, opened.base_url, opened.api_key, settings.provider == "anthropic" and not choice.offline
+    )
+    embedding_choice.use(embedder)  # search_docs' vectors (`[retrieval] embedding_model`), on the opened endpoint
+    notices.extend([embedding_notice] if embedding_notice else [])
 
     def make_client(endpoint: EndpointChoice, max_tokens: int | None) -> ModelClient:
         """A client for an agent's endpoint (the offline model's when it names none); its key from its own variable."""

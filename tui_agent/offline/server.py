@@ -1,7 +1,8 @@
 """Provides the offline model's HTTP server (`OfflineServer`) and a thread-hosted wrapper (`BackgroundServer`).
 
 Speaks the OpenAI chat-completions API on 127.0.0.1: `POST /v1/chat/completions` (SSE streaming or one
-JSON body) and `GET /v1/models`; and Anthropic's Messages API, `POST /v1/messages` (`anthropic_route.py`).
+JSON body), `GET /v1/models` and `POST /v1/embeddings` (deterministic vectors, `embeddings_route.py`); and
+Anthropic's Messages API, `POST /v1/messages` (`anthropic_route.py`).
 Any model name and any API key are accepted. In strict mode a request
 a strict chat template would refuse (roles that do not alternate, unanswered tool calls...) gets 400.
 Replies come from the scenario in order, then from the default behaviour. Every request is recorded in
@@ -27,6 +28,7 @@ from tui_agent.offline import frames, served
 from tui_agent.offline.anthropic_route import serve_messages
 from tui_agent.offline.attached import INVALID_IMAGE, NO_IMAGES, has_broken_image, has_image
 from tui_agent.offline.behaviour import default_reply, text_of
+from tui_agent.offline.embeddings_route import serve_embeddings
 from tui_agent.offline.guard import Guard
 from tui_agent.offline.http import ChunkedStream, Request, read_request, send, send_json
 from tui_agent.offline.prompt_cache import PromptCache
@@ -142,6 +144,8 @@ class OfflineServer:
             return await self._chat(request, reader, writer)
         if request.method == "POST" and path == "/v1/messages":  # Anthropic's Messages API
             return await serve_messages(self, request, reader, writer)
+        if request.method == "POST" and path in ("/v1/embeddings", "/embeddings"):  # deterministic vectors
+            return await serve_embeddings(self, request, writer)
         if (answer := served.root_answer(self.scenario, request.method, path, request.body, self._used)) is not None:
             self.requests.append(RequestRecord(request.method, path, None, "ok"))  # llama.cpp's, Ollama's own
             await send_json(writer, 200, answer)

@@ -1,5 +1,10 @@
 """Owns the passage index: its own SQLite file, refreshed incrementally (mtime, size, then hash) before a search.
 
+Ranking is BM25 (SQLite FTS5); given an `Embedder`, each passage's vector is stored too (table `vectors`, keyed
+by the embedding model and the passage text's hash, so an unchanged passage is never embedded twice, even when
+its file changes) and a search fuses BM25's order with the cosine order (`fusion.fuse`). An endpoint that fails
+leaves BM25 answering, with `embedding_problem` saying why.
+
 Two processes may refresh at once: WAL lets readers go on, and each batch of writes is one `BEGIN IMMEDIATE`
 transaction (SQLite's write lock, waited on with a busy timeout), so the index is never half-written. A file
 that vanishes, cannot be read, is binary or too big is counted in the report and skipped, never fatal.
@@ -8,12 +13,17 @@ that vanishes, cannot be read, is binary or too big is counted in the report and
 from __future__ import annotations
 
 import hashlib
+import heapq
 import os
 import sqlite3
+from array import array
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
+from tui_agent.retrieval.embedder import BATCH, Embedder, EmbeddingError, cosine
+from tui_agent.retrieval.fusion import fuse
 from tui_agent.retrieval.ignored import Ignored
 from tui_agent.retrieval.passages import split
 
@@ -24,11 +34,16 @@ _BATCH = 200
 _SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox"})
 _MARKDOWN = frozenset({".md", ".markdown", ".rst", ".txt"})
 
+CANDIDATES = 50
+"""Passages each ranking (BM25, cosine) hands to the fusion: enough that a good passage low in one is kept."""
+_VERSION = 2
+"""`PRAGMA user_version` of the schema below; an older file (a cache) is emptied and built anew."""
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, hash TEXT);
 CREATE VIRTUAL TABLE IF NOT EXISTS passages USING fts5(
-    path UNINDEXED, first UNINDEXED, last UNINDEXED, text, tokenize = 'porter unicode61'
+    path UNINDEXED, first UNINDEXED, last UNINDEXED, digest UNINDEXED, text, tokenize = 'porter unicode61'
 );
+CREATE TABLE IF NOT EXISTS vectors (model TEXT, digest TEXT, vector BLOB, PRIMARY KEY (model, digest)) WITHOUT ROWID;
 """
 
 
@@ -43,6 +58,10 @@ class Report:
     skipped_binary: int = 0
     skipped_huge: int = 0
     unreadable: list[str] = field(default_factory=list)
+    embedded: int = 0
+    """Passages whose vector was computed (an `Embedder` given)."""
+    embedding_problem: str | None = None
+    """Why vectors could not be computed (the endpoint's error); BM25 still answers."""
 
 
 @dataclass(frozen=True)
@@ -63,14 +82,29 @@ class Hit:
 class PassageIndex:
     """An index of the text files under some folders, in one SQLite file."""
 
-    def __init__(self, db_file: Path, folders: list[Path]) -> None:
+    def __init__(self, db_file: Path, folders: list[Path], embedder: Embedder | None = None) -> None:
         self._folders = [folder.resolve() for folder in folders]
+        self._embedder = embedder
+        self.embedding_problem: str | None = None
+        """Why the last search or refresh could not use vectors (None: it could, or none were asked for)."""
         # The index's own files (and their -wal/-shm) may sit inside an indexed folder: never index them.
         self._own = str(db_file.resolve())
         self._db = sqlite3.connect(db_file, timeout=30.0, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        if self._db.execute("PRAGMA user_version").fetchone()[0] != _VERSION:
+            self._write(self._upgrade)
+
+    def _upgrade(self) -> None:
+        """Make the schema; an older one's tables are dropped first (the index is a cache: a refresh rebuilds
+        it). Inside the write lock, checked again: another process may have upgraded meanwhile."""
+        if self._db.execute("PRAGMA user_version").fetchone()[0] == _VERSION:
+            return
+        for table in ("passages", "files", "vectors"):
+            self._db.execute(f"DROP TABLE IF EXISTS {table}")
+        for statement in filter(str.strip, _SCHEMA.split(";")):
+            self._db.execute(statement)
+        self._db.execute(f"PRAGMA user_version = {_VERSION}")
 
     def close(self) -> None:
         self._db.close()
@@ -99,7 +133,36 @@ class PassageIndex:
         gone = [key for key in known if key not in seen and self._covers(key)]
         self._write(lambda: self._forget(gone))
         report.removed = len(gone)
+        if report.changed or report.removed:  # vectors of passages no file has any more
+            self._write(
+                partial(self._db.execute, "DELETE FROM vectors WHERE digest NOT IN (SELECT digest FROM passages)")
+            )
+        if self._embedder is not None:
+            self._embed_missing(self._embedder, report)
         return report
+
+    def _embed_missing(self, embedder: Embedder, report: Report) -> None:
+        """Compute the vectors the folders' passages lack, a batch at a time (each batch its own transaction:
+        what was embedded before a failure is kept)."""
+        within, patterns = self._within("p.path")
+        missing = self._db.execute(
+            f"SELECT DISTINCT p.digest, p.text FROM passages p WHERE ({within}) AND NOT EXISTS"
+            " (SELECT 1 FROM vectors v WHERE v.model = ? AND v.digest = p.digest)",
+            (*patterns, embedder.model),
+        ).fetchall()
+        for start in range(0, len(missing), BATCH):
+            batch = missing[start : start + BATCH]
+            try:
+                vectors = embedder.embed([text for _digest, text in batch])
+            except EmbeddingError as error:
+                report.embedding_problem = self.embedding_problem = str(error)
+                return
+            rows = [
+                (embedder.model, digest, vector.tobytes())
+                for (digest, _text), vector in zip(batch, vectors, strict=True)
+            ]
+            self._write(partial(self._db.executemany, "INSERT OR IGNORE INTO vectors VALUES (?, ?, ?)", rows))
+            report.embedded += len(rows)
 
     def counts(self) -> tuple[int, int]:
         """Files and passages indexed under the folders."""
@@ -116,13 +179,28 @@ class PassageIndex:
         return len(keys)
 
     def search(self, query: str, k: int = 8) -> list[Hit]:
-        """Return the `k` passages ranking best for `query` under BM25."""
+        """Return the `k` passages ranking best for `query`: under BM25, or, with an `Embedder`, fused with the
+        passages' cosine to the query (BM25 alone when the endpoint fails: `embedding_problem` says why)."""
+        if self._embedder is None or not query.strip():
+            return self._bm25(query, k)
+        try:
+            (wanted,) = self._embedder.embed([query])
+        except EmbeddingError as error:
+            self.embedding_problem = str(error)
+            return self._bm25(query, k)
+        self.embedding_problem = None
+        lexical = self._bm25(query, CANDIDATES)
+        dense = self._nearest(wanted, self._embedder.model, CANDIDATES)
+        found = {hit.citation: hit for hit in (*lexical, *dense)}
+        orders = [[hit.citation for hit in lexical], [hit.citation for hit in dense]]
+        return [replace(found[citation], score=score) for citation, score in fuse(orders, k)]
+
+    def _bm25(self, query: str, k: int) -> list[Hit]:
         match = " OR ".join(f'"{word}"' for word in query.replace('"', " ").split())
         if not match:
             return []
         # One index file serves every project: only passages under this index's folders are answers.
-        within = " OR ".join("path GLOB ?" for _ in self._folders) or "0"
-        patterns = [f"{_glob_escaped(str(folder))}/*" for folder in self._folders]
+        within, patterns = self._within("path")
         rows = self._db.execute(
             # `rank` (FTS5's own, BM25 by default) rather than a bm25() call: FTS5 sorts by it without calling
             # back into SQL per row (about half the time on a 28,000-passage index, bench/retrieval.py).
@@ -131,6 +209,26 @@ class PassageIndex:
             (match, *patterns, k),
         ).fetchall()
         return [Hit(self._shown(row[0]), int(row[1]), int(row[2]), row[3], -float(row[4])) for row in rows]
+
+    def _nearest(self, wanted: array[float], model: str, k: int) -> list[Hit]:
+        """The `k` passages whose vectors are closest to `wanted`, closest first. Plain Python over
+        every vector of the folders: numpy is no dependency, and a SQLite vector extension needs
+        `enable_load_extension`, which some Python builds (macOS's) leave out."""
+        within, patterns = self._within("p.path")
+        rows = self._db.execute(
+            f"SELECT p.path, p.first, p.last, p.text, v.vector FROM passages p JOIN vectors v"
+            f" ON v.model = ? AND v.digest = p.digest WHERE ({within})",
+            (model, *patterns),
+        )
+        scored = ((cosine(wanted, _floats(row[4])), row) for row in rows)
+        # Nothing in common (cosine 0 or less) is no answer: without this floor every passage would rank.
+        best = heapq.nlargest(k, (pair for pair in scored if pair[0] > 0.0), key=lambda pair: pair[0])
+        return [Hit(self._shown(row[0]), int(row[1]), int(row[2]), row[3], score) for score, row in best]
+
+    def _within(self, column: str) -> tuple[str, list[str]]:
+        """A condition keeping the paths under this index's folders, and its parameters."""
+        within = " OR ".join(f"{column} GLOB ?" for _ in self._folders) or "0"
+        return within, [f"{_glob_escaped(str(folder))}/*" for folder in self._folders]
 
     def _shown(self, key: str) -> str:
         path = Path(key)
@@ -168,7 +266,7 @@ class PassageIndex:
     def _store(
         self, pending: list[tuple[str, os.stat_result, Path]], known: Mapping[str, object], report: Report
     ) -> None:
-        rows: list[tuple[str, os.stat_result, str, list[tuple[int, int, str]]]] = []
+        rows: list[tuple[str, os.stat_result, str, list[tuple[int, int, str, str]]]] = []
         for key, info, path in pending:
             if info.st_size > MAX_FILE_BYTES:
                 report.skipped_huge += 1
@@ -182,9 +280,9 @@ class PassageIndex:
                 report.skipped_binary += 1
                 continue
             text = data.decode("utf-8", errors="replace")
-            digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+            digest = _digest(data)
             markdown = path.suffix.lower() in _MARKDOWN
-            parts = [(p.first, p.last, p.text) for p in split(text, markdown=markdown)]
+            parts = [(p.first, p.last, _digest(p.text.encode()), p.text) for p in split(text, markdown=markdown)]
             rows.append((key, info, digest, parts))
             if key in known:
                 report.changed += 1
@@ -193,15 +291,15 @@ class PassageIndex:
         if rows:
             self._write(lambda: self._put(rows))
 
-    def _put(self, rows: list[tuple[str, os.stat_result, str, list[tuple[int, int, str]]]]) -> None:
+    def _put(self, rows: list[tuple[str, os.stat_result, str, list[tuple[int, int, str, str]]]]) -> None:
         for key, info, digest, parts in rows:
             # Checked inside the write lock: another process may have indexed this file since our listing.
             # (Deleting from FTS5 by an unindexed column scans it, so only when there is something to delete.)
             if self._db.execute("SELECT 1 FROM files WHERE path = ?", (key,)).fetchone():
                 self._db.execute("DELETE FROM passages WHERE path = ?", (key,))
             self._db.executemany(
-                "INSERT INTO passages (path, first, last, text) VALUES (?, ?, ?, ?)",
-                [(key, first, last, text) for first, last, text in parts],
+                "INSERT INTO passages (path, first, last, digest, text) VALUES (?, ?, ?, ?, ?)",
+                [(key, *part) for part in parts],
             )
             self._db.execute(
                 "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?)", (key, info.st_mtime_ns, info.st_size, digest)
@@ -212,7 +310,7 @@ class PassageIndex:
             self._db.execute("DELETE FROM passages WHERE path = ?", (key,))
             self._db.execute("DELETE FROM files WHERE path = ?", (key,))
 
-    def _write(self, work: Callable[[], None]) -> None:
+    def _write(self, work: Callable[[], object]) -> None:
         self._db.execute("BEGIN IMMEDIATE")
         try:
             work()
@@ -220,6 +318,16 @@ class PassageIndex:
             self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _floats(blob: bytes) -> array[float]:
+    vector = array("f")
+    vector.frombytes(blob)
+    return vector
 
 
 def _glob_escaped(text: str) -> str:

@@ -6,12 +6,13 @@ A tool that reports its changes (`ToolResult(changes=...)`, the edit tools) is t
 modification time, inode) and the content of each file new or changed since the last scan is read into a cache
 (the first scan reads them all; later ones read only what changed, so a warm scan costs about a directory walk);
 after it, a second walk finds the files whose stat changed, and each becomes a `FileChange` from the cached
-content to what it holds now. Folders of tools and caches (`.git`, `node_modules`, virtualenvs, `__pycache__`)
-are not watched, nor symlinks, nor SQLite's `-wal`/`-shm`/`-journal` files. The scan is bounded (`[tools] scan_max_files`, `scan_max_bytes`): over the
-bound, or for a changed file whose content before was not cached (too big), the call is **not undoable** and
-its result says so. Watched calls may overlap: each scan holds the tree's lock while it reads, and a file
-another call changed meanwhile is put on the call whose scan saw it first (the other then finds its content
-unchanged). One tree per process (`shared`): the folder is read once, whichever agent runs the command.
+content to what it holds now. Folders of tools and caches (`.git`, `node_modules`, virtualenvs,
+`__pycache__`) are not watched, nor symlinks, nor SQLite's `-wal`/`-shm`/`-journal` files. The scan is bounded
+(`[tools] scan_max_files`, `scan_max_bytes`): over the bound, or for a changed file whose content before was not
+cached (too big), the call is **not undoable** and its result says so. Watched calls may overlap: each scan
+holds the tree's lock while it reads, and a file another call changed meanwhile is put on the call whose scan
+saw it first (the other then finds its content unchanged). One tree per process (`shared`): the folder is read
+once, whichever agent runs the command.
 """
 
 from __future__ import annotations

@@ -1,0 +1,130 @@
+"""Hybrid ranking on a small corpus with known answers: BM25 fused with the offline model's embeddings over real
+HTTP, vectors stored in the index's own SQLite file, embedded once, and BM25 answering when the endpoint fails."""
+
+from __future__ import annotations
+
+import socket
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tui_agent.offline.server import BackgroundServer
+from tui_agent.retrieval.embedder import Embedder, EmbeddingError
+from tui_agent.retrieval.fusion import fuse
+from tui_agent.retrieval.index import PassageIndex
+
+GUIDE = """# Install
+
+Run pip install to get it.
+
+# Backups
+
+The backup job copies the database every night.
+Restore from a backup with the restore command.
+
+# Colours
+
+Themes change the colours of the app.
+"""
+
+FAQ = """# Keyboard
+
+Press ctrl+q to quit the app.
+
+# Sessions
+
+Every conversation is kept in the history file.
+"""
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[BackgroundServer]:
+    with BackgroundServer() as running:
+        yield running
+
+
+def _corpus(root: Path) -> None:
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "guide.md").write_text(GUIDE)
+    (root / "faq.md").write_text(FAQ)
+
+
+def _vectors(db: Path) -> int:
+    with sqlite3.connect(db) as connection:
+        return int(connection.execute("SELECT count(*) FROM vectors").fetchone()[0])
+
+
+def test_hybrid_finds_what_bm25_misses_and_keeps_its_answers(tmp_path: Path, server: BackgroundServer) -> None:
+    root, db = tmp_path / "docs", tmp_path / "index.db"
+    _corpus(root)
+    embedder = Embedder(server.base_url, "offline-embed")
+    index = PassageIndex(db, [root], embedder)
+    report = index.refresh()
+    assert (report.added, report.embedded, report.embedding_problem) == (2, 5, None)
+    assert _vectors(db) == 5  # in the index's own file, one per passage
+    # "color" shares no word (nor Porter stem) with the Colours passage: BM25 alone finds nothing...
+    assert PassageIndex(db, [root]).search("color") == []
+    # ...the vectors find it first, and it keeps its citation.
+    assert index.search("color", 3)[0].citation == "notes/guide.md:10-12"
+    # Where BM25 knows the answer, the fusion keeps it first.
+    assert index.search("how do I restore a backup")[0].citation == "notes/guide.md:5-8"
+    assert index.search("quit keyboard")[0].citation == "faq.md:1-3"
+    hits = index.search("history sessions", 2)
+    assert len(hits) == 2 and hits[0].citation == "faq.md:5-7"
+    assert hits[0].score > hits[1].score
+    assert index.search("   ") == []  # no words: no vector to compare, no answer
+    # Unchanged files are not embedded again; an edited file only its new passage.
+    assert index.refresh().embedded == 0
+    (root / "faq.md").write_text(FAQ.replace("ctrl+q", "ctrl+c twice"))
+    report = index.refresh()
+    assert (report.changed, report.embedded) == (1, 1)
+    assert _vectors(db) == 5  # the old passage's vector is gone
+    assert index.search("twice")[0].citation == "faq.md:1-3"
+    index.close()
+
+
+def test_an_endpoint_that_fails_leaves_bm25_answering(tmp_path: Path, server: BackgroundServer) -> None:
+    root, db = tmp_path / "docs", tmp_path / "index.db"
+    _corpus(root)
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    index = PassageIndex(db, [root], Embedder(closed, "offline-embed", timeout=5))
+    report = index.refresh()
+    assert report.added == 2 and report.embedded == 0
+    assert report.embedding_problem is not None and "could not be reached" in report.embedding_problem
+    assert index.search("backup")[0].citation == "notes/guide.md:5-8"
+    assert index.embedding_problem is not None
+    index.close()
+    # A status from an endpoint without the route is a problem in its words, not a crash.
+    with pytest.raises(EmbeddingError, match="answered 404: No route POST"):
+        Embedder(server.base_url + "/elsewhere", "m").embed(["text"])
+    # The same index, once the endpoint answers, gets its vectors.
+    index = PassageIndex(db, [root], Embedder(server.base_url, "offline-embed"))
+    assert index.refresh().embedded == 5
+    assert index.search("color")[0].citation == "notes/guide.md:10-12"
+    assert index.embedding_problem is None
+    index.close()
+
+
+def test_an_index_of_the_older_schema_is_rebuilt(tmp_path: Path) -> None:
+    root, db = tmp_path / "docs", tmp_path / "index.db"
+    _corpus(root)
+    with sqlite3.connect(db) as old:  # schema 1: passages without a digest, no vectors, no user_version
+        old.executescript(
+            "CREATE TABLE files (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, hash TEXT);"
+            "CREATE VIRTUAL TABLE passages USING fts5(path UNINDEXED, first UNINDEXED, last UNINDEXED, text);"
+            f"INSERT INTO files VALUES ('{root / 'faq.md'}', 1, 1, 'x');"
+        )
+    index = PassageIndex(db, [root])
+    assert index.refresh().added == 2
+    assert index.search("backup")[0].citation == "notes/guide.md:5-8"
+    index.close()
+
+
+def test_fusion_rewards_agreement() -> None:
+    fused = fuse([["a", "b", "c"], ["b", "d"]], 3)
+    assert [item for item, _score in fused] == ["b", "a", "d"]
+    assert fuse([[], []], 5) == []
