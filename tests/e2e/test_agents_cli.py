@@ -17,8 +17,13 @@ RESEARCHER = load_catalog([paths.shipped_dir("agents")], []).agents["researcher"
 
 def run(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TUI_AGENT_HOME": str(home)}
-    return subprocess.run(
-        [sys.executable, "-m", "tui_agent", *args], capture_output=True, text=True, env=env, timeout=120
+    return subprocess.run(  # out of the repo: its own AGENTS.md is not the agent's prompt under test
+        [sys.executable, "-m", "tui_agent", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=home.parent,
     )
 
 
