@@ -103,10 +103,12 @@ class Output:
             JsonPrinter(out, stream=False).line(failure_json(message, status))
         return status
 
-    async def turn(self, agent: Any, out: TextIO, turn: Callable[[str], AsyncIterator[AgentEvent]], prompt: str) -> int:
-        """Run `turn(prompt)` (or, with prompts on stdin, one per line) as JSON."""
+    async def turn(
+        self, agent: Any, out: TextIO, turn: Callable[[str], AsyncIterator[AgentEvent]], prompt: str, team: str | None
+    ) -> int:
+        """Run `turn(prompt)` (or, with prompts on stdin, one per line) as JSON (`team`: the team it runs)."""
         printer = JsonPrinter(out, stream=self.format == "stream-json")
-        printer.event(start_json(agent))
+        printer.event(start_json(agent, team))
         if self.prompts_on_stdin:
             return await answer_prompts(agent, printer, sys.stderr, stdin_lines(sys.stdin), turn)
         return await print_json_turn(agent, printer, sys.stderr, turn(prompt))
@@ -203,7 +205,7 @@ async def _print_one_turn(
 
         try:
             if output.format != "text":
-                return await output.turn(agent, reply, turn, prompt)
+                return await output.turn(agent, reply, turn, prompt, team)
             return await print_turn(agent, prompt, reply, sys.stderr, turn(prompt), show_parts=show_parts)
         except (NothingToRedoError, TeamError) as error:
             return output.fail(reply, str(error), 1)

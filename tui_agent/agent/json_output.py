@@ -221,15 +221,16 @@ def answer(event: AgentEvent, err: TextIO, on_approval: Callable[[ApprovalReques
     return [{"type": "approval.answered", "call_id": event.call.call_id, "decision": event.answer.result().value}]
 
 
-def start_json(agent: Any) -> Json:
-    """The first stream-json line: the schema version, and what answers (the session id comes with the turn)."""
+def start_json(agent: Any, team: str | None = None) -> Json:
+    """The first stream-json line: the schema version, and what answers (the session id comes with the turn;
+    `team`: the team the prompts go to, else the session's)."""
     return {
         "type": "start",
         "schema": SCHEMA_VERSION,
         "session_id": agent.current_session_id,
         "model": agent.model,
         "agent": agent.agent or None,
-        "team": agent.team or None,
+        "team": team or agent.team or None,
     }
 
 
