@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -58,7 +59,8 @@ def run_print(args: argparse.Namespace) -> int:
     attachments = attached_files(getattr(args, "attach", None) or [], settings.ui.attach_max_bytes)
     if isinstance(attachments, int):
         return attachments
-    with private_reply() as reply:  # what tools and plugins write goes to stderr, never into the reply
+    # what tools and plugins write goes to stderr, never into the reply; Ctrl+C ends the run with 130 (below)
+    with private_reply() as reply, contextlib.suppress(KeyboardInterrupt):
         return asyncio.run(
             _print_one_turn(
                 settings,
@@ -75,6 +77,8 @@ def run_print(args: argparse.Namespace) -> int:
                 output,
             )
         )
+    say(sys.stderr, "cancelled")  # Ctrl+C: the turn is stored as interrupted; no traceback
+    return 130
 
 
 class Output:

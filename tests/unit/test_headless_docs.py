@@ -8,6 +8,7 @@ import io
 import json
 import re
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -15,15 +16,19 @@ import pytest
 
 from tui_agent import cli
 from tui_agent.agent.events import (
+    AgentEvent,
     AssistantPartDelta,
+    AssistantTextDelta,
     ReplyReplaced,
     ReplyWaiting,
     SubAgentEvent,
     TeamStopped,
     ToolCallUpdated,
+    TurnStarted,
 )
 from tui_agent.agent.json_input import prompt_of
-from tui_agent.agent.json_output import SCHEMA_VERSION, event_json
+from tui_agent.agent.json_output import SCHEMA_VERSION, JsonPrinter, event_json, print_json_turn
+from tui_agent.agent.meter import Meter
 from tui_agent.llm.events import RetryScheduled
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import CallKey, ToolCall
@@ -156,3 +161,24 @@ def test_no_event_loop_is_left_behind() -> None:
     # cli.main runs its own loop with asyncio.run: none must be left set for the next test
     with pytest.raises(RuntimeError):
         asyncio.get_running_loop()
+
+
+class StubAgent:
+    """What `print_json_turn` reads of an agent at the end (the real one is run by the tests above)."""
+
+    model = "offline"
+    current_session_id = "s"
+    meter = Meter()
+
+
+async def test_a_cancelled_turn_still_prints_its_result() -> None:
+    async def cut_short() -> AsyncIterator[AgentEvent]:
+        yield TurnStarted(session_id="s", user_message_id="u", prompt="hi")
+        yield AssistantTextDelta(message_id="m", text="half an ans")
+        raise asyncio.CancelledError  # Ctrl+C: asyncio.run cancels the run
+
+    out = io.StringIO()
+    with pytest.raises(asyncio.CancelledError):
+        await print_json_turn(StubAgent(), JsonPrinter(out, stream=False), io.StringIO(), cut_short())
+    (result,) = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert (result["stop_reason"], result["exit_code"], result["text"]) == ("cancelled", 130, "half an ans")

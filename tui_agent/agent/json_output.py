@@ -13,6 +13,7 @@ it is printed on. What is not data — notices, the hint for `--allow` — still
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Callable
@@ -290,6 +291,10 @@ async def print_json_turn(
             if isinstance(event, TurnFinished):
                 status = EXIT_STATUS[event.reason]
                 break
+    except asyncio.CancelledError:  # Ctrl+C: the result still says what the turn came to, then the run ends
+        result.stop_reason = TurnEndReason.CANCELLED.value
+        printer.line(result.to_json(agent, EXIT_STATUS[TurnEndReason.CANCELLED]))
+        raise
     finally:
         close = getattr(events, "aclose", None)  # closed here, while history is still open (as print_turn does)
         if close is not None:
