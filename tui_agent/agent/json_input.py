@@ -11,7 +11,9 @@ the end of stdin.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TextIO
 
@@ -50,8 +52,20 @@ def content_text(content: Any) -> str | None:
 
 
 async def stdin_lines(stdin: TextIO) -> AsyncIterator[str]:
-    """stdin's lines as they come (read in a thread: the turn's streaming goes on while a line is awaited)."""
-    while line := await asyncio.to_thread(stdin.readline):
+    """stdin's lines as they come, read in a thread of their own. A daemon thread, not the loop's executor: at
+    Ctrl+C the run ends at once, where `asyncio.run` would wait for the executor's thread, blocked reading a
+    line that may never come."""
+    loop = asyncio.get_running_loop()
+    lines: asyncio.Queue[str] = asyncio.Queue()
+
+    def read() -> None:
+        with contextlib.suppress(RuntimeError):  # the run ended (its loop closed) while a line was read: dropped
+            for line in stdin:
+                loop.call_soon_threadsafe(lines.put_nowait, line)
+            loop.call_soon_threadsafe(lines.put_nowait, "")  # the end of stdin
+
+    threading.Thread(target=read, name="stdin prompts", daemon=True).start()
+    while line := await lines.get():
         yield line
 
 
