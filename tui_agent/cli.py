@@ -117,6 +117,16 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         default=[],
         help="with -p: send this file with the prompt, a text file or a PNG/JPEG/GIF/WebP image (repeatable)",
     )
+    parser.add_argument(
+        "--output-format",
+        choices=("text", "json", "stream-json"),
+        help="with -p: the reply as text (default), one JSON result, or JSON events line by line; docs/headless.md",
+    )
+    parser.add_argument(
+        "--input-format",
+        choices=("text", "stream-json"),
+        help="with -p: stream-json reads prompts from stdin, one JSON message a line, all to one session",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     words = set(argv or ())
     everything = argv is None or not words.isdisjoint({"-h", "--help"})
@@ -174,6 +184,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--show-part is for -p runs (in the app, a block above the reply shows each part)")
         if (args.retry or args.continue_reply) and (args.print is None or args.command is not None):
             parser.error("--retry and --continue-reply are for -p runs (in the app, ctrl+r retries, ctrl+g continues)")
+        if (args.output_format or args.input_format) and (args.print is None or args.command is not None):
+            parser.error("--output-format and --input-format are for -p runs")
         if args.command is None and args.print is None:  # each front end imports only what it runs
             from tui_agent import launch
 

@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
-from functools import partial
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from tui_agent.agent.agent import NothingToRedoError
 from tui_agent.agent.endpoint import EndpointChoice, choose_endpoint
+from tui_agent.agent.events import AgentEvent
 from tui_agent.agent.headless import print_turn, say
+from tui_agent.agent.json_input import answer_prompts, stdin_lines
+from tui_agent.agent.json_output import JsonPrinter, failure_json, print_json_turn, start_json
 from tui_agent.agent.resume import ResumeFailedError, ResumeRequest, apply_resume
 from tui_agent.agent.services import build_agent
 from tui_agent.agent.slash_commands import prompt_to_send
@@ -38,8 +42,14 @@ def run_print(args: argparse.Namespace) -> int:
     redo = redo_of(args)
     if isinstance(redo, int):
         return redo
+    output = Output(
+        getattr(args, "output_format", None) or "text", getattr(args, "input_format", None) == "stream-json"
+    )
+    if (problem := output.problem(args.print, redo)) is not None:
+        print(f"tui-agent: {problem}", file=sys.stderr)
+        return 2
     prompt = sys.stdin.read() if args.print == STDIN_PROMPT else args.print
-    if redo is None and not prompt.strip() and not getattr(args, "attach", None):
+    if redo is None and not output.prompts_on_stdin and not prompt.strip() and not getattr(args, "attach", None):
         print("tui-agent: the prompt is empty.", file=sys.stderr)
         return 2
     if (unknown := unknown_agent(getattr(args, "agent", None))) is not None:  # what there is, where to see more
@@ -51,7 +61,8 @@ def run_print(args: argparse.Namespace) -> int:
     attachments = attached_files(getattr(args, "attach", None) or [], settings.ui.attach_max_bytes)
     if isinstance(attachments, int):
         return attachments
-    with private_reply() as reply:  # what tools and plugins write goes to stderr, never into the reply
+    # what tools and plugins write goes to stderr, never into the reply; Ctrl+C ends the run with 130 (below)
+    with private_reply() as reply, contextlib.suppress(KeyboardInterrupt):
         return asyncio.run(
             _print_one_turn(
                 settings,
@@ -65,8 +76,48 @@ def run_print(args: argparse.Namespace) -> int:
                 getattr(args, "team", None),
                 attachments,
                 (getattr(args, "mode", None), getattr(args, "dangerously_auto_without_sandbox", False)),
+                output,
             )
         )
+    say(sys.stderr, "cancelled")  # Ctrl+C: the turn is stored as interrupted; no traceback
+    return 130
+
+
+class Output:
+    """How `-p` writes (`--output-format`: text, json, stream-json) and whether prompts come on stdin as
+    stream-json (`--input-format`); the JSON itself is `agent/json_output.py`'s."""
+
+    def __init__(self, output_format: str = "text", prompts_on_stdin: bool = False) -> None:
+        self.format = output_format
+        self.prompts_on_stdin = prompts_on_stdin
+
+    def problem(self, prompt: str, redo: str | None) -> str | None:
+        """Why the flags do not fit together, or None."""
+        if self.prompts_on_stdin and redo is not None:
+            return "--input-format stream-json takes prompts, not --retry or --continue-reply"
+        if self.prompts_on_stdin and self.format != "stream-json":
+            return "--input-format stream-json needs --output-format stream-json (a result per prompt)"
+        if self.prompts_on_stdin and prompt:
+            return "--input-format stream-json reads the prompts from stdin: give -p no prompt"
+        return None
+
+    def fail(self, out: TextIO, message: str, status: int, *, said: bool = False) -> int:
+        """A run that ends before its turn: said on stderr (unless `said` already), and as a `result` in JSON."""
+        if not said:
+            say(sys.stderr, message)
+        if self.format != "text":
+            JsonPrinter(out, stream=False).line(failure_json(message, status))
+        return status
+
+    async def turn(
+        self, agent: Any, out: TextIO, turn: Callable[[str], AsyncIterator[AgentEvent]], prompt: str, team: str | None
+    ) -> int:
+        """Run `turn(prompt)` (or, with prompts on stdin, one per line) as JSON (`team`: the team it runs)."""
+        printer = JsonPrinter(out, stream=self.format == "stream-json")
+        printer.event(start_json(agent, team))
+        if self.prompts_on_stdin:
+            return await answer_prompts(agent, printer, sys.stderr, stdin_lines(sys.stdin), turn)
+        return await print_json_turn(agent, printer, sys.stderr, turn(prompt))
 
 
 def attached_files(paths: list[str], max_bytes: int) -> list[Attachment] | int:
@@ -121,33 +172,32 @@ async def _print_one_turn(
     team: str | None = None,
     attachments: list[Attachment] | None = None,
     mode: tuple[str | None, bool] = (None, False),
+    output: Output | None = None,
 ) -> int:
+    output = output or Output()
     try:
         built = await build_agent(settings, choice)
     except Exception as error:
-        say(sys.stderr, f"could not start: {error}")
-        return 1
+        return output.fail(reply, f"could not start: {error}", 1)
     for notice in built.notices:
         say(sys.stderr, notice)
     if not built.agent.model:  # none named and the server did not say which: a notice above says what to do
         await built.close()
-        return 1
+        return output.fail(reply, " ".join(built.notices) or "no model to ask", 1, said=True)
     # a server that fails to start, disk full, a lock that outlasts the run: said on stderr, the turn goes on
     built.agent.watch_notices(lambda notice: say(sys.stderr, notice))
     try:
         try:
             _, resume_notice = await apply_resume(built.agent, request)
         except ResumeFailedError as error:
-            say(sys.stderr, str(error))
-            return 1
+            return output.fail(reply, str(error), 1)
         if resume_notice:
             say(sys.stderr, resume_notice)
         # non-interactive: tools that ask are denied (print_turn answers them), unless --allow names them
         built.agent.runner.preapproved = frozenset(allowed or [])
         runner = built.agent.runner  # -p starts in --mode, else the config's (ask: tools that ask are denied)
         if (refused := start_mode(runner.permissions, mode[0], settings.tools.mode, unsandboxed=mode[1])) is not None:
-            say(sys.stderr, refused)
-            return 2
+            return output.fail(reply, refused, 2)
         for name in sorted(set(allowed or []) - set(built.agent.registry.names())):
             say(sys.stderr, f"--allow {name}: there is no tool called {name} (see `tui-agent plugins`)")
         agent = built.agent
@@ -155,20 +205,22 @@ async def _print_one_turn(
             try:
                 prompt, said = await prompt_to_send(agent, prompt)
             except UserError as error:
-                say(sys.stderr, error.user_message)
-                return 2
+                return output.fail(reply, error.user_message, 2)
             if said:
                 say(sys.stderr, said)
-        turn = {"retry": agent.retry, "continue": agent.continue_reply}.get(
-            redo or "", lambda: agent.send(prompt, attachments or [])
-        )
+        redone = {"retry": agent.retry, "continue": agent.continue_reply}.get(redo or "")
         team = team or (agent.team if redo is None else None)  # a resumed team session goes on with its team
-        if team:
-            turn = partial(agent.run_team, team, prompt)
+
+        def turn(text: str) -> AsyncIterator[AgentEvent]:
+            if redone is not None:
+                return redone()
+            return agent.run_team(team, text) if team else agent.send(text, attachments or [])
+
         try:
-            return await print_turn(agent, prompt, reply, sys.stderr, turn(), show_parts=show_parts)
+            if output.format != "text":
+                return await output.turn(agent, reply, turn, prompt, team)
+            return await print_turn(agent, prompt, reply, sys.stderr, turn(prompt), show_parts=show_parts)
         except (NothingToRedoError, TeamError) as error:
-            say(sys.stderr, str(error))
-            return 1
+            return output.fail(reply, str(error), 1)
     finally:
         await built.close(lock_wait=settings.history_lock_wait, on_wait=lambda said: say(sys.stderr, said))
