@@ -227,6 +227,24 @@ class MemorySettings(BaseModel):
     """A file longer than this is cut, with a notice where it was cut, in the prompt and in the list."""
 
 
+class SandboxSettings(BaseModel):
+    """The `[sandbox]` table: the OS sandbox commands run in (always in auto mode; docs/sandbox.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    commands: StrictBool = False
+    """Run `run_shell` and every command-like tool in the sandbox in every mode, not only in auto."""
+    network: StrictBool = False
+    """Let sandboxed commands open TCP connections (and listen); false: they cannot."""
+    deny_read: list[str] = Field(default_factory=list)
+    """More files and folders a sandboxed command may not read, beside the built-in secrets folders
+    (~/.ssh, ~/.aws, ~/.gnupg, ~/.config/tui-agent...)."""
+    allow_read: list[str] = Field(default_factory=list)
+    """Built-in secrets folders a sandboxed command may read after all (e.g. "~/.docker")."""
+    writable: list[str] = Field(default_factory=list)
+    """More folders a sandboxed command may write, beside the working directory and its private temp dir."""
+
+
 class UiSettings(UiFields, BaseModel):
     """How the app shows things (the `[ui]` table): its fields are `UiFields`' (`tui_agent.config_fields`)."""
 
@@ -284,6 +302,8 @@ class Settings(RunFields, BaseModel):
     into one message (compaction); 1 compacts only a full window."""
     memory: MemorySettings = Field(default_factory=MemorySettings)
     """Memory files, AGENTS.md and its fallbacks (the `[memory]` table)."""
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    """The OS sandbox for commands (the `[sandbox]` table)."""
     history_lock_wait: float = Field(default=30.0, ge=0)
     """Seconds `-p` waits at its exit for another program that holds the history file's lock, to save the run;
     then it says what could not be saved."""

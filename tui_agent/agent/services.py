@@ -36,6 +36,7 @@ from tui_agent.llm.model_client import ModelClient
 from tui_agent.prices import WindowTable
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.runner import ToolRunner
+from tui_agent.tools.sandboxing import configure_sandbox
 
 
 @dataclass
@@ -132,6 +133,7 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     notices.extend(tools.notices())
     registry = tools.registry
     runner = ToolRunner(registry, timeout=settings.tools.timeout, output_cap=settings.tools.output_cap)
+    configure_sandbox(runner, settings.sandbox)
     clients = ClientPool(client, choice, make_client)
     resources.push_async_callback(clients.aclose)
     memory = await asyncio.to_thread(find_memory, Path.cwd(), settings.memory, paths.config_dir())
