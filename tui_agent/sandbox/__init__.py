@@ -6,10 +6,12 @@ and what it does not.
 - `Policy`: what a sandboxed command may reach (`[sandbox]` settings).
 - `confined(policy)` / `current()`: the tool runner marks one call's programs as sandboxed.
 - `prepare(policy, cwd)`: the `preexec_fn` and environment to start one program inside it.
+- `blocked_lines(output, policy, cwd)`: "blocked by the sandbox: write to ~/.bashrc", read from the output.
 """
 
 from __future__ import annotations
 
+from tui_agent.sandbox.blocked import blocked_lines
 from tui_agent.sandbox.launch import Launch, SandboxUnavailable, prepare
 from tui_agent.sandbox.policy import SECRETS, Policy, private_temp_dir
 from tui_agent.sandbox.scope import confined, current
@@ -21,6 +23,7 @@ __all__ = [
     "Policy",
     "SandboxUnavailable",
     "Support",
+    "blocked_lines",
     "confined",
     "current",
     "prepare",

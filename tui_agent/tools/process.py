@@ -58,7 +58,16 @@ async def run_program(
         await _stop(process, reader)
         raise
     await _stop(process, reader)  # children left in the background must not outlive the call
-    return ProgramResult(returncode, _decode(collected), _dropped(reader))
+    return ProgramResult(returncode, _explained(_decode(collected), returncode, cwd), _dropped(reader))
+
+
+def _explained(output: str, returncode: int, cwd: Path | None) -> str:
+    """The output, with what the sandbox blocked said plainly at its end when a sandboxed program failed."""
+    if returncode == 0 or (policy := sandbox.current()) is None:
+        return output
+    if not (lines := sandbox.blocked_lines(output, policy, cwd or Path.cwd())):
+        return output
+    return output.rstrip("\n") + "\n" + "\n".join(f"[{line}]" for line in lines)
 
 
 async def _started(command: str | Sequence[str], cwd: Path | None, shell: bool) -> asyncio.subprocess.Process:

@@ -4,6 +4,7 @@ readiness and doctor ask the real `support()`."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -60,7 +61,7 @@ async def test_run_shell_is_sandboxed_in_auto_mode_and_by_config_only(
     (outside / "file").unlink()
     assert runner.permissions.switch("auto") is None  # the real sandbox is ready: auto mode may start
     blocked = await shell(runner, write)
-    assert "Permission denied" in blocked, blocked
+    assert f"[blocked by the sandbox: write to {outside}/file (outside the working directory)]" in blocked, blocked
     assert not (outside / "file").exists()
     [read] = await runner.run([ToolCall("r", "policy_seen", arguments={})], lambda state: None)
     assert read.result == "policy: None"  # only command-like tools run in the sandbox
@@ -68,7 +69,16 @@ async def test_run_shell_is_sandboxed_in_auto_mode_and_by_config_only(
     configure_sandbox(runner, SandboxSettings(commands=True, writable=[str(outside)]))
     sub_agent = runner.with_policy(None)
     assert (await shell(sub_agent, write)).startswith("exit status 0")  # configured writable folder
-    assert "Permission denied" in (await shell(sub_agent, f"echo x > {tmp_path}/elsewhere"))
+    assert "blocked by the sandbox: write to" in (await shell(sub_agent, f"echo x > {tmp_path}/elsewhere"))
+    secret = tmp_path / ".ssh"
+    secret.mkdir()
+    (secret / "id_rsa").write_text("KEY")
+    configure_sandbox(runner, SandboxSettings(commands=True, deny_read=[str(secret)]))
+    assert f"[blocked by the sandbox: {secret}/id_rsa (a secrets folder: unreadable)]" in await shell(
+        runner, f"cat {secret}/id_rsa"
+    )
+    network = await shell(runner, f"{sys.executable} -c 'import socket; socket.socket().bind((\"127.0.0.1\", 0))'")
+    assert "[blocked by the sandbox: a network connection or another access (network is off)]" in network, network
 
 
 def test_sandbox_settings_become_the_policy() -> None:
