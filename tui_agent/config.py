@@ -171,6 +171,11 @@ class McpServerSettings(BaseModel):
     tool_timeout: float | None = Field(default=None, gt=0)
     """Seconds a call may run (None: the `[tools]` timeout)."""
     enabled: StrictBool = True
+    sandbox: StrictBool = False
+    """Run this stdio server inside the OS sandbox (docs/sandbox.md): it writes only in its working directory
+    and a temp dir and cannot read the secrets folders."""
+    sandbox_network: StrictBool = False
+    """With `sandbox`, let the server use TCP (a server that fetches from the web needs it)."""
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerSettings:
