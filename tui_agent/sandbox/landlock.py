@@ -9,8 +9,9 @@ in the tree. Hard links and renames across directories need `REFER` (ABI 2), whi
 place that would gain rights by it.
 
 Landlock can only allow; "read everywhere except ~/.ssh" is built by allowing every sibling on the way
-from `/` down to each denied folder (`readable_roots`). Symlinks among those siblings are skipped: a rule
-on a symlink would allow its target, and whatever they point to is covered by its own place.
+from `/` down to each denied folder (`roots_without`), and the same for a writable folder holding one.
+Symlinks among those siblings are skipped: a rule on a symlink would allow its target, and whatever they
+point to is covered by its own place.
 
 Constants and struct layouts: include/uapi/linux/landlock.h (kernel 6.x); the three system calls have the
 same numbers on every architecture (444–446).
@@ -98,25 +99,29 @@ class Rules:
     network: bool
 
 
-def readable_roots(denied: Iterable[str]) -> tuple[list[str], list[str]]:
-    """Paths whose rules together allow reading the whole tree except `denied` (resolved, existing ones),
-    and the folders on the way to a denied one (listable: `READ_DIR` only, which Landlock grants beneath
-    them too — so names inside a denied folder can be listed, never its files read).
+def roots_without(top: str, denied: Iterable[str]) -> tuple[list[str], list[str]]:
+    """Paths whose rules together cover `top`'s whole tree except `denied` (resolved, existing ones), and the
+    folders on the way to a denied one (listable: `READ_DIR` only, which Landlock grants beneath them too —
+    so names inside a denied folder can be listed, never its files read or written).
 
-    For each denied path, every sibling on the way from `/` to it is allowed instead of the parent; a
-    parent on the way to another denied path is split again. Symlinks are never allowed (see the module).
+    For each denied path under `top`, every sibling on the way down to it is allowed instead of the parent;
+    a parent on the way to another denied path is split again. Symlinks are never allowed (see the module).
+    `top` inside a denied folder: nothing.
     """
-    cut = {os.path.realpath(path) for path in denied if os.path.lexists(path)} - {"/"}
-    listed: list[str] = []
+    top = os.path.realpath(top)
+    resolved = {os.path.realpath(path) for path in denied if os.path.lexists(path)}
+    if any(top == path or top.startswith(path.rstrip("/") + "/") for path in resolved):
+        return [], []
+    cut = {path for path in resolved if path.startswith(top.rstrip("/") + "/")}
     if not cut:
-        return ["/"], listed
-    on_the_way = {os.path.dirname(path) for path in cut}
-    for path in list(on_the_way):
-        while path != "/":
-            path = os.path.dirname(path)
+        return [top], []
+    on_the_way = {top}
+    for path in cut:
+        while (path := os.path.dirname(path)) != top:
             on_the_way.add(path)
     roots: list[str] = []
-    pending = ["/"]
+    listed: list[str] = []
+    pending = [top]
     while pending:
         folder = pending.pop()
         listed.append(folder)
@@ -147,7 +152,7 @@ class Ruleset:
                 self._allow(path, READ_RIGHTS & fs)
             for path in rules.listable:
                 self._allow(path, READ_DIR)
-            for path in rules.writable:
+            for path in rules.writable:  # already split around denied paths (`roots_without`)
                 self._allow(path, fs)
             for device in DEVICES:
                 self._allow(device, (READ_FILE | WRITE_FILE | IOCTL_DEV) & fs)

@@ -4,7 +4,7 @@
 `create_subprocess_exec` or `subprocess.Popen`), and `close()` it once the program has started. This is the
 one function other code (command hooks, MCP servers) uses to run an argv sandboxed.
 
-Building a ruleset lists the folders on the way to each secrets folder (`landlock.readable_roots`): a few
+Building a ruleset lists the folders on the way to each secrets folder (`landlock.roots_without`): a few
 milliseconds. It is kept and reused while none of those folders changed (their mtime: a new file in $HOME
 must become readable) — a stat per folder per start.
 """
@@ -80,12 +80,14 @@ def prepare(policy: Policy, cwd: Path) -> Launch:
 
 
 def _built(policy: Policy, key: Key) -> tuple[Stamps, landlock.Ruleset]:
-    readable, listable = landlock.readable_roots(key[2])
+    readable, listable = landlock.roots_without("/", key[2])
+    writable: list[str] = []
+    for folder in policy.writable_paths(Path(key[1])):  # a secrets folder inside the working directory stays shut
+        roots, on_the_way = landlock.roots_without(str(folder), key[2])
+        writable += roots
+        listable += on_the_way
     rules = landlock.Rules(
-        readable=tuple(readable),
-        listable=tuple(listable),
-        writable=tuple(str(path) for path in policy.writable_paths(Path(key[1]))),
-        network=policy.network,
+        readable=tuple(readable), listable=tuple(listable), writable=tuple(writable), network=policy.network
     )
     return _stamps(listable), landlock.Ruleset(rules, landlock.abi_version())
 

@@ -141,3 +141,16 @@ async def test_a_new_file_in_home_becomes_readable_and_outside_the_sandbox_nothi
     assert (await sandboxed("cat ~/later.txt")).output == "written after the first command\n"
     free = await run_program(f"cat {place.key} && echo x > {place.outside}/free", shell=True)
     assert free.returncode == 0 and KEY in free.output  # no policy: the call runs as before
+
+
+async def test_a_secrets_folder_inside_the_working_directory_stays_shut(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (place.home / "project").mkdir()
+    monkeypatch.chdir(place.home)  # started from $HOME: the working directory holds ~/.ssh
+    for command in ("cat .ssh/id_ed25519", "echo x > .ssh/id_ed25519", "rm .ssh/id_ed25519", "mv .ssh gone"):
+        result = await sandboxed(command)
+        assert result.returncode != 0 and KEY not in result.output, command
+    assert place.key.read_text() == KEY
+    wrote = await sandboxed("echo x > project/file && echo y >> .bashrc && cat project/file .bashrc")
+    assert wrote.returncode == 0 and wrote.output == "x\noriginal\ny\n", wrote.output
