@@ -187,7 +187,8 @@ class Ruleset:
     def apply_in_child(self) -> None:
         """Run between fork and exec (subprocess calls it before closing fds; the ruleset's fd is close-on-exec):
         no new privileges (setuid binaries stay powerless), then the domain."""
-        if self._prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        zero = ctypes.c_ulong(0)  # prctl reads unsigned longs: no stray upper bits from a 32-bit int
+        if self._prctl(ctypes.c_int(PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), zero, zero, zero) != 0:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
         if self._syscall(ctypes.c_long(SYS_RESTRICT_SELF), ctypes.c_int(self.fd), ctypes.c_uint32(0)) != 0:
             raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
