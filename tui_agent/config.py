@@ -181,6 +181,11 @@ class McpServerSettings(BaseModel):
     tool_timeout: float | None = Field(default=None, gt=0)
     """Seconds a call may run (None: the `[tools]` timeout)."""
     enabled: StrictBool = True
+    sandbox: StrictBool = False
+    """Run this stdio server inside the OS sandbox (docs/sandbox.md): it writes only in its working directory
+    and a temp dir and cannot read the secrets folders."""
+    sandbox_network: StrictBool = False
+    """With `sandbox`, let the server use TCP (a server that fetches from the web needs it)."""
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerSettings:
@@ -322,6 +327,24 @@ class RetrievalSettings(BaseModel):
     """The variable holding that endpoint's key; None: the run's own key."""
 
 
+class SandboxSettings(BaseModel):
+    """The `[sandbox]` table: the OS sandbox commands run in (always in auto mode; docs/sandbox.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    commands: StrictBool = False
+    """Run `run_shell` and every command-like tool in the sandbox in every mode, not only in auto."""
+    network: StrictBool = False
+    """Let sandboxed commands open TCP connections (and listen); false: they cannot."""
+    deny_read: list[str] = Field(default_factory=list)
+    """More files and folders a sandboxed command may not read, beside the built-in secrets folders
+    (~/.ssh, ~/.aws, ~/.gnupg, ~/.config/tui-agent...)."""
+    allow_read: list[str] = Field(default_factory=list)
+    """Built-in secrets folders a sandboxed command may read after all (e.g. "~/.docker")."""
+    writable: list[str] = Field(default_factory=list)
+    """More folders a sandboxed command may write, beside the working directory and its private temp dir."""
+
+
 class UiSettings(UiFields, BaseModel):
     """How the app shows things (the `[ui]` table): its fields are `UiFields`' (`tui_agent.config_fields`)."""
 
@@ -387,6 +410,8 @@ class Settings(RunFields, BaseModel):
     """Command hooks (the `[hooks]` table; docs/hooks.md)."""
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     """How `search_docs` ranks passages: BM25, or hybrid with an embedding model (the `[retrieval]` table)."""
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    """The OS sandbox for commands (the `[sandbox]` table)."""
     history_lock_wait: float = Field(default=30.0, ge=0)
     """Seconds `-p` waits at its exit for another program that holds the history file's lock, to save the run;
     then it says what could not be saved."""

@@ -17,7 +17,7 @@ import pytest
 from tui_agent.offline.server import BackgroundServer
 
 KEY = "sk-doctortest0123456789abcdefghijklmnop"
-EVERY_CHECK = ("config", "endpoint", "plugins", "mcp", "history")
+EVERY_CHECK = ("config", "endpoint", "plugins", "mcp", "history", "sandbox")
 
 
 def doctor(

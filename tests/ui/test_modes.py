@@ -23,7 +23,7 @@ async def test_shift_tab_and_the_palette_cycle_the_mode_shown_in_the_status_bar(
 
         await run_command(pilot, "Permission mode")
         await wait_until(pilot, lambda: backend.permissions.mode == "auto", "auto from the palette")
-        assert "⏵⏵ auto" in str(chat(pilot).status_bar.render())
+        assert "⏵⏵ auto · sandboxed" in str(chat(pilot).status_bar.render())  # the scripted engine has a sandbox
         await pressed(pilot, "shift+tab", lambda: backend.permissions.mode == "plan", "plan")
         await pressed(pilot, "shift+tab", lambda: backend.permissions.mode == "read-only", "read-only")
         await pressed(pilot, "shift+tab", lambda: backend.permissions.mode == "ask", "back to ask")

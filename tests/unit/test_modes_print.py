@@ -1,5 +1,6 @@
 """`-p --mode`: auto-edit runs an edit tool that ask (the default, nobody to answer) denies; commands still need
-`--allow`; auto is refused without a sandbox unless the loudly named flag is given. In process, offline model."""
+`--allow`; auto runs commands unasked inside the OS sandbox, and where there is none it is refused unless the
+loudly named flag is given. In process, offline model."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tui_agent.cli import main
+from tui_agent.sandbox import support
 
 EDITOR = '''
 from pathlib import Path
@@ -47,7 +49,14 @@ def test_p_mode_auto_edit_runs_edits_ask_denies_them_and_auto_needs_the_sandbox(
     assert status == 0 and " denied: " in said and not (work / "by-shell").exists(), said
 
     (work / "note.txt").unlink()
+    if (problem := support().problem) is not None:  # no OS sandbox here: auto needs the loud flag
+        status, said = run("--mode", "auto")
+        assert status == 2 and "--dangerously-auto-without-sandbox" in said and problem in said, said
+        assert not (work / "note.txt").exists()
+        status, said = run("--mode", "auto", "--dangerously-auto-without-sandbox")
+        assert status == 0 and (work / "note.txt").read_text() == "hello", said
+        return
     status, said = run("--mode", "auto")
-    assert status == 2 and "--dangerously-auto-without-sandbox" in said and not (work / "note.txt").exists(), said
-    status, said = run("--mode", "auto", "--dangerously-auto-without-sandbox")
     assert status == 0 and (work / "note.txt").read_text() == "hello", said
+    status, said = run("--mode", "auto", prompt='run "touch by-shell && touch ../outside"')
+    assert status == 0 and (work / "by-shell").exists() and not (tmp_path / "outside").exists(), said

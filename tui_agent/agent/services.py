@@ -39,6 +39,7 @@ from tui_agent.prices import WindowTable
 from tui_agent.retrieval import embedding_choice
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.runner import ToolRunner
+from tui_agent.tools.sandboxing import configure_sandbox
 
 
 @dataclass
@@ -142,6 +143,7 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     registry.hooks.commands.settings = settings.hooks  # command hooks run with the Python ones (`tools/hooks.py`)
     registry.hooks.commands.log_path = settings.hooks.log or paths.data_dir() / "hooks.log"
     runner = ToolRunner(registry, timeout=settings.tools.timeout, output_cap=settings.tools.output_cap)
+    configure_sandbox(runner, settings.sandbox)
     clients = ClientPool(client, choice, make_client)
     resources.push_async_callback(clients.aclose)
     memory = await asyncio.to_thread(find_memory, Path.cwd(), settings.memory, paths.config_dir())

@@ -22,6 +22,7 @@ from tui_agent.doctor.anthropic import check_anthropic_endpoint
 from tui_agent.doctor.check import Check, failed
 from tui_agent.doctor.endpoint import check_endpoint
 from tui_agent.doctor.local import check_config, check_history, check_tools
+from tui_agent.doctor.sandbox import check_sandbox
 from tui_agent.doctor.textual_patch import check_textual_patch
 from tui_agent.history.redact import Redactor
 from tui_agent.sanitize import sanitize
@@ -80,7 +81,8 @@ def _redactor(path: Path) -> Redactor:
 
 
 def diagnose(flags: Mapping[str, Any], timeout: float = 10.0) -> list[Check]:
-    """Every check, in the order printed: config, endpoint, plugins, MCP servers, history, the Textual patch."""
+    """Every check, in the order printed: config, endpoint, plugins, MCP servers, history, the sandbox, the
+    Textual patch."""
     path = paths.config_file()
     resolved, checks = check_config(dict(flags), path)
     if resolved is None:
@@ -89,6 +91,7 @@ def diagnose(flags: Mapping[str, Any], timeout: float = 10.0) -> list[Check]:
     checks += _endpoint(settings, timeout)
     checks += asyncio.run(check_tools(settings))
     checks += check_history(Path(settings.db).expanduser() if settings.db else paths.db_path())
+    checks.append(check_sandbox())
     checks.append(check_textual_patch())
     return checks
 

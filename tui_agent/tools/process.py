@@ -12,9 +12,11 @@ import contextlib
 import os
 import re
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from tui_agent import sandbox
 
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 READ_CHUNK = 65536
@@ -56,7 +58,16 @@ async def run_program(
         await _stop(process, reader)
         raise
     await _stop(process, reader)  # children left in the background must not outlive the call
-    return ProgramResult(returncode, _decode(collected), _dropped(reader))
+    return ProgramResult(returncode, _explained(_decode(collected), returncode, cwd), _dropped(reader))
+
+
+def _explained(output: str, returncode: int, cwd: Path | None) -> str:
+    """The output, with what the sandbox blocked said plainly at its end when a sandboxed program failed."""
+    if returncode == 0 or (policy := sandbox.current()) is None:
+        return output
+    if not (lines := sandbox.blocked_lines(output, policy, cwd or Path.cwd())):
+        return output
+    return output.rstrip("\n") + "\n" + "\n".join(f"[{line}]" for line in lines)
 
 
 async def _started(command: str | Sequence[str], cwd: Path | None, shell: bool) -> asyncio.subprocess.Process:
@@ -85,17 +96,35 @@ def _kill_started(starting: asyncio.Future[asyncio.subprocess.Process]) -> None:
 
 
 async def _start(command: str | Sequence[str], cwd: Path | None, shell: bool) -> asyncio.subprocess.Process:
-    """Start with no stdin, stdout+stderr in one pipe, scrubbed environment, in a new process group."""
+    """Start with no stdin, stdout+stderr in one pipe, scrubbed environment, in a new process group — inside
+    the OS sandbox when the tool runner says this call's programs run there (`tui_agent.sandbox.current`)."""
+    if shell and not isinstance(command, str):
+        raise TypeError("shell=True needs the command as one string")
+    argv = ["/bin/sh", "-c", command] if isinstance(command, str) and shell else _argv(command)
+    policy = sandbox.current()
+    if policy is None:
+        return await _exec(argv, cwd, scrubbed_env(), None)
+    with sandbox.prepare(policy, cwd or Path.cwd()) as launch:
+        return await _exec(argv, cwd, launch.env(scrubbed_env()), launch.preexec_fn)
+
+
+def _argv(command: str | Sequence[str]) -> list[str]:
+    return [command] if isinstance(command, str) else list(command)
+
+
+async def _exec(
+    argv: Sequence[str], cwd: Path | None, env: dict[str, str], preexec_fn: Callable[[], None] | None
+) -> asyncio.subprocess.Process:
     pipe, stdout, devnull = asyncio.subprocess.PIPE, asyncio.subprocess.STDOUT, asyncio.subprocess.DEVNULL
-    if shell:
-        if not isinstance(command, str):
-            raise TypeError("shell=True needs the command as one string")
-        return await asyncio.create_subprocess_shell(
-            command, stdin=devnull, stdout=pipe, stderr=stdout, cwd=cwd, env=scrubbed_env(), start_new_session=True
-        )
-    argv = [command] if isinstance(command, str) else list(command)
     return await asyncio.create_subprocess_exec(
-        *argv, stdin=devnull, stdout=pipe, stderr=stdout, cwd=cwd, env=scrubbed_env(), start_new_session=True
+        *argv,
+        stdin=devnull,
+        stdout=pipe,
+        stderr=stdout,
+        cwd=cwd,
+        env=env,
+        start_new_session=True,
+        preexec_fn=preexec_fn,
     )
 
 

@@ -24,6 +24,7 @@ from typing import Any, Protocol, cast
 from pydantic import ValidationError
 
 from tui_agent.payloads import Attachment, FileChange
+from tui_agent.sandbox import Policy, confined
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import HOOK_CHANGED, Decision, ToolCall
 from tui_agent.tools.approvals import Grants, edited_file, pattern_allows
@@ -99,6 +100,8 @@ class ToolRunner:
         self.permissions = Permissions()
         """The permission mode (`tui_agent.tools.modes`), shared with the sub-agents' runners made from this one."""
         self._sandboxed_by_config = False
+        self.sandbox_policy = Policy()
+        """What a sandboxed command may reach (`[sandbox]` config)."""
         self._asking = asyncio.Lock()
 
     def with_policy(self, policy: ToolPolicy | None) -> ToolRunner:
@@ -107,6 +110,7 @@ class ToolRunner:
         runner.preapproved = self.preapproved
         runner.permissions = self.permissions
         runner.sandbox_commands = self._sandboxed_by_config
+        runner.sandbox_policy = self.sandbox_policy
         return runner
 
     @property
@@ -118,6 +122,14 @@ class ToolRunner:
     @sandbox_commands.setter
     def sandbox_commands(self, value: bool) -> None:
         self._sandboxed_by_config = value
+
+    def _sandbox_for(self, spec: ToolSpec) -> Policy | None:
+        """The sandbox policy the call's programs run under (`tui_agent.sandbox`), None for none: auto mode
+        started with the loud unsandboxed flag on a machine without a sandbox runs commands as they are."""
+        if spec.effect != "command" or not self.sandbox_commands:
+            return None
+        unsandboxed = self.permissions.unsandboxed_auto and self.permissions.sandbox_ready() is not None
+        return None if unsandboxed and not self._sandboxed_by_config else self.sandbox_policy
 
     def allows(self, tool: str) -> bool:
         """Whether the agent may use `tool` (every enabled tool without a policy)."""
@@ -285,7 +297,7 @@ class ToolRunner:
         timeout = spec.timeout if spec.timeout is not None else self.timeout or self.registry.settings.timeout
         try:
             async with asyncio.timeout(timeout) as deadline:
-                with reporting_progress(lambda text: report.change(progress=text)):
+                with reporting_progress(lambda text: report.change(progress=text)), confined(self._sandbox_for(spec)):
                     return await _call(spec, arguments, self.output_cap)
         except TimeoutError as exc:
             if not deadline.expired():  # the tool's own TimeoutError is an ordinary failure

@@ -28,6 +28,8 @@ from pydantic import ValidationError
 
 from tui_agent.config import McpServerSettings
 from tui_agent.payloads import Attachment
+from tui_agent.sandbox import Policy
+from tui_agent.sandbox import run as sandbox_run
 from tui_agent.tools.mcp.elicitation import Action, Value
 from tui_agent.tools.mcp.environment import server_environment
 from tui_agent.tools.progress import current_reporter
@@ -70,9 +72,12 @@ async def connect(
     answers its requests for the user's input (`(action, values)`). The working directory is offered as the
     session's root."""
     if settings.command is not None:
+        argv = [settings.command, *settings.args]
+        if settings.sandbox:  # the SDK takes a command line only: a launcher confines itself, then execs it
+            argv = sandbox_run.wrapped(argv, Policy(network=settings.sandbox_network))
         parameters = StdioServerParameters(
-            command=settings.command,
-            args=list(settings.args),
+            command=argv[0],
+            args=argv[1:],
             env=server_environment(settings.env),
             cwd=_cwd(settings.cwd),
             # Not "strict": a byte that is not UTF-8 would end the SDK's reader, which then waits for the

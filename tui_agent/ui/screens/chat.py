@@ -463,6 +463,7 @@ class ChatScreen(ReportingScreen[None]):
             self.status_bar.show(model=backend.model, endpoint=backend.endpoint, title=backend.session_title)
             self.status_bar.set_meter(backend.meter)
             self.status_bar.set_mode(backend.permissions.mode)
+            self.status_bar.set_sandboxed(backend.permissions.sandbox_ready() is None)
         else:  # what boot read, and the title of the early page, until the engine is there
             self.status_bar.show(model=self.engine.model, endpoint=self.engine.endpoint, title=self.history.early_title)
 

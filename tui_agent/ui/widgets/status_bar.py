@@ -89,6 +89,8 @@ class StatusBar(Static):
         self.compacting = False
         self.mode = "ask"
         """The permission mode (`tui_agent.tools.modes`); shown unless it is the default, ask."""
+        self.sandboxed = True
+        """Whether auto mode's commands run in the OS sandbox (false only with the loud unsandboxed flag)."""
 
     @property
     def _model_in_endpoint(self) -> bool:
@@ -122,6 +124,18 @@ class StatusBar(Static):
         if mode != self.mode:
             self.mode = mode
             self._redraw()
+
+    def set_sandboxed(self, sandboxed: bool) -> None:
+        if sandboxed != self.sandboxed:
+            self.sandboxed = sandboxed
+            self._redraw()
+
+    @property
+    def _mode_mark(self) -> str:
+        """The mode as marked ("⏵⏵ auto-edit"); auto says whether its commands are sandboxed."""
+        if self.mode != "auto":
+            return f"⏵⏵ {self.mode}"
+        return "⏵⏵ auto · sandboxed" if self.sandboxed else "⏵⏵ auto · NOT sandboxed"
 
     def set_compacting(self, compacting: bool) -> None:
         self.compacting = compacting
@@ -200,7 +214,7 @@ class StatusBar(Static):
         parts = [
             Content(self.state),
             *warning,
-            *([] if self.mode == "ask" else [Content.styled(f"⏵⏵ {self.mode}", MODE_STYLES.get(self.mode, "bold"))]),
+            *([] if self.mode == "ask" else [Content.styled(self._mode_mark, MODE_STYLES.get(self.mode, "bold"))]),
             *self._who,
             *([] if self.branch_note is None else [Content.styled(f"⑂ {self.branch_note}", "$text-warning")]),
             *([Content.styled(sanitize(self.model), "bold")] if detail.model and not self._model_in_endpoint else []),

@@ -1,0 +1,105 @@
+"""The sandbox wired into the tool runner: `run_shell` (a command-like tool) runs inside it in auto mode and
+when `[sandbox] commands` says so, other tools never do; `[sandbox]` settings become the policy; auto mode's
+readiness and doctor ask the real `support()`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.unit.tools.helpers import shipped
+from tui_agent.config import SandboxSettings, Settings
+from tui_agent.doctor.sandbox import check_sandbox
+from tui_agent.sandbox import SECRETS, current, support
+from tui_agent.status import ToolStatus
+from tui_agent.tool_call import ToolCall
+from tui_agent.tools import tool
+from tui_agent.tools.registry import ToolRegistry
+from tui_agent.tools.runner import ToolRunner
+from tui_agent.tools.sandboxing import configure_sandbox, policy_from
+
+needs_sandbox = pytest.mark.skipif(support().problem is not None, reason=f"no OS sandbox: {support().problem}")
+
+
+@tool(approval="never", effect="read")
+def policy_seen() -> str:
+    """Say whether this call runs under a sandbox policy."""
+    return f"policy: {current()}"
+
+
+@pytest.fixture(scope="module")
+def registry() -> ToolRegistry:
+    registry = ToolRegistry.from_functions([policy_seen])
+    run_shell = shipped().get("run_shell")
+    assert run_shell is not None
+    registry.add(run_shell)  # the shipped one
+    return registry
+
+
+async def shell(runner: ToolRunner, command: str) -> str:
+    """What `run_shell` answered (preapproved, as `--allow run_shell` does)."""
+    runner.preapproved = frozenset({"run_shell"})
+    [result] = await runner.run([ToolCall("c", "run_shell", arguments={"command": command})], lambda state: None)
+    assert result.status is ToolStatus.DONE, result
+    return result.result or ""
+
+
+@needs_sandbox
+async def test_run_shell_is_sandboxed_in_auto_mode_and_by_config_only(
+    registry: ToolRegistry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work, outside = tmp_path / "work", tmp_path / "outside"
+    work.mkdir()
+    outside.mkdir()
+    monkeypatch.chdir(work)
+    write = f"echo x > {outside}/file"
+    runner = ToolRunner(registry)
+    configure_sandbox(runner, SandboxSettings())
+    assert (await shell(runner, write)).startswith("exit status 0")  # ask mode: as before
+    (outside / "file").unlink()
+    assert runner.permissions.switch("auto") is None  # the real sandbox is ready: auto mode may start
+    blocked = await shell(runner, write)
+    assert f"[blocked by the sandbox: write to {outside}/file (outside the working directory)]" in blocked, blocked
+    assert not (outside / "file").exists()
+    [read] = await runner.run([ToolCall("r", "policy_seen", arguments={})], lambda state: None)
+    assert read.result == "policy: None"  # only command-like tools run in the sandbox
+    runner.permissions.switch("ask")
+    configure_sandbox(runner, SandboxSettings(commands=True, writable=[str(outside)]))
+    sub_agent = runner.with_policy(None)
+    assert (await shell(sub_agent, write)).startswith("exit status 0")  # configured writable folder
+    assert "blocked by the sandbox: write to" in (await shell(sub_agent, f"echo x > {tmp_path}/elsewhere"))
+    secret = tmp_path / ".ssh"
+    secret.mkdir()
+    (secret / "id_rsa").write_text("KEY")
+    configure_sandbox(runner, SandboxSettings(commands=True, deny_read=[str(secret)]))
+    assert f"[blocked by the sandbox: {secret}/id_rsa (a secrets folder: unreadable)]" in await shell(
+        runner, f"cat {secret}/id_rsa"
+    )
+    network = await shell(runner, f"{sys.executable} -c 'import socket; socket.socket().bind((\"127.0.0.1\", 0))'")
+    assert "[blocked by the sandbox: a network connection or another access (network is off)]" in network, network
+
+
+def test_sandbox_settings_become_the_policy() -> None:
+    settings = Settings.model_validate(
+        {"sandbox": {"network": True, "deny_read": ["~/private"], "allow_read": ["~/.docker/"], "writable": ["/srv"]}}
+    )
+    policy = policy_from(settings.sandbox)
+    assert policy.network and policy.writable == ("/srv",)
+    assert "~/private" in policy.deny_read and "~/.ssh" in policy.deny_read and "~/.docker" not in policy.deny_read
+    assert policy_from(SandboxSettings()).deny_read == SECRETS and not policy_from(SandboxSettings()).network
+    with pytest.raises(ValueError, match="netwrk"):
+        Settings.model_validate({"sandbox": {"netwrk": True}})
+
+
+def test_doctor_and_auto_mode_say_what_the_machine_offers() -> None:
+    check, found = check_sandbox(), support()
+    runner = ToolRunner(shipped())
+    configure_sandbox(runner, SandboxSettings())
+    if found.problem is None:
+        assert check.level == "ok" and check.detail.startswith("Landlock ABI")
+        assert runner.permissions.why_not("auto") is None
+    else:
+        assert check.level == "warn" and found.problem in check.detail
+        assert found.problem in (runner.permissions.why_not("auto") or "")

@@ -1,0 +1,32 @@
+"""The OS sandbox for commands: Landlock on Linux (writes only in the working directory and a private temp
+dir, no reads of the user's secrets folders, no TCP unless allowed). docs/sandbox.md says what it protects
+and what it does not.
+
+- `support()`: what this machine offers, or why nothing (doctor, the status bar, auto mode's readiness).
+- `Policy`: what a sandboxed command may reach (`[sandbox]` settings).
+- `confined(policy)` / `current()`: the tool runner marks one call's programs as sandboxed.
+- `prepare(policy, cwd)`: the `preexec_fn` and environment to start one program inside it.
+- `blocked_lines(output, policy, cwd)`: "blocked by the sandbox: write to ~/.bashrc", read from the output.
+"""
+
+from __future__ import annotations
+
+from tui_agent.sandbox.blocked import blocked_lines
+from tui_agent.sandbox.launch import Launch, SandboxUnavailable, prepare
+from tui_agent.sandbox.policy import SECRETS, Policy, private_temp_dir
+from tui_agent.sandbox.scope import confined, current
+from tui_agent.sandbox.support import Support, support
+
+__all__ = [
+    "SECRETS",
+    "Launch",
+    "Policy",
+    "SandboxUnavailable",
+    "Support",
+    "blocked_lines",
+    "confined",
+    "current",
+    "prepare",
+    "private_temp_dir",
+    "support",
+]
