@@ -39,7 +39,7 @@ from tui_agent.prices import WindowTable
 from tui_agent.retrieval import embedding_choice
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.runner import ToolRunner
-from tui_agent.tools.sandboxing import configure_sandbox
+from tui_agent.tools.sandboxing import configure_sandbox, confine_hooks
 
 
 @dataclass
@@ -144,6 +144,7 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     registry.hooks.commands.log_path = settings.hooks.log or paths.data_dir() / "hooks.log"
     runner = ToolRunner(registry, timeout=settings.tools.timeout, output_cap=settings.tools.output_cap)
     configure_sandbox(runner, settings.sandbox)
+    confine_hooks(registry.hooks.commands, runner)  # hooks run in the sandbox when commands do
     clients = ClientPool(client, choice, make_client)
     resources.push_async_callback(clients.aclose)
     memory = await asyncio.to_thread(find_memory, Path.cwd(), settings.memory, paths.config_dir())

@@ -6,8 +6,14 @@ config says so, and auto mode's readiness asks the real `support()` instead of t
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
 from tui_agent.config import SandboxSettings
-from tui_agent.sandbox import SECRETS, Policy, support
+from tui_agent.sandbox import SECRETS, Policy, prepare, support
+from tui_agent.tools.command_hooks import CommandHooks, Confinement
 from tui_agent.tools.runner import ToolRunner
 
 
@@ -32,3 +38,21 @@ def configure_sandbox(runner: ToolRunner, settings: SandboxSettings) -> None:
     runner.sandbox_policy = policy_from(settings)
     runner.sandbox_commands = settings.commands
     runner.permissions.sandbox_ready = sandbox_problem
+
+
+def confine_hooks(hooks: CommandHooks, runner: ToolRunner) -> None:
+    """Command hooks run in the OS sandbox whenever commands do (auto mode, `[sandbox] commands`), with the same
+    policy; a hook the sandbox cannot start is said and changes nothing (`command_hooks`)."""
+
+    @contextmanager
+    def confine(cwd: Path) -> Iterator[Confinement]:
+        if not runner.sandbox_commands:
+            yield Confinement()
+            return
+        launch = prepare(runner.sandbox_policy, cwd)
+        try:
+            yield Confinement(preexec_fn=launch.preexec_fn, env=launch.env(os.environ))
+        finally:
+            launch.close()
+
+    hooks.confine = confine

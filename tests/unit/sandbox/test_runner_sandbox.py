@@ -10,15 +10,16 @@ from pathlib import Path
 import pytest
 
 from tests.unit.tools.helpers import shipped
-from tui_agent.config import SandboxSettings, Settings
+from tui_agent.config import CommandHookSettings, HooksSettings, SandboxSettings, Settings
 from tui_agent.doctor.sandbox import check_sandbox
 from tui_agent.sandbox import SECRETS, current, support
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import ToolCall
 from tui_agent.tools import tool
+from tui_agent.tools.command_hooks import CommandHooks
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
-from tui_agent.tools.sandboxing import configure_sandbox, policy_from
+from tui_agent.tools.sandboxing import configure_sandbox, confine_hooks, policy_from
 
 needs_sandbox = pytest.mark.skipif(support().problem is not None, reason=f"no OS sandbox: {support().problem}")
 
@@ -103,3 +104,23 @@ def test_doctor_and_auto_mode_say_what_the_machine_offers() -> None:
     else:
         assert check.level == "warn" and found.problem in check.detail
         assert found.problem in (runner.permissions.why_not("auto") or "")
+
+
+async def test_command_hooks_run_in_the_sandbox_when_commands_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outside, work = tmp_path / "outside", tmp_path / "work"
+    outside.mkdir()
+    work.mkdir()
+    monkeypatch.chdir(work)
+    runner = ToolRunner(ToolRegistry.from_functions([]))
+    configure_sandbox(runner, SandboxSettings())
+    write = CommandHookSettings(command=f"echo x > {outside}/hook.txt; echo y > inside.txt")
+    hooks = CommandHooks(HooksSettings(after_tool=[write]), log_path=tmp_path / "hooks.log")
+    confine_hooks(hooks, runner)
+    await hooks.run("after_tool", {"tool": "t", "result": ""}, tool="t")  # ask mode: not confined
+    assert (outside / "hook.txt").exists() and (work / "inside.txt").exists()
+    (outside / "hook.txt").unlink()
+    runner.permissions.mode = "auto"  # commands run sandboxed now, and so do hooks
+    await hooks.run("after_tool", {"tool": "t", "result": ""}, tool="t")
+    assert not (outside / "hook.txt").exists() and (work / "inside.txt").exists()
