@@ -55,7 +55,7 @@ async def test_rewind_switch_back_and_undo_move_the_files_with_the_conversation(
         assert (work / "a.txt").read_text() == "two\n" and (work / "b.txt").read_text() == "bee\n"
         screen = chat(pilot)
 
-        screen.message_cursor.run("rewind", UserMessage)  # the newest prompt: back to before it
+        await pilot.press(*"/rewind", "enter")  # the newest prompt: back to before it (as `u` on it)
         await wait_until(pilot, lambda: showing(app, FilesScreen), "the files to restore")
         text = files_shown(app)
         assert "a.txt  +1 −1" in text and "b.txt  delete" in text, text

@@ -67,6 +67,8 @@ BUILTINS: tuple[SlashCommand, ...] = tuple(
         ("compact", "", "Summarise the older turns into one message the model gets instead"),
         ("retry", "", "Ask again for the last reply; the old one is kept"),
         ("continue", "", "Have the model go on with a cut-off reply"),
+        ("rewind", "", "Rewind the conversation and the files to before the last prompt (shown first)"),
+        ("undo", "", "Undo the last rewind: the files back as they were (shown first)"),
         ("copy", "", "Copy the last reply to the clipboard"),
         ("export", "", "Write the session to a file (Markdown or JSON)"),
         ("memory", "", "Open the nearest AGENTS.md in $EDITOR"),

@@ -110,6 +110,13 @@ def _mode(app: BuiltinsApp, name: str) -> None:
         app.notify(describe_mode(wanted), title="Permission mode")
 
 
+def _prompt_widget() -> type:
+    """The prompt's widget class, which `/rewind` selects the newest of."""
+    from tui_agent.ui.widgets.messages import UserMessage  # deferred: loaded with the first message
+
+    return UserMessage
+
+
 def _commands(app: BuiltinsApp) -> None:
     """Every command in a second palette; choosing one puts `/name ` in the prompt box."""
     screen = palette.chat_screen(app)
@@ -149,6 +156,8 @@ ACTIONS: dict[str, Action] = {
     "compact": lambda app, _: palette.compact(app),
     "retry": lambda app, _: palette.redo(app, True),
     "continue": lambda app, _: palette.redo(app, False),
+    "rewind": lambda app, _: palette.on_message(app, "rewind", _prompt_widget()),
+    "undo": lambda app, _: palette.undo_rewind(app),
     "copy": lambda app, _: app.action_copy_last_reply(),
     "export": lambda app, _: app.action_export_session(),
     "memory": lambda app, _: open_memory_file(app),
