@@ -61,8 +61,8 @@ async def test_the_menu_runs_commands_and_a_note_reaches_the_memory_file(
         assert "review" in [command.name for command in menu.matches]
         await pilot.press("r", "e")
         await wait_until(pilot, lambda: menu.matches[0].name == "retry", lambda: str([c.name for c in menu.matches]))
-        assert [command.name for command in menu.matches][:2] == ["retry", "review"]
-        await pilot.press("down", "up", "down", "enter")  # takes an argument: completed, the cursor left for it
+        assert [command.name for command in menu.matches][:3] == ["retry", "rewind", "review"]
+        await pilot.press("down", "up", "down", "down", "enter")  # takes an argument: completed, the cursor left for it
         await wait_until(pilot, lambda: box.text == "/review " and not menu.is_open, lambda: box.text)
         await send(pilot, "app.py")
         assert last_prompt(stack) == "Review app.py: app.py."
