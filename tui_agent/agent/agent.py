@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
+from contextlib import aclosing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -274,8 +275,9 @@ class Agent:
             state.conversation.add_user(prompt, attachments)
             turn_id = turns.next_id()
             yield TurnStarted(session.id, user.id, prompt, turn_id=turn_id)
-            async for event in self._run(session, reply.id, turn_id, hook_context="\n".join(context)):
-                yield event
+            async with aclosing(self._run(session, reply.id, turn_id, hook_context="\n".join(context))) as events:
+                async for event in events:
+                    yield event
 
     async def _run(
         self,
@@ -312,8 +314,9 @@ class Agent:
         if said.blocked_by is not None:
             yield _refused(said, self._turns.next_id())
             return
-        async for event in self._redo.edit(message_id, text, attachments):
-            yield event
+        async with aclosing(self._redo.edit(message_id, text, attachments)) as events:
+            async for event in events:
+                yield event
 
     def regenerate(self, message_id: str, model: str | None = None) -> AsyncIterator[AgentEvent]:
         return self._redo.regenerate(message_id, model)
@@ -417,8 +420,9 @@ class Agent:
         if said.blocked_by is not None:
             yield _refused(said, self._turns.next_id())
             return
-        async for event in self._choice.run_team(name, prompt):
-            yield event
+        async with aclosing(self._choice.run_team(name, prompt)) as events:  # closed with this one, not by the gc
+            async for event in events:
+                yield event
 
     def pause_team(self) -> bool:
         return self._choice.pause_team()
