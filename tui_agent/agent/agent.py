@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
-from contextlib import aclosing
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -275,7 +275,7 @@ class Agent:
             state.conversation.add_user(prompt, attachments)
             turn_id = turns.next_id()
             yield TurnStarted(session.id, user.id, prompt, turn_id=turn_id)
-            async with aclosing(self._run(session, reply.id, turn_id, hook_context="\n".join(context))) as events:
+            async with _closed_after(self._run(session, reply.id, turn_id, hook_context="\n".join(context))) as events:
                 async for event in events:
                     yield event
 
@@ -314,7 +314,7 @@ class Agent:
         if said.blocked_by is not None:
             yield _refused(said, self._turns.next_id())
             return
-        async with aclosing(self._redo.edit(message_id, text, attachments)) as events:
+        async with _closed_after(self._redo.edit(message_id, text, attachments)) as events:
             async for event in events:
                 yield event
 
@@ -420,7 +420,7 @@ class Agent:
         if said.blocked_by is not None:
             yield _refused(said, self._turns.next_id())
             return
-        async with aclosing(self._choice.run_team(name, prompt)) as events:  # closed with this one, not by the gc
+        async with _closed_after(self._choice.run_team(name, prompt)) as events:  # closed with this one, not by the gc
             async for event in events:
                 yield event
 
@@ -480,3 +480,15 @@ def _refused(said: HookAnswer, turn_id: str) -> TurnFinished:
     return TurnFinished(
         TurnEndReason.ERROR, f"A hook ({said.blocked_by}) refused the prompt: {said.reason}", turn_id=turn_id
     )
+
+
+@asynccontextmanager
+async def _closed_after(events: AsyncIterator[AgentEvent]) -> AsyncIterator[AsyncIterator[AgentEvent]]:
+    """`events`, closed when the block ends: a stream passed on is closed with the one passing it on, never left
+    to the garbage collector (what a turn does at its end would run after history is closed)."""
+    try:
+        yield events
+    finally:
+        close = getattr(events, "aclose", None)  # a generator's (every turn's)
+        if close is not None:
+            await close()
