@@ -58,9 +58,11 @@ def main() -> None:
     extra = value - base
     print(f"{support().detail}; {args.runs} starts each of `{COMMAND}` through run_program")
     print(f"value: cold sandboxed start {cold * 1000:.1f} ms (ruleset built)")
-    print(f"value: extra cost per sandboxed start {extra:.1f} ms (target <= {TARGET_MS:g} ms)")
     ratio = value / base
-    print(f"result: sandboxed_start_ms={value:.1f} baseline={base:.1f} ratio={ratio:.2f} target=+{TARGET_MS:g}ms")
+    print(
+        f"result: sandbox_extra_start_ms={extra:.1f} baseline={base:.1f} ratio={ratio:.2f} target=value<={TARGET_MS:g}"
+    )
+    print(f"result: sandboxed_start_ms={value:.1f} baseline={base:.1f} ratio={ratio:.2f} target=ratio<=2.5")
     sys.exit(0 if extra <= TARGET_MS else 1)
 
 
