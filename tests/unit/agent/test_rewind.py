@@ -45,6 +45,15 @@ REPLIES: list[dict[str, Any]] = [
 ]
 
 
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The working folder the agent's tool writes in (the test runs in it)."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    return folder
+
+
 async def two_turns(make_agent: MakeAgent, url: str, work: Path) -> tuple[BuiltAgent, list[Message]]:
     built = await make_agent(url, plugin_dirs=[PLUGINS])
     await collect(built.agent.send("write a"))
@@ -59,11 +68,8 @@ def by_file(steps: list[FileStep]) -> dict[str, str]:
 
 @pytest.mark.parametrize("offline_server", [{"replies": REPLIES}], indirect=True)
 async def test_rewind_restores_files_keeps_the_persons_edits_and_can_be_undone(
-    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    make_agent: MakeAgent, offline_server: BackgroundServer, work: Path
 ) -> None:
-    work = tmp_path / "work"
-    work.mkdir()
-    monkeypatch.chdir(work)
     built, messages = await two_turns(make_agent, offline_server.base_url, work)
     agent = built.agent
     prompts = [m for m in messages if m.role is Role.USER]
@@ -104,11 +110,8 @@ async def test_rewind_restores_files_keeps_the_persons_edits_and_can_be_undone(
 
 @pytest.mark.parametrize("offline_server", [{"replies": REPLIES}], indirect=True)
 async def test_a_branch_carries_its_own_files(
-    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    make_agent: MakeAgent, offline_server: BackgroundServer, work: Path
 ) -> None:
-    work = tmp_path / "work"
-    work.mkdir()
-    monkeypatch.chdir(work)
     built, messages = await two_turns(make_agent, offline_server.base_url, work)
     agent = built.agent
     second = [m for m in messages if m.role is Role.USER][1]
@@ -189,13 +192,11 @@ def test_the_rewind_point_of_a_prompt_and_of_a_reply() -> None:
 async def test_the_rewind_command_does_the_same_for_scripts(
     make_agent: MakeAgent,
     offline_server: BackgroundServer,
+    work: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    work = tmp_path / "work"
-    work.mkdir()
-    monkeypatch.chdir(work)
     built, messages = await two_turns(make_agent, offline_server.base_url, work)
     session_id = built.agent.current_session_id
     assert session_id is not None
