@@ -15,6 +15,7 @@ import asyncio
 import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
@@ -50,9 +51,10 @@ class FileStep:
     seen: Seen | None = None
     """How the file was when read for the plan: a restore leaves it alone if it changed since."""
 
-    @property
+    @cached_property
     def shown(self) -> str:
-        """The file as the person reads it: relative to the folder tui-agent runs in when inside it."""
+        """The file as the person reads it: relative to the folder tui-agent runs in when inside it (worked out
+        once: lists, filters and the restore ask it of each file again and again)."""
         if self.where is None:
             return self.move.path
         try:
