@@ -5,8 +5,9 @@ A plan says, per file, what the disk holds now and what it will hold (`FileStep`
 made. A file whose disk content is neither what the tree left in it nor already the wanted one was changed
 outside tui-agent since the agent last wrote it: a **conflict**, never overwritten unless the person says so
 for that file. Restoring records first (what each file holds now, what it gets: `history/file_states.py`, so
-a restore can itself be undone, the person's own edits it replaced included), then writes each file
-atomically (`tools/restore.py`); a file that changed again since the preview is left alone and said.
+a restore can itself be undone, the person's own edits it replaced included), then puts each file in place
+atomically (`tools/restore.py`: the new contents are staged in temporary files while the record commits); a
+file that changed again since the preview is left alone and said.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from tui_agent.history.file_states import FileMove, Restored
 from tui_agent.history.models import Message
 from tui_agent.payloads import FileChange
 from tui_agent.status import Role
-from tui_agent.tools.restore import Seen, located, read_seen, seen_now, write_many
+from tui_agent.tools.restore import Seen, Staged, located, read_seen, seen_now, stage_many
 
 
 class FileHistory(Protocol):
@@ -181,31 +182,49 @@ async def restore_files(history: FileHistory, plan: FilesPlan, overwrite: Collec
             chosen.append(step)
     if chosen:
         files = [Restored(s.move.work_dir, s.move.path, s.now, s.move.target) for s in chosen]
-        await history.record_restore(plan.session_id, outcome.restore_id, plan.to_message, files)
-        await asyncio.to_thread(_write_all, chosen, outcome)
+        # The new contents are staged (temporary files, flushed) while the record is committed: the two flushes
+        # overlap, and no file is put in place before the record is on disk.
+        staging = asyncio.ensure_future(asyncio.to_thread(stage_many, [(_place(s), s.move.target) for s in chosen]))
+        try:
+            await history.record_restore(plan.session_id, outcome.restore_id, plan.to_message, files)
+        except BaseException:
+            await _discard(staging)
+            raise
+        staged = await staging
+        await asyncio.to_thread(_put_in_place, chosen, staged, outcome)
     return outcome
 
 
-def _write_all(steps: Sequence[FileStep], outcome: RestoreOutcome) -> None:
-    """Write each step's file (together: `write_many`); a file changed again since the preview is left alone."""
-    chosen: list[FileStep] = []
-    for step in steps:
-        assert step.where is not None  # a step with no place has a problem, never chosen
+def _place(step: FileStep) -> Path:
+    assert step.where is not None  # a step with no place has a problem, never chosen
+    return step.where
+
+
+async def _discard(staging: asyncio.Future[Staged]) -> None:
+    """The staged files of a restore whose record failed (or was cancelled): removed once staged, nothing put
+    in place."""
+    staged = await staging
+    await asyncio.to_thread(staged.discard)
+
+
+def _put_in_place(steps: Sequence[FileStep], staged: Staged, outcome: RestoreOutcome) -> None:
+    """Put each step's staged file in place; a file changed again since the preview is left alone."""
+    changed: set[int] = set()
+    for index, step in enumerate(steps):
         try:
-            changed = seen_now(step.where) != step.seen
+            if seen_now(_place(step)) != step.seen:  # the person's, since the preview: left alone
+                changed.add(index)
         except OSError as error:
-            outcome.failed.append((step.shown, _reason(error)))
-            continue
-        if changed:  # the person's, since the preview: left alone
+            staged.errors[index] = error
+            changed.add(index)
+    written = staged.put_in_place(keep=lambda index: index not in changed)
+    for index, (step, failure) in enumerate(zip(steps, written, strict=True)):
+        if failure is not None:
+            outcome.failed.append((step.shown, _reason(failure)))
+        elif index in changed:
             outcome.kept.append(step.shown)
         else:
-            chosen.append(step)
-    written = write_many([(step.where, step.move.target) for step in chosen if step.where is not None])
-    for step, failure in zip(chosen, written, strict=True):
-        if failure is None:
             outcome.restored.append(step.shown)
-        else:
-            outcome.failed.append((step.shown, _reason(failure)))
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,13 @@
-"""Provides `located`, `on_disk` and `write_back`: the disk side of a rewind — a recorded file found under the
-folder the agent changed it in, read as it is now, and written back atomically.
+"""Provides `located`, `on_disk`, `write_back` and `stage_many`: the disk side of a rewind — a recorded file found
+under the folder the agent changed it in, read as it is now, and written back atomically.
 
 Confined as the edit tools are (`confinement.py`), but to the folder the change was recorded in rather than the
 one tui-agent runs in now, so `tui-agent rewind` works from anywhere: a path that resolves outside it (`..`, a
 symlink, a symlinked parent folder) or into a `.git` folder is refused, never written. A write is a temporary
 file in the same folder, flushed and renamed over, with the file's mode bits kept: a kill at any moment leaves
 the old or the new content. A deletion removes the file only (folders the agent made stay). Many files are
-written together (`write_many`) with one flush of the file system, not one per file.
+written together (`write_many`) with one flush of the file system, not one per file; `stage_many` is its first
+half (the temporary files, flushed), so a rewind commits its record while they flush.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
@@ -86,29 +88,82 @@ def write_many(files: Sequence[tuple[Path, bytes | None]]) -> list[OSError | Non
 
     Durable as a write-then-fsync-each is, for less: every new content goes to a temporary file beside its
     file, then the file system is flushed once (`syncfs`: one journal commit, not one per file), then each
-    temporary file is renamed over its file and the file system flushed again (the renames). A crash before the renames
-    leaves every file as it was (and a `.tui-agent-tmp` file beside it); after, each file is old or new."""
-    errors: list[OSError | None] = [None] * len(files)
-    ready: list[tuple[int, str | None]] = []
-    for index, (target, data) in enumerate(files):
+    temporary file is renamed over its file and the file system flushed again (the renames). A crash before the
+    renames leaves every file as it was (and a `.tui-agent-tmp` file beside it); after, each file is old or new.
+    The two halves are `stage_many` and `Staged.put_in_place`, for a caller with work to do in between."""
+    return stage_many(files).put_in_place()
+
+
+@dataclass
+class Staged:
+    """Files whose new contents sit flushed in temporary files beside them (`stage_many`), not yet in place:
+    `put_in_place` renames them over their files, `discard` removes them. Nothing a person sees has changed."""
+
+    files: Sequence[tuple[Path, bytes | None]]
+    errors: list[OSError | None]
+    temporaries: dict[int, str | None] = field(default_factory=dict)
+    """By index into `files`: its temporary file (None: a deletion, nothing to stage)."""
+    waiting: list[int] = field(default_factory=list)
+    """Files whose folder does not exist yet: made only when put in place (staging writes no folder)."""
+
+    @classmethod
+    def of(cls, files: Sequence[tuple[Path, bytes | None]]) -> Staged:
+        """`files` staged (`stage_many`)."""
+        staged = cls(files, [None] * len(files))
+        for index in range(len(files)):
+            staged._stage(index, make_folder=False)
+        _flush_file_systems({files[index][0].parent for index, temporary in staged.temporaries.items() if temporary})
+        return staged
+
+    def put_in_place(self, keep: Callable[[int], bool] = lambda index: True) -> list[OSError | None]:
+        """Put each staged file in place, except those `keep` says no to (their temporary files removed);
+        the error of each file (None: written or left out)."""
+        for index in self.waiting:
+            self._stage(index, make_folder=True)
+        if self.waiting:
+            _flush_file_systems({self.files[index][0].parent for index in self.waiting})
+        for index, temporary in self.temporaries.items():
+            target = self.files[index][0]
+            try:
+                if not keep(index):
+                    _remove(temporary)
+                elif temporary is None:
+                    target.unlink(missing_ok=True)
+                else:
+                    os.replace(temporary, target)
+            except OSError as error:
+                self.errors[index] = error
+                _remove(temporary)
+        _flush_file_systems({self.files[index][0].parent for index in self.temporaries})  # the renames, once
+        return self.errors
+
+    def discard(self) -> None:
+        """Remove every temporary file: nothing is put in place."""
+        for temporary in self.temporaries.values():
+            _remove(temporary)
+
+    def _stage(self, index: int, make_folder: bool) -> None:
+        target, data = self.files[index]
         try:
-            ready.append((index, None if data is None else _temporary(target, data)))
-        except OSError as error:
-            errors[index] = error
-    _flush_file_systems({files[index][0].parent for index, _ in ready})
-    for index, temporary in ready:
-        target = files[index][0]
-        try:
-            if temporary is None:
-                target.unlink(missing_ok=True)
+            if data is None:
+                self.temporaries[index] = None
+            elif not make_folder and not target.parent.is_dir():
+                self.waiting.append(index)
             else:
-                os.replace(temporary, target)
+                self.temporaries[index] = _temporary(target, data)
         except OSError as error:
-            errors[index] = error
-            if temporary is not None:
-                Path(temporary).unlink(missing_ok=True)
-    _flush_file_systems({files[index][0].parent for index, _ in ready})  # the renames, once
-    return errors
+            self.errors[index] = error
+
+
+def stage_many(files: Sequence[tuple[Path, bytes | None]]) -> Staged:
+    """Each file's new content written to a temporary file beside it, and those flushed to disk (one flush of
+    each file system); no file a person sees is touched, no folder made."""
+    return Staged.of(files)
+
+
+def _remove(temporary: str | None) -> None:
+    if temporary is not None:
+        Path(temporary).unlink(missing_ok=True)
 
 
 def _temporary(target: Path, data: bytes) -> str:

@@ -13,18 +13,22 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.unit.agent.conftest import MakeAgent, collect
-from tui_agent.agent.rewind import FileStep, rewind_point
+from tui_agent.agent.rewind import FileStep, plan_files, restore_files, rewind_point
 from tui_agent.agent.services import BuiltAgent
 from tui_agent.cli import main
-from tui_agent.history.file_states import FileMove
+from tui_agent.history.errors import HistoryError
+from tui_agent.history.file_states import FileMove, Restored
 from tui_agent.history.models import Message
+from tui_agent.history.store import HistoryStore
 from tui_agent.offline.server import BackgroundServer
+from tui_agent.payloads import FileChange
 from tui_agent.status import Role
 from tui_agent.tools.restore import located, on_disk, write_back
 
@@ -256,3 +260,46 @@ def test_a_kill_during_a_restore_leaves_each_file_old_or_new(tmp_path: Path) -> 
         writer.wait()
         for path in files:
             assert path.read_bytes() in (b"0" * 200_000, b"1" * 200_000), path
+
+
+class RecordFailsOnceStaged:
+    """The real history store, except that recording a restore fails once the new contents are staged beside
+    their files (as a full disk would fail it): the moment a restore must take back what it staged."""
+
+    def __init__(self, store: HistoryStore, work: Path) -> None:
+        self.store, self.work = store, work
+
+    async def file_moves(self, session_id: str, start: str | None, end: str | None) -> list[FileMove]:
+        return await self.store.file_moves(session_id, start, end)
+
+    async def last_restore(self, session_id: str) -> tuple[str, list[Restored]] | None:
+        return await self.store.last_restore(session_id)
+
+    async def record_restore(
+        self, session_id: str, restore_id: str, to_message: str | None, files: Sequence[Restored]
+    ) -> None:
+        for _ in range(1000):
+            if any(name.endswith(".tui-agent-tmp") for name in os.listdir(self.work)):
+                raise HistoryError("database or disk is full")
+            await asyncio.sleep(0.005)
+        raise AssertionError("nothing was staged while the record was being made")
+
+
+async def test_a_restore_whose_record_fails_changes_no_file(work: Path) -> None:
+    """The new contents are staged while the record commits: when it cannot be, nothing is put in place and
+    no temporary file is left beside the person's."""
+    (work / "a.txt").write_bytes(b"after")
+    store = await HistoryStore.open(work.parent / "history.db")
+    try:
+        session = await store.create_session("rewind")
+        _, reply = await store.begin_turn(session.id, "change a")
+        await store.record_tool_call(reply.id, "call-1", "write_file", "{}", {})
+        await store.record_file_changes(reply.id, "call-1", [FileChange("a.txt", b"before", b"after")])
+        history = RecordFailsOnceStaged(store, work)
+        plan = await plan_files(history, session.id, reply.id, None)
+        assert [step.action for step in plan.steps] == ["+1 −1"]
+        with pytest.raises(HistoryError):
+            await restore_files(history, plan)
+        assert sorted(os.listdir(work)) == ["a.txt"] and (work / "a.txt").read_bytes() == b"after"
+    finally:
+        await store.close()
