@@ -372,17 +372,16 @@ class Turn:
     def follow_call(self, call: ToolCall) -> None:
         """Follow the runner: show the change now, save it in order in the background."""
         self.show_call(call)
+        # The files a finished call changed are kept for rewind (`file_rows`), in its final status's transaction.
+        changes = call.file_changes if call.status.is_final else ()
         self._save_in_order(
             self.services.store.update_tool_call(
-                call.message_id, call.call_id, call.status, result=call.result, error=call.error
+                call.message_id, call.call_id, call.status, result=call.result, error=call.error, file_changes=changes
             )
         )
         if call.attachments and call.status.is_final:  # what it returned besides text (an image), stored once
             returned = [Attachment.restored(r, call.attachment_data[r.hash]) for r in call.attachments]
             self._save_in_order(self._store_returned(call, returned))
-        if call.file_changes and call.status.is_final:  # the files it changed, kept for rewind (`file_rows`)
-            store = self.services.store
-            self._save_in_order(store.record_file_changes(call.message_id, call.call_id, call.file_changes))
 
     async def _store_returned(self, call: ToolCall, returned: list[Attachment]) -> None:
         await self.services.store.attach_to_call(call.message_id, call.call_id, returned)

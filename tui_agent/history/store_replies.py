@@ -3,6 +3,7 @@ status and usage, its tool calls), redacted first. A part of `HistoryStore`."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -65,13 +66,29 @@ class Replies:
         await self._db.write(writes.record_tool_call(message_id, call_id, name, raw, parsed, status, self._db.owner))
 
     async def update_tool_call(
-        self, message_id: str, call_id: str, status: ToolStatus, result: str | None = None, error: str | None = None
+        self,
+        message_id: str,
+        call_id: str,
+        status: ToolStatus,
+        result: str | None = None,
+        error: str | None = None,
+        file_changes: Sequence[FileChange] = (),
     ) -> None:
-        """Move a call on: `running` stamps started_at, a final status stamps finished_at."""
+        """Move a call on: `running` stamps started_at, a final status stamps finished_at. `file_changes`: the
+        files it changed, recorded in the same transaction (as `record_file_changes`): an edit's record costs
+        no commit of its own."""
         r = self.redactor
-        await self._db.write(
-            writes.update_tool_call(message_id, call_id, status, r.maybe(result), r.maybe(error), self._db.owner)
-        )
+        update = writes.update_tool_call(message_id, call_id, status, r.maybe(result), r.maybe(error), self._db.owner)
+        if not file_changes:
+            await self._db.write(update)
+            return
+        record = file_rows.record(message_id, call_id, list(file_changes), str(Path.cwd().resolve()))
+
+        def both(conn: sqlite3.Connection) -> None:
+            update(conn)
+            record(conn)
+
+        await self._db.write(both)
 
     async def record_file_changes(self, message_id: str, call_id: str, changes: Sequence[FileChange]) -> None:
         """Record the files call `call_id` of reply `message_id` changed, byte-exact (never redacted: a rewind
