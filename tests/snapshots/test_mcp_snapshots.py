@@ -1,6 +1,7 @@
 """Snapshots of the MCP screen at 80×24 and 160×45: a ready server with its tools (name and the first line of
-each description), a failed one and a disabled one in the list. The servers are the run's own objects, put in
-those states by hand (no process starts): the pictures hold no timing or path of this machine."""
+each description), a failed one and a disabled one in the list, over the chat's welcome. The servers are the
+run's own objects, put in those states by hand (no process starts): the pictures hold no timing or path of this
+machine."""
 
 from __future__ import annotations
 
@@ -44,6 +45,8 @@ def servers() -> McpServers:
 
 
 async def open_mcp(pilot: Pilot[None]) -> None:
+    # The chat's welcome is shown after its first frame: waited for, so the picture behind the dialog is always it.
+    await wait_until(pilot, lambda: bool(pilot.app.screen.query("#welcome")), "the welcome")
     await pilot.app.push_screen(McpScreen(servers()))
     await wait_until(pilot, lambda: showing(pilot.app, McpScreen), "the MCP screen")
     await wait_until(

@@ -314,7 +314,8 @@ async def test_reply_that_completed_before_cancel_loses_its_marker() -> None:
         await wait_until(pilot, lambda: screen.idle)
         message = screen.chat_log.assistant("m1")
         assert message is not None and message.status is MessageStatus.COMPLETE and message.text == "all done"
-        assert len(screen.query(MessageMarker)) == 0
+        # the marker goes with the message's final status, which may be drawn a refresh after the turn's end
+        await wait_until(pilot, lambda: len(screen.query(MessageMarker)) == 0, "the marker removed")
 
 
 def answering_app(count: int, answer: str = "Answer {n}.\n\n- item") -> TuiAgentApp:
