@@ -113,7 +113,7 @@ def test_tool_choice_none_required_and_named(client: openai.OpenAI) -> None:
         ("sometimes", tools, "tool_choice"),
     ]:
         with pytest.raises(openai.BadRequestError) as raised:
-            client.chat.completions.create(model="m", messages=weather, tools=tools_sent, tool_choice=choice)  # type: ignore[arg-type]
+            client.chat.completions.create(model="m", messages=weather, tools=tools_sent, tool_choice=choice)  # type: ignore[call-overload]
         assert raised.value.param == param
 
 
@@ -167,7 +167,7 @@ def test_response_format_json_object_and_json_schema(client: openai.OpenAI) -> N
         client.chat.completions.create(model="m", messages=ask("hello"), response_format={"type": "json_object"})
     assert raised.value.param == "messages"
     with pytest.raises(openai.BadRequestError) as raised:
-        client.chat.completions.create(model="m", messages=ask("x"), response_format={"type": "json_schema"})  # type: ignore[typeddict-item]
+        client.chat.completions.create(model="m", messages=ask("x"), response_format={"type": "json_schema"})  # type: ignore[call-overload]
     assert raised.value.param == "response_format.json_schema"
 
 
