@@ -30,6 +30,7 @@ def add_parser(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="TOOL",
+        dest="serve_allow",  # not the top level's `--allow`, which is for -p runs
         help="let the agents run TOOL without asking (repeatable); other tools that ask are denied",
     )
     parser.add_argument("--no-agents", action="store_true", help="serve the offline model only")
@@ -38,7 +39,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; returns the exit status."""
-    served = None if args.no_agents else _served_agents(args.allow)
+    served = None if args.no_agents else _served_agents(args.serve_allow)
     return offline_cli.run(args, served_models=served)
 
 

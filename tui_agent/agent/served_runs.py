@@ -6,8 +6,9 @@ tools, the agent's profile), closed when the reply ends. What the client sends i
 user message is the prompt. When the rest is a conversation this server answered (the client sends back the
 reply it got, and asks again), the run resumes that stored session, so history holds one session per
 conversation; otherwise a new session starts, the earlier messages (and the client's system messages) put before
-the prompt for the agent to read. Tools that would ask are denied (nobody is there to ask), unless `serve
---allow` names them; the runner lets those run. The reply's text streams as it comes (several responses of one
+the prompt for the agent to read. The run starts in the config's permission mode (`[tools] mode`, as `-p`
+does); tools that would ask are denied (nobody is there to ask), unless `serve --allow` names them, which the
+runner lets run. The reply's text streams as it comes (several responses of one
 turn as paragraphs, each team member's under its name); reasoning and one line per finished tool call (as `-p`
 writes them on stderr) stream as reasoning, which clients show apart or not at all.
 """
@@ -40,6 +41,7 @@ from tui_agent.config import Settings
 from tui_agent.offline.agent_route import Done, ModelRefused, Piece, Said, Started
 from tui_agent.status import TurnEndReason
 from tui_agent.tool_call import Decision
+from tui_agent.tools.modes import start_mode
 
 KINDS = ("agent:", "team:")
 FINISH = {TurnEndReason.DONE: "stop", TurnEndReason.LENGTH: "length", TurnEndReason.BUDGET: "length"}
@@ -91,6 +93,8 @@ class ServedAgents:
                 session = None
             asked = prompt if session is not None else with_earlier(earlier, instructions, prompt)
             built.agent.runner.preapproved = self.allow
+            if (refused := start_mode(built.agent.runner.permissions, None, settings.tools.mode)) is not None:
+                self.say(f"{model}: {refused}")  # the run stays in ask mode: tools that ask are denied
             turn = built.agent.run_team(name, asked) if kind == "team" else built.agent.send(asked)
             reply = Reply()
             try:
@@ -101,6 +105,8 @@ class ServedAgents:
                     yield piece
             finally:
                 await _close(turn)  # before history closes; also when the client hung up (the turn is cancelled)
+                if reply.outcome == "not finished":
+                    self.say(f"{model}: session {built.agent.current_session_id} (the client went away: cancelled)")
         finally:
             await built.close()
 

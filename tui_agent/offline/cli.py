@@ -132,7 +132,8 @@ def _may_listen(host: str, key: str | None) -> bool:
         return False
     print(
         f"tui-agent serve: warning: listening on {host!r}, reachable from other machines; every request must "
-        "carry the key as its API key. The offline model is for tests: traffic is plain HTTP.",
+        "carry the key as its API key. Traffic is plain HTTP (put a TLS proxy in front), and a request to an "
+        "agent: or team: model runs its tools on this machine.",
         file=sys.stderr,
     )
     return True

@@ -166,7 +166,7 @@ def test_serve_reads_its_key_from_the_variable_named() -> None:
     parser = argparse.ArgumentParser()
     add_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["serve", "--api-key-env", "MY_KEY", "--allow", "run_shell", "--cors-origin", "*"])
-    assert (args.allow, args.cors_origin) == (["run_shell"], ["*"])
+    assert (args.serve_allow, args.cors_origin) == (["run_shell"], ["*"])
     assert offline_cli.chosen_key(args, {"MY_KEY": "s3cret", "TUI_AGENT_SERVE_KEY": "other"}) == "s3cret"
     with pytest.raises(ValueError, match="MY_KEY"):
         offline_cli.chosen_key(args, {})
