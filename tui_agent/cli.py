@@ -18,7 +18,7 @@ from tui_agent import __version__
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "plugins": ("tui_agent.plugins_cli", "list tools and plugin load problems"),
-    "serve": ("tui_agent.offline.cli", "run the built-in offline model as an OpenAI-compatible server"),
+    "serve": ("tui_agent.serve_cli", "serve the offline model, your agents and teams over an OpenAI-compatible API"),
     "sessions": ("tui_agent.history.cli", "list, show, export, search or delete saved sessions"),
     "themes": ("tui_agent.ui.cli", "list the available themes"),
     "config": ("tui_agent.config_cli", "show the config file's path or the effective settings"),

@@ -12,9 +12,21 @@ import json
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
+from weakref import WeakKeyDictionary
 
 MAX_BODY = 32 * 1024 * 1024
 FLUSH_AT = 64 * 1024
+_ADDED: WeakKeyDictionary[asyncio.StreamWriter, dict[str, str]] = WeakKeyDictionary()
+"""Headers every response on a connection carries, set per request (`every_response`: CORS)."""
+
+
+def every_response(writer: asyncio.StreamWriter, headers: dict[str, str]) -> None:
+    """Make every response written to `writer` from now on carry `headers` (empty: none), whichever route
+    writes it, until the next call (the server sets them for each request it reads)."""
+    if headers:
+        _ADDED[writer] = headers
+    else:
+        _ADDED.pop(writer, None)
 
 
 @dataclass
@@ -60,7 +72,7 @@ async def send(
 ) -> None:
     """Write a complete response with a Content-Length."""
     headers = {"Content-Type": content_type, "Content-Length": str(len(body)), **(extra or {})}
-    writer.write(head(status, headers) + body)
+    writer.write(head(status, {**headers, **_ADDED.get(writer, {})}) + body)
     await writer.drain()
 
 
@@ -78,7 +90,8 @@ class ChunkedStream:
         self.size = 0
 
     async def open(self, status: int, headers: dict[str, str]) -> None:
-        self.writer.write(head(status, {**headers, "Transfer-Encoding": "chunked"}))
+        added = _ADDED.get(self.writer, {})
+        self.writer.write(head(status, {**headers, **added, "Transfer-Encoding": "chunked"}))
         await self.writer.drain()
 
     async def write(self, data: bytes) -> None:

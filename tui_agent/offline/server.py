@@ -23,15 +23,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Literal
+from urllib.parse import unquote
 
 from tui_agent.offline import frames, served
+from tui_agent.offline.agent_route import ServedModels, serve_served
 from tui_agent.offline.anthropic_route import serve_messages
 from tui_agent.offline.attached import INVALID_IMAGE, NO_IMAGES, has_broken_image, has_image
-from tui_agent.offline.behaviour import default_reply, text_of
+from tui_agent.offline.behaviour import text_of
+from tui_agent.offline.cors import Cors
 from tui_agent.offline.embeddings_route import serve_embeddings
 from tui_agent.offline.guard import Guard
-from tui_agent.offline.http import ChunkedStream, Request, read_request, send, send_json
+from tui_agent.offline.http import ChunkedStream, Request, every_response, read_request, send, send_json
 from tui_agent.offline.prompt_cache import PromptCache
+from tui_agent.offline.request_checks import request_problem, stops
+from tui_agent.offline.request_options import answer_as_asked, stopped
 from tui_agent.offline.scenario import Reply, Scenario, ToolCallSpec, as_scenario
 from tui_agent.offline.strict import role_problem
 
@@ -77,11 +82,22 @@ class OfflineServer:
     `next_reply` (the scripted or default reply), `prompt_tokens` and `usage` (the counts, the prompt cache)."""
 
     def __init__(
-        self, scenario: Any = None, host: str = "127.0.0.1", port: int = 0, api_key: str | None = None
+        self,
+        scenario: Any = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        api_key: str | None = None,
+        *,
+        served_models: ServedModels | None = None,
+        cors: Cors | None = None,
     ) -> None:
         self.scenario: Scenario = as_scenario(scenario)
         self.host, self.port = host, port
         self.guard = Guard(host, api_key)
+        self.served_models = served_models
+        """Models answered by something else (`serve`'s agents and teams, `agent_route.py`)."""
+        self.cors = cors or Cors()
+        """The web origins allowed to call from a browser (none unless `serve --cors-origin` names them)."""
         self.requests: list[RequestRecord] = []
         self._replies = list(self.scenario.replies)
         self._last: Reply | None = None
@@ -131,15 +147,22 @@ class OfflineServer:
 
     async def _dispatch(self, request: Request, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         path = request.path.rstrip("/")
+        every_response(writer, self.cors.headers_for(request))  # nothing unless the page's origin is allowed
+        if request.method == "OPTIONS" and (preflight := self.cors.preflight(request)) is not None:
+            self.requests.append(RequestRecord(request.method, path, None, "ok"))
+            await send(writer, 204, b"", "text/plain", preflight)
+            return True
         if (refusal := self.guard.refusal(request)) is not None:
             self.requests.append(RequestRecord(request.method, path, None, f"status {refusal.status}"))
             await send_json(writer, refusal.status, refusal.body)
             return True
         if request.method == "GET" and path in ("/v1/models", "/models"):
             self.requests.append(RequestRecord(request.method, path, None, "ok"))
-            data = [served.models_entry(self.scenario, model) for model in self.scenario.models]
+            data = [self._model_entry(model) for model in self._listed()]
             await send_json(writer, 200, {"object": "list", "data": data})
             return True
+        if request.method == "GET" and path.startswith(("/v1/models/", "/models/")):
+            return await self._one_model(request, path.split("/models/", 1)[1], writer)
         if request.method == "POST" and path in ("/v1/chat/completions", "/chat/completions"):
             return await self._chat(request, reader, writer)
         if request.method == "POST" and path == "/v1/messages":  # Anthropic's Messages API
@@ -154,6 +177,28 @@ class OfflineServer:
         await send_json(writer, 404, frames.error_body(404, f"No route {request.method} {path} on the offline model."))
         return True
 
+    def _listed(self) -> list[str]:
+        """The model ids `/v1/models` lists: the scenario's, then the served agents and teams."""
+        return [*self.scenario.models, *(self.served_models.names() if self.served_models else [])]
+
+    def _model_entry(self, model: str) -> dict[str, Any]:
+        if self.served_models is not None and self.served_models.claims(model):
+            return {"id": model, "object": "model", "created": 0, "owned_by": "tui-agent"}
+        return served.models_entry(self.scenario, model)
+
+    async def _one_model(self, request: Request, model: str, writer: asyncio.StreamWriter) -> bool:
+        """`GET /v1/models/{id}`: its entry. Any name is answered (the offline model answers any), but an agent or
+        team that is not served is 404, as a chat request naming it would be."""
+        model = unquote(model)
+        unknown = self.served_models is not None and self.served_models.claims(model) and model not in self._listed()
+        self.requests.append(RequestRecord(request.method, request.path, None, "status 404" if unknown else "ok"))
+        if unknown:
+            said = f"The model {model!r} does not exist: `tui-agent serve` serves {', '.join(self._listed())}."
+            await send_json(writer, 404, frames.client_error(said, "model_not_found"))
+            return True
+        await send_json(writer, 200, self._model_entry(model))
+        return True
+
     def script(self, replies: list[Any], then: Literal["default", "repeat_last"] = "default") -> None:
         """Replace the replies still to serve (a test changing the server's behaviour between two turns)."""
         self.scenario = self.scenario.model_copy(update={"then": then})
@@ -166,7 +211,7 @@ class OfflineServer:
             return self._last
         if self.scenario.then == "repeat_last" and self._last is not None:
             return self._last
-        reply = default_reply(body)
+        reply = answer_as_asked(body)
         return reply.model_copy(update={"chunk_delay": self.scenario.default_chunk_delay})
 
     async def receive(
@@ -205,7 +250,7 @@ class OfflineServer:
     def next_reply(self, body: dict[str, Any], limit: int | None = None) -> Reply:
         """The reply to the chat-shaped `body`: the next scripted one, else the default behaviour's; cut after
         `limit` tokens, and each of its calls with an id."""
-        return self._with_call_ids(frames.within_limit(self._next_reply(body), limit))
+        return self._with_call_ids(frames.within_limit(stopped(self._next_reply(body), stops(body)), limit))
 
     @staticmethod
     def prompt_tokens(body: dict[str, Any]) -> int:
@@ -217,6 +262,10 @@ class OfflineServer:
         if (received := await self.receive(request, writer, frames.error_body, "X-Request-Id")) is None:
             return True
         body, record = received.body, received.record
+        if (wrong := request_problem(body)) is not None:  # no messages, a tool_choice naming no tool...
+            return await self.refuse(writer, received, 400, wrong)
+        if self.served_models is not None and self.served_models.claims(str(body.get("model"))):
+            return await serve_served(self, self.served_models, received, reader, writer)
         self._used |= {str(body.get("model"))}
         # Each refusal comes before any scripted reply is used, as a server's would.
         if self.scenario.strict and (problem := role_problem(body.get("messages"))) is not None:
