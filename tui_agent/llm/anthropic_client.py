@@ -46,6 +46,7 @@ from tui_agent.llm.errors import (
     redact,
 )
 from tui_agent.llm.events import StreamEvent
+from tui_agent.llm.tls import shared_tls
 from tui_agent.llm.to_user import schema_has_to_user
 from tui_agent.llm.watchdog import StallWatchdog
 
@@ -95,7 +96,11 @@ class AnthropicClient:
         self._thinking = ThinkingMemory()
         # Our own retry loop (not the SDK's) so retries stay before the first event and are shown.
         self._client = anthropic.AsyncAnthropic(
-            base_url=self.base_url, api_key=api_key or NO_KEY, timeout=timeout, max_retries=0
+            base_url=self.base_url,
+            api_key=api_key or NO_KEY,
+            timeout=timeout,
+            max_retries=0,
+            http_client=anthropic.DefaultAsyncHttpxClient(verify=shared_tls()),  # no certificate loading per client
         )
 
     @property

@@ -63,6 +63,7 @@ from tui_agent.llm.reply_stream import (
     unexpected,
 )
 from tui_agent.llm.served_context import context_overflow, learn_windows, server_root
+from tui_agent.llm.tls import shared_tls
 from tui_agent.llm.to_user import schema_has_to_user
 from tui_agent.llm.watchdog import StallWatchdog
 
@@ -97,7 +98,13 @@ class ChatClient:
         self._api_key = api_key
         self._usage_supported = True
         # Our own retry loop (not openai's) so retries stay before the first token and Retry-After is honoured.
-        self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key or NO_KEY, timeout=timeout, max_retries=0)
+        self._client = openai.AsyncOpenAI(
+            base_url=base_url,
+            api_key=api_key or NO_KEY,
+            timeout=timeout,
+            max_retries=0,
+            http_client=openai.DefaultAsyncHttpxClient(verify=shared_tls()),  # no certificate loading per client
+        )
 
     @property
     def host(self) -> str:
