@@ -1,9 +1,9 @@
 """Provides `blocked_lines`: what the sandbox probably blocked, read from a sandboxed program's output.
 
-Landlock answers a refused access with EACCES/EPERM and writes no log a user can read, so this reads the
-program's own complaints ("Permission denied", "Operation not permitted"), takes the path each names and
-says which rule it met — "blocked by the sandbox: write to ~/.bashrc". A path the policy allows was refused
-by something else (file modes) and is not blamed on the sandbox.
+Landlock answers a refused access with EACCES/EPERM (bubblewrap: EROFS) and writes no log a user can read,
+so this reads the program's own complaints ("Permission denied", "Operation not permitted"), takes the path
+each names and says which rule it met — "blocked by the sandbox: write to ~/.bashrc". A path the policy
+allows was refused by something else (file modes) and is not blamed on the sandbox.
 """
 
 from __future__ import annotations
@@ -14,7 +14,11 @@ from pathlib import Path
 
 from tui_agent.sandbox.policy import Policy
 
-REFUSED = re.compile(r"Permission denied|Operation not permitted|EACCES|EPERM")
+REFUSED = re.compile(
+    r"Permission denied|Operation not permitted|EACCES|EPERM|Read-only file system|EROFS|Network is unreachable"
+)
+"""Landlock and sandbox-exec refuse with EACCES/EPERM; bubblewrap's read-only mounts with EROFS, and its empty
+network namespace with ENETUNREACH."""
 PATH = re.compile(r"(?:^|[\s'\"`(:=‘“])((?:~|/)[^\s'\"`:)’”]*)")
 MOST = 5
 """Lines at most: a `find /` that met a thousand refusals needs a few examples, not all."""
