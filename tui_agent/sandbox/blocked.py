@@ -19,7 +19,8 @@ REFUSED = re.compile(
 )
 """Landlock and sandbox-exec refuse with EACCES/EPERM; bubblewrap's read-only mounts with EROFS, and its empty
 network namespace with ENETUNREACH."""
-PATH = re.compile(r"(?:^|[\s'\"`(:=‘“])((?:~|/)[^\s'\"`:)’”]*)")
+PATH = re.compile(r"(?:^|[\s'\"`(:=‘“])((?:~|/|\.\.?/)[^\s'\"`:)’”]*)")
+"""An absolute path, or one from the home folder, or relative from the working directory (`../notes`)."""
 MOST = 5
 """Lines at most: a `find /` that met a thousand refusals needs a few examples, not all."""
 
@@ -43,7 +44,7 @@ def _what(complaint: str, policy: Policy, cwd: Path) -> str | None:
     paths = [match for match in PATH.findall(complaint) if len(match) > 1]
     if not paths:
         return None if policy.network else "a network connection or another access (network is off)"
-    path = Path(os.path.expanduser(paths[-1]))
+    path = Path(os.path.normpath(cwd / os.path.expanduser(paths[-1])))
     if any(_within(path, denied) for denied in policy.denied_paths()):
         return f"{_shown(path)} (a secrets folder: unreadable)"
     if not any(_within(path, writable) for writable in policy.writable_paths(cwd)):

@@ -13,6 +13,10 @@ command only.
 An edit tool's call (`write_file`, `edit_file`) shows the diff it would make instead of its arguments
 (`tui_agent.tools.edits.preview`, nothing written; the reason it would fail when it would), scrolling when
 long, and its choices are: once, `f` always for this file, `e` always for edits, deny.
+
+A command that will run in the OS sandbox with the network off also offers `w`: once, with the network. A
+command the sandbox blocked comes back as a question of its own (`widgets/sandbox_offer.py`): `a` run it
+again outside the sandbox, `w` again with the network, `d` keep the blocked result.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from tui_agent.payloads import FileChange
 from tui_agent.sanitize import reveal
 from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.ui.widgets.file_changes import changes_view
+from tui_agent.ui.widgets.sandbox_offer import TITLE, rerun_choices, rerun_question
 from tui_agent.ui.widgets.tool_panel import pretty_arguments
 
 
@@ -91,7 +96,7 @@ class ApprovalScreen(ModalScreen[Decision]):
         max-height: 90%;
         padding: 0 1;
     }
-    #approval-buttons.-edit Button {
+    #approval-buttons.-edit Button, #approval-buttons.-narrow Button {
         min-width: 0;
         margin: 0 0 0 1;
     }
@@ -113,6 +118,7 @@ class ApprovalScreen(ModalScreen[Decision]):
         Binding("s", "decide('allow_always')", "Always this session", id="decide('allow_always')"),
         Binding("f", "decide('allow_file')", "Always this file", id="decide('allow_file')"),
         Binding("e", "decide('allow_edits')", "Always edits", id="decide('allow_edits')"),
+        Binding("w", "decide('allow_network')", "Once with network", id="decide('allow_network')"),
         Binding("d,n,escape", "decide('deny')", "Deny", id="decide('deny')"),
     ]
 
@@ -127,8 +133,11 @@ class ApprovalScreen(ModalScreen[Decision]):
     def compose(self) -> ComposeResult:
         with Vertical(id="approval-dialog") as dialog:
             dialog.border_title = Content("Allow this tool to run?")
-            if self.agent:
+            if self.update.blocked:
+                dialog.border_title = Content(TITLE)
+            elif self.agent:
                 dialog.border_title = Content(f"{reveal(self.agent)} asks: allow this tool to run?")
+            if self.agent:
                 asking = Content.assemble("Asked by the sub-agent ", (reveal(self.agent), "bold $accent"))
                 yield Static(asking, id="approval-agent")
             yield Static(Content.assemble("Tool: ", (reveal(self.update.name), "bold")), id="approval-tool")
@@ -141,13 +150,18 @@ class ApprovalScreen(ModalScreen[Decision]):
                     yield Static(Content(reveal(shown_arguments(self.update)) or "(no arguments)"))
             if isinstance(changes, str):
                 yield Static(Content.styled(f"This call would fail: {reveal(changes)}", "$text-error"))
+            if self.update.blocked:
+                yield from rerun_question(self.update)
+                return
             if self.edit:
                 yield from self._edit_buttons()
                 return
             yield Static(Content(always_covers(self.update)), id="approval-scope")
-            with Horizontal(id="approval-buttons"):
+            with Horizontal(id="approval-buttons", classes="-narrow" if self.update.network_off else ""):
                 yield Button(Content("Allow once (a)"), id="allow_once", variant="success")
                 yield Button(Content("Always this session (s)"), id="allow_always", variant="primary")
+                if self.update.network_off:
+                    yield Button(Content("Once with network (w)"), id="allow_network", variant="warning")
                 yield Button(Content("Deny (d)"), id="deny", variant="error")
 
     def _edit_buttons(self) -> ComposeResult:
@@ -168,6 +182,10 @@ class ApprovalScreen(ModalScreen[Decision]):
     def action_decide(self, decision: str) -> None:
         chosen = Decision(decision)
         offered = {Decision.ALLOW_ONCE, Decision.DENY} | (EDIT_CHOICES if self.edit else {Decision.ALLOW_ALWAYS})
+        if self.update.network_off:
+            offered.add(Decision.ALLOW_NETWORK)
+        if self.update.blocked:
+            offered = set(rerun_choices(self.update))
         if chosen == Decision.ALLOW_FILE and self.update.name == "apply_patch" or chosen not in offered:
             return  # the key of a choice this dialog does not offer
         self.dismiss(chosen)
