@@ -104,6 +104,9 @@ class ApprovalScreen(ModalScreen[Decision]):
         height: 1fr;
         max-height: 100%;
     }
+    #approval-blocked {
+        margin-bottom: 1;
+    }
     #approval-buttons {
         height: auto;
         align-horizontal: center;
