@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.sandbox import Policy, confined, launch, private_temp_dir
+from tui_agent.sandbox import Policy, blocked_lines, confined, launch, private_temp_dir
 from tui_agent.sandbox.bubblewrap import bwrap_prefix
 from tui_agent.sandbox.seatbelt import profile, quoted
 from tui_agent.sandbox.support import Probed, Support, bwrap_failure, detect
@@ -133,3 +133,22 @@ async def test_a_launch_through_a_backend_program_reaches_run_program(
     with launch.prepare(Policy(network=True, deny_read=()), tmp_path) as mac:
         assert mac.preexec_fn is None and mac.argv(["ls"])[:2] == ["/usr/bin/sandbox-exec", "-p"]
         assert mac.argv(["ls"])[-1] == "ls" and f'(subpath "{real}")' in mac.argv(["ls"])[2]
+
+
+def test_what_was_blocked_is_read_from_each_backends_complaints(tmp_path: Path) -> None:
+    """Landlock's and sandbox-exec's EACCES/EPERM, bubblewrap's read-only mounts and its empty network
+    namespace; a path named relative to the working directory is placed from it."""
+    work = tmp_path / "work"
+    output = "\n".join(
+        (
+            "touch: cannot touch '../outside': Permission denied",
+            f"sh: 1: cannot create {tmp_path}/other: Read-only file system",
+            "curl: (7) Failed to connect to example.com port 443: Network is unreachable",
+            "touch: cannot touch './inside': Permission denied",  # allowed by the policy: file modes, not the sandbox
+        )
+    )
+    assert blocked_lines(output, Policy(deny_read=()), work) == [
+        f"blocked by the sandbox: write to {tmp_path}/outside (outside the working directory)",
+        f"blocked by the sandbox: write to {tmp_path}/other (outside the working directory)",
+        "blocked by the sandbox: a network connection or another access (network is off)",
+    ]
