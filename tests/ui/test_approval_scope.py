@@ -138,6 +138,7 @@ async def test_the_dialog_offers_the_network_and_to_run_a_blocked_command_outsid
         blocked = str(app.screen.query_one("#approval-blocked", Static).render())
         assert blocked == f"blocked by the sandbox: write to {target} (outside the working directory)"
         assert {button.id for button in app.screen.query(Button)} == {"allow_once", "allow_network", "deny"}
+        assert app.focused is not None and app.focused.id == "deny"  # Enter by habit keeps the blocked result
         await pilot.press("s")  # "always" is not offered: leaving the sandbox is never remembered
         assert asking(app) and not target.exists()
         await pilot.press("a")

@@ -35,7 +35,7 @@ from tui_agent.payloads import FileChange
 from tui_agent.sanitize import reveal
 from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.ui.widgets.file_changes import changes_view
-from tui_agent.ui.widgets.sandbox_offer import TITLE, rerun_choices, rerun_question
+from tui_agent.ui.widgets.sandbox_offer import NETWORK_ONCE, TITLE, rerun_choices, rerun_question
 from tui_agent.ui.widgets.tool_panel import pretty_arguments
 
 
@@ -88,6 +88,10 @@ class ApprovalScreen(ModalScreen[Decision]):
         margin: 1 0;
         background: $panel 40%;
         padding: 0 1;
+    }
+    #approval-dialog.-wide {
+        width: 95%;
+        max-width: 110;
     }
     #approval-dialog.-diff {
         width: 95%;
@@ -146,6 +150,7 @@ class ApprovalScreen(ModalScreen[Decision]):
             yield Static(Content.assemble("Tool: ", (reveal(self.update.name), "bold")), id="approval-tool")
             changes = previewed(self.update) if self.edit else ()
             dialog.set_class(bool(changes) and not isinstance(changes, str), "-diff")  # the diff takes the room
+            dialog.set_class(self.update.network_off or bool(self.update.blocked), "-wide")  # more buttons
             with VerticalScroll(id="approval-arguments"):
                 if changes and not isinstance(changes, str):
                     yield Static(Content("\n").join(changes_view(changes)), id="approval-diff")
@@ -159,13 +164,23 @@ class ApprovalScreen(ModalScreen[Decision]):
             if self.edit:
                 yield from self._edit_buttons()
                 return
+            if self.update.network_off:
+                yield from self._network_buttons()
+                return
             yield Static(Content(always_covers(self.update)), id="approval-scope")
-            with Horizontal(id="approval-buttons", classes="-narrow" if self.update.network_off else ""):
+            with Horizontal(id="approval-buttons"):
                 yield Button(Content("Allow once (a)"), id="allow_once", variant="success")
                 yield Button(Content("Always this session (s)"), id="allow_always", variant="primary")
-                if self.update.network_off:
-                    yield Button(Content("Once with network (w)"), id="allow_network", variant="warning")
                 yield Button(Content("Deny (d)"), id="deny", variant="error")
+
+    def _network_buttons(self) -> ComposeResult:
+        """A command bound for the sandbox with the network off: a fourth choice, once with the network."""
+        yield Static(Content(f"{always_covers(self.update)} {NETWORK_ONCE}"), id="approval-scope")
+        with Horizontal(id="approval-buttons", classes="-narrow"):  # four choices: narrow buttons fit 80 columns
+            yield Button(Content("Once (a)"), id="allow_once", variant="success")
+            yield Button(Content("Always (s)"), id="allow_always", variant="primary")
+            yield Button(Content("Once with network (w)"), id="allow_network", variant="warning")
+            yield Button(Content("Deny (d)"), id="deny", variant="error")
 
     def _edit_buttons(self) -> ComposeResult:
         with Horizontal(id="approval-buttons", classes="-edit"):  # four choices: narrow buttons fit 80 columns
@@ -176,7 +191,8 @@ class ApprovalScreen(ModalScreen[Decision]):
             yield Button(Content("Deny (d)"), id="deny", variant="error")
 
     def on_mount(self) -> None:
-        self.query_one("#allow_once", Button).focus()
+        # Enter by habit must not take a blocked command out of the sandbox: there it keeps the result
+        self.query_one("#deny" if self.update.blocked else "#allow_once", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

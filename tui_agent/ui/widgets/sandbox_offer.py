@@ -13,11 +13,10 @@ from tui_agent.sanitize import reveal
 from tui_agent.tool_call import Decision, ToolCall
 
 TITLE = "The sandbox blocked this command: run it again?"
-OUTSIDE = (
-    "Outside the sandbox this one run can write anywhere you can, read your secrets folders and use the "
-    "network. Nothing is remembered: the next command runs in the sandbox again."
-)
-WITH_NETWORK = "With network: still in the sandbox, TCP allowed for this one run."
+OUTSIDE = "Outside, this one run can write anywhere you can, read your secrets and use the network."
+WITH_NETWORK = "With network: still sandboxed, TCP allowed. Nothing is remembered."
+NETWORK_ONCE = "Once with network: in the sandbox, TCP allowed for this call only."
+"""The approval dialog's line for its fourth choice (a command bound for the sandbox with the network off)."""
 
 
 def rerun_choices(update: ToolCall) -> frozenset[Decision]:
@@ -30,10 +29,10 @@ def rerun_question(update: ToolCall) -> ComposeResult:
     """What was blocked, what the choices mean, and their buttons."""
     lines = [Content.styled(reveal(line), "$text-error") for line in update.blocked]
     yield Static(Content("\n").join(lines), id="approval-blocked")
-    scope = f"{OUTSIDE} {WITH_NETWORK}" if update.network_off else OUTSIDE
+    scope = f"{OUTSIDE} {WITH_NETWORK}" if update.network_off else f"{OUTSIDE} Nothing is remembered."
     yield Static(Content(scope), id="approval-scope")
     with Horizontal(id="approval-buttons", classes="-narrow"):
-        yield Button(Content("Run again outside (a)"), id="allow_once", variant="warning")
+        yield Button(Content("Run outside (a)"), id="allow_once", variant="warning")
         if update.network_off:
-            yield Button(Content("Again with network (w)"), id="allow_network", variant="primary")
-        yield Button(Content("Keep the result (d)"), id="deny", variant="error")
+            yield Button(Content("With network (w)"), id="allow_network", variant="primary")
+        yield Button(Content("Keep result (d)"), id="deny", variant="error")
