@@ -60,6 +60,13 @@ class ToolCall:
     """How far a running call has come, as its tool said ("3/10 · indexing"); None when it said nothing."""
     file_changes: tuple[FileChange, ...] = field(default=(), repr=False, compare=False)
     """The files the call changed in the working directory, as the tool reported them (`ToolResult.changes`)."""
+    network_off: bool = False
+    """The call's programs run in the OS sandbox with the network off: its approval may allow the network for
+    this one call (`Decision.ALLOW_NETWORK`)."""
+    blocked: tuple[str, ...] = ()
+    """What the OS sandbox blocked when the call ran ("blocked by the sandbox: write to ~/.bashrc"). Asked about
+    with it, the question is whether to run the call once more: outside the sandbox (`ALLOW_ONCE`), in it with
+    the network (`ALLOW_NETWORK`), or not (`DENY`: the blocked result stands)."""
 
     @property
     def key(self) -> CallKey:
@@ -125,6 +132,8 @@ class Decision(StrEnum):
     """Allow edits of this call's file (by any edit tool) for the rest of this session."""
     ALLOW_EDITS = "allow_edits"
     """Allow every edit (tools whose effect is "edit") for the rest of this session."""
+    ALLOW_NETWORK = "allow_network"
+    """Allow this call once, its programs in the OS sandbox but with the network (`ToolCall.network_off`)."""
     DENY = "deny"
 
 

@@ -7,13 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Static
+from textual.widgets import Button, Static
 
 from tests.ui.helpers import FIXED_NOW, chat, chat_idle, chat_ready, send, showing, wait_until
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
 from tui_agent.offline.server import BackgroundServer
+from tui_agent.sandbox import support
 from tui_agent.status import ToolStatus
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
@@ -105,3 +106,43 @@ async def test_the_dialog_says_always_covers_an_ordinary_tool(real_app: MakeApp)
         assert "every call of careful_echo in this session" in scope
         await pilot.press("a")
         await wait_until(pilot, lambda: chat_idle(pilot), "turn finished")
+
+
+@pytest.mark.skipif(support().problem is not None, reason=f"no OS sandbox: {support().problem}")
+async def test_the_dialog_offers_the_network_and_to_run_a_blocked_command_outside(
+    real_app: MakeApp, tmp_path: Path
+) -> None:
+    """`[sandbox] commands`: the question offers `w` (once, with the network); a command the sandbox blocked
+    comes back as its own question — what was blocked, again outside / with the network / keep — and `a` runs
+    it again unconfined, said in its result."""
+    app = real_app(sandbox={"commands": True})
+    target = tmp_path / "outside" / "file"
+    target.parent.mkdir()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await send(pilot, 'run "echo networked"', wait=False)
+        await wait_until(pilot, lambda: asking(app), "approval modal")
+        assert {button.id for button in app.screen.query(Button)} == {
+            "allow_once",
+            "allow_always",
+            "allow_network",
+            "deny",
+        }
+        await pilot.press("w")
+        await wait_until(pilot, lambda: chat_idle(pilot), "the networked call's turn finished")
+        result = chat(pilot).tool_panels.panels[-1].call.result or ""
+        assert result.startswith("[run in the OS sandbox with the network, as the user allowed"), result
+        await send(pilot, f'run "echo x > {target}"', wait=False)
+        await wait_until(pilot, lambda: asking(app), "approval modal before the run")
+        await pilot.press("a")
+        await wait_until(pilot, lambda: asking(app) and bool(app.screen.query("#approval-blocked")), "rerun question")
+        blocked = str(app.screen.query_one("#approval-blocked", Static).render())
+        assert blocked == f"blocked by the sandbox: write to {target} (outside the working directory)"
+        assert {button.id for button in app.screen.query(Button)} == {"allow_once", "allow_network", "deny"}
+        assert app.focused is not None and app.focused.id == "deny"  # Enter by habit keeps the blocked result
+        await pilot.press("s")  # "always" is not offered: leaving the sandbox is never remembered
+        assert asking(app) and not target.exists()
+        await pilot.press("a")
+        await wait_until(pilot, lambda: chat_idle(pilot), "the rerun's turn finished")
+        result = chat(pilot).tool_panels.panels[-1].call.result or ""
+        assert result.startswith("[run again OUTSIDE the OS sandbox, as the user allowed"), result
+    assert target.read_text() == "x\n"

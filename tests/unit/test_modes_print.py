@@ -60,3 +60,6 @@ def test_p_mode_auto_edit_runs_edits_ask_denies_them_and_auto_needs_the_sandbox(
     assert status == 0 and (work / "note.txt").read_text() == "hello", said
     status, said = run("--mode", "auto", prompt='run "touch by-shell && touch ../outside"')
     assert status == 0 and (work / "by-shell").exists() and not (tmp_path / "outside").exists(), said
+    assert "run_shell was blocked by the OS sandbox; a -p run does not run it again outside it" in said, said
+    assert f"blocked by the sandbox: write to {tmp_path}/outside (outside" in said, said  # a relative path, named
+    assert "needs approval" not in said and not (tmp_path / "outside").exists(), said  # never run outside

@@ -78,6 +78,10 @@ def answer_unattended(request: ApprovalRequested, err: TextIO) -> None:
     if request.answer.done():
         return
     name = request.call.name
+    if request.call.blocked:  # a -p run never runs a command outside the sandbox
+        say(err, f"{name} was blocked by the OS sandbox; a -p run does not run it again outside it")
+        request.answer.set_result(Decision.DENY)
+        return
     say(err, f"{name} needs approval, which nobody can give in a -p run: not run (`--allow {name}` lets it run)")
     request.answer.set_result(Decision.DENY)
 

@@ -1,10 +1,11 @@
-"""The OS sandbox for commands: Landlock on Linux (writes only in the working directory and a private temp
-dir, no reads of the user's secrets folders, no TCP unless allowed). docs/sandbox.md says what it protects
-and what it does not.
+"""The OS sandbox for commands: Landlock on Linux (else bubblewrap), `sandbox-exec` on macOS — writes only in
+the working directory and a private temp dir, no reads of the user's secrets folders, no TCP unless allowed.
+docs/sandbox.md says what it protects and what it does not.
 
 - `support()`: what this machine offers, or why nothing (doctor, the status bar, auto mode's readiness).
 - `Policy`: what a sandboxed command may reach (`[sandbox]` settings).
-- `confined(policy)` / `current()`: the tool runner marks one call's programs as sandboxed.
+- `confined(policy)` / `current()`: the tool runner marks one call's programs as sandboxed, and learns what
+  the sandbox blocked (`report_blocked`, from the programs' output).
 - `prepare(policy, cwd)`: the `preexec_fn` and environment to start one program inside it.
 - `blocked_lines(output, policy, cwd)`: "blocked by the sandbox: write to ~/.bashrc", read from the output.
 """
@@ -14,11 +15,12 @@ from __future__ import annotations
 from tui_agent.sandbox.blocked import blocked_lines
 from tui_agent.sandbox.launch import Launch, SandboxUnavailable, prepare
 from tui_agent.sandbox.policy import SECRETS, Policy, private_temp_dir
-from tui_agent.sandbox.scope import confined, current
+from tui_agent.sandbox.scope import Confined, confined, current, report_blocked
 from tui_agent.sandbox.support import Support, support
 
 __all__ = [
     "SECRETS",
+    "Confined",
     "Launch",
     "Policy",
     "SandboxUnavailable",
@@ -28,5 +30,6 @@ __all__ = [
     "current",
     "prepare",
     "private_temp_dir",
+    "report_blocked",
     "support",
 ]

@@ -1,9 +1,9 @@
 """Provides `blocked_lines`: what the sandbox probably blocked, read from a sandboxed program's output.
 
-Landlock answers a refused access with EACCES/EPERM and writes no log a user can read, so this reads the
-program's own complaints ("Permission denied", "Operation not permitted"), takes the path each names and
-says which rule it met — "blocked by the sandbox: write to ~/.bashrc". A path the policy allows was refused
-by something else (file modes) and is not blamed on the sandbox.
+Landlock answers a refused access with EACCES/EPERM (bubblewrap: EROFS) and writes no log a user can read,
+so this reads the program's own complaints ("Permission denied", "Operation not permitted"), takes the path
+each names and says which rule it met — "blocked by the sandbox: write to ~/.bashrc". A path the policy
+allows was refused by something else (file modes) and is not blamed on the sandbox.
 """
 
 from __future__ import annotations
@@ -14,8 +14,13 @@ from pathlib import Path
 
 from tui_agent.sandbox.policy import Policy
 
-REFUSED = re.compile(r"Permission denied|Operation not permitted|EACCES|EPERM")
-PATH = re.compile(r"(?:^|[\s'\"`(:=‘“])((?:~|/)[^\s'\"`:)’”]*)")
+REFUSED = re.compile(
+    r"Permission denied|Operation not permitted|EACCES|EPERM|Read-only file system|EROFS|Network is unreachable"
+)
+"""Landlock and sandbox-exec refuse with EACCES/EPERM; bubblewrap's read-only mounts with EROFS, and its empty
+network namespace with ENETUNREACH."""
+PATH = re.compile(r"(?:^|[\s'\"`(:=‘“])((?:~|/|\.\.?/)[^\s'\"`:)’”]*)")
+"""An absolute path, or one from the home folder, or relative from the working directory (`../notes`)."""
 MOST = 5
 """Lines at most: a `find /` that met a thousand refusals needs a few examples, not all."""
 
@@ -39,7 +44,7 @@ def _what(complaint: str, policy: Policy, cwd: Path) -> str | None:
     paths = [match for match in PATH.findall(complaint) if len(match) > 1]
     if not paths:
         return None if policy.network else "a network connection or another access (network is off)"
-    path = Path(os.path.expanduser(paths[-1]))
+    path = Path(os.path.normpath(cwd / os.path.expanduser(paths[-1])))
     if any(_within(path, denied) for denied in policy.denied_paths()):
         return f"{_shown(path)} (a secrets folder: unreadable)"
     if not any(_within(path, writable) for writable in policy.writable_paths(cwd)):

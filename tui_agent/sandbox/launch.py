@@ -1,8 +1,10 @@
 """Provides `prepare`: how to start one program inside the sandbox (for any `subprocess`/asyncio start).
 
-`prepare(policy, cwd)` returns a `Launch`: pass its `preexec_fn` and `env(...)` to the start (asyncio's
-`create_subprocess_exec` or `subprocess.Popen`), and `close()` it once the program has started. This is the
-one function other code (command hooks, MCP servers) uses to run an argv sandboxed.
+`prepare(policy, cwd)` returns a `Launch`: start `launch.argv(ARGV)` with its `preexec_fn` and `env(...)`
+(asyncio's `create_subprocess_exec` or `subprocess.Popen`), and `close()` it once the program has started.
+This is the one function other code (command hooks, MCP servers) uses to run an argv sandboxed, whichever
+backend `support()` chose: Landlock confines the child before exec (`preexec_fn`), bubblewrap and macOS
+`sandbox-exec` are programs put before the argv (`argv_prefix`).
 
 Building a ruleset lists the folders on the way to each secrets folder (`landlock.roots_without`): a few
 milliseconds. It is kept and reused while none of those folders changed (their mtime: a new file in $HOME
@@ -13,13 +15,15 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from tui_agent.sandbox import landlock
+from tui_agent.sandbox.bubblewrap import bwrap_prefix
 from tui_agent.sandbox.policy import Policy, private_temp_dir
-from tui_agent.sandbox.support import support
+from tui_agent.sandbox.seatbelt import profile, sandbox_exec_prefix
+from tui_agent.sandbox.support import Support, support
 
 KEPT_RULESETS = 8
 Key = tuple[Policy, str, tuple[str, ...]]
@@ -32,11 +36,17 @@ class SandboxUnavailable(RuntimeError):
 
 @dataclass
 class Launch:
-    """One sandboxed start: the child-side hook and the environment additions."""
+    """One sandboxed start: the child-side hook or the program to start through, and the environment additions."""
 
-    preexec_fn: Callable[[], None]
-    ruleset: landlock.Ruleset
+    preexec_fn: Callable[[], None] | None
+    ruleset: landlock.Ruleset | None = None
     """Held until `close`, so the fd stays open through the start even if the cache drops it meanwhile."""
+    argv_prefix: tuple[str, ...] = ()
+    """Put before the program's argv (`bwrap ... --`, `sandbox-exec -p PROFILE`); empty for Landlock."""
+
+    def argv(self, program: Sequence[str]) -> list[str]:
+        """The command line to start: `program`, through the sandbox's own program when it has one."""
+        return [*self.argv_prefix, *program]
 
     def env(self, base: Mapping[str, str]) -> dict[str, str]:
         """`base` with the private temp dir as $TMPDIR (the only temp folder the program may write)."""
@@ -64,8 +74,11 @@ _lock = threading.Lock()
 
 def prepare(policy: Policy, cwd: Path) -> Launch:
     """A `Launch` confining a program started in `cwd` to `policy`; `SandboxUnavailable` when there is none."""
-    if (problem := support().problem) is not None:
-        raise SandboxUnavailable(f"this command must run in the OS sandbox, and {problem}; it was not run")
+    found = support()
+    if found.problem is not None:
+        raise SandboxUnavailable(f"this command must run in the OS sandbox, and {found.problem}; it was not run")
+    if found.backend != "landlock":
+        return Launch(None, argv_prefix=tuple(_prefix(found, policy, cwd)))
     denied = tuple(str(path) for path in policy.denied_paths())
     key = (policy, str(cwd.resolve()), denied)
     with _lock:
@@ -77,6 +90,16 @@ def prepare(policy: Policy, cwd: Path) -> Launch:
             _kept[key] = kept
     ruleset = kept[1]
     return Launch(ruleset.apply_in_child, ruleset)
+
+
+def _prefix(found: Support, policy: Policy, cwd: Path) -> list[str]:
+    """The program a bubblewrap or sandbox-exec start goes through (built per start: no fd to keep)."""
+    writable = [str(path) for path in policy.writable_paths(cwd)]
+    if found.backend == "bubblewrap":
+        return bwrap_prefix(found.program, policy, str(cwd), writable)
+    real = [os.path.realpath(path) for path in writable]
+    denied = [os.path.realpath(path) for path in policy.denied_paths() if os.path.lexists(path)]
+    return sandbox_exec_prefix(found.program, profile(real, denied, policy.network))
 
 
 def _built(policy: Policy, key: Key) -> tuple[Stamps, landlock.Ruleset]:

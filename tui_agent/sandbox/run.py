@@ -1,7 +1,8 @@
 """Run one program inside the sandbox from a fresh process: `python -m tui_agent.sandbox.run POLICY -- ARGV`.
 
 For starts that take a command line and no `preexec_fn` (the MCP SDK's stdio transport): this process, still
-single-threaded, builds the ruleset, applies it to itself and execs ARGV, which inherits it. `wrapped(argv,
+single-threaded, builds the ruleset, applies it to itself and execs ARGV, which inherits it (bubblewrap and
+sandbox-exec: it execs ARGV through their program). `wrapped(argv,
 policy)` makes that command line; the private temp dir is the caller's (an exec never runs atexit cleanups).
 Exit status 126, with the reason on stderr, when the sandbox cannot be applied: the program does not run.
 """
@@ -37,14 +38,17 @@ def main(args: Sequence[str]) -> int:
             network=bool(spec["network"]), deny_read=tuple(spec["deny_read"]), writable=tuple(spec["writable"])
         )
         temp = policy.writable[-1] if policy.writable else None
-        prepare(policy, Path.cwd()).preexec_fn()  # this process, then everything it execs
+        launch = prepare(policy, Path.cwd())
+        if launch.preexec_fn is not None:
+            launch.preexec_fn()  # Landlock: this process, then everything it execs
     except Exception as error:  # a policy that cannot be applied: the program must not run unconfined
         print(f"tui-agent sandbox: cannot confine {args[2]}: {error}", file=sys.stderr)
         return CANNOT_RUN
     if temp is not None:
         os.environ.update(TMPDIR=temp, TMP=temp, TEMP=temp)
     try:
-        os.execvp(args[2], list(args[2:]))
+        argv = launch.argv(args[2:])  # bubblewrap, sandbox-exec: the program runs through theirs
+        os.execvp(argv[0], argv)
     except OSError as error:
         print(f"tui-agent sandbox: cannot run {args[2]}: {error}", file=sys.stderr)
         return CANNOT_RUN

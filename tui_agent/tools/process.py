@@ -67,6 +67,7 @@ def _explained(output: str, returncode: int, cwd: Path | None) -> str:
         return output
     if not (lines := sandbox.blocked_lines(output, policy, cwd or Path.cwd())):
         return output
+    sandbox.report_blocked(lines)
     return output.rstrip("\n") + "\n" + "\n".join(f"[{line}]" for line in lines)
 
 
@@ -105,7 +106,7 @@ async def _start(command: str | Sequence[str], cwd: Path | None, shell: bool) ->
     if policy is None:
         return await _exec(argv, cwd, scrubbed_env(), None)
     with sandbox.prepare(policy, cwd or Path.cwd()) as launch:
-        return await _exec(argv, cwd, launch.env(scrubbed_env()), launch.preexec_fn)
+        return await _exec(launch.argv(argv), cwd, launch.env(scrubbed_env()), launch.preexec_fn)
 
 
 def _argv(command: str | Sequence[str]) -> list[str]:

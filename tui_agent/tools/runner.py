@@ -18,6 +18,7 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any, Protocol, cast
 
@@ -35,6 +36,7 @@ from tui_agent.tools.output import cap_output, capped_text, let_go
 from tui_agent.tools.progress import reporting_progress
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.results import split_result, with_stand_ins
+from tui_agent.tools.sandbox_rerun import KEPT, NETWORK, rerun_for
 from tui_agent.tools.scan import Watched, shared
 from tui_agent.tools.spec import Approval, ToolSpec, describe_validation_error
 
@@ -123,13 +125,16 @@ class ToolRunner:
     def sandbox_commands(self, value: bool) -> None:
         self._sandboxed_by_config = value
 
-    def _sandbox_for(self, spec: ToolSpec) -> Policy | None:
+    def _sandbox_for(self, spec: ToolSpec, network: bool = False) -> Policy | None:
         """The sandbox policy the call's programs run under (`tui_agent.sandbox`), None for none: auto mode
-        started with the loud unsandboxed flag on a machine without a sandbox runs commands as they are."""
+        started with the loud unsandboxed flag on a machine without a sandbox runs commands as they are.
+        `network`: the user allowed this call the network."""
         if spec.effect != "command" or not self.sandbox_commands:
             return None
         unsandboxed = self.permissions.unsandboxed_auto and self.permissions.sandbox_ready() is not None
-        return None if unsandboxed and not self._sandboxed_by_config else self.sandbox_policy
+        if unsandboxed and not self._sandboxed_by_config:
+            return None
+        return replace(self.sandbox_policy, network=True) if network else self.sandbox_policy
 
     def allows(self, tool: str) -> bool:
         """Whether the agent may use `tool` (every enabled tool without a policy)."""
@@ -179,8 +184,8 @@ class ToolRunner:
         try:
             spec, arguments = self._prepare(call)
             spec, arguments, note = await self._hooked(spec, arguments, agent)
-            await self._approve(spec, spec.command_in(arguments), report, ask, edited_file(spec, arguments))
-            text, attachments, changes = await self._watched(spec, arguments, report)
+            network = await self._approve(spec, spec.command_in(arguments), report, ask, edited_file(spec, arguments))
+            text, attachments, changes = await self._watched(spec, arguments, report, ask, network)
             text = note + await hooks.after_tool(
                 spec.name, arguments, text, agent=agent, session_id=self.grants.session_id
             )
@@ -230,7 +235,8 @@ class ToolRunner:
 
     async def _approve(
         self, spec: ToolSpec, command: str | None, report: _Reporter, ask: Asker | None, file: str | None = None
-    ) -> None:
+    ) -> bool:
+        """Whether the call may run (else `_Finished`), and whether the user allowed it the network."""
         policy = self.approval_for(spec.name)
         if policy == "deny":
             raise _Finished(
@@ -246,7 +252,7 @@ class ToolRunner:
             or self._allowed(spec.name, command)
             or self.grants.covers(spec.name, command, effect=spec.effect, file=file)
         ):
-            return
+            return False
         if ask is None:
             raise _Finished(
                 ToolStatus.DENIED,
@@ -254,10 +260,12 @@ class ToolRunner:
                 "give it in this non-interactive run (where `--allow "
                 f"{spec.name}` would), so it was not run.",
             )
-        report.change(status=ToolStatus.AWAITING_APPROVAL, command=command)
+        sandboxed = self._sandbox_for(spec)
+        offline = sandboxed is not None and not sandboxed.network
+        report.change(status=ToolStatus.AWAITING_APPROVAL, command=command, network_off=offline)
         async with self._asking:  # one question at a time; an "always" answer covers the calls queued behind it
             if self.grants.covers(spec.name, command, effect=spec.effect, file=file):
-                return
+                return False
             grants = self.grants  # the session asked for, even if another one starts while the user thinks
             decision = await _asked(ask, report.call)
         if decision == Decision.DENY:
@@ -268,6 +276,7 @@ class ToolRunner:
             grants.files.add(file)
         elif decision == Decision.ALLOW_EDITS:
             grants.effects.add("edit")
+        return decision == Decision.ALLOW_NETWORK and offline
 
     def _allowed(self, tool: str, command: str | None) -> bool:
         """Whether the call may run unasked: `--allow`, an "always" answer, or a configured pattern."""
@@ -275,30 +284,57 @@ class ToolRunner:
             return True
         return command is not None and pattern_allows(self.registry.settings.rules_for(tool).allow, command)
 
-    async def _watched(self, spec: ToolSpec, arguments: dict[str, Any], report: _Reporter) -> Answer:
+    async def _watched(
+        self, spec: ToolSpec, arguments: dict[str, Any], report: _Reporter, ask: Asker | None, network: bool
+    ) -> Answer:
         """`_execute`, with the working directory scanned around a call that may change files without saying
         (`tools/scan.py`): what it changed goes on the call (a failed one too), for history and rewind. A
         sub-agent's or a team's own tools are not watched: the calls they make are."""
         settings = self.registry.settings
         if spec.effect not in WATCHED or spec.source in UNWATCHED_SOURCES or settings.scan_max_files <= 0:
-            return await self._execute(spec, arguments, report)
+            return await self._execute(spec, arguments, report, ask, network)
         tree = shared(settings.scan_max_files, settings.scan_max_bytes)
         before = await asyncio.to_thread(tree.before)
         try:
-            text, attachments, changes = await self._execute(spec, arguments, report)
+            text, attachments, changes = await self._execute(spec, arguments, report, ask, network)
         except _Finished as end:
             watched = await asyncio.to_thread(tree.after, before)
             raise _Finished(end.status, end.text + _undoable(watched), watched.changes) from end
         watched = await asyncio.to_thread(tree.after, before)
         return text + _undoable(watched), attachments, (*changes, *watched.changes)
 
-    async def _execute(self, spec: ToolSpec, arguments: dict[str, Any], report: _Reporter) -> Answer:
+    async def _execute(
+        self, spec: ToolSpec, arguments: dict[str, Any], report: _Reporter, ask: Asker | None, network: bool
+    ) -> Answer:
+        """Run the call, in the sandbox when it is command-like and the mode or config says so; when the sandbox
+        blocked it and someone can answer, ask whether to run it once more outside (`tools/sandbox_rerun.py`)."""
+        policy = self._sandbox_for(spec, network)
+        answer, blocked = await self._run(spec, arguments, report, policy)
+        if network and policy is not None:
+            answer = (NETWORK + answer[0], *answer[1:])
+        if not blocked or ask is None or policy is None:
+            return answer
+        report.change(status=ToolStatus.AWAITING_APPROVAL, blocked=tuple(blocked), network_off=not policy.network)
+        try:
+            async with self._asking:
+                decision = await _asked(ask, report.call)
+        except _Finished:  # nobody could answer: the blocked result stands
+            decision = Decision.DENY
+        if (again := rerun_for(decision, policy, blocked)) is None:
+            return answer[0] + KEPT, answer[1], answer[2]
+        text, attachments, changes = (await self._run(spec, arguments, report, again.policy))[0]
+        return again.note + text, attachments, (*answer[2], *changes)
+
+    async def _run(
+        self, spec: ToolSpec, arguments: dict[str, Any], report: _Reporter, policy: Policy | None
+    ) -> tuple[Answer, list[str]]:
+        """One run under `policy` (None: unsandboxed), and what the sandbox blocked in it."""
         report.change(status=ToolStatus.RUNNING, started_at=time.monotonic())
         timeout = spec.timeout if spec.timeout is not None else self.timeout or self.registry.settings.timeout
         try:
             async with asyncio.timeout(timeout) as deadline:
-                with reporting_progress(lambda text: report.change(progress=text)), confined(self._sandbox_for(spec)):
-                    return await _call(spec, arguments, self.output_cap)
+                with reporting_progress(lambda text: report.change(progress=text)), confined(policy) as scope:
+                    return await _call(spec, arguments, self.output_cap), scope.blocked
         except TimeoutError as exc:
             if not deadline.expired():  # the tool's own TimeoutError is an ordinary failure
                 raise _Finished(ToolStatus.FAILED, f"{spec.name} failed: {_describe(exc)}") from exc

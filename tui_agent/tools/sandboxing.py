@@ -51,7 +51,7 @@ def confine_hooks(hooks: CommandHooks, runner: ToolRunner) -> None:
             return
         launch = prepare(runner.sandbox_policy, cwd)
         try:
-            yield Confinement(preexec_fn=launch.preexec_fn, env=launch.env(os.environ))
+            yield Confinement(launch.preexec_fn, launch.env(os.environ), launch.argv_prefix)
         finally:
             launch.close()
 

@@ -14,7 +14,7 @@ from tui_agent.config import CommandHookSettings, HooksSettings, SandboxSettings
 from tui_agent.doctor.sandbox import check_sandbox
 from tui_agent.sandbox import SECRETS, current, support
 from tui_agent.status import ToolStatus
-from tui_agent.tool_call import ToolCall
+from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.tools import tool
 from tui_agent.tools.command_hooks import CommandHooks
 from tui_agent.tools.registry import ToolRegistry
@@ -124,3 +124,56 @@ async def test_command_hooks_run_in_the_sandbox_when_commands_do(
     runner.permissions.mode = "auto"  # commands run sandboxed now, and so do hooks
     await hooks.run("after_tool", {"tool": "t", "result": ""}, tool="t")
     assert not (outside / "hook.txt").exists() and (work / "inside.txt").exists()
+
+
+@needs_sandbox
+async def test_a_blocked_command_is_offered_again_outside_and_the_network_per_call(
+    registry: ToolRegistry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Auto mode: a blocked call comes back as a question (what was blocked, whether the network was off);
+    "keep" leaves the blocked result, "once" runs that call again unconfined (said in its result), "network"
+    again in the sandbox with TCP. Ask mode with `[sandbox] commands`: the first question offers the network."""
+    work, outside = tmp_path / "work", tmp_path / "outside"
+    work.mkdir()
+    outside.mkdir()
+    monkeypatch.chdir(work)
+    runner = ToolRunner(registry)
+    configure_sandbox(runner, SandboxSettings())
+    runner.permissions.switch("auto")
+    asked: list[ToolCall] = []
+    answers: list[Decision] = []
+
+    async def ask(call: ToolCall) -> Decision:
+        asked.append(call)
+        return answers.pop(0)
+
+    async def shell(command: str, answer: Decision) -> str:
+        answers.append(answer)
+        [result] = await runner.run([ToolCall("c", "run_shell", arguments={"command": command})], lambda _: None, ask)
+        assert result.status is ToolStatus.DONE and not answers, result
+        return result.result or ""
+
+    write = f"echo x > {outside}/file"
+    kept = await shell(write, Decision.DENY)
+    assert asked[-1].status is ToolStatus.AWAITING_APPROVAL and asked[-1].network_off
+    assert asked[-1].blocked == (f"blocked by the sandbox: write to {outside}/file (outside the working directory)",)
+    assert kept.endswith("[not run again outside the sandbox: nobody allowed it]") and not (outside / "file").exists()
+    again = await shell(write, Decision.ALLOW_ONCE)
+    assert again.startswith("[run again OUTSIDE the OS sandbox, as the user allowed; in it, it was blocked: write to")
+    assert "exit status 0" in again and (outside / "file").read_text() == "x\n"
+    bind = f"{sys.executable} -c 'import socket; socket.socket().bind((\"127.0.0.1\", 0))'"
+    networked = await shell(bind, Decision.ALLOW_NETWORK)
+    assert networked.startswith("[run again in the OS sandbox with the network") and "exit status 0" in networked
+    both = await shell(f"{bind} && echo x > {outside}/other", Decision.ALLOW_NETWORK)
+    assert "first it was blocked: a network" in both and f"[blocked by the sandbox: write to {outside}/other" in both
+    assert not (outside / "other").exists(), "the network run is still sandboxed (and not offered again)"
+    count = len(asked)
+    runner.permissions.switch("ask")
+    configure_sandbox(runner, SandboxSettings(commands=True))
+    first = await shell(bind, Decision.ALLOW_NETWORK)
+    assert len(asked) == count + 1 and asked[-1].network_off and not asked[-1].blocked  # the first question
+    assert first.startswith("[run in the OS sandbox with the network, as the user allowed") and "exit status 0" in first
+    configure_sandbox(runner, SandboxSettings(commands=True, network=True))
+    answers.append(Decision.ALLOW_ONCE)
+    await runner.run([ToolCall("n", "run_shell", arguments={"command": "true"})], lambda _: None, ask)
+    assert not asked[-1].network_off  # the network is on anyway: nothing to offer

@@ -13,6 +13,10 @@ command only.
 An edit tool's call (`write_file`, `edit_file`) shows the diff it would make instead of its arguments
 (`tui_agent.tools.edits.preview`, nothing written; the reason it would fail when it would), scrolling when
 long, and its choices are: once, `f` always for this file, `e` always for edits, deny.
+
+A command that will run in the OS sandbox with the network off also offers `w`: once, with the network. A
+command the sandbox blocked comes back as a question of its own (`widgets/sandbox_offer.py`): `a` run it
+again outside the sandbox, `w` again with the network, `d` keep the blocked result.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from tui_agent.payloads import FileChange
 from tui_agent.sanitize import reveal
 from tui_agent.tool_call import Decision, ToolCall
 from tui_agent.ui.widgets.file_changes import changes_view
+from tui_agent.ui.widgets.sandbox_offer import NETWORK_ONCE, TITLE, rerun_choices, rerun_question
 from tui_agent.ui.widgets.tool_panel import pretty_arguments
 
 
@@ -84,6 +89,10 @@ class ApprovalScreen(ModalScreen[Decision]):
         background: $panel 40%;
         padding: 0 1;
     }
+    #approval-dialog.-wide {
+        width: 95%;
+        max-width: 110;
+    }
     #approval-dialog.-diff {
         width: 95%;
         max-width: 120;
@@ -91,13 +100,16 @@ class ApprovalScreen(ModalScreen[Decision]):
         max-height: 90%;
         padding: 0 1;
     }
-    #approval-buttons.-edit Button {
+    #approval-buttons.-edit Button, #approval-buttons.-narrow Button {
         min-width: 0;
         margin: 0 0 0 1;
     }
     #approval-dialog.-diff #approval-arguments {
         height: 1fr;
         max-height: 100%;
+    }
+    #approval-blocked {
+        margin-bottom: 1;
     }
     #approval-buttons {
         height: auto;
@@ -113,6 +125,7 @@ class ApprovalScreen(ModalScreen[Decision]):
         Binding("s", "decide('allow_always')", "Always this session", id="decide('allow_always')"),
         Binding("f", "decide('allow_file')", "Always this file", id="decide('allow_file')"),
         Binding("e", "decide('allow_edits')", "Always edits", id="decide('allow_edits')"),
+        Binding("w", "decide('allow_network')", "Once with network", id="decide('allow_network')"),
         Binding("d,n,escape", "decide('deny')", "Deny", id="decide('deny')"),
     ]
 
@@ -127,13 +140,17 @@ class ApprovalScreen(ModalScreen[Decision]):
     def compose(self) -> ComposeResult:
         with Vertical(id="approval-dialog") as dialog:
             dialog.border_title = Content("Allow this tool to run?")
-            if self.agent:
+            if self.update.blocked:
+                dialog.border_title = Content(TITLE)
+            elif self.agent:
                 dialog.border_title = Content(f"{reveal(self.agent)} asks: allow this tool to run?")
+            if self.agent:
                 asking = Content.assemble("Asked by the sub-agent ", (reveal(self.agent), "bold $accent"))
                 yield Static(asking, id="approval-agent")
             yield Static(Content.assemble("Tool: ", (reveal(self.update.name), "bold")), id="approval-tool")
             changes = previewed(self.update) if self.edit else ()
             dialog.set_class(bool(changes) and not isinstance(changes, str), "-diff")  # the diff takes the room
+            dialog.set_class(self.update.network_off or bool(self.update.blocked), "-wide")  # more buttons
             with VerticalScroll(id="approval-arguments"):
                 if changes and not isinstance(changes, str):
                     yield Static(Content("\n").join(changes_view(changes)), id="approval-diff")
@@ -141,14 +158,29 @@ class ApprovalScreen(ModalScreen[Decision]):
                     yield Static(Content(reveal(shown_arguments(self.update)) or "(no arguments)"))
             if isinstance(changes, str):
                 yield Static(Content.styled(f"This call would fail: {reveal(changes)}", "$text-error"))
+            if self.update.blocked:
+                yield from rerun_question(self.update)
+                return
             if self.edit:
                 yield from self._edit_buttons()
+                return
+            if self.update.network_off:
+                yield from self._network_buttons()
                 return
             yield Static(Content(always_covers(self.update)), id="approval-scope")
             with Horizontal(id="approval-buttons"):
                 yield Button(Content("Allow once (a)"), id="allow_once", variant="success")
                 yield Button(Content("Always this session (s)"), id="allow_always", variant="primary")
                 yield Button(Content("Deny (d)"), id="deny", variant="error")
+
+    def _network_buttons(self) -> ComposeResult:
+        """A command bound for the sandbox with the network off: a fourth choice, once with the network."""
+        yield Static(Content(f"{always_covers(self.update)} {NETWORK_ONCE}"), id="approval-scope")
+        with Horizontal(id="approval-buttons", classes="-narrow"):  # four choices: narrow buttons fit 80 columns
+            yield Button(Content("Once (a)"), id="allow_once", variant="success")
+            yield Button(Content("Always (s)"), id="allow_always", variant="primary")
+            yield Button(Content("Once with network (w)"), id="allow_network", variant="warning")
+            yield Button(Content("Deny (d)"), id="deny", variant="error")
 
     def _edit_buttons(self) -> ComposeResult:
         with Horizontal(id="approval-buttons", classes="-edit"):  # four choices: narrow buttons fit 80 columns
@@ -159,7 +191,8 @@ class ApprovalScreen(ModalScreen[Decision]):
             yield Button(Content("Deny (d)"), id="deny", variant="error")
 
     def on_mount(self) -> None:
-        self.query_one("#allow_once", Button).focus()
+        # Enter by habit must not take a blocked command out of the sandbox: there it keeps the result
+        self.query_one("#deny" if self.update.blocked else "#allow_once", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -168,6 +201,10 @@ class ApprovalScreen(ModalScreen[Decision]):
     def action_decide(self, decision: str) -> None:
         chosen = Decision(decision)
         offered = {Decision.ALLOW_ONCE, Decision.DENY} | (EDIT_CHOICES if self.edit else {Decision.ALLOW_ALWAYS})
+        if self.update.network_off:
+            offered.add(Decision.ALLOW_NETWORK)
+        if self.update.blocked:
+            offered = set(rerun_choices(self.update))
         if chosen == Decision.ALLOW_FILE and self.update.name == "apply_patch" or chosen not in offered:
             return  # the key of a choice this dialog does not offer
         self.dismiss(chosen)
