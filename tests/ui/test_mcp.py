@@ -24,6 +24,7 @@ from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.elicitation import ElicitationScreen
 from tui_agent.ui.screens.mcp import McpScreen
+from tui_agent.ui.screens.sampling import SamplingScreen
 
 MakeApp = Callable[..., tuple[TuiAgentApp, Built]]
 
@@ -157,8 +158,14 @@ async def test_the_mcp_screen_lists_restarts_toggles_and_shows_the_log(mcp_app: 
         await until(pilot, lambda: not isinstance(app.screen, McpScreen), "closed")
 
 
-async def test_a_servers_question_is_a_form_checked_before_it_is_sent(mcp_app: MakeApp) -> None:
-    app, _ = mcp_app(calling("ask_name"), notes=stdio("--capabilities", approval="never"))
+async def test_a_servers_question_is_a_form_and_its_sampling_a_dialog(mcp_app: MakeApp, tmp_path: Path) -> None:
+    scenario = calling("ask_name")
+    scenario["replies"] += [
+        {"text": "", "tool_calls": [{"name": "summarise", "arguments": {"text": "the notes"}}]},
+        {"text": "A short summary."},  # the sampling request's answer
+        {"text": "Summarised."},
+    ]
+    app, built = mcp_app(scenario, notes=stdio("--capabilities", approval="never"))
     async with app.run_test(size=(140, 40)) as pilot:
         await type_prompt(pilot, "who am I")
         await until(pilot, lambda: showing(app, ElicitationScreen), "the server's form")
@@ -173,3 +180,24 @@ async def test_a_servers_question_is_a_form_checked_before_it_is_sent(mcp_app: M
         await until(pilot, lambda: chat_idle(pilot), "turn finished")
         (panel,) = chat(pilot).tool_panels.panels
         assert panel.call.result == "accept: Ada (36)"
+        await type_prompt(pilot, "summarise the notes")  # the server asks the model: shown first, then sent
+        await until(pilot, lambda: showing(app, SamplingScreen), "the sampling dialog")
+        dialog = app.screen
+        assert isinstance(dialog, SamplingScreen)
+        shown = str(dialog.query_one("#sampling-text").render())
+        assert "system: You summarise." in shown and "user: Summarise: the notes" in shown
+        assert "max tokens: 50" in str(dialog.query_one("#sampling-about").render())
+        await pilot.press("s")  # always for this server, this run
+        await until(pilot, lambda: chat_idle(pilot) and len(chat(pilot).tool_panels.panels) == 2, "second turn")
+        assert chat(pilot).tool_panels.panels[-1].call.result == "summary: A short summary."
+        agent = built.agent
+        assert agent is not None and built.mcp_servers is not None
+        assert built.mcp_servers.sampling.allowed == {"notes"}
+        used = agent.session_usage
+    store = await HistoryStore.open(tmp_path / "history.db")
+    try:
+        (session,) = await store.list_recent()
+        replies = [message.usage for message in await store.load_tail(session.id, 100) if message.usage]
+    finally:
+        await store.close()
+    assert used[1] > sum(usage.completion_tokens for usage in replies)  # the sampling reply's tokens counted too

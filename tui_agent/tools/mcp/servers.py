@@ -27,6 +27,7 @@ from tui_agent.tools.mcp.elicitation import Answer, Asker, Question, unanswered
 from tui_agent.tools.mcp.known_tools import KnownTools
 from tui_agent.tools.mcp.log import Redact
 from tui_agent.tools.mcp.overview import ServerOverview, overview
+from tui_agent.tools.mcp.sampling import Sampling
 from tui_agent.tools.mcp.server import McpServer, ServerState
 from tui_agent.tools.mcp.specs import plugin_of, resource_spec, safe_name, tool_specs
 from tui_agent.tools.registry import ToolRegistry
@@ -46,8 +47,13 @@ class McpServers:
     ) -> None:
         """`redact`: what each server's stderr goes through on its way to its log (history's redaction)."""
         self.registry = registry
+        self.sampling = Sampling(on_denied=lambda sentence: self._say("", sentence))
+        """How the servers' sampling requests are approved and answered (the build sets the model, the app the
+        dialog; `-p` its `--allow-sampling` servers)."""
         self.servers = {
-            name: McpServer(name, settings, log_dir, self._changed, redact=redact, ask=self._ask)
+            name: McpServer(
+                name, settings, log_dir, self._changed, redact=redact, ask=self._ask, sample=self.sampling.answer
+            )
             for name, settings in configured.items()
         }
         self._sdk: ModuleType | None = None

@@ -32,6 +32,7 @@ from tui_agent.sandbox import Policy
 from tui_agent.sandbox import run as sandbox_run
 from tui_agent.tools.mcp.elicitation import Action, Value
 from tui_agent.tools.mcp.environment import server_environment
+from tui_agent.tools.mcp.sampling import SamplingDenied, SamplingMessage, SamplingReply, SamplingRequest
 from tui_agent.tools.progress import current_reporter
 from tui_agent.tools.results import ToolResult
 
@@ -45,6 +46,11 @@ LIST_CHANGES = (
 """What makes the server's tools, prompts and resources be listed again."""
 Elicit = Callable[[str, dict[str, Any] | None, str | None], Awaitable[tuple[Action, dict[str, Value] | None]]]
 """Answers a server's request for input: (message, form schema, URL) → (action, values)."""
+Sample = Callable[[SamplingRequest], Awaitable[SamplingReply]]
+"""Answers a server's sampling request (its `server` left empty: the caller knows which it is); raises
+`SamplingDenied` when the user (or `-p`) refuses it."""
+USER_REJECTED = -1
+"""The error code MCP gives a sampling request the user rejected."""
 
 for _name in ("mcp", "mcp_types", "httpx2", "httpcore"):
     _logger = logging.getLogger(_name)
@@ -65,11 +71,13 @@ async def connect(
     on_stray_output: Callable[[str], None] = lambda line: None,
     on_log: Callable[[str], None] = lambda line: None,
     on_elicit: Elicit | None = None,
+    on_sample: Sample | None = None,
 ) -> ClientSession:
     """Open the transport and the session inside `stack` (which the caller's task must close), initialise.
     `on_stray_output(line)` hears of each line the server wrote on stdout that is not JSON-RPC; `on_log(line)`
     of each log message it sent (`notifications/message`, info and above); `on_elicit(message, schema, url)`
-    answers its requests for the user's input (`(action, values)`). The working directory is offered as the
+    answers its requests for the user's input (`(action, values)`); `on_sample(request)` its requests that the
+    model answer a prompt (sampling: declared only when given). The working directory is offered as the
     session's root."""
     if settings.command is not None:
         argv = [settings.command, *settings.args]
@@ -109,6 +117,23 @@ async def connect(
         action, content = await on_elicit(params.message, schema, url)
         return types.ElicitResult(action=action, content=content if action == "accept" and url is None else None)
 
+    async def sampled(
+        context: Any, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult | types.ErrorData:
+        assert on_sample is not None
+        try:
+            reply = await on_sample(sampling_request(params))
+        except SamplingDenied as denied:
+            return types.ErrorData(code=USER_REJECTED, message=str(denied))
+        except Exception as error:  # the model failed (no key, offline...): the server is told why, in a sentence
+            return types.ErrorData(code=types.INTERNAL_ERROR, message=str(error) or type(error).__name__)
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text=reply.text),
+            model=reply.model,
+            stop_reason=reply.stop_reason,
+        )
+
     session = await stack.enter_async_context(
         ClientSession(
             read,
@@ -117,6 +142,7 @@ async def connect(
             logging_callback=logged,
             list_roots_callback=_roots,
             elicitation_callback=elicited,
+            sampling_callback=sampled if on_sample is not None else None,
             log_level="info",
         )
     )
@@ -205,6 +231,37 @@ async def call_tool(session: ClientSession, name: str, arguments: dict[str, Any]
     if result.is_error:
         raise ToolReportedError(text or f"{name} reported an error")
     return ToolResult(text, images) if images else text
+
+
+def sampling_request(params: types.CreateMessageRequestParams, server: str = "") -> SamplingRequest:
+    """A sampling request as tui-agent shows and answers it: text and images kept, other content as stand-ins."""
+    messages = []
+    for message in params.messages:
+        texts: list[str] = []
+        images: list[Attachment] = []
+        for item in message.content_as_list:
+            if isinstance(item, types.ImageContent):
+                try:
+                    image = Attachment.of_bytes(
+                        f"image-{len(images) + 1}", base64.b64decode(item.data, validate=True), item.mime_type
+                    )
+                except ValueError:
+                    image = None
+                if image is not None and image.kind == "image":
+                    images.append(image)
+                    continue
+            texts.append(_content_text(item))
+        messages.append(SamplingMessage(message.role, "\n".join(text for text in texts if text), tuple(images)))
+    hints = (params.model_preferences.hints or []) if params.model_preferences is not None else []
+    return SamplingRequest(
+        server,
+        tuple(messages),
+        params.max_tokens,
+        params.system_prompt,
+        params.temperature,
+        tuple(params.stop_sequences or ()),
+        tuple(hint.name for hint in hints if hint.name),
+    )
 
 
 def log_line(params: types.LoggingMessageNotificationParams) -> str:
