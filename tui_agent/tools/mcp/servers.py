@@ -23,10 +23,12 @@ from types import ModuleType
 from typing import Any
 
 from tui_agent.config import McpServerSettings
+from tui_agent.payloads import Attachment
 from tui_agent.tools.mcp.elicitation import Answer, Asker, Question, unanswered
 from tui_agent.tools.mcp.known_tools import KnownTools
 from tui_agent.tools.mcp.log import Redact
 from tui_agent.tools.mcp.overview import ServerOverview, overview
+from tui_agent.tools.mcp.resource_picks import ResourcePick, attachments_of, resource_picks
 from tui_agent.tools.mcp.sampling import Sampling
 from tui_agent.tools.mcp.server import McpServer, ServerState
 from tui_agent.tools.mcp.specs import plugin_of, resource_spec, safe_name, tool_specs
@@ -260,6 +262,20 @@ class McpServers:
             }
             for server in self.servers.values()
         ]
+
+    def resource_picks(self) -> list[ResourcePick]:
+        """The resources and templates of every ready server, server by server (what the @-picker lists)."""
+        return [
+            pick
+            for server in self.servers.values()
+            if server.state == ServerState.READY
+            for pick in resource_picks(server.name, server.resources, server.templates)
+        ]
+
+    async def resource_attachments(self, server: str, uri: str, max_bytes: int) -> list[Attachment]:
+        """Server `server`'s resource at `uri`, read and made attachments (`McpCallError` with a sentence when it
+        cannot be read)."""
+        return attachments_of(uri, await self.servers[server].read_resource(uri), max_bytes)
 
     def overview(self, name: str) -> ServerOverview:
         """Server `name` as the MCP screen details it: how it is reached, its state, its tools."""
