@@ -12,6 +12,7 @@ import base64
 import hashlib
 import json
 import logging
+import mimetypes
 import os
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
@@ -49,6 +50,8 @@ Elicit = Callable[[str, dict[str, Any] | None, str | None], Awaitable[tuple[Acti
 Sample = Callable[[SamplingRequest], Awaitable[SamplingReply]]
 """Answers a server's sampling request (its `server` left empty: the caller knows which it is); raises
 `SamplingDenied` when the user (or `-p`) refuses it."""
+WAVE, WAVE_TYPES = ".wav", ("audio/wav", "audio/wave", "audio/x-wav")
+"""WAV's types, which Python's `mimetypes` does not all know."""
 USER_REJECTED = -1
 """The error code MCP gives a sampling request the user rejected."""
 
@@ -217,8 +220,8 @@ async def get_prompt(session: ClientSession, name: str, arguments: dict[str, str
 
 
 async def call_tool(session: ClientSession, name: str, arguments: dict[str, Any]) -> str | ToolResult:
-    """Call `name`; its result as text, or with the images it returned as a `ToolResult` (`ToolReportedError`
-    for `isError`)."""
+    """Call `name`; its result as text, or with the images and audio it returned as a `ToolResult`
+    (`ToolReportedError` for `isError`)."""
     reporter = current_reporter()
 
     async def progressed(progress: float, total: float | None, message: str | None) -> None:
@@ -226,11 +229,11 @@ async def call_tool(session: ClientSession, name: str, arguments: dict[str, Any]
             reporter(progress, total, message)
 
     result = await session.call_tool(name, arguments, progress_callback=progressed)
-    images = result_images(result) if not result.is_error else []
-    text = result_text(result, images_apart=bool(images))
+    media = result_media(result) if not result.is_error else []
+    text = result_text(result, media_apart=bool(media))
     if result.is_error:
         raise ToolReportedError(text or f"{name} reported an error")
-    return ToolResult(text, images) if images else text
+    return ToolResult(text, media) if media else text
 
 
 def sampling_request(params: types.CreateMessageRequestParams, server: str = "") -> SamplingRequest:
@@ -293,47 +296,69 @@ def is_closed(session: ClientSession) -> bool:
     return bool(getattr(getattr(session, "_dispatcher", None), "_closed", False))
 
 
-def result_images(result: types.CallToolResult) -> list[Attachment]:
-    """The images among the result's content, as attachments (one whose data is not an image it claims to be
-    is left to its stand-in text)."""
-    images: list[Attachment] = []
+def result_media(result: types.CallToolResult) -> list[Attachment]:
+    """The images and audio among the result's content, as attachments: an image goes to a model that takes
+    images, audio is kept as a file (a chip with its type and size; models are sent its stand-in). One whose
+    data is not base64, or not the image it claims to be, is left to its stand-in text."""
+    media: list[Attachment] = []
     for item in result.content:
+        if not isinstance(item, types.ImageContent | types.AudioContent):
+            continue
+        try:
+            data = base64.b64decode(item.data, validate=True)
+        except ValueError:
+            continue
+        count = 1 + sum(1 for kept in media if (kept.kind == "image") == isinstance(item, types.ImageContent))
         if isinstance(item, types.ImageContent):
-            try:
-                data = base64.b64decode(item.data, validate=True)
-            except ValueError:
-                continue
-            image = Attachment.of_bytes(f"image-{len(images) + 1}", data, item.mime_type)
+            image = Attachment.of_bytes(f"image-{count}", data, item.mime_type)
             if image.kind == "image":
-                images.append(image)
-    return images
+                media.append(image)
+        else:
+            extension = WAVE if item.mime_type in WAVE_TYPES else mimetypes.guess_extension(item.mime_type) or ""
+            media.append(Attachment("file", f"audio-{count}{extension}", item.mime_type, data))
+    return media
 
 
-def result_text(result: types.CallToolResult, images_apart: bool = False) -> str:
-    """Text, images and resource links as readable text; structured content as JSON (instead of the text
-    copy of it that servers usually send alongside). `images_apart`: the images that are one are left out (the
-    runner adds their stand-ins after the text)."""
+def result_text(result: types.CallToolResult, media_apart: bool = False) -> str:
+    """Text, images, audio and resource links as readable text (their annotations said); structured content as
+    JSON (instead of the text copy of it that servers usually send alongside). `media_apart`: the images and
+    audio kept as attachments are left out (the runner adds their stand-ins after the text)."""
     structured = result.structured_content
     if structured is not None and list(structured) == ["result"] and result.content:
         structured = None  # the SDK's wrapping of a plain return value, whose text is in `content` already
-    kept = result_images(result) if images_apart else []
-    shown = {image.hash for image in kept}
+    kept = {attachment.hash for attachment in result_media(result)} if media_apart else set()
     parts = [
-        _content_text(item)
+        _content_text(item) + annotations_note(item)
         for item in result.content
-        if (structured is None or not isinstance(item, types.TextContent)) and not _apart(item, shown)
+        if (structured is None or not isinstance(item, types.TextContent)) and not _apart(item, kept)
     ]
     if structured is not None:
         parts.insert(0, json.dumps(structured, indent=2, ensure_ascii=False))
     return "\n".join(part for part in parts if part)
 
 
-def _apart(item: Any, images: set[str]) -> bool:
-    """Whether `item` is an image kept as an attachment (its stand-in comes from the runner)."""
-    if not images or not isinstance(item, types.ImageContent):
+def annotations_note(item: Any) -> str:
+    """What a content item's annotations say, kept beside it: ` (for the user; priority 0.9; modified …)`;
+    empty without any."""
+    annotations = getattr(item, "annotations", None)
+    if annotations is None:
+        return ""
+    said = []
+    if annotations.audience:
+        said.append("for the " + " and the ".join(annotations.audience))
+    if annotations.priority is not None:
+        said.append(f"priority {annotations.priority:g}")
+    if annotations.last_modified:
+        said.append(f"modified {annotations.last_modified}")
+    return f" ({'; '.join(said)})" if said else ""
+
+
+def _apart(item: Any, kept: set[str]) -> bool:
+    """Whether `item` is an image or audio kept as an attachment (its stand-in comes from the runner)."""
+    if not kept or not isinstance(item, types.ImageContent | types.AudioContent):
         return False
     try:
-        return hashlib.sha256(base64.b64decode(item.data, validate=True)).hexdigest() in images
+        return hashlib.sha256(base64.b64decode(item.data, validate=True)).hexdigest() in kept
     except ValueError:
         return False
 
