@@ -21,6 +21,7 @@ from tui_agent.history.redact import Redactor
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import ToolCall
 from tui_agent.tools import tool
+from tui_agent.tools.cli import render
 from tui_agent.tools.mcp import servers as servers_module
 from tui_agent.tools.mcp.known_tools import KnownTools
 from tui_agent.tools.mcp.servers import McpServers
@@ -283,7 +284,10 @@ async def test_tools_that_need_task_support_are_left_out_and_said(start: Start) 
     assert servers.summary()[0]["status"] == (
         "ready with 8 tools; 2 tools need task support, which tui-agent does not offer yet"
     )
-    assert servers.summary()[0]["tools"] == 8
+    assert servers.summary()[0]["tools"] == 8 and servers.summary()[0]["needs_tasks"] == ["long_job", "batch_job"]
+    shown = render({"tools": [], "hooks": [], "problems": [], "notices": [], "mcp_servers": servers.summary()})
+    assert "- demo: ready with 8 tools; 2 tools need task support, which tui-agent does not offer yet " in shown
+    assert shown.endswith("(left out: long_job, batch_job)")  # `tui-agent plugins` names them
     assert "MCP server demo: 2 tools need task support, which tui-agent does not offer yet; " in notices[0]
     assert notices[0].endswith("left out: long_job, batch_job.")
     assert all("long_job" not in tool["function"]["name"] for tool in servers.registry.openai_tools())

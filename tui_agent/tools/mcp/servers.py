@@ -249,13 +249,15 @@ class McpServers:
         self._listeners.append(listener)
 
     def summary(self) -> list[dict[str, Any]]:
-        """Each server as plain data: name, state, its sentence, tool count, log (for `plugins --json`)."""
+        """Each server as plain data: name, state, its sentence, tool count, the tools left out because they need
+        task support, log (for `plugins --json`)."""
         return [
             {
                 "name": server.name,
                 "state": server.state.value,
                 "status": server.describe(),
                 "tools": len(server.offered()),
+                "needs_tasks": server.needing_tasks(),
                 "reason": server.reason,
                 "log": str(server.log_path),
                 "transport": "stdio" if server.settings.command is not None else "http",
