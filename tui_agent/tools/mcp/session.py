@@ -1,5 +1,6 @@
-"""Provides `connect`, `call_tool`, `catalogue`, `read_resource`, `get_prompt` and `result_text`: the only code
-that talks to the MCP SDK.
+"""Provides `connect`, `call_tool`, `catalogue`, `read_resource`, `get_prompt`, `result_text`, `result_media` and
+`sampling_request`: the only code that talks to the MCP SDK (a server's sampling requests become
+`sampling.SamplingRequest`s, answered through `connect`'s `on_sample`).
 
 Importing this module imports the SDK (about a second): `servers` loads it in a thread, after the first
 frame. The SDK's loggers are silenced here, once: they print tracebacks to stderr (a server that crashes,
