@@ -101,6 +101,13 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         help="with -p: let this 'ask' tool run without asking (repeatable)",
     )
     parser.add_argument(
+        "--allow-sampling",
+        action="append",
+        metavar="SERVER",
+        default=[],
+        help="with -p: let this MCP server have the model answer its prompts (sampling; repeatable)",
+    )
+    parser.add_argument(
         "--mode",
         choices=("read-only", "ask", "auto-edit", "auto", "plan"),
         help="permission mode to start in (default: [tools] mode or ask); see docs/modes.md",
@@ -176,6 +183,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(prompt_beside_print(parser, argv))
         if args.allow and (args.print is None or args.command is not None):
             parser.error("--allow is for -p runs (in the app, the approval dialog asks)")
+        if args.allow_sampling and (args.print is None or args.command is not None):
+            parser.error("--allow-sampling is for -p runs (in the app, a dialog asks)")
         if args.attach and (args.print is None or args.command is not None):
             parser.error("--attach is for -p runs (in the app, type @ in the prompt)")
         if args.show_reasoning and (args.print is None or args.command is not None):

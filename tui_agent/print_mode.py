@@ -31,6 +31,7 @@ from tui_agent.config import Settings
 from tui_agent.errors import UserError
 from tui_agent.history.attachments import Attachment, AttachmentError, load_attachment
 from tui_agent.terminal import private_reply
+from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.modes import start_mode
 
 STDIN_PROMPT = "-"
@@ -77,6 +78,7 @@ def run_print(args: argparse.Namespace) -> int:
                 attachments,
                 (getattr(args, "mode", None), getattr(args, "dangerously_auto_without_sandbox", False)),
                 output,
+                frozenset(getattr(args, "allow_sampling", None) or []),
             )
         )
     say(sys.stderr, "cancelled")  # Ctrl+C: the turn is stored as interrupted; no traceback
@@ -173,6 +175,7 @@ async def _print_one_turn(
     attachments: list[Attachment] | None = None,
     mode: tuple[str | None, bool] = (None, False),
     output: Output | None = None,
+    sampling: frozenset[str] = frozenset(),
 ) -> int:
     output = output or Output()
     try:
@@ -198,6 +201,7 @@ async def _print_one_turn(
         runner = built.agent.runner  # -p starts in --mode, else the config's (ask: tools that ask are denied)
         if (refused := start_mode(runner.permissions, mode[0], settings.tools.mode, unsandboxed=mode[1])) is not None:
             return output.fail(reply, refused, 2)
+        allow_sampling(built.mcp_servers, sampling)
         for name in sorted(set(allowed or []) - set(built.agent.registry.names())):
             say(sys.stderr, f"--allow {name}: there is no tool called {name} (see `tui-agent plugins`)")
         agent = built.agent
@@ -224,3 +228,12 @@ async def _print_one_turn(
             return output.fail(reply, str(error), 1)
     finally:
         await built.close(lock_wait=settings.history_lock_wait, on_wait=lambda said: say(sys.stderr, said))
+
+
+def allow_sampling(servers: McpServers | None, allowed: frozenset[str]) -> None:
+    """`--allow-sampling SERVER`: that server's sampling requests are answered unasked (others are denied, and
+    said on stderr); a name that is no configured server is said."""
+    if servers is not None:
+        servers.sampling.allowed |= allowed
+    for name in sorted(allowed - set(servers.servers if servers is not None else ())):
+        say(sys.stderr, f"--allow-sampling {name}: there is no MCP server called {name} (see `tui-agent plugins`)")

@@ -1,5 +1,6 @@
 """MCP tools on the real stack (offline model over HTTP, real agent, real SQLite, real MCP server processes):
-their panel and approval like a Python tool's, the MCP screen (states, restart, log, on/off), Esc."""
+their panel and approval like a Python tool's, the MCP screen (states, restart, log, on/off), Esc; a server's
+question (a form), its sampling request (a dialog) and its resources in the @-picker."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 
 from tests.fixtures.mcp_servers.config import stdio
+from tests.fixtures.mcp_servers.tiny_png import tiny_png
 from tests.ui.helpers import WAIT_LIMIT, Built, app_on_real_agent, chat, chat_idle, showing
 from tui_agent.agent.endpoint import EndpointChoice
 from tui_agent.config import McpServerSettings, Settings
@@ -24,6 +26,8 @@ from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.elicitation import ElicitationScreen
 from tui_agent.ui.screens.mcp import McpScreen
+from tui_agent.ui.screens.sampling import SamplingScreen
+from tui_agent.ui.widgets.file_picker import RESOURCE_ID, FilePicker
 
 MakeApp = Callable[..., tuple[TuiAgentApp, Built]]
 
@@ -157,9 +161,58 @@ async def test_the_mcp_screen_lists_restarts_toggles_and_shows_the_log(mcp_app: 
         await until(pilot, lambda: not isinstance(app.screen, McpScreen), "closed")
 
 
-async def test_a_servers_question_is_a_form_checked_before_it_is_sent(mcp_app: MakeApp) -> None:
-    app, _ = mcp_app(calling("ask_name"), notes=stdio("--capabilities", approval="never"))
+async def attach_the_servers_resources(pilot: Pilot[None], built: Built) -> None:
+    """@ lists the server's resources and templates under its name; each chosen is attached (a template's
+    parameter asked in a form first); then the attachments are taken off again."""
+    app, prompt = pilot.app, chat(pilot).prompt_input
+    await until(pilot, lambda: built.mcp_servers is not None and bool(built.mcp_servers.resource_picks()), "ready")
+
+    async def pick(query: str) -> FilePicker:
+        prompt.focus()
+        await pilot.press("@")
+        await until(pilot, lambda: showing(app, FilePicker), "the picker")
+        picker = app.screen
+        assert isinstance(picker, FilePicker)
+        picker.query_one(Input).value = query
+        await until(pilot, lambda: picker.shown_query == query, "filtered")
+        return picker
+
+    picker = await pick("")
+    labels = [str(option.prompt) for option in picker.options.options if option.id.startswith(RESOURCE_ID)]  # type: ignore[union-attr]
+    assert labels == [
+        "⧉ notes: notes://readme — What the notes are",
+        "⧉ notes: notes://dot.png",
+        "⧉ notes: notes://{name} — A note by name",
+    ]
+    await pick("readme")
+    await pilot.press("enter")
+    await until(pilot, lambda: len(prompt.attachments) == 1, "the readme attached")
+    await pick("dot.png")
+    await pilot.press("enter")
+    await until(pilot, lambda: len(prompt.attachments) == 2, "the image attached")
+    await pick("notes://{name}")
+    await pilot.press("enter")
+    await until(pilot, lambda: showing(app, ElicitationScreen), "the template's form")
+    app.screen.query_one(Input).value = "groceries list"
+    await pilot.click("#accept")
+    await until(pilot, lambda: len(prompt.attachments) == 3, "the filled template attached")
+    readme, dot, note = prompt.attachments
+    assert (readme.kind, readme.name, readme.text) == ("file", "notes://readme", "The notes server keeps notes.")
+    assert (dot.kind, dot.mime, dot.data) == ("image", "image/png", tiny_png())
+    assert (note.name, note.text) == ("notes://groceries%20list", "note groceries list")
+    prompt.set_attachments([])
+
+
+async def test_a_servers_question_is_a_form_and_its_sampling_a_dialog(mcp_app: MakeApp, tmp_path: Path) -> None:
+    scenario = calling("ask_name")
+    scenario["replies"] += [
+        {"text": "", "tool_calls": [{"name": "summarise", "arguments": {"text": "the notes"}}]},
+        {"text": "A short summary."},  # the sampling request's answer
+        {"text": "Summarised."},
+    ]
+    app, built = mcp_app(scenario, notes=stdio("--capabilities", approval="never"))
     async with app.run_test(size=(140, 40)) as pilot:
+        await attach_the_servers_resources(pilot, built)
         await type_prompt(pilot, "who am I")
         await until(pilot, lambda: showing(app, ElicitationScreen), "the server's form")
         form = app.screen
@@ -173,3 +226,24 @@ async def test_a_servers_question_is_a_form_checked_before_it_is_sent(mcp_app: M
         await until(pilot, lambda: chat_idle(pilot), "turn finished")
         (panel,) = chat(pilot).tool_panels.panels
         assert panel.call.result == "accept: Ada (36)"
+        await type_prompt(pilot, "summarise the notes")  # the server asks the model: shown first, then sent
+        await until(pilot, lambda: showing(app, SamplingScreen), "the sampling dialog")
+        dialog = app.screen
+        assert isinstance(dialog, SamplingScreen)
+        shown = str(dialog.query_one("#sampling-text").render())
+        assert "system: You summarise." in shown and "user: Summarise: the notes" in shown
+        assert "max tokens: 50" in str(dialog.query_one("#sampling-about").render())
+        await pilot.press("s")  # always for this server, this run
+        await until(pilot, lambda: chat_idle(pilot) and len(chat(pilot).tool_panels.panels) == 2, "second turn")
+        assert chat(pilot).tool_panels.panels[-1].call.result == "summary: A short summary."
+        agent = built.agent
+        assert agent is not None and built.mcp_servers is not None
+        assert built.mcp_servers.sampling.allowed == {"notes"}
+        used = agent.session_usage
+    store = await HistoryStore.open(tmp_path / "history.db")
+    try:
+        (session,) = await store.list_recent()
+        replies = [message.usage for message in await store.load_tail(session.id, 100) if message.usage]
+    finally:
+        await store.close()
+    assert used[1] > sum(usage.completion_tokens for usage in replies)  # the sampling reply's tokens counted too

@@ -57,6 +57,7 @@ from tui_agent.history.models import Message, SearchHit, Session, Siblings
 from tui_agent.history.session_search import SessionMatch
 from tui_agent.history.store import HistoryStore
 from tui_agent.history.team_runs import TeamStop
+from tui_agent.prices import TokenCounts
 from tui_agent.tools.command_hooks import HookAnswer
 from tui_agent.tools.modes import Permissions
 from tui_agent.tools.registry import ToolRegistry
@@ -200,6 +201,14 @@ class Agent:
         """Tokens (in, out) this session has used, turns of earlier runs included."""
         totals = self._state.services.totals
         return totals.prompt_tokens, totals.completion_tokens
+
+    def count_aside(self, usage: TokenCounts) -> None:
+        """Count a request made beside the conversation (an MCP server's sampling) in the session's tokens and
+        cost; the context stays the conversation's."""
+        services = self._state.services
+        services.totals.prompt_tokens += usage.prompt_tokens
+        services.totals.completion_tokens += usage.completion_tokens
+        services.meter.add_aside(self.model, usage)
 
     @property
     def permissions(self) -> Permissions:

@@ -114,6 +114,13 @@ class SessionMeter:
 
     def add(self, model: str | None, usage: TokenCounts) -> None:
         """Count one response's usage: its cost (if its model has a price) and the context it measured."""
+        self.add_aside(model, usage)
+        self.context_tokens = usage.prompt_tokens + usage.completion_tokens
+        self.context_estimated = False
+
+    def add_aside(self, model: str | None, usage: TokenCounts) -> None:
+        """Count the usage of a request beside the conversation (an MCP server's sampling): its tokens and cost,
+        not the context (it measured another prompt)."""
         cached = int(getattr(usage, "cached_tokens", 0) or 0)
         self.tokens_in += usage.prompt_tokens
         self.tokens_out += usage.completion_tokens
@@ -124,8 +131,6 @@ class SessionMeter:
             self.priced = False
         else:
             self.cost += self.last_cost
-        self.context_tokens = usage.prompt_tokens + usage.completion_tokens
-        self.context_estimated = False
 
     def load(self, messages: Sequence[Message], default_model: str | None, estimate: int) -> None:
         """Start from a stored path (a resumed session): its replies' tokens and cost, and its context — the

@@ -7,7 +7,9 @@ in history because history stores them and the agent builds its requests from th
 The functions are the few the UI runs itself, on the person's machine rather than on the engine: reading a file
 to attach (`load_attachment`, `image_mime`, `human_size`), writing an export (`write_private`), nesting
 sub-agents' sessions under their parents' (`nest`) and the prompt box's recall file (`PromptHistory`). An MCP
-server's request for input (`Question`, with its form's `Field`s) and the user's `Answer` come from the tools.
+server's request for input (`Question`, with its form's `Field`s) and the user's `Answer`, and its request that
+the model answer a prompt (`SamplingRequest`, answered with a `Verdict`), and the resources the @-picker offers
+(`ResourcePick`, a template's URI `filled_uri`) come from the tools.
 All are light (dataclasses over the standard library); the UI imports this module after the first frame.
 """
 
@@ -35,3 +37,8 @@ from tui_agent.tools.mcp.elicitation import Answer as Answer
 from tui_agent.tools.mcp.elicitation import Field as Field
 from tui_agent.tools.mcp.elicitation import Question as Question
 from tui_agent.tools.mcp.elicitation import values_of as values_of
+from tui_agent.tools.mcp.resource_picks import ResourcePick as ResourcePick
+from tui_agent.tools.mcp.resource_picks import filled_uri as filled_uri
+from tui_agent.tools.mcp.sampling import SamplingRequest as SamplingRequest
+from tui_agent.tools.mcp.sampling import Verdict as Verdict
+from tui_agent.tools.mcp.sampling import shown_messages as shown_messages

@@ -19,6 +19,7 @@ from tui_agent import paths
 from tui_agent.agent.agent import Agent
 from tui_agent.agent.delegation import Delegation
 from tui_agent.agent.endpoint import EndpointChoice, cleartext_warning, key_alone_notice
+from tui_agent.agent.mcp_sampling import ModelSampler
 from tui_agent.agent.meter import SessionMeter
 from tui_agent.agent.model_choice import discover_model
 from tui_agent.agent.port import ChatBackend
@@ -176,5 +177,7 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
         ),
     )
     agent.commands = SlashCommands(commands, tools.mcp_servers)
+    if tools.mcp_servers is not None:  # a server's sampling requests: the session's model answers, once approved
+        tools.mcp_servers.sampling.answerer = ModelSampler(agent)
     tools.watch(agent.tell)  # a source's notices during the run (an MCP server failed...) reach the UI or stderr
     return BuiltAgent(agent, notices, resources, tools=tools)

@@ -55,7 +55,9 @@ def render(report: dict[str, Any]) -> str:
         lines.append("MCP servers:")
         for server in report["mcp_servers"]:
             log = f" (log: {server['log']})" if server["reason"] else ""
-            lines.append(f"- {server['name']}: {server['status']}{log}")
+            left_out = server.get("needs_tasks") or []  # named: which tools the model will not see
+            named = f" (left out: {', '.join(left_out)})" if left_out else ""
+            lines.append(f"- {server['name']}: {server['status']}{named}{log}")
     if report["problems"]:
         lines.append("")
         lines.append(f"{len(report['problems'])} problem(s) while loading plugins:")

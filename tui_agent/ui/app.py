@@ -37,7 +37,7 @@ from tui_agent.ui.turn_notice import TurnNotice
 from tui_agent.ui.widgets.tool_panel import Clock, ToolPanels
 
 if TYPE_CHECKING:  # loads with the first Ctrl+C
-    from tui_agent.agent.records import Answer, Question
+    from tui_agent.agent.records import Answer, Question, SamplingRequest, Verdict
     from tui_agent.ui.ctrl_c import CtrlC
 
 ERROR_TIMEOUT = 30.0
@@ -222,6 +222,7 @@ class TuiAgentApp(App[None]):
         engine.backend.watch_notices(self.show_notice)
         if engine.mcp_servers is not None:
             engine.mcp_servers.asker = self.ask_mcp_question
+            engine.mcp_servers.sampling.approver = self.ask_mcp_sampling
 
     async def ask_mcp_question(self, question: Question) -> Answer:
         """Put an MCP server's request for input to the user (a form, or a page to visit); a call that ends
@@ -239,6 +240,26 @@ class TuiAgentApp(App[None]):
         self.push_screen(modal, callback=answered)
         try:
             return await answer
+        except asyncio.CancelledError:
+            if self.screen is modal:
+                self.pop_screen()
+            raise
+
+    async def ask_mcp_sampling(self, request: SamplingRequest) -> Verdict:
+        """Show an MCP server's sampling request and wait for the user's verdict (a call that ends first takes
+        the dialog away)."""
+        from tui_agent.ui.screens.sampling import SamplingScreen  # deferred: with the first sampling request
+
+        verdict: asyncio.Future[Verdict] = asyncio.get_running_loop().create_future()
+        modal = SamplingScreen(request)
+
+        def decided(given: Verdict | None) -> None:
+            if not verdict.done():
+                verdict.set_result(given or "deny")
+
+        self.push_screen(modal, callback=decided)
+        try:
+            return await verdict
         except asyncio.CancelledError:
             if self.screen is modal:
                 self.pop_screen()

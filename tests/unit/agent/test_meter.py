@@ -57,6 +57,10 @@ def test_the_context_is_what_the_server_counted_last_against_the_models_window(m
     assert shown.needs_compaction  # at compact_at (0.8) of the window
     assert not Meter(context_tokens=3199, context_window=4000).needs_compaction
     assert meter.snapshot("model-b").context_window == 1000  # the glob
+    meter.add_aside("model-a", LiveUsage(1000, 100))  # an MCP server's sampling: paid for, not the context
+    aside = meter.snapshot("model-a")
+    assert (aside.context_tokens, aside.tokens_in, aside.tokens_out) == (3200, 4600, 500)
+    assert aside.session_cost is not None and shown.session_cost is not None and aside.session_cost > shown.session_cost
     unknown = meter.snapshot("someone-elses-model")
     assert unknown.context_window is None and unknown.context_share is None and not unknown.needs_compaction
 

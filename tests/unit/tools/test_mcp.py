@@ -21,6 +21,7 @@ from tui_agent.history.redact import Redactor
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import ToolCall
 from tui_agent.tools import tool
+from tui_agent.tools.cli import render
 from tui_agent.tools.mcp import servers as servers_module
 from tui_agent.tools.mcp.known_tools import KnownTools
 from tui_agent.tools.mcp.servers import McpServers
@@ -74,13 +75,23 @@ async def test_a_stdio_servers_tools_run_like_python_tools(start: Start) -> None
     assert servers.summary()[0]["status"] == "ready with 8 tools"
 
 
-async def test_an_image_a_server_returns_is_kept_with_the_call(start: Start) -> None:
+async def test_an_image_or_audio_a_server_returns_is_kept_with_the_call_and_annotations_said(start: Start) -> None:
     servers = await start(demo=stdio("--images", approval="never"))
     (call,) = await ToolRunner(servers.registry).run([ToolCall("c1", "screenshot")], lambda state: None)
     assert call.status == ToolStatus.DONE and call.result == f"the screen\n[image: image/png, {len(tiny_png())} bytes]"
     (ref,) = call.attachments
     assert (ref.kind, ref.mime, ref.size) == ("image", "image/png", len(tiny_png()))
     assert call.attachment_data == {ref.hash: tiny_png()}
+    (audio,) = await ToolRunner(servers.registry).run([ToolCall("c2", "recording")], lambda state: None)
+    wave = b"RIFF\x24\x00\x00\x00WAVEfmt "
+    assert audio.status == ToolStatus.DONE and audio.result == (
+        "recorded 1 s (for the user; priority 0.9)\n"
+        "[resource: full <notes://full.wav>] (modified 2026-01-02T03:04:05Z)\n"
+        f"[file: audio/wav, {len(wave)} bytes]"
+    )
+    (chip,) = audio.attachments  # the audio: a chip with its type and size
+    assert (chip.kind, chip.name, chip.mime, chip.size) == ("file", "audio-1.wav", "audio/wav", len(wave))
+    assert chip.label == "[file audio-1.wav 16 B]" and audio.attachment_data == {chip.hash: wave}
 
 
 async def test_approval_defaults_to_ask_and_tools_settings_win(start: Start) -> None:
@@ -273,7 +284,10 @@ async def test_tools_that_need_task_support_are_left_out_and_said(start: Start) 
     assert servers.summary()[0]["status"] == (
         "ready with 8 tools; 2 tools need task support, which tui-agent does not offer yet"
     )
-    assert servers.summary()[0]["tools"] == 8
+    assert servers.summary()[0]["tools"] == 8 and servers.summary()[0]["needs_tasks"] == ["long_job", "batch_job"]
+    shown = render({"tools": [], "hooks": [], "problems": [], "notices": [], "mcp_servers": servers.summary()})
+    assert "- demo: ready with 8 tools; 2 tools need task support, which tui-agent does not offer yet " in shown
+    assert shown.endswith("(left out: long_job, batch_job)")  # `tui-agent plugins` names them
     assert "MCP server demo: 2 tools need task support, which tui-agent does not offer yet; " in notices[0]
     assert notices[0].endswith("left out: long_job, batch_job.")
     assert all("long_job" not in tool["function"]["name"] for tool in servers.registry.openai_tools())

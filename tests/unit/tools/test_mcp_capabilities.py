@@ -1,21 +1,29 @@
 """The rest of MCP beyond tools, against the real test server (`server.py --capabilities`) in a real process:
 progress shown on the call, log messages into the server's log, the working directory as the root, resources
-read (and followed from a link), prompts listed and fetched."""
+read (and followed from a link), prompts listed and fetched, questions put to the user, sampling answered by the
+model (over real HTTP to the offline model) once the user agrees."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.fixtures.mcp_servers.config import stdio
 from tests.fixtures.mcp_servers.tiny_png import tiny_png
+from tui_agent.agent.mcp_sampling import ModelSampler
 from tui_agent.config import ToolsSettings
 from tui_agent.history.redact import Redactor
+from tui_agent.llm.client import ChatClient
+from tui_agent.offline.server import BackgroundServer
+from tui_agent.prices import TokenCounts
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import ToolCall
 from tui_agent.tools.mcp.elicitation import Answer, Question, values_of
+from tui_agent.tools.mcp.sampling import SamplingRequest, Verdict, shown_messages
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
@@ -134,3 +142,67 @@ async def test_with_nobody_to_ask_a_question_is_declined_and_said(servers: McpSe
         "MCP server notes asked for input ('What is your name?'); declined: nobody can answer in this run "
         "(the app shows a form)."
     ]
+
+
+@dataclass
+class Counted:
+    """The part of the agent sampling needs: a real client to the offline model, and the session's count."""
+
+    client: ChatClient
+    model: str = "offline"
+    counted: list[TokenCounts] = field(default_factory=list)
+
+    def count_aside(self, usage: TokenCounts) -> None:
+        self.counted.append(usage)
+
+
+@pytest.mark.parametrize(
+    "offline_server",
+    [{"replies": [{"text": "Notes keep notes."}, {"text": "Again."}, {"text": "Allowed."}]}],
+    indirect=True,
+)
+async def test_sampling_is_answered_by_the_model_once_the_user_agrees_and_denied_with_nobody_to_ask(
+    servers: McpServers, offline_server: BackgroundServer
+) -> None:
+    notices: list[str] = []
+    servers.watch(notices.append)
+    agent = Counted(ChatClient(offline_server.base_url, "offline", api_key="test"))
+    servers.sampling.answerer = ModelSampler(agent)
+
+    def chat_requests() -> list[dict[str, Any]]:
+        return [record.body or {} for record in offline_server.requests if record.path.endswith("/chat/completions")]
+
+    denied, _ = await call(servers, "summarise", text="x")  # -p: nobody to ask, the server not allowed
+    assert denied.status == ToolStatus.FAILED and "--allow-sampling notes" in (denied.error or "")
+    assert notices == [
+        "MCP server notes asked the model to answer a prompt of its own (sampling); denied (nobody to ask: run "
+        "with --allow-sampling notes to allow it)."
+    ]
+    shown: list[SamplingRequest] = []
+    verdicts: Iterator[Verdict] = iter(["deny", "always"])
+
+    async def approve(request: SamplingRequest) -> Verdict:
+        shown.append(request)
+        return next(verdicts)
+
+    servers.sampling.approver = approve
+    denied, _ = await call(servers, "summarise", text="the notes server")
+    assert denied.status == ToolStatus.FAILED and "the user declined the sampling request" in (denied.error or "")
+    assert not chat_requests() and not agent.counted  # nothing reached the model
+    (request,) = shown
+    assert (request.server, request.system_prompt, request.max_tokens) == ("notes", "You summarise.", 50)
+    assert shown_messages(request) == "system: You summarise.\n\nuser: Summarise: the notes server"
+    done, _ = await call(servers, "summarise", text="the notes server")
+    assert done.outcome == "summary: Notes keep notes."
+    (sent,) = chat_requests()
+    assert sent["messages"] == [
+        {"role": "system", "content": "You summarise."},
+        {"role": "user", "content": "Summarise: the notes server"},
+    ]
+    assert sent["max_tokens"] == 50 and "tools" not in sent
+    assert len(agent.counted) == 1 and agent.counted[0].completion_tokens > 0  # counted in the session
+    again, _ = await call(servers, "summarise", text="more")  # "always": not asked again this run
+    assert again.outcome == "summary: Again." and len(shown) == 2
+    servers.sampling.approver, servers.sampling.allowed = None, {"notes"}  # what `-p --allow-sampling notes` does
+    allowed, _ = await call(servers, "summarise", text="x")
+    assert allowed.outcome == "summary: Allowed."

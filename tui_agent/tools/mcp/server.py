@@ -15,6 +15,7 @@ never the terminal.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -34,6 +35,7 @@ from tui_agent.tools.mcp.failures import (
     stray_sentence,
 )
 from tui_agent.tools.mcp.log import Redact, ServerLog, append_note
+from tui_agent.tools.mcp.sampling import Answerer, SamplingDenied, SamplingReply, SamplingRequest
 from tui_agent.tools.mcp.specs import callable_tools, needs_tasks, offered, safe_name
 from tui_agent.tools.results import ToolResult
 
@@ -71,10 +73,13 @@ class McpServer:
         *,
         redact: Redact,
         ask: Asker | None = None,
+        sample: Answerer | None = None,
     ) -> None:
-        """`ask(question)` puts the server's requests for input to the user (None: they are declined)."""
+        """`ask(question)` puts the server's requests for input to the user (None: they are declined);
+        `sample(request)` answers its sampling requests (None: refused)."""
         self.name, self.settings = name, settings
         self._ask = ask
+        self._sample = sample
         self.log_path = log_dir / f"{safe_name(name)}.log"
         self._redact = redact
         """What the log does to the server's stderr before writing it (history's redaction)."""
@@ -162,7 +167,14 @@ class McpServer:
         try:
             async with asyncio.timeout(self.settings.startup_timeout):
                 session = await sdk.connect(
-                    stack, self.settings, errlog, self._tools_changed, self._stray, self._server_logged, self._elicited
+                    stack,
+                    self.settings,
+                    errlog,
+                    self._tools_changed,
+                    self._stray,
+                    self._server_logged,
+                    self._elicited,
+                    self._sampled,
                 )
                 tools = await sdk.list_tools(session)
                 self.resources, self.templates, self.prompts = await sdk.catalogue(session)
@@ -198,6 +210,12 @@ class McpServer:
             return "decline", None
         answer = await self._ask(question_of(self.name, message, schema, url))
         return answer.action, answer.content
+
+    async def _sampled(self, request: SamplingRequest) -> SamplingReply:
+        """The server asks the model to answer a prompt: whoever answers decides (refused without one)."""
+        if self._sample is None:
+            raise SamplingDenied("tui-agent does not answer sampling requests here")
+        return await self._sample(dataclasses.replace(request, server=self.name))
 
     def _server_logged(self, line: str) -> None:
         """A log message the server sent (not its stderr): into its log, redacted like the rest."""

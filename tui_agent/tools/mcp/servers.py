@@ -23,10 +23,13 @@ from types import ModuleType
 from typing import Any
 
 from tui_agent.config import McpServerSettings
+from tui_agent.payloads import Attachment
 from tui_agent.tools.mcp.elicitation import Answer, Asker, Question, unanswered
 from tui_agent.tools.mcp.known_tools import KnownTools
 from tui_agent.tools.mcp.log import Redact
 from tui_agent.tools.mcp.overview import ServerOverview, overview
+from tui_agent.tools.mcp.resource_picks import ResourcePick, attachments_of, resource_picks
+from tui_agent.tools.mcp.sampling import Sampling
 from tui_agent.tools.mcp.server import McpServer, ServerState
 from tui_agent.tools.mcp.specs import plugin_of, resource_spec, safe_name, tool_specs
 from tui_agent.tools.registry import ToolRegistry
@@ -46,8 +49,13 @@ class McpServers:
     ) -> None:
         """`redact`: what each server's stderr goes through on its way to its log (history's redaction)."""
         self.registry = registry
+        self.sampling = Sampling(on_denied=lambda sentence: self._say("", sentence))
+        """How the servers' sampling requests are approved and answered (the build sets the model, the app the
+        dialog; `-p` its `--allow-sampling` servers)."""
         self.servers = {
-            name: McpServer(name, settings, log_dir, self._changed, redact=redact, ask=self._ask)
+            name: McpServer(
+                name, settings, log_dir, self._changed, redact=redact, ask=self._ask, sample=self.sampling.answer
+            )
             for name, settings in configured.items()
         }
         self._sdk: ModuleType | None = None
@@ -241,19 +249,35 @@ class McpServers:
         self._listeners.append(listener)
 
     def summary(self) -> list[dict[str, Any]]:
-        """Each server as plain data: name, state, its sentence, tool count, log (for `plugins --json`)."""
+        """Each server as plain data: name, state, its sentence, tool count, the tools left out because they need
+        task support, log (for `plugins --json`)."""
         return [
             {
                 "name": server.name,
                 "state": server.state.value,
                 "status": server.describe(),
                 "tools": len(server.offered()),
+                "needs_tasks": server.needing_tasks(),
                 "reason": server.reason,
                 "log": str(server.log_path),
                 "transport": "stdio" if server.settings.command is not None else "http",
             }
             for server in self.servers.values()
         ]
+
+    def resource_picks(self) -> list[ResourcePick]:
+        """The resources and templates of every ready server, server by server (what the @-picker lists)."""
+        return [
+            pick
+            for server in self.servers.values()
+            if server.state == ServerState.READY
+            for pick in resource_picks(server.name, server.resources, server.templates)
+        ]
+
+    async def resource_attachments(self, server: str, uri: str, max_bytes: int) -> list[Attachment]:
+        """Server `server`'s resource at `uri`, read and made attachments (`McpCallError` with a sentence when it
+        cannot be read)."""
+        return attachments_of(uri, await self.servers[server].read_resource(uri), max_bytes)
 
     def overview(self, name: str) -> ServerOverview:
         """Server `name` as the MCP screen details it: how it is reached, its state, its tools."""

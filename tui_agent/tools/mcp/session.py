@@ -1,5 +1,6 @@
-"""Provides `connect`, `call_tool`, `catalogue`, `read_resource`, `get_prompt` and `result_text`: the only code
-that talks to the MCP SDK.
+"""Provides `connect`, `call_tool`, `catalogue`, `read_resource`, `get_prompt`, `result_text`, `result_media` and
+`sampling_request`: the only code that talks to the MCP SDK (a server's sampling requests become
+`sampling.SamplingRequest`s, answered through `connect`'s `on_sample`).
 
 Importing this module imports the SDK (about a second): `servers` loads it in a thread, after the first
 frame. The SDK's loggers are silenced here, once: they print tracebacks to stderr (a server that crashes,
@@ -12,6 +13,7 @@ import base64
 import hashlib
 import json
 import logging
+import mimetypes
 import os
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
@@ -32,6 +34,7 @@ from tui_agent.sandbox import Policy
 from tui_agent.sandbox import run as sandbox_run
 from tui_agent.tools.mcp.elicitation import Action, Value
 from tui_agent.tools.mcp.environment import server_environment
+from tui_agent.tools.mcp.sampling import SamplingDenied, SamplingMessage, SamplingReply, SamplingRequest
 from tui_agent.tools.progress import current_reporter
 from tui_agent.tools.results import ToolResult
 
@@ -45,6 +48,13 @@ LIST_CHANGES = (
 """What makes the server's tools, prompts and resources be listed again."""
 Elicit = Callable[[str, dict[str, Any] | None, str | None], Awaitable[tuple[Action, dict[str, Value] | None]]]
 """Answers a server's request for input: (message, form schema, URL) → (action, values)."""
+Sample = Callable[[SamplingRequest], Awaitable[SamplingReply]]
+"""Answers a server's sampling request (its `server` left empty: the caller knows which it is); raises
+`SamplingDenied` when the user (or `-p`) refuses it."""
+WAVE, WAVE_TYPES = ".wav", ("audio/wav", "audio/wave", "audio/x-wav")
+"""WAV's types, which Python's `mimetypes` does not all know."""
+USER_REJECTED = -1
+"""The error code MCP gives a sampling request the user rejected."""
 
 for _name in ("mcp", "mcp_types", "httpx2", "httpcore"):
     _logger = logging.getLogger(_name)
@@ -65,11 +75,13 @@ async def connect(
     on_stray_output: Callable[[str], None] = lambda line: None,
     on_log: Callable[[str], None] = lambda line: None,
     on_elicit: Elicit | None = None,
+    on_sample: Sample | None = None,
 ) -> ClientSession:
     """Open the transport and the session inside `stack` (which the caller's task must close), initialise.
     `on_stray_output(line)` hears of each line the server wrote on stdout that is not JSON-RPC; `on_log(line)`
     of each log message it sent (`notifications/message`, info and above); `on_elicit(message, schema, url)`
-    answers its requests for the user's input (`(action, values)`). The working directory is offered as the
+    answers its requests for the user's input (`(action, values)`); `on_sample(request)` its requests that the
+    model answer a prompt (sampling: declared only when given). The working directory is offered as the
     session's root."""
     if settings.command is not None:
         argv = [settings.command, *settings.args]
@@ -109,6 +121,23 @@ async def connect(
         action, content = await on_elicit(params.message, schema, url)
         return types.ElicitResult(action=action, content=content if action == "accept" and url is None else None)
 
+    async def sampled(
+        context: Any, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult | types.ErrorData:
+        assert on_sample is not None
+        try:
+            reply = await on_sample(sampling_request(params))
+        except SamplingDenied as denied:
+            return types.ErrorData(code=USER_REJECTED, message=str(denied))
+        except Exception as error:  # the model failed (no key, offline...): the server is told why, in a sentence
+            return types.ErrorData(code=types.INTERNAL_ERROR, message=str(error) or type(error).__name__)
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text=reply.text),
+            model=reply.model,
+            stop_reason=reply.stop_reason,
+        )
+
     session = await stack.enter_async_context(
         ClientSession(
             read,
@@ -117,6 +146,7 @@ async def connect(
             logging_callback=logged,
             list_roots_callback=_roots,
             elicitation_callback=elicited,
+            sampling_callback=sampled if on_sample is not None else None,
             log_level="info",
         )
     )
@@ -191,8 +221,8 @@ async def get_prompt(session: ClientSession, name: str, arguments: dict[str, str
 
 
 async def call_tool(session: ClientSession, name: str, arguments: dict[str, Any]) -> str | ToolResult:
-    """Call `name`; its result as text, or with the images it returned as a `ToolResult` (`ToolReportedError`
-    for `isError`)."""
+    """Call `name`; its result as text, or with the images and audio it returned as a `ToolResult`
+    (`ToolReportedError` for `isError`)."""
     reporter = current_reporter()
 
     async def progressed(progress: float, total: float | None, message: str | None) -> None:
@@ -200,11 +230,42 @@ async def call_tool(session: ClientSession, name: str, arguments: dict[str, Any]
             reporter(progress, total, message)
 
     result = await session.call_tool(name, arguments, progress_callback=progressed)
-    images = result_images(result) if not result.is_error else []
-    text = result_text(result, images_apart=bool(images))
+    media = result_media(result) if not result.is_error else []
+    text = result_text(result, media_apart=bool(media))
     if result.is_error:
         raise ToolReportedError(text or f"{name} reported an error")
-    return ToolResult(text, images) if images else text
+    return ToolResult(text, media) if media else text
+
+
+def sampling_request(params: types.CreateMessageRequestParams, server: str = "") -> SamplingRequest:
+    """A sampling request as tui-agent shows and answers it: text and images kept, other content as stand-ins."""
+    messages = []
+    for message in params.messages:
+        texts: list[str] = []
+        images: list[Attachment] = []
+        for item in message.content_as_list:
+            if isinstance(item, types.ImageContent):
+                try:
+                    image = Attachment.of_bytes(
+                        f"image-{len(images) + 1}", base64.b64decode(item.data, validate=True), item.mime_type
+                    )
+                except ValueError:
+                    image = None
+                if image is not None and image.kind == "image":
+                    images.append(image)
+                    continue
+            texts.append(_content_text(item))
+        messages.append(SamplingMessage(message.role, "\n".join(text for text in texts if text), tuple(images)))
+    hints = (params.model_preferences.hints or []) if params.model_preferences is not None else []
+    return SamplingRequest(
+        server,
+        tuple(messages),
+        params.max_tokens,
+        params.system_prompt,
+        params.temperature,
+        tuple(params.stop_sequences or ()),
+        tuple(hint.name for hint in hints if hint.name),
+    )
 
 
 def log_line(params: types.LoggingMessageNotificationParams) -> str:
@@ -236,47 +297,69 @@ def is_closed(session: ClientSession) -> bool:
     return bool(getattr(getattr(session, "_dispatcher", None), "_closed", False))
 
 
-def result_images(result: types.CallToolResult) -> list[Attachment]:
-    """The images among the result's content, as attachments (one whose data is not an image it claims to be
-    is left to its stand-in text)."""
-    images: list[Attachment] = []
+def result_media(result: types.CallToolResult) -> list[Attachment]:
+    """The images and audio among the result's content, as attachments: an image goes to a model that takes
+    images, audio is kept as a file (a chip with its type and size; models are sent its stand-in). One whose
+    data is not base64, or not the image it claims to be, is left to its stand-in text."""
+    media: list[Attachment] = []
     for item in result.content:
+        if not isinstance(item, types.ImageContent | types.AudioContent):
+            continue
+        try:
+            data = base64.b64decode(item.data, validate=True)
+        except ValueError:
+            continue
+        count = 1 + sum(1 for kept in media if (kept.kind == "image") == isinstance(item, types.ImageContent))
         if isinstance(item, types.ImageContent):
-            try:
-                data = base64.b64decode(item.data, validate=True)
-            except ValueError:
-                continue
-            image = Attachment.of_bytes(f"image-{len(images) + 1}", data, item.mime_type)
+            image = Attachment.of_bytes(f"image-{count}", data, item.mime_type)
             if image.kind == "image":
-                images.append(image)
-    return images
+                media.append(image)
+        else:
+            extension = WAVE if item.mime_type in WAVE_TYPES else mimetypes.guess_extension(item.mime_type) or ""
+            media.append(Attachment("file", f"audio-{count}{extension}", item.mime_type, data))
+    return media
 
 
-def result_text(result: types.CallToolResult, images_apart: bool = False) -> str:
-    """Text, images and resource links as readable text; structured content as JSON (instead of the text
-    copy of it that servers usually send alongside). `images_apart`: the images that are one are left out (the
-    runner adds their stand-ins after the text)."""
+def result_text(result: types.CallToolResult, media_apart: bool = False) -> str:
+    """Text, images, audio and resource links as readable text (their annotations said); structured content as
+    JSON (instead of the text copy of it that servers usually send alongside). `media_apart`: the images and
+    audio kept as attachments are left out (the runner adds their stand-ins after the text)."""
     structured = result.structured_content
     if structured is not None and list(structured) == ["result"] and result.content:
         structured = None  # the SDK's wrapping of a plain return value, whose text is in `content` already
-    kept = result_images(result) if images_apart else []
-    shown = {image.hash for image in kept}
+    kept = {attachment.hash for attachment in result_media(result)} if media_apart else set()
     parts = [
-        _content_text(item)
+        _content_text(item) + annotations_note(item)
         for item in result.content
-        if (structured is None or not isinstance(item, types.TextContent)) and not _apart(item, shown)
+        if (structured is None or not isinstance(item, types.TextContent)) and not _apart(item, kept)
     ]
     if structured is not None:
         parts.insert(0, json.dumps(structured, indent=2, ensure_ascii=False))
     return "\n".join(part for part in parts if part)
 
 
-def _apart(item: Any, images: set[str]) -> bool:
-    """Whether `item` is an image kept as an attachment (its stand-in comes from the runner)."""
-    if not images or not isinstance(item, types.ImageContent):
+def annotations_note(item: Any) -> str:
+    """What a content item's annotations say, kept beside it: ` (for the user; priority 0.9; modified …)`;
+    empty without any."""
+    annotations = getattr(item, "annotations", None)
+    if annotations is None:
+        return ""
+    said = []
+    if annotations.audience:
+        said.append("for the " + " and the ".join(annotations.audience))
+    if annotations.priority is not None:
+        said.append(f"priority {annotations.priority:g}")
+    if annotations.last_modified:
+        said.append(f"modified {annotations.last_modified}")
+    return f" ({'; '.join(said)})" if said else ""
+
+
+def _apart(item: Any, kept: set[str]) -> bool:
+    """Whether `item` is an image or audio kept as an attachment (its stand-in comes from the runner)."""
+    if not kept or not isinstance(item, types.ImageContent | types.AudioContent):
         return False
     try:
-        return hashlib.sha256(base64.b64decode(item.data, validate=True)).hexdigest() in images
+        return hashlib.sha256(base64.b64decode(item.data, validate=True)).hexdigest() in kept
     except ValueError:
         return False
 

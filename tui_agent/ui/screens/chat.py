@@ -145,6 +145,7 @@ class ChatScreen(ReportingScreen[None]):
             cursor_blink=self.settings.cursor_blink,
             attach_limits=AttachLimits(ui.attach_paste_over, ui.attach_max_bytes),
             files_in_history=self._files_in_history,
+            mcp_resources=lambda: self.engine.ready.mcp_servers if self.engine.ready is not None else None,
         )
         yield StatusBar(id="status")
 

@@ -1,5 +1,8 @@
 """Provides `FilePicker`: the fuzzy file picker `@` opens in the prompt; it returns the chosen path (relative to
-the working directory) or None.
+the working directory), the chosen MCP resource (a `ResourcePick`), or None.
+
+The MCP servers' resources and resource templates are listed first, each under its server's name
+(`notes: notes://readme — What the notes are`), filtered by the same query.
 
 The files are listed by `FileIndex` in a thread (git's list in a repository, so `.gitignore` holds; a walk
 elsewhere) and the list fills as they arrive: the first matches show within a frame or two even on a tree of
@@ -9,7 +12,9 @@ Filtering a long list runs in a thread too, the newest query winning.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -23,12 +28,19 @@ from textual.widgets.option_list import Option
 from tui_agent.sanitize import sanitize
 from tui_agent.ui.file_index import SHOWN, FileIndex, best_matches
 
+if TYPE_CHECKING:  # the picker opens after the first frame; the records with it
+    from tui_agent.agent.records import ResourcePick
+
 POLL = 0.03
 """Seconds between looks at the growing list while it is being made."""
 
 
-class FilePicker(ModalScreen[str | None]):
-    """Choose a file of `root` to attach."""
+RESOURCE_ID = "mcp-resource:"
+"""Starts the option id of an MCP resource (then its index in `resources`)."""
+
+
+class FilePicker(ModalScreen["str | ResourcePick | None"]):
+    """Choose a file of `root`, or one of `resources`, to attach."""
 
     DEFAULT_CSS = """
     FilePicker {
@@ -68,9 +80,11 @@ class FilePicker(ModalScreen[str | None]):
         Binding("enter", "choose", "Choose", show=False, priority=True, id="file_picker.choose"),
     ]
 
-    def __init__(self, root: Path | None = None) -> None:
+    def __init__(self, root: Path | None = None, resources: Sequence[ResourcePick] = ()) -> None:
         super().__init__()
         self.index = FileIndex(root or Path.cwd())
+        self.resources = list(resources)
+        self._by_label = {pick.label: number for number, pick in enumerate(self.resources)}
         self._shown_for: tuple[str, int, bool] | None = None
         """(query, files listed, listing done) the list is filtered for: nothing to redo while these stay."""
         self.shown_query: str | None = None
@@ -78,7 +92,8 @@ class FilePicker(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Input(placeholder="Attach a file: type to filter, Enter chooses, Esc closes", id="picker-query")
+            what = "a file or an MCP resource" if self.resources else "a file"
+            yield Input(placeholder=f"Attach {what}: type to filter, Enter chooses, Esc closes", id="picker-query")
             yield OptionList(id="picker-files")
             yield Static("listing files…", id="picker-status")
 
@@ -111,24 +126,29 @@ class FilePicker(ModalScreen[str | None]):
     @work(thread=True, exclusive=True, group="picker-filter", exit_on_error=False)
     def _filter(self, query: str, files: list[str]) -> None:
         matches = best_matches(query, files)
-        self.app.call_from_thread(self._show, query, matches, len(files))
+        resources = best_matches(query, list(self._by_label)) if self._by_label else []
+        self.app.call_from_thread(self._show, query, matches, len(files), resources)
 
-    def _show(self, query: str, matches: list[str], listed: int) -> None:
+    def _show(self, query: str, matches: list[str], listed: int, resources: Sequence[str] = ()) -> None:
         if query != self.query_text or not self.is_mounted:
             return  # a newer query's filter is on its way
         self.shown_query = query
         options = self.options
         chosen = options.highlighted
         options.clear_options()
+        options.add_options(
+            [Option(Content(f"⧉ {sanitize(label)}"), id=f"{RESOURCE_ID}{self._by_label[label]}") for label in resources]
+        )
         options.add_options([Option(Content(sanitize(path)), id=path) for path in matches])
-        if matches:
-            options.highlighted = min(chosen or 0, len(matches) - 1)
+        if options.option_count:
+            options.highlighted = min(chosen or 0, options.option_count - 1)
         done = self.index.done.is_set()
         more = f" (the best {SHOWN})" if len(matches) == SHOWN else ""
         what = "files" if done else "files so far"
         source = " · .gitignore respected" if self.index.source == "git" else ""
+        served = f"{len(resources)} MCP resource{'s' if len(resources) != 1 else ''} · " if self.resources else ""
         self.query_one("#picker-status", Static).update(
-            f"{len(matches)} shown{more} of {listed:,} {what}{source}" if listed or done else "listing files…"
+            f"{served}{len(matches)} shown{more} of {listed:,} {what}{source}" if listed or done else "listing files…"
         )
 
     def action_move(self, step: int) -> None:
@@ -141,12 +161,18 @@ class FilePicker(ModalScreen[str | None]):
         options = self.options
         if options.highlighted is None or not options.option_count:
             return
-        self.dismiss(options.get_option_at_index(options.highlighted).id)
+        self._choose(options.get_option_at_index(options.highlighted).id)
 
     @on(OptionList.OptionSelected)
     def _clicked(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.dismiss(event.option.id)
+        self._choose(event.option.id)
+
+    def _choose(self, option: str | None) -> None:
+        if option is not None and option.startswith(RESOURCE_ID):
+            self.dismiss(self.resources[int(option.removeprefix(RESOURCE_ID))])
+        else:
+            self.dismiss(option)
 
     def action_dismiss_picker(self) -> None:
         self.dismiss(None)

@@ -14,7 +14,8 @@ there types a plain `@`); the chosen file is read (`load_attachment`: text cappe
 binary file refused with a message) and shown as a chip above the prompt (`AttachmentChips`, which the screen
 draws from `AttachmentsChanged`). A paste that is the path of an image file attaches the image; a paste longer
 than `[ui] attach_paste_over` characters is offered as an attachment (`AttachPasteScreen`). Backspace on an
-empty prompt removes the last attachment; Enter sends them with the text (`Submitted.attachments`)."""
+empty prompt removes the last attachment; Enter sends them with the text (`Submitted.attachments`). The picker
+lists the MCP servers' resources too (`mcp_resources`); one chosen is read and attached (`attach_resource`)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ from textual.widgets import TextArea
 from tui_agent.errors import user_message
 
 if TYPE_CHECKING:  # attachments load with the first one, not before the first frame
-    from tui_agent.agent.records import Attachment, AttachmentRef, PromptHistory
+    from tui_agent.agent.records import Attachment, AttachmentRef, PromptHistory, ResourcePick
+    from tui_agent.ui.resource_attach import McpResources
     from tui_agent.ui.widgets.command_menu import CommandMenu, MenuKey
 
 FilesInHistory = Callable[["list[AttachmentRef]"], Awaitable["list[Attachment]"]]
@@ -92,8 +94,10 @@ class PromptInput(TextArea):
         attach_limits: AttachLimits | None = None,
         files_in_history: FilesInHistory | None = None,
         command_menu: CommandMenu | None = None,
+        mcp_resources: Callable[[], McpResources | None] | None = None,
     ) -> None:
-        """`command_menu`: the `/` commands' menu this prompt opens and hands its keys to while it is open."""
+        """`command_menu`: the `/` commands' menu this prompt opens and hands its keys to while it is open;
+        `mcp_resources()`: the run's MCP servers, whose resources the @-picker lists (None while starting)."""
         super().__init__(
             id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False, highlight_cursor_line=False
         )
@@ -110,6 +114,7 @@ class PromptInput(TextArea):
         self._refs_of: dict[int, list[AttachmentRef]] = {}
         """What earlier runs' prompts were sent with, by index: read back from history when Up shows one."""
         self._files_in_history = files_in_history
+        self._mcp_resources = mcp_resources
         self._reading: int | None = None
         """The index whose files are being read back; Enter meanwhile sends once they are there."""
         self._send_when_read = False
@@ -221,16 +226,22 @@ class PromptInput(TextArea):
 
     def _open_picker(self) -> None:
         """`@`: choose a file to attach; Esc in the picker types the `@` after all."""
+        from tui_agent.ui.resource_attach import attach_resource  # deferred: with the first @, not the first frame
         from tui_agent.ui.widgets.file_picker import FilePicker  # deferred: with the first @, not the first frame
 
-        def picked(path: str | None) -> None:
-            if path is None:
+        servers = self._mcp_resources() if self._mcp_resources is not None else None
+
+        def picked(choice: str | ResourcePick | None) -> None:
+            if choice is None:
                 self.insert("@")
-            else:
-                self.attach_path(path)
+            elif isinstance(choice, str):
+                self.attach_path(choice)
+            elif servers is not None:
+                attach_resource(self.app, servers, choice, self.attach_limits.max_bytes, self.add_attachment)
             self.focus()
 
-        self.app.push_screen(FilePicker(), callback=picked)
+        resources = servers.resource_picks() if servers is not None else []
+        self.app.push_screen(FilePicker(resources=resources), callback=picked)
 
     def _at_word_start(self) -> bool:
         row, column = self.cursor_location
