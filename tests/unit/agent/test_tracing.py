@@ -1,0 +1,182 @@
+"""Tracing: a real turn's task tree as OpenTelemetry spans with the GenAI semantic conventions' attributes.
+
+Real stack: the offline model over HTTP, the real agent and commander, a real SQLite file, the shipped agents
+(the assistant delegates to the researcher) and team (writer-critic); the spans go to the SDK's in-memory
+exporter, or to the JSON-lines file `[tracing]` names. With tracing off, OpenTelemetry is never imported.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
+
+from tests.unit.agent.conftest import MakeAgent, collect
+from tui_agent import paths
+from tui_agent.agent.events import SubAgentEvent, ToolCallUpdated, TurnEndReason, TurnFinished
+from tui_agent.boot import settings_from_args
+from tui_agent.cli import build_parser
+from tui_agent.config import TracingSettings
+from tui_agent.status import ToolStatus
+from tui_agent.tracing.start import Tracing, start_tracing
+
+TRACER_MODULES = ("tui_agent.tracing.spans", "tui_agent.tracing.exporters")
+"""Ours that import OpenTelemetry."""
+
+
+def named(spans: Sequence[ReadableSpan], name: str) -> list[ReadableSpan]:
+    return [span for span in spans if span.name == name]
+
+
+def one(spans: Sequence[ReadableSpan], name: str) -> ReadableSpan:
+    found = named(spans, name)
+    assert len(found) == 1, [span.name for span in spans]
+    return found[0]
+
+
+def children(spans: Sequence[ReadableSpan], parent: ReadableSpan) -> list[ReadableSpan]:
+    assert parent.context is not None
+    return [span for span in spans if span.parent is not None and span.parent.span_id == parent.context.span_id]
+
+
+def attr(span: ReadableSpan, key: str) -> object:
+    assert span.attributes is not None
+    return span.attributes.get(key)
+
+
+async def test_a_turn_with_a_sub_agent_and_its_tool_then_a_team_run_are_traced_as_one_tree_each(
+    make_agent: MakeAgent, tmp_path: Path
+) -> None:
+    built = await make_agent()
+    agent = built.agent
+    memory = InMemorySpanExporter()
+    tracing = start_tracing(agent, TracingSettings(), tmp_path, exporter=memory)
+    assert isinstance(tracing, Tracing)
+
+    events = await collect(agent.send("ask the researcher what the weather is in Paris"))
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
+    spans = memory.get_finished_spans()
+
+    turn = one(spans, "invoke_agent assistant")
+    assert turn.parent is None  # a turn is a trace of its own
+    assert attr(turn, "gen_ai.operation.name") == "invoke_agent" and attr(turn, "tui_agent.task") == "turn 1"
+    assert attr(turn, "gen_ai.conversation.id") == agent.current_session_id
+    assert attr(turn, "gen_ai.request.model") == agent.model and attr(turn, "tui_agent.status") == "done"
+    assert {span.context.trace_id for span in spans if span.context} == {turn.context.trace_id}
+
+    own = children(spans, turn)
+    chats = [span for span in own if attr(span, "gen_ai.operation.name") == "chat"]
+    assert len(chats) == 2  # asked once for the call, once for the answer
+    for chat in chats:
+        assert chat.name == f"chat {agent.model}" and attr(chat, "gen_ai.request.model") == agent.model
+        assert attr(chat, "gen_ai.provider.name") == "openai" and attr(chat, "gen_ai.agent.name") == "assistant"
+        assert isinstance(attr(chat, "gen_ai.usage.output_tokens"), int)
+        assert chat.start_time is not None and turn.start_time is not None and chat.start_time >= turn.start_time
+    assert [attr(chat, "gen_ai.response.finish_reasons") for chat in chats] == [("tool_calls",), ("stop",)]
+    used = sum(int(str(attr(chat, "gen_ai.usage.input_tokens"))) for chat in chats)
+    assert attr(turn, "gen_ai.usage.input_tokens") == used > 0  # the turn adds up its own requests
+
+    asked = one(own, "execute_tool ask_researcher")
+    call = next(e.call for e in events if isinstance(e, ToolCallUpdated) and e.call.name == "ask_researcher")
+    assert attr(asked, "gen_ai.tool.name") == "ask_researcher" and attr(asked, "gen_ai.tool.call.id") == call.call_id
+    assert asked.status.status_code is StatusCode.OK and attr(asked, "tui_agent.status") == "done"
+    (researcher,) = children(spans, asked)  # the sub-agent's turn, under the call that asked it
+    assert researcher.name == "invoke_agent researcher" and attr(researcher, "tui_agent.task") == "researcher"
+    child_session = {e.session_id for e in events if isinstance(e, SubAgentEvent)}
+    assert {attr(researcher, "gen_ai.conversation.id")} == child_session
+    weather = one(children(spans, researcher), "execute_tool get_current_weather")
+    assert attr(weather, "gen_ai.agent.name") == "researcher" and attr(weather, "tui_agent.status") == "done"
+    assert "Paris" not in json.dumps(dict(weather.attributes or {}))  # no arguments or results recorded
+
+    memory.clear()
+    events = await collect(agent.run_team("writer-critic", "Write a post about tea"))
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
+    spans = memory.get_finished_spans()
+    team = one(spans, "team writer-critic")
+    assert team.parent is None
+    rounds = children(spans, team)
+    assert [span.name for span in rounds] == ["round 1", "round 2"]
+    members = children(spans, rounds[0])
+    assert [span.name for span in members] == ["invoke_agent writer", "invoke_agent critic"]
+    (critic_chat,) = children(spans, members[1])
+    assert attr(critic_chat, "gen_ai.agent.name") == "critic" and attr(critic_chat, "gen_ai.usage.output_tokens")
+
+    await tracing.close()
+    await tracing.close()  # once
+    events = await collect(agent.send("what is 2+2?"))  # no longer followed
+    assert not named(memory.get_finished_spans(), "invoke_agent assistant")
+
+
+async def test_a_denied_call_and_a_failed_request_say_so_and_the_file_exporter_writes_json_lines(
+    make_agent: MakeAgent, tmp_path: Path
+) -> None:
+    """`[tracing] exporter = "file"` through the engine's build: a line per span, in a file only its owner reads."""
+    traces = tmp_path / "traces" / "run.jsonl"
+    built = await make_agent(tracing={"exporter": "file", "file": str(traces)})
+    agent = built.agent
+    events = await collect(agent.send("run `echo hi`"))  # run_shell asks; denied, as -p does
+    shell = next(e.call for e in events if isinstance(e, ToolCallUpdated) and e.call.status.is_final)
+    assert shell.status is ToolStatus.DENIED
+    await built.close()  # flushes and closes the file
+
+    lines = traces.read_text().splitlines()
+    spans = [json.loads(line) for line in lines]
+    by_name = {span["name"]: span for span in spans}
+    assert by_name["execute_tool run_shell"]["attributes"]["tui_agent.status"] == "denied"
+    turn = by_name["invoke_agent assistant"]
+    assert turn["parent_id"] is None and turn["resource"]["attributes"]["service.name"] == "tui-agent"
+    assert by_name["execute_tool run_shell"]["parent_id"] == turn["context"]["span_id"]
+    assert traces.stat().st_mode & 0o077 == 0
+
+
+async def test_a_request_that_fails_is_an_error_span_and_the_turn_with_it(
+    make_agent: MakeAgent, tmp_path: Path
+) -> None:
+    built = await make_agent("http://127.0.0.1:9/v1", model="nowhere", request_timeout=2)  # nothing listens there
+    memory = InMemorySpanExporter()
+    tracing = start_tracing(built.agent, TracingSettings(), tmp_path, exporter=memory)
+    assert isinstance(tracing, Tracing)
+    events = await collect(built.agent.send("hello"))
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.ERROR
+    spans = memory.get_finished_spans()
+    chat = one(spans, "chat nowhere")
+    assert chat.status.status_code is StatusCode.ERROR and attr(chat, "error.type") == "model_error"
+    turn = one(spans, "invoke_agent assistant")
+    assert turn.status.status_code is StatusCode.ERROR and attr(turn, "tui_agent.status") == "failed"
+    await tracing.close()
+
+
+def test_the_otel_flag_chooses_the_exporter_over_the_config(tmp_path: Path) -> None:
+    paths.config_file().parent.mkdir(parents=True, exist_ok=True)
+    paths.config_file().write_text('[tracing]\nendpoint = "http://collector:4318"\n')
+    for argv, exporter, file in [
+        ([], None, None),
+        (["--otel"], "otlp", None),
+        (["--otel", "file"], "file", None),
+        ([f"--otel={tmp_path / 't.jsonl'}"], "file", tmp_path / "t.jsonl"),
+    ]:
+        settings, problems = settings_from_args(build_parser(argv).parse_args(argv))
+        assert not problems
+        assert (settings.tracing.exporter, settings.tracing.file) == (exporter, file)
+        assert settings.tracing.endpoint == "http://collector:4318"  # the rest of [tracing] stays
+
+
+async def test_with_tracing_off_a_turn_never_imports_opentelemetry(
+    make_agent: MakeAgent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole turn, a tool call included, imports none of it: this process has (above), so what it imported is
+    hidden for the test, and any import of it during the turn would put it back."""
+    for name in [name for name in sys.modules if name.split(".")[0] == "opentelemetry" or name in TRACER_MODULES]:
+        monkeypatch.delitem(sys.modules, name)
+    built = await make_agent()
+    events = await collect(built.agent.send("what is the weather in Paris?"))
+    assert any(isinstance(e, ToolCallUpdated) and e.call.status is ToolStatus.DONE for e in events)
+    await built.close()
+    loaded = [name for name in sys.modules if name.split(".")[0] == "opentelemetry" or name in TRACER_MODULES]
+    assert loaded == []
