@@ -215,9 +215,7 @@ class TaskTracer:
         )
         if call.status is ToolStatus.FAILED:
             span.set_attribute("error.type", "tool_error")
-            span.set_status(Status(StatusCode.ERROR, call.error or "failed"))
-        elif call.status is ToolStatus.DONE:
-            span.set_status(Status(StatusCode.OK))
+            span.set_status(Status(StatusCode.ERROR, call.error or "failed"))  # success stays unset, as the spec asks
 
     def _ns(self, monotonic: float) -> int:
         return self._wall + int(monotonic * 1e9)

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from collections.abc import Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
@@ -85,7 +89,7 @@ async def test_a_turn_with_a_sub_agent_and_its_tool_then_a_team_run_are_traced_a
     asked = one(own, "execute_tool ask_researcher")
     call = next(e.call for e in events if isinstance(e, ToolCallUpdated) and e.call.name == "ask_researcher")
     assert attr(asked, "gen_ai.tool.name") == "ask_researcher" and attr(asked, "gen_ai.tool.call.id") == call.call_id
-    assert asked.status.status_code is StatusCode.OK and attr(asked, "tui_agent.status") == "done"
+    assert asked.status.status_code is StatusCode.UNSET and attr(asked, "tui_agent.status") == "done"
     (researcher,) = children(spans, asked)  # the sub-agent's turn, under the call that asked it
     assert researcher.name == "invoke_agent researcher" and attr(researcher, "tui_agent.task") == "researcher"
     child_session = {e.session_id for e in events if isinstance(e, SubAgentEvent)}
@@ -150,6 +154,40 @@ async def test_a_request_that_fails_is_an_error_span_and_the_turn_with_it(
     turn = one(spans, "invoke_agent assistant")
     assert turn.status.status_code is StatusCode.ERROR and attr(turn, "tui_agent.status") == "failed"
     await tracing.close()
+
+
+class Collector(BaseHTTPRequestHandler):
+    """An OTLP/HTTP collector's traces route: keeps each request's body."""
+
+    received: ClassVar[list[tuple[str, bytes]]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        self.received.append((self.path, body))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.end_headers()
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+async def test_otlp_sends_the_spans_to_the_collectors_traces_route_when_the_run_closes(make_agent: MakeAgent) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Collector)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        built = await make_agent(tracing={"exporter": "otlp", "endpoint": f"http://127.0.0.1:{server.server_port}"})
+        await collect(built.agent.send("what is 2+2?"))
+        await built.close()  # the batch is sent as the run closes
+    finally:
+        server.shutdown()
+        server.server_close()
+    ((path, body),) = Collector.received
+    assert path == "/v1/traces"
+    sent = ExportTraceServiceRequest.FromString(body)
+    names = [span.name for resource in sent.resource_spans for scope in resource.scope_spans for span in scope.spans]
+    assert sorted(names) == ["chat offline", "chat offline", "execute_tool calculate", "invoke_agent assistant"]
 
 
 def test_the_otel_flag_chooses_the_exporter_over_the_config(tmp_path: Path) -> None:
