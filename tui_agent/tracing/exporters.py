@@ -21,6 +21,10 @@ from tui_agent.config import TracingSettings
 
 TRACES_PATH = "/v1/traces"
 DEFAULT_FILE = "traces.jsonl"
+EXPORT_TIMEOUT = 3.0
+"""Seconds one OTLP export may take, retries included (the SDK's default is 10): the last batch is sent as the
+run closes, and a collector that is down should not hold the exit long. The environment's setting wins."""
+TIMEOUT_VARIABLES = {"OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT"}
 
 
 class JsonLinesExporter(SpanExporter):
@@ -59,7 +63,8 @@ def span_exporter(settings: TracingSettings, data_dir: Path) -> SpanExporter:
     # deferred: the OTLP exporter brings protobuf and requests, for "otlp" alone
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-    return OTLPSpanExporter(endpoint=_traces_url(settings.endpoint))
+    timeout = None if TIMEOUT_VARIABLES & os.environ.keys() else EXPORT_TIMEOUT
+    return OTLPSpanExporter(endpoint=_traces_url(settings.endpoint), timeout=timeout)
 
 
 def tracer_provider(settings: TracingSettings, exporter: SpanExporter) -> TracerProvider:
