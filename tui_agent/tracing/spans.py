@@ -58,6 +58,8 @@ class TaskTracer:
         self._up: dict[int | str, int | str | None] = {}
         """Each live node's parent, to find the nearest ancestor with a span."""
         self._agents: dict[int | str, _AgentSpan] = {}
+        self._named: set[int | str] = set()
+        """The traces' top spans that name their session already."""
         self._wall = time.time_ns() - int(time.monotonic() * 1e9)
         """Added to a `time.monotonic()` reading (node events', telemetry's) to make it an epoch time."""
 
@@ -96,6 +98,7 @@ class TaskTracer:
             if span is not None:
                 self._end(span, event)
                 self._agents.pop(event.node_id, None)
+                self._named.discard(event.node_id)
 
     def _start(self, event: NodeCreated) -> None:
         tool = isinstance(event.node_id, str) and event.node_id.startswith(TOOL_NODE)
@@ -114,8 +117,8 @@ class TaskTracer:
             span.set_attribute(STATUS, "failed")
             span.set_attribute("error.type", "failed")
             span.set_status(Status(StatusCode.ERROR, event.error))
-        elif isinstance(event, NodeCancelled):
-            span.set_attribute(STATUS, "cancelled")
+        elif isinstance(event, NodeCancelled):  # a call's panel says "interrupted" (its `ToolStatus`)
+            span.set_attribute(STATUS, "interrupted" if _is_tool_node(event.node_id) else "cancelled")
         elif STATUS not in _attributes(span):
             span.set_attribute(STATUS, "done")
         span.end(end_time=self._ns(event.at))
@@ -124,6 +127,16 @@ class TaskTracer:
         """The span of `node_id` or of its nearest ancestor that has one."""
         owner = self._owner_above(node_id)
         return self._spans[owner] if owner is not None else None
+
+    def _name_conversation(self, owner: int | str, session_id: str) -> None:
+        """The span at the top of `owner`'s trace (a turn, a team run) names the session its first request was
+        made in: the session's own (a sub-agent's requests come after its caller's first)."""
+        top = owner
+        while (above := self._owner_above(self._up.get(top))) is not None:
+            top = above
+        if top not in self._named:
+            self._named.add(top)
+            self._spans[top].set_attribute("gen_ai.conversation.id", session_id)
 
     def _owner_above(self, node_id: int | str | None) -> int | str | None:
         seen = 0
@@ -163,6 +176,7 @@ class TaskTracer:
         span.end(end_time=self._ns(told.ended_at))
         if owner is not None and parent is not None:
             self._count(owner, parent, told)
+            self._name_conversation(owner, told.session_id)
 
     def _count(self, owner: int | str, span: Span, told: ModelCallEnded) -> None:
         """The turn's span (the nearest titled node above a request) is the agent's invocation: its totals."""

@@ -23,7 +23,7 @@ from opentelemetry.trace import StatusCode
 
 from tests.unit.agent.conftest import MakeAgent, collect
 from tui_agent import paths
-from tui_agent.agent.events import SubAgentEvent, ToolCallUpdated, TurnEndReason, TurnFinished
+from tui_agent.agent.events import ApprovalRequested, SubAgentEvent, ToolCallUpdated, TurnEndReason, TurnFinished
 from tui_agent.boot import settings_from_args
 from tui_agent.cli import build_parser
 from tui_agent.config import TracingSettings
@@ -103,7 +103,7 @@ async def test_a_turn_with_a_sub_agent_and_its_tool_then_a_team_run_are_traced_a
     assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE
     spans = memory.get_finished_spans()
     team = one(spans, "team writer-critic")
-    assert team.parent is None
+    assert team.parent is None and attr(team, "gen_ai.conversation.id") == agent.current_session_id
     rounds = children(spans, team)
     assert [span.name for span in rounds] == ["round 1", "round 2"]
     members = children(spans, rounds[0])
@@ -127,15 +127,24 @@ async def test_a_denied_call_and_a_failed_request_say_so_and_the_file_exporter_w
     events = await collect(agent.send("run `echo hi`"))  # run_shell asks; denied, as -p does
     shell = next(e.call for e in events if isinstance(e, ToolCallUpdated) and e.call.status.is_final)
     assert shell.status is ToolStatus.DENIED
+    async for event in agent.send("run `echo again`"):  # Esc while it asks
+        if isinstance(event, ApprovalRequested):
+            agent.cancel()
     await built.close()  # flushes and closes the file
 
     lines = traces.read_text().splitlines()
     spans = [json.loads(line) for line in lines]
-    by_name = {span["name"]: span for span in spans}
-    assert by_name["execute_tool run_shell"]["attributes"]["tui_agent.status"] == "denied"
-    turn = by_name["invoke_agent assistant"]
-    assert turn["parent_id"] is None and turn["resource"]["attributes"]["service.name"] == "tui-agent"
-    assert by_name["execute_tool run_shell"]["parent_id"] == turn["context"]["span_id"]
+    tools = [span["attributes"]["tui_agent.status"] for span in spans if span["name"] == "execute_tool run_shell"]
+    assert tools == ["denied", "interrupted"]
+    turns = [span for span in spans if span["name"] == "invoke_agent assistant"]
+    assert [span["attributes"]["tui_agent.status"] for span in turns] == ["done", "cancelled"]
+    requests = []
+    for turn in turns:
+        assert turn["parent_id"] is None and turn["resource"]["attributes"]["service.name"] == "tui-agent"
+        under = [span["name"] for span in spans if span["parent_id"] == turn["context"]["span_id"]]
+        assert under.count("execute_tool run_shell") == 1
+        requests.append(under.count("chat offline"))
+    assert requests == [2, 1]  # the cancelled turn never asked again
     assert traces.stat().st_mode & 0o077 == 0
 
 
