@@ -8,10 +8,12 @@ tracing is on: then a turn makes one small value per call, and without a listene
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tui_agent.commander.errors import CommanderError
 from tui_agent.commander.node import current_node
 from tui_agent.llm.events import StreamEnd, StreamEvent, Usage
 from tui_agent.tool_call import ToolCall
@@ -49,6 +51,7 @@ class ToolCallEnded:
 
 
 Told = ModelCallEnded | ToolCallEnded
+log = logging.getLogger("tui_agent.tracing")
 Listener = Callable[[Told], None]
 
 
@@ -69,7 +72,10 @@ class Telemetry:
 
     def tell(self, value: Told) -> None:
         for listener in list(self._listeners):
-            listener(value)  # the tracer's own: it catches what fails in it (a trace never ends a turn)
+            try:
+                listener(value)
+            except Exception:  # a trace never ends a turn
+                log.exception("a telemetry listener failed on %s", type(value).__name__)
 
     def model_call(self, model: str, agent: str, session_id: str) -> ModelCallWatch | None:
         """A watch over one request's stream, or None when nobody listens (then nothing is paid)."""
@@ -117,4 +123,7 @@ class ModelCallWatch:
 def here() -> int | str | None:
     """The id of the commander node running this code, if any."""
     node = current_node.get()
-    return node.id if node is not None else None
+    try:
+        return node.id if node is not None else None
+    except CommanderError:  # a node not in a tree yet has no id
+        return None

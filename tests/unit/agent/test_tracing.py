@@ -7,10 +7,11 @@ exporter, or to the JSON-lines file `[tracing]` names. With tracing off, OpenTel
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import ClassVar
@@ -26,9 +27,11 @@ from tui_agent import paths
 from tui_agent.agent.events import ApprovalRequested, SubAgentEvent, ToolCallUpdated, TurnEndReason, TurnFinished
 from tui_agent.boot import settings_from_args
 from tui_agent.cli import build_parser
+from tui_agent.commander.events import NodeEvent
 from tui_agent.config import TracingSettings
 from tui_agent.status import ToolStatus
-from tui_agent.tracing.start import Tracing, start_tracing
+from tui_agent.tracing.start import MISSING, Tracing, start_tracing
+from tui_agent.tracing.telemetry import Telemetry
 
 TRACER_MODULES = ("tui_agent.tracing.spans", "tui_agent.tracing.exporters")
 """Ours that import OpenTelemetry."""
@@ -227,3 +230,24 @@ async def test_with_tracing_off_a_turn_never_imports_opentelemetry(
     await built.close()
     loaded = [name for name in sys.modules if name.split(".")[0] == "opentelemetry" or name in TRACER_MODULES]
     assert loaded == []
+
+
+class Untraced:
+    """An agent's two seams, for what `start_tracing` decides before it follows anything."""
+
+    telemetry = Telemetry()
+
+    def subscribe_tree(self, observer: Callable[[NodeEvent], None]) -> Callable[[], None]:
+        return lambda: None
+
+
+def test_tracing_that_cannot_start_says_why_and_the_run_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert start_tracing(Untraced(), TracingSettings(), tmp_path) is None  # off
+    blocked = tmp_path / "a file"
+    blocked.write_text("")
+    said = start_tracing(Untraced(), TracingSettings(exporter="file", file=blocked / "t.jsonl"), tmp_path)
+    assert isinstance(said, str) and said.startswith("Tracing could not open its file:")
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *_: None)  # as without the otel extra
+    assert start_tracing(Untraced(), TracingSettings(exporter="otlp"), tmp_path) == MISSING
