@@ -389,8 +389,6 @@ class Turn:
     def follow_call(self, call: ToolCall) -> None:
         """Follow the runner: show the change now, save it in order in the background."""
         self.show_call(call)
-        if call.status.is_final:
-            self.services.telemetry.tool_call_ended(call, self.agent or self.runs)
         self._save_in_order(
             self.services.store.update_tool_call(
                 call.message_id, call.call_id, call.status, result=call.result, error=call.error
@@ -422,9 +420,11 @@ class Turn:
         """Run one valid call to its final value (validation, approval, timeout and cap are the runner's)."""
         token = running_call.set((self, call))
         try:
-            return await self.services.runner.run_one(call, self.follow_call, self.ask, self.agent or self.runs)
+            final = await self.services.runner.run_one(call, self.follow_call, self.ask, self.agent or self.runs)
         finally:
             running_call.reset(token)
+        self.services.telemetry.tool_call_ended(final, self.agent or self.runs)
+        return final
 
     def relay(self, event: AgentEvent) -> None:
         """Put an event of a sub-agent's turn (wrapped in `SubAgentEvent`) on this turn's stream."""
