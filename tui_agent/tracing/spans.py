@@ -211,7 +211,9 @@ class TaskTracer:
             parent = self._span_above(node_id)
             now = time.time_ns()
             attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name}
-            span = self._tracer.start_span(f"execute_tool {call.name}", _context_of(parent), attributes=attributes)
+            span = self._tracer.start_span(
+                f"execute_tool {call.name}", _context_of(parent), attributes=attributes, start_time=now
+            )
             self._describe_tool(span, told)
             span.end(end_time=now)
             return

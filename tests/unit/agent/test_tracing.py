@@ -29,10 +29,13 @@ from tui_agent.boot import settings_from_args
 from tui_agent.cli import build_parser
 from tui_agent.commander.events import NodeEvent
 from tui_agent.config import TracingSettings
+from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import ToolStatus
 from tui_agent.tracing.start import MISSING, Tracing, start_tracing
 from tui_agent.tracing.telemetry import Telemetry
 
+PLUGINS = Path(__file__).parent / "plugins"
+"""The turn tests' plugins (`slow_echo`)."""
 TRACER_MODULES = ("tui_agent.tracing.spans", "tui_agent.tracing.exporters")
 """Ours that import OpenTelemetry."""
 
@@ -200,6 +203,33 @@ async def test_otlp_sends_the_spans_to_the_collectors_traces_route_when_the_run_
     sent = ExportTraceServiceRequest.FromString(body)
     names = [span.name for resource in sent.resource_spans for scope in resource.scope_spans for span in scope.spans]
     assert sorted(names) == ["chat offline", "chat offline", "execute_tool calculate", "invoke_agent assistant"]
+
+
+@pytest.mark.parametrize(
+    "offline_server",
+    [
+        {
+            "replies": [{"tool_calls": [{"name": "slow_echo", "arguments": {"text": "a", "seconds": 0}}]}],
+            "then": "repeat_last",
+        }
+    ],
+    indirect=True,
+)
+async def test_a_call_over_the_turns_budget_never_runs_and_still_has_its_span(
+    make_agent: MakeAgent, offline_server: BackgroundServer, tmp_path: Path
+) -> None:
+    built = await make_agent(offline_server.base_url, plugin_dirs=[PLUGINS], max_tool_rounds=1)
+    memory = InMemorySpanExporter()
+    tracing = start_tracing(built.agent, TracingSettings(), tmp_path, exporter=memory)
+    assert isinstance(tracing, Tracing)
+    events = await collect(built.agent.send("loop forever"))
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.BUDGET
+    spans = memory.get_finished_spans()
+    turn = one(spans, "invoke_agent assistant")
+    calls = [span for span in children(spans, turn) if span.name == "execute_tool slow_echo"]
+    assert [attr(span, "tui_agent.status") for span in calls] == ["done", "denied"]
+    assert calls[1].start_time == calls[1].end_time  # it never ran
+    await tracing.close()
 
 
 def test_the_otel_flag_chooses_the_exporter_over_the_config(tmp_path: Path) -> None:
