@@ -11,7 +11,7 @@ import importlib.util
 import json
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import ClassVar
@@ -22,6 +22,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
+from tests.fixtures.offline import strict_scenario
 from tests.unit.agent.conftest import MakeAgent, collect
 from tui_agent import paths
 from tui_agent.agent.events import ApprovalRequested, SubAgentEvent, ToolCallUpdated, TurnEndReason, TurnFinished
@@ -38,6 +39,17 @@ PLUGINS = Path(__file__).parent / "plugins"
 """The turn tests' plugins (`slow_echo`)."""
 TRACER_MODULES = ("tui_agent.tracing.spans", "tui_agent.tracing.exporters")
 """Ours that import OpenTelemetry."""
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[str]:
+    """One offline model for the module's tests that need no scenario of their own: its base URL."""
+    server = BackgroundServer(strict_scenario(None))
+    server.start()
+    try:
+        yield server.base_url
+    finally:
+        server.stop()
 
 
 def named(spans: Sequence[ReadableSpan], name: str) -> list[ReadableSpan]:
@@ -61,9 +73,9 @@ def attr(span: ReadableSpan, key: str) -> object:
 
 
 async def test_a_turn_with_a_sub_agent_and_its_tool_then_a_team_run_are_traced_as_one_tree_each(
-    make_agent: MakeAgent, tmp_path: Path
+    make_agent: MakeAgent, model: str, tmp_path: Path
 ) -> None:
-    built = await make_agent()
+    built = await make_agent(model)
     agent = built.agent
     memory = InMemorySpanExporter()
     tracing = start_tracing(agent, TracingSettings(), tmp_path, exporter=memory)
@@ -123,12 +135,12 @@ async def test_a_turn_with_a_sub_agent_and_its_tool_then_a_team_run_are_traced_a
     assert not named(memory.get_finished_spans(), "invoke_agent assistant")
 
 
-async def test_a_denied_call_and_a_failed_request_say_so_and_the_file_exporter_writes_json_lines(
-    make_agent: MakeAgent, tmp_path: Path
+async def test_a_denied_call_and_a_cancelled_turn_say_so_and_the_file_exporter_writes_json_lines(
+    make_agent: MakeAgent, model: str, tmp_path: Path
 ) -> None:
     """`[tracing] exporter = "file"` through the engine's build: a line per span, in a file only its owner reads."""
     traces = tmp_path / "traces" / "run.jsonl"
-    built = await make_agent(tracing={"exporter": "file", "file": str(traces)})
+    built = await make_agent(model, tracing={"exporter": "file", "file": str(traces)})
     agent = built.agent
     events = await collect(agent.send("run `echo hi`"))  # run_shell asks; denied, as -p does
     shell = next(e.call for e in events if isinstance(e, ToolCallUpdated) and e.call.status.is_final)
@@ -187,12 +199,16 @@ class Collector(BaseHTTPRequestHandler):
         pass
 
 
-async def test_otlp_sends_the_spans_to_the_collectors_traces_route_when_the_run_closes(make_agent: MakeAgent) -> None:
+async def test_otlp_sends_the_spans_to_the_collectors_traces_route_when_the_run_closes(
+    make_agent: MakeAgent, model: str
+) -> None:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Collector)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        built = await make_agent(tracing={"exporter": "otlp", "endpoint": f"http://127.0.0.1:{server.server_port}"})
+        built = await make_agent(
+            model, tracing={"exporter": "otlp", "endpoint": f"http://127.0.0.1:{server.server_port}"}
+        )
         await collect(built.agent.send("what is 2+2?"))
         await built.close()  # the batch is sent as the run closes
     finally:
@@ -248,13 +264,13 @@ def test_the_otel_flag_chooses_the_exporter_over_the_config(tmp_path: Path) -> N
 
 
 async def test_with_tracing_off_a_turn_never_imports_opentelemetry(
-    make_agent: MakeAgent, monkeypatch: pytest.MonkeyPatch
+    make_agent: MakeAgent, model: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A whole turn, a tool call included, imports none of it: this process has (above), so what it imported is
     hidden for the test, and any import of it during the turn would put it back."""
     for name in [name for name in sys.modules if name.split(".")[0] == "opentelemetry" or name in TRACER_MODULES]:
         monkeypatch.delitem(sys.modules, name)
-    built = await make_agent()
+    built = await make_agent(model)
     events = await collect(built.agent.send("what is the weather in Paris?"))
     assert any(isinstance(e, ToolCallUpdated) and e.call.status is ToolStatus.DONE for e in events)
     await built.close()
