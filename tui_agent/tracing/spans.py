@@ -162,6 +162,10 @@ class TaskTracer:
             attributes["gen_ai.usage.input_tokens"] = told.input_tokens
         if told.output_tokens is not None:
             attributes["gen_ai.usage.output_tokens"] = told.output_tokens
+        if told.cache_read_tokens:
+            attributes["gen_ai.usage.cache_read.input_tokens"] = told.cache_read_tokens
+        if told.cache_write_tokens:
+            attributes["gen_ai.usage.cache_creation.input_tokens"] = told.cache_write_tokens
         if told.finish_reason is not None:
             attributes["gen_ai.response.finish_reasons"] = [told.finish_reason]
         span = self._tracer.start_span(

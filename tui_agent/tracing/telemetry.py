@@ -34,6 +34,9 @@ class ModelCallEnded:
     input_tokens: int | None = None
     output_tokens: int | None = None
     """None: the server reported no usage."""
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    """The parts of `input_tokens` read from and written to the provider's prompt cache."""
     finish_reason: str | None = None
     error: str | None = None
     """Why the request failed ("cancelled" when it was); None: it was answered."""
@@ -95,12 +98,14 @@ class ModelCallWatch:
         self._started = time.monotonic()
         self._input: int | None = None
         self._output: int | None = None
+        self._cache = (0, 0)
         self._finish: str | None = None
 
     def see(self, event: StreamEvent) -> None:
         if isinstance(event, Usage):  # each report adds, as the turn counts them (`Turn.add_usage`)
             self._input = (self._input or 0) + event.prompt_tokens
             self._output = (self._output or 0) + event.completion_tokens
+            self._cache = (self._cache[0] + event.cached_tokens, self._cache[1] + event.cache_write_tokens)
         elif isinstance(event, StreamEnd):
             self._finish = event.finish_reason
 
@@ -114,8 +119,10 @@ class ModelCallWatch:
             time.monotonic(),
             self._input,
             self._output,
-            self._finish,
-            error,
+            cache_read_tokens=self._cache[0],
+            cache_write_tokens=self._cache[1],
+            finish_reason=self._finish,
+            error=error,
         )
         self._telemetry.tell(ended)
 

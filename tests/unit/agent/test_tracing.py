@@ -30,8 +30,11 @@ from tui_agent.boot import settings_from_args
 from tui_agent.cli import build_parser
 from tui_agent.commander.events import NodeEvent
 from tui_agent.config import TracingSettings
+from tui_agent.llm.events import StreamEnd, Usage
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import ToolStatus
+from tui_agent.tracing.exporters import tracer_provider
+from tui_agent.tracing.spans import TaskTracer
 from tui_agent.tracing.start import MISSING, Tracing, start_tracing
 from tui_agent.tracing.telemetry import Telemetry
 
@@ -297,3 +300,31 @@ def test_tracing_that_cannot_start_says_why_and_the_run_goes_on(
     assert isinstance(said, str) and said.startswith("Tracing could not open its file:")
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *_: None)  # as without the otel extra
     assert start_tracing(Untraced(), TracingSettings(exporter="otlp"), tmp_path) == MISSING
+
+
+def test_a_requests_cache_tokens_are_on_its_span() -> None:
+    """What the prompt cache served and took, as the stream reported it (the offline model reports none)."""
+    memory = InMemorySpanExporter()
+    provider = tracer_provider(TracingSettings(), memory)
+    telemetry = Telemetry()
+    telemetry.listen(TaskTracer(provider.get_tracer("test"), "anthropic").follow)
+    watch = telemetry.model_call("claude", "assistant", "s1")
+    assert watch is not None
+    watch.see(Usage(100, 5, cached_tokens=60, cache_write_tokens=30))
+    watch.see(Usage(10, 1, cached_tokens=2))
+    watch.see(StreamEnd("stop"))
+    watch.end()
+    (chat,) = memory.get_finished_spans()
+    assert (chat.name, chat.parent) == ("chat claude", None)
+    assert dict(chat.attributes or {}) == {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "anthropic",
+        "gen_ai.request.model": "claude",
+        "gen_ai.agent.name": "assistant",
+        "gen_ai.conversation.id": "s1",
+        "gen_ai.usage.input_tokens": 110,
+        "gen_ai.usage.output_tokens": 6,
+        "gen_ai.usage.cache_read.input_tokens": 62,
+        "gen_ai.usage.cache_creation.input_tokens": 30,
+        "gen_ai.response.finish_reasons": ("stop",),
+    }
