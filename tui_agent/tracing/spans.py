@@ -60,6 +60,8 @@ class TaskTracer:
         self._agents: dict[int | str, _AgentSpan] = {}
         self._named: set[int | str] = set()
         """The traces' top spans that name their session already."""
+        self._said: set[int | str] = set()
+        """The nodes whose span says how they ended already (a call's status, a failed request's turn)."""
         self._wall = time.time_ns() - int(time.monotonic() * 1e9)
         """Added to a `time.monotonic()` reading (node events', telemetry's) to make it an epoch time."""
 
@@ -99,10 +101,10 @@ class TaskTracer:
                 self._end(span, event)
                 self._agents.pop(event.node_id, None)
                 self._named.discard(event.node_id)
+                self._said.discard(event.node_id)
 
     def _start(self, event: NodeCreated) -> None:
-        tool = isinstance(event.node_id, str) and event.node_id.startswith(TOOL_NODE)
-        if tool:
+        if _is_tool_node(event.node_id):
             name = f"execute_tool {event.name}"
             attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": event.name}
         else:
@@ -119,7 +121,7 @@ class TaskTracer:
             span.set_status(Status(StatusCode.ERROR, event.error))
         elif isinstance(event, NodeCancelled):  # a call's panel says "interrupted" (its `ToolStatus`)
             span.set_attribute(STATUS, "interrupted" if _is_tool_node(event.node_id) else "cancelled")
-        elif STATUS not in _attributes(span):
+        elif event.node_id not in self._said:
             span.set_attribute(STATUS, "done")
         span.end(end_time=self._ns(event.at))
 
@@ -203,6 +205,7 @@ class TaskTracer:
         span.set_attribute("gen_ai.usage.input_tokens", totals.input_tokens)
         span.set_attribute("gen_ai.usage.output_tokens", totals.output_tokens)
         if told.error is not None and told.error != "cancelled":
+            self._said.add(owner)
             span.set_attribute(STATUS, "failed")
             span.set_attribute("error.type", "model_error")
             span.set_status(Status(StatusCode.ERROR, told.error))
@@ -221,6 +224,8 @@ class TaskTracer:
             self._describe_tool(span, told)
             span.end(end_time=now)
             return
+        assert node_id is not None
+        self._said.add(node_id)
         self._describe_tool(span, told)
 
     def _describe_tool(self, span: Span, told: ToolCallEnded) -> None:
@@ -248,7 +253,3 @@ def _is_tool_node(node_id: int | str | None) -> bool:
 def _context_of(parent: Span | None) -> otel_context.Context:
     """The context a span starts in: under `parent`, or a new trace (never whatever span is current)."""
     return trace.set_span_in_context(parent) if parent is not None else otel_context.Context()
-
-
-def _attributes(span: Span) -> dict[str, object]:
-    return dict(getattr(span, "attributes", None) or {})  # the SDK's spans show theirs; others say nothing
