@@ -96,7 +96,10 @@ def settings_from_args(args: argparse.Namespace) -> tuple[Settings, list[str]]:
     # pydantic (~40 ms) loads with the engine, after the first frame; `-p` calls this at once.
     from tui_agent.config import resolve_settings
 
-    return resolve_settings(flags_from_args(args), paths.config_file())
+    settings, problems = resolve_settings(flags_from_args(args), paths.config_file())
+    if (otel := getattr(args, "otel", None)) is not None:  # `--otel [otlp|FILE]`: traced this run
+        settings = settings.model_copy(update={"tracing": settings.tracing.chosen_by_flag(otel)})
+    return settings, problems
 
 
 async def build_engine(args: argparse.Namespace, request: ResumeRequest | None = None) -> BuiltAgent:

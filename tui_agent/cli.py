@@ -134,6 +134,13 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         choices=("text", "stream-json"),
         help="with -p: stream-json reads prompts from stdin, one JSON message a line, all to one session",
     )
+    parser.add_argument(
+        "--otel",
+        nargs="?",
+        const="otlp",
+        metavar="otlp|FILE",
+        help="trace the turns with OpenTelemetry: to a collector over OTLP/HTTP, or as JSON lines to FILE",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     words = set(argv or ())
     everything = argv is None or not words.isdisjoint({"-h", "--help"})

@@ -345,6 +345,29 @@ class SandboxSettings(BaseModel):
     """More folders a sandboxed command may write, beside the working directory and its private temp dir."""
 
 
+class TracingSettings(BaseModel):
+    """The `[tracing]` table: OpenTelemetry traces of each turn's task tree (docs/tracing.md); off unless
+    `exporter` names where they go (`--otel` chooses it for one run)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    exporter: Literal["otlp", "file"] | None = None
+    """"otlp": to a collector over OTLP/HTTP; "file": one JSON span a line to `file`; None: no tracing."""
+    endpoint: str | None = None
+    """The collector's OTLP/HTTP base URL (`/v1/traces` is added); None: $OTEL_EXPORTER_OTLP_ENDPOINT, else
+    http://localhost:4318."""
+    file: Path | None = None
+    """Where "file" appends its JSON lines; None: traces.jsonl in the data folder."""
+    service_name: str = "tui-agent"
+    """The `service.name` the spans carry."""
+
+    def chosen_by_flag(self, flag: str) -> TracingSettings:
+        """These settings with `--otel FLAG` over them: "otlp", "file" (the configured file), or a file's path."""
+        if flag in ("otlp", "file"):
+            return self.model_copy(update={"exporter": flag})
+        return self.model_copy(update={"exporter": "file", "file": Path(flag).expanduser()})
+
+
 class UiSettings(UiFields, BaseModel):
     """How the app shows things (the `[ui]` table): its fields are `UiFields`' (`tui_agent.config_fields`)."""
 
@@ -412,6 +435,8 @@ class Settings(RunFields, BaseModel):
     """How `search_docs` ranks passages: BM25, or hybrid with an embedding model (the `[retrieval]` table)."""
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     """The OS sandbox for commands (the `[sandbox]` table)."""
+    tracing: TracingSettings = Field(default_factory=TracingSettings)
+    """OpenTelemetry traces of the turns (the `[tracing]` table); off by default."""
     history_lock_wait: float = Field(default=30.0, ge=0)
     """Seconds `-p` waits at its exit for another program that holds the history file's lock, to save the run;
     then it says what could not be saved."""

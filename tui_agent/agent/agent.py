@@ -62,6 +62,7 @@ from tui_agent.tools.command_hooks import HookAnswer
 from tui_agent.tools.modes import Permissions
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
+from tui_agent.tracing.telemetry import Telemetry
 
 if TYPE_CHECKING:  # the openai client is imported only when a client is built; delegation imports this module
     from tui_agent.agent.delegation import Delegation
@@ -252,6 +253,11 @@ class Agent:
         """Cancel the running turn: streaming stops, running tools are cancelled, the reply is kept. A turn still
         being set up (its first prompt creating the session, say) is cancelled as soon as its job starts."""
         self._turns.cancel()
+
+    @property
+    def telemetry(self) -> Telemetry:
+        """What the turns tell a tracer: each model and tool call as it ends (`tui_agent.tracing`)."""
+        return self._state.services.telemetry
 
     def subscribe_tree(self, observer: TreeObserver) -> Unsubscribe:
         """Follow the turns' task tree (commander node events; a tool call is a node); returns how to stop."""

@@ -41,6 +41,7 @@ from tui_agent.retrieval import embedding_choice
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.runner import ToolRunner
 from tui_agent.tools.sandboxing import configure_sandbox, confine_hooks
+from tui_agent.tracing.start import start_tracing
 
 
 @dataclass
@@ -179,5 +180,10 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     agent.commands = SlashCommands(commands, tools.mcp_servers)
     if tools.mcp_servers is not None:  # a server's sampling requests: the session's model answers, once approved
         tools.mcp_servers.sampling.answerer = ModelSampler(agent)
+    tracing = start_tracing(agent, settings.tracing, paths.data_dir(), provider_name=settings.provider)
+    if isinstance(tracing, str):
+        notices.append(tracing)
+    elif tracing is not None:
+        resources.push_async_callback(tracing.close)
     tools.watch(agent.tell)  # a source's notices during the run (an MCP server failed...) reach the UI or stderr
     return BuiltAgent(agent, notices, resources, tools=tools)

@@ -112,6 +112,7 @@ async def _start(caller: Turn, call: ToolCall, sub: SubAgent, task: str) -> tupl
         missing_key_message=services.missing_key_message,
         temperature=sub.temperature,
         memory=sub.memory,
+        telemetry=services.telemetry,  # its model and tool calls are traced under the call that asked it
     )
     conversation = Conversation(sub.system_prompt)
     conversation.add_user(task)

@@ -56,6 +56,7 @@ from tui_agent.llm.events import RetryScheduled, StreamEvent, Usage
 from tui_agent.status import CUT_OFF, Role
 from tui_agent.tool_call import CallKey, Decision, ToolCall
 from tui_agent.tools.runner import ToolRunner
+from tui_agent.tracing.telemetry import Telemetry
 
 if TYPE_CHECKING:  # the openai client is imported only when a client is built
     from tui_agent.llm.model_client import ModelClient
@@ -140,6 +141,8 @@ class TurnServices:
     """Sent with every request when set (the agent's or the config's); None: the server's default."""
     memory: str = ""
     """The memory files' block added to every request's system prompt (`agents.memory`); "": none."""
+    telemetry: Telemetry = field(default_factory=Telemetry)
+    """Told each model and tool call as it ends, for a tracer (`tui_agent.tracing`); shared with sub-agents."""
 
 
 class Turn:
@@ -240,8 +243,22 @@ class Turn:
             messages = with_plan_instructions(messages)
         temperature = self.services.temperature
         options = {} if temperature is None else {"temperature": temperature}
-        async for event in self.services.client.stream_chat(messages, runner.offered_tools() or None, **options):
-            yield event
+        watch = self.services.telemetry.model_call(self.services.model, self.agent or self.runs, self.session_id)
+        if watch is None:  # tracing off: the stream as it comes
+            async for event in self.services.client.stream_chat(messages, runner.offered_tools() or None, **options):
+                yield event
+            return
+        error: str | None = "cancelled"
+        try:
+            async for event in self.services.client.stream_chat(messages, runner.offered_tools() or None, **options):
+                watch.see(event)
+                yield event
+            error = None
+        except Exception as failure:
+            error = str(failure) or type(failure).__name__
+            raise
+        finally:
+            watch.end(error)
 
     async def _before_agent(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """`messages` with their last user message as the `before_agent` hooks leave it (the record unchanged)."""
@@ -402,9 +419,11 @@ class Turn:
         """Run one valid call to its final value (validation, approval, timeout and cap are the runner's)."""
         token = running_call.set((self, call))
         try:
-            return await self.services.runner.run_one(call, self.follow_call, self.ask, self.agent or self.runs)
+            final = await self.services.runner.run_one(call, self.follow_call, self.ask, self.agent or self.runs)
         finally:
             running_call.reset(token)
+        self.services.telemetry.tool_call_ended(final, self.agent or self.runs)
+        return final
 
     def relay(self, event: AgentEvent) -> None:
         """Put an event of a sub-agent's turn (wrapped in `SubAgentEvent`) on this turn's stream."""
@@ -421,6 +440,7 @@ class Turn:
         """Give a call that will not run (invalid, over budget) its final value and answer."""
         final = call.replace(status=status, result=text, error=text)
         self.show_call(final)
+        self.services.telemetry.tool_call_ended(final, self.agent or self.runs)
         await self.services.store.update_tool_call(final.message_id, final.call_id, status, result=text, error=text)
 
     def conclude_round(self) -> None:
