@@ -384,6 +384,19 @@ class Turn:
             store = self.services.store
             self._save_in_order(store.record_file_changes(call.message_id, call.call_id, call.file_changes))
 
+    def follow_agent_call(self, call: ToolCall) -> None:
+        """Follow a call an external agent runs itself (`agent/external_turn.py`): recorded when first seen, in
+        order with its changes, then followed as the runner's calls are."""
+        if call.key not in self._recorded:
+            self._recorded.add(call.key)
+            self._unanswered.append(call)
+            arguments = None if call.arguments is None else dict(call.arguments)
+            store = self.services.store
+            self._save_in_order(
+                store.record_tool_call(call.message_id, call.call_id, call.name, call.raw_arguments, arguments)
+            )
+        self.follow_call(call)
+
     async def _store_returned(self, call: ToolCall, returned: list[Attachment]) -> None:
         await self.services.store.attach_to_call(call.message_id, call.call_id, returned)
 
