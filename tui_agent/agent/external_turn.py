@@ -43,6 +43,12 @@ async def external_agent(profile: AgentProfile, folder: Path | None = None) -> E
     return agent
 
 
+def external_model(profile: AgentProfile) -> str:
+    """What history names an external agent's replies' model: `acp:` and its program (`acp:gemini`)."""
+    assert profile.acp is not None
+    return f"acp:{Path(profile.acp[0]).name}"
+
+
 class ExternalChatJob(ChatJob):
     """One turn of an external agent: a prompt, closed as a model's turn is (`ChatJob`'s end callbacks)."""
 

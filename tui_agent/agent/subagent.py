@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from tui_agent.agent.chat_state import title_from_prompt
 from tui_agent.agent.conversation import Conversation
 from tui_agent.agent.events import AgentEvent, SubAgentEvent, TurnEndReason, TurnFinished, TurnStarted, UsageUpdated
-from tui_agent.agent.external_turn import ExternalChatJob, external_agent
+from tui_agent.agent.external_turn import ExternalChatJob, external_agent, external_model
 from tui_agent.agent.turn import Turn, TurnBudget, TurnServices, running_call
 from tui_agent.agent.turn_jobs import ChatJob
 from tui_agent.agents.profiles import AgentProfile
@@ -105,22 +105,20 @@ async def _start(caller: Turn, call: ToolCall, sub: SubAgent, task: str) -> tupl
     """Store the sub-agent's session and task, and make its turn (not started yet)."""
     services, store = caller.services, caller.services.store
     client = sub.client or services.client
+    model, system_prompt = client.model, sub.system_prompt
+    if sub.external is not None:  # its own model, and only its profile's prompt (not the config's default)
+        model, system_prompt = external_model(sub.external), sub.external.system_prompt
     session = await store.create_sub_session(
-        title_from_prompt(task),
-        caller.session_id,
-        call.message_id,
-        sub.name,
-        model=client.model,
-        system_prompt=sub.system_prompt,
+        title_from_prompt(task), caller.session_id, call.message_id, sub.name, model=model, system_prompt=system_prompt
     )
-    user, reply = await store.begin_turn(session.id, task, model=client.model)
+    user, reply = await store.begin_turn(session.id, task, model=model)
     runner = services.runner.with_policy(None)  # `-p --allow TOOL` holds for the sub-agents too
     sub.equip(runner)
     child_services = TurnServices(
         client,
         runner,
         store,
-        client.model,
+        model,
         missing_key_message=services.missing_key_message,
         temperature=sub.temperature,
         memory=sub.memory,

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from tui_agent.agent.agent_tools import DelegatingPolicy, WithDelegates
 from tui_agent.agent.events import AgentEvent, TeamStopped, TurnFinished
-from tui_agent.agent.external_turn import ExternalChatJob, external_agent
+from tui_agent.agent.external_turn import ExternalChatJob, external_agent, external_model
 from tui_agent.agent.profile_use import turn_setup
 from tui_agent.agent.team_control import Control, control_tools
 from tui_agent.agent.team_done import done_reason, missing_hook
@@ -85,6 +85,8 @@ def find_team(catalog: Catalog, name: str) -> TeamProfile:
         raise TeamError(f"Team {name!r} names {', '.join(map(repr, missing))}, which is not an agent.")
     if team.flow == "router" and team.router is None:
         raise TeamError(f'Team {name!r} has flow = "router" but no router agent.')
+    if team.router is not None and catalog.agents[team.router].acp is not None:  # it could not call next_speaker
+        raise TeamError(f"Team {name!r}'s router {team.router!r} is an external agent; a router must be a model.")
     return team
 
 
@@ -218,6 +220,8 @@ class TeamRun:
                 runner.registry.add(spec)
         else:
             self._equip(runner, self.catalog.agents[member], control)
+        if (profile := self.catalog.agents[member]).acp is not None:  # an external agent: its model is its own
+            return dataclasses.replace(self.services, runner=runner, model=external_model(profile))
         if self.roster is None:
             return dataclasses.replace(self.services, runner=runner)  # the session's client, totals and meter
         setup = self._setup_of(member)  # the member's own model or endpoint, and temperature

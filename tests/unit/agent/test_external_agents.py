@@ -15,9 +15,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from acp import start_tool_call, tool_diff_content, update_tool_call
+from acp.schema import PermissionOption
+from pydantic import ValidationError
 
 from tests.unit.agent.conftest import MakeAgent, collect
 from tests.unit.agent.test_subagents import calls_of, inner, write_agents
+from tui_agent.acp_client.values import call_value, option_for
 from tui_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
@@ -30,6 +34,9 @@ from tui_agent.agent.events import (
     TurnFinished,
     UsageUpdated,
 )
+from tui_agent.agent.external_turn import prompt_for
+from tui_agent.agent.team import TeamError, find_team
+from tui_agent.agents.profiles import AgentProfile, Catalog, TeamProfile
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import Decision
 
@@ -70,6 +77,9 @@ async def test_the_sdks_example_agent_answers_as_a_sub_agent_and_its_run_is_a_ch
     ((child_id, name),) = await agent.store.sub_sessions(agent.session.id)
     stored = await agent.store.load_tail(child_id, 10)
     assert name == "echo" and [m.content for m in stored] == ["Say hello back", "Client sent:Say hello back"]
+    child = await agent.store.get_session(child_id)
+    assert child is not None and child.model == stored[-1].model == f"acp:{Path(sys.executable).name}"
+    assert child.system_prompt is None  # its profile sets none: not the config's default for models
 
 
 async def test_an_external_agents_thoughts_tool_calls_approval_and_usage_come_back_as_ours(
@@ -193,3 +203,60 @@ async def test_tui_agent_acp_itself_answers_as_an_external_sub_agent(
     asked = calls_of(events)["ask_other"]
     assert asked.status is ToolStatus.DONE and asked.result, asked
     assert any(isinstance(e, AssistantTextDelta) for e in inner(events, "other"))
+
+
+def test_what_an_external_agent_is_sent_first_and_then() -> None:
+    view = [
+        {"role": "system", "content": "a model's system prompt, never sent"},
+        {"role": "user", "content": "Write a post about tea"},
+        {"role": "user", "content": "[writer]: Tea is lovely."},
+        {"role": "assistant", "content": "Shorter, please."},
+        {"role": "user", "content": "[writer]: Tea."},
+    ]
+    first = prompt_for(view, fresh=True, preface="Review the post.")
+    assert first == (
+        "Review the post.\n\nWrite a post about tea\n\n[writer]: Tea is lovely.\n\n(You said:)\nShorter, please."
+        "\n\n[writer]: Tea."
+    )
+    assert prompt_for(view, fresh=False, preface="Review the post.") == "[writer]: Tea."  # what came since
+
+
+def test_an_answer_is_the_agents_option_of_the_closest_kind_and_a_call_is_merged_over_its_updates(
+    tmp_path: Path,
+) -> None:
+    both = [
+        PermissionOption(option_id="y", name="Yes", kind="allow_once"),
+        PermissionOption(option_id="n", name="No", kind="reject_always"),
+    ]
+    assert [option_for(d, both) for d in (Decision.ALLOW_ALWAYS, Decision.ALLOW_ONCE, Decision.DENY)] == ["y", "y", "n"]
+    assert option_for(Decision.DENY, both[:1]) is None  # nothing says no: the request is answered cancelled
+
+    started = call_value(
+        start_tool_call("c1", "Edit a.txt", kind="edit", raw_input={"path": "a.txt"}), None, "m1", tmp_path
+    )
+    assert (started.name, started.status, started.arguments, started.message_id) == (
+        "Edit a.txt",
+        ToolStatus.PENDING,
+        {"path": "a.txt"},
+        "m1",
+    )
+    inside = tool_diff_content(str(tmp_path / "a.txt"), "new\n", "old\n")
+    outside = tool_diff_content("/etc/passwd", "x")
+    done = call_value(update_tool_call("c1", status="completed", content=[inside, outside]), started, "m1", tmp_path)
+    assert done.name == "Edit a.txt" and done.status is ToolStatus.DONE and done.started_at is not None
+    assert [(c.path, c.before, c.after) for c in done.file_changes] == [("a.txt", b"old\n", b"new\n")]  # not /etc
+    denied = started.replace(status=ToolStatus.DENIED)
+    assert call_value(update_tool_call("c1", status="failed"), denied, "m1", tmp_path).status is ToolStatus.DENIED
+
+
+def test_a_profile_names_a_program_and_a_router_must_be_a_model() -> None:
+    with pytest.raises(ValidationError, match="the first item is the program"):
+        AgentProfile(name="x", acp=[" "])
+    with pytest.raises(ValidationError):
+        AgentProfile(name="x", acp=[])
+    external = AgentProfile(name="lead", acp=["gemini", "--experimental-acp"])
+    member = AgentProfile(name="writer")
+    team = TeamProfile(name="t", members=["writer"], flow="router", router="lead")
+    catalog = Catalog(agents={"lead": external, "writer": member}, teams={"t": team})
+    with pytest.raises(TeamError, match="router 'lead' is an external agent"):
+        find_team(catalog, "t")
