@@ -36,6 +36,7 @@ from tui_agent.agent.events import (
 )
 from tui_agent.agent.external_turn import prompt_for
 from tui_agent.agent.team import TeamError, find_team
+from tui_agent.agents.cli import describe, render
 from tui_agent.agents.profiles import AgentProfile, Catalog, TeamProfile
 from tui_agent.status import ToolStatus
 from tui_agent.tool_call import Decision
@@ -260,3 +261,5 @@ def test_a_profile_names_a_program_and_a_router_must_be_a_model() -> None:
     catalog = Catalog(agents={"lead": external, "writer": member}, teams={"t": team})
     with pytest.raises(TeamError, match="router 'lead' is an external agent"):
         find_team(catalog, "t")
+    listed = render(describe(catalog))  # `tui-agent agents` says what answers as it
+    assert "external agent (ACP): gemini --experimental-acp" in listed and "model: the configured one" in listed
