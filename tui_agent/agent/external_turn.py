@@ -64,6 +64,31 @@ class ExternalChatJob(ChatJob):
         return converse(self.turn, self.agent, self.profile.system_prompt)
 
 
+class SessionAgents:
+    """The external agent a session's own turns go to when its agent is one: one process and ACP session,
+    kept from turn to turn (the agent remembers the conversation itself); ended when the session or its agent
+    changes, and when the run ends."""
+
+    def __init__(self) -> None:
+        self._agent: tuple[str, str, ExternalAgent] | None = None
+        """(session id, profile name, the agent) of the one running."""
+
+    async def job(self, turn: Turn, profile: AgentProfile | None, title: str) -> ChatJob:
+        """The job of `turn`: a model's, or `profile`'s external agent's when it names one."""
+        if profile is None or profile.acp is None:
+            await self.close()  # the session's agent is a model now
+            return ChatJob(turn, title)
+        if self._agent is None or self._agent[:2] != (turn.session_id, profile.name):
+            await self.close()
+            self._agent = (turn.session_id, profile.name, await external_agent(profile))
+        return ExternalChatJob(turn, self._agent[2], profile, title)
+
+    async def close(self) -> None:
+        held, self._agent = self._agent, None
+        if held is not None:
+            await held[2].close()
+
+
 @as_handler
 async def converse(node: HandlerCoroutine, turn: Turn, agent: ExternalAgent, preface: str | None) -> None:
     """Send the agent its prompt and follow it to its stop; the turn ends when this handler does."""

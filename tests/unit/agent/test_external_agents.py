@@ -146,6 +146,25 @@ async def test_cancelling_the_turn_sends_the_external_agent_acps_cancel(
     assert (folder / "cancelled.txt").read_text() == "s1"
 
 
+async def test_the_sessions_own_agent_can_be_external_and_keeps_its_session_from_turn_to_turn(
+    make_agent: MakeAgent, isolated_home: Path, folder: Path
+) -> None:
+    write_agents(isolated_home, {"helper": acp_profile(SCRIPTED)})
+    built = await make_agent()
+    agent = built.agent
+    await agent.switch_agent("helper")
+    first = await collect(agent.send("hello"))
+    second = await collect(agent.send("and again"))
+
+    for events in (first, second):
+        assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE, events[-1]
+    said = ["".join(e.text for e in events if isinstance(e, AssistantTextDelta)) for events in (first, second)]
+    assert said == ["APPROVED: hello", "APPROVED: and again"]  # the same ACP session: sent only what is new
+    assert agent.session is not None
+    stored = await agent.store.load_tail(agent.session.id, 10)
+    assert [m.content for m in stored] == ["hello", "APPROVED: hello", "and again", "APPROVED: and again"]
+
+
 async def test_an_external_agent_is_a_team_member_whose_reply_the_team_judges(
     make_agent: MakeAgent, isolated_home: Path, folder: Path
 ) -> None:
