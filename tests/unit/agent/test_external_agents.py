@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import shutil
 import sys
 from pathlib import Path
 
@@ -214,15 +213,20 @@ async def test_an_external_agent_that_cannot_start_fails_its_call_with_why(
 async def test_tui_agent_acp_itself_answers_as_an_external_sub_agent(
     make_agent: MakeAgent, isolated_home: Path, folder: Path
 ) -> None:
-    program = shutil.which("tui-agent") or "tui-agent"
-    write_agents(isolated_home, {"assistant": 'delegates = ["other"]', "other": f'acp = ["{program}", "acp"]'})
+    other = acp_profile("-m", "tui_agent", "acp")  # this very checkout's, as its tests run it
+    write_agents(isolated_home, {"assistant": 'delegates = ["other"]', "other": other})
     built = await make_agent()
     events = await collect(built.agent.send("ask the other what the weather is in Paris"))
 
     assert isinstance(events[-1], TurnFinished) and events[-1].reason is TurnEndReason.DONE, events[-1]
     asked = calls_of(events)["ask_other"]
-    assert asked.status is ToolStatus.DONE and asked.result, asked
-    assert any(isinstance(e, AssistantTextDelta) for e in inner(events, "other"))
+    assert asked.status is ToolStatus.DONE and "The weather in Paris is" in (asked.result or ""), asked
+    weather = calls_of(inner(events, "other"))["get_current_weather(Paris)"]  # its tool call, a panel of ours
+    assert weather.status is ToolStatus.DONE and weather.arguments == {"location": "Paris"}
+    assert built.agent.session is not None
+    ((child_id, _),) = await built.agent.store.sub_sessions(built.agent.session.id)
+    (stored,) = (await built.agent.store.load_tail(child_id, 10))[-1].tool_calls
+    assert (stored.name, stored.status) == ("get_current_weather(Paris)", ToolStatus.DONE)  # renamed: recorded again
 
 
 def test_what_an_external_agent_is_sent_first_and_then() -> None:
