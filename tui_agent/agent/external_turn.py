@@ -26,6 +26,7 @@ from tui_agent.agents.profiles import AgentProfile
 from tui_agent.commander import HandlerCoroutine, as_handler
 from tui_agent.llm.events import Usage
 from tui_agent.tool_call import Decision, ToolCall
+from tui_agent.tools.output import cap_output
 
 if TYPE_CHECKING:  # the SDK's schema takes a second or two to import: only a run with an external agent pays it
     from tui_agent.acp_client.connection import ExternalAgent
@@ -122,6 +123,9 @@ class TurnHost:
         self.turn.show_part("reasoning", text)
 
     def call(self, call: ToolCall) -> None:
+        cap = self.turn.services.runner.output_cap  # a terminal's whole output: capped as our tools' results are
+        if call.result is not None and len(call.result) > cap:
+            call = call.replace(result=cap_output(call.result, cap))
         self.turn.follow_agent_call(call)
 
     async def ask(self, call: ToolCall) -> Decision:

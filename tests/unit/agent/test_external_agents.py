@@ -86,7 +86,7 @@ async def test_an_external_agents_thoughts_tool_calls_approval_and_usage_come_ba
     make_agent: MakeAgent, isolated_home: Path, folder: Path
 ) -> None:
     write_agents(isolated_home, {"assistant": 'delegates = ["helper"]', "helper": acp_profile(SCRIPTED)})
-    built = await make_agent()
+    built = await make_agent(tools={"output_cap": 256})
     agent = built.agent
     asked: list[ApprovalRequested] = []
     events: list[AgentEvent] = []
@@ -104,7 +104,9 @@ async def test_an_external_agents_thoughts_tool_calls_approval_and_usage_come_ba
     assert thought == "Reading the notes first."
     calls = calls_of(helper)
     read, write = calls["Read notes.txt"], calls["Write out.txt"]
-    assert read.status is ToolStatus.DONE and read.result == "three lines" and read.arguments == {"path": "notes.txt"}
+    assert read.status is ToolStatus.DONE and read.arguments == {"path": "notes.txt"}
+    capped = "three lines" + "." * 245 + "\n[truncated 755 bytes]"  # as our own tools' output is
+    assert read.result == capped
     assert [question.call.name for question in asked] == ["Write out.txt"]
     assert write.status is ToolStatus.DONE and (folder / "out.txt").read_text() == "hello\n"
     assert [(c.path, c.before, c.after) for c in write.file_changes] == [("out.txt", None, b"hello\n")]
@@ -117,7 +119,7 @@ async def test_an_external_agents_thoughts_tool_calls_approval_and_usage_come_ba
     task, reply = await agent.store.load_tail(child_id, 10)
     assert task.content == "Read the notes" and reply.content == "I read the notes and wrote out.txt."
     assert [(c.name, c.status, c.result) for c in reply.tool_calls] == [
-        ("Read notes.txt", ToolStatus.DONE, "three lines"),
+        ("Read notes.txt", ToolStatus.DONE, capped),
         ("Write out.txt", ToolStatus.DONE, f"edited {folder / 'out.txt'}"),
     ]
 
