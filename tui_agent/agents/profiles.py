@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import shutil
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -182,12 +183,18 @@ class Catalog:
         return self.agents.get(name)
 
     def problems_of(self) -> list[str]:
-        """Problems plus references that go nowhere (a delegate or team member that is not an agent)."""
+        """Problems plus references that go nowhere (a delegate or team member that is not an agent, an external
+        agent's program that is not there)."""
         dangling = [
             f"agent {profile.name!r} delegates to {delegate!r}, which is not an agent"
             for profile in self.agents.values()
             for delegate in profile.delegates
             if delegate not in self.agents
+        ]
+        dangling += [
+            f"agent {profile.name!r} starts {profile.acp[0]!r}, which is not a program here (not on PATH)"
+            for profile in self.agents.values()
+            if profile.acp is not None and shutil.which(profile.acp[0]) is None
         ]
         dangling += [
             f"team {team.name!r} names {member!r}, which is not an agent"

@@ -286,5 +286,8 @@ def test_a_profile_names_a_program_and_a_router_must_be_a_model() -> None:
     catalog = Catalog(agents={"lead": external, "writer": member}, teams={"t": team})
     with pytest.raises(TeamError, match="router 'lead' is an external agent"):
         find_team(catalog, "t")
-    listed = render(describe(catalog))  # `tui-agent agents` says what answers as it
+    listed = render(describe(catalog))  # `tui-agent agents` says what answers as it, and a program not found
     assert "external agent (ACP): gemini --experimental-acp" in listed and "model: the configured one" in listed
+    assert "agent 'lead' starts 'gemini', which is not a program here (not on PATH)" in listed
+    here = Catalog(agents={"lead": AgentProfile(name="lead", acp=[sys.executable, str(SCRIPTED)])})
+    assert here.problems_of() == []
