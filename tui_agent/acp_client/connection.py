@@ -56,8 +56,6 @@ class ExternalAgent:
         """The reply the current prompt's tool calls belong to (the host's message)."""
         self.prompts = 0
         """Prompts sent in this session: the first one carries what came before (`external_turn.prompt_for`)."""
-        self.title = name
-        """What the agent calls itself (its `agentInfo`), once started."""
         self._stack = AsyncExitStack()
         self._conn: ClientSideConnection | None = None
         self._process: asyncio.subprocess.Process | None = None
@@ -72,10 +70,6 @@ class ExternalAgent:
         self._asking: set[asyncio.Future[Decision]] = set()
         self._always: set[str] = set()
         """Tools answered "always" that the agent offered no "always" option for: not asked again this run."""
-
-    @property
-    def started(self) -> bool:
-        return self._conn is not None
 
     async def start(self) -> None:
         """Start the program and open an ACP session in the working folder (once)."""
@@ -96,9 +90,7 @@ class ExternalAgent:
         if process.stderr is not None:
             self._stack.push_async_callback(_stopped, asyncio.create_task(self._keep_stderr(process.stderr)))
         us = Implementation(name="tui-agent", title="tui-agent", version=__version__)
-        ready = await self._until_exit(conn.initialize(PROTOCOL_VERSION, ClientCapabilities(), us), START_TIMEOUT)
-        if ready.agent_info is not None:
-            self.title = ready.agent_info.title or ready.agent_info.name
+        await self._until_exit(conn.initialize(PROTOCOL_VERSION, ClientCapabilities(), us), START_TIMEOUT)
         session = await self._until_exit(conn.new_session(cwd=str(self.folder), mcp_servers=[]), START_TIMEOUT)
         self._conn, self._session = conn, session.session_id
 
