@@ -29,6 +29,7 @@ from tui_agent.agent.compaction import Compaction
 from tui_agent.agent.context_upkeep import ContextUpkeep
 from tui_agent.agent.conversation import Conversation
 from tui_agent.agent.events import AgentEvent, TurnEndReason, TurnFinished, TurnStarted
+from tui_agent.agent.external_turn import SessionAgents
 from tui_agent.agent.file_rewinds import FileRewinds
 from tui_agent.agent.meter import Meter, SessionMeter
 from tui_agent.agent.model_choice import chat_models
@@ -43,7 +44,6 @@ from tui_agent.agent.sessions import SessionNotFoundError as SessionNotFoundErro
 from tui_agent.agent.slash_commands import SlashCommands
 from tui_agent.agent.tree import TreeObserver, Unsubscribe
 from tui_agent.agent.turn import DEFAULT_AGENT_NAME, Continuation, Turn, TurnBudget, TurnServices
-from tui_agent.agent.turn_jobs import ChatJob
 from tui_agent.agent.turns import TurnInProgressError as TurnInProgressError
 from tui_agent.agent.turns import Turns, turn_events
 from tui_agent.agents.memory import find_memory
@@ -120,6 +120,8 @@ class Agent:
         self._redo = RedoTurns(self._state, self._turns, self._run)
         self._context = ContextUpkeep(self._state, self._turns)
         self._sessions = SessionActions(self._state, self._turns, self._choice.restore)
+        self._external = SessionAgents()
+        """The session's external agent, when its agent profile names one (`acp`)."""
         self.files = FileRewinds(self._state, self._turns)
         """The files the conversation tree carries: rewind, a branch's files, undo (the port's `FilesPort`)."""
         registry.hooks.on_notice = self._notices.tell  # a failing hook is said, and skipped
@@ -312,7 +314,8 @@ class Agent:
         turn = Turn(state.services, session.id, state.conversation, state.budget, events.put_nowait, turn_id)
         turn.agent, turn.runs, turn.hook_context = agent, self.agent or DEFAULT_AGENT_NAME, hook_context
         turn.attach_message(message_id, continuation)
-        await self._turns.start_job(ChatJob(turn, title=f"turn {state.conversation.prompts}"))
+        title = f"turn {state.conversation.prompts}"
+        await self._turns.start_job(await self._external.job(turn, self._choice.profile, title))
         try:
             async for event in turn_events(events, turn_id):
                 yield event
@@ -487,6 +490,7 @@ class Agent:
         self._turns.cancel()
         self._context.stop()
         await self._turns.close()
+        await self._external.close()
         await self.store.flush()
 
 

@@ -74,6 +74,11 @@ class AgentChoice:
         return self._setup.name if self._setup is not None else ""
 
     @property
+    def profile(self) -> AgentProfile | None:
+        """The profile of the agent the session runs (None: the config's settings as they are)."""
+        return self._setup.profile if self._setup is not None else None
+
+    @property
     def endpoint(self) -> str:
         """The endpoint's label: the run's, or the agent's own when its profile names one."""
         setup = self._setup

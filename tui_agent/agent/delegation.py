@@ -79,7 +79,9 @@ class Delegation:
     def _sub_agent(self, setup: AgentSetup, chain: tuple[str, ...]) -> SubAgent:
         profile = setup.profile
         assert profile is not None  # asked by name: a profile
-        own_endpoint = profile.model or profile.base_url or profile.api_key_env or profile.max_tokens
+        own_endpoint = profile.acp is None and (
+            profile.model or profile.base_url or profile.api_key_env or profile.max_tokens
+        )
         return SubAgent(
             profile.name,
             setup.system_prompt,
@@ -88,4 +90,5 @@ class Delegation:
             self.roster.clients.client_for(setup) if own_endpoint else None,
             lambda runner: self.equip(runner, profile, chain),
             setup.memory,
+            profile if profile.acp is not None else None,
         )

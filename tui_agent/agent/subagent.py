@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING
 from tui_agent.agent.chat_state import title_from_prompt
 from tui_agent.agent.conversation import Conversation
 from tui_agent.agent.events import AgentEvent, SubAgentEvent, TurnEndReason, TurnFinished, TurnStarted, UsageUpdated
+from tui_agent.agent.external_turn import ExternalChatJob, external_agent, external_model
 from tui_agent.agent.turn import Turn, TurnBudget, TurnServices, running_call
 from tui_agent.agent.turn_jobs import ChatJob
+from tui_agent.agents.profiles import AgentProfile
 from tui_agent.commander.events import NodeState
 from tui_agent.commander.node import current_node
 from tui_agent.tool_call import CallKey, ToolCall
@@ -43,6 +45,8 @@ class SubAgent:
     """Gives a runner this agent's tools (its delegate tools included) and policy."""
     memory: str = ""
     """The memory files' block its requests carry ("" when its profile opts out)."""
+    external: AgentProfile | None = None
+    """Its profile, when that names an external ACP agent (`acp`) that answers instead of a model."""
 
 
 class SubAgentFailedError(ValueError):
@@ -80,9 +84,17 @@ async def run_subagent(sub: SubAgent, task: str) -> str:
     if node is None:
         raise SubAgentFailedError(f"The {sub.name} can only be asked from inside a turn.")
     child, relay = await _start(caller, call, sub, task)
-    job = ChatJob(child, title=sub.name)
-    await node.put_job(job)
-    state = await job.wait()
+    profile, external = sub.external, None
+    job = ChatJob(child, sub.name)
+    if profile is not None:
+        external = await external_agent(profile)
+        job = ExternalChatJob(child, external, profile, sub.name)
+    try:
+        await node.put_job(job)
+        state = await job.wait()
+    finally:
+        if external is not None:  # its process lives for this one call
+            await external.close()
     if state is NodeState.CANCELLED:  # its own node was cancelled (the task tree): the call is interrupted
         node.cancel()
         await asyncio.sleep(0)
@@ -93,22 +105,20 @@ async def _start(caller: Turn, call: ToolCall, sub: SubAgent, task: str) -> tupl
     """Store the sub-agent's session and task, and make its turn (not started yet)."""
     services, store = caller.services, caller.services.store
     client = sub.client or services.client
+    model, system_prompt = client.model, sub.system_prompt
+    if sub.external is not None:  # its own model, and only its profile's prompt (not the config's default)
+        model, system_prompt = external_model(sub.external), sub.external.system_prompt
     session = await store.create_sub_session(
-        title_from_prompt(task),
-        caller.session_id,
-        call.message_id,
-        sub.name,
-        model=client.model,
-        system_prompt=sub.system_prompt,
+        title_from_prompt(task), caller.session_id, call.message_id, sub.name, model=model, system_prompt=system_prompt
     )
-    user, reply = await store.begin_turn(session.id, task, model=client.model)
+    user, reply = await store.begin_turn(session.id, task, model=model)
     runner = services.runner.with_policy(None)  # `-p --allow TOOL` holds for the sub-agents too
     sub.equip(runner)
     child_services = TurnServices(
         client,
         runner,
         store,
-        client.model,
+        model,
         missing_key_message=services.missing_key_message,
         temperature=sub.temperature,
         memory=sub.memory,

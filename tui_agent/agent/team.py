@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from tui_agent.agent.agent_tools import DelegatingPolicy, WithDelegates
 from tui_agent.agent.events import AgentEvent, TeamStopped, TurnFinished
+from tui_agent.agent.external_turn import ExternalChatJob, external_agent, external_model
 from tui_agent.agent.profile_use import turn_setup
 from tui_agent.agent.team_control import Control, control_tools
 from tui_agent.agent.team_done import done_reason, missing_hook
@@ -47,6 +48,7 @@ from tui_agent.tools.runner import ToolRunner
 if TYPE_CHECKING:
     import asyncio
 
+    from tui_agent.acp_client.connection import ExternalAgent
     from tui_agent.agent.delegation import Delegation
     from tui_agent.agent.profile_use import AgentRoster, AgentSetup
     from tui_agent.tools.spec import ToolSpec
@@ -83,6 +85,8 @@ def find_team(catalog: Catalog, name: str) -> TeamProfile:
         raise TeamError(f"Team {name!r} names {', '.join(map(repr, missing))}, which is not an agent.")
     if team.flow == "router" and team.router is None:
         raise TeamError(f'Team {name!r} has flow = "router" but no router agent.')
+    if team.router is not None and catalog.agents[team.router].acp is not None:  # it could not call next_speaker
+        raise TeamError(f"Team {name!r}'s router {team.router!r} is an external agent; a router must be a model.")
     return team
 
 
@@ -133,6 +137,8 @@ class TeamRun:
         """The person asked to speak: the team pauses after the member speaking now."""
         self.paused: Resume | None = None
         """Where the next run goes on, when this one paused for the person."""
+        self.externals: dict[str, ExternalAgent] = {}
+        """The external agents among the members, started at their first turn, ended with the run."""
 
     def request_pause(self) -> None:
         """Pause the team after the member speaking now, so the person can speak (their next prompt goes on)."""
@@ -166,10 +172,18 @@ class TeamRun:
             self.session_id, Role.ASSISTANT, "", MessageStatus.STREAMING, model=services.model, agent=member
         )
         turn.attach_message(reply.id)
-        job = MemberJob(turn, title=turn.agent or "")
+        job = await self._job_for(turn, profile)
         await node.put_job(job)
         await job.wait()
         return turn
+
+    async def _job_for(self, turn: Turn, profile: AgentProfile) -> ChatJob:
+        """A model's member turn, or an external agent's (one process and ACP session per member per run)."""
+        if profile.acp is None:
+            return MemberJob(turn, title=profile.name)
+        if profile.name not in self.externals:
+            self.externals[profile.name] = await external_agent(profile)
+        return ExternalChatJob(turn, self.externals[profile.name], profile, title=profile.name)
 
     def _roster(self) -> str:
         """The members, one line each with their profile's description (AutoGen's selector "roles")."""
@@ -206,6 +220,8 @@ class TeamRun:
                 runner.registry.add(spec)
         else:
             self._equip(runner, self.catalog.agents[member], control)
+        if (profile := self.catalog.agents[member]).acp is not None:  # an external agent: its model is its own
+            return dataclasses.replace(self.services, runner=runner, model=external_model(profile))
         if self.roster is None:
             return dataclasses.replace(self.services, runner=runner)  # the session's client, totals and meter
         setup = self._setup_of(member)  # the member's own model or endpoint, and temperature
@@ -261,6 +277,8 @@ class TeamRun:
         why = self.stop_reason or ""
         ended = self.failure or TurnEndReason.DONE
         try:
+            for external in self.externals.values():
+                await external.close()
             await self.services.store.mark_team(self.session_id, TEAM_PREFIX + self.team.name, why)
             await self.services.store.record_team_stop(self.session_id, self.team.name, why, self.rounds)
         finally:

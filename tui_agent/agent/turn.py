@@ -400,6 +400,22 @@ class Turn:
             returned = [Attachment.restored(r, call.attachment_data[r.hash]) for r in call.attachments]
             self._save_in_order(self._store_returned(call, returned))
 
+    def follow_agent_call(self, call: ToolCall) -> None:
+        """Follow a call an external agent runs itself (`agent/external_turn.py`): recorded when first seen (and
+        again when its title or input changes), in order with its changes, then followed as the runner's are."""
+        earlier = self._calls.get(call.key)
+        renamed = earlier is not None and (earlier.name, earlier.raw_arguments) != (call.name, call.raw_arguments)
+        if call.key not in self._recorded or renamed:  # recorded again: agents often name a call better later
+            if call.key not in self._recorded:
+                self._recorded.add(call.key)
+                self._unanswered.append(call)
+            arguments = None if call.arguments is None else dict(call.arguments)
+            store = self.services.store
+            self._save_in_order(
+                store.record_tool_call(call.message_id, call.call_id, call.name, call.raw_arguments, arguments)
+            )
+        self.follow_call(call)
+
     async def _store_returned(self, call: ToolCall, returned: list[Attachment]) -> None:
         await self.services.store.attach_to_call(call.message_id, call.call_id, returned)
 

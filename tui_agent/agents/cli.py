@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,7 @@ def _agent(profile: AgentProfile, catalog: Catalog) -> dict[str, Any]:
         "description": profile.description,
         "model": profile.model,
         "base_url": profile.base_url,
+        "acp": profile.acp,
         "tools": profile.tools,
         "delegates": profile.delegates,
         "from": origin(catalog.sources.get(profile.name)),
@@ -77,6 +79,16 @@ def _team(team: TeamProfile, catalog: Catalog) -> dict[str, Any]:
     }
 
 
+def _runs(agent: dict[str, Any], model: str, tools: str) -> list[str]:
+    """What answers as the agent: its model and tools, or the external agent's command (its own are its own)."""
+    if agent["acp"]:
+        return [f"      external agent (ACP): {shlex.join(agent['acp'])}"]
+    return [
+        f"      model: {model}" + (f" at {agent['base_url']}" if agent["base_url"] else ""),
+        f"      tools: {tools}",
+    ]
+
+
 def render(report: dict[str, Any]) -> str:
     """The report as text: agents, teams, then problems."""
     lines = ["Agents" + (f" (default: {report['default']})" if report["default"] else "")]
@@ -86,8 +98,7 @@ def render(report: dict[str, Any]) -> str:
         lines += [
             f"  {agent['name']:<14} {agent['from']}",
             *([f"      {agent['description']}"] if agent["description"] else []),
-            f"      model: {model}" + (f" at {agent['base_url']}" if agent["base_url"] else ""),
-            f"      tools: {tools}",
+            *(_runs(agent, model, tools)),
             *([f"      delegates: {', '.join(agent['delegates'])}"] if agent["delegates"] else []),
         ]
     if not report["agents"]:

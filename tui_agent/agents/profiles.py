@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import shutil
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -57,9 +58,20 @@ class AgentProfile(BaseModel):
     """Agents this one may ask (offered to the model as `ask_<name>` tools)."""
     memory: bool = True
     """Whether the memory files (AGENTS.md...: `tui_agent.agents.memory`) go into this agent's system prompt."""
+    acp: list[str] | None = Field(default=None, min_length=1)
+    """An external agent this profile names instead of a model: the command (and its arguments) that starts it,
+    spoken to over the Agent Client Protocol (`tui_agent.acp_client`). Its model, tools and delegates are its
+    own; `system_prompt` is put before its first prompt."""
     skills: bool = True
     """Whether this agent may be offered the skills (`tui_agent.agents.skills`); their two tools are tools like
     any other besides, offered when `tools` allows them (`"*"` does). False: never, even under `"*"`."""
+
+    @field_validator("acp")
+    @classmethod
+    def _acp_names_a_program(cls, acp: list[str] | None) -> list[str] | None:
+        if acp is not None and not acp[0].strip():
+            raise ValueError('the first item is the program to start, e.g. acp = ["gemini", "--experimental-acp"]')
+        return acp
 
     def allows_tool(self, tool: str) -> bool:
         """Whether `tool` is one this agent may use (a skill's tool only when `skills` is true)."""
@@ -171,12 +183,18 @@ class Catalog:
         return self.agents.get(name)
 
     def problems_of(self) -> list[str]:
-        """Problems plus references that go nowhere (a delegate or team member that is not an agent)."""
+        """Problems plus references that go nowhere (a delegate or team member that is not an agent, an external
+        agent's program that is not there)."""
         dangling = [
             f"agent {profile.name!r} delegates to {delegate!r}, which is not an agent"
             for profile in self.agents.values()
             for delegate in profile.delegates
             if delegate not in self.agents
+        ]
+        dangling += [
+            f"agent {profile.name!r} starts {profile.acp[0]!r}, which is not a program here (not on PATH)"
+            for profile in self.agents.values()
+            if profile.acp is not None and shutil.which(profile.acp[0]) is None
         ]
         dangling += [
             f"team {team.name!r} names {member!r}, which is not an agent"
