@@ -150,7 +150,8 @@ class Agent:
         return (await self.conn.new_session(cwd=str(self.folder), mcp_servers=[])).session_id
 
     async def prompt(self, session_id: str, text: str) -> str:
-        return (await self.conn.prompt(session_id=session_id, prompt=[text_block(text)])).stop_reason
+        async with asyncio.timeout(120):  # bounds a hang only (a question nobody answers): a turn here takes ~1 s
+            return (await self.conn.prompt(session_id=session_id, prompt=[text_block(text)])).stop_reason
 
 
 @pytest.fixture(scope="module")
@@ -221,6 +222,18 @@ async def test_an_edit_is_asked_with_its_diff_and_shown_as_one(agent: Agent) -> 
     assert (agent.folder / "notes.txt").read_text() == "buy milk\n"
     denied = editor.of(session, ToolCallProgress)[-1]
     assert denied.status == "failed"
+
+
+async def test_a_sub_agents_calls_and_questions_reach_the_editor_named_after_it(agent: Agent) -> None:
+    editor, session = agent.editor, await agent.new_session()
+    editor.answer = lambda _call, _options: "allow_once"
+    assert await agent.prompt(session, 'ask the coder to run "touch made-by-coder"') == "end_turn"
+    assert (agent.folder / "made-by-coder").exists()
+    asked, _ = editor.asked[-1]
+    assert asked.title is not None and asked.title.startswith("coder: run_shell(")
+    titles = [u.title for u in editor.of(session, ToolCallStart)]
+    assert titles[0].startswith("ask_coder(") and any(t.startswith("coder: run_shell(") for t in titles)
+    assert asked.tool_call_id in [u.tool_call_id for u in editor.of(session, ToolCallStart)]
 
 
 async def test_modes_switch_and_refuse_what_they_do_not_allow(agent: Agent) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from acp.interfaces import Client
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
-from tui_agent.acp.updates import call_id, proposed, tool_kind
+from tui_agent.acp.updates import call_id, proposed, title, tool_kind
 from tui_agent.agent.edit_preview import EDIT_TOOLS
 from tui_agent.tool_call import Decision, ToolCall
 
@@ -60,10 +60,9 @@ async def ask_client(
     """Ask the editor whether `call` may run (`agent`: the sub-agent whose call it is, named in the title;
     `prefix`: its calls' ids')."""
     offered = options_for(call)
-    title = call.headline(60) if agent is None else f"{agent}: {call.headline(60)}"
     asked = ToolCallUpdate(
         tool_call_id=call_id(call, prefix),
-        title=title,
+        title=title(call, agent),
         kind=tool_kind(call.name, effect),
         status="pending",
         content=proposed(call, cwd) or None,
@@ -73,8 +72,8 @@ async def ask_client(
         answer = await client.request_permission(session_id=session_id, tool_call=asked, options=offered)
     except asyncio.CancelledError:
         raise
-    except Exception:  # the editor failed to answer: the call is denied, the turn goes on
-        log.warning("the client's permission request failed; the call is denied", exc_info=True)
+    except Exception as error:  # the editor failed to answer: the call is denied, the turn goes on
+        log.warning("the editor did not answer the permission request for %s (%s): denied", call.name, error)
         return Decision.DENY
     if isinstance(answer.outcome, AllowedOutcome):
         return decision_of(answer.outcome.option_id, offered)

@@ -212,7 +212,7 @@ class AcpSession:
         elif isinstance(event, AssistantPartDelta) and event.kind == "reasoning" and not prefix:
             await self.client.session_update(self.id, update_agent_thought_text(event.text))
         elif isinstance(event, ToolCallUpdated):
-            await self._call(event.call, prefix)
+            await self._call(event.call, prefix, agent)
         elif isinstance(event, ApprovalRequested):
             task = asyncio.create_task(self._ask(event, prefix, agent))
             self._asking.add(task)
@@ -220,15 +220,15 @@ class AcpSession:
         elif isinstance(event, SubAgentEvent):  # its calls and questions; its text is its call's result
             await self._tell(event.event, f"{prefix}{event.session_id}:", event.agent)
 
-    async def _call(self, call: ToolCall, prefix: str) -> None:
+    async def _call(self, call: ToolCall, prefix: str, agent: str | None) -> None:
         spec = self.built.agent.registry.get(call.name)
         effect = spec.effect if spec is not None else None
         key = (prefix, call.key)
         if key not in self._seen:
             self._seen.add(key)
-            await self.client.session_update(self.id, updates.started(call, effect, self.cwd, prefix))
+            await self.client.session_update(self.id, updates.started(call, effect, self.cwd, prefix, agent))
         else:
-            await self.client.session_update(self.id, updates.progressed(call, self.cwd, prefix))
+            await self.client.session_update(self.id, updates.progressed(call, self.cwd, prefix, agent))
         if not prefix and (plan := updates.plan_of(call)) is not None:
             await self.client.session_update(self.id, plan)
 

@@ -84,11 +84,17 @@ def call_status(call: ToolCall) -> CallStatus:
     return _STATUS[call.status]
 
 
-def started(call: ToolCall, effect: str | None, cwd: Path, prefix: str = "") -> ToolCallStart:
-    """The first update of a call: its title, kind, arguments and the file it is about."""
+def title(call: ToolCall, agent: str | None = None) -> str:
+    """The call in a few words, `get_weather(Paris)`; a sub-agent's named first (`researcher: read_file(a.md)`)."""
+    return call.headline(60) if agent is None else f"{agent}: {call.headline(60)}"
+
+
+def started(call: ToolCall, effect: str | None, cwd: Path, prefix: str = "", agent: str | None = None) -> ToolCallStart:
+    """The first update of a call: its title, kind, arguments and the file it is about (`prefix`, `agent`: the
+    sub-agent's session and name, for its calls)."""
     return start_tool_call(
         call_id(call, prefix),
-        call.headline(60),
+        title(call, agent),
         kind=tool_kind(call.name, effect),
         status=call_status(call),
         locations=locations(call, cwd) or None,
@@ -96,13 +102,13 @@ def started(call: ToolCall, effect: str | None, cwd: Path, prefix: str = "") -> 
     )
 
 
-def progressed(call: ToolCall, cwd: Path, prefix: str = "") -> ToolCallProgress:
+def progressed(call: ToolCall, cwd: Path, prefix: str = "", agent: str | None = None) -> ToolCallProgress:
     """A later update of a call: its status, arguments once they parse and, when it ended, its result (edits as
     diffs)."""
     ended = call.status in (ToolStatus.DONE, ToolStatus.FAILED, ToolStatus.DENIED, ToolStatus.INTERRUPTED)
     return update_tool_call(
         call_id(call, prefix),
-        title=call.headline(60),
+        title=title(call, agent),
         status=call_status(call),
         locations=locations(call, cwd) or None,
         raw_input=dict(call.arguments) if call.arguments is not None else None,
