@@ -170,7 +170,8 @@ async def agent(offline: BackgroundServer, tmp_path_factory: pytest.TempPathFact
     editor = Editor()
     with (home / "stderr.log").open("wb") as log:
         command = [sys.executable, "-m", "tui_agent", "--base-url", offline.base_url, "--model", "offline", "acp"]
-        async with spawn_agent_process(editor, *command, env=env, cwd=folder, transport_kwargs={"stderr": log}) as (
+        ending = {"stderr": log, "shutdown_timeout": 60.0}  # the SDK's 2 s to exit: short on a loaded machine
+        async with spawn_agent_process(editor, *command, env=env, cwd=folder, transport_kwargs=ending) as (
             conn,
             process,
         ):
@@ -248,6 +249,19 @@ async def test_modes_switch_and_refuse_what_they_do_not_allow(agent: Agent) -> N
     assert not (agent.folder / "other.txt").exists() and editor.of(session, ToolCallProgress)[-1].status == "failed"
     with pytest.raises(RequestError):
         await agent.conn.set_session_mode(session_id=session, mode_id="yolo")
+
+
+async def test_a_failed_turn_is_an_error_with_the_reason_and_the_session_goes_on(agent: Agent) -> None:
+    session = await agent.new_session()
+    agent.server.server.script([{"status": 400, "error_message": "model 'offline' has gone fishing"}])
+    with pytest.raises(RequestError) as failed:
+        await agent.prompt(session, "hello?")
+    assert "gone fishing" in str(failed.value)
+    assert await agent.prompt(session, "hello again") == "end_turn"
+    with pytest.raises(RequestError):
+        await agent.conn.new_session(cwd=str(agent.folder / "missing"), mcp_servers=[])
+    with pytest.raises(RequestError):
+        await agent.prompt("no-such-session", "hi")
 
 
 async def test_cancel_ends_the_turn_cancelled(agent: Agent) -> None:

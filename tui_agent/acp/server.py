@@ -11,6 +11,7 @@ folder: a session asking for another folder moves the process there (an editor s
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -232,8 +233,7 @@ class TuiAgentAcp:
     async def close(self) -> None:
         """End every session (at the connection's end)."""
         sessions, self.sessions = list(self.sessions.values()), {}
-        for session in sessions:
-            await session.close()
+        await asyncio.gather(*(session.close() for session in sessions))  # each its own engine: side by side
 
     # -- helpers ----------------------------------------------------------------------------------------
     async def _build(self, cwd: str) -> BuiltAgent:
