@@ -43,6 +43,7 @@ from acp.schema import (
     ToolCallProgress,
     ToolCallStart,
     ToolCallUpdate,
+    UsageUpdate,
     UserMessageChunk,
     WaitForTerminalExitResponse,
 )
@@ -195,6 +196,8 @@ async def test_a_turn_streams_reasoning_and_text_names_the_session_and_offers_co
     assert "".join(u.content.text for u in editor.of(session, AgentThoughtChunk)) == "A greeting; greet back."
     assert editor.said(session) == "Hello there."
     assert [u.title for u in editor.of(session, SessionInfoUpdate)] == ["hi"]
+    gauge = editor.of(session, UsageUpdate)[-1]  # the offline model says its window
+    assert gauge.size == 32768 and 0 < gauge.used < gauge.size
     await editor.until(lambda: bool(editor.of(session, AvailableCommandsUpdate)))
     commands = {c.name: c for c in editor.of(session, AvailableCommandsUpdate)[-1].available_commands}
     assert commands["greet"].description == "Greet someone"

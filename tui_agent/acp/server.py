@@ -253,6 +253,7 @@ class TuiAgentAcp:
 
     def _keep(self, built: BuiltAgent, session_id: str) -> AcpSession:
         session = AcpSession(built, self.client, session_id, Path.cwd(), self.settings.ui.attach_max_bytes)
+        built.agent.learn_context_windows()  # the served window, for compaction and the editor's gauge (as the app)
         self.sessions[session_id] = session
         return session
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from pathlib import Path
 from typing import Literal
 
@@ -25,10 +26,12 @@ from acp.interfaces import Client
 from acp.schema import (
     AvailableCommand,
     AvailableCommandInput,
+    Cost,
     SessionInfoUpdate,
     SessionMode,
     SessionModeState,
     UnstructuredCommandInput,
+    UsageUpdate,
 )
 
 from tui_agent.acp import updates
@@ -53,6 +56,7 @@ from tui_agent.status import TurnEndReason
 from tui_agent.tool_call import CallKey, ToolCall
 from tui_agent.tools.modes import MODES, Mode, parse_mode
 
+log = logging.getLogger(__name__)
 NEW_TITLE = "New session"
 """A session's title until its first prompt names it."""
 MODE_NAMES: dict[Mode, tuple[str, str]] = {
@@ -116,10 +120,13 @@ class AcpSession:
         self._announcer = asyncio.create_task(self._announce())
 
     async def _announce(self) -> None:
-        await asyncio.sleep(0)  # after the response that names the session
-        await self._send_commands()
-        await self.built.agent.registry.settled()  # the MCP servers started (bounded by their start-up timeout)
-        await self._send_commands()
+        try:
+            await asyncio.sleep(0)  # after the response that names the session
+            await self._send_commands()
+            await self.built.agent.registry.settled()  # the MCP servers started (bounded by their start-up timeout)
+            await self._send_commands()
+        except Exception as error:  # the editor went away: nobody to tell
+            log.info("the slash commands were not sent: %s", error)
 
     async def _send_commands(self) -> None:
         commands = [
@@ -193,10 +200,22 @@ class AcpSession:
             close = getattr(events, "aclose", None)  # a generator's: the turn is cancelled when we stop early
             if close is not None:
                 await close()
+        await self._usage()
         if finished is None or finished.reason is TurnEndReason.ERROR:
             failure = finished.error if finished is not None else None
             raise RequestError(-32603, failure or "The turn failed.")
         return STOP_REASONS[finished.reason]
+
+    async def _usage(self) -> None:
+        """How full the model's context is and what the session cost (the editor's gauge), when the window is
+        known (ACP needs its size)."""
+        meter = self.built.agent.meter
+        if not meter.context_window:
+            return
+        cost = Cost(amount=float(meter.session_cost), currency="USD") if meter.session_cost is not None else None
+        used = max(meter.context_tokens, 0)
+        update = UsageUpdate(session_update="usage_update", used=used, size=meter.context_window, cost=cost)
+        await self.client.session_update(self.id, update)
 
     def cancel(self) -> None:
         """Stop the running turn (the editor's `session/cancel`): it ends `cancelled`, what was said kept."""
