@@ -53,11 +53,14 @@ from tui_agent.config import Settings
 from tui_agent.errors import UserError
 from tui_agent.history.errors import HistoryError
 from tui_agent.history.store import HistoryStore
-from tui_agent.tools.modes import start_mode
+from tui_agent.tools.modes import Mode, start_mode
 
 McpServers = list[HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio] | None
 LISTED = 200
 """Sessions `session/list` returns (newest first)."""
+OPEN_AT_ONCE = 4
+"""Engines kept running: past this, the least recently used idle session is closed (its MCP servers, its offline
+model stop); a later prompt to it opens it again from history, unseen by the editor."""
 
 
 @dataclass
@@ -78,6 +81,10 @@ class TuiAgentAcp:
         self.settings = settings
         self.options = options or StartOptions()
         self.sessions: dict[str, AcpSession] = {}
+        self._modes: dict[str, Mode] = {}
+        """The mode of each session closed to make room, given back when it opens again."""
+        self._unprompted: set[str] = set()
+        """Sessions closed to make room before their first prompt: removed at the end unless one comes."""
         self._client: Client | None = None
 
     def on_connect(self, conn: Client) -> None:
@@ -131,7 +138,7 @@ class TuiAgentAcp:
         except BaseException:
             await built.close()
             raise
-        session = self._keep(built, stored.id)
+        session = await self._keep(built, stored.id)
         session.untitled = True
         session.announce()
         return NewSessionResponse(session_id=stored.id, modes=session.modes())
@@ -146,18 +153,7 @@ class TuiAgentAcp:
     ) -> LoadSessionResponse | None:
         if (running := self.sessions.pop(session_id, None)) is not None:
             await running.close()  # loaded again: from what is stored, as a later process would
-        built = await self._build(cwd)
-        try:
-            found = await built.agent.store.get_session(session_id)
-            if found is None or found.id != session_id:
-                raise RequestError.invalid_params(
-                    {"message": f"There is no session {session_id!r} (see `tui-agent sessions list`)."}
-                )
-            await built.agent.resume(found.id)
-        except BaseException:
-            await built.close()
-            raise
-        session = self._keep(built, found.id)
+        session = await self._open(session_id, cwd)
         await session.replay()
         session.announce()
         return LoadSessionResponse(modes=session.modes())
@@ -183,11 +179,11 @@ class TuiAgentAcp:
         )
 
     async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> SetSessionModeResponse | None:
-        self._session(session_id).set_mode(mode_id)
+        (await self._session(session_id)).set_mode(mode_id)
         return SetSessionModeResponse()
 
     async def prompt(self, session_id: str, prompt: list[Block], **kwargs: Any) -> PromptResponse:
-        stop = await self._session(session_id).prompt(prompt)
+        stop = await (await self._session(session_id)).prompt(prompt)
         return PromptResponse(stop_reason=stop)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -234,6 +230,22 @@ class TuiAgentAcp:
         """End every session (at the connection's end)."""
         sessions, self.sessions = list(self.sessions.values()), {}
         await asyncio.gather(*(session.close() for session in sessions))  # each its own engine: side by side
+        if self._unprompted:
+            await self._forget(self._unprompted)
+
+    async def _forget(self, session_ids: set[str]) -> None:
+        """Remove sessions that never had a prompt (best effort: an empty session left behind harms nothing)."""
+        try:
+            store = await HistoryStore.open(self.settings.db)
+        except HistoryError:
+            return
+        try:
+            for session_id in session_ids:
+                await store.delete_session(session_id)
+        except HistoryError:
+            pass
+        finally:
+            await store.close()
 
     # -- helpers ----------------------------------------------------------------------------------------
     async def _build(self, cwd: str) -> BuiltAgent:
@@ -251,16 +263,47 @@ class TuiAgentAcp:
         built.notices[:0] = options.problems
         return built
 
-    def _keep(self, built: BuiltAgent, session_id: str) -> AcpSession:
+    async def _open(self, session_id: str, cwd: str) -> AcpSession:
+        """Stored session `session_id` resumed in an engine of its own."""
+        built = await self._build(cwd)
+        try:
+            found = await built.agent.store.get_session(session_id)
+            if found is None or found.id != session_id:
+                raise RequestError.invalid_params(
+                    {"message": f"There is no session {session_id!r} (see `tui-agent sessions list`)."}
+                )
+            await built.agent.resume(found.id)
+            if (mode := self._modes.pop(found.id, None)) is not None:
+                built.agent.permissions.switch(mode)
+        except BaseException:
+            await built.close()
+            raise
+        session = await self._keep(built, found.id)
+        if found.id in self._unprompted:
+            self._unprompted.discard(found.id)
+            session.untitled = True
+        return session
+
+    async def _keep(self, built: BuiltAgent, session_id: str) -> AcpSession:
         session = AcpSession(built, self.client, session_id, Path.cwd(), self.settings.ui.attach_max_bytes)
         built.agent.learn_context_windows()  # the served window, for compaction and the editor's gauge (as the app)
         self.sessions[session_id] = session
+        idle = [s for s in self.sessions.values() if s is not session and not s.running]
+        for evicted in idle[: max(0, len(self.sessions) - OPEN_AT_ONCE)]:  # the least recently used first
+            del self.sessions[evicted.id]
+            self._modes[evicted.id] = evicted.built.agent.permissions.mode
+            if evicted.untitled:  # kept stored until the end: a prompt may still come
+                self._unprompted.add(evicted.id)
+                evicted.untitled = False
+            await evicted.close()
         return session
 
-    def _session(self, session_id: str) -> AcpSession:
-        session = self.sessions.get(session_id)
+    async def _session(self, session_id: str) -> AcpSession:
+        """The open session `session_id` (now the most recently used), opened again if it was closed to make room."""
+        session = self.sessions.pop(session_id, None)
         if session is None:
-            raise RequestError.invalid_params({"message": f"There is no open session {session_id!r}."})
+            return await self._open(session_id, str(Path.cwd()))
+        self.sessions[session_id] = session
         return session
 
 

@@ -95,6 +95,11 @@ class AcpSession:
         self._notices = list(built.notices)
         """What the start said, told with the first reply."""
 
+    @property
+    def running(self) -> bool:
+        """A prompt of this session is being answered."""
+        return self._running
+
     # -- modes and commands ---------------------------------------------------------------------------
     def modes(self) -> SessionModeState:
         """The permission modes, as the editor's mode menu."""
