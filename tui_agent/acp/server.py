@@ -264,25 +264,36 @@ class TuiAgentAcp:
         return built
 
     async def _open(self, session_id: str, cwd: str) -> AcpSession:
-        """Stored session `session_id` resumed in an engine of its own."""
+        """Stored session `session_id` resumed in an engine of its own (none is started for an unknown id)."""
+        if not await self._stored(session_id):
+            raise RequestError.invalid_params(
+                {"message": f"There is no session {session_id!r} (see `tui-agent sessions list`)."}
+            )
         built = await self._build(cwd)
         try:
-            found = await built.agent.store.get_session(session_id)
-            if found is None or found.id != session_id:
-                raise RequestError.invalid_params(
-                    {"message": f"There is no session {session_id!r} (see `tui-agent sessions list`)."}
-                )
-            await built.agent.resume(found.id)
-            if (mode := self._modes.pop(found.id, None)) is not None:
+            await built.agent.resume(session_id)
+            if (mode := self._modes.pop(session_id, None)) is not None:
                 built.agent.permissions.switch(mode)
         except BaseException:
             await built.close()
             raise
-        session = await self._keep(built, found.id)
-        if found.id in self._unprompted:
-            self._unprompted.discard(found.id)
+        session = await self._keep(built, session_id)
+        if session_id in self._unprompted:
+            self._unprompted.discard(session_id)
             session.untitled = True
         return session
+
+    async def _stored(self, session_id: str) -> bool:
+        """Whether history has a session of exactly this id (a prefix is for people, not protocols)."""
+        try:
+            store = await HistoryStore.open(self.settings.db)
+        except HistoryError as error:
+            raise RequestError.internal_error({"message": error.user_message}) from None
+        try:
+            found = await store.get_session(session_id)
+        finally:
+            await store.close()
+        return found is not None and found.id == session_id
 
     async def _keep(self, built: BuiltAgent, session_id: str) -> AcpSession:
         session = AcpSession(built, self.client, session_id, Path.cwd(), self.settings.ui.attach_max_bytes)
