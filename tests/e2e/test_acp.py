@@ -252,6 +252,14 @@ async def test_modes_switch_and_refuse_what_they_do_not_allow(agent: Agent) -> N
     assert not (agent.folder / "other.txt").exists() and editor.of(session, ToolCallProgress)[-1].status == "failed"
     with pytest.raises(RequestError):
         await agent.conn.set_session_mode(session_id=session, mode_id="yolo")
+    await agent.conn.set_session_mode(session_id=session, mode_id="plan")  # its checklist becomes the plan
+    agent.server.server.script([{"text": "The plan:\n\n- [ ] read app.py\n- [ ] fix the bug\n"}])
+    assert await agent.prompt(session, "plan the fix") == "end_turn"
+    plan = editor.of(session, AgentPlanUpdate)[-1]
+    assert [(entry.content, entry.status) for entry in plan.entries] == [
+        ("read app.py", "pending"),
+        ("fix the bug", "pending"),
+    ]
 
 
 async def test_a_failed_turn_is_an_error_with_the_reason_and_the_session_goes_on(agent: Agent) -> None:

@@ -20,7 +20,7 @@ import logging
 from pathlib import Path
 from typing import Literal
 
-from acp import RequestError, update_agent_message_text, update_agent_thought_text
+from acp import RequestError, plan_entry, update_agent_message_text, update_agent_thought_text, update_plan
 from acp.helpers import update_available_commands
 from acp.interfaces import Client
 from acp.schema import (
@@ -48,6 +48,7 @@ from tui_agent.agent.events import (
     TurnFinished,
     TurnStarted,
 )
+from tui_agent.agent.plan import plan_steps
 from tui_agent.agent.services import BuiltAgent
 from tui_agent.agent.slash_commands import BUILTIN_NAMES, prompt_to_send
 from tui_agent.commands.catalogue import invocation
@@ -195,21 +196,37 @@ class AcpSession:
         if not text.strip() and not read.attachments:
             return "end_turn"
         finished: TurnFinished | None = None
+        replies: dict[str, str] = {}
         events = self.built.agent.send(text, read.attachments)
         try:
             async for event in events:
                 if isinstance(event, TurnFinished):
                     finished = event
+                elif isinstance(event, AssistantTextDelta):
+                    replies[event.message_id] = replies.get(event.message_id, "") + event.text
                 await self._tell(event)
         finally:
             close = getattr(events, "aclose", None)  # a generator's: the turn is cancelled when we stop early
             if close is not None:
                 await close()
         await self._usage()
+        if finished is not None and finished.reason is TurnEndReason.DONE and replies:
+            await self._plan(list(replies.values())[-1])
         if finished is None or finished.reason is TurnEndReason.ERROR:
             failure = finished.error if finished is not None else None
             raise RequestError(-32603, failure or "The turn failed.")
         return STOP_REASONS[finished.reason]
+
+    async def _plan(self, reply: str) -> None:
+        """In plan mode, the reply's checklist as the editor's plan (the app offers it to approve; here the person
+        switches mode and says go)."""
+        if self.built.agent.permissions.mode != "plan":
+            return
+        steps = plan_steps(reply)
+        if steps:
+            await self.client.session_update(
+                self.id, update_plan(plan_entry(step, priority="medium") for step in steps)
+            )
 
     async def _usage(self) -> None:
         """How full the model's context is and what the session cost (the editor's gauge), when the window is
