@@ -37,6 +37,8 @@ from acp.schema import (
     PermissionOption,
     ReadTextFileResponse,
     RequestPermissionResponse,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
     SessionInfoUpdate,
     TerminalOutputResponse,
     TextResourceContents,
@@ -240,8 +242,17 @@ async def test_a_sub_agents_calls_and_questions_reach_the_editor_named_after_it(
     assert asked.tool_call_id in [u.tool_call_id for u in editor.of(session, ToolCallStart)]
 
 
-async def test_modes_switch_and_refuse_what_they_do_not_allow(agent: Agent) -> None:
+async def test_modes_switch_and_refuse_what_they_do_not_allow_and_the_model_is_picked(agent: Agent) -> None:
     editor, session = agent.editor, await agent.new_session()
+    picked = await agent.conn.set_config_option(config_id="model", session_id=session, value="other-model")
+    assert picked is not None and picked.config_options is not None
+    picker = picked.config_options[0]
+    assert isinstance(picker, SessionConfigOptionSelect) and picker.current_value == "other-model"
+    assert {option.value for option in picker.options if isinstance(option, SessionConfigSelectOption)} >= {
+        "offline",
+        "other-model",
+    }
+    await agent.conn.set_config_option(config_id="model", session_id=session, value="offline")
     await agent.new_session()  # opened and never used: removed from history when the connection ends
     asked_before = len(editor.asked)
     await agent.conn.set_session_mode(session_id=session, mode_id="auto-edit")

@@ -141,7 +141,8 @@ class TuiAgentAcp:
         session = await self._keep(built, stored.id)
         session.untitled = True
         session.announce()
-        return NewSessionResponse(session_id=stored.id, modes=session.modes())
+        options = await session.config_options()
+        return NewSessionResponse(session_id=stored.id, modes=session.modes(), config_options=options)
 
     async def load_session(
         self,
@@ -156,7 +157,7 @@ class TuiAgentAcp:
         session = await self._open(session_id, cwd)
         await session.replay()
         session.announce()
-        return LoadSessionResponse(modes=session.modes())
+        return LoadSessionResponse(modes=session.modes(), config_options=await session.config_options())
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
@@ -218,7 +219,9 @@ class TuiAgentAcp:
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
     ) -> SetSessionConfigOptionResponse | None:
-        raise RequestError.method_not_found("session/set_config_option")
+        session = await self._session(session_id)
+        session.set_option(config_id, value)
+        return SetSessionConfigOptionResponse(config_options=await session.config_options())
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         raise RequestError.method_not_found(method)

@@ -27,6 +27,8 @@ from acp.schema import (
     AvailableCommand,
     AvailableCommandInput,
     Cost,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
     SessionInfoUpdate,
     SessionMode,
     SessionModeState,
@@ -59,6 +61,9 @@ from tui_agent.tools.modes import MODES, Mode, parse_mode
 
 log = logging.getLogger(__name__)
 NEW_TITLE = "New session"
+MODEL_OPTION = "model"
+MODELS_WAIT = 5.0
+"""Seconds the model list may take (`/v1/models`) before the picker shows the current model alone."""
 """A session's title until its first prompt names it."""
 MODE_NAMES: dict[Mode, tuple[str, str]] = {
     "ask": ("Ask", "Ask before each tool that changes something"),
@@ -93,6 +98,7 @@ class AcpSession:
         self._seen: set[tuple[str, CallKey]] = set()
         self._commands: list[AvailableCommand] | None = None
         self._announcer: asyncio.Task[None] | None = None
+        self._models: list[str] | None = None
         self._notices = list(built.notices)
         """What the start said, told with the first reply."""
 
@@ -119,6 +125,34 @@ class AcpSession:
         reason = self.built.agent.permissions.switch(mode)
         if reason is not None:
             raise RequestError.invalid_params({"message": f"Not switched to {mode} mode: {reason}."})
+
+    async def config_options(self) -> list[SessionConfigOptionSelect]:
+        """The editor's model picker: the endpoint's chat models (asked once, bounded), the session's selected."""
+        agent = self.built.agent
+        if self._models is None:
+            try:
+                async with asyncio.timeout(MODELS_WAIT):
+                    self._models = await agent.list_models()
+            except Exception as error:  # an endpoint without /v1/models, or slow: the current model alone
+                log.info("the endpoint's models are not listed: %s", error)
+                self._models = []
+        names = sorted({*self._models, agent.model} - {""})
+        return [
+            SessionConfigOptionSelect(
+                type="select",
+                id=MODEL_OPTION,
+                name="Model",
+                category="model",
+                current_value=agent.model,
+                options=[SessionConfigSelectOption(value=name, name=name) for name in names],
+            )
+        ]
+
+    def set_option(self, option: str, value: str | bool) -> None:
+        """Set a config option the editor shows (only the model: from the next request on, the conversation kept)."""
+        if option != MODEL_OPTION or not isinstance(value, str) or not value.strip():
+            raise RequestError.invalid_params({"message": f"There is no option {option!r} taking {value!r}."})
+        self.built.agent.switch_model(value.strip())
 
     def announce(self) -> None:
         """Tell the editor the slash commands, once the session is known to it (the reply to `session/new` goes
