@@ -1,6 +1,6 @@
 """`tui-agent acp`'s sessions in one process, in-process (the protocol itself: tests/e2e/test_acp.py): past
 `OPEN_AT_ONCE` engines the least recently used idle session is closed, and a prompt to it opens it again from
-history, its conversation and its mode kept; one closed before its first prompt is still removed at the end."""
+history, its conversation, mode and model kept; one closed before its first prompt is still removed at the end."""
 
 from __future__ import annotations
 
@@ -24,13 +24,14 @@ async def test_a_session_closed_to_make_room_opens_again_when_prompted(
     try:
         first = (await agent.new_session(cwd=str(tmp_path))).session_id
         await agent.set_session_mode(first, "auto-edit")
+        await agent.set_config_option("model", first, "offline-2")
         assert (await agent.prompt(first, [text_block("remember: the word is teal")])).stop_reason == "end_turn"
         for _ in range(OPEN_AT_ONCE):
             await agent.new_session(cwd=str(tmp_path))
         assert len(agent.sessions) == OPEN_AT_ONCE and first not in agent.sessions  # closed: the oldest idle one
         assert (await agent.prompt(first, [text_block("and now?")])).stop_reason == "end_turn"
         again = agent.sessions[first].built.agent
-        assert again.permissions.mode == "auto-edit"
+        assert (again.permissions.mode, again.model) == ("auto-edit", "offline-2")
         said = [message.content for message in await again.load_history(None, 100)]
         assert said[0] == "remember: the word is teal" and said[2] == "and now?"
         assert len(agent.sessions) == OPEN_AT_ONCE  # and another made room for it

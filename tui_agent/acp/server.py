@@ -81,8 +81,8 @@ class TuiAgentAcp:
         self.settings = settings
         self.options = options or StartOptions()
         self.sessions: dict[str, AcpSession] = {}
-        self._modes: dict[str, Mode] = {}
-        """The mode of each session closed to make room, given back when it opens again."""
+        self._kept: dict[str, tuple[Mode, str]] = {}
+        """The mode and model of each session closed to make room, given back when it opens again."""
         self._unprompted: set[str] = set()
         """Sessions closed to make room before their first prompt: removed at the end unless one comes."""
         self._client: Client | None = None
@@ -275,8 +275,10 @@ class TuiAgentAcp:
         built = await self._build(cwd)
         try:
             await built.agent.resume(session_id)
-            if (mode := self._modes.pop(session_id, None)) is not None:
-                built.agent.permissions.switch(mode)
+            if (kept := self._kept.pop(session_id, None)) is not None:
+                built.agent.permissions.switch(kept[0])
+                if kept[1] and kept[1] != built.agent.model:
+                    built.agent.switch_model(kept[1])
         except BaseException:
             await built.close()
             raise
@@ -305,7 +307,7 @@ class TuiAgentAcp:
         idle = [s for s in self.sessions.values() if s is not session and not s.running]
         for evicted in idle[: max(0, len(self.sessions) - OPEN_AT_ONCE)]:  # the least recently used first
             del self.sessions[evicted.id]
-            self._modes[evicted.id] = evicted.built.agent.permissions.mode
+            self._kept[evicted.id] = evicted.built.agent.permissions.mode, evicted.built.agent.model
             if evicted.untitled:  # kept stored until the end: a prompt may still come
                 self._unprompted.add(evicted.id)
                 evicted.untitled = False
