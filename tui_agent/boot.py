@@ -96,7 +96,11 @@ def settings_from_args(args: argparse.Namespace) -> tuple[Settings, list[str]]:
     # pydantic (~40 ms) loads with the engine, after the first frame; `-p` calls this at once.
     from tui_agent.config import resolve_settings
 
-    return resolve_settings(flags_from_args(args), paths.config_file())
+    settings, problems = resolve_settings(flags_from_args(args), paths.config_file())
+    if docs := getattr(args, "docs", None):  # added to `[retrieval] folders`, not in their place
+        retrieval = settings.retrieval.model_copy(update={"folders": [*settings.retrieval.folders, *map(Path, docs)]})
+        settings = settings.model_copy(update={"retrieval": retrieval})
+    return settings, problems
 
 
 async def build_engine(args: argparse.Namespace, request: ResumeRequest | None = None) -> BuiltAgent:

@@ -26,6 +26,7 @@ from tui_agent.retrieval.embedder import BATCH, Embedder, EmbeddingError, cosine
 from tui_agent.retrieval.fusion import fuse
 from tui_agent.retrieval.ignored import Ignored
 from tui_agent.retrieval.passages import split
+from tui_agent.retrieval.scope import searched
 
 MAX_FILE_BYTES = 2_000_000
 """Bigger files (logs, dumps, minified bundles) are skipped: they would drown every search."""
@@ -83,7 +84,10 @@ class PassageIndex:
     """An index of the text files under some folders, in one SQLite file."""
 
     def __init__(self, db_file: Path, folders: list[Path], embedder: Embedder | None = None) -> None:
-        self._folders = [folder.resolve() for folder in folders]
+        """An index of `folders` (none inside another: `scope.searched`); a hit under the first is cited by its
+        path relative to it, any other by its absolute path."""
+        self._folders = searched(folders[0], folders[1:]) if folders else []
+        self._base = folders[0].resolve() if folders else None
         self._embedder = embedder
         self.embedding_problem: str | None = None
         """Why the last search or refresh could not use vectors (None: it could, or none were asked for)."""
@@ -164,13 +168,14 @@ class PassageIndex:
             self._write(partial(self._db.executemany, "INSERT OR IGNORE INTO vectors VALUES (?, ?, ?)", rows))
             report.embedded += len(rows)
 
-    def counts(self) -> tuple[int, int]:
-        """Files and passages indexed under the folders."""
-        keys = [key for (key,) in self._db.execute("SELECT path FROM files") if self._covers(key)]
-        passages = sum(
-            self._db.execute("SELECT count(*) FROM passages WHERE path = ?", (key,)).fetchone()[0] for key in keys
-        )
-        return len(keys), passages
+    def counts(self, folder: Path | None = None) -> tuple[int, int]:
+        """Files and passages indexed under the folders (or under `folder`, one of them)."""
+        under = [folder.resolve()] if folder is not None else self._folders
+        pattern = " OR ".join("path GLOB ?" for _ in under) or "0"
+        globs = [f"{_glob_escaped(str(each))}/*" for each in under]
+        files = self._db.execute(f"SELECT count(*) FROM files WHERE {pattern}", globs).fetchone()[0]
+        passages = self._db.execute(f"SELECT count(*) FROM passages WHERE {pattern}", globs).fetchone()[0]
+        return int(files), int(passages)
 
     def forget_all(self) -> int:
         """Drop everything indexed under the folders (the next refresh indexes it anew); how many files."""
@@ -232,10 +237,14 @@ class PassageIndex:
 
     def _shown(self, key: str) -> str:
         path = Path(key)
-        for folder in self._folders:
-            if path.is_relative_to(folder):
-                return str(path.relative_to(folder))
-        return key
+        if self._base is not None and path.is_relative_to(self._base):
+            return str(path.relative_to(self._base))
+        return key  # a docs folder's file: absolute, so the citation opens from anywhere
+
+    @property
+    def folders(self) -> list[Path]:
+        """The folders this index covers (resolved; none inside another)."""
+        return list(self._folders)
 
     def _covers(self, key: str) -> bool:
         return any(Path(key).is_relative_to(folder) for folder in self._folders)
