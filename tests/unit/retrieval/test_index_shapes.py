@@ -1,0 +1,60 @@
+"""The index's faster shapes keep its answers: words in half the passages left out of the match, one stamp a file
+for mtime and size, a touched file's passages kept, a changed file's passages found again by their rowids."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tui_agent.retrieval.common_words import weighty
+from tui_agent.retrieval.index import PassageIndex
+
+
+def test_words_in_half_the_passages_are_left_out_of_the_match_not_the_answers(tmp_path: Path) -> None:
+    root = tmp_path / "docs"
+    root.mkdir()
+    for number in range(10):
+        rare = " The zebra grazes." if number in (3, 7) else ""
+        (root / f"note{number}.md").write_text(f"# Note {number}\n\nThe project keeps note {number}.{rare}\n")
+    index = PassageIndex(tmp_path / "index.db", [root])
+    index.refresh()
+    db = index._db  # the index's own connection: what the ranking counts against
+    assert weighty(db, "passages", ['"the"', '"zebra"', '"project"', '"grazes"']) == ['"zebra"', '"grazes"']
+    assert weighty(db, "passages", ['"the"']) == []
+    assert {hit.path for hit in index.search("the zebra", 2)} == {"note3.md", "note7.md"}
+    # Fewer passages hold "zebra" than asked for: the ones holding only "the" come after them, as in a full match.
+    hits = index.search("the zebra", 5)
+    assert len(hits) == 5 and {hit.path for hit in hits[:2]} == {"note3.md", "note7.md"}
+    assert [hit.path for hit in index.search("project", 20)] != []  # one common word alone still answers
+    index.close()
+
+
+def test_a_file_of_the_same_mtime_and_another_size_is_read_again_and_a_touched_one_kept(tmp_path: Path) -> None:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "a.md").write_text("# Alpha\n\nOne apple.\n")
+    (root / "b.md").write_text("# Beta\n\nBananas here.\n")
+    os.utime(root / "a.md", ns=(5, 5))
+    index = PassageIndex(tmp_path / "index.db", [root])
+    index.refresh()
+
+    def rowids(name: str) -> tuple[int, int]:
+        row = index._db.execute("SELECT first_rowid, last_rowid FROM files WHERE path = ?", (str(root / name),))
+        found: tuple[int, int] = row.fetchone()
+        return found
+
+    before = rowids("b.md")
+    (root / "a.md").write_text("# Alpha\n\nOne apricot.\n")
+    os.utime(root / "a.md", ns=(5, 5))  # the same time, another size
+    os.utime(root / "b.md", ns=(7, 7))  # another time, the same bytes
+    report = index.refresh()
+    assert (report.changed, report.unchanged) == (2, 0)
+    assert [hit.citation for hit in index.search("apricot")] == ["a.md:1-3"] and index.search("apple") == []
+    assert rowids("b.md") == before  # touched, not changed: its passages stand
+    assert [hit.citation for hit in index.search("bananas")] == ["b.md:1-3"]
+    (root / "a.md").write_text("# Alpha\n\nCherries only.\n")
+    index.refresh()
+    assert index.search("apricot") == []
+    assert {hit.path for hit in index.search("bananas cherries", 5)} == {"a.md", "b.md"}
+    assert index.counts() == (2, 2)
+    index.close()
