@@ -138,7 +138,8 @@ class PassageIndex:
                     progress(report)
         self._store(pending, report)
         gone = list(known)  # the folders' files the walk did not find (those it found were taken out)
-        self._write(lambda: self._forget(gone))
+        if gone:  # no write transaction when nothing went: an unchanged refresh only reads
+            self._write(lambda: self._forget(gone))
         report.removed = len(gone)
         if report.changed or report.removed:  # vectors of passages no file has any more
             self._write(
@@ -176,7 +177,9 @@ class PassageIndex:
         under = [folder.resolve()] if folder is not None else self._folders
         pattern = " OR ".join("path GLOB ?" for _ in under) or "0"
         globs = [f"{_glob_escaped(str(each))}/*" for each in under]
-        files = self._db.execute(f"SELECT count(*) FROM files WHERE {pattern}", globs).fetchone()[0]
+        # A skipped file (binary, huge) is recorded without a hash, so it is not read again: not an indexed one.
+        files = self._db.execute(f"SELECT count(*) FROM files WHERE ({pattern}) AND hash IS NOT NULL", globs)
+        files = files.fetchone()[0]
         passages = self._db.execute(f"SELECT count(*) FROM passages WHERE {pattern}", globs).fetchone()[0]
         return int(files), int(passages)
 
@@ -209,12 +212,11 @@ class PassageIndex:
         if not words:
             return []
         if len(words) > 1:
-            # Words in half the passages or more weigh nothing in BM25 but cost a score a passage they are in.
+            # Words in half the passages or more weigh nothing in BM25 but cost a score a passage they are in:
+            # the answers are the passages holding a rarer word (the others would score 1e-6 or so, noise).
             kept = weighty(self._db, "passages", words)
-            if kept and len(kept) < len(words):
-                hits = self._ranked(" OR ".join(kept), k)
-                if len(hits) == k:
-                    return hits  # fewer: the passages with only the common words fill the rest, as they would
+            if kept:
+                words = kept
         return self._ranked(" OR ".join(words), k)
 
     def _ranked(self, match: str, k: int) -> list[Hit]:
@@ -291,19 +293,21 @@ class PassageIndex:
 
     def _store(self, pending: list[tuple[str, os.stat_result, bool]], report: Report) -> None:
         """Read, split and store `pending` files (path, stat, indexed before) in one transaction."""
-        rows: list[tuple[str, os.stat_result, str, list[tuple[int, int, str, str]]]] = []
+        rows: list[tuple[str, os.stat_result, str | None, list[tuple[int, int, str, str]]]] = []
         for key, info, known in pending:
             if info.st_size > MAX_FILE_BYTES:
                 report.skipped_huge += 1
+                rows.append((key, info, None, []))  # recorded, so the next refresh passes it by as unchanged
                 continue
             try:
                 with open(key, "rb") as file:
                     data = file.read()
-            except OSError as error:  # deleted mid-index, or not readable by us
+            except OSError as error:  # deleted mid-index, or not readable by us: tried again next time
                 report.unreadable.append(f"{key}: {error.strerror or error}")
                 continue
             if b"\0" in data[:8192]:
                 report.skipped_binary += 1
+                rows.append((key, info, None, []))  # not read again until it changes (a folder of images...)
                 continue
             text = data.decode("utf-8", errors="replace")
             digest = _digest(data)
@@ -317,7 +321,8 @@ class PassageIndex:
         if rows:
             self._write(lambda: self._put(rows))
 
-    def _put(self, rows: list[tuple[str, os.stat_result, str, list[tuple[int, int, str, str]]]]) -> None:
+    def _put(self, rows: list[tuple[str, os.stat_result, str | None, list[tuple[int, int, str, str]]]]) -> None:
+        """Store each file's passages (a skipped file, `None` for its digest, is recorded with none)."""
         # A file's passages take consecutive rowids, after every file's (one writer at a time): its range finds
         # them again, where a `path = ?` on the FTS5 table (an unindexed column) would read every passage.
         first = self._db.execute("SELECT coalesce(max(last_rowid), 0) + 1 FROM files").fetchone()[0]

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from tui_agent.retrieval.common_words import weighty
-from tui_agent.retrieval.index import PassageIndex
+from tui_agent.retrieval.index import MAX_FILE_BYTES, PassageIndex
 
 
 def test_words_in_half_the_passages_are_left_out_of_the_match_not_the_answers(tmp_path: Path) -> None:
@@ -20,12 +20,12 @@ def test_words_in_half_the_passages_are_left_out_of_the_match_not_the_answers(tm
     index.refresh()
     db = index._db  # the index's own connection: what the ranking counts against
     assert weighty(db, "passages", ['"the"', '"zebra"', '"project"', '"grazes"']) == ['"zebra"', '"grazes"']
-    assert weighty(db, "passages", ['"the"']) == []
+    assert weighty(db, "passages", ['"the"', '"unicorn"']) == []  # in every passage, in none
+    assert len(index.search("unicorn project", 20)) == 10  # not lost to a word in none
     assert {hit.path for hit in index.search("the zebra", 2)} == {"note3.md", "note7.md"}
-    # Fewer passages hold "zebra" than asked for: the ones holding only "the" come after them, as in a full match.
-    hits = index.search("the zebra", 5)
-    assert len(hits) == 5 and {hit.path for hit in hits[:2]} == {"note3.md", "note7.md"}
-    assert [hit.path for hit in index.search("project", 20)] != []  # one common word alone still answers
+    # Passages holding only "the" (BM25 scores of 1e-6 or so) are no answers beside those holding "zebra".
+    assert {hit.path for hit in index.search("the zebra", 5)} == {"note3.md", "note7.md"}
+    assert len(index.search("the project", 20)) == 10  # common words alone are matched in full
     index.close()
 
 
@@ -57,4 +57,23 @@ def test_a_file_of_the_same_mtime_and_another_size_is_read_again_and_a_touched_o
     assert index.search("apricot") == []
     assert {hit.path for hit in index.search("bananas cherries", 5)} == {"a.md", "b.md"}
     assert index.counts() == (2, 2)
+    index.close()
+
+
+def test_binary_and_huge_files_are_read_once_not_on_every_refresh(tmp_path: Path) -> None:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "logo.png").write_bytes(b"\x89PNG\0\0" * 100)
+    (root / "dump.log").write_bytes(b"x" * (MAX_FILE_BYTES + 1))
+    (root / "a.md").write_text("# Alpha\n\nApples.\n")
+    index = PassageIndex(tmp_path / "index.db", [root])
+    first = index.refresh()
+    assert (first.added, first.skipped_binary, first.skipped_huge) == (1, 1, 1)
+    again = index.refresh()
+    assert (again.unchanged, again.skipped_binary, again.skipped_huge) == (3, 0, 0)
+    assert index.counts() == (1, 1)
+    (root / "logo.png").write_text("# Logo\n\nNow a text file.\n")  # a skipped file that changes is read again
+    assert index.refresh().changed == 1 and [hit.path for hit in index.search("logo")] == ["logo.png"]
+    (root / "logo.png").unlink()
+    assert index.refresh().removed == 1 and index.search("logo") == []
     index.close()
