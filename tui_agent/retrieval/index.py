@@ -107,7 +107,11 @@ class PassageIndex:
         it). Inside the write lock, checked again: another process may have upgraded meanwhile."""
         if self._db.execute("PRAGMA user_version").fetchone()[0] == _VERSION:
             return
-        for table in ("passages", "files", "vectors"):
+        # Vectors are kept when their table has today's shape: keyed by the passage text's hash, they stay
+        # right across a new layout of the rest, and computing them again costs the endpoint's time (and money).
+        columns = [row[1] for row in self._db.execute("PRAGMA table_info(vectors)")]
+        kept_vectors = columns == ["model", "digest", "vector"]
+        for table in ("passages", "files", *(() if kept_vectors else ("vectors",))):
             self._db.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in filter(str.strip, _SCHEMA.split(";")):
             self._db.execute(statement)

@@ -4,6 +4,7 @@ for mtime and size, a touched file's passages kept, a changed file's passages fo
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 
 from tui_agent.retrieval.common_words import weighty
@@ -76,4 +77,21 @@ def test_binary_and_huge_files_are_read_once_not_on_every_refresh(tmp_path: Path
     assert index.refresh().changed == 1 and [hit.path for hit in index.search("logo")] == ["logo.png"]
     (root / "logo.png").unlink()
     assert index.refresh().removed == 1 and index.search("logo") == []
+    index.close()
+
+
+def test_vectors_outlive_an_upgrade_of_the_other_tables(tmp_path: Path) -> None:
+    db = tmp_path / "index.db"
+    with sqlite3.connect(db) as old:  # schema 2: files keyed by mtime and size, vectors as today
+        old.executescript(
+            "CREATE TABLE files (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, hash TEXT);"
+            "CREATE VIRTUAL TABLE passages USING fts5(path UNINDEXED, first UNINDEXED, last UNINDEXED,"
+            " digest UNINDEXED, text);"
+            "CREATE TABLE vectors (model TEXT, digest TEXT, vector BLOB, PRIMARY KEY (model, digest)) WITHOUT ROWID;"
+            "INSERT INTO vectors VALUES ('m', 'd', x'00000000');"
+            "PRAGMA user_version = 2;"
+        )
+    index = PassageIndex(db, [tmp_path])
+    assert index._db.execute("SELECT model, digest FROM vectors").fetchall() == [("m", "d")]  # paid for: kept
+    assert [row[1] for row in index._db.execute("PRAGMA table_info(files)")][:2] == ["path", "stamp"]
     index.close()
