@@ -326,27 +326,40 @@ class PassageIndex:
             self._write(lambda: self._put(rows))
 
     def _put(self, rows: list[tuple[str, os.stat_result, str | None, list[tuple[int, int, str, str]]]]) -> None:
-        """Store each file's passages (a skipped file, `None` for its digest, is recorded with none)."""
+        """Store each file's passages (a skipped file, `None` for its digest, is recorded with none): a few
+        statements a batch (`executemany`), not a few a file."""
         # A file's passages take consecutive rowids, after every file's (one writer at a time): its range finds
         # them again, where a `path = ?` on the FTS5 table (an unindexed column) would read every passage.
         first = self._db.execute("SELECT coalesce(max(last_rowid), 0) + 1 FROM files").fetchone()[0]
+        # Read inside the write lock: another process may have indexed these files since our listing.
+        olds: dict[str, tuple[str | None, int, int]] = {}
+        keys = [row[0] for row in rows]
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ", ".join("?" * len(chunk))
+            query = f"SELECT path, hash, first_rowid, last_rowid FROM files WHERE path IN ({marks})"
+            found = self._db.execute(query, chunk)
+            olds.update((row[0], (row[1], row[2], row[3])) for row in found)
+        touched: list[tuple[int, str]] = []
+        replaced: list[tuple[int, int]] = []
+        passages: list[tuple[object, ...]] = []
+        files: list[tuple[object, ...]] = []
         for key, info, digest, parts in rows:
-            # Checked inside the write lock: another process may have indexed this file since our listing.
-            old = self._db.execute("SELECT hash, first_rowid, last_rowid FROM files WHERE path = ?", (key,)).fetchone()
+            old = olds.get(key)
             if old is not None and old[0] == digest:  # touched, not changed: its passages stand
-                self._db.execute("UPDATE files SET stamp = ? WHERE path = ?", (_stamp(info), key))
+                touched.append((_stamp(info), key))
                 continue
             if old is not None:
-                self._db.execute("DELETE FROM passages WHERE rowid BETWEEN ? AND ?", old[1:])
-            self._db.executemany(
-                "INSERT INTO passages (rowid, path, first, last, digest, text) VALUES (?, ?, ?, ?, ?, ?)",
-                [(first + number, key, *part) for number, part in enumerate(parts)],
-            )
-            self._db.execute(
-                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)",
-                (key, _stamp(info), digest, first, first + len(parts) - 1),
-            )
+                replaced.append((old[1], old[2]))
+            passages += [(first + number, key, *part) for number, part in enumerate(parts)]
+            files.append((key, _stamp(info), digest, first, first + len(parts) - 1))
             first += len(parts)
+        self._db.executemany("UPDATE files SET stamp = ? WHERE path = ?", touched)
+        self._db.executemany("DELETE FROM passages WHERE rowid BETWEEN ? AND ?", replaced)
+        self._db.executemany(
+            "INSERT INTO passages (rowid, path, first, last, digest, text) VALUES (?, ?, ?, ?, ?, ?)", passages
+        )
+        self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", files)
 
     def _forget(self, keys: list[str]) -> None:
         for key in keys:
