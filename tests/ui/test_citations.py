@@ -1,5 +1,6 @@
 """Citations in a reply (`path:12-30`, as search_docs labels passages) are links: a click opens the passage
-viewer at those lines; `o` on a selected reply opens its first citation and `n` / `p` step through the others.
+viewer at those lines; `o` on a selected reply (or the palette's "Open a cited passage") opens its first citation
+and `n` / `p` step through the others.
 Only citations of files that exist are links (not "12:30", not "example.com:8080")."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import pytest
 from textual.widgets import TextArea
 
 from tests.ui.helpers import chat, make_app, pressed, send, showing, wait_until
+from tests.ui.test_palette import run_command
 from tui_agent.testing.scripted import reply_script
 from tui_agent.ui.citations import Citation, in_text
 from tui_agent.ui.screens.passage import PassageScreen, read_text
@@ -73,6 +75,8 @@ async def test_a_cited_passage_opens_from_a_click_and_from_the_message_cursor(
         assert "(2 of 2)" in str(viewer.query_one("#passage-dialog").border_title)
         await pressed(pilot, "p", lambda: viewer.citation.path == "notes/guide.md", "back to the first")
         await pressed(pilot, "escape", lambda: not showing(app, PassageScreen), "the viewer closed again")
+        await run_command(pilot, "Open a cited passage")  # the palette's way, on the newest reply
+        await wait_until(pilot, lambda: showing(app, PassageScreen), "the viewer opened from the palette")
 
 
 def test_citations_of_files_that_cannot_be_shown_say_why(tmp_path: Path) -> None:
