@@ -1,4 +1,5 @@
-"""Docs plugin: `search_docs` finds passages in the working directory's files and cites them as path:line-line.
+"""Docs plugin: `search_docs` finds passages in the working directory's files, and the run's docs folders
+(`[retrieval] folders`, `--docs DIR`), and cites them as path:line-line.
 
 The index lives in its own SQLite file next to the history (tui_agent.retrieval) and is brought up to date
 incrementally before each search, so an edited file is found as it is now. With `[retrieval] embedding_model`
@@ -10,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tui_agent.paths import retrieval_index_path
-from tui_agent.retrieval import embedding_choice
+from tui_agent.retrieval import embedding_choice, scope
 from tui_agent.retrieval.index import PassageIndex, Report
 from tui_agent.tools import tool
 
@@ -20,13 +21,14 @@ MAX_PASSAGE_CHARS = 1500
 
 @tool(approval="never", effect="read")
 def search_docs(query: str, k: int = 6) -> str:
-    """Search the files of the working directory for passages about `query`; each comes with a path:line-line citation.
+    """Search the working directory and docs folders for passages about `query`, each with a path:line-line citation.
 
     Args:
         query: What to look for, in plain words.
         k: How many passages to return (1-20).
     """
-    index = PassageIndex(retrieval_index_path(), [Path.cwd()], embedding_choice.current())
+    folders = [Path.cwd(), *scope.docs_folders()]
+    index = PassageIndex(retrieval_index_path(), folders, embedding_choice.current())
     try:
         report = index.refresh()
         hits = index.search(query, max(1, min(k, 20)))

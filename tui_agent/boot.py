@@ -99,6 +99,9 @@ def settings_from_args(args: argparse.Namespace) -> tuple[Settings, list[str]]:
     settings, problems = resolve_settings(flags_from_args(args), paths.config_file())
     if (otel := getattr(args, "otel", None)) is not None:  # `--otel [otlp|FILE]`: traced this run
         settings = settings.model_copy(update={"tracing": settings.tracing.chosen_by_flag(otel)})
+    if docs := getattr(args, "docs", None):  # added to `[retrieval] folders`, not in their place
+        retrieval = settings.retrieval.model_copy(update={"folders": [*settings.retrieval.folders, *map(Path, docs)]})
+        settings = settings.model_copy(update={"retrieval": retrieval})
     return settings, problems
 
 

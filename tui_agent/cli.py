@@ -53,6 +53,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--db", help="history database file (default: in the user data dir)")
     parser.add_argument("--plugins", action="append", metavar="DIR", help="extra plugin folder (repeatable)")
+    parser.add_argument("--docs", action="append", metavar="DIR", help="a folder search_docs searches too (repeatable)")
     parser.add_argument("--theme", help="theme name")
     parser.add_argument(
         "--agent", metavar="NAME", help="the agent new sessions run (default: assistant; see `tui-agent agents`)"

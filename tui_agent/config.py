@@ -325,6 +325,9 @@ class RetrievalSettings(BaseModel):
     """The endpoint that embeds (ends in /v1); None: the run's own endpoint (the offline model's, offline)."""
     embedding_api_key_env: str | None = None
     """The variable holding that endpoint's key; None: the run's own key."""
+    folders: list[Path] = Field(default_factory=list)
+    """More folders `search_docs` searches beside the working directory (notes, a docs checkout; `~` expanded, a
+    relative one taken from the working directory). `--docs DIR` adds to them."""
 
 
 class SandboxSettings(BaseModel):

@@ -53,6 +53,7 @@ OUR_COMMANDS = [
     "Regenerate with another model",
     "Copy message",
     "Copy code block",
+    "Open a cited passage",
     "Fork from message",
     "Rewind to here",
     "Previous branch",

@@ -37,7 +37,7 @@ from tui_agent.history.redact import Redactor
 from tui_agent.history.store import HistoryStore
 from tui_agent.llm.model_client import ModelClient
 from tui_agent.prices import WindowTable
-from tui_agent.retrieval import embedding_choice
+from tui_agent.retrieval import embedding_choice, scope
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.runner import ToolRunner
 from tui_agent.tools.sandboxing import configure_sandbox, confine_hooks
@@ -120,6 +120,9 @@ async def _build(settings: Settings, choice: EndpointChoice, resources: AsyncExi
     )
     embedding_choice.use(embedder)  # search_docs' vectors (`[retrieval] embedding_model`), on the opened endpoint
     notices.extend([embedding_notice] if embedding_notice else [])
+    docs_folders = scope.resolved(settings.retrieval.folders)
+    scope.use(docs_folders)  # search_docs' folders beside the working directory (`[retrieval] folders`, `--docs`)
+    notices.extend(scope.missing(docs_folders))
 
     def make_client(endpoint: EndpointChoice, max_tokens: int | None) -> ModelClient:
         """A client for an agent's endpoint (the offline model's when it names none); its key from its own variable."""

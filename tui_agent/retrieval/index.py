@@ -17,15 +17,17 @@ import heapq
 import os
 import sqlite3
 from array import array
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
+from tui_agent.retrieval.common_words import weighty
 from tui_agent.retrieval.embedder import BATCH, Embedder, EmbeddingError, cosine
 from tui_agent.retrieval.fusion import fuse
 from tui_agent.retrieval.ignored import Ignored
 from tui_agent.retrieval.passages import split
+from tui_agent.retrieval.scope import searched
 
 MAX_FILE_BYTES = 2_000_000
 """Bigger files (logs, dumps, minified bundles) are skipped: they would drown every search."""
@@ -36,10 +38,12 @@ _MARKDOWN = frozenset({".md", ".markdown", ".rst", ".txt"})
 
 CANDIDATES = 50
 """Passages each ranking (BM25, cosine) hands to the fusion: enough that a good passage low in one is kept."""
-_VERSION = 2
+_VERSION = 3
 """`PRAGMA user_version` of the schema below; an older file (a cache) is emptied and built anew."""
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, hash TEXT);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY, stamp INTEGER, hash TEXT, first_rowid INTEGER, last_rowid INTEGER
+) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS passages USING fts5(
     path UNINDEXED, first UNINDEXED, last UNINDEXED, digest UNINDEXED, text, tokenize = 'porter unicode61'
 );
@@ -83,7 +87,10 @@ class PassageIndex:
     """An index of the text files under some folders, in one SQLite file."""
 
     def __init__(self, db_file: Path, folders: list[Path], embedder: Embedder | None = None) -> None:
-        self._folders = [folder.resolve() for folder in folders]
+        """An index of `folders` (none inside another: `scope.searched`); a hit under the first is cited by its
+        path relative to it, any other by its absolute path."""
+        self._folders = searched(folders[0], folders[1:]) if folders else []
+        self._base = folders[0].resolve() if folders else None
         self._embedder = embedder
         self.embedding_problem: str | None = None
         """Why the last search or refresh could not use vectors (None: it could, or none were asked for)."""
@@ -100,7 +107,11 @@ class PassageIndex:
         it). Inside the write lock, checked again: another process may have upgraded meanwhile."""
         if self._db.execute("PRAGMA user_version").fetchone()[0] == _VERSION:
             return
-        for table in ("passages", "files", "vectors"):
+        # Vectors are kept when their table has today's shape: keyed by the passage text's hash, they stay
+        # right across a new layout of the rest, and computing them again costs the endpoint's time (and money).
+        columns = [row[1] for row in self._db.execute("PRAGMA table_info(vectors)")]
+        kept_vectors = columns == ["model", "digest", "vector"]
+        for table in ("passages", "files", *(() if kept_vectors else ("vectors",))):
             self._db.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in filter(str.strip, _SCHEMA.split(";")):
             self._db.execute(statement)
@@ -113,25 +124,26 @@ class PassageIndex:
         """Bring the index up to date with the folders; each batch of changes is one transaction, after which
         `progress` hears how far it has come (a first build of a big tree takes a while)."""
         report = Report()
-        known = {row[0]: (row[1], row[2], row[3]) for row in self._db.execute("SELECT * FROM files")}
-        seen: set[str] = set()
-        pending: list[tuple[str, os.stat_result, Path]] = []
-        for path, info in self._walk():
-            key = str(path)
-            seen.add(key)
-            old = known.get(key)
-            if old is not None and old[0] == info.st_mtime_ns and old[1] == info.st_size:
-                report.unchanged += 1
-                continue
-            pending.append((key, info, path))
-            if len(pending) >= _BATCH:
-                self._store(pending, known, report)
-                pending = []
+        within, patterns = self._within("path")
+        # One number a file (`_stamp`) rather than a pair: a tuple a row was a third of an unchanged refresh.
+        known: dict[str, int] = dict(self._db.execute(f"SELECT path, stamp FROM files WHERE {within}", patterns))
+        pending: list[tuple[str, os.stat_result, bool]] = []
+        for files in self._walk():
+            for key, info in files:
+                old = known.pop(key, None)
+                if old == (info.st_mtime_ns * _STAMP_FACTOR + info.st_size) & _STAMP_MASK:  # `_stamp`, inlined
+                    report.unchanged += 1
+                    continue
+                pending.append((key, info, old is not None))
+            while len(pending) >= _BATCH:  # a batch at a time, however many files one folder holds
+                self._store(pending[:_BATCH], report)
+                del pending[:_BATCH]
                 if progress is not None:
                     progress(report)
-        self._store(pending, known, report)
-        gone = [key for key in known if key not in seen and self._covers(key)]
-        self._write(lambda: self._forget(gone))
+        self._store(pending, report)
+        gone = list(known)  # the folders' files the walk did not find (those it found were taken out)
+        if gone:  # no write transaction when nothing went: an unchanged refresh only reads
+            self._write(lambda: self._forget(gone))
         report.removed = len(gone)
         if report.changed or report.removed:  # vectors of passages no file has any more
             self._write(
@@ -164,17 +176,21 @@ class PassageIndex:
             self._write(partial(self._db.executemany, "INSERT OR IGNORE INTO vectors VALUES (?, ?, ?)", rows))
             report.embedded += len(rows)
 
-    def counts(self) -> tuple[int, int]:
-        """Files and passages indexed under the folders."""
-        keys = [key for (key,) in self._db.execute("SELECT path FROM files") if self._covers(key)]
-        passages = sum(
-            self._db.execute("SELECT count(*) FROM passages WHERE path = ?", (key,)).fetchone()[0] for key in keys
-        )
-        return len(keys), passages
+    def counts(self, folder: Path | None = None) -> tuple[int, int]:
+        """Files and passages indexed under the folders (or under `folder`, one of them)."""
+        under = [folder.resolve()] if folder is not None else self._folders
+        pattern = " OR ".join("path GLOB ?" for _ in under) or "0"
+        globs = [f"{_glob_escaped(str(each))}/*" for each in under]
+        # A skipped file (binary, huge) is recorded without a hash, so it is not read again: not an indexed one.
+        files = self._db.execute(f"SELECT count(*) FROM files WHERE ({pattern}) AND hash IS NOT NULL", globs)
+        files = files.fetchone()[0]
+        passages = self._db.execute(f"SELECT count(*) FROM passages WHERE {pattern}", globs).fetchone()[0]
+        return int(files), int(passages)
 
     def forget_all(self) -> int:
         """Drop everything indexed under the folders (the next refresh indexes it anew); how many files."""
-        keys = [key for (key,) in self._db.execute("SELECT path FROM files") if self._covers(key)]
+        within, patterns = self._within("path")
+        keys = [key for (key,) in self._db.execute(f"SELECT path FROM files WHERE {within}", patterns)]
         self._write(lambda: self._forget(keys))
         return len(keys)
 
@@ -196,9 +212,18 @@ class PassageIndex:
         return [replace(found[citation], score=score) for citation, score in fuse(orders, k)]
 
     def _bm25(self, query: str, k: int) -> list[Hit]:
-        match = " OR ".join(f'"{word}"' for word in query.replace('"', " ").split())
-        if not match:
+        words = list(dict.fromkeys(f'"{word}"' for word in query.replace('"', " ").split()))
+        if not words:
             return []
+        if len(words) > 1:
+            # Words in half the passages or more weigh nothing in BM25 but cost a score a passage they are in:
+            # the answers are the passages holding a rarer word (the others would score 1e-6 or so, noise).
+            kept = weighty(self._db, "passages", words)
+            if kept:
+                words = kept
+        return self._ranked(" OR ".join(words), k)
+
+    def _ranked(self, match: str, k: int) -> list[Hit]:
         # One index file serves every project: only passages under this index's folders are answers.
         within, patterns = self._within("path")
         rows = self._db.execute(
@@ -232,83 +257,116 @@ class PassageIndex:
 
     def _shown(self, key: str) -> str:
         path = Path(key)
-        for folder in self._folders:
-            if path.is_relative_to(folder):
-                return str(path.relative_to(folder))
-        return key
+        if self._base is not None and path.is_relative_to(self._base):
+            return str(path.relative_to(self._base))
+        return key  # a docs folder's file: absolute, so the citation opens from anywhere
 
-    def _covers(self, key: str) -> bool:
-        return any(Path(key).is_relative_to(folder) for folder in self._folders)
+    @property
+    def folders(self) -> list[Path]:
+        """The folders this index covers (resolved; none inside another)."""
+        return list(self._folders)
 
-    def _walk(self) -> Iterator[tuple[Path, os.stat_result]]:
-        """Every file under the folders, less the always-skipped folders and what their `.gitignore`s ignore."""
-        stack = [(folder, Ignored.under(folder)) for folder in self._folders]
+    def _walk(self) -> Iterator[list[tuple[str, os.stat_result]]]:
+        """The files of each folder under the folders (path, stat), less the always-skipped folders and what
+        their `.gitignore`s ignore. Paths stay strings and come a folder at a time: a `Path` per entry was most
+        of an unchanged refresh's time, and a generator's step per file a good part of the rest."""
+        stack = [(str(folder), Ignored.under(folder)) for folder in self._folders]
+        own = self._own
         while stack:
             folder, ignored = stack.pop()
             try:
-                entries = list(os.scandir(folder))
+                with os.scandir(folder) as listing:
+                    entries = list(listing)
             except OSError:
                 continue
-            ignored = ignored.with_file_in(folder)
+            ignored = ignored.with_file_in(Path(folder))
+            files = []
             for entry in entries:
                 try:
                     is_dir = entry.is_dir(follow_symlinks=False)
-                    if ignored.covers(entry.path, is_dir):
+                    if ignored.specs and ignored.covers(entry.path, is_dir):
                         continue
                     if is_dir:
                         if entry.name not in _SKIPPED_FOLDERS:
-                            stack.append((Path(entry.path), ignored))
-                    elif entry.is_file(follow_symlinks=False) and not entry.path.startswith(self._own):
-                        yield Path(entry.path), entry.stat(follow_symlinks=False)
+                            stack.append((entry.path, ignored))
+                    elif entry.is_file(follow_symlinks=False) and not entry.path.startswith(own):
+                        files.append((entry.path, entry.stat(follow_symlinks=False)))
                 except OSError:  # gone between the listing and the stat: the next refresh sees it
                     continue
+            yield files
 
-    def _store(
-        self, pending: list[tuple[str, os.stat_result, Path]], known: Mapping[str, object], report: Report
-    ) -> None:
-        rows: list[tuple[str, os.stat_result, str, list[tuple[int, int, str, str]]]] = []
-        for key, info, path in pending:
+    def _store(self, pending: list[tuple[str, os.stat_result, bool]], report: Report) -> None:
+        """Read, split and store `pending` files (path, stat, indexed before) in one transaction."""
+        rows: list[tuple[str, os.stat_result, str | None, list[tuple[int, int, str, str]]]] = []
+        for key, info, known in pending:
             if info.st_size > MAX_FILE_BYTES:
                 report.skipped_huge += 1
+                rows.append((key, info, None, []))  # recorded, so the next refresh passes it by as unchanged
                 continue
             try:
-                data = path.read_bytes()
-            except OSError as error:  # deleted mid-index, or not readable by us
+                with open(key, "rb") as file:
+                    data = file.read()
+            except OSError as error:  # deleted mid-index, or not readable by us: tried again next time
                 report.unreadable.append(f"{key}: {error.strerror or error}")
                 continue
             if b"\0" in data[:8192]:
                 report.skipped_binary += 1
+                rows.append((key, info, None, []))  # not read again until it changes (a folder of images...)
                 continue
             text = data.decode("utf-8", errors="replace")
             digest = _digest(data)
-            markdown = path.suffix.lower() in _MARKDOWN
+            markdown = os.path.splitext(key)[1].lower() in _MARKDOWN
             parts = [(p.first, p.last, _digest(p.text.encode()), p.text) for p in split(text, markdown=markdown)]
             rows.append((key, info, digest, parts))
-            if key in known:
+            if known:
                 report.changed += 1
             else:
                 report.added += 1
         if rows:
             self._write(lambda: self._put(rows))
 
-    def _put(self, rows: list[tuple[str, os.stat_result, str, list[tuple[int, int, str, str]]]]) -> None:
+    def _put(self, rows: list[tuple[str, os.stat_result, str | None, list[tuple[int, int, str, str]]]]) -> None:
+        """Store each file's passages (a skipped file, `None` for its digest, is recorded with none): a few
+        statements a batch (`executemany`), not a few a file."""
+        # A file's passages take consecutive rowids, after every file's (one writer at a time): its range finds
+        # them again, where a `path = ?` on the FTS5 table (an unindexed column) would read every passage.
+        first = self._db.execute("SELECT coalesce(max(last_rowid), 0) + 1 FROM files").fetchone()[0]
+        # Read inside the write lock: another process may have indexed these files since our listing.
+        olds: dict[str, tuple[str | None, int, int]] = {}
+        keys = [row[0] for row in rows]
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ", ".join("?" * len(chunk))
+            query = f"SELECT path, hash, first_rowid, last_rowid FROM files WHERE path IN ({marks})"
+            found = self._db.execute(query, chunk)
+            olds.update((row[0], (row[1], row[2], row[3])) for row in found)
+        touched: list[tuple[int, str]] = []
+        replaced: list[tuple[int, int]] = []
+        passages: list[tuple[object, ...]] = []
+        files: list[tuple[object, ...]] = []
         for key, info, digest, parts in rows:
-            # Checked inside the write lock: another process may have indexed this file since our listing.
-            # (Deleting from FTS5 by an unindexed column scans it, so only when there is something to delete.)
-            if self._db.execute("SELECT 1 FROM files WHERE path = ?", (key,)).fetchone():
-                self._db.execute("DELETE FROM passages WHERE path = ?", (key,))
-            self._db.executemany(
-                "INSERT INTO passages (path, first, last, digest, text) VALUES (?, ?, ?, ?, ?)",
-                [(key, *part) for part in parts],
-            )
-            self._db.execute(
-                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?)", (key, info.st_mtime_ns, info.st_size, digest)
-            )
+            old = olds.get(key)
+            if old is not None and old[0] == digest:  # touched, not changed: its passages stand
+                touched.append((_stamp(info), key))
+                continue
+            if old is not None:
+                replaced.append((old[1], old[2]))
+            passages += [(first + number, key, *part) for number, part in enumerate(parts)]
+            files.append((key, _stamp(info), digest, first, first + len(parts) - 1))
+            first += len(parts)
+        self._db.executemany("UPDATE files SET stamp = ? WHERE path = ?", touched)
+        self._db.executemany("DELETE FROM passages WHERE rowid BETWEEN ? AND ?", replaced)
+        self._db.executemany(
+            "INSERT INTO passages (rowid, path, first, last, digest, text) VALUES (?, ?, ?, ?, ?, ?)", passages
+        )
+        self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", files)
 
     def _forget(self, keys: list[str]) -> None:
         for key in keys:
-            self._db.execute("DELETE FROM passages WHERE path = ?", (key,))
-            self._db.execute("DELETE FROM files WHERE path = ?", (key,))
+            old = self._db.execute("SELECT first_rowid, last_rowid FROM files WHERE path = ?", (key,)).fetchone()
+            if old is not None:
+                self._db.execute("DELETE FROM passages WHERE rowid BETWEEN ? AND ?", old)
+                self._db.execute("DELETE FROM files WHERE path = ?", (key,))
 
     def _write(self, work: Callable[[], object]) -> None:
         self._db.execute("BEGIN IMMEDIATE")
@@ -318,6 +376,17 @@ class PassageIndex:
             self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
+
+
+_STAMP_MASK = (1 << 63) - 1
+_STAMP_FACTOR = 0x9E3779B97F4A7C15
+
+
+def _stamp(info: os.stat_result) -> int:
+    """A file's modification time and size as one SQLite integer: either alone changing always changes it
+    (the multiplier is odd, so invertible modulo 2**63); both changing so as to cancel out would need a
+    change of time of one exact value out of 2**63."""
+    return (info.st_mtime_ns * _STAMP_FACTOR + info.st_size) & _STAMP_MASK
 
 
 def _digest(data: bytes) -> str:

@@ -10,6 +10,8 @@ MAX_PASSAGE_LINES = 60
 
 _HEADING = re.compile(r"^#{1,6}\s")
 _DEFINITION = re.compile(r"^(?:async\s+def|def|class|function|func|fn|pub\s+fn|export\s+function)\s")
+_DEFINITION_FIRST_CHARS = "adcfpe"
+"""The first letters of `_DEFINITION`'s words: a line starting otherwise is no definition (no regex run)."""
 
 
 @dataclass(frozen=True)
@@ -25,13 +27,17 @@ def split(text: str, *, markdown: bool) -> list[Passage]:
     """Return the passages of `text`: a new one starts at a heading (Markdown) or a top-level definition
     (code), or after a blank line once the current one is long enough; none is empty."""
     lines = text.splitlines()
-    starts_new = _HEADING if markdown else _DEFINITION
+    starts_new, first_chars = (_HEADING, "#") if markdown else (_DEFINITION, _DEFINITION_FIRST_CHARS)
     passages: list[Passage] = []
     start = 0
     for number, line in enumerate(lines):
+        # The cheap tests first: this loop runs once per line of every file indexed.
         size = number - start
-        boundary = bool(starts_new.match(line)) or (not line.strip() and size >= 20) or size >= MAX_PASSAGE_LINES
-        if boundary and number > start:
+        if (
+            size >= MAX_PASSAGE_LINES
+            or (line[:1] in first_chars and starts_new.match(line) is not None)
+            or (size >= 20 and not line.strip())
+        ) and number > start:
             _add(passages, lines, start, number)
             start = number
     _add(passages, lines, start, len(lines))
@@ -39,12 +45,12 @@ def split(text: str, *, markdown: bool) -> list[Passage]:
 
 
 def _add(passages: list[Passage], lines: list[str], start: int, end: int) -> None:
-    body = "\n".join(lines[start:end])
-    if not body.strip():
-        return
+    """Add lines `start`..`end` (0-based, end excluded) less the blank lines around them, unless all are blank."""
     first = start
-    while not lines[first].strip():
+    while first < end and not lines[first].strip():
         first += 1
+    if first == end:
+        return
     last = end - 1
     while not lines[last].strip():
         last -= 1

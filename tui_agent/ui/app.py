@@ -27,6 +27,7 @@ from tui_agent.config_fields import DEFAULTS, RunFields
 from tui_agent.errors import user_message
 from tui_agent.sanitize import sanitize
 from tui_agent.terminal import OutputLog
+from tui_agent.ui.citations import Citation
 from tui_agent.ui.command_wanted import BuiltinCommandWanted
 from tui_agent.ui.engine import EngineBuild, EngineSlot
 from tui_agent.ui.fresh_chat import FreshChatWanted
@@ -352,6 +353,12 @@ class TuiAgentApp(App[None]):
         from tui_agent.ui.commands import copy_last_reply
 
         copy_last_reply(self)
+
+    def action_open_passage(self, path: str, first: int, last: int) -> None:
+        """Show lines `first`..`last` of the file at `path` (a citation in a reply, clicked)."""
+        from tui_agent.ui.screens.passage import PassageScreen  # deferred: loaded when a passage is first opened
+
+        self.push_screen(PassageScreen([Citation(path, first, last)]))
 
     def action_show_config_path(self) -> None:
         """Say where the config file is."""

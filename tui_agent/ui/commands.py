@@ -257,6 +257,7 @@ def message_commands(app: MessageCommandsApp) -> Iterator[SystemCommand]:
         ("Regenerate with another model", "Pick the model for a new version", "regenerate_with_model", None, None),
         ("Copy message", "The selected (or newest) message as Markdown", "copy_message", "copy_message", None),
         ("Copy code block", "The selected code block of a reply", "copy_code", "copy_code", AssistantMessage),
+        ("Open a cited passage", "A file a reply cites, at those lines", "open_citation", None, AssistantMessage),
         ("Fork from message", "A new session with the conversation up to it", "fork_here", "fork", None),
         ("Rewind to here", "The conversation and the files back to a message", "rewind_here", "rewind", None),
         ("Previous branch", "The previous version of the selected message", "previous_branch", "branch", None),

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from tests.unit.agent.conftest import MakeAgent, collect
+from tests.unit.retrieval.test_docs_folders import two_folders
 from tui_agent.agent.events import ToolCallUpdated
 from tui_agent.config import RetrievalSettings
-from tui_agent.retrieval import embedding_choice
+from tui_agent.retrieval import embedding_choice, scope
 
 GUIDE = "# Backups\n\nThe backup job copies the database every night.\n\n# Colours\n\nThemes change the colours.\n"
 
@@ -47,3 +48,21 @@ def test_choosing_the_embedder() -> None:
     own = RetrievalSettings(embedding_model="e", embedding_base_url="http://e/v1", embedding_api_key_env="EMBED_KEY")
     embedder, _ = embedding_choice.choose(own, None, "run-key", anthropic=True, environ={"EMBED_KEY": "k2"})
     assert embedder is not None and (embedder.base_url, embedder.api_key) == ("http://e/v1", "k2")
+
+
+async def test_search_docs_searches_the_config_folders_and_cites_them_whole(
+    make_agent: MakeAgent, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project, notes = two_folders(tmp_path)
+    monkeypatch.chdir(project)
+    try:
+        built = await make_agent(retrieval={"folders": [str(notes), "nowhere"]})
+        assert scope.docs_folders() == [notes.resolve(), (project / "nowhere").resolve()]
+        assert any("nowhere is not a folder" in notice for notice in built.notices)
+        events = await collect(built.agent.send("What do the docs say about backups?"))
+        results = [e.call.result for e in events if isinstance(e, ToolCallUpdated) and e.call.name == "search_docs"]
+        assert results and results[-1] is not None
+        # A docs folder's file is cited by its absolute path: the citation opens whatever the working directory.
+        assert results[-1].startswith(f"[{notes.resolve() / 'ops' / 'backups.md'}:1-3]\n# Backups"), results[-1]
+    finally:
+        scope.use([])

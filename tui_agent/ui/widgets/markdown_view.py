@@ -34,6 +34,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
+from tui_agent.ui.citations import linked, may_cite
 from tui_agent.ui.widgets.markdown_cuts import SPLIT, SPLIT_OTHER, Cut, ends_with_rule, growing_cut, settled_boundary
 
 GROWTH_STEP = 4
@@ -190,7 +191,9 @@ class MarkdownView(Widget):
 
         with console.use_theme(Theme(QUOTE_STYLE)):  # looked up while the lines are made, inside this block
             segments = console.render(ChatMarkdown(source), options)
-            return [Strip(line) for line in Segment.split_and_crop_lines(segments, width, include_new_lines=False)]
+            lines = [Strip(line) for line in Segment.split_and_crop_lines(segments, width, include_new_lines=False)]
+        # Citations (`notes/guide.md:5-8`, as search_docs gives them) of files that exist open the passage on a click.
+        return [linked(line) for line in lines] if may_cite(source) else lines
 
     def _update_lines(self, width: int) -> None:
         """Bring the pieces up to date for `width`: settle new ones (for a slice of time), re-render the tail."""

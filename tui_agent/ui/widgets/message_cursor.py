@@ -2,8 +2,9 @@
 newest message; `up`/`down` move between prompts and replies (the view follows), `escape` goes back to the
 prompt. On the selected message: `e` edit (a prompt, or the prompt a reply answers), `r` regenerate (a reply, or
 the reply to a prompt; `R` asks which model), `u` rewind the conversation and the files to it, `t` show or hide
-a reply's thinking, `c` copy it as Markdown, `tab` select its next code block and `y` copy that block, `f` fork
-a new session from it, `left`/`right` its previous / next version (another branch).
+a reply's thinking, `c` copy it as Markdown, `tab` select its next code block and `y` copy that block, `o` open a
+passage it cites (`path:12-30`) in the viewer, `f` fork a new session from it, `left`/`right` its previous / next
+version (another branch).
 
 The cursor is a one-line bar above the prompt, shown and focused while a message is selected: it says what
 is selected and which keys act on it (the keys in force, `[keys]` overrides included). The selected message
@@ -22,6 +23,7 @@ from textual.content import Content
 from textual.geometry import Region
 from textual.widgets import Static
 
+from tui_agent.ui.citations import in_text
 from tui_agent.ui.clipboard import copy_text
 from tui_agent.ui.code_blocks import code_blocks, code_rows
 from tui_agent.ui.keys import keys_of
@@ -119,6 +121,7 @@ class MessageCursor(Static, can_focus=True):
         Binding("t", "toggle_thinking", "Show / hide its thinking", id="message_thinking"),
         Binding("tab", "next_code_block", "Next code block in the reply", id="next_code_block"),
         Binding("y", "copy_code", "Copy the selected code block", id="copy_code"),
+        Binding("o", "open_citation", "Open a passage the reply cites", id="open_citation"),
         Binding("f", "fork", "Fork a new session from here", id="fork_here"),
         Binding("u", "rewind", "Rewind (files too) to here", id="rewind_here"),
         Binding("left", "branch(-1)", "Previous version (branch)", id="previous_branch"),
@@ -345,6 +348,18 @@ class MessageCursor(Static, can_focus=True):
             self.action_next_code_block()
         index = self.code_index or 0
         copy_text(self.app, blocks[index], f"code block {index + 1}")
+
+    def action_open_citation(self) -> None:
+        """Open the first passage the selected reply cites (`path:12-30`) in the viewer; `n` / `p` there go
+        through the others."""
+        from tui_agent.ui.screens.passage import PassageScreen  # deferred: loaded when a passage is first opened
+
+        entry = self._current()
+        citations = in_text(str(getattr(entry, "text", "") or "")) if entry is not None else []
+        if not citations:
+            self.app.notify("This message cites no passage of a file here.", timeout=3)
+            return
+        self.app.push_screen(PassageScreen(citations))
 
     def action_fork(self) -> None:
         entry = self._current()

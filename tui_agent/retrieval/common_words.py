@@ -1,0 +1,29 @@
+"""Provides `weighty`: the words of a question that carry weight in FTS5's BM25, leaving out those in at least half of
+the passages ("the", "a", a project's own name).
+
+FTS5 computes a word's idf as log((N - n + 0.5) / (n + 0.5)) for n passages holding it out of N, and floors it at
+1e-6 where that is not positive, i.e. from n >= N / 2 on: such a word adds at most 2.2e-6 to any score. Yet matching
+it makes FTS5 score every passage it is in (most of the index), and scoring is what a query costs (about 1 µs a
+passage). Leaving those words out of the match changes no passage's score by more than that and no order but ties,
+while scoring only the passages holding a rarer word; the passages holding only common words, which would have
+scored 1e-6 or so, are no answers (a question of common words only is matched in full). A word's count stops at N /
+2: counting a doclist is some twenty times cheaper than scoring it, and the count need go no further.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+
+def weighty(db: sqlite3.Connection, table: str, words: Sequence[str]) -> list[str]:
+    """Those of `words` (each a one-word FTS5 phrase, quoted) in some of `table`'s passages but fewer than half.
+    (A word in none weighs nothing either: "backup zebra" in a two-file project is "backup", matched in full.)"""
+    total = db.execute(f"SELECT count(*) FROM {table}_docsize").fetchone()[0]
+    half = (total + 1) // 2
+    kept = []
+    for word in words:
+        held = db.execute(f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)", (word, half))
+        if 0 < 2 * held.fetchone()[0] < total:
+            kept.append(word)
+    return kept
