@@ -34,6 +34,7 @@ from tui_agent.tools.mcp.failures import (
     stray_sentence,
 )
 from tui_agent.tools.mcp.log import Redact, ServerLog, append_note
+from tui_agent.tools.mcp.oauth_desk import SignIn, SignInDesk
 from tui_agent.tools.mcp.specs import callable_tools, needs_tasks, offered, safe_name
 from tui_agent.tools.results import ToolResult
 
@@ -71,10 +72,14 @@ class McpServer:
         *,
         redact: Redact,
         ask: Asker | None = None,
+        sign_ins: SignInDesk | None = None,
     ) -> None:
-        """`ask(question)` puts the server's requests for input to the user (None: they are declined)."""
+        """`ask(question)` puts the server's requests for input to the user (None: they are declined);
+        `sign_ins`: where its OAuth sign-in is kept and started (None: never)."""
         self.name, self.settings = name, settings
         self._ask = ask
+        self._sign_ins = sign_ins
+        self._sign_in: SignIn | None = None
         self.log_path = log_dir / f"{safe_name(name)}.log"
         self._redact = redact
         """What the log does to the server's stderr before writing it (history's redaction)."""
@@ -160,9 +165,18 @@ class McpServer:
         sdk = self._sdk
         assert sdk is not None
         try:
-            async with asyncio.timeout(self.settings.startup_timeout):
+            async with asyncio.timeout(self.settings.startup_timeout) as clock:
+                if self._sign_ins is not None:
+                    self._sign_in = self._sign_ins.sign_in(self.name, self.settings, clock)
                 session = await sdk.connect(
-                    stack, self.settings, errlog, self._tools_changed, self._stray, self._server_logged, self._elicited
+                    stack,
+                    self.settings,
+                    errlog,
+                    self._tools_changed,
+                    self._stray,
+                    self._server_logged,
+                    self._elicited,
+                    self._sign_in,
                 )
                 tools = await sdk.list_tools(session)
                 self.resources, self.templates, self.prompts = await sdk.catalogue(session)
@@ -287,6 +301,9 @@ class McpServer:
             error, command=self.settings.command, url=self.settings.url, startup_timeout=self.settings.startup_timeout
         )
         stray = f"; it {self.stray_output}" if self.stray_output else ""
+        if self._sign_ins is not None and (needing := self._sign_ins.needing(self._sign_in)):
+            self.fail(needing)
+            return
         self.fail(f"{why}{self._last_words()}{stray}")
 
     def fail(self, reason: str) -> None:
@@ -311,6 +328,10 @@ class McpServer:
     def _set(self, state: ServerState) -> None:
         self.state = state
         self._on_change(self)
+
+    def needs_sign_in(self) -> bool:
+        """Whether its last start stopped at a request for an OAuth sign-in that could not start."""
+        return self._sign_in is not None and self._sign_in.needed
 
     def offered(self) -> list[str]:
         """Names of the tools offered to the model (`enabled_tools` / `disabled_tools` applied; those that need

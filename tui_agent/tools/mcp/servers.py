@@ -26,6 +26,8 @@ from tui_agent.config import McpServerSettings
 from tui_agent.tools.mcp.elicitation import Answer, Asker, Question, unanswered
 from tui_agent.tools.mcp.known_tools import KnownTools
 from tui_agent.tools.mcp.log import Redact
+from tui_agent.tools.mcp.oauth_desk import SignInDesk, login_hint
+from tui_agent.tools.mcp.oauth_tokens import token_folder
 from tui_agent.tools.mcp.overview import ServerOverview, overview
 from tui_agent.tools.mcp.server import McpServer, ServerState
 from tui_agent.tools.mcp.specs import plugin_of, resource_spec, safe_name, tool_specs
@@ -33,6 +35,7 @@ from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.schema_tool import SchemaToolSpec
 
 SDK_MODULE = "tui_agent.tools.mcp.session"
+OAUTH_MODULE = "tui_agent.tools.mcp.oauth"
 SETTLE_MARGIN = 5.0
 """Seconds beyond a server's `startup_timeout` a turn waits for it (the SDK import comes first)."""
 Listener = Callable[[str], None]
@@ -46,8 +49,12 @@ class McpServers:
     ) -> None:
         """`redact`: what each server's stderr goes through on its way to its log (history's redaction)."""
         self.registry = registry
+        self.sign_ins = SignInDesk(token_folder(log_dir), self._say)
+        """The servers' OAuth sign-ins: kept beside their logs; started only once `allow_sign_ins` is called."""
         self.servers = {
-            name: McpServer(name, settings, log_dir, self._changed, redact=redact, ask=self._ask)
+            name: McpServer(
+                name, settings, log_dir, self._changed, redact=redact, ask=self._ask, sign_ins=self.sign_ins
+            )
             for name, settings in configured.items()
         }
         self._sdk: ModuleType | None = None
@@ -59,6 +66,7 @@ class McpServers:
         self.asker: Asker | None = None
         """Who answers a server's request for the user's input (the app's form); None: declined, and said."""
         self.known_tools = KnownTools(log_dir)
+        self._sign_in_tasks: set[asyncio.Task[None]] = set()
         """The tool names each server offered when last ready (other runs included)."""
         registry.add_waiter(self.settled, for_prompt=self.settled_for)
 
@@ -136,6 +144,42 @@ class McpServers:
             await server.settled()
         else:
             await server.stop(ServerState.DISABLED)
+
+    def allow_sign_ins(self) -> None:
+        """Someone can open a sign-in's address from now on (the app): OAuth sign-ins may start, and servers
+        whose entry says `auth = "oauth"` that stopped (or stop) for want of one start again."""
+        self.sign_ins.interactive = True
+        for server in self.servers.values():
+            if server.settings.auth == "oauth" and server.state in (ServerState.STARTING, ServerState.FAILED):
+                task = asyncio.get_running_loop().create_task(self._sign_in_after_start(server.name))
+                self._sign_in_tasks.add(task)
+                task.add_done_callback(self._sign_in_tasks.discard)
+
+    async def _sign_in_after_start(self, name: str) -> None:
+        server = self.servers[name]
+        await server.settled()
+        if server.state == ServerState.FAILED and server.needs_sign_in():
+            await self.restart(name)
+
+    async def sign_in(self, name: str) -> None:
+        """Sign in to server `name` now, whatever its `auth` (the MCP screen): it restarts, and its sign-in
+        starts when it asks for one."""
+        self.sign_ins.wanted.add(name)
+        await self.restart(name)
+
+    async def sign_out(self, name: str) -> str:
+        """Revoke and forget server `name`'s sign-in, and stop it; what was done, as a sentence."""
+        server = self.servers[name]
+        tokens = self.sign_ins.tokens(name, server.settings)
+        if tokens is None:
+            return f"{name} does not sign in with OAuth"
+        await self._load()  # the SDK first: oauth.py uses it
+        oauth = importlib.import_module(OAUTH_MODULE)
+        said: str = await oauth.sign_out(tokens)
+        self.sign_ins.wanted.discard(name)
+        await server.stop()
+        server.fail(f"signed out; {login_hint(name)} to sign in again")
+        return f"{name}: {said}"
 
     async def _load(self) -> ModuleType:
         if self._sdk is None:

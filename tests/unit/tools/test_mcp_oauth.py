@@ -1,0 +1,149 @@
+"""OAuth for streamable-HTTP MCP servers, against an OAuth-protected server built with the SDK
+(tests/fixtures/mcp_servers/oauth_server.py: its own authorisation server) in a real process. The test plays
+the browser: it fetches the authorisation address the user is shown and follows the redirect to tui-agent's
+loopback listener."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import socket
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from tests.unit.tools.test_mcp import run
+from tui_agent.config import McpServerSettings, ToolsSettings
+from tui_agent.history.redact import Redactor
+from tui_agent.tools.mcp.servers import McpServers
+from tui_agent.tools.registry import ToolRegistry
+
+SERVER = Path(__file__).parents[2] / "fixtures" / "mcp_servers" / "oauth_server.py"
+WAIT_LIMIT = 60.0
+"""Seconds to wait for the server or a notice before failing (bounds a hang; not a timing check)."""
+
+
+@pytest.fixture(scope="module")
+def guarded() -> Iterator[str]:
+    """The OAuth-protected server's MCP address (one process for the module: its grants accumulate)."""
+    with socket.create_server(("127.0.0.1", 0)) as listening:
+        port = listening.getsockname()[1]
+        process = subprocess.Popen(
+            [sys.executable, str(SERVER), "--fd", str(listening.fileno()), "--port", str(port)],
+            pass_fds=[listening.fileno()],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    try:
+        deadline = time.monotonic() + WAIT_LIMIT
+        while True:  # the process takes a moment to import the SDK and serve
+            try:
+                httpx2.get(f"http://127.0.0.1:{port}/.well-known/oauth-authorization-server", timeout=5)
+                break
+            except httpx2.TransportError:
+                assert time.monotonic() < deadline and process.poll() is None, "the OAuth server did not start"
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def make(url: str, mcp_dir: Path, **entry: object) -> tuple[McpServers, list[str]]:
+    """McpServers with the one server `guarded`, and the notices they give (as they come)."""
+    servers = McpServers(
+        {"guarded": McpServerSettings(url=url, approval="never", **entry)},
+        ToolRegistry(ToolsSettings()),
+        mcp_dir,
+        redact=Redactor().text,
+    )
+    notices: list[str] = []
+    servers.watch(notices.append)
+    return servers, notices
+
+
+async def wait_for_address(notices: list[str]) -> str:
+    deadline = time.monotonic() + WAIT_LIMIT
+    while not (found := [match for notice in notices if (match := re.search(r"(http://\S+/authorize\S*)", notice))]):
+        assert time.monotonic() < deadline, f"no sign-in address was shown: {notices}"
+        await asyncio.sleep(0.02)
+    return found[-1].group(1)
+
+
+async def play_browser(address: str) -> str:
+    """What a browser does at the authorisation address: consent (at once here) and the redirect followed."""
+    async with httpx2.AsyncClient(follow_redirects=True, timeout=30) as browser:
+        page = await browser.get(address)
+    assert page.status_code == 200 and page.url.host == "127.0.0.1" and page.url.path == "/callback"
+    return page.text
+
+
+def token_file(mcp_dir: Path) -> Path:
+    (found,) = (mcp_dir / "oauth").glob("guarded-*.json")
+    return found
+
+
+async def test_sign_in_keep_refresh_and_sign_out(guarded: str, tmp_path: Path) -> None:
+    mcp_dir = tmp_path / "mcp"
+    # Not interactive (-p, serve): the server asks for a sign-in, none starts, the failure says how.
+    servers, notices = make(guarded, mcp_dir)
+    servers.start()
+    await servers.settled()
+    (row,) = servers.summary()
+    assert row["state"] == "failed" and "needs you to sign in (OAuth)" in row["status"]
+    assert "tui-agent mcp login guarded" in row["status"] and not (mcp_dir / "oauth").exists()
+
+    # The app: the user asks for the sign-in; its address is shown (no browser here), the "browser" comes back.
+    servers.allow_sign_ins()
+    signing_in = asyncio.create_task(servers.sign_in("guarded"))
+    address = await wait_for_address(notices)
+    assert "sign in by opening this address in a browser" in notices[-1]
+    assert "You can close this tab" in await play_browser(address)
+    await asyncio.wait_for(signing_in, WAIT_LIMIT)
+    assert servers.summary()[0]["state"] == "ready"
+    assert (await run(servers.registry, "whoami"))[1] == "token 1, by authorization_code"
+
+    kept = token_file(mcp_dir)
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600 and stat.S_IMODE(kept.parent.stat().st_mode) == 0o700
+    first = json.loads(kept.read_text())
+    access = first["tokens"]["access_token"]
+    assert first["url"] == guarded and first["revocation_endpoint"].endswith("/revoke") and first["client"]
+    log = (mcp_dir / "guarded.log").read_text()
+    assert access not in log and first["tokens"]["refresh_token"] not in log
+    await servers.close()
+
+    # A later run (not interactive) uses the kept sign-in; one whose access token has expired is refreshed,
+    # not sent (and not signed in again).
+    first["expires_at"] = time.time() - 5
+    kept.write_text(json.dumps(first))
+    servers, notices = make(guarded, mcp_dir)
+    servers.start()
+    await servers.settled()
+    assert servers.summary()[0]["state"] == "ready", servers.summary()
+    assert (await run(servers.registry, "whoami"))[1] == "token 2, by refresh_token"
+    second = json.loads(kept.read_text())
+    assert second["tokens"]["access_token"] != access and second["expires_at"] > time.time() + 3000
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    assert not [notice for notice in notices if "sign in" in notice]
+
+    # Signing out revokes the grant at the server and forgets it here; the server stops and says so.
+    said = await servers.sign_out("guarded")
+    assert said == "guarded: signed out: the token was revoked at the server and deleted here"
+    assert not kept.exists()
+    (row,) = servers.summary()
+    assert row["state"] == "failed" and row["status"].startswith("failed: signed out; press a on the MCP screen")
+    async with httpx2.AsyncClient() as client:
+        refused = await client.post(
+            guarded,
+            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            headers={"Authorization": f"Bearer {second['tokens']['access_token']}", "Accept": "application/json"},
+        )
+    assert refused.status_code == 401
+    await servers.close()
