@@ -7,11 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
-import socket
 import stat
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,41 +15,19 @@ from pathlib import Path
 import httpx2
 import pytest
 
+from tests.fixtures.mcp_servers.oauth import WAIT_LIMIT, address_in, guarded_server, play_browser
 from tests.unit.tools.test_mcp import run
 from tui_agent.config import McpServerSettings, ToolsSettings
 from tui_agent.history.redact import Redactor
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.registry import ToolRegistry
 
-SERVER = Path(__file__).parents[2] / "fixtures" / "mcp_servers" / "oauth_server.py"
-WAIT_LIMIT = 60.0
-"""Seconds to wait for the server or a notice before failing (bounds a hang; not a timing check)."""
-
 
 @pytest.fixture(scope="module")
 def guarded() -> Iterator[str]:
     """The OAuth-protected server's MCP address (one process for the module: its grants accumulate)."""
-    with socket.create_server(("127.0.0.1", 0)) as listening:
-        port = listening.getsockname()[1]
-        process = subprocess.Popen(
-            [sys.executable, str(SERVER), "--fd", str(listening.fileno()), "--port", str(port)],
-            pass_fds=[listening.fileno()],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-    try:
-        deadline = time.monotonic() + WAIT_LIMIT
-        while True:  # the process takes a moment to import the SDK and serve
-            try:
-                httpx2.get(f"http://127.0.0.1:{port}/.well-known/oauth-authorization-server", timeout=5)
-                break
-            except httpx2.TransportError:
-                assert time.monotonic() < deadline and process.poll() is None, "the OAuth server did not start"
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)
+    with guarded_server() as url:
+        yield url
 
 
 def make(url: str, mcp_dir: Path, **entry: object) -> tuple[McpServers, list[str]]:
@@ -71,18 +45,10 @@ def make(url: str, mcp_dir: Path, **entry: object) -> tuple[McpServers, list[str
 
 async def wait_for_address(notices: list[str]) -> str:
     deadline = time.monotonic() + WAIT_LIMIT
-    while not (found := [match for notice in notices if (match := re.search(r"(http://\S+/authorize\S*)", notice))]):
+    while (address := address_in(notices)) is None:
         assert time.monotonic() < deadline, f"no sign-in address was shown: {notices}"
         await asyncio.sleep(0.02)
-    return found[-1].group(1)
-
-
-async def play_browser(address: str) -> str:
-    """What a browser does at the authorisation address: consent (at once here) and the redirect followed."""
-    async with httpx2.AsyncClient(follow_redirects=True, timeout=30) as browser:
-        page = await browser.get(address)
-    assert page.status_code == 200 and page.url.host == "127.0.0.1" and page.url.path == "/callback"
-    return page.text
+    return address
 
 
 def token_file(mcp_dir: Path) -> Path:

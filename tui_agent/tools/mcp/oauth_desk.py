@@ -81,6 +81,11 @@ class SignInDesk:
             return None
         return TokenFile(self.folder, name, settings.url)
 
+    def state(self, name: str, settings: McpServerSettings) -> str | None:
+        """ "signed in" or "not signed in" (None: OAuth does not apply to server `name`)."""
+        tokens = self.tokens(name, settings)
+        return None if tokens is None else "signed in" if tokens.exists() else "not signed in"
+
     def sign_in(self, name: str, settings: McpServerSettings, clock: asyncio.Timeout) -> SignIn | None:
         """The sign-in of one connection to server `name`, whose start-up `clock` stops while a person signs in
         (None: OAuth does not apply)."""

@@ -18,6 +18,7 @@ import importlib
 import json
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -300,8 +301,9 @@ class McpServers:
         ]
 
     def overview(self, name: str) -> ServerOverview:
-        """Server `name` as the MCP screen details it: how it is reached, its state, its tools."""
-        return overview(self.servers[name])
+        """Server `name` as the MCP screen details it: how it is reached, its state, its tools, its sign-in."""
+        server = self.servers[name]
+        return replace(overview(server), sign_in=self.sign_ins.state(name, server.settings))
 
 
 def named_in(prompt: str, server: str, tools: list[str] | None) -> bool:
