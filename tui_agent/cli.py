@@ -28,6 +28,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "skills": ("tui_agent.agents.skills_cli", "list the skills the agents are offered, and refused files"),
     "index": ("tui_agent.retrieval.cli", "update or show the passage index that search_docs reads"),
     "rewind": ("tui_agent.rewind_cli", "bring a session's files back to a point of its conversation"),
+    "mcp": ("tui_agent.mcp_cli", "sign in to or out of an MCP server that uses OAuth"),
 }
 """Subcommand name -> (module registering it via `add_parser(subparsers)`, one-line help).
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import stat
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,8 @@ import pytest
 
 from tests.fixtures.mcp_servers.oauth import WAIT_LIMIT, address_in, guarded_server, play_browser
 from tests.unit.tools.test_mcp import run
+from tui_agent import paths
+from tui_agent.cli import main
 from tui_agent.config import McpServerSettings, ToolsSettings
 from tui_agent.history.redact import Redactor
 from tui_agent.tools.mcp.servers import McpServers
@@ -113,3 +116,30 @@ async def test_sign_in_keep_refresh_and_sign_out(guarded: str, tmp_path: Path) -
         )
     assert refused.status_code == 401
     await servers.close()
+
+
+def test_mcp_login_and_logout_on_the_command_line(guarded: str, capsys: pytest.CaptureFixture[str]) -> None:
+    paths.config_file().write_text(f'[mcp_servers.cli]\nurl = "{guarded}"\n\n[mcp_servers.local]\ncommand = "x"\n')
+    outcome: dict[str, int] = {}
+    login = threading.Thread(target=lambda: outcome.update(status=main(["mcp", "login", "cli"])))
+    login.start()
+    said, deadline = "", time.monotonic() + WAIT_LIMIT
+    while (address := address_in([said])) is None:  # printed on stderr (no browser here)
+        assert time.monotonic() < deadline and login.is_alive(), f"no sign-in address was printed: {said!r}"
+        time.sleep(0.02)
+        said += capsys.readouterr().err
+    assert "MCP server cli: sign in by opening this address in a browser" in said
+    asyncio.run(play_browser(address))
+    login.join(WAIT_LIMIT)
+    out = capsys.readouterr().out
+    assert outcome == {"status": 0} and "Signed in to cli; the token is kept in" in out
+    kept = Path(out.split("kept in ")[1].split(" (")[0])
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600 and json.loads(kept.read_text())["tokens"]["access_token"]
+
+    assert main(["mcp", "login", "cli"]) == 0 and "cli: already signed in" in capsys.readouterr().out
+    assert main(["mcp", "logout", "cli"]) == 0
+    assert capsys.readouterr().out == "cli: signed out: the token was revoked at the server and deleted here\n"
+    assert not kept.exists()
+    assert main(["mcp", "logout", "cli"]) == 0 and "was not signed in" in capsys.readouterr().out
+    assert main(["mcp", "login", "local"]) == 2 and "stdio server" in capsys.readouterr().err
+    assert main(["mcp", "login", "nowhere"]) == 2 and "configured: cli, local" in capsys.readouterr().err
