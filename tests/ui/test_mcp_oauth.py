@@ -63,6 +63,7 @@ async def test_sign_in_as_the_app_starts_and_from_the_mcp_screen(guarded: str, t
             notices.clear()
             await pilot.press("a")
             await until(pilot, lambda: address_in(notices) is not None, "asks' sign-in address")
+            await until(pilot, lambda: "waiting for you to sign in, in the browser: http" in detail(), "on screen")
             await play_browser(str(address_in(notices)))
             await until(pilot, lambda: state("asks") == "ready with 1 tool", "asks ready")
             await until(pilot, lambda: "OAuth: signed in (o signs out" in detail(), "signed in, on screen")

@@ -9,7 +9,10 @@ import stat
 from pathlib import Path
 
 import httpx2
+import pytest
+from pydantic import ValidationError
 
+from tui_agent.config import McpServerSettings
 from tui_agent.tools.mcp.oauth_callback import CallbackListener, free_port
 from tui_agent.tools.mcp.oauth_tokens import TokenFile
 
@@ -57,3 +60,14 @@ async def test_the_listener_passes_on_the_redirect_and_turns_away_the_rest() -> 
         }
     finally:
         await listener.close()
+
+
+def test_the_oauth_settings() -> None:
+    entry = McpServerSettings.model_validate(
+        {"url": "https://t.example/mcp", "auth": "oauth", "oauth": {"scopes": ["read"], "callback_port": 8765}}
+    )
+    assert entry.oauth.scopes == ["read"] and entry.oauth.callback_port == 8765
+    with pytest.raises(ValidationError, match="for a url"):
+        McpServerSettings(command="tracker-mcp", auth="oauth")
+    with pytest.raises(ValidationError):  # a misspelt key is an error, not ignored
+        McpServerSettings.model_validate({"url": "https://t.example/mcp", "oauth": {"scope": ["read"]}})

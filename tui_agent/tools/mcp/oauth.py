@@ -64,6 +64,7 @@ def http_auth(sign_in: SignIn) -> httpx2.Auth:
             raise OAuthFlowError(
                 f"cannot listen on 127.0.0.1:{port} for the sign-in's redirect ({error.strerror or error})"
             ) from error
+        sign_in.address = url
         sign_in.show(url)
 
     async def come_back() -> AuthorizationCodeResult:
@@ -75,6 +76,7 @@ def http_auth(sign_in: SignIn) -> httpx2.Auth:
         finally:
             await listener.close()
             sign_in.pause(False)
+            sign_in.address = None
         if "error" in query:
             raise OAuthFlowError(f"the sign-in was refused: {query.get('error_description') or query['error']}")
         return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))

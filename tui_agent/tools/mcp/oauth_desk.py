@@ -61,6 +61,8 @@ class SignIn:
     timeout: float = SIGN_IN_TIMEOUT
     needed: bool = False
     """The server asked for a sign-in that could not start."""
+    address: str | None = None
+    """The authorisation address while the browser is awaited (the MCP screen shows it: a notice goes away)."""
 
 
 @dataclass

@@ -357,4 +357,6 @@ class McpServer:
             return f"ready with {count} tool{'s' if count != 1 else ''}{note}"
         if self.reason and self.state in (ServerState.FAILED, ServerState.CRASHED):
             return f"{self.state.value}: {self.reason}"
+        if self.state == ServerState.STARTING and self._sign_in is not None and self._sign_in.address:
+            return f"waiting for you to sign in, in the browser: {self._sign_in.address}"
         return self.state.value
