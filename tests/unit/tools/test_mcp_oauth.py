@@ -69,11 +69,16 @@ async def test_sign_in_keep_refresh_and_sign_out(guarded: str, tmp_path: Path) -
     assert row["state"] == "failed" and "needs you to sign in (OAuth)" in row["status"]
     assert "tui-agent mcp login guarded" in row["status"] and not (mcp_dir / "oauth").exists()
 
-    # The app: the user asks for the sign-in; its address is shown (no browser here), the "browser" comes back.
+    # The app: the user asks for the sign-in; its address is shown (no browser here), the "browser" comes back
+    # after longer than the server's start-up may take: that clock stops while a person signs in.
+    await servers.close()
+    servers, notices = make(guarded, mcp_dir, startup_timeout=2.0)
     servers.allow_sign_ins()
     signing_in = asyncio.create_task(servers.sign_in("guarded"))
     address = await wait_for_address(notices)
     assert "sign in by opening this address in a browser" in notices[-1]
+    await asyncio.sleep(2.5)  # the person reads the page (not a timing check: longer than startup_timeout)
+    assert servers.summary()[0]["status"].startswith("waiting for you to sign in, in the browser: http")
     assert "You can close this tab" in await play_browser(address)
     await asyncio.wait_for(signing_in, WAIT_LIMIT)
     assert servers.summary()[0]["state"] == "ready"

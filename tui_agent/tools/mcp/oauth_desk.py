@@ -14,6 +14,7 @@ would take over the terminal the app draws in) and always said, as a notice, so 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import webbrowser
@@ -98,7 +99,8 @@ class SignInDesk:
         loop = asyncio.get_running_loop()
 
         def pause(waiting: bool) -> None:
-            clock.reschedule(None if waiting else loop.time() + settings.startup_timeout)
+            with contextlib.suppress(RuntimeError):  # the start-up is already over (cancelled): no clock to set
+                clock.reschedule(None if waiting else loop.time() + settings.startup_timeout)
 
         def show(url: str) -> None:
             opened = self.open_browser(url)

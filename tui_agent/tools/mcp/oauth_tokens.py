@@ -40,7 +40,7 @@ class TokenFile:
         """What is kept (empty when nothing is, or the file is unreadable or not ours alone any more)."""
         try:
             with self.path.open(encoding="utf-8") as file:
-                if os.fstat(file.fileno()).st_mode & 0o077:
+                if os.fstat(file.fileno()).st_mode & 0o077 and hasattr(os, "fchmod"):  # not on Windows
                     os.fchmod(file.fileno(), FILE_MODE)  # made looser by hand: private again before use
                 found = json.load(file)
         except (OSError, ValueError):

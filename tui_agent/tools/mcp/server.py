@@ -176,7 +176,7 @@ class McpServer:
                     self._stray,
                     self._server_logged,
                     self._elicited,
-                    self._sign_in,
+                    sign_in=self._sign_in,
                 )
                 tools = await sdk.list_tools(session)
                 self.resources, self.templates, self.prompts = await sdk.catalogue(session)
