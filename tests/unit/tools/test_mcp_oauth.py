@@ -122,6 +122,18 @@ async def test_sign_in_keep_refresh_and_sign_out(guarded: str, tmp_path: Path) -
     assert refused.status_code == 401
     await servers.close()
 
+    # `auth = "oauth"` in a run where nobody could answer yet (the app calls `allow_sign_ins` once its engine
+    # is built): the server stops for want of a sign-in, and starts again, signing in, once it is allowed.
+    servers, notices = make(guarded, mcp_dir, auth="oauth")
+    servers.start()
+    await servers.settled()
+    assert "needs you to sign in" in servers.summary()[0]["status"]
+    servers.allow_sign_ins()
+    await play_browser(await wait_for_address(notices))
+    await asyncio.wait_for(servers.servers["guarded"].settled(), WAIT_LIMIT)
+    assert (await run(servers.registry, "whoami"))[1] == "token 3, by authorization_code"
+    await servers.close()
+
 
 def test_mcp_login_and_logout_on_the_command_line(guarded: str, capsys: pytest.CaptureFixture[str]) -> None:
     paths.config_file().write_text(f'[mcp_servers.cli]\nurl = "{guarded}"\n\n[mcp_servers.local]\ncommand = "x"\n')

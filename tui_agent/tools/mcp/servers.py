@@ -157,6 +157,8 @@ class McpServers:
                 task.add_done_callback(self._sign_in_tasks.discard)
 
     async def _sign_in_after_start(self, name: str) -> None:
+        if self._loading is not None:  # the servers' start (which makes the events `settled` waits on)
+            await asyncio.shield(self._loading)
         server = self.servers[name]
         await server.settled()
         if server.state == ServerState.FAILED and server.needs_sign_in():
@@ -189,6 +191,8 @@ class McpServers:
 
     async def close(self) -> None:
         """Stop every server (concurrently, each bounded)."""
+        for task in list(self._sign_in_tasks):
+            task.cancel()
         if self._loading is not None and not self._loading.done():
             self._loading.cancel()
             await asyncio.gather(self._loading, return_exceptions=True)
