@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
@@ -160,3 +161,22 @@ def test_mcp_login_and_logout_on_the_command_line(guarded: str, capsys: pytest.C
     assert main(["mcp", "logout", "cli"]) == 0 and "was not signed in" in capsys.readouterr().out
     assert main(["mcp", "login", "local"]) == 2 and "stdio server" in capsys.readouterr().err
     assert main(["mcp", "login", "nowhere"]) == 2 and "configured: cli, local" in capsys.readouterr().err
+
+
+async def test_a_sign_in_refused_in_the_browser_says_so(guarded: str, tmp_path: Path) -> None:
+    servers, notices = make(guarded, tmp_path / "mcp", auth="oauth")
+    servers.allow_sign_ins()
+    servers.start()
+    asked = parse_qs(urlsplit(await wait_for_address(notices)).query)
+    async with httpx2.AsyncClient() as browser:  # the person declines: the server sends the browser back so
+        page = await browser.get(
+            asked["redirect_uri"][0], params={"error": "access_denied", "error_description": "You said no", **asked}
+        )
+    assert page.status_code == 400 and "guarded was not signed in: You said no." in page.text
+    await asyncio.wait_for(servers.servers["guarded"].settled(), WAIT_LIMIT)
+    assert servers.summary()[0]["status"] == (
+        "failed: the OAuth sign-in failed: the authorisation server said: You said no; press a on the MCP screen "
+        "(/mcp), or run `tui-agent mcp login guarded` to try again"
+    )
+    assert "tokens" not in json.loads(token_file(tmp_path / "mcp").read_text())  # only the client registration
+    await servers.close()

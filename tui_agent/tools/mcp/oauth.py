@@ -61,8 +61,8 @@ def http_auth(sign_in: SignIn) -> httpx2.Auth:
             await listener.start(port)
         except OSError as error:
             sign_in.pause(False)
-            raise OAuthFlowError(
-                f"cannot listen on 127.0.0.1:{port} for the sign-in's redirect ({error.strerror or error})"
+            raise _failed(
+                sign_in, f"cannot listen on 127.0.0.1:{port} for the browser's return ({error.strerror or error})"
             ) from error
         sign_in.address = url
         sign_in.show(url)
@@ -72,13 +72,13 @@ def http_auth(sign_in: SignIn) -> httpx2.Auth:
             async with asyncio.timeout(sign_in.timeout):
                 query = await listener.received()
         except TimeoutError:
-            raise OAuthFlowError(f"the sign-in was not finished within {sign_in.timeout / 60:g} minutes") from None
+            raise _failed(sign_in, f"it was not finished within {sign_in.timeout / 60:g} minutes") from None
         finally:
             await listener.close()
             sign_in.pause(False)
             sign_in.address = None
         if "error" in query:
-            raise OAuthFlowError(f"the sign-in was refused: {query.get('error_description') or query['error']}")
+            raise _failed(sign_in, f"the authorisation server said: {query.get('error_description') or query['error']}")
         return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
 
     scopes = " ".join(sign_in.settings.oauth.scopes) or None
@@ -99,6 +99,12 @@ def http_auth(sign_in: SignIn) -> httpx2.Auth:
     if isinstance(expires_at, int | float):
         provider.context.token_expiry_time = expires_at - REFRESH_MARGIN
     return provider
+
+
+def _failed(sign_in: SignIn, why: str) -> OAuthFlowError:
+    """The error ending a sign-in that failed; `why` is also what the server's state will say."""
+    sign_in.failure = why
+    return OAuthFlowError(why)
 
 
 class _Watch(httpx2.Auth):

@@ -62,6 +62,8 @@ class SignIn:
     timeout: float = SIGN_IN_TIMEOUT
     needed: bool = False
     """The server asked for a sign-in that could not start."""
+    failure: str | None = None
+    """Why the sign-in failed, when it did on our side (the browser's refusal, no return in time, no port)."""
     address: str | None = None
     """The authorisation address while the browser is awaited (the MCP screen shows it: a notice goes away)."""
 
@@ -109,6 +111,12 @@ class SignInDesk:
 
         return SignIn(name, settings, tokens, may_start, show, pause)
 
-    def needing(self, sign_in: SignIn | None) -> str | None:
-        """Why a server failed, when it was for want of a sign-in."""
-        return f"needs you to sign in (OAuth): {login_hint(sign_in.server)}" if sign_in and sign_in.needed else None
+    def failure(self, sign_in: SignIn | None) -> str | None:
+        """Why a server failed, when it was for want of a sign-in or because the sign-in failed."""
+        if sign_in is None:
+            return None
+        if sign_in.needed:
+            return f"needs you to sign in (OAuth): {login_hint(sign_in.server)}"
+        if sign_in.failure:
+            return f"the OAuth sign-in failed: {sign_in.failure}; {login_hint(sign_in.server)} to try again"
+        return None

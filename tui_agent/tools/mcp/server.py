@@ -301,8 +301,8 @@ class McpServer:
             error, command=self.settings.command, url=self.settings.url, startup_timeout=self.settings.startup_timeout
         )
         stray = f"; it {self.stray_output}" if self.stray_output else ""
-        if self._sign_ins is not None and (needing := self._sign_ins.needing(self._sign_in)):
-            self.fail(needing)
+        if self._sign_ins is not None and (signing := self._sign_ins.failure(self._sign_in)):
+            self.fail(signing)
             return
         self.fail(f"{why}{self._last_words()}{stray}")
 
