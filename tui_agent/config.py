@@ -167,6 +167,19 @@ class McpOAuthSettings(BaseModel):
     callback_port: int | None = Field(default=None, ge=1024, le=65535)
     """The loopback port the browser returns to (for a client registered by hand with a fixed redirect URI;
     none: a free port, kept with the registration)."""
+    client_id: str | None = None
+    """A client registered by hand at the authorisation server (for one that allows no dynamic registration);
+    its redirect URI must be `http://127.0.0.1:<callback_port>/callback`."""
+    client_secret_env_var: str | None = None
+    """The environment variable holding that client's secret, if it has one (the secret is never stored)."""
+
+    @model_validator(mode="after")
+    def _fixed_return(self) -> McpOAuthSettings:
+        if self.client_id is not None and self.callback_port is None:
+            raise ValueError("client_id needs callback_port (the port of the redirect URI registered with it)")
+        if self.client_secret_env_var is not None and self.client_id is None:
+            raise ValueError("client_secret_env_var is the secret of client_id: give client_id too")
+        return self
 
 
 class McpServerSettings(BaseModel):

@@ -17,20 +17,24 @@ from urllib.parse import parse_qs, urlsplit
 import httpx2
 import pytest
 
-from tests.fixtures.mcp_servers.oauth import WAIT_LIMIT, address_in, guarded_server, play_browser
+from tests.fixtures.mcp_servers.oauth import HAND_CLIENT, WAIT_LIMIT, address_in, guarded_server, play_browser
 from tests.unit.tools.test_mcp import run
 from tui_agent import paths
 from tui_agent.cli import main
-from tui_agent.config import McpServerSettings, ToolsSettings
+from tui_agent.config import McpOAuthSettings, McpServerSettings, ToolsSettings
 from tui_agent.history.redact import Redactor
+from tui_agent.tools.mcp.oauth_callback import free_port
 from tui_agent.tools.mcp.servers import McpServers
 from tui_agent.tools.registry import ToolRegistry
+
+HAND_PORT = free_port()
+"""The redirect port of the client the server knows as registered by hand."""
 
 
 @pytest.fixture(scope="module")
 def guarded() -> Iterator[str]:
     """The OAuth-protected server's MCP address (one process for the module: its grants accumulate)."""
-    with guarded_server() as url:
+    with guarded_server(hand_port=HAND_PORT) as url:
         yield url
 
 
@@ -179,4 +183,27 @@ async def test_a_sign_in_refused_in_the_browser_says_so(guarded: str, tmp_path: 
         "(/mcp), or run `tui-agent mcp login guarded` to try again"
     )
     assert "tokens" not in json.loads(token_file(tmp_path / "mcp").read_text())  # only the client registration
+    await servers.close()
+
+
+async def test_a_client_registered_by_hand(guarded: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    hand = McpOAuthSettings(client_id=HAND_CLIENT[0], client_secret_env_var="HAND_SECRET", callback_port=HAND_PORT)
+    servers, notices = make(guarded, tmp_path / "mcp", auth="oauth", oauth=hand)
+    servers.allow_sign_ins()
+    servers.start()
+    await servers.settled()  # its secret is not set: said, and nothing is asked
+    assert servers.summary()[0]["status"].startswith(
+        "failed: the OAuth sign-in failed: $HAND_SECRET (oauth.client_secret_env_var) is not set"
+    )
+    monkeypatch.setenv("HAND_SECRET", HAND_CLIENT[1])
+    restarting = asyncio.create_task(servers.restart("guarded"))
+    address = await wait_for_address(notices)
+    assert f"client_id={HAND_CLIENT[0]}&" in address and f"%3A{HAND_PORT}%2Fcallback" in address
+    await play_browser(address)
+    await asyncio.wait_for(restarting, WAIT_LIMIT)
+    assert (await run(servers.registry, "whoami"))[1].endswith("by authorization_code")
+    kept = token_file(tmp_path / "mcp").read_text()
+    assert "client" not in json.loads(kept) and HAND_CLIENT[1] not in kept  # the secret stays in the environment
+    said = await servers.sign_out("guarded")
+    assert said == "guarded: signed out: the token was revoked at the server and deleted here"
     await servers.close()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import os
 import time
 from collections.abc import AsyncGenerator
 from typing import Any, TypeVar
@@ -25,6 +26,7 @@ from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider, OAuthF
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from pydantic import AnyUrl, ValidationError
 
+from tui_agent.config import McpServerSettings
 from tui_agent.tools.mcp.oauth_callback import CALLBACK_PATH, CallbackListener, free_port
 from tui_agent.tools.mcp.oauth_desk import SignIn, login_hint
 from tui_agent.tools.mcp.oauth_tokens import TokenFile
@@ -49,7 +51,11 @@ def http_auth(sign_in: SignIn) -> httpx2.Auth:
     redirect = f"http://127.0.0.1:{port}{CALLBACK_PATH}"
     if _port_of(kept.get("client")) not in (None, port):  # registered for another address: register again
         sign_in.tokens.update(client=None)
-    storage = _Storage(sign_in.tokens)
+    try:
+        configured = configured_client(sign_in.settings)
+    except OAuthFlowError as error:
+        raise _failed(sign_in, str(error)) from None
+    storage = _Storage(sign_in.tokens, {**configured, "redirect_uris": [redirect]} if configured else None)
     listener = CallbackListener(sign_in.server)
 
     async def redirect_to(url: str) -> None:
@@ -120,11 +126,31 @@ class _Watch(httpx2.Auth):
             self.sign_in.needed = True
 
 
-class _Storage:
-    """The SDK's `TokenStorage` on the server's token file (with the expiry and revocation endpoint beside)."""
+def configured_client(settings: McpServerSettings) -> dict[str, Any] | None:
+    """The client registered by hand that the entry names (`[mcp_servers.NAME.oauth] client_id`), with its
+    secret from the environment; None when the entry names none (the client registers itself)."""
+    client_id, variable = settings.oauth.client_id, settings.oauth.client_secret_env_var
+    if client_id is None:
+        return None
+    secret = os.environ.get(variable) if variable else None
+    if variable and not secret:
+        raise OAuthFlowError(f"${variable} (oauth.client_secret_env_var) is not set")
+    return {
+        "client_id": client_id,
+        "client_secret": secret,
+        "token_endpoint_auth_method": "client_secret_post" if secret else "none",
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+    }
 
-    def __init__(self, tokens: TokenFile) -> None:
+
+class _Storage:
+    """The SDK's `TokenStorage` on the server's token file (with the expiry and revocation endpoint beside). A
+    client registered by hand comes from the config (its secret from the environment), never from the file."""
+
+    def __init__(self, tokens: TokenFile, configured: dict[str, Any] | None = None) -> None:
         self.tokens = tokens
+        self.configured = configured
         self.provider: OAuthClientProvider | None = None
         """Whose discovered metadata names the revocation endpoint (set once the provider is built)."""
 
@@ -141,10 +167,11 @@ class _Storage:
         )
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return _model(OAuthClientInformationFull, self.tokens.read().get("client"))
+        return _model(OAuthClientInformationFull, self.configured or self.tokens.read().get("client"))
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.tokens.update(client=client_info.model_dump(mode="json", exclude_none=True))
+        if self.configured is None:  # a registration made by the flow; one from the config stays there
+            self.tokens.update(client=client_info.model_dump(mode="json", exclude_none=True))
 
 
 def _model(kind: type[_Kept], data: Any) -> _Kept | None:
@@ -165,14 +192,18 @@ def _port_of(client: Any) -> int | None:
     return parts.port if parts.hostname == "127.0.0.1" else None
 
 
-async def sign_out(tokens: TokenFile) -> str:
+async def sign_out(tokens: TokenFile, settings: McpServerSettings) -> str:
     """Revoke the kept sign-in at the authorisation server (when it offers revocation) and forget it here;
     a sentence saying what was done."""
     kept = tokens.read()
     if not kept.get("tokens"):
         tokens.delete()
         return "was not signed in"
-    endpoint, client = kept.get("revocation_endpoint"), kept.get("client") or {}
+    try:
+        configured = configured_client(settings)
+    except OAuthFlowError:  # its secret is not set now: revoked as far as the client id alone allows
+        configured = {"client_id": settings.oauth.client_id}
+    endpoint, client = kept.get("revocation_endpoint"), configured or kept.get("client") or {}
     revoked = ""
     if isinstance(endpoint, str) and isinstance(client, dict) and client.get("client_id"):
         try:

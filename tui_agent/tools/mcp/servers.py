@@ -178,7 +178,7 @@ class McpServers:
             return f"{name} does not sign in with OAuth"
         await self._load()  # the SDK first: oauth.py uses it
         oauth = importlib.import_module(OAUTH_MODULE)
-        said: str = await oauth.sign_out(tokens)
+        said: str = await oauth.sign_out(tokens, server.settings)
         self.sign_ins.wanted.discard(name)
         await server.stop()
         server.fail(f"signed out; {login_hint(name)} to sign in again")
