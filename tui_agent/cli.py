@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "index": ("tui_agent.retrieval.cli", "update or show the passage index that search_docs reads"),
     "rewind": ("tui_agent.rewind_cli", "bring a session's files back to a point of its conversation"),
     "acp": ("tui_agent.acp.cli", "speak the Agent Client Protocol on stdio (for Zed, Toad and other editors)"),
+    "mcp": ("tui_agent.mcp_cli", "sign in to or out of an MCP server that uses OAuth"),
 }
 """Subcommand name -> (module registering it via `add_parser(subparsers)`, one-line help).
 

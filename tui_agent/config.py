@@ -157,6 +157,31 @@ class ToolsSettings(BaseModel):
         return rules if isinstance(rules, ToolRules) else ToolRules()
 
 
+class McpOAuthSettings(BaseModel):
+    """An `[mcp_servers.NAME.oauth]` table: how tui-agent signs in to a server that uses OAuth (docs/mcp-oauth.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    scopes: list[str] = Field(default_factory=list)
+    """Scopes to ask for (none: those the server's challenge or metadata names)."""
+    callback_port: int | None = Field(default=None, ge=1024, le=65535)
+    """The loopback port the browser returns to (for a client registered by hand with a fixed redirect URI;
+    none: a free port, kept with the registration)."""
+    client_id: str | None = None
+    """A client registered by hand at the authorisation server (for one that allows no dynamic registration);
+    its redirect URI must be `http://127.0.0.1:<callback_port>/callback`."""
+    client_secret_env_var: str | None = None
+    """The environment variable holding that client's secret, if it has one (the secret is never stored)."""
+
+    @model_validator(mode="after")
+    def _fixed_return(self) -> McpOAuthSettings:
+        if self.client_id is not None and self.callback_port is None:
+            raise ValueError("client_id needs callback_port (the port of the redirect URI registered with it)")
+        if self.client_secret_env_var is not None and self.client_id is None:
+            raise ValueError("client_secret_env_var is the secret of client_id: give client_id too")
+        return self
+
+
 class McpServerSettings(BaseModel):
     """A `[mcp_servers.NAME]` table: an MCP server whose tools the model may use (stdio: `command`;
     streamable HTTP: `url`). Unknown keys are errors here: a misspelt `enabled_tools` would widen access."""
@@ -186,11 +211,17 @@ class McpServerSettings(BaseModel):
     and a temp dir and cannot read the secrets folders."""
     sandbox_network: StrictBool = False
     """With `sandbox`, let the server use TCP (a server that fetches from the web needs it)."""
+    auth: Literal["oauth", "none"] | None = None
+    """`oauth`: sign in (in the browser) when the server asks, as it starts; `none`: never; unset: a server that
+    asks is marked as needing a sign-in, done from the MCP screen or `tui-agent mcp login NAME`."""
+    oauth: McpOAuthSettings = Field(default_factory=McpOAuthSettings)
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerSettings:
         if (self.command is None) == (self.url is None):
             raise ValueError("give either command (a stdio server) or url (a streamable-HTTP server)")
+        if self.auth == "oauth" and self.command is not None:
+            raise ValueError('auth = "oauth" is for a url (streamable-HTTP) server')
         return self
 
 

@@ -224,6 +224,7 @@ class TuiAgentApp(App[None]):
         if engine.mcp_servers is not None:
             engine.mcp_servers.asker = self.ask_mcp_question
             engine.mcp_servers.sampling.approver = self.ask_mcp_sampling
+            engine.mcp_servers.allow_sign_ins()  # someone is here to open a sign-in's address
 
     async def ask_mcp_question(self, question: Question) -> Answer:
         """Put an MCP server's request for input to the user (a form, or a page to visit); a call that ends

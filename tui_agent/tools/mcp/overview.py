@@ -44,6 +44,8 @@ class ServerOverview:
     """Its prompts: `name(argument, optional?)` and the first line of the description."""
     resources: list[ToolLine] = field(default_factory=list)
     """Its resources and resource templates: the URI (template) and the first line of the description."""
+    sign_in: str | None = None
+    """Its OAuth sign-in ("signed in", "not signed in"); None for a server OAuth does not apply to."""
 
 
 def overview(server: McpServer) -> ServerOverview:

@@ -35,6 +35,7 @@ from tui_agent.tools.mcp.failures import (
     stray_sentence,
 )
 from tui_agent.tools.mcp.log import Redact, ServerLog, append_note
+from tui_agent.tools.mcp.oauth_desk import SignIn, SignInDesk
 from tui_agent.tools.mcp.sampling import Answerer, SamplingDenied, SamplingReply, SamplingRequest
 from tui_agent.tools.mcp.specs import callable_tools, needs_tasks, offered, safe_name
 from tui_agent.tools.results import ToolResult
@@ -74,12 +75,16 @@ class McpServer:
         redact: Redact,
         ask: Asker | None = None,
         sample: Answerer | None = None,
+        sign_ins: SignInDesk | None = None,
     ) -> None:
         """`ask(question)` puts the server's requests for input to the user (None: they are declined);
-        `sample(request)` answers its sampling requests (None: refused)."""
+        `sample(request)` answers its sampling requests (None: refused); `sign_ins`: where its OAuth sign-in is
+        kept and started (None: never)."""
         self.name, self.settings = name, settings
         self._ask = ask
         self._sample = sample
+        self._sign_ins = sign_ins
+        self._sign_in: SignIn | None = None
         self.log_path = log_dir / f"{safe_name(name)}.log"
         self._redact = redact
         """What the log does to the server's stderr before writing it (history's redaction)."""
@@ -165,7 +170,9 @@ class McpServer:
         sdk = self._sdk
         assert sdk is not None
         try:
-            async with asyncio.timeout(self.settings.startup_timeout):
+            async with asyncio.timeout(self.settings.startup_timeout) as clock:
+                if self._sign_ins is not None:
+                    self._sign_in = self._sign_ins.sign_in(self.name, self.settings, clock)
                 session = await sdk.connect(
                     stack,
                     self.settings,
@@ -175,6 +182,7 @@ class McpServer:
                     self._server_logged,
                     self._elicited,
                     self._sampled,
+                    sign_in=self._sign_in,
                 )
                 tools = await sdk.list_tools(session)
                 self.resources, self.templates, self.prompts = await sdk.catalogue(session)
@@ -305,6 +313,9 @@ class McpServer:
             error, command=self.settings.command, url=self.settings.url, startup_timeout=self.settings.startup_timeout
         )
         stray = f"; it {self.stray_output}" if self.stray_output else ""
+        if self._sign_ins is not None and (signing := self._sign_ins.failure(self._sign_in)):
+            self.fail(signing)
+            return
         self.fail(f"{why}{self._last_words()}{stray}")
 
     def fail(self, reason: str) -> None:
@@ -330,6 +341,10 @@ class McpServer:
         self.state = state
         self._on_change(self)
 
+    def needs_sign_in(self) -> bool:
+        """Whether its last start stopped at a request for an OAuth sign-in that could not start."""
+        return self._sign_in is not None and self._sign_in.needed
+
     def offered(self) -> list[str]:
         """Names of the tools offered to the model (`enabled_tools` / `disabled_tools` applied; those that need
         task support left out)."""
@@ -354,4 +369,6 @@ class McpServer:
             return f"ready with {count} tool{'s' if count != 1 else ''}{note}"
         if self.reason and self.state in (ServerState.FAILED, ServerState.CRASHED):
             return f"{self.state.value}: {self.reason}"
+        if self.state == ServerState.STARTING and self._sign_in is not None and self._sign_in.address:
+            return f"waiting for you to sign in, in the browser: {self._sign_in.address}"
         return self.state.value

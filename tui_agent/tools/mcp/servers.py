@@ -18,6 +18,7 @@ import importlib
 import json
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -27,6 +28,8 @@ from tui_agent.payloads import Attachment
 from tui_agent.tools.mcp.elicitation import Answer, Asker, Question, unanswered
 from tui_agent.tools.mcp.known_tools import KnownTools
 from tui_agent.tools.mcp.log import Redact
+from tui_agent.tools.mcp.oauth_desk import SignInDesk, login_hint
+from tui_agent.tools.mcp.oauth_tokens import token_folder
 from tui_agent.tools.mcp.overview import ServerOverview, overview
 from tui_agent.tools.mcp.resource_picks import ResourcePick, attachments_of, resource_picks
 from tui_agent.tools.mcp.sampling import Sampling
@@ -36,6 +39,7 @@ from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.schema_tool import SchemaToolSpec
 
 SDK_MODULE = "tui_agent.tools.mcp.session"
+OAUTH_MODULE = "tui_agent.tools.mcp.oauth"
 SETTLE_MARGIN = 5.0
 """Seconds beyond a server's `startup_timeout` a turn waits for it (the SDK import comes first)."""
 Listener = Callable[[str], None]
@@ -52,9 +56,18 @@ class McpServers:
         self.sampling = Sampling(on_denied=lambda sentence: self._say("", sentence))
         """How the servers' sampling requests are approved and answered (the build sets the model, the app the
         dialog; `-p` its `--allow-sampling` servers)."""
+        self.sign_ins = SignInDesk(token_folder(log_dir), self._say)
+        """The servers' OAuth sign-ins: kept beside their logs; started only once `allow_sign_ins` is called."""
         self.servers = {
             name: McpServer(
-                name, settings, log_dir, self._changed, redact=redact, ask=self._ask, sample=self.sampling.answer
+                name,
+                settings,
+                log_dir,
+                self._changed,
+                redact=redact,
+                ask=self._ask,
+                sample=self.sampling.answer,
+                sign_ins=self.sign_ins,
             )
             for name, settings in configured.items()
         }
@@ -67,6 +80,7 @@ class McpServers:
         self.asker: Asker | None = None
         """Who answers a server's request for the user's input (the app's form); None: declined, and said."""
         self.known_tools = KnownTools(log_dir)
+        self._sign_in_tasks: set[asyncio.Task[None]] = set()
         """The tool names each server offered when last ready (other runs included)."""
         registry.add_waiter(self.settled, for_prompt=self.settled_for)
 
@@ -145,6 +159,44 @@ class McpServers:
         else:
             await server.stop(ServerState.DISABLED)
 
+    def allow_sign_ins(self) -> None:
+        """Someone can open a sign-in's address from now on (the app): OAuth sign-ins may start, and servers
+        whose entry says `auth = "oauth"` that stopped (or stop) for want of one start again."""
+        self.sign_ins.interactive = True
+        for server in self.servers.values():
+            if server.settings.auth == "oauth" and server.state in (ServerState.STARTING, ServerState.FAILED):
+                task = asyncio.get_running_loop().create_task(self._sign_in_after_start(server.name))
+                self._sign_in_tasks.add(task)
+                task.add_done_callback(self._sign_in_tasks.discard)
+
+    async def _sign_in_after_start(self, name: str) -> None:
+        if self._loading is not None:  # the servers' start (which makes the events `settled` waits on)
+            await asyncio.shield(self._loading)
+        server = self.servers[name]
+        await server.settled()
+        if server.state == ServerState.FAILED and server.needs_sign_in():
+            await self.restart(name)
+
+    async def sign_in(self, name: str) -> None:
+        """Sign in to server `name` now, whatever its `auth` (the MCP screen): it restarts, and its sign-in
+        starts when it asks for one."""
+        self.sign_ins.wanted.add(name)
+        await self.restart(name)
+
+    async def sign_out(self, name: str) -> str:
+        """Revoke and forget server `name`'s sign-in, and stop it; what was done, as a sentence."""
+        server = self.servers[name]
+        tokens = self.sign_ins.tokens(name, server.settings)
+        if tokens is None:
+            return f"{name} does not sign in with OAuth"
+        await self._load()  # the SDK first: oauth.py uses it
+        oauth = importlib.import_module(OAUTH_MODULE)
+        said: str = await oauth.sign_out(tokens, server.settings)
+        self.sign_ins.wanted.discard(name)
+        await server.stop()
+        server.fail(f"signed out; {login_hint(name)} to sign in again")
+        return f"{name}: {said}"
+
     async def _load(self) -> ModuleType:
         if self._sdk is None:
             self._sdk = await asyncio.to_thread(importlib.import_module, SDK_MODULE)
@@ -152,6 +204,8 @@ class McpServers:
 
     async def close(self) -> None:
         """Stop every server (concurrently, each bounded)."""
+        for task in list(self._sign_in_tasks):
+            task.cancel()
         if self._loading is not None and not self._loading.done():
             self._loading.cancel()
             await asyncio.gather(self._loading, return_exceptions=True)
@@ -280,8 +334,9 @@ class McpServers:
         return attachments_of(uri, await self.servers[server].read_resource(uri), max_bytes)
 
     def overview(self, name: str) -> ServerOverview:
-        """Server `name` as the MCP screen details it: how it is reached, its state, its tools."""
-        return overview(self.servers[name])
+        """Server `name` as the MCP screen details it: how it is reached, its state, its tools, its sign-in."""
+        server = self.servers[name]
+        return replace(overview(server), sign_in=self.sign_ins.state(name, server.settings))
 
 
 def named_in(prompt: str, server: str, tools: list[str] | None) -> bool:

@@ -34,6 +34,8 @@ from tui_agent.sandbox import Policy
 from tui_agent.sandbox import run as sandbox_run
 from tui_agent.tools.mcp.elicitation import Action, Value
 from tui_agent.tools.mcp.environment import server_environment
+from tui_agent.tools.mcp.oauth import http_auth
+from tui_agent.tools.mcp.oauth_desk import SignIn
 from tui_agent.tools.mcp.sampling import SamplingDenied, SamplingMessage, SamplingReply, SamplingRequest
 from tui_agent.tools.progress import current_reporter
 from tui_agent.tools.results import ToolResult
@@ -76,13 +78,14 @@ async def connect(
     on_log: Callable[[str], None] = lambda line: None,
     on_elicit: Elicit | None = None,
     on_sample: Sample | None = None,
+    sign_in: SignIn | None = None,
 ) -> ClientSession:
     """Open the transport and the session inside `stack` (which the caller's task must close), initialise.
     `on_stray_output(line)` hears of each line the server wrote on stdout that is not JSON-RPC; `on_log(line)`
     of each log message it sent (`notifications/message`, info and above); `on_elicit(message, schema, url)`
     answers its requests for the user's input (`(action, values)`); `on_sample(request)` its requests that the
-    model answer a prompt (sampling: declared only when given). The working directory is offered as the
-    session's root."""
+    model answer a prompt (sampling: declared only when given); `sign_in`, its OAuth sign-in (an HTTP server
+    only). The working directory is offered as the session's root."""
     if settings.command is not None:
         argv = [settings.command, *settings.args]
         if settings.sandbox:  # the SDK takes a command line only: a launcher confines itself, then execs it
@@ -100,7 +103,9 @@ async def connect(
         read, write = await stack.enter_async_context(stdio_client(parameters, errlog=errlog))
     else:
         assert settings.url is not None
-        client = create_mcp_http_client(headers=_headers(settings))
+        # OAuth (oauth.py) when the server may use it: a kept sign-in sent and refreshed, or a new one started
+        auth = http_auth(sign_in) if sign_in is not None else None
+        client = create_mcp_http_client(headers=_headers(settings), auth=auth)
         await stack.enter_async_context(client)
         read, write = await stack.enter_async_context(streamable_http_client(settings.url, http_client=client))
 

@@ -2,7 +2,8 @@
 its state — ✔ ready with N tools, ✘ failed: why, ○ disabled, … starting — and under the list, for the
 highlighted one, how it is reached, its state in full and the tools it offers the model (name and the first line
 of its description; then its prompts and its resources). For that server: restart (r), toggle
-for this run (t) and its stderr log in place of the tools (l, again to go back). The screen follows state
+for this run (t), its stderr log in place of the tools (l, again to go back), and for an HTTP server its
+OAuth sign-in (a) and sign-out (o). The screen follows state
 changes as they happen (it is re-read a few times a second: servers change state in their own tasks, and a
 small list costs nothing to redraw).
 """
@@ -85,6 +86,9 @@ def server_detail(server: ServerOverview, width: int) -> Content:
         )
     for title, items in (("Prompts", server.prompts), ("Resources", server.resources)):
         lines += named_lines(title, items, width) if items else []
+    if server.sign_in is not None:  # an HTTP server: its OAuth keys, said where they apply
+        keys = "o signs out, a signs in again" if server.sign_in == "signed in" else "a signs in"
+        lines.append(Content.styled(f"OAuth: {server.sign_in} ({keys})", "dim"))
     lines.append(Content.styled(f"Log: {sanitize(server.log)} (l shows it)", "dim"))
     return Content("\n").join(lines)
 
@@ -122,6 +126,8 @@ class McpScreen(ReportingModal[None]):
         Binding("r", "restart", "Restart", id="mcp.restart"),
         Binding("t", "toggle_server", "Turn on or off for this run", id="mcp.toggle_server"),
         Binding("l", "show_log", "Show log (again: its tools)", id="mcp.show_log"),
+        Binding("a", "sign_in", "Sign in (OAuth)", id="mcp.sign_in"),
+        Binding("o", "sign_out", "Sign out (OAuth)", id="mcp.sign_out"),
     ]
 
     showing_log = var(False, toggle_class="-showing-log")
@@ -193,6 +199,24 @@ class McpScreen(ReportingModal[None]):
     def action_toggle_server(self) -> None:
         if (name := self._selected()) is not None:
             self.run_worker(self.servers.toggle(name), group="mcp", exit_on_error=False)
+
+    def action_sign_in(self) -> None:
+        """Sign in to the highlighted HTTP server in the browser (it restarts; the address is also shown)."""
+        if (name := self._selected()) is None:
+            return
+        if self.servers.overview(name).sign_in is None:
+            self.notify(f"{name} does not sign in with OAuth (an HTTP server does, unless its entry says otherwise).")
+            return
+        self.notify(f"Signing in to {name}…")
+        self.run_worker(self.servers.sign_in(name), group="mcp", exit_on_error=False)
+
+    def action_sign_out(self) -> None:
+        """Revoke and forget the highlighted server's sign-in."""
+        if (name := self._selected()) is not None:
+            self.run_worker(self._sign_out(name), group="mcp", exit_on_error=False)
+
+    async def _sign_out(self, name: str) -> None:
+        self.notify(await self.servers.sign_out(name), markup=False)
 
     def action_show_log(self) -> None:
         if (name := self._selected()) is None:
