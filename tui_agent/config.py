@@ -158,7 +158,7 @@ class ToolsSettings(BaseModel):
 
 
 class McpOAuthSettings(BaseModel):
-    """An `[mcp_servers.NAME.oauth]` table: how tui-agent signs in to a server that uses OAuth (docs/mcp-oauth.md)."""
+    """An `[mcp_servers.NAME.oauth]` table: how tui-agent signs in to a server that uses OAuth (docs/mcp.md, OAuth)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -3,7 +3,7 @@ MCP server, outside the app (for `-p` and scripts, which never start one themsel
 
 `login` starts the server as a chat would, with its sign-in allowed: the authorisation address is printed
 on stderr (and opened in the browser where there is one), the browser comes back to a loopback listener,
-and the token is kept in the server's 0600 file (docs/mcp-oauth.md). `logout` revokes it at the
+and the token is kept in the server's 0600 file (docs/mcp.md, OAuth). `logout` revokes it at the
 authorisation server, where it offers that, and deletes it here.
 """
 
