@@ -149,10 +149,10 @@ async def plan_undo(history: FileHistory, session_id: str) -> FilesPlan | None:
 def _look(moves: Sequence[FileMove]) -> list[FileStep]:
     """Each move with where its file is and what it holds now (or why it cannot be restored)."""
     steps: list[FileStep] = []
-    roots: dict[str, Path] = {}
+    folders: dict[str, str] = {}
     for move in moves:
         try:
-            where = located(move.work_dir, move.path, roots)
+            where = located(move.work_dir, move.path, folders)
         except ValueError as error:
             steps.append(FileStep(move, None, None, str(error)))
             continue

@@ -26,18 +26,32 @@ from tui_agent.regular_files import not_regular, open_regular
 from tui_agent.tools.edits import UMASK
 
 
-def located(work_dir: str, path: str, roots: dict[str, Path] | None = None) -> Path:
+def located(work_dir: str, path: str, folders: dict[str, str] | None = None) -> Path:
     """Where recorded `path` is under `work_dir` ("" for the folder tui-agent runs in); ValueError when it
-    leads out of that folder, to the folder itself, or into a `.git` folder. `roots`: the folders resolved so
-    far (one plan resolves each once)."""
-    roots = {} if roots is None else roots
-    root = roots.get(work_dir) or roots.setdefault(work_dir, Path(work_dir or os.getcwd()).resolve())
-    target = (root / path).resolve()
-    if not target.is_relative_to(root) or target == root:
+    leads out of that folder, to the folder itself, or into a `.git` folder. `folders`: the folders resolved
+    so far, by their unresolved path (a plan of many files resolves each folder once, not each file's path)."""
+    folders = {} if folders is None else folders
+    root = _resolved(work_dir or os.getcwd(), folders)
+    parent, name = os.path.split(os.path.join(root, path))
+    if name in ("", ".", ".."):  # not a file's name: resolved whole
+        target = os.path.realpath(os.path.join(parent, name))
+    else:
+        target = os.path.join(_resolved(parent, folders), name)
+        if os.path.islink(target):  # the file itself a symlink: where it leads is what counts
+            target = os.path.realpath(target)
+    inside = target[len(root) :].lstrip(os.sep) if target.startswith(root + os.sep) or root == os.sep else None
+    if not inside:
         raise ValueError(f"{path} leads outside {root}: not restored")
-    if ".git" in target.relative_to(root).parts:
+    if ".git" in inside.split(os.sep):
         raise ValueError(f"{path} is inside a .git folder: never written")
-    return target
+    return Path(target)
+
+
+def _resolved(folder: str, folders: dict[str, str]) -> str:
+    found = folders.get(folder)
+    if found is None:
+        found = folders[folder] = os.path.realpath(folder)
+    return found
 
 
 Seen = tuple[int, int, int]

@@ -146,9 +146,15 @@ def test_a_recorded_path_never_leads_out_of_its_folder_or_into_git(tmp_path: Pat
     (work / ".git").mkdir(parents=True)
     outside.mkdir()
     os.symlink(outside, work / "link")
-    for path in ("../x.txt", "link/x.txt", ".git/config", str(outside / "x.txt"), "."):
+    os.symlink(outside / "x.txt", work / "file-link")  # the file itself a symlink out
+    os.symlink("inside.txt", work / "inner-link")
+    escapes = ("../x.txt", "link/x.txt", ".git/config", str(outside / "x.txt"), ".", "a/..", "file-link", "a/../../x")
+    for path in escapes:
         with pytest.raises(ValueError):
             located(str(work), path)
+    folders: dict[str, str] = {}
+    assert located(str(work), "inner-link", folders) == work.resolve() / "inside.txt"
+    assert located(str(work), "pkg/../pkg/x.py", folders) == work.resolve() / "pkg" / "x.py"
     steps = [FileStep(FileMove(str(work), "link/x.txt", None, b"x"), None, None, "leads outside")]
     assert steps[0].action.startswith("cannot restore")
     os.mkfifo(work / "pipe")
