@@ -13,6 +13,7 @@ file that changed again since the preview is left alone and said.
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
@@ -58,10 +59,9 @@ class FileStep:
         once: lists, filters and the restore ask it of each file again and again)."""
         if self.where is None:
             return self.move.path
-        try:
-            return self.where.relative_to(Path.cwd().resolve()).as_posix()
-        except ValueError:
-            return str(self.where)
+        where, here = str(self.where), os.getcwd()  # getcwd() is resolved already: no symlink in it
+        inside = where.startswith(here + os.sep) and here != os.sep
+        return where[len(here) + 1 :] if inside else where
 
     @property
     def conflict(self) -> bool:
