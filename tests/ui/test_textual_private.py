@@ -32,6 +32,7 @@ from tui_agent.ui.textual_private import (
     ToastRack,
     frames_on_the_next_tick,
     inner_outer_by_colours,
+    input_thread_known,
     let_switch_out,
     notifications,
     source_digest,
@@ -150,6 +151,12 @@ def test_the_inner_outer_mirrored_is_textuals_own() -> None:
     """The Textual installed ships a `StylesCache.get_inner_outer` the cache by colour was written for
     (tests/ui/test_textual_range.py runs this on each end of the allowed range)."""
     assert inner_outer_by_colours()
+
+
+def test_the_input_thread_stopped_without_waiting_is_textuals_own() -> None:
+    """The Textual installed stops its input thread as `stop_input_without_waiting` expects (its exit event read on
+    every round of the thread's loop, the thread joined once): otherwise an exit waits for it, as Textual does."""
+    assert input_thread_known()
 
 
 async def note_drawn(pilot: Pilot[None], text: str) -> Static:
