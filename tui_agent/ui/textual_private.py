@@ -14,11 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from rich.text import Text
 from textual import _time
 from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.color import Color
 from textual.drivers.linux_driver import LinuxDriver
+from textual.geometry import Region
 from textual.notifications import Notification
 from textual.screen import Screen
 from textual.timer import EventTargetGone, Timer
@@ -34,6 +36,7 @@ __all__ = [
     "input_thread_known",
     "let_switch_out",
     "notifications",
+    "relabel_tree_node",
     "source_digest",
     "stop_input_without_waiting",
     "timer_patch",
@@ -280,3 +283,39 @@ def stop_input_without_waiting(app: App[Any]) -> bool:
     driver.exit_event = _StaysSet()
     driver._key_thread = _NotWaitedFor(thread)  # type: ignore[assignment]
     return True
+
+
+# `TreeNode.set_label`: Textual repaints every row of the node's subtree in view (`Tree._refresh_node`: a row
+# is repainted when the node is on its path), scanning every row in view to find them, on the next message.
+# The task tree's turn line counts what runs under it, so each call that started or ended repainted all 55
+# rows of a 55-node turn, and each tick of the elapsed times repainted every row once per running node. A
+# label is only its own row: `relabel_tree_node` sets it and repaints that row alone. Rows below keep the strips
+# they were drawn with (their cache key, which counts the node's changes, is only read when they are drawn
+# again). Only when Textual's methods are, to the character, those of the releases it was written for.
+TREE_LABEL_RELEASES = {("6c8f464b07d0d27b", "1e31412feec0b029"): "8.2.5 to 8.2.8"}
+"""Digests (`source_digest`) of `TreeNode.set_label` and `Tree._render_line` that `relabel_tree_node` mirrors."""
+
+
+_TREE_LABELS_KNOWN: dict[tuple[Any, Any], bool] = {}
+
+
+def tree_label_known(node_class: Any, tree_class: Any) -> bool:
+    """Whether Textual's tree labels work as `relabel_tree_node` expects (the classes are passed, not imported
+    here: the tree widget loads after the first frame)."""
+    key = (node_class, tree_class)
+    if key not in _TREE_LABELS_KNOWN:
+        digests = (source_digest(node_class.set_label), source_digest(tree_class._render_line))
+        _TREE_LABELS_KNOWN[key] = digests in TREE_LABEL_RELEASES
+    return _TREE_LABELS_KNOWN[key]
+
+
+def relabel_tree_node(node: Any, label: Text) -> None:
+    """Give `node` (a `TreeNode`) a new label and repaint its row only (Textual's `set_label` on another release)."""
+    if not tree_label_known(type(node), type(node.tree)):
+        node.set_label(label)
+        return
+    tree = node.tree
+    node._label = tree.process_label(label)
+    node._updates += 1  # its row's cache key
+    if node.line >= 0:  # -1: not laid out yet, and the tree is drawn whole once it is
+        tree.refresh(Region(0, node.line - tree.scroll_offset.y, tree.size.width, 1))
