@@ -37,6 +37,7 @@ __all__ = [
     "let_switch_out",
     "notifications",
     "relabel_tree_node",
+    "tree_label_known",
     "source_digest",
     "stop_input_without_waiting",
     "timer_patch",
