@@ -16,7 +16,7 @@ from functools import partial
 
 from tui_agent import paths
 from tui_agent.boot import boot, build_engine
-from tui_agent.ending import Ending, ending_on_signals
+from tui_agent.ending import Ending, ending_on_signals, leave, watch_for_hang_up
 from tui_agent.terminal import OwnTerminal, output_log_path, own_terminal
 from tui_agent.ui.app import TuiAgentApp
 
@@ -27,6 +27,9 @@ MIDDLE_COLLECTION_THRESHOLD = 2
 OLD_COLLECTION_THRESHOLD = 50
 """Middle collections between full ones (Python's default: 10): with the middle threshold, a full collection
 is considered as often as Python's 10 x 10 would."""
+INPUT_THREAD = "textual-input"
+"""Textual's input thread: when the app has ended it only waits to notice (`ui/textual_private.py`
+`stop_input_without_waiting`), so the process need not wait for it."""
 
 
 def tune_garbage_collector() -> None:
@@ -72,7 +75,7 @@ def run_app(args: argparse.Namespace) -> int:
         asyncio.run(_run_until_exit(app, terminal))
     for alarm in app.alarms:  # a notification is easily missed; this stays in the terminal (fds 1/2 are back)
         print(f"tui-agent: {alarm}", file=sys.stderr)
-    return app.return_code or 0
+    return leave(app.return_code or 0, not_waited_for=frozenset({INPUT_THREAD}))
 
 
 def _unknown_agent(name: str | None) -> str | None:
@@ -89,6 +92,8 @@ async def _run_until_exit(app: TuiAgentApp, terminal: OwnTerminal) -> None:
     # a normal exit, asked of the loop: terminal restored, history flushed below
     ending = Ending(lambda: loop.call_soon_threadsafe(app.exit), report=terminal.log.path)
     terminal.when_lost(ending.now)
+    if sys.__stdin__ is not None:
+        watch_for_hang_up(sys.__stdin__.fileno(), ending.now)
     with ending_on_signals(ending, signal.SIGTERM, signal.SIGHUP):
         try:
             await app.run_async()

@@ -83,6 +83,33 @@ def test_closed_pty_mid_reply_ends_the_app(isolated_home: Path, tmp_path: Path) 
     assert_reply_interrupted(db)
 
 
+def test_a_terminal_closed_after_a_big_reply_ends_the_app_with_the_reply_whole(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """The quick way out (the hang-up noticed at once, no teardown: `tui_agent.ending`) still saves every
+    character of a finished reply, as complete, and the app leaves by itself (not by the watchdog)."""
+    db = tmp_path / "history.db"
+    reply = "A line of the long reply.\n\n" * 20_000 + "END-OF-REPLY"
+    env = {**os.environ, "TUI_AGENT_HOME": str(isolated_home), "TERM": "xterm-256color", "OPENAI_API_KEY": "k"}
+    with BackgroundServer({"replies": [{"text": reply, "chunk_size": 65536}]}) as server:
+        terminal = Terminal(
+            [sys.executable, "-m", "tui_agent", "--base-url", server.base_url, "--model", "m", "--db", str(db)],
+            env,
+            size=(120, 40),
+        )
+        try:
+            terminal.read_until(b"Ask anything")
+            os.write(terminal.leader, b"hello\r")
+            terminal.read_until(b"END-OF-REPLY", in_text=True)
+            terminal.hang_up()
+            assert terminal.ends_within(ENDS_WITHIN), "still running after its terminal closed"
+        finally:
+            terminal.close()
+    assert saved_reply(db) == ("complete", reply)
+    log = isolated_home / "data" / "logs" / "output.log"
+    assert not log.exists() or b"still running" not in log.read_bytes()
+
+
 def tmux(*args: str) -> str:
     return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
 

@@ -19,13 +19,15 @@ from textual.pilot import Pilot
 
 from tests.ui.helpers import FIXED_NOW, chat, make_app, send, task_tree, wait_until
 from tui_agent.agent.endpoint import EndpointChoice
+from tui_agent.agent.events import AssistantMessageStarted, ToolCallUpdated
 from tui_agent.agent.services import build_agent
 from tui_agent.config import Settings
 from tui_agent.history.store import HistoryStore
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.status import MessageStatus, ToolStatus
-from tui_agent.testing.scripted import Gate, Script
+from tui_agent.testing.scripted import Gate, Script, ScriptedBackend
 from tui_agent.testing.scripted_tree import ScriptedTree
+from tui_agent.tool_call import ToolCall
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.textual_private import notifications
 from tui_agent.ui.widgets.messages import AssistantMessage
@@ -316,3 +318,59 @@ async def test_typing_with_the_tree_focused_goes_to_the_prompt_and_x_still_cance
         await wait_until(pilot, lambda: screen.idle, "the turn cancelled from the tree")
         assert screen.prompt_input.text == "why x?"
         gate.open()
+
+
+async def test_a_55_node_turn_repaints_only_the_rows_that_changed_and_ticks_only_rows_in_view(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A call ending repaints its row and the turn's (which counts the calls), not every row under the turn; the
+    elapsed times tick on the rows in view, and a row scrolled into view shows its time as of then."""
+    now = [FIXED_NOW]
+    calls = [ToolCall(f"c{n}", "read_file", arguments={"path": f"f{n}.py"}, message_id="m1") for n in range(50)]
+    running = [ToolCallUpdated(call.replace(status=ToolStatus.RUNNING, started_at=FIXED_NOW)) for call in calls]
+    gate = Gate()
+    backend = ScriptedBackend([[AssistantMessageStarted("m1"), *running, gate]])
+    app = TuiAgentApp(backend, clock=lambda: now[0], cursor_blink=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await send(pilot, "go", wait=False)
+        await wait_until(pilot, lambda: gate.reached, "the 50 calls running")
+        tree = await task_tree(pilot)
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: len(shown_lines(tree)) == 51, lambda: f"51 rows ({len(shown_lines(tree))})")
+        await pilot.pause()
+        height = tree.scrollable_content_region.height
+        assert 0 < height < 51  # some rows below the view
+        drawn: list[int] = []
+        render_line = tree.render_line
+
+        def counted(y: int) -> Any:
+            drawn.append(y)
+            return render_line(y)
+
+        monkeypatch.setattr(tree, "render_line", counted)
+
+        drawn.clear()
+        done = ToolCallUpdated(
+            calls[3].replace(status=ToolStatus.DONE, started_at=FIXED_NOW, finished_at=FIXED_NOW + 0.2)
+        )
+        backend.tree.follow(done)  # its node ends (the turn's row: "running 49 tools")
+        tree.follow_call(done.call)  # and the call's status comes, as from the turn's stream
+        await wait_until(pilot, lambda: "49 tools" in shown_lines(tree)[0], "the turn's row counts 49")
+        await wait_until(pilot, lambda: "done" in row_with(tree, "f3.py"), "the call's row says done")
+        await wait_until(pilot, lambda: bool(drawn), "a frame")
+        row = next(node.line for node in tree.root.children[0].children if "f3.py" in str(node.label))
+        assert set(drawn) <= {0, row}, f"rows repainted: {sorted(set(drawn))}"
+
+        last = tree.root.children[0].children[-1]
+        assert last.line >= height and str(last.label).endswith("0.0s")  # out of view, as drawn
+        now[0] += 2.0
+        await wait_until(pilot, lambda: row_with(tree, "f0.py").endswith("2.0s"), "a row in view ticked")
+        await pilot.pause(0.6)  # a tick more
+        assert str(last.label).endswith("0.0s")  # a row out of view is not drawn again for its time
+        tree.scroll_end(animate=False)
+        await wait_until(pilot, lambda: str(last.label).endswith("2.0s"), "the row scrolled into view, as of now")
+        gate.open()
+
+
+def row_with(tree: TaskTree, text: str) -> str:
+    return next(line for line in shown_lines(tree) if text in line)

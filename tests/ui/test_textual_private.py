@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static, TextArea, Tree
+from textual.widgets.tree import TreeNode
 
 from tests.ui.helpers import SIZE, chat, make_app, wait_until
 from tests.ui.test_keys import ui_classes
@@ -32,10 +33,12 @@ from tui_agent.ui.textual_private import (
     ToastRack,
     frames_on_the_next_tick,
     inner_outer_by_colours,
+    input_thread_known,
     let_switch_out,
     notifications,
     source_digest,
     timer_patch,
+    tree_label_known,
     wrap_frame_update,
 )
 
@@ -150,6 +153,18 @@ def test_the_inner_outer_mirrored_is_textuals_own() -> None:
     """The Textual installed ships a `StylesCache.get_inner_outer` the cache by colour was written for
     (tests/ui/test_textual_range.py runs this on each end of the allowed range)."""
     assert inner_outer_by_colours()
+
+
+def test_the_input_thread_stopped_without_waiting_is_textuals_own() -> None:
+    """The Textual installed stops its input thread as `stop_input_without_waiting` expects (its exit event read on
+    every round of the thread's loop, the thread joined once): otherwise an exit waits for it, as Textual does."""
+    assert input_thread_known()
+
+
+def test_the_tree_label_mirrored_is_textuals_own() -> None:
+    """The Textual installed labels tree rows as `relabel_tree_node` expects (a row's cache key counts its
+    nodes' changes): otherwise Textual's `set_label` is used, which repaints the node's whole subtree."""
+    assert tree_label_known(TreeNode, Tree)
 
 
 async def note_drawn(pilot: Pilot[None], text: str) -> Static:

@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from rich.text import Text
 from textual import _time
 from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.color import Color
+from textual.drivers.linux_driver import LinuxDriver
+from textual.geometry import Region
 from textual.notifications import Notification
 from textual.screen import Screen
 from textual.timer import EventTargetGone, Timer
@@ -29,9 +33,13 @@ __all__ = [
     "ToastRack",
     "frames_on_the_next_tick",
     "inner_outer_by_colours",
+    "input_thread_known",
     "let_switch_out",
     "notifications",
+    "relabel_tree_node",
+    "tree_label_known",
     "source_digest",
+    "stop_input_without_waiting",
     "timer_patch",
     "timer_patch_for",
     "wrap_frame_update",
@@ -223,3 +231,92 @@ def inner_outer_by_colours() -> bool:
     StylesCache.get_inner_outer = staticmethod(_inner_outer)  # type: ignore[method-assign,assignment]
     TEXTUAL_INNER_OUTER.cache_clear()  # the widgets its keys held go with them
     return True
+
+
+# `LinuxDriver.disable_input`: on exit Textual sets the input thread's exit event and joins the thread. The thread
+# sees the event at the end of its 0.1 s `select`, then selects 0.1 s more on a selector it has emptied, so every
+# exit waited 0.1-0.2 s there, before history was saved or the terminal given back (bench/exit.py). After its
+# first `select` the thread reads nothing more, so not waiting loses no key the app would have taken.
+# `stop_input_without_waiting`, called as the app exits, gives the driver an event that stays set (the driver
+# clears it to restart input later, which an exiting app never does) and a thread handle whose `join` returns at
+# once; the real thread ends on its own a moment later, while the rest of the exit goes on. Only when Textual's two
+# methods are, to the character, those of the releases it was written for.
+INPUT_THREAD_RELEASES = {("6154c5a7c1743fe9", "d796af6d69db337d"): "8.2.5 to 8.2.8"}
+"""Digests (`source_digest`) of `LinuxDriver.disable_input` and `LinuxDriver.run_input_thread` that
+`stop_input_without_waiting` was written for, with the Textual releases that ship them."""
+
+
+class _StaysSet(threading.Event):
+    """The input thread's exit event once the app exits: set for good."""
+
+    def clear(self) -> None:
+        pass
+
+
+class _NotWaitedFor:
+    """The input thread as the exiting driver sees it: joining it does not wait."""
+
+    def __init__(self, thread: threading.Thread) -> None:
+        self.thread = thread
+
+    def join(self, timeout: float | None = None) -> None:
+        pass
+
+    def is_alive(self) -> bool:
+        return self.thread.is_alive()
+
+
+def input_thread_known() -> bool:
+    """Whether Textual's driver stops its input thread as `stop_input_without_waiting` expects."""
+    digests = (source_digest(LinuxDriver.disable_input), source_digest(LinuxDriver.run_input_thread))
+    return digests in INPUT_THREAD_RELEASES
+
+
+def stop_input_without_waiting(app: App[Any]) -> bool:
+    """As `app` exits: its driver will stop the input thread without waiting for it to end (see above); True if
+    so (False headless, on another driver, or on a Textual release this was not written for)."""
+    driver = app._driver
+    thread = getattr(driver, "_key_thread", None)
+    if type(driver) is not LinuxDriver or not isinstance(thread, threading.Thread) or not input_thread_known():
+        return False
+    if driver.exit_event.is_set():  # already stopping (or stopped): nothing left to shorten
+        return False
+    driver.exit_event = _StaysSet()
+    driver._key_thread = _NotWaitedFor(thread)  # type: ignore[assignment]
+    return True
+
+
+# `TreeNode.set_label`: Textual repaints every row of the node's subtree in view (`Tree._refresh_node`: a row
+# is repainted when the node is on its path), scanning every row in view to find them, on the next message.
+# The task tree's turn line counts what runs under it, so each call that started or ended repainted all 55
+# rows of a 55-node turn, and each tick of the elapsed times repainted every row once per running node. A
+# label is only its own row: `relabel_tree_node` sets it and repaints that row alone. Rows below keep the strips
+# they were drawn with (their cache key, which counts the node's changes, is only read when they are drawn
+# again). Only when Textual's methods are, to the character, those of the releases it was written for.
+TREE_LABEL_RELEASES = {("6c8f464b07d0d27b", "1e31412feec0b029"): "8.2.5 to 8.2.8"}
+"""Digests (`source_digest`) of `TreeNode.set_label` and `Tree._render_line` that `relabel_tree_node` mirrors."""
+
+
+_TREE_LABELS_KNOWN: dict[tuple[Any, Any], bool] = {}
+
+
+def tree_label_known(node_class: Any, tree_class: Any) -> bool:
+    """Whether Textual's tree labels work as `relabel_tree_node` expects (the classes are passed, not imported
+    here: the tree widget loads after the first frame)."""
+    key = (node_class, tree_class)
+    if key not in _TREE_LABELS_KNOWN:
+        digests = (source_digest(node_class.set_label), source_digest(tree_class._render_line))
+        _TREE_LABELS_KNOWN[key] = digests in TREE_LABEL_RELEASES
+    return _TREE_LABELS_KNOWN[key]
+
+
+def relabel_tree_node(node: Any, label: Text) -> None:
+    """Give `node` (a `TreeNode`) a new label and repaint its row only (Textual's `set_label` on another release)."""
+    if not tree_label_known(type(node), type(node.tree)):
+        node.set_label(label)
+        return
+    tree = node.tree
+    node._label = tree.process_label(label)
+    node._updates += 1  # its row's cache key
+    if node.line >= 0:  # -1: not laid out yet, and the tree is drawn whole once it is
+        tree.refresh(Region(0, node.line - tree.scroll_offset.y, tree.size.width, 1))

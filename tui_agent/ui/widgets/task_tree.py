@@ -11,7 +11,9 @@ from the turn's stream (`follow_call`), which give it the call's status (awaitin
 Cancelling a tool node interrupts that call only; cancelling a sub-agent's line cancels that sub-agent only.
 A node created under no known node starts a new turn and replaces the tree. While hidden the panel only
 keeps its model up to date (a dict write per event) and touches no widget; showing it rebuilds the tree.
-One timer ticks the elapsed time of running nodes, and only while the panel is shown.
+One timer ticks the elapsed time of running nodes in view, and only while the panel is shown; a changed label
+repaints its own row only (`relabel_tree_node`), so a 55-node turn costs a frame little more shown than hidden
+(bench/task_tree.py).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from tui_agent.agent.tree_nodes import (
     NodeState,
 )
 from tui_agent.tool_call import ToolCall
+from tui_agent.ui.textual_private import relabel_tree_node
 from tui_agent.ui.widgets.task_items import NODE_GLYPHS, TOOL_GLYPHS, TreeItem, user_label
 
 Clock = Callable[[], float]
@@ -310,7 +313,7 @@ class TaskTree(Tree[str]):
         if self.display and not self.internals:
             now = self._clock()
             for key, node in self._shown_nodes.items():
-                node.set_label(self._label(self.items[key], now))
+                relabel_tree_node(node, self._label(self.items[key], now))
 
     def _show_item(self, item: TreeItem) -> None:
         """Draw `item` if the view shows it, then the items above it, whose lines count what runs under them."""
@@ -328,7 +331,7 @@ class TaskTree(Tree[str]):
             node = parent.add(label, data=item.key, expand=True, allow_expand=False)
             self._shown_nodes[item.key] = node
         elif node.label != label:
-            node.set_label(label)
+            relabel_tree_node(node, label)
         if item.active and item.started_at is not None and self._timer is not None:
             self._timer.resume()
 
@@ -341,15 +344,28 @@ class TaskTree(Tree[str]):
         return above.key if above is not None else None
 
     def _tick(self) -> None:
-        """Advance the elapsed time of running nodes; stop ticking when none is left."""
+        """Advance the elapsed time of running nodes in view; stop ticking when none is left running. Rows
+        scrolled out of view get theirs when they come back (`watch_scroll_y`)."""
         running = [item for item in self.items.values() if item.active and item.key in self._shown_nodes]
         if not running or not self.display:
             if self._timer is not None:
                 self._timer.pause()
             return
         now = self._clock()
+        top = round(self.scroll_offset.y)
+        bottom = top + self.scrollable_content_region.height
         for item in running:
-            self._shown_nodes[item.key].set_label(self._label(item, now))
+            node = self._shown_nodes[item.key]
+            if node.line < 0 or top <= node.line < bottom:  # -1: not laid out yet (drawn whole when it is)
+                label = self._label(item, now)
+                if node.label != label:
+                    relabel_tree_node(node, label)
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        """Rows scrolled into view show their running time as of now (ticks skip rows out of view)."""
+        super().watch_scroll_y(old, new)
+        if self.display and self._timer is not None and any(item.active for item in self.items.values()):
+            self._tick()
 
     # -- cancel ---------------------------------------------------------------------------------
     def selected_item(self) -> TreeItem | None:
