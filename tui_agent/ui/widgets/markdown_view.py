@@ -45,6 +45,11 @@ QUOTE_STYLE = {"markdown.block_quote": "italic"}
 colour's neighbour in most themes, and read as one."""
 PREPARE_CHARS = 8000
 """Replies up to this long are rendered whole before they are mounted again (see `prepare`)."""
+BACKLOG_DRAW = 0.25
+"""While a backlog settles, the view asks for a frame, and renders the pieces frames show, at most this often
+(seconds): the end of the settled text moves on every slice, and a frame after each (a layout of the screen,
+~40 ms) with each new end rendered (~10 ms a piece, a few a screen) cost several times the settling itself,
+for pieces scrolled past a moment later."""
 
 
 @dataclass
@@ -81,6 +86,7 @@ class MarkdownView(Widget):
         self._width = -1
         self._styled: dict[int | str, Strip | Style] = {}
         """Settled lines with the widget's style applied, by line number (plus the style they used)."""
+        self._backlog_shown, self._layout_owed, self._shown_height = 0.0, False, 0  # typed here; see `_reset`
         self._reset()
         self._line_style = Style()
 
@@ -109,11 +115,23 @@ class MarkdownView(Widget):
             return
         height, unchanged = self._height(), self._starts[-1]
         self._update_lines(width)
-        if self._height() != height:
+        if self._backlog:  # a slice of settling: shown now and then (`BACKLOG_DRAW`), not after every slice
+            self._layout_owed = self._layout_owed or self._height() != height
+            if self._shown_height and time.perf_counter() - self._backlog_shown < BACKLOG_DRAW:
+                return
+            self._show_backlog()
+        else:
+            self._shown_height = 0
+        if self._height() != height or self._layout_owed:
+            self._layout_owed = False
             self.refresh(layout=True)
         else:  # repaint only from the first line that can have changed: no layout, a small region
             width, height = self.size  # regions are in content coordinates
             self.refresh(Region(0, unchanged, width, max(height - unchanged, 1)))
+
+    def _show_backlog(self) -> None:
+        """Let layouts see the height settled so far (until the next time, `BACKLOG_DRAW` from now)."""
+        self._shown_height, self._backlog_shown = self._height(), time.perf_counter()
 
     def _height(self) -> int:
         lines = self._starts[-1] + len(self._tail)
@@ -152,6 +170,13 @@ class MarkdownView(Widget):
         self._tail: list[Strip] = []
         self._tail_dirty = True
         self._backlog = False
+        self._backlog_drawn = 0.0
+        """When a frame last rendered the pieces it shows during a backlog (see `BACKLOG_DRAW`)."""
+        self._backlog_shown = 0.0
+        """When a slice of a backlog last asked for a frame; `_layout_owed`: a slice since changed the height."""
+        self._layout_owed = False
+        self._shown_height = 0
+        """The height a backlog last showed: what layouts get until it is shown again (others ask for frames too)."""
         self._settling = False
         self._rendering = False
         self._styled.clear()
@@ -230,8 +255,8 @@ class MarkdownView(Widget):
         the loop of its own (then the next): otherwise the frame that first shows it renders it, and a key
         waiting for that frame waits for the rendering too (~10 ms a piece)."""
         self._rendering = False
-        if self._width <= 0 or self._frozen or not self.is_attached:
-            return
+        if self._width <= 0 or self._frozen or self._backlog or not self.is_attached:
+            return  # with a backlog, the end moves on: rendered once it stops (`_settle` calls this again)
         starts, top = self._starts, self._starts[-1] - self.app.size.height  # a screenful above the tail
         index = len(self._pieces) - 1
         while index >= 0 and starts[index + 1] > top and self._pieces[index].lines is not None:
@@ -391,13 +416,25 @@ class MarkdownView(Widget):
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._update_lines(width)
-        return self._height()
+        if not self._backlog:
+            self._shown_height = 0
+            return self._height()
+        if not self._shown_height:
+            self._show_backlog()
+        return self._shown_height
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._line_style = self.rich_style  # computing it is not cheap: once per pass, not per line
         self._update_lines(self.size.width)
         moved = False
-        for index in range(max(bisect_right(self._starts, crop.y) - 1, 0), len(self._pieces)):
+        first = max(bisect_right(self._starts, crop.y) - 1, 0)
+        if self._backlog:  # render what it shows now and then only (`BACKLOG_DRAW`); blank rows stand in meanwhile
+            now = time.perf_counter()
+            if now - self._backlog_drawn < BACKLOG_DRAW:
+                first = len(self._pieces)
+            else:
+                self._backlog_drawn = now
+        for index in range(first, len(self._pieces)):
             if self._starts[index] >= crop.bottom:
                 break
             moved = self._render_piece(index) or moved
