@@ -8,7 +8,9 @@ rest, its padding rows trimmed), at a table row (the header is repeated for the 
 trimmed), or at a line or space of anything else. So each update re-renders a tail of bounded size and
 the cost of a reply grows linearly with it. Pieces are rendered only when a frame shows them (an
 estimate of their height stands in until then), so a reply arriving in one 5 MB piece costs what the
-screen shows; settling is itself done in slices of `SLICE` seconds, leaving the event loop to keys.
+screen shows; settling is itself done in slices of `SLICE` seconds, leaving the event loop to keys, and
+while such a backlog settles the view is shown (laid out, the pieces on screen rendered) every
+`BACKLOG_DRAW` seconds rather than after every slice, its end once it is all settled.
 Cut blocks are exact for bullet lists and code (colours aside); an ordered list's numbers may be padded
 differently from piece to piece, a cut table's columns are sized per piece, and a cut paragraph starts
 a new line at each cut. Frames draw only visible lines (line API), so one long reply, or a log of many,
