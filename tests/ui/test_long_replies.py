@@ -14,10 +14,12 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.markdown import Markdown
 from rich.segment import Segment
+from textual.geometry import Size
 from textual.strip import Strip
 
 from tests.ui.helpers import SIZE, chat, make_app, send, wait_until
 from tui_agent.testing.scripted import reply_script
+from tui_agent.ui.widgets import markdown_view
 from tui_agent.ui.widgets.markdown_cuts import SPLIT
 from tui_agent.ui.widgets.markdown_view import MarkdownView
 
@@ -220,3 +222,48 @@ async def test_the_newest_pieces_are_rendered_one_turn_of_the_loop_each(monkeypa
         await wait_until(pilot, lambda: reply.drawn, "the reply drawn")
         assert reply.shown_text() == whole_render(source, reply.size.width)
     assert len(rendered_in) > 5 and len(set(rendered_in)) == len(rendered_in), rendered_in
+
+
+async def test_a_reply_arriving_faster_than_it_settles_is_shown_now_and_then(monkeypatch: object) -> None:
+    """One big delta settles in many slices; each slice asked for a layout (the view a little taller, the log
+    scrolled to its new end) and the frame rendered the pieces at that end (~10 ms each), scrolled past a moment
+    later: 5x `-p`'s time for one 500 KB delta. While a backlog settles the view is shown every `BACKLOG_DRAW`
+    (here: once, at its start), and the end is rendered once it is all settled."""
+    source = "".join(
+        f"## Part {part}\n\n" + "".join(f"- line {part}.{n}: the build step wrote a file\n" for n in range(400))
+        for part in range(6)
+    )
+    monkeypatch.setattr(markdown_view, "SLICE", 0.002)  # type: ignore[attr-defined]  # many slices on any machine
+    monkeypatch.setattr(markdown_view, "BACKLOG_DRAW", 3600.0)  # type: ignore[attr-defined]
+    heights: set[int] = set()
+    rendered_in_backlog: list[int] = []
+    content_height, render_piece = MarkdownView.get_content_height, MarkdownView._render_piece
+
+    def height(view: MarkdownView, container: Size, viewport: Size, width: int) -> int:
+        value = content_height(view, container, viewport, width)
+        if view._backlog:
+            heights.add(value)
+        return value
+
+    def counted(view: MarkdownView, index: int) -> bool:
+        if view._backlog and view._pieces[index].lines is None:
+            rendered_in_backlog.append(index)
+        return render_piece(view, index)
+
+    monkeypatch.setattr(MarkdownView, "get_content_height", height)  # type: ignore[attr-defined]
+    monkeypatch.setattr(MarkdownView, "_render_piece", counted)  # type: ignore[attr-defined]
+    app, _ = make_app([reply_script([source])])
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "go")
+        (reply,) = chat(pilot).chat_log.assistant_messages
+        await wait_until(pilot, lambda: reply.drawn, "the reply drawn")
+        pieces_settled = len(reply._pieces)
+
+        def end_shown() -> bool:
+            rows = range(max(reply.size.height - 8, 0), reply.size.height)
+            return "line 5.399" in "".join(reply.render_line(y).text for y in rows)
+
+        await wait_until(pilot, end_shown, "the end of the reply on screen")
+    assert pieces_settled > 50
+    assert len(heights) <= 1, sorted(heights)  # no layout grew it while it settled (one per slice before)
+    assert len(rendered_in_backlog) <= 4, rendered_in_backlog  # only what its first frame showed

@@ -8,7 +8,9 @@ rest, its padding rows trimmed), at a table row (the header is repeated for the 
 trimmed), or at a line or space of anything else. So each update re-renders a tail of bounded size and
 the cost of a reply grows linearly with it. Pieces are rendered only when a frame shows them (an
 estimate of their height stands in until then), so a reply arriving in one 5 MB piece costs what the
-screen shows; settling is itself done in slices of `SLICE` seconds, leaving the event loop to keys.
+screen shows; settling is itself done in slices of `SLICE` seconds, leaving the event loop to keys, and
+while such a backlog settles the view is shown (laid out, the pieces on screen rendered) every
+`BACKLOG_DRAW` seconds rather than after every slice, its end once it is all settled.
 Cut blocks are exact for bullet lists and code (colours aside); an ordered list's numbers may be padded
 differently from piece to piece, a cut table's columns are sized per piece, and a cut paragraph starts
 a new line at each cut. Frames draw only visible lines (line API), so one long reply, or a log of many,
@@ -46,6 +48,11 @@ QUOTE_STYLE = {"markdown.block_quote": "italic"}
 colour's neighbour in most themes, and read as one."""
 PREPARE_CHARS = 8000
 """Replies up to this long are rendered whole before they are mounted again (see `prepare`)."""
+BACKLOG_DRAW = 0.5
+"""While a backlog settles, the view asks for a frame, and renders the pieces frames show, at most this often
+(seconds): the end of the settled text moves on every slice, and a frame after each (a layout of the screen,
+~40 ms) with each new end rendered (~10 ms a piece, a few a screen) cost several times the settling itself,
+for pieces scrolled past a moment later."""
 
 
 @dataclass
@@ -82,6 +89,7 @@ class MarkdownView(Widget):
         self._width = -1
         self._styled: dict[int | str, Strip | Style] = {}
         """Settled lines with the widget's style applied, by line number (plus the style they used)."""
+        self._backlog_shown, self._layout_owed, self._shown_height = 0.0, False, 0  # typed here; see `_reset`
         self._reset()
         self._line_style = Style()
 
@@ -110,11 +118,23 @@ class MarkdownView(Widget):
             return
         height, unchanged = self._height(), self._starts[-1]
         self._update_lines(width)
-        if self._height() != height:
+        if self._backlog:  # a slice of settling: shown now and then (`BACKLOG_DRAW`), not after every slice
+            self._layout_owed = self._layout_owed or self._height() != height
+            if self._shown_height and time.perf_counter() - self._backlog_shown < BACKLOG_DRAW:
+                return
+            self._show_backlog()
+        else:
+            self._shown_height = 0
+        if self._height() != height or self._layout_owed:
+            self._layout_owed = False
             self.refresh(layout=True)
         else:  # repaint only from the first line that can have changed: no layout, a small region
             width, height = self.size  # regions are in content coordinates
             self.refresh(Region(0, unchanged, width, max(height - unchanged, 1)))
+
+    def _show_backlog(self) -> None:
+        """Let layouts see the height settled so far (until the next time, `BACKLOG_DRAW` from now)."""
+        self._shown_height, self._backlog_shown = self._height(), time.perf_counter()
 
     def _height(self) -> int:
         lines = self._starts[-1] + len(self._tail)
@@ -153,6 +173,13 @@ class MarkdownView(Widget):
         self._tail: list[Strip] = []
         self._tail_dirty = True
         self._backlog = False
+        self._backlog_drawn = 0.0
+        """When a frame last rendered the pieces it shows during a backlog (see `BACKLOG_DRAW`)."""
+        self._backlog_shown = 0.0
+        """When a slice of a backlog last asked for a frame; `_layout_owed`: a slice since changed the height."""
+        self._layout_owed = False
+        self._shown_height = 0
+        """The height a backlog last showed: what layouts get until it is shown again (others ask for frames too)."""
         self._settling = False
         self._rendering = False
         self._styled.clear()
@@ -233,8 +260,8 @@ class MarkdownView(Widget):
         the loop of its own (then the next): otherwise the frame that first shows it renders it, and a key
         waiting for that frame waits for the rendering too (~10 ms a piece)."""
         self._rendering = False
-        if self._width <= 0 or self._frozen or not self.is_attached:
-            return
+        if self._width <= 0 or self._frozen or self._backlog or not self.is_attached:
+            return  # with a backlog, the end moves on: rendered once it stops (`_settle` calls this again)
         starts, top = self._starts, self._starts[-1] - self.app.size.height  # a screenful above the tail
         index = len(self._pieces) - 1
         while index >= 0 and starts[index + 1] > top and self._pieces[index].lines is not None:
@@ -283,12 +310,17 @@ class MarkdownView(Widget):
 
     def _quick_cut(self, source: str) -> Cut | None:
         """The cut of a long list or code block found in its first few KB, when no block ends there: the cut
-        the full search below would make, without scanning to the block's end (tens of KB) for each piece."""
-        near = source[: len(self._carry) + 3 * SPLIT]
-        if len(near) == len(source) or settled_boundary(near, len(self._carry) + 1):
+        the full search below would make, without scanning to the block's end (tens of KB) for each piece.
+        Only the text up to the cut's line is searched for a block's end (the rest of the few KB was searched
+        for each piece too: a third of settling a long list's time)."""
+        carry = len(self._carry)
+        near = source[: carry + 3 * SPLIT]
+        if len(near) == len(source) or (cut := growing_cut(near)) is None or not carry < cut.end < len(near):
             return None
-        cut = growing_cut(near)
-        return cut if cut is not None and len(self._carry) < cut.end < len(near) else None
+        line_end = near.find("\n", cut.end)  # the cut's line too: a block beginning there ends the one before
+        if line_end == -1 or settled_boundary(near[: line_end + 1], carry + 1):
+            return None
+        return cut
 
     def _before_big_block(self, block: str, boundary: int) -> int:
         """The small blocks in front of a long block (a heading before a long list) settle on their own, so
@@ -394,13 +426,25 @@ class MarkdownView(Widget):
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._update_lines(width)
-        return self._height()
+        if not self._backlog:
+            self._shown_height = 0
+            return self._height()
+        if not self._shown_height:
+            self._show_backlog()
+        return self._shown_height
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._line_style = self.rich_style  # computing it is not cheap: once per pass, not per line
         self._update_lines(self.size.width)
         moved = False
-        for index in range(max(bisect_right(self._starts, crop.y) - 1, 0), len(self._pieces)):
+        first = max(bisect_right(self._starts, crop.y) - 1, 0)
+        if self._backlog:  # render what it shows now and then only (`BACKLOG_DRAW`); blank rows stand in meanwhile
+            now = time.perf_counter()
+            if now - self._backlog_drawn < BACKLOG_DRAW:
+                first = len(self._pieces)
+            else:
+                self._backlog_drawn = now
+        for index in range(first, len(self._pieces)):
             if self._starts[index] >= crop.bottom:
                 break
             moved = self._render_piece(index) or moved
