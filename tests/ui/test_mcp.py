@@ -247,3 +247,22 @@ async def test_a_servers_question_is_a_form_and_its_sampling_a_dialog(mcp_app: M
     finally:
         await store.close()
     assert used[1] > sum(usage.completion_tokens for usage in replies)  # the sampling reply's tokens counted too
+
+
+async def test_the_status_bar_names_the_servers_still_starting(mcp_app: MakeApp) -> None:
+    app, backend = mcp_app(
+        calling("echo", text="x"),
+        demo=stdio(approval="never"),
+        slowpoke=stdio("--hang", startup_timeout=600),
+        missing=McpServerSettings(command="no-such-mcp-server"),
+    )
+    async with app.run_test(size=(160, 40)) as pilot:
+        bar = chat(pilot).status_bar
+        line: Callable[[], str] = lambda: str(bar.render())  # noqa: E731
+        # demo ready and missing failed leave the line; slowpoke, still starting, stays named
+        await until(pilot, lambda: "mcp: slowpoke starting…" in line(), "only slowpoke named")
+        assert backend.mcp_servers is not None and backend.mcp_servers.servers["demo"].state == "ready"
+        await backend.mcp_servers.toggle("slowpoke")  # turned off: no longer starting
+        await until(pilot, lambda: "mcp:" not in line(), "no server named once none is starting")
+        bar.set_starting(["a", "b", "c", "d", "e"])  # many: the first few named, the rest counted
+        assert "mcp: a, b, c +2 starting…" in line()

@@ -7,12 +7,14 @@ cannot be generated is reported and left out without affecting the rest of its p
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
 import re
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
@@ -130,7 +132,13 @@ class ToolSpec:
         return None if self.command is None else str(arguments[self.command])
 
     def parameters_schema(self) -> dict[str, Any]:
-        """The JSON schema of the arguments, as the model sees it."""
+        """The JSON schema of the arguments, as the model sees it (a copy: the caller may change it)."""
+        return copy.deepcopy(self._schema)
+
+    @cached_property
+    def _schema(self) -> dict[str, Any]:
+        """Worked out once per spec: pydantic's `model_json_schema` takes about a millisecond, and every model
+        request lists every tool (1000 plugins: a second per request)."""
         schema = self.arguments_model.model_json_schema()
         schema.pop("title", None)
         for prop in schema.get("properties", {}).values():

@@ -7,12 +7,15 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
 
 from tests.unit.tools.helpers import BROKEN, FAST_IMPORT, only_from, shipped
 from tui_agent.config import ToolsSettings
+from tui_agent.tools import loader
+from tui_agent.tools.loader import PluginSource
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.spec import tool
 
@@ -291,3 +294,31 @@ def test_any_base_exception_at_import_is_reported(tmp_path: Path, raised: str) -
     assert registry.names() == ["fine_tool"]
     message = problem_for(registry, "interrupts.py")
     assert f"raised {raised.split('(')[0]}" in message and "line 1" in message and message.endswith("skipped")
+
+
+def test_plugins_are_imported_by_a_few_threads_and_those_left_behind_hung_ones_are_skipped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """1000 plugins imported three times slower with a thread each (they only contend for the interpreter); a few
+    threads take them in turn. When every thread is stuck in a hung plugin, the rest are skipped, said why."""
+    importers: set[threading.Thread] = set()  # the threads themselves: an ident may be reused once one ends
+
+    def quick() -> str:
+        importers.add(threading.current_thread())
+        return "module"
+
+    many = [PluginSource(f"p{i}", f"p{i}.py", quick) for i in range(3 * loader.IMPORTERS)]
+    loaded, problems = loader.load_guarded(many, 30)
+    assert len(loaded) == len(many) and problems == [] and 1 <= len(importers) <= loader.IMPORTERS
+
+    release = threading.Event()
+    monkeypatch.setattr(loader, "IMPORTERS", 1)
+    stuck = [PluginSource("hangs", "hangs.py", release.wait), PluginSource("fine", "fine.py", quick)]
+    try:
+        loaded, problems = loader.load_guarded(stuck, 0.2)
+    finally:
+        release.set()
+    assert loaded == [] and [(problem.file, problem.message) for problem in problems] == [
+        ("hangs.py", "took more than 0.2 s to import; skipped"),
+        ("fine.py", "not imported: other plugins took more than 0.2 s to import; skipped"),
+    ]

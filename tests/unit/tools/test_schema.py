@@ -249,3 +249,24 @@ def test_a_tool_declares_what_it_can_change() -> None:
     assert spec_of(tool(command="x")(f)).effect == "command"  # a command-like tool can do what a command can
     with pytest.raises(ToolDefinitionError, match="effect must be one of"):
         spec_of(tool(effect="harmless")(f))  # type: ignore[call-overload]
+
+
+def test_the_schema_is_worked_out_once_per_spec_and_each_caller_gets_its_own_copy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every model request lists every tool: with 1000 plugins, pydantic's schema per tool per request cost a
+    second; it is worked out when the spec is built and copied after."""
+    spec = spec_of(every_type)
+    model = spec.arguments_model
+    made: list[int] = []
+    original = model.model_json_schema
+
+    def counted(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        made.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(model, "model_json_schema", counted)
+    first = spec.openai_tool()
+    first["function"]["parameters"]["properties"].clear()  # a caller changing its copy changes nobody else's
+    second = spec.openai_tool()
+    assert made == [] and "text" in second["function"]["parameters"]["properties"]

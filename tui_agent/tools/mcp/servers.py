@@ -5,7 +5,7 @@ every enabled server concurrently. Each server's tools enter the `ToolRegistry` 
 leave when it fails or is turned off), under `server__tool` when the name is taken. A turn does not wait for
 servers still starting (`ToolRegistry.settled_for`): it is sent with the tools that are ready, unless its prompt
 names a starting server (or a tool it had before a restart); then it waits for that one, bounded by its
-`startup_timeout` (`still_starting` says which are starting, for the status bar). What the
+`startup_timeout` (`still_starting` says which are starting; `watch_starting` tells the status bar). What the
 user should know (a server failed, crashed, tools too large for the context, tools left out because they
 can only run as tasks) arrives as notices for
 whoever `watch`es: a UI notification, or stderr for `-p`.
@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import logging
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -43,6 +44,8 @@ OAUTH_MODULE = "tui_agent.tools.mcp.oauth"
 SETTLE_MARGIN = 5.0
 """Seconds beyond a server's `startup_timeout` a turn waits for it (the SDK import comes first)."""
 Listener = Callable[[str], None]
+StartingListener = Callable[[list[str]], None]
+log = logging.getLogger("tui_agent.tools.mcp.servers")
 
 
 class McpServers:
@@ -75,6 +78,8 @@ class McpServers:
         self._loading: asyncio.Task[None] | None = None
         self._notices: list[str] = []
         self._listeners: list[Listener] = []
+        self._starting_listeners: list[StartingListener] = []
+        self._starting_said: list[str] | None = None
         self._said: set[tuple[str, str]] = set()
         self._budget_warned = False
         self.asker: Asker | None = None
@@ -134,6 +139,29 @@ class McpServers:
     def still_starting(self) -> list[str]:
         """The names of the servers still starting (a turn sent meanwhile goes without their tools)."""
         return [server.name for server in self.still_starting_servers()]
+
+    def watch_starting(self, listener: StartingListener) -> Callable[[], None]:
+        """Tell `listener` the servers still starting now and whenever that list changes (empty: none is); returns
+        how to stop (idempotent)."""
+        self._starting_listeners.append(listener)
+        listener(self.still_starting())
+
+        def stop() -> None:
+            if listener in self._starting_listeners:
+                self._starting_listeners.remove(listener)
+
+        return stop
+
+    def _tell_starting(self) -> None:
+        starting = self.still_starting()
+        if starting == self._starting_said:
+            return
+        self._starting_said = starting
+        for listener in list(self._starting_listeners):
+            try:
+                listener(starting)
+            except Exception:  # a broken view never holds up a server
+                log.exception("a listener to the starting servers failed")
 
     async def _settle(self, server: McpServer) -> None:
         try:
@@ -262,6 +290,7 @@ class McpServers:
         if server.state in (ServerState.FAILED, ServerState.CRASHED):
             self._say(server.name, f"MCP server {server.name} {server.describe()}. Its log: {server.log_path}")
         self._check_budget()
+        self._tell_starting()
 
     def capped(self, name: str) -> list[str]:
         """The offered tools of server `name` whose description was cut (`[tools] description_cap`)."""

@@ -127,6 +127,7 @@ class ChatScreen(ReportingScreen[None]):
         self.slash = SlashPrompts(self)
         """What a prompt starting with `/` does: a built-in command, the run's own, or text with a notice."""
         self._stop_watching_unsaved: Unsubscribe = lambda: None
+        self._stop_watching_mcp: Unsubscribe = lambda: None
         self.later = LaterWidgets(self, self.slash.catalogue)
         """The message cursor, the hover bar, the attachment strip and the `/` menu (mounted after the first frame)."""
         self.columns = SideColumns(self)
@@ -348,6 +349,7 @@ class ChatScreen(ReportingScreen[None]):
         if self.backend is None:
             self.backend = backend
             self._stop_watching_unsaved = backend.watch_unsaved(self.status_bar.set_unsaved)
+            self._watch_mcp_servers()
             # for the context gauge (the first turn waits for it); a resumed session's shows its window at once
             backend.learn_context_windows().add_done_callback(self._show_gauge)
             follow_team(cast("TeamApp", self.app), backend)  # `--team`, or the resumed session's team
@@ -370,6 +372,15 @@ class ChatScreen(ReportingScreen[None]):
         if "branches" in self.__dict__:  # its marks are asked for on a timer, which would find no widgets
             self.branches.stop()
         self._stop_watching_history()
+        self._stop_watching_mcp()
+        self._stop_watching_mcp = lambda: None
+
+    def _watch_mcp_servers(self) -> None:
+        """The status bar names the MCP servers still starting (a prompt meanwhile goes without their tools)."""
+        engine = self.engine.ready
+        servers = engine.mcp_servers if engine is not None else None
+        if servers is not None:
+            self._stop_watching_mcp = servers.watch_starting(self.status_bar.set_starting)
 
     def _stop_watching_history(self) -> None:
         """The status bar no longer follows history's unsaved state (idempotent)."""

@@ -7,6 +7,9 @@ a model without a price shows tokens only) and the context gauge: the active bra
 model's window (`~` marks an estimate; an unknown window shows the tokens alone), in the warning colour once
 it reaches the share that compacts the next turn.
 
+While MCP servers are still starting it names them ("mcp: github, jira starting…"): a prompt sent meanwhile
+goes without their tools unless it names one.
+
 While a reply has not begun, it says what it waits for ("rate limited — retrying in 3 s (1 of 2)",
 "waiting for the server 12 s"), redrawn every `TICK` seconds so the timer moves.
 """
@@ -30,6 +33,8 @@ if TYPE_CHECKING:  # events load with the engine, after the first paint
 TICK = 0.25
 MIN_TITLE = 16
 """Characters of the session title kept before the endpoint and then the model make room instead."""
+MCP_NAMES_SHOWN = 3
+"""Starting MCP servers named on the line; more are counted ("mcp: a, b, c +2 starting…")."""
 MODE_STYLES = {"auto": "bold $error", "auto-edit": "bold $warning", "read-only": "bold $success"}
 """How each permission mode but ask is marked: the more it runs unasked, the louder."""
 
@@ -91,6 +96,8 @@ class StatusBar(Static):
         """The permission mode (`tui_agent.tools.modes`); shown unless it is the default, ask."""
         self.sandboxed = True
         """Whether auto mode's commands run in the OS sandbox (false only with the loud unsandboxed flag)."""
+        self.starting: list[str] = []
+        """The MCP servers still starting (their tools are not offered yet)."""
 
     @property
     def _model_in_endpoint(self) -> bool:
@@ -129,6 +136,21 @@ class StatusBar(Static):
         if sandboxed != self.sandboxed:
             self.sandboxed = sandboxed
             self._redraw()
+
+    def set_starting(self, servers: list[str]) -> None:
+        """Name the MCP servers still starting (empty: none is, nothing shown)."""
+        if servers != self.starting:
+            self.starting = list(servers)
+            self._redraw()
+
+    @property
+    def _starting_mark(self) -> list[Content]:
+        """ "mcp: github, jira starting…" while any is; nothing otherwise."""
+        if not self.starting:
+            return []
+        names = ", ".join(sanitize(name) for name in self.starting[:MCP_NAMES_SHOWN])
+        more = len(self.starting) - MCP_NAMES_SHOWN
+        return [Content.styled(f"mcp: {names}{f' +{more}' if more > 0 else ''} starting…", "$text-muted")]
 
     @property
     def _mode_mark(self) -> str:
@@ -214,6 +236,7 @@ class StatusBar(Static):
         parts = [
             Content(self.state),
             *warning,
+            *self._starting_mark,
             *([] if self.mode == "ask" else [Content.styled(self._mode_mark, MODE_STYLES.get(self.mode, "bold"))]),
             *self._who,
             *([] if self.branch_note is None else [Content.styled(f"⑂ {self.branch_note}", "$text-warning")]),
