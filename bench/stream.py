@@ -1,12 +1,16 @@
-"""Benchmark: stream_chat's per-chunk cost against the raw openai client, same server, same run.
+"""Benchmark: stream_chat's per-chunk cost against the raw openai client and a bare SSE reader, same run.
 
 The offline model (in its own process, so it does not share our GIL) serves one reply of 100,000 small
 chunks: half text, half the arguments of a tool call whose long `to_user` string streams in 4-character
 pieces. (a) reads it raw through `openai.AsyncOpenAI` (touching each chunk's delta); (b) reads it
-through `ChatClient.stream_chat` with tool-call assembly and `to_user` decoding. Best of R runs each,
-interleaved. Target: (b)/(a) <= 1.2. stream_chat sends the request through the openai client but reads
-the SSE body itself (strict UTF-8, `json.loads` to dicts), which skips building openai's pydantic chunk
-models — the bulk of (a)'s per-chunk cost — so the ratio lands far below 1.
+through `ChatClient.stream_chat` with tool-call assembly and `to_user` decoding; (c) the floor: a bare SSE
+reader on the same HTTP library the SDK uses (`httpx2`): the body's bytes split into events, each `data:`
+line `json.loads`-ed and its delta touched, nothing else. Best of R runs each, interleaved.
+Targets: (b)/(a) <= 1.2, and (b)/(c) <= 1.5. stream_chat sends the request through the openai client but
+reads the SSE body itself (strict UTF-8, `json.loads` to dicts), which skips building openai's pydantic
+chunk models — the bulk of (a)'s per-chunk cost — so (b)/(a) lands far below 1; against (c), which does
+the least any reader must, what is left is stream_chat's own work per chunk (issue 28: the openai SDK
+alone was a flattering baseline).
 
     python bench/stream.py [--chunks N] [--repeat R]
 """
@@ -24,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import openai
 from openai.types.chat import ChatCompletionMessageParam
 
@@ -90,6 +95,37 @@ async def raw_run(base_url: str) -> tuple[float, int]:
     return elapsed, count
 
 
+async def sse_run(base_url: str) -> tuple[float, int]:
+    """The floor: read the SSE body with no SDK, `json.loads` each event's data and touch its delta."""
+    body = {
+        "model": "offline",
+        "messages": MESSAGES,
+        "tools": [{"type": "function", "function": TOOL["function"]}],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    async with httpx2.AsyncClient(timeout=60) as client:
+        start = time.perf_counter()
+        count = 0
+        async with client.stream(
+            "POST", f"{base_url}/chat/completions", json=body, headers={"Authorization": "Bearer bench"}
+        ) as response:
+            pending = b""
+            async for block in response.aiter_bytes():
+                events = (pending + block).split(b"\n\n")
+                pending = events.pop()
+                for event in events:
+                    data = event.removeprefix(b"data: ")
+                    if data == b"[DONE]":
+                        continue
+                    chunk = json.loads(data)
+                    if chunk["choices"]:
+                        _ = chunk["choices"][0]["delta"]
+                    count += 1
+        elapsed = time.perf_counter() - start
+    return elapsed, count
+
+
 async def ours_run(base_url: str) -> tuple[float, int]:
     client = ChatClient(base_url, "offline", api_key="bench")
     start = time.perf_counter()
@@ -119,21 +155,28 @@ def main() -> None:
         process, base_url = start_server(path)
         try:
             asyncio.run(raw_run(base_url))  # warm up: the server renders the reply once
-            raw_times, our_times = [], []
+            asyncio.run(sse_run(base_url))
+            raw_times, our_times, sse_times = [], [], []
             for _ in range(args.repeat):
+                gc.collect()
+                sse_time, sse_chunks = asyncio.run(sse_run(base_url))
                 gc.collect()
                 raw_time, chunks = asyncio.run(raw_run(base_url))
                 gc.collect()
                 our_time, events = asyncio.run(ours_run(base_url))
                 raw_times.append(raw_time)
                 our_times.append(our_time)
+                sse_times.append(sse_time)
         finally:
             process.terminate()
             process.wait(timeout=10)
-    raw, ours = min(raw_times), min(our_times)
+    raw, ours, sse = min(raw_times), min(our_times), min(sse_times)
+    assert sse_chunks == chunks, f"the bare reader saw {sse_chunks} chunks, the SDK {chunks}"
+    print(f"bare SSE:    {chunks} chunks in {sse:.3f}s ({sse / chunks * 1e6:.2f} us/chunk)")
     print(f"raw openai:  {chunks} chunks in {raw:.3f}s ({raw / chunks * 1e6:.2f} us/chunk)")
     print(f"stream_chat: {chunks} chunks -> {events} events in {ours:.3f}s ({ours / chunks * 1e6:.2f} us/chunk)")
     print(f"result: stream_chat_s={ours:.3f} baseline={raw:.3f} ratio={ours / raw:.2f} target=ratio<=1.2")
+    print(f"result: stream_chat_vs_bare_sse_s={ours:.3f} baseline={sse:.3f} ratio={ours / sse:.2f} target=ratio<=1.5")
 
 
 if __name__ == "__main__":
