@@ -61,25 +61,27 @@ def wait_gone(pid: int, within: float) -> bool:
     return True
 
 
+def ask_then_hang_up(base_url: str, home: Path, db: Path, seen: bytes, *, in_text: bool = False) -> None:
+    """The app on a pty: "hello" asked, its terminal closed once `seen` has arrived; it must end by itself."""
+    env = {**os.environ, "TUI_AGENT_HOME": str(home), "TERM": "xterm-256color", "OPENAI_API_KEY": "k"}
+    command = [sys.executable, "-m", "tui_agent", "--base-url", base_url, "--model", "m", "--db", str(db)]
+    terminal = Terminal(command, env, size=(120, 40))
+    try:
+        terminal.read_until(b"Ask anything")
+        os.write(terminal.leader, b"hello\r")
+        terminal.read_until(seen, in_text=in_text)
+        terminal.hang_up()
+        assert terminal.ends_within(ENDS_WITHIN), "still running after its terminal closed"
+    finally:
+        terminal.close()
+
+
 def test_closed_pty_mid_reply_ends_the_app(isolated_home: Path, tmp_path: Path) -> None:
     """No SIGHUP here: the app only sees writes fail and reads end; before, its writer thread died and the
     event loop blocked for ever on the writer's full queue, deaf to SIGTERM too."""
     db = tmp_path / "history.db"
-    env = {**os.environ, "TUI_AGENT_HOME": str(isolated_home), "TERM": "xterm-256color", "OPENAI_API_KEY": "k"}
     with BackgroundServer(LONG_REPLY) as server:
-        terminal = Terminal(
-            [sys.executable, "-m", "tui_agent", "--base-url", server.base_url, "--model", "m", "--db", str(db)],
-            env,
-            size=(120, 40),
-        )
-        try:
-            terminal.read_until(b"Ask anything")
-            os.write(terminal.leader, b"hello\r")
-            terminal.read_until(b"word word word")
-            terminal.hang_up()
-            assert terminal.ends_within(ENDS_WITHIN), "still running after its terminal closed"
-        finally:
-            terminal.close()
+        ask_then_hang_up(server.base_url, isolated_home, db, b"word word word")
     assert_reply_interrupted(db)
 
 
@@ -90,21 +92,8 @@ def test_a_terminal_closed_after_a_big_reply_ends_the_app_with_the_reply_whole(
     character of a finished reply, as complete, and the app leaves by itself (not by the watchdog)."""
     db = tmp_path / "history.db"
     reply = "A line of the long reply.\n\n" * 20_000 + "END-OF-REPLY"
-    env = {**os.environ, "TUI_AGENT_HOME": str(isolated_home), "TERM": "xterm-256color", "OPENAI_API_KEY": "k"}
     with BackgroundServer({"replies": [{"text": reply, "chunk_size": 65536}]}) as server:
-        terminal = Terminal(
-            [sys.executable, "-m", "tui_agent", "--base-url", server.base_url, "--model", "m", "--db", str(db)],
-            env,
-            size=(120, 40),
-        )
-        try:
-            terminal.read_until(b"Ask anything")
-            os.write(terminal.leader, b"hello\r")
-            terminal.read_until(b"END-OF-REPLY", in_text=True)
-            terminal.hang_up()
-            assert terminal.ends_within(ENDS_WITHIN), "still running after its terminal closed"
-        finally:
-            terminal.close()
+        ask_then_hang_up(server.base_url, isolated_home, db, b"END-OF-REPLY", in_text=True)
     assert saved_reply(db) == ("complete", reply)
     log = isolated_home / "data" / "logs" / "output.log"
     assert not log.exists() or b"still running" not in log.read_bytes()
