@@ -12,7 +12,7 @@ import asyncio
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import on
 from textual.app import App, SystemCommand
@@ -43,6 +43,8 @@ if TYPE_CHECKING:  # loads with the first Ctrl+C
     from tui_agent.agent.records import Answer, Question, SamplingRequest, Verdict
     from tui_agent.ui.ctrl_c import CtrlC
 
+Given = TypeVar("Given")
+"""What a dialog answers with (`answer_of`)."""
 ERROR_TIMEOUT = 30.0
 """Seconds an error notification stays up unless clicked away (information: Textual's few seconds)."""
 ENGINE_START_DELAY = 0.05
@@ -234,36 +236,27 @@ class TuiAgentApp(App[None]):
         from tui_agent.agent.records import Answer  # deferred: with the first question
         from tui_agent.ui.screens.elicitation import ElicitationScreen  # deferred: with the first question
 
-        answer: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
-        modal = ElicitationScreen(question)
-
-        def answered(given: Answer | None) -> None:
-            if not answer.done():
-                answer.set_result(given or Answer("cancel"))
-
-        self.push_screen(modal, callback=answered)
-        try:
-            return await answer
-        except asyncio.CancelledError:
-            if self.screen is modal:
-                self.pop_screen()
-            raise
+        return await self.answer_of(ElicitationScreen(question), Answer("cancel"))
 
     async def ask_mcp_sampling(self, request: SamplingRequest) -> Verdict:
         """Show an MCP server's sampling request and wait for the user's verdict (a call that ends first takes
         the dialog away)."""
         from tui_agent.ui.screens.sampling import SamplingScreen  # deferred: with the first sampling request
 
-        verdict: asyncio.Future[Verdict] = asyncio.get_running_loop().create_future()
-        modal = SamplingScreen(request)
+        return await self.answer_of(SamplingScreen(request), "deny")
 
-        def decided(given: Verdict | None) -> None:
-            if not verdict.done():
-                verdict.set_result(given or "deny")
+    async def answer_of(self, modal: Screen[Given], unanswered: Given) -> Given:
+        """Show `modal` and wait for its answer (`unanswered`: closed without one); a call that ends first
+        (cancelled) takes the dialog away."""
+        answer: asyncio.Future[Given] = asyncio.get_running_loop().create_future()
 
-        self.push_screen(modal, callback=decided)
+        def answered(given: Given | None) -> None:
+            if not answer.done():
+                answer.set_result(unanswered if given is None else given)
+
+        self.push_screen(modal, callback=answered)
         try:
-            return await verdict
+            return await answer
         except asyncio.CancelledError:
             if self.screen is modal:
                 self.pop_screen()
