@@ -137,6 +137,7 @@ class ApprovalRequested(TurnEvent):
 
     call: ToolCall
     answer: asyncio.Future[Decision] = field(compare=False)
+    external: bool = False  # asked by an external (ACP) agent for its own tool, which `--allow` does not name
 
 
 @dataclass(frozen=True)

@@ -129,7 +129,7 @@ class TurnHost:
         self.turn.follow_agent_call(call)
 
     async def ask(self, call: ToolCall) -> Decision:
-        return await self.turn.ask(call)
+        return await self.turn.ask(call, external=True)
 
     def usage(self, prompt_tokens: int, completion_tokens: int) -> None:
         self.turn.add_usage(Usage(prompt_tokens, completion_tokens))

@@ -82,7 +82,8 @@ def answer_unattended(request: ApprovalRequested, err: TextIO) -> None:
         say(err, f"{name} was blocked by the OS sandbox; a -p run does not run it again outside it")
         request.answer.set_result(Decision.DENY)
         return
-    say(err, f"{name} needs approval, which nobody can give in a -p run: not run (`--allow {name}` lets it run)")
+    how = "its agent's own settings can allow it" if request.external else f"`--allow {name}` lets it run"
+    say(err, f"{name} needs approval, which nobody can give in a -p run: not run ({how})")
     request.answer.set_result(Decision.DENY)
 
 

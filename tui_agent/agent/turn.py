@@ -419,11 +419,11 @@ class Turn:
     async def _store_returned(self, call: ToolCall, returned: list[Attachment]) -> None:
         await self.services.store.attach_to_call(call.message_id, call.call_id, returned)
 
-    async def ask(self, call: ToolCall) -> Decision:
+    async def ask(self, call: ToolCall, *, external: bool = False) -> Decision:
         """Put `call` to the user as an `ApprovalRequested` event and wait for the answer; a cancelled turn
-        (or call) cancels the question."""
+        (or call) cancels the question. `external`: an external agent asks for its own tool."""
         answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
-        self._emit(ApprovalRequested(call, answer, turn_id=self.id))
+        self._emit(ApprovalRequested(call, answer, turn_id=self.id, external=external))
         asking = self.agent or self.runs
         self.services.runner.registry.hooks.notify(f"{asking} asks for approval to run {call.name}", self.session_id)
         try:

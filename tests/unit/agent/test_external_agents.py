@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import io
 import sys
 from pathlib import Path
 
@@ -34,11 +35,12 @@ from tui_agent.agent.events import (
     UsageUpdated,
 )
 from tui_agent.agent.external_turn import prompt_for
+from tui_agent.agent.headless import answer_unattended
 from tui_agent.agent.team import TeamError, find_team
 from tui_agent.agents.cli import describe, render
 from tui_agent.agents.profiles import AgentProfile, Catalog, TeamProfile
 from tui_agent.status import ToolStatus
-from tui_agent.tool_call import Decision
+from tui_agent.tool_call import Decision, ToolCall
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 SDK_EXAMPLE = FIXTURES / "acp_example_agent.py"
@@ -108,6 +110,7 @@ async def test_an_external_agents_thoughts_tool_calls_approval_and_usage_come_ba
     capped = "three lines" + "." * 245 + "\n[truncated 755 bytes]"  # as our own tools' output is
     assert read.result == capped
     assert [question.call.name for question in asked] == ["Write out.txt"]
+    assert all(question.external for question in asked)  # -p's hint must not name `--allow` for it
     assert write.status is ToolStatus.DONE and (folder / "out.txt").read_text() == "hello\n"
     assert [(c.path, c.before, c.after) for c in write.file_changes] == [("out.txt", None, b"hello\n")]
     assert calls_of(events)["ask_helper"].result == "I read the notes and wrote out.txt."
@@ -291,3 +294,14 @@ def test_a_profile_names_a_program_and_a_router_must_be_a_model() -> None:
     assert "agent 'lead' starts 'gemini', which is not a program here (not on PATH)" in listed
     here = Catalog(agents={"lead": AgentProfile(name="lead", acp=[sys.executable, str(SCRIPTED)])})
     assert here.problems_of() == []
+
+
+async def test_a_p_runs_hint_names_allow_only_for_our_own_tools() -> None:
+    """`--allow NAME` lets one of our tools run in -p; an external agent's tool is not ours to allow."""
+    for external, hint in ((False, "`--allow Write out.txt` lets it run"), (True, "its agent's own settings")):
+        answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        request = ApprovalRequested(ToolCall("c1", "Write out.txt", "{}", {}, "m1"), answer, external=external)
+        err = io.StringIO()
+        answer_unattended(request, err)
+        assert hint in err.getvalue() and answer.result() is Decision.DENY, err.getvalue()
+        assert ("--allow" in err.getvalue()) is not external
