@@ -174,7 +174,8 @@ class ChatClient:
     async def read(
         self, response: Any, assembler: StreamAssembler, watchdog: StallWatchdog
     ) -> AsyncGenerator[list[StreamEvent], None]:
-        """The events of each SSE payload in the body, up to `[DONE]` or the end of the body."""
+        """The events of the SSE payloads each block of the body brought, up to `[DONE]` or the end of the body
+        (one list a block, not a payload: a fast stream brings ~150 payloads a block, each a generator hop)."""
         self._check_content_type(response)
         if response.headers.get("content-type", "").lower().startswith("application/json"):
             # A server that ignores `stream`: its one completion is replayed as a single chunk.
@@ -184,10 +185,17 @@ class ChatClient:
             return
         async with contextlib.aclosing(sse_payloads(response, watchdog)) as blocks:
             async for payloads in blocks:
-                for payload in payloads:
-                    if payload.startswith("[DONE]"):
-                        return
-                    yield self._events(assembler, decode_payload(payload))
+                events: list[StreamEvent] = []
+                try:
+                    for payload in payloads:
+                        if payload.startswith("[DONE]"):
+                            yield events
+                            return
+                        events += self._events(assembler, decode_payload(payload))
+                except Exception:
+                    yield events  # what came before a bad payload is shown and kept before its error
+                    raise
+                yield events
 
     def _completion_as_chunk(self, body: Any) -> dict[str, Any]:
         """A non-streamed `chat.completion` as one chunk carrying the whole message (errors pass through)."""

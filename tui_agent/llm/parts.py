@@ -22,6 +22,8 @@ so a server that sends both `reasoning_content` and `reasoning` is not shown it 
 
 def part_deltas(delta: dict[str, object]) -> list[tuple[str, str]]:
     """The (kind, text) pieces of one delta, in `PART_FIELDS` order, at most one per kind."""
+    if delta.keys().isdisjoint(PART_FIELDS):  # most deltas: text or a call's arguments only
+        return []
     found: dict[str, str] = {}
     for name, kind in PART_FIELDS.items():
         value = delta.get(name)

@@ -114,10 +114,10 @@ async def stream_reply(
                 watchdog.paused = True  # time the consumer spends on events is not a stall
                 for event in events:
                     yield event
+                    if time.perf_counter() > slice_end:  # payloads read together come without a pause
+                        await asyncio.sleep(0)
+                        slice_end = time.perf_counter() + slice_seconds
                 watchdog.paused = False
-                if time.perf_counter() > slice_end:  # payloads read together come without a pause
-                    await asyncio.sleep(0)
-                    slice_end = time.perf_counter() + slice_seconds
         for event in protocol.ending(reading):
             yield event
     except asyncio.CancelledError:

@@ -267,3 +267,35 @@ async def test_bytes_that_are_not_utf8_are_shown_as_escapes(offline_server: Back
         await collect(offline_server.base_url, api_key=KEY)
     message = raised.value.user_message  # how much comes before and after depends on the network's blocks
     assert "(the first bad bytes, after b'" in message and ": b'\\xff\\xfe" in message
+
+
+@pytest.mark.parametrize(
+    "offline_server",
+    [
+        replies(
+            {
+                "raw_events": [
+                    '{"choices": [{"delta": {"content": "kept "}}]}',
+                    '{"choices": [{"delta": {"content": "too"}}]}',
+                    "{not json",
+                ]
+            }
+        )
+    ],
+    indirect=True,
+)
+async def test_what_came_before_a_bad_payload_is_handed_on_before_its_error(
+    offline_server: BackgroundServer,
+) -> None:
+    """Payloads read in one block are handed on together: a bad one among them must not take the text that
+    came before it (the screen and history keep what was shown)."""
+    client = ChatClient(offline_server.base_url, "offline", api_key=KEY)
+    texts: list[str] = []
+    try:
+        with pytest.raises(MalformedResponseError):
+            async for event in client.stream_chat(USER):
+                if isinstance(event, TextDelta):
+                    texts.append(event.text)
+    finally:
+        await client.aclose()
+    assert "".join(texts) == "kept too"
