@@ -34,12 +34,14 @@ from acp.schema import (
     EnvVariable,
     FileEditToolCallContent,
     Implementation,
+    McpServerStdio,
     PermissionOption,
     ReadTextFileResponse,
     RequestPermissionResponse,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
     SessionInfoUpdate,
+    SseMcpServer,
     TerminalOutputResponse,
     TextResourceContents,
     ToolCallProgress,
@@ -50,6 +52,7 @@ from acp.schema import (
     WaitForTerminalExitResponse,
 )
 
+from tests.fixtures.mcp_servers.config import SERVER
 from tui_agent.acp.session import NEW_TITLE
 from tui_agent.offline.server import BackgroundServer
 
@@ -321,3 +324,27 @@ async def test_a_stored_session_loads_with_its_conversation(agent: Agent) -> Non
     assert await agent.prompt(session, "and what is 2 + 2") == "end_turn"  # it goes on in the loaded session
     with pytest.raises(RequestError):
         await agent.conn.load_session(cwd=str(agent.folder), session_id="no-such-session", mcp_servers=[])
+
+
+async def test_the_editors_mcp_servers_are_started_for_its_session_and_their_tools_ask_the_editor(
+    agent: Agent,
+) -> None:
+    """Zed sends its context servers with `session/new`: a stdio one is started for that session (its tools ask
+    the editor, as ours do); one tui-agent cannot connect to is named in the first reply, not silently dropped."""
+    editor = agent.editor
+    servers: list[Any] = [
+        McpServerStdio(name="editor_tools", command=sys.executable, args=[str(SERVER)], env=[]),
+        SseMcpServer(name="old_sse", url="http://127.0.0.1:9/sse", headers=[], type="sse"),
+    ]
+    started = await agent.conn.new_session(cwd=str(agent.folder), mcp_servers=servers)
+    session = started.session_id
+    editor.answer = lambda _call, _options: "allow_once"
+    asked = len(editor.asked)
+    assert await agent.prompt(session, "use echo with 'from the editor'") == "end_turn"
+    assert len(editor.asked) == asked + 1  # the MCP tool asked, and the editor was the one asked
+    done = [u for u in editor.of(session, ToolCallProgress) if u.status == "completed"]
+    assert any("echo: from the editor" in str(update.content) for update in done), done
+    assert "The editor's MCP server 'old_sse' is not started: it is an SSE server" in editor.said(session)
+    other = await agent.new_session()  # another session without them: not offered there
+    assert await agent.prompt(other, "use echo with 'elsewhere'") == "end_turn"
+    assert not any("echo: elsewhere" in str(u.content) for u in editor.of(other, ToolCallProgress))

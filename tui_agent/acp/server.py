@@ -1,7 +1,8 @@
 """Provides `TuiAgentAcp`: tui-agent as an ACP agent — the protocol's methods, each session an `AcpSession`.
 
 `initialize` says what we do (load sessions, list them, images and embedded files in prompts); `session/new`
-builds a chat as the app does (the same settings, tools, MCP servers, agent files, history file) and stores it;
+builds a chat as the app does (the same settings, tools, MCP servers, agent files, history file; the editor's own
+MCP servers added, `editor_mcp.py`) and stores it;
 `session/load` resumes a stored one and shows its conversation again; `session/list` lists the stored ones;
 `session/set_mode` switches the permission mode; `session/prompt` runs a turn; `session/cancel` stops it.
 
@@ -31,6 +32,7 @@ from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
+    McpCapabilities,
     McpServerStdio,
     NewSessionResponse,
     PromptCapabilities,
@@ -45,6 +47,7 @@ from acp.schema import (
 )
 
 from tui_agent import __version__
+from tui_agent.acp.editor_mcp import with_editor_servers
 from tui_agent.acp.prompt_blocks import Block
 from tui_agent.acp.session import NEW_TITLE, AcpSession
 from tui_agent.agent.endpoint import choose_endpoint
@@ -85,6 +88,8 @@ class TuiAgentAcp:
         """The mode and model of each session closed to make room, given back when it opens again."""
         self._unprompted: set[str] = set()
         """Sessions closed to make room before their first prompt: removed at the end unless one comes."""
+        self._editor_servers: dict[str, McpServers] = {}
+        """The MCP servers the editor sent with each session, started again when a closed one opens."""
         self._client: Client | None = None
 
     def on_connect(self, conn: Client) -> None:
@@ -107,6 +112,7 @@ class TuiAgentAcp:
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
                 load_session=True,
+                mcp_capabilities=McpCapabilities(http=True, sse=False),  # stdio always (editor_mcp.py)
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
@@ -124,7 +130,7 @@ class TuiAgentAcp:
         mcp_servers: McpServers = None,
         **kwargs: Any,
     ) -> NewSessionResponse:
-        built = await self._build(cwd)
+        built = await self._build(cwd, mcp_servers)
         agent = built.agent
         try:
             stored = await agent.store.create_session(
@@ -138,6 +144,7 @@ class TuiAgentAcp:
         except BaseException:
             await built.close()
             raise
+        self._editor_servers[stored.id] = mcp_servers
         session = await self._keep(built, stored.id)
         session.untitled = True
         session.announce()
@@ -154,6 +161,7 @@ class TuiAgentAcp:
     ) -> LoadSessionResponse | None:
         if (running := self.sessions.pop(session_id, None)) is not None:
             await running.close()  # loaded again: from what is stored, as a later process would
+        self._editor_servers[session_id] = mcp_servers
         session = await self._open(session_id, cwd)
         await session.replay()
         session.announce()
@@ -192,6 +200,7 @@ class TuiAgentAcp:
             session.cancel()
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse | None:
+        self._editor_servers.pop(session_id, None)
         if (session := self.sessions.pop(session_id, None)) is not None:
             await session.close()
         return CloseSessionResponse()
@@ -251,10 +260,11 @@ class TuiAgentAcp:
             await store.close()
 
     # -- helpers ----------------------------------------------------------------------------------------
-    async def _build(self, cwd: str) -> BuiltAgent:
+    async def _build(self, cwd: str, editor_servers: McpServers = None) -> BuiltAgent:
         enter(cwd)
+        settings, left_out = with_editor_servers(self.settings, editor_servers)
         try:
-            built = await build_agent(self.settings, choose_endpoint(self.settings))
+            built = await build_agent(settings, choose_endpoint(settings))
         except UserError as error:
             raise RequestError.internal_error({"message": error.user_message}) from None
         permissions = built.agent.runner.permissions
@@ -263,7 +273,7 @@ class TuiAgentAcp:
             permissions, options.mode, self.settings.tools.mode, unsandboxed=options.unsandboxed_auto
         ):
             built.notices.append(refused)
-        built.notices[:0] = options.problems
+        built.notices[:0] = [*options.problems, *left_out]
         return built
 
     async def _open(self, session_id: str, cwd: str) -> AcpSession:
@@ -272,7 +282,7 @@ class TuiAgentAcp:
             raise RequestError.invalid_params(
                 {"message": f"There is no session {session_id!r} (see `tui-agent sessions list`)."}
             )
-        built = await self._build(cwd)
+        built = await self._build(cwd, self._editor_servers.get(session_id))
         try:
             await built.agent.resume(session_id)
             if (kept := self._kept.pop(session_id, None)) is not None:
