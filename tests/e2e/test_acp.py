@@ -348,3 +348,23 @@ async def test_the_editors_mcp_servers_are_started_for_its_session_and_their_too
     other = await agent.new_session()  # another session without them: not offered there
     assert await agent.prompt(other, "use echo with 'elsewhere'") == "end_turn"
     assert not any("echo: elsewhere" in str(u.content) for u in editor.of(other, ToolCallProgress))
+
+
+async def test_a_closed_session_resumes_without_replay_and_a_fork_carries_its_branch(agent: Agent) -> None:
+    editor, session = agent.editor, await agent.new_session()
+    assert await agent.prompt(session, "what is 6 * 7") == "end_turn"
+    await agent.conn.close_session(session_id=session)
+    editor.updates.pop(session, None)
+    await agent.conn.resume_session(cwd=str(agent.folder), session_id=session, mcp_servers=[])
+    assert not [u for u in editor.updates.get(session, []) if isinstance(u, UserMessageChunk)]  # not replayed
+    assert await agent.prompt(session, "and what is 2 + 2") == "end_turn"
+    assert "what is 6 * 7" in str(agent.server.requests[-1].body)  # the model is sent the stored conversation
+    forked = await agent.conn.fork_session(cwd=str(agent.folder), session_id=session, mcp_servers=[])
+    assert forked.session_id != session and forked.modes is not None
+    assert await agent.prompt(forked.session_id, "and what is 3 + 3") == "end_turn"
+    sent = str(agent.server.requests[-1].body)
+    assert "what is 6 * 7" in sent and "and what is 2 + 2" in sent
+    listed = [info.session_id for info in (await agent.conn.list_sessions()).sessions]
+    assert session in listed and forked.session_id in listed
+    with pytest.raises(RequestError):
+        await agent.conn.fork_session(cwd=str(agent.folder), session_id="no-such-session", mcp_servers=[])

@@ -63,7 +63,9 @@ async def serve(agent: TuiAgentAcp, incoming: TextIO, outgoing: TextIO) -> None:
     finally:
         sys.stdin, sys.stdout = saved
     try:
-        await run_agent(agent, writer, reader)  # the SDK names them from the editor's side: (to it, from it)
+        # The SDK names the streams from the editor's side (to it, from it). Its "unstable" methods are
+        # session/close, /fork and /resume, which we answer (and say so in `initialize`).
+        await run_agent(agent, writer, reader, use_unstable_protocol=True)
     finally:
         await agent.close()
 

@@ -4,7 +4,8 @@
 builds a chat as the app does (the same settings, tools, MCP servers, agent files, history file; the editor's own
 MCP servers added, `editor_mcp.py`) and stores it;
 `session/load` resumes a stored one and shows its conversation again; `session/list` lists the stored ones;
-`session/set_mode` switches the permission mode; `session/prompt` runs a turn; `session/cancel` stops it.
+`session/resume` opens a stored one without the replay; `session/fork` copies one's active branch into a new
+session; `session/set_mode` switches the permission mode; `session/prompt` runs a turn; `session/cancel` stops it.
 
 Each session has its own engine (one turn at a time each, as in the app). Tools work in the process's working
 folder: a session asking for another folder moves the process there (an editor starts one agent per project).
@@ -39,8 +40,11 @@ from acp.schema import (
     PromptResponse,
     ResumeSessionResponse,
     SessionCapabilities,
+    SessionCloseCapabilities,
+    SessionForkCapabilities,
     SessionInfo,
     SessionListCapabilities,
+    SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     SseMcpServer,
@@ -114,7 +118,12 @@ class TuiAgentAcp:
                 load_session=True,
                 mcp_capabilities=McpCapabilities(http=True, sse=False),  # stdio always (editor_mcp.py)
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
-                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+                session_capabilities=SessionCapabilities(
+                    list=SessionListCapabilities(),
+                    fork=SessionForkCapabilities(),
+                    resume=SessionResumeCapabilities(),
+                    close=SessionCloseCapabilities(),
+                ),
             ),
             agent_info=Implementation(name="tui-agent", title="tui-agent", version=__version__),
             auth_methods=[],
@@ -213,7 +222,13 @@ class TuiAgentAcp:
         mcp_servers: McpServers = None,
         **kwargs: Any,
     ) -> ResumeSessionResponse:
-        raise RequestError.method_not_found("session/resume")  # session/load does it, conversation shown
+        """`session/load` without the replay: the editor still shows the conversation."""
+        session = self.sessions.get(session_id)
+        if session is None:
+            self._editor_servers[session_id] = mcp_servers
+            session = await self._open(session_id, cwd)
+        session.announce()
+        return ResumeSessionResponse(modes=session.modes(), config_options=await session.config_options())
 
     async def fork_session(
         self,
@@ -223,7 +238,15 @@ class TuiAgentAcp:
         mcp_servers: McpServers = None,
         **kwargs: Any,
     ) -> ForkSessionResponse:
-        raise RequestError.method_not_found("session/fork")
+        """A new stored session holding `session_id`'s active branch (as the app's fork), opened beside it."""
+        if session_id in self.sessions and self.sessions[session_id].running:
+            raise RequestError.invalid_params({"message": "The session is answering: fork it when its turn ends."})
+        fork_id = await self._forked(session_id)
+        self._editor_servers[fork_id] = mcp_servers
+        session = await self._open(fork_id, cwd)
+        session.announce()
+        options = await session.config_options()
+        return ForkSessionResponse(session_id=fork_id, modes=session.modes(), config_options=options)
 
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
@@ -297,6 +320,21 @@ class TuiAgentAcp:
             self._unprompted.discard(session_id)
             session.untitled = True
         return session
+
+    async def _forked(self, session_id: str) -> str:
+        """The id of a new stored session copying `session_id` up to its active leaf."""
+        if not await self._stored(session_id):
+            raise RequestError.invalid_params({"message": f"There is no session {session_id!r} to fork."})
+        store = await HistoryStore.open(self.settings.db)
+        try:
+            found = await store.get_session(session_id)
+            if found is None or found.active_leaf_id is None:
+                raise RequestError.invalid_params({"message": "The session has no messages yet: nothing to fork."})
+            return (await store.fork_session(session_id, found.active_leaf_id)).id
+        except HistoryError as error:
+            raise RequestError.internal_error({"message": error.user_message}) from None
+        finally:
+            await store.close()
 
     async def _stored(self, session_id: str) -> bool:
         """Whether history has a session of exactly this id (a prefix is for people, not protocols)."""
