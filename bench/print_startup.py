@@ -3,10 +3,10 @@ reply from the same server, same run.
 
 The offline model serves in a process of its own; both programs ask it for the same short reply. The two run in
 turns (baseline, tui-agent, baseline...), so a machine that speeds up or slows down moves both alike; medians
-are compared; both start from compiled bytecode, as after pip install (openai's came compiled; tui_agent is
-compiled here, because with PYTHONDONTWRITEBYTECODE set an editable checkout is never cached and every timed run
-compiled ~200 modules from source, ~0.5 s the SDK's side never paid), then one untimed run each. tui-agent runs
-with an empty home (no config, no history), as on a first start.
+are compared; both start from compiled bytecode, as after pip install (openai's came compiled; tui_agent and
+its shipped plugins are compiled here, because with PYTHONDONTWRITEBYTECODE set an editable checkout is never
+cached and every timed run compiled ~200 modules from source, ~0.5 s the SDK's side never paid), then one
+untimed run each. tui-agent runs with an empty home (no config, no history), as on a first start.
 Target: ratio <= 1.3 (issue 28): what `-p` does beyond the SDK's import and one streamed reply — tui-agent's
 own imports, settings, history, tools — must cost less than a third of that.
 
@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import tui_agent
+from tui_agent.tools.discovery import shipped_plugins_dir
 
 SERVE = (
     "import argparse, sys; from tui_agent.offline import cli; p = argparse.ArgumentParser(); "
@@ -69,7 +70,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=7)
     options = parser.parse_args()
-    compileall.compile_dir(Path(tui_agent.__file__).parent, quiet=1)
+    for folder in (Path(tui_agent.__file__).parent, shipped_plugins_dir()):
+        if folder is not None:
+            compileall.compile_dir(folder, quiet=1)
     with tempfile.TemporaryDirectory(prefix="bench-print-startup-") as temporary:
         root = Path(temporary)
         scenario = root / "scenario.json"
