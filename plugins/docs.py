@@ -9,11 +9,14 @@ set, passages get vectors from the run's endpoint and the ranking is hybrid (BM2
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui_agent.paths import retrieval_index_path
 from tui_agent.retrieval import embedding_choice, scope
-from tui_agent.retrieval.index import PassageIndex, Report
 from tui_agent.tools import tool
+
+if TYPE_CHECKING:
+    from tui_agent.retrieval.index import Report
 
 MAX_PASSAGE_CHARS = 1500
 """A passage is cut here in the result: the citation lets the reader open the rest."""
@@ -27,6 +30,8 @@ def search_docs(query: str, k: int = 6) -> str:
         query: What to look for, in plain words.
         k: How many passages to return (1-20).
     """
+    from tui_agent.retrieval.index import PassageIndex  # deferred: ~30 ms to import, paid by every run otherwise
+
     folders = [Path.cwd(), *scope.docs_folders()]
     index = PassageIndex(retrieval_index_path(), folders, embedding_choice.current())
     try:

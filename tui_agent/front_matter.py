@@ -12,20 +12,32 @@ be read is a sentence in `problems`, never an exception.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 FrontValue = str | list[str]
 FENCE = "---"
 _KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:(?:\s+(.*?))?\s*$")
 
 
-class _TextLoader(yaml.SafeLoader):
-    """The safe loader with no implicit types: a plain scalar is the string written (`version: 1.10` is "1.10")."""
+class _NotYaml(Exception):
+    """The text does not load as YAML."""
 
-    yaml_implicit_resolvers: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+
+@functools.cache
+def _text_loader() -> type[yaml.SafeLoader]:
+    """The safe loader with no implicit types: a plain scalar is the string written (`version: 1.10` is "1.10")."""
+    import yaml  # deferred: PyYAML takes ~20 ms to import, and only a file with front matter needs it
+
+    class TextLoader(yaml.SafeLoader):
+        yaml_implicit_resolvers: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+
+    return TextLoader
 
 
 @dataclass
@@ -69,7 +81,7 @@ def split_front_matter(text: str) -> FrontMatter:
     matter.raw = {key: _as_written(key_lines[0]) for key, (_, key_lines) in entries.items()}
     try:
         loaded = _load("\n".join(block))
-    except yaml.YAMLError:
+    except _NotYaml:
         matter.problems.extend(f"front matter line {number} is not `key: value`: left out" for number in stray)
         _read_entries(entries, matter)
         return matter
@@ -81,7 +93,12 @@ def split_front_matter(text: str) -> FrontMatter:
 
 
 def _load(text: str) -> object:
-    return yaml.load(text, Loader=_TextLoader)  # a SafeLoader: it builds plain values, never objects
+    import yaml  # deferred: as in `_text_loader`
+
+    try:
+        return yaml.load(text, Loader=_text_loader())  # a SafeLoader: it builds plain values, never objects
+    except yaml.YAMLError as error:
+        raise _NotYaml from error
 
 
 def _entries(block: list[str]) -> tuple[dict[str, tuple[int, list[str]]], list[int]]:
@@ -108,7 +125,7 @@ def _read_entries(entries: dict[str, tuple[int, list[str]]], matter: FrontMatter
     for key, (number, key_lines) in entries.items():
         try:
             loaded = _load("\n".join(key_lines))
-        except yaml.YAMLError:
+        except _NotYaml:
             loaded = None
         if isinstance(loaded, dict) and key in loaded:
             matter.values.update(_strings({key: loaded[key]}))
@@ -142,7 +159,7 @@ def _as_written(line: str) -> str:
     if raw[:1] in ("'", '"'):
         try:
             loaded = _load(raw)
-        except yaml.YAMLError:
+        except _NotYaml:
             loaded = None
         if isinstance(loaded, str):
             return loaded

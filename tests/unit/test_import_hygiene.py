@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import gc
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+from tui_agent.cli import imported_uncollected
 
 DOMAIN_PACKAGES = [
     "tui_agent.commander",
@@ -87,3 +92,48 @@ def test_the_engine_leaves_the_mcp_sdk_to_a_background_thread() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", f"the engine imports {out.stdout.strip()}"
+
+
+PRINT_RUN_LEAVES_OUT = ("textual", "rich", "markdown_it", "mcp", "mcp_types", "anthropic", "pathspec")
+"""Packages a `-p` turn on the offline model must not import: the UI's, the MCP SDK (no servers configured),
+the retrieval index's (until `search_docs` runs)."""
+PRINT_RUN_LEAVES_OUT_OF_OURS = ("tui_agent.ui", "tui_agent.launch", "tui_agent.retrieval.index")
+PRINT_RUN = """
+import atexit, gc, sys
+
+def report():
+    tops = sorted({name.split(".")[0] for name in sys.modules} & set(LEAVES_OUT))
+    ours = sorted(name for name in sys.modules if name.startswith(LEAVES_OUT_OF_OURS))
+    print("REPORT", tops, ours, gc.isenabled(), gc.get_freeze_count() > 0, file=sys.stderr)
+
+atexit.register(report)
+sys.argv = ["tui-agent", "--offline", "-p", "hi"]
+from tui_agent.cli import main
+raise SystemExit(main())
+"""
+
+
+def test_a_print_run_imports_only_what_it_uses(tmp_path: Path) -> None:
+    """One real `tui-agent --offline -p hi` (its own process, started as the script starts it): the reply is
+    printed; nothing of the UI, the MCP SDK or the retrieval index was imported, plugins' threads included; and
+    what start-up made was frozen out of the collector's sight, which is back on for the turn (`cli.main`)."""
+    code = PRINT_RUN.replace("LEAVES_OUT_OF_OURS", repr(PRINT_RUN_LEAVES_OUT_OF_OURS)).replace(
+        "LEAVES_OUT", repr(PRINT_RUN_LEAVES_OUT)
+    )
+    env = {**os.environ, "TUI_AGENT_HOME": str(tmp_path / "home")}
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "TUI_AGENT_MODEL"):
+        env.pop(name, None)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "offline model" in done.stdout
+    assert "REPORT [] [] True True" in done.stderr, done.stderr
+
+
+def test_a_call_of_main_leaves_the_collector_unfrozen() -> None:
+    """A test or program calling `main` keeps its objects collectable: only the process's own run freezes."""
+    frozen = gc.get_freeze_count()
+    assert imported_uncollected("tui_agent.paths", freeze=False).__name__ == "tui_agent.paths"
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == frozen
