@@ -25,6 +25,7 @@ import statistics
 import sysconfig
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -120,11 +121,12 @@ def realistic(folder: Path, files: int, result: Callable[[str, float, float, str
     bare = _bare(index_db)
     index.search(QUESTIONS[0])  # the first query pays for opening the FTS tables
     bare(QUESTIONS[0])
-    ours, floor = [], []
+    ours: list[float] = []
+    floor: list[float] = []
     for _ in range(3):
         for question in QUESTIONS:
-            ours.append(_timed(lambda question=question: index.search(question, 8)))
-            floor.append(_timed(lambda question=question: bare(question)))
+            ours.append(_timed(partial(index.search, question, 8)))
+            floor.append(_timed(partial(bare, question)))
     index.close()
     bm25_ms, floor_ms = statistics.median(ours), statistics.median(floor)
     print(
@@ -138,11 +140,12 @@ def realistic(folder: Path, files: int, result: Callable[[str, float, float, str
         _store_vectors(index_db, embedder.model, dimensions)
         hybrid = PassageIndex(index_db, [tree], embedder)
         first_ms = _timed(lambda: hybrid.search(QUESTIONS[0], 8))
-        mixed, wire = [], []
+        mixed: list[float] = []
+        wire: list[float] = []
         for _ in range(3):
             for question in QUESTIONS:
-                mixed.append(_timed(lambda question=question: hybrid.search(question, 8)))
-                wire.append(_timed(lambda question=question: embedder.embed([question])))
+                mixed.append(_timed(partial(hybrid.search, question, 8)))
+                wire.append(_timed(partial(embedder.embed, [question])))
         hybrid.close()
     hybrid_ms, wire_ms = statistics.median(mixed), statistics.median(wire)
     print(
@@ -160,9 +163,10 @@ def uniform(
     bare = _bare(index_db)
     index.search(queries[0])
     bare(queries[0])
-    ours, floor = [], []
+    ours: list[float] = []
+    floor: list[float] = []
     for _ in range(6):
         for query in queries:
-            ours.append(_timed(lambda query=query: index.search(query, 8)))
-            floor.append(_timed(lambda query=query: bare(query)))
+            ours.append(_timed(partial(index.search, query, 8)))
+            floor.append(_timed(partial(bare, query)))
     result("bm25_uniform_query_ms", statistics.median(ours), statistics.median(floor), "ratio<=1.2")

@@ -85,4 +85,3 @@ def _vectors(answer: Any, count: int, url: str) -> list[array[float]]:
 def _unit(vector: array[float]) -> array[float]:
     norm = math.sqrt(sum(value * value for value in vector))
     return array("f", (value / norm for value in vector)) if norm else vector
-

@@ -37,6 +37,8 @@ _MARKDOWN = frozenset({".md", ".markdown", ".rst", ".txt"})
 
 CANDIDATES = 50
 """Passages each ranking (BM25, cosine) hands to the fusion: enough that a good passage low in one is kept."""
+_embedded: dict[str, int] = {}
+"""How many times this process added vectors to each index file: `vectors.nearest` loads its matrix again."""
 _VERSION = 3
 """`PRAGMA user_version` of the schema below; an older file (a cache) is emptied and built anew."""
 _SCHEMA = """
@@ -174,6 +176,7 @@ class PassageIndex:
             ]
             self._write(partial(self._db.executemany, "INSERT OR IGNORE INTO vectors VALUES (?, ?, ?)", rows))
             report.embedded += len(rows)
+            _embedded[self._own] = _embedded.get(self._own, 0) + 1  # kept matrices are out of date
 
     def counts(self, folder: Path | None = None) -> tuple[int, int]:
         """Files and passages indexed under the folders (or under `folder`, one of them)."""
@@ -221,13 +224,13 @@ class PassageIndex:
         # deferred: numpy takes ~150 ms to import, and only a hybrid search needs it (not start-up, not BM25)
         from tui_agent.retrieval.vectors import forget, nearest
 
-        within, patterns = self._within("p.path")
+        within, patterns = self._within("path")
         place = (self._own, tuple(str(folder) for folder in self._folders))
-        found = nearest(self._db, place, model, wanted, k, within, patterns)
+        found = nearest(self._db, place, model, wanted, k, within, patterns, _embedded.get(self._own, 0))
         hits = self._hits([(rowid, score) for rowid, _digest, score in found], [digest for _r, digest, _s in found])
         if len(hits) < len(found):  # a passage changed under a matrix kept from before: load it again, once
             forget(self._own)
-            found = nearest(self._db, place, model, wanted, k, within, patterns)
+            found = nearest(self._db, place, model, wanted, k, within, patterns, _embedded.get(self._own, 0))
             hits = self._hits([(rowid, score) for rowid, _digest, score in found])
         return hits
 
@@ -255,9 +258,11 @@ class PassageIndex:
         return within, [f"{_glob_escaped(str(folder))}/*" for folder in self._folders]
 
     def _shown(self, key: str) -> str:
-        path = Path(key)
-        if self._base is not None and path.is_relative_to(self._base):
-            return str(path.relative_to(self._base))
+        # Keys are the walk's own strings under the resolved folders: a prefix says it (a `Path` a hit cost more).
+        if self._base is not None:
+            base = str(self._base).rstrip(os.sep) + os.sep
+            if key.startswith(base):
+                return key[len(base) :]
         return key  # a docs folder's file: absolute, so the citation opens from anywhere
 
     @property
