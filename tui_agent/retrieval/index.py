@@ -17,6 +17,7 @@ import os
 import sqlite3
 from array import array
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -201,13 +202,17 @@ class PassageIndex:
         passages' cosine to the query (BM25 alone when the endpoint fails: `embedding_problem` says why)."""
         if self._embedder is None or not query.strip():
             return self._bm25(query, k)
-        try:
-            (wanted,) = self._embedder.embed([query])
-        except EmbeddingError as error:
-            self.embedding_problem = str(error)
-            return self._bm25(query, k)
+        # The question is embedded while BM25 ranks (the request waits on the endpoint, SQLite releases the GIL):
+        # a search takes the longer of the two, not their sum.
+        with ThreadPoolExecutor(1, thread_name_prefix="embed-question") as pool:
+            asked = pool.submit(self._embedder.embed, [query])
+            lexical = self._bm25(query, CANDIDATES)
+            try:
+                (wanted,) = asked.result()
+            except EmbeddingError as error:
+                self.embedding_problem = str(error)
+                return lexical[:k]  # BM25's order: its first k of more are its k
         self.embedding_problem = None
-        lexical = self._bm25(query, CANDIDATES)
         dense = self._nearest(wanted, self._embedder.model, CANDIDATES)
         found = {hit.citation: hit for hit in (*lexical, *dense)}
         orders = [[hit.citation for hit in lexical], [hit.citation for hit in dense]]
