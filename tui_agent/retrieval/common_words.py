@@ -20,10 +20,13 @@ def weighty(db: sqlite3.Connection, table: str, words: Sequence[str]) -> list[st
     """Those of `words` (each a one-word FTS5 phrase, quoted) in some of `table`'s passages but fewer than half.
     (A word in none weighs nothing either: "backup zebra" in a two-file project is "backup", matched in full.)"""
     total = db.execute(f"SELECT count(*) FROM {table}_docsize").fetchone()[0]
+    return [word for word, count in zip(words, held(db, table, words), strict=True) if 0 < 2 * count < total]
+
+
+def held(db: sqlite3.Connection, table: str, words: Sequence[str]) -> list[int]:
+    """How many of `table`'s passages hold each of `words` (quoted FTS5 phrases), counted up to half of them: a
+    count of half or more says only that the word weighs nothing."""
+    total = db.execute(f"SELECT count(*) FROM {table}_docsize").fetchone()[0]
     half = (total + 1) // 2
-    kept = []
-    for word in words:
-        held = db.execute(f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)", (word, half))
-        if 0 < 2 * held.fetchone()[0] < total:
-            kept.append(word)
-    return kept
+    query = f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)"
+    return [int(db.execute(query, (word, half)).fetchone()[0]) for word in words]

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import json
 import math
-import operator
 import urllib.error
 import urllib.request
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-_SUMPROD: Callable[[array[float], array[float]], float] | None = getattr(math, "sumprod", None)
 
 BATCH = 64
 """Texts sent in one request (OpenAI takes up to 2048; local servers often far fewer)."""
@@ -88,11 +85,3 @@ def _vectors(answer: Any, count: int, url: str) -> list[array[float]]:
 def _unit(vector: array[float]) -> array[float]:
     norm = math.sqrt(sum(value * value for value in vector))
     return array("f", (value / norm for value in vector)) if norm else vector
-
-
-def cosine(first: array[float], second: array[float]) -> float:
-    """The cosine of two unit vectors (their dot product); 0 for vectors of different lengths."""
-    if len(first) != len(second):
-        return 0.0
-    # `sum(map(mul))` runs in C, about twice a generator's speed; `math.sumprod` (Python 3.12+) faster still.
-    return _SUMPROD(first, second) if _SUMPROD is not None else sum(map(operator.mul, first, second))

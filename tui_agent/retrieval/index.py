@@ -13,20 +13,20 @@ that vanishes, cannot be read, is binary or too big is counted in the report and
 from __future__ import annotations
 
 import hashlib
-import heapq
 import os
 import sqlite3
 from array import array
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
-from tui_agent.retrieval.common_words import weighty
-from tui_agent.retrieval.embedder import BATCH, Embedder, EmbeddingError, cosine
+from tui_agent.retrieval.embedder import BATCH, Embedder, EmbeddingError
 from tui_agent.retrieval.fusion import fuse
 from tui_agent.retrieval.ignored import Ignored
 from tui_agent.retrieval.passages import split
+from tui_agent.retrieval.ranking import best
 from tui_agent.retrieval.scope import searched
 
 MAX_FILE_BYTES = 2_000_000
@@ -38,6 +38,8 @@ _MARKDOWN = frozenset({".md", ".markdown", ".rst", ".txt"})
 
 CANDIDATES = 50
 """Passages each ranking (BM25, cosine) hands to the fusion: enough that a good passage low in one is kept."""
+_embedded: dict[str, int] = {}
+"""How many times this process added vectors to each index file: `vectors.nearest` loads its matrix again."""
 _VERSION = 3
 """`PRAGMA user_version` of the schema below; an older file (a cache) is emptied and built anew."""
 _SCHEMA = """
@@ -175,6 +177,7 @@ class PassageIndex:
             ]
             self._write(partial(self._db.executemany, "INSERT OR IGNORE INTO vectors VALUES (?, ?, ?)", rows))
             report.embedded += len(rows)
+            _embedded[self._own] = _embedded.get(self._own, 0) + 1  # kept matrices are out of date
 
     def counts(self, folder: Path | None = None) -> tuple[int, int]:
         """Files and passages indexed under the folders (or under `folder`, one of them)."""
@@ -199,13 +202,17 @@ class PassageIndex:
         passages' cosine to the query (BM25 alone when the endpoint fails: `embedding_problem` says why)."""
         if self._embedder is None or not query.strip():
             return self._bm25(query, k)
-        try:
-            (wanted,) = self._embedder.embed([query])
-        except EmbeddingError as error:
-            self.embedding_problem = str(error)
-            return self._bm25(query, k)
+        # The question is embedded while BM25 ranks (the request waits on the endpoint, SQLite releases the GIL):
+        # a search takes the longer of the two, not their sum.
+        with ThreadPoolExecutor(1, thread_name_prefix="embed-question") as pool:
+            asked = pool.submit(self._embedder.embed, [query])
+            lexical = self._bm25(query, CANDIDATES)
+            try:
+                (wanted,) = asked.result()
+            except EmbeddingError as error:
+                self.embedding_problem = str(error)
+                return lexical[:k]  # BM25's order: its first k of more are its k
         self.embedding_problem = None
-        lexical = self._bm25(query, CANDIDATES)
         dense = self._nearest(wanted, self._embedder.model, CANDIDATES)
         found = {hit.citation: hit for hit in (*lexical, *dense)}
         orders = [[hit.citation for hit in lexical], [hit.citation for hit in dense]]
@@ -213,42 +220,42 @@ class PassageIndex:
 
     def _bm25(self, query: str, k: int) -> list[Hit]:
         words = list(dict.fromkeys(f'"{word}"' for word in query.replace('"', " ").split()))
-        if not words:
-            return []
-        if len(words) > 1:
-            # Words in half the passages or more weigh nothing in BM25 but cost a score a passage they are in:
-            # the answers are the passages holding a rarer word (the others would score 1e-6 or so, noise).
-            kept = weighty(self._db, "passages", words)
-            if kept:
-                words = kept
-        return self._ranked(" OR ".join(words), k)
-
-    def _ranked(self, match: str, k: int) -> list[Hit]:
-        # One index file serves every project: only passages under this index's folders are answers.
         within, patterns = self._within("path")
-        rows = self._db.execute(
-            # `rank` (FTS5's own, BM25 by default) rather than a bm25() call: FTS5 sorts by it without calling
-            # back into SQL per row (about half the time on a 28,000-passage index, bench/retrieval.py).
-            "SELECT path, first, last, text, rank FROM passages WHERE passages MATCH ?"
-            f" AND ({within}) ORDER BY rank LIMIT ?",
-            (match, *patterns, k),
-        ).fetchall()
-        return [Hit(self._shown(row[0]), int(row[1]), int(row[2]), row[3], -float(row[4])) for row in rows]
+        return self._hits(best(self._db, words, k, within, patterns))
 
     def _nearest(self, wanted: array[float], model: str, k: int) -> list[Hit]:
-        """The `k` passages whose vectors are closest to `wanted`, closest first. Plain Python over
-        every vector of the folders: numpy is no dependency, and a SQLite vector extension needs
-        `enable_load_extension`, which some Python builds (macOS's) leave out."""
-        within, patterns = self._within("p.path")
+        """The `k` passages whose vectors are closest to `wanted`, closest first (`vectors.nearest`: one matrix
+        product over vectors kept in memory while the index is unchanged)."""
+        # deferred: numpy takes ~150 ms to import, and only a hybrid search needs it (not start-up, not BM25)
+        from tui_agent.retrieval.vectors import forget, nearest
+
+        within, patterns = self._within("path")
+        place = (self._own, tuple(str(folder) for folder in self._folders))
+        found = nearest(self._db, place, model, wanted, k, within, patterns, _embedded.get(self._own, 0))
+        hits = self._hits([(rowid, score) for rowid, _digest, score in found], [digest for _r, digest, _s in found])
+        if len(hits) < len(found):  # a passage changed under a matrix kept from before: load it again, once
+            forget(self._own)
+            found = nearest(self._db, place, model, wanted, k, within, patterns, _embedded.get(self._own, 0))
+            hits = self._hits([(rowid, score) for rowid, _digest, score in found])
+        return hits
+
+    def _hits(self, ranked: list[tuple[int, float]], digests: list[str] | None = None) -> list[Hit]:
+        """The passages of `ranked` (rowid, score), in its order; with `digests`, only those still of that text."""
+        if not ranked:
+            return []
+        marks = ", ".join("?" * len(ranked))
         rows = self._db.execute(
-            f"SELECT p.path, p.first, p.last, p.text, v.vector FROM passages p JOIN vectors v"
-            f" ON v.model = ? AND v.digest = p.digest WHERE ({within})",
-            (model, *patterns),
+            f"SELECT rowid, path, first, last, text, digest FROM passages WHERE rowid IN ({marks})",
+            [rowid for rowid, _score in ranked],
         )
-        scored = ((cosine(wanted, _floats(row[4])), row) for row in rows)
-        # Nothing in common (cosine 0 or less) is no answer: without this floor every passage would rank.
-        best = heapq.nlargest(k, (pair for pair in scored if pair[0] > 0.0), key=lambda pair: pair[0])
-        return [Hit(self._shown(row[0]), int(row[1]), int(row[2]), row[3], score) for score, row in best]
+        found = {row[0]: row for row in rows}
+        hits = []
+        for number, (rowid, score) in enumerate(ranked):
+            row = found.get(rowid)
+            if row is None or (digests is not None and row[5] != digests[number]):
+                continue
+            hits.append(Hit(self._shown(row[1]), int(row[2]), int(row[3]), row[4], score))
+        return hits
 
     def _within(self, column: str) -> tuple[str, list[str]]:
         """A condition keeping the paths under this index's folders, and its parameters."""
@@ -256,9 +263,11 @@ class PassageIndex:
         return within, [f"{_glob_escaped(str(folder))}/*" for folder in self._folders]
 
     def _shown(self, key: str) -> str:
-        path = Path(key)
-        if self._base is not None and path.is_relative_to(self._base):
-            return str(path.relative_to(self._base))
+        # Keys are the walk's own strings under the resolved folders: a prefix says it (a `Path` a hit cost more).
+        if self._base is not None:
+            base = str(self._base).rstrip(os.sep) + os.sep
+            if key.startswith(base):
+                return key[len(base) :]
         return key  # a docs folder's file: absolute, so the citation opens from anywhere
 
     @property
@@ -391,12 +400,6 @@ def _stamp(info: os.stat_result) -> int:
 
 def _digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
-
-
-def _floats(blob: bytes) -> array[float]:
-    vector = array("f")
-    vector.frombytes(blob)
-    return vector
 
 
 def _glob_escaped(text: str) -> str:

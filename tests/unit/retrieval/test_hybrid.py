@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tui_agent.offline.server import BackgroundServer
+from tui_agent.retrieval import vectors
 from tui_agent.retrieval.embedder import Embedder, EmbeddingError
 from tui_agent.retrieval.fusion import fuse
 from tui_agent.retrieval.index import PassageIndex
@@ -128,3 +129,32 @@ def test_fusion_rewards_agreement() -> None:
     fused = fuse([["a", "b", "c"], ["b", "d"]], 3)
     assert [item for item, _score in fused] == ["b", "a", "d"]
     assert fuse([[], []], 5) == []
+
+
+def test_vectors_are_kept_in_memory_while_the_index_is_unchanged(tmp_path: Path, server: BackgroundServer) -> None:
+    """`search_docs` opens a new index per call: the matrix outlives it, and any change to the index loads it
+    again; a passage whose text changed under a kept matrix is never cited with the old vector's rank."""
+    root, db = tmp_path / "docs", tmp_path / "index.db"
+    _corpus(root)
+    embedder = Embedder(server.base_url, "offline-embed")
+    first = PassageIndex(db, [root], embedder)
+    first.refresh()
+    assert first.search("color", 1)[0].citation == "notes/guide.md:10-12"
+    first.close()
+    kept = dict(vectors._loaded)
+    second = PassageIndex(db, [root], embedder)
+    assert second.refresh().embedded == 0
+    assert second.search("color", 1)[0].citation == "notes/guide.md:10-12"
+    assert [id(matrix) for matrix in vectors._loaded.values()] == [id(matrix) for matrix in kept.values()]
+    # A new file: a new matrix, holding the new passage's vector.
+    (root / "paint.md").write_text("# Paint\n\nColor the walls grey.\n")
+    assert second.refresh().embedded == 1
+    wanted = embedder.embed(["colors"])[0]
+    assert "paint.md:1-3" in [hit.citation for hit in second._nearest(wanted, "offline-embed", 5)]
+    assert [id(matrix) for matrix in vectors._loaded.values()] != [id(matrix) for matrix in kept.values()]
+    # A passage's text changed without the counts changing (another process's edit between two of ours): the
+    # kept matrix still holds the old vector at that rowid. The hit is checked against its digest and dropped.
+    with sqlite3.connect(db) as other:
+        other.execute("UPDATE passages SET digest = 'elsewhere' WHERE path GLOB '*paint.md'")
+    assert "paint.md" not in [hit.path for hit in second._nearest(wanted, "offline-embed", 5)]
+    second.close()
