@@ -6,7 +6,9 @@ measures, alternating, median of `--rounds`:
   - the scan before a call and the one after it on an unchanged tree (the cache warm: what every command after
     the first pays);
   - the floor: two bare `os.scandir` walks of the same tree, each entry stat'ed (`entry.stat()`: any change check
-    by size and time needs it).
+    by size and time needs it). The walks leave out the folders the scan does not watch (`.git`, `node_modules`,
+    ...), as the scan does: walking 400 files the scan never visits made the floor ~4% slower than the same
+    tree's walk, flattering the ratio.
 Targets (issue 29): the two scans <= 150 ms (value) and <= 1.5x the two walks.
 
     python bench/scan.py [--files 10000] [--rounds 9]
@@ -22,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tui_agent.tools.scan import WorkTree
+from tui_agent.tools.scan import SKIPPED, WorkTree
 
 
 def generate(root: Path, files: int) -> None:
@@ -43,7 +45,8 @@ def bare_walk(root: Path) -> int:
         with os.scandir(folders.pop()) as entries:
             for entry in entries:
                 if entry.is_dir(follow_symlinks=False):
-                    folders.append(entry.path)
+                    if entry.name not in SKIPPED:
+                        folders.append(entry.path)
                 else:
                     entry.stat(follow_symlinks=False)
                     count += 1

@@ -181,7 +181,7 @@ async def restore_files(history: FileHistory, plan: FilesPlan, overwrite: Collec
         else:
             chosen.append(step)
     if chosen:
-        files = [Restored(s.move.work_dir, s.move.path, s.now, s.move.target) for s in chosen]
+        files = [_restored(step) for step in chosen]
         # The new contents are staged (temporary files, flushed) while the record is committed: the two flushes
         # overlap, and no file is put in place before the record is on disk.
         staging = asyncio.ensure_future(asyncio.to_thread(stage_many, [(_place(s), s.move.target) for s in chosen]))
@@ -193,6 +193,16 @@ async def restore_files(history: FileHistory, plan: FilesPlan, overwrite: Collec
         staged = await staging
         await asyncio.to_thread(_put_in_place, chosen, staged, outcome)
     return outcome
+
+
+def _restored(step: FileStep) -> Restored:
+    """The record of restoring `step`, with the names (hashes) of the contents history holds already: the disk
+    as the tree left it (or as wanted already) is not hashed again."""
+    move = step.move
+    now_name = move.expected_name if step.now == move.expected else None
+    if now_name is None and step.now == move.target:
+        now_name = move.target_name
+    return Restored(move.work_dir, move.path, step.now, move.target, now_name, move.target_name)
 
 
 def _place(step: FileStep) -> Path:

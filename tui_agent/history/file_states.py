@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tui_agent.history import sub_sessions
 from tui_agent.history.file_rows import IN_CHUNK, digest, load_blobs, store_blobs
@@ -33,6 +33,10 @@ class FileMove:
     path: str
     expected: bytes | None
     target: bytes | None
+    expected_name: str | None = field(default=None, compare=False, repr=False)
+    target_name: str | None = field(default=None, compare=False, repr=False)
+    """The names (hashes) `expected` and `target` are stored under, when read from history (None: not known):
+    a restore recording them does not hash them again."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,14 @@ def moves_between(conn: sqlite3.Connection, session_id: str, start: str | None, 
     hashes = _moving(left, taken)
     blobs = load_blobs(conn, (h for pair in hashes.values() for h in pair if h is not None))
     return [
-        FileMove(key[0], key[1], _content(expected, blobs), _content(target, blobs))
+        FileMove(
+            key[0],
+            key[1],
+            _content(expected, blobs),
+            _content(target, blobs),
+            _kept(expected, blobs),
+            _kept(target, blobs),
+        )
         for key, (expected, target) in hashes.items()
     ]
 
@@ -90,6 +101,11 @@ def _content(name: str | None, blobs: dict[str, bytes]) -> bytes | None:
     """The bytes stored under `name` (None: no file). A content whose bytes are gone cannot be brought back:
     a missing blob reads as `b""`, which the rewind then shows as a change it is asked to confirm."""
     return None if name is None else blobs.get(name, b"")
+
+
+def _kept(name: str | None, blobs: dict[str, bytes]) -> str | None:
+    """`name` when its bytes were found (a content read as `b""` in their place is not stored under it)."""
+    return name if name in blobs else None
 
 
 def _way_down(parents: dict[str, str | None], point: str | None) -> list[str]:
@@ -155,6 +171,9 @@ class Restored:
     path: str
     before: bytes | None
     after: bytes | None
+    before_name: str | None = field(default=None, compare=False, repr=False)
+    after_name: str | None = field(default=None, compare=False, repr=False)
+    """The names (hashes) of `before` and `after` when known (None: worked out from the bytes)."""
 
 
 def record_restore(
@@ -167,8 +186,11 @@ def record_restore(
         blobs: dict[str, bytes] = {}
         rows = []
         for file in wanted:
-            before, after = _named(file.before, blobs), _named(file.after, blobs)
+            before = _named(file.before, file.before_name, blobs)
+            after = _named(file.after, file.after_name, blobs)
             rows.append((restore_id, session_id, time.time(), to_message, file.work_dir, file.path, before, after))
+        for name in _stored(conn, session_id, list(blobs)):  # a rewind's contents are mostly stored already
+            del blobs[name]
         store_blobs(conn, session_id, blobs)
         conn.executemany(
             "INSERT INTO file_restores (restore_id, session_id, made_at, to_message_id, work_dir, path, "
@@ -179,12 +201,27 @@ def record_restore(
     return run
 
 
-def _named(data: bytes | None, blobs: dict[str, bytes]) -> str | None:
+def _named(data: bytes | None, known: str | None, blobs: dict[str, bytes]) -> str | None:
     if data is None:
         return None
-    name = digest(data)
+    name = known or digest(data)
     blobs[name] = data
     return name
+
+
+def _stored(conn: sqlite3.Connection, session_id: str, names: list[str]) -> list[str]:
+    """Which of the contents `names` the session keeps already."""
+    found: list[str] = []
+    for start in range(0, len(names), IN_CHUNK):
+        chunk = names[start : start + IN_CHUNK]
+        found.extend(
+            str(row[0])
+            for row in conn.execute(
+                f"SELECT hash FROM file_blobs WHERE session_id = ? AND hash IN ({','.join('?' * len(chunk))})",
+                (session_id, *chunk),
+            )
+        )
+    return found
 
 
 def last_restore(conn: sqlite3.Connection, session_id: str) -> tuple[str, list[Restored]] | None:

@@ -12,17 +12,19 @@ half (the temporary files, flushed), so a rewind commits its record while they f
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import errno
 import os
+import secrets
 import stat
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from tui_agent.regular_files import not_regular, open_regular
+from tui_agent.regular_files import OPEN_FLAGS, not_regular
 from tui_agent.tools.edits import UMASK
 
 
@@ -65,18 +67,41 @@ def on_disk(target: Path) -> bytes | None:
 
 def read_seen(target: Path) -> tuple[bytes | None, Seen | None]:
     """The file's bytes now and how it was when read (None, None: there is no file); ValueError for something
-    that is not a regular file."""
+    that is not a regular file.
+
+    Opened as `regular_files.open_regular` opens (never waiting on a FIFO, its status read from the open
+    descriptor before anything is read), then read with one `read` of its size: a plan reads every file it
+    moves, and a buffered file object costs three more system calls a file than the read itself."""
     try:
-        with open_regular(target, _refuse) as handle:
-            status = os.fstat(handle.fileno())
-            return handle.read(), (status.st_size, status.st_mtime_ns, status.st_ino)
+        descriptor = os.open(target, OPEN_FLAGS)
     except FileNotFoundError:
         return None, None
     except IsADirectoryError as error:
         raise ValueError(f"{target} is a folder now, not a file") from error
+    try:
+        status = os.fstat(descriptor)
+        if (refused := _refuse(status)) is not None:
+            raise refused
+        os.set_blocking(descriptor, True)
+        data = _read_all(descriptor, status.st_size)
+    finally:
+        os.close(descriptor)
+    return data, (status.st_size, status.st_mtime_ns, status.st_ino)
 
 
-def seen_now(target: Path) -> Seen | None:
+def _read_all(descriptor: int, size: int) -> bytes:
+    """Everything left to read from `descriptor`, a regular file of `size` bytes when its status was read (it
+    may have grown since: a read short of what was asked is its end)."""
+    data = os.read(descriptor, size + 1)
+    if len(data) <= size:
+        return data
+    chunks = [data]
+    while chunk := os.read(descriptor, 1024 * 1024):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def seen_now(target: Path | str) -> Seen | None:
     """How the file is now (None: there is none), without reading it."""
     try:
         status = os.stat(target)
@@ -119,14 +144,16 @@ class Staged:
     """By index into `files`: its temporary file (None: a deletion, nothing to stage)."""
     waiting: list[int] = field(default_factory=list)
     """Files whose folder does not exist yet: made only when put in place (staging writes no folder)."""
+    targets: list[str] = field(default_factory=list)
+    """Each file's path as a string (worked out once: every step below uses it)."""
 
     @classmethod
     def of(cls, files: Sequence[tuple[Path, bytes | None]]) -> Staged:
         """`files` staged (`stage_many`)."""
-        staged = cls(files, [None] * len(files))
+        staged = cls(files, [None] * len(files), targets=[os.fspath(target) for target, _ in files])
         for index in range(len(files)):
             staged._stage(index, make_folder=False)
-        _flush_file_systems({files[index][0].parent for index, temporary in staged.temporaries.items() if temporary})
+        _flush_file_systems(staged._folders(index for index, temporary in staged.temporaries.items() if temporary))
         return staged
 
     def put_in_place(self, keep: Callable[[int], bool] = lambda index: True) -> list[OSError | None]:
@@ -135,20 +162,20 @@ class Staged:
         for index in self.waiting:
             self._stage(index, make_folder=True)
         if self.waiting:
-            _flush_file_systems({self.files[index][0].parent for index in self.waiting})
+            _flush_file_systems(self._folders(self.waiting))
         for index, temporary in self.temporaries.items():
-            target = self.files[index][0]
+            target = self.targets[index]
             try:
                 if not keep(index):
                     _remove(temporary)
                 elif temporary is None:
-                    target.unlink(missing_ok=True)
+                    _remove(target)
                 else:
                     os.replace(temporary, target)
             except OSError as error:
                 self.errors[index] = error
                 _remove(temporary)
-        _flush_file_systems({self.files[index][0].parent for index in self.temporaries})  # the renames, once
+        _flush_file_systems(self._folders(self.temporaries))  # the renames, once
         return self.errors
 
     def discard(self) -> None:
@@ -157,16 +184,24 @@ class Staged:
             _remove(temporary)
 
     def _stage(self, index: int, make_folder: bool) -> None:
-        target, data = self.files[index]
+        target, data = self.targets[index], self.files[index][1]
         try:
             if data is None:
                 self.temporaries[index] = None
-            elif not make_folder and not target.parent.is_dir():
-                self.waiting.append(index)
-            else:
+                return
+            try:
+                self.temporaries[index] = _temporary(target, data)
+            except FileNotFoundError:  # its folder is not there (yet)
+                if not make_folder:
+                    self.waiting.append(index)
+                    return
+                os.makedirs(os.path.dirname(target), exist_ok=True)
                 self.temporaries[index] = _temporary(target, data)
         except OSError as error:
             self.errors[index] = error
+
+    def _folders(self, indexes: Iterable[int]) -> set[str]:
+        return {os.path.dirname(self.targets[index]) for index in indexes}
 
 
 def stage_many(files: Sequence[tuple[Path, bytes | None]]) -> Staged:
@@ -175,45 +210,64 @@ def stage_many(files: Sequence[tuple[Path, bytes | None]]) -> Staged:
     return Staged.of(files)
 
 
-def _remove(temporary: str | None) -> None:
-    if temporary is not None:
-        Path(temporary).unlink(missing_ok=True)
+def _remove(path: str | None) -> None:
+    if path is not None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
 
 
-def _temporary(target: Path, data: bytes) -> str:
-    """`data` in a new temporary file beside `target`, with `target`'s mode bits (or the umask's)."""
-    folder = target.parent
-    folder.mkdir(parents=True, exist_ok=True)
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _temporary(target: str, data: bytes) -> str:
+    """`data` in a new temporary file beside `target`, with `target`'s mode bits (or the umask's).
+
+    Made with `os.open(O_EXCL)` under a random name, as `tempfile.mkstemp` makes one, without its per-file
+    Python (name sequences, a folder made or checked first): a restore makes one for every file it writes.
+    FileNotFoundError: `target`'s folder does not exist."""
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode)
     except FileNotFoundError:
         mode = 0o666 & ~UMASK
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tui-agent-tmp")
+    folder, name = os.path.split(target)
+    for _ in range(10):  # a name taken (48 random bits: all but never): another
+        temporary = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.tui-agent-tmp")
+        try:
+            descriptor = os.open(temporary, _CREATE, 0o600)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(errno.EEXIST, "no free temporary name", folder)
     try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            os.fchmod(out.fileno(), mode)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(descriptor, view) :]
+        os.fchmod(descriptor, mode)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        os.close(descriptor)
+        _remove(temporary)
         raise
+    os.close(descriptor)
     return temporary
 
 
-def _flush_file_systems(folders: Iterable[Path]) -> None:
+def _flush_file_systems(folders: Iterable[str]) -> None:
     """Flush the file systems holding `folders` to disk: `syncfs` once per file system where Linux has it,
     else `os.sync`."""
     seen: set[int] = set()
     for folder in folders:
         try:
+            device = os.stat(folder).st_dev  # a stat per folder; a folder opened only for a file system not seen
+            if device in seen:
+                continue
             descriptor = os.open(folder, os.O_RDONLY)
         except OSError:
             continue
         try:
-            device = os.fstat(descriptor).st_dev
-            if device not in seen:
-                seen.add(device)
-                if _SYNCFS is None or _SYNCFS(descriptor) != 0:
-                    os.sync()
+            seen.add(device)
+            if _SYNCFS is None or _SYNCFS(descriptor) != 0:
+                os.sync()
         finally:
             os.close(descriptor)
 

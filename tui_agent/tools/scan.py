@@ -17,6 +17,7 @@ once, whichever agent runs the command.
 
 from __future__ import annotations
 
+import itertools
 import os
 import stat
 import threading
@@ -68,7 +69,10 @@ class Watched:
 
 
 def walk(root: Path, max_files: int) -> Walk:
-    """Every regular file under `root` (skipped folders and symlinks aside), stat'ed, up to `max_files`."""
+    """Every regular file under `root` (skipped folders and symlinks aside), stat'ed, up to `max_files`.
+
+    The loop is the bare walk's (`entry.is_dir`, `entry.stat`) with as little beside it as can be: it runs once
+    per file, twice per watched call (the bound is checked once per folder, not once per file)."""
     files: dict[str, Seen] = {}
     top = str(root)
     cut = len(top) + 1
@@ -84,15 +88,13 @@ def walk(root: Path, max_files: int) -> Walk:
                     if entry.is_dir(follow_symlinks=False):
                         if entry.name not in SKIPPED:
                             folders.append(entry.path)
-                        continue
-                    if not entry.is_file(follow_symlinks=False):
-                        continue
-                    status = entry.stat(follow_symlinks=False)
+                    elif entry.is_file(follow_symlinks=False):
+                        status = entry.stat(follow_symlinks=False)
+                        files[entry.path[cut:]] = (status.st_size, status.st_mtime_ns, status.st_ino)
                 except OSError:
                     continue
-                if len(files) >= max_files:
-                    return Walk(files, False)
-                files[entry.path[cut:]] = (status.st_size, status.st_mtime_ns, status.st_ino)
+        if len(files) > max_files:
+            return Walk(dict(itertools.islice(files.items(), max_files)), False)
     return Walk(files, True)
 
 
@@ -124,12 +126,15 @@ class WorkTree:
         if root != self.root:  # another folder: nothing known there
             self.root, self.seen, self.kept, self.kept_bytes = root, {}, {}, 0
         found = walk(root, self.max_files)
-        for path in [p for p in self.kept if p not in found.files]:
+        for path in self.kept.keys() - found.files.keys():
             self._forget(path)
-        for path, seen in found.files.items():
-            if self.seen.get(path) != seen or path not in self.kept:
-                self._keep(path, seen)
-        self.seen = dict(found.files)
+        # Set operations on the dicts' views (in C), not a loop over every file: a warm scan finds few or none.
+        stale = found.files.keys() - self.kept.keys()  # new, or not kept last time (too big then, maybe not now)
+        if found.files != self.seen:
+            stale.update(path for path, _ in found.files.items() - self.seen.items())
+        for path in sorted(stale):
+            self._keep(path, found.files[path])
+        self.seen = found.files
         return found
 
     def _after(self, before: Walk) -> Watched:
@@ -137,9 +142,10 @@ class WorkTree:
         found = walk(self.root, self.max_files)
         changes: list[FileChange] = []
         unknown: list[str] = []
-        for path in sorted(before.files.keys() | found.files.keys()):
-            if before.files.get(path) == found.files.get(path):
-                continue
+        moved = (
+            set() if found.files == before.files else {path for path, _ in before.files.items() ^ found.files.items()}
+        )
+        for path in sorted(moved):
             if path in before.files and path not in self.kept:
                 unknown.append(path)
                 continue
@@ -149,12 +155,11 @@ class WorkTree:
             new = _read(self.root / path) if path in found.files else None
             if old != new:
                 changes.append(FileChange(path, old, new))
-        for path, seen in found.files.items():  # what the call left is the next call's "before"
-            if before.files.get(path) != seen:
-                self._keep(path, seen)
-        for path in [p for p in self.kept if p not in found.files]:
+        for path in moved & found.files.keys():  # what the call left is the next call's "before"
+            self._keep(path, found.files[path])
+        for path in self.kept.keys() - found.files.keys():
             self._forget(path)
-        self.seen = dict(found.files)
+        self.seen = found.files
         return Watched(tuple(changes), _why_not(before, found, unknown, self.max_files))
 
     def _keep(self, path: str, seen: Seen) -> None:

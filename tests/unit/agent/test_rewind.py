@@ -6,9 +6,11 @@ file and a plugin that really writes files in a real working directory."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -20,7 +22,7 @@ from typing import Any
 import pytest
 
 from tests.unit.agent.conftest import MakeAgent, collect
-from tui_agent.agent.rewind import FileStep, plan_files, restore_files, rewind_point
+from tui_agent.agent.rewind import FileStep, plan_files, plan_undo, restore_files, rewind_point
 from tui_agent.agent.services import BuiltAgent
 from tui_agent.cli import main
 from tui_agent.history.errors import HistoryError
@@ -30,7 +32,7 @@ from tui_agent.history.store import HistoryStore
 from tui_agent.offline.server import BackgroundServer
 from tui_agent.payloads import FileChange
 from tui_agent.status import Role
-from tui_agent.tools.restore import located, on_disk, write_back
+from tui_agent.tools.restore import _read_all, located, on_disk, write_back
 
 PLUGINS = Path(__file__).parent / "file_plugins"
 
@@ -173,6 +175,16 @@ def test_a_write_back_is_atomic_and_keeps_the_mode(tmp_path: Path) -> None:
     assert not target.exists()
     write_back(tmp_path / "new" / "deep.txt", b"x")  # its folder made again
     assert (tmp_path / "new" / "deep.txt").read_bytes() == b"x"
+    with pytest.raises(NotADirectoryError):  # a file where its folder should be: refused, nothing made
+        write_back(tmp_path / "new" / "deep.txt" / "under.txt", b"y")
+    assert sorted(p.name for p in (tmp_path / "new").iterdir()) == ["deep.txt"]
+    grown = tmp_path / "grown.txt"
+    grown.write_bytes(b"0123456789" * 200_000)
+    descriptor = os.open(grown, os.O_RDONLY)
+    try:  # a file that grew after its size was read is read whole
+        assert _read_all(descriptor, 3) == b"0123456789" * 200_000
+    finally:
+        os.close(descriptor)
 
 
 def test_the_rewind_point_of_a_prompt_and_of_a_reply() -> None:
@@ -307,5 +319,39 @@ async def test_a_restore_whose_record_fails_changes_no_file(work: Path) -> None:
         with pytest.raises(HistoryError):
             await restore_files(history, plan)
         assert sorted(os.listdir(work)) == ["a.txt"] and (work / "a.txt").read_bytes() == b"after"
+    finally:
+        await store.close()
+
+
+async def test_a_restore_records_each_content_under_its_own_name(work: Path) -> None:
+    """A restore names the contents history holds already by the names they are stored under (not hashed
+    again); the person's own edit it overwrites, and a content whose bytes were lost, are named by their bytes."""
+    for name, data in (("a.txt", b"a1"), ("b.txt", b"mine"), ("c.txt", b"c1")):
+        (work / name).write_bytes(data)
+    store = await HistoryStore.open(work.parent / "history.db")
+    try:
+        session = await store.create_session("rewind")
+        _, reply = await store.begin_turn(session.id, "change three files")
+        await store.record_tool_call(reply.id, "call-1", "write_file", "{}", {})
+        changes = [
+            FileChange("a.txt", b"a0", b"a1"),
+            FileChange("b.txt", b"b0", b"b1"),
+            FileChange("c.txt", b"c0", b"c1"),
+        ]
+        await store.record_file_changes(reply.id, "call-1", changes)
+        with sqlite3.connect(work.parent / "history.db") as conn:  # c.txt's "before" lost
+            conn.execute("DELETE FROM file_blobs WHERE hash = ?", (hashlib.sha256(b"c0").hexdigest(),))
+        plan = await plan_files(store, session.id, reply.id, None)
+        assert [step.shown for step in plan.conflicts] == ["b.txt"]
+        outcome = await restore_files(store, plan, overwrite={"b.txt"})
+        assert sorted(outcome.restored) == ["a.txt", "b.txt", "c.txt"]
+        assert [(work / n).read_bytes() for n in ("a.txt", "b.txt", "c.txt")] == [b"a0", b"b0", b""]
+        with sqlite3.connect(work.parent / "history.db") as conn:
+            stored = conn.execute("SELECT hash, data FROM file_blobs").fetchall()
+        assert stored and all(name == hashlib.sha256(data).hexdigest() for name, data in stored)
+        undo = await plan_undo(store, session.id)
+        assert undo is not None
+        await restore_files(store, undo)
+        assert [(work / n).read_bytes() for n in ("a.txt", "b.txt", "c.txt")] == [b"a1", b"mine", b"c1"]
     finally:
         await store.close()

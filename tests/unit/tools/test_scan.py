@@ -17,6 +17,7 @@ from tui_agent.tool_call import ToolCall
 from tui_agent.tools import tool
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.runner import ToolRunner
+from tui_agent.tools.scan import Watched, WorkTree, walk
 
 
 @tool(approval="never", effect="command")
@@ -78,3 +79,25 @@ async def test_over_the_bound_a_call_is_not_undoable_and_says_so(work: Path) -> 
     done = await call(runner(scan_max_bytes=1000), "echo y > big.bin")
     assert "[not undoable: the content of big.bin before the call was not kept" in (done.result or "")
     assert done.file_changes == ()  # its "before" is unknown: nothing claims to undo it
+
+
+def test_the_tree_keeps_up_with_the_files_between_calls(work: Path) -> None:
+    tree = WorkTree(max_files=100, max_bytes=1000)
+    tree.after(tree.before())
+    (work / "keep.txt").write_text("edited by the person\n")  # between two calls: the next "before"
+    (work / "big.bin").write_bytes(b"x" * 2000)  # too big to keep
+    before = tree.before()
+    (work / "keep.txt").write_text("changed by the call\n")
+    (work / "src" / "new.txt").write_text("made")
+    assert tree.after(before) == Watched(
+        (
+            FileChange("keep.txt", b"edited by the person\n", b"changed by the call\n"),
+            FileChange("src/new.txt", None, b"made"),
+        )
+    )
+    (work / "big.bin").write_bytes(b"small")  # small enough now: kept from the next scan on
+    before = tree.before()
+    (work / "big.bin").unlink()
+    assert tree.after(before) == Watched((FileChange("big.bin", b"small", None),))
+    over = walk(work, 1)
+    assert not over.complete and len(over.files) == 1
