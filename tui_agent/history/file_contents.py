@@ -8,20 +8,19 @@ cost far less than its write). A delta's base may itself be a delta; after `MAX_
 kept whole again, so rebuilding one reads a bounded chain. Rebuilt contents are exact: a delta keeps the whole
 content's length and is used only when its span was found by comparing the bytes themselves.
 
-Hashing a content is most of what recording an unchanged one costs, and an edit's content before is, most
-often, a content just recorded (the last edit's after, or the same file again): `digest` remembers the last
-few contents it named and compares bytes (a memcmp) before hashing again.
+Naming a content (`digest`, SHA-256) is then most of what recording costs: `content_names` names each content
+once, remembers the last few, and lets an edit start naming its contents while its write is flushed.
 
 Plain functions of a sqlite3 connection, called inside the store's reads and write transactions.
 """
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
-import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+
+from tui_agent.content_names import content_name
 
 IN_CHUNK = 500
 """Names per `IN (...)` query (SQLite allows 999 variables in older builds)."""
@@ -31,37 +30,9 @@ SMALLEST_DELTA = 4096
 """A content smaller than this is kept whole: a delta would save little and cost a base to rebuild from."""
 
 
-class _RecentDigests:
-    """The names of the last few contents hashed, found again by comparing bytes (exact: equal bytes, same
-    name). Bounded in count and bytes; safe from any thread."""
-
-    def __init__(self, count: int = 8, most_bytes: int = 8 * 1024 * 1024) -> None:
-        self._count, self._most_bytes = count, most_bytes
-        self._entries: list[tuple[bytes, str]] = []
-        self._lock = threading.Lock()
-
-    def name(self, data: bytes) -> str:
-        with self._lock:
-            entries = list(self._entries)
-        for kept, name in entries:
-            if kept is data or (len(kept) == len(data) and kept == data):
-                return name
-        name = hashlib.sha256(data).hexdigest()
-        if len(data) * 2 <= self._most_bytes:
-            with self._lock:
-                kept_entries = [(data, name), *(e for e in self._entries if e[1] != name)][: self._count]
-                while sum(len(e[0]) for e in kept_entries) > self._most_bytes:
-                    kept_entries.pop()
-                self._entries = kept_entries
-        return name
-
-
-_recent = _RecentDigests()
-
-
 def digest(data: bytes) -> str:
-    """The name a content is stored under: the SHA-256 of its bytes, in hex."""
-    return _recent.name(data)
+    """The name a content is stored under: the SHA-256 of its bytes, in hex (`content_names`)."""
+    return content_name(data)
 
 
 @dataclass(frozen=True)

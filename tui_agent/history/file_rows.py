@@ -14,6 +14,8 @@ Plain functions of a sqlite3 connection, called inside the store's reads and wri
 
 from __future__ import annotations
 
+import functools
+import os
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,6 +40,18 @@ class StoredChange:
     after_hash: str | None
 
 
+def working_folder() -> str:
+    """The folder tui-agent works in, as a change records it: its real path."""
+    return _real(os.getcwd())
+
+
+@functools.lru_cache(maxsize=16)
+def _real(folder: str) -> str:
+    # Cached by the path the OS gives for the working folder, which names no symlink on Linux and macOS already
+    # (`getcwd` returns the folder's physical path): resolving it again cost as much as storing an edit's span.
+    return os.path.realpath(folder)
+
+
 def record(
     message_id: str, call_id: str, changes: Sequence[FileChange], work_dir: str
 ) -> Callable[[sqlite3.Connection], None]:
@@ -56,12 +70,13 @@ def record(
             old, new = change.before, change.after
             before, after = _name(old), _name(new)
             names.append((before, after))
-            if old is not None and new is not None:
-                spans[digest(new)] = (digest(old), old, new)  # the after as a span of the before (names remembered)
-            elif old is not None:
-                whole[digest(old)] = old
-            elif new is not None:
-                whole[digest(new)] = new
+            if old is not None and before is not None:
+                if new is not None and after is not None:
+                    spans[after] = (before, old, new)  # the after as a span of the before
+                else:
+                    whole[before] = old
+            elif new is not None and after is not None:
+                whole[after] = new
         file_contents.store(conn, session_id, whole, spans)
         (start,) = conn.execute(
             "SELECT COALESCE(MAX(position) + 1, 0) FROM file_changes WHERE message_id = ? AND call_id = ?",
