@@ -104,7 +104,7 @@ def memory() -> sqlite3.Connection:
     return conn
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     base=st.binary(min_size=0, max_size=64),
     repeat=st.integers(min_value=1, max_value=300),
