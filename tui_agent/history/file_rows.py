@@ -1,6 +1,7 @@
 """Provides the SQL of the files tool calls changed: a row per file per call in `file_changes` (its path and the
 SHA-256 of its content before and after, NULL for "did not exist"), and the bytes once per distinct content per
-session in `file_blobs`.
+session (`file_contents`: whole in `file_blobs`, or an edit's content after as the span it replaced in its content
+before, in `file_deltas`).
 
 Why in the history file rather than beside it: the file is already private (0600), a call's rows and bytes are
 written in one transaction with nothing left half-saved by a crash, and deleting a session deletes its bytes by
@@ -13,22 +14,19 @@ Plain functions of a sqlite3 connection, called inside the store's reads and wri
 
 from __future__ import annotations
 
-import hashlib
+import functools
+import os
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from tui_agent.history import file_contents
+from tui_agent.history.file_contents import IN_CHUNK, digest
 from tui_agent.history.models import Message
 from tui_agent.payloads import FileChange
 from tui_agent.status import Role
 
-IN_CHUNK = 500
-"""Ids per `IN (...)` query (SQLite allows 999 variables in older builds)."""
-
-
-def digest(data: bytes) -> str:
-    """The name a content is stored under: the SHA-256 of its bytes, in hex."""
-    return hashlib.sha256(data).hexdigest()
+__all__ = ["IN_CHUNK", "digest"]  # also the names other history modules take from here
 
 
 @dataclass(frozen=True)
@@ -42,6 +40,18 @@ class StoredChange:
     after_hash: str | None
 
 
+def working_folder() -> str:
+    """The folder tui-agent works in, as a change records it: its real path."""
+    return _real(os.getcwd())
+
+
+@functools.lru_cache(maxsize=16)
+def _real(folder: str) -> str:
+    # Cached by the path the OS gives for the working folder, which names no symlink on Linux and macOS already
+    # (`getcwd` returns the folder's physical path): resolving it again cost as much as storing an edit's span.
+    return os.path.realpath(folder)
+
+
 def record(
     message_id: str, call_id: str, changes: Sequence[FileChange], work_dir: str
 ) -> Callable[[sqlite3.Connection], None]:
@@ -53,9 +63,21 @@ def record(
         if row is None:  # the reply was deleted meanwhile (its session with it): nothing to keep
             return
         session_id = str(row[0])
-        blobs: dict[str, bytes] = {}
-        names = [(_name(change.before, blobs), _name(change.after, blobs)) for change in changes]
-        store_blobs(conn, session_id, blobs)
+        whole: dict[str, bytes] = {}
+        spans: dict[str, tuple[str, bytes, bytes]] = {}
+        names: list[tuple[str | None, str | None]] = []
+        for change in changes:
+            old, new = change.before, change.after
+            before, after = _name(old), _name(new)
+            names.append((before, after))
+            if old is not None and before is not None:
+                if new is not None and after is not None:
+                    spans[after] = (before, old, new)  # the after as a span of the before
+                else:
+                    whole[before] = old
+            elif new is not None and after is not None:
+                whole[after] = new
+        file_contents.store(conn, session_id, whole, spans)
         (start,) = conn.execute(
             "SELECT COALESCE(MAX(position) + 1, 0) FROM file_changes WHERE message_id = ? AND call_id = ?",
             (message_id, call_id),
@@ -73,19 +95,12 @@ def record(
 
 
 def store_blobs(conn: sqlite3.Connection, session_id: str, blobs: Mapping[str, bytes]) -> None:
-    """Keep each content (by hash) once in `session_id`."""
-    conn.executemany(
-        "INSERT OR IGNORE INTO file_blobs (session_id, hash, size, data) VALUES (?, ?, ?, ?)",
-        [(session_id, name, len(data), data) for name, data in blobs.items()],
-    )
+    """Keep each content (by hash) once in `session_id`, whole."""
+    file_contents.store(conn, session_id, blobs)
 
 
-def _name(data: bytes | None, blobs: dict[str, bytes]) -> str | None:
-    if data is None:
-        return None
-    name = digest(data)
-    blobs[name] = data
-    return name
+def _name(data: bytes | None) -> str | None:
+    return None if data is None else digest(data)
 
 
 def attach_changes(conn: sqlite3.Connection, messages: list[Message]) -> list[Message]:
@@ -161,17 +176,9 @@ def _blob(blobs: Mapping[str, bytes], digest: str | None) -> bytes | None:
 
 
 def load_blobs(conn: sqlite3.Connection, hashes: Iterable[str]) -> dict[str, bytes]:
-    """The stored bytes of each content by hash (a content is the same whichever session stored it)."""
-    wanted = sorted(set(hashes))
-    found: dict[str, bytes] = {}
-    for start in range(0, len(wanted), IN_CHUNK):
-        chunk = wanted[start : start + IN_CHUNK]
-        rows = conn.execute(
-            f"SELECT hash, data FROM file_blobs WHERE hash IN ({','.join('?' * len(chunk))})",
-            chunk,
-        )
-        found.update((str(name), bytes(data)) for name, data in rows)
-    return found
+    """The stored bytes of each content by hash (a content is the same whichever session stored it), rebuilt
+    from its delta where it is kept as one; a content that cannot be rebuilt is left out."""
+    return file_contents.load(conn, hashes)
 
 
 def copy_to_fork(conn: sqlite3.Connection, source_id: str, fork_id: str) -> None:
@@ -184,12 +191,12 @@ def copy_to_fork(conn: sqlite3.Connection, source_id: str, fork_id: str) -> None
         "SELECT f.new, c.call_id, c.position, c.path, c.before_hash, c.after_hash, c.work_dir "
         "FROM file_changes c JOIN fork_tree f ON f.old = c.message_id ORDER BY c.seq"
     )
-    conn.execute(
-        "INSERT OR IGNORE INTO file_blobs (session_id, hash, size, data) "
-        "SELECT ?, b.hash, b.size, b.data FROM file_blobs b WHERE b.session_id = ? AND b.hash IN ("
+    file_contents.copy_named(
+        conn,
+        source_id,
+        fork_id,
         "SELECT c.before_hash FROM file_changes c JOIN fork_tree f ON f.new = c.message_id "
-        "UNION SELECT c.after_hash FROM file_changes c JOIN fork_tree f ON f.new = c.message_id)",
-        (fork_id, source_id),
+        "UNION SELECT c.after_hash FROM file_changes c JOIN fork_tree f ON f.new = c.message_id",
     )
 
 

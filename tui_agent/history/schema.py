@@ -235,6 +235,27 @@ V14_FILE_RESTORES: tuple[str, ...] = (
     "CREATE INDEX file_restores_session ON file_restores(session_id, seq)",
 )
 
+# A content an edit made is most often the content before it with one span replaced (issue 29: recording a 100 KB
+# edit must cost far less than writing it). Such a content is kept as that span against its base (`base_hash`, a
+# content of the same session, itself whole or a delta): the `head` bytes the base starts with, `data`, then the
+# base's last `tail` bytes. `size` is the whole content's length (checked when it is rebuilt); `depth` is how many
+# deltas lie between it and a whole content (capped: see `file_contents.py`). Its own table rather than columns
+# of `file_blobs`: a tui-agent older than this step that opens the file read-only finds such a content missing,
+# never reads a delta as the content. Deleted with its session like `file_blobs`.
+V15_FILE_DELTAS: tuple[str, ...] = (
+    """CREATE TABLE file_deltas (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        hash TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        base_hash TEXT NOT NULL,
+        head INTEGER NOT NULL,
+        tail INTEGER NOT NULL,
+        depth INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        PRIMARY KEY (session_id, hash)
+    ) WITHOUT ROWID""",
+)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     V1_TABLES,
     V2_SEARCH,
@@ -250,6 +271,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     V12_FILE_CHANGES,
     V13_SESSIONS_PARENT,
     V14_FILE_RESTORES,
+    V15_FILE_DELTAS,
 )
 """Step N (1-based) brings the database from version N-1 to N."""
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from tui_agent.history import file_rows, writes
@@ -82,7 +81,7 @@ class Replies:
         if not file_changes:
             await self._db.write(update)
             return
-        record = file_rows.record(message_id, call_id, list(file_changes), str(Path.cwd().resolve()))
+        record = file_rows.record(message_id, call_id, list(file_changes), file_rows.working_folder())
 
         def both(conn: sqlite3.Connection) -> None:
             update(conn)
@@ -94,7 +93,7 @@ class Replies:
         """Record the files call `call_id` of reply `message_id` changed, byte-exact (never redacted: a rewind
         writes them back), each distinct content once per session (`file_rows`)."""
         # The paths are the working directory's (the tools confine them to it): a rewind from elsewhere finds them.
-        await self._db.write(file_rows.record(message_id, call_id, list(changes), str(Path.cwd().resolve())))
+        await self._db.write(file_rows.record(message_id, call_id, list(changes), file_rows.working_folder()))
 
 
 def _redacted(redactor: Redactor, parts: Mapping[str, str] | None) -> dict[str, str] | None:

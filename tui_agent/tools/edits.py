@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tui_agent.content_names import name_soon
 from tui_agent.payloads import FileChange
 from tui_agent.regular_files import not_regular, open_regular
 from tui_agent.tools.confinement import shown, writable
@@ -210,10 +211,13 @@ def _nearest(text: str, old: str) -> str:
     return "\n".join(shown_lines)
 
 
-def write_atomically(planned: Planned) -> None:
+def write_atomically(planned: Planned, *, recorded: bool = True) -> None:
     """Write `planned.change.after` to its file: a temporary file in the same folder, flushed, renamed over
-    (a deletion, `after` None: the file removed)."""
+    (a deletion, `after` None: the file removed). `recorded`: the change will be recorded in history, whose
+    names for its contents are started meanwhile on another thread (False: a write nothing records)."""
     data = planned.change.after
+    if recorded:
+        name_soon(planned.change.before, data)
     if data is None:
         planned.target.unlink()
         sync_folder(planned.target.parent)
