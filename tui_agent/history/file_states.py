@@ -189,9 +189,7 @@ def record_restore(
             before = _named(file.before, file.before_name, blobs)
             after = _named(file.after, file.after_name, blobs)
             rows.append((restore_id, session_id, time.time(), to_message, file.work_dir, file.path, before, after))
-        for name in _stored(conn, session_id, list(blobs)):  # a rewind's contents are mostly stored already
-            del blobs[name]
-        store_blobs(conn, session_id, blobs)
+        store_blobs(conn, session_id, blobs)  # only those the session lacks: a rewind's are mostly stored already
         conn.executemany(
             "INSERT INTO file_restores (restore_id, session_id, made_at, to_message_id, work_dir, path, "
             "before_hash, after_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -207,21 +205,6 @@ def _named(data: bytes | None, known: str | None, blobs: dict[str, bytes]) -> st
     name = known or digest(data)
     blobs[name] = data
     return name
-
-
-def _stored(conn: sqlite3.Connection, session_id: str, names: list[str]) -> list[str]:
-    """Which of the contents `names` the session keeps already."""
-    found: list[str] = []
-    for start in range(0, len(names), IN_CHUNK):
-        chunk = names[start : start + IN_CHUNK]
-        found.extend(
-            str(row[0])
-            for row in conn.execute(
-                f"SELECT hash FROM file_blobs WHERE session_id = ? AND hash IN ({','.join('?' * len(chunk))})",
-                (session_id, *chunk),
-            )
-        )
-    return found
 
 
 def last_restore(conn: sqlite3.Connection, session_id: str) -> tuple[str, list[Restored]] | None:
