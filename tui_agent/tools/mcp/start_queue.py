@@ -1,0 +1,53 @@
+"""Provides `StartQueue`: how many MCP server processes start at once.
+
+A stdio server's start is mostly CPU: a Python server imports its SDK (about a second of a core), a Node one
+loads its packages. Twenty started together on two cores each took ten times as long: every one missed its
+`startup_timeout` (10 s) and failed, and the app had a twentieth of the CPU for the user's first turn
+meanwhile (issue 28). So at most `slots` start at a time, in the order configured, and a server's
+`startup_timeout` counts from its turn. A start still going after `hold` seconds is most likely waiting for
+something other than the CPU (a download, the network, a sign-in): its slot goes to the next server then, so
+one slow server never holds the others up for long.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+HOLD = 3.0
+"""Seconds a start keeps its slot at most (a Python server's start is ~1 s of CPU on a quiet core)."""
+
+
+def default_slots() -> int:
+    """Starts at once: one a core (two at least, so a slow first server is not alone in holding up the rest)."""
+    return max(2, os.cpu_count() or 1)
+
+
+class StartQueue:
+    """At most `slots` starts at a time, each holding its slot until it ends or for `hold` seconds."""
+
+    def __init__(self, slots: int | None = None, hold: float = HOLD) -> None:
+        self.slots = max(1, slots) if slots is not None else default_slots()
+        self.hold = hold
+        self._free = asyncio.Semaphore(self.slots)
+
+    @asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        """Wait for a slot, then hold it while the block runs (at most `hold` seconds)."""
+        await self._free.acquire()
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                self._free.release()
+
+        timer = asyncio.get_running_loop().call_later(self.hold, release)
+        try:
+            yield
+        finally:
+            timer.cancel()
+            release()
