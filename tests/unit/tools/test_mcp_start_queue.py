@@ -31,7 +31,7 @@ async def until(condition: Callable[[], bool], what: str) -> None:
 async def test_at_most_slots_start_at_once_and_a_slow_start_gives_its_slot_up_after_hold() -> None:
     """Issue 28: twenty servers started together on two cores all missed their start-up timeout. At most
     `slots` start at a time, in order; a slot comes free when a start ends (failing too) or after `hold`."""
-    assert default_slots() >= 2
+    assert default_slots() >= 1
     queue = StartQueue(slots=2, hold=600)
     inside: list[int] = []
     gates = [asyncio.Event() for _ in range(4)]

@@ -3,7 +3,8 @@
 A stdio server's start is mostly CPU: a Python server imports its SDK (about a second of a core), a Node one
 loads its packages. Twenty started together on two cores each took ten times as long: every one missed its
 `startup_timeout` (10 s) and failed, and the app had a twentieth of the CPU for the user's first turn
-meanwhile (issue 28). So at most `slots` start at a time, in the order configured, and a server's
+meanwhile (issue 28). So at most `slots` start at a time (a core each, one core left for the app: on two
+cores, one at a time), in the order configured, and a server's
 `startup_timeout` counts from its turn. A start still going after `hold` seconds is most likely waiting for
 something other than the CPU (a download, the network, a sign-in): its slot goes to the next server then, so
 one slow server never holds the others up for long.
@@ -21,8 +22,9 @@ HOLD = 3.0
 
 
 def default_slots() -> int:
-    """Starts at once: one a core (two at least, so a slow first server is not alone in holding up the rest)."""
-    return max(2, os.cpu_count() or 1)
+    """Starts at once: one a core the process may use, but one, left for the app (at least one)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, cores - 1)
 
 
 class StartQueue:
