@@ -30,11 +30,12 @@ async def until(condition: Callable[[], bool], what: str) -> None:
 
 async def test_at_most_slots_start_at_once_and_a_slow_start_gives_its_slot_up_after_hold() -> None:
     """Issue 28: twenty servers started together on two cores all missed their start-up timeout. At most
-    `slots` start at a time, in order; a slot comes free when a start ends (failing too) or after `hold`."""
+    `slots` start at a time, in order (one more while a turn waits for them); a slot comes free when a start
+    ends (failing too) or after `hold`."""
     assert default_slots() >= 1
     queue = StartQueue(slots=2, hold=600)
     inside: list[int] = []
-    gates = [asyncio.Event() for _ in range(4)]
+    gates = [asyncio.Event() for _ in range(5)]
 
     async def start(index: int) -> None:
         async with queue.turn():
@@ -44,19 +45,22 @@ async def test_at_most_slots_start_at_once_and_a_slow_start_gives_its_slot_up_af
             if index == 1:
                 raise OSError("the command does not exist")
 
-    tasks = [asyncio.create_task(start(index)) for index in range(4)]
+    tasks = [asyncio.create_task(start(index)) for index in range(5)]
     await until(lambda: len(inside) == 2, "two starts")
     await asyncio.sleep(0.05)
-    assert inside == [0, 1]  # the third and fourth wait for a slot
+    assert inside == [0, 1]  # the others wait for a slot
     gates[0].set()
     await until(lambda: 2 in inside, "the third start after the first ended")
     gates[1].set()  # a start that fails gives its slot up too
     await until(lambda: 3 in inside, "the fourth start after the second failed")
     assert sorted(inside) == [2, 3]
-    gates[2].set()
-    gates[3].set()
+    with queue.urgent():  # a turn waits for the servers: one more starts
+        await until(lambda: 4 in inside, "a third start at once while a turn waits")
+    for gate in gates[2:]:
+        gate.set()
     results = await asyncio.gather(*tasks, return_exceptions=True)
-    assert [type(result).__name__ for result in results] == ["NoneType", "OSError", "NoneType", "NoneType"]
+    assert [type(result).__name__ for result in results] == ["NoneType", "OSError", "NoneType", "NoneType", "NoneType"]
+    assert queue.limit() == 2
 
     slow = StartQueue(slots=1, hold=0.05)  # a start still going after `hold`: the next one starts anyway
     stuck, behind = asyncio.Event(), asyncio.Event()
@@ -76,6 +80,19 @@ async def test_at_most_slots_start_at_once_and_a_slow_start_gives_its_slot_up_af
     assert not first.done()
     stuck.set()
     await asyncio.gather(first, second)
+
+    single = StartQueue(slots=1, hold=600)  # a server stopped while it waits for its turn gives no slot away
+
+    async def enter() -> None:
+        async with single.turn():
+            pass
+
+    async with single.turn():
+        queued = asyncio.create_task(enter())
+        await asyncio.sleep(0.01)
+        queued.cancel()
+        await asyncio.gather(queued, return_exceptions=True)
+    await asyncio.wait_for(enter(), WAIT_LIMIT)
 
 
 async def test_a_server_waits_for_its_turn_and_its_startup_timeout_runs_from_then(tmp_path: Path) -> None:

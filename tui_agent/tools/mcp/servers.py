@@ -128,7 +128,8 @@ class McpServers:
             return
         if self._loading is not None:
             await asyncio.shield(self._loading)
-        await asyncio.gather(*(self._settle(server) for server in starting))
+        with self.queue.urgent():  # nothing else to draw meanwhile: the app's core starts one too
+            await asyncio.gather(*(self._settle(server) for server in starting))
 
     async def settled_for(self, prompt: str) -> None:
         """Wait only for the servers still starting that `prompt` names (`named_in`), and for those never seen
@@ -142,7 +143,8 @@ class McpServers:
             return
         if self._loading is not None:
             await asyncio.shield(self._loading)
-        await asyncio.gather(*(self._settle(server) for server in named))
+        with self.queue.urgent():
+            await asyncio.gather(*(self._settle(server) for server in named))
 
     def still_starting_servers(self) -> list[McpServer]:
         return [server for server in self.servers.values() if server.state == ServerState.STARTING]
