@@ -1,7 +1,7 @@
 """Provides `McpServers`: every configured MCP server of a run, started in the background, as a tool source.
 
 `start()` returns at once: a background task imports the SDK in a thread (about a second) and starts
-every enabled server, the processes at most one a core at a time (`StartQueue`: twenty at once on two cores all
+every enabled server, the processes a few at a time (`StartQueue`: twenty at once on two cores all
 missed their start-up timeout). Each server's tools enter the `ToolRegistry` when it is ready (and
 leave when it fails or is turned off), under `server__tool` when the name is taken. A turn does not wait for
 servers still starting (`ToolRegistry.settled_for`): it is sent with the tools that are ready, unless its prompt
@@ -63,7 +63,7 @@ class McpServers:
         queue: StartQueue | None = None,
     ) -> None:
         """`redact`: what each server's stderr goes through on its way to its log (history's redaction);
-        `queue`: how many server processes start at once (default: one a core, `StartQueue`)."""
+        `queue`: how many server processes start at once (default: a core each, one left for the app)."""
         self.registry = registry
         self.queue = queue if queue is not None else StartQueue()
         self.sampling = Sampling(on_denied=lambda sentence: self._say("", sentence))
