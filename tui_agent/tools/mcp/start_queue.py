@@ -19,8 +19,9 @@ from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 
-HOLD = 3.0
-"""Seconds a start keeps its slot at most (a Python server's start is ~1 s of CPU on a quiet core)."""
+HOLD = 5.0
+"""Seconds a start keeps its slot at most: a Python server's start is ~1 s of CPU on a quiet core, but several
+on a loaded one (with 3 s, twenty on a machine at load 12 ended up starting together again, and some failed)."""
 
 
 def default_slots() -> int:
