@@ -38,6 +38,7 @@ from tui_agent.tools.mcp.log import Redact, ServerLog, append_note
 from tui_agent.tools.mcp.oauth_desk import SignIn, SignInDesk
 from tui_agent.tools.mcp.sampling import Answerer, SamplingDenied, SamplingReply, SamplingRequest
 from tui_agent.tools.mcp.specs import callable_tools, needs_tasks, offered, safe_name
+from tui_agent.tools.mcp.start_queue import StartQueue
 from tui_agent.tools.results import ToolResult
 
 STOP_GRACE = 6.0
@@ -76,15 +77,17 @@ class McpServer:
         ask: Asker | None = None,
         sample: Answerer | None = None,
         sign_ins: SignInDesk | None = None,
+        queue: StartQueue | None = None,
     ) -> None:
         """`ask(question)` puts the server's requests for input to the user (None: they are declined);
         `sample(request)` answers its sampling requests (None: refused); `sign_ins`: where its OAuth sign-in is
-        kept and started (None: never)."""
+        kept and started (None: never); `queue`: whose turn it is to start a process (None: at once)."""
         self.name, self.settings = name, settings
         self._ask = ask
         self._sample = sample
         self._sign_ins = sign_ins
         self._sign_in: SignIn | None = None
+        self._queue = queue
         self.log_path = log_dir / f"{safe_name(name)}.log"
         self._redact = redact
         """What the log does to the server's stderr before writing it (history's redaction)."""
@@ -106,6 +109,8 @@ class McpServer:
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._settled = asyncio.Event()
+        self._begun = asyncio.Event()
+        """Set once its start has its turn in the queue (or it ended before)."""
         self._log_start = 0
 
     # -- life ---------------------------------------------------------------------------------------
@@ -115,6 +120,7 @@ class McpServer:
         if self._task is not None and not self._task.done():
             return
         self.reason, self.stray_output, self._stop, self._settled = None, None, asyncio.Event(), asyncio.Event()
+        self._begun.clear()  # cleared, not replaced: whoever waits for the first start waits for this one
         self._set(ServerState.STARTING)
         self._task = asyncio.get_running_loop().create_task(self._own(), name=f"mcp-server:{self.name}")
 
@@ -122,6 +128,10 @@ class McpServer:
         """Wait until the server is no longer starting (ready or failed)."""
         if self.state == ServerState.STARTING:
             await self._settled.wait()
+
+    async def begun(self) -> None:
+        """Wait until its start has its turn (`StartQueue`; its `startup_timeout` runs from then), or ended."""
+        await self._begun.wait()
 
     async def stop(self, state: ServerState = ServerState.STOPPED) -> None:
         """Close the session and end the server process (bounded); the state becomes `state`."""
@@ -150,6 +160,7 @@ class McpServer:
                 self._fail(error)
         finally:
             self._session = None
+            self._begun.set()
             self._settled.set()
 
     async def _watch(self) -> None:
@@ -167,6 +178,14 @@ class McpServer:
         return self._session is not None and self._sdk is not None and bool(self._sdk.is_closed(self._session))
 
     async def _open(self, stack: AsyncExitStack, errlog: IO[str]) -> bool:
+        # Only the processes we start queue (their start is CPU); a server reached by URL starts at once.
+        if self._queue is None or self.settings.command is None:
+            return await self._connect(stack, errlog)
+        async with self._queue.turn():
+            return await self._connect(stack, errlog)
+
+    async def _connect(self, stack: AsyncExitStack, errlog: IO[str]) -> bool:
+        self._begun.set()
         sdk = self._sdk
         assert sdk is not None
         try:
@@ -323,6 +342,7 @@ class McpServer:
         self.reason = reason
         self._note_failure(ServerState.FAILED)
         self._set(ServerState.FAILED)
+        self._begun.set()
         self._settled.set()
 
     def _note_failure(self, state: ServerState) -> None:

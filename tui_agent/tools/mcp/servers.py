@@ -1,14 +1,15 @@
 """Provides `McpServers`: every configured MCP server of a run, started in the background, as a tool source.
 
 `start()` returns at once: a background task imports the SDK in a thread (about a second) and starts
-every enabled server concurrently. Each server's tools enter the `ToolRegistry` when it is ready (and
+every enabled server, the processes a few at a time (`StartQueue`: twenty at once on two cores all
+missed their start-up timeout). Each server's tools enter the `ToolRegistry` when it is ready (and
 leave when it fails or is turned off), under `server__tool` when the name is taken. A turn does not wait for
 servers still starting (`ToolRegistry.settled_for`): it is sent with the tools that are ready, unless its prompt
 names a starting server (or a tool it had before a restart); then it waits for that one, bounded by its
-`startup_timeout` (`still_starting` says which are starting; `watch_starting` tells the status bar). What the
-user should know (a server failed, crashed, tools too large for the context, tools left out because they
-can only run as tasks) arrives as notices for
-whoever `watch`es: a UI notification, or stderr for `-p`.
+`startup_timeout` counted from its turn to start (`still_starting` says which are starting; `watch_starting`
+tells the status bar). What the user should know (a server failed, crashed, tools too large for the context,
+tools left out because they can only run as tasks) arrives as notices for whoever `watch`es: a UI
+notification, or stderr for `-p`.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from tui_agent.tools.mcp.resource_picks import ResourcePick, attachments_of, res
 from tui_agent.tools.mcp.sampling import Sampling
 from tui_agent.tools.mcp.server import McpServer, ServerState
 from tui_agent.tools.mcp.specs import plugin_of, resource_spec, safe_name, tool_specs
+from tui_agent.tools.mcp.start_queue import StartQueue
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.schema_tool import SchemaToolSpec
 
@@ -52,10 +54,18 @@ class McpServers:
     """The run's MCP servers, by name."""
 
     def __init__(
-        self, configured: Mapping[str, McpServerSettings], registry: ToolRegistry, log_dir: Path, *, redact: Redact
+        self,
+        configured: Mapping[str, McpServerSettings],
+        registry: ToolRegistry,
+        log_dir: Path,
+        *,
+        redact: Redact,
+        queue: StartQueue | None = None,
     ) -> None:
-        """`redact`: what each server's stderr goes through on its way to its log (history's redaction)."""
+        """`redact`: what each server's stderr goes through on its way to its log (history's redaction);
+        `queue`: how many server processes start at once (default: a core each, one left for the app)."""
         self.registry = registry
+        self.queue = queue if queue is not None else StartQueue()
         self.sampling = Sampling(on_denied=lambda sentence: self._say("", sentence))
         """How the servers' sampling requests are approved and answered (the build sets the model, the app the
         dialog; `-p` its `--allow-sampling` servers)."""
@@ -71,6 +81,7 @@ class McpServers:
                 ask=self._ask,
                 sample=self.sampling.answer,
                 sign_ins=self.sign_ins,
+                queue=self.queue,
             )
             for name, settings in configured.items()
         }
@@ -117,7 +128,8 @@ class McpServers:
             return
         if self._loading is not None:
             await asyncio.shield(self._loading)
-        await asyncio.gather(*(self._settle(server) for server in starting))
+        with self.queue.urgent():  # nothing else to draw meanwhile: the app's core starts one too
+            await asyncio.gather(*(self._settle(server) for server in starting))
 
     async def settled_for(self, prompt: str) -> None:
         """Wait only for the servers still starting that `prompt` names (`named_in`), and for those never seen
@@ -131,7 +143,8 @@ class McpServers:
             return
         if self._loading is not None:
             await asyncio.shield(self._loading)
-        await asyncio.gather(*(self._settle(server) for server in named))
+        with self.queue.urgent():
+            await asyncio.gather(*(self._settle(server) for server in named))
 
     def still_starting_servers(self) -> list[McpServer]:
         return [server for server in self.servers.values() if server.state == ServerState.STARTING]
@@ -164,6 +177,7 @@ class McpServers:
                 log.exception("a listener to the starting servers failed")
 
     async def _settle(self, server: McpServer) -> None:
+        await server.begun()  # its turn to start comes first (each start before it is bounded: `StartQueue`)
         try:
             await asyncio.wait_for(server.settled(), server.settings.startup_timeout + SETTLE_MARGIN)
         except TimeoutError:  # the server's own timeout should have fired; never hold a turn longer
