@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
+from tui_agent.retrieval import listing
 from tui_agent.retrieval.ahead import ahead
 from tui_agent.retrieval.common_words import weighty
 from tui_agent.retrieval.embedder import BATCH, Embedder, EmbeddingError, cosine
@@ -33,12 +34,15 @@ from tui_agent.retrieval.reading import STAMP_FACTOR, STAMP_MASK, Batch, Pending
 from tui_agent.retrieval.scope import searched
 
 _BATCH = 200
+_WAIT_MS = 30_000
+"""How long a write waits for another process's (SQLite's busy timeout)."""
 _SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox"})
 
 CANDIDATES = 50
 """Passages each ranking (BM25, cosine) hands to the fusion: enough that a good passage low in one is kept."""
-_VERSION = 3
-"""`PRAGMA user_version` of the schema below; an older file (a cache) is emptied and built anew."""
+_VERSION = 4
+"""`PRAGMA user_version` of the schema below (and `listing.SCHEMA`'s); an older file (a cache) is emptied and built
+anew."""
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY, stamp INTEGER, hash TEXT, first_rowid INTEGER, last_rowid INTEGER
@@ -95,7 +99,9 @@ class PassageIndex:
         """Why the last search or refresh could not use vectors (None: it could, or none were asked for)."""
         # The index's own files (and their -wal/-shm) may sit inside an indexed folder: never index them.
         self._own = str(db_file.resolve())
-        self._db = sqlite3.connect(db_file, timeout=30.0, isolation_level=None)
+        self._listing = "\0".join(map(str, self._folders))
+        """The folder set's key in `listings`."""
+        self._db = sqlite3.connect(db_file, timeout=_WAIT_MS / 1000, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         if self._db.execute("PRAGMA user_version").fetchone()[0] != _VERSION:
@@ -110,9 +116,9 @@ class PassageIndex:
         # right across a new layout of the rest, and computing them again costs the endpoint's time (and money).
         columns = [row[1] for row in self._db.execute("PRAGMA table_info(vectors)")]
         kept_vectors = columns == ["model", "digest", "vector"]
-        for table in ("passages", "files", *(() if kept_vectors else ("vectors",))):
+        for table in ("passages", "files", *listing.TABLES, *(() if kept_vectors else ("vectors",))):
             self._db.execute(f"DROP TABLE IF EXISTS {table}")
-        for statement in filter(str.strip, _SCHEMA.split(";")):
+        for statement in filter(str.strip, (_SCHEMA + listing.SCHEMA).split(";")):
             self._db.execute(statement)
         self._db.execute(f"PRAGMA user_version = {_VERSION}")
 
@@ -126,21 +132,29 @@ class PassageIndex:
         report = Report()
         within, patterns = self._within("path")
         # One number a file (`stamp`) rather than a pair: a tuple a row was a third of an unchanged refresh.
-        known: dict[str, int] = dict(self._db.execute(f"SELECT path, stamp FROM files WHERE {within}", patterns))
+        known = listing.listed(self._db, self._listing)
+        was_listed = known is not None
+        if known is None:
+            known = dict(self._db.execute(f"SELECT path, stamp FROM files WHERE {within}", patterns))
         pending = self._changed(known, report)
+        wrote = False
         if pending:  # an unchanged refresh starts no thread
             chunks = (pending[start : start + _BATCH] for start in range(0, len(pending), _BATCH))
             with closing(ahead(map(read, chunks))) as batches:
                 for batch in batches:
                     if batch.files:
                         self._write(partial(self._put, batch))
+                        wrote = True
                     _count(report, batch)
                     if progress is not None:
                         progress(report)
         gone = list(known)  # the folders' files the walk did not find (those it found were taken out)
         if gone:  # no write transaction when nothing went: an unchanged refresh only reads
             self._write(lambda: self._forget(gone))
+            wrote = True
         report.removed = len(gone)
+        if wrote or not was_listed:
+            self._list(within, patterns)
         if report.changed or report.removed:  # vectors of passages no file has any more
             self._write(
                 partial(self._db.execute, "DELETE FROM vectors WHERE digest NOT IN (SELECT digest FROM passages)")
@@ -269,7 +283,8 @@ class PassageIndex:
         kept as strings: a `Path` an entry, or a generator's step a file, was a good part of an unchanged
         refresh's time (the walk itself is the floor: a stat a file)."""
         stack = [(str(folder), Ignored.under(folder)) for folder in self._folders]
-        own = self._own
+        # The index's own files are looked for only where they can be: under one of the folders.
+        own = self._own if any(self._own.startswith(f"{folder}{os.sep}") for folder in self._folders) else None
         pop = known.pop
         pending: list[Pending] = []
         unchanged = 0
@@ -292,7 +307,7 @@ class PassageIndex:
                     key = entry.path
                     if (
                         not entry.is_file(follow_symlinks=False)
-                        or key.startswith(own)
+                        or (own and key.startswith(own))
                         or (covers and covers(key, False))
                     ):
                         continue
@@ -306,6 +321,18 @@ class PassageIndex:
                     pending.append((key, info, old is not None))
         report.unchanged += unchanged
         return pending
+
+    def _list(self, within: str, patterns: list[str]) -> None:
+        """Make the folders' listing for the next refresh (`listing.py`), unless another process is writing: not
+        worth waiting for, the next refresh makes it."""
+        self._db.execute("PRAGMA busy_timeout = 0")
+        try:
+            self._write(partial(listing.record, self._db, self._listing, within, patterns))
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                raise
+        finally:
+            self._db.execute(f"PRAGMA busy_timeout = {_WAIT_MS}")
 
     def _put(self, batch: Batch) -> None:
         """Store a batch of files' passages in a few statements (a skipped file, `None` for its digest, is
@@ -346,8 +373,10 @@ class PassageIndex:
             (batch.places, batch.texts, base, *([json.dumps([key for _stamp, key in touched])] if touched else [])),
         )
         self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", files)
+        listing.changed(self._db)
 
     def _forget(self, keys: list[str]) -> None:
+        listing.changed(self._db)
         for key in keys:
             old = self._db.execute("SELECT first_rowid, last_rowid FROM files WHERE path = ?", (key,)).fetchone()
             if old is not None:

@@ -144,3 +144,13 @@ def test_bad_files_in_a_build_are_reported_and_tried_again_and_the_index_stays_s
     assert index.refresh().added == 250 and [hit.path for hit in index.search("word650")] == ["note650.md"]
     _sound(index)
     index.close()
+
+
+def test_an_index_file_inside_the_indexed_folder_is_never_indexed(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("# Notes\n\nzebra\n")
+    index = PassageIndex(tmp_path / "index.db", [tmp_path])
+    index.refresh()
+    report = index.refresh()  # by now the index's -wal and -shm files are there too
+    assert (report.unchanged, report.added, report.skipped_binary) == (1, 0, 0)
+    assert [Path(path).name for (path,) in index._db.execute("SELECT path FROM files")] == ["notes.md"]
+    index.close()
