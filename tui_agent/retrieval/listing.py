@@ -29,11 +29,13 @@ def listed(db: sqlite3.Connection, folders: str) -> dict[str, int] | None:
     ).fetchone()
     if row is None:
         return None
-    stamps = array("q")
-    stamps.frombytes(row[1])
     paths = row[0].split("\0") if row[0] else []
-    # Made on another machine (another byte order), the lengths still agree but the stamps are wrong: every file
-    # then reads as changed, and is only read again (its hash is the same): slower once, never wrong.
+    stamps = array("q")
+    if len(row[1]) != len(paths) * stamps.itemsize:  # not a listing this code made: as good as none
+        return None
+    stamps.frombytes(row[1])
+    # Made on another machine (another byte order), the stamps are wrong: every file then reads as changed, and
+    # is only read again (its hash is the same): slower once, never wrong.
     return dict(zip(paths, stamps, strict=True))
 
 
