@@ -12,36 +12,39 @@ that vanishes, cannot be read, is binary or too big is counted in the report and
 
 from __future__ import annotations
 
-import hashlib
+import json
 import os
 import sqlite3
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
+from tui_agent.retrieval import listing
+from tui_agent.retrieval.ahead import ahead
 from tui_agent.retrieval.embedder import BATCH, Embedder, EmbeddingError
 from tui_agent.retrieval.fusion import fuse
 from tui_agent.retrieval.ignored import Ignored
-from tui_agent.retrieval.passages import split
 from tui_agent.retrieval.ranking import best
+from tui_agent.retrieval.reading import MAX_FILE_BYTES as MAX_FILE_BYTES  # where callers have found it
+from tui_agent.retrieval.reading import STAMP_FACTOR, STAMP_MASK, Batch, Pending, read
 from tui_agent.retrieval.scope import searched
 
-MAX_FILE_BYTES = 2_000_000
-"""Bigger files (logs, dumps, minified bundles) are skipped: they would drown every search."""
-
 _BATCH = 200
+_WAIT_MS = 30_000
+"""How long a write waits for another process's (SQLite's busy timeout)."""
 _SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox"})
-_MARKDOWN = frozenset({".md", ".markdown", ".rst", ".txt"})
 
 CANDIDATES = 50
 """Passages each ranking (BM25, cosine) hands to the fusion: enough that a good passage low in one is kept."""
 _embedded: dict[str, int] = {}
 """How many times this process added vectors to each index file: `vectors.nearest` loads its matrix again."""
-_VERSION = 3
-"""`PRAGMA user_version` of the schema below; an older file (a cache) is emptied and built anew."""
+_VERSION = 4
+"""`PRAGMA user_version` of the schema below (and `listing.SCHEMA`'s); an older file (a cache) is emptied and built
+anew."""
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY, stamp INTEGER, hash TEXT, first_rowid INTEGER, last_rowid INTEGER
@@ -98,7 +101,9 @@ class PassageIndex:
         """Why the last search or refresh could not use vectors (None: it could, or none were asked for)."""
         # The index's own files (and their -wal/-shm) may sit inside an indexed folder: never index them.
         self._own = str(db_file.resolve())
-        self._db = sqlite3.connect(db_file, timeout=30.0, isolation_level=None)
+        self._listing = "\0".join(map(str, self._folders))
+        """The folder set's key in `listings`."""
+        self._db = sqlite3.connect(db_file, timeout=_WAIT_MS / 1000, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         if self._db.execute("PRAGMA user_version").fetchone()[0] != _VERSION:
@@ -113,9 +118,9 @@ class PassageIndex:
         # right across a new layout of the rest, and computing them again costs the endpoint's time (and money).
         columns = [row[1] for row in self._db.execute("PRAGMA table_info(vectors)")]
         kept_vectors = columns == ["model", "digest", "vector"]
-        for table in ("passages", "files", *(() if kept_vectors else ("vectors",))):
+        for table in ("passages", "files", *listing.TABLES, *(() if kept_vectors else ("vectors",))):
             self._db.execute(f"DROP TABLE IF EXISTS {table}")
-        for statement in filter(str.strip, _SCHEMA.split(";")):
+        for statement in filter(str.strip, (_SCHEMA + listing.SCHEMA).split(";")):
             self._db.execute(statement)
         self._db.execute(f"PRAGMA user_version = {_VERSION}")
 
@@ -124,29 +129,34 @@ class PassageIndex:
 
     def refresh(self, progress: Callable[[Report], None] | None = None) -> Report:
         """Bring the index up to date with the folders; each batch of changes is one transaction, after which
-        `progress` hears how far it has come (a first build of a big tree takes a while)."""
+        `progress` hears how far it has come (a first build of a big tree takes a while). The files are read and
+        split by a thread of their own (`ahead`), a batch ahead of the one SQLite is storing."""
         report = Report()
         within, patterns = self._within("path")
-        # One number a file (`_stamp`) rather than a pair: a tuple a row was a third of an unchanged refresh.
-        known: dict[str, int] = dict(self._db.execute(f"SELECT path, stamp FROM files WHERE {within}", patterns))
-        pending: list[tuple[str, os.stat_result, bool]] = []
-        for files in self._walk():
-            for key, info in files:
-                old = known.pop(key, None)
-                if old == (info.st_mtime_ns * _STAMP_FACTOR + info.st_size) & _STAMP_MASK:  # `_stamp`, inlined
-                    report.unchanged += 1
-                    continue
-                pending.append((key, info, old is not None))
-            while len(pending) >= _BATCH:  # a batch at a time, however many files one folder holds
-                self._store(pending[:_BATCH], report)
-                del pending[:_BATCH]
-                if progress is not None:
-                    progress(report)
-        self._store(pending, report)
+        # One number a file (`stamp`) rather than a pair: a tuple a row was a third of an unchanged refresh.
+        known = listing.listed(self._db, self._listing)
+        was_listed = known is not None
+        if known is None:
+            known = dict(self._db.execute(f"SELECT path, stamp FROM files WHERE {within}", patterns))
+        pending = self._changed(known, report)
+        wrote = False
+        if pending:  # an unchanged refresh starts no thread
+            chunks = (pending[start : start + _BATCH] for start in range(0, len(pending), _BATCH))
+            with closing(ahead(map(read, chunks))) as batches:
+                for batch in batches:
+                    if batch.files:
+                        self._write(partial(self._put, batch))
+                        wrote = True
+                    _count(report, batch)
+                    if progress is not None:
+                        progress(report)
         gone = list(known)  # the folders' files the walk did not find (those it found were taken out)
         if gone:  # no write transaction when nothing went: an unchanged refresh only reads
             self._write(lambda: self._forget(gone))
+            wrote = True
         report.removed = len(gone)
+        if wrote or not was_listed:
+            self._list(within, patterns)
         if report.changed or report.removed:  # vectors of passages no file has any more
             self._write(
                 partial(self._db.execute, "DELETE FROM vectors WHERE digest NOT IN (SELECT digest FROM passages)")
@@ -275,12 +285,18 @@ class PassageIndex:
         """The folders this index covers (resolved; none inside another)."""
         return list(self._folders)
 
-    def _walk(self) -> Iterator[list[tuple[str, os.stat_result]]]:
-        """The files of each folder under the folders (path, stat), less the always-skipped folders and what
-        their `.gitignore`s ignore. Paths stay strings and come a folder at a time: a `Path` per entry was most
-        of an unchanged refresh's time, and a generator's step per file a good part of the rest."""
+    def _changed(self, known: dict[str, int], report: Report) -> list[Pending]:
+        """The files under the folders that are new or changed since `known` (path: stamp; each file found is
+        taken out of it, so what is left is gone), less the always-skipped folders and what their `.gitignore`s
+        ignore; the unchanged ones are counted in `report`. One loop for the walk and the comparison, paths
+        kept as strings: a `Path` an entry, or a generator's step a file, was a good part of an unchanged
+        refresh's time (the walk itself is the floor: a stat a file)."""
         stack = [(str(folder), Ignored.under(folder)) for folder in self._folders]
-        own = self._own
+        # The index's own files are looked for only where they can be: under one of the folders.
+        own = self._own if any(self._own.startswith(f"{folder}{os.sep}") for folder in self._folders) else None
+        pop = known.pop
+        pending: list[Pending] = []
+        unchanged = 0
         while stack:
             folder, ignored = stack.pop()
             try:
@@ -288,61 +304,54 @@ class PassageIndex:
                     entries = list(listing)
             except OSError:
                 continue
-            ignored = ignored.with_file_in(Path(folder))
-            files = []
+            if any(entry.name == ".gitignore" for entry in entries):
+                ignored = ignored.with_file_in(Path(folder))
+            covers = ignored.covers if ignored.specs else None
             for entry in entries:
                 try:
-                    is_dir = entry.is_dir(follow_symlinks=False)
-                    if ignored.specs and ignored.covers(entry.path, is_dir):
-                        continue
-                    if is_dir:
-                        if entry.name not in _SKIPPED_FOLDERS:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name not in _SKIPPED_FOLDERS and not (covers and covers(entry.path, True)):
                             stack.append((entry.path, ignored))
-                    elif entry.is_file(follow_symlinks=False) and not entry.path.startswith(own):
-                        files.append((entry.path, entry.stat(follow_symlinks=False)))
+                        continue
+                    key = entry.path
+                    if (
+                        not entry.is_file(follow_symlinks=False)
+                        or (own and key.startswith(own))
+                        or (covers and covers(key, False))
+                    ):
+                        continue
+                    info = entry.stat(follow_symlinks=False)
                 except OSError:  # gone between the listing and the stat: the next refresh sees it
                     continue
-            yield files
+                old = pop(key, None)
+                if old == (info.st_mtime_ns * STAMP_FACTOR + info.st_size) & STAMP_MASK:  # `stamp`, inlined
+                    unchanged += 1
+                else:
+                    pending.append((key, info, old is not None))
+        report.unchanged += unchanged
+        return pending
 
-    def _store(self, pending: list[tuple[str, os.stat_result, bool]], report: Report) -> None:
-        """Read, split and store `pending` files (path, stat, indexed before) in one transaction."""
-        rows: list[tuple[str, os.stat_result, str | None, list[tuple[int, int, str, str]]]] = []
-        for key, info, known in pending:
-            if info.st_size > MAX_FILE_BYTES:
-                report.skipped_huge += 1
-                rows.append((key, info, None, []))  # recorded, so the next refresh passes it by as unchanged
-                continue
-            try:
-                with open(key, "rb") as file:
-                    data = file.read()
-            except OSError as error:  # deleted mid-index, or not readable by us: tried again next time
-                report.unreadable.append(f"{key}: {error.strerror or error}")
-                continue
-            if b"\0" in data[:8192]:
-                report.skipped_binary += 1
-                rows.append((key, info, None, []))  # not read again until it changes (a folder of images...)
-                continue
-            text = data.decode("utf-8", errors="replace")
-            digest = _digest(data)
-            markdown = os.path.splitext(key)[1].lower() in _MARKDOWN
-            parts = [(p.first, p.last, _digest(p.text.encode()), p.text) for p in split(text, markdown=markdown)]
-            rows.append((key, info, digest, parts))
-            if known:
-                report.changed += 1
-            else:
-                report.added += 1
-        if rows:
-            self._write(lambda: self._put(rows))
+    def _list(self, within: str, patterns: list[str]) -> None:
+        """Make the folders' listing for the next refresh (`listing.py`), unless another process is writing: not
+        worth waiting for, the next refresh makes it."""
+        self._db.execute("PRAGMA busy_timeout = 0")
+        try:
+            self._write(partial(listing.record, self._db, self._listing, within, patterns))
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                raise
+        finally:
+            self._db.execute(f"PRAGMA busy_timeout = {_WAIT_MS}")
 
-    def _put(self, rows: list[tuple[str, os.stat_result, str | None, list[tuple[int, int, str, str]]]]) -> None:
-        """Store each file's passages (a skipped file, `None` for its digest, is recorded with none): a few
-        statements a batch (`executemany`), not a few a file."""
+    def _put(self, batch: Batch) -> None:
+        """Store a batch of files' passages in a few statements (a skipped file, `None` for its digest, is
+        recorded with none); a file whose bytes are those indexed (only touched) keeps its passages."""
         # A file's passages take consecutive rowids, after every file's (one writer at a time): its range finds
         # them again, where a `path = ?` on the FTS5 table (an unindexed column) would read every passage.
-        first = self._db.execute("SELECT coalesce(max(last_rowid), 0) + 1 FROM files").fetchone()[0]
+        base = self._db.execute("SELECT coalesce(max(last_rowid), 0) + 1 FROM files").fetchone()[0]
         # Read inside the write lock: another process may have indexed these files since our listing.
         olds: dict[str, tuple[str | None, int, int]] = {}
-        keys = [row[0] for row in rows]
+        keys = [row[0] for row in batch.files]
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
             marks = ", ".join("?" * len(chunk))
@@ -351,26 +360,32 @@ class PassageIndex:
             olds.update((row[0], (row[1], row[2], row[3])) for row in found)
         touched: list[tuple[int, str]] = []
         replaced: list[tuple[int, int]] = []
-        passages: list[tuple[object, ...]] = []
         files: list[tuple[object, ...]] = []
-        for key, info, digest, parts in rows:
+        for key, stamp, digest, offset, count in batch.files:
             old = olds.get(key)
             if old is not None and old[0] == digest:  # touched, not changed: its passages stand
-                touched.append((_stamp(info), key))
+                touched.append((stamp, key))
                 continue
             if old is not None:
                 replaced.append((old[1], old[2]))
-            passages += [(first + number, key, *part) for number, part in enumerate(parts)]
-            files.append((key, _stamp(info), digest, first, first + len(parts) - 1))
-            first += len(parts)
+            files.append((key, stamp, digest, base + offset, base + offset + count - 1))
         self._db.executemany("UPDATE files SET stamp = ? WHERE path = ?", touched)
         self._db.executemany("DELETE FROM passages WHERE rowid BETWEEN ? AND ?", replaced)
-        self._db.executemany(
-            "INSERT INTO passages (rowid, path, first, last, digest, text) VALUES (?, ?, ?, ?, ?, ?)", passages
+        # The touched files' passages are in the batch too (they were read): left out, as their rowids are taken.
+        kept = " WHERE json_extract(value, '$[1]') NOT IN (SELECT value FROM json_each(?4))" if touched else ""
+        self._db.execute(
+            "INSERT INTO passages (rowid, path, first, last, digest, text) SELECT ?3 + json_extract(value, '$[0]'),"
+            " json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'),"
+            " json_extract(value, '$[4]'),"
+            " CAST(substr(?2, json_extract(value, '$[5]'), json_extract(value, '$[6]')) AS TEXT)"
+            f" FROM json_each(?1){kept}",
+            (batch.places, batch.texts, base, *([json.dumps([key for _stamp, key in touched])] if touched else [])),
         )
         self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", files)
+        listing.changed(self._db)
 
     def _forget(self, keys: list[str]) -> None:
+        listing.changed(self._db)
         for key in keys:
             old = self._db.execute("SELECT first_rowid, last_rowid FROM files WHERE path = ?", (key,)).fetchone()
             if old is not None:
@@ -387,19 +402,13 @@ class PassageIndex:
         self._db.execute("COMMIT")
 
 
-_STAMP_MASK = (1 << 63) - 1
-_STAMP_FACTOR = 0x9E3779B97F4A7C15
-
-
-def _stamp(info: os.stat_result) -> int:
-    """A file's modification time and size as one SQLite integer: either alone changing always changes it
-    (the multiplier is odd, so invertible modulo 2**63); both changing so as to cancel out would need a
-    change of time of one exact value out of 2**63."""
-    return (info.st_mtime_ns * _STAMP_FACTOR + info.st_size) & _STAMP_MASK
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+def _count(report: Report, batch: Batch) -> None:
+    """Add what reading `batch` met to `report`."""
+    report.added += batch.added
+    report.changed += batch.changed
+    report.skipped_binary += batch.skipped_binary
+    report.skipped_huge += batch.skipped_huge
+    report.unreadable += batch.unreadable
 
 
 def _glob_escaped(text: str) -> str:
