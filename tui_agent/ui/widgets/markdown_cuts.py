@@ -6,6 +6,8 @@ that keeps growing past `SPLIT` characters (a long list or code block; `SPLIT_OT
 anything else) is cut where it can go on: at a list item, at a line of code (the code block is closed for the
 piece and opened again for the rest), at a table row (the header is repeated for the rest), or at a line or
 space of anything else. `MarkdownView` renders each settled piece once and only the tail again.
+Both are found by skipping, in C (a regex), the lines that cannot change them: a long list's items and a code
+block's lines are never read one by one in Python.
 """
 
 from __future__ import annotations
