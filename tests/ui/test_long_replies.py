@@ -267,3 +267,21 @@ async def test_a_reply_arriving_faster_than_it_settles_is_shown_now_and_then(mon
     assert pieces_settled > 50
     assert len(heights) <= 1, sorted(heights)  # no layout grew it while it settled (one per slice before)
     assert len(rendered_in_backlog) <= 4, rendered_in_backlog  # only what its first frame showed
+
+
+async def test_a_flush_waits_for_what_rendering_its_pieces_cost() -> None:
+    """The pieces a flush settles are rendered after it (in turns of the loop of their own, in frames): a fast
+    stream of a long list paid ~10 ms of Rich per piece on top of each flush while flushes came every 50 ms,
+    and left the agent a fraction of the loop. The next flush waits `FLUSH_SHARE` times that cost too."""
+    from tui_agent.ui.widgets.messages import FLUSH_SHARE
+
+    source = "".join(f"- item {n}: `src/pkg/module_{n}.py` keeps the parser\n" for n in range(200))
+    app, _ = make_app([reply_script(pieces(source, 500))])
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "go")
+        (reply,) = chat(pilot).chat_log.assistant_messages
+        await wait_until(pilot, lambda: reply.drawn and any(piece.lines for piece in reply._pieces), "pieces drawn")
+        assert reply.take_render_seconds() > 0 and reply.take_render_seconds() == 0, "the cost is taken once"
+        reply._render_seconds = 0.25  # what the pieces of the last flush cost, say
+        reply.flush()
+        assert reply._interval >= FLUSH_SHARE * 0.25

@@ -6,6 +6,8 @@ that keeps growing past `SPLIT` characters (a long list or code block; `SPLIT_OT
 anything else) is cut where it can go on: at a list item, at a line of code (the code block is closed for the
 piece and opened again for the rest), at a table row (the header is repeated for the rest), or at a line or
 space of anything else. `MarkdownView` renders each settled piece once and only the tail again.
+Both are found by skipping, in C (a regex), the lines that cannot change them: a long list's items and a code
+block's lines are never read one by one in Python.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 SPLIT = 2000
 """Characters after which a growing list or code block is cut into a settled piece and a tail."""
@@ -33,6 +36,10 @@ def _starts_block(line: str, closing_list: bool) -> bool:
 
 
 _RULE = re.compile(r" {0,3}([-*_])(?: *\1){2,} *")
+_MAY_MATTER = re.compile(r"\n(?: {0,3}[`~]|#|[-*_][-*_ ]*\n|[^\S\n]*\n)")
+"""The newline before a line that can change what `settled_boundary` knows: a fence, a heading or rule (which
+end a list), a blank line. Other lines after a line that is not blank change nothing, and are skipped in C
+(a long list's items, a code block's lines)."""
 _HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
 
 
@@ -74,6 +81,9 @@ def settled_boundary(text: str, at_least: int | None = None) -> int:
                 fence = stripped[: len(stripped) - len(stripped.lstrip(stripped[0]))]
         previous_blank = not line.strip() and not fence
         position = end + 1
+        if not previous_blank:  # only a line `_MAY_MATTER` finds can change anything: go to the next one
+            found = _MAY_MATTER.search(text, end)
+            position = found.start() + 1 if found else text.rfind("\n") + 1
     rest = text[position:]
     begun = rest.lstrip(" ")
     if previous_blank and begun.strip() and begun[0] not in "-+*0123456789" and _starts_block(rest, block_is_list):
@@ -139,8 +149,16 @@ def _interrupts(line: str) -> bool:
     )
 
 
-def _line_cut(source: str, at: int, can_start: Callable[[str], bool], ends: Callable[[str], bool]) -> int:
-    """The first complete line from `at` on that `can_start` a piece, unless a line `ends` the block first."""
+def _line_cut(
+    source: str,
+    at: int,
+    can_start: Callable[[str], bool],
+    ends: Callable[[str], bool],
+    may_end: re.Pattern[str] | None = None,
+) -> int:
+    """The first complete line from `at` on that `can_start` a piece, unless a line `ends` the block first.
+    `may_end` finds the newline before each line that may end the block: those before `at` are the only ones
+    looked at (the others are skipped in C)."""
     position = source.find("\n") + 1
     while position and (end := source.find("\n", position)) != -1:
         line = source[position:end]
@@ -149,6 +167,14 @@ def _line_cut(source: str, at: int, can_start: Callable[[str], bool], ends: Call
         if position >= at and can_start(line):
             return position
         position = end + 1
+        if may_end is not None and position < at:
+            found = may_end.search(source, end)
+            if found is None or found.start() + 1 >= at:  # none before `at`: on from the first line after it
+                if at > len(source):
+                    return 0
+                position = at if source[at - 1] == "\n" else source.find("\n", at) + 1  # 0: no more lines
+            else:
+                position = found.start() + 1
     return 0
 
 
@@ -174,8 +200,22 @@ def _list_cut(source: str, first: str) -> Cut | None:
     def ends(line: str) -> bool:
         return _interrupts(line) or (_LIST_ITEM.match(line) is not None and not same_list(line))
 
-    end = _line_cut(source, SPLIT, same_list, ends)
+    end = _line_cut(source, SPLIT, same_list, ends, _may_end_list(marker))
     return Cut(end, kind="list") if end else None
+
+
+@cache
+def _may_end_list(marker: str) -> re.Pattern[str]:
+    """The newline before a line that may end a list of `marker` items: one that may interrupt it (see
+    `_interrupts`) or be an item of another kind. An item of its own (not a rule: it holds more than its marker
+    and spaces) cannot."""
+    if marker in "-*":
+        own = rf"\{marker}[ \t](?![{marker} ]*\n)"
+    elif marker == "+":
+        own = r"\+[ \t]"
+    else:
+        own = rf"\d{{1,9}}\{marker}[ \t]"
+    return re.compile(rf"\n(?!{own})(?: {{0,3}}[#>`~<]| {{0,3}}[-*_][-*_ ]*\n|[-+*]|\d)")
 
 
 def _code_cut(source: str, opener_end: int, fence: str) -> Cut | None:

@@ -90,6 +90,8 @@ class MarkdownView(Widget):
         self._styled: dict[int | str, Strip | Style] = {}
         """Settled lines with the widget's style applied, by line number (plus the style they used)."""
         self._backlog_shown, self._layout_owed, self._shown_height = 0.0, False, 0  # typed here; see `_reset`
+        self._render_seconds = 0.0
+        """Seconds spent rendering settled pieces since `take_render_seconds` was last called."""
         self._reset()
         self._line_style = Style()
 
@@ -131,6 +133,12 @@ class MarkdownView(Widget):
         else:  # repaint only from the first line that can have changed: no layout, a small region
             width, height = self.size  # regions are in content coordinates
             self.refresh(Region(0, unchanged, width, max(height - unchanged, 1)))
+
+    def take_render_seconds(self) -> float:
+        """Seconds spent rendering settled pieces since the last call: what text set earlier cost afterwards (its
+        pieces are rendered in turns of the loop of their own and in frames, not in `set_text`)."""
+        seconds, self._render_seconds = self._render_seconds, 0.0
+        return seconds
 
     def _show_backlog(self) -> None:
         """Let layouts see the height settled so far (until the next time, `BACKLOG_DRAW` from now)."""
@@ -370,7 +378,9 @@ class MarkdownView(Widget):
         piece = self._pieces[index]
         if piece.lines is not None:
             return False
+        start = time.perf_counter()
         piece.lines = self._render_source(piece, follows=piece.follows)
+        self._render_seconds += time.perf_counter() - start
         if len(piece.lines) == piece.height:
             return False
         delta, piece.height = len(piece.lines) - piece.height, len(piece.lines)

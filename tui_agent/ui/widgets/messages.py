@@ -4,8 +4,9 @@ reasoning is an entry of its own, `ThinkingBlock`, above the reply).
 Untrusted text is sanitised and shown through `Content`/`Text` objects, never as markup. An assistant
 message streams through `MarkdownView` with writes coalesced by time, not by delta: a delta only joins a
 list; the first shows at once, later ones at most every `FLUSH_INTERVAL` seconds, or every
-`FLUSH_SHARE`-th multiple of what the last flush cost when it cost more, so a fast stream (or a costly
-tail) cannot saturate the event loop, whatever the size of the deltas.
+`FLUSH_SHARE`-th multiple of what the last flush cost when it cost more (with the rendering of the pieces
+it settled, done after it), so a fast stream (or a costly tail) cannot saturate the event loop, whatever
+the size of the deltas.
 """
 
 from __future__ import annotations
@@ -209,7 +210,9 @@ class AssistantMessage(MarkdownView):
             self.set_text(self.text + "".join(self._pending))
         self._pending.clear()
         self._last_flush = time.monotonic()
-        self._interval = max(FLUSH_INTERVAL, FLUSH_SHARE * (self._last_flush - start))
+        # the pieces a flush settles are rendered after it (in turns of their own, in frames): part of its cost
+        cost = self._last_flush - start + self.take_render_seconds()
+        self._interval = max(FLUSH_INTERVAL, FLUSH_SHARE * cost)
 
     def finish(self, status: MessageStatus, *, closed: bool = True) -> None:
         """The reply reached its final status (`closed=False`: shown as such before the backend confirms)."""
