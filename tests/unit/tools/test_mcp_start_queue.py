@@ -96,7 +96,7 @@ async def test_at_most_slots_start_at_once_and_a_slow_start_gives_its_slot_up_af
 
 
 async def test_a_server_waits_for_its_turn_and_its_startup_timeout_runs_from_then(tmp_path: Path) -> None:
-    """A server queued behind a start that holds the only slot is still starting and not begun: its
+    """A server queued behind starts that hold every slot is still starting and not begun: its
     `startup_timeout` runs from its turn (`_connect`), however long the queue took. A turn's wait for it (never
     seen ready: any prompt may need it) waits for its turn too, instead of giving up on it."""
     queue = StartQueue(slots=1, hold=600)
@@ -104,30 +104,33 @@ async def test_a_server_waits_for_its_turn_and_its_startup_timeout_runs_from_the
     servers = McpServers(
         {"late": stdio(approval="never")}, registry, tmp_path / "mcp", redact=Redactor().text, queue=queue
     )
-    slot_taken, give_back = asyncio.Event(), asyncio.Event()
+    taken, both_taken, give_back = [0], asyncio.Event(), asyncio.Event()
 
-    async def hold_the_slot() -> None:
+    async def hold_a_slot() -> None:
         async with queue.turn():
-            slot_taken.set()
+            taken[0] += 1
+            if taken[0] == 2:
+                both_taken.set()
             await give_back.wait()
 
-    holder = asyncio.create_task(hold_the_slot())
-    await slot_taken.wait()
-    servers.start()
-    try:
-        waiting = asyncio.create_task(registry.settled_for("say hi"))
-        begun = asyncio.create_task(servers.servers["late"].begun())
-        await asyncio.sleep(0.3)
-        assert servers.still_starting() == ["late"] and not begun.done() and not waiting.done()
-        late = servers.servers["late"]
-        assert late.state == ServerState.STARTING
-        give_back.set()
-        await holder
-        await waiting
-        assert begun.done() and late.describe() == "ready with 8 tools"
-        assert "echo" in registry.names() and servers.still_starting() == []
-    finally:
-        await servers.close()
+    with queue.urgent():  # a waiting turn's extra slot, taken too: the turn below opens no more
+        holders = [asyncio.create_task(hold_a_slot()) for _ in range(2)]
+        await both_taken.wait()
+        servers.start()
+        try:
+            waiting = asyncio.create_task(registry.settled_for("say hi"))
+            begun = asyncio.create_task(servers.servers["late"].begun())
+            await asyncio.sleep(0.3)
+            assert servers.still_starting() == ["late"] and not begun.done() and not waiting.done()
+            late = servers.servers["late"]
+            assert late.state == ServerState.STARTING
+            give_back.set()
+            await asyncio.gather(*holders)
+            await waiting
+            assert begun.done() and late.describe() == "ready with 8 tools"
+            assert "echo" in registry.names() and servers.still_starting() == []
+        finally:
+            await servers.close()
 
 
 @pytest.mark.parametrize("slots", [0, -1])
