@@ -113,12 +113,14 @@ def store(
         head, tail = shared
         depth = present[name] = present[base] + 1
         deltas.append((session_id, name, len(data), base, head, tail, depth, data[head : len(data) - tail]))
-    conn.executemany("INSERT OR IGNORE INTO file_blobs (session_id, hash, size, data) VALUES (?, ?, ?, ?)", rows)
-    conn.executemany(
-        "INSERT OR IGNORE INTO file_deltas (session_id, hash, size, base_hash, head, tail, depth, data) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        deltas,
-    )
+    if rows:  # (an empty executemany still prepares and steps its statement)
+        conn.executemany("INSERT OR IGNORE INTO file_blobs (session_id, hash, size, data) VALUES (?, ?, ?, ?)", rows)
+    if deltas:
+        conn.executemany(
+            "INSERT OR IGNORE INTO file_deltas (session_id, hash, size, base_hash, head, tail, depth, data) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            deltas,
+        )
 
 
 def _present(conn: sqlite3.Connection, session_id: str, names: list[str]) -> dict[str, int]:

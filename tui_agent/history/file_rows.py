@@ -59,10 +59,16 @@ def record(
     after any already recorded for it, each distinct content stored once in the reply's session."""
 
     def run(conn: sqlite3.Connection) -> None:
-        row = conn.execute("SELECT session_id FROM messages WHERE id = ?", (message_id,)).fetchone()
+        # One query for the reply's session and where this call's rows go on (an edit's record is mostly SQL
+        # once its names are ready: each statement saved is a few percent of issue 29's bench).
+        row = conn.execute(
+            "SELECT m.session_id, COALESCE((SELECT MAX(position) + 1 FROM file_changes "
+            "WHERE message_id = m.id AND call_id = ?), 0) FROM messages m WHERE m.id = ?",
+            (call_id, message_id),
+        ).fetchone()
         if row is None:  # the reply was deleted meanwhile (its session with it): nothing to keep
             return
-        session_id = str(row[0])
+        session_id, start = str(row[0]), int(row[1])
         whole: dict[str, bytes] = {}
         spans: dict[str, tuple[str, bytes, bytes]] = {}
         names: list[tuple[str | None, str | None]] = []
@@ -78,10 +84,6 @@ def record(
             elif new is not None and after is not None:
                 whole[after] = new
         file_contents.store(conn, session_id, whole, spans)
-        (start,) = conn.execute(
-            "SELECT COALESCE(MAX(position) + 1, 0) FROM file_changes WHERE message_id = ? AND call_id = ?",
-            (message_id, call_id),
-        ).fetchone()
         conn.executemany(
             "INSERT INTO file_changes (message_id, call_id, position, path, before_hash, after_hash, work_dir) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",

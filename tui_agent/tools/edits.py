@@ -214,11 +214,12 @@ def _nearest(text: str, old: str) -> str:
 def write_atomically(planned: Planned, *, recorded: bool = True) -> None:
     """Write `planned.change.after` to its file: a temporary file in the same folder, flushed, renamed over
     (a deletion, `after` None: the file removed). `recorded`: the change will be recorded in history, whose
-    names for its contents are started meanwhile on another thread (False: a write nothing records)."""
+    names for its contents are started on another thread as the file's flush starts, so that the hashing fills
+    the wait for the disk rather than competing with this thread's own work (False: a write nothing records)."""
     data = planned.change.after
-    if recorded:
-        name_soon(planned.change.before, data)
     if data is None:
+        if recorded:
+            name_soon(planned.change.before)
         planned.target.unlink()
         sync_folder(planned.target.parent)
         return
@@ -230,6 +231,8 @@ def write_atomically(planned: Planned, *, recorded: bool = True) -> None:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
             out.flush()
+            if recorded:  # now, not before: the hashing overlaps the flush's wait, not this thread's own work
+                name_soon(planned.change.before, data)
             os.fsync(out.fileno())
             os.fchmod(out.fileno(), planned.mode if planned.mode is not None else 0o666 & ~UMASK)
         os.replace(temporary, planned.target)

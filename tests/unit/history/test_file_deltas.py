@@ -135,3 +135,32 @@ def test_a_content_whose_base_is_gone_or_wrong_is_missing_not_wrong() -> None:
     assert file_contents.load(conn, [digest(after)]) == {}
     conn.execute("DELETE FROM file_blobs")
     assert file_contents.load(conn, [digest(after)]) == {}
+
+
+async def test_a_calls_changes_recorded_in_parts_keep_their_order_and_a_deleted_reply_records_nothing(
+    store: HistoryStore, db_path: Path, here: str
+) -> None:
+    # The record finds the reply's session and where the call's rows go on in one query (issue 29's speed).
+    session = await store.create_session("parts")
+    _, reply = await store.begin_turn(session.id, "edit")
+    await store.record_tool_call(reply.id, "c", "run_shell", "{}", {})
+    _, other = await store.begin_turn(session.id, "other")
+    await store.record_tool_call(other.id, "c", "edit_file", "{}", {})
+    await store.record_file_changes(reply.id, "c", [FileChange("a.txt", None, b"a"), FileChange("b.txt", None, b"b")])
+    await store.record_file_changes(other.id, "c", [FileChange("z.txt", None, b"z")])  # another reply, same call id
+    await store.update_tool_call(reply.id, "c", ToolStatus.DONE, "ok", file_changes=[FileChange("a.txt", b"a", None)])
+    assert rows(db_path, f"SELECT position, path FROM file_changes WHERE message_id = '{reply.id}' ORDER BY seq") == [
+        (0, "a.txt"),
+        (1, "b.txt"),
+        (2, "a.txt"),
+    ]
+    loaded = await store.load_tail(session.id, 10)
+    assert [c for m in loaded if m.id == reply.id for call in m.tool_calls for c in call.file_changes] == [
+        FileChange("a.txt", None, b"a"),
+        FileChange("b.txt", None, b"b"),
+        FileChange("a.txt", b"a", None),
+    ]
+    await store.delete_session(session.id)
+    await store.record_file_changes(reply.id, "c", [FileChange("late.txt", None, b"late")])  # its reply is gone
+    assert rows(db_path, "SELECT COUNT(*) FROM file_changes") == [(0,)]
+    assert rows(db_path, "SELECT COUNT(*) FROM file_blobs") == [(0,)]
