@@ -14,11 +14,9 @@ from dataclasses import replace
 from typing import Any
 
 from tui_agent.history.attachments import KINDS, Attachment, AttachmentRef
+from tui_agent.history.in_lists import rows_in
 from tui_agent.history.models import Message
 from tui_agent.status import Role
-
-IN_CHUNK = 500
-"""Ids per `IN (...)` query (SQLite allows 999 variables in older builds)."""
 
 
 def save_blobs(conn: sqlite3.Connection, attachments: Iterable[Attachment]) -> None:
@@ -59,25 +57,21 @@ def attach_refs(conn: sqlite3.Connection, messages: list[Message]) -> list[Messa
     """Fill each message's `attachments` from its stored parts, and a reply's tool calls' (a part that names a
     call; one that is not a readable ref is skipped)."""
     by_id = {m.id: m for m in messages if m.role in (Role.USER, Role.ASSISTANT)}
-    ids = list(by_id)
     kinds = ",".join("?" * len(KINDS))
+    sql = (
+        f"SELECT message_id, kind, content FROM message_parts WHERE kind IN ({kinds}) "
+        "AND message_id IN ({marks}) ORDER BY message_id, position"
+    )
     returned: dict[tuple[str, str], list[AttachmentRef]] = {}
-    for start in range(0, len(ids), IN_CHUNK):
-        chunk = ids[start : start + IN_CHUNK]
-        rows = conn.execute(
-            f"SELECT message_id, kind, content FROM message_parts WHERE kind IN ({kinds}) "
-            f"AND message_id IN ({','.join('?' * len(chunk))}) ORDER BY message_id, position",
-            [*KINDS, *chunk],
-        )
-        for message_id, kind, content in rows:
-            fields = _fields(content)
-            if (ref := AttachmentRef.from_fields(kind, fields)) is None:
-                continue
-            call = fields.get("call") if isinstance(fields, dict) else None
-            if isinstance(call, str):
-                returned.setdefault((message_id, call), []).append(ref)
-            else:
-                by_id[message_id].attachments.append(ref)
+    for message_id, kind, content in rows_in(conn, sql, list(by_id), KINDS):
+        fields = _fields(content)
+        if (ref := AttachmentRef.from_fields(kind, fields)) is None:
+            continue
+        call = fields.get("call") if isinstance(fields, dict) else None
+        if isinstance(call, str):
+            returned.setdefault((message_id, call), []).append(ref)
+        else:
+            by_id[message_id].attachments.append(ref)
     for (message_id, call_id), refs in returned.items():
         calls = by_id[message_id].tool_calls
         calls[:] = [c.replace(attachments=tuple(refs)) if c.call_id == call_id else c for c in calls]
@@ -157,13 +151,8 @@ def prune_unreferenced(conn: sqlite3.Connection) -> int:
 
 def load_data(conn: sqlite3.Connection, hashes: Iterable[str]) -> dict[str, bytes]:
     """The stored bytes of each hash that is stored (a missing one is left out)."""
-    wanted = sorted(set(hashes))
-    found: dict[str, bytes] = {}
-    for start in range(0, len(wanted), IN_CHUNK):
-        chunk = wanted[start : start + IN_CHUNK]
-        rows = conn.execute(f"SELECT hash, data FROM attachments WHERE hash IN ({','.join('?' * len(chunk))})", chunk)
-        found.update((str(digest), bytes(data)) for digest, data in rows)
-    return found
+    rows = rows_in(conn, "SELECT hash, data FROM attachments WHERE hash IN ({marks})", sorted(set(hashes)))
+    return {str(digest): bytes(data) for digest, data in rows}
 
 
 def stored_hashes(messages: Iterable[Message]) -> list[str]:

@@ -21,9 +21,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from tui_agent.content_names import content_name
+from tui_agent.history.in_lists import IN_CHUNK, rows_in
 
-IN_CHUNK = 500
-"""Names per `IN (...)` query (SQLite allows 999 variables in older builds)."""
 MAX_DEPTH = 16
 """The most deltas between a content and a whole one: rebuilding reads at most this many rows and copies."""
 SMALLEST_DELTA = 4096
@@ -189,29 +188,17 @@ def _rebuild(name: str, found: dict[str, bytes], stored: Mapping[str, _Stored]) 
 
 
 def _whole(conn: sqlite3.Connection, names: Iterable[str]) -> dict[str, bytes]:
-    wanted = sorted(set(names))
-    found: dict[str, bytes] = {}
-    for start in range(0, len(wanted), IN_CHUNK):
-        chunk = wanted[start : start + IN_CHUNK]
-        rows = conn.execute(f"SELECT hash, data FROM file_blobs WHERE hash IN ({','.join('?' * len(chunk))})", chunk)
-        found.update((str(name), bytes(data)) for name, data in rows)
-    return found
+    rows = rows_in(conn, "SELECT hash, data FROM file_blobs WHERE hash IN ({marks})", sorted(set(names)))
+    return {str(name): bytes(data) for name, data in rows}
 
 
 def _deltas(conn: sqlite3.Connection, names: Iterable[str]) -> dict[str, _Stored]:
     """The shallowest delta row of each name (any session's)."""
-    wanted = sorted(set(names))
+    sql = "SELECT hash, size, depth, base_hash, head, tail, data FROM file_deltas WHERE hash IN ({marks})"
     found: dict[str, _Stored] = {}
-    for start in range(0, len(wanted), IN_CHUNK):
-        chunk = wanted[start : start + IN_CHUNK]
-        rows = conn.execute(
-            "SELECT hash, size, depth, base_hash, head, tail, data FROM file_deltas "
-            f"WHERE hash IN ({','.join('?' * len(chunk))})",
-            chunk,
-        )
-        for name, size, depth, base, head, tail, data in rows:
-            if str(name) not in found or found[str(name)].depth > depth:
-                found[str(name)] = _Stored(int(size), int(depth), Delta(str(base), int(head), int(tail), bytes(data)))
+    for name, size, depth, base, head, tail, data in rows_in(conn, sql, sorted(set(names))):
+        if str(name) not in found or found[str(name)].depth > depth:
+            found[str(name)] = _Stored(int(size), int(depth), Delta(str(base), int(head), int(tail), bytes(data)))
     return found
 
 

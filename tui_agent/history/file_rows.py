@@ -21,12 +21,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from tui_agent.history import file_contents
-from tui_agent.history.file_contents import IN_CHUNK, digest
+from tui_agent.history.file_contents import digest
+from tui_agent.history.in_lists import rows_in
 from tui_agent.history.models import Message
 from tui_agent.payloads import FileChange
 from tui_agent.status import Role
 
-__all__ = ["IN_CHUNK", "digest"]  # also the names other history modules take from here
+__all__ = ["digest"]  # also the name other history modules take from here
 
 
 @dataclass(frozen=True)
@@ -131,16 +132,11 @@ def _bytes(name: str | None, data: dict[str, bytes]) -> bytes | None:
 
 def changes_of(conn: sqlite3.Connection, message_ids: Sequence[str]) -> list[StoredChange]:
     """The recorded changes of these replies' calls, in the order they were recorded."""
-    found: list[StoredChange] = []
-    for start in range(0, len(message_ids), IN_CHUNK):
-        chunk = message_ids[start : start + IN_CHUNK]
-        rows = conn.execute(
-            "SELECT message_id, call_id, path, before_hash, after_hash FROM file_changes "
-            f"WHERE message_id IN ({','.join('?' * len(chunk))}) ORDER BY seq",
-            chunk,
-        )
-        found.extend(StoredChange(*row) for row in rows)
-    return found
+    sql = (
+        "SELECT message_id, call_id, path, before_hash, after_hash FROM file_changes "
+        "WHERE message_id IN ({marks}) ORDER BY seq"
+    )
+    return [StoredChange(*row) for row in rows_in(conn, sql, message_ids)]
 
 
 def session_changes(conn: sqlite3.Connection, session_id: str) -> list[tuple[StoredChange, str | None]]:

@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from tui_agent.history import sub_sessions
-from tui_agent.history.file_rows import IN_CHUNK, digest, load_blobs, store_blobs
+from tui_agent.history.file_rows import digest, load_blobs, store_blobs
+from tui_agent.history.in_lists import rows_in
 
 
 @dataclass(frozen=True)
@@ -126,15 +127,12 @@ def _rows_of(conn: sqlite3.Connection, session_id: str, messages: Sequence[str])
         return []
     subs, wanted = sub_sessions.sub_session_calls(conn, session_id), set(messages)
     by_message: dict[str, list[tuple[int, _Row | str]]] = {}
-    for start in range(0, len(messages), IN_CHUNK):
-        chunk = messages[start : start + IN_CHUNK]
-        rows = conn.execute(
-            "SELECT seq, message_id, call_id, COALESCE(work_dir, ''), path, before_hash, after_hash "
-            f"FROM file_changes WHERE message_id IN ({','.join('?' * len(chunk))})",
-            chunk,
-        )
-        for seq, message_id, _, work_dir, path, before, after in rows:
-            by_message.setdefault(message_id, []).append((seq, _Row(work_dir, path, before, after)))
+    sql = (
+        "SELECT seq, message_id, COALESCE(work_dir, ''), path, before_hash, after_hash "
+        "FROM file_changes WHERE message_id IN ({marks})"
+    )
+    for seq, message_id, work_dir, path, before, after in rows_in(conn, sql, messages):
+        by_message.setdefault(message_id, []).append((seq, _Row(work_dir, path, before, after)))
     for (message_id, _), (sub_id, _) in subs.items():
         if message_id in wanted:
             by_message.setdefault(message_id, []).append((_last_seq(by_message, message_id), sub_id))

@@ -9,6 +9,7 @@ from typing import Any
 
 from tui_agent.history import attachment_rows, file_rows, sub_sessions
 from tui_agent.history.attachments import KINDS
+from tui_agent.history.in_lists import rows_in
 from tui_agent.history.models import Message, SearchHit, Session, ToolCall, Usage, utc_from_epoch
 from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates_in
 from tui_agent.status import MessageStatus, Role, ToolStatus
@@ -54,7 +55,6 @@ SHOWN = """WITH RECURSIVE
 ON_BRANCH_NOT_REPLACED = "CASE WHEN id IN (SELECT id FROM path) THEN NULL ELSE replaced_by END"
 """`replaced_by` as a branch shows it: set only on a reply shown beside its retry, never on one of the path."""
 TOOL_COLUMNS = "message_id, call_id, name, raw_arguments, arguments, status, result, error, started_at, finished_at"
-IN_CHUNK = 500
 
 
 def is_tree(conn: sqlite3.Connection) -> bool:
@@ -183,13 +183,9 @@ def mark_sub_agents(conn: sqlite3.Connection, sessions: list[Session]) -> list[S
 def attach_tool_calls(conn: sqlite3.Connection, messages: list[Message]) -> list[Message]:
     """Fill each message's `tool_calls` (in the order they were recorded)."""
     by_id = {m.id: m for m in messages if m.role is Role.ASSISTANT}
-    ids = list(by_id)
-    for start in range(0, len(ids), IN_CHUNK):
-        chunk = ids[start : start + IN_CHUNK]
-        marks = ",".join("?" * len(chunk))
-        rows = conn.execute(f"SELECT {TOOL_COLUMNS} FROM tool_calls WHERE message_id IN ({marks}) ORDER BY seq", chunk)
-        for row in rows:
-            by_id[row[0]].tool_calls.append(tool_call_from_row(row))
+    sql = f"SELECT {TOOL_COLUMNS} FROM tool_calls WHERE message_id IN ({{marks}}) ORDER BY seq"
+    for row in rows_in(conn, sql, list(by_id)):
+        by_id[row[0]].tool_calls.append(tool_call_from_row(row))
     return messages
 
 
@@ -197,20 +193,15 @@ def attach_parts(conn: sqlite3.Connection, messages: list[Message]) -> list[Mess
     """Fill each reply's parts stored beside its text, by kind (`part_texts`; kinds this version does not know,
     written by a newer one, are kept too: exported, and shown in a plain block)."""
     by_id = {m.id: m for m in messages if m.role is Role.ASSISTANT}
-    ids = list(by_id)
-    for start in range(0, len(ids), IN_CHUNK):
-        chunk = ids[start : start + IN_CHUNK]
-        marks = ",".join("?" * len(chunk))
-        rows = conn.execute(
-            f"SELECT message_id, kind, content FROM message_parts WHERE message_id IN ({marks}) "
-            "ORDER BY message_id, position",
-            chunk,
-        )
-        for message_id, kind, content in rows:
-            if kind in KINDS:  # what the reply's calls returned (or the model sent): `attachment_rows`
-                continue
-            texts = by_id[message_id].part_texts
-            texts[kind] = texts.get(kind, "") + content
+    sql = (
+        "SELECT message_id, kind, content FROM message_parts WHERE message_id IN ({marks}) "
+        "ORDER BY message_id, position"
+    )
+    for message_id, kind, content in rows_in(conn, sql, list(by_id)):
+        if kind in KINDS:  # what the reply's calls returned (or the model sent): `attachment_rows`
+            continue
+        texts = by_id[message_id].part_texts
+        texts[kind] = texts.get(kind, "") + content
     return messages
 
 

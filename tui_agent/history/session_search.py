@@ -10,6 +10,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from tui_agent.history import rows
+from tui_agent.history.in_lists import rows_in
 from tui_agent.history.models import SearchHit, Session
 from tui_agent.history.session_glance import SessionGlance
 from tui_agent.status import Role
@@ -63,17 +64,11 @@ def find_sessions(conn: sqlite3.Connection, text: str, limit: int, offset: int =
 
 def _snippets(conn: sqlite3.Connection, query: str, seqs: list[int]) -> dict[int, str]:
     """The matches marked with [brackets] in the messages `seqs`, by seq."""
-    found: dict[int, str] = {}
-    for start in range(0, len(seqs), rows.IN_CHUNK):
-        chunk = seqs[start : start + rows.IN_CHUNK]
-        found.update(
-            conn.execute(
-                "SELECT rowid, snippet(messages_fts, 0, '[', ']', '…', 12) FROM messages_fts "
-                f"WHERE messages_fts MATCH ? AND rowid IN ({','.join('?' * len(chunk))})",
-                (query, *chunk),
-            ).fetchall()
-        )
-    return found
+    sql = (
+        "SELECT rowid, snippet(messages_fts, 0, '[', ']', '…', 12) FROM messages_fts "
+        "WHERE messages_fts MATCH ? AND rowid IN ({marks})"
+    )
+    return dict(rows_in(conn, sql, seqs, (query,)))
 
 
 def _prefixed(columns: str) -> str:
