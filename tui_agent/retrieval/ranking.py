@@ -12,7 +12,8 @@ passages that rank. This is MaxScore (Turtle & Flood, 1995), with FTS5 doing the
   - a passage holding none of the essential words scores at most the sum, over the rest, of a word's most
     (BM25 tends to idf * (k1 + 1) as its count grows, never reaching it). When that is below the k-th best
     score found, no such passage can rank: the answer is exact. Otherwise, since that k-th score only rises as
-    words become essential, the next round makes essential the fewest words whose rest is below it.
+    words become essential, the next round makes essential the fewest words whose rest is below it, and scores
+    only the passages holding one of its new essential words and none of the earlier ones (`NOT`).
 The order is FTS5's own `ORDER BY rank` (ties by rowid); `tests/unit/retrieval/test_ranking.py` checks them equal.
 Words in half the passages or more weigh nothing (`common_words.py`) and are left out, as before.
 """
@@ -53,10 +54,19 @@ def best(
     essential = 1
     while essential < len(ordered) and sum(count for count, _word in weighty[: essential + 1]) <= total // 20:
         essential += 1
+    scores: dict[int, float] = {}
+    scored = 0  # the words whose passages `scores` holds, each passage scored on every word
     while True:
-        scores = dict(db.execute(_SCORED, (" OR ".join(ordered[:essential]),)))
-        if essential < len(ordered) and scores:  # those holding one of the rest too, scored on every word
-            scores |= dict(db.execute(_SCORED, (_both(ordered[:essential], ordered[essential:]),)))
+        # Only the passages holding a word made essential this round but none made so before: the others' scores
+        # are already full, and FTS5 scoring them again was half of a second round's cost.
+        new = " OR ".join(ordered[scored:essential])
+        if scored:
+            new = f"({new}) NOT ({' OR '.join(ordered[:scored])})"
+        found = dict(db.execute(_SCORED, (new,)))
+        if essential < len(ordered) and found:  # those holding one of the rest too, scored on every word
+            found |= dict(db.execute(_SCORED, (_both(new, ordered[essential:]),)))
+        scores |= found
+        scored = essential
         top = _best_within(db, scores, k, within, patterns)
         floor = top[-1][1] if len(top) == k else 0.0
         if essential == len(ordered) or rest[essential] < floor:
@@ -69,9 +79,10 @@ def best(
 _SCORED = "SELECT rowid, -rank FROM passages WHERE passages MATCH ?"
 
 
-def _both(essential: list[str], rest: list[str]) -> str:
-    """The passages holding an essential word and one of the rest: FTS5 scores them on every word, once each."""
-    return f"({' OR '.join(essential)}) AND ({' OR '.join(rest)})"
+def _both(new: str, rest: list[str]) -> str:
+    """The passages matching `new` (an essential word) and holding one of the rest: FTS5 scores them on every
+    word, once each (a word under NOT adds nothing to a passage, which lacks it)."""
+    return f"({new}) AND ({' OR '.join(rest)})"
 
 
 def _idf(count: int, total: int) -> float:
