@@ -4,10 +4,11 @@ product over vectors kept in memory between searches.
 Reading and decoding every vector from SQLite costs far more than the product (about a second against a few ms for
 100,000 passages), so the folders' vectors are loaded once into a float32 matrix and kept in this process, keyed
 by the index file, the model and the folders (`search_docs` opens a new `PassageIndex` per call). Every search
-checks a signature of the index first — how many passages, the newest passage's rowid, how many times this
-process added vectors (`generation`) — which any refresh that adds, removes or embeds changes, and loads the matrix
-again when it differs. (Vectors another process adds for passages already indexed are used once the index next
-changes; `search_docs` refreshes, and so embeds what is missing, in its own process before each search.)
+checks a signature of the index first — FTS5's own records of the passages (`fts_state`: any write changes them)
+and how many times this process added vectors (`generation`) — which any refresh that adds, removes or embeds
+changes, and loads the matrix again when it differs. (Vectors another process adds for passages already indexed
+are used once the index next changes; `search_docs` refreshes, and so embeds what is missing, in its own process
+before each search.)
 Each hit's digest is returned too: the caller drops a hit whose passage no longer has that text (`forget`), so a
 stale matrix can miss a passage but never cite the wrong one.
 """
@@ -21,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+
+from tui_agent.retrieval.fts_state import state
 
 _KEPT = 4
 """Matrices kept (the least recently used goes): one a project and model, a few projects a process."""
@@ -76,9 +79,9 @@ def _fresh(
     patterns: Sequence[str],
     generation: int,
 ) -> _Loaded:
-    # Not a count of the vectors: their table holds the blobs in its b-tree, so counting reads them all (~1 s).
-    passages = db.execute("SELECT count(*), max(id) FROM passages_docsize").fetchone()
-    signature = (*passages, generation)
+    # Not a count of the vectors (their table holds the blobs in its b-tree, so counting reads them all: ~1 s), nor
+    # of the passages (~5 ms a search).
+    signature = (*state(db, "passages"), generation)
     loaded = _loaded.pop(key, None)
     if loaded is None or loaded.signature != signature:
         loaded = _load(db, signature, model, key[3], within, patterns)
