@@ -16,7 +16,10 @@ measures, each against a baseline run in turns with it on the same tree (the bes
     real questions have a rarer word: the common words are left out of the match (`common_words.py`).
 Targets: build >= 0.3x the read rate; unchanged refresh <= 1.5x the walk; BM25 <= 50 ms, hybrid <= 100 ms.
 
-    python bench/retrieval.py [--files 10000] [--rounds 3]
+    python bench/retrieval.py [--files 10000] [--rounds 3] [--queries-only]
+
+`--queries-only` runs the real-text query lines alone (bm25_query_ms, hybrid_query_ms): the generated tree, its
+builds and its refreshes are skipped.
 """
 
 from __future__ import annotations
@@ -153,9 +156,12 @@ def result(metric: str, value: float, baseline: float, target: str) -> None:
     print(f"result: {metric}={value:.4g} baseline={baseline:.4g} ratio={ratio:.3g} target={target}")
 
 
-def main(files: int, rounds: int = 3) -> None:
+def main(files: int, rounds: int = 3, queries_only: bool = False) -> None:
     folder = Path(tempfile.mkdtemp(prefix="tui-agent-bench-retrieval-"))
     try:
+        if queries_only:
+            realistic(folder, files, result)
+            return
         tree = folder / "tree"
         tree.mkdir()
         size = generate(tree, files)
@@ -213,5 +219,6 @@ if __name__ == "__main__":
     parser.add_argument(
         "--rounds", type=int, default=3, help="builds (each beside a read and a floor) to take the best of"
     )
+    parser.add_argument("--queries-only", action="store_true", help="only the real-text query lines")
     arguments = parser.parse_args()
-    main(arguments.files, arguments.rounds)
+    main(arguments.files, arguments.rounds, arguments.queries_only)

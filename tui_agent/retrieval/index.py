@@ -22,6 +22,7 @@ from contextlib import closing
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui_agent.retrieval import listing
 from tui_agent.retrieval.ahead import ahead
@@ -33,6 +34,9 @@ from tui_agent.retrieval.reading import MAX_FILE_BYTES as MAX_FILE_BYTES  # wher
 from tui_agent.retrieval.reading import STAMP_FACTOR, STAMP_MASK, Batch, Pending, read
 from tui_agent.retrieval.scope import searched
 
+if TYPE_CHECKING:  # numpy loads with the vectors, for a hybrid search only
+    from tui_agent.retrieval.vectors import Matrix
+
 _BATCH = 200
 _WAIT_MS = 30_000
 """How long a write waits for another process's (SQLite's busy timeout)."""
@@ -42,6 +46,9 @@ CANDIDATES = 50
 """Passages each ranking (BM25, cosine) hands to the fusion: enough that a good passage low in one is kept."""
 _embedded: dict[str, int] = {}
 """How many times this process added vectors to each index file: `vectors.nearest` loads its matrix again."""
+_dimensions: dict[tuple[str, str], int] = {}
+"""The length of the vectors each (index file, model) last gave a question: the matrix a search computes cosines
+with while BM25 ranks (a first search, not knowing it, computes them after)."""
 _VERSION = 4
 """`PRAGMA user_version` of the schema below (and `listing.SCHEMA`'s); an older file (a cache) is emptied and built
 anew."""
@@ -212,42 +219,74 @@ class PassageIndex:
         passages' cosine to the query (BM25 alone when the endpoint fails: `embedding_problem` says why)."""
         if self._embedder is None or not query.strip():
             return self._bm25(query, k)
-        # The question is embedded while BM25 ranks (the request waits on the endpoint, SQLite releases the GIL):
-        # a search takes the longer of the two, not their sum.
+        # deferred: numpy takes ~150 ms to import, and only a hybrid search needs it (not start-up, not BM25)
+        from tui_agent.retrieval.vectors import closest
+
+        embedder = self._embedder
+        kept = self._matrix(embedder.model)
+
+        def embedded() -> tuple[array[float], list[tuple[int, str, float]] | None]:
+            """The question's vector and, with a matrix of its length at hand, its nearest passages."""
+            (wanted,) = embedder.embed([query])
+            fits = kept is not None and len(wanted) == kept.matrix.shape[1]
+            return wanted, closest(kept, wanted, CANDIDATES) if kept is not None and fits else None
+
+        # The question is embedded and its cosines computed (numpy) while BM25 ranks (the request waits on the
+        # endpoint, SQLite and numpy release the GIL): a search takes the longer of the two, not their sum.
         with ThreadPoolExecutor(1, thread_name_prefix="embed-question") as pool:
-            asked = pool.submit(self._embedder.embed, [query])
+            asked = pool.submit(embedded)
             lexical = self._bm25(query, CANDIDATES)
             try:
-                (wanted,) = asked.result()
+                wanted, found = asked.result()
             except EmbeddingError as error:
                 self.embedding_problem = str(error)
                 return lexical[:k]  # BM25's order: its first k of more are its k
         self.embedding_problem = None
-        dense = self._nearest(wanted, self._embedder.model, CANDIDATES)
-        found = {hit.citation: hit for hit in (*lexical, *dense)}
+        _dimensions[(self._own, embedder.model)] = len(wanted)
+        dense = self._nearest(wanted, embedder.model, CANDIDATES, found)
+        by_citation = {hit.citation: hit for hit in (*lexical, *dense)}
         orders = [[hit.citation for hit in lexical], [hit.citation for hit in dense]]
-        return [replace(found[citation], score=score) for citation, score in fuse(orders, k)]
+        return [replace(by_citation[citation], score=score) for citation, score in fuse(orders, k)]
 
     def _bm25(self, query: str, k: int) -> list[Hit]:
         words = list(dict.fromkeys(f'"{word}"' for word in query.replace('"', " ").split()))
         within, patterns = self._within("path")
         return self._hits(best(self._db, words, k, within, patterns))
 
-    def _nearest(self, wanted: array[float], model: str, k: int) -> list[Hit]:
+    def _matrix(self, model: str) -> Matrix | None:
+        """The passages' vectors of `model`, of the length its vectors last had here (None: not asked yet)."""
+        # deferred: numpy takes ~150 ms to import, and only a hybrid search needs it (not start-up, not BM25)
+        from tui_agent.retrieval.vectors import matrix
+
+        dimensions = _dimensions.get((self._own, model))
+        if dimensions is None:
+            return None
+        within, patterns = self._within("path")
+        return matrix(self._db, self._place, model, dimensions, within, patterns, _embedded.get(self._own, 0))
+
+    def _nearest(
+        self, wanted: array[float], model: str, k: int, found: list[tuple[int, str, float]] | None = None
+    ) -> list[Hit]:
         """The `k` passages whose vectors are closest to `wanted`, closest first (`vectors.nearest`: one matrix
-        product over vectors kept in memory while the index is unchanged)."""
+        product over vectors kept in memory while the index is unchanged); `found`: that product's answer, when
+        computed already (`vectors.closest`)."""
         # deferred: numpy takes ~150 ms to import, and only a hybrid search needs it (not start-up, not BM25)
         from tui_agent.retrieval.vectors import forget, nearest
 
         within, patterns = self._within("path")
-        place = (self._own, tuple(str(folder) for folder in self._folders))
-        found = nearest(self._db, place, model, wanted, k, within, patterns, _embedded.get(self._own, 0))
+        if found is None:
+            found = nearest(self._db, self._place, model, wanted, k, within, patterns, _embedded.get(self._own, 0))
         hits = self._hits([(rowid, score) for rowid, _digest, score in found], [digest for _r, digest, _s in found])
         if len(hits) < len(found):  # a passage changed under a matrix kept from before: load it again, once
             forget(self._own)
-            found = nearest(self._db, place, model, wanted, k, within, patterns, _embedded.get(self._own, 0))
+            found = nearest(self._db, self._place, model, wanted, k, within, patterns, _embedded.get(self._own, 0))
             hits = self._hits([(rowid, score) for rowid, _digest, score in found])
         return hits
+
+    @property
+    def _place(self) -> tuple[str, tuple[str, ...]]:
+        """The index file and its folders: with a model, the name of a kept matrix of vectors."""
+        return self._own, tuple(str(folder) for folder in self._folders)
 
     def _hits(self, ranked: list[tuple[int, float]], digests: list[str] | None = None) -> list[Hit]:
         """The passages of `ranked` (rowid, score), in its order; with `digests`, only those still of that text."""

@@ -4,10 +4,11 @@ product over vectors kept in memory between searches.
 Reading and decoding every vector from SQLite costs far more than the product (about a second against a few ms for
 100,000 passages), so the folders' vectors are loaded once into a float32 matrix and kept in this process, keyed
 by the index file, the model and the folders (`search_docs` opens a new `PassageIndex` per call). Every search
-checks a signature of the index first — how many passages, the newest passage's rowid, how many times this
-process added vectors (`generation`) — which any refresh that adds, removes or embeds changes, and loads the matrix
-again when it differs. (Vectors another process adds for passages already indexed are used once the index next
-changes; `search_docs` refreshes, and so embeds what is missing, in its own process before each search.)
+checks a signature of the index first — FTS5's own records of the passages (`fts_state`: any write changes them)
+and how many times this process added vectors (`generation`) — which any refresh that adds, removes or embeds
+changes, and loads the matrix again when it differs. (Vectors another process adds for passages already indexed
+are used once the index next changes; `search_docs` refreshes, and so embeds what is missing, in its own process
+before each search.)
 Each hit's digest is returned too: the caller drops a hit whose passage no longer has that text (`forget`), so a
 stale matrix can miss a passage but never cite the wrong one.
 """
@@ -22,12 +23,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from tui_agent.retrieval.fts_state import state
+
 _KEPT = 4
 """Matrices kept (the least recently used goes): one a project and model, a few projects a process."""
 
 
 @dataclass(frozen=True)
-class _Loaded:
+class Matrix:
+    """The vectors of one model of an index's passages, kept in memory while the index is unchanged."""
+
     signature: tuple[object, ...]
     rowids: npt.NDArray[np.int64]
     digests: list[str]
@@ -35,7 +40,7 @@ class _Loaded:
     """One unit vector a row; all of the query's length (vectors of another length cannot be compared)."""
 
 
-_loaded: dict[tuple[str, str, tuple[str, ...], int], _Loaded] = {}
+_loaded: dict[tuple[str, str, tuple[str, ...], int], Matrix] = {}
 
 
 def nearest(
@@ -52,7 +57,25 @@ def nearest(
     `patterns`) whose vectors of `model` are closest to `wanted`, closest first; only cosines above 0 (nothing
     in common is no answer). `place`: the index file and its folders, which with `model` name the matrix;
     `generation`: how many times this process added vectors to that file (a new one loads the matrix again)."""
-    loaded = _fresh(db, (place[0], model, place[1], len(wanted)), model, within, patterns, generation)
+    return closest(matrix(db, place, model, len(wanted), within, patterns, generation), wanted, k)
+
+
+def matrix(
+    db: sqlite3.Connection,
+    place: tuple[str, tuple[str, ...]],
+    model: str,
+    dimensions: int,
+    within: str,
+    patterns: Sequence[str],
+    generation: int = 0,
+) -> Matrix:
+    """The vectors of `model` with `dimensions` floats of the passages `nearest` names, loaded or kept."""
+    return _fresh(db, (place[0], model, place[1], dimensions), model, within, patterns, generation)
+
+
+def closest(loaded: Matrix, wanted: array[float], k: int) -> list[tuple[int, str, float]]:
+    """`nearest`'s answer from a matrix already at hand: numpy alone (which releases the GIL), no SQLite, so it can
+    run on another thread while the SQLite connection ranks BM25."""
     if not loaded.digests:
         return []
     cosines = loaded.matrix @ np.frombuffer(wanted.tobytes(), dtype=np.float32)
@@ -75,10 +98,10 @@ def _fresh(
     within: str,
     patterns: Sequence[str],
     generation: int,
-) -> _Loaded:
-    # Not a count of the vectors: their table holds the blobs in its b-tree, so counting reads them all (~1 s).
-    passages = db.execute("SELECT count(*), max(id) FROM passages_docsize").fetchone()
-    signature = (*passages, generation)
+) -> Matrix:
+    # Not a count of the vectors (their table holds the blobs in its b-tree, so counting reads them all: ~1 s), nor
+    # of the passages (~5 ms a search).
+    signature = (*state(db, "passages"), generation)
     loaded = _loaded.pop(key, None)
     if loaded is None or loaded.signature != signature:
         loaded = _load(db, signature, model, key[3], within, patterns)
@@ -95,7 +118,7 @@ def _load(
     dimensions: int,
     within: str,
     patterns: Sequence[str],
-) -> _Loaded:
+) -> Matrix:
     # Two scans, matched here, rather than a join: a vector looked up a passage at a time reads the table's pages
     # out of order (15 s against 2 s for 100,000 passages).
     stored = db.execute(
@@ -112,4 +135,4 @@ def _load(
     every = every.reshape(len(stored), dimensions)
     rows = np.fromiter((row[2] for row in passages), dtype=np.int64, count=len(passages))
     rowids = np.fromiter((row[0] for row in passages), dtype=np.int64, count=len(passages))
-    return _Loaded(signature, rowids, [row[1] for row in passages], every[rows])
+    return Matrix(signature, rowids, [row[1] for row in passages], every[rows])

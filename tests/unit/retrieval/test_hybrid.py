@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tui_agent.offline.server import BackgroundServer
+from tui_agent.retrieval import index as index_module
 from tui_agent.retrieval import vectors
 from tui_agent.retrieval.embedder import Embedder, EmbeddingError
 from tui_agent.retrieval.fusion import fuse
@@ -158,3 +159,37 @@ def test_vectors_are_kept_in_memory_while_the_index_is_unchanged(tmp_path: Path,
         other.execute("UPDATE passages SET digest = 'elsewhere' WHERE path GLOB '*paint.md'")
     assert "paint.md" not in [hit.path for hit in second._nearest(wanted, "offline-embed", 5)]
     second.close()
+
+
+def test_cosines_computed_beside_bm25_answer_as_those_computed_after(tmp_path: Path, server: BackgroundServer) -> None:
+    """A search that knows the length of the model's vectors computes the cosines on the embedding's thread while
+    BM25 ranks; the first (not knowing it) computes them after. Both give the same answers, and a kept matrix's
+    stale passage is dropped either way."""
+    root, db = tmp_path / "docs", tmp_path / "index.db"
+    _corpus(root)
+    (root / "paint.md").write_text("# Paint\n\nColor the walls grey.\n")
+    index = PassageIndex(db, [root], Embedder(server.base_url, "offline-embed"))
+    index.refresh()
+    questions = ["color", "how do I restore a backup", "history sessions", "grey walls of the app"]
+    after = []
+    for question in questions:
+        index_module._dimensions.clear()  # as a first search: the cosines after BM25
+        after.append(index.search(question, 4))
+    assert (str(db.resolve()), "offline-embed") in index_module._dimensions
+    beside = [index.search(question, 4) for question in questions]
+    assert beside == after and all(beside)
+    wanted = Embedder(server.base_url, "offline-embed").embed(["colors"])[0]
+    kept = index._matrix("offline-embed")  # as a search takes it before BM25 ranks
+    assert kept is not None
+    with sqlite3.connect(db) as other:  # another process changes a passage's text meanwhile
+        other.execute("UPDATE passages SET digest = 'elsewhere' WHERE path GLOB '*paint.md'")
+    found = vectors.closest(kept, wanted, 5)
+    assert "paint.md" in [index._shown(path) for (path,) in _paths(db, [rowid for rowid, _d, _s in found])]
+    assert "paint.md" not in [hit.path for hit in index._nearest(wanted, "offline-embed", 5, found)]
+    index.close()
+
+
+def _paths(db: Path, rowids: list[int]) -> list[tuple[str]]:
+    with sqlite3.connect(db) as connection:
+        marks = ", ".join("?" * len(rowids))
+        return connection.execute(f"SELECT path FROM passages WHERE rowid IN ({marks})", rowids).fetchall()
