@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import operator
+import os
 import re
 import subprocess
 import sys
@@ -27,6 +28,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 TARGET = re.compile(r"target=(?P<what>ratio|value)(?P<op><=|>=|==|<|>)(?P<bound>[0-9.]+)")
 FIELD = re.compile(r"(?P<key>[A-Za-z_][\w.]*)=(?P<value>-?[0-9.]+(?:e-?[0-9]+)?)")
+ENV = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+"""The benches' environment: this interpreter's scripts first (some run `tui-agent` itself)."""
 NOT_BENCHES = {"run_all", "frames"}  # frames.py times frames for the others
 COMPARE: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le,
@@ -74,7 +77,7 @@ def run_one(path: Path, out: Path, timeout: float) -> tuple[list[Verdict], str |
     started = time.monotonic()
     try:
         done = subprocess.run(
-            [sys.executable, str(path)], capture_output=True, text=True, timeout=timeout, cwd=HERE.parent
+            [sys.executable, str(path)], capture_output=True, text=True, timeout=timeout, cwd=HERE.parent, env=ENV
         )
     except subprocess.TimeoutExpired:
         return [], f"not done in {timeout:.0f} s"
