@@ -30,7 +30,7 @@ TARGET = re.compile(r"target=(?P<what>ratio|value)(?P<op><=|>=|==|<|>)(?P<bound>
 FIELD = re.compile(r"(?P<key>[A-Za-z_][\w.]*)=(?P<value>-?[0-9.]+(?:e-?[0-9]+)?)")
 ENV = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
 """The benches' environment: this interpreter's scripts first (some run `tui-agent` itself)."""
-NOT_BENCHES = {"run_all", "frames"}  # frames.py times frames for the others
+NOT_BENCHES = {"run_all", "frames", "retrieval_queries"}  # helpers of the others (frames, retrieval.py's queries)
 COMPARE: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le,
     ">=": operator.ge,
