@@ -5,7 +5,9 @@ edit) is resumed in the real app (headless, offline model, real SQLite file); th
 prompt switches to the other version. The clock runs from the key's action (Pilot's `press` adds its own waits,
 ~70 ms) to the end of the first frame that shows the other branch (the port's switch, the page read along the
 new branch, the log and tool column redrawn, the frame): median, target value <= 50 ms, one frame's budget. The
-baseline is a full repaint of the same screen.
+baseline is a full repaint of the same screen. The bench waits for the redraw by sleeping a millisecond at a time:
+waiting with `pilot.pause(0)` spun the loop and kept the GIL from the history store's thread, whose reads then
+took seconds (a switch measured 1-11 s; the store alone answers in ~3 ms).
 
 Opening: a session whose first prompt has 100 versions, each answered (100 branches), opened with
 `tui-agent --offline --resume ID` in a pseudo-terminal as bench/resume.py does, within its target
@@ -79,8 +81,8 @@ async def switch_times(db: Path, session_id: str) -> list[float]:
             before = len(redrawn)
             start = time.perf_counter()
             cursor.action_branch(1 if turn % 2 == 0 else -1)  # what the key runs: the switch, in a worker
-            while len(redrawn) == before:
-                await pilot.pause(0)
+            while len(redrawn) == before:  # not `pilot.pause(0)`: spinning, it kept the GIL from history's thread
+                await asyncio.sleep(0.001)
             while not any(end > redrawn[-1] for end, _ in FRAMES[-5:]):
                 await pilot.pause(0.001)
             times.append(next(end for end, _ in FRAMES if end > redrawn[-1]) - start)
