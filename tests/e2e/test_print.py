@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pty
 import sqlite3
 import subprocess
 import sys
@@ -150,3 +151,31 @@ def test_a_key_alone_sends_the_run_to_openai_and_says_so_first(isolated_home: Pa
     assert "OPENAI_API_KEY is set: using OpenAI (https://api.openai.com/v1" in first, done.stderr
     assert "--offline for the built-in offline model" in first
     assert "Traceback" not in done.stderr
+
+
+def test_on_one_terminal_a_tool_line_never_continues_the_reply_line(isolated_home: Path) -> None:
+    """stdout and stderr on one pty (a user's terminal): the `[tool]` line starts a line of its own; a pipe's
+    reply is unchanged (the test above)."""
+    leader, follower = pty.openpty()
+    env = {**os.environ, "TUI_AGENT_HOME": str(isolated_home)}
+    command = [sys.executable, "-m", "tui_agent", "--offline", "-p", "What's the weather in Paris?"]
+    done = subprocess.run(command, stdout=follower, stderr=follower, env=env, timeout=120, check=False)
+    os.close(follower)
+    screen = _drain(leader)
+    assert done.returncode == 0, screen
+    assert "for you.\n[tool] get_current_weather(" in screen
+    assert "\n\nThe weather in Paris is" in screen  # the answer: a paragraph of its own, as in a pipe
+
+
+def _drain(fd: int) -> str:
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:  # the child's end is closed
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(fd)
+    return b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")

@@ -13,14 +13,16 @@ stdout through its caller's. A tool that asks for approval — a sub-agent's inc
 denied (one that `--allow` names never asks), with a line on stderr saying how to allow it. The exit status says
 how the turn ended: 0 done, 1 error, 3 stopped by a budget, 4 the reply was cut off at the token limit
 (`max_tokens`), 130 cancelled. A team's run (`-p --team NAME`) prints each member's reply under a `[name]`
-line, and ends with a `[stopped] why` line.
+line, and ends with a `[stopped] why` line. When stdout and stderr are both a terminal (one screen shows both), a
+stderr line never continues the reply's unfinished line: the reply's line is ended first (a pipe gets the reply as
+it came).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from tui_agent.agent.events import (
     AgentEvent,
@@ -52,7 +54,7 @@ RESULT_PREVIEW = 200
 DIM, UNDIM = "\x1b[2m", "\x1b[22m"
 
 
-def say(err: TextIO, text: str) -> None:
+def say(err: Lines, text: str) -> None:
     """One `tui-agent: ...` line on stderr; `text` may quote a server, a plugin or a file, so it is sanitised."""
     err.write(f"tui-agent: {sanitize(text)}\n")
 
@@ -72,7 +74,7 @@ def counted(call: ToolCall) -> list[tuple[FileChange, tuple[int, int]]]:
     return [(change, line_counts(change)) for change in call.file_changes]
 
 
-def answer_unattended(request: ApprovalRequested, err: TextIO) -> None:
+def answer_unattended(request: ApprovalRequested, err: Lines) -> None:
     """Nobody can be asked in a `-p` run: the call is denied, and stderr says how to allow it (the tools
     `--allow` names never ask: the runner lets them run)."""
     if request.answer.done():
@@ -87,7 +89,7 @@ def answer_unattended(request: ApprovalRequested, err: TextIO) -> None:
     request.answer.set_result(Decision.DENY)
 
 
-def report_sub_agent(event: SubAgentEvent, err: TextIO, reported: set[tuple[str, str]]) -> None:
+def report_sub_agent(event: SubAgentEvent, err: Lines, reported: set[tuple[str, str]]) -> None:
     """A sub-agent's event (as deep as it is nested) on stderr: its task, its tool calls, its questions."""
     names, inner = [event.agent], event.event
     while isinstance(inner, SubAgentEvent):
@@ -103,6 +105,16 @@ def report_sub_agent(event: SubAgentEvent, err: TextIO, reported: set[tuple[str,
         answer_unattended(inner, err)
     elif isinstance(inner, TurnFinished) and inner.error:
         err.write(f"{who}{inner.reason.value}: {sanitize(inner.error)}\n")
+
+
+class Lines(Protocol):
+    """Where `-p` writes what is not the reply (stderr, or stderr kept off the reply's line)."""
+
+    def write(self, text: str, /) -> int: ...
+
+    def flush(self) -> None: ...
+
+    def isatty(self) -> bool: ...
 
 
 class ReplyWriter:
@@ -126,6 +138,18 @@ class ReplyWriter:
         self.out.write(text)
         self.out.flush()
 
+    def finish(self) -> None:
+        """The turn is over: the reply's last line ends."""
+        self._tail = self._tail[-1:] + "\n"
+        self.out.write("\n")
+
+    def end_line(self, err: Lines) -> None:
+        """Before a line on `err`: when both streams show on one terminal, end the reply's unfinished line."""
+        if self._tail and not self._tail.endswith("\n") and self.out.isatty() and err.isatty():
+            self._tail = self._tail[-1] + "\n"
+            self.out.write("\n")
+            self.out.flush()
+
     def header(self, agent: str) -> None:
         """A team member begins: `[name]` on a line of its own, as a paragraph of its own."""
         self.paragraph(f"[{sanitize(agent)}]\n")
@@ -140,11 +164,28 @@ class ReplyWriter:
         self.out.flush()
 
 
+class Beside:
+    """stderr as `print_turn` writes it: the reply's unfinished line is ended before each write (`end_line`)."""
+
+    def __init__(self, err: TextIO, reply: ReplyWriter) -> None:
+        self._err, self._reply = err, reply
+
+    def write(self, text: str, /) -> int:
+        self._reply.end_line(self._err)
+        return self._err.write(text)
+
+    def flush(self) -> None:
+        self._err.flush()
+
+    def isatty(self) -> bool:
+        return self._err.isatty()
+
+
 class PartWriter:
     """Writes the reply's parts of the `shown` kinds to stderr, sanitised, dimmed when stderr is a terminal;
     `end` closes a run of them (a run of a kind other than reasoning starts with its kind)."""
 
-    def __init__(self, err: TextIO, shown: frozenset[str]) -> None:
+    def __init__(self, err: Lines, shown: frozenset[str]) -> None:
         self.err = err
         self.shown = shown
         self._clean = StreamSanitizer()
@@ -188,7 +229,8 @@ async def print_turn(
     described in the module docstring (`show_parts`: the kinds of reply parts written too, "reasoning", ...);
     returns the exit status."""
     reply = ReplyWriter(out)
-    parts = PartWriter(err, show_parts)
+    aside = Beside(err, reply)
+    parts = PartWriter(aside, show_parts)
     reported: set[tuple[str, str]] = set()
     speaker: str | None = None
     events = turn if turn is not None else agent.send(prompt)
@@ -198,7 +240,7 @@ async def print_turn(
                 parts.write(event)
                 continue
             if isinstance(event, SubAgentEvent):
-                report_sub_agent(event, err, reported)
+                report_sub_agent(event, aside, reported)
                 continue
             parts.end()
             if isinstance(event, AssistantTextDelta):
@@ -210,15 +252,15 @@ async def print_turn(
                 reply.paragraph(f"[stopped] {sanitize(event.reason)} (after {event.rounds} round(s))\n")
             elif isinstance(event, ToolCallUpdated) and event.call.status.is_final and event.key not in reported:
                 reported.add(event.key)
-                err.write(tool_summary(event) + "\n")
+                aside.write(tool_summary(event) + "\n")
             elif isinstance(event, ApprovalRequested):
-                answer_unattended(event, err)
+                answer_unattended(event, aside)
             elif isinstance(event, ReplyWaiting) and event.retry is not None:
-                say(err, event.describe(time.monotonic()))  # "rate limited — retrying in 3 s (1 of 2)"
+                say(aside, event.describe(time.monotonic()))  # "rate limited — retrying in 3 s (1 of 2)"
             elif isinstance(event, TurnFinished):
-                out.write("\n")
+                reply.finish()
                 for line in (event.error or "").splitlines():  # the sentence, then where: endpoint, request id
-                    say(err, line)
+                    say(aside, line)
                 return EXIT_STATUS[event.reason]
         return 1
     finally:
