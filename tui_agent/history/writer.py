@@ -2,6 +2,7 @@
 
 Each write is a function of the sqlite3 connection. Writes queued while a transaction is in flight are
 committed together in the next one (each inside its own savepoint, so one bad write fails alone).
+A long batch hands the interpreter to the event loop's thread every `HAND_OVER_EVERY` seconds (`HandOver`).
 When the disk is full, the file is locked for longer than `busy_timeout`, or it turns read-only, the
 writes stay queued in memory, callers get their in-memory result, a notice is raised and the writer
 retries with backoff; `flush()` tries once more at once (`flush(busy_ms=...)`: waiting that long for a lock, as
@@ -15,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import sqlite3
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +34,10 @@ TRANSIENT_CODES = frozenset(
 )
 MAX_BATCH = 500
 RETRY_BUSY_MS = 100
+HAND_OVER_EVERY = 0.0005
+"""Seconds of a batch's work between two hand-overs of the interpreter to the event loop's thread."""
+HAND_OVER_SLEEP = 0.00005
+"""How long a hand-over sleeps: long enough for the loop's thread, woken when the GIL is let go, to take it."""
 WriteFn = Callable[[sqlite3.Connection], Any]
 Call = Callable[[Callable[[sqlite3.Connection], Any]], Awaitable[Any]]
 
@@ -94,14 +100,47 @@ class _Op:
                 future.set_exception(error)
 
 
-def run_batch(conn: sqlite3.Connection, fns: list[WriteFn]) -> list[tuple[bool, Any]]:
-    """Run writes in one BEGIN IMMEDIATE transaction; return (ok, value-or-error) per write.
+class HandOver:
+    """Lets the event loop's thread run during a long batch on the writer's thread.
+
+    Between two statements the writer lets go of the GIL only for the microseconds sqlite works, and takes it
+    back before the loop's thread, woken to wait for it, is running: the loop waited for the whole batch (7 ms
+    for 100 appends, bench/history.py's worst lag). Python's switch interval does not help: the writer's brief
+    releases keep resetting it. A sleep lets go for long enough; taken every `every` seconds of work, it costs a
+    long batch a few percent and a short one nothing."""
+
+    def __init__(
+        self,
+        every: float = HAND_OVER_EVERY,
+        *,
+        clock: Callable[[], float] = time.perf_counter,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._every, self._clock, self._sleep = every, clock, sleep
+        self._due = clock() + every
+
+    def __call__(self) -> None:
+        """Between two writes: hand over if this batch has worked `every` seconds since the last time."""
+        if self._clock() >= self._due:
+            self._sleep(HAND_OVER_SLEEP)
+            self._due = self._clock() + self._every
+
+
+def run_batch(
+    conn: sqlite3.Connection, fns: list[WriteFn], between: Callable[[], None] | None = None
+) -> list[tuple[bool, Any]]:
+    """Run writes in one BEGIN IMMEDIATE transaction; return (ok, value-or-error) per write. `between` is called
+    between two writes (`HandOver`).
 
     A transient error aborts the whole transaction (raised); any other error fails only its write.
     """
     conn.execute("BEGIN IMMEDIATE")
     try:
-        results = [_run_one(conn, fn, savepoint=len(fns) > 1) for fn in fns]
+        results = []
+        for index, fn in enumerate(fns):
+            if index and between is not None:
+                between()
+            results.append(_run_one(conn, fn, savepoint=len(fns) > 1))
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
@@ -112,11 +151,11 @@ def run_batch(conn: sqlite3.Connection, fns: list[WriteFn]) -> list[tuple[bool, 
 
 def _run_batch_of(fns: list[WriteFn], busy_ms: int | None, conn: sqlite3.Connection) -> list[tuple[bool, Any]]:
     if busy_ms is None:
-        return run_batch(conn, fns)
+        return run_batch(conn, fns, HandOver())
     usual = conn.execute("PRAGMA busy_timeout").fetchone()[0]
     conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
     try:
-        return run_batch(conn, fns)
+        return run_batch(conn, fns, HandOver())
     finally:
         conn.execute(f"PRAGMA busy_timeout = {int(usual)}")
 
