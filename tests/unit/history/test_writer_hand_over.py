@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 
-from tui_agent.history.writer import HAND_OVER_SLEEP, HandOver, WriteFn, run_batch
+from tui_agent.history.writer import HAND_OVER_SLEEP, HandOver, WriteFn, loop_has_work, run_batch
 
 
 def test_hand_over_sleeps_only_once_the_batch_has_worked_long_enough() -> None:
@@ -43,3 +44,28 @@ def test_run_batch_hands_over_between_writes_in_one_transaction(tmp_path: Path) 
     assert seen == [(1, True), (1, True)], "called between writes only, inside the one transaction"
     assert conn.execute("SELECT n FROM t ORDER BY n").fetchall() == [(1,), (2,)]
     assert run_batch(conn, [insert(3)], between) == [(True, 1)] and len(seen) == 2, "a lone write: never"
+
+
+def test_hand_over_sleeps_only_when_the_loop_has_work_and_sees_its_work() -> None:
+    now, slept, busy = [0.0], list[float](), [False]
+    hand_over = HandOver(0.5, wanted=lambda: busy[0], clock=lambda: now[0], sleep=slept.append)
+    now[0] += 1
+    hand_over()
+    assert slept == [], "an idle loop: nobody to let in"
+    now[0] += 1
+    busy[0] = True
+    hand_over()
+    assert slept == [HAND_OVER_SLEEP]
+    loop = asyncio.new_event_loop()
+    try:
+        has_work = loop_has_work(loop)
+        loop.call_later(60, print)
+        assert not has_work(), "a timer not yet due"
+        loop.call_at(loop.time() - 1, print)
+        assert has_work(), "a timer due"
+        other = asyncio.new_event_loop()
+        other.call_soon(print)
+        assert loop_has_work(other)(), "a callback ready"
+        other.close()
+    finally:
+        loop.close()
