@@ -23,12 +23,15 @@ from tui_agent.history import check_policy, owners, writes
 from tui_agent.history.errors import HistoryError
 from tui_agent.history.opening import Mode, is_corruption
 from tui_agent.history.report import OpenReport
-from tui_agent.history.writer import WriteFn, Writer
+from tui_agent.history.writer import HandOver, WriteFn, Writer, loop_has_work
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+PROGRESS_STEPS = 10_000
+"""SQLite virtual-machine steps between two looks at the clock (`HandOver` as its progress handler): tens of
+microseconds of work, so the look costs well under 1%."""
 LOCK_WAIT_STEP = 0.5
 """Seconds each attempt of `save_before_exit` waits for the lock (between attempts, the wait can be cancelled)."""
 
@@ -49,12 +52,16 @@ class Database:
         """Called with each notice raised after opening (disk full, saving again...)."""
         self.on_state: Callable[[], None] | None = None
         """Called when `unsaved` may have changed."""
+        self._hand_over = HandOver(wanted=loop_has_work(asyncio.get_running_loop()))
+        """Lets the event loop run during a long read or batch on the connection's thread."""
+        self._hand_over_installed = False
         self._writer = Writer(
             self._raw_call,
             enabled=mode is not Mode.READ_ONLY and mode is not Mode.IMMUTABLE,
             notify=self._notify,
             where=str(path),
             retry_delay=retry_delay,
+            between=self._hand_over,
         )
         self._writer.on_change = self._state_changed
         self._closed = False
@@ -103,8 +110,16 @@ class Database:
         if self._closed:
             raise HistoryError("The history store is closed.")
         raw = self._conn._conn  # the sqlite3 connection, used only on aiosqlite's thread
-        result: T = await self._conn._execute(fn, raw)  # type: ignore[no-untyped-call]
+        result: T = await self._conn._execute(self._on_thread, fn, raw)  # type: ignore[no-untyped-call]
         return result
+
+    def _on_thread(self, fn: Callable[[sqlite3.Connection], T], conn: sqlite3.Connection) -> T:
+        """`fn(conn)` on the connection's thread, the event loop let in every so often (`HandOver`)."""
+        if not self._hand_over_installed:  # here: the connection may only be used on its own thread
+            conn.set_progress_handler(self._hand_over, PROGRESS_STEPS)
+            self._hand_over_installed = True
+        self._hand_over.restart()
+        return fn(conn)
 
     async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn` (a read) with the sqlite3 connection on aiosqlite's thread, one hop."""

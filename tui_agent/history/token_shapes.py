@@ -45,11 +45,16 @@ _SHAPES = re.compile(
     )
 )
 """Every shape but `sk-` (checked by `_sk_key`)."""
+_LEADS = ("AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", PEM_HEADER, "eyJ")
+"""A literal every match of `_SHAPES` contains. Its edge lookbehind leaves the regex engine no prefix to skip
+ahead by, so it tries every alternative at every position (~4 MB/s); looking for these first (a few substring
+searches, over 10x faster) lets prose without them skip it: a reply's saves and a tool's result cost far less."""
 
 
 def redact_token_shapes(text: str) -> str:
     """`text` with every credential-shaped token (see the module docstring) replaced by `[redacted]`."""
-    text = _SHAPES.sub(REDACTED, text)
+    if any(lead in text for lead in _LEADS):
+        text = _SHAPES.sub(REDACTED, text)
     return _SK_KEY.sub(_sk_key, text) if "sk-" in text else text
 
 

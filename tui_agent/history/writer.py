@@ -2,6 +2,7 @@
 
 Each write is a function of the sqlite3 connection. Writes queued while a transaction is in flight are
 committed together in the next one (each inside its own savepoint, so one bad write fails alone).
+A long batch hands the interpreter to the event loop's thread every `HAND_OVER_EVERY` seconds (`HandOver`).
 When the disk is full, the file is locked for longer than `busy_timeout`, or it turns read-only, the
 writes stay queued in memory, callers get their in-memory result, a notice is raised and the writer
 retries with backoff; `flush()` tries once more at once (`flush(busy_ms=...)`: waiting that long for a lock, as
@@ -15,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import sqlite3
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +34,10 @@ TRANSIENT_CODES = frozenset(
 )
 MAX_BATCH = 500
 RETRY_BUSY_MS = 100
+HAND_OVER_EVERY = 0.0005
+"""Seconds of a batch's work between two hand-overs of the interpreter to the event loop's thread."""
+HAND_OVER_SLEEP = 0.00005
+"""How long a hand-over sleeps: long enough for the loop's thread, woken when the GIL is let go, to take it."""
 WriteFn = Callable[[sqlite3.Connection], Any]
 Call = Callable[[Callable[[sqlite3.Connection], Any]], Awaitable[Any]]
 
@@ -94,14 +100,72 @@ class _Op:
                 future.set_exception(error)
 
 
-def run_batch(conn: sqlite3.Connection, fns: list[WriteFn]) -> list[tuple[bool, Any]]:
-    """Run writes in one BEGIN IMMEDIATE transaction; return (ok, value-or-error) per write.
+class HandOver:
+    """Lets the event loop's thread run during long work on the connection's thread (a batch, a search).
+
+    Between two statements, and between two rows, that thread lets go of the GIL only for the microseconds
+    sqlite works, and takes it back before the loop's thread, woken to wait for it, is running: the loop waited
+    for a whole batch (7 ms for 100 appends, bench/history.py's worst lag). Python's switch interval does not
+    help: those brief releases keep resetting it. A sleep lets go for long enough; taken every `every` seconds of
+    work (between writes, and as sqlite's progress handler) and only when `wanted` says the loop has something
+    to run, it costs a short call or an idle loop nothing (`restart` at each call)."""
+
+    def __init__(
+        self,
+        every: float = HAND_OVER_EVERY,
+        *,
+        wanted: Callable[[], bool] = lambda: True,
+        clock: Callable[[], float] = time.perf_counter,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._every, self._wanted, self._clock, self._sleep = every, wanted, clock, sleep
+        self._due = clock() + every
+
+    def restart(self) -> None:
+        """A call begins: the next hand-over is due `every` seconds from now."""
+        self._due = self._clock() + self._every
+
+    def __call__(self) -> None:
+        """Hand over if the work has gone on `every` seconds since the last time (returns None: sqlite's progress
+        handler goes on)."""
+        if self._clock() >= self._due:
+            if self._wanted():
+                self._sleep(HAND_OVER_SLEEP)
+            self._due = self._clock() + self._every
+
+
+def loop_has_work(loop: asyncio.AbstractEventLoop) -> Callable[[], bool]:
+    """For `HandOver`, from another thread: whether `loop` has callbacks ready or a timer due (a key the input
+    thread handed over, a frame, a ticker). Reads asyncio's own queues (no public API says it); a loop of
+    another kind always counts as having work."""
+    ready, scheduled = getattr(loop, "_ready", None), getattr(loop, "_scheduled", None)
+    if ready is None or scheduled is None:
+        return lambda: True
+
+    def has_work() -> bool:
+        try:
+            return bool(ready) or (bool(scheduled) and scheduled[0].when() <= loop.time())
+        except (IndexError, AttributeError):  # changed under us by the loop's thread: look again next time
+            return True
+
+    return has_work
+
+
+def run_batch(
+    conn: sqlite3.Connection, fns: list[WriteFn], between: Callable[[], None] | None = None
+) -> list[tuple[bool, Any]]:
+    """Run writes in one BEGIN IMMEDIATE transaction; return (ok, value-or-error) per write. `between` is called
+    between two writes (`HandOver`).
 
     A transient error aborts the whole transaction (raised); any other error fails only its write.
     """
     conn.execute("BEGIN IMMEDIATE")
     try:
-        results = [_run_one(conn, fn, savepoint=len(fns) > 1) for fn in fns]
+        results = []
+        for index, fn in enumerate(fns):
+            if index and between is not None:
+                between()
+            results.append(_run_one(conn, fn, savepoint=len(fns) > 1))
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
@@ -110,13 +174,15 @@ def run_batch(conn: sqlite3.Connection, fns: list[WriteFn]) -> list[tuple[bool, 
     return results
 
 
-def _run_batch_of(fns: list[WriteFn], busy_ms: int | None, conn: sqlite3.Connection) -> list[tuple[bool, Any]]:
+def _run_batch_of(
+    fns: list[WriteFn], busy_ms: int | None, between: Callable[[], None] | None, conn: sqlite3.Connection
+) -> list[tuple[bool, Any]]:
     if busy_ms is None:
-        return run_batch(conn, fns)
+        return run_batch(conn, fns, between)
     usual = conn.execute("PRAGMA busy_timeout").fetchone()[0]
     conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
     try:
-        return run_batch(conn, fns)
+        return run_batch(conn, fns, between)
     finally:
         conn.execute(f"PRAGMA busy_timeout = {int(usual)}")
 
@@ -149,8 +215,11 @@ class Writer:
         where: str,
         retry_delay: float = 1.0,
         max_retry_delay: float = 5.0,
+        between: Callable[[], None] | None = None,
     ) -> None:
+        """`between`: called between two writes of a batch, on the connection's thread (`HandOver`)."""
         self._call = call
+        self._between = between
         self._enabled = enabled
         self._notify = notify
         self._where = where
@@ -250,7 +319,9 @@ class Writer:
             self._in_flight = len(batch)
             busy_ms = self._busy_ms or (RETRY_BUSY_MS if self._failing else None)
             try:
-                results = await self._call(functools.partial(_run_batch_of, [op.fn for op in batch], busy_ms))
+                results = await self._call(
+                    functools.partial(_run_batch_of, [op.fn for op in batch], busy_ms, self._between)
+                )
             except Exception as error:
                 self._in_flight = 0
                 if not is_transient(error):

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
 from tui_agent import paths
+from tui_agent.history import token_shapes
 from tui_agent.history.redact import Redactor
 from tui_agent.history.token_shapes import redact_token_shapes
 
@@ -97,3 +99,17 @@ def test_the_redactor_replaces_lone_surrogates_in_text_and_json(tmp_path: Path) 
     redactor = Redactor()
     assert redactor.text("a\ud800") == "a\ufffd"
     assert redactor.json({"k\udc00": ["v\ud800", {"t": GITHUB}]}) == {"k\ufffd": ["v\ufffd", {"t": "[redacted]"}]}
+
+
+def test_the_quick_look_for_leads_changes_no_result() -> None:
+    # `redact_token_shapes` skips the shapes' regex for text without one of their leading literals: over
+    # prose, tokens, near misses and pieces of both glued together, it must say what the regex alone says.
+    def regex_alone(text: str) -> str:
+        text = token_shapes._SHAPES.sub(token_shapes.REDACTED, text)
+        return token_shapes._SK_KEY.sub(token_shapes._sk_key, text)
+
+    pieces = [*TOKENS, *NEAR_MISSES, "high through", "AKI", "A", "gh", "_", "xo", "x", "ey", "J", "-----", " ", "\n"]
+    rng = random.Random(28)
+    for _ in range(2000):
+        text = "".join(rng.choice(pieces)[: rng.randrange(1, 90)] for _ in range(rng.randrange(1, 6)))
+        assert redact_token_shapes(text) == regex_alone(text), text

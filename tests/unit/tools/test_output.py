@@ -50,6 +50,8 @@ def test_capped_text_is_cap_output_of_to_text_computed_in_pieces() -> None:
         None,
         Point(x=1, y=2),
         "short",
+        ['line "one"\n\t\x01é\\' * 20_000, "x" * 70_000, "tail"],  # long items escaped a slice at a time
+        {"log": "é\n" * 100_000, "n": 1},
     ]
     for value in values:
         for cap in (0, 7, 1000, 10_000_000):
