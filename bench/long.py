@@ -149,6 +149,7 @@ async def child_tui(base_url: str | None, expect: int, probe: str, limit: float)
             ]
             prompt.clear()
             prompt.insert("go")
+            rendering = timed_markdown()
             start = time.perf_counter()
             pressing = asyncio.create_task(pilot.press("enter"))  # it returns once every queue is empty: later
             while prompt.text and not pressing.done():
@@ -172,6 +173,8 @@ async def child_tui(base_url: str | None, expect: int, probe: str, limit: float)
                 finished=drawn(screen),
                 latencies=latencies,
                 frames=len(FRAMES),
+                frames_s=sum(took for ended, took in FRAMES if start < ended <= end),
+                markdown_s=rendering[0],
                 received=len(message.text) if message else 0,
                 expected=expect,
                 exact=message is not None and len(message.text) == expect and shown_matches(message),
@@ -296,6 +299,25 @@ class LoopBlocks:
     def __exit__(self, *exc: object) -> None:
         assert self._task is not None
         self._task.cancel()
+
+
+def timed_markdown() -> list[float]:
+    """Time every markdown render of the chat screen from now on (Rich making a piece's or a tail's lines,
+    in flushes and frames alike); returns the running total, in seconds, as a one-item list."""
+    from tui_agent.ui.widgets.markdown_view import MarkdownView
+
+    total = [0.0]
+    render = MarkdownView._render_markdown
+
+    def timed(view: MarkdownView, source: str, width: int) -> list[Any]:
+        began = time.perf_counter()
+        try:
+            return render(view, source, width)
+        finally:
+            total[0] += time.perf_counter() - began
+
+    MarkdownView._render_markdown = timed  # type: ignore[method-assign,assignment]
+    return total
 
 
 async def escape_to_ready(pilot: Any, screen: Any, length: Any) -> float:
@@ -428,7 +450,8 @@ def case(name: str, text: str, chunk_size: int, timeout: float, *, probe: str = 
         f"info: {name}: {len(text) / 1000:.0f} KB in {chunk_size}-char deltas: -p's turn {turn:.2f}s "
         f"(spawn to exit {whole:.2f}s), "
         f"chat screen {ours['seconds']:.2f}s ({drawn}, text {'exact' if ours['exact'] else 'DIFFERS'}, "
-        f"{ours['received']:,} of {len(text):,} chars), peak RSS {ours['rss_mb']:.0f} MB",
+        f"{ours['received']:,} of {len(text):,} chars), peak RSS {ours['rss_mb']:.0f} MB; of its time, "
+        f"{ours['markdown_s']:.2f}s rendering markdown, {ours['frames_s']:.2f}s in frames (rendering there included)",
         flush=True,
     )
     return ours
