@@ -4,8 +4,12 @@ Every case serves one scripted reply from the offline model running in its own p
 The `-p` path (parse + store, the floor: its turn alone, timed in a child process around `print_turn` once
 the agent is built, so `-p`'s start-up does not pad the floor; `tui-agent -p` from spawn to exit is printed
 too, for reference) and the chat screen (in a child process) read the same stream as fast as they can; the
-chat screen's clock runs from Enter to the first frame after the whole reply is drawn, and every character
-sent must be on screen (drawn text checked).
+chat screen's clock runs from Enter to the last of the frames that follow once the whole reply is drawn (the
+frame rendering its end may ask for one more, to lay it out), and every character sent must be on screen
+(drawn text checked). The clock does not wait for Pilot's `press` to return, as it did: `press` waits until
+the process is idle, so the chat screen's time included ~50 ms of work done after its last frame (the
+history's last writes, a garbage collection while the person reads) on top of a floor whose turn ends ~10 ms
+after its last write.
 
 (0) 30 KB replies that are one block: a 400-item list, a code block, a 300-row table, a paragraph
     (target ratio <= 1.5 against `-p`);
@@ -145,6 +149,7 @@ async def child_tui(base_url: str | None, expect: int, probe: str, limit: float)
             ]
             prompt.clear()
             prompt.insert("go")
+            rendering = timed_markdown()
             start = time.perf_counter()
             pressing = asyncio.create_task(pilot.press("enter"))  # it returns once every queue is empty: later
             while prompt.text and not pressing.done():
@@ -159,8 +164,8 @@ async def child_tui(base_url: str | None, expect: int, probe: str, limit: float)
                     figures["esc_ready"] = await escape_to_ready(pilot, screen, lambda: len(prompt.text))
                 else:
                     await asyncio.sleep(0.005)
-            await pressing
-            end = await settle(pilot, time.perf_counter(), request=True)
+            end = await last_frame(await settle(pilot, time.perf_counter(), request=True), deadline)
+            await pressing  # not timed: Pilot's `press` returns once the process is idle (see the docstring)
             message = screen.chat_log.assistant_messages[-1] if screen.chat_log.assistant_messages else None
             rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before checking renders it all
             figures.update(
@@ -168,6 +173,8 @@ async def child_tui(base_url: str | None, expect: int, probe: str, limit: float)
                 finished=drawn(screen),
                 latencies=latencies,
                 frames=len(FRAMES),
+                frames_s=sum(took for ended, took in FRAMES if start < ended <= end),
+                markdown_s=rendering[0],
                 received=len(message.text) if message else 0,
                 expected=expect,
                 exact=message is not None and len(message.text) == expect and shown_matches(message),
@@ -294,6 +301,25 @@ class LoopBlocks:
         self._task.cancel()
 
 
+def timed_markdown() -> list[float]:
+    """Time every markdown render of the chat screen from now on (Rich making a piece's or a tail's lines,
+    in flushes and frames alike); returns the running total, in seconds, as a one-item list."""
+    from tui_agent.ui.widgets.markdown_view import MarkdownView
+
+    total = [0.0]
+    render = MarkdownView._render_markdown
+
+    def timed(view: MarkdownView, source: str, width: int) -> list[Any]:
+        began = time.perf_counter()
+        try:
+            return render(view, source, width)
+        finally:
+            total[0] += time.perf_counter() - began
+
+    MarkdownView._render_markdown = timed  # type: ignore[method-assign,assignment]
+    return total
+
+
 async def escape_to_ready(pilot: Any, screen: Any, length: Any) -> float:
     """Seconds from Esc to the first frame that shows a key typed as soon as the turn is over."""
     from render import keypress_to_echo
@@ -305,6 +331,26 @@ async def escape_to_ready(pilot: Any, screen: Any, length: Any) -> float:
         await asyncio.sleep(0.001)
     await keypress_to_echo(pilot, length, pilot.app)
     return time.perf_counter() - start
+
+
+async def last_frame(after: float, deadline: float) -> float:
+    """The end of the last of the frames that follow one another from the frame ending at `after` (none more
+    for `QUIET` seconds): the frame that renders a reply's end can ask for one more, to lay it out at its
+    pieces' real heights."""
+    from frames import FRAMES
+
+    end = after
+    while time.perf_counter() < deadline:
+        await asyncio.sleep(QUIET)
+        if FRAMES[-1][0] == end:
+            break
+        end = FRAMES[-1][0]
+    return end
+
+
+QUIET = 0.05
+"""Seconds without a frame after which the screen counts as settled (frames come every 1/60 s while any is
+asked for)."""
 
 
 def shown(screen: Any) -> int:
@@ -404,7 +450,8 @@ def case(name: str, text: str, chunk_size: int, timeout: float, *, probe: str = 
         f"info: {name}: {len(text) / 1000:.0f} KB in {chunk_size}-char deltas: -p's turn {turn:.2f}s "
         f"(spawn to exit {whole:.2f}s), "
         f"chat screen {ours['seconds']:.2f}s ({drawn}, text {'exact' if ours['exact'] else 'DIFFERS'}, "
-        f"{ours['received']:,} of {len(text):,} chars), peak RSS {ours['rss_mb']:.0f} MB",
+        f"{ours['received']:,} of {len(text):,} chars), peak RSS {ours['rss_mb']:.0f} MB; of its time, "
+        f"{ours['markdown_s']:.2f}s rendering markdown, {ours['frames_s']:.2f}s in frames (rendering there included)",
         flush=True,
     )
     return ours

@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.segment import Segment
+from textual.strip import Strip
 
 from tests.ui.helpers import wait_until
 from tui_agent.ui.widgets.markdown_cuts import ends_with_rule, settled_boundary
@@ -133,3 +134,40 @@ async def test_ordered_lists_keep_their_dot() -> None:
         assert [" 1. plan", " 2. build", " • a bullet", "  9. nine", " 10. ten"] == [
             line for line in lines if line.strip() and line != "Steps:"
         ]
+
+
+async def test_a_tail_settled_as_it_was_rendered_is_not_rendered_again() -> None:
+    """At the end of a reply its tail settles as it is: the piece takes the tail's lines (rendering them again
+    cost a long code block's or table's end tens of ms), and shows what a whole render shows."""
+    from textual.app import App, ComposeResult
+
+    from tui_agent.ui.widgets.markdown_view import MarkdownView
+
+    renders: list[str] = []
+
+    class Counted(MarkdownView):
+        def _render_markdown(self, source: str, width: int) -> list[Strip]:
+            renders.append(source)
+            return super()._render_markdown(source, width)
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Counted()
+
+    code = "".join(f"x_{n} = {n}\n" for n in range(30))
+    source = f"Intro.\n\n```python\n{code}```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+    async with Host().run_test(size=(60, 80)) as pilot:
+        view = pilot.app.query_one(Counted)
+        view.set_text(source)
+        await wait_until(pilot, lambda: "x_29" in view.shown_text(), "the tail drawn")
+        before = len(renders)
+        view.freeze()
+        await pilot.pause()
+        assert view.shown_text() == "\n".join(line.rstrip() for line in render_at(source, 60))
+        assert len(renders) == before, renders[before:]
+
+
+def render_at(source: str, width: int) -> list[str]:
+    console = Console(width=width, color_system=None)
+    segments = console.render(ChatMarkdown(source), console.options.update_width(width))
+    return ["".join(s.text for s in line) for line in Segment.split_and_crop_lines(segments, width)]

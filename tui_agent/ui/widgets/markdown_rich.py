@@ -1,5 +1,6 @@
 """Provides `ChatMarkdown`: Rich's markdown as the chat draws it — an ordered list's numbers keep their dot
-(`1. step`, as written and as every other markdown view shows them; Rich's own drops it: `1 step`).
+(`1. step`, as written and as every other markdown view shows them; Rich's own drops it: `1 step`), and code
+blocks are drawn at a lower cost (`markdown_code`), with the same segments.
 
 Imported when the first reply is drawn (markdown-it and Rich's renderers are not loaded at start-up).
 """
@@ -11,6 +12,8 @@ from typing import ClassVar
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import ListItem, Markdown, MarkdownElement
 from rich.segment import Segment
+
+from tui_agent.ui.widgets.markdown_code import ChatCodeBlock
 
 
 class _ListItem(ListItem):
@@ -29,6 +32,11 @@ class _ListItem(ListItem):
 
 
 class ChatMarkdown(Markdown):
-    """Rich's `Markdown` with the chat's list items."""
+    """Rich's `Markdown` with the chat's list items and code blocks."""
 
-    elements: ClassVar[dict[str, type[MarkdownElement]]] = {**Markdown.elements, "list_item_open": _ListItem}
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **Markdown.elements,
+        "list_item_open": _ListItem,
+        "fence": ChatCodeBlock,
+        "code_block": ChatCodeBlock,
+    }
