@@ -97,7 +97,12 @@ def test_the_engine_leaves_the_mcp_sdk_to_a_background_thread() -> None:
 PRINT_RUN_LEAVES_OUT = ("textual", "rich", "markdown_it", "mcp", "mcp_types", "anthropic", "pathspec", "yaml")
 """Packages a `-p` turn on the offline model must not import: the UI's, the MCP SDK (no servers configured),
 the retrieval index's (until `search_docs` runs), PyYAML (the shipped skill's front matter is plain lines)."""
-PRINT_RUN_LEAVES_OUT_OF_OURS = ("tui_agent.ui", "tui_agent.launch", "tui_agent.retrieval.index")
+PRINT_RUN_LEAVES_OUT_OF_OURS = (
+    "tui_agent.ui",
+    "tui_agent.launch",
+    "tui_agent.retrieval.index",
+    "tui_agent.agent.rewind",
+)
 PRINT_RUN = """
 import atexit, gc, sys
 
@@ -117,9 +122,9 @@ raise SystemExit(main())
 
 def test_a_print_run_imports_only_what_it_uses(tmp_path: Path) -> None:
     """One real `tui-agent --offline -p hi` (its own process, started as the script starts it): the reply is
-    printed; nothing of the UI, the MCP SDK, the retrieval index or PyYAML was imported, plugins' threads included;
-    what start-up made was frozen out of the collector's sight, which is back on for the turn (`cli.main`); and
-    no C library was looked up for the sandbox (no command ran)."""
+    printed; nothing of the UI, the MCP SDK, the retrieval index, rewinding or PyYAML was imported, plugins'
+    threads included; what start-up made was frozen out of the collector's sight, which is back on for the turn
+    (`cli.main`); and no C library was looked up for the sandbox (no command ran)."""
     code = PRINT_RUN.replace("LEAVES_OUT_OF_OURS", repr(PRINT_RUN_LEAVES_OUT_OF_OURS)).replace(
         "LEAVES_OUT", repr(PRINT_RUN_LEAVES_OUT)
     )
