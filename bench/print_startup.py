@@ -9,6 +9,8 @@ cached and every timed run compiled ~200 modules from source, ~0.5 s the SDK's s
 untimed run each. tui-agent runs with an empty home (no config, no history), as on a first start.
 Target: ratio <= 1.3 (issue 28): what `-p` does beyond the SDK's import and one streamed reply — tui-agent's
 own imports, settings, history, tools — must cost less than a third of that.
+An `info:` line splits the gap, from the same turns: how much of it is importing `-p`'s modules alone (a process
+that imports openai and `tui_agent.print_mode`, against one that imports openai), the rest being the run itself.
 
     python bench/print_startup.py [--runs N]
 """
@@ -47,6 +49,11 @@ for chunk in stream:
 print()
 """
 REPLY = "Hello! How can I help you today?"
+IMPORT_SDK = f"import openai; print({REPLY!r})"
+IMPORT_OURS = (  # as `-p` imports them: openai with them, the collector off (`cli.imported_uncollected`)
+    "from tui_agent.cli import imported_uncollected; "
+    f"imported_uncollected('tui_agent.print_mode', freeze=True); print({REPLY!r})"
+)
 
 
 def start_server(scenario: Path) -> tuple[subprocess.Popen[str], str]:
@@ -86,17 +93,25 @@ def main() -> None:
                 env.pop(key, None)
             baseline = [sys.executable, str(script), base_url]
             measured = [sys.executable, "-m", "tui_agent", "--base-url", base_url, "--model", "offline", "-p", "hi"]
+            imports = {
+                "import-sdk": [sys.executable, "-c", IMPORT_SDK],
+                "import-ours": [sys.executable, "-c", IMPORT_OURS],
+            }
             timed(baseline, env), timed(measured, env)  # bytecode compiled, home created: not timed
-            times: dict[str, list[float]] = {"baseline": [], "tui-agent": []}
+            times: dict[str, list[float]] = {"baseline": [], "tui-agent": [], "import-sdk": [], "import-ours": []}
             for _ in range(options.runs):
                 times["baseline"].append(timed(baseline, env))
                 times["tui-agent"].append(timed(measured, env))
+                for name, command in imports.items():
+                    times[name].append(timed(command, env))
         finally:
             server.terminate()
             server.wait()
     for name, values in times.items():
         print(f"{name:10} " + " ".join(f"{value:.3f}" for value in values))
     base, value = statistics.median(times["baseline"]), statistics.median(times["tui-agent"])
+    imported = statistics.median(times["import-ours"]) - statistics.median(times["import-sdk"])
+    print(f"info: gap={value - base:.3f}s of which importing -p's modules beyond openai={imported:.3f}s")
     print(
         f"result: print_hi_s={value:.3f} baseline_openai_stream_s={base:.3f} ratio={value / base:.2f} target=ratio<=1.3"
     )

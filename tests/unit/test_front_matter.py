@@ -3,6 +3,11 @@ use, YAML the two hand-written parsers it replaced could not read, and blocks th
 
 from __future__ import annotations
 
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tui_agent import front_matter, paths
 from tui_agent.front_matter import split_front_matter
 
 
@@ -93,3 +98,34 @@ def test_a_block_that_is_not_yaml_is_read_key_by_key_and_what_cannot_be_is_said(
     unclosed = split_front_matter("---\ndescription: never closed\nBody")
     assert unclosed.body.startswith("---") and unclosed.values == {}
     assert unclosed.problems == ["the front matter opened by `---` on the first line is never closed by `---`"]
+
+
+YAML_SIGNS = list("aZ09_-.:/#'\"[]{},&*!|>%@`?() \t\\~") + ["\u00e9", "\u00a0", "\u2028", "\x85"]
+LINE_TEXT = st.text(alphabet=st.sampled_from(YAML_SIGNS), max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["name", "description", "model", "x", "y_z"]), LINE_TEXT), max_size=4))
+def test_blocks_read_without_pyyaml_read_as_pyyaml_reads_them(lines: list[tuple[str, str]]) -> None:
+    """A block of `key: plain text` lines skips PyYAML (its import is ~15 ms of every start): when the quick reader
+    takes a block, its values are what PyYAML's text loader makes of it, and anything else is left to PyYAML."""
+    block = [f"{key}: {value}" for key, value in lines]
+    quick = front_matter._plain_lines(block)
+    if quick is None:
+        return
+    loaded = yaml.load("\n".join(block), Loader=front_matter._text_loader())
+    assert quick == (front_matter._strings(loaded) if loaded is not None else {})  # no lines: no values
+
+
+def test_the_shipped_skill_and_plain_command_files_are_read_without_pyyaml() -> None:
+    """The one shipped skill's block is plain `key: value` lines, so a start that finds it imports no PyYAML;
+    a block that is not plain still goes to PyYAML (a folded description, a comment, a nested key)."""
+    shipped = paths.shipped_dir("skills") / "tui-agent-plugin" / "SKILL.md"
+    block = shipped.read_text(encoding="utf-8").split("---\n")[1].splitlines()
+    assert front_matter._plain_lines(block) is not None
+    assert front_matter._plain_lines(["name: a", "description: b c (d) e.g. f/g, h"]) == {
+        "name": "a",
+        "description": "b c (d) e.g. f/g, h",
+    }
+    for not_plain in (["description: >-", "  folded"], ["license: MIT  # a comment"], ["a: b", "a: c"], ["a: b: c"]):
+        assert front_matter._plain_lines(not_plain) is None

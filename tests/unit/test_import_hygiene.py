@@ -94,17 +94,24 @@ def test_the_engine_leaves_the_mcp_sdk_to_a_background_thread() -> None:
     assert out.stdout.strip() == "[]", f"the engine imports {out.stdout.strip()}"
 
 
-PRINT_RUN_LEAVES_OUT = ("textual", "rich", "markdown_it", "mcp", "mcp_types", "anthropic", "pathspec")
+PRINT_RUN_LEAVES_OUT = ("textual", "rich", "markdown_it", "mcp", "mcp_types", "anthropic", "pathspec", "yaml")
 """Packages a `-p` turn on the offline model must not import: the UI's, the MCP SDK (no servers configured),
-the retrieval index's (until `search_docs` runs)."""
-PRINT_RUN_LEAVES_OUT_OF_OURS = ("tui_agent.ui", "tui_agent.launch", "tui_agent.retrieval.index")
+the retrieval index's (until `search_docs` runs), PyYAML (the shipped skill's front matter is plain lines)."""
+PRINT_RUN_LEAVES_OUT_OF_OURS = (
+    "tui_agent.ui",
+    "tui_agent.launch",
+    "tui_agent.retrieval.index",
+    "tui_agent.agent.rewind",
+)
 PRINT_RUN = """
 import atexit, gc, sys
 
 def report():
     tops = sorted({name.split(".")[0] for name in sys.modules} & set(LEAVES_OUT))
     ours = sorted(name for name in sys.modules if name.startswith(LEAVES_OUT_OF_OURS))
-    print("REPORT", tops, ours, gc.isenabled(), gc.get_freeze_count() > 0, file=sys.stderr)
+    landlock = sys.modules.get("tui_agent.sandbox.landlock")  # its C library: `ldconfig -p` in a child process
+    looked_up = landlock is not None and landlock._c_library.cache_info().currsize > 0
+    print("REPORT", tops, ours, gc.isenabled(), gc.get_freeze_count() > 0, looked_up, file=sys.stderr)
 
 atexit.register(report)
 sys.argv = ["tui-agent", "--offline", "-p", "hi"]
@@ -115,8 +122,9 @@ raise SystemExit(main())
 
 def test_a_print_run_imports_only_what_it_uses(tmp_path: Path) -> None:
     """One real `tui-agent --offline -p hi` (its own process, started as the script starts it): the reply is
-    printed; nothing of the UI, the MCP SDK or the retrieval index was imported, plugins' threads included; and
-    what start-up made was frozen out of the collector's sight, which is back on for the turn (`cli.main`)."""
+    printed; nothing of the UI, the MCP SDK, the retrieval index, rewinding or PyYAML was imported, plugins'
+    threads included; what start-up made was frozen out of the collector's sight, which is back on for the turn
+    (`cli.main`); and no C library was looked up for the sandbox (no command ran)."""
     code = PRINT_RUN.replace("LEAVES_OUT_OF_OURS", repr(PRINT_RUN_LEAVES_OUT_OF_OURS)).replace(
         "LEAVES_OUT", repr(PRINT_RUN_LEAVES_OUT)
     )
@@ -128,7 +136,7 @@ def test_a_print_run_imports_only_what_it_uses(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "offline model" in done.stdout
-    assert "REPORT [] [] True True" in done.stderr, done.stderr
+    assert "REPORT [] [] True True False" in done.stderr, done.stderr
 
 
 def test_a_call_of_main_leaves_the_collector_unfrozen() -> None:

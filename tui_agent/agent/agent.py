@@ -38,7 +38,6 @@ from tui_agent.agent.port import NoticeObserver
 from tui_agent.agent.profile_use import AgentRoster, AgentSetup
 from tui_agent.agent.redo import NothingToRedoError as NothingToRedoError
 from tui_agent.agent.redo import RedoTurns
-from tui_agent.agent.rewind import FilesPlan, RestoreOutcome, Rewind
 from tui_agent.agent.sessions import SessionActions
 from tui_agent.agent.sessions import SessionNotFoundError as SessionNotFoundError
 from tui_agent.agent.slash_commands import SlashCommands
@@ -66,6 +65,7 @@ from tui_agent.tracing.telemetry import Telemetry
 
 if TYPE_CHECKING:  # the openai client is imported only when a client is built; delegation imports this module
     from tui_agent.agent.delegation import Delegation
+    from tui_agent.agent.rewind import FilesPlan, RestoreOutcome, Rewind  # loaded with the first rewind
     from tui_agent.llm.model_client import ModelClient
 
 __all__ = ["Agent", "turn_events"]

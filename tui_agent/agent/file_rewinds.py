@@ -6,11 +6,14 @@ and confirmed by the person; nothing is written until `restore_files`. A part of
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import TYPE_CHECKING
 
 from tui_agent.agent.chat_state import ChatState, NotInSessionError
-from tui_agent.agent.rewind import FilesPlan, RestoreOutcome, Rewind, plan_files, plan_undo, restore_files, rewind_point
 from tui_agent.agent.sessions import SessionBusyError
 from tui_agent.agent.turns import BUSY_MESSAGE, Turns
+
+if TYPE_CHECKING:  # the planning and restoring load with the first rewind (a `-p` run never rewinds)
+    from tui_agent.agent.rewind import FilesPlan, RestoreOutcome, Rewind
 
 
 class FileRewinds:
@@ -38,6 +41,8 @@ class FileRewinds:
     async def plan_rewind(self, message_id: str) -> Rewind:
         """What "rewind to here" on message `message_id` does: the files back to that point (the disk read
         now), and the prompt whose new version comes next."""
+        from tui_agent.agent.rewind import Rewind, plan_files, rewind_point  # deferred: `-p` never rewinds
+
         session_id = await self._session_id()
         leaf = await self.active_leaf()
         point, prompt = rewind_point(await self._state.store.tree(session_id), leaf, message_id)
@@ -49,21 +54,29 @@ class FileRewinds:
     async def plan_files_before(self, message_id: str) -> FilesPlan:
         """The files brought from the active branch to the point just before `message_id` (a reply about to be
         regenerated, a prompt about to be edited)."""
+        from tui_agent.agent.rewind import plan_files  # deferred: `-p` never rewinds
+
         session_id = await self._session_id()
         _, message = await self._state.message_here(message_id)
         return await plan_files(self._state.store, session_id, await self.active_leaf(), message.parent_id)
 
     async def plan_branch_files(self, left: str | None) -> FilesPlan:
         """The files brought from branch point `left` (the leaf before a switch) to the active branch."""
+        from tui_agent.agent.rewind import plan_files  # deferred: `-p` never rewinds
+
         session_id = await self._session_id()
         return await plan_files(self._state.store, session_id, left, await self.active_leaf())
 
     async def plan_undo_restore(self) -> FilesPlan | None:
         """The last restore of the session's files taken back (None: there was none)."""
+        from tui_agent.agent.rewind import plan_undo  # deferred: `-p` never rewinds
+
         return await plan_undo(self._state.store, await self._session_id())
 
     async def restore_files(self, plan: FilesPlan, overwrite: Collection[str] = ()) -> RestoreOutcome:
         """Do `plan` (conflicts only for the files named in `overwrite`), recorded so it can be undone."""
+        from tui_agent.agent.rewind import restore_files  # deferred: `-p` never rewinds
+
         if self._turns.running:
             raise SessionBusyError(BUSY_MESSAGE)
         return await restore_files(self._state.store, plan, overwrite)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import os
 import platform
 import stat
@@ -66,13 +67,18 @@ class _PathBeneathAttr(ctypes.Structure):
     _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
 
 
-_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True) if os.name == "posix" else None
+@functools.cache
+def _c_library() -> ctypes.CDLL | None:
+    """The C library, looked up on first use: `find_library` runs `ldconfig -p` in a child process, a cost
+    every start of `-p` paid at import although only a sandboxed command needs the library."""
+    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True) if os.name == "posix" else None
 
 
 def _syscall(number: int, *args: object) -> int:
-    if _libc is None:
+    libc = _c_library()
+    if libc is None:
         raise LandlockError(0, "no C library")
-    result = int(_libc.syscall(ctypes.c_long(number), *args))
+    result = int(libc.syscall(ctypes.c_long(number), *args))
     if result < 0:
         errno = ctypes.get_errno()
         raise LandlockError(errno, os.strerror(errno))
@@ -162,8 +168,9 @@ class Ruleset:
         self.close = weakref.finalize(self, os.close, self.fd)
         """Close the fd now (else when the ruleset is collected: a launch in progress keeps it alive)."""
         # Resolved now, in the parent: the child calls them without looking anything up.
-        self._prctl: Callable[..., int] = _libc.prctl if _libc is not None else _missing
-        self._syscall: Callable[..., int] = _libc.syscall if _libc is not None else _missing
+        libc = _c_library()
+        self._prctl: Callable[..., int] = libc.prctl if libc is not None else _missing
+        self._syscall: Callable[..., int] = libc.syscall if libc is not None else _missing
 
     def _allow(self, path: str, rights: int) -> None:
         try:
