@@ -12,10 +12,13 @@ from typing import Annotated, Any, Literal, Optional
 import pytest
 from pydantic import BaseModel, Field, ValidationError
 
+from tests.unit.llm.helpers import USER, collect
+from tui_agent.offline.server import BackgroundServer
 from tui_agent.tools import tool
 from tui_agent.tools.arguments import ArgumentsModel
 from tui_agent.tools.docstrings import parse_docstring
 from tui_agent.tools.plain_schema import plain_schema
+from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.spec import (
     Fields,
     ToolSpec,
@@ -156,3 +159,19 @@ def test_a_plain_tool_checks_its_calls_with_the_model_built_at_its_first_call() 
     assert "- times:" in said and "- extra:" in said and "- mode:" in said
     assert spec.arguments_model.model_json_schema()["additionalProperties"] is False
     assert typing.get_type_hints(run)["command"] is str
+
+
+async def test_the_request_carries_the_tools_as_the_registry_lists_them(offline_server: BackgroundServer) -> None:
+    """The tools go into the request body as they are (not through the SDK's typed copy): same keys, same order."""
+    registry = ToolRegistry.from_functions([run, _tool_of(_plain_b), _tool_of(_other_a)])
+    tools = registry.openai_tools()
+    await collect(offline_server.base_url, tools=tools)
+    (record,) = [record for record in offline_server.requests if record.path.endswith("/chat/completions")]
+    assert record.body is not None
+    assert json.dumps(record.body["tools"]) == json.dumps(tools)
+    assert record.body["messages"] == USER and record.body["stream"] is True
+
+
+def _tool_of(func: Callable[..., Any]) -> Callable[..., Any]:
+    marked: Callable[..., Any] = tool(approval="never")(func)
+    return marked
