@@ -17,6 +17,9 @@ files shipped with tui-agent are part of its installation and are not checked):
 - every folder above it, and for a symlink every folder holding its target and above, must be owned by
   you or root and writable by nobody else unless it has the sticky bit (like `/tmp`, where others can
   add names but not replace yours).
+
+Many files at once (a folder of 1000 plugins) are checked with one `TrustScan`, which works out each folder's
+verdict once instead of once a file.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ def read_user_file(path: Path, *, shipped: Path | None = None) -> bytes:
     checked = shipped is None or path.absolute().parent.resolve() != shipped.resolve()
 
     def refuse(info: os.stat_result) -> RefusedFileError | None:
-        problem = _problem(path, info, path) if checked else None
+        problem = TrustScan().problem(path, info, path) if checked else None
         return None if problem is None else RefusedFileError(problem)
 
     with open_regular(path, refuse) as file:  # a FIFO does not hang the open
@@ -58,50 +61,84 @@ def file_problem(path: Path, *, name: Path | None = None) -> str | None:
     """Why the user file at `path` must not be used, or None when only you (or root) can change it (or it
     is gone: reading it will say so). `name`: the path the problem is filed under (default `path`); the
     sentence names the culprit unless it is that very path."""
-    if sys.platform == "win32":
-        return None
-    try:
-        info = path.stat()
-    except OSError:
-        return None
-    return _problem(path, info, path if name is None else name)
+    return TrustScan().file_problem(path, name=name)
 
 
 def folder_problem(folder: Path) -> str | None:
     """Why no file in `folder` may be used (the second and third rules), or None when it is safe."""
-    if sys.platform == "win32":
+    return TrustScan().folder_problem(folder)
+
+
+class TrustScan:
+    """`file_problem` and `folder_problem` for many files checked together: the folders holding them and those
+    above are looked at once per scan (a scan is short-lived; a later one looks again)."""
+
+    def __init__(self) -> None:
+        self._real: dict[Path, Path] = {}
+        self._holders: dict[Path, str | None] = {}
+        self._ways: dict[Path, str | None] = {}
+
+    def file_problem(self, path: Path, *, name: Path | None = None) -> str | None:
+        """Like the module's `file_problem`."""
+        if sys.platform == "win32":
+            return None
+        try:
+            info = path.stat()
+        except OSError:
+            return None
+        return self.problem(path, info, path if name is None else name)
+
+    def folder_problem(self, folder: Path) -> str | None:
+        """Like the module's `folder_problem`."""
+        if sys.platform == "win32":
+            return None
+        return self._folder(folder, folder)
+
+    def problem(self, path: Path, info: os.stat_result, name: Path) -> str | None:
+        """Why the file at `path`, whose (followed) stat is `info`, must not be used; filed under `name`."""
+        if sys.platform == "win32":
+            return None
+        holder = path.absolute().parent
+        real = path.resolve() if path.is_symlink() else self._resolve(holder) / path.name
+        if not stat.S_ISREG(info.st_mode):
+            return f"{_subject(real, name)}not a regular file"
+        if problem := _owned_and_closed(real, info, name, sticky_ok=False):
+            return problem
+        if holder not in self._holders:
+            self._holders[holder] = self._folder(holder, None)
+        if self._holders[holder]:
+            return self._holders[holder]
+        return self._on_the_way(real.parent) if real.parent != self._resolve(holder) else None  # a symlink's way
+
+    def _resolve(self, folder: Path) -> Path:
+        if folder not in self._real:
+            self._real[folder] = folder.resolve()
+        return self._real[folder]
+
+    def _folder(self, folder: Path, name: Path | None) -> str | None:
+        info = _stat(folder)
+        if info is None:
+            return None
+        real = folder.resolve()
+        return _owned_and_closed(real, info, name, sticky_ok=False) or self._on_the_way(
+            folder.absolute().parent, real.parent
+        )
+
+    def _on_the_way(self, *starts: Path) -> str | None:
+        """Each folder from `starts` up to `/`: owned by you or root, writable by nobody else unless sticky."""
+        for start in starts:
+            if start not in self._ways:
+                self._ways[start] = _way_up(start)
+            if self._ways[start]:
+                return self._ways[start]
         return None
-    return _folder(folder, folder)
 
 
-def _problem(path: Path, info: os.stat_result, name: Path) -> str | None:
-    if sys.platform == "win32":
-        return None
-    real, holder = path.resolve(), path.absolute().parent
-    if not stat.S_ISREG(info.st_mode):
-        return f"{_subject(real, name)}not a regular file"
-    return (
-        _owned_and_closed(real, info, name, sticky_ok=False)
-        or _folder(holder, None)
-        or (_on_the_way(real.parent) if real.parent != holder.resolve() else None)  # a symlink: that way too
-    )
-
-
-def _folder(folder: Path, name: Path | None) -> str | None:
-    info = _stat(folder)
-    if info is None:
-        return None
-    real = folder.resolve()
-    return _owned_and_closed(real, info, name, sticky_ok=False) or _on_the_way(folder.absolute().parent, real.parent)
-
-
-def _on_the_way(*starts: Path) -> str | None:
-    """Each folder from `starts` up to `/`: owned by you or root, writable by nobody else unless sticky."""
-    for start in starts:
-        for folder in (start, *start.parents):
-            info = _stat(folder)
-            if info is not None and (problem := _owned_and_closed(folder, info, None, sticky_ok=True)):
-                return problem
+def _way_up(start: Path) -> str | None:
+    for folder in (start, *start.parents):
+        info = _stat(folder)
+        if info is not None and (problem := _owned_and_closed(folder, info, None, sticky_ok=True)):
+            return problem
     return None
 
 

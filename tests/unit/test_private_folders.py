@@ -50,5 +50,10 @@ def test_the_data_and_config_folders_and_the_import_journal_are_private(isolated
     plugin = isolated_home / "p.py"
     plugin.write_text("")
     journal = ImportJournal(data)
-    journal.end(journal.begin(file_source(plugin)))
+    slot = journal.slot()
+    assert slot is not None
+    slot.begin(file_source(plugin))
+    assert mode(slot.marker) & 0o077 == 0  # names what you import: yours alone
+    slot.end()
+    slot.close()
     assert {mode(folder) for folder in (isolated_home, data, paths.config_dir(), data / "plugin-imports")} == {0o700}

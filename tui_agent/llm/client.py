@@ -291,8 +291,8 @@ class ChatClient:
         if self.max_tokens is not None:
             params[token_limit_parameter(self.base_url)] = self.max_tokens
         params.update(options)
-        if tools:
-            params["tools"] = tools
+        if tools:  # as JSON as it is: the SDK's type-directed copy of `tools` cost ~0.3 s a request for 1000 tools
+            params["extra_body"] = {**params.get("extra_body", {}), "tools": tools}
         if self._usage_supported:
             params["stream_options"] = {"include_usage": True}
         return params

@@ -1,10 +1,11 @@
 """Provides `ImportJournal`: survives a plugin that ends the process while it is imported.
 
 A plugin calling `os._exit` or crashing the interpreter at import cannot be caught in the process. So
-before each import the journal writes a marker naming the plugin (`plugin-imports/<pid>-<digest>.json`
-in the data dir) and removes it once the import returns. Markers are small files written without
-fsync: the page cache outlives the process, and only a kernel crash or a power cut, which no plugin is
-to blame for, could lose one.
+each importing thread keeps a marker file (`plugin-imports/<pid>-<n>.json` in the data dir, a `JournalSlot`):
+before each import it writes there the plugin's name, and empties it once the import returns; the file is
+removed when the thread is done. (A file made and removed per plugin cost more than importing it: 1000
+plugins.) Markers are written without fsync: the page cache outlives the process, and only a kernel crash
+or a power cut, which no plugin is to blame for, could lose one.
 
 At the next start, markers left by a process that is gone name the plugins that were being imported
 when it ended. Imports run concurrently, so healthy plugins may have been in flight too (and a run
@@ -16,11 +17,12 @@ package, its version). A recorded plugin is reported and skipped until its finge
 
 from __future__ import annotations
 
-import hashlib
+import itertools
 import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -43,22 +45,17 @@ class ImportJournal:
     def __init__(self, folder: Path) -> None:
         self.markers = folder / "plugin-imports"
         self.crashes = folder / "plugin-crashes.json"
+        self._numbers = itertools.count()
 
-    def begin(self, source: PluginSource) -> Path | None:
-        """Note that `source` is being imported; returns the marker for `end` (None if it could not be written)."""
-        digest = hashlib.sha256(source.location.encode()).hexdigest()[:16]
-        marker = self.markers / f"{os.getpid()}-{digest}.json"
+    def slot(self) -> JournalSlot | None:
+        """A marker file for one importing thread (None if it cannot be written: plugins load, unguarded)."""
+        marker = self.markers / f"{os.getpid()}-{next(self._numbers)}.json"
         try:
             paths.private_folder(self.markers, ours=True)
-            marker.write_text(json.dumps({"pid": os.getpid(), "location": source.location}), encoding="utf-8")
-        except OSError:  # a read-only data dir: plugins load, unguarded
+            fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        except OSError:  # a read-only data dir
             return None
-        return marker
-
-    def end(self, marker: Path | None) -> None:
-        """The import noted by `begin` is over (returned, raised or was given up)."""
-        if marker is not None:
-            marker.unlink(missing_ok=True)
+        return JournalSlot(marker, fd)
 
     def triage(self, sources: Sequence[PluginSource], timeout: float) -> tuple[list[PluginSource], list[LoadProblem]]:
         """The sources to import now, and the problems of those skipped for ending an earlier run."""
@@ -81,7 +78,8 @@ class ImportJournal:
         return keep, problems
 
     def _claim_leftovers(self) -> set[str]:
-        """The plugins named by markers of processes that are gone; their markers are removed."""
+        """The plugins named by markers of processes that are gone; their markers are removed (an empty one:
+        its thread was between imports)."""
         try:
             markers = list(self.markers.glob("*.json"))
         except OSError:
@@ -89,7 +87,7 @@ class ImportJournal:
         found: set[str] = set()
         for marker in markers:
             note = _read_json(marker)
-            pid = note.get("pid")
+            pid = note.get("pid", _pid_named(marker))
             if not isinstance(pid, int) or (pid != os.getpid() and _alive(pid)):
                 continue  # another tui-agent importing right now
             try:
@@ -111,6 +109,48 @@ class ImportJournal:
             os.replace(temporary, self.crashes)
         except OSError:  # it is asked again next time: the suspects' markers are gone, so nothing is lost
             temporary.unlink(missing_ok=True)
+
+
+class JournalSlot:
+    """One importing thread's marker file: names the plugin it imports, empty between imports."""
+
+    def __init__(self, marker: Path, fd: int) -> None:
+        self.marker = marker
+        self._fd: int | None = fd
+        self._lock = threading.Lock()  # the thread's own calls against the loader giving its import up
+
+    def begin(self, source: PluginSource) -> None:
+        """Note that `source` is being imported."""
+        note = json.dumps({"pid": os.getpid(), "location": source.location}).encode()
+        with self._lock:
+            if self._fd is not None:
+                try:
+                    os.pwrite(self._fd, note, 0)
+                except OSError:  # a full disk: this import goes unguarded
+                    pass
+
+    def end(self) -> None:
+        """The import noted by `begin` is over (returned or raised)."""
+        with self._lock:
+            if self._fd is not None:
+                try:
+                    os.ftruncate(self._fd, 0)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        """No more imports here (the thread is done, or its import was given up): the marker goes."""
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+                self.marker.unlink(missing_ok=True)
+
+
+def _pid_named(marker: Path) -> int | None:
+    """The process id a marker's name starts with (`<pid>-<n>.json`)."""
+    head = marker.name.partition("-")[0]
+    return int(head) if head.isdigit() else None
 
 
 def fingerprint(source: PluginSource) -> str:

@@ -11,8 +11,8 @@ While loading, `sys.stdout` and `sys.stderr` are replaced by routers that send e
 writes to its own buffers and everyone else's to the real streams. A plugin that prints to stdout at
 import is reported and skipped; one that writes to stderr (warnings, usually) is loaded and the text is
 reported. If a thread was abandoned, the routers stay installed so the hung plugin can never write to
-the terminal. With a journal (`tui_agent.tools.journal`), each import is noted while it runs, so that a
-plugin that ends the whole process can be named and skipped at the next start.
+the terminal. With a journal (`tui_agent.tools.journal`), each import is noted while it runs (in its thread's
+`JournalSlot`), so that a plugin that ends the whole process can be named and skipped at the next start.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 from tui_agent.tools.problems import LoadProblem
 
 if TYPE_CHECKING:  # the journal imports this module
-    from tui_agent.tools.journal import ImportJournal
+    from tui_agent.tools.journal import ImportJournal, JournalSlot
 
 MODULE_PREFIX = "tui_agent_plugin_"
 IMPORTERS = 16
@@ -63,7 +63,8 @@ class _Attempt:
     stderr: list[str] = field(default_factory=list)
     value: object = None
     problem: str | None = None
-    marker: Path | None = None
+    slot: JournalSlot | None = None
+    """The journal slot of the thread importing it."""
     started: bool = False
     """Taken by an importing thread (one never taken was left waiting behind hung plugins)."""
     done: threading.Event = field(default_factory=threading.Event)
@@ -142,10 +143,9 @@ def load_guarded(
             thread.join(max(0.0, deadline - time.monotonic()))
     finally:
         waiting.clear()  # past the deadline no thread takes another plugin: those left are skipped, unimported
-        if journal is not None:  # a hung import, given up, did not end the process: not to be blamed later
-            for attempt in attempts:
-                if not attempt.done.is_set():
-                    journal.end(attempt.marker)
+        for attempt in attempts:  # a hung import, given up, did not end the process: not to be blamed later
+            if not attempt.done.is_set() and attempt.slot is not None:
+                attempt.slot.close()
         if all(attempt.done.is_set() for attempt in attempts):
             if sys.stdout is installed_out:
                 sys.stdout = out.fallback
@@ -166,19 +166,25 @@ def _import_each(
     waiting: deque[_Attempt], out: _StreamRouter, err: _StreamRouter, journal: ImportJournal | None
 ) -> None:
     """Import the waiting plugins one after another until none is left (`deque.popleft` is thread-safe)."""
-    while True:
-        try:
-            attempt = waiting.popleft()
-        except IndexError:
-            return
-        attempt.started = True
-        _run(attempt, out, err, journal)
+    slot = journal.slot() if journal is not None else None
+    try:
+        while True:
+            try:
+                attempt = waiting.popleft()
+            except IndexError:
+                return
+            attempt.started, attempt.slot = True, slot
+            _run(attempt, out, err)
+    finally:
+        if slot is not None:
+            slot.close()
 
 
-def _run(attempt: _Attempt, out: _StreamRouter, err: _StreamRouter, journal: ImportJournal | None) -> None:
+def _run(attempt: _Attempt, out: _StreamRouter, err: _StreamRouter) -> None:
     out.buffers[threading.get_ident()] = attempt.stdout
     err.buffers[threading.get_ident()] = attempt.stderr
-    attempt.marker = journal.begin(attempt.source) if journal is not None else None
+    if attempt.slot is not None:
+        attempt.slot.begin(attempt.source)
     try:
         attempt.value = attempt.source.load()
     except SystemExit as exc:
@@ -186,8 +192,8 @@ def _run(attempt: _Attempt, out: _StreamRouter, err: _StreamRouter, journal: Imp
     except BaseException as exc:  # KeyboardInterrupt, GeneratorExit...: a plugin may raise anything; none escapes
         attempt.problem = f"raised {_describe(exc)} while being imported{_where(exc)}"
     finally:
-        if journal is not None:
-            journal.end(attempt.marker)
+        if attempt.slot is not None:
+            attempt.slot.end()
         attempt.done.set()
 
 

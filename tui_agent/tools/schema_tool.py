@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from tui_agent.tools.arguments import ArgumentsModel
 from tui_agent.tools.results import ToolResult
 from tui_agent.tools.spec import Approval, Effect, ToolSpec
 
@@ -69,7 +70,7 @@ def schema_tool(
         description=description,
         approval=approval,
         func=call,
-        arguments_model=AnyArguments,
+        arguments=ArgumentsModel.of(AnyArguments),
         is_async=True,
         source=source,
         plugin=plugin,

@@ -2,12 +2,12 @@
 
 `@tool` only marks the function (it stays a plain callable, and nothing can fail at the plugin's import);
 `build_spec` turns a marked function into a `ToolSpec` when the registry loads it, so a tool whose schema
-cannot be generated is reported and left out without affecting the rest of its plugin.
+cannot be generated is reported and left out without affecting the rest of its plugin. A tool of plain
+parameters gets its schema without pydantic and its pydantic model at its first call (`tools.arguments`).
 """
 
 from __future__ import annotations
 
-import copy
 import inspect
 import json
 import re
@@ -19,7 +19,9 @@ from typing import Any, Literal, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
+from tui_agent.tools.arguments import ArgumentsModel
 from tui_agent.tools.docstrings import parse_docstring
+from tui_agent.tools.plain_schema import plain_schema
 
 Approval = Literal["never", "ask", "deny"]
 APPROVALS: tuple[Approval, ...] = ("never", "ask", "deny")
@@ -114,7 +116,8 @@ class ToolSpec:
     description: str
     approval: Approval
     func: Callable[..., Any]
-    arguments_model: type[BaseModel]
+    arguments: ArgumentsModel
+    """The parameters: their JSON schema, and the pydantic model a call is checked with."""
     is_async: bool
     source: str
     """The plugin file or package that defined it."""
@@ -131,21 +134,23 @@ class ToolSpec:
         """The command of a call of a command-like tool (validated arguments); None for other tools."""
         return None if self.command is None else str(arguments[self.command])
 
+    @property
+    def arguments_model(self) -> type[BaseModel]:
+        """The pydantic model a call's arguments are validated with."""
+        return self.arguments.model
+
     def parameters_schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments, as the model sees it (a copy: the caller may change it)."""
-        return copy.deepcopy(self._schema)
+        copied: dict[str, Any] = json_copy(self._schema)
+        return copied
 
     @cached_property
     def _schema(self) -> dict[str, Any]:
-        """Worked out once per spec: pydantic's `model_json_schema` takes about a millisecond, and every model
-        request lists every tool (1000 plugins: a second per request)."""
-        schema = self.arguments_model.model_json_schema()
-        schema.pop("title", None)
-        for prop in schema.get("properties", {}).values():
-            prop.pop("title", None)
-        if self.to_user:
-            schema.setdefault("properties", {})[TO_USER] = dict(TO_USER_SCHEMA)
-        return schema
+        """Worked out once per spec (every model request lists every tool; 1000 plugins); never changed."""
+        schema = self.arguments.json_schema()
+        if not self.to_user:
+            return schema
+        return {**schema, "properties": {**schema.get("properties", {}), TO_USER: dict(TO_USER_SCHEMA)}}
 
     def openai_tool(self) -> dict[str, Any]:
         """The entry for the `tools` list of an OpenAI chat request."""
@@ -160,6 +165,16 @@ class ToolSpec:
         given = {key: value for key, value in arguments.items() if key != TO_USER or not self.to_user}
         validated = self.arguments_model.model_validate(given)
         return {field: getattr(validated, field) for field in type(validated).model_fields}
+
+
+def json_copy(value: Any) -> Any:
+    """A copy of a JSON value (dicts, lists, scalars): several times faster than `copy.deepcopy`, which a
+    request of 1000 tools would pay for each."""
+    if isinstance(value, dict):
+        return {key: json_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [json_copy(item) for item in value]
+    return value
 
 
 def describe_validation_error(tool_name: str, error: ValidationError) -> str:
@@ -185,16 +200,20 @@ def build_spec(func: Callable[..., Any], options: ToolOptions, *, source: str, p
     description = options.description or doc.summary
     if not description:
         raise ToolDefinitionError(f"tool {name!r} has no description: add a docstring or description=...")
-    model = arguments_model(func, name, doc.params, reserve_to_user=options.to_user)
-    field = model.model_fields.get(options.command) if options.command is not None else None
-    if options.command is not None and (field is None or field.annotation is not str):
+    fields = parameter_fields(func, name, doc.params, reserve_to_user=options.to_user)
+    if options.command is not None and _bare(fields.get(options.command, (None,))[0]) is not str:
         raise ToolDefinitionError(f"tool {name!r}: command={options.command!r} must name one of its str parameters")
+    schema = plain_schema(fields)
+    if schema is None:  # built now, so that a type pydantic cannot describe is reported at load
+        arguments = ArgumentsModel.of(model_of(fields, name))
+    else:
+        arguments = ArgumentsModel(lambda: model_of(fields, name), schema)
     spec = ToolSpec(
         name,
         description,
         options.approval,
         func,
-        model,
+        arguments,
         inspect.iscoroutinefunction(func),
         source,
         plugin,
@@ -204,7 +223,7 @@ def build_spec(func: Callable[..., Any], options: ToolOptions, *, source: str, p
         "command" if options.command is not None else options.effect,
     )
     try:
-        spec.parameters_schema()
+        spec.arguments.json_schema()  # a plain tool's is written already; pydantic's may fail here
     except Exception as exc:  # pydantic raises several types for unsupported annotations
         first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ToolDefinitionError(
@@ -213,19 +232,23 @@ def build_spec(func: Callable[..., Any], options: ToolOptions, *, source: str, p
     return spec
 
 
-def arguments_model(
+Fields = dict[str, tuple[Any, Any, "str | None"]]
+"""A function's parameters by name: (type hint, default or `...`, docstring description)."""
+
+
+def parameter_fields(
     func: Callable[..., Any],
     name: str,
     descriptions: Mapping[str, str],
     *,
     reserve_to_user: bool = False,
-) -> type[BaseModel]:
-    """A pydantic model of the function's parameters (types, defaults, docstring descriptions)."""
+) -> Fields:
+    """The function's parameters (types, defaults, docstring descriptions); raises `ToolDefinitionError`."""
     try:
         hints = typing.get_type_hints(func, include_extras=True)
     except Exception as exc:  # NameError, TypeError, SyntaxError from string annotations
         raise ToolDefinitionError(f"tool {name!r}: its type hints cannot be resolved: {exc}") from exc
-    fields: dict[str, Any] = {}
+    fields: Fields = {}
     for param in inspect.signature(func).parameters.values():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
             raise ToolDefinitionError(f"tool {name!r}: parameter {param.name!r} must be a named parameter")
@@ -234,17 +257,30 @@ def arguments_model(
         if reserve_to_user and param.name == TO_USER:
             raise ToolDefinitionError(f"tool {name!r}: to_user=True reserves the parameter name 'to_user'")
         default = ... if param.default is param.empty else param.default
-        fields[param.name] = (hints[param.name], Field(default, description=descriptions.get(param.name)))
+        fields[param.name] = (hints[param.name], default, descriptions.get(param.name))
+    return fields
+
+
+def model_of(fields: Fields, name: str) -> type[BaseModel]:
+    """The pydantic model of a tool's parameters; raises `ToolDefinitionError` for a type it cannot handle."""
     try:
         config = ConfigDict(extra="forbid", arbitrary_types_allowed=False)
-        return create_model(f"{name}_arguments", __config__=config, **fields)
+        definitions: dict[str, Any] = {
+            param: (hint, Field(default, description=about)) for param, (hint, default, about) in fields.items()
+        }
+        return create_model(f"{name}_arguments", __config__=config, **definitions)
     except Exception as exc:
         raise ToolDefinitionError(f"tool {name!r}: {_unsupported(fields, exc)}") from exc
 
 
-def _unsupported(fields: Mapping[str, tuple[Any, Any]], error: Exception) -> str:
+def _bare(hint: Any) -> Any:
+    """The type an `Annotated[...]` hint annotates (what pydantic keeps as the field's annotation)."""
+    return typing.get_args(hint)[0] if typing.get_origin(hint) is typing.Annotated else hint
+
+
+def _unsupported(fields: Fields, error: Exception) -> str:
     """Name the parameter whose type pydantic cannot handle (its own message is long and generic)."""
-    for param, (hint, _field) in fields.items():
+    for param, (hint, _default, _about) in fields.items():
         try:
             TypeAdapter(hint)
         except Exception:

@@ -133,3 +133,30 @@ def test_an_entry_point_that_ended_a_run_is_skipped_until_its_package_version_ch
     assert load_entry_points().problems != []  # same version: still skipped
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: ep-crash-pkg\nVersion: 1.1\n")
     assert load_entry_points().names() == ["healthy_tool"]
+
+
+def test_while_a_plugin_imports_its_thread_marker_names_it_and_empty_markers_of_dead_runs_go(tmp_path: Path) -> None:
+    """Each importing thread keeps one marker, naming the plugin it imports now (`JournalSlot`); a dead run's
+    marker left empty (its thread was between imports) is removed without probing anything."""
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    journal = ImportJournal(tmp_path / "data")
+    seen = tmp_path / "seen.json"
+    spy = (
+        "import json, pathlib\n"
+        f"markers = pathlib.Path({str(journal.markers)!r})\n"
+        "notes = [json.loads(m.read_text()) for m in markers.glob('*.json') if m.read_text()]\n"
+        f"pathlib.Path({str(seen)!r}).write_text(json.dumps(notes))\n"
+    )
+    (folder / "spy.py").write_text(spy + HEALTHY)
+    for number in range(5):
+        (folder / f"more_{number}.py").write_text(HEALTHY.replace("healthy_tool", f"more_{number}"))
+    journal.markers.mkdir(parents=True)
+    empty = journal.markers / f"{dead_pid()}-3.json"
+    empty.write_text("")
+    registry = load(folder, journal)
+    assert "healthy_tool" in registry.names() and registry.problems == []
+    notes = json.loads(seen.read_text())
+    assert {"pid": os.getpid(), "location": str(folder / "spy.py")} in notes
+    assert all(note["pid"] == os.getpid() for note in notes)
+    assert list(journal.markers.iterdir()) == []  # the empty leftover too, and every thread's own

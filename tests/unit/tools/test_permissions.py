@@ -10,6 +10,7 @@ import pytest
 
 from tests.unit.tools.helpers import only_from
 from tui_agent.cli import main
+from tui_agent.file_trust import file_problem
 from tui_agent.tools.registry import ToolRegistry
 
 PLUGIN = "from tui_agent.tools import tool\n\n@tool\ndef {name}() -> str:\n    '''A tool.'''\n    return 'x'\n"
@@ -122,3 +123,23 @@ def test_the_user_plugin_folder_is_checked_and_the_plugins_command_says_why(
     assert problem["message"].startswith("writable by others") and "chmod o-w" in problem["message"]
     assert "mine_tool" not in [tool["name"] for tool in report["tools"]]
     assert "run_shell" in [tool["name"] for tool in report["tools"]]  # the shipped plugins are not affected
+
+
+def test_one_scan_of_many_plugins_judges_each_as_if_alone(folder: Path, tmp_path: Path) -> None:
+    """The scan looks at each folder once (`TrustScan`); what it learns of one file never decides another's."""
+    drop, safe = tmp_path / "drop", tmp_path / "safe"
+    plugin(drop, "dropped"), plugin(drop, "dropped_too"), plugin(safe, "kept")
+    drop.chmod(0o777)
+    for name in ("a_fine", "c_fine", "e_fine"):
+        plugin(folder, name)
+    plugin(folder, "b_open", 0o666)
+    (folder / "d_linked_bad.py").symlink_to(drop / "dropped.py")
+    (folder / "f_linked_good.py").symlink_to(safe / "kept.py")
+    (folder / "g_linked_bad.py").symlink_to(drop / "dropped_too.py")
+    registry = only_from(folder)
+    assert registry.names() == ["a_fine_tool", "c_fine_tool", "e_fine_tool", "kept_tool"]
+    found = messages(registry)
+    for name in ("b_open.py", "d_linked_bad.py", "g_linked_bad.py"):
+        alone = file_problem(folder / name)
+        assert alone is not None and found[name] == f"{alone}; not loaded"
+    assert f"{drop} is writable by others" in found["g_linked_bad.py"]
