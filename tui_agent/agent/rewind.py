@@ -16,9 +16,9 @@ import asyncio
 import os
 import uuid
 from collections.abc import Collection, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import Protocol
 
 from tui_agent.file_diffs import line_counts
@@ -26,7 +26,7 @@ from tui_agent.history.file_states import FileMove, Restored
 from tui_agent.history.models import Message
 from tui_agent.payloads import FileChange
 from tui_agent.status import Role
-from tui_agent.tools.restore import Seen, Staged, located, read_seen, seen_now, stage_many
+from tui_agent.tools.restore import Seen, Staged, locate, read_seen, seen_now, stage_many
 
 
 class FileHistory(Protocol):
@@ -46,7 +46,8 @@ class FileStep:
     """One file of a plan: where it is, what it holds now and what it is to hold (None: no file)."""
 
     move: FileMove
-    where: Path | None
+    where: str | None
+    """The file's resolved path (None: it has none, see `problem`)."""
     now: bytes | None
     problem: str | None = None
     """Why it cannot be restored (it leads out of its folder, it is a folder now...); None: it can."""
@@ -59,7 +60,7 @@ class FileStep:
         once: lists, filters and the restore ask it of each file again and again)."""
         if self.where is None:
             return self.move.path
-        where, here = str(self.where), os.getcwd()  # getcwd() is resolved already: no symlink in it
+        where, here = self.where, os.getcwd()  # getcwd() is resolved already: no symlink in it
         inside = where.startswith(here + os.sep) and here != os.sep
         return where[len(here) + 1 :] if inside else where
 
@@ -152,7 +153,7 @@ def _look(moves: Sequence[FileMove]) -> list[FileStep]:
     folders: dict[str, str] = {}
     for move in moves:
         try:
-            where = located(move.work_dir, move.path, folders)
+            where = locate(move.work_dir, move.path, folders)
         except ValueError as error:
             steps.append(FileStep(move, None, None, str(error)))
             continue
@@ -182,16 +183,19 @@ async def restore_files(history: FileHistory, plan: FilesPlan, overwrite: Collec
             chosen.append(step)
     if chosen:
         files = [_restored(step) for step in chosen]
-        # The new contents are staged (temporary files, flushed) while the record is committed: the two flushes
-        # overlap, and no file is put in place before the record is on disk.
-        staging = asyncio.ensure_future(asyncio.to_thread(stage_many, [(_place(s), s.move.target) for s in chosen]))
+        # One thread stages the new contents (temporary files, flushed) while the record is committed — the two
+        # flushes overlap — then, told the record is on disk, puts them in place: no file is put in place before
+        # the record is, and the restore's disk work is one hop to a thread, not two.
+        recorded: Future[bool] = Future()
+        writing = asyncio.ensure_future(asyncio.to_thread(_write, chosen, recorded, outcome))
         try:
             await history.record_restore(plan.session_id, outcome.restore_id, plan.to_message, files)
         except BaseException:
-            await _discard(staging)
+            recorded.set_result(False)
+            await asyncio.shield(writing)  # the staged files removed before the failure is told
             raise
-        staged = await staging
-        await asyncio.to_thread(_put_in_place, chosen, staged, outcome)
+        recorded.set_result(True)
+        await writing
     return outcome
 
 
@@ -205,16 +209,19 @@ def _restored(step: FileStep) -> Restored:
     return Restored(move.work_dir, move.path, step.now, move.target, now_name, move.target_name)
 
 
-def _place(step: FileStep) -> Path:
+def _place(step: FileStep) -> str:
     assert step.where is not None  # a step with no place has a problem, never chosen
     return step.where
 
 
-async def _discard(staging: asyncio.Future[Staged]) -> None:
-    """The staged files of a restore whose record failed (or was cancelled): removed once staged, nothing put
-    in place."""
-    staged = await staging
-    await asyncio.to_thread(staged.discard)
+def _write(steps: Sequence[FileStep], recorded: Future[bool], outcome: RestoreOutcome) -> None:
+    """Stage each step's new content, wait for the restore's record, then put them in place (or, the record
+    failed, remove them: nothing a person sees is changed)."""
+    staged = stage_many([(_place(step), step.move.target) for step in steps])
+    if recorded.result():
+        _put_in_place(steps, staged, outcome)
+    else:
+        staged.discard()
 
 
 def _put_in_place(steps: Sequence[FileStep], staged: Staged, outcome: RestoreOutcome) -> None:

@@ -17,7 +17,7 @@ Plain functions of a sqlite3 connection, called inside the store's reads and wri
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from tui_agent.content_names import content_name
@@ -146,21 +146,26 @@ class _Stored:
     delta: Delta
 
 
-def load(conn: sqlite3.Connection, names: Iterable[str]) -> dict[str, bytes]:
+def load(conn: sqlite3.Connection, names: Iterable[str], sessions: Sequence[str] = ()) -> dict[str, bytes]:
     """The bytes of each content by name (a content is the same whichever session stored it); a content that
-    cannot be rebuilt (its rows or its base's gone) is left out."""
+    cannot be rebuilt (its rows or its base's gone) is left out.
+
+    `sessions`: where the contents are looked for first, under the tables' key (session, name); only those not
+    found there are then looked for by name alone, which scans every session's contents (no index on names)."""
     wanted = set(names)
-    found = _whole(conn, wanted)
+    found: dict[str, bytes] = {}
     stored: dict[str, _Stored] = {}
-    pending = wanted - found.keys()
-    if pending and not _has_deltas(conn):
-        pending = set()
-    while pending:
-        new = _deltas(conn, pending)
-        stored.update(new)
-        bases = {d.delta.base for d in new.values()} - found.keys() - stored.keys()
-        found.update(_whole(conn, bases))
-        pending = bases - found.keys()
+    deltas = _has_deltas(conn)
+    missing = set(wanted)  # names (and bases of deltas found) not found yet
+    for scope in ([list(sessions)] if sessions else []) + [[]]:
+        pending, missing = missing, set()
+        while pending:
+            found.update(_whole(conn, pending, scope))
+            pending -= found.keys()
+            new = _deltas(conn, pending, scope) if pending and deltas else {}
+            stored.update(new)
+            missing |= pending - new.keys()
+            pending = {d.delta.base for d in new.values()} - found.keys() - stored.keys()
     for name in wanted - found.keys():
         _rebuild(name, found, stored)
     return {name: found[name] for name in wanted if name in found}
@@ -187,19 +192,28 @@ def _rebuild(name: str, found: dict[str, bytes], stored: Mapping[str, _Stored]) 
         found[link] = data
 
 
-def _whole(conn: sqlite3.Connection, names: Iterable[str]) -> dict[str, bytes]:
-    rows = rows_in(conn, "SELECT hash, data FROM file_blobs WHERE hash IN ({marks})", sorted(set(names)))
+def _whole(conn: sqlite3.Connection, names: Iterable[str], sessions: Sequence[str] = ()) -> dict[str, bytes]:
+    sql = f"SELECT hash, data FROM file_blobs WHERE {_scoped(sessions)}hash IN ({{marks}})"
+    rows = rows_in(conn, sql, sorted(set(names)), leading=sessions)
     return {str(name): bytes(data) for name, data in rows}
 
 
-def _deltas(conn: sqlite3.Connection, names: Iterable[str]) -> dict[str, _Stored]:
-    """The shallowest delta row of each name (any session's)."""
-    sql = "SELECT hash, size, depth, base_hash, head, tail, data FROM file_deltas WHERE hash IN ({marks})"
+def _deltas(conn: sqlite3.Connection, names: Iterable[str], sessions: Sequence[str] = ()) -> dict[str, _Stored]:
+    """The shallowest delta row of each name (of `sessions`; any session's when none)."""
+    sql = (
+        "SELECT hash, size, depth, base_hash, head, tail, data FROM file_deltas "
+        f"WHERE {_scoped(sessions)}hash IN ({{marks}})"
+    )
     found: dict[str, _Stored] = {}
-    for name, size, depth, base, head, tail, data in rows_in(conn, sql, sorted(set(names))):
+    for name, size, depth, base, head, tail, data in rows_in(conn, sql, sorted(set(names)), leading=sessions):
         if str(name) not in found or found[str(name)].depth > depth:
             found[str(name)] = _Stored(int(size), int(depth), Delta(str(base), int(head), int(tail), bytes(data)))
     return found
+
+
+def _scoped(sessions: Sequence[str]) -> str:
+    """The condition on the tables' key's first column for `sessions` ("" for any session)."""
+    return f"session_id IN ({','.join('?' * len(sessions))}) AND " if sessions else ""
 
 
 def copy_bases(conn: sqlite3.Connection, source_id: str, fork_id: str) -> None:

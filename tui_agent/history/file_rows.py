@@ -173,10 +173,11 @@ def _blob(blobs: Mapping[str, bytes], digest: str | None) -> bytes | None:
     return None if digest is None else blobs.get(digest, b"")
 
 
-def load_blobs(conn: sqlite3.Connection, hashes: Iterable[str]) -> dict[str, bytes]:
+def load_blobs(conn: sqlite3.Connection, hashes: Iterable[str], sessions: Sequence[str] = ()) -> dict[str, bytes]:
     """The stored bytes of each content by hash (a content is the same whichever session stored it), rebuilt
-    from its delta where it is kept as one; a content that cannot be rebuilt is left out."""
-    return file_contents.load(conn, hashes)
+    from its delta where it is kept as one; a content that cannot be rebuilt is left out. `sessions`: where to
+    look first, by the tables' key (`file_contents.load`)."""
+    return file_contents.load(conn, hashes, sessions)
 
 
 def copy_to_fork(conn: sqlite3.Connection, source_id: str, fork_id: str) -> None:

@@ -58,7 +58,7 @@ def moves_between(conn: sqlite3.Connection, session_id: str, start: str | None, 
     left = _rows_of(conn, session_id, down_start[shared:])
     taken = _rows_of(conn, session_id, down_end[shared:])
     hashes = _moving(left, taken)
-    blobs = load_blobs(conn, (h for pair in hashes.values() for h in pair if h is not None))
+    blobs = load_blobs(conn, (h for pair in hashes.values() for h in pair if h is not None), [session_id])
     return [
         FileMove(
             key[0],
@@ -216,7 +216,7 @@ def last_restore(conn: sqlite3.Connection, session_id: str) -> tuple[str, list[R
         "SELECT work_dir, path, before_hash, after_hash FROM file_restores WHERE restore_id = ? ORDER BY seq",
         (row[0],),
     ).fetchall()
-    blobs = load_blobs(conn, (h for r in rows for h in r[2:] if h is not None))
+    blobs = load_blobs(conn, (h for r in rows for h in r[2:] if h is not None), [session_id])
     return str(row[0]), [Restored(w, p, _content(b, blobs), _content(a, blobs)) for w, p, b, a in rows]
 
 

@@ -32,7 +32,12 @@ def located(work_dir: str, path: str, folders: dict[str, str] | None = None) -> 
     """Where recorded `path` is under `work_dir` ("" for the folder tui-agent runs in); ValueError when it
     leads out of that folder, to the folder itself, or into a `.git` folder. `folders`: the folders resolved
     so far, by their unresolved path (a plan of many files resolves each folder once, not each file's path)."""
-    folders = {} if folders is None else folders
+    return Path(locate(work_dir, path, {} if folders is None else folders))
+
+
+def locate(work_dir: str, path: str, folders: dict[str, str]) -> str:
+    """`located` as a string: a plan locates every file it moves, and making a `Path` of each costs more than
+    the rest of finding it."""
     root = _resolved(work_dir or os.getcwd(), folders)
     parent, name = os.path.split(os.path.join(root, path))
     if name in ("", ".", ".."):  # not a file's name: resolved whole
@@ -46,7 +51,7 @@ def located(work_dir: str, path: str, folders: dict[str, str] | None = None) -> 
         raise ValueError(f"{path} leads outside {root}: not restored")
     if ".git" in inside.split(os.sep):
         raise ValueError(f"{path} is inside a .git folder: never written")
-    return Path(target)
+    return target
 
 
 def _resolved(folder: str, folders: dict[str, str]) -> str:
@@ -60,12 +65,12 @@ Seen = tuple[int, int, int]
 """A file's size, modification time (ns) and inode when it was read: what tells it changed since."""
 
 
-def on_disk(target: Path) -> bytes | None:
+def on_disk(target: Path | str) -> bytes | None:
     """The file's bytes now (None: there is no file); ValueError for something that is not a regular file."""
     return read_seen(target)[0]
 
 
-def read_seen(target: Path) -> tuple[bytes | None, Seen | None]:
+def read_seen(target: Path | str) -> tuple[bytes | None, Seen | None]:
     """The file's bytes now and how it was when read (None, None: there is no file); ValueError for something
     that is not a regular file.
 
@@ -122,7 +127,7 @@ def write_back(target: Path, data: bytes | None) -> None:
         raise error
 
 
-def write_many(files: Sequence[tuple[Path, bytes | None]]) -> list[OSError | None]:
+def write_many(files: Sequence[tuple[Path | str, bytes | None]]) -> list[OSError | None]:
     """Make each file hold its content (None: no file), each atomically; the error of each (None: written).
 
     Durable as a write-then-fsync-each is, for less: every new content goes to a temporary file beside its
@@ -138,7 +143,7 @@ class Staged:
     """Files whose new contents sit flushed in temporary files beside them (`stage_many`), not yet in place:
     `put_in_place` renames them over their files, `discard` removes them. Nothing a person sees has changed."""
 
-    files: Sequence[tuple[Path, bytes | None]]
+    files: Sequence[tuple[Path | str, bytes | None]]
     errors: list[OSError | None]
     temporaries: dict[int, str | None] = field(default_factory=dict)
     """By index into `files`: its temporary file (None: a deletion, nothing to stage)."""
@@ -148,7 +153,7 @@ class Staged:
     """Each file's path as a string (worked out once: every step below uses it)."""
 
     @classmethod
-    def of(cls, files: Sequence[tuple[Path, bytes | None]]) -> Staged:
+    def of(cls, files: Sequence[tuple[Path | str, bytes | None]]) -> Staged:
         """`files` staged (`stage_many`)."""
         staged = cls(files, [None] * len(files), targets=[os.fspath(target) for target, _ in files])
         for index in range(len(files)):
@@ -204,7 +209,7 @@ class Staged:
         return {os.path.dirname(self.targets[index]) for index in indexes}
 
 
-def stage_many(files: Sequence[tuple[Path, bytes | None]]) -> Staged:
+def stage_many(files: Sequence[tuple[Path | str, bytes | None]]) -> Staged:
     """Each file's new content written to a temporary file beside it, and those flushed to disk (one flush of
     each file system); no file a person sees is touched, no folder made."""
     return Staged.of(files)

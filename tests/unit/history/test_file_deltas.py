@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from tui_agent.history import file_contents
 from tui_agent.history.export import to_markdown
 from tui_agent.history.file_contents import MAX_DEPTH, digest
-from tui_agent.history.file_states import FileMove
+from tui_agent.history.file_states import FileMove, Restored, last_restore, moves_between, record_restore
 from tui_agent.history.schema import migrate
 from tui_agent.history.store import HistoryStore
 from tui_agent.payloads import FileChange
@@ -164,3 +164,44 @@ async def test_a_calls_changes_recorded_in_parts_keep_their_order_and_a_deleted_
     await store.record_file_changes(reply.id, "c", [FileChange("late.txt", None, b"late")])  # its reply is gone
     assert rows(db_path, "SELECT COUNT(*) FROM file_changes") == [(0,)]
     assert rows(db_path, "SELECT COUNT(*) FROM file_blobs") == [(0,)]
+
+
+async def test_a_rewinds_contents_are_found_by_their_session_not_by_scanning_every_sessions(tmp_path: Path) -> None:
+    """The contents a rewind's plan and an undo read are looked up under the session's own key: a lookup by
+    name alone scans every session's contents, which in a big history is most of the file. A content only
+    another session keeps (a sub-agent's) is still found."""
+    first, second = big_file(), edited(big_file(), 1)
+    store = await HistoryStore.open(tmp_path / "history.db")
+    try:
+        for name in ("other", "rewound"):  # another session's contents, so a scan has rows to go through
+            session = await store.create_session(name)
+            _, reply = await store.begin_turn(session.id, "edit")
+            await store.record_tool_call(reply.id, "call-1", "write_file", "{}", {})
+            await store.record_file_changes(reply.id, "call-1", [FileChange("a.txt", first, second)])
+    finally:
+        await store.close()
+    with sqlite3.connect(tmp_path / "history.db", isolation_level=None) as conn:
+        statements: list[str] = []
+        conn.set_trace_callback(statements.append)
+        moves = moves_between(conn, session.id, reply.id, None)
+        assert [(move.path, move.expected, move.target) for move in moves] == [("a.txt", second, first)]
+        conn.execute("BEGIN")
+        record_restore(session.id, "restore-1", None, [Restored("", "a.txt", second, first)])(conn)
+        found = last_restore(conn, session.id)
+        conn.execute("ROLLBACK")
+        assert found is not None and found[1] == [Restored("", "a.txt", second, first)]
+        conn.set_trace_callback(None)
+        reads = [
+            sql for sql in statements if sql.startswith("SELECT") and ("file_blobs" in sql or "file_deltas" in sql)
+        ]
+        assert reads
+        for sql in reads:
+            plan = " ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql))
+            assert "SCAN file_blobs" not in plan and "SCAN file_deltas" not in plan, (sql[:120], plan)
+        # A content kept only by another session (as a sub-agent's are) is found by its name.
+        conn.execute("DELETE FROM file_blobs WHERE session_id = ?", (session.id,))
+        conn.execute("DELETE FROM file_deltas WHERE session_id = ?", (session.id,))
+        assert file_contents.load(conn, [digest(first), digest(second)], [session.id]) == {
+            digest(first): first,
+            digest(second): second,
+        }
