@@ -96,8 +96,7 @@ class AssistantMessage(MarkdownView):
     """One assistant reply: streams as markdown, then settles into a single rendered block.
 
     Esc finishes it locally at once (`finish(..., closed=False)`); text the backend had already produced
-    before the cancel took effect still lands, drawn in one go when the backend closes the message (not
-    flush by flush, each a re-render and a layout the next prompt would wait behind), so the screen shows
+    before the cancel took effect still lands until the backend closes the message, so the screen shows
     exactly what history keeps.
     """
 
@@ -194,9 +193,7 @@ class AssistantMessage(MarkdownView):
         if self.closed:
             return
         self._pending.append(self._sanitizer.feed(chunk))
-        if not self.streaming:  # late chunks after Esc (the turn may still drain hundreds): drawn at `finish`
-            return
-        if self._timer is None:
+        if self._timer is None:  # late chunks after Esc too: the turn may still drain hundreds
             wait = self._last_flush + self._interval - time.monotonic()
             if wait <= 0:
                 self.flush()
