@@ -64,6 +64,8 @@ class StreamSanitizer:
 
     def feed(self, chunk: str) -> str:
         """Return the displayable part of `chunk`; an unfinished sequence is held until the next one."""
+        if self._state is _State.TEXT and _SPECIAL.search(chunk) is None:
+            return chunk  # plain text, nearly every chunk: no list to build and join
         out: list[str] = []
         index, length = 0, len(chunk)
         while index < length:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
@@ -291,9 +292,15 @@ def _done(event: AgentEvent) -> bool:
 
 
 def _finishes(event: AgentEvent) -> bool:
+    return isinstance(event, _turn_finished())
+
+
+@functools.cache
+def _turn_finished() -> type[AgentEvent]:
+    """`TurnFinished`, imported once (asked for each of a turn's events: 100,000 one-character deltas)."""
     from tui_agent.agent.events import TurnFinished  # deferred: loaded by the engine before any event exists
 
-    return isinstance(event, TurnFinished)
+    return TurnFinished
 
 
 async def _read_to_end(events: AsyncIterator[AgentEvent]) -> None:

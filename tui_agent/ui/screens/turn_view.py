@@ -100,6 +100,9 @@ class TurnView:
 
         screen = self.screen
         log = screen.chat_log
+        if type(event) is events.AssistantTextDelta and not self.waiting:  # most events: nothing else to check
+            log.append(event.message_id, event.text)
+            return
         if self.waiting and not isinstance(event, events.ReplyWaiting | events.UsageUpdated):
             self.waiting = False  # the reply began (or ended): "replying" again
             screen.status_bar.set_waiting(None)

@@ -200,10 +200,11 @@ class ChatLog(LogWindow):
         return {message_id for message_id in ids if message_id}
 
     def append(self, message_id: str, text: str) -> None:
-        for block in self._blocks.get(message_id, {}).values():
-            if not block.done:  # the answer begins (or goes on): the thinking is over for now
-                block.finish(ended=False)
-        self.start_assistant(message_id).append(text)
+        if blocks := self._blocks.get(message_id):
+            for block in blocks.values():
+                if not block.done:  # the answer begins (or goes on): the thinking is over for now
+                    block.finish(ended=False)
+        (self._assistant.get(message_id) or self.start_assistant(message_id)).append(text)
 
     def append_part(self, message_id: str, kind: str, text: str) -> None:
         """More of a reply's part of `kind` (reasoning, ...), into its block: made above the reply at the first
