@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from tui_agent.llm.reply_stream import decode_payload
 from tui_agent.llm.sse import SSEParser
 
 BODY = 'data: {"a": "é\u2028"}\r\n\r\n: keep-alive\n\nevent: x\ndata: one\ndata: two\n\ndata:[DONE]\n\n'.encode()
@@ -31,3 +34,20 @@ def test_bytes_that_are_not_utf8_raise() -> None:
         parse([b"data: \xff\xfe\n\n"])
     with pytest.raises(UnicodeDecodeError):
         parse([b"data: \xc3"])  # cut inside a multi-byte character at the end of the body
+
+
+@pytest.mark.parametrize(
+    "payload",
+    ['{"a": [1, 2.5, null]}', ' {"a": 1}\r\n', '{"a": 1}x', '{"a": 1} {"b": 2}', "-Infinity", "{not json", "", " "]
+    + ['"\\ud800"'],
+)
+def test_a_payload_decodes_to_what_json_loads_gives_or_fails_as_it_does(payload: str) -> None:
+    """`decode_payload` skips `json.loads`'s wrapper for speed: the same value, or the same error at the same place."""
+    try:
+        expected = json.loads(payload)
+    except json.JSONDecodeError as error:
+        with pytest.raises(json.JSONDecodeError) as raised:
+            decode_payload(payload)
+        assert (raised.value.msg, raised.value.pos, raised.value.doc) == (error.msg, error.pos, error.doc)
+        return
+    assert decode_payload(payload) == (expected if expected != "\ud800" else "\ufffd")
