@@ -25,8 +25,19 @@ def test_every_split_gives_the_same_events() -> None:
     assert parse([bytes([b]) for b in BODY]) == expected
 
 
+def test_every_split_of_a_plain_stream_gives_the_same_events() -> None:
+    """Blocks of one-line `data:` events are cut out at once; any other line among them, wherever the blocks
+    split, is read as the line-by-line reader reads it."""
+    body = b'data: {"a": 1}\n\ndata: two\n\n: ping\n\ndata: x\ndata: y\n\nevent: e\ndata: z\n\n\ndata:[DONE]\n\n'
+    expected = ['{"a": 1}', "two", "x\ny", "z", "[DONE]"]
+    for first in range(len(body) + 1):
+        for second in range(first, len(body) + 1):
+            assert parse([body[:first], body[first:second], body[second:]]) == expected, (first, second)
+
+
 def test_a_last_event_without_its_blank_line_still_counts() -> None:
     assert parse([b"data: tail"]) == ["tail"]
+    assert parse([b"data: a\n\ndata: tail\n"]) == ["a", "tail"]
 
 
 def test_bytes_that_are_not_utf8_raise() -> None:
