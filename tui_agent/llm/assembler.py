@@ -30,7 +30,7 @@ from tui_agent.llm.events import (
     ToUserDelta,
     Usage,
 )
-from tui_agent.llm.parts import part_deltas
+from tui_agent.llm.parts import PART_FIELDS, part_deltas
 from tui_agent.llm.to_user import ToUserDecoder
 from tui_agent.sanitize import may_decode_to_surrogate, replace_surrogates, replace_surrogates_in
 
@@ -64,25 +64,26 @@ class StreamAssembler:
     def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
         """The events one chunk (a decoded `chat.completion.chunk` object) produces, possibly none."""
         events: list[StreamEvent] = []
+        self.feed_into(chunk, events)
+        return events
+
+    def feed_into(self, chunk: dict[str, Any], events: list[StreamEvent]) -> None:
+        """Append the events of one chunk to `events` (a block's payloads share one list: no list per chunk).
+        Runs once a chunk, ~100,000 times a long reply: the common chunk (text, or a call's arguments) takes the
+        fewest lookups, and a chunk of another shape raises AttributeError, TypeError or KeyError."""
         usage = chunk.get("usage")
         if usage:
-            details = usage.get("prompt_tokens_details")
-            details = details if isinstance(details, dict) else {}
-            self.usage = Usage(
-                usage.get("prompt_tokens") or 0,
-                usage.get("completion_tokens") or 0,
-                _count(details.get("cached_tokens")),
-                _count(details.get("cache_write_tokens")),
-            )
+            self._usage(usage)
         choices = chunk.get("choices")
         if not choices:
-            return events
+            return
         choice = choices[0]
         delta = choice.get("delta")
         if delta:
-            for kind, text in part_deltas(delta):
-                self.received_content = True
-                events.append(PartDelta(kind, text))
+            if not delta.keys().isdisjoint(PART_FIELDS):  # most deltas: text or a call's arguments only
+                for kind, text in part_deltas(delta):
+                    self.received_content = True
+                    events.append(PartDelta(kind, text))
             content = delta.get("content")
             if content:
                 self.received_content = True
@@ -96,7 +97,16 @@ class StreamAssembler:
         if reason:
             self.finish_reason = reason
             self._complete_open(events)
-        return events
+
+    def _usage(self, usage: dict[str, Any]) -> None:
+        details = usage.get("prompt_tokens_details")
+        details = details if isinstance(details, dict) else {}
+        self.usage = Usage(
+            usage.get("prompt_tokens") or 0,
+            usage.get("completion_tokens") or 0,
+            _count(details.get("cached_tokens")),
+            _count(details.get("cache_write_tokens")),
+        )
 
     def complete(self) -> list[StreamEvent]:
         """Events for calls still open when the stream ended (finish reason known or not)."""

@@ -191,7 +191,7 @@ class ChatClient:
                         if payload.startswith("[DONE]"):
                             yield events
                             return
-                        events += self._events(assembler, decode_payload(payload))
+                        self._feed(assembler, decode_payload(payload), events)
                 except Exception:
                     yield events  # what came before a bad payload is shown and kept before its error
                     raise
@@ -217,6 +217,12 @@ class ChatClient:
         return {"usage": body.get("usage"), "choices": [{"delta": delta, "finish_reason": choice.get("finish_reason")}]}
 
     def _events(self, assembler: StreamAssembler, chunk: Any) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        self._feed(assembler, chunk, events)
+        return events
+
+    def _feed(self, assembler: StreamAssembler, chunk: Any, events: list[StreamEvent]) -> None:
+        """Append one decoded chunk's events to `events`; a chunk that fails adds none of them."""
         if not isinstance(chunk, dict):  # JSON, but not an object: no chat-completions chunk
             raise self._malformed(json.dumps(chunk, ensure_ascii=False), assembler.received_content)
         error = chunk.get("error")
@@ -225,9 +231,11 @@ class ChatClient:
             detail = f": {redact(str(message), self._api_key)}" if message else ""
             where = "partway through the reply" if assembler.received_content else "before the reply started"
             raise ServerError(f"The server at {self.host} reported an error {where}{detail}. Try again in a moment.")
+        kept = len(events)
         try:
-            return assembler.feed(chunk)
+            assembler.feed_into(chunk, events)
         except (AttributeError, TypeError, KeyError) as shape:  # valid JSON of another shape than a chunk
+            del events[kept:]
             raise self._malformed(json.dumps(chunk, ensure_ascii=False), assembler.received_content) from shape
 
     def _malformed(self, payload: str | None, received: bool) -> MalformedResponseError:

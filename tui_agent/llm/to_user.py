@@ -43,6 +43,8 @@ class ToUserDecoder:
 
     def feed(self, text: str) -> str:
         """Consume one fragment; return the `to_user` text it completes (often empty)."""
+        if self.state == TO_USER and not self.escape and not self.high and STRING_SPECIAL.search(text) is None:
+            return text  # the common fragment: inside `to_user`, nothing to decode (once a fragment: kept short)
         out: list[str] = []
         pos, end = 0, len(text)
         while pos < end and self.state != DONE:

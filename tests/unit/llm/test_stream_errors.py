@@ -277,10 +277,11 @@ async def test_bytes_that_are_not_utf8_are_shown_as_escapes(offline_server: Back
                 "raw_events": [
                     '{"choices": [{"delta": {"content": "kept "}}]}',
                     '{"choices": [{"delta": {"content": "too"}}]}',
-                    "{not json",
+                    bad,
                 ]
             }
         )
+        for bad in ("{not json", '{"choices": [{"delta": {"content": " lost", "tool_calls": 5}}]}')
     ],
     indirect=True,
 )
@@ -288,7 +289,8 @@ async def test_what_came_before_a_bad_payload_is_handed_on_before_its_error(
     offline_server: BackgroundServer,
 ) -> None:
     """Payloads read in one block are handed on together: a bad one among them must not take the text that
-    came before it (the screen and history keep what was shown)."""
+    came before it (the screen and history keep what was shown), and a chunk that fails partway (its text fine,
+    its tool calls not) adds none of its events."""
     client = ChatClient(offline_server.base_url, "offline", api_key=KEY)
     texts: list[str] = []
     try:
