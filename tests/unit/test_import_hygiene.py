@@ -107,13 +107,15 @@ PRINT_RUN_LEAVES_OUT_OF_OURS = (
     "tui_agent.tools.mcp.resource_picks",
     "tui_agent.tools.mcp.elicitation",
     "tui_agent.agent.team",
+    "tui_agent.agent.summariser",
     "tui_agent.sandbox.launch",
     "tui_agent.sandbox.landlock",
     "tui_agent.sandbox.bubblewrap",
     "tui_agent.sandbox.seatbelt",
 )
 """Ours, never used by a `-p` turn with an empty home: the UI, the retrieval index, rewinding, an MCP server's
-machinery (no servers configured: the server list alone is built), a team's (no team asked for), the sandbox's
+machinery (no servers configured: the server list alone is built), a team's (no team asked for), the summariser
+(no compaction), the sandbox's
 launcher and backends (no command ran)."""
 PRINT_RUN = """
 import atexit, gc, sys
