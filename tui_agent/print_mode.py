@@ -24,7 +24,7 @@ from tui_agent.agent.json_output import JsonPrinter, failure_json, print_json_tu
 from tui_agent.agent.resume import ResumeFailedError, ResumeRequest, apply_resume
 from tui_agent.agent.services import build_agent
 from tui_agent.agent.slash_commands import prompt_to_send
-from tui_agent.agent.team import TeamError
+from tui_agent.agent.team_error import TeamError
 from tui_agent.agents.apply import unknown_agent
 from tui_agent.boot import settings_from_args
 from tui_agent.config import Settings

@@ -102,13 +102,29 @@ PRINT_RUN_LEAVES_OUT_OF_OURS = (
     "tui_agent.launch",
     "tui_agent.retrieval.index",
     "tui_agent.agent.rewind",
+    "tui_agent.tools.mcp.server",
+    "tui_agent.tools.mcp.overview",
+    "tui_agent.tools.mcp.resource_picks",
+    "tui_agent.tools.mcp.elicitation",
+    "tui_agent.agent.team",
+    "tui_agent.agent.summariser",
+    "tui_agent.sandbox.launch",
+    "tui_agent.sandbox.landlock",
+    "tui_agent.sandbox.bubblewrap",
+    "tui_agent.sandbox.seatbelt",
 )
+"""Ours, never used by a `-p` turn with an empty home: the UI, the retrieval index, rewinding, an MCP server's
+machinery (no servers configured: the server list alone is built), a team's (no team asked for), the summariser
+(no compaction), the sandbox's
+launcher and backends (no command ran)."""
 PRINT_RUN = """
 import atexit, gc, sys
 
+OURS = LEAVES_OUT_OF_OURS
+
 def report():
     tops = sorted({name.split(".")[0] for name in sys.modules} & set(LEAVES_OUT))
-    ours = sorted(name for name in sys.modules if name.startswith(LEAVES_OUT_OF_OURS))
+    ours = sorted(name for name in sys.modules if name in OURS or name.startswith(tuple(f"{o}." for o in OURS)))
     landlock = sys.modules.get("tui_agent.sandbox.landlock")  # its C library: `ldconfig -p` in a child process
     looked_up = landlock is not None and landlock._c_library.cache_info().currsize > 0
     print("REPORT", tops, ours, gc.isenabled(), gc.get_freeze_count() > 0, looked_up, file=sys.stderr)
@@ -122,9 +138,9 @@ raise SystemExit(main())
 
 def test_a_print_run_imports_only_what_it_uses(tmp_path: Path) -> None:
     """One real `tui-agent --offline -p hi` (its own process, started as the script starts it): the reply is
-    printed; nothing of the UI, the MCP SDK, the retrieval index, rewinding or PyYAML was imported, plugins'
-    threads included; what start-up made was frozen out of the collector's sight, which is back on for the turn
-    (`cli.main`); and no C library was looked up for the sandbox (no command ran)."""
+    printed; nothing of the UI, the MCP SDK or an MCP server's machinery, the retrieval index, rewinding or PyYAML
+    was imported, plugins' threads included; what start-up made was frozen out of the collector's sight, which is
+    back on for the turn (`cli.main`); and no C library was looked up for the sandbox (no command ran)."""
     code = PRINT_RUN.replace("LEAVES_OUT_OF_OURS", repr(PRINT_RUN_LEAVES_OUT_OF_OURS)).replace(
         "LEAVES_OUT", repr(PRINT_RUN_LEAVES_OUT)
     )

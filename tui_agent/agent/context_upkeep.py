@@ -21,7 +21,6 @@ from tui_agent.agent.compaction import (
     to_summarise,
 )
 from tui_agent.agent.compaction_backoff import CompactionBackoff
-from tui_agent.agent.summariser import Summariser
 from tui_agent.agent.turns import Turns
 from tui_agent.llm.errors import LLMError
 
@@ -104,6 +103,9 @@ class ContextUpkeep:
         if not older:
             raise NothingToCompactError("Nothing to compact yet: only the latest turn would be left, and it is kept.")
         with self._turns.compacting():
+            # deferred: the summariser's classes (a few ms) are for a compaction, which a short run never reaches
+            from tui_agent.agent.summariser import Summariser
+
             summariser = Summariser(services.client, services.meter.window(state.model))
             made = await summariser.summarise(to_summarise(before_cut, session.system_prompt))
             text, usage = made.text, made.usage

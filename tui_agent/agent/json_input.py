@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from tui_agent.agent.events import AgentEvent
 from tui_agent.agent.json_output import JsonPrinter, failure_json, print_json_turn
-from tui_agent.agent.team import TeamError
+from tui_agent.agent.team_error import TeamError
 
 BAD_INPUT = 2
 """The exit status when every turn went well but some input line was not a user message."""

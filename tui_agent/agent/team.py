@@ -34,12 +34,12 @@ from tui_agent.agent.external_turn import ExternalChatJob, external_agent, exter
 from tui_agent.agent.profile_use import turn_setup
 from tui_agent.agent.team_control import Control, control_tools
 from tui_agent.agent.team_done import done_reason, missing_hook
+from tui_agent.agent.team_error import TeamError as TeamError
 from tui_agent.agent.team_view import handed_only, member_conversation
 from tui_agent.agent.turn import Turn, TurnBudget, TurnServices
 from tui_agent.agent.turn_jobs import ChatJob
 from tui_agent.agents.profiles import AgentProfile, Catalog, TeamProfile
 from tui_agent.commander import HandlerCoroutine, Job, as_handler
-from tui_agent.errors import UserError
 from tui_agent.history.models import TEAM_PREFIX
 from tui_agent.status import MessageStatus, Role, TurnEndReason
 from tui_agent.tools.registry import ToolRegistry
@@ -68,10 +68,6 @@ class Resume:
     team: str
     round: int
     member: int = 0
-
-
-class TeamError(UserError, ValueError):
-    """A team that cannot run (unknown, or naming agents that do not exist)."""
 
 
 def find_team(catalog: Catalog, name: str) -> TeamProfile:

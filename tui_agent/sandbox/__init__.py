@@ -12,11 +12,29 @@ docs/sandbox.md says what it protects and what it does not.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from tui_agent.sandbox.blocked import blocked_lines
-from tui_agent.sandbox.launch import Launch, SandboxUnavailable, prepare
 from tui_agent.sandbox.policy import SECRETS, Policy, private_temp_dir
 from tui_agent.sandbox.scope import Confined, confined, current, report_blocked
 from tui_agent.sandbox.support import Support, support
+
+if TYPE_CHECKING:
+    from tui_agent.sandbox.launch import Launch, SandboxUnavailable, prepare
+
+LAUNCHING = frozenset({"Launch", "SandboxUnavailable", "prepare"})
+"""What `launch` provides: loaded when first asked for (its backends, Landlock's ctypes structures among them, are
+~10 ms a run that starts no sandboxed program never needs: `-p` on an empty home)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in LAUNCHING:
+        # deferred: the launcher and its three backends, for the first sandboxed program
+        from tui_agent.sandbox import launch
+
+        return getattr(launch, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "SECRETS",

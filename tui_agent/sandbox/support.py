@@ -15,8 +15,6 @@ import subprocess
 from dataclasses import dataclass
 from typing import Literal
 
-from tui_agent.sandbox import landlock
-
 MIN_ABI = 1
 NETWORK_ABI = 4
 """Landlock restricts TCP from this ABI on; below it, `network = false` cannot be enforced."""
@@ -88,6 +86,9 @@ def support() -> Support:
     system = platform.system()
     if system == "Darwin":
         return detect(Probed(system, sandbox_exec=SANDBOX_EXEC if shutil.which(SANDBOX_EXEC) else None))
+    # deferred: Landlock's ctypes structures (~5 ms) are for a run that asks about or starts the sandbox
+    from tui_agent.sandbox import landlock
+
     found = Probed(system, platform.release(), landlock.abi_version() if system == "Linux" else 0)
     if system != "Linux" or found.abi >= NETWORK_ABI or (bwrap := shutil.which("bwrap")) is None:
         return detect(found)

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tui_agent.config import SandboxSettings
-from tui_agent.sandbox import SECRETS, Policy, prepare, support
+from tui_agent.sandbox import SECRETS, Policy, support
 from tui_agent.tools.command_hooks import CommandHooks, Confinement
 from tui_agent.tools.runner import ToolRunner
 
@@ -49,6 +49,9 @@ def confine_hooks(hooks: CommandHooks, runner: ToolRunner) -> None:
         if not runner.sandbox_commands:
             yield Confinement()
             return
+        # deferred: the launcher and its backends load with the first sandboxed hook (`tui_agent.sandbox`)
+        from tui_agent.sandbox.launch import prepare
+
         launch = prepare(runner.sandbox_policy, cwd)
         try:
             yield Confinement(launch.preexec_fn, launch.env(os.environ), launch.argv_prefix)

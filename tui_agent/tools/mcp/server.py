@@ -19,7 +19,6 @@ import dataclasses
 import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
-from enum import StrEnum
 from pathlib import Path
 from types import ModuleType
 from typing import IO, Any
@@ -37,6 +36,7 @@ from tui_agent.tools.mcp.failures import (
 from tui_agent.tools.mcp.log import Redact, ServerLog, append_note
 from tui_agent.tools.mcp.oauth_desk import SignIn, SignInDesk
 from tui_agent.tools.mcp.sampling import Answerer, SamplingDenied, SamplingReply, SamplingRequest
+from tui_agent.tools.mcp.server_state import ServerState as ServerState
 from tui_agent.tools.mcp.specs import callable_tools, needs_tasks, offered, safe_name
 from tui_agent.tools.mcp.start_queue import StartQueue
 from tui_agent.tools.results import ToolResult
@@ -47,15 +47,6 @@ STOP_GRACE = 6.0
 
 WATCH_INTERVAL = 1.0
 """Seconds between checks that an idle server is still there."""
-
-
-class ServerState(StrEnum):
-    STARTING = "starting"
-    READY = "ready"
-    CRASHED = "crashed"
-    FAILED = "failed"
-    DISABLED = "disabled"
-    STOPPED = "stopped"
 
 
 class McpCallError(ValueError):

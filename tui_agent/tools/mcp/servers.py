@@ -23,23 +23,26 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_agent.config import McpServerSettings
 from tui_agent.payloads import Attachment
-from tui_agent.tools.mcp.elicitation import Answer, Asker, Question, unanswered
 from tui_agent.tools.mcp.known_tools import KnownTools
 from tui_agent.tools.mcp.log import Redact
 from tui_agent.tools.mcp.oauth_desk import SignInDesk, login_hint
 from tui_agent.tools.mcp.oauth_tokens import token_folder
-from tui_agent.tools.mcp.overview import ServerOverview, overview
-from tui_agent.tools.mcp.resource_picks import ResourcePick, attachments_of, resource_picks
 from tui_agent.tools.mcp.sampling import Sampling
-from tui_agent.tools.mcp.server import McpServer, ServerState
+from tui_agent.tools.mcp.server_state import ServerState
 from tui_agent.tools.mcp.specs import plugin_of, resource_spec, safe_name, tool_specs
 from tui_agent.tools.mcp.start_queue import StartQueue
 from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.schema_tool import SchemaToolSpec
+
+if TYPE_CHECKING:
+    from tui_agent.tools.mcp.elicitation import Answer, Asker, Question
+    from tui_agent.tools.mcp.overview import ServerOverview
+    from tui_agent.tools.mcp.resource_picks import ResourcePick
+    from tui_agent.tools.mcp.server import McpServer
 
 SDK_MODULE = "tui_agent.tools.mcp.session"
 OAUTH_MODULE = "tui_agent.tools.mcp.oauth"
@@ -71,7 +74,10 @@ class McpServers:
         dialog; `-p` its `--allow-sampling` servers)."""
         self.sign_ins = SignInDesk(token_folder(log_dir), self._say)
         """The servers' OAuth sign-ins: kept beside their logs; started only once `allow_sign_ins` is called."""
-        self.servers = {
+        if configured:
+            # deferred: a server's machinery (~10 ms of classes) is for runs that configure one; `-p` with none skips it
+            from tui_agent.tools.mcp.server import McpServer
+        self.servers: dict[str, McpServer] = {
             name: McpServer(
                 name,
                 settings,
@@ -261,6 +267,9 @@ class McpServers:
         )
 
     async def _ask(self, question: Question) -> Answer:
+        # deferred: only a running server asks; a run without servers never loads the forms' classes
+        from tui_agent.tools.mcp.elicitation import Answer, unanswered
+
         if self.asker is None:
             self._say(question.server, unanswered(question))
             return Answer("decline")
@@ -364,6 +373,9 @@ class McpServers:
 
     def resource_picks(self) -> list[ResourcePick]:
         """The resources and templates of every ready server, server by server (what the @-picker lists)."""
+        # deferred: only ready servers have resources; a run without servers never loads the picker's classes
+        from tui_agent.tools.mcp.resource_picks import resource_picks
+
         return [
             pick
             for server in self.servers.values()
@@ -374,10 +386,16 @@ class McpServers:
     async def resource_attachments(self, server: str, uri: str, max_bytes: int) -> list[Attachment]:
         """Server `server`'s resource at `uri`, read and made attachments (`McpCallError` with a sentence when it
         cannot be read)."""
+        # deferred: as `resource_picks`: a run without servers never reads a resource
+        from tui_agent.tools.mcp.resource_picks import attachments_of
+
         return attachments_of(uri, await self.servers[server].read_resource(uri), max_bytes)
 
     def overview(self, name: str) -> ServerOverview:
         """Server `name` as the MCP screen details it: how it is reached, its state, its tools, its sign-in."""
+        # deferred: the MCP screen's details (and the server machinery they read) are for runs with servers
+        from tui_agent.tools.mcp.overview import overview
+
         server = self.servers[name]
         return replace(overview(server), sign_in=self.sign_ins.state(name, server.settings))
 
