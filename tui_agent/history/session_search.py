@@ -2,17 +2,20 @@
 first, a page at a time, over the whole history (the session screen's filter), each with its best-matching
 message. Titles are matched as the words appear in them (case aside); messages by full-text search, on every
 branch. Only the page's snippets are made, so a word found in thousands of messages costs one page of them.
+Given the price table, each row's glance (last reply, cost) is read with the page, in the same call: the session
+screen waits for both, and a second trip to the store's thread was a tenth of its first page.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tui_agent.history import rows
 from tui_agent.history.in_lists import rows_in
 from tui_agent.history.models import SearchHit, Session
-from tui_agent.history.session_glance import SessionGlance
+from tui_agent.history.session_glance import SessionGlance, glances
+from tui_agent.prices import PriceTable
 from tui_agent.status import Role
 
 
@@ -28,8 +31,19 @@ class SessionMatch:
     """Its last reply and cost, for its row (filled by whoever has the price table: the agent)."""
 
 
-def find_sessions(conn: sqlite3.Connection, text: str, limit: int, offset: int = 0) -> list[SessionMatch]:
-    """The sessions matching `text` after the `offset` first, at most `limit`; every session when it has no word."""
+def find_sessions(
+    conn: sqlite3.Connection, text: str, limit: int, offset: int = 0, prices: PriceTable | None = None
+) -> list[SessionMatch]:
+    """The sessions matching `text` after the `offset` first, at most `limit`; every session when it has no word.
+    With `prices`, each match has its glance (`SessionGlance`)."""
+    matches = _matches(conn, text, limit, offset)
+    if prices is None:
+        return matches
+    found = glances(conn, [match.session.id for match in matches], prices)
+    return [replace(match, glance=found[match.session.id]) for match in matches]
+
+
+def _matches(conn: sqlite3.Connection, text: str, limit: int, offset: int) -> list[SessionMatch]:
     words = [word.lower() for word in text.split()]
     if not words:
         return [SessionMatch(session) for session in rows.list_recent(conn, limit, offset)]

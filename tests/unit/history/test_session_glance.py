@@ -1,0 +1,39 @@
+"""The session screen's rows at a glance (issue 28's faster read): the last reply, the cost with the sub-agents'
+(a reply without a model priced by its session's), a session that is gone, and the page read with its glances in
+one call giving the same as the two reads."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from tui_agent.history.models import Usage
+from tui_agent.history.session_glance import SessionGlance
+from tui_agent.history.store import HistoryStore
+from tui_agent.prices import PriceTable
+from tui_agent.status import MessageStatus
+
+
+async def test_glances_roll_up_sub_agents_price_by_the_sessions_model_and_match_the_one_call_page(
+    store: HistoryStore,
+) -> None:
+    prices = PriceTable.with_overrides()
+    caller = await store.create_session("caller", model="gpt-4o-mini")
+    _, reply = await store.begin_turn(caller.id, "ask the researcher")  # the reply names no model: the session's
+    await store.record_tool_call(reply.id, "c1", "ask_researcher", '{"task": "w"}', {"task": "w"})
+    sub = await store.create_sub_session("w", caller.id, reply.id, "researcher", model="gpt-4o-mini")
+    _, answer = await store.begin_turn(sub.id, "w", model="gpt-4o-mini")
+    await store.finish_message(answer.id, MessageStatus.COMPLETE, content="sunny", usage=Usage(0, 1_000_000))
+    await store.finish_message(reply.id, MessageStatus.COMPLETE, content="It is sunny", usage=Usage(1_000_000, 0))
+    quiet = await store.create_session("only asked")
+    await store.begin_turn(quiet.id, "hello?")
+
+    found = await store.glances([caller.id, sub.id, quiet.id, "gone"], prices)
+
+    assert found[caller.id] == SessionGlance("It is sunny", 2_000_000, Decimal("0.75"))  # 0.15 + the sub's 0.60
+    assert found[sub.id] == SessionGlance("sunny", 1_000_000, Decimal("0.6"))
+    assert found[quiet.id] == SessionGlance("", 0, None)  # its reply is still streaming, empty
+    assert found["gone"] == SessionGlance()
+    page = await store.find_sessions("", 10, prices=prices)
+    assert [match.glance for match in page] == [found[match.session.id] for match in page]
+    assert {match.session.id for match in page} == {caller.id, sub.id, quiet.id}
+    assert all(match.glance == SessionGlance() for match in await store.find_sessions("", 10))  # no prices: none
