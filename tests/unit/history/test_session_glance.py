@@ -1,11 +1,14 @@
 """The session screen's rows at a glance (issue 28's faster read): the last reply, the cost with the sub-agents'
 (a reply without a model priced by its session's), a session that is gone, and the page read with its glances in
-one call giving the same as the two reads."""
+one call giving the same as the two reads; the newest page read off the recent index without sorting it again."""
 
 from __future__ import annotations
 
+import sqlite3
 from decimal import Decimal
+from pathlib import Path
 
+from tui_agent.history import rows
 from tui_agent.history.models import Usage
 from tui_agent.history.session_glance import SessionGlance
 from tui_agent.history.store import HistoryStore
@@ -37,3 +40,25 @@ async def test_glances_roll_up_sub_agents_price_by_the_sessions_model_and_match_
     assert [match.glance for match in page] == [found[match.session.id] for match in page]
     assert {match.session.id for match in page} == {caller.id, sub.id, quiet.id}
     assert all(match.glance == SessionGlance() for match in await store.find_sessions("", 10))  # no prices: none
+
+
+async def test_the_newest_page_is_read_off_the_recent_index_unsorted_and_ties_page_once(
+    store: HistoryStore, db_path: Path
+) -> None:
+    made = [await store.create_session(f"s{n}") for n in range(5)]
+    await store.close()
+    conn = sqlite3.connect(db_path)
+    try:
+        conn.execute("UPDATE sessions SET updated_at = 1000.0")  # every one a tie
+        conn.commit()
+        statements: list[str] = []
+        conn.set_trace_callback(statements.append)
+        pages = [rows.list_recent(conn, 2, offset) for offset in (0, 2, 4)]
+        conn.set_trace_callback(None)
+        listed = [session.id for page in pages for session in page]
+        assert sorted(listed) == sorted(session.id for session in made)  # no session twice, none skipped
+        page_sql = next(sql for sql in statements if "ORDER BY" in sql)
+        plan = " ".join(str(row[3]) for row in conn.execute(f"EXPLAIN QUERY PLAN {page_sql}"))
+        assert "sessions_recent" in plan and "TEMP B-TREE" not in plan, plan  # a page is not sorted again
+    finally:
+        conn.close()
