@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tui_agent.history import rows
 from tui_agent.history.models import Usage
+from tui_agent.history.rolled_usage import rolled_tallies
 from tui_agent.history.session_glance import SessionGlance
 from tui_agent.history.store import HistoryStore
 from tui_agent.prices import PriceTable
@@ -25,20 +26,34 @@ async def test_glances_roll_up_sub_agents_price_by_the_sessions_model_and_match_
     await store.record_tool_call(reply.id, "c1", "ask_researcher", '{"task": "w"}', {"task": "w"})
     sub = await store.create_sub_session("w", caller.id, reply.id, "researcher", model="gpt-4o-mini")
     _, answer = await store.begin_turn(sub.id, "w", model="gpt-4o-mini")
+    await store.record_tool_call(answer.id, "c2", "ask_helper", '{"task": "h"}', {"task": "h"})
+    helper = await store.create_sub_session("h", sub.id, answer.id, "helper", model="gpt-4o-mini")
+    _, helped = await store.begin_turn(helper.id, "h", model="gpt-4o-mini")
+    await store.finish_message(helped.id, MessageStatus.COMPLETE, content="sun", usage=Usage(0, 1_000_000))
+    stranger = await store.create_sub_session("not asked", caller.id, reply.id, "stranger", model="gpt-4o-mini")
+    _, aside = await store.begin_turn(stranger.id, "x", model="gpt-4o-mini")  # no ask_stranger call: not a run
+    await store.finish_message(aside.id, MessageStatus.COMPLETE, content="x", usage=Usage(0, 1_000_000))
     await store.finish_message(answer.id, MessageStatus.COMPLETE, content="sunny", usage=Usage(0, 1_000_000))
     await store.finish_message(reply.id, MessageStatus.COMPLETE, content="It is sunny", usage=Usage(1_000_000, 0))
     quiet = await store.create_session("only asked")
     await store.begin_turn(quiet.id, "hello?")
 
-    found = await store.glances([caller.id, sub.id, quiet.id, "gone"], prices)
+    found = await store.glances([caller.id, sub.id, helper.id, stranger.id, quiet.id, "gone"], prices)
+    rolled = await store.db.call(lambda conn: rolled_tallies(conn, [caller.id, sub.id, caller.id], prices))
+    assert {key: (value.tally.tokens, value.sub_runs) for key, value in rolled.items()} == {
+        caller.id: (3_000_000, 2),  # counted once though asked twice
+        sub.id: (2_000_000, 1),
+    }
 
-    assert found[caller.id] == SessionGlance("It is sunny", 2_000_000, Decimal("0.75"))  # 0.15 + the sub's 0.60
-    assert found[sub.id] == SessionGlance("sunny", 1_000_000, Decimal("0.6"))
+    # 0.15 + the sub's 0.60 + its helper's 0.60; the stranger's child session is not a sub-agent run
+    assert found[caller.id] == SessionGlance("It is sunny", 3_000_000, Decimal("1.35"))
+    assert found[sub.id] == SessionGlance("sunny", 2_000_000, Decimal("1.2"))
+    assert found[stranger.id] == SessionGlance("x", 1_000_000, Decimal("0.6"))
     assert found[quiet.id] == SessionGlance("", 0, None)  # its reply is still streaming, empty
     assert found["gone"] == SessionGlance()
     page = await store.find_sessions("", 10, prices=prices)
     assert [match.glance for match in page] == [found[match.session.id] for match in page]
-    assert {match.session.id for match in page} == {caller.id, sub.id, quiet.id}
+    assert {match.session.id for match in page} == {caller.id, sub.id, helper.id, stranger.id, quiet.id}
     assert all(match.glance == SessionGlance() for match in await store.find_sessions("", 10))  # no prices: none
 
 
