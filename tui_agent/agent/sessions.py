@@ -12,7 +12,6 @@ prompt, so walking branches reads only the pages shown); `load_history` pages al
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import replace
 
 from tui_agent.agent.chat_state import ChatState
 from tui_agent.agent.chat_state import NotInSessionError as NotInSessionError
@@ -134,10 +133,7 @@ class SessionActions:
         """Sessions whose title or messages hold the words of `query`, most recently active first, after the
         `offset` first: a page of the whole history (every session when `query` has no word)."""
         await self._turns.saved()
-        store = self._state.store
-        matches = await store.find_sessions(query, limit, offset)
-        glances = await store.glances([match.session.id for match in matches], self._state.services.meter.prices)
-        return [replace(match, glance=glances[match.session.id]) for match in matches]
+        return await self._state.store.find_sessions(query, limit, offset, self._state.services.meter.prices)
 
     async def session_messages(self, session_id: str, limit: int = 500) -> list[Message]:
         """The last `limit` messages of any session, oldest first (to pick one to fork from)."""

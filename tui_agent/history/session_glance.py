@@ -8,6 +8,7 @@ its start is read, enough for a one-line preview.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
 from decimal import Decimal
@@ -33,7 +34,7 @@ class SessionGlance:
 
 def glances(conn: sqlite3.Connection, session_ids: list[str], prices: PriceTable) -> dict[str, SessionGlance]:
     """Each of `session_ids` at a glance (every one present, a session with nothing to show as the default)."""
-    tallies = rolled_tallies(conn, session_ids, prices)
+    tallies = rolled_tallies(conn, session_ids, prices, count_runs=False)
     replies = _last_replies(conn, session_ids)
     found = {}
     for session_id in session_ids:
@@ -47,12 +48,12 @@ def glances(conn: sqlite3.Connection, session_ids: list[str], prices: PriceTable
 def _last_replies(conn: sqlite3.Connection, session_ids: list[str]) -> dict[str, str]:
     if not session_ids:
         return {}
-    marks = ",".join("?" * len(session_ids))
     rows = conn.execute(
-        # Newest first along the (session, position) index: one short walk back per session.
-        f"SELECT s.id, (SELECT substr(m.content, 1, {PREVIEW_CHARS}) FROM messages m WHERE m.session_id = s.id"
+        # Newest first along the (session, position) index: one short walk back per session; the ids are taken
+        # as given (a session that is gone has no messages), not looked up in the sessions' index.
+        f"SELECT value, (SELECT substr(m.content, 1, {PREVIEW_CHARS}) FROM messages m WHERE m.session_id = value"
         " AND m.role = 'assistant' AND m.content != '' ORDER BY m.position DESC LIMIT 1)"
-        f" FROM sessions s WHERE s.id IN ({marks})",
-        session_ids,
+        " FROM json_each(?)",
+        (json.dumps(session_ids),),
     )
     return {session_id: text for session_id, text in rows if text}

@@ -46,10 +46,13 @@ class Reads:
         """Sessions, most recently updated first."""
         return await self._db.call(lambda conn: rows.list_recent(conn, limit))
 
-    async def find_sessions(self, text: str, limit: int = 100, offset: int = 0) -> list[SessionMatch]:
+    async def find_sessions(
+        self, text: str, limit: int = 100, offset: int = 0, prices: PriceTable | None = None
+    ) -> list[SessionMatch]:
         """Sessions whose title or messages hold every word of `text`, most recently active first, after the
-        `offset` first (every session when `text` has no word); see `tui_agent.history.session_search`."""
-        return await self._db.call(lambda conn: session_search.find_sessions(conn, text, limit, offset))
+        `offset` first (every session when `text` has no word); see `tui_agent.history.session_search`. With
+        `prices`, each with its glance (last reply, cost), read in the same call."""
+        return await self._db.call(lambda conn: session_search.find_sessions(conn, text, limit, offset, prices))
 
     async def glances(self, session_ids: list[str], prices: PriceTable) -> dict[str, SessionGlance]:
         """Each session's last reply and cost (with its sub-agents'), for its row in the session screen."""
