@@ -83,3 +83,18 @@ class Terminal:
             self.process.wait()
         if self.leader_open:
             os.close(self.leader)
+
+
+def drain(fd: int) -> str:
+    """Everything a pty's leader `fd` still holds once its child has exited (line ends as `\\n`); closes it."""
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:  # the child's end is closed
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(fd)
+    return b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")

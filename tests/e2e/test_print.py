@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.pty_terminal import drain
 from tui_agent.history.models import Message, Session
 from tui_agent.history.store import HistoryStore
 from tui_agent.offline.server import BackgroundServer
@@ -161,21 +162,7 @@ def test_on_one_terminal_a_tool_line_never_continues_the_reply_line(isolated_hom
     command = [sys.executable, "-m", "tui_agent", "--offline", "-p", "What's the weather in Paris?"]
     done = subprocess.run(command, stdout=follower, stderr=follower, env=env, timeout=120, check=False)
     os.close(follower)
-    screen = _drain(leader)
+    screen = drain(leader)
     assert done.returncode == 0, screen
     assert "for you.\n[tool] get_current_weather(" in screen
     assert "\n\nThe weather in Paris is" in screen  # the answer: a paragraph of its own, as in a pipe
-
-
-def _drain(fd: int) -> str:
-    chunks = []
-    while True:
-        try:
-            data = os.read(fd, 4096)
-        except OSError:  # the child's end is closed
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(fd)
-    return b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")

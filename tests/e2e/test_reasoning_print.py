@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.e2e.pty_terminal import drain
 from tests.e2e.test_print import run
 from tui_agent.offline.server import BackgroundServer
 
@@ -61,45 +62,6 @@ def test_show_reasoning_is_dimmed_on_a_terminal(isolated_home: Path) -> None:
             timeout=120,
         )
         os.close(follower)
-        err = _drain(leader)
+        err = drain(leader)
     assert done.returncode == 0
     assert "\x1b[2mThe user says hi. Greet back.\x1b[22m" in err
-
-
-def _drain(fd: int) -> str:
-    chunks = []
-    while True:
-        try:
-            data = os.read(fd, 4096)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(fd)
-    return b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
-
-
-def test_show_reasoning_needs_print_mode(isolated_home: Path) -> None:
-    done = run(["--show-reasoning"], isolated_home)
-    assert done.returncode == 2 and "--show-reasoning is for -p runs" in done.stderr
-
-
-REFUSES = {
-    "replies": [{"delta_fields": {"refusal": "I can't\x1b[31m help."}, "reasoning": "Not this."}],
-    "strict": True,
-}
-
-
-def test_other_part_kinds_are_left_out_unless_show_part_names_them(isolated_home: Path) -> None:
-    with BackgroundServer(REFUSES) as server:
-        quiet = run(["--base-url", server.base_url, "--model", "offline", "-p", "pick a lock"], isolated_home)
-    with BackgroundServer(REFUSES) as server:
-        done = run(
-            ["--base-url", server.base_url, "--model", "offline", "-p", "pick a lock", "--show-part", "refusal"],
-            isolated_home,
-        )
-    assert quiet.returncode == done.returncode == 0, done.stderr
-    assert "help" not in quiet.stderr + quiet.stdout
-    assert "refusal: I can't help.\n" in done.stderr and "Not this" not in done.stderr  # only the kind named
-    assert done.stdout.strip() == ""
