@@ -65,3 +65,28 @@ def test_show_reasoning_is_dimmed_on_a_terminal(isolated_home: Path) -> None:
         err = drain(leader)
     assert done.returncode == 0
     assert "\x1b[2mThe user says hi. Greet back.\x1b[22m" in err
+
+
+def test_show_reasoning_needs_print_mode(isolated_home: Path) -> None:
+    done = run(["--show-reasoning"], isolated_home)
+    assert done.returncode == 2 and "--show-reasoning is for -p runs" in done.stderr
+
+
+REFUSES = {
+    "replies": [{"delta_fields": {"refusal": "I can't\x1b[31m help."}, "reasoning": "Not this."}],
+    "strict": True,
+}
+
+
+def test_other_part_kinds_are_left_out_unless_show_part_names_them(isolated_home: Path) -> None:
+    with BackgroundServer(REFUSES) as server:
+        quiet = run(["--base-url", server.base_url, "--model", "offline", "-p", "pick a lock"], isolated_home)
+    with BackgroundServer(REFUSES) as server:
+        done = run(
+            ["--base-url", server.base_url, "--model", "offline", "-p", "pick a lock", "--show-part", "refusal"],
+            isolated_home,
+        )
+    assert quiet.returncode == done.returncode == 0, done.stderr
+    assert "help" not in quiet.stderr + quiet.stdout
+    assert "refusal: I can't help.\n" in done.stderr and "Not this" not in done.stderr  # only the kind named
+    assert done.stdout.strip() == ""
