@@ -8,7 +8,6 @@ and answers a bad call with an error, which becomes a failed call the model can 
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tui_agent.tools.arguments import ArgumentsModel
 from tui_agent.tools.results import ToolResult
-from tui_agent.tools.spec import Approval, Effect, ToolSpec
+from tui_agent.tools.spec import Approval, Effect, ToolSpec, json_copy
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 MAX_NAME = 64
@@ -38,7 +37,7 @@ class SchemaToolSpec(ToolSpec):
     input_schema: Mapping[str, Any] = field(default_factory=dict)
 
     def parameters_schema(self) -> dict[str, Any]:
-        schema = copy.deepcopy(dict(self.input_schema))
+        schema: dict[str, Any] = json_copy(dict(self.input_schema))  # JSON from its source (MCP, TOML)
         schema["type"] = "object"  # the chat API insists on an object schema with properties
         schema.setdefault("properties", {})
         return schema
