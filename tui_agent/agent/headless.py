@@ -37,6 +37,7 @@ from tui_agent.agent.events import (
     TurnEndReason,
     TurnFinished,
     TurnStarted,
+    UsageUpdated,
 )
 from tui_agent.file_diffs import line_counts
 from tui_agent.payloads import FileChange
@@ -242,6 +243,8 @@ async def print_turn(
             if isinstance(event, SubAgentEvent):
                 report_sub_agent(event, aside, reported)
                 continue
+            if isinstance(event, UsageUpdated):
+                continue  # a count, written nowhere: a server may send it mid-reasoning, which must not cut the line
             parts.end()
             if isinstance(event, AssistantTextDelta):
                 reply.write(event)
