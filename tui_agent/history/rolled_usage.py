@@ -66,12 +66,13 @@ def rolled_tallies(
     )
     totals: dict[tuple[str, str | None], list[int]] = {}
     own = f"SELECT value, {sums} FROM json_each(:ids) JOIN messages m ON m.session_id = value WHERE {_REPLIED}"
-    below = f"{_SUBS}SELECT subs.root, {sums} FROM subs JOIN messages m ON m.session_id = subs.id WHERE {_REPLIED}"
-    for sql in (f"{own} GROUP BY 1, 2", f"{below} GROUP BY 1, 2"):
-        for root, model, *counts in conn.execute(sql, params):
-            total = totals.setdefault((root, model), [0, 0, 0, 0])
-            for n, count in enumerate(counts):
-                total[n] += count
+    below = f"SELECT subs.root, {sums} FROM subs JOIN messages m ON m.session_id = subs.id WHERE {_REPLIED}"
+    # One statement for both: on the session screen's first read each statement is prepared anew, which cost
+    # as much as its walk.
+    for root, model, *counts in conn.execute(f"{_SUBS}{own} GROUP BY 1, 2 UNION ALL {below} GROUP BY 1, 2", params):
+        total = totals.setdefault((root, model), [0, 0, 0, 0])
+        for n, count in enumerate(counts):
+            total[n] += count
     rolled: dict[str, RolledTally] = {}
     for (root, model), counts in sorted(totals.items(), key=_in_sql_order):
         rolled.setdefault(root, RolledTally()).tally.add(model, Usage(*counts), prices)

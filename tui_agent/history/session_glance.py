@@ -32,10 +32,22 @@ class SessionGlance:
     """What those tokens cost; None when some model of them has no price (or none were used)."""
 
 
-def glances(conn: sqlite3.Connection, session_ids: list[str], prices: PriceTable) -> dict[str, SessionGlance]:
-    """Each of `session_ids` at a glance (every one present, a session with nothing to show as the default)."""
+LAST_REPLY = (
+    # Newest first along the (session, position) index: one short walk back per session.
+    f"(SELECT substr(m.content, 1, {PREVIEW_CHARS}) FROM messages m WHERE m.session_id = {{session}}"
+    " AND m.role = 'assistant' AND m.content != '' ORDER BY m.position DESC LIMIT 1)"
+)
+"""The start of the last reply of the session whose id is the SQL expression `{session}`, as a column."""
+
+
+def glances(
+    conn: sqlite3.Connection, session_ids: list[str], prices: PriceTable, replies: dict[str, str] | None = None
+) -> dict[str, SessionGlance]:
+    """Each of `session_ids` at a glance (every one present, a session with nothing to show as the default);
+    `replies`: their last replies when already read with them (`LAST_REPLY`)."""
     tallies = rolled_tallies(conn, session_ids, prices, count_runs=False)
-    replies = _last_replies(conn, session_ids)
+    if replies is None:
+        replies = _last_replies(conn, session_ids)
     found = {}
     for session_id in session_ids:
         rolled = tallies.get(session_id)
@@ -49,11 +61,8 @@ def _last_replies(conn: sqlite3.Connection, session_ids: list[str]) -> dict[str,
     if not session_ids:
         return {}
     rows = conn.execute(
-        # Newest first along the (session, position) index: one short walk back per session; the ids are taken
-        # as given (a session that is gone has no messages), not looked up in the sessions' index.
-        f"SELECT value, (SELECT substr(m.content, 1, {PREVIEW_CHARS}) FROM messages m WHERE m.session_id = value"
-        " AND m.role = 'assistant' AND m.content != '' ORDER BY m.position DESC LIMIT 1)"
-        " FROM json_each(?)",
+        # The ids are taken as given (a session that is gone has no messages), not looked up in the sessions' index.
+        f"SELECT value, {LAST_REPLY.format(session='value')} FROM json_each(?)",
         (json.dumps(session_ids),),
     )
     return {session_id: text for session_id, text in rows if text}

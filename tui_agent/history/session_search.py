@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from tui_agent.history import rows
 from tui_agent.history.in_lists import rows_in
 from tui_agent.history.models import SearchHit, Session
-from tui_agent.history.session_glance import SessionGlance, glances
+from tui_agent.history.session_glance import LAST_REPLY, SessionGlance, glances
 from tui_agent.prices import PriceTable
 from tui_agent.status import Role
 
@@ -41,9 +41,25 @@ def find_sessions(
 ) -> list[SessionMatch]:
     """The sessions matching `text` after the `offset` first, at most `limit`; every session when it has no word.
     With `prices`, each match has its glance (`SessionGlance`)."""
+    if prices is not None and not text.split():
+        return _recent(conn, limit, offset, prices)
     found = _found(conn, text, limit, offset)
     seen = {} if prices is None else glances(conn, [session.id for session, _, _ in found], prices)
     return [SessionMatch(session, hit, by_title, seen.get(session.id, NOTHING)) for session, hit, by_title in found]
+
+
+def _recent(conn: sqlite3.Connection, limit: int, offset: int, prices: PriceTable) -> list[SessionMatch]:
+    """The page of every session with its glances, each session's last reply read in the page's own walk (the
+    session screen's first read: a statement fewer to prepare, a walk fewer over scattered index pages)."""
+    found = conn.execute(
+        f"SELECT {rows.session_columns(conn)}, {LAST_REPLY.format(session='sessions.id')} FROM sessions"
+        " ORDER BY updated_at DESC, rowid LIMIT ? OFFSET ?",  # as `rows.list_recent` orders them
+        (limit, offset),
+    ).fetchall()
+    sessions = rows.mark_sub_agents(conn, [rows.session_from_row(row[:-1]) for row in found])
+    replies = {session.id: row[-1] for session, row in zip(sessions, found, strict=True) if row[-1]}
+    seen = glances(conn, [session.id for session in sessions], prices, replies)
+    return [SessionMatch(session, glance=seen[session.id]) for session in sessions]
 
 
 def _found(conn: sqlite3.Connection, text: str, limit: int, offset: int) -> list[Found]:

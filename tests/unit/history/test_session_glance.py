@@ -12,6 +12,7 @@ from tui_agent.history import rows
 from tui_agent.history.models import Usage
 from tui_agent.history.rolled_usage import rolled_tallies
 from tui_agent.history.session_glance import SessionGlance
+from tui_agent.history.session_search import find_sessions
 from tui_agent.history.store import HistoryStore
 from tui_agent.prices import PriceTable
 from tui_agent.status import MessageStatus
@@ -69,11 +70,15 @@ async def test_the_newest_page_is_read_off_the_recent_index_unsorted_and_ties_pa
         statements: list[str] = []
         conn.set_trace_callback(statements.append)
         pages = [rows.list_recent(conn, 2, offset) for offset in (0, 2, 4)]
+        screen_pages = [find_sessions(conn, "", 2, offset, PriceTable.with_overrides()) for offset in (0, 2, 4)]
         conn.set_trace_callback(None)
         listed = [session.id for page in pages for session in page]
         assert sorted(listed) == sorted(session.id for session in made)  # no session twice, none skipped
-        page_sql = next(sql for sql in statements if "ORDER BY" in sql)
-        plan = " ".join(str(row[3]) for row in conn.execute(f"EXPLAIN QUERY PLAN {page_sql}"))
-        assert "sessions_recent" in plan and "TEMP B-TREE" not in plan, plan  # a page is not sorted again
+        assert [match.session.id for page in screen_pages for match in page] == listed  # the screen's, with glances
+        page_sqls = [sql for sql in statements if "ORDER BY updated_at" in sql]
+        assert len(page_sqls) == 6
+        for page_sql in page_sqls:
+            plan = " ".join(str(row[3]) for row in conn.execute(f"EXPLAIN QUERY PLAN {page_sql}"))
+            assert "sessions_recent" in plan and "TEMP B-TREE" not in plan, plan  # a page is not sorted again
     finally:
         conn.close()

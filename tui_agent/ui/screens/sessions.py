@@ -33,8 +33,9 @@ from tui_agent.ui.screens.session_dialogs import ConfirmDeleteScreen, ForkScreen
 from tui_agent.ui.screens.session_rows import session_row
 from tui_agent.ui.textual_private import let_switch_out
 
-PAGE = 100
-"""Sessions read at a time; the next page is read when the list is read or scrolled to its end."""
+PAGE = 50
+"""Sessions read at a time; the next page is read when the list is read or scrolled to its end. Two lines a
+row: a page fills a terminal 100 lines tall, and the screen waits for no more than it can show."""
 HELP = "Enter open · Ctrl+R rename · Ctrl+F fork · Ctrl+D delete · Ctrl+N new session · Esc back"
 BUSY_FORK = "A reply is running: let it finish (or stop it with Esc in the chat) before forking."
 
