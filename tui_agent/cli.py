@@ -181,6 +181,15 @@ def prompt_beside_print(parser: argparse.ArgumentParser, argv: list[str]) -> lis
     return argv
 
 
+def otel_before_command(argv: list[str]) -> list[str]:
+    """`--otel sessions list`: a bare `--otel` before a command traces to OTLP; argparse would take the command's
+    name for `--otel`'s file (a file named like a command is still `--otel=sessions`)."""
+    at = next((index for index, word in enumerate(argv) if word == "--otel"), None)
+    if at is None or at + 1 >= len(argv) or argv[at + 1] not in SUBCOMMANDS:
+        return argv
+    return [*argv[:at], "--otel=otlp", *argv[at + 1 :]]
+
+
 def is_option(word: str) -> bool:
     return word.startswith("-") and word != "-"  # a lone "-" is the stdin prompt
 
@@ -206,7 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     gc.disable()  # what start-up makes lives on: collecting it only costs time (~4 ms before the app runs)
     try:
         parser = build_parser(argv)
-        args = parser.parse_args(prompt_beside_print(parser, argv))
+        args = parser.parse_args(prompt_beside_print(parser, otel_before_command(argv)))
         if args.allow and (args.print is None or args.command is not None):
             parser.error("--allow is for -p runs (in the app, the approval dialog asks)")
         if args.allow_sampling and (args.print is None or args.command is not None):

@@ -72,3 +72,19 @@ def test_the_prompt_may_come_after_the_options_of_p(argv: list[str], prompt: str
     parser = build_parser(argv)
     args = parser.parse_args(prompt_beside_print(parser, argv))
     assert (args.print, args.command) == (prompt, command)
+
+
+@pytest.mark.parametrize(
+    ("argv", "otel", "command"),
+    [
+        (["--otel", "sessions", "list"], "otlp", "sessions"),  # a command's name is not --otel's file
+        (["--otel", "trace.jsonl", "-p", "hi"], "trace.jsonl", None),
+        (["--otel=sessions", "-p", "hi"], "sessions", None),  # a file named like a command, said so
+        (["--otel"], "otlp", None),
+    ],
+)
+def test_a_bare_otel_before_a_command_traces_to_otlp(argv: list[str], otel: str, command: str | None) -> None:
+    from tui_agent.cli import build_parser, otel_before_command
+
+    args = build_parser(argv).parse_args(otel_before_command(argv))
+    assert (args.otel, args.command) == (otel, command)
