@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
@@ -31,6 +32,7 @@ from tui_agent.ui.citations import Citation
 from tui_agent.ui.command_wanted import BuiltinCommandWanted
 from tui_agent.ui.engine import EngineBuild, EngineSlot
 from tui_agent.ui.fresh_chat import FreshChatWanted
+from tui_agent.ui.input_first import note_input
 from tui_agent.ui.screens.chat import ChatScreen, ChatSettings
 from tui_agent.ui.textual_private import frames_on_the_next_tick, inner_outer_by_colours, stop_input_without_waiting
 from tui_agent.ui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, ThemeStart
@@ -134,6 +136,10 @@ class TuiAgentApp(App[None]):
         self.set_keymap(self.key_overrides)
         if problem is not None:
             self._startup_notices.append(problem)
+
+    def post_message(self, message: Message) -> bool:
+        note_input(self, message)  # a key on its way to the screen: a streaming reply's next batch waits for it
+        return super().post_message(message)
 
     def notify(
         self,

@@ -37,6 +37,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from tui_agent.ui.citations import linked, may_cite
+from tui_agent.ui.input_first import keys_waiting
 from tui_agent.ui.widgets.markdown_cuts import SPLIT, SPLIT_OTHER, Cut, ends_with_rule, growing_cut, settled_boundary
 
 GROWTH_STEP = 4
@@ -281,6 +282,10 @@ class MarkdownView(Widget):
         self._rendering = False
         if self._width <= 0 or self._frozen or self._backlog or not self.is_attached:
             return  # with a backlog, the end moves on: rendered once it stops (`_settle` calls this again)
+        if keys_waiting(self.app):  # a key first: the frame showing it renders what it shows, this goes on after
+            self._rendering = True
+            self.call_after_refresh(self._render_end)
+            return
         starts, top = self._starts, self._starts[-1] - self.app.size.height  # a screenful above the tail
         index = len(self._pieces) - 1
         while index >= 0 and starts[index + 1] > top and self._pieces[index].lines is not None:

@@ -26,6 +26,7 @@ from textual.widgets import Static
 
 from tui_agent.sanitize import StreamSanitizer, sanitize
 from tui_agent.status import MessageStatus
+from tui_agent.ui.input_first import MAX_WAIT, keys_waiting
 from tui_agent.ui.widgets.branch_mark import BranchMark, branch_css
 from tui_agent.ui.widgets.let_go import LetGo
 from tui_agent.ui.widgets.markdown_view import MarkdownView
@@ -137,6 +138,8 @@ class AssistantMessage(MarkdownView):
         self._last_flush = 0.0
         self._interval = FLUSH_INTERVAL
         self._timer: Timer | None = None
+        self._held_since = 0.0
+        """When a timed flush began waiting for the frame of a key on its way to the screen (0: none waits)."""
         self.branch_mark = BranchMark(self, self._version_known)
 
     def on_mount(self) -> None:
@@ -193,18 +196,35 @@ class AssistantMessage(MarkdownView):
         if self.closed:
             return
         self._pending.append(self._sanitizer.feed(chunk))
-        if self._timer is None:  # late chunks after Esc too: the turn may still drain hundreds
+        if self._timer is None and not self._held_since:  # late chunks after Esc too: the turn may drain hundreds
             wait = self._last_flush + self._interval - time.monotonic()
             if wait <= 0:
-                self.flush()
+                self._timed_flush()
             else:
-                self._timer = self.set_timer(wait, self.flush, name="stream-flush")
+                self._timer = self.set_timer(wait, self._timed_flush, name="stream-flush")
+
+    def _timed_flush(self) -> None:
+        """A flush on the stream's clock; a key on its way to the screen goes first: the flush (its batch of
+        settling and rendering, ~30 ms) waits for the frame that shows the key, for `MAX_WAIT` at most."""
+        self._timer = None
+        now = time.monotonic()
+        held = self._held_since or now
+        if self.is_attached and keys_waiting(self.app) and now - held < MAX_WAIT:
+            self._held_since = held
+            self.call_after_refresh(self._after_key_frame)
+            return
+        self.flush()
+
+    def _after_key_frame(self) -> None:
+        if self._held_since:  # still held (a reply that finished meanwhile was flushed then)
+            self._timed_flush()
 
     def flush(self) -> None:
         """Draw everything received so far."""
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
+        self._held_since = 0.0
         start = time.monotonic()
         if any(self._pending):
             self.set_text(self.text + "".join(self._pending))
