@@ -10,9 +10,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.text import Text
 from textual import _time
@@ -20,10 +21,12 @@ from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.color import Color
 from textual.drivers.linux_driver import LinuxDriver
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.notifications import Notification
 from textual.screen import Screen
+from textual.scroll_view import ScrollView
 from textual.timer import EventTargetGone, Timer
+from textual.widget import Widget
 from textual.widgets._toast import Toast, ToastRack
 
 __all__ = [
@@ -37,8 +40,10 @@ __all__ = [
     "let_switch_out",
     "notifications",
     "relabel_tree_node",
+    "scroll_sizes_known",
     "tree_label_known",
     "source_digest",
+    "steady_scrollbars",
     "stop_input_without_waiting",
     "timer_patch",
     "timer_patch_for",
@@ -320,3 +325,74 @@ def relabel_tree_node(node: Any, label: Text) -> None:
     node._updates += 1  # its row's cache key
     if node.line >= 0:  # -1: not laid out yet, and the tree is drawn whole once it is
         tree.refresh(Region(0, node.line - tree.scroll_offset.y, tree.size.width, 1))
+
+
+# `ScrollView._size_updated`: at every layout of the screen Textual hands each widget the sizes the compositor
+# gave it. A `ScrollView` compares the compositor's virtual size (its content region) with its own (what it
+# draws: a tree's widest row by its number of rows), which differ for as long as it has more rows than fit, so
+# each layout refreshes its vertical scrollbar (`Widget._scroll_update`), though nothing of the bar changed. The
+# chat screen lays out at each chunk of a streaming reply: the task tree's bar (36 rows of Rich rendering) was
+# drawn again at every frame, ~1 ms of a ~10 ms frame (bench/task_tree.py). `steady_scrollbars` skips a call
+# whose inputs and the state it reads are all as the last call left them: Textual's would set the same values
+# again and only repaint the bar. Only when Textual's methods are, to the character, those it was written for.
+SCROLL_SIZES_RELEASES = {("1606ca15d9392999", "edb9f6257285830d", "4e52a14aae901b5b"): "8.2.5 to 8.2.8"}
+"""Digests (`source_digest`) of `ScrollView._size_updated`, `Widget._scroll_update` and
+`Widget._refresh_scrollbars`, which `steady_scrollbars` relies on, with the releases shipping them."""
+_Scrolling = TypeVar("_Scrolling", bound=ScrollView)
+
+
+def scroll_sizes_known() -> bool:
+    """Whether Textual's scroll views update their scrollbars as `steady_scrollbars` expects."""
+    digests = (
+        source_digest(ScrollView._size_updated),
+        source_digest(Widget._scroll_update),
+        source_digest(Widget._refresh_scrollbars),
+    )
+    return digests in SCROLL_SIZES_RELEASES
+
+
+def steady_scrollbars(view_class: type[_Scrolling]) -> type[_Scrolling]:
+    """A `ScrollView` class whose scrollbars are drawn again only when a layout changed what they show (a class
+    decorator; the class is left as it is on a Textual it was not written for)."""
+    if not scroll_sizes_known():
+        return view_class
+    update = view_class._size_updated
+    last: weakref.WeakKeyDictionary[ScrollView, tuple[Any, ...]] = weakref.WeakKeyDictionary()
+
+    def _size_updated(
+        self: ScrollView, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        styles = self.styles
+        state = (
+            size,
+            virtual_size,
+            container_size,
+            self.outer_size,
+            self.container_size,
+            self.virtual_size,
+            self.show_vertical_scrollbar,
+            self.show_horizontal_scrollbar,
+            styles.overflow_x,
+            styles.overflow_y,
+            styles.scrollbar_size_vertical,
+            styles.scrollbar_size_horizontal,
+            styles.gutter,
+        )
+        if last.get(self) == state:  # Textual's would only repaint the bar
+            return self.outer_size != size or self.container_size != container_size
+        resized = update(self, size, virtual_size, container_size, layout)
+        last[self] = (
+            size,
+            virtual_size,
+            container_size,
+            self.outer_size,
+            self.container_size,
+            self.virtual_size,
+            self.show_vertical_scrollbar,
+            self.show_horizontal_scrollbar,
+            *state[8:],
+        )
+        return resized
+
+    view_class._size_updated = _size_updated  # type: ignore[method-assign]
+    return view_class

@@ -42,7 +42,7 @@ from tui_agent.agent.tree_nodes import (
     NodeState,
 )
 from tui_agent.tool_call import ToolCall
-from tui_agent.ui.textual_private import relabel_tree_node
+from tui_agent.ui.textual_private import relabel_tree_node, steady_scrollbars
 from tui_agent.ui.widgets.task_items import NODE_GLYPHS, TOOL_GLYPHS, TreeItem, user_label
 
 Clock = Callable[[], float]
@@ -51,6 +51,7 @@ TOOL_NODE = "tool:"
 """How the id of a tool call's node starts (`tui_agent.agent.turn_jobs.tool_node_id`)."""
 
 
+@steady_scrollbars
 class TaskTree(Tree[str]):
     """The current turn in the user's words (the turn, its tool calls, sub-agents and theirs); `i` shows the
     engine's internals (every job and handler) instead. Select a running item and press Delete or x to cancel it."""
