@@ -297,9 +297,12 @@ def stop_input_without_waiting(app: App[Any]) -> bool:
 # rows of a 55-node turn, and each tick of the elapsed times repainted every row once per running node. A
 # label is only its own row: `relabel_tree_node` sets it and repaints that row alone. Rows below keep the strips
 # they were drawn with (their cache key, which counts the node's changes, is only read when they are drawn
-# again). Only when Textual's methods are, to the character, those of the releases it was written for.
-TREE_LABEL_RELEASES = {("6c8f464b07d0d27b", "1e31412feec0b029"): "8.2.5 to 8.2.8"}
-"""Digests (`source_digest`) of `TreeNode.set_label` and `Tree._render_line` that `relabel_tree_node` mirrors."""
+# again). It repaints as `Widget.refresh` does but keeps the styles of the tree's parts (guides, label), which
+# `refresh` drops and the row's drawing then works out again from the CSS: a label changes none of them. Only
+# when Textual's methods are, to the character, those of the releases it was written for.
+TREE_LABEL_RELEASES = {("6c8f464b07d0d27b", "1e31412feec0b029", "b1ce3392c9c00870"): "8.2.5 to 8.2.8"}
+"""Digests (`source_digest`) of `TreeNode.set_label`, `Tree._render_line` and `Widget.refresh` that
+`relabel_tree_node` mirrors."""
 
 
 _TREE_LABELS_KNOWN: dict[tuple[Any, Any], bool] = {}
@@ -310,7 +313,11 @@ def tree_label_known(node_class: Any, tree_class: Any) -> bool:
     here: the tree widget loads after the first frame)."""
     key = (node_class, tree_class)
     if key not in _TREE_LABELS_KNOWN:
-        digests = (source_digest(node_class.set_label), source_digest(tree_class._render_line))
+        digests = (
+            source_digest(node_class.set_label),
+            source_digest(tree_class._render_line),
+            source_digest(tree_class.refresh),
+        )
         _TREE_LABELS_KNOWN[key] = digests in TREE_LABEL_RELEASES
     return _TREE_LABELS_KNOWN[key]
 
@@ -323,8 +330,13 @@ def relabel_tree_node(node: Any, label: Text) -> None:
     tree = node.tree
     node._label = tree.process_label(label)
     node._updates += 1  # its row's cache key
-    if node.line >= 0:  # -1: not laid out yet, and the tree is drawn whole once it is
-        tree.refresh(Region(0, node.line - tree.scroll_offset.y, tree.size.width, 1))
+    if node.line >= 0 and tree.is_mounted:  # -1: not laid out yet, and the tree is drawn whole once it is
+        # `Widget.refresh(row)` but for `_rich_style_cache.clear()`: the parts' styles are kept (see above)
+        tree._layout_cache.clear()
+        tree._set_dirty(Region(0, node.line - tree.scroll_offset.y, tree.size.width, 1))
+        tree.clear_cached_dimensions()
+        tree._repaint_required = True
+        tree.check_idle()
 
 
 # `ScrollView._size_updated`: at every layout of the screen Textual hands each widget the sizes the compositor
