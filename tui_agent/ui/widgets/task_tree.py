@@ -12,8 +12,8 @@ Cancelling a tool node interrupts that call only; cancelling a sub-agent's line 
 A node created under no known node starts a new turn and replaces the tree. While hidden the panel only
 keeps its model up to date (a dict write per event) and touches no widget; showing it rebuilds the tree.
 One timer ticks the elapsed time of running nodes in view, and only while the panel is shown; a changed label
-repaints its own row only (`relabel_tree_node`), so a 55-node turn costs a frame little more shown than hidden
-(bench/task_tree.py).
+repaints its own row only (`relabel_tree_node`) and the scrollbar only when a layout changed what it shows
+(`steady_scrollbars`), so a 55-node turn costs a frame little more shown than hidden (bench/task_tree.py).
 """
 
 from __future__ import annotations
