@@ -369,6 +369,26 @@ async def test_a_55_node_turn_repaints_only_the_rows_that_changed_and_ticks_only
         assert str(last.label).endswith("0.0s")  # a row out of view is not drawn again for its time
         tree.scroll_end(animate=False)
         await wait_until(pilot, lambda: str(last.label).endswith("2.0s"), "the row scrolled into view, as of now")
+
+        # The screen lays out at every chunk of a streaming reply: the tree's scrollbar is drawn again only when
+        # what it shows changed (a row more), not at each layout.
+        bar = tree.vertical_scrollbar
+        bar_refreshed: list[int] = []
+        refresh_bar = bar.refresh
+
+        def bar_counted(*regions: Any, **options: Any) -> Any:
+            bar_refreshed.append(len(regions))
+            return refresh_bar(*regions, **options)
+
+        monkeypatch.setattr(bar, "refresh", bar_counted)
+        for _ in range(3):
+            chat(pilot).refresh(layout=True)
+            await pilot.pause()
+        assert not bar_refreshed, "the scrollbar drawn again by layouts that changed nothing of it"
+        more = ToolCall("c50", "read_file", arguments={"path": "f50.py"}, message_id="m1")
+        backend.tree.follow(ToolCallUpdated(more.replace(status=ToolStatus.RUNNING, started_at=FIXED_NOW)))
+        await wait_until(pilot, lambda: len(shown_lines(tree)) == 52, "a row more")
+        await wait_until(pilot, lambda: bar.window_virtual_size == 52 and bool(bar_refreshed), "the bar follows")
         gate.open()
 
 

@@ -36,6 +36,7 @@ from tui_agent.ui.textual_private import (
     input_thread_known,
     let_switch_out,
     notifications,
+    scroll_sizes_known,
     source_digest,
     timer_patch,
     tree_label_known,
@@ -165,6 +166,12 @@ def test_the_tree_label_mirrored_is_textuals_own() -> None:
     """The Textual installed labels tree rows as `relabel_tree_node` expects (a row's cache key counts its
     nodes' changes): otherwise Textual's `set_label` is used, which repaints the node's whole subtree."""
     assert tree_label_known(TreeNode, Tree)
+
+
+def test_the_scroll_sizes_mirrored_are_textuals_own() -> None:
+    """The Textual installed updates a scroll view's scrollbars as `steady_scrollbars` expects (only from the
+    sizes a layout hands it and its own): otherwise the task tree's bar is drawn again at every layout."""
+    assert scroll_sizes_known()
 
 
 async def note_drawn(pilot: Pilot[None], text: str) -> Static:

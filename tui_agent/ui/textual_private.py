@@ -10,9 +10,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.text import Text
 from textual import _time
@@ -20,10 +21,12 @@ from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.color import Color
 from textual.drivers.linux_driver import LinuxDriver
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.notifications import Notification
 from textual.screen import Screen
+from textual.scroll_view import ScrollView
 from textual.timer import EventTargetGone, Timer
+from textual.widget import Widget
 from textual.widgets._toast import Toast, ToastRack
 
 __all__ = [
@@ -37,8 +40,10 @@ __all__ = [
     "let_switch_out",
     "notifications",
     "relabel_tree_node",
+    "scroll_sizes_known",
     "tree_label_known",
     "source_digest",
+    "steady_scrollbars",
     "stop_input_without_waiting",
     "timer_patch",
     "timer_patch_for",
@@ -292,9 +297,12 @@ def stop_input_without_waiting(app: App[Any]) -> bool:
 # rows of a 55-node turn, and each tick of the elapsed times repainted every row once per running node. A
 # label is only its own row: `relabel_tree_node` sets it and repaints that row alone. Rows below keep the strips
 # they were drawn with (their cache key, which counts the node's changes, is only read when they are drawn
-# again). Only when Textual's methods are, to the character, those of the releases it was written for.
-TREE_LABEL_RELEASES = {("6c8f464b07d0d27b", "1e31412feec0b029"): "8.2.5 to 8.2.8"}
-"""Digests (`source_digest`) of `TreeNode.set_label` and `Tree._render_line` that `relabel_tree_node` mirrors."""
+# again). It repaints as `Widget.refresh` does but keeps the styles of the tree's parts (guides, label), which
+# `refresh` drops and the row's drawing then works out again from the CSS: a label changes none of them. Only
+# when Textual's methods are, to the character, those of the releases it was written for.
+TREE_LABEL_RELEASES = {("6c8f464b07d0d27b", "1e31412feec0b029", "b1ce3392c9c00870"): "8.2.5 to 8.2.8"}
+"""Digests (`source_digest`) of `TreeNode.set_label`, `Tree._render_line` and `Widget.refresh` that
+`relabel_tree_node` mirrors."""
 
 
 _TREE_LABELS_KNOWN: dict[tuple[Any, Any], bool] = {}
@@ -305,7 +313,11 @@ def tree_label_known(node_class: Any, tree_class: Any) -> bool:
     here: the tree widget loads after the first frame)."""
     key = (node_class, tree_class)
     if key not in _TREE_LABELS_KNOWN:
-        digests = (source_digest(node_class.set_label), source_digest(tree_class._render_line))
+        digests = (
+            source_digest(node_class.set_label),
+            source_digest(tree_class._render_line),
+            source_digest(tree_class.refresh),
+        )
         _TREE_LABELS_KNOWN[key] = digests in TREE_LABEL_RELEASES
     return _TREE_LABELS_KNOWN[key]
 
@@ -318,5 +330,81 @@ def relabel_tree_node(node: Any, label: Text) -> None:
     tree = node.tree
     node._label = tree.process_label(label)
     node._updates += 1  # its row's cache key
-    if node.line >= 0:  # -1: not laid out yet, and the tree is drawn whole once it is
-        tree.refresh(Region(0, node.line - tree.scroll_offset.y, tree.size.width, 1))
+    if node.line >= 0 and tree.is_mounted:  # -1: not laid out yet, and the tree is drawn whole once it is
+        # `Widget.refresh(row)` but for `_rich_style_cache.clear()`: the parts' styles are kept (see above)
+        tree._layout_cache.clear()
+        tree._set_dirty(Region(0, node.line - tree.scroll_offset.y, tree.size.width, 1))
+        tree.clear_cached_dimensions()
+        tree._repaint_required = True
+        tree.check_idle()
+
+
+# `ScrollView._size_updated`: at every layout of the screen Textual hands each widget the sizes the compositor
+# gave it. A `ScrollView` compares the compositor's virtual size (its content region) with its own (what it
+# draws: a tree's widest row by its number of rows), which differ for as long as it has more rows than fit, so
+# each layout refreshes its vertical scrollbar (`Widget._scroll_update`), though nothing of the bar changed. The
+# chat screen lays out at each chunk of a streaming reply: the task tree's bar (36 rows of Rich rendering) was
+# drawn again at every frame, ~1 ms of a ~10 ms frame (bench/task_tree.py). `steady_scrollbars` skips a call
+# whose inputs and the state it reads are all as the last call left them: Textual's would set the same values
+# again and only repaint the bar. Only when Textual's methods are, to the character, those it was written for.
+SCROLL_SIZES_RELEASES = {("1606ca15d9392999", "edb9f6257285830d", "4e52a14aae901b5b"): "8.2.5 to 8.2.8"}
+"""Digests (`source_digest`) of `ScrollView._size_updated`, `Widget._scroll_update` and
+`Widget._refresh_scrollbars`, which `steady_scrollbars` relies on, with the releases shipping them."""
+_Scrolling = TypeVar("_Scrolling", bound=ScrollView)
+
+
+def scroll_sizes_known() -> bool:
+    """Whether Textual's scroll views update their scrollbars as `steady_scrollbars` expects."""
+    digests = (
+        source_digest(ScrollView._size_updated),
+        source_digest(Widget._scroll_update),
+        source_digest(Widget._refresh_scrollbars),
+    )
+    return digests in SCROLL_SIZES_RELEASES
+
+
+def steady_scrollbars(view_class: type[_Scrolling]) -> type[_Scrolling]:
+    """A `ScrollView` class whose scrollbars are drawn again only when a layout changed what they show (a class
+    decorator; the class is left as it is on a Textual it was not written for)."""
+    if not scroll_sizes_known():
+        return view_class
+    update = view_class._size_updated
+    last: weakref.WeakKeyDictionary[ScrollView, tuple[Any, ...]] = weakref.WeakKeyDictionary()
+
+    def _size_updated(
+        self: ScrollView, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        styles = self.styles
+        state = (
+            size,
+            virtual_size,
+            container_size,
+            self.outer_size,
+            self.container_size,
+            self.virtual_size,
+            self.show_vertical_scrollbar,
+            self.show_horizontal_scrollbar,
+            styles.overflow_x,
+            styles.overflow_y,
+            styles.scrollbar_size_vertical,
+            styles.scrollbar_size_horizontal,
+            styles.gutter,
+        )
+        if last.get(self) == state:  # Textual's would only repaint the bar
+            return self.outer_size != size or self.container_size != container_size
+        resized = update(self, size, virtual_size, container_size, layout)
+        last[self] = (
+            size,
+            virtual_size,
+            container_size,
+            self.outer_size,
+            self.container_size,
+            self.virtual_size,
+            self.show_vertical_scrollbar,
+            self.show_horizontal_scrollbar,
+            *state[8:],
+        )
+        return resized
+
+    view_class._size_updated = _size_updated  # type: ignore[method-assign]
+    return view_class

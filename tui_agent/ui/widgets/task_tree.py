@@ -12,8 +12,8 @@ Cancelling a tool node interrupts that call only; cancelling a sub-agent's line 
 A node created under no known node starts a new turn and replaces the tree. While hidden the panel only
 keeps its model up to date (a dict write per event) and touches no widget; showing it rebuilds the tree.
 One timer ticks the elapsed time of running nodes in view, and only while the panel is shown; a changed label
-repaints its own row only (`relabel_tree_node`), so a 55-node turn costs a frame little more shown than hidden
-(bench/task_tree.py).
+repaints its own row only (`relabel_tree_node`) and the scrollbar only when a layout changed what it shows
+(`steady_scrollbars`), so a 55-node turn costs a frame little more shown than hidden (bench/task_tree.py).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from tui_agent.agent.tree_nodes import (
     NodeState,
 )
 from tui_agent.tool_call import ToolCall
-from tui_agent.ui.textual_private import relabel_tree_node
+from tui_agent.ui.textual_private import relabel_tree_node, steady_scrollbars
 from tui_agent.ui.widgets.task_items import NODE_GLYPHS, TOOL_GLYPHS, TreeItem, user_label
 
 Clock = Callable[[], float]
@@ -51,6 +51,7 @@ TOOL_NODE = "tool:"
 """How the id of a tool call's node starts (`tui_agent.agent.turn_jobs.tool_node_id`)."""
 
 
+@steady_scrollbars
 class TaskTree(Tree[str]):
     """The current turn in the user's words (the turn, its tool calls, sub-agents and theirs); `i` shows the
     engine's internals (every job and handler) instead. Select a running item and press Delete or x to cancel it."""
