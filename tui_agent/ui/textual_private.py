@@ -363,6 +363,26 @@ def scroll_sizes_known() -> bool:
     return digests in SCROLL_SIZES_RELEASES
 
 
+def _scroll_state(view: ScrollView, size: Size, virtual_size: Size, container_size: Size) -> tuple[Any, ...]:
+    """What `ScrollView._size_updated` reads: its arguments, the sizes it sets, and what draws the bars."""
+    styles = view.styles
+    return (
+        size,
+        virtual_size,
+        container_size,
+        view.outer_size,
+        view.container_size,
+        view.virtual_size,
+        view.show_vertical_scrollbar,
+        view.show_horizontal_scrollbar,
+        styles.overflow_x,
+        styles.overflow_y,
+        styles.scrollbar_size_vertical,
+        styles.scrollbar_size_horizontal,
+        styles.gutter,
+    )
+
+
 def steady_scrollbars(view_class: type[_Scrolling]) -> type[_Scrolling]:
     """A `ScrollView` class whose scrollbars are drawn again only when a layout changed what they show (a class
     decorator; the class is left as it is on a Textual it was not written for)."""
@@ -374,36 +394,10 @@ def steady_scrollbars(view_class: type[_Scrolling]) -> type[_Scrolling]:
     def _size_updated(
         self: ScrollView, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
     ) -> bool:
-        styles = self.styles
-        state = (
-            size,
-            virtual_size,
-            container_size,
-            self.outer_size,
-            self.container_size,
-            self.virtual_size,
-            self.show_vertical_scrollbar,
-            self.show_horizontal_scrollbar,
-            styles.overflow_x,
-            styles.overflow_y,
-            styles.scrollbar_size_vertical,
-            styles.scrollbar_size_horizontal,
-            styles.gutter,
-        )
-        if last.get(self) == state:  # Textual's would only repaint the bar
+        if last.get(self) == _scroll_state(self, size, virtual_size, container_size):  # Textual's: the bar again
             return self.outer_size != size or self.container_size != container_size
         resized = update(self, size, virtual_size, container_size, layout)
-        last[self] = (
-            size,
-            virtual_size,
-            container_size,
-            self.outer_size,
-            self.container_size,
-            self.virtual_size,
-            self.show_vertical_scrollbar,
-            self.show_horizontal_scrollbar,
-            *state[8:],
-        )
+        last[self] = _scroll_state(self, size, virtual_size, container_size)
         return resized
 
     view_class._size_updated = _size_updated  # type: ignore[method-assign]
