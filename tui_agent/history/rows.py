@@ -146,15 +146,16 @@ def get_session(conn: sqlite3.Connection, id_or_prefix: str) -> Session | None:
     return None if row is None else session_from_row(row)
 
 
+RECENT_PAGE = "ORDER BY updated_at DESC, rowid LIMIT ? OFFSET ?"
+"""A page of the sessions, most recently updated first (parameters: limit, offset). Ties in a set order (pages
+neither overlap nor skip): the rowid, which `sessions_recent` holds after `updated_at` - the page is read off that
+index, where `id` had every page sorted again."""
+
+
 def list_recent(conn: sqlite3.Connection, limit: int, offset: int = 0) -> list[Session]:
     """The most recently updated sessions (after the `offset` newest), each marked when a sub-agent's run
     (`Session.sub_agent`)."""
-    rows = conn.execute(
-        # Ties in a set order (pages neither overlap nor skip): the rowid, which `sessions_recent` holds after
-        # `updated_at` - the page is read off that index, where `id` had every page sorted again.
-        f"SELECT {_scols(conn)} FROM sessions ORDER BY updated_at DESC, rowid LIMIT ? OFFSET ?",
-        (limit, offset),
-    )
+    rows = conn.execute(f"SELECT {_scols(conn)} FROM sessions {RECENT_PAGE}", (limit, offset))
     return mark_sub_agents(conn, [session_from_row(row) for row in rows])
 
 

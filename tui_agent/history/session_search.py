@@ -53,7 +53,7 @@ def _recent(conn: sqlite3.Connection, limit: int, offset: int, prices: PriceTabl
     session screen's first read: a statement fewer to prepare, a walk fewer over scattered index pages)."""
     found = conn.execute(
         f"SELECT {rows.session_columns(conn)}, {LAST_REPLY.format(session='sessions.id')} FROM sessions"
-        " ORDER BY updated_at DESC, rowid LIMIT ? OFFSET ?",  # as `rows.list_recent` orders them
+        f" {rows.RECENT_PAGE}",
         (limit, offset),
     ).fetchall()
     sessions = rows.mark_sub_agents(conn, [rows.session_from_row(row[:-1]) for row in found])
